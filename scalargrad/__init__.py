@@ -1,0 +1,73 @@
+"""scalargrad: PyTorch's autograd and nn.Module on scalars, in pure Python, verified by SymPy.
+
+``import scalargrad as torch`` runs a scalar PyTorch program and prints what PyTorch prints.
+"""
+
+from __future__ import annotations
+
+from . import autograd, cuda, dtypes, ops
+from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .dtypes import Size, bool, double, dtype, float, float32, float64, int64, long  # noqa: A004
+from .factories import (
+    device,
+    empty,
+    full,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randn,
+    randn_like,
+    scalar_tensor,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .functional import (  # noqa: A004
+    abs,
+    absolute,
+    add,
+    clamp,
+    clip,
+    clone,
+    cos,
+    div,
+    divide,
+    exp,
+    log,
+    maximum,
+    mean,
+    minimum,
+    mul,
+    multiply,
+    neg,
+    negative,
+    numel,
+    pow,
+    reciprocal,
+    relu,
+    rsub,
+    sigmoid,
+    sin,
+    sqrt,
+    square,
+    sub,
+    subtract,
+    sum,
+    tanh,
+    true_divide,
+)
+from .value import Tensor, Value, get_default_dtype, is_tensor, set_default_dtype
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # nn, symbolic and the CLI load on first use: they are not needed to build a graph
+    if name in ("nn", "symbolic", "random"):
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'scalargrad' has no attribute '{name}' (scalargrad implements "
+                         "PyTorch's scalar autograd and nn.Module; this part of torch is not supported)")

@@ -1,0 +1,7 @@
+"""``python -m scalargrad`` is the ``scalargrad`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

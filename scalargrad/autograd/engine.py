@@ -1,0 +1,300 @@
+"""The backward engine: Kahn's algorithm over the Value graph, in PyTorch's order.
+
+1. Count, for every node reachable from the roots, how many consumers will send it a
+   gradient (an iterative walk: no recursion, any depth).
+2. Run ready nodes from a heap keyed on creation number, most recent first. That is the
+   order of PyTorch's CPU ready queue (``CompareNodeTaskTime``), so gradients arriving at a
+   node are summed in the same order and float32 sums round the same way. A node is ready
+   once all its consumers have delivered; a leaf then accumulates at once, which is where
+   PyTorch's AccumulateGrad, having the highest priority, runs as well.
+
+Nodes without hooks take a short path; anything recorded in a Value's ``_ext`` (tensor
+hooks, retain_grad, node hooks, outputs of multi-output Functions) goes through
+``_run_hooked``.
+"""
+
+from __future__ import annotations
+
+from heapq import heappop, heappush
+
+from .. import ops
+from ..value import Value, leaf, make
+from . import grad_mode
+from .kernels import GraphKernel
+
+_VERSION_ERROR = (
+    "one of the variables needed for gradient computation has been modified by an inplace "
+    "operation: [{kind} []]{which} is at version {now}; expected version {then} instead. Hint: "
+    "enable anomaly detection to find the operation that failed to compute its gradient, with "
+    "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+)
+_TENSOR_KIND = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor"}
+
+
+def _route(u: Value, v: Value, check: bool) -> Value:
+    """The version of ``u`` that ``v`` consumed: ``u`` was changed in place after ``v`` was made
+    (its stamp is newer). A rebased Value's older versions hang off its first input."""
+    versions = 0
+    w = u
+    while w._seq > v._seq and w._op is not None:
+        w = w._in[0]
+        versions += 1
+    if check and v._op.saves_inputs:
+        which = ""
+        if u._op is not None:
+            which = f", which is output 0 of {u.grad_fn.name().replace('Backward0', '')},"
+        raise RuntimeError(_VERSION_ERROR.format(
+            kind=_TENSOR_KIND.get(u._t.dtype.name, "torch.Tensor"), which=which,
+            now=max(versions, 1), then=0))
+    return w
+
+
+def _discover(roots) -> dict:
+    """Number of gradient deliveries each reachable node will receive."""
+    deps: dict = {}
+    stack = []
+    for r in roots:
+        if r not in deps:
+            deps[r] = 0
+            if r._op is not None:
+                stack.append(r)
+    while stack:
+        v = stack.pop()
+        vseq = v._seq
+        for u in v._in:
+            if u._rg:
+                if u._seq > vseq:
+                    u = _route(u, v, False)
+                n = deps.get(u)
+                if n is None:
+                    deps[u] = 1
+                    if u._op is not None:
+                        stack.append(u)
+                else:
+                    deps[u] = n + 1
+    return deps
+
+
+def _needed(deps: dict, inputs) -> set:
+    """Nodes from which one of ``inputs`` can be reached (autograd.grad prunes the rest)."""
+    need = set(inputs)
+    # a node's inputs are always older than it (routing included), so ascending creation
+    # number is a topological order from the leaves up
+    for v in sorted((v for v in deps if v._op is not None), key=lambda v: v._seq):
+        if v in need:
+            continue
+        vseq = v._seq
+        for u in v._in:
+            if u._rg and (_route(u, v, False) if u._seq > vseq else u) in need:
+                need.add(v)
+                break
+    return need
+
+
+def _wrap(g, t):
+    return g if isinstance(g, Value) else leaf(g, t)
+
+
+def _unwrap(g, graph: bool):
+    if g is None or graph:
+        return g
+    return g._val if isinstance(g, Value) else g
+
+
+class _Run:
+    """State of one backward call (so that a hook may itself call backward)."""
+
+    __slots__ = ("graph", "keep", "capture", "accumulate", "captured", "need")
+
+    def __init__(self, graph, keep, capture, accumulate, need):
+        self.graph = graph
+        self.keep = keep
+        self.capture = capture  # the inputs of autograd.grad / backward(inputs=...), or None
+        self.accumulate = accumulate
+        self.captured = {}
+        self.need = need
+
+
+def run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=None,
+                 accumulate: bool = True, allow_unused: bool = False):
+    """Backpropagate ``grads`` (floats, or Values with create_graph) from ``roots``.
+
+    With ``inputs``, only gradients reaching them are computed; ``accumulate=False`` returns
+    them (autograd.grad) instead of adding them to ``.grad``.
+    """
+    deps = _discover(roots)
+    need = None
+    if inputs is not None:
+        need = _needed(deps, inputs)
+    run = _Run(create_graph, keep_graph, set(inputs) if inputs is not None else None, accumulate, need)
+    prev_mode = grad_mode._state.enabled
+    grad_mode._state.enabled = create_graph
+    try:
+        _execute(run, roots, grads, deps)
+    finally:
+        grad_mode._state.enabled = prev_mode
+    if inputs is not None and not accumulate:
+        return [run.captured.get(i) for i in inputs]
+    return None
+
+
+def _execute(run: _Run, roots, grads, deps: dict) -> None:
+    graph = run.graph
+    keep = run.keep
+    need = run.need
+    buf: dict = {}
+    heap: list = []
+    leaves_ready = []
+    for r, g in zip(roots, grads):
+        if r in buf:
+            buf[r] = (GraphKernel if graph else r._t.dtype.kernel).add(buf[r], g)
+        else:
+            buf[r] = g
+    for r in buf:
+        if deps[r] == 0:
+            if r._op is None:
+                leaves_ready.append(r)
+            else:
+                heappush(heap, (-r._seq, r))
+    for r in leaves_ready:
+        _accumulate(run, r, buf.pop(r))
+
+    while heap:
+        v = heappop(heap)[1]
+        g = buf.pop(v)
+        op = v._op
+        if v._ext is not None:
+            grads = _run_hooked(run, v, g, deps, buf, heap)
+            if grads is None:
+                continue
+        else:
+            grads = op.backward(GraphKernel if graph else v._t.dtype.kernel, g, v)
+        if not keep and op.saves:
+            v._op = op.freed
+        vseq = v._seq
+        vt = v._t
+        for u, gi in zip(v._in, grads):
+            if gi is None or not u._rg:
+                continue
+            if u._seq > vseq:
+                u = _route(u, v, True)
+            if need is not None and u not in need:
+                continue
+            ut = u._t
+            if ut is not vt and ut.dtype is not vt.dtype and not graph:
+                gi = ut.dtype.round(gi)
+            b = buf.get(u)
+            if b is None:
+                buf[u] = gi
+            else:
+                buf[u] = (GraphKernel if graph else ut.dtype.kernel).add(b, gi)
+            n = deps[u] - 1
+            deps[u] = n
+            if n == 0:
+                if u._op is None:
+                    _accumulate(run, u, buf.pop(u))
+                else:
+                    heappush(heap, (-u._seq, u))
+
+
+def _tensor_hooks(v: Value, g, graph: bool):
+    hooks = v._ext.hooks
+    if hooks:
+        t = v._t
+        gv = _wrap(g, t)
+        for hook in list(hooks.values()):
+            res = hook(gv)
+            if res is not None:
+                gv = res if isinstance(res, Value) else leaf(t.dtype.round(res), t)
+        g = gv if graph else gv._val
+    return g
+
+
+def _store_grad(v: Value, g, graph: bool, in_place: bool) -> None:
+    """Add ``g`` into ``v.grad`` as AccumulateGrad does (in place unless building a graph)."""
+    old = v._grad
+    t = v._t
+    if old is None:
+        if graph and isinstance(g, Value):
+            v._grad = make(ops.Copy, t, g._val, (g,)) if g._rg else g
+        else:
+            v._grad = leaf(g._val if isinstance(g, Value) else g, t)
+    elif graph or old._rg or not in_place:
+        v._grad = old + _wrap(g, t)
+    else:
+        old._val = t.dtype.round(old._val + (g._val if isinstance(g, Value) else g))
+
+
+def _accumulate(run: _Run, u: Value, g) -> None:
+    """A leaf's turn: tensor hooks, then capture or accumulation, then post-accumulate hooks."""
+    ext = u._ext
+    if ext is not None:
+        g = _tensor_hooks(u, g, run.graph)
+    if run.capture is not None:
+        if u in run.capture:
+            if run.accumulate:
+                _store_grad(u, g, run.graph, True)
+            else:
+                prev = run.captured.get(u)
+                run.captured[u] = g if prev is None else prev + g
+        return
+    _store_grad(u, g, run.graph, True)
+    if ext is not None and ext.post_acc:
+        for hook in list(ext.post_acc.values()):
+            hook(u)
+
+
+def _run_hooked(run: _Run, v: Value, g, deps: dict, buf: dict, heap: list):
+    """A node with something in ``_ext``. Returns its input gradients, or None when the node
+    only forwarded its gradient (an output of a multi-output Function)."""
+    graph = run.graph
+    ext = v._ext
+    pick = ext.pick
+    if not isinstance(g, list):
+        g = _tensor_hooks(v, g, graph)
+    if ext.retain:
+        _store_grad(v, g, graph, False)
+    if run.capture is not None and v in run.capture:
+        prev = run.captured.get(v)
+        run.captured[v] = g if prev is None else prev + g
+        need = run.need
+        if not any(u._rg and u in need for u in v._in):
+            return None
+    if pick is not None:
+        # an output of a multi-output Function hands its gradient to the shared hidden node
+        h, i = pick
+        slots = buf.get(h)
+        if slots is None:
+            slots = buf[h] = [None] * len(h._c.outputs_types)
+        slots[i] = g
+        n = deps[h] - 1
+        deps[h] = n
+        if n == 0:
+            heappush(heap, (-h._seq, h))
+        return None
+    node = ext.node
+    k = GraphKernel if graph else v._t.dtype.kernel
+    multi = isinstance(g, list)
+    if node is not None and node._pre:
+        outs = tuple(g) if multi else (g,)
+        types = v._c.outputs_types if multi else (v._t,)
+        gv = tuple(None if x is None else _wrap(x, t) for x, t in zip(outs, types))
+        for hook in list(node._pre.values()):
+            res = hook(gv)
+            if res is not None:
+                gv = tuple(res)
+        vals = [_unwrap(x, graph) for x in gv]
+        g = vals if multi else vals[0]
+    grads = v._op.backward(k, g, v)
+    if node is not None and node._post:
+        outs = tuple(g) if multi else (g,)
+        types = v._c.outputs_types if multi else (v._t,)
+        g_out = tuple(None if x is None else _wrap(x, t) for x, t in zip(outs, types))
+        g_in = tuple(None if (x is None or not u._rg) else _wrap(x, u._t) for u, x in zip(v._in, grads))
+        g_in = g_in + (None,) * getattr(v._op, "extra_none", 0)
+        for hook in list(node._post.values()):
+            res = hook(g_in, g_out)
+            if res is not None:
+                g_in = tuple(res)
+        grads = [_unwrap(x, graph) for x in g_in[:len(v._in)]]
+    return grads

@@ -1,0 +1,238 @@
+"""``autograd.Function``: user-defined ops, run by the engine like the built-in ones.
+
+``MyFn.apply(*args)`` runs ``MyFn.forward(ctx, *args)`` without recording, then makes the
+outputs graph nodes whose op is ``MyFn``'s adapter, an ``ops.Op`` subclass: the engine calls
+its ``backward(k, g, v)`` exactly as it calls a built-in op's. A Function with several outputs
+gets one hidden node that owns the backward; each output is a ``Pick`` of it, and hands its
+gradient over, so the user's backward runs once with every output's gradient, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .. import ops
+from ..value import Value, _Ext, _new, leaf, next_seq
+from . import grad_mode
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+
+_LEGACY = (
+    "Legacy autograd function with non-static forward method is deprecated. Please use "
+    "new-style autograd function with static forward method. (Example: "
+    "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+)
+_NO_BACKWARD = (
+    "You must implement either the backward or vjp method for your custom autograd.Function "
+    "to use it with backward mode AD."
+)
+
+
+class FunctionCtx:
+    """The ``ctx`` of a custom Function: what forward saves for backward."""
+
+    def __init__(self) -> None:
+        self._saved = ()
+        self._freed = False
+        self.needs_input_grad = ()
+        self.materialize_grads = True
+        self._non_differentiable = ()
+        self.outputs_types = ()
+
+    def save_for_backward(self, *tensors) -> None:
+        """Keep these tensors (or None) for backward, where ``saved_tensors`` returns them."""
+        for t in tensors:
+            if t is not None and not isinstance(t, Value):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{tensors.index(t)} is of type {type(t).__name__}")
+        self._saved = tensors
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._freed and self._saved:
+            raise RuntimeError(ops.SECOND_BACKWARD)
+        return self._saved
+
+    saved_variables = saved_tensors
+
+    def mark_non_differentiable(self, *tensors) -> None:
+        """These outputs will not require grad."""
+        self._non_differentiable = tensors
+
+    def mark_dirty(self, *tensors) -> None:
+        """Accepted for compatibility: scalargrad outputs are always new Values."""
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With False, backward receives None instead of zeros for unused outputs."""
+        self.materialize_grads = bool(value)
+
+
+class _FunctionOp(ops.Op):
+    """The engine-facing op of one Function class (made per subclass by the metaclass)."""
+
+    function: type
+    saves_inputs = False
+
+    @classmethod
+    def backward(cls, k, g, v):
+        ctx = v._c
+        multi = isinstance(g, list)
+        outs = g if multi else [g]
+        grads_out = []
+        for x, t in zip(outs, ctx.outputs_types):
+            if x is None:
+                x = leaf(0.0, t) if ctx.materialize_grads else None
+            elif not isinstance(x, Value):
+                x = leaf(x, t)
+            grads_out.append(x)
+        fn = cls.function
+        if fn.backward is Function.backward and fn.vjp is Function.vjp:
+            raise NotImplementedError(_NO_BACKWARD)
+        with grad_mode.set_grad_enabled(k.graph):
+            res = fn.backward(ctx, *grads_out)
+        if not isinstance(res, tuple):
+            res = (res,)
+        positions = ctx._tensor_positions
+        n_args = ctx._n_args
+        if len(res) != n_args:
+            if len(res) > n_args and all(r is None for r in res[n_args:]):
+                res = res[:n_args]
+            else:
+                raise RuntimeError(f"function {cls.name} returned an incorrect number of gradients "
+                                   f"(expected {n_args}, got {len(res)})")
+        out = []
+        for pos, u in zip(positions, v._in):
+            r = res[pos]
+            if r is None:
+                out.append(None)
+            elif k.graph:
+                out.append(r if isinstance(r, Value) else leaf(u._t.dtype.round(r), u._t))
+            else:
+                out.append(r._val if isinstance(r, Value) else u._t.dtype.round(r))
+        return out
+
+    @staticmethod
+    def sympy(sp, *args):
+        raise NotImplementedError("a custom autograd.Function has no symbolic form")
+
+
+class _FunctionOpFreed(_FunctionOp):
+    @classmethod
+    def backward(cls, k, g, v):
+        v._c._freed = True
+        return super().backward(k, g, v)
+
+
+class Pick(ops.Op):
+    """Output ``i`` of a multi-output Function (never run: the engine routes its gradient)."""
+
+    name, saves, saves_inputs = "Pick", False, False
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        op_name = name + "Backward"
+        freed = type(op_name + "Freed", (_FunctionOpFreed,), {
+            "name": op_name, "function": cls, "saves": False})
+        cls._op = type(op_name, (_FunctionOp,), {"name": op_name, "function": cls})
+        cls._op.freed = freed
+        cls._op.saves = True
+
+
+class Function(metaclass=_FunctionMeta):
+    """Base class of custom differentiable operations (PyTorch's new style).
+
+    Subclass it with static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)`` and
+    call ``MyFn.apply(*args)``. backward returns one gradient per forward argument (None for
+    non-tensor arguments or inputs that need none).
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.", DeprecationWarning,
+            stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(_LEGACY)
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError(_NO_BACKWARD)
+
+    @staticmethod
+    def vjp(ctx, *grad_outputs):
+        raise NotImplementedError(_NO_BACKWARD)
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run forward without recording and connect its outputs to the graph."""
+        ctx = FunctionCtx()
+        positions = [i for i, a in enumerate(args) if isinstance(a, Value)]
+        ctx.needs_input_grad = tuple(isinstance(a, Value) and a._rg for a in args)
+        ctx._tensor_positions = positions
+        ctx._n_args = len(args)
+        with grad_mode.no_grad():
+            result = cls.forward(ctx, *args, **kwargs)
+        record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
+        if not record:
+            return result
+        inputs = tuple(args[i] for i in positions)
+        is_tuple = isinstance(result, tuple)
+        outs = list(result) if is_tuple else [result]
+        tensor_idx = [i for i, o in enumerate(outs) if isinstance(o, Value)]
+        if not tensor_idx:
+            return result
+        ctx.outputs_types = tuple(outs[i]._t for i in tensor_idx)
+        non_diff = {id(t) for t in ctx._non_differentiable}
+        seq = next_seq()
+        if len(tensor_idx) == 1 and not is_tuple:
+            out = _as_output(outs[0], inputs)
+            if id(outs[0]) in non_diff:
+                return out
+            _connect(out, cls._op, inputs, ctx, seq)
+            return out
+        # several outputs: one hidden node runs the backward for all of them
+        hidden = _new(Value)
+        hidden._val = None
+        hidden._t = ctx.outputs_types[0]
+        hidden._grad = None
+        hidden._ext = None
+        _connect(hidden, cls._op, inputs, ctx, seq)
+        for slot, i in enumerate(tensor_idx):
+            o = outs[i]
+            out = _as_output(o, inputs)
+            if id(o) not in non_diff:
+                _connect(out, Pick, (hidden,), slot, next_seq())
+                e = out._ext = _Ext()
+                e.pick = (hidden, slot)
+            outs[i] = out
+        return tuple(outs) if is_tuple else outs[0]
+
+
+def _as_output(o: Value, inputs: tuple) -> Value:
+    # an input returned as is becomes a new Value (PyTorch makes a view of it)
+    if any(o is u for u in inputs) or o._op is not None:
+        return leaf(o._val, o._t)
+    return o
+
+
+def _connect(v: Value, op, inputs: tuple, c, seq: int) -> None:
+    v._rg = True
+    v._op = op
+    v._in = inputs
+    v._c = c
+    v._seq = seq
+
+
+def once_differentiable(fn):
+    """Accepted for compatibility; scalargrad runs the backward as written."""
+    return fn
+
+

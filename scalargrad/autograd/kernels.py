@@ -1,0 +1,146 @@
+"""The arithmetic a backward formula runs on: floats, float32 floats, or graph Values.
+
+Every op's derivative is written once, against a kernel ``k``: ``k.mul(g, b)``. Plain
+backward runs it on floats (rounded to float32 in float32 mode, so gradients are bit-exact
+with PyTorch's); ``create_graph=True`` runs the same code on Values, which records the
+backward computation as a graph of its own for higher-order derivatives.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from .. import ieee
+from ..dtypes import float32, float64, round_f32
+
+
+class FloatKernel:
+    """float64: Python's own arithmetic, IEEE-safe."""
+
+    graph = False
+    add = staticmethod(operator.add)
+    sub = staticmethod(operator.sub)
+    mul = staticmethod(operator.mul)
+    div = staticmethod(ieee.div)
+    neg = staticmethod(operator.neg)
+    log = staticmethod(ieee.log)
+    exp = staticmethod(ieee.exp)
+    sqrt = staticmethod(ieee.sqrt)
+    sin = staticmethod(ieee.sin)
+    cos = staticmethod(ieee.cos)
+    pow = staticmethod(ieee.pow)
+    const = staticmethod(float)
+
+    @staticmethod
+    def val(x):
+        return x
+
+    @staticmethod
+    def ins(v):
+        return [u._val for u in v._in]
+
+    @staticmethod
+    def out(v):
+        return v._val
+
+
+class Float32Kernel(FloatKernel):
+    """float32: each result rounded to float32, as PyTorch's CPU kernels compute."""
+
+    @staticmethod
+    def add(a, b):
+        return round_f32(a + b)
+
+    @staticmethod
+    def sub(a, b):
+        return round_f32(a - b)
+
+    @staticmethod
+    def mul(a, b):
+        return round_f32(a * b)
+
+    @staticmethod
+    def div(a, b):
+        return round_f32(ieee.div(a, b))
+
+    @staticmethod
+    def log(x):
+        return round_f32(ieee.log(x))
+
+    @staticmethod
+    def exp(x):
+        return round_f32(ieee.exp(x))
+
+    @staticmethod
+    def sqrt(x):
+        return round_f32(ieee.sqrt(x))
+
+    @staticmethod
+    def sin(x):
+        return round_f32(ieee.sin(x))
+
+    @staticmethod
+    def cos(x):
+        return round_f32(ieee.cos(x))
+
+    @staticmethod
+    def pow(a, b):
+        return round_f32(ieee.pow(a, b))
+
+    const = staticmethod(round_f32)
+
+
+class GraphKernel:
+    """create_graph=True: the same formulas on Values, recorded for double backward."""
+
+    graph = True
+
+    @staticmethod
+    def val(x):
+        return x._val if hasattr(x, "_val") else x
+
+    @staticmethod
+    def ins(v):
+        return list(v._in)
+
+    @staticmethod
+    def out(v):
+        return v
+
+    add = staticmethod(operator.add)
+    sub = staticmethod(operator.sub)
+    mul = staticmethod(operator.mul)
+    div = staticmethod(operator.truediv)
+    neg = staticmethod(operator.neg)
+
+    @staticmethod
+    def const(c):
+        return c
+
+    @staticmethod
+    def log(x):
+        return x.log() if hasattr(x, "_val") else ieee.log(x)
+
+    @staticmethod
+    def exp(x):
+        return x.exp() if hasattr(x, "_val") else ieee.exp(x)
+
+    @staticmethod
+    def sqrt(x):
+        return x.sqrt() if hasattr(x, "_val") else ieee.sqrt(x)
+
+    @staticmethod
+    def sin(x):
+        return x.sin() if hasattr(x, "_val") else ieee.sin(x)
+
+    @staticmethod
+    def cos(x):
+        return x.cos() if hasattr(x, "_val") else ieee.cos(x)
+
+    @staticmethod
+    def pow(a, b):
+        return a**b
+
+
+float32.kernel = Float32Kernel
+float64.kernel = FloatKernel

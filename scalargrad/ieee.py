@@ -1,0 +1,80 @@
+"""IEEE-754 arithmetic on Python floats, as PyTorch computes it.
+
+Python raises ZeroDivisionError, OverflowError and ``ValueError: math domain error`` where
+IEEE (and PyTorch) return inf or nan; these functions return the IEEE value instead.
+Every op of scalargrad computes through them, so no such exception reaches a user.
+"""
+
+from __future__ import annotations
+
+import math
+
+inf = math.inf
+nan = math.nan
+_copysign = math.copysign
+
+
+def div(a: float, b: float) -> float:
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a != a or a == 0:
+            return nan
+        return _copysign(inf, a) * _copysign(1.0, b)
+
+
+def log(x: float) -> float:
+    if x > 0:
+        return math.log(x)  # math.log(inf) is inf
+    if x == 0:
+        return -inf
+    return nan
+
+
+def exp(x: float) -> float:
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return inf
+
+
+def sqrt(x: float) -> float:
+    return math.sqrt(x) if x >= 0 else nan
+
+
+def sin(x: float) -> float:
+    return math.sin(x) if -inf < x < inf else nan
+
+
+def cos(x: float) -> float:
+    return math.cos(x) if -inf < x < inf else nan
+
+
+def tanh(x: float) -> float:
+    return math.tanh(x)
+
+
+def sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = exp(x)  # exp of a large negative x underflows to 0 instead of overflowing
+    return e / (1.0 + e)
+
+
+def pow(a: float, b: float) -> float:  # noqa: A001 - the IEEE pow
+    """C's pow(): 0**-1 is inf, (-8)**(1/3) is nan, overflow is inf."""
+    try:
+        return math.pow(a, b)
+    except ZeroDivisionError:  # pragma: no cover - math.pow raises ValueError instead
+        return inf
+    except OverflowError:
+        # |a| > 1 with a huge b, or |a| < 1 with a huge negative b: the sign follows C.
+        if a < 0 and float(b).is_integer() and int(b) % 2 == 1:
+            return -inf
+        return inf
+    except ValueError:
+        if a == 0:  # 0 ** negative
+            if float(b).is_integer() and int(b) % 2 == 1:
+                return _copysign(inf, a)
+            return inf
+        return nan  # negative base, non-integer exponent

@@ -1,0 +1,435 @@
+"""The op catalogue: one class per op, holding its forward, its derivative and its SymPy form.
+
+``forward(r, *args)`` computes in double and may use ``r`` (the result dtype's rounding) for
+intermediate roundings that PyTorch's float32 kernel performs; the caller rounds the result.
+``backward(k, g, v)`` returns one gradient per entry of ``v._in`` (None where there is none),
+written against the kernel ``k`` (see ``autograd/kernels.py``): the same rule serves float
+backward, float32 backward and ``create_graph``. ``sympy(sp, *args)`` is the op's symbolic
+form, used by ``scalargrad.symbolic`` to prove the derivative the engine runs.
+
+The formulas follow PyTorch's ``derivatives.yaml`` / ``FunctionsManual.cpp`` term for term,
+in the same evaluation order, so float32 gradients round exactly as PyTorch's do. Tensor-
+scalar ops keep the Python number in ``v._c`` (already rounded to the result dtype, as
+PyTorch casts a wrapped number before computing) instead of making it a node.
+"""
+
+from __future__ import annotations
+
+from . import ieee
+
+
+class Op:
+    """Base of every op, built-in or user-defined (``autograd.Function`` goes through it too)."""
+
+    name = "Op"  # the grad_fn class name PyTorch prints
+    saves = True  # backward reads saved values: a second backward without retain_graph fails
+    saves_inputs = True  # backward reads the inputs' data (in-place changes to them are errors)
+    freed: type  # the variant installed once the saved values are released
+
+    @staticmethod
+    def forward(r, *args):
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(k, g, v):
+        raise NotImplementedError
+
+    @staticmethod
+    def sympy(sp, *args):
+        raise NotImplementedError
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        cls.freed = _freed_variant(cls) if cls.saves else cls
+
+
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+def _freed_variant(cls):
+    def backward(k, g, v):
+        raise RuntimeError(SECOND_BACKWARD)
+
+    return type(cls.__name__ + "Freed", (cls,), {"backward": staticmethod(backward), "saves": False,
+                                                 "__init_subclass__": classmethod(lambda c, **kw: None)})
+
+
+# ---------------------------------------------------------------- tensor (op) tensor
+
+
+class Add(Op):
+    name, saves, saves_inputs = "AddBackward0", False, False
+    forward = staticmethod(lambda r, a, b: a + b)
+    backward = staticmethod(lambda k, g, v: (g, g))
+    sympy = staticmethod(lambda sp, a, b: a + b)
+
+
+class Sub(Op):
+    name, saves, saves_inputs = "SubBackward0", False, False
+    forward = staticmethod(lambda r, a, b: a - b)
+    backward = staticmethod(lambda k, g, v: (g, k.neg(g)))
+    sympy = staticmethod(lambda sp, a, b: a - b)
+
+
+class Mul(Op):
+    name = "MulBackward0"
+    forward = staticmethod(lambda r, a, b: a * b)
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = k.ins(v)
+        return k.mul(g, b), k.mul(g, a)
+
+    sympy = staticmethod(lambda sp, a, b: a * b)
+
+
+class Div(Op):
+    name = "DivBackward0"
+    forward = staticmethod(lambda r, a, b: ieee.div(a, b))
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = k.ins(v)
+        # div_tensor_other_backward: -grad * ((self / other) / other)
+        return k.div(g, b), k.mul(k.neg(g), k.div(k.div(a, b), b))
+
+    sympy = staticmethod(lambda sp, a, b: a / b)
+
+
+class Pow(Op):
+    """tensor ** tensor."""
+
+    name = "PowBackward1"
+    forward = staticmethod(lambda r, a, b: ieee.pow(a, b))
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = k.ins(v)
+        av, bv = k.val(a), k.val(b)
+        # pow_backward_self: 0 where exponent == 0; pow_backward_exponent: 0 where base == 0
+        # and exponent >= 0 (PyTorch's convention; plain calculus gives nan or -inf there).
+        ga = k.const(0.0) if bv == 0 else k.mul(g, k.mul(b, k.pow(a, k.sub(b, k.const(1.0)))))
+        gb = k.mul(g, k.const(0.0) if (av == 0 and bv >= 0) else k.mul(k.out(v), k.log(a)))
+        return ga, gb
+
+    sympy = staticmethod(lambda sp, a, b: a**b)
+
+
+class Minimum(Op):
+    name = "MinimumBackward0"
+    forward = staticmethod(lambda r, a, b: a if (a <= b or a != a) else b)
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = (k.val(x) for x in k.ins(v))
+        # a tie splits the gradient in halves (PyTorch: where(self == other, grad / 2, grad))
+        if a == b:
+            h = k.div(g, k.const(2.0))
+            return h, h
+        zero = k.mul(g, k.const(0.0))
+        return (g, zero) if a < b else (zero, g)
+
+    @staticmethod
+    def sympy(sp, a, b):
+        return sp.Piecewise((a, sp.StrictLessThan(a, b)), (b, sp.StrictGreaterThan(a, b)), ((a + b) / 2, True))
+
+
+class Maximum(Op):
+    name = "MaximumBackward0"
+    forward = staticmethod(lambda r, a, b: a if (a >= b or a != a) else b)
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = (k.val(x) for x in k.ins(v))
+        if a == b:
+            h = k.div(g, k.const(2.0))
+            return h, h
+        zero = k.mul(g, k.const(0.0))
+        return (g, zero) if a > b else (zero, g)
+
+    @staticmethod
+    def sympy(sp, a, b):
+        return sp.Piecewise((a, sp.StrictGreaterThan(a, b)), (b, sp.StrictLessThan(a, b)), ((a + b) / 2, True))
+
+
+# ---------------------------------------------------------------- tensor (op) Python number
+
+
+class AddC(Op):
+    name, saves, saves_inputs = "AddBackward0", False, False
+    forward = staticmethod(lambda r, a, c: a + c)
+    backward = staticmethod(lambda k, g, v: (g,))
+    sympy = staticmethod(lambda sp, a, c: a + c)
+
+
+class SubC(Op):
+    name, saves, saves_inputs = "SubBackward0", False, False
+    forward = staticmethod(lambda r, a, c: a - c)
+    backward = staticmethod(lambda k, g, v: (g,))
+    sympy = staticmethod(lambda sp, a, c: a - c)
+
+
+class RSubC(Op):
+    """number - tensor."""
+
+    name, saves, saves_inputs = "RsubBackward1", False, False
+    forward = staticmethod(lambda r, a, c: c - a)
+    backward = staticmethod(lambda k, g, v: (k.neg(g),))
+    sympy = staticmethod(lambda sp, a, c: c - a)
+
+
+class MulC(Op):
+    name, saves_inputs = "MulBackward0", False
+    forward = staticmethod(lambda r, a, c: a * c)
+    backward = staticmethod(lambda k, g, v: (k.mul(g, v._c),))
+    sympy = staticmethod(lambda sp, a, c: a * c)
+
+
+class DivC(Op):
+    name, saves_inputs = "DivBackward0", False
+    forward = staticmethod(lambda r, a, c: ieee.div(a, c))
+    backward = staticmethod(lambda k, g, v: (k.div(g, v._c),))
+    sympy = staticmethod(lambda sp, a, c: a / c)
+
+
+def _pow_scalar(r, x, e):
+    # PyTorch's pow_tensor_scalar kernel special-cases these exponents; each step rounds.
+    if e == 2.0:
+        return x * x
+    if e == 3.0:
+        return r(x * x) * x
+    if e == 0.5:
+        return ieee.sqrt(x)
+    if e == -0.5:
+        return ieee.div(1.0, r(ieee.sqrt(x)))
+    if e == -1.0:
+        return ieee.div(1.0, x)
+    if e == -2.0:
+        return ieee.div(1.0, r(x * x))
+    return ieee.pow(x, e)
+
+
+class PowC(Op):
+    """tensor ** number."""
+
+    name = "PowBackward0"
+    forward = staticmethod(_pow_scalar)
+
+    @staticmethod
+    def backward(k, g, v):
+        e = v._c
+        if e == 0.0:  # pow_backward: zeros when the exponent is 0
+            return (k.mul(g, k.const(0.0)),)
+        (a,) = k.ins(v)
+        if k.graph:
+            return (g * (e * a ** (e - 1.0)),)
+        r = k.const
+        return (k.mul(g, k.mul(r(e), r(_pow_scalar(r, a, e - 1.0)))),)
+
+    sympy = staticmethod(lambda sp, a, c: a**c)
+
+
+class RPowC(Op):
+    """number ** tensor."""
+
+    name, saves_inputs = "PowBackward2", False
+    forward = staticmethod(lambda r, a, c: ieee.pow(c, a))
+
+    @staticmethod
+    def backward(k, g, v):
+        c = v._c
+        (a,) = k.ins(v)
+        if c == 0.0 and k.val(a) >= 0:  # PyTorch: zero where base == 0 and exponent >= 0
+            return (k.mul(g, k.const(0.0)),)
+        return (k.mul(g, k.mul(k.out(v), k.const(ieee.log(c)))),)
+
+    sympy = staticmethod(lambda sp, a, c: c**a)
+
+
+class Reciprocal(Op):
+    """1 / tensor; ``number / tensor`` is ``reciprocal(tensor) * number`` as in PyTorch."""
+
+    name, saves_inputs = "ReciprocalBackward0", False
+    forward = staticmethod(lambda r, a: ieee.div(1.0, a))
+
+    @staticmethod
+    def backward(k, g, v):
+        y = k.out(v)
+        return (k.mul(k.neg(g), k.mul(y, y)),)
+
+    sympy = staticmethod(lambda sp, a: 1 / a)
+
+
+class Clamp(Op):
+    """clamp(x, min, max) with number bounds; ``v._c`` is the pair (min, max), None = open.
+
+    Gradient 1 inside [min, max] bounds included, 0 outside (PyTorch's clamp_backward).
+    """
+
+    name = "ClampBackward1"
+
+    @staticmethod
+    def forward(r, a, c):
+        lo, hi = c
+        if a != a:
+            return a
+        if lo is not None and a < lo:
+            a = lo
+        if hi is not None and a > hi:
+            a = hi
+        return a
+
+    @staticmethod
+    def backward(k, g, v):
+        lo, hi = v._c
+        (a,) = k.ins(v)
+        x = k.val(a)
+        inside = (lo is None or x >= lo) and (hi is None or x <= hi)
+        return (g if inside else k.mul(g, k.const(0.0)),)
+
+    @staticmethod
+    def sympy(sp, a, c):
+        lo, hi = c
+        pieces = []
+        if lo is not None:
+            pieces.append((sp.Float(lo) if isinstance(lo, float) else lo, sp.StrictLessThan(a, lo)))
+        if hi is not None:
+            pieces.append((sp.Float(hi) if isinstance(hi, float) else hi, sp.StrictGreaterThan(a, hi)))
+        return sp.Piecewise(*pieces, (a, True))
+
+
+# ---------------------------------------------------------------- unary
+
+
+class Neg(Op):
+    name, saves, saves_inputs = "NegBackward0", False, False
+    forward = staticmethod(lambda r, a: -a)
+    backward = staticmethod(lambda k, g, v: (k.neg(g),))
+    sympy = staticmethod(lambda sp, a: -a)
+
+
+class Log(Op):
+    name = "LogBackward0"
+    forward = staticmethod(lambda r, a: ieee.log(a))
+    backward = staticmethod(lambda k, g, v: (k.div(g, k.ins(v)[0]),))
+    sympy = staticmethod(lambda sp, a: sp.log(a))
+
+
+class Exp(Op):
+    name, saves_inputs = "ExpBackward0", False
+    forward = staticmethod(lambda r, a: ieee.exp(a))
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.out(v)),))
+    sympy = staticmethod(lambda sp, a: sp.exp(a))
+
+
+class Sqrt(Op):
+    name, saves_inputs = "SqrtBackward0", False
+    forward = staticmethod(lambda r, a: ieee.sqrt(a))
+    backward = staticmethod(lambda k, g, v: (k.div(g, k.mul(k.const(2.0), k.out(v))),))
+    sympy = staticmethod(lambda sp, a: sp.sqrt(a))
+
+
+class Tanh(Op):
+    name, saves_inputs = "TanhBackward0", False
+    forward = staticmethod(lambda r, a: ieee.tanh(a))
+
+    @staticmethod
+    def backward(k, g, v):
+        y = k.out(v)  # tanh_backward: grad * (1 - y * y)
+        return (k.mul(g, k.sub(k.const(1.0), k.mul(y, y))),)
+
+    sympy = staticmethod(lambda sp, a: sp.tanh(a))
+
+
+class Sigmoid(Op):
+    name, saves_inputs = "SigmoidBackward0", False
+    forward = staticmethod(lambda r, a: ieee.sigmoid(a))
+
+    @staticmethod
+    def backward(k, g, v):
+        y = k.out(v)  # sigmoid_backward: grad * (1 - y) * y
+        return (k.mul(k.mul(g, k.sub(k.const(1.0), y)), y),)
+
+    sympy = staticmethod(lambda sp, a: 1 / (1 + sp.exp(-a)))
+
+
+class Relu(Op):
+    """max(x, 0); derivative 0 at 0 (PyTorch's threshold_backward on the result)."""
+
+    name, saves_inputs = "ReluBackward0", False
+    forward = staticmethod(lambda r, a: a if (a > 0 or a != a) else 0.0)
+
+    @staticmethod
+    def backward(k, g, v):
+        return (g if k.val(k.out(v)) > 0 else k.mul(g, k.const(0.0)),)
+
+    sympy = staticmethod(lambda sp, a: sp.Piecewise((0, a <= 0), (a, True)))
+
+
+class Abs(Op):
+    """|x|; derivative sgn(x), so 0 at 0 as in PyTorch."""
+
+    name = "AbsBackward0"
+    forward = staticmethod(lambda r, a: abs(a))
+
+    @staticmethod
+    def backward(k, g, v):
+        x = k.val(k.ins(v)[0])
+        s = 1.0 if x > 0 else (-1.0 if x < 0 else (0.0 if x == 0 else x))
+        return (k.mul(g, k.const(s)),)
+
+    sympy = staticmethod(lambda sp, a: sp.Abs(a))
+
+
+class Sin(Op):
+    name = "SinBackward0"
+    forward = staticmethod(lambda r, a: ieee.sin(a))
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.cos(k.ins(v)[0])),))
+    sympy = staticmethod(lambda sp, a: sp.sin(a))
+
+
+class Cos(Op):
+    name = "CosBackward0"
+    forward = staticmethod(lambda r, a: ieee.cos(a))
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.neg(k.sin(k.ins(v)[0]))),))
+    sympy = staticmethod(lambda sp, a: sp.cos(a))
+
+
+# ---------------------------------------------------------------- identities of one element
+# On a one-element tensor, sum, mean, clone and every shape change are the identity; they
+# differ only in the grad_fn name PyTorch prints (and the result shape, set by the caller).
+
+
+def _identity(name):
+    return type(name.replace("Backward", "").rstrip("0123456789"), (Op,), {
+        "name": name, "saves": False, "saves_inputs": False,
+        "forward": staticmethod(lambda r, a: a),
+        "backward": staticmethod(lambda k, g, v: (g,)),
+        "sympy": staticmethod(lambda sp, a: a),
+    })
+
+
+Sum = _identity("SumBackward0")
+Mean = _identity("MeanBackward0")
+Clone = _identity("CloneBackward0")
+View = _identity("ViewBackward0")
+Reshape = _identity("ReshapeAliasBackward0")
+Expand = _identity("ExpandBackward0")
+Squeeze = _identity("SqueezeBackward0")
+SqueezeDim = _identity("SqueezeBackward1")
+Unsqueeze = _identity("UnsqueezeBackward0")
+Select = _identity("SelectBackward0")
+Unbind = _identity("UnbindBackward0")
+ToCopy = _identity("ToCopyBackward0")
+Alias = _identity("AliasBackward0")
+Copy = _identity("CopyBackwards")  # AccumulateGrad copies a first grad kept with create_graph
+
+CATALOGUE = [Add, Sub, Mul, Div, Pow, Minimum, Maximum, AddC, SubC, RSubC, MulC, DivC, PowC, RPowC,
+             Reciprocal, Clamp, Neg, Log, Exp, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin, Cos]
+"""Every differentiable op with a non-trivial derivative, for the catalogue tests."""
