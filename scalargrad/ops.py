@@ -24,6 +24,7 @@ class Op:
     name = "Op"  # the grad_fn class name PyTorch prints
     saves = True  # backward reads saved values: a second backward without retain_graph fails
     saves_inputs = True  # backward reads the inputs' data (in-place changes to them are errors)
+    extra_none = 0  # PyTorch lists the Python-number operand as a (None, 0) next function
     freed: type  # the variant installed once the saved values are released
 
     @staticmethod
@@ -163,6 +164,7 @@ class Maximum(Op):
 
 class AddC(Op):
     name, saves, saves_inputs = "AddBackward0", False, False
+    extra_none = 1
     forward = staticmethod(lambda r, a, c: a + c)
     backward = staticmethod(lambda k, g, v: (g,))
     sympy = staticmethod(lambda sp, a, c: a + c)
@@ -170,6 +172,7 @@ class AddC(Op):
 
 class SubC(Op):
     name, saves, saves_inputs = "SubBackward0", False, False
+    extra_none = 1
     forward = staticmethod(lambda r, a, c: a - c)
     backward = staticmethod(lambda k, g, v: (g,))
     sympy = staticmethod(lambda sp, a, c: a - c)
@@ -186,6 +189,7 @@ class RSubC(Op):
 
 class MulC(Op):
     name, saves_inputs = "MulBackward0", False
+    extra_none = 1
     forward = staticmethod(lambda r, a, c: a * c)
     backward = staticmethod(lambda k, g, v: (k.mul(g, v._c),))
     sympy = staticmethod(lambda sp, a, c: a * c)
@@ -193,6 +197,7 @@ class MulC(Op):
 
 class DivC(Op):
     name, saves_inputs = "DivBackward0", False
+    extra_none = 1
     forward = staticmethod(lambda r, a, c: ieee.div(a, c))
     backward = staticmethod(lambda k, g, v: (k.div(g, v._c),))
     sympy = staticmethod(lambda sp, a, c: a / c)

@@ -290,8 +290,12 @@ def _run_hooked(run: _Run, v: Value, g, deps: dict, buf: dict, heap: list):
         outs = tuple(g) if multi else (g,)
         types = v._c.outputs_types if multi else (v._t,)
         g_out = tuple(None if x is None else _wrap(x, t) for x, t in zip(outs, types))
-        g_in = tuple(None if (x is None or not u._rg) else _wrap(x, u._t) for u, x in zip(v._in, grads))
-        g_in = g_in + (None,) * getattr(v._op, "extra_none", 0)
+        # built-in ops compute no gradient for inputs that do not require one (None, as in
+        # PyTorch); a custom Function's hooks see whatever its backward returned
+        custom = getattr(v._op, "function", None) is not None
+        g_in = tuple(None if (x is None or (not u._rg and not custom)) else _wrap(x, u._t)
+                     for u, x in zip(v._in, grads))
+        g_in = g_in + (None,) * v._op.extra_none
         for hook in list(node._post.values()):
             res = hook(g_in, g_out)
             if res is not None:

@@ -40,7 +40,7 @@ class Node:
                 out.append((accumulate_grad_for(u), 0))
             else:
                 out.append((u.grad_fn, 0))
-        return tuple(out)
+        return tuple(out) + ((None, 0),) * self._v._op.extra_none
 
     @property
     def metadata(self) -> dict:
