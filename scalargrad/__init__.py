@@ -64,10 +64,13 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str):
-    # nn, symbolic and the CLI load on first use: they are not needed to build a graph
-    if name in ("nn", "symbolic", "random"):
+    # nn, symbolic and random load on first use: building a graph does not need them
+    if name in ("nn", "symbolic", "random", "runner"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'scalargrad' has no attribute '{name}' (scalargrad implements "
-                         "PyTorch's scalar autograd and nn.Module; this part of torch is not supported)")
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from .runner import Unsupported
+
+    raise Unsupported(f"torch.{name}")

@@ -1,9 +1,17 @@
-"""The ``scalargrad`` command: ``demo`` (more commands arrive with the reference suite)."""
+"""The ``scalargrad`` command.
+
+    scalargrad verify [--markdown | --json] [-k TEXT]   reproduce the documents' examples
+    scalargrad run [--check] script.py [args...]       run a PyTorch program on scalargrad
+    scalargrad demo                                     z = log(x ** q) and its gradients
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
+import traceback
 
 
 def demo() -> int:
@@ -21,15 +29,118 @@ def demo() -> int:
     return 0
 
 
+def _sympy_checker():
+    """The SymPy cross-check of every backward, as a context manager, or None if unavailable."""
+    try:
+        from .symbolic import check_every_backward
+    except ImportError:  # pragma: no cover - symbolic is part of the package
+        return None
+    return check_every_backward()
+
+
+def _summarise_checks(report) -> dict:
+    if report is None:
+        return {"summary": "n/a", "ok": None}
+    summary = report.summary() if hasattr(report, "summary") else str(report)
+    return {"summary": summary, "ok": getattr(report, "ok", None)}
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run a program with ``torch`` resolved to scalargrad; 0 on success, 1 on its error,
+    3 when it needs a part of PyTorch scalargrad does not have."""
+    from .runner import run_path
+
+    path = args.script
+    if not os.path.isfile(path):
+        print(f"scalargrad run: no such file: {path}", file=sys.stderr)
+        return 2
+    checker = _sympy_checker() if args.check else None
+    report = None
+
+    def start() -> None:
+        nonlocal report
+        if checker is not None:
+            report = checker.__enter__()
+
+    try:
+        result = run_path(path, args.args, on_start=start)
+    finally:
+        if checker is not None and report is not None:
+            checker.__exit__(None, None, None)
+    sys.stdout.flush()
+    checks = _summarise_checks(report) if args.check else None
+    if args.report_json:
+        with open(args.report_json, "w", encoding="utf-8") as fh:
+            json.dump({"ok": result.ok, "error": result.summary,
+                       "unsupported": result.error.feature if result.unsupported else None,
+                       "sympy": checks}, fh)
+    if result.unsupported:
+        print(f"scalargrad run: {path} stopped: {result.error}", file=sys.stderr)
+    elif result.error is not None:
+        traceback.print_exception(type(result.error), result.error, result.error.__traceback__)
+    if args.check and not args.report_json:
+        print(f"\nSymPy check: {checks['summary']}", file=sys.stderr)
+        if report is not None and hasattr(report, "__str__") and getattr(report, "entries", None):
+            print(str(report), file=sys.stderr)
+    if result.unsupported:
+        return 3
+    return 0 if result.ok else 1
+
+
+def verify_cmd(args: argparse.Namespace) -> int:
+    """Run the reference suite; non-zero exit when an example regresses."""
+    from . import verify as v
+
+    ref = v.find_reference_dir(args.reference)
+    examples = v.load_catalogue(ref)
+    if args.k:
+        examples = [e for e in examples if args.k in e.id or args.k in e.document]
+    tty = sys.stderr.isatty() and not (args.json or args.markdown)
+
+    def progress(done: int, total: int, ex) -> None:
+        if tty:
+            print(f"\r\033[Kverifying [{done}/{total}] {ex.document} {ex.id}", end="", file=sys.stderr, flush=True)
+        elif done == 1 and not (args.json or args.markdown):
+            print(f"verifying {total} examples (each in a fresh interpreter)...", file=sys.stderr, flush=True)
+
+    outcomes = v.verify(examples, check=not args.no_check, jobs=args.jobs, progress=progress)
+    if tty:
+        print("\r\033[K", end="", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"summary": v.summary(outcomes), "examples": [o.as_dict() for o in outcomes]},
+                         ensure_ascii=False, indent=2))
+    elif args.markdown:
+        print(v.markdown(outcomes))
+    else:
+        print(v.table(outcomes))
+    return 1 if any(o.regression for o in outcomes) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="scalargrad", description=__doc__)
+    parser = argparse.ArgumentParser(prog="scalargrad", description="PyTorch's autograd on scalars, "
+                                     "verified: reproduce tutorials and prove their gradients.")
     sub = parser.add_subparsers(dest="command")
+    p = sub.add_parser("verify", help="run every reference example and compare with PyTorch 2.13")
+    p.add_argument("--markdown", action="store_true", help="print a Markdown report")
+    p.add_argument("--json", action="store_true", help="print a JSON report")
+    p.add_argument("--reference", help="the reference directory (default: the repository's)")
+    p.add_argument("-k", help="only examples whose id or document contains this text")
+    p.add_argument("--no-check", action="store_true", help="skip the SymPy check of each backward")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="examples run at once")
+    p = sub.add_parser("run", help="run a PyTorch program with torch resolved to scalargrad")
+    p.add_argument("--check", action="store_true", help="prove every backward with SymPy, report at exit")
+    p.add_argument("--report-json", help=argparse.SUPPRESS)
+    p.add_argument("script")
+    p.add_argument("args", nargs=argparse.REMAINDER)
     sub.add_parser("demo", help="compute the documents' z = log(x ** q) and its gradients")
     args = parser.parse_args(argv)
+    if args.command == "verify":
+        return verify_cmd(args)
+    if args.command == "run":
+        return run(args)
     if args.command in (None, "demo"):
         return demo()
-    parser.error(f"unknown command {args.command}")  # pragma: no cover
-    return 2
+    return 2  # pragma: no cover - argparse rejects other commands
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -206,6 +206,14 @@ class Value:
 
         init_tensor_from_args(self, args, kwargs)
 
+    def __getattr__(self, name: str):
+        # only reached when normal lookup fails: a Tensor method scalargrad does not have
+        if name.startswith("_"):
+            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        from .runner import Unsupported
+
+        raise Unsupported(f"Tensor.{name}")
+
     # ------------------------------------------------------------ data and metadata
 
     @property

@@ -1,0 +1,116 @@
+"""Running an unmodified PyTorch program on scalargrad (``scalargrad run script.py``).
+
+An import alias on ``sys.meta_path`` resolves ``torch`` and ``torch.<sub>`` to ``scalargrad`` and
+``scalargrad.<sub>``, so ``import torch``, ``from torch import nn`` and
+``from torch.nn.parameter import Parameter`` load scalargrad's modules; no program text is
+rewritten. A part of torch that scalargrad does not implement stops the program with an
+``Unsupported`` error naming it, which the command line prints as one clear sentence.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import os
+import runpy
+import sys
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+__all__ = ["Unsupported", "torch_alias", "run_path", "RunResult"]
+
+SCOPE = "scalargrad implements PyTorch's autograd and nn.Module on scalars"
+
+
+class Unsupported(AttributeError, NotImplementedError):
+    """A program used a part of PyTorch that scalargrad does not implement."""
+
+    def __init__(self, feature: str, hint: str = "") -> None:
+        self.feature = feature
+        msg = f"{feature} is not supported: {SCOPE}"
+        super().__init__(msg + (f" ({hint})" if hint else ""))
+
+
+class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finder and loader that hand out scalargrad's module for every ``torch`` name."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch" and not fullname.startswith("torch."):
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec):
+        target = "scalargrad" + spec.name[len("torch"):]
+        try:
+            return importlib.import_module(target)
+        except ModuleNotFoundError as e:
+            if e.name and e.name.startswith("scalargrad"):
+                raise Unsupported(spec.name) from None
+            raise
+
+    def exec_module(self, module) -> None:
+        pass  # already executed under its scalargrad name
+
+
+@contextmanager
+def torch_alias() -> Iterator[None]:
+    """While active, ``import torch...`` imports scalargrad instead (previous modules restored)."""
+    saved = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
+    for k in saved:
+        del sys.modules[k]
+    finder = _Alias()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+        for k in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
+            del sys.modules[k]
+        sys.modules.update(saved)
+
+
+class RunResult:
+    """How a program ended: ``ok``, or the exception's one-line summary and whether it was an
+    unsupported feature."""
+
+    def __init__(self, error: BaseException | None = None) -> None:
+        self.error = error
+        self.ok = error is None
+        self.unsupported = isinstance(error, Unsupported)
+        self.summary = "" if error is None else traceback.format_exception_only(type(error), error)[-1].strip()
+
+
+def run_path(path: str, argv: list[str] | None = None, *, alias_torch: bool = True,
+             on_start: Callable[[], None] | None = None) -> RunResult:
+    """Run the Python program at ``path`` as ``__main__`` with ``sys.argv = [path, *argv]``.
+
+    Exceptions raised by the program are caught and returned in the RunResult (SystemExit with
+    status 0 or None counts as success); the program's own output goes to the real stdout.
+    """
+    old_argv, old_path = sys.argv, list(sys.path)
+    sys.argv = [path, *(argv or [])]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    error: BaseException | None = None
+    try:
+        ctx = torch_alias() if alias_torch else _nothing()
+        with ctx:
+            if on_start is not None:
+                on_start()
+            try:
+                runpy.run_path(path, run_name="__main__")
+            except SystemExit as e:
+                if e.code not in (None, 0):
+                    error = e
+            except Exception as e:  # the program's own error is a result, not a crash of ours
+                error = e
+    finally:
+        sys.argv = old_argv
+        sys.path[:] = old_path
+    return RunResult(error)
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield

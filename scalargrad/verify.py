@@ -1,0 +1,251 @@
+"""``scalargrad verify``: run every reference example and compare it with PyTorch 2.13.
+
+The catalogue lives in ``reference/<document>/examples.json`` beside one program per code
+example of the source documents. Each entry records what the document printed, what PyTorch
+2.13 printed for the program (captured with ``reference/capture.py``), and the document's
+status (``reproduced``, ``named_difference``, ``document_error``). ``verify`` runs each
+program on scalargrad in a fresh interpreter (``scalargrad run --check``, so that every
+backward is also proved with SymPy), compares its output with PyTorch's, and reports.
+
+An example *regresses* when scalargrad's output differs from PyTorch's, unless the program
+stops on a feature the catalogue lists under ``needs`` (then it is "not yet supported").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+
+__all__ = ["Example", "Outcome", "find_reference_dir", "load_catalogue", "verify", "normalise_stdout",
+           "normalise_stderr"]
+
+_ADDR = re.compile(r"0x[0-9a-fA-F]{6,}")
+_ERRLINE = re.compile(r"^(?:.*?:\d+: )?((?:[A-Za-z_][\w.]*\.)?([A-Za-z_]\w*(?:Warning|Error|Exception)):.*)$")
+
+
+@dataclass
+class Example:
+    """One catalogue entry."""
+
+    document: str
+    id: str
+    program: str
+    title: str
+    status: str
+    torch_output: str
+    torch_stderr: str
+    document_output: str = ""
+    differences: list = field(default_factory=list)
+    needs: list = field(default_factory=list)
+
+    @property
+    def path(self) -> str:
+        return self.program
+
+
+@dataclass
+class Outcome:
+    """What scalargrad did with one example."""
+
+    example: Example
+    result: str  # "reproduced", "differs", "not supported", "crashed"
+    detail: str = ""
+    sympy: str = "n/a"  # summary of the SymPy checks
+    sympy_ok: bool | None = None
+    seconds: float = 0.0
+
+    @property
+    def regression(self) -> bool:
+        if self.result == "reproduced":
+            return False
+        if self.result == "not supported" and self.example.needs:
+            return False
+        return True
+
+    def as_dict(self) -> dict:
+        d = asdict(self.example)
+        d.pop("torch_output")
+        d.pop("torch_stderr")
+        d.pop("document_output")
+        d.update(result=self.result, detail=self.detail, sympy=self.sympy, sympy_ok=self.sympy_ok,
+                 regression=self.regression, seconds=round(self.seconds, 3))
+        return d
+
+
+def find_reference_dir(start: str | None = None) -> str:
+    """The ``reference/`` directory: given, beside the source tree, or under the cwd."""
+    candidates = []
+    if start:
+        candidates.append(start)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    candidates += [os.path.join(here, "reference"), os.path.join(os.getcwd(), "reference")]
+    for c in candidates:
+        if os.path.isdir(c) and any(os.path.isfile(os.path.join(c, d, "examples.json"))
+                                    for d in os.listdir(c)):
+            return c
+    raise FileNotFoundError("cannot find the reference catalogue (reference/<document>/examples.json); "
+                            "run from the repository or pass --reference DIR")
+
+
+def load_catalogue(ref_dir: str) -> list[Example]:
+    """Every example of every document, in document order."""
+    out = []
+    for doc in sorted(os.listdir(ref_dir)):
+        f = os.path.join(ref_dir, doc, "examples.json")
+        if not os.path.isfile(f):
+            continue
+        with open(f, encoding="utf-8") as fh:
+            entries = json.load(fh)
+        for e in entries:
+            out.append(Example(
+                document=doc, id=e["id"], program=os.path.join(ref_dir, doc, e["program"]),
+                title=e.get("title", e["id"]), status=e.get("status", ""),
+                torch_output=e.get("torch_output", ""), torch_stderr=e.get("torch_stderr", ""),
+                document_output=e.get("document_output", ""), differences=list(e.get("differences", [])),
+                needs=list(e.get("needs", []))))
+    return out
+
+
+def normalise_stdout(text: str) -> str:
+    """Memory addresses vary between runs (and libraries): compare them as 0xADDR."""
+    return _ADDR.sub("0xADDR", text.replace("\r\n", "\n"))
+
+
+def normalise_stderr(text: str) -> list[str]:
+    """Warnings and the final error, as 'Category: message' lines without file, line and the
+    module path of the class (torch's and scalargrad's files differ, the messages must not)."""
+    out = []
+    for line in text.splitlines():
+        m = _ERRLINE.match(line.strip())
+        if m:
+            msg = m.group(1)
+            if m.group(1).startswith(m.group(2)) is False:
+                msg = msg[msg.index(m.group(2)):]
+            out.append(_ADDR.sub("0xADDR", msg))
+    return out
+
+
+def _first_difference(want: str, got: str) -> str:
+    a, b = want.splitlines(), got.splitlines()
+    for i in range(max(len(a), len(b))):
+        x = a[i] if i < len(a) else "<missing>"
+        y = b[i] if i < len(b) else "<missing>"
+        if x != y:
+            return f"line {i + 1}: PyTorch prints {x!r}, scalargrad {y!r}"
+    return ""
+
+
+def run_example(ex: Example, check: bool = True, timeout: float = 300.0) -> Outcome:
+    """Run one example in a fresh interpreter and compare with the PyTorch capture."""
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "report.json")
+        cmd = [sys.executable, "-m", "scalargrad", "run", "--report-json", report]
+        if check:
+            cmd.append("--check")
+        cmd.append(ex.program)
+        env = dict(os.environ, PYTHONIOENCODING="utf-8")
+        env.pop("PYTHONWARNINGS", None)
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
+                                  cwd=os.path.dirname(ex.program))
+        except subprocess.TimeoutExpired:
+            return Outcome(ex, "crashed", f"timed out after {timeout:.0f} s", seconds=time.perf_counter() - start)
+        rep = {}
+        if os.path.exists(report):
+            with open(report, encoding="utf-8") as fh:
+                rep = json.load(fh)
+    seconds = time.perf_counter() - start
+    if not rep:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return Outcome(ex, "crashed", tail, seconds=seconds)
+    sym = rep.get("sympy") or {}
+    sympy_text, sympy_ok = sym.get("summary", "n/a"), sym.get("ok")
+    if rep.get("unsupported"):
+        return Outcome(ex, "not supported", rep["unsupported"], sympy_text, sympy_ok, seconds)
+    got_out = normalise_stdout(proc.stdout)
+    want_out = normalise_stdout(ex.torch_output)
+    got_err, want_err = normalise_stderr(proc.stderr), normalise_stderr(ex.torch_stderr)
+    if got_out == want_out and got_err == want_err:
+        return Outcome(ex, "reproduced", "", sympy_text, sympy_ok, seconds)
+    if got_out != want_out:
+        detail = _first_difference(want_out, got_out)
+    else:
+        detail = f"stderr: PyTorch {want_err!r}, scalargrad {got_err!r}"
+    return Outcome(ex, "differs", detail, sympy_text, sympy_ok, seconds)
+
+
+def verify(examples: list[Example], check: bool = True, jobs: int = 2, progress=None) -> list[Outcome]:
+    """Run the examples (``jobs`` at a time) and return their outcomes in catalogue order."""
+    done = 0
+    outcomes: list = [None] * len(examples)
+
+    def one(i: int) -> None:
+        nonlocal done
+        outcomes[i] = run_example(examples[i], check=check)
+        done += 1
+        if progress is not None:
+            progress(done, len(examples), examples[i])
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        list(pool.map(one, range(len(examples))))
+    return outcomes
+
+
+# ---------------------------------------------------------------- reports
+
+_DOC_STATUS = {"reproduced": "as printed", "named_difference": "named difference",
+               "document_error": "DOCUMENT ERROR"}
+
+
+def table(outcomes: list[Outcome]) -> str:
+    """A plain-text table for the terminal, with a summary line."""
+    rows = [("example", "document", "document vs PyTorch", "scalargrad", "SymPy check")]
+    for o in outcomes:
+        ex = o.example
+        res = o.result if o.result != "not supported" else f"not supported ({o.detail})"
+        if o.result == "differs":
+            res = "DIFFERS"
+        rows.append((ex.id, ex.document, _DOC_STATUS.get(ex.status, ex.status), res, o.sympy))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    widths[3] = min(widths[3], 48)
+    lines = []
+    for j, r in enumerate(rows):
+        cells = [c if len(c) <= widths[i] else c[:widths[i] - 1] + "…" for i, c in enumerate(r)]
+        lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(cells)).rstrip())
+        if j == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    details = [f"  {o.example.id}: {o.detail}" for o in outcomes if o.regression and o.detail]
+    if details:
+        lines += ["", "Differences:"] + details
+    lines += ["", summary(outcomes)]
+    return "\n".join(lines)
+
+
+def summary(outcomes: list[Outcome]) -> str:
+    n = len(outcomes)
+    rep = sum(o.result == "reproduced" for o in outcomes)
+    unsup = sum(o.result == "not supported" and not o.regression for o in outcomes)
+    reg = sum(o.regression for o in outcomes)
+    docs = len({o.example.document for o in outcomes})
+    errs = sum(o.example.status == "document_error" for o in outcomes)
+    sym_bad = sum(o.sympy_ok is False for o in outcomes)
+    return (f"{n} examples from {docs} documents: {rep} reproduced exactly, {unsup} not yet supported, "
+            f"{reg} regressed; {errs} document errors recorded; SymPy disagreements: {sym_bad}")
+
+
+def markdown(outcomes: list[Outcome]) -> str:
+    lines = ["| example | document | document vs PyTorch | scalargrad | SymPy check |", "|---|---|---|---|---|"]
+    for o in outcomes:
+        ex = o.example
+        res = o.result + (f" ({o.detail})" if o.result == "not supported" else "")
+        lines.append(f"| {ex.id} | {ex.document} | {_DOC_STATUS.get(ex.status, ex.status)} | {res} | {o.sympy} |")
+    lines += ["", summary(outcomes)]
+    return "\n".join(lines)
