@@ -95,7 +95,7 @@ class Size(tuple):
 class TensorType:
     """The (dtype, shape) pair of a Value; interned so ops compare them with ``is``."""
 
-    __slots__ = ("dtype", "shape")
+    __slots__ = ("dtype", "shape", "fast")
     _interned: dict = {}
 
     def __new__(cls, dt: dtype, shape: tuple):
@@ -105,6 +105,8 @@ class TensorType:
             t = object.__new__(cls)
             t.dtype = dt
             t.shape = Size(shape)
+            # the operators' one-call path: 32 = round each result to float32, 64 = as is
+            t.fast = 32 if dt.name == "float32" else (64 if dt.name == "float64" else 0)
             cls._interned[key] = t
         return t
 

@@ -54,6 +54,21 @@ def tanh(x: float) -> float:
     return math.tanh(x)
 
 
+def one_minus_square(y: float) -> float:
+    """``1 - y*y`` rounded once, as a fused multiply-add gives it (PyTorch's tanh backward).
+
+    y*y is split exactly (Dekker's product) and the subtraction carried in double-double, so
+    the cancellation near |y| = 1 loses nothing.
+    """
+    p = y * y
+    c = 134217729.0 * y  # Veltkamp split: 2**27 + 1
+    hi = c - (c - y)
+    lo = y - hi
+    err = ((hi * hi - p) + 2.0 * hi * lo) + lo * lo  # y*y == p + err exactly
+    s = 1.0 - p
+    return s + (((1.0 - s) - p) - err)
+
+
 def sigmoid(x: float) -> float:
     if x >= 0:
         return 1.0 / (1.0 + math.exp(-x))

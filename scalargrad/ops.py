@@ -4,7 +4,9 @@
 intermediate roundings that PyTorch's float32 kernel performs; the caller rounds the result.
 ``backward(k, g, v)`` returns one gradient per entry of ``v._in`` (None where there is none),
 written against the kernel ``k`` (see ``autograd/kernels.py``): the same rule serves float
-backward, float32 backward and ``create_graph``. ``sympy(sp, *args)`` is the op's symbolic
+backward, float32 backward and ``create_graph``. ``k.zero(g)`` is PyTorch's masked zero
+(``where``/``masked_fill``: +0.0 even for a negative, infinite or nan ``g``), unlike
+``g * 0``, which PyTorch's formulas also use in places. ``sympy(sp, *args)`` is the op's symbolic
 form, used by ``scalargrad.symbolic`` to prove the derivative the engine runs.
 
 The formulas follow PyTorch's ``derivatives.yaml`` / ``FunctionsManual.cpp`` term for term,
@@ -133,8 +135,10 @@ class Minimum(Op):
         if a == b:
             h = k.div(g, k.const(2.0))
             return h, h
-        zero = k.mul(g, k.const(0.0))
-        return (g, zero) if a < b else (zero, g)
+        # masked_fill(self > other) / masked_fill(self < other): with a nan neither mask
+        # applies and both operands get the whole gradient
+        zero = k.zero(g)
+        return (zero if a > b else g), (zero if a < b else g)
 
     @staticmethod
     def sympy(sp, a, b):
@@ -151,8 +155,8 @@ class Maximum(Op):
         if a == b:
             h = k.div(g, k.const(2.0))
             return h, h
-        zero = k.mul(g, k.const(0.0))
-        return (g, zero) if a > b else (zero, g)
+        zero = k.zero(g)
+        return (zero if a < b else g), (zero if a > b else g)
 
     @staticmethod
     def sympy(sp, a, b):
@@ -221,7 +225,8 @@ def _pow_scalar(r, x, e):
 
 
 class PowC(Op):
-    """tensor ** number."""
+    """tensor ** number; ``v._c`` is the exponent unrounded (PyTorch's pow kernel takes it as
+    a double, also in float32)."""
 
     name = "PowBackward0"
     forward = staticmethod(_pow_scalar)
@@ -230,7 +235,7 @@ class PowC(Op):
     def backward(k, g, v):
         e = v._c
         if e == 0.0:  # pow_backward: zeros when the exponent is 0
-            return (k.mul(g, k.const(0.0)),)
+            return (k.zero(g),)
         (a,) = k.ins(v)
         if k.graph:
             return (g * (e * a ** (e - 1.0)),)
@@ -244,7 +249,9 @@ class RPowC(Op):
     """number ** tensor."""
 
     name, saves_inputs = "PowBackward2", False
-    forward = staticmethod(lambda r, a, c: ieee.pow(c, a))
+    # ``c`` is the Python number as given: the forward casts it to the tensor's dtype, the
+    # backward takes the log of the double (pow_backward_exponent with a Scalar base)
+    forward = staticmethod(lambda r, a, c: ieee.pow(r(c), a))
 
     @staticmethod
     def backward(k, g, v):
@@ -296,7 +303,7 @@ class Clamp(Op):
         (a,) = k.ins(v)
         x = k.val(a)
         inside = (lo is None or x >= lo) and (hi is None or x <= hi)
-        return (g if inside else k.mul(g, k.const(0.0)),)
+        return (g if inside else k.zero(g),)
 
     @staticmethod
     def sympy(sp, a, c):
@@ -347,14 +354,19 @@ class Tanh(Op):
     @staticmethod
     def backward(k, g, v):
         y = k.out(v)  # tanh_backward: grad * (1 - y * y)
-        return (k.mul(g, k.sub(k.const(1.0), k.mul(y, y))),)
+        if k.graph:
+            return (k.mul(g, k.sub(k.const(1.0), k.mul(y, y))),)
+        # PyTorch's CPU kernel fuses 1 - y*y into one rounding
+        return (k.mul(g, k.const(ieee.one_minus_square(y))),)
 
     sympy = staticmethod(lambda sp, a: sp.tanh(a))
 
 
 class Sigmoid(Op):
     name, saves_inputs = "SigmoidBackward0", False
-    forward = staticmethod(lambda r, a: ieee.sigmoid(a))
+    # PyTorch's kernel: 1 / (1 + exp(-x)) in the tensor's dtype, each step rounded (so a
+    # float32 exp(-x) that overflows gives exactly 0, not a subnormal)
+    forward = staticmethod(lambda r, a: 1.0 / r(1.0 + r(ieee.exp(-a))))
 
     @staticmethod
     def backward(k, g, v):
@@ -368,11 +380,13 @@ class Relu(Op):
     """max(x, 0); derivative 0 at 0 (PyTorch's threshold_backward on the result)."""
 
     name, saves_inputs = "ReluBackward0", False
-    forward = staticmethod(lambda r, a: a if (a > 0 or a != a) else 0.0)
+    # clamp_min(x, 0): -0.0 and nan pass through unchanged
+    forward = staticmethod(lambda r, a: 0.0 if a < 0 else a)
 
     @staticmethod
     def backward(k, g, v):
-        return (g if k.val(k.out(v)) > 0 else k.mul(g, k.const(0.0)),)
+        # threshold_backward zeroes where result <= 0, so a nan result passes the gradient
+        return (k.zero(g) if k.val(k.out(v)) <= 0 else g,)
 
     sympy = staticmethod(lambda sp, a: sp.Piecewise((0, a <= 0), (a, True)))
 
@@ -386,7 +400,7 @@ class Abs(Op):
     @staticmethod
     def backward(k, g, v):
         x = k.val(k.ins(v)[0])
-        s = 1.0 if x > 0 else (-1.0 if x < 0 else (0.0 if x == 0 else x))
+        s = 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)  # sgn(nan) is 0 in PyTorch
         return (k.mul(g, k.const(s)),)
 
     sympy = staticmethod(lambda sp, a: sp.Abs(a))

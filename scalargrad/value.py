@@ -22,18 +22,20 @@ Slots, for the engine's sake:
 from __future__ import annotations
 
 import itertools
+import operator
 import warnings
 from collections import OrderedDict
 from typing import Any
 
-from . import dtypes, ops
+from . import dtypes, ieee, ops
 from .autograd.grad_mode import _state as _grad_state
-from .dtypes import TensorType, promote_types, result_type
+from .dtypes import TensorType, promote_types, result_type, round_f32
 from .formatting import tensor_repr
 
 __all__ = ["Value", "Tensor", "is_tensor", "get_default_dtype", "set_default_dtype"]
 
 next_seq = itertools.count(1).__next__
+_F32_LO, _F32_HI = 1.1754943508222875e-38, 3.4028234663852886e38  # float32's normal range
 _new = object.__new__
 
 _defaults = {"dtype": dtypes.float32}
@@ -145,14 +147,15 @@ def _number_type(t: TensorType, c) -> TensorType:
     return t
 
 
-def with_number(op, a: Value, c, float_result: bool = False) -> Value:
+def with_number(op, a: Value, c, float_result: bool = False, exact_number: bool = False) -> Value:
     """``a (op) c`` for a Python number ``c``, rounded to the result dtype first (PyTorch casts
-    the wrapped number to the computation dtype)."""
+    the wrapped number to the computation dtype) unless ``exact_number`` (pow keeps the double)."""
     t = _number_type(a._t, c)
     if float_result:
         t = _float_type(t)
     r = t.dtype.round
-    c = r(c)
+    if not exact_number:
+        c = r(c)
     return make(op, t, r(op.forward(r, a._val, c)), (a,), c)
 
 
@@ -162,6 +165,83 @@ def binary(op, a: Value, b: Value, float_result: bool = False) -> Value:
         t = _float_type(t)
     r = t.dtype.round
     return make(op, t, r(op.forward(r, a._val, b._val)), (a, b))
+
+
+def _arith(op_number, op_tensor, compute, symbol: str, float_result: bool = False):
+    """``Value (op) number`` and ``Value (op) Value`` for + - * /.
+
+    The float32 and float64 cases are handled here in one call, because these four operators
+    are most of any graph; other dtypes, promotion and broadcasting take ``with_number`` and
+    ``binary``. ``compute`` is the double-precision operation (IEEE-safe for division).
+    """
+
+    def method(self, other):
+        cls = other.__class__
+        t = self._t
+        if cls is float or cls is int:
+            fast = t.fast
+            if fast == 64:
+                c = float(other)
+                val = compute(self._val, c)
+            elif fast == 32:
+                c = round_f32(other)
+                r = compute(self._val, c)
+                val = 536870913.0 * r  # round_f32 inlined: see dtypes.round_f32
+                val = val - (val - r)
+                if not (_F32_LO <= val <= _F32_HI or -_F32_HI <= val <= -_F32_LO):
+                    val = round_f32(r)
+            else:
+                return with_number(op_number, self, other, float_result)
+            v = _new(Value)
+            v._val = val
+            v._t = t
+            v._grad = None
+            v._ext = None
+            if self._rg and _grad_state.enabled:
+                v._rg = True
+                v._op = op_number
+                v._in = (self,)
+                v._c = c
+                v._seq = next_seq()
+            else:
+                v._rg = False
+                v._op = None
+                v._in = ()
+                v._c = None
+                v._seq = 0
+            return v
+        if not isinstance(other, Value):
+            return with_number(op_number, self, _number(other, symbol), float_result)
+        if other._t is not t or not t.fast:
+            return binary(op_tensor, self, other, float_result)
+        val = compute(self._val, other._val)
+        if t.fast == 32:
+            r = val
+            val = 536870913.0 * r
+            val = val - (val - r)
+            if not (_F32_LO <= val <= _F32_HI or -_F32_HI <= val <= -_F32_LO):
+                val = round_f32(r)
+        v = _new(Value)
+        v._val = val
+        v._t = t
+        v._grad = None
+        v._ext = None
+        if (self._rg or other._rg) and _grad_state.enabled:
+            v._rg = True
+            v._op = op_tensor
+            v._in = (self, other)
+            v._c = None
+            v._seq = next_seq()
+        else:
+            v._rg = False
+            v._op = None
+            v._in = ()
+            v._c = None
+            v._seq = 0
+        return v
+
+    method.__name__ = f"__{op_number.__name__.lower().rstrip('c')}__"
+    return method
 
 
 def _is_number(x) -> bool:
@@ -485,32 +565,14 @@ class Value:
 
     # ------------------------------------------------------------ arithmetic
 
-    def __add__(self, other) -> Value:
-        if isinstance(other, Value):
-            return binary(ops.Add, self, other)
-        return with_number(ops.AddC, self, _number(other, "+"))
-
-    __radd__ = __add__
-
-    def __sub__(self, other) -> Value:
-        if isinstance(other, Value):
-            return binary(ops.Sub, self, other)
-        return with_number(ops.SubC, self, _number(other, "-"))
+    __add__ = __radd__ = _arith(ops.AddC, ops.Add, operator.add, "+")
+    __sub__ = _arith(ops.SubC, ops.Sub, operator.sub, "-")
 
     def __rsub__(self, other) -> Value:
         return with_number(ops.RSubC, self, _number(other, "-"))
 
-    def __mul__(self, other) -> Value:
-        if isinstance(other, Value):
-            return binary(ops.Mul, self, other)
-        return with_number(ops.MulC, self, _number(other, "*"))
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, other) -> Value:
-        if isinstance(other, Value):
-            return binary(ops.Div, self, other, float_result=True)
-        return with_number(ops.DivC, self, _number(other, "/"), float_result=True)
+    __mul__ = __rmul__ = _arith(ops.MulC, ops.Mul, operator.mul, "*")
+    __truediv__ = _arith(ops.DivC, ops.Div, ieee.div, "/", float_result=True)
 
     def __rtruediv__(self, other) -> Value:
         # PyTorch computes number / tensor as reciprocal(tensor) * number
@@ -519,10 +581,10 @@ class Value:
     def __pow__(self, other) -> Value:
         if isinstance(other, Value):
             return binary(ops.Pow, self, other)
-        return with_number(ops.PowC, self, _number(other, "**"))
+        return with_number(ops.PowC, self, _number(other, "**"), exact_number=True)
 
     def __rpow__(self, other) -> Value:
-        return with_number(ops.RPowC, self, _number(other, "**"))
+        return with_number(ops.RPowC, self, _number(other, "**"), exact_number=True)
 
     def __neg__(self) -> Value:
         return unary(ops.Neg, self, keep_int=True)

@@ -1,12 +1,17 @@
-"""The backward engine: Kahn's algorithm over the Value graph, in PyTorch's order.
+"""The backward engine: one sweep over the graph in PyTorch's order, no recursion.
 
-1. Count, for every node reachable from the roots, how many consumers will send it a
-   gradient (an iterative walk: no recursion, any depth).
-2. Run ready nodes from a heap keyed on creation number, most recent first. That is the
-   order of PyTorch's CPU ready queue (``CompareNodeTaskTime``), so gradients arriving at a
-   node are summed in the same order and float32 sums round the same way. A node is ready
-   once all its consumers have delivered; a leaf then accumulates at once, which is where
-   PyTorch's AccumulateGrad, having the highest priority, runs as well.
+PyTorch's CPU engine runs, among the nodes whose consumers have all delivered, the most
+recently created one first (a max-heap on ``sequence_nr``, ``CompareNodeTaskTime``). A node's
+inputs are always older than the node, so creation order is a topological order, and the
+newest node not yet run is always ready. PyTorch's order is therefore simply: every reachable
+node, newest first. The engine collects the reachable nodes with an iterative walk, sorts them
+by creation number (the walk yields nearly sorted runs, which Timsort merges in linear time)
+and sweeps. Gradients arriving at a node are summed in arrival order, as PyTorch's InputBuffer
+does, so float32 sums round exactly as PyTorch's.
+
+Leaves are where PyTorch's AccumulateGrad runs: with the highest priority, as soon as the last
+gradient for the leaf has arrived. Leaves therefore keep a count of pending deliveries, so that
+their hooks fire at the same moment as in PyTorch.
 
 Nodes without hooks take a short path; anything recorded in a Value's ``_ext`` (tensor
 hooks, retain_grad, node hooks, outputs of multi-output Functions) goes through
@@ -15,7 +20,7 @@ hooks, retain_grad, node hooks, outputs of multi-output Functions) goes through
 
 from __future__ import annotations
 
-from heapq import heappop, heappush
+from operator import attrgetter
 
 from .. import ops
 from ..value import Value, leaf, make
@@ -49,38 +54,42 @@ def _route(u: Value, v: Value, check: bool) -> Value:
     return w
 
 
-def _discover(roots) -> dict:
-    """Number of gradient deliveries each reachable node will receive."""
-    deps: dict = {}
+def _discover(roots) -> tuple[list, dict]:
+    """The reachable non-leaf nodes, newest first, and each reachable leaf's delivery count."""
+    seen = set()
+    leaves: dict = {}
+    order = []
     stack = []
     for r in roots:
-        if r not in deps:
-            deps[r] = 0
-            if r._op is not None:
-                stack.append(r)
+        if r._op is None:
+            leaves.setdefault(r, 0)
+        elif r not in seen:
+            seen.add(r)
+            stack.append(r)
     while stack:
         v = stack.pop()
+        order.append(v)
         vseq = v._seq
         for u in v._in:
             if u._rg:
                 if u._seq > vseq:
                     u = _route(u, v, False)
-                n = deps.get(u)
-                if n is None:
-                    deps[u] = 1
-                    if u._op is not None:
-                        stack.append(u)
-                else:
-                    deps[u] = n + 1
-    return deps
+                if u._op is None:
+                    leaves[u] = leaves.get(u, 0) + 1
+                elif u not in seen:
+                    seen.add(u)
+                    stack.append(u)
+    order.sort(key=_seq_key, reverse=True)
+    return order, leaves
 
 
-def _needed(deps: dict, inputs) -> set:
+_seq_key = attrgetter("_seq")
+
+
+def _needed(order: list, inputs) -> set:
     """Nodes from which one of ``inputs`` can be reached (autograd.grad prunes the rest)."""
     need = set(inputs)
-    # a node's inputs are always older than it (routing included), so ascending creation
-    # number is a topological order from the leaves up
-    for v in sorted((v for v in deps if v._op is not None), key=lambda v: v._seq):
+    for v in reversed(order):  # oldest first: a node's inputs are decided before it
         if v in need:
             continue
         vseq = v._seq
@@ -122,15 +131,15 @@ def run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=None
     With ``inputs``, only gradients reaching them are computed; ``accumulate=False`` returns
     them (autograd.grad) instead of adding them to ``.grad``.
     """
-    deps = _discover(roots)
+    order, leaves = _discover(roots)
     need = None
     if inputs is not None:
-        need = _needed(deps, inputs)
+        need = _needed(order, inputs)
     run = _Run(create_graph, keep_graph, set(inputs) if inputs is not None else None, accumulate, need)
     prev_mode = grad_mode._state.enabled
     grad_mode._state.enabled = create_graph
     try:
-        _execute(run, roots, grads, deps)
+        _execute(run, roots, grads, order, leaves)
     finally:
         grad_mode._state.enabled = prev_mode
     if inputs is not None and not accumulate:
@@ -138,33 +147,24 @@ def run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=None
     return None
 
 
-def _execute(run: _Run, roots, grads, deps: dict) -> None:
+def _execute(run: _Run, roots, grads, order: list, leaves: dict) -> None:
     graph = run.graph
     keep = run.keep
     need = run.need
     buf: dict = {}
-    heap: list = []
-    leaves_ready = []
     for r, g in zip(roots, grads):
-        if r in buf:
-            buf[r] = (GraphKernel if graph else r._t.dtype.kernel).add(buf[r], g)
-        else:
-            buf[r] = g
-    for r in buf:
-        if deps[r] == 0:
-            if r._op is None:
-                leaves_ready.append(r)
-            else:
-                heappush(heap, (-r._seq, r))
-    for r in leaves_ready:
-        _accumulate(run, r, buf.pop(r))
-
-    while heap:
-        v = heappop(heap)[1]
-        g = buf.pop(v)
+        b = buf.get(r)
+        buf[r] = g if b is None else (GraphKernel if graph else r._t.dtype.kernel).add(b, g)
+    for r in list(buf):
+        if r._op is None and leaves[r] == 0:
+            _accumulate(run, r, buf.pop(r))
+    for v in order:
+        g = buf.pop(v, None)
+        if g is None:
+            continue  # nothing arrived (pruned by autograd.grad, or a hook returned no path)
         op = v._op
         if v._ext is not None:
-            grads = _run_hooked(run, v, g, deps, buf, heap)
+            grads = _run_hooked(run, v, g, buf)
             if grads is None:
                 continue
         else:
@@ -188,13 +188,11 @@ def _execute(run: _Run, roots, grads, deps: dict) -> None:
                 buf[u] = gi
             else:
                 buf[u] = (GraphKernel if graph else ut.dtype.kernel).add(b, gi)
-            n = deps[u] - 1
-            deps[u] = n
-            if n == 0:
-                if u._op is None:
+            if u._op is None:
+                n = leaves[u] - 1
+                leaves[u] = n
+                if n == 0:
                     _accumulate(run, u, buf.pop(u))
-                else:
-                    heappush(heap, (-u._seq, u))
 
 
 def _tensor_hooks(v: Value, g, graph: bool):
@@ -244,7 +242,7 @@ def _accumulate(run: _Run, u: Value, g) -> None:
             hook(u)
 
 
-def _run_hooked(run: _Run, v: Value, g, deps: dict, buf: dict, heap: list):
+def _run_hooked(run: _Run, v: Value, g, buf: dict):
     """A node with something in ``_ext``. Returns its input gradients, or None when the node
     only forwarded its gradient (an output of a multi-output Function)."""
     graph = run.graph
@@ -267,10 +265,6 @@ def _run_hooked(run: _Run, v: Value, g, deps: dict, buf: dict, heap: list):
         if slots is None:
             slots = buf[h] = [None] * len(h._c.outputs_types)
         slots[i] = g
-        n = deps[h] - 1
-        deps[h] = n
-        if n == 0:
-            heappush(heap, (-h._seq, h))
         return None
     node = ext.node
     k = GraphKernel if graph else v._t.dtype.kernel
