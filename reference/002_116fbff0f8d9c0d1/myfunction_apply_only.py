@@ -1,0 +1,29 @@
+import scalargrad as torch
+# Reference program: 002_116fbff0f8d9c0d1.txt, "백워드 훅 예제", half-corrected
+# variant (not in the document): the Function is called the supported way,
+# MyFunction.apply(input), but `input` is still created without
+# requires_grad=True, as in the document. Records what PyTorch then does.
+
+
+class MyFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input):
+        output = input * 2
+        ctx.save_for_backward(input)
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input = ctx.saved_tensors[0]
+        grad_input = grad_output * 2
+        return grad_input
+
+
+# 순전파 및 역전파
+input = torch.tensor(2.0)
+output = MyFunction.apply(input)
+loss = output.pow(2).mean()
+loss.backward()
+
+# 결과 확인
+print(input.grad)  # 4.0
