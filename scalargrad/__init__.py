@@ -28,36 +28,54 @@ from .functional import (  # noqa: A004
     abs,
     absolute,
     add,
+    allclose,
+    broadcast_shapes,
+    cat,
     clamp,
     clip,
     clone,
+    concat,
     cos,
     div,
     divide,
+    dot,
+    equal,
     exp,
+    flatten,
     log,
+    matmul,
     maximum,
     mean,
     minimum,
+    mm,
     mul,
     multiply,
+    mv,
     neg,
     negative,
     numel,
+    permute,
     pow,
     reciprocal,
     relu,
+    reshape,
     rsub,
     sigmoid,
     sin,
     sqrt,
     square,
+    squeeze,
+    stack,
     sub,
     subtract,
     sum,
+    t,
     tanh,
+    transpose,
     true_divide,
+    unsqueeze,
 )
+from .shaped import MAX_ELEMENTS, ShapedTensor
 from .value import Tensor, Value, get_default_dtype, is_tensor, set_default_dtype
 
 __version__ = "0.1.0"
@@ -71,6 +89,6 @@ def __getattr__(name: str):
         return importlib.import_module(f".{name}", __name__)
     if name.startswith("__"):
         raise AttributeError(name)
-    from .runner import Unsupported
+    from .errors import Unsupported
 
     raise Unsupported(f"torch.{name}")

@@ -64,8 +64,8 @@ def _round_int(x) -> int:
     return int(x)
 
 
-def _round_bool(x) -> bool:
-    return bool(x)
+def _round_bool(x):
+    return x != 0  # not bool(x): this module's ``bool`` is torch.bool (nan != 0, as bool(nan))
 
 
 float32 = dtype("float32", True, 4, round_f32)

@@ -8,16 +8,11 @@ from __future__ import annotations
 
 from . import dtypes
 from .dtypes import TensorType
+from .errors import ScalarOnly
 from .value import Value, _defaults, leaf
 
 __all__ = ["tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
            "zeros_like", "ones_like", "rand_like", "randn_like", "manual_seed", "device"]
-
-SCALAR_ONLY = (
-    "scalargrad is scalar-only: every tensor holds exactly one number, but {what} has {n} "
-    "elements. Multi-element tensors are not supported yet."
-)
-
 
 class device:
     """``torch.device``: scalargrad has only the CPU."""
@@ -49,7 +44,7 @@ def _nested(data, what: str):
     while isinstance(x, (list, tuple)):
         if len(x) != 1:
             n = _count(data)
-            raise ValueError(SCALAR_ONLY.format(what=what, n=n))
+            raise ScalarOnly(what, n)
         shape.append(1)
         x = x[0]
     if isinstance(x, Value):
@@ -72,18 +67,58 @@ def _dtype_of(x, explicit):
         return dtypes.int64
     if isinstance(x, float):
         return _defaults["dtype"]
-    raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+
+
+def _require_grad(v: Value) -> None:
+    # a factory's requires_grad=True words its refusal differently from requires_grad_()
+    if not v.dtype.is_floating_point:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    v.requires_grad_(True)
+
+
+def _single(data) -> bool:
+    """Is ``data`` one number, possibly in nested one-element lists (a plain Value)?"""
+    x = data
+    while isinstance(x, (list, tuple)):
+        if len(x) != 1:
+            return False
+        x = x[0]
+    return not isinstance(x, Value) or x.numel() == 1
+
+
+def multi_element_tensor(args: tuple):
+    """``Tensor(data)`` or ``Tensor(*sizes)`` with other than one element: a float32
+    ``shaped.ShapedTensor`` (sizes give zeros); None for a one-element tensor."""
+    from . import shaped
+
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        if _single(args[0]):
+            return None
+        return shaped.from_data(args[0], dtypes.float32)
+    if args and all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        shape = _shape_arg(args, "Tensor")
+        if _numel(shape) != 1:
+            return shaped.filled(shape, 0.0, dtypes.float32)
+    return None
 
 
 def tensor(data, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Value:
-    """A new leaf tensor holding ``data`` (a number or a nested one-element list)."""
+    """A new leaf tensor holding ``data``: a number or nested lists (several elements make a
+    multi-element tensor, ``shaped.ShapedTensor``)."""
     if device is not None and str(device) != "cpu":
         raise RuntimeError(f"scalargrad runs on the CPU only; cannot create a tensor on {device}")
+    if not _single(data):
+        from . import shaped
+
+        return shaped.from_data(data, dtype, requires_grad)
     x, shape, inner = _nested(data, "this tensor")
     dt = _dtype_of(x, dtype if dtype is not None else inner)
     v = leaf(dt.round(x), TensorType(dt, shape))
     if requires_grad:
-        v.requires_grad_(True)
+        _require_grad(v)
     return v
 
 
@@ -94,22 +129,28 @@ def scalar_tensor(s, dtype=None, requires_grad: bool = False) -> Value:
 def _shape_arg(size, what: str) -> tuple:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    n = 1
     for s in size:
-        if not isinstance(s, int) or s < 0:
-            raise TypeError(f"{what}(): argument 'size' must be a tuple of non-negative ints, but got {size!r}")
-        n *= s
-    if n != 1:
-        raise ValueError(SCALAR_ONLY.format(what=f"{what}{tuple(size)}", n=n))
+        if not isinstance(s, int) or isinstance(s, bool):
+            raise TypeError(f"{what}(): argument 'size' must be tuple of ints, but found element of type "
+                            f"{type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"{what}: Dimension size must be non-negative.")
+    from .shaped import check_size
+
+    check_size(size)
     return tuple(size)
 
 
 def _filled(value, size, what: str, dtype, requires_grad: bool) -> Value:
     shape = _shape_arg(size, what)
     dt = dtype if dtype is not None else _defaults["dtype"]
+    if _numel(shape) != 1:
+        from . import shaped
+
+        return shaped.filled(shape, value, dt, requires_grad)
     v = leaf(dt.round(value), TensorType(dt, shape))
     if requires_grad:
-        v.requires_grad_(True)
+        _require_grad(v)
     return v
 
 
@@ -134,9 +175,13 @@ def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False)
 
 def _like(v: Value, value, dtype, requires_grad) -> Value:
     dt = dtype if dtype is not None else v.dtype
+    if v.numel() != 1:
+        from . import shaped
+
+        return shaped.filled(tuple(v.shape), value, dt, requires_grad)
     out = leaf(dt.round(value), TensorType(dt, v.shape))
     if requires_grad:
-        out.requires_grad_(True)
+        _require_grad(out)
     return out
 
 
@@ -154,6 +199,11 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = F
 
     shape = _shape_arg(size, "rand")
     dt = dtype if dtype is not None else _defaults["dtype"]
+    n = _numel(shape)
+    if n != 1:
+        from . import shaped
+
+        return shaped.from_values(random.uniform(n, dt.name, generator=generator), shape, dt, requires_grad)
     (x,) = random.uniform(1, dt.name, generator=generator)
     return _filled(x, (shape,), "rand", dt, requires_grad)
 
@@ -164,6 +214,11 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = 
 
     shape = _shape_arg(size, "randn")
     dt = dtype if dtype is not None else _defaults["dtype"]
+    n = _numel(shape)
+    if n != 1:
+        from . import shaped
+
+        return shaped.from_values(random.normal(n, dt.name, generator=generator), shape, dt, requires_grad)
     (x,) = random.normal(1, dt.name, generator=generator)
     return _filled(x, (shape,), "randn", dt, requires_grad)
 
@@ -174,6 +229,13 @@ def rand_like(v: Value, dtype=None, requires_grad: bool = False) -> Value:
 
 def randn_like(v: Value, dtype=None, requires_grad: bool = False) -> Value:
     return randn(*v.shape, dtype=dtype or v.dtype, requires_grad=requires_grad)
+
+
+def _numel(shape: tuple) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 def manual_seed(seed: int):
@@ -196,7 +258,7 @@ def init_tensor_from_args(self: Value, args: tuple, kwargs: dict) -> None:
     elif all(isinstance(a, int) for a in args):
         shape = _shape_arg(args, "Tensor") if args else None
         if shape is None:
-            raise ValueError(SCALAR_ONLY.format(what="Tensor()", n=0))
+            raise ScalarOnly("Tensor()", 0)
         val = 0.0
     else:
         raise TypeError(f"Tensor(): could not build a tensor from {args!r}")

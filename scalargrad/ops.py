@@ -27,7 +27,9 @@ class Op:
     saves = True  # backward reads saved values: a second backward without retain_graph fails
     saves_inputs = True  # backward reads the inputs' data (in-place changes to them are errors)
     extra_none = 0  # PyTorch lists the Python-number operand as a (None, 0) next function
+    saves_output = False  # backward reads the op's result: changing it in place is an error
     freed: type  # the variant installed once the saved values are released
+    stale: type  # the variant installed once the saved result was changed in place
 
     @staticmethod
     def forward(r, *args):
@@ -41,9 +43,17 @@ class Op:
     def sympy(sp, *args):
         raise NotImplementedError
 
+    # Where PyTorch's derivative departs from calculus (SymPy gives nan, or no finite value),
+    # ``convention(*args)`` (the inputs' floats, then the Python-number operand) returns
+    # ``(note, partials)``: what PyTorch computes there, one float or None (= calculus) per
+    # Value input, and why; None at ordinary points. Conventions a Piecewise can state
+    # (relu, abs, clamp, minimum, maximum) live in ``sympy`` instead.
+    convention = None
+
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
         cls.freed = _freed_variant(cls) if cls.saves else cls
+        cls.stale = _stale_variant(cls) if cls.saves_output else cls
 
 
 SECOND_BACKWARD = (
@@ -60,6 +70,22 @@ def _freed_variant(cls):
         raise RuntimeError(SECOND_BACKWARD)
 
     return type(cls.__name__ + "Freed", (cls,), {"backward": staticmethod(backward), "saves": False,
+                                                 "__init_subclass__": classmethod(lambda c, **kw: None)})
+
+
+def _stale_variant(cls):
+    # PyTorch names the node without "Backward" in this message: "output 0 of Exp", "of Pow1"
+    which = f", which is output 0 of {cls.name.replace('Backward0', '').replace('Backward', '')},"
+
+    def backward(k, g, v):
+        from .autograd.engine import _TENSOR_KIND, _VERSION_ERROR
+
+        # the version is 1 after one in-place change; scalargrad does not count further ones
+        raise RuntimeError(_VERSION_ERROR.format(kind=_TENSOR_KIND.get(v._t.dtype.name, "torch.Tensor"),
+                                                 which=which, now=1, then=0))
+
+    return type(cls.__name__ + "Stale", (cls,), {"backward": staticmethod(backward), "saves": False,
+                                                 "saves_output": False,
                                                  "__init_subclass__": classmethod(lambda c, **kw: None)})
 
 
@@ -108,7 +134,7 @@ class Div(Op):
 class Pow(Op):
     """tensor ** tensor."""
 
-    name = "PowBackward1"
+    name, saves_output = "PowBackward1", True
     forward = staticmethod(lambda r, a, b: ieee.pow(a, b))
 
     @staticmethod
@@ -122,6 +148,15 @@ class Pow(Op):
         return ga, gb
 
     sympy = staticmethod(lambda sp, a, b: a**b)
+
+    @staticmethod
+    def convention(a, b):
+        # 0 * 0**-1 and 0**b * log(0) are nan in calculus; PyTorch masks them to 0, so x**x
+        # has gradient 0 at x = 0 (calculus: x**x * (log(x) + 1) is -inf there)
+        if a == 0 and b >= 0:
+            return ("pow: PyTorch takes d(a**b)/db = 0 at a = 0, b >= 0, and d(a**b)/da = 0 at b = 0 "
+                    "(calculus: 0*log(0) and 0*0**-1 are undefined)", (0.0 if b == 0 else None, 0.0))
+        return None
 
 
 class Minimum(Op):
@@ -142,6 +177,7 @@ class Minimum(Op):
 
     @staticmethod
     def sympy(sp, a, b):
+        # at a tie the value is (a + b) / 2, so each side's derivative is 1/2, as PyTorch splits it
         return sp.Piecewise((a, sp.StrictLessThan(a, b)), (b, sp.StrictGreaterThan(a, b)), ((a + b) / 2, True))
 
 
@@ -160,6 +196,7 @@ class Maximum(Op):
 
     @staticmethod
     def sympy(sp, a, b):
+        # a tie splits the derivative 1/2-1/2, as in Minimum
         return sp.Piecewise((a, sp.StrictGreaterThan(a, b)), (b, sp.StrictLessThan(a, b)), ((a + b) / 2, True))
 
 
@@ -244,11 +281,18 @@ class PowC(Op):
 
     sympy = staticmethod(lambda sp, a, c: a**c)
 
+    @staticmethod
+    def convention(a, c):
+        # pow_backward returns zeros for exponent 0, also at a = 0 where c * a**(c-1) is 0 * inf
+        if c == 0 and a == 0:
+            return ("pow: PyTorch takes d(a**0)/da = 0 at a = 0 (calculus formula: 0*0**-1, undefined)", (0.0,))
+        return None
+
 
 class RPowC(Op):
     """number ** tensor."""
 
-    name, saves_inputs = "PowBackward2", False
+    name, saves_inputs, saves_output = "PowBackward2", False, True
     # ``c`` is the Python number as given: the forward casts it to the tensor's dtype, the
     # backward takes the log of the double (pow_backward_exponent with a Scalar base)
     forward = staticmethod(lambda r, a, c: ieee.pow(r(c), a))
@@ -263,11 +307,17 @@ class RPowC(Op):
 
     sympy = staticmethod(lambda sp, a, c: c**a)
 
+    @staticmethod
+    def convention(a, c):
+        if c == 0 and a >= 0:
+            return ("pow: PyTorch takes d(0**x)/dx = 0 at x >= 0 (calculus: 0**x*log(0), undefined)", (0.0,))
+        return None
+
 
 class Reciprocal(Op):
     """1 / tensor; ``number / tensor`` is ``reciprocal(tensor) * number`` as in PyTorch."""
 
-    name, saves_inputs = "ReciprocalBackward0", False
+    name, saves_inputs, saves_output = "ReciprocalBackward0", False, True
     forward = staticmethod(lambda r, a: ieee.div(1.0, a))
 
     @staticmethod
@@ -291,9 +341,9 @@ class Clamp(Op):
         lo, hi = c
         if a != a:
             return a
-        if lo is not None and a < lo:
+        if lo is not None and (a < lo or lo != lo):  # a nan bound gives nan, as in PyTorch
             a = lo
-        if hi is not None and a > hi:
+        if hi is not None and (a > hi or hi != hi):
             a = hi
         return a
 
@@ -313,6 +363,7 @@ class Clamp(Op):
             pieces.append((sp.Float(lo) if isinstance(lo, float) else lo, sp.StrictLessThan(a, lo)))
         if hi is not None:
             pieces.append((sp.Float(hi) if isinstance(hi, float) else hi, sp.StrictGreaterThan(a, hi)))
+        # the bounds fall in the last piece: derivative 1 at min and max, as in PyTorch
         return sp.Piecewise(*pieces, (a, True))
 
 
@@ -334,21 +385,28 @@ class Log(Op):
 
 
 class Exp(Op):
-    name, saves_inputs = "ExpBackward0", False
+    name, saves_inputs, saves_output = "ExpBackward0", False, True
     forward = staticmethod(lambda r, a: ieee.exp(a))
     backward = staticmethod(lambda k, g, v: (k.mul(g, k.out(v)),))
     sympy = staticmethod(lambda sp, a: sp.exp(a))
 
 
 class Sqrt(Op):
-    name, saves_inputs = "SqrtBackward0", False
+    name, saves_inputs, saves_output = "SqrtBackward0", False, True
     forward = staticmethod(lambda r, a: ieee.sqrt(a))
     backward = staticmethod(lambda k, g, v: (k.div(g, k.mul(k.const(2.0), k.out(v))),))
     sympy = staticmethod(lambda sp, a: sp.sqrt(a))
 
+    @staticmethod
+    def convention(a):
+        if a == 0:  # g / (2 * sqrt(0))
+            return ("sqrt: PyTorch's derivative at 0 is inf (calculus: no derivative; one-sided limit +inf)",
+                    (float("inf"),))
+        return None
+
 
 class Tanh(Op):
-    name, saves_inputs = "TanhBackward0", False
+    name, saves_inputs, saves_output = "TanhBackward0", False, True
     forward = staticmethod(lambda r, a: ieee.tanh(a))
 
     @staticmethod
@@ -363,7 +421,7 @@ class Tanh(Op):
 
 
 class Sigmoid(Op):
-    name, saves_inputs = "SigmoidBackward0", False
+    name, saves_inputs, saves_output = "SigmoidBackward0", False, True
     # PyTorch's kernel: 1 / (1 + exp(-x)) in the tensor's dtype, each step rounded (so a
     # float32 exp(-x) that overflows gives exactly 0, not a subnormal)
     forward = staticmethod(lambda r, a: 1.0 / r(1.0 + r(ieee.exp(-a))))
@@ -379,7 +437,7 @@ class Sigmoid(Op):
 class Relu(Op):
     """max(x, 0); derivative 0 at 0 (PyTorch's threshold_backward on the result)."""
 
-    name, saves_inputs = "ReluBackward0", False
+    name, saves_inputs, saves_output = "ReluBackward0", False, True
     # clamp_min(x, 0): -0.0 and nan pass through unchanged
     forward = staticmethod(lambda r, a: 0.0 if a < 0 else a)
 
@@ -388,6 +446,7 @@ class Relu(Op):
         # threshold_backward zeroes where result <= 0, so a nan result passes the gradient
         return (k.zero(g) if k.val(k.out(v)) <= 0 else g,)
 
+    # 0 up to and including 0: the derivative at 0 is 0, as PyTorch's (SymPy's Heaviside(0) is 1/2)
     sympy = staticmethod(lambda sp, a: sp.Piecewise((0, a <= 0), (a, True)))
 
 
@@ -403,6 +462,7 @@ class Abs(Op):
         s = 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)  # sgn(nan) is 0 in PyTorch
         return (k.mul(g, k.const(s)),)
 
+    # d|a|/da = sign(a), and SymPy's sign(0) is 0: PyTorch's convention at 0
     sympy = staticmethod(lambda sp, a: sp.Abs(a))
 
 
@@ -448,6 +508,115 @@ Unbind = _identity("UnbindBackward0")
 ToCopy = _identity("ToCopyBackward0")
 Alias = _identity("AliasBackward0")
 Copy = _identity("CopyBackwards")  # AccumulateGrad copies a first grad kept with create_graph
+# the views of multi-element tensors (``shaped.py``): each element of a view is one such node
+Slice = _identity("SliceBackward0")
+T = _identity("TBackward0")
+Permute = _identity("PermuteBackward0")
+Transpose = _identity("TransposeBackward0")
+UnsafeView = _identity("UnsafeViewBackward0")
+SqueezeDims = _identity("SqueezeBackward2")
+Cat = _identity("CatBackward0")
+Stack = _identity("StackBackward0")
+
+
+# ---------------------------------------------------------------- n-ary: reductions and products
+# One element of a sum, mean or matrix product of a multi-element tensor is ONE node with all
+# the elements it combines as inputs. Its value is computed by the caller in the order of
+# PyTorch's CPU kernels (``kernel_order.py``); ``forward`` here is the plain left-to-right
+# reference, for readers and tools. ``_c`` stays None: the count is the number of inputs.
+
+
+class SumN(Op):
+    """sum() of all elements (SumBackward0): the gradient goes to every input unchanged."""
+
+    name, saves, saves_inputs = "SumBackward0", False, False
+
+    @staticmethod
+    def forward(r, *args):
+        acc = r(0.0)
+        for a in args:
+            acc = r(acc + a)
+        return acc
+
+    @staticmethod
+    def backward(k, g, v):
+        return (g,) * len(v._in)
+
+    @staticmethod
+    def sympy(sp, *args):
+        return sp.Add(*args)
+
+
+class SumDimN(SumN):
+    """sum(dim): one output element (SumBackward1)."""
+
+    name = "SumBackward1"
+
+
+class MeanN(Op):
+    """mean() of all elements (MeanBackward0): sum, then one division by the count; each input
+    gets grad / count, rounded once (PyTorch's mean_backward)."""
+
+    name, saves, saves_inputs = "MeanBackward0", False, False
+
+    @staticmethod
+    def forward(r, *args):
+        return r(SumN.forward(r, *args) / len(args))
+
+    @staticmethod
+    def backward(k, g, v):
+        return (k.div(g, k.const(float(len(v._in)))),) * len(v._in)
+
+    @staticmethod
+    def sympy(sp, *args):
+        return sp.Add(*args) / len(args)
+
+
+class MeanDimN(MeanN):
+    """mean(dim): one output element (MeanBackward1)."""
+
+    name = "MeanBackward1"
+
+
+class Dot(Op):
+    """sum(a[i] * b[i]): one element of a matrix product; inputs are a's k elements, then b's.
+    Each input's gradient is g times its partner (rounded once), as in PyTorch's dot/mm
+    backward for an element that feeds a single output."""
+
+    name = "DotBackward0"
+
+    @staticmethod
+    def forward(r, *args):
+        k = len(args) // 2
+        acc = r(0.0)
+        for x, y in zip(args[:k], args[k:]):
+            acc = r(acc + r(x * y))
+        return acc
+
+    @staticmethod
+    def backward(k, g, v):
+        ins = k.ins(v)
+        n = len(ins) // 2
+        return tuple(k.mul(g, y) for y in ins[n:]) + tuple(k.mul(g, x) for x in ins[:n])
+
+    @staticmethod
+    def sympy(sp, *args):
+        k = len(args) // 2
+        return sp.Add(*[x * y for x, y in zip(args[:k], args[k:])])
+
+
+class Mm(Dot):
+    name = "MmBackward0"
+
+
+class Mv(Dot):
+    name = "MvBackward0"
+
+
+class VecMat(Dot):
+    """1-D @ 2-D: PyTorch unsqueezes, multiplies and squeezes, so the result's node is a squeeze."""
+
+    name = "SqueezeBackward4"
 
 CATALOGUE = [Add, Sub, Mul, Div, Pow, Minimum, Maximum, AddC, SubC, RSubC, MulC, DivC, PowC, RPowC,
              Reciprocal, Clamp, Neg, Log, Exp, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin, Cos]

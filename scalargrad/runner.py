@@ -19,19 +19,9 @@ import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from .errors import Unsupported
+
 __all__ = ["Unsupported", "torch_alias", "run_path", "RunResult"]
-
-SCOPE = "scalargrad implements PyTorch's autograd and nn.Module on scalars"
-
-
-class Unsupported(AttributeError, NotImplementedError):
-    """A program used a part of PyTorch that scalargrad does not implement."""
-
-    def __init__(self, feature: str, hint: str = "") -> None:
-        self.feature = feature
-        msg = f"{feature} is not supported: {SCOPE}"
-        super().__init__(msg + (f" ({hint})" if hint else ""))
-
 
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finder and loader that hand out scalargrad's module for every ``torch`` name."""

@@ -22,6 +22,7 @@ Slots, for the engine's sake:
 from __future__ import annotations
 
 import itertools
+import math
 import operator
 import warnings
 from collections import OrderedDict
@@ -67,7 +68,7 @@ LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place 
 class _Ext:
     """The rarely used parts of a Value; its presence sends the engine to its slow path."""
 
-    __slots__ = ("node", "hooks", "retain", "post_acc", "pick")
+    __slots__ = ("node", "hooks", "retain", "post_acc", "pick", "group")
 
     def __init__(self) -> None:
         self.node = None  # the grad_fn (or AccumulateGrad) object, made on first request
@@ -75,6 +76,7 @@ class _Ext:
         self.retain = False  # retain_grad() was called
         self.post_acc = None  # OrderedDict of post-accumulate-grad hooks
         self.pick = None  # (hidden node, index) for an output of a multi-output Function
+        self.group = None  # the Group of the multi-element tensor this Value is an element of
 
 
 def _ext(v: Value) -> _Ext:
@@ -265,7 +267,7 @@ def as_value(x, like: Value | None = None) -> Value:
 def _number(x, what: str):
     if _is_number(x):
         return x
-    raise TypeError(f"unsupported operand type for {what}: 'Tensor' and '{type(x).__name__}'")
+    raise TypeError(f"unsupported operand type(s) for {what}: 'Tensor' and '{type(x).__name__}'")
 
 
 # ---------------------------------------------------------------- the class
@@ -281,6 +283,16 @@ class Value:
     __slots__ = ("_val", "_t", "_rg", "_op", "_in", "_c", "_seq", "_grad", "_ext")
     __hash__ = object.__hash__
 
+    def __new__(cls, *args, **kwargs):
+        # ``Tensor([1., 2.])`` holds several elements: it is a multi-element tensor (shaped.py)
+        if cls is Value and args and not kwargs:
+            from .factories import multi_element_tensor
+
+            t = multi_element_tensor(args)
+            if t is not None:
+                return t
+        return object.__new__(cls)
+
     def __init__(self, *args, **kwargs) -> None:
         from .factories import init_tensor_from_args
 
@@ -290,7 +302,7 @@ class Value:
         # only reached when normal lookup fails: a Tensor method scalargrad does not have
         if name.startswith("_"):
             raise AttributeError(f"'Tensor' object has no attribute '{name}'")
-        from .runner import Unsupported
+        from .errors import Unsupported
 
         raise Unsupported(f"Tensor.{name}")
 
@@ -519,6 +531,20 @@ class Value:
         """A new leaf sharing this tensor's storage, outside the graph."""
         return DataView(self)
 
+    def __deepcopy__(self, memo: dict) -> Value:
+        # copy.deepcopy (of a tensor, or of a Module holding buffers): leaves only, as PyTorch
+        if self._op is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
+                "the moment.  If you were attempting to deepcopy a module, this may be because of a "
+                "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        new = memo[id(self)] = leaf(self._val, self._t, self._rg)
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        return new
+
     def detach_(self) -> Value:
         self._op = None
         self._in = ()
@@ -581,6 +607,8 @@ class Value:
     def __pow__(self, other) -> Value:
         if isinstance(other, Value):
             return binary(ops.Pow, self, other)
+        if other.__class__ is int and other < 0 and not self._t.dtype.is_floating_point:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
         return with_number(ops.PowC, self, _number(other, "**"), exact_number=True)
 
     def __rpow__(self, other) -> Value:
@@ -594,6 +622,16 @@ class Value:
 
     def __abs__(self) -> Value:
         return unary(ops.Abs, self, keep_int=True)
+
+    def __matmul__(self, other):
+        from .shaped import matmul
+
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        from .shaped import matmul
+
+        return matmul(other, self)
 
     def __floordiv__(self, other):
         other = as_value(other, self)
@@ -734,6 +772,10 @@ class Value:
             return out
         t = self._t
         r = t.dtype.round
+        if t.dtype is not dtypes.float64:
+            for bound in (min, max):  # PyTorch converts a clamp bound with an overflow check
+                if bound.__class__ is float and _F32_HI < abs(bound) < math.inf:
+                    raise RuntimeError("value cannot be converted to type float without overflow")
         c = (None if min is None else r(min), None if max is None else r(max))
         return make(ops.Clamp, t, r(ops.Clamp.forward(r, self._val, c)), (self,), c)
 
@@ -761,7 +803,7 @@ class Value:
         if not self._t.dtype.is_floating_point:
             raise RuntimeError(
                 "mean(): could not infer output dtype. Input dtype must be either a floating point "
-                f"or complex dtype. Got: {self._t.dtype.name.capitalize()}")
+                f"or complex dtype. Got: {'Long' if self._t.dtype is dtypes.int64 else 'Bool'}")
         t = self._t if (keepdim and dim is not None) else TensorType(self._t.dtype, ())
         if dim is not None and not keepdim:
             t = TensorType(self._t.dtype, _drop_dim(self._t.shape, dim))
@@ -856,9 +898,11 @@ def _reshaped(v: Value, op, shape, expand: bool = False) -> Value:
             s = 1 if not expand else (v._t.shape[i - len(shape) + len(v._t.shape)]
                                       if i - len(shape) + len(v._t.shape) >= 0 else 1)
         if s != 1:
-            raise RuntimeError(
-                f"shape '{list(shape)}' is invalid for input of size 1: scalargrad's tensors hold one "
-                "element (multi-element tensors are not supported yet)")
+            if expand:  # a one-element tensor expanded to several elements (shaped.py)
+                from .shaped import _expand
+
+                return _expand(v, tuple(shape))
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size 1")
         new.append(1)
     if expand and len(new) < len(v._t.shape):
         raise RuntimeError(
@@ -881,11 +925,18 @@ def _inplace(self: Value, compute, other) -> Value:
     """
     if self._rg and self._op is None and _grad_state.enabled:
         raise RuntimeError(LEAF_INPLACE)
+    if self._rg and _grad_state.enabled and getattr(self._op, "check_inplace", None) is not None:
+        self._op.check_inplace(self)  # a custom Function's output that PyTorch makes a view
+    if isinstance(other, Value) and other.numel() != 1:  # a multi-element operand (shaped.py)
+        from .shaped import broadcast_shapes
+
+        raise RuntimeError(f"output with shape {list(self._t.shape)} doesn't match the broadcast shape "
+                           f"{list(broadcast_shapes(self._t.shape, other._t.shape))}")
     res = compute(other)
     if res._t.dtype is not self._t.dtype and promote_types(res._t.dtype, self._t.dtype) is not self._t.dtype:
-        raise RuntimeError(
-            f"result type {res._t.dtype.name.capitalize().replace('32', '').replace('64', '')} "
-            f"can't be cast to the desired output type {self._t.dtype.name.capitalize()}")
+        names = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+        raise RuntimeError(f"result type {names[res._t.dtype.name]} can't be cast to the desired output type "
+                           f"{names[self._t.dtype.name]}")
     if res._op is None:
         self._val = self._t.dtype.round(res._val)
         if not isinstance(self, DataView):
@@ -902,6 +953,8 @@ def _inplace(self: Value, compute, other) -> Value:
         self._ext.node = None
     if old._ext is not None and old._op is not None and old._ext.node is not None:
         old._ext.node._v = old
+    if old._op is not None and old._op.saves_output:
+        old._op = old._op.stale  # the result its backward reads has just changed
     self._val = res._val
     self._t = self._t if res._t is self._t else TensorType(self._t.dtype, res._t.shape)
     self._rg = True

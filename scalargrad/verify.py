@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 __all__ = ["Example", "Outcome", "find_reference_dir", "load_catalogue", "verify", "normalise_stdout",
            "normalise_stderr"]
 
+_PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _ADDR = re.compile(r"0x[0-9a-fA-F]{6,}")
 _ERRLINE = re.compile(r"^(?:.*?:\d+: )?((?:[A-Za-z_][\w.]*\.)?([A-Za-z_]\w*(?:Warning|Error|Exception)):.*)$")
 
@@ -153,6 +154,8 @@ def run_example(ex: Example, check: bool = True, timeout: float = 300.0) -> Outc
         cmd.append(ex.program)
         env = dict(os.environ, PYTHONIOENCODING="utf-8")
         env.pop("PYTHONWARNINGS", None)
+        # the worker runs in the program's directory: make this scalargrad importable there too
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_PARENT, env.get("PYTHONPATH")) if p)
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
                                   cwd=os.path.dirname(ex.program))

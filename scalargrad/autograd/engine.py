@@ -23,8 +23,9 @@ from __future__ import annotations
 from operator import attrgetter
 
 from .. import ops
-from ..value import Value, leaf, make
+from ..value import Value, _ext, leaf, make
 from . import grad_mode
+from .groups import Pending
 from .kernels import GraphKernel
 
 _VERSION_ERROR = (
@@ -34,6 +35,7 @@ _VERSION_ERROR = (
     "torch.autograd.set_detect_anomaly(True, check_nan=False)."
 )
 _TENSOR_KIND = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor"}
+_ABSENT = object()  # no gradient reached the node (None means an undefined gradient did)
 
 
 def _route(u: Value, v: Value, check: bool) -> Value:
@@ -54,8 +56,9 @@ def _route(u: Value, v: Value, check: bool) -> Value:
     return w
 
 
-def _discover(roots) -> tuple[list, dict]:
-    """The reachable non-leaf nodes, newest first, and each reachable leaf's delivery count."""
+def _discover(roots) -> tuple[list, dict, set]:
+    """The reachable non-leaf nodes, newest first, each reachable leaf's delivery count, and the
+    set of reachable non-leaf nodes."""
     seen = set()
     leaves: dict = {}
     order = []
@@ -80,7 +83,7 @@ def _discover(roots) -> tuple[list, dict]:
                     seen.add(u)
                     stack.append(u)
     order.sort(key=_seq_key, reverse=True)
-    return order, leaves
+    return order, leaves, seen
 
 
 _seq_key = attrgetter("_seq")
@@ -113,29 +116,57 @@ def _unwrap(g, graph: bool):
 class _Run:
     """State of one backward call (so that a hook may itself call backward)."""
 
-    __slots__ = ("graph", "keep", "capture", "accumulate", "captured", "need")
+    __slots__ = ("graph", "keep", "capture", "accumulate", "captured", "need", "nodes", "leaves",
+                 "pending")
 
-    def __init__(self, graph, keep, capture, accumulate, need):
+    def __init__(self, graph, keep, capture, accumulate, need, nodes, leaves):
         self.graph = graph
         self.keep = keep
         self.capture = capture  # the inputs of autograd.grad / backward(inputs=...), or None
         self.accumulate = accumulate
         self.captured = {}
         self.need = need
+        self.nodes = nodes  # the reachable non-leaf nodes
+        self.leaves = leaves  # reachable leaf -> deliveries still to come
+        self.pending = Pending()  # element gradients held back for whole-tensor hooks
+
+
+observers: list = []
+"""Callables ``obs(roots, grads, keep_graph, create_graph, inputs, accumulate)`` told of every
+backward call on entry, before any saved value is freed (``symbolic.check_every_backward``).
+One may return a callable, called with the call's result once it has finished. When the list
+is empty a backward call pays one truth test for it, not one per node."""
 
 
 def run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=None,
                  accumulate: bool = True, allow_unused: bool = False):
+    """Backpropagate ``grads`` from ``roots`` (see ``_run_backward``), telling ``observers``."""
+    if not observers:
+        return _run_backward(roots, grads, keep_graph, create_graph, inputs, accumulate, allow_unused)
+    finish = [f for f in [obs(roots, grads, keep_graph, create_graph, inputs, accumulate)
+                          for obs in list(observers)] if f is not None]
+    result = _run_backward(roots, grads, keep_graph, create_graph, inputs, accumulate, allow_unused)
+    for f in finish:
+        f(result)
+    return result
+
+
+def _run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=None,
+                  accumulate: bool = True, allow_unused: bool = False):
     """Backpropagate ``grads`` (floats, or Values with create_graph) from ``roots``.
 
     With ``inputs``, only gradients reaching them are computed; ``accumulate=False`` returns
     them (autograd.grad) instead of adding them to ``.grad``.
     """
-    order, leaves = _discover(roots)
+    order, leaves, nodes = _discover(roots)
     need = None
     if inputs is not None:
         need = _needed(order, inputs)
-    run = _Run(create_graph, keep_graph, set(inputs) if inputs is not None else None, accumulate, need)
+        for i in inputs:
+            if i._op is not None:
+                _ext(i)  # a non-leaf input is captured on the hooked path
+    run = _Run(create_graph, keep_graph, set(inputs) if inputs is not None else None, accumulate, need,
+               nodes, leaves)
     prev_mode = grad_mode._state.enabled
     grad_mode._state.enabled = create_graph
     try:
@@ -149,8 +180,6 @@ def run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=None
 
 def _execute(run: _Run, roots, grads, order: list, leaves: dict) -> None:
     graph = run.graph
-    keep = run.keep
-    need = run.need
     buf: dict = {}
     for r, g in zip(roots, grads):
         b = buf.get(r)
@@ -159,27 +188,49 @@ def _execute(run: _Run, roots, grads, order: list, leaves: dict) -> None:
         if r._op is None and leaves[r] == 0:
             _accumulate(run, r, buf.pop(r))
     for v in order:
-        g = buf.pop(v, None)
-        if g is None:
-            continue  # nothing arrived (pruned by autograd.grad, or a hook returned no path)
-        op = v._op
+        g = buf.pop(v, _ABSENT)
+        if g is _ABSENT:
+            continue  # nothing arrived (pruned by autograd.grad)
         if v._ext is not None:
-            grads = _run_hooked(run, v, g, buf)
-            if grads is None:
-                continue
+            if v._ext.group is not None:
+                _hold_element(run, v, g, buf)
+            else:
+                _deliver(run, v, _run_hooked(run, v, g, buf), buf)
+        elif g is None:
+            _deliver(run, v, (None,) * len(v._in), buf)  # undefined gradients pass on as such
         else:
-            grads = op.backward(GraphKernel if graph else v._t.dtype.kernel, g, v)
-        if not keep and op.saves:
-            v._op = op.freed
-        vseq = v._seq
-        vt = v._t
-        for u, gi in zip(v._in, grads):
-            if gi is None or not u._rg:
-                continue
-            if u._seq > vseq:
-                u = _route(u, v, True)
-            if need is not None and u not in need:
-                continue
+            _deliver(run, v, v._op.backward(GraphKernel if graph else v._t.dtype.kernel, g, v), buf)
+    for grp, held in run.pending.leftover():
+        _release(run, grp, held, buf)
+
+
+def _deliver(run: _Run, v: Value, grads, buf: dict) -> None:
+    """Send the gradients ``v`` computed to its inputs (None: ``v`` forwarded nothing)."""
+    if grads is None:
+        return
+    op = v._op
+    if not run.keep and op.saves:
+        v._op = op.freed
+    graph = run.graph
+    need = run.need
+    leaves = run.leaves
+    vseq = v._seq
+    vt = v._t
+    for u, gi in zip(v._in, grads):
+        if not u._rg:
+            if u._seq > vseq:  # a constant this node saved was changed in place since
+                _route(u, v, True)
+            continue
+        if u._seq > vseq:
+            u = _route(u, v, True)
+        if need is not None and u not in need:
+            continue
+        if gi is None:
+            # an undefined gradient (None from a Function or a hook) still counts as a
+            # delivery, as in PyTorch: the leaf's other gradients must not wait for it
+            if u not in buf:
+                buf[u] = None
+        else:
             ut = u._t
             if ut is not vt and ut.dtype is not vt.dtype and not graph:
                 gi = ut.dtype.round(gi)
@@ -188,24 +239,58 @@ def _execute(run: _Run, roots, grads, order: list, leaves: dict) -> None:
                 buf[u] = gi
             else:
                 buf[u] = (GraphKernel if graph else ut.dtype.kernel).add(b, gi)
-            if u._op is None:
-                n = leaves[u] - 1
-                leaves[u] = n
-                if n == 0:
-                    _accumulate(run, u, buf.pop(u))
+        if u._op is None:
+            n = leaves[u] - 1
+            leaves[u] = n
+            if n == 0:
+                _accumulate(run, u, buf.pop(u))
+
+
+def _hold_element(run: _Run, v: Value, g, buf: dict) -> None:
+    """An element of a multi-element tensor: wait for the whole tensor's gradient."""
+    grp = v._ext.group
+    held = run.pending.arrive(grp, v, g, run.nodes.__contains__)
+    if held is not None:
+        _release(run, grp, held, buf)
+
+
+def _release(run: _Run, grp, held: list, buf: dict) -> None:
+    """Every element of ``grp`` has its gradient: run the tensor's hooks on the whole gradient,
+    then each element, newest first (the order in which the sweep met them)."""
+    held = grp.call_hooks(held, run.graph)
+    members = [(e, g) for e, g in zip(grp.elements, held) if e in run.nodes]
+    members.sort(key=lambda eg: eg[0]._seq, reverse=True)
+    for e, g in members:
+        if e._ext.hooks or e._ext.retain or e._ext.node is not None or e._ext.pick is not None:
+            _deliver(run, e, _run_hooked(run, e, g, buf), buf)
+        elif g is None:
+            _deliver(run, e, (None,) * len(e._in), buf)
+        else:
+            _deliver(run, e, e._op.backward(GraphKernel if run.graph else e._t.dtype.kernel, g, e), buf)
 
 
 def _tensor_hooks(v: Value, g, graph: bool):
+    """Run ``v``'s tensor hooks; an undefined gradient (None) is passed to them as None."""
     hooks = v._ext.hooks
     if hooks:
         t = v._t
-        gv = _wrap(g, t)
+        gv = None if g is None else _wrap(g, t)
         for hook in list(hooks.values()):
             res = hook(gv)
             if res is not None:
-                gv = res if isinstance(res, Value) else leaf(t.dtype.round(res), t)
-        g = gv if graph else gv._val
+                if not isinstance(res, Value):
+                    raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
+                gv = res
+        g = None if gv is None else (gv if graph else gv._val)
     return g
+
+
+def _hook_result(hook, res, expected: int) -> tuple:
+    res = tuple(res)
+    if len(res) != expected:
+        raise RuntimeError(f"hook '{getattr(hook, '__name__', hook)}' has returned an incorrect number "
+                           f"of values (got {len(res)}, but expected {expected})")
+    return res
 
 
 def _store_grad(v: Value, g, graph: bool, in_place: bool) -> None:
@@ -224,10 +309,40 @@ def _store_grad(v: Value, g, graph: bool, in_place: bool) -> None:
 
 
 def _accumulate(run: _Run, u: Value, g) -> None:
+    """A leaf's turn; an element of a multi-element leaf tensor waits for the whole tensor."""
+    ext = u._ext
+    if ext is not None and ext.group is not None:
+        grp = ext.group
+        held = run.pending.arrive(grp, u, g, run.leaves.__contains__)
+        if held is None:
+            return
+        held = grp.call_hooks(held, run.graph)
+        for e, ge in zip(grp.elements, held):
+            if e in run.leaves:
+                _accumulate_leaf(run, e, ge)
+        if grp.post_acc and run.capture is None:
+            for hook in list(grp.post_acc.values()):
+                hook(grp.tensor)
+        return
+    _accumulate_leaf(run, u, g)
+
+
+def _accumulate_leaf(run: _Run, u: Value, g) -> None:
     """A leaf's turn: tensor hooks, then capture or accumulation, then post-accumulate hooks."""
     ext = u._ext
+    node = None
     if ext is not None:
         g = _tensor_hooks(u, g, run.graph)
+        node = ext.node  # the AccumulateGrad node, if one was asked for (it may hold hooks)
+        if g is not None and node is not None and node._pre:
+            gv = (_wrap(g, u._t),)
+            for hook in list(node._pre.values()):
+                res = hook(gv)
+                if res is not None:
+                    gv = _hook_result(hook, res, 1)
+            g = _unwrap(gv[0], run.graph)
+    if g is None:
+        return  # undefined: AccumulateGrad does nothing
     if run.capture is not None:
         if u in run.capture:
             if run.accumulate:
@@ -240,6 +355,10 @@ def _accumulate(run: _Run, u: Value, g) -> None:
     if ext is not None and ext.post_acc:
         for hook in list(ext.post_acc.values()):
             hook(u)
+    if node is not None and node._post:
+        g_out = (_wrap(g, u._t),)
+        for hook in list(node._post.values()):
+            hook((), g_out)
 
 
 def _run_hooked(run: _Run, v: Value, g, buf: dict):
@@ -250,11 +369,14 @@ def _run_hooked(run: _Run, v: Value, g, buf: dict):
     pick = ext.pick
     if not isinstance(g, list):
         g = _tensor_hooks(v, g, graph)
-    if ext.retain:
+    if ext.retain and g is not None:
         _store_grad(v, g, graph, False)
-    if run.capture is not None and v in run.capture:
-        prev = run.captured.get(v)
-        run.captured[v] = g if prev is None else prev + g
+    if run.capture is not None and v in run.capture and g is not None:
+        if run.accumulate:  # backward(inputs=[non-leaf]) accumulates into its .grad
+            _store_grad(v, g, graph, True)
+        else:
+            prev = run.captured.get(v)
+            run.captured[v] = g if prev is None else prev + g
         need = run.need
         if not any(u._rg and u in need for u in v._in):
             return None
@@ -276,9 +398,11 @@ def _run_hooked(run: _Run, v: Value, g, buf: dict):
         for hook in list(node._pre.values()):
             res = hook(gv)
             if res is not None:
-                gv = tuple(res)
+                gv = _hook_result(hook, res, len(outs))
         vals = [_unwrap(x, graph) for x in gv]
         g = vals if multi else vals[0]
+    if g is None:
+        return [None] * len(v._in)  # undefined: nothing to differentiate
     grads = v._op.backward(k, g, v)
     if node is not None and node._post:
         outs = tuple(g) if multi else (g,)
@@ -293,6 +417,6 @@ def _run_hooked(run: _Run, v: Value, g, buf: dict):
         for hook in list(node._post.values()):
             res = hook(g_in, g_out)
             if res is not None:
-                g_in = tuple(res)
+                g_in = _hook_result(hook, res, len(g_in))
         grads = [_unwrap(x, graph) for x in g_in[:len(v._in)]]
     return grads

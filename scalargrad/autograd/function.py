@@ -38,6 +38,7 @@ class FunctionCtx:
         self.materialize_grads = True
         self._non_differentiable = ()
         self.outputs_types = ()
+        self._views = {}  # output slot -> True if the Function has several differentiable outputs
 
     def save_for_backward(self, *tensors) -> None:
         """Keep these tensors (or None) for backward, where ``saved_tensors`` returns them."""
@@ -100,6 +101,15 @@ class _FunctionOp(ops.Op):
             else:
                 raise RuntimeError(f"function {cls.name} returned an incorrect number of gradients "
                                    f"(expected {n_args}, got {len(res)})")
+        tensor_at = set(positions)
+        for pos, r in enumerate(res):
+            if r is None:
+                continue
+            if pos not in tensor_at:
+                raise RuntimeError(f"function {cls.name} returned a gradient different than None at position "
+                                   f"{pos + 1}, but the corresponding forward input was not a Variable")
+            if not isinstance(r, Value):
+                raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
         out = []
         for pos, u in zip(positions, v._in):
             r = res[pos]
@@ -115,6 +125,30 @@ class _FunctionOp(ops.Op):
     def sympy(sp, *args):
         raise NotImplementedError("a custom autograd.Function has no symbolic form")
 
+    @classmethod
+    def check_inplace(cls, v) -> None:
+        _check_view_inplace(v._c, 0, cls.function.__name__)
+
+
+_VIEW_INPLACE = "Output {slot} of {name} is a view and is being modified inplace. "
+_VIEW_OF_ONE = (
+    "This view was created inside a custom Function (or because an input was returned as-is) and the autograd "
+    "logic to handle view+inplace would override the custom backward associated with the custom Function, "
+    "leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the "
+    "custom Function."
+)
+_VIEW_OF_SEVERAL = (
+    "This view is the output of a function that returns multiple views. Such functions do not allow the output "
+    "views to be modified inplace. You should replace the inplace operation by an out-of-place one."
+)
+
+
+def _check_view_inplace(ctx: FunctionCtx, slot: int, name: str) -> None:
+    several = ctx._views.get(slot)
+    if several is not None:
+        why = _VIEW_OF_SEVERAL if several else _VIEW_OF_ONE
+        raise RuntimeError(_VIEW_INPLACE.format(slot=slot, name=name) + why)
+
 
 class _FunctionOpFreed(_FunctionOp):
     @classmethod
@@ -127,6 +161,11 @@ class Pick(ops.Op):
     """Output ``i`` of a multi-output Function (never run: the engine routes its gradient)."""
 
     name, saves, saves_inputs = "Pick", False, False
+
+    @staticmethod
+    def check_inplace(v) -> None:
+        hidden = v._in[0]
+        _check_view_inplace(hidden._c, v._c, hidden._op.function.__name__)
 
 
 class _FunctionMeta(type):
@@ -191,6 +230,10 @@ class Function(metaclass=_FunctionMeta):
             return result
         ctx.outputs_types = tuple(outs[i]._t for i in tensor_idx)
         non_diff = {id(t) for t in ctx._non_differentiable}
+        # an input returned as is is a view in PyTorch, which refuses to modify it in place
+        diff = [slot for slot, i in enumerate(tensor_idx)
+                if id(outs[i]) not in non_diff and outs[i].dtype.is_floating_point]
+        ctx._views = {slot: len(diff) > 1 for slot in diff if any(outs[tensor_idx[slot]] is u for u in inputs)}
         seq = next_seq()
         if len(tensor_idx) == 1 and not is_tuple:
             out = _as_output(outs[0], inputs)

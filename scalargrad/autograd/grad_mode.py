@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode"]
@@ -35,6 +36,8 @@ class _GradModeContext:
 
     def __call__(self, func):
         mode = self._mode
+        if inspect.isgeneratorfunction(func):
+            return _generator_wrapper(func, mode)
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
@@ -49,6 +52,39 @@ class _GradModeContext:
 
     def clone(self):
         return self.__class__()
+
+
+def _generator_wrapper(func, mode: bool):
+    """A decorated generator function: the mode holds while the generator body runs, and the
+    caller's mode is back at every yield (as PyTorch's _wrap_generator does)."""
+
+    def run_step(step, *args):
+        prev = _state.enabled
+        _state.enabled = mode
+        try:
+            return step(*args)
+        finally:
+            _state.enabled = prev
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        gen = func(*args, **kwargs)  # runs nothing yet
+        try:
+            response = run_step(gen.send, None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    run_step(gen.close)
+                    raise
+                except BaseException as exc:
+                    response = run_step(gen.throw, exc)
+                else:
+                    response = run_step(gen.send, request)
+        except StopIteration as stop:
+            return stop.value
+
+    return wrapper
 
 
 class no_grad(_GradModeContext):
@@ -75,7 +111,13 @@ class enable_grad(no_grad):
 
 
 class inference_mode(_GradModeContext):
-    """Like ``no_grad`` (scalargrad has no separate inference tensors)."""
+    """Like ``no_grad`` (scalargrad has no separate inference tensors); bare ``@inference_mode``
+    decorates too."""
+
+    def __new__(cls, mode=True):
+        if mode is None or isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)
 
     def __init__(self, mode: bool = True) -> None:
         self._mode = not mode
@@ -95,6 +137,11 @@ class set_grad_enabled(_GradModeContext):
     def __exit__(self, *exc):
         _state.enabled = self._prev
         return False
+
+    def __call__(self, func):
+        # used as a decorator, the call that built it must not change the mode for good
+        _state.enabled = self._prev
+        return super().__call__(func)
 
     def clone(self):
         return self.__class__(self._mode)

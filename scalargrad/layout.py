@@ -1,0 +1,209 @@
+"""Memory layouts of multi-element tensors, as PyTorch lays them out (strides, contiguity).
+
+scalargrad keeps a multi-element tensor's elements in logical (row-major) order, but PyTorch's
+behaviour depends on where they would sit in memory: ``x.t()`` is not contiguous, so
+``x.t().view(6)`` fails and ``x.t().reshape(6)`` copies (``UnsafeViewBackward0``), ``x.t() + 1``
+keeps the transposed layout, and a reduction visits the elements in memory order, which decides
+how its float32 sum rounds. This module reproduces those rules, in element units:
+
+* ``contiguous_strides``, ``is_contiguous``, ``is_non_overlapping_and_dense``: c10's definitions;
+* ``view_strides``: ``at::detail::computeStride``, the strides a view may take (None: a copy);
+* ``iteration_order`` and ``coalesce``: TensorIterator's dimension reordering and merging
+  (``reorder_dimensions``, ``coalesce_dimensions``), which ``elementwise_strides`` uses to lay
+  out the result of an elementwise op and ``kernel_order`` to walk a reduction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["contiguous_strides", "is_contiguous", "is_non_overlapping_and_dense", "view_strides",
+           "iteration_order", "coalesce", "elementwise_strides", "broadcast_strides", "numel"]
+
+
+def numel(shape: Sequence[int]) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def contiguous_strides(shape: Sequence[int]) -> tuple:
+    """Row-major strides (a size-1 or empty dimension still gets the product of the later sizes)."""
+    strides = [1] * len(shape)
+    acc = 1
+    for d in range(len(shape) - 1, -1, -1):
+        strides[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """c10's ``is_contiguous``: size-1 dimensions may have any stride; empty tensors are contiguous."""
+    if numel(shape) == 0:
+        return True
+    z = 1
+    for d in range(len(shape) - 1, -1, -1):
+        if shape[d] != 1:
+            if strides[d] != z:
+                return False
+            z *= shape[d]
+    return True
+
+
+def is_non_overlapping_and_dense(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """Every element has its own memory slot and the slots fill a block (any dimension order)."""
+    n = len(shape)
+    if n == 1:
+        return shape[0] < 2 or strides[0] == 1
+    perm = sorted(range(n), key=lambda d: (shape[d] < 2, strides[d] if shape[d] >= 2 else 0))
+    require = 1
+    for d in perm:
+        if shape[d] < 2:
+            return True
+        if strides[d] != require:
+            return False
+        require *= shape[d]
+    return True
+
+
+def view_strides(old_shape: Sequence[int], old_strides: Sequence[int], new_shape: Sequence[int]):
+    """Strides for viewing (old_shape, old_strides) as new_shape without copying, or None
+    when the view is impossible (``at::detail::computeStride``)."""
+    if not old_shape:
+        return tuple(1 for _ in new_shape)
+    n = numel(old_shape)
+    if n == 0:
+        if tuple(old_shape) == tuple(new_shape):
+            return tuple(old_strides)
+        return contiguous_strides(new_shape)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = old_strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1
+                             and old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old_strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def broadcast_strides(shape: Sequence[int], strides: Sequence[int], out_shape: Sequence[int]) -> tuple:
+    """An operand's strides seen in the broadcast shape: 0 where it is broadcast (TensorIterator)."""
+    lead = len(out_shape) - len(shape)
+    out = [0] * len(out_shape)
+    for i, s in enumerate(shape):
+        out[lead + i] = 0 if (s == 1 and out_shape[lead + i] != 1) else strides[i]
+    return tuple(out)
+
+
+def iteration_order(shape: Sequence[int], operands: Sequence[tuple], reduction: bool = False) -> list:
+    """TensorIterator's ``reorder_dimensions``: the dimensions, fastest-moving first.
+
+    ``operands`` are ``(strides, is_output)`` pairs in TensorIterator's order (outputs first);
+    ``strides`` is None for an output still to be allocated. A reduction's output has stride
+    0 in the reduced dimensions, which go first.
+    """
+    ndim = len(shape)
+    if ndim <= 1:
+        return list(range(ndim))
+    perm = list(range(ndim - 1, -1, -1))
+
+    def should_swap(dim0: int, dim1: int) -> int:
+        for strides, is_output in operands:
+            if strides is None:
+                continue
+            s0, s1 = strides[dim0], strides[dim1]
+            if reduction and is_output and (s0 == 0) != (s1 == 0):
+                return 1 if s1 == 0 else -1
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[dim0] > shape[dim1]:
+                return 1
+        return 0
+
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            c = should_swap(perm[dim0], perm[dim1])
+            if c > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif c < 0:
+                break
+    return perm
+
+
+def coalesce(shape: list, strides: list) -> tuple[list, list]:
+    """TensorIterator's ``coalesce_dimensions`` on (already reordered) sizes and per-operand
+    strides: neighbouring dimensions that walk memory as one are merged."""
+    ndim = len(shape)
+    if ndim <= 1:
+        return list(shape), [list(s) for s in strides]
+    shape = list(shape)
+    strides = [list(s) for s in strides]
+
+    def can_coalesce(d0: int, d1: int) -> bool:
+        if shape[d0] == 1 or shape[d1] == 1:
+            return True
+        return all(shape[d0] * s[d0] == s[d1] for s in strides)
+
+    prev = 0
+    for d in range(1, ndim):
+        if can_coalesce(prev, d):
+            if shape[prev] == 1:
+                for s in strides:
+                    s[prev] = s[d]
+            shape[prev] *= shape[d]
+        else:
+            prev += 1
+            if prev != d:
+                for s in strides:
+                    s[prev] = s[d]
+                shape[prev] = shape[d]
+    del shape[prev + 1:]
+    for s in strides:
+        del s[prev + 1:]
+    return shape, strides
+
+
+def elementwise_strides(out_shape: Sequence[int], inputs: Sequence[tuple]) -> tuple:
+    """The strides PyTorch gives the result of an elementwise op on ``inputs`` ((shape,
+    strides) pairs, 0-dim operands included): contiguous unless the inputs' layout says
+    otherwise (TensorIterator's fast setup, then its permuted allocation)."""
+    out_shape = tuple(out_shape)
+    if all(tuple(s) == out_shape for s, _ in inputs):
+        if all(is_contiguous(s, st) for s, st in inputs):
+            return contiguous_strides(out_shape)
+        if all(is_non_overlapping_and_dense(s, st) for s, st in inputs):
+            first = tuple(inputs[-1][1])
+            if all(tuple(st) == first for _, st in inputs):
+                return first
+    ops = [(None, True)] + [(broadcast_strides(s, st, out_shape), False) for s, st in inputs]
+    perm = iteration_order(out_shape, ops)
+    ndim = len(out_shape)
+    if perm == list(range(ndim - 1, -1, -1)):
+        return contiguous_strides(out_shape)
+    strides = [0] * ndim
+    acc = 1
+    for d in perm:  # fastest first
+        strides[d] = acc
+        acc *= out_shape[d]
+    return tuple(strides)

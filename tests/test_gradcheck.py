@@ -1,0 +1,178 @@
+"""autograd.gradcheck / gradgradcheck: PyTorch 2.13's checks, defaults and messages.
+
+The hard-coded messages were printed by PyTorch 2.13.0 running the same functions; the
+torch_ref tests rerun them side by side.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import scalargrad as torch
+from scalargrad.autograd import GradcheckError, gradcheck, gradgradcheck
+
+
+def double(v, requires_grad=True):
+    return torch.tensor(v, dtype=torch.float64, requires_grad=requires_grad)
+
+
+def make_functions(lib):
+    """The same custom Functions written against scalargrad or PyTorch."""
+
+    class Bad(lib.autograd.Function):  # derivative 1 % too big
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sin()
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * x.cos() * 1.01
+
+    class Detached(lib.autograd.Function):  # right gradient, wrong double backward
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sin()
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * x.detach().cos()
+
+    class Ignores(lib.autograd.Function):  # right Jacobian, ignores grad_output
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return lib.ones_like(g) * 2
+
+    return Bad, Detached, Ignores
+
+
+Bad, Detached, Ignores = make_functions(torch)
+
+BAD_MESSAGE = ("Jacobian mismatch for output 0 with respect to input 0,\n"
+               "numerical:tensor([[0.7648]], dtype=torch.float64)\n"
+               "analytical:tensor([[0.7725]], dtype=torch.float64)\n")
+
+
+def test_passes_on_correct_gradients():
+    x, y = double(0.7), double(0.2)
+    assert gradcheck(lambda a, b: (a * b).sin() + a.exp() / b, (x, y)) is True
+    assert gradcheck(lambda a: a * 2, x) is True  # a lone tensor is accepted
+    assert gradcheck(lambda a, c: a * c, (x, 3.0)) is True  # non-tensor arguments pass through
+
+
+def test_mismatch_message_is_pytorchs():
+    with pytest.raises(GradcheckError) as err:
+        gradcheck(Bad.apply, (double(0.7),))
+    assert str(err.value) == BAD_MESSAGE
+    assert isinstance(err.value, RuntimeError)
+    assert gradcheck(Bad.apply, (double(0.7),), raise_exception=False) is False
+
+
+def test_mismatch_names_the_output_and_input():
+    def two(a, b):
+        return a * b, a + b.exp() * Bad.apply(a)
+
+    with pytest.raises(GradcheckError) as err:
+        gradcheck(two, (double(0.7), double(0.2)))
+    assert str(err.value) == ("Jacobian mismatch for output 1 with respect to input 0,\n"
+                              "numerical:tensor([[1.9342]], dtype=torch.float64)\n"
+                              "analytical:tensor([[1.9435]], dtype=torch.float64)\n")
+
+
+def test_fast_mode_message():
+    with pytest.raises(GradcheckError) as err:
+        gradcheck(Bad.apply, (double(0.7),), fast_mode=True)
+    assert str(err.value) == (
+        "Jacobian mismatch for output 0 with respect to input 0,\nnumerical:0.7648421873063249\n"
+        "analytical:0.7724906091573334\n\nThe above quantities relating the numerical and analytical "
+        "jacobians are computed \nin fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for "
+        "more background \nabout fast mode. Below, we recompute numerical and analytical jacobians in slow "
+        "mode:\n\nNumerical:\n tensor([[0.7648]], dtype=torch.float64)\nAnalytical:\ntensor([[0.7725]], "
+        "dtype=torch.float64)\n\nThe max per-element difference (slow mode) is: 0.007648421851008447.\n")
+
+
+def test_float32_inputs_warn_and_use_float32_differences():
+    x = torch.tensor(0.5, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(GradcheckError) as err:
+            gradcheck(lambda t: t * t * t, (x,))
+    # PyTorch 2.13: the central difference is taken in float32 (0.76, not 0.75)
+    assert str(err.value) == ("Jacobian mismatch for output 0 with respect to input 0,\n"
+                              "numerical:tensor([[0.7600]])\nanalytical:tensor([[0.7500]])\n")
+    assert [str(w.message) for w in caught] == [
+        "Input #0 requires gradient and is not a double precision floating point or complex. This check "
+        "will likely fail if all the inputs are not of double precision floating point or complex. "]
+    assert caught[0].category is UserWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert gradcheck(lambda t: t * t * t, (x,), eps=1e-2, atol=1e-2)
+
+
+def test_infinite_and_nan_jacobians_fail():
+    with pytest.raises(GradcheckError) as err:
+        gradcheck(lambda t: t.sqrt(), (double(0.0),))
+    assert "numerical:tensor([[nan]], dtype=torch.float64)\nanalytical:tensor([[inf]], dtype=torch.float64)" \
+        in str(err.value)
+
+
+def test_bad_inputs_and_outputs():
+    with pytest.raises(ValueError, match="^gradcheck expects at least one input tensor to require gradient, "
+                                         "but none of them have requires_grad=True.$"):
+        gradcheck(lambda t: t * 2, (double(0.3, requires_grad=False),))
+    with pytest.raises(GradcheckError, match="^Numerical gradient for function expected to be zero$"):
+        gradcheck(lambda t: t.detach() * 2, (double(0.7),))
+    with pytest.raises(NotImplementedError, match="forward-mode"):
+        gradcheck(lambda t: t, (double(0.7),), check_forward_ad=True)
+
+
+def test_backward_must_scale_with_grad_output():
+    with pytest.raises(GradcheckError, match="^backward not multiplied by grad_output$"):
+        gradcheck(Ignores.apply, (double(0.5),))
+
+
+def test_gradgradcheck():
+    x, y = double(0.7), double(0.2)
+    assert gradgradcheck(lambda a, b: (a * b).sin() + a.exp() * b.tanh(), (x, y)) is True
+    with pytest.raises(GradcheckError) as err:
+        gradgradcheck(Detached.apply, (x,), grad_outputs=(double(0.5),))
+    assert str(err.value) == ("Jacobian mismatch for output 0 with respect to input 0,\n"
+                              "numerical:tensor([[-0.3221]], dtype=torch.float64)\n"
+                              "analytical:tensor([[0.]], dtype=torch.float64)\n")
+    # the first-order check cannot see it
+    assert gradcheck(Detached.apply, (x,))
+
+
+def _outcome(lib, check, fn, args, **kw):
+    try:
+        return check(fn, args, **kw)
+    except RuntimeError as exc:  # GradcheckError
+        return type(exc).__name__, str(exc)
+
+
+@pytest.mark.parametrize("case", ["bad", "bad_fast", "detached_gradgrad", "ignores", "good", "good_gradgrad"])
+def test_outcomes_match_pytorch(torch_ref, case):
+    def run(lib):
+        bad, detached, ignores = make_functions(lib)
+        x = lib.tensor(0.7, dtype=lib.float64, requires_grad=True)
+        go = lib.tensor(0.5, dtype=lib.float64, requires_grad=True)
+        gc, ggc = lib.autograd.gradcheck, lib.autograd.gradgradcheck
+        return {
+            "bad": lambda: _outcome(lib, gc, bad.apply, (x,)),
+            "bad_fast": lambda: _outcome(lib, gc, bad.apply, (x,), fast_mode=True),
+            "detached_gradgrad": lambda: _outcome(lib, ggc, detached.apply, (x,), grad_outputs=(go,)),
+            "ignores": lambda: _outcome(lib, gc, ignores.apply, (x,)),
+            "good": lambda: _outcome(lib, gc, lambda a: (a * a).sin() * a.exp(), (x,)),
+            "good_gradgrad": lambda: _outcome(lib, ggc, lambda a: (a * a).sin() * a.exp(), (x,)),
+        }[case]()
+
+    assert run(torch) == run(torch_ref)

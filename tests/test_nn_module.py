@@ -1,0 +1,633 @@
+"""nn.Module and nn.Parameter: registration, iteration, modes, conversions, printing, state dicts.
+
+Expected texts and figures were printed by PyTorch 2.13.0 (CPU). The ``lib`` fixture runs each
+test on scalargrad and then on real PyTorch (skipped when it is not installed). The atomicity of
+``load_state_dict`` is stricter than PyTorch (which may leave a module half loaded) and is tested
+on scalargrad only.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections import OrderedDict
+
+import pytest
+
+import scalargrad
+
+
+@pytest.fixture(params=["scalargrad", "torch"])
+def lib(request):
+    """scalargrad, then real PyTorch."""
+    return scalargrad if request.param == "scalargrad" else request.getfixturevalue("torch_ref")
+
+
+def _tree(torch):
+    """A module with a child, own parameters, a persistent and a non-persistent buffer."""
+    nn = torch.nn
+
+    class Lin(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(torch.tensor(2.0))
+            self.bias = nn.Parameter(torch.tensor(0.5))
+
+        def forward(self, x):
+            return self.weight * x + self.bias
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = Lin()
+            self.register_buffer('rb', torch.tensor(1.0))
+            self.register_buffer('scratch', torch.tensor(7.0), persistent=False)
+            self.top = nn.Parameter(torch.tensor([3.0]))
+
+        def forward(self, x):
+            return self.lin(x) * self.top
+
+    return M()
+
+
+# ---------------------------------------------------------------- Parameter
+
+
+def test_parameter_repr_format_and_requires_grad(lib):
+    p = lib.nn.Parameter(lib.tensor(1.5))
+    assert repr(p) == str(p) == f"{p}" == "Parameter containing:\ntensor(1.5000, requires_grad=True)"
+    assert p.requires_grad and p.is_leaf and isinstance(p, lib.Tensor)
+    assert f"{p.data}" == "1.5"  # .data is a plain tensor, formatted as its number
+    assert type(p * 2).__name__ in ("Value", "Tensor") and not isinstance(p * 2, lib.nn.Parameter)
+    with pytest.raises(TypeError, match=r"^unsupported format string passed to Parameter\.__format__$"):
+        f"{p:.2f}"
+    with lib.no_grad():
+        assert lib.nn.Parameter(lib.tensor(1.0)).requires_grad  # no_grad does not change the default
+    assert repr(lib.nn.Parameter(lib.tensor(3), requires_grad=False)) == "Parameter containing:\ntensor(3)"
+    with pytest.raises(RuntimeError, match=r"^Only Tensors of floating point and complex dtype can require "
+                                           r"gradients$"):
+        lib.nn.Parameter(lib.tensor(3))
+    x = lib.tensor(2.0, requires_grad=True)
+    q = lib.nn.Parameter(x * 3)  # a Parameter is always a new leaf
+    assert (repr(q), q.is_leaf, q.grad_fn) == ("Parameter containing:\ntensor(6., requires_grad=True)", True, None)
+    d = copy.deepcopy(p)
+    assert type(d) is type(p) and d is not p and repr(d) == repr(p)
+
+
+def test_parameter_of_a_non_tensor_is_refused(lib):
+    with pytest.raises(AttributeError, match=r"^'float' object has no attribute 'detach'$"):
+        lib.nn.Parameter(5.0)
+
+
+# ---------------------------------------------------------------- registration
+
+
+def test_module_dict_holds_pytorch_2_13s_registries_in_order(lib):
+    assert list(lib.nn.Module().__dict__) == [
+        'training', '_parameters', '_buffers', '_non_persistent_buffers_set', '_backward_pre_hooks',
+        '_backward_hooks', '_is_full_backward_hook', '_forward_hooks', '_forward_hooks_with_kwargs',
+        '_forward_hooks_always_called', '_forward_pre_hooks', '_forward_pre_hooks_with_kwargs',
+        '_state_dict_hooks', '_state_dict_pre_hooks', '_load_state_dict_pre_hooks', '_load_state_dict_post_hooks',
+        '_modules']
+    d = lib.nn.Module().__dict__
+    assert (type(d['_parameters']), type(d['_modules']), type(d['_forward_hooks'])) == (dict, dict, OrderedDict)
+
+
+def test_setattr_registers_parameters_and_modules_but_not_plain_containers(lib):
+    nn = lib.nn
+    m = nn.Module()
+    m.p = nn.Parameter(lib.tensor(1.0))
+    m.c = nn.ReLU()
+    m.t = lib.tensor(2.0)  # a plain tensor is an ordinary attribute
+    m.lst = [nn.ReLU()]  # so is a Python list of modules (document 003, Module Code 3)
+    m.dct = {'p': nn.Parameter(lib.tensor(1.0))}  # and a dict of parameters (Parameter Code 2)
+    assert list(m._parameters) == ['p'] and list(m._modules) == ['c'] and not m._buffers
+    assert 't' in m.__dict__ and 'p' not in m.__dict__
+    # a Parameter assigned to a module's name (or a module to a plain attribute's) moves it
+    m.c = nn.Parameter(lib.tensor(3.0))
+    m.t2 = lib.tensor(1.0)
+    m.t2 = nn.Sigmoid()
+    assert list(m._parameters) == ['p', 'c'] and list(m._modules) == ['t2'] and 't2' not in m.__dict__
+    m.p = nn.Parameter(lib.tensor(4.0))  # a new Parameter replaces the old one in its slot
+    assert list(m._parameters) == ['p', 'c'] and m.p.item() == 4.0
+    m.register_buffer('b', lib.tensor(1.0))
+    m.b = lib.tensor(5.0)  # assigning to a buffer name updates the buffer
+    assert m._buffers['b'].item() == 5.0 and 'b' not in m.__dict__
+    m.b = None
+    assert m._buffers['b'] is None
+    m.c = None  # None keeps the parameter slot
+    assert m._parameters['c'] is None
+    del m.c, m.p, m.b, m.t, m.t2
+    assert not m._parameters and not m._modules and not m._buffers and 't' not in m.__dict__
+
+
+@pytest.mark.parametrize("case, error, message", [
+    ("module_before_init", AttributeError, "cannot assign module before Module.__init__() call"),
+    ("parameter_before_init", AttributeError, "cannot assign parameters before Module.__init__() call"),
+    ("buffer_before_init", AttributeError, "cannot assign buffer before Module.__init__() call"),
+    ("register_parameter_before_init", AttributeError, "cannot assign parameter before Module.__init__() call"),
+    ("repr_before_init", AttributeError, "'Bad' object has no attribute '_modules'"),
+    ("empty_parameter_name", KeyError, "'parameter name can\\'t be empty string \"\"'"),
+    ("dotted_parameter_name", KeyError, "'parameter name can\\'t contain \".\"'"),
+    ("parameter_name_not_str", TypeError, "parameter name should be a string. Got int"),
+    ("buffer_name_not_str", TypeError, "buffer name should be a string. Got int"),
+    ("dotted_buffer_name", KeyError, "'buffer name can\\'t contain \".\"'"),
+    ("empty_buffer_name", KeyError, "'buffer name can\\'t be empty string \"\"'"),
+    ("buffer_name_clash", KeyError, "\"attribute 'foo' already exists\""),
+    ("parameter_name_clash", KeyError, "\"attribute 'foo' already exists\""),
+    ("module_name_clash", KeyError, "\"attribute 'foo' already exists\""),
+    ("buffer_not_tensor", TypeError, "cannot assign 'int' object to buffer 'bar' (torch Tensor or None required)"),
+    ("parameter_not_parameter", TypeError,
+     "cannot assign 'torch.FloatTensor' object to parameter 'q' (torch.nn.Parameter or None required)"),
+    ("tensor_to_parameter_slot", TypeError,
+     "cannot assign 'torch.FloatTensor' as parameter 'p' (torch.nn.Parameter or None expected)"),
+    ("module_to_parameter_slot", TypeError,
+     "cannot assign 'torch.nn.modules.activation.ReLU' as parameter 'p' (torch.nn.Parameter or None expected)"),
+    ("int_to_module_slot", TypeError, "cannot assign 'int' as child module 'c' (torch.nn.Module or None expected)"),
+    ("int_to_buffer_slot", TypeError,
+     "cannot assign 'int' as buffer 'b' (torch.nn.Buffer, torch.Tensor or None expected)"),
+    ("add_module_not_module", TypeError, "int is not a Module subclass"),
+    ("dotted_module_name", KeyError, "'module name can\\'t contain \".\", got: a.b'"),
+    ("empty_module_name", KeyError, "'module name can\\'t be empty string \"\"'"),
+    ("module_name_not_str", TypeError, "module name should be a string. Got int"),
+    ("missing_attribute", AttributeError, "'Module' object has no attribute 'nope'"),
+    ("delete_missing_attribute", AttributeError, "'Module' object has no attribute 'nope'"),
+    ("train_not_bool", ValueError, "training mode is expected to be boolean"),
+    ("no_forward", NotImplementedError, 'Module [NoFwd] is missing the required "forward" function'),
+    ("init_positional", TypeError, "Module.__init__() takes 1 positional argument but 2 were given"),
+    ("init_keyword", TypeError, "Module.__init__() got an unexpected keyword argument 'a'"),
+    ("to_integer_dtype", TypeError,
+     "nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=torch.int64"),
+    ("get_submodule_missing", AttributeError, "ReLU has no attribute `x`"),
+    ("get_submodule_not_module", AttributeError, "`foo` is not an nn.Module"),
+    ("get_parameter_not_parameter", AttributeError, "`c` is not an nn.Parameter"),
+    ("get_parameter_missing", AttributeError, "Module has no attribute `zz`"),
+    ("get_buffer_not_buffer", AttributeError, "`p` is not a buffer"),
+    ("load_not_mapping", TypeError, "Expected state_dict to be dict-like, got <class 'list'>."),
+])
+def test_errors_in_pytorchs_words(lib, case, error, message):
+    nn = lib.nn
+
+    class Bad(nn.Module):
+        def __init__(self, kind):
+            if kind == "module_before_init":
+                self.c = nn.ReLU()
+            elif kind == "parameter_before_init":
+                self.p = nn.Parameter(lib.tensor(1.0))
+            elif kind == "buffer_before_init":
+                self.register_buffer('b', lib.tensor(1.0))
+            elif kind == "register_parameter_before_init":
+                self.register_parameter('q', nn.Parameter(lib.tensor(1.0)))
+            else:
+                self.x = 3  # a plain attribute before __init__ is allowed
+
+    class NoFwd(nn.Module):
+        pass
+
+    m = nn.Module()
+    m.foo = 1
+    m.p = nn.Parameter(lib.tensor(1.0))
+    m.c = nn.ReLU()
+    m.register_buffer('b', lib.tensor(1.0))
+    actions = {
+        "repr_before_init": lambda: repr(Bad("x")),
+        "empty_parameter_name": lambda: m.register_parameter('', None),
+        "dotted_parameter_name": lambda: m.register_parameter('a.b', None),
+        "parameter_name_not_str": lambda: m.register_parameter(3, None),
+        "buffer_name_not_str": lambda: m.register_buffer(3, None),
+        "dotted_buffer_name": lambda: m.register_buffer('a.b', None),
+        "empty_buffer_name": lambda: m.register_buffer('', None),
+        "buffer_name_clash": lambda: m.register_buffer('foo', lib.tensor(1.0)),
+        "parameter_name_clash": lambda: m.register_parameter('foo', None),
+        "module_name_clash": lambda: m.add_module('foo', None),
+        "buffer_not_tensor": lambda: m.register_buffer('bar', 3),
+        "parameter_not_parameter": lambda: m.register_parameter('q', lib.tensor(1.0)),
+        "tensor_to_parameter_slot": lambda: setattr(m, 'p', lib.tensor(2.0)),
+        "module_to_parameter_slot": lambda: setattr(m, 'p', nn.ReLU()),
+        "int_to_module_slot": lambda: setattr(m, 'c', 3),
+        "int_to_buffer_slot": lambda: setattr(m, 'b', 3),
+        "add_module_not_module": lambda: m.add_module('z', 3),
+        "dotted_module_name": lambda: m.add_module('a.b', nn.ReLU()),
+        "empty_module_name": lambda: m.add_module('', nn.ReLU()),
+        "module_name_not_str": lambda: m.add_module(3, nn.ReLU()),
+        "missing_attribute": lambda: m.nope,
+        "delete_missing_attribute": lambda: delattr(m, 'nope'),
+        "train_not_bool": lambda: m.train(1),
+        "no_forward": lambda: NoFwd()(lib.tensor(1.0)),
+        "init_positional": lambda: nn.Module(3),
+        "init_keyword": lambda: nn.Module(a=3),
+        "to_integer_dtype": lambda: m.to(lib.int64),
+        "get_submodule_missing": lambda: m.get_submodule('c.x'),
+        "get_submodule_not_module": lambda: m.get_submodule('foo'),
+        "get_parameter_not_parameter": lambda: m.get_parameter('c'),
+        "get_parameter_missing": lambda: m.get_parameter('zz'),
+        "get_buffer_not_buffer": lambda: m.get_buffer('p'),
+        "load_not_mapping": lambda: m.load_state_dict([1]),
+    }
+    with pytest.raises(error) as info:
+        actions.get(case, lambda: Bad(case))()
+    assert str(info.value) == message
+
+
+# ---------------------------------------------------------------- iteration
+
+
+def _shared_tree(torch):
+    nn = torch.nn
+
+    class Leaf(nn.Module):
+        def __init__(self, v):
+            super().__init__()
+            self.w = nn.Parameter(torch.tensor(v))
+            self.register_buffer('b', torch.tensor(v * 10))
+            self.register_buffer('nb', None)
+            self.register_parameter('np', None)
+
+        def extra_repr(self):
+            return f"v={self.w.item()}"
+
+    class Tree(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = Leaf(1.0)
+            self.b = Leaf(2.0)
+            self.shared = self.a
+            self.seq = nn.Sequential(self.a, Leaf(3.0))
+            self.plain = [Leaf(4.0)]
+            self.add_module('gone', None)
+
+    return Tree()
+
+
+def test_named_members_prefix_recurse_and_duplicates(lib):
+    t = _shared_tree(lib)
+    names = lambda it: [n for n, _ in it]  # noqa: E731
+    assert names(t.named_parameters()) == ['a.w', 'b.w', 'seq.1.w']
+    assert names(t.named_parameters(remove_duplicate=False)) == ['a.w', 'b.w', 'shared.w', 'seq.0.w', 'seq.1.w']
+    assert names(t.named_parameters(prefix='root', recurse=False)) == []
+    assert names(t.a.named_parameters(prefix='root', recurse=False)) == ['root.w']
+    assert names(t.named_buffers(prefix='x')) == ['x.a.b', 'x.b.b', 'x.seq.1.b']
+    assert names(t.named_modules()) == ['', 'a', 'b', 'seq', 'seq.1']
+    assert names(t.named_modules(remove_duplicate=False)) == ['', 'a', 'b', 'shared', 'seq', 'seq.0', 'seq.1']
+    assert names(t.named_modules(prefix='top')) == ['top', 'top.a', 'top.b', 'top.seq', 'top.seq.1']
+    assert names(t.named_children()) == ['a', 'b', 'seq']
+    assert (len(list(t.children())), len(list(t.modules())), len(list(t.modules(remove_duplicate=False)))) == (3, 5, 7)
+    assert (len(list(t.parameters())), len(list(t.buffers())), len(list(t.parameters(recurse=False)))) == (3, 3, 0)
+    # state_dict does not de-duplicate shared modules
+    assert list(t.state_dict()) == ['a.w', 'a.b', 'b.w', 'b.b', 'shared.w', 'shared.b', 'seq.0.w', 'seq.0.b',
+                                    'seq.1.w', 'seq.1.b']
+
+
+def test_get_and_set_submodule_parameter_buffer(lib):
+    t = _shared_tree(lib)
+    assert t.get_submodule('') is t and t.get_submodule('seq.1') is t.seq[1]
+    assert t.get_parameter('seq.1.w') is t.seq[1].w and t.get_buffer('a.b') is t.a.b
+    relu = lib.nn.ReLU()
+    t.set_submodule('seq.0', relu)
+    assert t.seq[0] is relu
+    with pytest.raises(AttributeError, match=r"^Sequential has no attribute `q`$"):
+        t.set_submodule('seq.q', lib.nn.ReLU(), strict=True)
+
+
+def test_module_repr_with_extra_repr_and_children(lib):
+    t = _shared_tree(lib)
+    assert repr(t) == (
+        "Tree(\n"
+        "  (a): Leaf(v=1.0)\n"
+        "  (b): Leaf(v=2.0)\n"
+        "  (shared): Leaf(v=1.0)\n"
+        "  (seq): Sequential(\n"
+        "    (0): Leaf(v=1.0)\n"
+        "    (1): Leaf(v=3.0)\n"
+        "  )\n"
+        "  (gone): None\n"
+        ")")
+
+    class Multi(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c = lib.nn.ReLU()
+
+        def extra_repr(self):
+            return "x=1\ny=2"
+
+    assert repr(Multi()) == "Multi(\n  x=1\n  y=2\n  (c): ReLU()\n)"
+    assert repr(lib.nn.Module()) == "Module()"
+
+
+def test_dir_lists_registered_names(lib):
+    t = _shared_tree(lib)
+    t.register_buffer('buf', lib.tensor(1.0))
+    d = dir(t)
+    assert d == sorted(d)
+    assert {'a', 'seq', 'buf', 'forward', 'training', 'state_dict'} <= set(d)
+    assert not any(k.isdigit() for k in dir(t.seq))
+
+
+# ---------------------------------------------------------------- modes and conversions
+
+
+def test_train_eval_apply_and_requires_grad(lib):
+    t = _shared_tree(lib)
+    assert t.training and t.eval() is t
+    assert not any(m.training for m in t.modules())
+    assert t.train() is t and all(m.training for m in t.modules())
+    assert t.train(False) is t and not t.seq[1].training
+    seen = []
+    assert t.apply(lambda m: seen.append(type(m).__name__)) is t
+    # children first; a module shared by two parents is visited under each of them
+    assert seen == ['Leaf', 'Leaf', 'Leaf', 'Leaf', 'Sequential', 'Tree']
+    assert t.requires_grad_(False) is t and not any(p.requires_grad for p in t.parameters())
+    assert all(p.requires_grad for p in t.requires_grad_().parameters())
+
+
+def test_zero_grad_sets_to_none_by_default(lib):
+    t = _shared_tree(lib)
+    x = lib.tensor(2.0)
+    (t.a.w * x + t.b.w * x).backward()
+    assert [repr(p.grad) for p in t.parameters()] == ['tensor(2.)', 'tensor(2.)', 'None']
+    t.zero_grad(set_to_none=False)
+    assert [repr(p.grad) for p in t.parameters()] == ['tensor(0.)', 'tensor(0.)', 'None']
+    t.zero_grad()
+    assert [p.grad for p in t.parameters()] == [None, None, None]
+
+
+def test_double_float_to_keep_the_parameter_objects(lib):
+    t = _shared_tree(lib)
+    (t.a.w * 3.0).backward()
+    w = t.a.w
+    assert t.double() is t and t.a.w is w
+    assert repr(t.a.w) == "Parameter containing:\ntensor(1., dtype=torch.float64, requires_grad=True)"
+    assert (t.a.w.grad.dtype, t.a.b.dtype) == (lib.float64, lib.float64)
+    assert t.float().a.w.dtype is lib.float32 and t.a.w.grad.dtype is lib.float32
+    assert t.to(lib.float64).b.w.dtype is lib.float64
+    assert t.to(lib.tensor(1.0)).b.w.dtype is lib.float32  # to(tensor): that tensor's dtype
+    assert t.to(dtype=lib.float64, device='cpu').b.b.dtype is lib.float64
+    assert t.cpu() is t and t.to('cpu') is t
+
+
+# ---------------------------------------------------------------- state dicts
+
+
+def test_state_dict_order_detached_values_and_metadata(lib):
+    m = _tree(lib)
+    sd = m.state_dict()
+    # own parameters, own persistent buffers, then the children; non-persistent buffers never
+    assert repr(sd) == ("OrderedDict([('top', tensor([3.])), ('rb', tensor(1.)), ('lin.weight', tensor(2.)), "
+                        "('lin.bias', tensor(0.5000))])")
+    assert repr(sd._metadata) == "OrderedDict([('', {'version': 1}), ('lin', {'version': 1})])"
+    assert list(m.state_dict(prefix='pre.')) == ['pre.top', 'pre.rb', 'pre.lin.weight', 'pre.lin.bias']
+    assert not sd['lin.weight'].requires_grad and sd['lin.weight'] is not m.lin.weight
+    assert m.state_dict(keep_vars=True)['lin.weight'] is m.lin.weight
+    sd['lin.weight'].add_(1.0)  # the detached values share the parameters' numbers
+    assert m.lin.weight.item() == 3.0
+    dest = OrderedDict()
+    assert m.state_dict(destination=dest) is dest and list(dest) == list(sd)
+
+
+def test_load_state_dict_strict_and_not(lib):
+    m = _tree(lib)
+    sd = m.state_dict()
+    assert repr(m.load_state_dict(sd)) == "<All keys matched successfully>"
+    r = m.load_state_dict({'lin.weight': lib.tensor(5.0)}, strict=False)
+    assert repr(r) == "_IncompatibleKeys(missing_keys=['top', 'rb', 'lin.bias'], unexpected_keys=[])"
+    assert (r.missing_keys, r.unexpected_keys, m.lin.weight.item()) == (['top', 'rb', 'lin.bias'], [], 5.0)
+    bad = dict(m.state_dict())
+    del bad['rb']
+    bad['extra'] = lib.tensor(1.0)
+    bad['lin.extra2'] = lib.tensor(1.0)
+    with pytest.raises(RuntimeError) as info:
+        m.load_state_dict(bad)
+    assert str(info.value) == ('Error(s) in loading state_dict for M:\n\tMissing key(s) in state_dict: "rb". \n\t'
+                               'Unexpected key(s) in state_dict: "extra", "lin.extra2". ')
+    assert repr(m.load_state_dict(bad, strict=False)) == \
+        "_IncompatibleKeys(missing_keys=['rb'], unexpected_keys=['extra', 'lin.extra2'])"
+
+
+def test_load_state_dict_shape_and_type_errors(lib):
+    m = _tree(lib)
+    bad = dict(m.state_dict())
+    bad['top'] = lib.tensor(9.0)
+    bad['lin.bias'] = lib.tensor([[1.0]])
+    size_errors = ('Error(s) in loading state_dict for M:\n\tsize mismatch for top: copying a param with shape '
+                   'torch.Size([]) from checkpoint, the shape in current model is torch.Size([1]).\n\tsize mismatch '
+                   'for lin.bias: copying a param with shape torch.Size([1, 1]) from checkpoint, the shape in '
+                   'current model is torch.Size([]).')
+    for strict in (True, False):  # shape errors are errors even when not strict
+        with pytest.raises(RuntimeError) as info:
+            m.load_state_dict(bad, strict=strict)
+        assert str(info.value) == size_errors
+    bad = dict(m.state_dict())
+    bad['rb'] = 3.0
+    with pytest.raises(RuntimeError) as info:
+        m.load_state_dict(bad)
+    assert str(info.value) == ('Error(s) in loading state_dict for M:\n\tWhile copying the parameter named "rb", '
+                               "expected torch.Tensor or Tensor-like object from checkpoint but received "
+                               "<class 'float'>")
+
+
+def test_load_state_dict_copies_converts_and_assigns(lib):
+    m = _tree(lib)
+    w = m.lin.weight
+    ok = dict(m.state_dict())
+    ok['lin.weight'] = lib.tensor([6.0])  # PyTorch 0.3 checkpoints stored 0-dim tensors as [1]
+    ok['lin.bias'] = lib.tensor(0.1, dtype=lib.float64)  # copied into the float32 parameter
+    assert repr(m.load_state_dict(ok)) == "<All keys matched successfully>"
+    assert m.lin.weight is w and w.item() == 6.0 and repr(m.lin.bias.data) == "tensor(0.1000)"
+    assert m.lin.bias.dtype is lib.float32
+    new_w = lib.tensor(8.0)
+    new_rb = lib.tensor(2.0, dtype=lib.float64)
+    p = lib.nn.Parameter(lib.tensor(1.5), requires_grad=False)
+    ok2 = dict(m.state_dict())
+    ok2.update({'lin.weight': new_w, 'rb': new_rb, 'lin.bias': p})
+    m.load_state_dict(ok2, assign=True)
+    # assign: the given tensors themselves (a plain tensor becomes a Parameter keeping requires_grad)
+    assert type(m.lin.weight) is lib.nn.Parameter and m.lin.weight is not new_w and m.lin.weight.requires_grad
+    assert m.rb is new_rb and m.lin.bias is p and p.requires_grad
+
+
+def test_extra_state_round_trip(lib):
+    nn = lib.nn
+
+    class WithState(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.p = nn.Parameter(lib.tensor(1.0))
+            self.state = {"n": 1}
+
+        def get_extra_state(self):
+            return self.state
+
+        def set_extra_state(self, s):
+            self.state = s
+
+    class Outer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.e = WithState()
+
+    o = Outer()
+    sd = o.state_dict()
+    assert list(sd) == ['e.p', 'e._extra_state'] and sd['e._extra_state'] == {"n": 1}
+    sd['e._extra_state'] = {"n": 2}
+    o.load_state_dict(sd)
+    assert o.e.state == {"n": 2}
+    del sd['e._extra_state']
+    with pytest.raises(RuntimeError, match=re.escape('Missing key(s) in state_dict: "e._extra_state". ')):
+        o.load_state_dict(sd)
+
+
+def test_state_dict_hooks_order_and_arguments(lib):
+    m = _tree(lib)
+    ev = []
+    for mod in (m, m.lin):
+        mod.register_state_dict_pre_hook(lambda mod, prefix, keep_vars: ev.append(f"pre {prefix!r} {keep_vars}"))
+        mod.register_state_dict_post_hook(
+            lambda mod, sd, prefix, meta: ev.append(f"post {prefix!r} {list(sd)} {meta}"))
+    h = m._register_state_dict_hook(lambda mod, sd, prefix, meta: {"replaced": 1})
+    assert m.state_dict() == {"replaced": 1}  # the private hook's dict is used at the root
+    h.remove()
+    assert ev == [
+        "pre '' False",
+        "pre 'lin.' False",
+        "post 'lin.' ['top', 'rb', 'lin.weight', 'lin.bias'] {'version': 1}",
+        "post '' ['top', 'rb', 'lin.weight', 'lin.bias'] {'version': 1}",
+    ]
+    m.register_state_dict_post_hook(lambda mod, sd, prefix, meta: {})
+    with pytest.raises(RuntimeError, match=r"^state_dict post-hook must return None$"):
+        m.state_dict()
+
+
+def test_load_state_dict_hooks_order_and_key_editing(lib):
+    m = _tree(lib)
+    ev = []
+
+    def pre(mod, sd, prefix, meta, strict, missing, unexpected, errors):
+        ev.append(f"pre {type(mod).__name__} {prefix!r} {sorted(sd)} {meta} {missing} {unexpected}")
+
+    def post(mod, keys):
+        ev.append(f"post {type(mod).__name__} {keys.missing_keys} {keys.unexpected_keys}")
+
+    for mod in (m, m.lin):
+        mod.register_load_state_dict_pre_hook(pre)
+        mod.register_load_state_dict_post_hook(post)
+    sd = dict(m.state_dict())
+    sd['zzz'] = lib.tensor(1.0)
+    m.register_load_state_dict_post_hook(lambda mod, keys: keys.unexpected_keys.clear())
+    assert repr(m.load_state_dict(sd)) == "<All keys matched successfully>"  # the hook cleared 'zzz'
+    assert ev == [
+        "pre M '' ['lin.bias', 'lin.weight', 'rb', 'top', 'zzz'] {} [] []",
+        "pre Lin 'lin.' ['lin.bias', 'lin.weight'] {} [] ['zzz']",
+        "post Lin [] ['zzz']",
+        "post M [] ['zzz']",
+    ]
+    m.lin.register_load_state_dict_post_hook(lambda mod, keys: 1)
+    with pytest.raises(AssertionError, match=r"^Hooks registered with ``register_load_state_dict_post_hook`` "
+                                             r"are not expected to return new values"):
+        m.load_state_dict(m.state_dict())
+
+
+# ---------------------------------------------------------------- atomic loading (scalargrad only)
+
+
+def _snapshot(m) -> list:
+    return [(name, type(t).__name__, id(t), t.item(), t.dtype, t.requires_grad)
+            for name, t in m.state_dict(keep_vars=True).items()]
+
+
+@pytest.mark.parametrize("change", ["missing", "unexpected", "shape", "not_a_tensor"])
+def test_a_failed_load_leaves_the_module_unchanged(change):
+    # stricter than PyTorch, which copies the valid entries before raising
+    m = _tree(scalargrad)
+    before = _snapshot(m)
+    sd = {k: scalargrad.tensor(v.item() + 100) if v.dim() == 0 else scalargrad.tensor([v.item() + 100])
+          for k, v in m.state_dict().items()}
+    if change == "missing":
+        del sd['rb']
+    elif change == "unexpected":
+        sd['lin.extra'] = scalargrad.tensor(1.0)
+    elif change == "shape":
+        sd['lin.bias'] = scalargrad.tensor([[1.0]])
+    else:
+        sd['lin.bias'] = 1.0
+    for assign in (False, True):
+        with pytest.raises(RuntimeError, match=r"^Error\(s\) in loading state_dict for M:"):
+            m.load_state_dict(sd, assign=assign)
+        assert _snapshot(m) == before
+
+
+def test_a_load_rejected_after_the_post_hooks_is_undone():
+    m = _tree(scalargrad)
+    before = _snapshot(m)
+    w = m.lin.weight
+    seen = []
+    m.lin.register_load_state_dict_post_hook(lambda mod, keys: seen.append(mod.weight.item()))
+    m.register_load_state_dict_post_hook(lambda mod, keys: keys.missing_keys.append('invented'))
+    sd = {k: v + 1 for k, v in m.state_dict().items()}
+    with pytest.raises(RuntimeError, match=r'Missing key\(s\) in state_dict: "invented"\. $'):
+        m.load_state_dict(sd)
+    assert seen == [3.0]  # the post-hook saw the loaded value, as in PyTorch
+    assert _snapshot(m) == before and m.lin.weight is w and w.item() == 2.0
+
+    def failing(mod, keys):
+        raise ValueError("hook failed")
+
+    m.register_load_state_dict_post_hook(failing)
+    with pytest.raises(ValueError, match="^hook failed$"):
+        m.load_state_dict(sd, strict=False, assign=True)
+    assert _snapshot(m) == before and m.lin.weight is w
+
+
+def test_a_load_matching_pytorch_on_success():
+    # the same successful load as PyTorch: values copied in place, keys reported
+    m = _tree(scalargrad)
+    r = m.load_state_dict({'top': scalargrad.tensor([4.0]), 'lin.extra': scalargrad.tensor(1.0)}, strict=False)
+    assert (r.missing_keys, r.unexpected_keys) == (['rb', 'lin.weight', 'lin.bias'], ['lin.extra'])
+    assert m.top.item() == 4.0
+
+
+def test_an_undone_assign_restores_the_objects_flags_and_extra_state():
+    nn = scalargrad.nn
+
+    class WithState(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(scalargrad.tensor(1.0))
+            self.register_buffer('b', scalargrad.tensor(2.0))
+            self.state = {"n": 1}
+
+        def get_extra_state(self):
+            return self.state
+
+        def set_extra_state(self, s):
+            self.state = s
+
+    m = WithState()
+    w, b, state = m.w, m.b, m.state
+    given = nn.Parameter(scalargrad.tensor(5.0), requires_grad=False)
+    m.register_load_state_dict_post_hook(lambda mod, keys: keys.unexpected_keys.append('late'))
+    sd = {'w': given, 'b': scalargrad.tensor(6.0), '_extra_state': {"n": 2}}
+    with pytest.raises(RuntimeError, match=r'Unexpected key\(s\) in state_dict: "late"\. $'):
+        m.load_state_dict(sd, assign=True)
+    assert m.w is w and m.b is b and m.state is state and list(m._parameters) == ['w']
+    assert not given.requires_grad  # the assign had set it to the module's flag; undone
+    assert m.load_state_dict(sd, assign=True, strict=False).unexpected_keys == ['late']
+    assert m.w is given and given.requires_grad and m.state == {"n": 2}
+
+
+def test_deepcopy_of_a_module_copies_parameters_buffers_children_and_hooks(lib):
+    m = _tree(lib)
+    fired = []
+    m.register_forward_hook(lambda mod, args, out: fired.append(type(mod).__name__))
+    (m.lin.weight * 3.0).backward()
+    m2 = copy.deepcopy(m)
+    assert m2.lin.weight is not m.lin.weight and m2.rb is not m.rb and m2.lin is not m.lin
+    assert repr(m2.state_dict()) == repr(m.state_dict())
+    assert m2.lin.weight.grad is None  # a Parameter's copy does not carry its gradient
+    assert repr(m2(lib.tensor(1.0))) == "tensor([7.5000], grad_fn=<MulBackward0>)" and fired == ['M']
+    with lib.no_grad():
+        m2.lin.weight.fill_(5.0)
+    assert m.lin.weight.item() == 2.0
+    with pytest.raises(RuntimeError, match=r"^Only Tensors created explicitly by the user \(graph leaves\) "
+                                           r"support the deepcopy protocol at the moment\."):
+        copy.deepcopy(m.lin.weight * 2)
