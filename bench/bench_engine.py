@@ -17,6 +17,8 @@ import argparse
 import cProfile
 import datetime
 import gc
+import hashlib
+import importlib.util
 import io
 import json
 import math
@@ -115,6 +117,33 @@ def versions() -> dict:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
             out[dist] = None
+    return out
+
+
+def source_state() -> dict:
+    """Which scalargrad source is measured: its git commit, and a digest of its .py files
+    (the tree may be edited while a run goes on; the digest is compared at the end)."""
+    spec = importlib.util.find_spec("scalargrad")
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    pkg = list(spec.submodule_search_locations)[0]
+    h = hashlib.sha256()
+    for root, dirs, files in sorted(os.walk(pkg)):
+        dirs.sort()
+        for f in sorted(files):
+            if f.endswith(".py"):
+                with open(os.path.join(root, f), "rb") as fh:
+                    h.update(f.encode() + fh.read())
+    out = {"path": pkg, "digest": h.hexdigest()[:12]}
+    try:
+        git = ["git", "-C", os.path.dirname(pkg)]
+        out["commit"] = subprocess.run(git + ["rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                       timeout=10).stdout.strip()
+        dirty = subprocess.run(git + ["status", "--porcelain", "--", pkg], capture_output=True, text=True,
+                               timeout=10).stdout.strip()
+        out["dirty"] = bool(dirty)
+    except (OSError, subprocess.SubprocessError):
+        pass
     return out
 
 
@@ -271,8 +300,8 @@ def _probe(peer, n: int, measure: bool = False) -> dict:
         out.update(fwd_s=(t1 - t0) / 1e9, bwd_s=(t2 - t1) / 1e9, rss_fwd=(r1 - r0) / n,
                    peak_rss=peak_rss_bytes() - r0,
                    grad=chk["grad"], want=chk["want"], grad_ok=chk["ok"])
-        del y
         t3 = clock()
+        del y
         gc.collect()
         out["free_s"] = (clock() - t3) / 1e9
     return out
@@ -489,6 +518,8 @@ def main(argv=None) -> int:
     ap.add_argument("--peers", default=",".join(ALL_PEERS), help=f"comma-separated subset of {','.join(ALL_PEERS)}")
     ap.add_argument("--repeat", type=int, help="interleaved rounds per workload (default 5, quick 2)")
     ap.add_argument("--json", metavar="OUT", help="also write every sample and summary to this JSON file")
+    ap.add_argument("--no-gc", action="store_true",
+                    help="diagnostic: turn the cyclic collector off (explicit collections between runs still happen)")
     ap.add_argument("--profile", action="store_true",
                     help="instead of timing, cProfile scalargrad on the chosen graph workloads (top 15 by tottime)")
     ap.add_argument("--child", choices=("memory", "depth"), help=argparse.SUPPRESS)
@@ -518,7 +549,10 @@ def main(argv=None) -> int:
         return 0
 
     started = time.time()
-    gc.enable()
+    if args.no_gc:
+        gc.disable()
+    else:
+        gc.enable()
 
     def log(msg):
         print(msg, file=sys.stderr, flush=True)
@@ -535,8 +569,13 @@ def main(argv=None) -> int:
           f"{env['cpus']} CPUs, load average {' '.join(f'{x:.2f}' for x in env['loadavg_start'])}")
     v = env["versions"]
     print(f"peers: {', '.join(p.name for p in peers)} (scalargrad {v['scalargrad'] or 'source tree'}, "
-          f"micrograd {v['micrograd']}, torch {v['torch']} with 1 thread); gc on, thresholds {gc.get_threshold()}; "
+          f"micrograd {v['micrograd']}, torch {v['torch']} with 1 thread); "
+          f"{'gc OFF (diagnostic)' if args.no_gc else 'gc on'}, thresholds {gc.get_threshold()}; "
           f"{repeat} rounds")
+    src = env["scalargrad_source"] = source_state()
+    if src:
+        dirty = " + uncommitted changes" if src.get("dirty") else ""
+        print(f"scalargrad source: commit {src.get('commit', '?')}{dirty}, digest {src['digest']}")
     for n, why in missing.items():
         print(f"peer {n} skipped: not installed ({why}); pip install -e \".[bench]\"")
 
@@ -572,6 +611,9 @@ def main(argv=None) -> int:
     env["loadavg_end"] = os.getloadavg()
     env["seconds"] = round(time.time() - started, 1)
     print_tables(rows, memory, depth, micro is not None and any(k in chosen for k in ("W1", "W2", "W4", "MEM")))
+    if src and source_state().get("digest") != src["digest"]:
+        print("\nWARNING: scalargrad's source changed during this run; the child processes (memory, depth) "
+              "may have measured a different version than the timed workloads")
     print(f"\nran {env['seconds']} s; load average at the end {' '.join(f'{x:.2f}' for x in env['loadavg_end'])}")
     if args.json:
         with open(args.json, "w") as f:

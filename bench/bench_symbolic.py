@@ -7,8 +7,9 @@ Part 1 times ``sympy_check(strategy="local")`` on chains and DAGs of 1k, 10k and
 (float32), split into autograd.grad (the engine) and the verification itself (per-node rule
 checks and the float64 chain rule), and gives the cost per node.
 Part 2 times ``sympy_check(strategy="whole")`` on growing chains until one takes more than
-``--limit`` seconds: the size where differentiating the whole expression stops being
-practical (``symbolic.WHOLE_MAX_NODES`` is the automatic switch).
+``--limit`` seconds or SymPy gives up (its recursion runs out and the check falls back to the
+local pass): the size where differentiating the whole expression stops being practical
+(``symbolic.WHOLE_MAX_NODES`` is the automatic switch).
 """
 
 from __future__ import annotations
@@ -71,17 +72,18 @@ def local_table(sizes) -> list:
 
 def whole_table(limit: float) -> list:
     rows = []
-    n = 25
+    n = 20
     while True:
         x, y = chain_mixed(n)
         t0 = time.perf_counter()
         report = sympy_check(y, strategy="whole")
         dt = time.perf_counter() - t0
         assert report.ok, str(report)
-        rows.append((n, dt))
-        if dt > limit or n >= 6400:
+        # the report says 'local' when SymPy gave up on the whole expression
+        rows.append((n, dt, report.strategy, report.notes[0] if report.notes else ""))
+        if dt > limit or report.strategy != "whole" or n >= 6400:
             return rows
-        n *= 2
+        n = int(n * 1.5)
 
 
 def main() -> None:
@@ -96,9 +98,9 @@ def main() -> None:
     for name, nodes, tg, tc, per in local_table(sizes):
         print(f"{name:6} {nodes:8d} {tg:13.3f}s {tc:11.3f}s {per:10.1f}us")
     print(f"\nwhole-expression strategy on a chain of sin, tanh, *c, +x (auto switch at {WHOLE_MAX_NODES} nodes)")
-    print(f"{'nodes':>8} {'sympy_check':>12}")
-    for n, dt in whole_table(1.0 if args.quick else args.limit):
-        print(f"{n:8d} {dt:11.3f}s")
+    print(f"{'nodes':>8} {'sympy_check':>12}  strategy used")
+    for n, dt, used, note in whole_table(1.0 if args.quick else args.limit):
+        print(f"{n:8d} {dt:11.3f}s  {used}{'  (' + note + ')' if note else ''}")
 
 
 if __name__ == "__main__":

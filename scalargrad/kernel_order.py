@@ -20,6 +20,12 @@ order of the additions. scalargrad reproduces PyTorch 2.13's CPU order bit for b
   accumulators (``i % 8``), a tail of fewer than 8 into the first one's lanes, the two added,
   then the lanes pairwise ((l0 + l1) + (l2 + l3)). Verified bit-exact for k <= 12 and k = 16;
   longer vectors follow other MKL code paths and may differ in the last bit.
+* ``mm`` whose second operand is transposed in memory (``x @ w.t()``, ``nn.Linear``: MKL's
+  sgemm with transb) adds rounded products in 8 lanes (``i % 8``), then the lanes as a tree
+  ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)) (``mkl_lanes8``); with 4, 8... result columns MKL
+  takes the fused chain instead. ``addmm`` (a bias) adds the bias to that product, rounding
+  once. Verified bit-exact for 2 to 4 rows with 2 or 3 columns (k <= 16) and 4x4; other
+  shapes (one row, one column) go through other MKL kernels and may differ in the last bit.
 * ``mv`` (2-D @ 1-D, and mm with a single result column, which MKL routes to its gemv) is not
   modelled exactly: scalargrad uses the sgemm chain, which can differ from MKL's sgemv in the
   last bit for k >= 3.
@@ -37,7 +43,7 @@ from collections.abc import Sequence
 from .dtypes import round_f32
 from .layout import coalesce, contiguous_strides, iteration_order, numel
 
-__all__ = ["Program", "sum_program", "fma_chain", "mkl_sdot", "VECTOR_LANES"]
+__all__ = ["Program", "sum_program", "fma_chain", "mkl_sdot", "mkl_lanes8", "VECTOR_LANES"]
 
 VECTOR_LANES = {"float32": 8, "float64": 4}
 """Lanes of the Vectorized<T> type ATen's sum kernel runs with (its AVX2 build)."""
@@ -386,3 +392,15 @@ def mkl_sdot(a: Sequence[float], b: Sequence[float], f32: bool) -> float:
         acc[0][lane] = r(acc[0][lane] + r(a[i] * b[i]))
     v = [r(x + y) for x, y in zip(acc[0], acc[1])]
     return r(r(v[0] + v[1]) + r(v[2] + v[3]))
+
+
+def mkl_lanes8(a: Sequence[float], b: Sequence[float], f32: bool) -> float:
+    """sum(a[i] * b[i]) as MKL's sgemm adds it for a transposed second operand (see above)."""
+    r = round_f32 if f32 else float
+    lanes = [0.0] * 8
+    for i, (x, y) in enumerate(zip(a, b)):
+        lanes[i % 8] = r(lanes[i % 8] + r(x * y))
+    while len(lanes) > 1:
+        h = len(lanes) // 2
+        lanes = [r(lanes[i] + lanes[i + h]) for i in range(h)]
+    return lanes[0]

@@ -516,6 +516,14 @@ Transpose = _identity("TransposeBackward0")
 UnsafeView = _identity("UnsafeViewBackward0")
 SqueezeDims = _identity("SqueezeBackward2")
 Cat = _identity("CatBackward0")
+# the root of a broadcast operand's gradient fan-out (shaped.py): PyTorch's sum_to starts its
+# sum at +0.0, so a total of -0.0 comes out +0.0; otherwise the identity
+SumTo = type("SumTo", (Op,), {
+    "name": "ExpandBackward0", "saves": False, "saves_inputs": False,
+    "forward": staticmethod(lambda r, a: a),
+    "backward": staticmethod(lambda k, g, v: (g if k.graph else g + 0.0,)),
+    "sympy": staticmethod(lambda sp, a: a),
+})
 Stack = _identity("StackBackward0")
 
 
@@ -611,6 +619,36 @@ class Mm(Dot):
 
 class Mv(Dot):
     name = "MvBackward0"
+
+
+class Addmm(Op):
+    """sum(a[i] * b[i]) + c: one element of ``addmm(c, a, b)`` (``nn.Linear`` with a bias);
+    inputs are a's k elements, b's k elements, then c."""
+
+    name = "AddmmBackward0"
+
+    @staticmethod
+    def forward(r, *args):
+        return r(Dot.forward(r, *args[:-1]) + args[-1])
+
+    @staticmethod
+    def backward(k, g, v):
+        return Dot.backward(k, g, _Prefix(v)) + (g,)
+
+    @staticmethod
+    def sympy(sp, *args):
+        return Dot.sympy(sp, *args[:-1]) + args[-1]
+
+
+class _Prefix:
+    """A node seen without its last input (Addmm's backward reuses Dot's)."""
+
+    __slots__ = ("_in", "_val", "_c")
+
+    def __init__(self, v) -> None:
+        self._in = v._in[:-1]
+        self._val = v._val
+        self._c = v._c
 
 
 class VecMat(Dot):

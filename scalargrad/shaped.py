@@ -39,7 +39,7 @@ from . import dtypes, ops
 from .autograd.grad_mode import _state as _grad_state
 from .dtypes import TensorType, promote_types
 from .formatting import tensor_repr
-from .kernel_order import fma_chain, mkl_sdot, sum_program
+from .kernel_order import fma_chain, mkl_lanes8, mkl_sdot, sum_program
 from .layout import (
     contiguous_strides,
     elementwise_strides,
@@ -146,9 +146,9 @@ def _sizes(args, what: str) -> tuple:
 
 
 def _new(elems, shape: tuple, dtype, strides: tuple | None = None, offset: int = 0, srcs: tuple = (),
-         view_of=None) -> ShapedTensor:
+         view_of=None, cls: type | None = None) -> ShapedTensor:
     check_size(shape)
-    t = object.__new__(ShapedTensor)
+    t = object.__new__(cls or ShapedTensor)
     t._elems = tuple(elems)
     t._t = TensorType(dtype, shape)
     t._strides = contiguous_strides(shape) if strides is None else tuple(strides)
@@ -284,8 +284,9 @@ def _spread(elems: Sequence, shape: tuple, out_shape: tuple, grad_strides: tuple
     pos = _positions(shape, out_shape)
     n_out = len(pos)
     recording = _grad_state.enabled
-    if len(elems) == n_out and not fresh:
-        return [elems[i] for i in pos]
+    same = tuple(shape) == tuple(out_shape)
+    if same and not fresh:
+        return list(elems)
     out: list = [None] * n_out
     groups: list = [[] for _ in elems]
     for p, s in enumerate(pos):
@@ -305,15 +306,19 @@ def _spread(elems: Sequence, shape: tuple, out_shape: tuple, grad_strides: tuple
                 else:
                     out[p] = e
             continue
-        if len(group) == 1:
-            out[group[0]] = make(ops.Expand, t, e._val, (e,)) if fresh else e
+        if same:
+            out[group[0]] = make(ops.Expand, t, e._val, (e,))
+            continue
+        if len(group) == 1:  # a shape change without repetition: sum_to still adds it to +0.0
+            root = make(ops.SumTo, t, e._val, (e,))
+            out[group[0]] = make(ops.Expand, t, e._val, (root,)) if fresh else root
             continue
         if prog is None:
             lead = len(out_shape) - len(shape)
             dims = tuple(range(lead)) + tuple(lead + i for i, sz in enumerate(shape)
                                               if sz == 1 and out_shape[lead + i] != 1)
             prog = sum_program(tuple(out_shape), tuple(grad_strides), dims, e._t.dtype.name)
-        root = make(ops.Expand, t, e._val, (e,))
+        root = make(ops.SumTo, t, e._val, (e,))
         fold = prog.fold(s)
         # a node's gradient is the sum of its consumers' in arrival order, and the newest
         # consumer delivers first: create each fold's items last to first
@@ -812,6 +817,14 @@ class ShapedTensor(Value):
     def detach(self) -> ShapedTensor:
         """A new leaf tensor sharing this tensor's storage, outside the graph."""
         return self.data
+
+    def _copy_as(self, cls: type, requires_grad: bool) -> ShapedTensor:
+        """A new leaf tensor of class ``cls`` (a ShapedTensor subclass) holding these numbers."""
+        dt = self._t.dtype
+        t = _scalar_t(dt)
+        out = _new([leaf(e._val, t, requires_grad) for e in self._elems], self._t.shape, dt, cls=cls)
+        out._erg = requires_grad
+        return out
 
     def detach_(self) -> ShapedTensor:
         if self._view_of is not None:
@@ -1548,7 +1561,20 @@ def _dot_value(av: list, bv: list, dt, kind: str):
     f32 = dt is dtypes.float32
     if kind == "dot":
         return mkl_sdot(av, bv, f32)
+    if kind == "gemm_nt":
+        return mkl_lanes8(av, bv, f32)
     return fma_chain(av, bv, f32)
+
+
+def _gemm_kind(a: Value, b: Value, n: int, m: int) -> str:
+    """Which MKL code path PyTorch's mm takes for a (n x k) @ b (k x m) (see kernel_order)."""
+    if m == 1 and n > 1:
+        return "gemv"
+    bst = _parts(b)[1]
+    transposed = len(bst) == 2 and bst[0] == 1 and b._t.shape[0] > 1 and bst[1] != 1
+    if transposed and m % 4:
+        return "gemm_nt"
+    return "gemm"
 
 
 def matmul(a, b) -> Value:
@@ -1594,8 +1620,7 @@ def matmul(a, b) -> Value:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
         rows = [ea[i * k:(i + 1) * k] for i in range(n)]
         cols = [[eb[i * m + j] for i in range(k)] for j in range(m)]
-        kind = "gemv" if (m == 1 and n > 1) else "gemm"
-        return _products(rows, cols, (n, m), ta, ops.Mm, kind, (a, b))
+        return _products(rows, cols, (n, m), ta, ops.Mm, _gemm_kind(a, b, n, m), (a, b))
     if da >= 3 and db <= 2:
         k = sa[-1]
         folded = a.reshape(-1, k)
@@ -1610,20 +1635,85 @@ def matmul(a, b) -> Value:
     raise Unsupported(f"matmul of a {da}-D and a {db}-D tensor (batched matrix products)")
 
 
-def _products(rows: list, cols: list, shape: tuple, dt, op, kind: str, srcs: tuple) -> Value:
+def _products(rows: list, cols: list, shape: tuple, dt, op, kind: str, srcs: tuple, bias: list | None = None) -> Value:
+    """One node per (row, column) pair: their product, plus ``bias[column]`` for addmm."""
     check_size(shape)
     single = numel(shape) == 1
     t = TensorType(dt, shape) if single else _scalar_t(dt)
+    r32 = dt.round
     # made last to first: the engine runs the newest node first, so each input element then
     # receives its gradient terms in the order MKL's product for the gradient adds them
     res = []
     cvals = [[e._val for e in c] for c in cols]
-    for r in reversed(rows):
+    m = len(cols)
+    for i in range(len(rows) - 1, -1, -1):
+        r = rows[i]
         rv = [e._val for e in r]
-        for c, cv in zip(reversed(cols), reversed(cvals)):
-            res.append(make(op, t, _dot_value(rv, cv, dt, kind), tuple(r) + tuple(c)))
+        for j in range(m - 1, -1, -1):
+            val = _dot_value(rv, cvals[j], dt, kind)
+            if bias is None:
+                res.append(make(op, t, val, tuple(r) + tuple(cols[j])))
+            else:
+                c = bias[i * m + j]
+                res.append(make(ops.Addmm, t, r32(val + c._val), tuple(r) + tuple(cols[j]) + (c,)))
     res.reverse()
     return _result(res, shape, dt, srcs=srcs)
+
+
+def transpose2d(x: Value) -> Value:
+    """``x.t()`` for a tensor of at most 2 dimensions, one-element tensors included."""
+    if isinstance(x, ShapedTensor):
+        return x.t()
+    if x.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.dim()}D")
+    return make(ops.T, TensorType(x._t.dtype, tuple(reversed(x._t.shape))), x._val, (x,))
+
+
+def addmm(bias: Value, mat1: Value, mat2: Value) -> Value:
+    """``torch.addmm(bias, mat1, mat2)``: mat1 @ mat2 + bias (broadcast), one node per element."""
+    if mat1.dim() != 2 or mat2.dim() != 2:
+        raise RuntimeError("mat1 must be a matrix" if mat1.dim() != 2 else "mat2 must be a matrix")
+    n, k = mat1._t.shape
+    k2, m = mat2._t.shape
+    if k != k2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
+    dt = mat1._t.dtype
+    if mat2._t.dtype is not dt or bias._t.dtype is not dt:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_c_name(dt)} != "
+                           f"{_c_name(mat2._t.dtype if mat2._t.dtype is not dt else bias._t.dtype)}")
+    shape = (n, m)
+    # the bias is broadcast to the result; its gradient is summed back in PyTorch's order
+    bshape, _, belems = _parts(bias)
+    spread = _spread(belems, tuple(bshape), shape, contiguous_strides(shape), False)
+    ea, eb = _parts(mat1)[2], _parts(mat2)[2]
+    rows = [ea[i * k:(i + 1) * k] for i in range(n)]
+    cols = [[eb[i * m + j] for i in range(k)] for j in range(m)]
+    return _products(rows, cols, shape, dt, ops.Addmm, _gemm_kind(mat1, mat2, n, m), (bias, mat1, mat2), spread)
+
+
+def linear(input: Value, weight: Value, bias: Value | None = None) -> Value:  # noqa: A002
+    """``nn.functional.linear``: input @ weight.T + bias, composed as PyTorch 2.13's
+    ``at::linear`` composes it (so grad_fn names match: AddmmBackward0 for 2-D input with a
+    bias, ViewBackward0 over it for other inputs, MmBackward0 / SqueezeBackward4 /
+    UnsafeViewBackward0 without a bias)."""
+    for name, t in (("input", input), ("weight", weight)):
+        if not isinstance(t, Value):
+            raise TypeError(f"linear(): argument '{name}' must be Tensor, not {type(t).__name__}")
+    wt = transpose2d(weight)
+    nd = input.dim()
+    if bias is not None:
+        contiguous = not isinstance(input, ShapedTensor) or input.is_contiguous()
+        if nd == 2:
+            return addmm(bias, input, wt)
+        if contiguous and (nd == 3 or bias.dim() == 1) and nd >= 1:
+            shape = tuple(input._t.shape)
+            flat = input.reshape(numel(shape[:-1]), shape[-1])
+            out = addmm(bias, flat, wt)
+            return out.view(*shape[:-1], out._t.shape[1])
+    out = matmul(input, wt)
+    if bias is not None:
+        out = out + bias
+    return out
 
 
 # ---------------------------------------------------------------- construction

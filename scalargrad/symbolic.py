@@ -1082,7 +1082,11 @@ class _Observer:
                         extra.append(_EPS[t._t.dtype.name] * (abs(new) + abs(old or 0.0)))
             else:
                 values = [None if g is None else _float(g) for g in result]
-            report = plan.report(values, extra, label)
+            try:
+                report = plan.report(values, extra, label)
+            except Exception as exc:  # as above: report, do not break the program
+                report = SymbolicReport([], plan.strategy, len(plan.graph.order), plan.dtype, None,
+                                        [f"the check itself failed: {exc!r}"], [], label)
             self.log.append(report)
             if self.raise_on_mismatch and not report.ok:
                 raise SymbolicMismatch(str(report))

@@ -165,7 +165,7 @@ def _grads(y, leaves) -> list:
     return [0.0 if g is None else g.item() for g in got]
 
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[
     HealthCheck.filter_too_much, HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 
@@ -185,7 +185,7 @@ def test_autograd_sympy_and_finite_differences_agree(program, dtype_name):
         assert g == pytest.approx(f, rel=tol, abs=tol), str(report)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
                                                                  HealthCheck.too_slow])
 @given(programs(max_steps=40))
 def test_local_and_whole_strategies_agree_on_deeper_graphs(program):

@@ -1,14 +1,15 @@
 """``torch.nn`` for scalars: Module, Parameter, containers, activations, dropout, functional.
 
 ``import scalargrad as torch`` then ``torch.nn.Module`` works as in PyTorch 2.13: registration
-of parameters, buffers and submodules, forward and backward hooks, state dicts. Layers that
-need multi-element tensors (``nn.Linear``...) are not part of scalargrad yet.
+of parameters, buffers and submodules, forward and backward hooks, state dicts, and
+``nn.Linear`` on multi-element tensors (``shaped.ShapedTensor``).
 """
 
 from . import functional, modules, parameter
 from .modules import (
     Dropout,
     Identity,
+    Linear,
     Module,
     ModuleDict,
     ModuleList,
@@ -22,7 +23,7 @@ from .modules import (
 from .parameter import Parameter
 
 __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
-           "ReLU", "Sigmoid", "Tanh", "Identity", "Dropout", "functional", "modules", "parameter"]
+           "ReLU", "Sigmoid", "Tanh", "Identity", "Dropout", "Linear", "functional", "modules", "parameter"]
 
 
 def __getattr__(name: str):

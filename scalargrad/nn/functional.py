@@ -14,7 +14,7 @@ from .. import ops
 from ..dtypes import TensorType, result_type
 from ..value import Value, _inplace, leaf, make
 
-__all__ = ["relu", "sigmoid", "tanh", "dropout", "mse_loss"]
+__all__ = ["relu", "sigmoid", "tanh", "dropout", "mse_loss", "linear"]
 
 
 def _tensor(x, fn: str) -> Value:
@@ -134,6 +134,13 @@ def mse_loss(input: Value, target: Value, size_average=None, reduce=None, reduct
         t = TensorType(t.dtype, ())
     r = t.dtype.round
     return make(MseLoss, t, r(MseLoss.forward(r, x._val, y._val)), (x, y))
+
+
+def linear(input: Value, weight: Value, bias: Value | None = None) -> Value:  # noqa: A002
+    """input @ weight.T + bias (see ``shaped.linear``)."""
+    from ..shaped import linear as _linear
+
+    return _linear(input, weight, bias)
 
 
 def __getattr__(name: str):

@@ -8,6 +8,7 @@ under ``no_grad``, as in PyTorch.
 
 from __future__ import annotations
 
+from ..shaped import ShapedTensor
 from ..value import Value
 
 __all__ = ["Parameter"]
@@ -24,6 +25,14 @@ class Parameter(Value):
     """
 
     __slots__ = ()
+
+    def __new__(cls, data: Value | None = None, requires_grad: bool = True):
+        # a multi-element tensor makes a multi-element Parameter (``ShapedParameter``)
+        if isinstance(data, ShapedTensor):
+            if requires_grad and not data.dtype.is_floating_point:
+                raise RuntimeError(_NOT_FLOAT)
+            return data._copy_as(ShapedParameter, bool(requires_grad))
+        return super().__new__(cls)
 
     def __init__(self, data: Value | None = None, requires_grad: bool = True) -> None:
         if data is None:
@@ -62,3 +71,16 @@ class Parameter(Value):
         result = type(self)(self, self._rg)  # the number only: .grad is not copied, as in PyTorch
         memo[id(self)] = result
         return result
+
+
+class ShapedParameter(ShapedTensor, Parameter):
+    """A Parameter of several elements (``nn.Linear``'s weight): a multi-element tensor that
+    ``isinstance(p, nn.Parameter)`` recognises; its elements are new leaves holding ``data``'s
+    numbers."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + ShapedTensor.__repr__(self)
+
+    __str__ = __repr__
