@@ -86,17 +86,36 @@ def run(args: argparse.Namespace) -> int:
             json.dump({"ok": result.ok, "error": result.summary,
                        "unsupported": result.error.feature if result.unsupported else None,
                        "sympy": checks}, fh)
+    status = 0 if result.ok else 1
     if result.unsupported:
         print(f"scalargrad run: {path} stopped: {result.error}", file=sys.stderr)
+        status = 3
+    elif isinstance(result.error, SystemExit):
+        # sys.exit(n) / sys.exit("message"), as the interpreter itself handles them
+        code = result.error.code
+        if isinstance(code, int):
+            status = code
+        else:
+            print(code, file=sys.stderr)
     elif result.error is not None:
-        traceback.print_exception(type(result.error), result.error, result.error.__traceback__)
+        traceback.print_exception(type(result.error), result.error, _program_frames(result.error, path))
     if args.check and not args.report_json:
         print(f"\nSymPy check: {checks['summary']}", file=sys.stderr)
-        if report is not None and hasattr(report, "__str__") and getattr(report, "entries", None):
+        if report:
             print(str(report), file=sys.stderr)
-    if result.unsupported:
-        return 3
-    return 0 if result.ok else 1
+    return status
+
+
+def _program_frames(error: BaseException, path: str):
+    """The traceback from the program's first frame on, as ``python script.py`` shows it (the
+    runner's and runpy's frames are ours, not the user's); None for a syntax error."""
+    target = os.path.abspath(path)
+    tb = error.__traceback__
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != target:
+        tb = tb.tb_next
+    if tb is None and not isinstance(error, SyntaxError):
+        return error.__traceback__  # not raised from the program's code: keep everything
+    return tb
 
 
 def verify_cmd(args: argparse.Namespace) -> int:

@@ -180,6 +180,8 @@ def _run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=Non
 
 def _execute(run: _Run, roots, grads, order: list, leaves: dict) -> None:
     graph = run.graph
+    keep = run.keep
+    need = run.need
     buf: dict = {}
     for r, g in zip(roots, grads):
         b = buf.get(r)
@@ -196,10 +198,28 @@ def _execute(run: _Run, roots, grads, order: list, leaves: dict) -> None:
                 _hold_element(run, v, g, buf)
             else:
                 _deliver(run, v, _run_hooked(run, v, g, buf), buf)
-        elif g is None:
-            _deliver(run, v, (None,) * len(v._in), buf)  # undefined gradients pass on as such
+        elif g is None or len(v._in) != 1:
+            _deliver(run, v, (None,) * len(v._in) if g is None else
+                     v._op.backward(GraphKernel if graph else v._t.dtype.kernel, g, v), buf)
         else:
-            _deliver(run, v, v._op.backward(GraphKernel if graph else v._t.dtype.kernel, g, v), buf)
+            # the commonest node, hook-free with one input, delivers inline: this is _deliver
+            # for that case, and a third of a chain's backward time is saved by not calling it
+            op = v._op
+            gi = op.backward(GraphKernel if graph else v._t.dtype.kernel, g, v)[0]
+            if not keep and op.saves:
+                v._op = op.freed
+            u = v._in[0]
+            if not u._rg or u._seq > v._seq or (need is not None and u not in need) or gi is None \
+                    or u._t.dtype is not v._t.dtype:
+                _deliver_one(run, v, u, gi, buf)
+                continue
+            b = buf.get(u)
+            buf[u] = gi if b is None else (GraphKernel if graph else u._t.dtype.kernel).add(b, gi)
+            if u._op is None:
+                n = leaves[u] - 1
+                leaves[u] = n
+                if n == 0:
+                    _accumulate(run, u, buf.pop(u))
     for grp, held in run.pending.leftover():
         _release(run, grp, held, buf)
 
@@ -211,39 +231,41 @@ def _deliver(run: _Run, v: Value, grads, buf: dict) -> None:
     op = v._op
     if not run.keep and op.saves:
         v._op = op.freed
-    graph = run.graph
-    need = run.need
-    leaves = run.leaves
-    vseq = v._seq
-    vt = v._t
     for u, gi in zip(v._in, grads):
-        if not u._rg:
-            if u._seq > vseq:  # a constant this node saved was changed in place since
-                _route(u, v, True)
-            continue
-        if u._seq > vseq:
-            u = _route(u, v, True)
-        if need is not None and u not in need:
-            continue
-        if gi is None:
-            # an undefined gradient (None from a Function or a hook) still counts as a
-            # delivery, as in PyTorch: the leaf's other gradients must not wait for it
-            if u not in buf:
-                buf[u] = None
+        _deliver_one(run, v, u, gi, buf)
+
+
+def _deliver_one(run: _Run, v: Value, u: Value, gi, buf: dict) -> None:
+    """Add the gradient ``gi`` that ``v`` computed for its input ``u`` into ``u``'s buffer."""
+    if not u._rg:
+        if u._seq > v._seq:  # a constant this node saved was changed in place since
+            _route(u, v, True)
+        return
+    if u._seq > v._seq:
+        u = _route(u, v, True)
+    if run.need is not None and u not in run.need:
+        return
+    if gi is None:
+        # an undefined gradient (None from a Function or a hook) still counts as a
+        # delivery, as in PyTorch: the leaf's other gradients must not wait for it
+        if u not in buf:
+            buf[u] = None
+    else:
+        ut = u._t
+        vt = v._t
+        if ut is not vt and ut.dtype is not vt.dtype and not run.graph:
+            gi = ut.dtype.round(gi)
+        b = buf.get(u)
+        if b is None:
+            buf[u] = gi
         else:
-            ut = u._t
-            if ut is not vt and ut.dtype is not vt.dtype and not graph:
-                gi = ut.dtype.round(gi)
-            b = buf.get(u)
-            if b is None:
-                buf[u] = gi
-            else:
-                buf[u] = (GraphKernel if graph else ut.dtype.kernel).add(b, gi)
-        if u._op is None:
-            n = leaves[u] - 1
-            leaves[u] = n
-            if n == 0:
-                _accumulate(run, u, buf.pop(u))
+            buf[u] = (GraphKernel if run.graph else ut.dtype.kernel).add(b, gi)
+    if u._op is None:
+        leaves = run.leaves
+        n = leaves[u] - 1
+        leaves[u] = n
+        if n == 0:
+            _accumulate(run, u, buf.pop(u))
 
 
 def _hold_element(run: _Run, v: Value, g, buf: dict) -> None:
