@@ -151,8 +151,8 @@ def numel(input) -> int:  # noqa: A002
 
 
 def matmul(input, other) -> Value:  # noqa: A002
-    """``input @ other`` for 1-D and 2-D tensors (see ``shaped.matmul``)."""
-    from .shaped import matmul as _matmul
+    """``input @ other`` for 1-D and 2-D tensors (see ``products.matmul``)."""
+    from .products import matmul as _matmul
 
     return _matmul(input, other)
 

@@ -12,10 +12,13 @@ order of the additions. scalargrad reproduces PyTorch 2.13's CPU order bit for b
   the tensor's own dtype and starts at +0.0. ``sum_program`` writes the additions down once per
   (shape, layout, dims) as a ``Program``: the forward evaluates it, and the backward of a
   broadcast (PyTorch's ``sum_to``) follows it to add gradients in the same order.
-  Verified: every contiguous float32 length 1..4096 and every reduction of the 1-, 2- and
-  3-dimensional shapes in tests/test_shaped.py, transposed and sliced layouts included.
+  Verified against PyTorch 2.13.0: contiguous float32 lengths 1..600, 1000, 1023-1025, 2047,
+  2048, 4095, 4096; float32 and float64 reductions over every dim (and pair of dims) of 1-D
+  (2..69), 2-D (up to 17x17) and 3-D (up to 6x6x6) shapes in contiguous, transposed, permuted,
+  sliced and expanded layouts (13,000+ cases); tests/test_shaped.py repeats a sample of this.
 * ``mm`` (2-D @ 2-D with at least 2 result columns, and 1-D @ 2-D) is MKL's sgemm: each result
-  element is one fused multiply-add chain over k in order, starting from +0.0.
+  element is one fused multiply-add chain over k in order, starting from +0.0 (verified for
+  every shape up to 8x8x8 with a contiguous second operand, float32 and float64).
 * ``dot`` (1-D @ 1-D) is MKL's sdot: products rounded, 8 at a time into two 4-lane
   accumulators (``i % 8``), a tail of fewer than 8 into the first one's lanes, the two added,
   then the lanes pairwise ((l0 + l1) + (l2 + l3)). Verified bit-exact for k <= 12 and k = 16;
@@ -92,15 +95,14 @@ class Program:
         while work:
             items = work.pop()
             for j, x in enumerate(items):
-                if isinstance(x, int) and x > n:
+                while isinstance(x, int) and x > n:  # an addition: unfold it
                     sub = spine(x)
-                    if len(sub) == 1:
-                        items[j] = sub[0]
-                        if sub[0] > n:  # cannot happen: a spine ends in an input or zero
-                            raise AssertionError("malformed program")
-                    else:
-                        items[j] = sub
-                        work.append(sub)
+                    x = sub[0] if len(sub) == 1 else sub
+                if isinstance(x, list):
+                    work.append(x)
+                items[j] = x
+        while len(root) == 1 and isinstance(root[0], list):
+            root = root[0]
         return root
 
 

@@ -17,6 +17,8 @@ PyTorch casts a wrapped number before computing) instead of making it a node.
 
 from __future__ import annotations
 
+import math
+
 from . import ieee
 
 
@@ -399,9 +401,11 @@ class Sqrt(Op):
 
     @staticmethod
     def convention(a):
-        if a == 0:  # g / (2 * sqrt(0))
-            return ("sqrt: PyTorch's derivative at 0 is inf (calculus: no derivative; one-sided limit +inf)",
-                    (float("inf"),))
+        if a == 0:  # g / (2 * sqrt(0)): sqrt(-0.0) is -0.0, so at -0.0 it is -inf
+            inf = math.copysign(math.inf, a)
+            where = "0 is inf" if inf > 0 else "-0.0 is -inf"
+            return (f"sqrt: PyTorch's derivative at {where} (calculus: no derivative; one-sided limit +inf)",
+                    (inf,))
         return None
 
 
@@ -633,22 +637,13 @@ class Addmm(Op):
 
     @staticmethod
     def backward(k, g, v):
-        return Dot.backward(k, g, _Prefix(v)) + (g,)
+        ins = k.ins(v)
+        n = (len(ins) - 1) // 2
+        return tuple(k.mul(g, y) for y in ins[n:2 * n]) + tuple(k.mul(g, x) for x in ins[:n]) + (g,)
 
     @staticmethod
     def sympy(sp, *args):
         return Dot.sympy(sp, *args[:-1]) + args[-1]
-
-
-class _Prefix:
-    """A node seen without its last input (Addmm's backward reuses Dot's)."""
-
-    __slots__ = ("_in", "_val", "_c")
-
-    def __init__(self, v) -> None:
-        self._in = v._in[:-1]
-        self._val = v._val
-        self._c = v._c
 
 
 class VecMat(Dot):

@@ -31,17 +31,26 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return None
         return importlib.util.spec_from_loader(fullname, self)
 
+    def __init__(self) -> None:
+        self._specs: dict = {}
+
     def create_module(self, spec):
         target = "scalargrad" + spec.name[len("torch"):]
         try:
-            return importlib.import_module(target)
+            module = importlib.import_module(target)
         except ModuleNotFoundError as e:
             if e.name and e.name.startswith("scalargrad"):
                 raise Unsupported(spec.name) from None
             raise
+        self._specs[spec.name] = module.__spec__
+        return module
 
     def exec_module(self, module) -> None:
-        pass  # already executed under its scalargrad name
+        # already executed under its scalargrad name; importlib has just replaced its __spec__
+        # with the alias's, which would break scalargrad's own relative imports: put it back
+        real = self._specs.pop(module.__spec__.name, None)
+        if real is not None:
+            module.__spec__ = real
 
 
 @contextmanager

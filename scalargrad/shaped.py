@@ -22,11 +22,18 @@ Seen from outside it behaves as PyTorch 2.13's tensor:
   ``view`` errors and grad_fn names (``ViewBackward0`` vs ``UnsafeViewBackward0``) match;
 * float32 bit-exactness: elementwise results are the scalar ops' (exact); ``sum``/``mean``
   and the gradients of broadcast operands add in the order of PyTorch's CPU sum kernel, and
-  matrix products follow MKL's order where it is known (``kernel_order``).
+  matrix products (``products.py``) follow MKL's order where it is known (``kernel_order``).
 
 Limits: at most ``MAX_ELEMENTS`` elements per tensor (each element is a Python object and a
 graph node); advanced indexing (tensor or list indices), batched matmul of two 3-D tensors,
 and in-place operations on views of tensors that require grad are refused with a clear error.
+Known differences from PyTorch: elementwise sqrt/exp/log/tanh/sin/cos of multi-element float32
+tensors run MKL/SLEEF vector kernels in PyTorch, which are not correctly rounded (the scalar
+ops are), so about 1% of such elements differ in the last bit; when a broadcast result feeds
+``sum()`` directly, PyTorch adds the broadcast operand's gradient over an expanded (stride-0)
+gradient, in another order than the materialized one scalargrad's fan-out follows (8 or more
+positions; see tests/test_shaped.py); views taken with grad copy their elements' values, so a
+later in-place change of the base (under no_grad) does not show through them.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ from . import dtypes, ops
 from .autograd.grad_mode import _state as _grad_state
 from .dtypes import TensorType, promote_types
 from .formatting import tensor_repr
-from .kernel_order import fma_chain, mkl_lanes8, mkl_sdot, sum_program
+from .kernel_order import sum_program
 from .layout import (
     contiguous_strides,
     elementwise_strides,
@@ -60,8 +67,7 @@ from .value import (
     make,
 )
 
-__all__ = ["ShapedTensor", "MAX_ELEMENTS", "matmul", "cat", "stack", "from_data", "filled", "from_values",
-           "flatten_tensors"]
+__all__ = ["ShapedTensor", "MAX_ELEMENTS", "cat", "stack", "from_data", "filled", "from_values", "flatten_tensors"]
 
 MAX_ELEMENTS = 4096
 """The largest tensor scalargrad builds: each element is a Python object and a graph node,
@@ -208,10 +214,6 @@ def _is_number(x) -> bool:
 
 
 # ---------------------------------------------------------------- type promotion and broadcasting
-
-
-def _category(dt) -> int:
-    return 2 if dt.is_floating_point else (0 if dt is dtypes.bool else 1)
 
 
 def _promote_all(dts):
@@ -818,6 +820,26 @@ class ShapedTensor(Value):
         """A new leaf tensor sharing this tensor's storage, outside the graph."""
         return self.data
 
+    def __deepcopy__(self, memo: dict) -> ShapedTensor:
+        # leaves only, as PyTorch; the copy has its own elements (and a copy of .grad)
+        if self._fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
+                "the moment.  If you were attempting to deepcopy a module, this may be because of a "
+                "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        new = memo[id(self)] = self._copy_as(ShapedTensor, self._rg)
+        g = self._grad
+        if g is not None:
+            new._grad = g.__deepcopy__(memo)
+        return new
+
+    def __copy__(self) -> ShapedTensor:
+        # a new tensor object over the same elements (the same storage and graph)
+        return _new(self._elems, self._t.shape, self._t.dtype, self._strides, self._offset, self._srcs,
+                    self._view_of)
+
     def _copy_as(self, cls: type, requires_grad: bool) -> ShapedTensor:
         """A new leaf tensor of class ``cls`` (a ShapedTensor subclass) holding these numbers."""
         dt = self._t.dtype
@@ -903,9 +925,13 @@ class ShapedTensor(Value):
         return _map2(other, self, operator.pow, "**")
 
     def __matmul__(self, other):
+        from .products import matmul
+
         return matmul(self, other)
 
     def __rmatmul__(self, other):
+        from .products import matmul
+
         return matmul(other, self)
 
     def __neg__(self):
@@ -1180,17 +1206,17 @@ class ShapedTensor(Value):
     def dot(self, other) -> Value:
         if self.dim() != 1 or other.dim() != 1:
             raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {other.dim()}D tensors")
-        return matmul(self, other)
+        return self @ other
 
     def mm(self, other) -> Value:
         if self.dim() != 2:
             raise RuntimeError("self must be a matrix")
         if other.dim() != 2:
             raise RuntimeError("mat2 must be a matrix")
-        return matmul(self, other)
+        return self @ other
 
     def mv(self, other) -> Value:
-        return matmul(self, other)
+        return self @ other
 
     matmul = __matmul__
 
@@ -1226,8 +1252,9 @@ class ShapedTensor(Value):
     def reshape(self, *shape) -> Value:
         new = _infer_shape(_sizes(shape, "reshape"), len(self._elems))
         st = view_strides(self._t.shape, self._strides, new)
-        if st is not None:
-            return _view(self, new, st, self._offset, contiguous_strides(new), 0, ops.View)
+        if st is not None:  # a view: named after view() when contiguous, _reshape_alias otherwise
+            op = ops.View if self.is_contiguous() else ops.Reshape
+            return _view(self, new, st, self._offset, contiguous_strides(new), 0, op)
         # not viewable: PyTorch copies to a contiguous tensor and views the copy
         return _view(self, new, contiguous_strides(new), 0, contiguous_strides(new), 0, ops.UnsafeView,
                      copy=True)
@@ -1550,170 +1577,6 @@ def _ieee_div(a, n: int):
     from .ieee import div
 
     return div(a, float(n))
-
-
-# ---------------------------------------------------------------- matrix products
-
-
-def _dot_value(av: list, bv: list, dt, kind: str):
-    if not dt.is_floating_point:
-        return sum(x * y for x, y in zip(av, bv))
-    f32 = dt is dtypes.float32
-    if kind == "dot":
-        return mkl_sdot(av, bv, f32)
-    if kind == "gemm_nt":
-        return mkl_lanes8(av, bv, f32)
-    return fma_chain(av, bv, f32)
-
-
-def _gemm_kind(a: Value, b: Value, n: int, m: int) -> str:
-    """Which MKL code path PyTorch's mm takes for a (n x k) @ b (k x m) (see kernel_order)."""
-    if m == 1 and n > 1:
-        return "gemv"
-    bst = _parts(b)[1]
-    transposed = len(bst) == 2 and bst[0] == 1 and b._t.shape[0] > 1 and bst[1] != 1
-    if transposed and m % 4:
-        return "gemm_nt"
-    return "gemm"
-
-
-def matmul(a, b) -> Value:
-    """``a @ b`` for 1-D and 2-D tensors (and an N-D tensor times a 1-D or 2-D one, folded
-    into a matrix product as PyTorch does). Each result element is one node whose inputs are
-    the row and column it multiplies; its value is added in MKL's order (``kernel_order``)."""
-    if not isinstance(a, Value) or not isinstance(b, Value):
-        bad = b if isinstance(a, Value) else a
-        raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not {type(bad).__name__}")
-    da, db = len(a._t.shape), len(b._t.shape)
-    if da == 0 or db == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
-    ta, tb = a._t.dtype, b._t.dtype
-    sa, sb = tuple(a._t.shape), tuple(b._t.shape)
-    ea, eb = _parts(a)[2], _parts(b)[2]
-    if da == 1 and db == 1:
-        if ta is not tb:
-            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_c_name(ta).capitalize()} "
-                               f"and {_c_name(tb).capitalize()}")
-        if sa[0] != sb[0]:
-            raise RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the "
-                               f"same number of elements, but got {sa[0]} and {sb[0]} elements respectively")
-        val = _dot_value([e._val for e in ea], [e._val for e in eb], ta, "dot")
-        return make(ops.Dot, TensorType(ta, ()), val, tuple(ea) + tuple(eb))
-    if ta is not tb:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_c_name(ta)} != {_c_name(tb)}")
-    if da == 2 and db == 1:
-        n, k = sa
-        if k != sb[0]:
-            raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({sb[0]})")
-        rows = [ea[i * k:(i + 1) * k] for i in range(n)]
-        return _products(rows, [list(eb)], (n,), ta, ops.Mv, "gemv", (a, b))
-    if da == 1 and db == 2:
-        k, m = sb
-        if sa[0] != k:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{sa[0]} and {k}x{m})")
-        cols = [[eb[i * m + j] for i in range(k)] for j in range(m)]
-        return _products([list(ea)], cols, (m,), ta, ops.VecMat, "gemm", (a, b))
-    if da == 2 and db == 2:
-        n, k = sa
-        k2, m = sb
-        if k != k2:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
-        rows = [ea[i * k:(i + 1) * k] for i in range(n)]
-        cols = [[eb[i * m + j] for i in range(k)] for j in range(m)]
-        return _products(rows, cols, (n, m), ta, ops.Mm, _gemm_kind(a, b, n, m), (a, b))
-    if da >= 3 and db <= 2:
-        k = sa[-1]
-        folded = a.reshape(-1, k)
-        out = matmul(folded, b)
-        shape = sa[:-1] + ((sb[-1],) if db == 2 else ())
-        if isinstance(out, ShapedTensor):
-            return _view(out, shape, contiguous_strides(shape), 0, contiguous_strides(shape), 0, ops.UnsafeView)
-        v = make(ops.UnsafeView, TensorType(ta, shape), out._val, (out,))
-        return v
-    from .errors import Unsupported
-
-    raise Unsupported(f"matmul of a {da}-D and a {db}-D tensor (batched matrix products)")
-
-
-def _products(rows: list, cols: list, shape: tuple, dt, op, kind: str, srcs: tuple, bias: list | None = None) -> Value:
-    """One node per (row, column) pair: their product, plus ``bias[column]`` for addmm."""
-    check_size(shape)
-    single = numel(shape) == 1
-    t = TensorType(dt, shape) if single else _scalar_t(dt)
-    r32 = dt.round
-    # made last to first: the engine runs the newest node first, so each input element then
-    # receives its gradient terms in the order MKL's product for the gradient adds them
-    res = []
-    cvals = [[e._val for e in c] for c in cols]
-    m = len(cols)
-    for i in range(len(rows) - 1, -1, -1):
-        r = rows[i]
-        rv = [e._val for e in r]
-        for j in range(m - 1, -1, -1):
-            val = _dot_value(rv, cvals[j], dt, kind)
-            if bias is None:
-                res.append(make(op, t, val, tuple(r) + tuple(cols[j])))
-            else:
-                c = bias[i * m + j]
-                res.append(make(ops.Addmm, t, r32(val + c._val), tuple(r) + tuple(cols[j]) + (c,)))
-    res.reverse()
-    return _result(res, shape, dt, srcs=srcs)
-
-
-def transpose2d(x: Value) -> Value:
-    """``x.t()`` for a tensor of at most 2 dimensions, one-element tensors included."""
-    if isinstance(x, ShapedTensor):
-        return x.t()
-    if x.dim() > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.dim()}D")
-    return make(ops.T, TensorType(x._t.dtype, tuple(reversed(x._t.shape))), x._val, (x,))
-
-
-def addmm(bias: Value, mat1: Value, mat2: Value) -> Value:
-    """``torch.addmm(bias, mat1, mat2)``: mat1 @ mat2 + bias (broadcast), one node per element."""
-    if mat1.dim() != 2 or mat2.dim() != 2:
-        raise RuntimeError("mat1 must be a matrix" if mat1.dim() != 2 else "mat2 must be a matrix")
-    n, k = mat1._t.shape
-    k2, m = mat2._t.shape
-    if k != k2:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
-    dt = mat1._t.dtype
-    if mat2._t.dtype is not dt or bias._t.dtype is not dt:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_c_name(dt)} != "
-                           f"{_c_name(mat2._t.dtype if mat2._t.dtype is not dt else bias._t.dtype)}")
-    shape = (n, m)
-    # the bias is broadcast to the result; its gradient is summed back in PyTorch's order
-    bshape, _, belems = _parts(bias)
-    spread = _spread(belems, tuple(bshape), shape, contiguous_strides(shape), False)
-    ea, eb = _parts(mat1)[2], _parts(mat2)[2]
-    rows = [ea[i * k:(i + 1) * k] for i in range(n)]
-    cols = [[eb[i * m + j] for i in range(k)] for j in range(m)]
-    return _products(rows, cols, shape, dt, ops.Addmm, _gemm_kind(mat1, mat2, n, m), (bias, mat1, mat2), spread)
-
-
-def linear(input: Value, weight: Value, bias: Value | None = None) -> Value:  # noqa: A002
-    """``nn.functional.linear``: input @ weight.T + bias, composed as PyTorch 2.13's
-    ``at::linear`` composes it (so grad_fn names match: AddmmBackward0 for 2-D input with a
-    bias, ViewBackward0 over it for other inputs, MmBackward0 / SqueezeBackward4 /
-    UnsafeViewBackward0 without a bias)."""
-    for name, t in (("input", input), ("weight", weight)):
-        if not isinstance(t, Value):
-            raise TypeError(f"linear(): argument '{name}' must be Tensor, not {type(t).__name__}")
-    wt = transpose2d(weight)
-    nd = input.dim()
-    if bias is not None:
-        contiguous = not isinstance(input, ShapedTensor) or input.is_contiguous()
-        if nd == 2:
-            return addmm(bias, input, wt)
-        if contiguous and (nd == 3 or bias.dim() == 1) and nd >= 1:
-            shape = tuple(input._t.shape)
-            flat = input.reshape(numel(shape[:-1]), shape[-1])
-            out = addmm(bias, flat, wt)
-            return out.view(*shape[:-1], out._t.shape[1])
-    out = matmul(input, wt)
-    if bias is not None:
-        out = out + bias
-    return out
 
 
 # ---------------------------------------------------------------- construction

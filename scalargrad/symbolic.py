@@ -16,9 +16,19 @@ two strategies:
 
 The local pass always runs: it verifies the op rules, finds PyTorch's conventions at
 non-differentiable points (``ops.Op.convention``: the report says where calculus and PyTorch
-part), hooks that change gradients on purpose, and custom ``autograd.Function`` nodes (no
-symbolic form: their inputs are reported unverifiable), and it bounds the float rounding of
-autograd's result, which sets the comparison's tolerance.
+part), hooks that change gradients on purpose, and custom ``autograd.Function`` nodes, and it
+bounds the float rounding of autograd's result, which sets the comparison's tolerance.
+
+A custom Function is proved like an op when its class declares its form with a static
+``sympy(sp, *args)`` (see ``Function``; ``nn``'s ``BackwardHookFunction`` declares identity,
+so gradients through modules with full backward hooks are proved). Without one its inputs
+are reported unverifiable. The chain rule goes through the derivative of the declared form;
+the user's backward is never called by the check (it may print or record: a second call
+would change the program, and a custom backward is often not linear in its gradient, e.g.
+clipping, so a unit-gradient probe would miss what it does). Instead the engine's own call
+is compared, after it ran: what the Function's backward returned against the declared
+form's partials times the gradient it received. Where they part the inputs below get the
+status ``custom backward`` (a custom backward may deviate on purpose), with both values.
 
 ``check_every_backward()`` cross-checks every backward call made inside it.
 """
@@ -81,7 +91,8 @@ _opaque_of: dict = {}
 
 
 def _opaque(op) -> str | None:
-    """The name of a node without symbolic form (a custom Function's), None for ops with one."""
+    """The name of a node whose op has no ``sympy`` form (a custom Function's, which may declare
+    one: see ``_declared``), None for ops with one."""
     try:
         return _opaque_of[op]
     except KeyError:
@@ -97,6 +108,41 @@ def _opaque(op) -> str | None:
         name = None
     _opaque_of[op] = name
     return name
+
+
+def _declared(v: Value):
+    """The custom Function class of node ``v`` if it declares a SymPy form, else None."""
+    fn = getattr(v._op, "function", None)
+    if fn is None or fn.sympy is None or not hasattr(v._c, "_sympy_args"):
+        return None
+    return fn
+
+
+class _Outputs:
+    """The SymPy expressions of a multi-output custom Function's outputs (its hidden node's)."""
+
+    __slots__ = ("exprs",)
+
+    def __init__(self, exprs: tuple) -> None:
+        self.exprs = exprs
+
+
+def _form(v: Value, args) -> tuple:
+    """The declared form of custom Function node ``v``: one SymPy expression per tensor
+    output, ``args`` standing for its tensor inputs (its other arguments as they were given)."""
+    fn = _declared(v)
+    ctx = v._c
+    plain, kwargs = ctx._sympy_args
+    full = list(plain)
+    for pos, e in zip(ctx._tensor_positions, args):
+        full[pos] = e
+    res = fn.sympy(sp, *full, **kwargs)
+    outs = tuple(res) if isinstance(res, (tuple, list)) else (res,)
+    n = len(ctx.outputs_types)
+    if len(outs) != n:
+        raise TypeError(f"{fn.__name__}.sympy returned {len(outs)} expression(s), but its forward has "
+                        f"{n} tensor output(s)")
+    return tuple(sp.sympify(o) for o in outs)
 
 
 class _Graph:
@@ -247,10 +293,18 @@ def _build(graph: _Graph, syms: dict) -> dict:
         op = _live(v._op)
         name = _opaque(op)
         if name == "Pick":  # output i of a custom Function with several outputs
-            f, fargs = args[0]
+            hidden = args[0]
+            if isinstance(hidden, _Outputs):
+                expr[v] = hidden.exprs[v._c]
+                continue
+            f, fargs = hidden
             expr[v] = sp.Function(f"{f}_{v._c}")(*fargs)
             continue
         if name is not None:
+            if _declared(v) is not None:
+                outs = _form(v, args)
+                expr[v] = _Outputs(outs) if v._val is None else outs[0]
+                continue
             # the hidden node of a multi-output Function has no value of its own: its Picks do
             expr[v] = (name, tuple(args)) if v._val is None else sp.Function(name)(*args)
             continue
@@ -269,8 +323,9 @@ def to_sympy(value: Value, symbols: Mapping | None = None):
     Leaves that require grad become real symbols, named from ``symbols`` ({Value: name or
     Symbol}) where given, otherwise x0, x1... in order of first use; other leaves and
     constants become the exact numbers their floats hold. Each op contributes its own
-    ``sympy`` form; a custom ``autograd.Function`` becomes an undefined SymPy function
-    (``MyFn(x0)``), whose derivative SymPy cannot evaluate.
+    ``sympy`` form, and so does a custom ``autograd.Function`` that declares one; any other
+    custom Function becomes an undefined SymPy function (``MyFn(x0)``), whose derivative
+    SymPy cannot evaluate.
     """
     if value._op is None or not value._rg:
         if value._rg:
@@ -369,6 +424,45 @@ def _rule(op, n: int, c) -> _Rule:
     return r
 
 
+class _FnRule:
+    """A custom Function's declared form on fresh symbols a0, a1... (one per tensor input),
+    its partial derivatives ``partials[output][input]``, and both compiled to floats."""
+
+    __slots__ = ("symbols", "forms", "partials", "fast")
+
+    def __init__(self, v: Value) -> None:
+        a = [sp.Symbol(f"a{i}", real=True) for i in range(len(v._in))]
+        self.symbols = a
+        self.forms = _form(v, a)
+        self.partials = [[sp.diff(f, s) for s in a] for f in self.forms]
+        flat = [p for row in self.partials for p in row]
+        try:
+            self.fast = sp.lambdify(a, flat + list(self.forms), modules="math")
+        except Exception:  # a form lambdify cannot print: SymPy evaluates it instead
+            self.fast = None
+
+
+_fn_rules: dict = {}
+_FN_RULES_MAX = 256  # rules kept for distinct (Function, constant arguments)
+
+
+def _fn_rule(v: Value) -> _FnRule:
+    """The rule of custom Function node ``v``, cached by its class, its number of tensor
+    inputs and its other arguments."""
+    plain, kwargs = v._c._sympy_args
+    key = (_declared(v), len(v._in), tuple((type(x), x) for x in plain),
+           tuple(sorted((k, type(x), x) for k, x in kwargs.items())))
+    try:
+        rule = _fn_rules.get(key)
+    except TypeError:  # an unhashable argument: build it afresh
+        return _FnRule(v)
+    if rule is None:
+        rule = _FnRule(v)
+        if len(_fn_rules) < _FN_RULES_MAX:
+            _fn_rules[key] = rule
+    return rule
+
+
 def _operand_floats(c) -> list:
     if c is None:
         return []
@@ -410,11 +504,14 @@ def _ulp(x: float, dt: str) -> float:
 class _Probe:
     """A stand-in node for running an op's backward at a nudged saved output."""
 
-    __slots__ = ("_val", "_in", "_c")
+    __slots__ = ("_val", "_in", "_a", "_b", "_c")
 
     def __init__(self, v: Value, y: float) -> None:
         self._val = y
         self._in = v._in
+        # the kernels read a node's inputs from its two input slots where Values have them
+        self._a = getattr(v, "_a", None)
+        self._b = getattr(v, "_b", None)
         self._c = v._c
 
 
@@ -494,6 +591,19 @@ def _union(a: frozenset, b: frozenset) -> frozenset:
     return a | b
 
 
+def _node_hook_kinds(node) -> list:
+    """The hooks of grad_fn ``node`` that may change a gradient, for notes. A hook that is a
+    method of an object with ``hooks_for_check(hook)`` (an ``nn`` module's backward hooks)
+    is named by it (an empty list: nothing there can change a gradient); any other is a
+    'node hook'."""
+    kinds: list = []
+    for hook in (*(node._pre or {}).values(), *(node._post or {}).values()):
+        names = getattr(getattr(hook, "__self__", None), "hooks_for_check", None)
+        found = ["node hook"] if names is None else names(hook)
+        kinds.extend(k for k in found if k not in kinds)
+    return kinds
+
+
 def _hook_tag(v: Value, tags: _Tags, graph: _Graph):
     ext = v._ext
     if ext is None:
@@ -502,7 +612,7 @@ def _hook_tag(v: Value, tags: _Tags, graph: _Graph):
     if ext.hooks:
         kinds.append("tensor hook")
     if v._op is not None and ext.node is not None and (ext.node._pre or ext.node._post):
-        kinds.append("node hook")
+        kinds.extend(_node_hook_kinds(ext.node))
     if v._op is None and ext.post_acc:
         kinds.append("post-accumulate-grad hook")
     if not kinds:
@@ -512,6 +622,41 @@ def _hook_tag(v: Value, tags: _Tags, graph: _Graph):
 
 
 _MAX_FAILURES = 20  # rule failures listed in a report; more are counted
+
+
+class _FnNode:
+    """The local pass's view of one custom Function node with a declared form: its partials
+    at its input values (``parts[output][input]``), forward values, and tags per output."""
+
+    __slots__ = ("node", "ins", "vals", "name", "where", "rule", "tag", "parts", "values", "tags")
+
+    def __init__(self, node: Value, ins, vals: list, name: str, where: str) -> None:
+        self.node = node
+        self.ins = ins
+        self.vals = vals
+        self.name = name
+        self.where = where
+        self.rule = None
+        self.tag = -1  # the tag id marking the inputs below this node
+        self.parts: list = []
+        self.values = None
+        self.tags: list = []
+
+    def departure(self, j: int, got: float | None, want: float, g_in: list) -> str:
+        """The note for input ``j``: what the custom backward returned, what calculus gives."""
+        pos = self.node._c._tensor_positions[j]
+        rows = self.rule.partials
+        if len(rows) == 1:
+            calc = (f"d/d(argument {pos}) = {sp.sstr(rows[0][j])} = {self.parts[0][j]!r} at {self.vals}, times "
+                    f"the incoming gradient {g_in[0]!r}")
+        else:
+            ds = ", ".join(sp.sstr(r[j]) for r in rows)
+            vs = ", ".join(repr(r[j]) for r in self.parts)
+            gs = ", ".join(repr(g) for g in g_in)
+            calc = (f"d/d(argument {pos}) of its outputs = ({ds}) = ({vs}) at {self.vals}, dotted with the "
+                    f"incoming gradients ({gs})")
+        return (f"custom backward of {self.name}, at {self.where}, returned {got!r} for argument {pos}; "
+                f"the calculus of its declared form gives {want!r} ({calc})")
 
 
 class _Local:
@@ -529,6 +674,7 @@ class _Local:
         self.graph = graph
         self.dtype = "float64"
         self.G, self.A, self.B, self.T, self.D = {}, {}, {}, {}, {}
+        self.functions: dict = {}  # custom Function node with a declared form -> _FnNode
         tags = self.tags
         state: dict = {}  # node -> [gradient, scale, rounding bound, tags, depth]
         for r, w in zip(roots, weights):
@@ -564,7 +710,17 @@ class _Local:
             ins = ins_of[v]
             op = _live(v._op)
             name = _opaque(op)
+            node = None
             if name is not None:
+                node = v._in[0] if name == "Pick" else v
+                if _declared(node) is None:
+                    node = None
+            if node is not None:
+                # a declared form: an output of a multi-output Function goes straight to the
+                # Function's inputs, through its row of partials (the hidden node stays idle)
+                ins, parts, t_v = self._function(v, node, eps, t_v)
+                errs = [0.0] * len(ins)
+            elif name is not None:
                 if name != "Pick":
                     t_v = _union(t_v, frozenset((tags.id("custom", f"custom autograd.Function {name} "
                                                           "(no symbolic form)"),)))
@@ -668,13 +824,141 @@ class _Local:
             errs.append(err)
         return parts, errs, t_v
 
+    def _function(self, v: Value, node: Value, eps: float, t_v: frozenset):
+        """A custom Function with a declared form: ``v`` is its node, or one output of a
+        multi-output one (``node`` the hidden node). Checks ``v``'s forward value; returns the
+        Function's inputs, the partials of ``v``'s form by them, and the tags to carry down.
+        Its backward is compared after the engine ran it (``deviations``)."""
+        info = self.functions.get(node)
+        if info is None:
+            info = self.functions[node] = self._prepare(node)
+        slot = 0 if v is node else v._c
+        if v is not node and node._ext is not None:  # hooks on the shared grad_fn node
+            h = _hook_tag(node, self.tags, self.graph)
+            if h is not None:
+                t_v = _union(t_v, frozenset((h,)))
+        t_v = _union(t_v, info.tags[slot])
+        if info.rule is not None:
+            self._check_declared_forward(v, info, slot, eps)
+        return info.ins, info.parts[slot], t_v
+
+    def _prepare(self, node: Value) -> _FnNode:
+        """The declared form of ``node`` and its partials at the node's input values."""
+        tags = self.tags
+        ins = self.graph.ins[node]
+        vals = [u._val for u in ins]
+        fn = _declared(node)
+        info = _FnNode(node, ins, vals, fn.__name__, self.graph.describe(node))
+        n_out = len(node._c.outputs_types)
+        try:
+            rule = _fn_rule(node)
+        except Exception as exc:  # the user's form is broken: say so, and prove nothing through it
+            self._fail(f"{info.where}: its declared SymPy form failed: {exc!r}")
+            bad = tags.id("custom", f"custom autograd.Function {info.name} (its declared SymPy form failed)")
+            info.parts = [[math.nan] * len(ins) for _ in range(n_out)]
+            info.tags = [frozenset((bad,))] * n_out
+            return info
+        info.rule = rule
+        own = info.tag = tags.id("function", info.where)
+        fast = None
+        if rule.fast is not None:
+            try:
+                fast = rule.fast(*vals)
+            except (ArithmeticError, ValueError, TypeError):
+                fast = None
+        subs = dict(zip(rule.symbols, vals))
+        nan_in = any(x != x for x in vals)
+        n_in = len(ins)
+        info.parts = []
+        info.tags = []
+        for i in range(n_out):
+            row = []
+            slot_tags = {own}
+            for j, u in enumerate(ins):
+                if not u._rg:
+                    row.append(0.0)
+                    continue
+                p = fast[i * n_in + j] if fast is not None else None
+                if isinstance(p, int):  # a constant partial: lambdify gives a Python int
+                    p = float(p)
+                if not (isinstance(p, float) and math.isfinite(p)):
+                    kind, p = _evaluate(_at(rule.partials[i][j], subs))
+                    if kind != "real" and not nan_in:
+                        slot_tags.add(tags.id("custom", f"custom autograd.Function {info.name}: the derivative "
+                                                        f"of its declared form by argument "
+                                                        f"{node._c._tensor_positions[j]} is not a real number "
+                                                        f"at {vals} (SymPy: {kind})"))
+                        p = math.nan
+                row.append(math.nan if p is None else p)
+            info.parts.append(row)
+            info.tags.append(frozenset(slot_tags))
+        info.values = [fast[n_out * n_in + i] for i in range(n_out)] if fast is not None else None
+        return info
+
+    def _check_declared_forward(self, v: Value, info: _FnNode, slot: int, eps: float) -> None:
+        """Does the Function's forward give what its declared form does?"""
+        y = v._val
+        if y is None or any(x != x for x in info.vals):
+            return
+        tiny = _TINY["float32"] if eps == _EPS["float32"] else _TINY["float64"]
+        f = info.values[slot] if info.values is not None else None
+        if isinstance(f, int):
+            f = float(f)
+        if isinstance(f, float) and -(_NODE_RTOL * eps * abs(f) + tiny) <= y - f <= _NODE_RTOL * eps * abs(f) + tiny:
+            return
+        form = info.rule.forms[slot]
+        kind, r = _evaluate(_at(form, dict(zip(info.rule.symbols, info.vals))))
+        dt = v._t.dtype.name
+        ok = (kind == "real" and _same(y, r, dt, _NODE_RTOL * eps * abs(r) + tiny)) or \
+             (kind in ("nan", "complex") and y != y) or (kind == "inf" and math.isinf(y)) or kind == "unknown"
+        if not ok:
+            out = "" if len(info.rule.forms) == 1 else f" (output {slot})"
+            self._fail(f"{info.where}{out}: forward value {y!r}, but its declared SymPy form "
+                       f"{sp.sstr(form)} gives {r!r} at {info.vals}")
+
+    def deviations(self) -> dict:
+        """For each custom Function node with a declared form whose backward, as the engine
+        ran it, differs from its form's partials times the gradients it received: its tag id
+        -> the notes saying so."""
+        found = {}
+        for info in self.functions.values():
+            seen = getattr(info.node._c, "_backward_seen", None)
+            if info.rule is None or seen is None:
+                continue
+            g_in, g_out = seen
+            g_in = [0.0 if g is None else g for g in g_in]
+            notes = []
+            for j, u in enumerate(info.ins):
+                if not u._rg or j >= len(g_out):
+                    continue
+                col = [row[j] for row in info.parts]
+                if any(p != p for p in col):
+                    continue  # no derivative to compare with: reported unverifiable
+                terms = [g * p for g, p in zip(g_in, col)]
+                want = sum(terms)
+                got = g_out[j]
+                dt = u._t.dtype.name
+                tol = _NODE_RTOL * _EPS[dt] * sum(abs(t) for t in terms if t == t) + _TINY[dt]
+                if not _same(0.0 if got is None else got, want, dt, tol):
+                    notes.append(info.departure(j, got, want, g_in))
+            if notes:
+                found[info.tag] = notes
+        return found
+
     def _check_forward(self, v, op, rule, vals, cvals, eps, tiny) -> None:
         y = v._val
         if any(x != x for x in vals) or any(x != x for x in cvals):
             return
         kind, r = _exact_forward(op, vals, v._c)
         dt = v._t.dtype.name
-        ok = (kind == "real" and _same(y, r, dt, _NODE_RTOL * eps * abs(r) + tiny)) or \
+        scale = abs(r) if kind == "real" else 0.0
+        if kind == "real" and len(vals) > 2:
+            # an n-ary op (sum, mean, addmm, dot: sums of products) rounds relative to its terms,
+            # not to its result: with cancellation, float32's error is eps times sum |term|
+            k2, m = _exact_forward(op, [abs(x) for x in vals], v._c)
+            if k2 == "real":
+                scale = max(scale, abs(m))
+        ok = (kind == "real" and _same(y, r, dt, _NODE_RTOL * eps * scale + tiny)) or \
              (kind in ("nan", "complex") and y != y) or (kind == "inf" and math.isinf(y)) or kind == "unknown"
         if not ok:
             self._fail(f"{self.graph.describe(v)}: forward value {y!r}, but its SymPy form "
@@ -709,6 +993,11 @@ class _Local:
             if _same(e, r, dt, _NODE_RTOL * eps * abs(r) + tiny) or \
                     (math.isfinite(e) and math.isfinite(r) and _within_rounding(rule, v, vals, cvals, i, e, dt)):
                 return r, (abs(e - r) if math.isfinite(e - r) else 0.0), t_v
+            if v._val != v._val and e != e:
+                # the op itself is undefined here (0/0, inf - inf...): so is its derivative,
+                # whatever SymPy's substitution makes of the formula (-a0/a1**2 at (0, 0) gives 0)
+                note = f"{title}: the op is undefined at {at} (its value is nan); PyTorch returns nan"
+                return e, 0.0, _union(t_v, frozenset((tags.id("convention", note),)))
             self._fail(f"{self.graph.describe(v)}: d/d(input {i}) is {e!r} in autograd, {r!r} by SymPy "
                        f"({sp.sstr(rule.partials[i])} at {at})")
             return r, 0.0, t_v
@@ -742,7 +1031,9 @@ class InputCheck:
 
     ``status``: 'ok'; 'convention' (agrees, through a PyTorch convention at a point where
     calculus gives no derivative: see ``notes``); 'hook' (a hook changed it on purpose);
-    'unverifiable' (a custom autograd.Function is on its path); 'mismatch'.
+    'custom backward' (a custom autograd.Function's backward departs from the derivative
+    of the form it declares: ``notes`` give both values); 'unverifiable' (a custom
+    autograd.Function without a declared form is on its path); 'mismatch'.
     """
 
     name: str
@@ -846,13 +1137,24 @@ def _whole_ok(graph: _Graph) -> bool:
             return False
         size[v] = total
         op = _live(v._op)
-        if _opaque(op) is None and isinstance(_rule(op, len(graph.ins[v]), v._c).forward, sp.Piecewise):
+        if _opaque(op) is None:
+            kink = isinstance(_rule(op, len(graph.ins[v]), v._c).forward, sp.Piecewise)
+        else:
+            kink = _declared(v) is not None and _declared_kink(v)
+        if kink:
             if below:
                 return False
             kinked.add(v)
         elif below:
             kinked.add(v)
     return True
+
+
+def _declared_kink(v: Value) -> bool:
+    try:
+        return any(f.has(sp.Piecewise) for f in _fn_rule(v).forms)
+    except Exception:  # a broken form: the local pass reports it
+        return False
 
 
 class _Plan:
@@ -911,6 +1213,7 @@ class _Plan:
         """Compare autograd's values (float or None per target) with the references."""
         local = self.local
         texts = local.tags.texts
+        departures = local.deviations()
         checks = []
         for k, (t, name, a) in enumerate(zip(self.targets, self.names, got)):
             ref = local.G.get(t, 0.0)
@@ -919,7 +1222,8 @@ class _Plan:
             depth = local.D.get(t, 0)
             tag_ids = local.T.get(t, _NO_TAGS)
             kinds = {texts[i][0] for i in tag_ids}
-            tnotes = sorted(texts[i][1] for i in tag_ids)
+            tnotes = sorted(texts[i][1] for i in tag_ids if texts[i][0] != "function")
+            departed = sorted(n for i in tag_ids for n in departures.get(i, ()))
             tol = self.atol + self.rtol * scale + 2 * bound
             if extra_tol is not None:
                 tol += extra_tol[k]
@@ -944,11 +1248,12 @@ class _Plan:
                 status = "unverifiable"
                 value = None
             elif not _same(a_val, value, self.dtype, tol):
-                status = "hook" if "hook" in kinds else "mismatch"
+                status = "custom backward" if departed else "hook" if "hook" in kinds else "mismatch"
             elif "convention" in kinds:
                 status = "convention"
-            if "hook" in kinds and status != "hook":
+            if "hook" in kinds and status in ("ok", "convention"):
                 tnotes.append("a hook on its path left this gradient as calculus gives it")
+            tnotes.extend(departed)
             checks.append(InputCheck(name, a, value, expression, at_point, status, tol, tnotes))
         if local.failure_count > len(local.failures):
             notes = [*notes, f"{local.failure_count - len(local.failures)} more rule failures not listed"]
@@ -1054,7 +1359,11 @@ class _Observer:
         self.strategy = strategy
         self.raise_on_mismatch = raise_on_mismatch
 
+    limit = None
+
     def __call__(self, roots, grads, keep_graph, create_graph, inputs, accumulate):
+        if self.limit is not None and len(self.log) >= self.limit:
+            return None
         label = f"backward #{len(self.log) + 1}" if accumulate else f"autograd.grad #{len(self.log) + 1}"
         try:
             graph = _Graph(list(roots))
@@ -1096,8 +1405,10 @@ class _Observer:
 
 @contextmanager
 def check_every_backward(rtol: float | None = None, atol: float | None = None, strategy: str = "auto",
-                         raise_on_mismatch: bool = False) -> Iterator[BackwardChecks]:
+                         raise_on_mismatch: bool = False, limit: int | None = None) -> Iterator[BackwardChecks]:
     """Cross-check every backward call (``backward()``, ``autograd.grad``) made inside.
+
+    ``limit`` caps the number of calls checked (the first ones); later calls run unchecked.
 
     Yields a ``BackwardChecks`` list that receives one ``SymbolicReport`` per call, for the
     gradient w.r.t. every leaf that requires grad (or the call's ``inputs``). The check is
@@ -1106,6 +1417,7 @@ def check_every_backward(rtol: float | None = None, atol: float | None = None, s
     """
     log = BackwardChecks()
     obs = _Observer(log, rtol, atol, strategy, raise_on_mismatch)
+    obs.limit = limit
     engine.observers.append(obs)
     try:
         yield log

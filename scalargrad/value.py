@@ -12,7 +12,11 @@ Slots, for the engine's sake:
     _t     the interned TensorType (dtype, shape)
     _rg    requires_grad
     _op    the op class that made it, None for a leaf
-    _in    the op's Value inputs, () for a leaf
+    _a, _b the op's Value inputs: (None, None) for a leaf, (x, None) for one input, (x, y) for
+           two, (tuple, MANY) for more; ``_in`` reads and writes them as a tuple. Two slots
+           rather than a tuple, because every object that holds references is one more for
+           Python's cyclic collector to walk: one object per node instead of two halves the
+           collector's share of building a graph.
     _c     the op's Python-number operand (or a custom Function's ctx)
     _seq   creation number of the node / version stamp
     _grad  accumulated .grad (leaves and retain_grad), a Value or None
@@ -36,6 +40,7 @@ from .formatting import tensor_repr
 __all__ = ["Value", "Tensor", "is_tensor", "get_default_dtype", "set_default_dtype"]
 
 next_seq = itertools.count(1).__next__
+MANY = type("Many", (), {"__repr__": lambda self: "MANY", "__slots__": ()})()  # _b of a node with 3+ inputs
 _F32_LO, _F32_HI = 1.1754943508222875e-38, 3.4028234663852886e38  # float32's normal range
 _new = object.__new__
 
@@ -102,14 +107,19 @@ def make(op, t: TensorType, val, ins: tuple, c=None) -> Value:
             if _grad_state.enabled:
                 v._rg = True
                 v._op = op
-                v._in = ins
+                if len(ins) == 1:
+                    v._a = ins[0]
+                    v._b = None
+                else:
+                    v._in = ins
                 v._c = c
                 v._seq = next_seq()
                 return v
             break
     v._rg = False
     v._op = None
-    v._in = ()
+    v._a = None
+    v._b = None
     v._c = None
     v._seq = 0
     return v
@@ -122,7 +132,8 @@ def leaf(val, t: TensorType, requires_grad: bool = False) -> Value:
     v._t = t
     v._rg = requires_grad
     v._op = None
-    v._in = ()
+    v._a = None
+    v._b = None
     v._c = None
     v._seq = 0
     v._grad = None
@@ -202,13 +213,15 @@ def _arith(op_number, op_tensor, compute, symbol: str, float_result: bool = Fals
             if self._rg and _grad_state.enabled:
                 v._rg = True
                 v._op = op_number
-                v._in = (self,)
+                v._a = self
+                v._b = None
                 v._c = c
                 v._seq = next_seq()
             else:
                 v._rg = False
                 v._op = None
-                v._in = ()
+                v._a = None
+                v._b = None
                 v._c = None
                 v._seq = 0
             return v
@@ -231,13 +244,15 @@ def _arith(op_number, op_tensor, compute, symbol: str, float_result: bool = Fals
         if (self._rg or other._rg) and _grad_state.enabled:
             v._rg = True
             v._op = op_tensor
-            v._in = (self, other)
+            v._a = self
+            v._b = other
             v._c = None
             v._seq = next_seq()
         else:
             v._rg = False
             v._op = None
-            v._in = ()
+            v._a = None
+            v._b = None
             v._c = None
             v._seq = 0
         return v
@@ -280,8 +295,27 @@ class Value:
     one-element list, as ``torch.Tensor([5])`` does; use ``scalargrad.tensor`` for other dtypes.
     """
 
-    __slots__ = ("_val", "_t", "_rg", "_op", "_in", "_c", "_seq", "_grad", "_ext")
+    __slots__ = ("_val", "_t", "_rg", "_op", "_a", "_b", "_c", "_seq", "_grad", "_ext")
     __hash__ = object.__hash__
+
+    @property
+    def _in(self) -> tuple:
+        """The op's input Values (``()`` for a leaf), from the ``_a``/``_b`` slots."""
+        b = self._b
+        if b is None:
+            a = self._a
+            return () if a is None else (a,)
+        return self._a if b is MANY else (self._a, b)
+
+    @_in.setter
+    def _in(self, ins: tuple) -> None:
+        n = len(ins)
+        if n <= 2:
+            self._a = ins[0] if n else None
+            self._b = ins[1] if n == 2 else None
+        else:
+            self._a = tuple(ins)
+            self._b = MANY
 
     def __new__(cls, *args, **kwargs):
         # ``Tensor([1., 2.])`` holds several elements: it is a multi-element tensor (shaped.py)
@@ -547,7 +581,8 @@ class Value:
 
     def detach_(self) -> Value:
         self._op = None
-        self._in = ()
+        self._a = None
+        self._b = None
         self._c = None
         self._rg = False
         self._ext = None
@@ -624,12 +659,12 @@ class Value:
         return unary(ops.Abs, self, keep_int=True)
 
     def __matmul__(self, other):
-        from .shaped import matmul
+        from .products import matmul
 
         return matmul(self, other)
 
     def __rmatmul__(self, other):
-        from .shaped import matmul
+        from .products import matmul
 
         return matmul(other, self)
 
@@ -849,7 +884,8 @@ class DataView(Value):
         self._t = base._t
         self._rg = False
         self._op = None
-        self._in = ()
+        self._a = None
+        self._b = None
         self._c = None
         self._seq = 0
         self._grad = None

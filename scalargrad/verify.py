@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 __all__ = ["Example", "Outcome", "find_reference_dir", "load_catalogue", "verify", "normalise_stdout",
-           "normalise_stderr"]
+           "normalise_stderr", "lists_feature"]
 
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _ADDR = re.compile(r"0x[0-9a-fA-F]{6,}")
@@ -66,7 +66,7 @@ class Outcome:
     def regression(self) -> bool:
         if self.result == "reproduced":
             return False
-        if self.result == "not supported" and self.example.needs:
+        if self.result == "not supported" and lists_feature(self.example.needs, self.detail):
             return False
         return True
 
@@ -78,6 +78,24 @@ class Outcome:
         d.update(result=self.result, detail=self.detail, sympy=self.sympy, sympy_ok=self.sympy_ok,
                  regression=self.regression, seconds=round(self.seconds, 3))
         return d
+
+
+def lists_feature(needs: list[str], feature: str) -> bool:
+    """Does a catalogue ``needs`` list name ``feature`` as ``Unsupported`` names it? A module
+    covers what is in it (``torch.optim`` covers ``torch.optim.Adam``), the ``torch.`` prefix is
+    optional (``torch.nn.Linear`` is ``nn.Linear``), and any multi-element feature is listed by
+    "multi-element tensors"."""
+    def bare(name: str) -> str:
+        return name[len("torch."):] if name.startswith("torch.") else name
+
+    f = bare(feature)
+    for need in needs:
+        n = bare(need)
+        if n == f or n.startswith((f + ".", f + " ")):
+            return True
+        if "multi-element" in n and ("multi-element" in f or "more than one element" in f):
+            return True
+    return False
 
 
 def find_reference_dir(start: str | None = None) -> str:

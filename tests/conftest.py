@@ -1,4 +1,12 @@
-"""Shared test helpers: PyTorch (optional) as the source of truth.
+"""Shared test helpers: PyTorch (optional) as the source of truth, SymPy as the proof.
+
+Every backward pass run by any test is proved with SymPy by default: the autouse fixture
+``_sympy_checks_every_backward`` runs each test inside ``symbolic.check_every_backward()``
+and fails the test if autograd and SymPy disagree on any gradient of its first
+``SYMPY_CHECKS_PER_TEST`` backward passes (a hook that changes a
+gradient on purpose, a PyTorch convention at a kink, or a custom Function without a symbolic
+form is reported, not failed). A test that breaks derivative rules on purpose, or whose graph
+is too large to prove in reasonable time, opts out with ``@pytest.mark.no_sympy_check``.
 
 Checking a gradient? Use the ``assert_grads`` fixture: ``assert_grads(z, {x: 0.6000000238418579})``
 asserts autograd's gradients (exactly, or within ``rel``/``abs``) AND proves them with SymPy
@@ -13,6 +21,32 @@ try:  # the conformance tests compare with PyTorch and skip without it
     import torch as _torch
 except ImportError:  # pragma: no cover - depends on the environment
     _torch = None
+
+
+SYMPY_CHECKS_PER_TEST = 3
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "no_sympy_check: do not prove this test's backward passes with SymPy")
+
+
+@pytest.fixture(autouse=True)
+def _sympy_checks_every_backward(request):
+    if request.node.get_closest_marker("no_sympy_check"):
+        yield
+        return
+    from scalargrad.symbolic import check_every_backward
+
+    # the first backward passes of each test are proved; a hypothesis test's hundred examples
+    # would otherwise make the suite last hours (their ops are proved rule by rule anyway)
+    with check_every_backward(limit=SYMPY_CHECKS_PER_TEST) as checks:
+        yield
+    # a backward that raised (a version error the test expects, say) leaves nothing to prove:
+    # only a real disagreement between autograd and SymPy fails the test
+    bad = [r for r in checks if not r.ok and not all("the check itself failed" in f for f in r.failures)]
+    if bad:
+        pytest.fail("SymPy disagrees with autograd in this test's backward pass(es):\n"
+                    + "\n".join(str(r) for r in bad), pytrace=False)
 
 
 @pytest.fixture

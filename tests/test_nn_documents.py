@@ -23,7 +23,6 @@ import warnings
 import pytest
 
 import scalargrad
-from scalargrad.runner import Unsupported
 
 
 def run(program, torch) -> str:
@@ -1308,9 +1307,9 @@ def test_parameter_code_4_sums_a_shared_parameter_gradient_and_code_5_splits_it(
         'powModel1.powParam': half['powModel.powParam'], 'logModel1.logParam': half['logModel.logParam'],
         'powModel2.powParam': half['powModel.powParam'], 'logModel2.logParam': half['logModel.logParam']}
 
-def test_functional_code_1_and_2_stop_on_linear_which_scalargrad_does_not_have_yet():
-    # nn.Linear / F.linear on [1, 1, 1]-shaped tensors: outside scalargrad's scalar scope
-    with pytest.raises(Unsupported, match=r"^torch\.nn\.Linear is not supported"):
-        scalargrad.nn.Linear(in_features=1, out_features=1, bias=False)
-    with pytest.raises(Unsupported, match=r"^torch\.nn\.functional\.linear is not supported"):
-        scalargrad.nn.functional.linear  # noqa: B018
+def test_functional_code_1_and_2_have_linear_now():
+    # nn.Linear and F.linear exist since multi-element tensors (tests/test_shaped.py runs
+    # Functional Code 1 and 2 and checks PyTorch's output, "z tensor(6., grad_fn=<SqueezeBackward0>)")
+    lin = scalargrad.nn.Linear(in_features=1, out_features=1, bias=False)
+    lin.weight.data.fill_(2.0)
+    assert repr(lin(scalargrad.tensor(3.0).expand(1, 1, 1)).squeeze()) == "tensor(6., grad_fn=<SqueezeBackward0>)"

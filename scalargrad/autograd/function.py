@@ -38,6 +38,7 @@ class FunctionCtx:
         self.materialize_grads = True
         self._non_differentiable = ()
         self.outputs_types = ()
+        self._layout = None  # (inputs, outputs) of a Function applied to multi-element tensors
         self._views = {}  # output slot -> True if the Function has several differentiable outputs
 
     def save_for_backward(self, *tensors) -> None:
@@ -77,6 +78,8 @@ class _FunctionOp(ops.Op):
     @classmethod
     def backward(cls, k, g, v):
         ctx = v._c
+        if ctx._layout is not None:
+            return _backward_elementwise(cls, k, g, ctx)
         multi = isinstance(g, list)
         outs = g if multi else [g]
         grads_out = []
@@ -119,6 +122,11 @@ class _FunctionOp(ops.Op):
                 out.append(r if isinstance(r, Value) else leaf(u._t.dtype.round(r), u._t))
             else:
                 out.append(r._val if isinstance(r, Value) else u._t.dtype.round(r))
+        if fn.sympy is not None:
+            # what this call received and returned, for the symbolic check to compare with the
+            # calculus of the declared form without calling the user's backward again
+            ctx._backward_seen = (tuple(None if x is None else x._val for x in grads_out),
+                                  tuple(x._val if isinstance(x, Value) else x for x in out))
         return out
 
     @staticmethod
@@ -185,7 +193,19 @@ class Function(metaclass=_FunctionMeta):
     Subclass it with static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)`` and
     call ``MyFn.apply(*args)``. backward returns one gradient per forward argument (None for
     non-tensor arguments or inputs that need none).
+
+    Optionally (scalargrad only) declare what forward computes, for ``scalargrad.symbolic``,
+    with a static ``sympy(sp, *args)``: ``sp`` is the sympy module, ``args`` are ``apply``'s
+    arguments with each tensor replaced by a SymPy expression and every other argument as
+    the Python value given. It returns one expression, or a tuple of one expression per
+    tensor output of forward (the outputs backward receives gradients for), e.g.
+    ``return 2 * x`` or ``return sp.sin(x), sp.cos(x)``. The symbolic check then proves
+    gradients through the Function from this form, and reports where the custom backward
+    departs from its derivative. Without it (``sympy = None``) gradients through the
+    Function are reported unverifiable.
     """
+
+    sympy = None
 
     def __init__(self, *args, **kwargs) -> None:
         warnings.warn(
@@ -213,10 +233,14 @@ class Function(metaclass=_FunctionMeta):
     def apply(cls, *args, **kwargs):
         """Run forward without recording and connect its outputs to the graph."""
         ctx = FunctionCtx()
+        if any(isinstance(a, Value) and a.numel() != 1 for a in args):
+            return _apply_elementwise(cls, ctx, args, kwargs)
         positions = [i for i, a in enumerate(args) if isinstance(a, Value)]
         ctx.needs_input_grad = tuple(isinstance(a, Value) and a._rg for a in args)
         ctx._tensor_positions = positions
         ctx._n_args = len(args)
+        if cls.sympy is not None:  # the non-tensor arguments the declared form is given
+            ctx._sympy_args = (tuple(None if isinstance(a, Value) else a for a in args), kwargs)
         with grad_mode.no_grad():
             result = cls.forward(ctx, *args, **kwargs)
         record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
@@ -279,3 +303,141 @@ def once_differentiable(fn):
     return fn
 
 
+
+
+# ---------------------------------------------------------------- multi-element tensors
+# The graph stays scalar: a Function applied to multi-element tensors gets one hidden node whose
+# inputs are the elements of its tensor arguments and whose outputs are the elements of its
+# results (each a Pick). Its backward, and hooks on its node, see whole tensors again: the
+# layout (shape, dtype, element count of each tensor) packs element gradients into tensors and
+# unpacks the tensors the user returns.
+
+
+class Layout:
+    """Shapes of a Function's tensor arguments and results, to pack and unpack gradients."""
+
+    __slots__ = ("inputs", "outputs")
+
+    def __init__(self, inputs: list, outputs: list) -> None:
+        self.inputs = inputs  # per tensor argument: (shape, dtype, number of elements)
+        self.outputs = outputs  # per tensor result: the same
+
+    @staticmethod
+    def pack(values: list, parts: list, zeros: bool) -> tuple:
+        """Element gradients (floats, Values, None) -> one tensor per part (None if none)."""
+        from ..shaped import _new as shaped_tensor
+        from ..value import TensorType
+
+        out, i = [], 0
+        for shape, dtype, n in parts:
+            chunk = values[i:i + n]
+            i += n
+            if all(x is None for x in chunk) and not zeros:
+                out.append(None)
+                continue
+            t0 = TensorType(dtype, ())
+            cells = [x if isinstance(x, Value) else leaf(0.0 if x is None else x, t0) for x in chunk]
+            if n == 1:
+                c = cells[0]
+                out.append(c if tuple(c._t.shape) == tuple(shape) else leaf(c._val, TensorType(dtype, shape)))
+            else:
+                out.append(shaped_tensor(cells, tuple(shape), dtype))
+        return tuple(out)
+
+    @staticmethod
+    def unpack(tensors, parts: list) -> list:
+        """One tensor (or None) per part -> the element gradients, in order."""
+        from ..shaped import _parts
+
+        out = []
+        for t, (shape, _dtype, n) in zip(tensors, parts):
+            if t is None:
+                out += [None] * n
+            elif isinstance(t, Value):
+                if t.numel() != n:
+                    raise RuntimeError(f"Function backward returned a gradient of shape {list(t.shape)} for an "
+                                       f"input of shape {list(shape)}")
+                out += list(_parts(t)[2])
+            else:
+                out += [t] * n
+        return out
+
+
+def _apply_elementwise(cls, ctx: FunctionCtx, args: tuple, kwargs: dict):
+    from ..shaped import _new as shaped_tensor
+    from ..shaped import _parts
+    from ..value import TensorType
+
+    positions = [i for i, a in enumerate(args) if isinstance(a, Value)]
+    ctx.needs_input_grad = tuple(isinstance(a, Value) and a._rg for a in args)
+    ctx._tensor_positions = positions
+    ctx._n_args = len(args)
+    with grad_mode.no_grad():
+        result = cls.forward(ctx, *args, **kwargs)
+    if not (grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)):
+        return result
+    is_tuple = isinstance(result, tuple)
+    outs = list(result) if is_tuple else [result]
+    tensor_idx = [i for i, o in enumerate(outs) if isinstance(o, Value)]
+    if not tensor_idx:
+        return result
+    in_elems, in_parts = [], []
+    for i in positions:
+        a = args[i]
+        elems = _parts(a)[2]
+        in_elems += elems
+        in_parts.append((tuple(a.shape), a.dtype, len(elems)))
+    out_parts = [(tuple(outs[i].shape), outs[i].dtype, outs[i].numel()) for i in tensor_idx]
+    ctx._layout = Layout(in_parts, out_parts)
+    non_diff = {id(t) for t in ctx._non_differentiable}
+    types = []
+    for i in tensor_idx:
+        types += [TensorType(outs[i].dtype, ())] * outs[i].numel()
+    ctx.outputs_types = tuple(types)
+    hidden = _new(Value)
+    hidden._val = None
+    hidden._t = types[0]
+    hidden._grad = None
+    hidden._ext = None
+    _connect(hidden, cls._op, tuple(in_elems), ctx, next_seq())
+    slot = 0
+    for i in tensor_idx:
+        o = outs[i]
+        cells = []
+        for e in _parts(o)[2]:
+            c = leaf(e._val, TensorType(o.dtype, ()))
+            if id(o) not in non_diff:
+                _connect(c, Pick, (hidden,), slot, next_seq())
+                c._ext = _Ext()
+                c._ext.pick = (hidden, slot)
+            cells.append(c)
+            slot += 1
+        if len(cells) == 1:
+            out = cells[0]
+            out._t = TensorType(o.dtype, tuple(o.shape))
+        else:
+            out = shaped_tensor(cells, tuple(o.shape), o.dtype)
+            if id(o) not in non_diff:
+                out._name = cls._op.name
+                out._node = hidden.grad_fn  # hooks on the result's grad_fn belong to the shared node
+        outs[i] = out
+    return tuple(outs) if is_tuple else outs[0]
+
+
+def _backward_elementwise(cls, k, g, ctx: FunctionCtx) -> list:
+    layout = ctx._layout
+    grads_out = Layout.pack(g if isinstance(g, list) else [g], layout.outputs, ctx.materialize_grads)
+    fn = cls.function
+    if fn.backward is Function.backward and fn.vjp is Function.vjp:
+        raise NotImplementedError(_NO_BACKWARD)
+    with grad_mode.set_grad_enabled(k.graph):
+        res = fn.backward(ctx, *grads_out)
+    if not isinstance(res, tuple):
+        res = (res,)
+    if len(res) != ctx._n_args:
+        raise RuntimeError(f"function {cls.name} returned an incorrect number of gradients "
+                           f"(expected {ctx._n_args}, got {len(res)})")
+    elems = Layout.unpack([res[p] for p in ctx._tensor_positions], layout.inputs)
+    if k.graph:
+        return elems
+    return [None if x is None else (x._val if isinstance(x, Value) else float(x)) for x in elems]

@@ -41,12 +41,16 @@ class Group:
         cells = [g if isinstance(g, Value) else leaf(0.0 if g is None else g, e._t)
                  for e, g in zip(self.elements, grads)]
         whole = self.tensor._grad_tensor(cells)
+        parts = None
         for hook in list(self.hooks.values()):
             res = hook(whole)
             if res is not None:
+                parts = self.tensor._split_grad(res, hook)  # checked per hook, to name the culprit
                 whole = res
+        if parts is None:
+            parts = self.tensor._split_grad(whole)
         out = []
-        for e, g in zip(self.elements, self.tensor._split_grad(whole)):
+        for e, g in zip(self.elements, parts):
             if isinstance(g, Value):
                 out.append(g if graph else g._val)
             else:

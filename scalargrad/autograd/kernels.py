@@ -12,6 +12,7 @@ import operator
 
 from .. import ieee
 from ..dtypes import float32, float64, round_f32
+from ..value import MANY
 
 
 class FloatKernel:
@@ -42,7 +43,10 @@ class FloatKernel:
 
     @staticmethod
     def ins(v):
-        return [u._val for u in v._in]
+        b = v._b
+        if b is None:
+            return [v._a._val]
+        return [v._a._val, b._val] if b is not MANY else [u._val for u in v._a]
 
     @staticmethod
     def out(v):

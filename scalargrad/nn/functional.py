@@ -137,8 +137,8 @@ def mse_loss(input: Value, target: Value, size_average=None, reduce=None, reduct
 
 
 def linear(input: Value, weight: Value, bias: Value | None = None) -> Value:  # noqa: A002
-    """input @ weight.T + bias (see ``shaped.linear``)."""
-    from ..shaped import linear as _linear
+    """input @ weight.T + bias (see ``products.linear``)."""
+    from ..products import linear as _linear
 
     return _linear(input, weight, bias)
 

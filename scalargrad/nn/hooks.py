@@ -39,6 +39,12 @@ class BackwardHookFunction(Function):
     def backward(ctx, *grads):
         return grads
 
+    @staticmethod
+    def sympy(sp, *args):
+        # identity: the symbolic check proves gradients through a hooked module, and reports
+        # what the module's hooks (post-hooks of this node) change with status 'hook'
+        return args
+
 
 def _pack_with_none(indices, values, size: int) -> tuple:
     """``values`` placed at ``indices`` of a ``size``-tuple of None."""
@@ -46,6 +52,10 @@ def _pack_with_none(indices, values, size: int) -> tuple:
     for i, v in zip(indices, values):
         res[i] = v
     return tuple(res)
+
+
+def _hook_name(hook) -> str:
+    return getattr(hook, "__name__", None) or repr(hook)
 
 
 class BackwardHook:
@@ -102,6 +112,14 @@ class BackwardHook:
         self.n_outputs = len(args)
         self.output_tensors_index = index
         return res if is_tuple else res[0]
+
+    def hooks_for_check(self, handler) -> list:
+        """The user hooks that may change gradients when ``handler`` (one of this call's node
+        post-hooks) runs, named for the reports of ``scalargrad.symbolic``."""
+        owner = type(self.module).__name__
+        if getattr(handler, "__func__", None) is BackwardHook._on_input_grads:
+            return [f"full backward hook {_hook_name(h)} of {owner}" for h in self.user_hooks]
+        return [f"backward pre-hook {_hook_name(h)} of {owner}" for h in self.user_pre_hooks]
 
     # ------------------------------------------------------------ backward
     def _on_output_grads(self, grad_inputs: tuple, grad_outputs: tuple):

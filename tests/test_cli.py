@@ -1,0 +1,428 @@
+"""The ``scalargrad`` command line: ``verify`` (the reference catalogue, compared with PyTorch 2.13)
+and ``run`` (an unmodified PyTorch program with ``torch`` resolved to scalargrad).
+
+Everything goes through ``python -m scalargrad`` in a child interpreter, from a directory outside
+the repository (the console script exists only once the package is installed). The expected
+outputs of the small programs below were captured by running them with real PyTorch 2.13
+(``python3 prog.py``); they are hard-coded so that these tests run without torch.
+"""
+
+from __future__ import annotations
+
+import configparser
+import importlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from scalargrad import runner
+from scalargrad.errors import Unsupported
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCE = REPO / "reference"
+
+
+def scalargrad_cli(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    """``python -m scalargrad ARGS`` in a fresh interpreter, run from ``cwd``."""
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    env.pop("PYTHONWARNINGS", None)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
+    return subprocess.run([sys.executable, "-m", "scalargrad", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def catalogue() -> list[tuple[str, dict]]:
+    """(document, entry) for every example, read straight from the examples.json files."""
+    out = []
+    for f in sorted(REFERENCE.glob("*/examples.json")):
+        out += [(f.parent.name, e) for e in json.loads(f.read_text(encoding="utf-8"))]
+    return out
+
+
+def write(tmp: Path, name: str, source: str) -> Path:
+    path = tmp / name
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    return path
+
+
+def markdown_table(text: str) -> list[list[str]]:
+    """The rows (cells stripped) of the Markdown table at the top of ``text``; asserts its shape."""
+    lines = text.splitlines()
+    rows = []
+    for line in lines:
+        if not line:
+            break
+        assert line.startswith("| ") and line.endswith(" |") or line.startswith("|---"), line
+        rows.append([c.strip() for c in line.strip("|").split("|")])
+    assert len(rows) >= 2, text
+    width = len(rows[0])
+    assert rows[1] == ["---"] * width, "the second line must be the header separator"
+    assert all(len(r) == width for r in rows), "every row must have as many cells as the header"
+    return rows
+
+
+# ---------------------------------------------------------------- verify
+
+
+@pytest.fixture(scope="module")
+def verify_all(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict]:
+    """``verify --json --no-check`` over the whole catalogue, run once for the tests below."""
+    proc = scalargrad_cli("verify", "--json", "--no-check", "--jobs", "4", cwd=tmp_path_factory.mktemp("verify"))
+    try:
+        report = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(f"verify --json did not print JSON (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc, report
+
+
+@pytest.mark.slow
+def test_verify_json_lists_every_example_of_every_document(verify_all):
+    _, report = verify_all
+    want = [(doc, e["id"]) for doc, e in catalogue()]
+    assert len({doc for doc, _ in want}) == 5
+    assert [(e["document"], e["id"]) for e in report["examples"]] == want
+    for e in report["examples"]:
+        assert e["result"] in ("reproduced", "differs", "not supported", "crashed"), e
+        assert "sympy" in e and "sympy_ok" in e, "the SymPy column must be in every row"
+        assert e["sympy"] == "n/a"  # --no-check
+    assert report["summary"].startswith(f"{len(want)} examples from 5 documents: ")
+
+
+@pytest.mark.slow
+def test_verify_finds_no_regression(verify_all):
+    proc, report = verify_all
+    regressed = {e["id"]: e["detail"] for e in report["examples"] if e["regression"]}
+    assert regressed == {}
+    assert proc.returncode == 0, proc.stderr
+    assert ", 0 regressed;" in report["summary"]
+    for e in report["examples"]:
+        # the only accepted shortfall: a feature the catalogue lists under `needs`, named
+        assert e["result"] in ("reproduced", "not supported")
+        if e["result"] == "not supported":
+            assert e["needs"] and e["detail"], e
+
+
+def test_verify_k_filters_by_id_or_document(tmp_path):
+    want = [e["id"] for doc, e in catalogue() if "hook_code_3" in e["id"] or "hook_code_3" in doc]
+    assert len(want) == 4  # hook_code_3 and its three probes
+    proc = scalargrad_cli("verify", "--json", "--no-check", "-k", "hook_code_3", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [e["id"] for e in json.loads(proc.stdout)["examples"]] == want
+
+    doc = "004_794f6cdce7b5a25b"
+    proc = scalargrad_cli("verify", "--no-check", "-k", doc[:4], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    head, *body = proc.stdout.splitlines()
+    assert head.split() == ["example", "document", "document", "vs", "PyTorch", "scalargrad", "SymPy", "check"]
+    ids = [line.split()[0] for line in body[1:] if line.strip() and doc in line]
+    assert ids == [e["id"] for d, e in catalogue() if d == doc]
+    assert body[-1].startswith(f"{len(ids)} examples from 1 documents: ")
+
+
+def test_verify_markdown_is_a_valid_table(tmp_path):
+    doc = "004_794f6cdce7b5a25b"
+    proc = scalargrad_cli("verify", "--markdown", "--no-check", "-k", doc, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = markdown_table(proc.stdout)
+    assert rows[0] == ["example", "document", "document vs PyTorch", "scalargrad", "SymPy check"]
+    assert [r[0] for r in rows[2:]] == [e["id"] for d, e in catalogue() if d == doc]
+    assert all(r[1] == doc for r in rows[2:])
+    assert proc.stdout.rstrip().splitlines()[-1].startswith("6 examples from 1 documents: ")
+
+
+def test_verify_with_sympy_checks(tmp_path):
+    """Without --no-check every backward is proved: the SymPy column says how many gradients agree."""
+    ids = [e["id"] for _, e in catalogue() if e["id"].startswith("parameter_code_")]
+    assert len(ids) == 5
+    proc = scalargrad_cli("verify", "--json", "-k", "parameter_code_", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    assert [e["id"] for e in report["examples"]] == ids
+    for e in report["examples"]:
+        assert e["result"] == "reproduced" and not e["regression"], e
+        # each program calls backward() once or ten times, and every gradient agrees with SymPy
+        assert re.fullmatch(r"(1 backward|10 backwards): \d+ grads agree", e["sympy"]), e["sympy"]
+        assert e["sympy_ok"] is True
+    assert report["summary"].endswith("SymPy disagreements: 0")
+
+
+def _scratch_catalogue(tmp: Path) -> Path:
+    """A reference dir with module_code_1 as captured, module_code_2 with one character of its
+    recorded PyTorch output altered, and a program that stops on torch.optim, listed with no
+    needs, with that need, and with an unrelated need."""
+    src = REFERENCE / "003_abae214ff6de8937"
+    entries = {e["id"]: e for e in json.loads((src / "examples.json").read_text(encoding="utf-8"))}
+    doc = tmp / "ref" / "003_abae214ff6de8937"
+    doc.mkdir(parents=True)
+    for name in ("module_code_1", "module_code_2"):
+        shutil.copy(src / f"{name}.py", doc / f"{name}.py")
+    altered = dict(entries["module_code_2"])
+    assert "4.8283" in altered["torch_output"]
+    altered["torch_output"] = altered["torch_output"].replace("4.8283", "4.8284", 1)
+    (doc / "optim.py").write_text("import scalargrad as torch\nprint('start')\ntorch.optim.SGD([], lr=0.1)\n",
+                                  encoding="utf-8")
+    optim = {"id": "optim_unlisted", "program": "optim.py", "title": "optim", "status": "reproduced",
+             "torch_output": "start\n", "torch_stderr": "", "needs": []}
+    optim_listed = dict(optim, id="optim_listed", needs=["torch.optim.SGD"])
+    optim_other = dict(optim, id="optim_other_need", needs=["Module.named_children"])
+    (doc / "examples.json").write_text(
+        json.dumps([entries["module_code_1"], altered, optim, optim_listed, optim_other]), encoding="utf-8")
+    return tmp / "ref"
+
+
+def test_verify_detects_a_regression(tmp_path):
+    ref = _scratch_catalogue(tmp_path)
+    proc = scalargrad_cli("verify", "--no-check", "--reference", str(ref), cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    out = proc.stdout.splitlines()
+    rows = {line.split()[0]: line for line in out[2:out.index("")]}
+    assert "DIFFERS" in rows["module_code_2"] and "reproduced" in rows["module_code_1"]
+    assert "not supported (torch.optim)" in rows["optim_listed"]
+    differences = out[out.index("Differences:") + 1:]
+    differences = differences[:differences.index("")]
+    assert [d.split(":")[0].strip() for d in differences] == ["module_code_2", "optim_unlisted", "optim_other_need"]
+    assert "4.8284" in differences[0] and "4.8283" in differences[0]
+    assert out[-1].startswith("5 examples from 1 documents: 1 reproduced exactly, 1 not yet supported, 3 regressed")
+
+    proc = scalargrad_cli("verify", "--json", "--no-check", "--reference", str(ref), cwd=tmp_path)
+    assert proc.returncode == 1
+    regression = {e["id"]: (e["result"], e["regression"]) for e in json.loads(proc.stdout)["examples"]}
+    assert regression == {"module_code_1": ("reproduced", False), "module_code_2": ("differs", True),
+                          "optim_unlisted": ("not supported", True), "optim_listed": ("not supported", False),
+                          "optim_other_need": ("not supported", True)}
+
+
+@pytest.mark.parametrize("needs, feature, listed", [
+    (["torch.optim.Adam", "Module.parameters"], "torch.optim", True),
+    (["multi-element tensors", "nn.Linear"], "torch.nn.Linear", True),
+    (["nn.functional.linear"], "torch.nn.functional.linear", True),
+    (["Tensor.expand", "Tensor.squeeze"], "Tensor.expand", True),
+    (["multi-element tensors"], "tensors with more than one element", True),
+    (["multi-element tensors"], "hooks on the grad_fn of a multi-element tensor", True),
+    (["Module.named_children"], "torch.optim", False),
+    (["torch.optimize"], "torch.optim", False),
+    (["nn.Linear"], "torch.nn.LinearFoo", False),
+    ([], "torch.optim", False),
+])
+def test_not_supported_counts_only_for_a_listed_need(needs, feature, listed):
+    from scalargrad.verify import lists_feature
+
+    assert lists_feature(needs, feature) is listed
+
+
+def test_python_m_scalargrad_is_the_command(tmp_path):
+    proc = scalargrad_cli("--help", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert "verify" in proc.stdout and "run" in proc.stdout
+    # the console script installed by pip is the same function
+    cfg = configparser.ConfigParser()
+    cfg.read(REPO / "setup.cfg")
+    target = cfg["options.entry_points"]["console_scripts"].strip()
+    assert target == "scalargrad = scalargrad.cli:main"
+    module, func = target.split("=")[1].strip().split(":")
+    assert getattr(importlib.import_module(module), func) is importlib.import_module("scalargrad.cli").main
+
+
+# ---------------------------------------------------------------- run
+
+PLAIN = """\
+    import torch
+    from torch import nn
+
+
+    class Square(nn.Module):
+        def forward(self, x):
+            return x * x
+
+
+    x = torch.tensor(3.0, requires_grad=True)
+    y = Square()(x) + torch.log(x)
+    y.backward()
+    print(y)
+    print(x.grad)
+    print(f"{x.grad.item():.6f}")
+"""
+# python3 prog.py with PyTorch 2.13
+PLAIN_TORCH_OUTPUT = "tensor(10.0986, grad_fn=<AddBackward0>)\ntensor(6.3333)\n6.333333\n"
+
+
+def test_run_a_plain_pytorch_program(tmp_path):
+    write(tmp_path, "prog.py", PLAIN)
+    proc = scalargrad_cli("run", "prog.py", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, PLAIN_TORCH_OUTPUT, "")
+
+
+def test_run_missing_script(tmp_path):
+    proc = scalargrad_cli("run", "nowhere.py", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "scalargrad run: no such file: nowhere.py"
+
+
+@pytest.mark.parametrize("statement, feature", [
+    ("opt = torch.optim.SGD([w], lr=0.1)", "torch.optim"),
+    ("import torch.distributions", "torch.distributions"),
+    ("from torch.distributions import Normal", "torch.distributions"),
+    ("spectrum = torch.fft.fft(w)", "torch.fft"),
+])
+def test_run_unsupported_feature_is_one_sentence(tmp_path, statement, feature):
+    write(tmp_path, "prog.py", f"""\
+        import torch
+
+        w = torch.tensor(1.0, requires_grad=True)
+        print("before")
+        {statement}
+        print("after")
+    """)
+    proc = scalargrad_cli("run", "prog.py", cwd=tmp_path)
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stdout == "before\n"
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert lines[0].startswith("scalargrad run: prog.py stopped: ")
+    assert f" {feature} is not supported" in lines[0]
+
+
+ERROR = """\
+    import torch
+
+
+    def fit(x):
+        print("fitting")
+        loss = x * 2
+        loss.backward()
+
+
+    fit(torch.tensor(1.0))
+"""
+
+
+def test_run_program_error_shows_the_programs_traceback(tmp_path):
+    write(tmp_path, "prog.py", ERROR)
+    proc = scalargrad_cli("run", "prog.py", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stdout == "fitting\n"
+    lines = proc.stderr.splitlines()
+    # as `python3 prog.py` shows it: from the program's first frame, ending with PyTorch's message
+    assert lines[0] == "Traceback (most recent call last):"
+    assert re.fullmatch(r'  File ".*prog\.py", line 10, in <module>', lines[1]), lines[1]
+    assert lines[2] == "    fit(torch.tensor(1.0))"
+    assert re.fullmatch(r'  File ".*prog\.py", line 7, in fit', lines[3]), lines[3]
+    assert lines[-1] == "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+    assert "runpy" not in proc.stderr and "runner.py" not in proc.stderr
+
+
+def test_run_syntax_error_is_reported_like_python(tmp_path):
+    write(tmp_path, "prog.py", "import torch\ndef f():\n# nothing\nprint(1)\n")
+    proc = scalargrad_cli("run", "prog.py", cwd=tmp_path)
+    assert proc.returncode == 1
+    lines = proc.stderr.splitlines()
+    assert "Traceback" not in proc.stderr
+    assert re.fullmatch(r'  File ".*prog\.py", line 4', lines[0]), lines[0]
+    assert lines[-1] == "IndentationError: expected an indented block after function definition on line 2"
+
+
+@pytest.mark.parametrize("code, status, stderr", [("0", 0, ""), ("None", 0, ""), ("4", 4, ""),
+                                                   ("'giving up'", 1, "giving up\n")])
+def test_run_sys_exit_is_the_exit_status(tmp_path, code, status, stderr):
+    write(tmp_path, "prog.py", f"import sys\nimport torch\nprint('out')\nsys.exit({code})\nprint('never')\n")
+    proc = scalargrad_cli("run", "prog.py", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (status, "out\n", stderr)
+
+
+CHECKED = """\
+    import sys
+
+    import torch
+
+    print(sys.argv)
+    x = torch.tensor(2.0, requires_grad=True)
+    y = x ** 3 + torch.log(x)
+    y.backward()
+    print(x.grad)
+"""
+
+
+def test_run_check_reports_sympy_at_exit_and_passes_argv(tmp_path):
+    write(tmp_path, "prog.py", CHECKED)
+    proc = scalargrad_cli("run", "--check", "prog.py", "alpha", "--beta", "7", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    # python3 prog.py alpha --beta 7 with PyTorch 2.13
+    assert proc.stdout == "['prog.py', 'alpha', '--beta', '7']\ntensor(12.5000)\n"
+    report = proc.stderr.strip().splitlines()
+    assert report[0] == "SymPy check: 1 backward: 1 grads agree"
+    assert report[1].startswith("backward #1: OK")
+    # the derivative SymPy proved, d/dx (x**3 + log x) = 3x**2 + 1/x = 12.5 at x = 2
+    assert re.search(r"3\*x0\*\*2 \+ 1/x0", proc.stderr)
+    assert re.search(r"^\s+x0\s+12\.5\s+12\.5\s", proc.stderr, re.M)
+
+
+def test_run_options_after_the_script_belong_to_the_program(tmp_path):
+    write(tmp_path, "prog.py", CHECKED)
+    proc = scalargrad_cli("run", "prog.py", "--check", "-k", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == "['prog.py', '--check', '-k']"
+    assert proc.stderr == ""  # no SymPy report: --check went to the program
+
+
+# ---------------------------------------------------------------- the import alias
+
+
+def _torch_modules() -> dict:
+    return {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
+
+
+def test_torch_alias_resolves_torch_to_scalargrad_and_restores_sys_modules():
+    import scalargrad
+    import scalargrad.nn
+    import scalargrad.nn.functional
+
+    before, meta_path = _torch_modules(), list(sys.meta_path)
+    with runner.torch_alias():
+        import torch
+        import torch.nn.functional as F
+        from torch import nn
+
+        assert torch is scalargrad and nn is scalargrad.nn and F is scalargrad.nn.functional
+        assert sys.modules["torch.nn"] is scalargrad.nn
+        with pytest.raises(Unsupported) as info:
+            import torch.distributions  # noqa: F401
+        assert info.value.feature == "torch.distributions"
+    after = _torch_modules()
+    assert after.keys() == before.keys() and all(after[k] is before[k] for k in before)
+    assert sys.meta_path == meta_path
+
+
+def test_torch_alias_restores_sys_modules_after_an_error():
+    before, meta_path = _torch_modules(), list(sys.meta_path)
+    with pytest.raises(ZeroDivisionError), runner.torch_alias():
+        import torch  # noqa: F401
+
+        1 / 0  # noqa: B018
+    after = _torch_modules()
+    assert after.keys() == before.keys() and all(after[k] is before[k] for k in before)
+    assert sys.meta_path == meta_path
+
+
+def test_torch_alias_keeps_real_torch_imported_before(torch_ref):
+    import torch.nn
+
+    real_nn = torch.nn
+    with runner.torch_alias():
+        import torch as aliased
+
+        assert aliased is not torch_ref
+        assert aliased.__name__ == "scalargrad"
+    assert sys.modules["torch"] is torch_ref
+    assert sys.modules["torch.nn"] is real_nn
+    import torch
+
+    assert torch is torch_ref and torch.nn is real_nn
+    assert type(torch.ones(2)).__module__ == "torch"
