@@ -133,10 +133,15 @@ def _form(v: Value, args) -> tuple:
     fn = _declared(v)
     ctx = v._c
     plain, kwargs = ctx._sympy_args
-    full = list(plain)
-    for pos, e in zip(ctx._tensor_positions, args):
-        full[pos] = e
-    res = fn.sympy(sp, *full, **kwargs)
+    if ctx._layout is not None:
+        # applied to multi-element tensors: the node's inputs are elements, and only a form that
+        # holds element by element (sympy_elementwise, e.g. the identity) can be used
+        res = fn.sympy(sp, *args, **kwargs)
+    else:
+        full = list(plain)
+        for pos, e in zip(ctx._tensor_positions, args):
+            full[pos] = e
+        res = fn.sympy(sp, *full, **kwargs)
     outs = tuple(res) if isinstance(res, (tuple, list)) else (res,)
     n = len(ctx.outputs_types)
     if len(outs) != n:

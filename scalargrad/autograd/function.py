@@ -372,6 +372,8 @@ def _apply_elementwise(cls, ctx: FunctionCtx, args: tuple, kwargs: dict):
     ctx.needs_input_grad = tuple(isinstance(a, Value) and a._rg for a in args)
     ctx._tensor_positions = positions
     ctx._n_args = len(args)
+    if cls.sympy is not None and getattr(cls, "sympy_elementwise", False):
+        ctx._sympy_args = ((), kwargs)  # the form is applied to the elements (see symbolic._form)
     with grad_mode.no_grad():
         result = cls.forward(ctx, *args, **kwargs)
     if not (grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)):

@@ -45,6 +45,8 @@ class BackwardHookFunction(Function):
         # what the module's hooks (post-hooks of this node) change with status 'hook'
         return args
 
+    sympy_elementwise = True  # the identity holds element by element on multi-element tensors
+
 
 def _pack_with_none(indices, values, size: int) -> tuple:
     """``values`` placed at ``indices`` of a ``size``-tuple of None."""
