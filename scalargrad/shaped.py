@@ -946,37 +946,6 @@ class ShapedTensor(Value):
     def __floordiv__(self, other):
         return _map2(self, other, operator.floordiv, "//")
 
-    def add(self, other, alpha=1):
-        return self + (other * alpha if alpha != 1 else other)
-
-    def sub(self, other, alpha=1):
-        return self - (other * alpha if alpha != 1 else other)
-
-    subtract = sub
-
-    def mul(self, other):
-        return self * other
-
-    multiply = mul
-
-    def div(self, other, rounding_mode=None):
-        if rounding_mode is not None:
-            raise NotImplementedError("div with rounding_mode is not supported by scalargrad")
-        return self / other
-
-    divide = true_divide = div
-
-    def pow(self, exponent):
-        return self**exponent
-
-    def square(self):
-        return self**2
-
-    def neg(self):
-        return -self
-
-    negative = neg
-
     def reciprocal(self):
         return _map1(self, lambda e: e.reciprocal())
 
@@ -1022,12 +991,6 @@ class ShapedTensor(Value):
         return _map1(self, lambda e: e.clamp(min, max))
 
     clip = clamp
-
-    def clamp_min(self, min):  # noqa: A002
-        return self.clamp(min=min)
-
-    def clamp_max(self, max):  # noqa: A002
-        return self.clamp(max=max)
 
     def minimum(self, other):
         if not isinstance(other, Value):
@@ -1085,9 +1048,6 @@ class ShapedTensor(Value):
         dt = self._t.dtype
         t = _scalar_t(dt)
         return _apply_inplace(self, None, lambda e, _: leaf(dt.round(value), t), "fill_")
-
-    def zero_(self):
-        return self.fill_(0)
 
     def copy_(self, src):
         if not isinstance(src, Value):
