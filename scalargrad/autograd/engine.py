@@ -237,7 +237,8 @@ def _deliver(run: _Run, v: Value, grads, buf: dict) -> None:
     leaves = run.leaves
     vseq = v._seq
     vdt = v._t.dtype
-    for u, gi in zip(v._in, grads):
+    b = v._b  # the slots themselves: the _in property would build a tuple per node
+    for u, gi in zip((v._a, b) if b is not None and b is not MANY else v._in, grads):
         # the common edge inline (a call per edge is a tenth of a backward); the rest in _deliver_one
         if gi is None or not u._rg or u._seq > vseq or not plain or u._t.dtype is not vdt:
             _deliver_one(run, v, u, gi, buf)
