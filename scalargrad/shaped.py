@@ -623,14 +623,6 @@ class ShapedTensor(Value):
 
     # ------------------------------------------------------------ autograd attributes
 
-    @property
-    def requires_grad(self) -> bool:
-        return self._rg
-
-    @requires_grad.setter
-    def requires_grad(self, flag: bool) -> None:
-        self.requires_grad_(flag)
-
     def requires_grad_(self, requires_grad: bool = True) -> ShapedTensor:
         """Set requires_grad on a leaf tensor (all its elements); returns self."""
         if self._fn is not None:
@@ -924,16 +916,6 @@ class ShapedTensor(Value):
     def __rpow__(self, other):
         return _map2(other, self, operator.pow, "**")
 
-    def __matmul__(self, other):
-        from .products import matmul
-
-        return matmul(self, other)
-
-    def __rmatmul__(self, other):
-        from .products import matmul
-
-        return matmul(other, self)
-
     def __neg__(self):
         return _map1(self, operator.neg)
 
@@ -1178,7 +1160,7 @@ class ShapedTensor(Value):
     def mv(self, other) -> Value:
         return self @ other
 
-    matmul = __matmul__
+    matmul = Value.__matmul__
 
     # ------------------------------------------------------------ indexing and views
 
