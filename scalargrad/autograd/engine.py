@@ -69,20 +69,51 @@ def _discover(roots) -> tuple[list, dict, set]:
         elif r not in seen:
             seen.add(r)
             stack.append(r)
+    mark = seen.add
+    push = stack.append
+    pop = stack.pop
+    emit = order.append
+    # The edge test is written out for a second input, a first input, and (rare) 3+ inputs:
+    # a loop over an input tuple would cost a third of the walk. A first input is walked to
+    # next without the stack, so a chain never touches it.
     while stack:
-        v = stack.pop()
-        order.append(v)
-        vseq = v._seq
-        b = v._b
-        for u in (v._a,) if b is None else ((v._a, b) if b is not MANY else v._a):
-            if u._rg:
-                if u._seq > vseq:
-                    u = _route(u, v, False)
-                if u._op is None:
-                    leaves[u] = leaves.get(u, 0) + 1
-                elif u not in seen:
-                    seen.add(u)
-                    stack.append(u)
+        v = pop()
+        while True:
+            emit(v)
+            vseq = v._seq
+            u = v._b
+            if u is not None:
+                if u is MANY:
+                    for u in v._a:
+                        if u._rg:
+                            if u._seq > vseq:
+                                u = _route(u, v, False)
+                            if u._op is None:
+                                leaves[u] = leaves.get(u, 0) + 1
+                            elif u not in seen:
+                                mark(u)
+                                push(u)
+                    break
+                if u._rg:
+                    if u._seq > vseq:
+                        u = _route(u, v, False)
+                    if u._op is None:
+                        leaves[u] = leaves.get(u, 0) + 1
+                    elif u not in seen:
+                        mark(u)
+                        push(u)
+            u = v._a
+            if not u._rg:
+                break
+            if u._seq > vseq:
+                u = _route(u, v, False)
+            if u._op is None:
+                leaves[u] = leaves.get(u, 0) + 1
+                break
+            if u in seen:
+                break
+            mark(u)
+            v = u
     order.sort(key=_seq_key, reverse=True)
     return order, leaves, seen
 
@@ -190,8 +221,10 @@ def _execute(run: _Run, roots, grads, order: list, leaves: dict) -> None:
     for r in list(buf):
         if r._op is None and leaves[r] == 0:
             _accumulate(run, r, buf.pop(r))
+    pop = buf.pop
+    get = buf.get
     for v in order:
-        g = buf.pop(v, _ABSENT)
+        g = pop(v, _ABSENT)
         if g is _ABSENT:
             continue  # nothing arrived (pruned by autograd.grad)
         if v._ext is not None:
@@ -199,57 +232,55 @@ def _execute(run: _Run, roots, grads, order: list, leaves: dict) -> None:
                 _hold_element(run, v, g, buf)
             else:
                 _deliver(run, v, _run_hooked(run, v, g, buf), buf)
-        elif g is None or v._b is not None:
+            continue
+        b = v._b
+        if g is None or b is MANY:
             _deliver(run, v, (None,) * len(v._in) if g is None else
                      v._op.backward(GraphKernel if graph else v._t.dtype.kernel, g, v), buf)
-        else:
-            # the commonest node, hook-free with one input, delivers inline: this is _deliver
-            # for that case, and a third of a chain's backward time is saved by not calling it
-            op = v._op
-            gi = op.backward(GraphKernel if graph else v._t.dtype.kernel, g, v)[0]
-            if not keep and op.saves:
-                v._op = op.freed
-            u = v._a
-            if not u._rg or u._seq > v._seq or (need is not None and u not in need) or gi is None \
-                    or u._t.dtype is not v._t.dtype:
+            continue
+        # A hook-free node with one or two inputs, nearly every node: the common edge is
+        # delivered here, inline (a call per node or edge is a third of a chain's backward);
+        # anything unusual about an edge goes to _deliver_one.
+        op = v._op
+        dt = v._t.dtype
+        k = GraphKernel if graph else dt.kernel
+        grads = op.backward(k, g, v)
+        if not keep and op.saves:
+            v._op = op.freed
+        vseq = v._seq
+        u = v._a
+        gi = grads[0]
+        while True:  # once for the first input, again for the second if there is one
+            if gi is None or not u._rg or u._seq > vseq or u._t.dtype is not dt \
+                    or (need is not None and u not in need):
                 _deliver_one(run, v, u, gi, buf)
-                continue
-            b = buf.get(u)
-            buf[u] = gi if b is None else (GraphKernel if graph else u._t.dtype.kernel).add(b, gi)
-            if u._op is None:
-                n = leaves[u] - 1
-                leaves[u] = n
-                if n == 0:
-                    _accumulate(run, u, buf.pop(u))
+            else:
+                prev = get(u)
+                buf[u] = gi if prev is None else k.add(prev, gi)
+                if u._op is None:
+                    n = leaves[u] - 1
+                    leaves[u] = n
+                    if n == 0:
+                        _accumulate(run, u, pop(u))
+            if b is None:
+                break
+            u = b
+            gi = grads[1]
+            b = None
     for grp, held in run.pending.leftover():
         _release(run, grp, held, buf)
 
 
 def _deliver(run: _Run, v: Value, grads, buf: dict) -> None:
-    """Send the gradients ``v`` computed to its inputs (None: ``v`` forwarded nothing)."""
+    """Send the gradients ``v`` computed to its inputs (None: ``v`` forwarded nothing): the
+    path of hooked nodes and nodes with three or more inputs."""
     if grads is None:
         return
     op = v._op
     if not run.keep and op.saves:
         v._op = op.freed
-    graph = run.graph
-    plain = run.need is None
-    leaves = run.leaves
-    vseq = v._seq
-    vdt = v._t.dtype
-    b = v._b  # the slots themselves: the _in property would build a tuple per node
-    for u, gi in zip((v._a, b) if b is not None and b is not MANY else v._in, grads):
-        # the common edge inline (a call per edge is a tenth of a backward); the rest in _deliver_one
-        if gi is None or not u._rg or u._seq > vseq or not plain or u._t.dtype is not vdt:
-            _deliver_one(run, v, u, gi, buf)
-            continue
-        b = buf.get(u)
-        buf[u] = gi if b is None else (GraphKernel if graph else vdt.kernel).add(b, gi)
-        if u._op is None:
-            n = leaves[u] - 1
-            leaves[u] = n
-            if n == 0:
-                _accumulate(run, u, buf.pop(u))
+    for u, gi in zip(v._in, grads):
+        _deliver_one(run, v, u, gi, buf)
 
 
 def _deliver_one(run: _Run, v: Value, u: Value, gi, buf: dict) -> None:
