@@ -19,7 +19,10 @@ Slots, for the engine's sake:
            collector's share of building a graph.
     _c     the op's Python-number operand (or a custom Function's ctx)
     _seq   creation number of the node / version stamp
-    _grad  accumulated .grad (leaves and retain_grad), a Value or None
+    _g     accumulated .grad (leaves and retain_grad): None, a Value, or a bare float that the
+           ``_grad`` property turns into a Value when it is first read. Backward stores floats:
+           making a Value per leaf costs more than the rest of a leaf's backward (W2), and most
+           gradients are read once, by an optimizer, if at all.
     _ext   None, or an _Ext with the rarely used parts: hooks, grad_fn object, retain_grad
 """
 
@@ -100,7 +103,7 @@ def make(op, t: TensorType, val, ins: tuple, c=None) -> Value:
     v = _new(Value)
     v._val = val
     v._t = t
-    v._grad = None
+    v._g = None
     v._ext = None
     for u in ins:
         if u._rg:
@@ -136,7 +139,7 @@ def leaf(val, t: TensorType, requires_grad: bool = False) -> Value:
     v._b = None
     v._c = None
     v._seq = 0
-    v._grad = None
+    v._g = None
     v._ext = None
     return v
 
@@ -208,7 +211,7 @@ def _arith(op_number, op_tensor, compute, symbol: str, float_result: bool = Fals
             v = _new(Value)
             v._val = val
             v._t = t
-            v._grad = None
+            v._g = None
             v._ext = None
             if self._rg and _grad_state.enabled:
                 v._rg = True
@@ -239,7 +242,7 @@ def _arith(op_number, op_tensor, compute, symbol: str, float_result: bool = Fals
         v = _new(Value)
         v._val = val
         v._t = t
-        v._grad = None
+        v._g = None
         v._ext = None
         if (self._rg or other._rg) and _grad_state.enabled:
             v._rg = True
@@ -295,7 +298,7 @@ class Value:
     one-element list, as ``torch.Tensor([5])`` does; use ``scalargrad.tensor`` for other dtypes.
     """
 
-    __slots__ = ("_val", "_t", "_rg", "_op", "_a", "_b", "_c", "_seq", "_grad", "_ext")
+    __slots__ = ("_val", "_t", "_rg", "_op", "_a", "_b", "_c", "_seq", "_g", "_ext")
     __hash__ = object.__hash__
 
     @property
@@ -500,6 +503,19 @@ class Value:
 
             e.node = node_for(self)
         return e.node
+
+    @property
+    def _grad(self):
+        """``.grad`` without the non-leaf warning: a Value or None."""
+        g = self._g
+        if g is None or isinstance(g, Value):
+            return g
+        g = self._g = leaf(g, self._t)
+        return g
+
+    @_grad.setter
+    def _grad(self, g) -> None:
+        self._g = g
 
     @property
     def grad(self):
@@ -888,7 +904,7 @@ class DataView(Value):
         self._b = None
         self._c = None
         self._seq = 0
-        self._grad = None
+        self._g = None
         self._ext = None
 
     @property

@@ -382,10 +382,14 @@ def _accumulate(run: _Run, u: Value, g) -> None:
     """A leaf's turn; an element of a multi-element leaf tensor waits for the whole tensor."""
     ext = u._ext
     if ext is None and run.capture is None and not run.graph and g is not None:
-        # a leaf without hooks in plain backward: _store_grad's in-place accumulation, inline
-        old = u._grad
+        # a leaf without hooks in plain backward: _store_grad's in-place accumulation, inline,
+        # on the bare float that Value._grad turns into a tensor when it is read
+        old = u._g
         if old is None:
-            u._grad = leaf(g, u._t)
+            u._g = g
+            return
+        if not isinstance(old, Value):
+            u._g = u._t.dtype.round(old + g)
             return
         if not old._rg:
             old._val = u._t.dtype.round(old._val + g)

@@ -269,7 +269,7 @@ class Function(metaclass=_FunctionMeta):
         hidden = _new(Value)
         hidden._val = None
         hidden._t = ctx.outputs_types[0]
-        hidden._grad = None
+        hidden._g = None
         hidden._ext = None
         _connect(hidden, cls._op, inputs, ctx, seq)
         for slot, i in enumerate(tensor_idx):
@@ -399,7 +399,7 @@ def _apply_elementwise(cls, ctx: FunctionCtx, args: tuple, kwargs: dict):
     hidden = _new(Value)
     hidden._val = None
     hidden._t = types[0]
-    hidden._grad = None
+    hidden._g = None
     hidden._ext = None
     _connect(hidden, cls._op, tuple(in_elems), ctx, next_seq())
     slot = 0

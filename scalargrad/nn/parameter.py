@@ -51,7 +51,7 @@ class Parameter(Value):
         self._in = ()
         self._c = None
         self._seq = 0
-        self._grad = None
+        self._g = None
         self._ext = None
 
     def __repr__(self) -> str:
