@@ -46,6 +46,7 @@ next_seq = itertools.count(1).__next__
 MANY = type("Many", (), {"__repr__": lambda self: "MANY", "__slots__": ()})()  # _b of a node with 3+ inputs
 _F32_LO, _F32_HI = 1.1754943508222875e-38, 3.4028234663852886e38  # float32's normal range
 _new = object.__new__
+_f32_consts: dict = {}  # Python number -> its float32 rounding, for the + - * / fast path
 
 _defaults = {"dtype": dtypes.float32}
 SCALAR_F32 = TensorType(dtypes.float32, ())
@@ -200,7 +201,13 @@ def _arith(op_number, op_tensor, compute, symbol: str, float_result: bool = Fals
                 c = float(other)
                 val = compute(self._val, c)
             elif fast == 32:
-                c = round_f32(other)
+                # a program's constants repeat (``y * 1.0001`` in a loop): their float32 roundings
+                # are kept, so a node shares its operand instead of holding a new float
+                c = _f32_consts.get(other) if other else None  # 0.0 == -0.0: zeros are not kept
+                if c is None:
+                    c = round_f32(other)
+                    if len(_f32_consts) < 1024:
+                        _f32_consts[other] = c
                 r = compute(self._val, c)
                 val = 536870913.0 * r  # round_f32 inlined: see dtypes.round_f32
                 val = val - (val - r)
