@@ -73,35 +73,26 @@ def _discover(roots) -> tuple[list, dict, set]:
     push = stack.append
     pop = stack.pop
     emit = order.append
-    # The edge test is written out for a second input, a first input, and (rare) 3+ inputs:
-    # a loop over an input tuple would cost a third of the walk. A first input is walked to
-    # next without the stack, so a chain never touches it.
+    # Other inputs go on the stack; the first input is walked to next, so a chain never
+    # touches the stack (a loop over a tuple of inputs per node was a third of the walk).
     while stack:
         v = pop()
         while True:
             emit(v)
             vseq = v._seq
-            u = v._b
-            if u is not None:
-                if u is MANY:
-                    for u in v._a:
-                        if u._rg:
-                            if u._seq > vseq:
-                                u = _route(u, v, False)
-                            if u._op is None:
-                                leaves[u] = leaves.get(u, 0) + 1
-                            elif u not in seen:
-                                mark(u)
-                                push(u)
+            b = v._b
+            if b is not None:
+                for u in (b,) if b is not MANY else v._a:
+                    if u._rg:
+                        if u._seq > vseq:
+                            u = _route(u, v, False)
+                        if u._op is None:
+                            leaves[u] = leaves.get(u, 0) + 1
+                        elif u not in seen:
+                            mark(u)
+                            push(u)
+                if b is MANY:
                     break
-                if u._rg:
-                    if u._seq > vseq:
-                        u = _route(u, v, False)
-                    if u._op is None:
-                        leaves[u] = leaves.get(u, 0) + 1
-                    elif u not in seen:
-                        mark(u)
-                        push(u)
             u = v._a
             if not u._rg:
                 break
