@@ -206,6 +206,22 @@ def test_backward_on_a_leaf_and_accumulation(L):
     assert x.grad.item() == 13.0 and x.grad is g  # accumulated in place, 1 + 3 * 2x
 
 
+@pytest.mark.parametrize("read_between", [True, False])
+def test_a_pass_sums_its_gradients_before_adding_them_to_grad(L, read_between):
+    # float32, by hand: 1 + 2^-24 is a tie and rounds to 1, while 1 + 2^-23 is a float32.
+    # Pass 1 leaves grad = 1. Pass 2 delivers 2^-24 twice: AccumulateGrad adds their sum,
+    # 2^-23, so grad = 1 + 2^-23; adding each delivery to grad would leave 1. scalargrad keeps
+    # an unread leaf gradient as a bare float, so both the read and unread cases are checked.
+    x = L.tensor(3.0, requires_grad=True)
+    (x * 1.0).backward()
+    first = x.grad if read_between else None
+    tiny = 2.0**-24
+    (x * tiny + x * tiny).backward()
+    assert x.grad.item() == 1.0 + 2.0**-23
+    assert x.grad.dtype == L.float32
+    assert x.grad is x.grad and (first is None or x.grad is first)
+
+
 # ---------------------------------------------------------------- higher derivatives
 # f = x^3 sin x
 # f'   = 3x^2 sin x + x^3 cos x
