@@ -36,7 +36,8 @@ def round_f32(x: float) -> float:
     """Round a double to the nearest float32 (ties to even), as a Python float."""
     c = _SPLIT * x
     r = c - (c - x)
-    if _F32_MIN_NORMAL <= r <= _F32_MAX or -_F32_MAX <= r <= -_F32_MIN_NORMAL:
+    # zeros are common (relu, masked gradients) and come out of the split exact, sign included
+    if _F32_MIN_NORMAL <= r <= _F32_MAX or -_F32_MAX <= r <= -_F32_MIN_NORMAL or x == 0.0:
         return r
     return _round_f32_edge(x)
 

@@ -211,7 +211,7 @@ def _arith(op_number, op_tensor, compute, symbol: str, float_result: bool = Fals
                 r = compute(self._val, c)
                 val = 536870913.0 * r  # round_f32 inlined: see dtypes.round_f32
                 val = val - (val - r)
-                if not (_F32_LO <= val <= _F32_HI or -_F32_HI <= val <= -_F32_LO):
+                if not (_F32_LO <= val <= _F32_HI or -_F32_HI <= val <= -_F32_LO or r == 0.0):
                     val = round_f32(r)
             else:
                 return with_number(op_number, self, other, float_result)
@@ -244,7 +244,7 @@ def _arith(op_number, op_tensor, compute, symbol: str, float_result: bool = Fals
             r = val
             val = 536870913.0 * r
             val = val - (val - r)
-            if not (_F32_LO <= val <= _F32_HI or -_F32_HI <= val <= -_F32_LO):
+            if not (_F32_LO <= val <= _F32_HI or -_F32_HI <= val <= -_F32_LO or r == 0.0):
                 val = round_f32(r)
         v = _new(Value)
         v._val = val

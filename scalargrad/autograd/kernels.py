@@ -68,7 +68,7 @@ class Float32Kernel(FloatKernel):
         r = a + b
         c = 536870913.0 * r
         s = c - (c - r)
-        if _LO <= s <= _HI or -_HI <= s <= -_LO:
+        if _LO <= s <= _HI or -_HI <= s <= -_LO or r == 0.0:
             return s
         return round_f32(r)
 
@@ -77,7 +77,7 @@ class Float32Kernel(FloatKernel):
         r = a - b
         c = 536870913.0 * r
         s = c - (c - r)
-        if _LO <= s <= _HI or -_HI <= s <= -_LO:
+        if _LO <= s <= _HI or -_HI <= s <= -_LO or r == 0.0:
             return s
         return round_f32(r)
 
@@ -86,7 +86,7 @@ class Float32Kernel(FloatKernel):
         r = a * b
         c = 536870913.0 * r
         s = c - (c - r)
-        if _LO <= s <= _HI or -_HI <= s <= -_LO:
+        if _LO <= s <= _HI or -_HI <= s <= -_LO or r == 0.0:
             return s
         return round_f32(r)
 
