@@ -297,3 +297,21 @@ def test_scalar_exponent_is_not_rounded_to_float32():
     y.backward()
     assert y.item() == 10.0
     assert x.grad.item() == 0.0033333334140479565  # PyTorch's figure
+
+
+def test_repeated_number_operands_round_the_same_every_time():
+    # scalargrad keeps the float32 rounding of a Python number between ops (value.py); as dict
+    # keys 0.0 == -0.0 and 2 == 2.0, so signs and ints must not take each other's entries.
+    # By hand: 1.5 * 0.0 = 0.0 and 1.5 * -0.0 = -0.0 (IEEE sign rule); float32(0.1) is
+    # 13421773 / 2^27, and 1.5 * that = 20132659.5 / 2^27 rounds to the nearest multiple of
+    # 2^-26 (float32's spacing in [1/8, 1/4)), 20132660 / 2^27.
+    def f32(v: float) -> float:
+        return struct.unpack("f", struct.pack("f", v))[0]
+
+    x = scalargrad.tensor(1.5)
+    for _ in range(2):
+        assert same((x * 0.0).item(), 0.0)
+        assert same((x * -0.0).item(), -0.0)
+        assert same((x - 0.0).item(), 1.5) and same((x * 2).item(), 3.0) and same((x * 2.0).item(), 3.0)
+        assert (x * 0.1).item() == 20132660 / 2**27 == f32(1.5 * f32(0.1))
+        assert (x + 2**-30).item() == 1.5  # 2^-30 is a float32 and is lost in the sum's rounding
