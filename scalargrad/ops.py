@@ -30,6 +30,7 @@ class Op:
     saves_inputs = True  # backward reads the inputs' data (in-place changes to them are errors)
     extra_none = 0  # PyTorch lists the Python-number operand as a (None, 0) next function
     saves_output = False  # backward reads the op's result: changing it in place is an error
+    runs_user_code = False  # backward calls user code (a custom Function's backward)
     freed: type  # the variant installed once the saved values are released
     stale: type  # the variant installed once the saved result was changed in place
 

@@ -222,6 +222,58 @@ def test_a_pass_sums_its_gradients_before_adding_them_to_grad(L, read_between):
     assert x.grad is x.grad and (first is None or x.grad is first)
 
 
+# ---------------------------------------------------------------- when leaves accumulate
+# A leaf's .grad is updated as soon as its last gradient has arrived (PyTorch's AccumulateGrad
+# runs first among the ready nodes). scalargrad's plain backward skips the counting until a
+# hook or an error needs it; these tests pin the moment down where it can be observed.
+
+
+def test_a_hook_sees_the_leaves_that_are_complete_before_it(L):
+    x = L.tensor(2.0, requires_grad=True)  # used only by the newest product: complete early
+    w = L.tensor(3.0, requires_grad=True)  # also used by the oldest op: complete last
+    h = (w * 5.0) * 1.0
+    y = h * 1.0 + w * x
+    seen = []
+    h.register_hook(lambda g: seen.append((None if x.grad is None else x.grad.item(),
+                                           None if w.grad is None else w.grad.item())))
+    y.backward()
+    assert seen == [(3.0, None)]  # x.grad = w; w's gradients (x, then 5) are not all in yet
+    assert (x.grad.item(), w.grad.item()) == (3.0, 7.0)
+
+
+def test_an_error_midway_leaves_the_complete_leaves_accumulated(L):
+    x = L.tensor(2.0, requires_grad=True)
+    z = L.tensor(3.0, requires_grad=True)
+    p = x.exp()
+    y = p * 1.0 + z * 3.0  # z's product is newer than p's, so it runs before exp's backward
+    p.backward()  # frees exp's saved result
+    assert _error(lambda: y.backward()) == SECOND_BACKWARD
+    assert z.grad.item() == 3.0  # z's only gradient arrived before the error
+    assert x.grad.item() == pytest.approx(math.exp(2.0), rel=1e-6)  # from p.backward() alone
+
+
+def test_a_custom_function_backward_sees_the_complete_leaves(L):
+    x = L.tensor(2.0, requires_grad=True)
+    q = L.tensor(5.0, requires_grad=True)
+    seen = []
+
+    class Spy(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 1.0
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append(tuple(None if t.grad is None else t.grad.item() for t in (x, q)))
+            return g
+
+    s = Spy.apply(x * 4.0) * 1.0
+    y = s + x * q  # newer than the Function: it runs first, and q has no other use
+    y.backward()
+    assert seen == [(None, 2.0)]  # q is complete; x still waits for the gradient through Spy
+    assert (x.grad.item(), q.grad.item()) == (9.0, 2.0)
+
+
 # ---------------------------------------------------------------- higher derivatives
 # f = x^3 sin x
 # f'   = 3x^2 sin x + x^3 cos x
@@ -461,3 +513,37 @@ def test_ops_that_do_not_save_their_output_allow_changing_it(L, build):
     y.add_(1)
     y.backward()
     assert x.grad is not None
+
+
+def _random_graph_with_a_hook(L, seed: int) -> tuple:
+    """A random graph of + - * over 4 leaves with a tensor hook on an early node that records
+    every leaf's .grad when it runs; then backward. Returns the records and the final grads.
+
+    The early part uses the first two leaves only; the later part mixes everything, so the
+    other two leaves may get all their gradients before the hook's node runs."""
+    import random
+
+    rng = random.Random(seed)
+    ops = [lambda p, q: p + q, lambda p, q: p * q, lambda p, q: p - q]
+
+    def grow(values: list, n: int) -> list:
+        for _ in range(n):
+            a = rng.choice(values)
+            b = rng.choice(values) if rng.random() < 0.7 else rng.choice([0.5, 2.0, -1.0])
+            values.append(rng.choice(ops)(a, b))
+        return values
+
+    leaves = [L.tensor(float(rng.randint(1, 5)), requires_grad=True) for _ in range(4)]
+    early = grow(leaves[:2], rng.randint(1, 5))
+    hooked = early[-1] * 1.0
+    late = grow([hooked, *leaves, hooked * rng.choice(leaves)], rng.randint(1, 10))
+    records = []
+    hooked.register_hook(lambda g: records.append([None if x.grad is None else x.grad.item() for x in leaves]))
+    (late[-1] + late[5] * 0.5).backward()  # late[5] uses ``hooked``; the newest nodes may not
+    return records, [None if x.grad is None else x.grad.item() for x in leaves]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_leaves_accumulate_when_pytorch_accumulates_them_in_random_graphs(torch_ref, seed):
+    # what a hook sees of the leaves' .grad pins down when each leaf accumulated
+    assert _random_graph_with_a_hook(scalargrad, seed) == _random_graph_with_a_hook(torch_ref, seed)

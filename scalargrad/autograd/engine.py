@@ -11,7 +11,10 @@ does, so float32 sums round exactly as PyTorch's.
 
 Leaves are where PyTorch's AccumulateGrad runs: with the highest priority, as soon as the last
 gradient for the leaf has arrived. Leaves therefore keep a count of pending deliveries, so that
-their hooks fire at the same moment as in PyTorch.
+their hooks fire at the same moment as in PyTorch. That moment can only be observed by code
+that runs during backward (hooks, custom Functions), so a plain backward call starts in
+``_fast_sweep``, which needs neither the walk nor the counts, and hands over to the exact sweep
+at the first node where it could matter.
 
 Nodes without hooks take a short path; anything recorded in a Value's ``_ext`` (tensor
 hooks, retain_grad, node hooks, outputs of multi-output Functions) goes through
@@ -20,6 +23,7 @@ hooks, retain_grad, node hooks, outputs of multi-output Functions) goes through
 
 from __future__ import annotations
 
+from heapq import heappop, heappush
 from operator import attrgetter
 
 from .. import ops
@@ -181,6 +185,15 @@ def _run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=Non
     With ``inputs``, only gradients reaching them are computed; ``accumulate=False`` returns
     them (autograd.grad) instead of adding them to ``.grad``.
     """
+    if inputs is None and not create_graph and all(r._ext is None and g is not None for r, g in zip(roots, grads)):
+        run = _Run(False, keep_graph, None, True, None, None, None)
+        prev_mode = grad_mode._state.enabled
+        grad_mode._state.enabled = False
+        try:
+            _fast_sweep(run, roots, grads)
+        finally:
+            grad_mode._state.enabled = prev_mode
+        return None
     order, leaves, nodes = _discover(roots)
     need = None
     if inputs is not None:
@@ -202,16 +215,133 @@ def _run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=Non
 
 
 def _execute(run: _Run, roots, grads, order: list, leaves: dict) -> None:
-    graph = run.graph
-    keep = run.keep
-    need = run.need
+    buf = _root_buffer(roots, grads, run.graph)
+    for r in list(buf):
+        if r._op is None and leaves[r] == 0:
+            _accumulate(run, r, buf.pop(r))
+    _sweep(run, order, buf)
+
+
+def _root_buffer(roots, grads, graph: bool) -> dict:
+    """The roots' gradients, summed where a root is given twice."""
     buf: dict = {}
     for r, g in zip(roots, grads):
         b = buf.get(r)
         buf[r] = g if b is None else (GraphKernel if graph else r._t.dtype.kernel).add(b, g)
-    for r in list(buf):
-        if r._op is None and leaves[r] == 0:
-            _accumulate(run, r, buf.pop(r))
+    return buf
+
+
+def _fast_sweep(run: _Run, roots, grads) -> None:
+    """A plain backward call (no ``inputs``, no ``create_graph``) run without the discovery pass.
+
+    Discovery exists for the moment each leaf accumulates: PyTorch's AccumulateGrad runs as
+    soon as the leaf's last gradient has arrived, which hooks, custom Functions and anything
+    else that runs user code during backward can observe. Until such a thing is met, nothing
+    can observe it, so this sweep needs no delivery counts: it keeps the nodes that have a
+    gradient in a heap by creation number (the same newest-first order as the sorted sweep:
+    a node's consumers are all newer than it), sums gradients as they arrive, as ``_sweep``
+    does, and adds the leaves' sums to ``.grad`` at the end. Less the heap's cost, that saves
+    13-17% of a backward (W1, W2, W3 in bench/).
+
+    Before the first node that has ``_ext`` (hooks, retain_grad, grad_fn objects, tensor
+    groups), runs user code, has 3+ inputs, got an undefined gradient, or has an input with
+    ``_ext``, changed in place since, or of another dtype, it hands over: ``_handover`` puts
+    the engine in the state the exact sweep would have reached, and ``_sweep`` goes on. An
+    error from a node's backward (second backward, stale saved value) hands over too, so the
+    exact sweep raises it with the leaves accumulated as PyTorch leaves them.
+    """
+    buf = _root_buffer(roots, grads, False)
+    heap = []  # minus the creation numbers of the nodes with a gradient and not yet run
+    nodes = {}  # creation number -> node
+    for r in buf:
+        if r._op is not None:
+            heappush(heap, -r._seq)
+            nodes[r._seq] = r
+    keep = run.keep
+    get = buf.get
+    while heap:
+        s = -heappop(heap)
+        v = nodes.pop(s)
+        op = v._op
+        b = v._b
+        if v._ext is not None or b is MANY or op.runs_user_code:
+            return _handover(run, buf, heap, nodes, [v])
+        vt = v._t
+        k = vt.dtype.kernel
+        try:
+            grads = op.backward(k, buf[v], v)
+        except Exception:
+            return _handover(run, buf, heap, nodes, [v])  # the exact sweep raises it again
+        del buf[v]
+        if not keep and op.saves:
+            v._op = op.freed
+        u = v._a
+        i = 0
+        while True:  # once for the first input, again for the second if there is one
+            gi = grads[i]
+            if u._rg:
+                if gi is None or u._seq > s or u._ext is not None or (u._t is not vt and u._t.dtype is not vt.dtype):
+                    return _handover(run, buf, heap, nodes, [], (v, grads[i:]))
+                prev = get(u)
+                if prev is None:
+                    buf[u] = gi
+                    if u._op is not None:
+                        heappush(heap, -u._seq)
+                        nodes[u._seq] = u
+                else:
+                    buf[u] = k.add(prev, gi)
+            elif u._seq > s:  # a saved constant changed in place: _deliver_one raises PyTorch's error
+                return _handover(run, buf, heap, nodes, [], (v, grads[i:]))
+            if b is None:
+                break
+            u = b
+            b = None
+            i = 1
+    # only leaves are left, all without hooks (_accumulate leaves buf alone; iterating the
+    # items view, not a list of them, allocates no tuple per leaf for the collector to count)
+    for u, g in buf.items():
+        _accumulate(run, u, g)
+
+
+def _handover(run: _Run, buf: dict, heap: list, nodes: dict, first: list, rest: tuple = ()) -> None:
+    """Finish a backward begun by ``_fast_sweep`` with the exact sweep.
+
+    The nodes still to run are those in the heap and ``first`` (a node popped but not run).
+    ``rest``, if given, is ``(v, grads)``: node ``v`` has run and ``grads`` are the gradients
+    for its inputs not yet delivered (the last one or two). Discovery from the nodes still to
+    run, and from the inputs those gradients go to, counts the deliveries each leaf has still
+    to receive. A leaf with none left had its last gradient earlier, so the exact sweep would
+    have accumulated it already: that is done now (no hook or user code has run yet, so in
+    which order cannot be observed). Then ``v``'s remaining edges are delivered, and the
+    exact sweep goes on."""
+    pending = first + [nodes[-s] for s in heap]
+    edges = ()
+    to_leaves = []
+    if rest:
+        v, grads = rest
+        edges = tuple(zip(v._in[len(v._in) - len(grads):], grads))
+        for u, _ in edges:
+            if u._rg:
+                u = _route(u, v, False) if u._seq > v._seq else u  # the version v consumed
+                (to_leaves if u._op is None else pending).append(u)
+    order, leaves, reachable = _discover(pending)
+    for u in to_leaves:
+        leaves[u] = leaves.get(u, 0) + 1
+    run.leaves = leaves
+    run.nodes = reachable
+    for u in [u for u in buf if u._op is None and not leaves.get(u)]:
+        _accumulate(run, u, buf.pop(u))
+    for u, gi in edges:
+        _deliver_one(run, v, u, gi, buf)
+    _sweep(run, order, buf)
+
+
+def _sweep(run: _Run, order: list, buf: dict) -> None:
+    """Run the nodes of ``order`` (newest first) on the gradients in ``buf``."""
+    graph = run.graph
+    keep = run.keep
+    need = run.need
+    leaves = run.leaves
     pop = buf.pop
     get = buf.get
     for v in order:

@@ -74,6 +74,7 @@ class _FunctionOp(ops.Op):
 
     function: type
     saves_inputs = False
+    runs_user_code = True
 
     @classmethod
     def backward(cls, k, g, v):
