@@ -259,9 +259,23 @@ def _fast_sweep(run: _Run, roots, grads) -> None:
             nodes[r._seq] = r
     keep = run.keep
     get = buf.get
-    while heap:
-        s = -heappop(heap)
-        v = nodes.pop(s)
+    # The newest node made pending by the node just run is kept aside in ``nxt``: when it is
+    # newer than all the heap holds, it runs next without going through the heap (always,
+    # in a chain).
+    nxt = None
+    while True:
+        if nxt is not None and (not heap or nxt._seq > -heap[0]):
+            v = nxt
+            s = v._seq
+        else:
+            if nxt is not None:
+                heappush(heap, -nxt._seq)
+                nodes[nxt._seq] = nxt
+            if not heap:
+                break
+            s = -heappop(heap)
+            v = nodes.pop(s)
+        nxt = None
         op = v._op
         b = v._b
         if v._ext is not None or b is MANY or op.runs_user_code:
@@ -281,17 +295,22 @@ def _fast_sweep(run: _Run, roots, grads) -> None:
             gi = grads[i]
             if u._rg:
                 if gi is None or u._seq > s or u._ext is not None or (u._t is not vt and u._t.dtype is not vt.dtype):
-                    return _handover(run, buf, heap, nodes, [], (v, grads[i:]))
+                    return _handover(run, buf, heap, nodes, [] if nxt is None else [nxt], (v, grads[i:]))
                 prev = get(u)
                 if prev is None:
                     buf[u] = gi
                     if u._op is not None:
-                        heappush(heap, -u._seq)
-                        nodes[u._seq] = u
+                        if nxt is None:
+                            nxt = u
+                        else:  # the older of the two goes to the heap
+                            w = u if u._seq < nxt._seq else nxt
+                            nxt = nxt if w is u else u
+                            heappush(heap, -w._seq)
+                            nodes[w._seq] = w
                 else:
                     buf[u] = k.add(prev, gi)
             elif u._seq > s:  # a saved constant changed in place: _deliver_one raises PyTorch's error
-                return _handover(run, buf, heap, nodes, [], (v, grads[i:]))
+                return _handover(run, buf, heap, nodes, [] if nxt is None else [nxt], (v, grads[i:]))
             if b is None:
                 break
             u = b
