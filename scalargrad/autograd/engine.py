@@ -185,28 +185,27 @@ def _run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=Non
     With ``inputs``, only gradients reaching them are computed; ``accumulate=False`` returns
     them (autograd.grad) instead of adding them to ``.grad``.
     """
-    if inputs is None and not create_graph and all(r._ext is None and g is not None for r, g in zip(roots, grads)):
+    plain = inputs is None and not create_graph and all(r._ext is None and g is not None
+                                                          for r, g in zip(roots, grads))
+    if plain:
         run = _Run(False, keep_graph, None, True, None, None, None)
-        prev_mode = grad_mode._state.enabled
-        grad_mode._state.enabled = False
-        try:
-            _fast_sweep(run, roots, grads)
-        finally:
-            grad_mode._state.enabled = prev_mode
-        return None
-    order, leaves, nodes = _discover(roots)
-    need = None
-    if inputs is not None:
-        need = _needed(order, inputs)
-        for i in inputs:
-            if i._op is not None:
-                _ext(i)  # a non-leaf input is captured on the hooked path
-    run = _Run(create_graph, keep_graph, set(inputs) if inputs is not None else None, accumulate, need,
-               nodes, leaves)
+    else:
+        order, leaves, nodes = _discover(roots)
+        need = None
+        if inputs is not None:
+            need = _needed(order, inputs)
+            for i in inputs:
+                if i._op is not None:
+                    _ext(i)  # a non-leaf input is captured on the hooked path
+        run = _Run(create_graph, keep_graph, set(inputs) if inputs is not None else None, accumulate, need,
+                   nodes, leaves)
     prev_mode = grad_mode._state.enabled
     grad_mode._state.enabled = create_graph
     try:
-        _execute(run, roots, grads, order, leaves)
+        if plain:
+            _fast_sweep(run, roots, grads)
+        else:
+            _execute(run, roots, grads, order, leaves)
     finally:
         grad_mode._state.enabled = prev_mode
     if inputs is not None and not accumulate:
