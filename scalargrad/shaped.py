@@ -722,28 +722,24 @@ class ShapedTensor(Value):
         """Call ``hook(grad)`` once with the whole gradient tensor; a returned tensor replaces
         it. Returns a handle whose ``remove()`` unregisters the hook."""
         from .autograd.groups import group_for
-        from .utils.hooks import RemovableHandle
+        from .utils.hooks import add_hook
 
         if not self._rg:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         grp = group_for(self)
-        handle = RemovableHandle(grp.hooks)
-        grp.hooks[handle.id] = hook
-        return handle
+        return add_hook(grp.hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call ``hook(tensor)`` once after the whole gradient has been accumulated (leaves)."""
         from .autograd.groups import group_for
-        from .utils.hooks import RemovableHandle
+        from .utils.hooks import add_hook
 
         if not self._rg:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         grp = group_for(self)
-        handle = RemovableHandle(grp.post_acc)
-        grp.post_acc[handle.id] = hook
-        return handle
+        return add_hook(grp.post_acc, hook)
 
     def _grad_tensor(self, cells: Sequence[Value]) -> Value:
         """The gradient tensor a group hook receives, made of the element gradients ``cells``."""

@@ -551,20 +551,18 @@ class Value:
     def register_hook(self, hook):
         """Call ``hook(grad)`` when this tensor's gradient is computed; a non-None return
         replaces the gradient. Returns a handle whose ``remove()`` unregisters it."""
-        from .utils.hooks import RemovableHandle
+        from .utils.hooks import add_hook
 
         if not self._rg:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         e = _ext(self)
         if e.hooks is None:
             e.hooks = OrderedDict()
-        handle = RemovableHandle(e.hooks)
-        e.hooks[handle.id] = hook
-        return handle
+        return add_hook(e.hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call ``hook(tensor)`` after the gradient has been accumulated into ``.grad`` (leaves)."""
-        from .utils.hooks import RemovableHandle
+        from .utils.hooks import add_hook
 
         if not self._rg:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -573,9 +571,7 @@ class Value:
         e = _ext(self)
         if e.post_acc is None:
             e.post_acc = OrderedDict()
-        handle = RemovableHandle(e.post_acc)
-        e.post_acc[handle.id] = hook
-        return handle
+        return add_hook(e.post_acc, hook)
 
     def backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
                  inputs=None) -> None:

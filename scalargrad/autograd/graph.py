@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ..utils.hooks import RemovableHandle
+from ..utils.hooks import add_hook
 
 _classes: dict = {}
 
@@ -52,8 +52,7 @@ class Node:
         """``fn(grad_outputs) -> tuple | None``, called before this node runs."""
         if self._pre is None:
             self._pre = OrderedDict()
-        h = RemovableHandle(self._pre)
-        self._pre[h.id] = fn
+        h = add_hook(self._pre, fn)
         _mark(self._v)
         return h
 
@@ -61,8 +60,7 @@ class Node:
         """``fn(grad_inputs, grad_outputs) -> tuple | None``, called after this node ran."""
         if self._post is None:
             self._post = OrderedDict()
-        h = RemovableHandle(self._post)
-        self._post[h.id] = fn
+        h = add_hook(self._post, fn)
         _mark(self._v)
         return h
 

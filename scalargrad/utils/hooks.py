@@ -42,3 +42,13 @@ class RemovableHandle:
 
     def __exit__(self, *exc) -> None:
         self.remove()
+
+
+def add_hook(hooks: dict, hook: Any, *, extra_dict: Any = None, prepend: bool = False) -> RemovableHandle:
+    """Store ``hook`` in ``hooks`` under a new handle's id (first if ``prepend``: ``hooks`` is
+    then an OrderedDict) and return the handle, which also clears ``extra_dict``'s entry."""
+    handle = RemovableHandle(hooks, extra_dict=extra_dict)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle

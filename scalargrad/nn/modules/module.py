@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ...autograd.grad_mode import no_grad
-from ...utils.hooks import RemovableHandle
+from ...utils.hooks import RemovableHandle, add_hook
 from ...value import Value
 from ..hooks import BackwardHook
 from ..parameter import Parameter
@@ -60,9 +60,7 @@ _global_parameter_registration_hooks: OrderedDict = OrderedDict()
 
 def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
     """``hook(module, args) -> None | new args`` before every module's forward."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_forward_pre_hooks, hook)
 
 
 def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
@@ -70,8 +68,7 @@ def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
     """``hook(module, args, output) -> None | new output`` after every module's forward
     (``hook(module, args, kwargs, output)`` with ``with_kwargs``); ``always_call`` hooks also
     run when forward raises."""
-    handle = RemovableHandle(_global_forward_hooks, extra_dict=_global_forward_hooks_always_called)
-    _global_forward_hooks[handle.id] = hook
+    handle = add_hook(_global_forward_hooks, hook, extra_dict=_global_forward_hooks_always_called)
     if with_kwargs:
         _global_forward_hooks_with_kwargs[handle.id] = True
     if always_call:
@@ -85,16 +82,12 @@ def register_module_backward_hook(hook: Callable) -> RemovableHandle:
     if _global_is_full_backward_hook is True:
         raise RuntimeError(MIXED_GLOBAL_BACKWARD_HOOKS)
     _global_is_full_backward_hook = False
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_backward_hooks, hook)
 
 
 def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
     """``hook(module, grad_output) -> None | new grad_output`` for every module."""
-    handle = RemovableHandle(_global_backward_pre_hooks)
-    _global_backward_pre_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_backward_pre_hooks, hook)
 
 
 def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
@@ -103,30 +96,22 @@ def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
     if _global_is_full_backward_hook is False:
         raise RuntimeError(MIXED_GLOBAL_BACKWARD_HOOKS)
     _global_is_full_backward_hook = True
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_backward_hooks, hook)
 
 
 def register_module_buffer_registration_hook(hook: Callable) -> RemovableHandle:
     """``hook(module, name, buffer) -> None | new buffer`` on every ``register_buffer``."""
-    handle = RemovableHandle(_global_buffer_registration_hooks)
-    _global_buffer_registration_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_buffer_registration_hooks, hook)
 
 
 def register_module_module_registration_hook(hook: Callable) -> RemovableHandle:
     """``hook(module, name, submodule) -> None | new submodule`` on every child registration."""
-    handle = RemovableHandle(_global_module_registration_hooks)
-    _global_module_registration_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_module_registration_hooks, hook)
 
 
 def register_module_parameter_registration_hook(hook: Callable) -> RemovableHandle:
     """``hook(module, name, param) -> None | new param`` on every ``register_parameter``."""
-    handle = RemovableHandle(_global_parameter_registration_hooks)
-    _global_parameter_registration_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_parameter_registration_hooks, hook)
 
 
 # ---------------------------------------------------------------- helpers
@@ -695,37 +680,28 @@ class Module:
                                   with_kwargs: bool = False) -> RemovableHandle:
         """``hook(module, args) -> None | new args`` (a non-tuple is wrapped in a 1-tuple), or with
         ``with_kwargs`` ``hook(module, args, kwargs) -> None | (new args, new kwargs)``, before forward."""
-        handle = RemovableHandle(self._forward_pre_hooks, extra_dict=self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = hook
+        handle = add_hook(self._forward_pre_hooks, hook, prepend=prepend,
+                          extra_dict=self._forward_pre_hooks_with_kwargs)
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
     def register_forward_hook(self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False,
                               always_call: bool = False) -> RemovableHandle:
         """``hook(module, args, output) -> None | new output`` after forward (``hook(module, args,
         kwargs, output)`` with ``with_kwargs``); ``always_call`` hooks run even if forward raises."""
-        handle = RemovableHandle(self._forward_hooks,
-                                 extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
-        self._forward_hooks[handle.id] = hook
+        handle = add_hook(self._forward_hooks, hook, prepend=prepend,
+                          extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
         if always_call:
             self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
     def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """``hook(module, grad_output) -> None | new grad_output``, when the gradients w.r.t. the
         module's outputs are known."""
-        handle = RemovableHandle(self._backward_pre_hooks)
-        self._backward_pre_hooks[handle.id] = hook
-        if prepend:
-            self._backward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return add_hook(self._backward_pre_hooks, hook, prepend=prepend)
 
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """``hook(module, grad_input, grad_output) -> None | new grad_input``, when the gradients
@@ -735,11 +711,7 @@ class Module:
         if self._is_full_backward_hook is False:
             raise RuntimeError(MIXED_BACKWARD_HOOKS)
         self._is_full_backward_hook = True
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        if prepend:
-            self._backward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return add_hook(self._backward_hooks, hook, prepend=prepend)
 
     def register_backward_hook(self, hook: Callable) -> RemovableHandle:
         """Deprecated: ``hook(module, grad_input, grad_output)`` on the node of the module's last
@@ -748,9 +720,7 @@ class Module:
         if self._is_full_backward_hook is True:
             raise RuntimeError(MIXED_BACKWARD_HOOKS)
         self._is_full_backward_hook = False
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._backward_hooks, hook)
 
     def _get_backward_hooks(self) -> tuple[list, list]:
         full: list = []
@@ -910,23 +880,17 @@ class Module:
         if getattr(hook, "_from_public_api", False):
             raise RuntimeError("Cannot register the same function as the state dict post hook that was previously "
                                "registered via register_state_dict_post_hook")
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._state_dict_hooks, hook)
 
     def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(module, state_dict, prefix, local_metadata) -> None`` after ``state_dict``; it may
         change the dict in place only."""
         hook._from_public_api = True
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._state_dict_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(module, prefix, keep_vars) -> None`` before ``state_dict``."""
-        handle = RemovableHandle(self._state_dict_pre_hooks)
-        self._state_dict_pre_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._state_dict_pre_hooks, hook)
 
     def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
         """This module's own parameters, then its persistent buffers (not its children's)."""
@@ -975,12 +939,7 @@ class Module:
         return destination
 
     def _register_load_state_dict_pre_hook(self, hook: Callable, with_module: bool = False) -> RemovableHandle:
-        handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        if with_module:
-            self._load_state_dict_pre_hooks[handle.id] = _ModuleBoundHook(hook, self)
-        else:
-            self._load_state_dict_pre_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._load_state_dict_pre_hooks, _ModuleBoundHook(hook, self) if with_module else hook)
 
     def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
@@ -990,9 +949,7 @@ class Module:
     def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(module, incompatible_keys) -> None`` after this module's part of
         ``load_state_dict``; it may edit the key lists in place (which ``strict`` then checks)."""
-        handle = RemovableHandle(self._load_state_dict_post_hooks)
-        self._load_state_dict_post_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._load_state_dict_post_hooks, hook)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs) -> None:
