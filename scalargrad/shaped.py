@@ -859,17 +859,7 @@ class ShapedTensor(Value):
 
     def to(self, *args, **kwargs) -> Value:
         """Convert dtype (``to(torch.float64)``); devices other than the CPU are refused."""
-        dt = kwargs.get("dtype")
-        for a in args:
-            if isinstance(a, dtypes.dtype):
-                dt = a
-            elif isinstance(a, Value):
-                dt = a.dtype
-            elif a is not None and str(a) != "cpu":
-                raise RuntimeError(f"scalargrad runs on the CPU only; cannot move a tensor to {a}")
-        dev = kwargs.get("device")
-        if dev is not None and str(dev) != "cpu":
-            raise RuntimeError(f"scalargrad runs on the CPU only; cannot move a tensor to {dev}")
+        dt = self._to_dtype(args, kwargs)
         if dt is None or dt is self._t.dtype:
             return self
         return _map1(self, lambda e: e.to(dt))

@@ -610,8 +610,10 @@ class Value:
     def clone(self) -> Value:
         return make(ops.Clone, self._t, self._val, (self,))
 
-    def to(self, *args, **kwargs) -> Value:
-        """Convert dtype (``to(torch.float64)``); devices other than the CPU are refused."""
+    @staticmethod
+    def _to_dtype(args: tuple, kwargs: dict):
+        """The dtype that ``to(*args, **kwargs)`` asks for, or None; devices other than the CPU
+        are refused."""
         dt = kwargs.get("dtype")
         for a in args:
             if isinstance(a, dtypes.dtype):
@@ -623,6 +625,11 @@ class Value:
         dev = kwargs.get("device")
         if dev is not None and str(dev) != "cpu":
             raise RuntimeError(f"scalargrad runs on the CPU only; cannot move a tensor to {dev}")
+        return dt
+
+    def to(self, *args, **kwargs) -> Value:
+        """Convert dtype (``to(torch.float64)``); devices other than the CPU are refused."""
+        dt = self._to_dtype(args, kwargs)
         if dt is None or dt is self._t.dtype:
             return self
         t = self._t.with_dtype(dt)
