@@ -91,12 +91,7 @@ class _FunctionOp(ops.Op):
                 x = leaf(x, t)
             grads_out.append(x)
         fn = cls.function
-        if fn.backward is Function.backward and fn.vjp is Function.vjp:
-            raise NotImplementedError(_NO_BACKWARD)
-        with grad_mode.set_grad_enabled(k.graph):
-            res = fn.backward(ctx, *grads_out)
-        if not isinstance(res, tuple):
-            res = (res,)
+        res = _user_backward(fn, ctx, grads_out, k.graph)
         positions = ctx._tensor_positions
         n_args = ctx._n_args
         if len(res) != n_args:
@@ -427,16 +422,20 @@ def _apply_elementwise(cls, ctx: FunctionCtx, args: tuple, kwargs: dict):
     return tuple(outs) if is_tuple else outs[0]
 
 
+def _user_backward(fn, ctx: FunctionCtx, grads_out: list, graph: bool) -> tuple:
+    """The Function's own ``backward(ctx, *grads_out)``, run with grad mode on only when
+    building a graph (create_graph); its result as a tuple."""
+    if fn.backward is Function.backward and fn.vjp is Function.vjp:
+        raise NotImplementedError(_NO_BACKWARD)
+    with grad_mode.set_grad_enabled(graph):
+        res = fn.backward(ctx, *grads_out)
+    return res if isinstance(res, tuple) else (res,)
+
+
 def _backward_elementwise(cls, k, g, ctx: FunctionCtx) -> list:
     layout = ctx._layout
     grads_out = Layout.pack(g if isinstance(g, list) else [g], layout.outputs, ctx.materialize_grads)
-    fn = cls.function
-    if fn.backward is Function.backward and fn.vjp is Function.vjp:
-        raise NotImplementedError(_NO_BACKWARD)
-    with grad_mode.set_grad_enabled(k.graph):
-        res = fn.backward(ctx, *grads_out)
-    if not isinstance(res, tuple):
-        res = (res,)
+    res = _user_backward(cls.function, ctx, grads_out, k.graph)
     if len(res) != ctx._n_args:
         raise RuntimeError(f"function {cls.name} returned an incorrect number of gradients "
                            f"(expected {ctx._n_args}, got {len(res)})")
