@@ -44,6 +44,7 @@ from collections.abc import Sequence
 
 from . import dtypes, ops
 from .autograd.grad_mode import _state as _grad_state
+from .autograd.graph import AccumulateGradFace
 from .dtypes import TensorType, promote_types
 from .formatting import tensor_repr
 from .kernel_order import sum_program
@@ -483,7 +484,7 @@ class TensorNode:
         return f"<{self.name()} object at {id(self):#x}>"
 
 
-class TensorAccumulateGrad(TensorNode):
+class TensorAccumulateGrad(AccumulateGradFace, TensorNode):
     """The AccumulateGrad node of a leaf multi-element tensor (in ``next_functions``)."""
 
     __slots__ = ()
@@ -491,16 +492,6 @@ class TensorAccumulateGrad(TensorNode):
     @property
     def variable(self) -> ShapedTensor:
         return self._tensor
-
-    @property
-    def next_functions(self) -> tuple:
-        return ()
-
-    def name(self) -> str:
-        return "torch::autograd::AccumulateGrad"
-
-    def __repr__(self) -> str:
-        return f"<AccumulateGrad object at {id(self):#x}>"
 
 
 def _accumulate_node(s: Value):

@@ -70,14 +70,11 @@ class Node:
         return f"<{prefix}{self.name()} object at {id(self):#x}>"
 
 
-class AccumulateGrad(Node):
-    """The node that accumulates a leaf's gradient into its ``.grad``."""
+class AccumulateGradFace:
+    """What an AccumulateGrad node shows (no next functions, PyTorch's name and repr), for the
+    leaves' nodes here and those of multi-element tensors (``shaped.TensorAccumulateGrad``)."""
 
     __slots__ = ()
-
-    @property
-    def variable(self):
-        return self._v
 
     @property
     def next_functions(self) -> tuple:
@@ -88,6 +85,16 @@ class AccumulateGrad(Node):
 
     def __repr__(self) -> str:
         return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+class AccumulateGrad(AccumulateGradFace, Node):
+    """The node that accumulates a leaf's gradient into its ``.grad``."""
+
+    __slots__ = ()
+
+    @property
+    def variable(self):
+        return self._v
 
 
 def _mark(v) -> None:
