@@ -302,10 +302,10 @@ def _fast_sweep(run: _Run, roots, grads) -> None:
                         if nxt is None:
                             nxt = u
                         else:  # the older of the two goes to the heap
-                            w = u if u._seq < nxt._seq else nxt
-                            nxt = nxt if w is u else u
-                            heappush(heap, -w._seq)
-                            nodes[w._seq] = w
+                            if u._seq > nxt._seq:
+                                u, nxt = nxt, u
+                            heappush(heap, -u._seq)
+                            nodes[u._seq] = u
                 else:
                     buf[u] = k.add(prev, gi)
             elif u._seq > s:  # a saved constant changed in place: _deliver_one raises PyTorch's error
