@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import math
+import random
 import warnings
 
 import pytest
@@ -521,8 +522,6 @@ def _random_graph_with_a_hook(L, seed: int) -> tuple:
 
     The early part uses the first two leaves only; the later part mixes everything, so the
     other two leaves may get all their gradients before the hook's node runs."""
-    import random
-
     rng = random.Random(seed)
     ops = [lambda p, q: p + q, lambda p, q: p * q, lambda p, q: p - q]
 
