@@ -1,94 +1,58 @@
-"""scalargrad: PyTorch's autograd and nn.Module on scalars, in pure Python, verified by SymPy.
+"""scalargrad: PyTorch's autograd and nn.Module in pure Python, every gradient proved by SymPy.
 
-``import scalargrad as torch`` runs a scalar PyTorch program and prints what PyTorch prints.
+``import scalargrad as torch`` runs a PyTorch program and prints what PyTorch prints.
+
+The package is built in layers, each importing only the ones below it (``tests/test_layers.py``):
+``_base`` (numbers, dtypes, layouts, grad mode), ``_ops`` (the op table), ``_tensor`` (the
+Tensor and its surface), ``_autograd`` (kernels, engine, Function); then the public modules
+(``autograd``, ``nn``, ``random``...), ``symbolic``, and the command line on top.
 """
 
 from __future__ import annotations
 
-from . import autograd, cuda, dtypes, ops
-from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from .dtypes import Size, bool, double, dtype, float, float32, float64, int64, long  # noqa: A004
-from .factories import (
-    device,
-    empty,
-    full,
-    manual_seed,
-    ones,
-    ones_like,
-    rand,
-    rand_like,
-    randn,
-    randn_like,
-    scalar_tensor,
-    tensor,
-    zeros,
-    zeros_like,
+from . import _autograd as _autograd_layer  # noqa: F401 - binds Tensor.backward and the kernels
+from . import autograd, cuda, random
+from ._autograd import api as _api  # noqa: F401
+from ._base.dtypes import (  # noqa: A004 - torch's names
+    Size,
+    bfloat16,
+    bool,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    short,
+    uint8,
 )
-from .functional import (  # noqa: A004
-    abs,
-    absolute,
-    add,
-    allclose,
-    broadcast_shapes,
-    cat,
-    clamp,
-    clip,
-    clone,
-    concat,
-    cos,
-    div,
-    divide,
-    dot,
-    equal,
-    exp,
-    flatten,
-    log,
-    matmul,
-    maximum,
-    mean,
-    minimum,
-    mm,
-    mul,
-    multiply,
-    mv,
-    neg,
-    negative,
-    numel,
-    permute,
-    pow,
-    reciprocal,
-    relu,
-    reshape,
-    rsub,
-    sigmoid,
-    sin,
-    sqrt,
-    square,
-    squeeze,
-    stack,
-    sub,
-    subtract,
-    sum,
-    t,
-    tanh,
-    transpose,
-    true_divide,
-    unsqueeze,
-)
-from .shaped import MAX_ELEMENTS, ShapedTensor
-from .value import Tensor, Value, get_default_dtype, is_tensor, set_default_dtype
+from ._base.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from ._base.rng import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from ._tensor.build import MAX_ELEMENTS
+from ._tensor.surface import FUNCTIONS as _FUNCTIONS
+from ._tensor.tensor import Tensor, get_default_dtype, is_tensor, set_default_dtype
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+globals().update(_FUNCTIONS)
+del _FUNCTIONS
 
 
 def __getattr__(name: str):
-    # nn, symbolic and random load on first use: building a graph does not need them
-    if name in ("nn", "symbolic", "random", "runner"):
+    # nn, symbolic and the command line load on first use: building a graph does not need them
+    if name in ("nn", "symbolic", "runner", "utils", "optim"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)
     if name.startswith("__"):
         raise AttributeError(name)
-    from .errors import Unsupported
+    from ._base.errors import Unsupported
 
     raise Unsupported(f"torch.{name}")

@@ -29,6 +29,6 @@ __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict", "Par
 def __getattr__(name: str):
     if name.startswith("__"):
         raise AttributeError(name)
-    from ..runner import Unsupported
+    from .._base.errors import Unsupported
 
     raise Unsupported(f"torch.nn.{name}")

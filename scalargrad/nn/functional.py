@@ -1,44 +1,55 @@
-"""``torch.nn.functional`` for scalars: activations, dropout and the mean squared error.
+"""``torch.nn.functional``: activations, dropout, linear and the mean squared error.
 
-``mse_loss`` records its own node, ``MseLossBackward0``, whose derivative is PyTorch's
-``mse_loss_backward`` (``2 * (input - target) * grad``, rounded per operation as the CPU
-kernel rounds). Dropout draws from scalargrad's reproduction of PyTorch's CPU generator, so a
-seeded program drops the same elements as under PyTorch.
+The activations are the op table's (``relu``, ``sigmoid``, ``tanh``); ``mse_loss`` is one node,
+``MseLossBackward0``, whose derivative is PyTorch's ``mse_loss_backward``. Dropout draws from
+scalargrad's reproduction of PyTorch's CPU generator, so a seeded program drops the same
+elements as under PyTorch.
 """
 
 from __future__ import annotations
 
 import warnings
 
-from .. import ops
-from ..dtypes import TensorType, result_type
-from ..value import Value, _inplace, leaf, make
+from .._base import dtypes, rng
+from .._base.dtypes import TensorType, round_list
+from .._base.errors import Unsupported
+from .._ops import elementwise as E
+from .._ops.losses import Loss, MseLoss
+from .._tensor import products
+from .._tensor.build import binary, broadcast_shapes, positions, result_dtype, unary
+from .._tensor.inplace import inplace
+from .._tensor.reduce import sum_values
+from .._tensor.tensor import Tensor, leaf, make
 
 __all__ = ["relu", "sigmoid", "tanh", "dropout", "mse_loss", "linear"]
 
 
-def _tensor(x, fn: str) -> Value:
-    if not isinstance(x, Value):
+def _tensor(x, fn: str) -> Tensor:
+    if not isinstance(x, Tensor):
         raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
     return x
 
 
-def relu(input: Value, inplace: bool = False) -> Value:  # noqa: A002 - PyTorch's parameter names
+def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002 - PyTorch's parameter names
     """max(input, 0); ``inplace`` changes ``input`` itself."""
     x = _tensor(input, "relu")
     if inplace:
-        return _inplace(x, lambda _: x.relu(), None)
-    return x.relu()
+        return _inplace(x, lambda t: unary(E.Relu, t))
+    return unary(E.Relu, x)
 
 
-def sigmoid(input: Value) -> Value:  # noqa: A002
+def _inplace(x, fn):
+    return inplace(x, fn)
+
+
+def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
     """1 / (1 + exp(-input))."""
-    return _tensor(input, "sigmoid").sigmoid()
+    return unary(E.Sigmoid, _tensor(input, "sigmoid"))
 
 
-def tanh(input: Value) -> Value:  # noqa: A002
+def tanh(input: Tensor) -> Tensor:  # noqa: A002
     """tanh(input)."""
-    return _tensor(input, "tanh").tanh()
+    return unary(E.Tanh, _tensor(input, "tanh"))
 
 
 def _check_p(p) -> None:
@@ -46,7 +57,7 @@ def _check_p(p) -> None:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def dropout(input: Value, p: float = 0.5, training: bool = True, inplace: bool = False) -> Value:  # noqa: A002
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
     """Zero ``input`` with probability ``p`` and scale it by ``1 / (1 - p)`` otherwise, in
     training; the identity (``input`` itself) in evaluation or when ``p == 0``.
 
@@ -57,42 +68,19 @@ def dropout(input: Value, p: float = 0.5, training: bool = True, inplace: bool =
     x = _tensor(input, "dropout")
     if not training or p == 0:
         return x
-    from .. import random
-
-    t = TensorType(x.dtype, x.shape)
+    t = TensorType(x._t.dtype, x._t.shape)
+    n = t.numel
     if p == 1:
-        noise = leaf(0.0, TensorType(x.dtype, ()))
-    elif random.bernoulli_mask(1, p)[0]:
-        # the scale is computed in the tensor's dtype: noise.div_(1 - p)
-        scale = random.dropout_scale(p) if x.dtype.name == "float32" else 1.0 / (1.0 - p)
-        noise = leaf(scale, t)
+        vals = [0.0] * n
     else:
-        noise = leaf(0.0, t)
+        keep = rng.bernoulli_mask(n, p)
+        # the scale is computed in the tensor's dtype: noise.div_(1 - p)
+        scale = rng.dropout_scale(p) if x._t.dtype is dtypes.float32 else 1.0 / (1.0 - p)
+        vals = [scale if k else 0.0 for k in keep]
+    noise = leaf(vals if t.ndim else vals[0], t)
     if inplace:
-        return _inplace(x, x.__mul__, noise)
-    return x * noise
-
-
-class MseLoss(ops.Op):
-    """(input - target)**2 of one element (its mean and sum are itself)."""
-
-    name = "MseLossBackward0"
-
-    @staticmethod
-    def forward(r, a, b):
-        d = r(a - b)
-        return d * d
-
-    @staticmethod
-    def backward(k, g, v):
-        a, b = k.ins(v)
-        # mse_loss_backward: norm * (input - target) * grad, norm = 2 / numel = 2; the target's
-        # gradient is the same formula with the operands swapped
-        ga = k.mul(k.mul(k.const(2.0), k.sub(a, b)), g)
-        gb = k.mul(k.mul(k.const(2.0), k.sub(b, a)), g)
-        return ga, gb
-
-    sympy = staticmethod(lambda sp, a, b: (a - b) ** 2)
+        return _inplace(x, lambda y: binary(E.Mul, y, noise))
+    return binary(E.Mul, x, noise)
 
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -109,16 +97,15 @@ def _legacy_reduction(size_average, reduce) -> str:
     return ret
 
 
-def mse_loss(input: Value, target: Value, size_average=None, reduce=None, reduction: str = "mean",  # noqa: A002
-             weight=None) -> Value:
-    """The squared difference of ``input`` and ``target`` (``reduction``: 'mean', 'sum' or
-    'none'; on one element all three give the same number, 'none' keeps the broadcast shape)."""
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",  # noqa: A002
+             weight=None) -> Tensor:
+    """The squared difference of ``input`` and ``target``, reduced ('mean', 'sum' or 'none')."""
     if weight is not None:
-        from ..runner import Unsupported
-
         raise Unsupported("mse_loss(weight=...)")
     x = _tensor(input, "mse_loss")
-    y = _tensor(target, "mse_loss")
+    if not isinstance(target, Tensor):
+        raise TypeError(f"mse_loss(): argument 'target' (position 2) must be Tensor, not {type(target).__name__}")
+    y = target
     if x.size() != y.size():
         warnings.warn(f"Using a target size ({y.size()}) that is different to the input size ({x.size()}). This will "
                       "likely lead to incorrect results due to broadcasting. Please ensure they have the same size.",
@@ -127,25 +114,43 @@ def mse_loss(input: Value, target: Value, size_average=None, reduce=None, reduct
         reduction = _legacy_reduction(size_average, reduce)
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    t = result_type(x._t, y._t)
-    if not t.dtype.is_floating_point:
-        t = t.with_dtype(x.dtype if x.dtype.is_floating_point else y.dtype)
-    if reduction != "none":
-        t = TensorType(t.dtype, ())
-    r = t.dtype.round
-    return make(MseLoss, t, r(MseLoss.forward(r, x._val, y._val)), (x, y))
+    dt = result_dtype((x, y))
+    if not dt.is_floating_point:
+        raise RuntimeError(f"\"mse_cpu\" not implemented for '{dt.short}'")
+    shape = broadcast_shapes(x._t.shape, y._t.shape)
+    xs = _column(x, shape, dt)
+    ys = _column(y, shape, dt)
+    diff = round_list(dt, [a - b for a, b in zip(xs, ys)])
+    sq = round_list(dt, [d * d for d in diff])
+    n = len(sq)
+    if reduction == "none":
+        out_t = TensorType(dt, shape)
+        val = sq if shape else sq[0]
+    else:
+        tmp = leaf(sq if shape else sq[0], TensorType(dt, shape))
+        total = sum_values(tmp, tuple(range(len(shape))), dt)[0]
+        if reduction == "mean":
+            from .._base.ieee import div
+
+            total = dt.round(div(total, float(n)))
+        out_t = TensorType(dt, ())
+        val = total
+    return make(MseLoss, out_t, val, (x, y), Loss(reduction, n))
 
 
-def linear(input: Value, weight: Value, bias: Value | None = None) -> Value:  # noqa: A002
-    """input @ weight.T + bias (see ``products.linear``)."""
-    from ..products import linear as _linear
+def _column(x: Tensor, shape: tuple, dt) -> list:
+    vals = x._val if x._t.ndim else [x._val]
+    if tuple(x._t.shape) != tuple(shape):
+        vals = [vals[i] for i in positions(x._t.shape, shape)]
+    return vals if x._t.dtype is dt else round_list(dt, vals)
 
-    return _linear(input, weight, bias)
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+    """input @ weight.T + bias (see ``_tensor/products.linear``)."""
+    return products.linear(input, weight, bias)
 
 
 def __getattr__(name: str):
     if name.startswith("__"):
         raise AttributeError(name)
-    from ..runner import Unsupported
-
     raise Unsupported(f"torch.nn.functional.{name}")

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import warnings
 
-from ..autograd.function import Function
-from ..autograd.grad_mode import is_grad_enabled
-from ..value import Value
+from .._autograd.function import Function
+from .._base.grad_mode import is_grad_enabled
+from .._tensor.tensor import Tensor
 
 __all__ = ["BackwardHookFunction", "BackwardHook"]
 
@@ -79,7 +79,7 @@ class BackwardHook:
         """Pass the tensors of ``args`` through one BackwardHookFunction and hand its node to
         ``on_node``. Nothing is wrapped when no tensor requires grad or grad mode is off; the
         returned index list is then None."""
-        index = [i for i, a in enumerate(args) if isinstance(a, Value)]
+        index = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         tensors = [args[i] for i in index]
         if not (any(t.requires_grad for t in tensors) and is_grad_enabled()):
             return args, None

@@ -1,58 +1,44 @@
 """``nn.Parameter``: a tensor that a Module registers as one of its parameters.
 
-A Parameter is a leaf Value of its own class, so that ``Module.__setattr__`` can tell it
-from a plain tensor. It copies the number of the tensor it is made from (scalargrad's Values
-hold their number, they have no shared storage to alias) and requires grad by default, even
-under ``no_grad``, as in PyTorch.
+A Parameter is a leaf tensor of its own class, so that ``Module.__setattr__`` can tell it from a
+plain tensor. Like PyTorch's ``_make_subclass``, it shares the memory (and version counter) of
+the tensor it is made from, and requires grad by default, even under ``no_grad``.
 """
 
 from __future__ import annotations
 
-from ..shaped import ShapedTensor
-from ..value import Value
+from .._base.dtypes import TensorType
+from .._tensor.storage import alias
+from .._tensor.surface import _deepcopy
+from .._tensor.tensor import Tensor, defaults, leaf
 
-__all__ = ["Parameter"]
+__all__ = ["Parameter", "Buffer"]
 
 _NOT_FLOAT = "Only Tensors of floating point and complex dtype can require gradients"
 
 
-class Parameter(Value):
-    """``Parameter(data, requires_grad=True)``: a module parameter holding ``data``'s number.
+class Parameter(Tensor):
+    """``Parameter(data=None, requires_grad=True)``: a module parameter sharing ``data``'s memory.
 
     The result is always a leaf (a Parameter made from a computed tensor starts a new graph);
     arithmetic on it gives plain tensors. Its repr is ``Parameter containing:`` followed by
-    the tensor's repr, and so is its f-string formatting.
+    the tensor's repr, and so is its f-string formatting. Without data it is an empty tensor.
     """
 
-    __slots__ = ()
+    __slots__ = ("__dict__",)
 
-    def __new__(cls, data: Value | None = None, requires_grad: bool = True):
-        # a multi-element tensor makes a multi-element Parameter (``ShapedParameter``)
-        if isinstance(data, ShapedTensor):
-            if requires_grad and not data.dtype.is_floating_point:
-                raise RuntimeError(_NOT_FLOAT)
-            return data._copy_as(ShapedParameter, bool(requires_grad))
-        return super().__new__(cls)
-
-    def __init__(self, data: Value | None = None, requires_grad: bool = True) -> None:
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
         if data is None:
-            from ..runner import Unsupported
-
-            raise Unsupported("Parameter() without data (an empty tensor)",
-                              "scalargrad tensors hold exactly one element")
-        if not isinstance(data, Value):
+            data = leaf([], TensorType(defaults["dtype"], (0,)))
+        if not isinstance(data, Tensor):
             raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")
-        if requires_grad and not data.dtype.is_floating_point:
+        if requires_grad and not data._t.dtype.is_floating_point:
             raise RuntimeError(_NOT_FLOAT)
-        self._val = data._val
-        self._t = data._t
-        self._rg = bool(requires_grad)
-        self._op = None
-        self._in = ()
-        self._c = None
-        self._seq = 0
-        self._g = None
-        self._ext = None
+        p = leaf(list(data._val) if data._t.ndim else data._val, data._t, bool(requires_grad), cls)
+        return alias(data, p)
+
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
+        pass  # built by __new__
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
@@ -68,19 +54,23 @@ class Parameter(Value):
     def __deepcopy__(self, memo: dict) -> Parameter:
         if id(self) in memo:
             return memo[id(self)]
-        result = type(self)(self, self._rg)  # the number only: .grad is not copied, as in PyTorch
-        memo[id(self)] = result
+        result = _deepcopy(self, memo)
+        result._g = None  # the numbers only: .grad is not copied, as in PyTorch
         return result
 
 
-class ShapedParameter(ShapedTensor, Parameter):
-    """A Parameter of several elements (``nn.Linear``'s weight): a multi-element tensor that
-    ``isinstance(p, nn.Parameter)`` recognises; its elements are new leaves holding ``data``'s
-    numbers."""
+class Buffer(Tensor):
+    """``nn.Buffer(data, persistent=True)``: a tensor a Module registers as a buffer when it is
+    assigned as an attribute (PyTorch 2.x). It shares ``data``'s memory."""
 
-    __slots__ = ()
+    __slots__ = ("__dict__",)
 
-    def __repr__(self) -> str:
-        return "Parameter containing:\n" + ShapedTensor.__repr__(self)
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True):
+        if data is None:
+            data = leaf([], TensorType(defaults["dtype"], (0,)))
+        b = leaf(list(data._val) if data._t.ndim else data._val, data._t, data._rg, cls)
+        b.persistent = persistent
+        return alias(data, b)
 
-    __str__ = __repr__
+    def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
+        pass

@@ -1,1 +1,1 @@
-"""torch.utils counterparts: only ``hooks`` (RemovableHandle)."""
+"""``torch.utils``."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...value import Value
+from ..._tensor.tensor import Tensor
 from .. import functional as F
 from .module import Module
 
@@ -16,7 +16,7 @@ class ReLU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input: Value) -> Value:  # noqa: A002 - PyTorch's parameter name
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter name
         return F.relu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
@@ -26,14 +26,14 @@ class ReLU(Module):
 class Sigmoid(Module):
     """1 / (1 + exp(-x))."""
 
-    def forward(self, input: Value) -> Value:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.sigmoid(input)
 
 
 class Tanh(Module):
     """tanh(x)."""
 
-    def forward(self, input: Value) -> Value:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.tanh(input)
 
 

@@ -14,7 +14,7 @@ from collections import abc as container_abcs
 from itertools import chain, islice
 from typing import Any
 
-from ...value import Value
+from ..._tensor.tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _type_name, _typename
 
@@ -322,7 +322,7 @@ class ModuleDict(Module):
 
 def _describe(p, type_name: str) -> str:
     """``Parameter containing: [torch.float32 of size 1x1]`` (sizes joined by x, empty for 0-dim)."""
-    if isinstance(p, Value):
+    if isinstance(p, Tensor):
         size = "x".join(str(s) for s in p.size())
         kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
         return f"{kind} containing: [{type_name} of size {size}]"
@@ -352,7 +352,7 @@ class ParameterList(Module):
 
     def __setitem__(self, idx: int, param: Any) -> None:
         idx = self._get_abs_string_index(idx)
-        if isinstance(param, Value) and not isinstance(param, Parameter):
+        if isinstance(param, Tensor) and not isinstance(param, Parameter):
             param = Parameter(param)
         setattr(self, idx, param)
 
@@ -377,7 +377,7 @@ class ParameterList(Module):
 
     def extend(self, values) -> ParameterList:
         """Append every value of the iterable ``values``; returns self."""
-        if not isinstance(values, container_abcs.Iterable) or isinstance(values, Value):
+        if not isinstance(values, container_abcs.Iterable) or isinstance(values, Tensor):
             raise TypeError("ParameterList.extend should be called with an iterable, but got "
                             + _type_name(values))
         for value in values:
@@ -385,7 +385,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
-        return "\n".join(f"  ({k}): " + _describe(p, repr(p.dtype) if isinstance(p, Value) else "")
+        return "\n".join(f"  ({k}): " + _describe(p, repr(p.dtype) if isinstance(p, Tensor) else "")
                          for k, p in enumerate(self))
 
     def __call__(self, *args, **kwargs):
@@ -415,7 +415,7 @@ class ParameterDict(Module):
     def __setitem__(self, key: str, value: Any) -> None:
         self._keys[key] = None
         attr = self._key_to_attr(key)
-        if isinstance(value, Value) and not isinstance(value, Parameter):
+        if isinstance(value, Tensor) and not isinstance(value, Parameter):
             value = Parameter(value)
         setattr(self, attr, value)
 
@@ -506,7 +506,7 @@ class ParameterDict(Module):
                 self[p[0]] = p[1]
 
     def extra_repr(self) -> str:
-        return "\n".join(f"  ({k}): " + _describe(p, _typename(p) if isinstance(p, Value) else "")
+        return "\n".join(f"  ({k}): " + _describe(p, _typename(p) if isinstance(p, Tensor) else "")
                          for k, p in self.items())
 
     def __call__(self, input):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...value import Value
+from ..._tensor.tensor import Tensor
 from .. import functional as F
 from .module import Module
 
@@ -19,7 +19,7 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input: Value) -> Value:  # noqa: A002 - PyTorch's parameter name
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter name
         return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:

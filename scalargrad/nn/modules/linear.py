@@ -1,8 +1,7 @@
 """``nn.Linear``: y = x @ weight.T + bias, with PyTorch's parameters and initialisation.
 
-The weight (out_features x in_features) and the bias (out_features) are multi-element
-Parameters (``shaped.ShapedTensor``); each output element is one graph node whose inputs are
-the row of x and the row of the weight it combines (and the bias element). The parameters are
+The weight (out_features x in_features) and the bias (out_features) are Parameters; the
+forward is ``addmm`` (or matmul and add), composed as ``at::linear`` composes it. The parameters are
 drawn as PyTorch 2.13 draws them (``reset_parameters``: kaiming_uniform_ with a = sqrt(5) for
 the weight, then uniform(-1/sqrt(in_features), 1/sqrt(in_features)) for the bias), from
 scalargrad's reproduction of PyTorch's CPU generator, so ``torch.manual_seed(s)`` then
@@ -13,9 +12,10 @@ from __future__ import annotations
 
 import math
 
-from ... import random
-from ...factories import empty
-from ...value import Value, _defaults
+from ..._base.grad_mode import no_grad
+from ..._tensor.factories import empty
+from ..._tensor.tensor import Tensor
+from ..._tensor.tensor import defaults as _defaults
 from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
@@ -23,16 +23,13 @@ from .module import Module
 __all__ = ["Linear"]
 
 
-def _uniform_(p: Value, low: float, high: float) -> None:
+def _uniform_(p: Tensor, low: float, high: float) -> None:
     """``Tensor.uniform_(low, high)`` under no_grad: new numbers drawn in PyTorch's order."""
-    dt = p.dtype
-    vals = random.uniform(p.numel(), dt.name, low, high)
-    elems = p._elems if p.numel() != 1 else (p,)
-    for e, v in zip(elems, vals):
-        e._val = dt.round(v)
+    with no_grad():
+        p.uniform_(low, high)
 
 
-def _fan_in(weight: Value) -> int:
+def _fan_in(weight: Tensor) -> int:
     """``torch.nn.init._calculate_fan_in_and_fan_out(weight)[0]`` for a 2-D weight."""
     return weight.shape[1] if weight.dim() > 1 else weight.shape[0]
 
@@ -64,7 +61,7 @@ class Linear(Module):
             b = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             _uniform_(self.bias, -b, b)
 
-    def forward(self, input: Value) -> Value:  # noqa: A002 - PyTorch's parameter name
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter name
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:

@@ -8,7 +8,8 @@ function that undoes it, so that a load rejected at the end is rolled back.
 
 from __future__ import annotations
 
-from ...autograd.grad_mode import no_grad
+from ..._base.grad_mode import no_grad
+from ..._tensor.storage import write
 from ..parameter import Parameter
 
 __all__ = ["LoadPlan", "run_step"]
@@ -60,17 +61,30 @@ def run_step(step: tuple):
 
         setattr(module, name, input_param)
         return undo_assign, None
-    old_val, old_t, old_seq = param._val, param._t, param._seq
+    snapshot = _snapshot(param)
     try:
         with no_grad():
             param.copy_(input_param)
     except Exception as ex:
-        param._val, param._t, param._seq = old_val, old_t, old_seq
+        _restore(param, snapshot)
         return None, (f'While copying the parameter named "{key}", whose dimensions in the model are '
                       f"{param.size()} and whose dimensions in the checkpoint are {input_param.size()}, an "
                       f"exception occurred : {ex.args}.")
+    return (lambda: _restore(param, snapshot)), None
 
-    def undo_copy() -> None:
-        param._val, param._t, param._seq = old_val, old_t, old_seq
 
-    return undo_copy, None
+def _snapshot(t) -> tuple:
+    """What a copy into ``t`` changes: its elements, type, change stamp and version."""
+    vals = list(t._val) if t._t.ndim else t._val
+    return vals, t._t, t._seq, t._version
+
+
+def _restore(t, snapshot: tuple) -> None:
+    vals, ty, seq, version = snapshot
+    if ty.ndim and t._t.ndim and t._t.numel == ty.numel:
+        write(t, vals)  # in place, so that every alias of the tensor sees its old numbers again
+    else:
+        t._val = vals
+    t._t, t._seq = ty, seq
+    if t._s is not None:
+        t._s.ver.n = version

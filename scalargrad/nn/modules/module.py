@@ -17,9 +17,9 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ...autograd.grad_mode import no_grad
-from ...utils.hooks import RemovableHandle, add_hook
-from ...value import Value
+from ..._base.grad_mode import no_grad
+from ..._base.handles import RemovableHandle, add_hook
+from ..._tensor.tensor import Tensor
 from ..hooks import BackwardHook
 from ..parameter import Parameter
 from .loading import LoadPlan, run_step
@@ -142,7 +142,7 @@ def _addindent(s: str, num_spaces: int) -> str:
 def _typename(obj) -> str:
     """``torch.typename``: ``torch.FloatTensor`` for a tensor, the qualified type name otherwise
     (scalargrad's own classes under their PyTorch names)."""
-    if isinstance(obj, Value):
+    if isinstance(obj, Tensor):
         return obj.type()
     module = getattr(obj, "__module__", "") or ""
     if hasattr(obj, "__qualname__"):
@@ -160,8 +160,8 @@ def _typename(obj) -> str:
 
 
 def _type_name(obj) -> str:
-    """``type(obj).__name__`` as PyTorch prints it: a scalargrad Value is a ``Tensor``."""
-    if isinstance(obj, Value):
+    """``type(obj).__name__`` as PyTorch prints it: a scalargrad Tensor is a ``Tensor``."""
+    if isinstance(obj, Tensor):
         return "Parameter" if isinstance(obj, Parameter) else "Tensor"
     return type(obj).__name__
 
@@ -202,9 +202,9 @@ def _forward_unimplemented(self, *input: Any) -> None:
 def _first_tensor(result):
     """The tensor a legacy backward hook attaches to: the first one in the result."""
     var = result
-    while not isinstance(var, Value):
+    while not isinstance(var, Tensor):
         if isinstance(var, dict):
-            var = next(v for v in var.values() if isinstance(v, Value))
+            var = next(v for v in var.values() if isinstance(v, Tensor))
         else:
             var = var[0]
     return var
@@ -255,7 +255,7 @@ class Module:
     forward: Callable[..., Any] = _forward_unimplemented
 
     # ------------------------------------------------------------ registration
-    def register_buffer(self, name: str, tensor: Value | None, persistent: bool = True) -> None:
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Add a buffer: state saved in ``state_dict`` (unless not ``persistent``) but not a parameter."""
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
@@ -267,7 +267,7 @@ class Module:
             raise KeyError('buffer name can\'t be empty string ""')
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
-        if tensor is not None and not isinstance(tensor, Value):
+        if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
         for hook in _global_buffer_registration_hooks.values():
@@ -368,7 +368,7 @@ class Module:
             raise AttributeError("`" + name + "` is not an nn.Parameter")
         return param
 
-    def get_buffer(self, target: str) -> Value:
+    def get_buffer(self, target: str) -> Tensor:
         """The buffer at dotted path ``target``."""
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
@@ -449,7 +449,7 @@ class Module:
             return
         buffers = d.get("_buffers")
         if buffers is not None and name in buffers:
-            if value is not None and not isinstance(value, Value):
+            if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                 "(torch.nn.Buffer, torch.Tensor or None expected)")
             self.register_buffer(name, value, name not in self._non_persistent_buffers_set)
@@ -499,13 +499,13 @@ class Module:
         yield from self._named_members(lambda m: m._parameters.items(), prefix=prefix, recurse=recurse,
                                        remove_duplicate=remove_duplicate)
 
-    def buffers(self, recurse: bool = True) -> Iterator[Value]:
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
         """The buffers of this module and (with ``recurse``) its submodules."""
         for _, buf in self.named_buffers(recurse=recurse):
             yield buf
 
     def named_buffers(self, prefix: str = "", recurse: bool = True,
-                      remove_duplicate: bool = True) -> Iterator[tuple[str, Value]]:
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
         """``(dotted name, buffer)`` pairs."""
         yield from self._named_members(lambda m: m._buffers.items(), prefix=prefix, recurse=recurse,
                                        remove_duplicate=remove_duplicate)
@@ -588,7 +588,7 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn: Callable[[Value], Value], recurse: bool = True) -> Module:
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
         """Convert every parameter (in place, keeping the Parameter object), its gradient and
         every buffer with ``fn``."""
         if recurse:
@@ -625,7 +625,7 @@ class Module:
         for a in args:
             if isinstance(a, dtype_class):
                 dtype = a
-            elif isinstance(a, Value):
+            elif isinstance(a, Tensor):
                 dtype = a.dtype
             elif isinstance(a, (str, device_class)):
                 device = a
@@ -657,13 +657,13 @@ class Module:
 
     def half(self) -> Module:
         """Refused: scalargrad has float32 and float64 only."""
-        from ...runner import Unsupported
+        from ..._base.errors import Unsupported
 
         raise Unsupported("Module.half (float16)")
 
     def bfloat16(self) -> Module:
         """Refused: scalargrad has float32 and float64 only."""
-        from ...runner import Unsupported
+        from ..._base.errors import Unsupported
 
         raise Unsupported("Module.bfloat16")
 
@@ -743,8 +743,8 @@ class Module:
         def warn(msg: str) -> None:
             warnings.warn(msg, FutureWarning, stacklevel=3)
 
-        if not isinstance(result, Value):
-            if not (isinstance(result, tuple) and all(isinstance(r, Value) for r in result)):
+        if not isinstance(result, Tensor):
+            if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
                 warn("Using non-full backward hooks on a Module that does not return a single Tensor or a tuple "
                      "of Tensors is deprecated and will be removed in future versions. This hook will be missing "
                      "some of the grad_output. Please use register_full_backward_hook to get the documented "
@@ -752,8 +752,8 @@ class Module:
                 return
         else:
             result = (result,)
-        if not isinstance(inputs, Value):
-            if not (isinstance(inputs, tuple) and all(isinstance(i, Value) for i in inputs)):
+        if not isinstance(inputs, Tensor):
+            if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
                 warn("Using non-full backward hooks on a Module that does not take as input a single Tensor or "
                      "a tuple of Tensors is deprecated and will be removed in future versions. This hook will be "
                      "missing some of the grad_input. Please use register_full_backward_hook to get the "
@@ -832,7 +832,7 @@ class Module:
                 state.result = res
 
         if bw_hook is not None:
-            if not isinstance(state.result, (Value, tuple)):
+            if not isinstance(state.result, (Tensor, tuple)):
                 warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of "
                               f"Tensors but received {type(state.result)}", stacklevel=3)
             state.result = bw_hook.setup_output_hook(state.result)
@@ -967,7 +967,7 @@ class Module:
                     missing_keys.append(key)
                 continue
             input_param = state_dict[key]
-            if not isinstance(input_param, Value):
+            if not isinstance(input_param, Tensor):
                 error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
                                   f"Tensor-like object from checkpoint but received {type(input_param)}")
                 continue

@@ -18,9 +18,10 @@ import random
 import warnings
 from collections.abc import Callable
 
-from ..dtypes import TensorType, float64
-from ..formatting import tensor_repr
-from ..value import Value, get_default_dtype, leaf
+from .._base.dtypes import TensorType, float64
+from .._base.formatting import tensor_repr
+from .._tensor.tensor import Tensor as Value
+from .._tensor.tensor import get_default_dtype, leaf
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -139,13 +140,13 @@ def _numerical(func, inputs: tuple, eps: float) -> list:
 
 
 def _div(a: float, b: float) -> float:
-    from ..ieee import div
+    from .._base.ieee import div
 
     return div(a, b)
 
 
 def _analytical(output: Value, diff_inputs: list) -> list:
-    from . import grad
+    from .api import grad
 
     one = leaf(1.0, output._t)
     got = grad(output, diff_inputs, one, retain_graph=True, allow_unused=True)
@@ -188,7 +189,7 @@ def _zeros_for(outputs: tuple) -> list:
 
 
 def _check_mul_by_grad_output(outputs: tuple, inputs: tuple) -> None:
-    from . import grad
+    from .api import grad
 
     diff_inputs = [x for x in inputs if isinstance(x, Value) and x._rg]
     got = grad(list(outputs), diff_inputs, _zeros_for(outputs), allow_unused=True)
@@ -204,7 +205,7 @@ def _check_mul_by_grad_output(outputs: tuple, inputs: tuple) -> None:
 def _check_undefined_grad(func, inputs: tuple) -> None:
     # scalargrad has no undefined gradients: a custom Function sees zeros, which is what
     # PyTorch materializes for it by default
-    from . import grad
+    from .api import grad
 
     diff_inputs = [x for x in inputs if isinstance(x, Value) and x._rg]
     outputs = _differentiable(_as_tuple(func(*inputs)))
@@ -284,7 +285,7 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
         raise AssertionError("Setting check_undefined_grad=True requires check_rev_over_rev to be True")
     if check_batched_grad and not check_rev_over_rev:
         raise AssertionError("Setting check_batched_grad=True requires check_rev_over_rev to be True")
-    from . import grad
+    from .api import grad
 
     tupled = _as_tuple(inputs)
     if grad_outputs is None:

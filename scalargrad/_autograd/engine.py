@@ -16,9 +16,13 @@ that runs during backward (hooks, custom Functions), so a plain backward call st
 ``_fast_sweep``, which needs neither the walk nor the counts, and hands over to the exact sweep
 at the first node where it could matter.
 
-Nodes without hooks take a short path; anything recorded in a Value's ``_ext`` (tensor
-hooks, retain_grad, node hooks, outputs of multi-output Functions) goes through
-``_run_hooked``.
+Nodes without hooks take a short path; anything recorded in a tensor's ``_ext`` (tensor
+hooks, retain_grad, node hooks, outputs of multi-output nodes) goes through ``_run_hooked``.
+
+Gradients are floats for 0-dim tensors and tensors for the others (plain backward); with
+``create_graph`` they are all tensors. A gradient reaching an input of another shape or
+dtype is summed back to the input's shape and cast to its dtype (``_adapt``), as PyTorch's
+``validate_outputs`` does.
 """
 
 from __future__ import annotations
@@ -26,38 +30,41 @@ from __future__ import annotations
 from heapq import heappop, heappush
 from operator import attrgetter
 
-from .. import ops
-from ..value import MANY, Value, _ext, leaf, make
-from . import grad_mode
-from .groups import Pending
-from .kernels import GraphKernel
+from .._base import grad_mode
+from .._ops import shape as S
+from .._ops.table import version_error
+from .._tensor import views
+from .._tensor.storage import version_then, write
+from .._tensor.tensor import MANY, Tensor, ext, leaf, make
+from .kernels import GraphKernel, sum_to
 
-_VERSION_ERROR = (
-    "one of the variables needed for gradient computation has been modified by an inplace "
-    "operation: [{kind} []]{which} is at version {now}; expected version {then} instead. Hint: "
-    "enable anomaly detection to find the operation that failed to compute its gradient, with "
-    "torch.autograd.set_detect_anomaly(True, check_nan=False)."
-)
-_TENSOR_KIND = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor"}
 _ABSENT = object()  # no gradient reached the node (None means an undefined gradient did)
 
 
-def _route(u: Value, v: Value, check: bool) -> Value:
+def _route(u: Tensor, v: Tensor, check: bool) -> Tensor:
     """The version of ``u`` that ``v`` consumed: ``u`` was changed in place after ``v`` was made
-    (its stamp is newer). A rebased Value's older versions hang off its first input."""
-    versions = 0
+    (its stamp is newer). A rebased tensor's older versions hang off its first input. With
+    ``check``, a node that saved the tensor refuses (PyTorch's version error)."""
     w = u
     while w._seq > v._seq and w._op is not None:
         w = w._a
-        versions += 1
     if check and v._op.saves_inputs:
-        which = ""
-        if u._op is not None:
-            which = f", which is output 0 of {u.grad_fn.name().replace('Backward0', '')},"
-        raise RuntimeError(_VERSION_ERROR.format(
-            kind=_TENSOR_KIND.get(u._t.dtype.name, "torch.Tensor"), which=which,
-            now=max(versions, 1), then=0))
+        raise _version_error(u, v)
     return w
+
+
+def _version_error(u: Tensor, v: Tensor) -> RuntimeError:
+    which = ""
+    if u._op is not None:
+        which = f", which is output 0 of {u.grad_fn.name().replace('Backward0', '').replace('Backward', '')},"
+    now = u._version
+    return version_error(u, which, max(now, 1), min(version_then(u, v._seq), max(now, 1) - 1))
+
+
+def _modified_since(u: Tensor, v: Tensor) -> bool:
+    """A node ``u`` changed in place under no_grad after ``v`` was made."""
+    e = u._ext
+    return e is not None and e.modified > v._seq
 
 
 def _discover(roots) -> tuple[list, dict, set]:
@@ -131,20 +138,48 @@ def _needed(order: list, inputs) -> set:
 
 
 def _wrap(g, t):
-    return g if isinstance(g, Value) else leaf(g, t)
+    return g if isinstance(g, Tensor) else leaf(g, t)
 
 
 def _unwrap(g, graph: bool):
-    if g is None or graph:
+    if g is None or graph or not isinstance(g, Tensor) or g._t.ndim:
         return g
-    return g._val if isinstance(g, Value) else g
+    return g._val
+
+
+def _adapt(g, u: Tensor, v, graph: bool):
+    """The gradient ``g`` for input ``u``, in ``u``'s shape, dtype and representation (a float
+    for a 0-dim tensor in plain backward). A gradient that cannot be summed to ``u``'s shape is
+    refused in PyTorch's words."""
+    t = u._t
+    if isinstance(g, Tensor):
+        gt = g._t
+        if gt.shape != t.shape:
+            try:
+                g = sum_to(g, tuple(t.shape))
+            except RuntimeError:
+                g = None
+            if g is None or tuple(g._t.shape) != tuple(t.shape):
+                name = v.grad_fn.name() if v is not None and v._op is not None else "backward"
+                i = list(v._in).index(u) if v is not None and u in v._in else 0
+                raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - got "
+                                   f"{list(gt.shape)} but expected shape compatible with {list(t.shape)}")
+        if g._t.dtype is not t.dtype:
+            g = views.to_dtype(g, t.dtype)
+        if not graph and not t.ndim:
+            return g._val
+        return g
+    if graph:
+        return leaf(t.dtype.round(g), t)
+    if t.ndim:
+        return views.expand(leaf(t.dtype.round(g), t.with_shape(())), t.shape)
+    return t.dtype.round(g)
 
 
 class _Run:
     """State of one backward call (so that a hook may itself call backward)."""
 
-    __slots__ = ("graph", "keep", "capture", "accumulate", "captured", "need", "nodes", "leaves",
-                 "pending")
+    __slots__ = ("graph", "keep", "capture", "accumulate", "captured", "need", "nodes", "leaves")
 
     def __init__(self, graph, keep, capture, accumulate, need, nodes, leaves):
         self.graph = graph
@@ -155,7 +190,6 @@ class _Run:
         self.need = need
         self.nodes = nodes  # the reachable non-leaf nodes
         self.leaves = leaves  # reachable leaf -> deliveries still to come
-        self.pending = Pending()  # element gradients held back for whole-tensor hooks
 
 
 observers: list = []
@@ -180,7 +214,7 @@ def run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=None
 
 def _run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=None,
                   accumulate: bool = True, allow_unused: bool = False):
-    """Backpropagate ``grads`` (floats, or Values with create_graph) from ``roots``.
+    """Backpropagate ``grads`` (floats for 0-dim roots, tensors otherwise) from ``roots``.
 
     With ``inputs``, only gradients reaching them are computed; ``accumulate=False`` returns
     them (autograd.grad) instead of adding them to ``.grad``.
@@ -196,7 +230,7 @@ def _run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=Non
             need = _needed(order, inputs)
             for i in inputs:
                 if i._op is not None:
-                    _ext(i)  # a non-leaf input is captured on the hooked path
+                    ext(i)  # a non-leaf input is captured on the hooked path
         run = _Run(create_graph, keep_graph, set(inputs) if inputs is not None else None, accumulate, need,
                    nodes, leaves)
     prev_mode = grad_mode._state.enabled
@@ -226,7 +260,7 @@ def _root_buffer(roots, grads, graph: bool) -> dict:
     buf: dict = {}
     for r, g in zip(roots, grads):
         b = buf.get(r)
-        buf[r] = g if b is None else (GraphKernel if graph else r._t.dtype.kernel).add(b, g)
+        buf[r] = g if b is None else (GraphKernel if graph else r._t.kernel).add(b, g)
     return buf
 
 
@@ -243,7 +277,7 @@ def _fast_sweep(run: _Run, roots, grads) -> None:
     13-17% of a backward (W1, W2, W3 in bench/).
 
     Before the first node that has ``_ext`` (hooks, retain_grad, grad_fn objects, tensor
-    groups), runs user code, has 3+ inputs, got an undefined gradient, or has an input with
+    tensor hooks), runs user code, has 3+ inputs, got an undefined gradient, or has an input with
     ``_ext``, changed in place since, or of another dtype, it hands over: ``_handover`` puts
     the engine in the state the exact sweep would have reached, and ``_sweep`` goes on. An
     error from a node's backward (second backward, stale saved value) hands over too, so the
@@ -280,7 +314,7 @@ def _fast_sweep(run: _Run, roots, grads) -> None:
         if v._ext is not None or b is MANY or op.runs_user_code:
             return _handover(run, buf, heap, nodes, [v])
         vt = v._t
-        k = vt.dtype.kernel
+        k = vt.kernel
         try:
             grads = op.backward(k, buf[v], v)
         except Exception:
@@ -293,8 +327,12 @@ def _fast_sweep(run: _Run, roots, grads) -> None:
         while True:  # once for the first input, again for the second if there is one
             gi = grads[i]
             if u._rg:
-                if gi is None or u._seq > s or u._ext is not None or (u._t is not vt and u._t.dtype is not vt.dtype):
+                if gi is None or u._seq > s or u._ext is not None:
                     return _handover(run, buf, heap, nodes, [] if nxt is None else [nxt], (v, grads[i:]))
+                ku = k
+                if u._t is not vt:  # another shape or dtype: summed and cast to the input's
+                    gi = _adapt(gi, u, v, False)
+                    ku = u._t.kernel
                 prev = get(u)
                 if prev is None:
                     buf[u] = gi
@@ -307,7 +345,7 @@ def _fast_sweep(run: _Run, roots, grads) -> None:
                             heappush(heap, -u._seq)
                             nodes[u._seq] = u
                 else:
-                    buf[u] = k.add(prev, gi)
+                    buf[u] = ku.add(prev, gi)
             elif u._seq > s:  # a saved constant changed in place: _deliver_one raises PyTorch's error
                 return _handover(run, buf, heap, nodes, [] if nxt is None else [nxt], (v, grads[i:]))
             if b is None:
@@ -367,22 +405,19 @@ def _sweep(run: _Run, order: list, buf: dict) -> None:
         if g is _ABSENT:
             continue  # nothing arrived (pruned by autograd.grad)
         if v._ext is not None:
-            if v._ext.group is not None:
-                _hold_element(run, v, g, buf)
-            else:
-                _deliver(run, v, _run_hooked(run, v, g, buf), buf)
+            _deliver(run, v, _run_hooked(run, v, g, buf), buf)
             continue
         b = v._b
         if g is None or b is MANY:
             _deliver(run, v, (None,) * len(v._in) if g is None else
-                     v._op.backward(GraphKernel if graph else v._t.dtype.kernel, g, v), buf)
+                     v._op.backward(GraphKernel if graph else v._t.kernel, g, v), buf)
             continue
         # A hook-free node with one or two inputs, nearly every node: the common edge is
         # delivered here, inline (a call per node or edge is a third of a chain's backward);
         # anything unusual about an edge goes to _deliver_one.
         op = v._op
-        dt = v._t.dtype
-        k = GraphKernel if graph else dt.kernel
+        vt = v._t
+        k = GraphKernel if graph else vt.kernel
         grads = op.backward(k, g, v)
         if not keep and op.saves:
             v._op = op.freed
@@ -390,7 +425,7 @@ def _sweep(run: _Run, order: list, buf: dict) -> None:
         u = v._a
         gi = grads[0]
         while True:  # once for the first input, again for the second if there is one
-            if gi is None or not u._rg or u._seq > vseq or u._t.dtype is not dt \
+            if gi is None or not u._rg or u._seq > vseq or u._t is not vt or u._ext is not None \
                     or (need is not None and u not in need):
                 _deliver_one(run, v, u, gi, buf)
             else:
@@ -406,11 +441,9 @@ def _sweep(run: _Run, order: list, buf: dict) -> None:
             u = b
             gi = grads[1]
             b = None
-    for grp, held in run.pending.leftover():
-        _release(run, grp, held, buf)
 
 
-def _deliver(run: _Run, v: Value, grads, buf: dict) -> None:
+def _deliver(run: _Run, v: Tensor, grads, buf: dict) -> None:
     """Send the gradients ``v`` computed to its inputs (None: ``v`` forwarded nothing): the
     path of hooked nodes and nodes with three or more inputs."""
     if grads is None:
@@ -422,7 +455,7 @@ def _deliver(run: _Run, v: Value, grads, buf: dict) -> None:
         _deliver_one(run, v, u, gi, buf)
 
 
-def _deliver_one(run: _Run, v: Value, u: Value, gi, buf: dict) -> None:
+def _deliver_one(run: _Run, v: Tensor, u: Tensor, gi, buf: dict) -> None:
     """Add the gradient ``gi`` that ``v`` computed for its input ``u`` into ``u``'s buffer."""
     if not u._rg:
         if u._seq > v._seq:  # a constant this node saved was changed in place since
@@ -430,23 +463,24 @@ def _deliver_one(run: _Run, v: Value, u: Value, gi, buf: dict) -> None:
         return
     if u._seq > v._seq:
         u = _route(u, v, True)
+    elif u._op is not None and _modified_since(u, v) and v._op.saves_inputs:
+        raise _version_error(u, v)
     if run.need is not None and u not in run.need:
         return
+    graph = run.graph
     if gi is None:
         # an undefined gradient (None from a Function or a hook) still counts as a
         # delivery, as in PyTorch: the leaf's other gradients must not wait for it
         if u not in buf:
             buf[u] = None
     else:
-        ut = u._t
-        vt = v._t
-        if ut is not vt and ut.dtype is not vt.dtype and not run.graph:
-            gi = ut.dtype.round(gi)
+        if u._t is not v._t or graph or isinstance(gi, Tensor) != (graph or bool(u._t.ndim)):
+            gi = _adapt(gi, u, v, graph)
         b = buf.get(u)
         if b is None:
             buf[u] = gi
         else:
-            buf[u] = (GraphKernel if run.graph else ut.dtype.kernel).add(b, gi)
+            buf[u] = (GraphKernel if graph else u._t.kernel).add(b, gi)
     if u._op is None:
         leaves = run.leaves
         n = leaves[u] - 1
@@ -455,31 +489,13 @@ def _deliver_one(run: _Run, v: Value, u: Value, gi, buf: dict) -> None:
             _accumulate(run, u, buf.pop(u))
 
 
-def _hold_element(run: _Run, v: Value, g, buf: dict) -> None:
-    """An element of a multi-element tensor: wait for the whole tensor's gradient."""
-    grp = v._ext.group
-    held = run.pending.arrive(grp, v, g, run.nodes.__contains__)
-    if held is not None:
-        _release(run, grp, held, buf)
+def _legacy_type(t) -> str:
+    return t._t.dtype.legacy
 
 
-def _release(run: _Run, grp, held: list, buf: dict) -> None:
-    """Every element of ``grp`` has its gradient: run the tensor's hooks on the whole gradient,
-    then each element, newest first (the order in which the sweep met them)."""
-    held = grp.call_hooks(held, run.graph)
-    members = [(e, g) for e, g in zip(grp.elements, held) if e in run.nodes]
-    members.sort(key=lambda eg: eg[0]._seq, reverse=True)
-    for e, g in members:
-        if e._ext.hooks or e._ext.retain or e._ext.node is not None or e._ext.pick is not None:
-            _deliver(run, e, _run_hooked(run, e, g, buf), buf)
-        elif g is None:
-            _deliver(run, e, (None,) * len(e._in), buf)
-        else:
-            _deliver(run, e, e._op.backward(GraphKernel if run.graph else e._t.dtype.kernel, g, e), buf)
-
-
-def _tensor_hooks(v: Value, g, graph: bool):
-    """Run ``v``'s tensor hooks; an undefined gradient (None) is passed to them as None."""
+def _tensor_hooks(v: Tensor, g, graph: bool):
+    """Run ``v``'s tensor hooks; an undefined gradient (None) is passed to them as None. A hook
+    may return a replacement of the same shape and dtype."""
     hooks = v._ext.hooks
     if hooks:
         t = v._t
@@ -487,10 +503,16 @@ def _tensor_hooks(v: Value, g, graph: bool):
         for hook in list(hooks.values()):
             res = hook(gv)
             if res is not None:
-                if not isinstance(res, Value):
+                name = getattr(hook, "__name__", hook)
+                if not isinstance(res, Tensor):
                     raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
+                if gv is not None and res._t.dtype is not gv._t.dtype:
+                    raise RuntimeError(f"hook '{name}' has changed the type of value (was {gv._t.dtype.legacy} "
+                                       f"got {res._t.dtype.legacy})")
+                if gv is not None and tuple(res._t.shape) != tuple(gv._t.shape):
+                    raise RuntimeError(f"hook '{name}' has changed the size of value")
                 gv = res
-        g = None if gv is None else (gv if graph else gv._val)
+        g = None if gv is None else (gv if graph else _unwrap(gv, False))
     return g
 
 
@@ -502,60 +524,59 @@ def _hook_result(hook, res, expected: int) -> tuple:
     return res
 
 
-def _store_grad(v: Value, g, graph: bool, in_place: bool) -> None:
+def _fresh(g, t):
+    """A gradient stored into ``.grad``: a tensor of its own (a formula may hand the same
+    tensor to several inputs)."""
+    if isinstance(g, Tensor):
+        return leaf(list(g._val) if g._t.ndim else g._val, t)
+    return leaf(g, t)
+
+
+def _store_grad(v: Tensor, g, graph: bool, in_place: bool) -> None:
     """Add ``g`` into ``v.grad`` as AccumulateGrad does (in place unless building a graph)."""
     old = v._grad
     t = v._t
     if old is None:
-        if graph and isinstance(g, Value):
-            v._grad = make(ops.Copy, t, g._val, (g,)) if g._rg else g
+        if graph and isinstance(g, Tensor):
+            v._grad = make(S.Copy, t, g._val, (g,), S.Layout(t.shape)) if g._rg else g
         else:
-            v._grad = leaf(g._val if isinstance(g, Value) else g, t)
+            v._grad = _fresh(g, t)
     elif graph or old._rg or not in_place:
         v._grad = old + _wrap(g, t)
     else:
-        old._val = t.dtype.round(old._val + (g._val if isinstance(g, Value) else g))
+        _add_into(old, g)
 
 
-def _accumulate(run: _Run, u: Value, g) -> None:
-    """A leaf's turn; an element of a multi-element leaf tensor waits for the whole tensor."""
-    ext = u._ext
-    if ext is None and run.capture is None and not run.graph and g is not None:
+def _add_into(old: Tensor, g) -> None:
+    """``old += g`` in place (AccumulateGrad: the ``.grad`` tensor a user holds sees it)."""
+    k = old._t.kernel
+    if old._t.ndim:
+        new = k.add(old, g if isinstance(g, Tensor) else _wrap(g, old._t))
+        write(old, list(new._val))
+    else:
+        write(old, old._t.dtype.round(old._val + (g._val if isinstance(g, Tensor) else g)))
+
+
+def _accumulate(run: _Run, u: Tensor, g) -> None:
+    """A leaf's turn: tensor hooks, then capture or accumulation, then post-accumulate hooks."""
+    e = u._ext
+    if e is None and run.capture is None and not run.graph and g is not None:
         # a leaf without hooks in plain backward: _store_grad's in-place accumulation, inline,
-        # on the bare float that Value._grad turns into a tensor when it is read
+        # on the bare number that Tensor._grad turns into a tensor when it is read
         old = u._g
         if old is None:
-            u._g = g
+            u._g = g if not isinstance(g, Tensor) else _fresh(g, u._t)
             return
-        if not isinstance(old, Value):
+        if not isinstance(old, Tensor):
             u._g = u._t.dtype.round(old + g)
             return
         if not old._rg:
-            old._val = u._t.dtype.round(old._val + g)
+            _add_into(old, g)
             return
-    if ext is not None and ext.group is not None:
-        grp = ext.group
-        held = run.pending.arrive(grp, u, g, run.leaves.__contains__)
-        if held is None:
-            return
-        held = grp.call_hooks(held, run.graph)
-        for e, ge in zip(grp.elements, held):
-            if e in run.leaves:
-                _accumulate_leaf(run, e, ge)
-        if grp.post_acc and run.capture is None:
-            for hook in list(grp.post_acc.values()):
-                hook(grp.tensor)
-        return
-    _accumulate_leaf(run, u, g)
-
-
-def _accumulate_leaf(run: _Run, u: Value, g) -> None:
-    """A leaf's turn: tensor hooks, then capture or accumulation, then post-accumulate hooks."""
-    ext = u._ext
     node = None
-    if ext is not None:
+    if e is not None:
         g = _tensor_hooks(u, g, run.graph)
-        node = ext.node  # the AccumulateGrad node, if one was asked for (it may hold hooks)
+        node = e.node  # the AccumulateGrad node, if one was asked for (it may hold hooks)
         if g is not None and node is not None and node._pre:
             gv = (_wrap(g, u._t),)
             for hook in list(node._pre.values()):
@@ -571,62 +592,77 @@ def _accumulate_leaf(run: _Run, u: Value, g) -> None:
                 _store_grad(u, g, run.graph, True)
             else:
                 prev = run.captured.get(u)
-                run.captured[u] = g if prev is None else prev + g
+                run.captured[u] = g if prev is None else (GraphKernel if run.graph else u._t.kernel).add(prev, g)
         return
     _store_grad(u, g, run.graph, True)
-    if ext is not None and ext.post_acc:
-        for hook in list(ext.post_acc.values()):
-            hook(u)
+    if e is not None and e.post_acc:
+        for hook in list(e.post_acc.values()):
+            res = hook(u)
+            if res is not None:
+                raise RuntimeError("post accumulate grad hooks cannot return a value (got "
+                                   f"{type(res).__name__})")
     if node is not None and node._post:
         g_out = (_wrap(g, u._t),)
         for hook in list(node._post.values()):
             hook((), g_out)
 
 
-def _run_hooked(run: _Run, v: Value, g, buf: dict):
+def _n_outputs(h: Tensor) -> int:
+    c = h._c
+    outs = getattr(c, "outputs", None)
+    if outs is None:
+        outs = c.outputs_types
+    return len(outs)
+
+
+def _output_types(v: Tensor, multi: bool) -> tuple:
+    if not multi:
+        return (v._t,)
+    c = v._c
+    types = getattr(c, "outputs_types", None)
+    if types is not None:
+        return tuple(types)
+    return tuple(None for _ in c.outputs)
+
+
+def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
     """A node with something in ``_ext``. Returns its input gradients, or None when the node
-    only forwarded its gradient (an output of a multi-output Function)."""
+    only forwarded its gradient (an output of a multi-output node)."""
     graph = run.graph
-    ext = v._ext
-    pick = ext.pick
+    e = v._ext
+    pick = e.pick
     if not isinstance(g, list):
         g = _tensor_hooks(v, g, graph)
-    if ext.retain and g is not None:
+    if e.retain and g is not None:
         _store_grad(v, g, graph, False)
     if run.capture is not None and v in run.capture and g is not None:
         if run.accumulate:  # backward(inputs=[non-leaf]) accumulates into its .grad
             _store_grad(v, g, graph, True)
         else:
             prev = run.captured.get(v)
-            run.captured[v] = g if prev is None else prev + g
+            run.captured[v] = g if prev is None else (GraphKernel if graph else v._t.kernel).add(prev, g)
         need = run.need
         if not any(u._rg and u in need for u in v._in):
             return None
     if pick is not None:
-        # an output of a multi-output Function hands its gradient to the shared hidden node
+        # an output of a multi-output node hands its gradient to the shared hidden node
         h, i = pick
         slots = buf.get(h)
         if slots is None:
-            slots = buf[h] = [None] * len(h._c.outputs_types)
+            slots = buf[h] = [None] * _n_outputs(h)
         slots[i] = g
         return None
-    node = ext.node
-    k = GraphKernel if graph else v._t.dtype.kernel
+    node = e.node
+    k = GraphKernel if graph else v._t.kernel
     multi = isinstance(g, list)
-    layout = getattr(v._c, "_layout", None)  # a Function over multi-element tensors
     if node is not None and node._pre:
         outs = tuple(g) if multi else (g,)
-        types = v._c.outputs_types if multi else (v._t,)
-        if layout is not None:
-            gv = layout.pack(list(outs), layout.outputs, False)
-        else:
-            gv = tuple(None if x is None else _wrap(x, t) for x, t in zip(outs, types))
+        types = _output_types(v, multi)
+        gv = tuple(None if x is None else _wrap(x, t) for x, t in zip(outs, types))
         for hook in list(node._pre.values()):
             res = hook(gv)
             if res is not None:
                 gv = _hook_result(hook, res, len(gv))
-        if layout is not None:
-            gv = layout.unpack(gv, layout.outputs)
         vals = [_unwrap(x, graph) for x in gv]
         g = vals if multi else vals[0]
     if g is None:
@@ -634,22 +670,17 @@ def _run_hooked(run: _Run, v: Value, g, buf: dict):
     grads = v._op.backward(k, g, v)
     if node is not None and node._post:
         outs = tuple(g) if multi else (g,)
-        types = v._c.outputs_types if multi else (v._t,)
+        types = _output_types(v, multi)
         g_out = tuple(None if x is None else _wrap(x, t) for x, t in zip(outs, types))
         # built-in ops compute no gradient for inputs that do not require one (None, as in
         # PyTorch); a custom Function's hooks see whatever its backward returned
         custom = getattr(v._op, "function", None) is not None
-        g_in = tuple(None if (x is None or (not u._rg and not custom)) else _wrap(x, u._t)
-                     for u, x in zip(v._in, grads))
+        g_in = tuple(None if (x is None or (not u._rg and not custom)) else
+                     _wrap(_adapt(x, u, v, graph) if u._rg else x, u._t) for u, x in zip(v._in, grads))
         g_in = g_in + (None,) * v._op.extra_none
-        if layout is not None:  # hooks see whole tensors, as the Function's user does
-            g_out = layout.pack(list(outs), layout.outputs, False)
-            g_in = layout.pack(list(g_in), layout.inputs, False)
         for hook in list(node._post.values()):
             res = hook(g_in, g_out)
             if res is not None:
                 g_in = _hook_result(hook, res, len(g_in))
-        if layout is not None:
-            g_in = layout.unpack(g_in, layout.inputs)
         grads = [_unwrap(x, graph) for x in g_in[:len(v._in)]]
     return grads

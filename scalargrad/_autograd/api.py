@@ -1,0 +1,152 @@
+"""``autograd.backward`` and ``autograd.grad``: checking what the user asks for, then running
+the engine. ``Tensor.backward`` is bound to ``backward`` here (the tensor layer sits below)."""
+
+from __future__ import annotations
+
+import warnings
+
+from .._base.dtypes import TensorType, round_list
+from .._tensor.tensor import Tensor, impl, leaf
+from .engine import run_backward
+
+__all__ = ["backward", "grad"]
+
+_NO_GRAD_FN = "element {i} of tensors does not require grad and does not have a grad_fn"
+_CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak."
+)
+_warned_create_graph = False
+
+
+def _warn_create_graph() -> None:
+    # PyTorch warns once per process (TORCH_WARN_ONCE), whatever the warning filters say
+    global _warned_create_graph
+    _warned_create_graph = True
+    warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=4)
+
+
+def _as_tuple(x) -> tuple:
+    if x is None:
+        return ()
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _root_grads(outputs: tuple, grad_outputs, create_graph: bool) -> list:
+    """Each output's starting gradient: ones for a one-element output, else the given tensor
+    (of the output's shape), in the engine's representation."""
+    given = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
+    if len(given) != len(outputs):
+        raise RuntimeError(f"grad requires one gradient per output: got {len(given)} gradients "
+                           f"for {len(outputs)} outputs")
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, given)):
+        t = out._t
+        if g is None:
+            if t.numel != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            one = t.dtype.round(1.0)
+            g = leaf([one] * 1 if t.ndim else one, TensorType(t.dtype, t.shape))
+        elif isinstance(g, Tensor):
+            if tuple(g._t.shape) != tuple(t.shape):
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g._t.shape!r} and "
+                                   f"output[{i}] has a shape of {t.shape!r}.")
+            if g._t.dtype is not t.dtype and not create_graph:
+                vals = round_list(t.dtype, g._val) if t.ndim else t.dtype.round(g._val)
+                g = leaf(vals, TensorType(t.dtype, t.shape))
+        elif g.__class__ in (float, int, bool):
+            if t.ndim:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size([]) and "
+                                   f"output[{i}] has a shape of {t.shape!r}.")
+            g = leaf(t.dtype.round(g), TensorType(t.dtype, ()))
+        else:
+            raise TypeError(f"expected Tensor or None for gradient, got {type(g).__name__}")
+        if not create_graph and not t.ndim:
+            g = g._val  # 0-dim gradients are plain numbers in the engine
+        grads.append(g)
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False,
+             inputs=None) -> None:
+    """Add the gradients of ``tensors`` w.r.t. every leaf into the leaves' ``.grad``.
+
+    ``grad_tensors`` weights each output (default 1 for one-element outputs); saved values are
+    freed unless ``retain_graph`` (default: ``create_graph``); ``create_graph`` records the
+    backward pass for higher-order derivatives; ``inputs`` limits accumulation to those tensors.
+    """
+    outputs = _as_tuple(tensors)
+    for i, t in enumerate(outputs):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"backward(): tensors must be Tensors, got {type(t).__name__} at index {i}")
+        if not t._rg:
+            raise RuntimeError(_NO_GRAD_FN.format(i=i))
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph and not _warned_create_graph:
+        _warn_create_graph()
+    grads = _root_grads(outputs, grad_tensors, create_graph)
+    ins = None
+    if inputs is not None:
+        ins = list(_as_tuple(inputs))
+        if not ins:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    run_backward(list(outputs), grads, retain_graph, create_graph, inputs=ins, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,
+         only_inputs: bool = True, allow_unused: bool | None = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> tuple:
+    """Return d(outputs)/d(inputs) without touching any ``.grad``.
+
+    An input the outputs do not depend on raises unless ``allow_unused`` (then its gradient
+    is None, or zeros with ``materialize_grads``).
+    """
+    outs = _as_tuple(outputs)
+    ins = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    for i, t in enumerate(outs):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"grad(): outputs must be Tensors, got {type(t).__name__} at index {i}")
+        if not t._rg:
+            raise RuntimeError(_NO_GRAD_FN.format(i=i))
+    for i, t in enumerate(ins):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__} at index {i}")
+        if not t._rg:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _root_grads(outs, grad_outputs, create_graph)
+    got = run_backward(list(outs), grads, retain_graph, create_graph, inputs=list(ins), accumulate=False)
+    result = []
+    for i, (t, g) in enumerate(zip(ins, got)):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior.")
+            if materialize_grads:
+                z = t._t.dtype.round(0)
+                result.append(leaf([z] * t._t.numel if t._t.ndim else z, TensorType(t._t.dtype, t._t.shape)))
+            else:
+                result.append(None)
+        elif isinstance(g, Tensor):
+            if not g._rg and g._t.shape == t._t.shape:
+                g = leaf(list(g._val) if g._t.ndim else g._val, TensorType(t._t.dtype, t._t.shape))
+            result.append(g)
+        else:
+            result.append(leaf(g, TensorType(t._t.dtype, t._t.shape)))
+    return tuple(result)
+
+
+def _tensor_backward(self, gradient, retain_graph, create_graph, inputs) -> None:
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+impl.backward = _tensor_backward

@@ -1,0 +1,319 @@
+"""``autograd.Function``: user-defined ops, run by the engine like the built-in ones.
+
+``MyFn.apply(*args)`` runs ``MyFn.forward(ctx, *args)`` without recording, then makes the
+outputs graph nodes whose op is ``MyFn``'s adapter, an ``ops.Op`` subclass: the engine calls
+its ``backward(k, g, v)`` exactly as it calls a built-in op's. A Function with several outputs
+gets one hidden node that owns the backward; each output is a ``Pick`` of it, and hands its
+gradient over, so the user's backward runs once with every output's gradient, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .._base import grad_mode
+from .._base.dtypes import TensorType
+from .._ops.table import SECOND_BACKWARD, Op
+from .._tensor.tensor import Tensor, _Ext, _new, leaf, next_seq
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+
+_LEGACY = (
+    "Legacy autograd function with non-static forward method is deprecated. Please use "
+    "new-style autograd function with static forward method. (Example: "
+    "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+)
+_NO_BACKWARD = (
+    "You must implement either the backward or vjp method for your custom autograd.Function "
+    "to use it with backward mode AD."
+)
+
+
+class FunctionCtx:
+    """The ``ctx`` of a custom Function: what forward saves for backward."""
+
+    def __init__(self) -> None:
+        self._saved = ()
+        self._freed = False
+        self.needs_input_grad = ()
+        self.materialize_grads = True
+        self._non_differentiable = ()
+        self.outputs_types = ()
+        self._views = {}  # output slot -> True if the Function has several differentiable outputs
+
+    def save_for_backward(self, *tensors) -> None:
+        """Keep these tensors (or None) for backward, where ``saved_tensors`` returns them."""
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{tensors.index(t)} is of type {type(t).__name__}")
+        self._saved = tensors
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._freed and self._saved:
+            raise RuntimeError(SECOND_BACKWARD)
+        return self._saved
+
+    saved_variables = saved_tensors
+
+    def mark_non_differentiable(self, *tensors) -> None:
+        """These outputs will not require grad."""
+        self._non_differentiable = tensors
+
+    def mark_dirty(self, *tensors) -> None:
+        """Accepted for compatibility: scalargrad outputs are always new Tensors."""
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With False, backward receives None instead of zeros for unused outputs."""
+        self.materialize_grads = bool(value)
+
+
+class _FunctionOp(Op, variant=True):
+    """The engine-facing op of one Function class (made per subclass by the metaclass)."""
+
+    function: type
+    saves_inputs = False
+    runs_user_code = True
+    saved: tuple = ()
+
+    @classmethod
+    def backward(cls, k, g, v):
+        ctx = v._c
+        multi = isinstance(g, list)
+        outs = g if multi else [g]
+        grads_out = []
+        for x, t in zip(outs, ctx.outputs_types):
+            if x is None:
+                x = _zeros(t) if ctx.materialize_grads else None
+            elif not isinstance(x, Tensor):
+                x = leaf(x, t)
+            grads_out.append(x)
+        fn = cls.function
+        res = _user_backward(fn, ctx, grads_out, k.graph)
+        positions = ctx._tensor_positions
+        n_args = ctx._n_args
+        if len(res) != n_args:
+            if len(res) > n_args and all(r is None for r in res[n_args:]):
+                res = res[:n_args]
+            else:
+                raise RuntimeError(f"function {cls.name} returned an incorrect number of gradients "
+                                   f"(expected {n_args}, got {len(res)})")
+        tensor_at = set(positions)
+        for pos, r in enumerate(res):
+            if r is None:
+                continue
+            if pos not in tensor_at:
+                raise RuntimeError(f"function {cls.name} returned a gradient different than None at position "
+                                   f"{pos + 1}, but the corresponding forward input was not a Variable")
+            if not isinstance(r, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
+        out = [res[pos] for pos in positions]
+        if fn.sympy is not None:
+            # what this call received and returned, for the symbolic check to compare with the
+            # calculus of the declared form without calling the user's backward again
+            ctx._backward_seen = (tuple(None if x is None else x._val for x in grads_out),
+                                  tuple(None if x is None else x._val for x in out))
+        return out
+
+    @staticmethod
+    def sympy(sp, *args):
+        raise NotImplementedError("a custom autograd.Function has no symbolic form")
+
+    @classmethod
+    def check_inplace(cls, v) -> None:
+        _check_view_inplace(v._c, 0, cls.function.__name__)
+
+
+def _zeros(t):
+    n = t.numel
+    z = t.dtype.round(0)
+    return leaf([z] * n if t.ndim else z, TensorType(t.dtype, t.shape))
+
+
+_VIEW_INPLACE = "Output {slot} of {name} is a view and is being modified inplace. "
+_VIEW_OF_ONE = (
+    "This view was created inside a custom Function (or because an input was returned as-is) and the autograd "
+    "logic to handle view+inplace would override the custom backward associated with the custom Function, "
+    "leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the "
+    "custom Function."
+)
+_VIEW_OF_SEVERAL = (
+    "This view is the output of a function that returns multiple views. Such functions do not allow the output "
+    "views to be modified inplace. You should replace the inplace operation by an out-of-place one."
+)
+
+
+def _check_view_inplace(ctx: FunctionCtx, slot: int, name: str) -> None:
+    several = ctx._views.get(slot)
+    if several is not None:
+        why = _VIEW_OF_SEVERAL if several else _VIEW_OF_ONE
+        raise RuntimeError(_VIEW_INPLACE.format(slot=slot, name=name) + why)
+
+
+class _FunctionOpFreed(_FunctionOp, variant=True):
+    is_freed = True
+
+    @classmethod
+    def backward(cls, k, g, v):
+        v._c._freed = True
+        return super().backward(k, g, v)
+
+
+class Pick(Op, variant=True):
+    """Output ``i`` of a multi-output Function (never run: the engine routes its gradient)."""
+
+    name, saves, saves_inputs = "Pick", False, False
+
+    @staticmethod
+    def check_inplace(v) -> None:
+        hidden = v._in[0]
+        _check_view_inplace(hidden._c, v._c, hidden._op.function.__name__)
+
+
+Pick.base = Pick.freed = Pick.stale = Pick.tensor = Pick
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        op_name = name + "Backward"
+        freed = type(op_name + "Freed", (_FunctionOpFreed,), {
+            "name": op_name, "function": cls, "saves": False}, variant=True)
+        cls._op = type(op_name, (_FunctionOp,), {"name": op_name, "function": cls}, variant=True)
+        for c in (cls._op, freed):
+            c.freed = freed
+            c.stale = c
+            c.tensor = c
+            c.base = cls._op
+        cls._op.saves = True
+
+
+class Function(metaclass=_FunctionMeta):
+    """Base class of custom differentiable operations (PyTorch's new style).
+
+    Subclass it with static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)`` and
+    call ``MyFn.apply(*args)``. backward returns one gradient per forward argument (None for
+    non-tensor arguments or inputs that need none).
+
+    Optionally (scalargrad only) declare what forward computes, for ``scalargrad.symbolic``,
+    with a static ``sympy(sp, *args)``: ``sp`` is the sympy module, ``args`` are ``apply``'s
+    arguments with each tensor replaced by a SymPy expression and every other argument as
+    the Python value given. It returns one expression, or a tuple of one expression per
+    tensor output of forward (the outputs backward receives gradients for), e.g.
+    ``return 2 * x`` or ``return sp.sin(x), sp.cos(x)``. The symbolic check then proves
+    gradients through the Function from this form, and reports where the custom backward
+    departs from its derivative. Without it (``sympy = None``) gradients through the
+    Function are reported unverifiable.
+    """
+
+    sympy = None
+
+    def __init__(self, *args, **kwargs) -> None:
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.", DeprecationWarning,
+            stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(_LEGACY)
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError(_NO_BACKWARD)
+
+    @staticmethod
+    def vjp(ctx, *grad_outputs):
+        raise NotImplementedError(_NO_BACKWARD)
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run forward without recording and connect its outputs to the graph."""
+        ctx = FunctionCtx()
+        positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
+        ctx._tensor_positions = positions
+        ctx._n_args = len(args)
+        if cls.sympy is not None:  # the non-tensor arguments the declared form is given
+            ctx._sympy_args = (tuple(None if isinstance(a, Tensor) else a for a in args), kwargs)
+        with grad_mode.no_grad():
+            result = cls.forward(ctx, *args, **kwargs)
+        record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
+        if not record:
+            return result
+        inputs = tuple(args[i] for i in positions)
+        is_tuple = isinstance(result, tuple)
+        outs = list(result) if is_tuple else [result]
+        tensor_idx = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
+        if not tensor_idx:
+            return result
+        ctx.outputs_types = tuple(outs[i]._t for i in tensor_idx)
+        non_diff = {id(t) for t in ctx._non_differentiable}
+        # an input returned as is is a view in PyTorch, which refuses to modify it in place
+        diff = [slot for slot, i in enumerate(tensor_idx)
+                if id(outs[i]) not in non_diff and outs[i].dtype.is_floating_point]
+        ctx._views = {slot: len(diff) > 1 for slot in diff if any(outs[tensor_idx[slot]] is u for u in inputs)}
+        seq = next_seq()
+        if len(tensor_idx) == 1 and not is_tuple:
+            out = _as_output(outs[0], inputs)
+            if id(outs[0]) in non_diff:
+                return out
+            _connect(out, cls._op, inputs, ctx, seq)
+            return out
+        # several outputs: one hidden node runs the backward for all of them
+        hidden = _new(Tensor)
+        hidden._val = None
+        hidden._t = ctx.outputs_types[0]
+        hidden._g = None
+        hidden._ext = None
+        hidden._s = None
+        _connect(hidden, cls._op, inputs, ctx, seq)
+        for slot, i in enumerate(tensor_idx):
+            o = outs[i]
+            out = _as_output(o, inputs)
+            if id(o) not in non_diff:
+                _connect(out, Pick, (hidden,), slot, next_seq())
+                e = out._ext = _Ext()
+                e.pick = (hidden, slot)
+            out._s = out._s if hasattr(out, "_s") else None
+            outs[i] = out
+        return tuple(outs) if is_tuple else outs[0]
+
+
+def _as_output(o: Tensor, inputs: tuple) -> Tensor:
+    # an input returned as is becomes a new tensor (PyTorch makes a view of it)
+    if any(o is u for u in inputs) or o._op is not None:
+        return leaf(list(o._val) if o._t.ndim else o._val, o._t)
+    return o
+
+
+def _connect(v: Tensor, op, inputs: tuple, c, seq: int) -> None:
+    v._rg = True
+    v._op = op
+    v._in = inputs
+    v._c = c
+    v._seq = seq
+
+
+def once_differentiable(fn):
+    """Accepted for compatibility; scalargrad runs the backward as written."""
+    return fn
+
+
+
+
+def _user_backward(fn, ctx: FunctionCtx, grads_out: list, graph: bool) -> tuple:
+    """The Function's own ``backward(ctx, *grads_out)``, run with grad mode on only when
+    building a graph (create_graph); its result as a tuple."""
+    if fn.backward is Function.backward and fn.vjp is Function.vjp:
+        raise NotImplementedError(_NO_BACKWARD)
+    with grad_mode.set_grad_enabled(graph):
+        res = fn.backward(ctx, *grads_out)
+    return res if isinstance(res, tuple) else (res,)
+
+

@@ -1,0 +1,647 @@
+"""The arithmetic a backward formula runs on: floats, float32 floats, or tensors.
+
+Every op's derivative is written once, against a kernel ``k``: ``k.mul(g, b)``. A 0-dim graph
+runs it on floats (rounded to float32 in float32 mode, so gradients are bit-exact with
+PyTorch's); a node whose result or inputs have dimensions runs it on tensors (``TensorKernel``:
+the tensor ops themselves, under no_grad); ``create_graph=True`` runs it on tensors with grad
+mode on (``GraphKernel``), which records the backward computation as a graph of its own for
+higher-order derivatives, with PyTorch's node names (TanhBackwardBackward0...).
+
+The helpers beyond arithmetic are PyTorch's own backward functions (``tanh_backward``,
+``threshold_backward``, ``pow_backward``...), so each formula reads as ``derivatives.yaml``.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+from .._base import dtypes, ieee
+from .._base.dtypes import TensorType, float32, float64, round_f32
+from .._ops import elementwise as E
+from .._ops import shape as S
+from .._tensor import products, views
+from .._tensor.build import binary, elementwise, unary
+from .._tensor.reduce import sum as tsum
+from .._tensor.tensor import MANY, Tensor, leaf, make
+
+__all__ = ["FloatKernel", "Float32Kernel", "TensorKernel", "GraphKernel", "install"]
+
+
+class FloatKernel:
+    """float64: Python's own arithmetic, IEEE-safe."""
+
+    graph = False
+    bulk = False
+    tensors: type  # the tensor kernel, for the bulk variant of an op with a 0-dim result
+    add = staticmethod(operator.add)
+    sub = staticmethod(operator.sub)
+    mul = staticmethod(operator.mul)
+    div = staticmethod(ieee.div)
+    neg = staticmethod(operator.neg)
+    log = staticmethod(ieee.log)
+    exp = staticmethod(ieee.exp)
+    sqrt = staticmethod(ieee.sqrt)
+    sin = staticmethod(ieee.sin)
+    cos = staticmethod(ieee.cos)
+    pow = staticmethod(ieee.pow)
+    const = staticmethod(float)
+    r = staticmethod(float)
+
+    @staticmethod
+    def zero(g):
+        """A masked-out gradient (PyTorch's where/masked_fill): +0.0 whatever ``g`` is."""
+        return 0.0
+
+    @staticmethod
+    def val(x):
+        return x
+
+    @staticmethod
+    def ins(v):
+        b = v._b
+        if b is None:
+            return [v._a._val]
+        return [v._a._val, b._val] if b is not MANY else [u._val for u in v._a]
+
+    @staticmethod
+    def out(v):
+        return v._val
+
+    # PyTorch's backward helpers, on floats
+
+    @classmethod
+    def tanh_backward(cls, g, y):
+        # PyTorch's CPU kernel fuses 1 - y*y into one rounding
+        return cls.mul(g, cls.r(ieee.one_minus_square(y)))
+
+    @classmethod
+    def sigmoid_backward(cls, g, y):
+        return cls.mul(cls.mul(g, cls.sub(1.0, y)), y)
+
+    @staticmethod
+    def threshold_backward(g, y, threshold):
+        return 0.0 if y <= threshold else g
+
+    @staticmethod
+    def sgn(x):
+        return 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)  # sgn(nan) is 0 in PyTorch
+
+    @classmethod
+    def pow_backward(cls, g, a, e):
+        if e == 0.0:  # zeros when the exponent is 0
+            return 0.0
+        r = cls.r
+        return cls.mul(g, cls.mul(r(e), r(E._pow_scalar(r, a, e - 1.0))))
+
+    @classmethod
+    def pow_backward_self(cls, g, a, b):
+        if b == 0:
+            return 0.0
+        return cls.mul(g, cls.mul(b, cls.pow(a, cls.sub(b, 1.0))))
+
+    @classmethod
+    def pow_backward_exponent(cls, g, a, b, y):
+        return cls.mul(g, 0.0 if (a == 0 and b >= 0) else cls.mul(y, cls.log(a)))
+
+    @classmethod
+    def rpow_backward(cls, g, a, c, y):
+        if c == 0.0 and a >= 0:  # PyTorch: zero where base == 0 and exponent >= 0
+            return cls.mul(g, 0.0)
+        return cls.mul(g, cls.mul(y, cls.r(ieee.log(c))))
+
+    @staticmethod
+    def clamp_backward(g, a, c):
+        lo, hi = c
+        inside = (lo is None or a >= lo) and (hi is None or a <= hi)
+        return g if inside else 0.0
+
+    @classmethod
+    def min_max_backward(cls, g, a, b, is_min):
+        # a tie splits the gradient in halves; with a nan neither mask applies
+        if a == b:
+            h = cls.div(g, 2.0)
+            return h, h
+        if is_min:
+            return (0.0 if a > b else g), (0.0 if a < b else g)
+        return (0.0 if a < b else g), (0.0 if a > b else g)
+
+    @staticmethod
+    def clamp_tensor_backward(g, a, lo, hi):
+        inside = a >= lo and a <= hi
+        return (g if inside else 0.0), (g if a < lo else 0.0), (g if a > hi else 0.0)
+
+    @staticmethod
+    def where(c, a, b):
+        return a if c else b
+
+    @staticmethod
+    def floor_divide(a, b):
+        return E._floor_div(None, a, b)
+
+    # shape helpers: on a 0-dim node every shape op is the identity
+    @staticmethod
+    def reshape(g, shape):
+        return g
+
+    permute = sum_to = reshape
+
+    @staticmethod
+    def sum_backward(g, c):
+        return g
+
+    @staticmethod
+    def to_dtype(g, dt):
+        return dt.round(g)
+
+    @staticmethod
+    def evenly_distribute(g, x, y):
+        return g
+
+
+class Float32Kernel(FloatKernel):
+    """float32: each result rounded to float32, as PyTorch's CPU kernels compute.
+
+    ``add sub mul`` inline ``round_f32`` (Veltkamp splitting, see dtypes.py): they are most of
+    any backward pass, and a call saved per op is a tenth of a node's cost.
+    """
+
+    @staticmethod
+    def add(a, b):
+        r = a + b
+        c = 536870913.0 * r
+        s = c - (c - r)
+        if _LO <= s <= _HI or -_HI <= s <= -_LO or r == 0.0:
+            return s
+        return round_f32(r)
+
+    @staticmethod
+    def sub(a, b):
+        r = a - b
+        c = 536870913.0 * r
+        s = c - (c - r)
+        if _LO <= s <= _HI or -_HI <= s <= -_LO or r == 0.0:
+            return s
+        return round_f32(r)
+
+    @staticmethod
+    def mul(a, b):
+        r = a * b
+        c = 536870913.0 * r
+        s = c - (c - r)
+        if _LO <= s <= _HI or -_HI <= s <= -_LO or r == 0.0:
+            return s
+        return round_f32(r)
+
+    @staticmethod
+    def div(a, b):
+        return round_f32(ieee.div(a, b))
+
+    @staticmethod
+    def log(x):
+        return round_f32(ieee.log(x))
+
+    @staticmethod
+    def exp(x):
+        return round_f32(ieee.exp(x))
+
+    @staticmethod
+    def sqrt(x):
+        return round_f32(ieee.sqrt(x))
+
+    @staticmethod
+    def sin(x):
+        return round_f32(ieee.sin(x))
+
+    @staticmethod
+    def cos(x):
+        return round_f32(ieee.cos(x))
+
+    @staticmethod
+    def pow(a, b):
+        return round_f32(ieee.pow(a, b))
+
+    const = staticmethod(round_f32)
+    r = staticmethod(round_f32)
+
+    @staticmethod
+    def floor_divide(a, b):
+        return round_f32(E._floor_div(round_f32, a, b))
+
+
+_LO, _HI = 1.1754943508222875e-38, 3.4028234663852886e38  # float32's normal range
+
+
+class TensorKernel:
+    """Tensors with dimensions: the formulas run as tensor ops (grad mode is off during a
+    plain backward, so they record nothing)."""
+
+    graph = False
+    bulk = True
+
+    @staticmethod
+    def scalar(g, v):
+        """A 0-dim result's float gradient, as a tensor."""
+        if isinstance(g, Tensor):
+            return g
+        return leaf(g, TensorType(v._t.dtype, ()))
+
+    add = staticmethod(operator.add)
+    sub = staticmethod(operator.sub)
+    mul = staticmethod(operator.mul)
+    div = staticmethod(operator.truediv)
+    neg = staticmethod(operator.neg)
+
+    @staticmethod
+    def const(c):
+        return c
+
+    @staticmethod
+    def val(x):
+        return x
+
+    @staticmethod
+    def ins(v):
+        return list(v._in)
+
+    @staticmethod
+    def out(v):
+        return v
+
+    @staticmethod
+    def log(x):
+        return unary(E.Log, x)
+
+    @staticmethod
+    def exp(x):
+        return unary(E.Exp, x)
+
+    @staticmethod
+    def sqrt(x):
+        return unary(E.Sqrt, x)
+
+    @staticmethod
+    def sin(x):
+        return unary(E.Sin, x)
+
+    @staticmethod
+    def cos(x):
+        return unary(E.Cos, x)
+
+    @staticmethod
+    def pow(a, b):
+        return binary(E.Pow, a, b)
+
+    @staticmethod
+    def zero(g):
+        """A masked-out gradient: zeros shaped like ``g`` (+0.0 whatever ``g`` holds)."""
+        if isinstance(g, Tensor):
+            return _zeros(g)
+        return 0.0
+
+    @staticmethod
+    def tanh_backward(g, y):
+        return elementwise(E.TanhBackward, (g, y))
+
+    @staticmethod
+    def sigmoid_backward(g, y):
+        return elementwise(E.SigmoidBackward, (g, y))
+
+    @staticmethod
+    def threshold_backward(g, y, threshold):
+        return elementwise(E.ThresholdBackward, (g, y), threshold)
+
+    @staticmethod
+    def sgn(x):
+        vals = x._val if x._t.ndim else [x._val]
+        s = [1.0 if e > 0 else (-1.0 if e < 0 else 0.0) for e in vals]
+        return leaf(s if x._t.ndim else s[0], x._t if x._t.dtype.is_floating_point else x._t.with_dtype(float32))
+
+    @staticmethod
+    def where(c, a, b):
+        from .._tensor.surface import _where
+
+        return _where(c, a, b)
+
+    @classmethod
+    def pow_backward(cls, g, a, e):
+        if e == 0.0:  # zeros_like(self) when the exponent is 0
+            return _zeros(a)
+        return g * (e * a ** (e - 1))  # grad * (exponent * self.pow(exponent - 1))
+
+    @classmethod
+    def pow_backward_self(cls, g, a, b):
+        return cls.where(b == 0, _zeros_like_dtype(g, a), g * (b * a ** (b - 1)))
+
+    @classmethod
+    def pow_backward_exponent(cls, g, a, b, y):
+        return g * cls.where(_and(a == 0, b >= 0), _zeros_like_dtype(y, y), y * unary(E.Log, a))
+
+    @classmethod
+    def rpow_backward(cls, g, a, c, y):
+        if c == 0.0:
+            return g * cls.where(a >= 0, _zeros_like_dtype(y, y), y * ieee.log(c))
+        return g * (y * ieee.log(c))
+
+    @classmethod
+    def clamp_backward(cls, g, a, c):
+        lo, hi = c
+        cond = None
+        if lo is not None:
+            cond = a >= lo
+        if hi is not None:
+            cond = (a <= hi) if cond is None else _and(cond, a <= hi)
+        return cls.where(cond, g, cls.zero(g))
+
+    @classmethod
+    def min_max_backward(cls, g, a, b, is_min):
+        half = cls.where(a == b, g / 2, g)
+        mask_a = (a > b) if is_min else (a < b)
+        mask_b = (a < b) if is_min else (a > b)
+        return _masked_zero(half, mask_a), _masked_zero(half, mask_b)
+
+    @classmethod
+    def clamp_tensor_backward(cls, g, a, lo, hi):
+        inside = _and(a >= lo, a <= hi)
+        return cls.where(inside, g, cls.zero(g)), cls.where(a < lo, g, cls.zero(g)), cls.where(a > hi, g, cls.zero(g))
+
+    @staticmethod
+    def floor_divide(a, b):
+        return binary(E.FloorDivide, a, b)
+
+    # shapes
+
+    @staticmethod
+    def reshape(g, shape):
+        if tuple(g._t.shape) == tuple(shape):
+            return g
+        return views.reshape(g, tuple(shape))
+
+    @staticmethod
+    def permute(g, perm):
+        return views.permute(g, perm)
+
+    @staticmethod
+    def to_dtype(g, dt):
+        return views.to_dtype(g, dt)
+
+    @staticmethod
+    def sum_to(g, shape):
+        return sum_to(g, tuple(shape))
+
+    @staticmethod
+    def sum_backward(g, c):
+        if not isinstance(g, Tensor):
+            g = leaf(g, TensorType(float64 if isinstance(g, float) else dtypes.int64, ()))
+        if not c.all and not c.keepdim:
+            for d in c.dims:
+                g = views.unsqueeze(g, d)
+        return views.expand(g, c.in_shape)
+
+    @staticmethod
+    def evenly_distribute(g, x, y):
+        yv = y._val
+        xv = x._val if x._t.ndim else [x._val]
+        mask = [e != e for e in xv] if yv != yv else [e == yv for e in xv]
+        count = sum(mask)
+        share = g / float(count)
+        return _scatter_values(share, mask, x._t)
+
+    @staticmethod
+    def value_selecting_backward(g, c):
+        return _scatter(g, c.in_shape, c.picked, "SelectBackwardBackward0")
+
+    @staticmethod
+    def scatter(g, layout):
+        m = layout.map
+        if m is None:
+            return views.reshape(g, layout.in_shape)
+        return _scatter(g, layout.in_shape, m, "SliceBackwardBackward0")
+
+    @staticmethod
+    def index_backward(g, layout):
+        return _scatter(g, layout.in_shape, layout.map, "IndexBackwardBackward0", accumulate=True)
+
+    @staticmethod
+    def index_put_backward(g, layout):
+        m = layout.map
+        g_self = _masked_zero(g, _mask_of(m, g))
+        picked = _gather(g, m, layout.sizes)
+        return g_self, picked
+
+    @staticmethod
+    def masked_zero(g, layout):
+        return _masked_zero(g, _mask_of(layout.map, g))
+
+    @staticmethod
+    def cat_backward(g, layout):
+        d = layout.dim
+        out = []
+        start = 0
+        for shape, _dt in layout.outputs:
+            if len(shape) < len(layout.in_shape):  # stack: the input is one index of the new dim
+                out.append(views.select(g, d, start))
+                start += 1
+            else:
+                n = shape[d]
+                out.append(views.narrow(g, d, start, n))
+                start += n
+        return tuple(out)
+
+    @staticmethod
+    def unbind_backward(gs, layout):
+        d = layout.dim
+        parts = []
+        for (shape, _map), g in zip(layout.outputs, gs):
+            parts.append(g if g is not None else _zeros_shape(shape, layout))
+        if len(parts[0]._t.shape) < len(layout.in_shape):
+            return views.stack(parts, d)
+        return views.cat(parts, d)
+
+    # products
+
+    @staticmethod
+    def t(x):
+        return views.t(x)
+
+    @staticmethod
+    def mm(a, b):
+        return products.mm(a, b)
+
+    @staticmethod
+    def mv(a, x):
+        return products.mv(a, x)
+
+    @staticmethod
+    def outer(g, x):
+        return products.outer(g, x)
+
+    @staticmethod
+    def mm_mat1_backward(g, mat2, mat1, alpha):
+        # a column-major mat1 gets its gradient computed as (mat2 @ grad.T).T (FunctionsManual)
+        sizes, strides = mat1._t.shape, mat1._t.strides
+        if strides[0] == 1 and strides[1] == sizes[0] and sizes[0] > 1 and sizes[1] > 1:
+            return views.t(products.mm(mat2, views.t(g)))
+        return products.mm(g, views.t(mat2))
+
+    @staticmethod
+    def mm_mat2_backward(g, mat1, mat2, alpha):
+        sizes, strides = mat2._t.shape, mat2._t.strides
+        if strides[0] == 1 and strides[1] == sizes[0] and sizes[0] > 1 and sizes[1] > 1:
+            return views.t(products.mm(views.t(g), mat1))
+        return products.mm(views.t(mat1), g)
+
+
+class GraphKernel(TensorKernel):
+    """create_graph=True: the same formulas on tensors, recorded for double backward."""
+
+    graph = True
+
+    @staticmethod
+    def zero(g):
+        # a masked zero stays connected to ``g`` (where(False, g, 0)), as PyTorch's masked
+        # gradients do, so higher derivatives see a zero rather than nothing
+        if isinstance(g, Tensor):
+            mask = leaf(False, TensorType(dtypes.bool, ()))
+            from .._tensor.surface import _where
+
+            return _where(mask, g, 0.0)
+        return 0.0
+
+
+# ---------------------------------------------------------------- tensor helpers
+
+
+def _zeros(like: Tensor) -> Tensor:
+    n = like._t.numel
+    dt = like._t.dtype
+    z = dt.round(0)
+    return leaf([z] * n if like._t.ndim else z, TensorType(dt, like._t.shape))
+
+
+def _zeros_like_dtype(g, like: Tensor) -> Tensor:
+    dt = g._t.dtype if isinstance(g, Tensor) else like._t.dtype
+    z = dt.round(0)
+    return leaf([z] * like._t.numel if like._t.ndim else z, TensorType(dt, like._t.shape))
+
+
+def _zeros_shape(shape, layout) -> Tensor:
+    n = 1
+    for s in shape:
+        n *= s
+    dt = layout.in_dtype or float32
+    return leaf([0.0] * n if shape else 0.0, TensorType(dt, tuple(shape)))
+
+
+def _and(a: Tensor, b: Tensor) -> Tensor:
+    av = a._val if a._t.ndim else [a._val]
+    bv = b._val if b._t.ndim else [b._val]
+    from .._tensor.build import broadcast_shapes, positions
+
+    shape = broadcast_shapes(a._t.shape, b._t.shape)
+    xs = [av[i] for i in positions(a._t.shape, shape)]
+    ys = [bv[i] for i in positions(b._t.shape, shape)]
+    vals = [bool(x and y) for x, y in zip(xs, ys)]
+    return leaf(vals if shape else vals[0], TensorType(dtypes.bool, shape))
+
+
+def _mask_of(m, like: Tensor) -> Tensor:
+    n = like._t.numel
+    vals = [False] * n
+    for i in m:
+        vals[i] = True
+    return leaf(vals if like._t.ndim else vals[0], TensorType(dtypes.bool, like._t.shape))
+
+
+def _masked_zero(g: Tensor, mask: Tensor) -> Tensor:
+    from .._tensor.surface import _masked_fill
+
+    return _masked_fill(g, mask, 0.0, False)
+
+
+def _scatter_values(share: Tensor, mask: list, t: TensorType) -> Tensor:
+    """zeros of type ``t`` with ``share`` (0-dim) where ``mask`` holds (evenly_distribute)."""
+    from .._tensor.surface import _where
+
+    m = leaf(mask if t.ndim else mask[0], TensorType(dtypes.bool, t.shape))
+    zeros = leaf([0.0] * t.numel if t.ndim else 0.0, TensorType(share._t.dtype, t.shape))
+    return _where(m, share, zeros)
+
+
+class _Scatter(S.Structural):
+    """zeros of the input's shape with the gradient at ``map``'s positions (added in order
+    when ``accumulate``): the backward of select/slice/index, differentiable itself."""
+
+    name = "SliceBackwardBackward0"
+    backward = staticmethod(lambda k, g, v: (_gather(g, v._c.map, v._c.sizes),))
+
+
+def _scatter_class(name: str) -> type:
+    cls = _scatter_classes.get(name)
+    if cls is None:
+        cls = _scatter_classes[name] = type(name.replace("Backward", ""), (_Scatter,), {"name": name})
+    return cls
+
+
+_scatter_classes: dict = {}
+
+
+def _scatter(g, in_shape, m, name: str, accumulate: bool = False) -> Tensor:
+    gv = g._val if g._t.ndim else [g._val]
+    n = 1
+    for s in in_shape:
+        n *= s
+    dt = g._t.dtype
+    z = dt.round(0)
+    out = [z] * n
+    if accumulate:
+        r = dt.round
+        seen = set()
+        for i, x in zip(m, gv):
+            out[i] = r(out[i] + x) if i in seen else r(z + x)
+            seen.add(i)
+    else:
+        for i, x in zip(m, gv):
+            out[i] = x
+    layout = S.Layout(in_shape, dt, map=list(m))
+    layout.sizes = tuple(g._t.shape)
+    return make(_scatter_class(name), TensorType(dt, tuple(in_shape)), out if in_shape else out[0], (g,), layout)
+
+
+def _gather(g: Tensor, m, shape) -> Tensor:
+    gv = g._val if g._t.ndim else [g._val]
+    vals = [gv[i] for i in m]
+    layout = S.Layout(g._t.shape, g._t.dtype, map=list(m))
+    shape = tuple(shape)
+    return make(S.Index, TensorType(g._t.dtype, shape), vals if shape else vals[0], (g,), layout)
+
+
+def sum_to(g: Tensor, shape: tuple) -> Tensor:
+    """``at::sum_to``: sum a broadcast gradient back to ``shape`` (keepdim sum over the
+    broadcast dims, then a view dropping the leading ones)."""
+    gshape = tuple(g._t.shape)
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
+    if dims:
+        g = tsum(g, dims, keepdim=True)
+    if lead:
+        g = views.view(g, shape) if shape else views.reshape(g, ())
+    return g
+
+
+def install() -> None:
+    """Attach the kernels to the tensor types (the engine reads ``TensorType.kernel``)."""
+    FloatKernel.tensors = TensorKernel
+    Float32Kernel.tensors = TensorKernel
+    kernels = {}
+    for dt in (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int64, dtypes.int32,
+               dtypes.int16, dtypes.int8, dtypes.uint8, dtypes.bool):
+        kernels[(dt, True)] = Float32Kernel if dt is float32 else FloatKernel
+        kernels[(dt, False)] = TensorKernel
+    dtypes.set_kernels(kernels)
+
+
+install()
+_ = math

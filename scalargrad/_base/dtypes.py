@@ -1,0 +1,281 @@
+"""dtypes, tensor types and the rounding every op result goes through.
+
+scalargrad stores every number as a Python float (an IEEE double), int or bool. A float32
+tensor is emulated by rounding each op's double result to the nearest float32: for ``+ - * /``
+and ``sqrt`` of float32 operands the double result is exact enough that this single rounding
+is the correctly rounded float32 result, i.e. bit for bit what PyTorch computes. Integer
+dtypes wrap around as C's fixed-width integers do (``torch.tensor(2**62) * 4`` is 0).
+
+A ``TensorType`` is the interned (dtype, shape, strides) of a tensor, so ops compare types
+with ``is``; it also carries the arithmetic its backward runs on (``kernel``, attached by the
+autograd layer, which sits above this one).
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import struct
+
+__all__ = ["dtype", "float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8",
+           "bool", "Size", "round_f32", "round_f32_list", "TensorType", "promote_types", "by_name",
+           "set_kernels"]
+
+_F32 = struct.Struct("f")
+_F32_MAX = 3.4028234663852886e38
+_F32_MIN_NORMAL = 1.1754943508222875e-38
+# Halfway between FLT_MAX and 2**128: from here on round-to-nearest-even gives inf.
+_F32_OVERFLOW = 3.4028235677973366e38
+# Veltkamp splitting constant 2**29 + 1: c - (c - x) keeps the top 24 significant bits of x,
+# rounded to nearest-even, in three float operations (about half the cost of struct).
+_SPLIT = 536870913.0
+
+
+def _round_f32_edge(x: float) -> float:
+    """float32 rounding outside the normal range: zero, subnormals, overflow, inf, nan."""
+    if x != x or x == 0.0 or x in (math.inf, -math.inf):
+        return x
+    if abs(x) >= _F32_OVERFLOW:
+        return math.copysign(math.inf, x)
+    return _F32.unpack(_F32.pack(x))[0]
+
+
+def round_f32(x: float) -> float:
+    """Round a double to the nearest float32 (ties to even), as a Python float."""
+    c = _SPLIT * x
+    r = c - (c - x)
+    # zeros are common (relu, masked gradients) and come out of the split exact, sign included
+    if _F32_MIN_NORMAL <= r <= _F32_MAX or -_F32_MAX <= r <= -_F32_MIN_NORMAL or x == 0.0:
+        return r
+    return _round_f32_edge(x)
+
+
+_PACKERS: dict = {}
+
+
+def round_f32_list(xs) -> list:
+    """float32 rounding of a whole list in C: struct's 'f' is the hardware cast (round to
+    nearest even, subnormals included); a value that overflows makes struct refuse the whole
+    pack, and only then is each element rounded in Python."""
+    n = len(xs)
+    p = _PACKERS.get(n)
+    if p is None:
+        p = struct.Struct(f"{n}f")
+        if len(_PACKERS) < 256:
+            _PACKERS[n] = p
+    try:
+        return list(p.unpack(p.pack(*xs)))
+    except (OverflowError, struct.error):
+        return [round_f32(builtins.float(x)) for x in xs]
+
+
+def _round_f16(x: float) -> float:
+    try:
+        return struct.unpack("e", struct.pack("e", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def _round_bf16(x: float) -> float:
+    """bfloat16: the top 16 bits of the float32, rounded to nearest even."""
+    f = round_f32(x)
+    if f != f or f in (math.inf, -math.inf):
+        return f
+    (bits,) = struct.unpack("<I", struct.pack("<f", f))
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def _wrapper(bits: int, signed: bool):
+    """Conversion to a ``bits``-wide integer as C casts (wrap around modulo 2**bits)."""
+    mod = 1 << bits
+    lo = -(1 << (bits - 1)) if signed else 0
+    hi = lo + mod - 1
+
+    def round_int(x):
+        if x.__class__ is not builtins.int:
+            if x != x or x in (math.inf, -math.inf):
+                # C's float-to-int conversion of nan/inf: x86 gives the "integer indefinite"
+                return lo if signed else 0
+            x = builtins.int(x)  # truncates toward zero
+        if lo <= x <= hi:
+            return x
+        return (x - lo) % mod + lo
+
+    return round_int
+
+
+def _round_bool(x):
+    return x != 0  # nan != 0 is True, as bool(nan)
+
+
+class dtype:
+    """A scalar type, printed as PyTorch prints it (``torch.float32``)."""
+
+    __slots__ = ("name", "is_floating_point", "is_signed", "itemsize", "round", "kind", "rank", "c_name",
+                 "legacy", "short")
+
+    def __init__(self, name: str, kind: str, rank: int, itemsize: int, rounder, c_name: str, legacy: str,
+                 signed: bool = True) -> None:
+        self.name = name
+        self.kind = kind  # "b" bool, "i" integer, "f" floating
+        self.rank = rank  # order within its kind, for promotion
+        self.is_floating_point = kind == "f"
+        self.is_signed = signed
+        self.itemsize = itemsize
+        self.round = rounder
+        self.c_name = c_name  # as C++ messages name it: float, double, long, bool...
+        self.legacy = legacy  # torch.FloatTensor...
+        self.short = c_name.capitalize() if c_name != "c10::Half" else "Half"
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+    def __reduce__(self):  # dtypes are singletons, also through copy.deepcopy
+        return self.name
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    def to_real(self) -> dtype:
+        return self
+
+
+float16 = dtype("float16", "f", 1, 2, _round_f16, "c10::Half", "torch.HalfTensor")
+bfloat16 = dtype("bfloat16", "f", 1, 2, _round_bf16, "c10::BFloat16", "torch.BFloat16Tensor")
+float32 = dtype("float32", "f", 2, 4, round_f32, "float", "torch.FloatTensor")
+float64 = dtype("float64", "f", 3, 8, builtins.float, "double", "torch.DoubleTensor")
+uint8 = dtype("uint8", "i", 0, 1, _wrapper(8, False), "unsigned char", "torch.ByteTensor", signed=False)
+int8 = dtype("int8", "i", 0, 1, _wrapper(8, True), "signed char", "torch.CharTensor")
+int16 = dtype("int16", "i", 1, 2, _wrapper(16, True), "short", "torch.ShortTensor")
+int32 = dtype("int32", "i", 2, 4, _wrapper(32, True), "int", "torch.IntTensor")
+int64 = dtype("int64", "i", 3, 8, _wrapper(64, True), "long", "torch.LongTensor")
+bool = dtype("bool", "b", 0, 1, _round_bool, "bool", "torch.BoolTensor", signed=False)  # noqa: A001
+float16.short = "Half"
+bfloat16.short = "BFloat16"
+uint8.short = "Byte"
+int8.short = "Char"
+float = float32  # noqa: A001 - torch.float
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001 - torch.int
+short = int16
+
+_BY_NAME = {d.name: d for d in (float16, bfloat16, float32, float64, uint8, int8, int16, int32, int64, bool)}
+
+
+def by_name(name: str) -> dtype:
+    return _BY_NAME[name]
+
+
+def round_list(dt: dtype, xs) -> list:
+    """``xs`` rounded to ``dt``, element by element (float32 in one C call)."""
+    if dt is float32:
+        return round_f32_list(xs)
+    if dt is float64:
+        return [x if x.__class__ is builtins.float else builtins.float(x) for x in xs]
+    r = dt.round
+    return [r(x) for x in xs]
+
+
+class Size(tuple):
+    """A shape, printed as ``torch.Size([1])``."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+
+def _contiguous(shape: tuple) -> tuple:
+    strides = [1] * len(shape)
+    acc = 1
+    for d in range(len(shape) - 1, -1, -1):
+        strides[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(strides)
+
+
+_kernels: dict = {}  # (dtype, is 0-dim) -> the arithmetic backward runs on (autograd layer)
+
+
+class TensorType:
+    """The (dtype, shape, strides) of a tensor; interned, so ops compare types with ``is``.
+
+    ``fast`` is the operators' one-call path for 0-dim float tensors: 32 rounds each result to
+    float32, 64 keeps it; 0 for everything else. ``kernel`` is the arithmetic a node of this
+    type runs its backward on (floats for 0-dim tensors, tensors otherwise).
+    """
+
+    __slots__ = ("dtype", "shape", "strides", "ndim", "numel", "fast", "kernel", "contiguous")
+    _interned: dict = {}
+
+    def __new__(cls, dt: dtype, shape: tuple, strides: tuple | None = None):
+        key = (dt, tuple(shape), strides)
+        t = cls._interned.get(key)
+        if t is None:
+            shape = tuple(shape)
+            contiguous = _contiguous(shape)
+            if strides is not None and tuple(strides) == contiguous:
+                return cls(dt, shape)
+            t = object.__new__(cls)
+            t.dtype = dt
+            t.shape = Size(shape)
+            t.strides = contiguous if strides is None else tuple(strides)
+            t.contiguous = strides is None
+            t.ndim = len(shape)
+            n = 1
+            for s in shape:
+                n *= s
+            t.numel = n
+            t.fast = (32 if dt is float32 else 64 if dt is float64 else 0) if not shape else 0
+            t.kernel = _kernels.get((dt, not shape))
+            cls._interned[key] = t
+        return t
+
+    def with_dtype(self, dt: dtype) -> TensorType:
+        return TensorType(dt, self.shape, None if self.contiguous else self.strides)
+
+    def with_shape(self, shape: tuple, strides: tuple | None = None) -> TensorType:
+        return TensorType(self.dtype, shape, strides)
+
+    def __repr__(self) -> str:
+        return f"TensorType({self.dtype!r}, {tuple(self.shape)}{'' if self.contiguous else ', ' + str(self.strides)})"
+
+
+def set_kernels(kernels: dict) -> None:
+    """Attach backward arithmetic: ``{(dtype, is_0dim): kernel}`` (called by the autograd layer)."""
+    _kernels.update(kernels)
+    for t in TensorType._interned.values():
+        t.kernel = _kernels.get((t.dtype, t.ndim == 0))
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """The result dtype of a binary op between two tensors (PyTorch's promotion lattice)."""
+    if a is b:
+        return a
+    order = {"b": 0, "i": 1, "f": 2}
+    if order[a.kind] != order[b.kind]:
+        return a if order[a.kind] > order[b.kind] else b
+    if a.kind == "f":
+        if a.rank == b.rank == 1:  # float16 with bfloat16
+            return float32
+        return a if a.rank > b.rank else b
+    # integers: uint8 with a signed type needs the next wider signed type
+    if a is uint8 or b is uint8:
+        other = b if a is uint8 else a
+        return {int8: int16, int16: int16, int32: int32, int64: int64}[other]
+    return a if a.rank > b.rank else b

@@ -1,0 +1,147 @@
+"""Grad mode: whether ops record a graph. Thread-local, as in PyTorch."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode"]
+
+
+class _State(threading.local):
+    enabled = True  # the class attribute is every new thread's default
+
+
+_state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """True when ops record the graph for backward."""
+    return _state.enabled
+
+
+class _GradModeContext:
+    """Context manager and decorator that sets grad mode and restores it on exit."""
+
+    _mode: bool
+
+    def __enter__(self):
+        self._prev = _state.enabled
+        _state.enabled = self._mode
+
+    def __exit__(self, *exc):
+        _state.enabled = self._prev
+        return False
+
+    def __call__(self, func):
+        mode = self._mode
+        if inspect.isgeneratorfunction(func):
+            return _generator_wrapper(func, mode)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            prev = _state.enabled
+            _state.enabled = mode
+            try:
+                return func(*args, **kwargs)
+            finally:
+                _state.enabled = prev
+
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+def _generator_wrapper(func, mode: bool):
+    """A decorated generator function: the mode holds while the generator body runs, and the
+    caller's mode is back at every yield (as PyTorch's _wrap_generator does)."""
+
+    def run_step(step, *args):
+        prev = _state.enabled
+        _state.enabled = mode
+        try:
+            return step(*args)
+        finally:
+            _state.enabled = prev
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        gen = func(*args, **kwargs)  # runs nothing yet
+        try:
+            response = run_step(gen.send, None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    run_step(gen.close)
+                    raise
+                except BaseException as exc:
+                    response = run_step(gen.throw, exc)
+                else:
+                    response = run_step(gen.send, request)
+        except StopIteration as stop:
+            return stop.value
+
+    return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Disable graph recording inside a ``with`` block or a decorated function.
+
+    Both ``@no_grad()`` and the bare ``@no_grad`` decorate, as in PyTorch 2.x.
+    """
+
+    _mode = False
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+    def __init__(self, orig_func=None) -> None:
+        pass
+
+
+class enable_grad(no_grad):
+    """Enable graph recording inside a ``with`` block or a decorated function."""
+
+    _mode = True
+
+
+class inference_mode(_GradModeContext):
+    """Like ``no_grad`` (scalargrad has no separate inference tensors); bare ``@inference_mode``
+    decorates too."""
+
+    def __new__(cls, mode=True):
+        if mode is None or isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)
+
+    def __init__(self, mode: bool = True) -> None:
+        self._mode = not mode
+
+
+class set_grad_enabled(_GradModeContext):
+    """Set grad mode: immediately as a function call, and restored at the end of ``with``."""
+
+    def __init__(self, mode: bool) -> None:
+        self._prev = _state.enabled
+        self._mode = bool(mode)
+        _state.enabled = self._mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _state.enabled = self._prev
+        return False
+
+    def __call__(self, func):
+        # used as a decorator, the call that built it must not change the mode for good
+        _state.enabled = self._prev
+        return super().__call__(func)
+
+    def clone(self):
+        return self.__class__(self._mode)

@@ -1,0 +1,8 @@
+"""The op table: every op declared once, with its forward, its derivative (PyTorch's
+``derivatives.yaml`` term for term), its SymPy form, its grad_fn name, its saved values and
+its spellings. Imports only ``_base``: the tensor layer above makes the surface from it."""
+
+from . import elementwise, linalg, losses, reductions, shape
+from .table import REGISTRY
+
+__all__ = ["REGISTRY", "elementwise", "linalg", "losses", "reductions", "shape"]

@@ -1,0 +1,776 @@
+"""Elementwise ops: each output element is a function of the elements at the same position of
+the (broadcast) inputs.
+
+Besides the base's declarations (see ``table.py``), an elementwise op says how its result
+dtype follows from its inputs' (``result``: "same" as the promoted inputs, "float" where an
+integer input gives the default float dtype, "bool" for comparisons), and may name a C-level
+function (``fast``) that computes its float64 elements in bulk; ``forward`` stays the IEEE-
+safe reference that handles what ``fast`` raises on (division by zero, overflow, log(0)).
+
+The formulas follow PyTorch's ``derivatives.yaml`` / ``FunctionsManual.cpp`` term for term,
+in the same evaluation order, so float32 gradients round exactly as PyTorch's do. An op with
+a Python number operand (``x * 2``) is its own declaration beside its tensor form (``MulC``
+beside ``Mul``), keeping the number in the node's ``_c`` (already rounded to the result dtype,
+as PyTorch casts a wrapped number before computing) instead of making it a node.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from itertools import repeat
+
+from .._base import ieee
+from .._base.dtypes import float64, round_list
+from .table import Api, Op, register
+
+__all__ = ["Elementwise", "ELEMENTWISE", "SCALAR_DERIVATIVES"]
+
+
+class Elementwise(Op):
+    """An op computed element by element over broadcast inputs."""
+
+    result = "same"  # "same" | "float" | "bool"
+    fast = None  # a C function of the double elements, for bulk float64 (None: use forward)
+    with_number = None  # the declaration of ``tensor (op) number``, if the op has one
+    number_first = None  # the declaration of ``number (op) tensor``
+    bool_error = None  # PyTorch's refusal of bool operands, if any
+    arity = 1
+    uses_c = False  # forward and backward read the node's constant ``_c``
+    bulk_number = None  # (dtype, elements, number) -> rounded elements, for ``tensor (op) number``
+
+
+class Unary(Elementwise):
+    arity = 1
+
+
+class Binary(Elementwise):
+    arity = 2
+
+
+class WithNumber(Elementwise):
+    """``tensor (op) number``: one tensor input, the number in ``_c``."""
+
+    arity = 1
+    uses_c = True
+    extra_none = 1
+
+
+def _api(method, inplace=True, function=True, aliases=(), functional=None):
+    return Api(method=method, aliases=aliases, inplace=(method + "_") if inplace else None,
+               function=method if function is True else function, functional=functional)
+
+
+_BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+             "mask, use the `~` or `logical_not()` operator instead.")
+_BOOL_SUB2 = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+              "`logical_xor()` operator instead.")
+_BOOL_NEG = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+             "mask, use the `~` or `logical_not()` operator instead.")
+
+
+# ---------------------------------------------------------------- tensor (op) tensor
+
+
+@register
+class Add(Binary):
+    """add(self, other, alpha): self + alpha * other, one fused multiply-add when alpha != 1
+    (ATen's vectorized add kernel; ``_c`` holds alpha)."""
+
+    name, saves, saves_inputs = "AddBackward0", False, False
+    saved = (("alpha", "alpha"),)
+    api = _api("add")
+    forward = staticmethod(lambda r, a, b: a + b)
+    fast = operator.add
+    # derivatives.yaml: self: grad; other: maybe_multiply(grad, alpha)
+    backward = staticmethod(lambda k, g, v: (g, g if v._c is None else k.mul(g, k.const(v._c))))
+    sympy = staticmethod(lambda sp, a, b: a + b)
+
+
+@register
+class Sub(Binary):
+    name, saves, saves_inputs = "SubBackward0", False, False
+    saved = (("alpha", "alpha"),)
+    api = _api("sub", aliases=("subtract",))
+    bool_error = _BOOL_SUB
+    forward = staticmethod(lambda r, a, b: a - b)
+    fast = operator.sub
+    # other: handle_r_to_c(other, maybe_multiply(-grad, alpha))
+    backward = staticmethod(lambda k, g, v: (g, k.neg(g) if v._c is None else k.mul(k.neg(g), k.const(v._c))))
+    sympy = staticmethod(lambda sp, a, b: a - b)
+
+
+@register
+class Mul(Binary):
+    name = "MulBackward0"
+    saved = (("self", 0), ("other", 1))
+    api = _api("mul", aliases=("multiply",))
+    forward = staticmethod(lambda r, a, b: a * b)
+    fast = operator.mul
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = k.ins(v)
+        return k.mul(g, b), k.mul(g, a)
+
+    sympy = staticmethod(lambda sp, a, b: a * b)
+
+
+@register
+class Div(Binary):
+    name = "DivBackward0"
+    saved = (("self", 0), ("other", 1))
+    api = _api("div", aliases=("divide", "true_divide"))
+    result = "float"
+    forward = staticmethod(lambda r, a, b: ieee.div(a, b))
+    fast = operator.truediv
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = k.ins(v)
+        # div_tensor_other_backward: -grad * ((self / other) / other)
+        return k.div(g, b), k.mul(k.neg(g), k.div(k.div(a, b), b))
+
+    sympy = staticmethod(lambda sp, a, b: a / b)
+
+
+@register
+class Pow(Binary):
+    """tensor ** tensor."""
+
+    name, saves_output = "PowBackward1", True
+    saved = (("self", 0), ("exponent", 1), ("result", "result"))
+    api = _api("pow", functional=None)
+    forward = staticmethod(lambda r, a, b: ieee.pow(a, b))
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = k.ins(v)
+        # pow_backward_self: 0 where exponent == 0; pow_backward_exponent: 0 where base == 0
+        # and exponent >= 0 (PyTorch's convention; plain calculus gives nan or -inf there)
+        return k.pow_backward_self(g, a, b), k.pow_backward_exponent(g, a, b, k.out(v))
+
+    sympy = staticmethod(lambda sp, a, b: a**b)
+
+    @staticmethod
+    def convention(a, b):
+        # 0 * 0**-1 and 0**b * log(0) are nan in calculus; PyTorch masks them to 0, so x**x
+        # has gradient 0 at x = 0 (calculus: x**x * (log(x) + 1) is -inf there)
+        if a == 0 and b >= 0:
+            return ("pow: PyTorch takes d(a**b)/db = 0 at a = 0, b >= 0, and d(a**b)/da = 0 at b = 0 "
+                    "(calculus: 0*log(0) and 0*0**-1 are undefined)", (0.0 if b == 0 else None, 0.0))
+        return None
+
+
+def _min_forward(r, a, b):
+    return a if (a <= b or a != a) else b
+
+
+def _max_forward(r, a, b):
+    return a if (a >= b or a != a) else b
+
+
+@register
+class Minimum(Binary):
+    name = "MinimumBackward0"
+    saved = (("self", 0), ("other", 1))
+    api = _api("minimum", inplace=False)
+    forward = staticmethod(_min_forward)
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = k.ins(v)
+        # a tie splits the gradient in halves (where(self == other, grad / 2, grad)); with a nan
+        # neither mask applies and both operands get the whole gradient
+        return k.min_max_backward(g, a, b, True)
+
+    @staticmethod
+    def sympy(sp, a, b):
+        # at a tie the value is (a + b) / 2, so each side's derivative is 1/2, as PyTorch splits it
+        return sp.Piecewise((a, sp.StrictLessThan(a, b)), (b, sp.StrictGreaterThan(a, b)), ((a + b) / 2, True))
+
+
+@register
+class Maximum(Binary):
+    name = "MaximumBackward0"
+    saved = (("self", 0), ("other", 1))
+    api = _api("maximum", inplace=False)
+    forward = staticmethod(_max_forward)
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = k.ins(v)
+        return k.min_max_backward(g, a, b, False)
+
+    @staticmethod
+    def sympy(sp, a, b):
+        return sp.Piecewise((a, sp.StrictGreaterThan(a, b)), (b, sp.StrictLessThan(a, b)), ((a + b) / 2, True))
+
+
+def _floor_div(r, a, b):
+    """Python's floor division with IEEE results: x // 0 is +-inf (nan for 0 // 0)."""
+    if a.__class__ is int and b.__class__ is int:
+        if b == 0:
+            raise RuntimeError("ZeroDivisionError")
+        return a // b
+    if b == 0 or a != a or b != b or a in (math.inf, -math.inf):
+        return ieee.div(a, b)
+    if b in (math.inf, -math.inf):
+        # C's floor(a / b): 0 when the signs agree, -1 when they differ (a != 0), else -0.0
+        q = a / b
+        return math.floor(q) if q != 0 else q
+    return math.floor(ieee.div(a, b)) if abs(a / b) < 2.0**52 else a / b
+
+
+def _remainder(r, a, b):
+    """Python's sign convention (the result has the divisor's sign), IEEE at 0 and inf."""
+    if a.__class__ is int and b.__class__ is int:
+        if b == 0:
+            raise RuntimeError("ZeroDivisionError")
+        return a % b
+    if b == 0 or a != a or b != b or a in (math.inf, -math.inf):
+        return math.nan
+    if b in (math.inf, -math.inf):
+        return a if (a >= 0) == (b > 0) or a == 0 else b
+    m = math.fmod(a, b)
+    if m != 0 and (m < 0) != (b < 0):
+        m += b
+    return m
+
+
+@register
+class FloorDivide(Binary):
+    """``//``: PyTorch declares no derivative (the node is ``NotImplemented``)."""
+
+    name, saves, saves_inputs = "NotImplemented", False, False
+    api = _api("floor_divide")
+    forward = staticmethod(_floor_div)
+    not_implemented = "floor_divide"
+
+    @staticmethod
+    def backward(k, g, v):
+        raise RuntimeError("the derivative for 'floor_divide' is not implemented.")
+
+    sympy = staticmethod(lambda sp, a, b: sp.floor(a / b))
+
+
+@register
+class Remainder(Binary):
+    name = "RemainderBackward0"
+    saved = (("self", 0), ("other", 1))
+    api = _api("remainder")
+    forward = staticmethod(_remainder)
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = k.ins(v)
+        # self: grad; other: -grad * self.div(other, rounding_mode="floor")
+        return g, k.mul(k.neg(g), k.floor_divide(a, b))
+
+    sympy = staticmethod(lambda sp, a, b: a - b * sp.floor(a / b))
+
+
+# ---------------------------------------------------------------- tensor (op) Python number
+
+
+def _bulk_with(fn, safe):
+    """``tensor (op) number`` over a list: ``fn`` mapped in C, ``safe`` where it raises."""
+
+    def bulk(dt, xs, c):
+        try:
+            vals = list(map(fn, xs, repeat(c)))
+        except (ZeroDivisionError, OverflowError, ValueError):
+            vals = [safe(x, c) for x in xs]
+        return vals if dt is float64 else round_list(dt, vals)
+
+    return staticmethod(bulk)
+
+
+@register
+class AddC(WithNumber):
+    name, saves, saves_inputs = "AddBackward0", False, False
+    saved = (("alpha", "alpha"),)
+    forward = staticmethod(lambda r, a, c: a + c)
+    bulk_number = _bulk_with(operator.add, operator.add)
+    backward = staticmethod(lambda k, g, v: (g,))
+    sympy = staticmethod(lambda sp, a, c: a + c)
+
+
+@register
+class SubC(WithNumber):
+    name, saves, saves_inputs = "SubBackward0", False, False
+    saved = (("alpha", "alpha"),)
+    bool_error = _BOOL_SUB
+    forward = staticmethod(lambda r, a, c: a - c)
+    bulk_number = _bulk_with(operator.sub, operator.sub)
+    backward = staticmethod(lambda k, g, v: (g,))
+    sympy = staticmethod(lambda sp, a, c: a - c)
+
+
+@register
+class RSubC(WithNumber):
+    """number - tensor."""
+
+    name, saves, saves_inputs = "RsubBackward1", False, False
+    saved = (("alpha", "alpha"),)
+    extra_none = 0
+    bool_error = _BOOL_SUB
+    forward = staticmethod(lambda r, a, c: c - a)
+    backward = staticmethod(lambda k, g, v: (k.neg(g),))
+    sympy = staticmethod(lambda sp, a, c: c - a)
+
+
+@register
+class MulC(WithNumber):
+    name, saves_inputs = "MulBackward0", False
+    saved = (("other", "c"), ("self", None))
+    forward = staticmethod(lambda r, a, c: a * c)
+    bulk_number = _bulk_with(operator.mul, operator.mul)
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.const(v._c)),))
+    sympy = staticmethod(lambda sp, a, c: a * c)
+
+
+@register
+class DivC(WithNumber):
+    name, saves_inputs = "DivBackward0", False
+    saved = (("other", "c"), ("self", None))
+    result = "float"
+    forward = staticmethod(lambda r, a, c: ieee.div(a, c))
+    bulk_number = _bulk_with(operator.truediv, ieee.div)
+    backward = staticmethod(lambda k, g, v: (k.div(g, k.const(v._c)),))
+    sympy = staticmethod(lambda sp, a, c: a / c)
+
+
+def _pow_scalar(r, x, e):
+    # PyTorch's pow_tensor_scalar kernel special-cases these exponents; each step rounds.
+    if e == 2.0:
+        return x * x
+    if e == 3.0:
+        return r(x * x) * x
+    if e == 0.5:
+        return ieee.sqrt(x)
+    if e == -0.5:
+        return ieee.div(1.0, r(ieee.sqrt(x)))
+    if e == -1.0:
+        return ieee.div(1.0, x)
+    if e == -2.0:
+        return ieee.div(1.0, r(x * x))
+    if x.__class__ is int and e.__class__ is int:
+        return x**e if e >= 0 else (1 if x == 1 else (-1 if x == -1 and e % 2 else (1 if x == -1 else 0)))
+    return ieee.pow(x, e)
+
+
+def _pow_bulk(dt, xs, e):
+    if e == 2.0:
+        vals = list(map(operator.mul, xs, xs))
+    elif e == 3.0:
+        sq = round_list(dt, list(map(operator.mul, xs, xs)))
+        vals = list(map(operator.mul, sq, xs))
+    else:
+        r = dt.round
+        vals = [_pow_scalar(r, x, e) for x in xs]
+    return round_list(dt, vals)
+
+
+@register
+class PowC(WithNumber):
+    """tensor ** number; ``_c`` is the exponent unrounded (PyTorch's pow kernel takes it as a
+    double, also in float32)."""
+
+    name = "PowBackward0"
+    saved = (("self", 0), ("exponent", "c"))
+    extra_none = 0
+    forward = staticmethod(_pow_scalar)
+    bulk_number = staticmethod(_pow_bulk)
+    # pow_backward: zeros where the exponent is 0, else grad * (exponent * self.pow(exponent - 1))
+    backward = staticmethod(lambda k, g, v: (k.pow_backward(g, k.ins(v)[0], v._c),))
+    sympy = staticmethod(lambda sp, a, c: a**c)
+
+    @staticmethod
+    def convention(a, c):
+        # pow_backward returns zeros for exponent 0, also at a = 0 where c * a**(c-1) is 0 * inf
+        if c == 0 and a == 0:
+            return ("pow: PyTorch takes d(a**0)/da = 0 at a = 0 (calculus formula: 0*0**-1, undefined)", (0.0,))
+        return None
+
+
+@register
+class RPowC(WithNumber):
+    """number ** tensor."""
+
+    name, saves_inputs, saves_output = "PowBackward2", False, True
+    saved = (("exponent", 0), ("result", "result"), ("self", "c"))
+    extra_none = 0
+    # ``c`` is the Python number as given: the forward casts it to the tensor's dtype, the
+    # backward takes the log of the double (pow_backward_exponent with a Scalar base)
+    forward = staticmethod(lambda r, a, c: ieee.pow(r(c), a))
+    backward = staticmethod(lambda k, g, v: (k.rpow_backward(g, k.ins(v)[0], v._c, k.out(v)),))
+    sympy = staticmethod(lambda sp, a, c: c**a)
+
+    @staticmethod
+    def convention(a, c):
+        if c == 0 and a >= 0:
+            return ("pow: PyTorch takes d(0**x)/dx = 0 at x >= 0 (calculus: 0**x*log(0), undefined)", (0.0,))
+        return None
+
+
+def _clamp(r, a, c):
+    lo, hi = c
+    if a != a:
+        return a
+    if lo is not None and (a < lo or lo != lo):  # a nan bound gives nan, as in PyTorch
+        a = lo
+    if hi is not None and (a > hi or hi != hi):
+        a = hi
+    return a
+
+
+def _clamp_sympy(sp, a, c):
+    lo, hi = c
+    pieces = []
+    if lo is not None:
+        pieces.append((sp.Float(lo) if isinstance(lo, float) else lo, sp.StrictLessThan(a, lo)))
+    if hi is not None:
+        pieces.append((sp.Float(hi) if isinstance(hi, float) else hi, sp.StrictGreaterThan(a, hi)))
+    # the bounds fall in the last piece: derivative 1 at min and max, as in PyTorch
+    return sp.Piecewise(*pieces, (a, True))
+
+
+@register
+class Clamp(WithNumber):
+    """clamp(x, min, max) with number bounds; ``_c`` is the pair (min, max), None = open.
+    Gradient 1 inside [min, max] bounds included, 0 outside (PyTorch's clamp_backward)."""
+
+    name = "ClampBackward1"
+    saved = (("self", 0), ("min", "min"), ("max", "max"))
+    extra_none = 0
+    api = Api(method="clamp", aliases=("clip",), inplace="clamp_", function=("clamp", "clip"))
+    forward = staticmethod(_clamp)
+    backward = staticmethod(lambda k, g, v: (k.clamp_backward(g, k.ins(v)[0], v._c),))
+    sympy = staticmethod(_clamp_sympy)
+
+
+@register
+class ClampMin(Clamp):
+    name = "ClampMinBackward0"
+    saved = (("self", 0), ("min", "min"))
+    api = Api(method="clamp_min", inplace="clamp_min_", function="clamp_min")
+
+
+@register
+class ClampMax(Clamp):
+    name = "ClampMaxBackward0"
+    saved = (("self", 0), ("max", "max"))
+    api = Api(method="clamp_max", inplace="clamp_max_", function="clamp_max")
+
+
+Add.with_number = AddC
+Sub.with_number = SubC
+Sub.number_first = RSubC
+Mul.with_number = MulC
+Div.with_number = DivC
+Pow.with_number = PowC
+Pow.number_first = RPowC
+
+
+# ---------------------------------------------------------------- unary
+
+
+@register
+class Neg(Unary):
+    name, saves, saves_inputs = "NegBackward0", False, False
+    api = _api("neg", aliases=("negative",))
+    bool_error = _BOOL_NEG
+    forward = staticmethod(lambda r, a: -a)
+    fast = operator.neg
+    backward = staticmethod(lambda k, g, v: (k.neg(g),))
+    sympy = staticmethod(lambda sp, a: -a)
+
+
+@register
+class Reciprocal(Unary):
+    """1 / tensor; ``number / tensor`` is ``reciprocal(tensor) * number`` as in PyTorch."""
+
+    name, saves_inputs, saves_output = "ReciprocalBackward0", False, True
+    saved = (("result", "result"),)
+    api = _api("reciprocal")
+    result = "float"
+    forward = staticmethod(lambda r, a: ieee.div(1.0, a))
+
+    @staticmethod
+    def backward(k, g, v):
+        y = k.out(v)  # -grad * (result * result)
+        return (k.mul(k.neg(g), k.mul(y, y)),)
+
+    sympy = staticmethod(lambda sp, a: 1 / a)
+
+
+@register
+class Log(Unary):
+    name = "LogBackward0"
+    saved = (("self", 0),)
+    api = _api("log")
+    result = "float"
+    forward = staticmethod(lambda r, a: ieee.log(a))
+    fast = math.log
+    backward = staticmethod(lambda k, g, v: (k.div(g, k.ins(v)[0]),))
+    sympy = staticmethod(lambda sp, a: sp.log(a))
+
+
+@register
+class Exp(Unary):
+    name, saves_inputs, saves_output = "ExpBackward0", False, True
+    saved = (("result", "result"),)
+    api = _api("exp")
+    result = "float"
+    forward = staticmethod(lambda r, a: ieee.exp(a))
+    fast = math.exp
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.out(v)),))
+    sympy = staticmethod(lambda sp, a: sp.exp(a))
+
+
+@register
+class Sqrt(Unary):
+    name, saves_inputs, saves_output = "SqrtBackward0", False, True
+    saved = (("result", "result"),)
+    api = _api("sqrt")
+    result = "float"
+    forward = staticmethod(lambda r, a: ieee.sqrt(a))
+    fast = math.sqrt
+    # grad / (2 * result)
+    backward = staticmethod(lambda k, g, v: (k.div(g, k.mul(k.const(2.0), k.out(v))),))
+    sympy = staticmethod(lambda sp, a: sp.sqrt(a))
+
+    @staticmethod
+    def convention(a):
+        if a == 0:  # g / (2 * sqrt(0)): sqrt(-0.0) is -0.0, so at -0.0 it is -inf
+            inf = math.copysign(math.inf, a)
+            where = "0 is inf" if inf > 0 else "-0.0 is -inf"
+            return (f"sqrt: PyTorch's derivative at {where} (calculus: no derivative; one-sided limit +inf)",
+                    (inf,))
+        return None
+
+
+@register
+class Tanh(Unary):
+    name, saves_inputs, saves_output = "TanhBackward0", False, True
+    saved = (("result", "result"),)
+    api = _api("tanh", functional="tanh")
+    result = "float"
+    forward = staticmethod(lambda r, a: ieee.tanh(a))
+    fast = math.tanh
+    backward = staticmethod(lambda k, g, v: (k.tanh_backward(g, k.out(v)),))
+    sympy = staticmethod(lambda sp, a: sp.tanh(a))
+
+
+@register
+class Sigmoid(Unary):
+    name, saves_inputs, saves_output = "SigmoidBackward0", False, True
+    saved = (("result", "result"),)
+    api = _api("sigmoid", functional="sigmoid")
+    result = "float"
+    # PyTorch's kernel: 1 / (1 + exp(-x)) in the tensor's dtype, each step rounded (so a
+    # float32 exp(-x) that overflows gives exactly 0, not a subnormal)
+    forward = staticmethod(lambda r, a: 1.0 / r(1.0 + r(ieee.exp(-a))))
+    backward = staticmethod(lambda k, g, v: (k.sigmoid_backward(g, k.out(v)),))
+    sympy = staticmethod(lambda sp, a: 1 / (1 + sp.exp(-a)))
+
+
+@register
+class Relu(Unary):
+    """max(x, 0); derivative 0 at 0 (PyTorch's threshold_backward on the result)."""
+
+    name, saves_inputs, saves_output = "ReluBackward0", False, True
+    saved = (("result", "result"),)
+    api = _api("relu", functional="relu")
+    # clamp_min(x, 0): -0.0 and nan pass through unchanged
+    forward = staticmethod(lambda r, a: 0.0 if a < 0 else a)
+    # threshold_backward zeroes where result <= 0, so a nan result passes the gradient
+    backward = staticmethod(lambda k, g, v: (k.threshold_backward(g, k.out(v), 0.0),))
+    # 0 up to and including 0: the derivative at 0 is 0, as PyTorch's (SymPy's Heaviside(0) is 1/2)
+    sympy = staticmethod(lambda sp, a: sp.Piecewise((0, a <= 0), (a, True)))
+
+
+@register
+class Abs(Unary):
+    """|x|; derivative sgn(x), so 0 at 0 as in PyTorch."""
+
+    name = "AbsBackward0"
+    saved = (("self", 0),)
+    api = _api("abs", aliases=("absolute",))
+    forward = staticmethod(lambda r, a: abs(a))
+    fast = abs
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.sgn(k.ins(v)[0])),))
+    # d|a|/da = sign(a), and SymPy's sign(0) is 0: PyTorch's convention at 0
+    sympy = staticmethod(lambda sp, a: sp.Abs(a))
+
+
+@register
+class Sin(Unary):
+    name = "SinBackward0"
+    saved = (("self", 0),)
+    api = _api("sin")
+    result = "float"
+    forward = staticmethod(lambda r, a: ieee.sin(a))
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.cos(k.ins(v)[0])),))
+    sympy = staticmethod(lambda sp, a: sp.sin(a))
+
+
+@register
+class Cos(Unary):
+    name = "CosBackward0"
+    saved = (("self", 0),)
+    api = _api("cos")
+    result = "float"
+    forward = staticmethod(lambda r, a: ieee.cos(a))
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.neg(k.sin(k.ins(v)[0]))),))
+    sympy = staticmethod(lambda sp, a: sp.cos(a))
+
+
+# ---------------------------------------------------------------- the derivatives' own ops
+# The backward of tanh, sigmoid and relu is itself an op in PyTorch (tanh_backward...), with a
+# derivative of its own: under create_graph, double backward goes through these nodes.
+
+
+def _tanh_bw(r, g, y):
+    return g * r(ieee.one_minus_square(y))
+
+
+@register
+class TanhBackward(Binary):
+    """tanh_backward(grad, y) = grad * (1 - y*y); PyTorch's CPU kernel rounds 1 - y*y once."""
+
+    name = "TanhBackwardBackward0"
+    saved = (("grad_output", 0), ("output", 1))
+    forward = staticmethod(_tanh_bw)
+
+    @staticmethod
+    def backward(k, g, v):
+        go, y = k.ins(v)
+        # grad_output: tanh_backward(grad, output); output: -2 * output * grad * grad_output
+        return k.tanh_backward(g, y), k.mul(k.mul(k.mul(k.const(-2.0), y), g), go)
+
+    sympy = staticmethod(lambda sp, g, y: g * (1 - y * y))
+
+
+@register
+class SigmoidBackward(Binary):
+    """sigmoid_backward(grad, y) = grad * (1 - y) * y."""
+
+    name = "SigmoidBackwardBackward0"
+    saved = (("grad_output", 0), ("output", 1))
+    forward = staticmethod(lambda r, g, y: r(g * r(1.0 - y)) * y)
+
+    @staticmethod
+    def backward(k, g, v):
+        go, y = k.ins(v)
+        # grad_output: sigmoid_backward(grad, output); output: grad * grad_output * (1 - 2 * output)
+        return (k.sigmoid_backward(g, y),
+                k.mul(k.mul(g, go), k.sub(k.const(1.0), k.mul(k.const(2.0), y))))
+
+    sympy = staticmethod(lambda sp, g, y: g * (1 - y) * y)
+
+
+@register
+class ThresholdBackward(Binary):
+    """threshold_backward(grad, self, threshold): grad where self > threshold, else 0; ``_c`` is
+    the threshold."""
+
+    name = "ThresholdBackwardBackward0"
+    saved = (("self", 1), ("threshold", "c"))
+    uses_c = True
+    forward = staticmethod(lambda r, g, y, c: 0.0 if y <= c else g)
+
+    @staticmethod
+    def backward(k, g, v):
+        # grad_output: threshold_backward(grad, self, threshold); self: zeros_like(grad)
+        return k.threshold_backward(g, k.ins(v)[1], v._c), k.zero(g)
+
+    sympy = staticmethod(lambda sp, g, y, c: sp.Piecewise((0, y <= c), (g, True)))
+
+
+ELEMENTWISE = [Add, Sub, Mul, Div, Pow, Minimum, Maximum, FloorDivide, Remainder, AddC, SubC, RSubC, MulC, DivC,
+               PowC, RPowC, Clamp, ClampMin, ClampMax, Neg, Reciprocal, Log, Exp, Sqrt, Tanh, Sigmoid, Relu, Abs,
+               Sin, Cos]
+"""Every elementwise op a program may spell."""
+
+SCALAR_DERIVATIVES = [Add, Sub, Mul, Div, Pow, Minimum, Maximum, AddC, SubC, RSubC, MulC, DivC, PowC, RPowC,
+                      Clamp, ClampMin, ClampMax, Neg, Log, Exp, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin, Cos,
+                      Reciprocal]
+"""Every differentiable op with a non-trivial derivative, for the catalogue tests."""
+
+
+# ---------------------------------------------------------------- comparisons and selection
+
+
+class Compare(Binary):
+    """A comparison: a bool result that never requires grad."""
+
+    result = "bool"
+    differentiable = False
+    saves, saves_inputs = False, False
+    backward = staticmethod(lambda k, g, v: (None, None))
+
+
+def _cmp(method, fn, symbol):
+    return register(type(method.capitalize(), (Compare,), {
+        "name": method.capitalize() + "Backward0", "api": _api(method, aliases=()),
+        "forward": staticmethod(lambda r, a, b: fn(a, b)), "fast": fn, "symbol": symbol,
+        "sympy": staticmethod(lambda sp, a, b: fn(a, b))}))
+
+
+Eq = _cmp("eq", operator.eq, "==")
+Ne = _cmp("ne", operator.ne, "!=")
+Lt = _cmp("lt", operator.lt, "<")
+Le = _cmp("le", operator.le, "<=")
+Gt = _cmp("gt", operator.gt, ">")
+Ge = _cmp("ge", operator.ge, ">=")
+Eq.api = Api(method="eq", inplace="eq_", function="eq")
+Ne.api = Api(method="ne", aliases=("not_equal",), inplace="ne_", function=("ne", "not_equal"))
+Lt.api = Api(method="lt", aliases=("less",), inplace="lt_", function=("lt", "less"))
+Le.api = Api(method="le", aliases=("less_equal",), inplace="le_", function=("le", "less_equal"))
+Gt.api = Api(method="gt", aliases=("greater",), inplace="gt_", function=("gt", "greater"))
+Ge.api = Api(method="ge", aliases=("greater_equal",), inplace="ge_", function=("ge", "greater_equal"))
+COMPARISONS = [Eq, Ne, Lt, Le, Gt, Ge]
+
+
+@register
+class Where(Elementwise):
+    """where(condition, self, other): inputs (condition, self, other); the condition is only
+    read, it gets no gradient."""
+
+    name = "WhereBackward0"
+    arity = 3
+    saved = (("condition", 0),)
+    saves_inputs = False
+    api = Api(method="where", function="where")
+    forward = staticmethod(lambda r, c, a, b: a if c else b)
+
+    @staticmethod
+    def backward(k, g, v):
+        cond = k.ins(v)[0]
+        # self: where(condition, grad, 0); other: where(condition, 0, grad)
+        return None, k.where(cond, g, k.zero(g)), k.where(cond, k.zero(g), g)
+
+    sympy = staticmethod(lambda sp, c, a, b: sp.Piecewise((a, sp.Ne(c, 0)), (b, True)))
+
+
+@register
+class ClampT(Elementwise):
+    """clamp(self, min, max) with tensor bounds (ClampBackward0); inputs (self, min, max),
+    None-free: a missing bound is passed as the tensor itself."""
+
+    name = "ClampBackward0"
+    arity = 3
+    saved = (("max", 2), ("min", 1), ("self", 0))
+    forward = staticmethod(lambda r, a, lo, hi: _clamp(r, a, (lo, hi)))
+
+    @staticmethod
+    def backward(k, g, v):
+        a, lo, hi = k.ins(v)
+        return k.clamp_tensor_backward(g, a, lo, hi)
+
+    sympy = staticmethod(lambda sp, a, lo, hi: sp.Min(sp.Max(a, lo), hi))
+
+
+ELEMENTWISE += COMPARISONS + [Where, ClampT]

@@ -1,0 +1,88 @@
+"""Matrix products: mm, mv, dot, addmm (``@``, ``matmul``, ``nn.functional.linear``).
+
+Values are added in the order of the MKL kernel PyTorch's CPU build calls for each shape and
+layout (the tensor layer computes them with ``_base/kernel_order.py``). The derivatives are
+products again, as in PyTorch (``grad @ mat2.T``), so a gradient is added in the order MKL
+adds it for PyTorch. An element of the result is a dot product of a row and a column: its
+SymPy form is ``sum(a_i * b_i)``.
+"""
+
+from __future__ import annotations
+
+from .table import Api, Op, register
+
+__all__ = ["LINALG"]
+
+
+def _dot_form(sp, *args):
+    k = len(args) // 2
+    return sp.Add(*[x * y for x, y in zip(args[:k], args[k:])])
+
+
+class Product(Op):
+    forward = staticmethod(lambda r, *args: sum(x * y for x, y in zip(args[:len(args) // 2], args[len(args) // 2:])))
+    sympy = staticmethod(_dot_form)
+
+
+@register
+class Mm(Product):
+    name = "MmBackward0"
+    saved = (("mat2", 1), ("mat2_sym_sizes", "in1.shape"), ("mat2_sym_strides", "in1.strides"), ("self", 0),
+             ("self_sym_sizes", "in0.shape"), ("self_sym_strides", "in0.strides"))
+    api = Api(method="mm", function="mm")
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = k.ins(v)
+        return k.mm_mat1_backward(g, b, a, 1.0), k.mm_mat2_backward(g, a, b, 1.0)
+
+
+@register
+class Mv(Product):
+    name = "MvBackward0"
+    saved = (("self", 0), ("vec", 1))
+    api = Api(method="mv", function="mv")
+
+    @staticmethod
+    def backward(k, g, v):
+        a, x = k.ins(v)
+        # self: grad.ger(vec); vec: self.t().mv(grad)
+        return k.outer(g, x), k.mv(k.t(a), g)
+
+
+@register
+class Dot(Product):
+    name = "DotBackward0"
+    saved = (("self", 0), ("tensor", 1))
+    api = Api(method="dot", function=("dot", "inner"))
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = k.ins(v)
+        # self: grad * tensor; tensor: grad * self
+        return k.mul(g, b), k.mul(g, a)
+
+
+@register
+class Addmm(Product):
+    """addmm(bias, mat1, mat2): bias + mat1 @ mat2 (``nn.Linear`` with a bias); the node's
+    inputs are (bias, mat1, mat2)."""
+
+    name = "AddmmBackward0"
+    saved = (("alpha", "one"), ("beta", "one"), ("mat1", 1), ("mat1_sym_sizes", "in1.shape"),
+             ("mat1_sym_strides", "in1.strides"), ("mat2", 2), ("mat2_sym_sizes", "in2.shape"),
+             ("mat2_sym_strides", "in2.strides"))
+    api = Api(method="addmm", function="addmm")
+
+    @staticmethod
+    def backward(k, g, v):
+        _, a, b = k.ins(v)
+        # self: maybe_multiply(grad, beta) (summed to the bias's shape by the engine)
+        return g, k.mm_mat1_backward(g, b, a, 1.0), k.mm_mat2_backward(g, a, b, 1.0)
+
+    @staticmethod
+    def sympy(sp, *args):
+        return _dot_form(sp, *args[1:]) + args[0]
+
+
+LINALG = [Mm, Mv, Dot, Addmm]

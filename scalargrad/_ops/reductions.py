@@ -1,0 +1,153 @@
+"""Reductions: sum, mean, max/min (all elements, or along a dimension), argmax/argmin.
+
+Their values are added in the order of PyTorch's CPU kernels (``_base/kernel_order.py``):
+the tensor layer computes them; these declarations hold the derivatives and forms. The node's
+``_c`` is a ``Reduced``: the input's shape, the reduced dimensions and ``keepdim`` (and, for
+max/min along a dimension, the indices of the picked elements).
+"""
+
+from __future__ import annotations
+
+from .table import Api, Op, register
+
+__all__ = ["Reduced", "REDUCTIONS"]
+
+
+class Reduced:
+    """What a reduction's node keeps."""
+
+    __slots__ = ("in_shape", "dims", "keepdim", "numel", "indices", "all", "picked")
+
+    def __init__(self, in_shape, dims, keepdim: bool, all: bool, indices=None) -> None:  # noqa: A002
+        self.in_shape = tuple(in_shape)
+        self.dims = tuple(dims)
+        self.keepdim = keepdim
+        self.all = all  # reduced over every element (the overload without ``dim``)
+        n = 1
+        for s in in_shape:
+            n *= s
+        self.numel = n
+        self.indices = indices  # max/min along a dim: the indices tensor PyTorch saves
+        self.picked = None  # ... and the flat input position of each value
+
+
+class Reduction(Op):
+    saves, saves_inputs = False, False
+
+
+@register
+class Sum(Reduction):
+    """sum() of all elements (SumBackward0) or along dims (SumBackward1): the gradient goes to
+    every input element unchanged (expanded)."""
+
+    name = "SumBackward0"
+    saved = (("self_sym_sizes", "c.in_shape"),)
+    api = Api(method="sum", function="sum")
+    backward = staticmethod(lambda k, g, v: (k.sum_backward(g, v._c),))
+
+    @staticmethod
+    def forward(r, *args):
+        acc = r(0.0)
+        for a in args:
+            acc = r(acc + a)
+        return acc
+
+    @staticmethod
+    def sympy(sp, *args):
+        return sp.Add(*args)
+
+
+@register
+class SumDim(Sum):
+    name = "SumBackward1"
+    saved = (("dim", "c.dims"), ("keepdim", "c.keepdim"), ("self_sym_sizes", "c.in_shape"))
+
+
+@register
+class Mean(Reduction):
+    """mean(): sum, then one division by the count; each input element gets grad / count,
+    rounded once (mean_backward: sum_backward(grad) / n)."""
+
+    name = "MeanBackward0"
+    saved = (("self_sym_numel", "c.numel"), ("self_sym_sizes", "c.in_shape"))
+    api = Api(method="mean", function="mean")
+
+    @staticmethod
+    def backward(k, g, v):
+        c = v._c
+        n = c.numel
+        if not c.all:
+            n = 1
+            for d in c.dims:
+                n *= c.in_shape[d]
+        return (k.div(k.sum_backward(g, c), k.const(float(n))),)
+
+    @staticmethod
+    def forward(r, *args):
+        return r(Sum.forward(r, *args) / len(args))
+
+    @staticmethod
+    def sympy(sp, *args):
+        return sp.Add(*args) / len(args)
+
+
+@register
+class MeanDim(Mean):
+    name = "MeanBackward1"
+    saved = (("dim", "c.dims"), ("keepdim", "c.keepdim"), ("self_sym_numel", "c.numel"),
+             ("self_sym_sizes", "c.in_shape"))
+
+
+@register
+class MaxAll(Reduction):
+    """max() of all elements (MaxBackward1): evenly_distribute_backward, ties share the
+    gradient equally."""
+
+    name = "MaxBackward1"
+    saves_inputs, saves_output = True, True
+    saved = (("result", "result"), ("self", 0))
+    api = Api(method="max", function="max")
+    backward = staticmethod(lambda k, g, v: (k.evenly_distribute(g, k.ins(v)[0], k.out(v)),))
+
+    @staticmethod
+    def forward(r, *args):
+        return max(args)
+
+    @staticmethod
+    def sympy(sp, *args):
+        return sp.Max(*args)
+
+
+@register
+class MinAll(MaxAll):
+    name = "MinBackward1"
+    api = Api(method="min", function="min")
+
+    @staticmethod
+    def forward(r, *args):
+        return min(args)
+
+    @staticmethod
+    def sympy(sp, *args):
+        return sp.Min(*args)
+
+
+@register
+class MaxDim(Reduction):
+    """max(dim) (MaxBackward0): a (values, indices) pair; the gradient goes to the picked
+    element of each slice (value_selecting_reduction_backward)."""
+
+    name = "MaxBackward0"
+    saved = (("dim", "c.dims"), ("indices", "c.indices"), ("keepdim", "c.keepdim"),
+             ("self_sym_sizes", "c.in_shape"))
+    backward = staticmethod(lambda k, g, v: (k.value_selecting_backward(g, v._c),))
+    forward = staticmethod(lambda r, a: a)
+    sympy = staticmethod(lambda sp, a: a)
+
+
+@register
+class MinDim(MaxDim):
+    name = "MinBackward0"
+
+
+REDUCTIONS = [Sum, SumDim, Mean, MeanDim, MaxAll, MinAll, MaxDim, MinDim]

@@ -1,0 +1,253 @@
+"""Shape ops: views (view, reshape, squeeze, transpose, permute, select, slice, expand...),
+copies (clone, to), joins (cat, stack), splits (unbind) and advanced indexing.
+
+Every output element of these ops is one input element (or a sum of them, for the backward of
+expand): their SymPy form is the identity. What an op needs to say how its output's elements
+map to its input's is kept in the node's ``_c``, a ``Layout``: the input's shape and dtype,
+and for the ops that reorder or pick elements the flat input index of each output element
+(``map``), besides the parameters PyTorch exposes as saved attributes (``_saved_dim``...).
+"""
+
+from __future__ import annotations
+
+from .table import Api, Op, register
+
+__all__ = ["Layout", "SHAPE_OPS"]
+
+
+class Layout:
+    """What a shape op's node keeps: the input's shape and dtype, the flat input index of each
+    output element when the op reorders or picks elements (``map``), and PyTorch's saved
+    parameters."""
+
+    __slots__ = ("in_shape", "in_dtype", "map", "perm", "dim", "index", "start", "end", "step", "dims",
+                 "sizes", "split_sizes", "outputs")
+
+    def __init__(self, in_shape, in_dtype=None, map=None, **params) -> None:  # noqa: A002 - the index map
+        self.in_shape = tuple(in_shape)
+        self.in_dtype = in_dtype
+        self.map = map
+        for name in ("perm", "dim", "index", "start", "end", "step", "dims", "sizes", "split_sizes", "outputs"):
+            setattr(self, name, params.get(name))
+
+
+class Structural(Op):
+    """An op whose elements are copies or sums of input elements."""
+
+    saves, saves_inputs = False, False
+
+    @staticmethod
+    def forward(r, a):
+        return a
+
+    @staticmethod
+    def sympy(sp, a):
+        return a
+
+
+def _reshape_back(k, g, v):
+    return (k.reshape(g, v._c.in_shape),)
+
+
+def _same_order(cls_name: str, name: str, saved=(("self_sym_sizes", "c.in_shape"),), api=None):
+    """A view or copy that keeps the elements' order: its backward reshapes the gradient."""
+    return type(cls_name, (Structural,), {
+        "name": name, "saved": saved, "api": api, "backward": staticmethod(_reshape_back)})
+
+
+View = register(_same_order("View", "ViewBackward0"))
+Reshape = register(_same_order("Reshape", "ReshapeAliasBackward0"))
+UnsafeView = register(_same_order("UnsafeView", "UnsafeViewBackward0"))
+Squeeze = register(_same_order("Squeeze", "SqueezeBackward0"))
+SqueezeDim = register(_same_order("SqueezeDim", "SqueezeBackward1", (("dim", "c.dim"), ("self_sym_sizes", "c.in_shape"))))
+SqueezeDims = register(_same_order("SqueezeDims", "SqueezeBackward2", (("dim", "c.dims"), ("self_sym_sizes", "c.in_shape"))))
+SqueezeInplace = register(_same_order("SqueezeInplace", "SqueezeBackward4", (("dim", "c.dim"), ("self_sym_sizes", "c.in_shape"))))
+Unsqueeze = register(_same_order("Unsqueeze", "UnsqueezeBackward0", (("dim", "c.dim"),)))
+Alias = register(_same_order("Alias", "AliasBackward0", ()))
+Clone = register(_same_order("Clone", "CloneBackward0", ()))
+Copy = register(_same_order("Copy", "CopyBackwards", ()))  # AccumulateGrad copies a first grad kept with create_graph
+
+
+@register
+class ToCopy(Structural):
+    """``to(dtype)``: the gradient goes back in the input's dtype."""
+
+    name = "ToCopyBackward0"
+    backward = staticmethod(lambda k, g, v: (k.to_dtype(g, v._c.in_dtype),))
+
+
+@register
+class CopyInto(Structural):
+    """``copy_(src)`` on a tensor in a graph: its old values no longer matter; ``src``'s
+    gradient is the tensor's (in src's dtype, summed to its shape by the engine)."""
+
+    name = "CopyBackwards"
+    backward = staticmethod(lambda k, g, v: (k.zero(g), k.to_dtype(g, v._c.in_dtype)))
+
+    @staticmethod
+    def forward(r, a, b):
+        return b
+
+    @staticmethod
+    def sympy(sp, a, b):
+        return b
+
+
+@register
+class Fill(Structural):
+    """``fill_``/``zero_`` on a tensor in a graph: the old values no longer matter."""
+
+    name = "FillBackward0"
+    backward = staticmethod(lambda k, g, v: (k.zero(g),))
+
+    @staticmethod
+    def sympy(sp, a):
+        return sp.Integer(0) * a
+
+
+@register
+class Zero(Fill):
+    name = "ZeroBackward0"
+
+
+@register
+class Permute(Structural):
+    name = "PermuteBackward0"
+    saved = (("dims", "c.perm"),)
+    backward = staticmethod(lambda k, g, v: (k.permute(g, _inverse(v._c.perm)),))
+
+
+@register
+class Transpose(Permute):
+    name = "TransposeBackward0"
+    saved = (("dim0", "c.dim"), ("dim1", "c.index"))
+
+
+@register
+class T(Permute):
+    name = "TBackward0"
+    saved = ()
+
+
+def _inverse(perm) -> tuple:
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return tuple(inv)
+
+
+@register
+class Select(Structural):
+    """An injective pick of input elements (select, slice, unbind's outputs, narrow): the
+    gradient goes back into zeros at the picked positions."""
+
+    name = "SelectBackward0"
+    saved = (("dim", "c.dim"), ("index", "c.index"), ("self_sym_sizes", "c.in_shape"))
+    backward = staticmethod(lambda k, g, v: (k.scatter(g, v._c),))
+
+
+@register
+class Slice(Select):
+    name = "SliceBackward0"
+    saved = (("dim", "c.dim"), ("end", "c.end"), ("self_sym_sizes", "c.in_shape"), ("start", "c.start"),
+             ("step", "c.step"))
+
+
+@register
+class AsStrided(Select):
+    name = "AsStridedBackward0"
+    saved = ()
+
+
+@register
+class Expand(Structural):
+    """A broadcast view: each input element lands on several positions; its gradient is their
+    sum, added in the order of PyTorch's sum kernel (``sum_to``)."""
+
+    name = "ExpandBackward0"
+    saved = (("self_sym_sizes", "c.in_shape"),)
+    backward = staticmethod(lambda k, g, v: (k.sum_to(g, v._c.in_shape),))
+
+
+@register
+class Index(Structural):
+    """Advanced indexing (integer tensors, lists, boolean masks): picks elements, maybe the same
+    one twice; the gradient is added back into zeros in index order (index_put_ accumulate)."""
+
+    name = "IndexBackward0"
+    saved = (("self_sym_sizes", "c.in_shape"),)
+    backward = staticmethod(lambda k, g, v: (k.index_backward(g, v._c),))
+
+
+@register
+class Cat(Structural):
+    """``cat``: each input's gradient is its slice of the output's."""
+
+    name = "CatBackward0"
+    saved = (("dim", "c.dim"),)
+    backward = staticmethod(lambda k, g, v: k.cat_backward(g, v._c))
+
+
+@register
+class Stack(Cat):
+    name = "StackBackward0"
+
+
+@register
+class Unbind(Structural):
+    """``unbind``/``split``/``chunk``: one node with several outputs; its gradient is the list
+    of the outputs' (None where an output got none)."""
+
+    name = "UnbindBackward0"
+    saved = (("dim", "c.dim"),)
+    backward = staticmethod(lambda k, g, v: (k.unbind_backward(g, v._c),))
+
+
+@register
+class Split(Unbind):
+    name = "SplitBackward0"
+    saved = (("dim", "c.dim"), ("self_sym_sizes", "c.in_shape"), ("split_size", "c.index"))
+
+
+@register
+class SplitWithSizes(Unbind):
+    name = "SplitWithSizesBackward0"
+    saved = (("dim", "c.dim"), ("self_sym_sizes", "c.in_shape"), ("split_sizes", "c.split_sizes"))
+
+
+@register
+class MaskedFill(Op):
+    """``masked_fill(mask, number)`` and masked assignment ``x[mask] = number``: the filled
+    positions get no gradient."""
+
+    name = "MaskedFillBackward0"
+    saved = (("mask", "c.map"),)
+    saves_inputs = False
+    backward = staticmethod(lambda k, g, v: (k.masked_zero(g, v._c),))
+    forward = staticmethod(lambda r, a: a)
+    sympy = staticmethod(lambda sp, a: a)
+
+
+SHAPE_OPS = [View, Reshape, UnsafeView, Squeeze, SqueezeDim, SqueezeDims, SqueezeInplace, Unsqueeze, Alias,
+             Clone, Copy, CopyInto, ToCopy, Fill, Zero, Permute, Transpose, T, Select, Slice, AsStrided, Expand, Index, Cat,
+             Stack, Unbind, Split, SplitWithSizes, MaskedFill]
+
+# spellings are bound by the tensor layer (their argument parsing is per op); recorded here
+# so the spelling test finds every one
+View.api = Api(method="view")
+Reshape.api = Api(method="reshape", function="reshape")
+Squeeze.api = Api(method="squeeze", inplace="squeeze_", function="squeeze")
+Unsqueeze.api = Api(method="unsqueeze", inplace="unsqueeze_", function="unsqueeze")
+Clone.api = Api(method="clone", function="clone")
+Permute.api = Api(method="permute", function="permute")
+Transpose.api = Api(method="transpose", aliases=("swapaxes", "swapdims"), inplace="transpose_",
+                    function=("transpose", "swapaxes", "swapdims"))
+T.api = Api(method="t", inplace="t_", function="t")
+Expand.api = Api(method="expand", aliases=("expand_as",))
+Select.api = Api(method="select", function="select")
+Slice.api = Api(method="narrow", function="narrow")
+Cat.api = Api(function=("cat", "concat", "concatenate"))
+Stack.api = Api(function="stack")
+Unbind.api = Api(method="unbind", function="unbind")
+Split.api = Api(method="split", aliases=("chunk",), function=("split", "chunk"))
+MaskedFill.api = Api(method="masked_fill", inplace="masked_fill_", function="masked_fill")

@@ -1,0 +1,412 @@
+"""Applying an elementwise op: operand checks, type promotion, broadcasting, bulk compute.
+
+PyTorch's rules, in its order:
+
+* operands are tensors or Python numbers (anything else is refused in PyTorch's words);
+* the computation dtype is ``result_type``: tensors with dimensions over 0-dim tensors over
+  Python numbers, a lower category counting only when it is of a higher kind (int < float);
+  an op whose result is floating (``div``, ``exp``...) computes an integer input in the
+  default float dtype; every operand is cast to the computation dtype first (a Python number
+  too: PyTorch wraps it in a tensor of that dtype), and the result is rounded to its dtype;
+* shapes broadcast (``broadcast_shapes``), and the result takes the memory layout
+  TensorIterator would give it (``_base/layout.elementwise_strides``).
+
+A result with dimensions is computed in bulk: a C-level ``map`` of the op's ``fast`` function
+over the elements where the op has one (float64 and float32 alike, float32 rounded in one
+``struct`` call afterwards), the op's IEEE-safe ``forward`` where ``fast`` raises or is absent.
+A 0-dim result of 0-dim operands is one call of ``forward``, as the scalar graph needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .._base import dtypes
+from .._base.dtypes import TensorType, promote_types, round_list
+from .._base.errors import Unsupported
+from .._base.layout import elementwise_strides, numel
+from .._ops import elementwise as E
+from .tensor import Tensor, defaults, impl, leaf, make
+
+__all__ = ["result_dtype", "broadcast_shapes", "positions", "binary", "unary", "elementwise", "number_type",
+           "as_tensor_operand", "check_size", "MAX_ELEMENTS", "cast", "compute"]
+
+MAX_ELEMENTS = 1 << 20
+"""The largest tensor scalargrad builds (each element is a Python float in a list)."""
+
+_TOO_BIG = ("scalargrad keeps tensors as Python lists, so it refuses tensors of more than {limit} elements; "
+            "this one would have {n} (shape {shape}). Verify the computation on a smaller tensor.")
+
+
+def check_size(shape: Sequence[int]) -> int:
+    """The number of elements of ``shape``, or a clear error when scalargrad refuses it."""
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    n = numel(shape)
+    if n > MAX_ELEMENTS:
+        raise RuntimeError(_TOO_BIG.format(limit=MAX_ELEMENTS, n=n, shape=list(shape)))
+    return n
+
+
+# ---------------------------------------------------------------- type promotion
+
+
+def _promote_all(dts):
+    out = None
+    for d in dts:
+        out = d if out is None else promote_types(out, d)
+    return out
+
+
+def _combine(higher, lower):
+    """c10's ``combine_categories``: a lower-priority group only counts when of a higher kind."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.is_floating_point:
+        return higher
+    if higher is dtypes.bool or lower.is_floating_point:
+        return promote_types(higher, lower)
+    return higher
+
+
+def number_dtype(x):
+    """The dtype PyTorch gives a Python number in type promotion."""
+    if x.__class__ is bool:
+        return dtypes.bool
+    if x.__class__ is int:
+        return dtypes.int64
+    return defaults["dtype"]
+
+
+def result_dtype(operands: Sequence) -> dtypes.dtype:
+    """PyTorch's ``result_type``: tensors with dimensions, then 0-dim tensors, then Python numbers."""
+    dim, zero, wrapped = [], [], []
+    for x in operands:
+        if isinstance(x, Tensor):
+            (dim if x._t.ndim else zero).append(x._t.dtype)
+        elif x is not None:
+            wrapped.append(number_dtype(x))
+    return _combine(_promote_all(dim), _combine(_promote_all(zero), _promote_all(wrapped)))
+
+
+def number_type(t: TensorType, c) -> TensorType:
+    """Result type of tensor (op) Python number: a float number makes an integer tensor float,
+    an int makes a bool tensor int64."""
+    dt = t.dtype
+    if c.__class__ is float and not dt.is_floating_point:
+        return t.with_dtype(defaults["dtype"])
+    if c.__class__ is int and dt is dtypes.bool:
+        return t.with_dtype(dtypes.int64)
+    return t
+
+
+# ---------------------------------------------------------------- broadcasting
+
+
+def broadcast_shapes(a: Sequence[int], b: Sequence[int]) -> tuple:
+    """The broadcast of two shapes, with PyTorch's message when they do not broadcast."""
+    if tuple(a) == tuple(b):
+        return tuple(a)
+    ndim = max(len(a), len(b))
+    out = [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        off = ndim - 1 - i
+        da, db = len(a) - 1 - off, len(b) - 1 - off
+        sa = a[da] if da >= 0 else 1
+        sb = b[db] if db >= 0 else 1
+        if not (sa == sb or sa == 1 or sb == 1):
+            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                               f"non-singleton dimension {i}")
+        out[i] = sb if sa == 1 else sa
+    return tuple(out)
+
+
+_positions_cache: dict = {}
+
+
+def positions(shape: Sequence[int], out_shape: Sequence[int]) -> list:
+    """For each position of ``out_shape``, the flat index of the element of ``shape`` broadcast there."""
+    key = (tuple(shape), tuple(out_shape))
+    pos = _positions_cache.get(key)
+    if pos is not None:
+        return pos
+    lead = len(out_shape) - len(shape)
+    strides = [0] * len(out_shape)
+    acc = 1
+    for i in range(len(shape) - 1, -1, -1):
+        strides[lead + i] = 0 if shape[i] == 1 else acc
+        acc *= shape[i]
+    idx = [0]
+    for size, st in zip(out_shape, strides):
+        idx = [base + i * st for base in idx for i in range(size)]
+    if len(_positions_cache) < 512:
+        _positions_cache[key] = idx
+    return idx
+
+
+def _column(x, out_shape: tuple, n: int):
+    """The elements of operand ``x`` at each position of ``out_shape``: a list, or the number
+    itself for a 0-dim tensor or a Python number (repeated by the caller)."""
+    if not isinstance(x, Tensor):
+        return x
+    t = x._t
+    if not t.ndim:
+        return x._val
+    if t.shape == out_shape:
+        return x._val
+    if t.numel == 1:
+        return x._val[0]
+    vals = x._val
+    return [vals[i] for i in positions(t.shape, out_shape)]
+
+
+# ---------------------------------------------------------------- computing
+
+
+def compute(op, dt: dtypes.dtype, cols: list, n: int, c=None) -> list:
+    """``op``'s elements over the columns ``cols`` (lists of length n, or single numbers),
+    rounded to ``dt``."""
+    r = dt.round
+    fast = op.fast
+    lists = [x if isinstance(x, list) else None for x in cols]
+    if fast is not None and c is None and dt.is_floating_point:
+        args = [x if x is not None else _repeat(y, n) for x, y in zip(lists, cols)]
+        try:
+            vals = list(map(fast, *args))
+        except (ZeroDivisionError, OverflowError, ValueError):
+            vals = None
+        if vals is not None:
+            return vals if dt is dtypes.float64 else round_list(dt, vals)
+    f = op.forward
+    args = [x if x is not None else _repeat(y, n) for x, y in zip(lists, cols)]
+    if op.uses_c:
+        vals = [f(r, *xs, c) for xs in zip(*args)]
+    else:
+        vals = [f(r, *xs) for xs in zip(*args)]
+    return round_list(dt, vals)
+
+
+def _repeat(x, n: int) -> list:
+    return [x] * n
+
+
+def cast(x: Tensor, dt: dtypes.dtype):
+    """``x``'s elements (a number or a list) converted to ``dt``."""
+    if x._t.dtype is dt:
+        return x._val
+    if x._t.ndim:
+        return round_list(dt, x._val)
+    return dt.round(x._val)
+
+
+# ---------------------------------------------------------------- the ops
+
+_BAD_OPERAND = "{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type}"
+
+
+def _check_operand(x, name: str, arg: str, pos: int) -> None:
+    if not (isinstance(x, Tensor) or x.__class__ in (float, int, bool)):
+        raise TypeError(_BAD_OPERAND.format(name=name, arg=arg, pos=pos, type=type(x).__name__))
+
+
+def _bool_check(op, a, b) -> None:
+    if op.bool_error is None:
+        return
+    ba = a.__class__ is bool or (isinstance(a, Tensor) and a._t.dtype is dtypes.bool)
+    bb = b.__class__ is bool or (isinstance(b, Tensor) and b._t.dtype is dtypes.bool)
+    if ba and bb and isinstance(a, Tensor) and isinstance(b, Tensor):
+        raise RuntimeError(E._BOOL_SUB2)
+    if ba or bb:
+        raise RuntimeError(op.bool_error)
+
+
+def _result_dt(op, rd: dtypes.dtype) -> dtypes.dtype:
+    if op.result == "float" and not rd.is_floating_point:
+        return defaults["dtype"]
+    if op.result == "bool":
+        return dtypes.bool
+    return rd
+
+
+def unary(op, a: Tensor) -> Tensor:
+    """``op`` applied to every element of ``a``."""
+    t = a._t
+    if op.bool_error is not None and t.dtype is dtypes.bool:
+        raise RuntimeError(op.bool_error)
+    dt = _result_dt(op, t.dtype)
+    if not t.ndim:
+        r = dt.round
+        x = a._val if dt is t.dtype else r(a._val)
+        tt = t if dt is t.dtype else t.with_dtype(dt)
+        return make(op, tt, r(op.forward(r, x)), (a,))
+    x = cast(a, dt)
+    n = t.numel
+    vals = compute(op, dt, [x], n)
+    strides = None if t.contiguous else elementwise_strides(t.shape, [(t.shape, t.strides)])
+    return make(op, TensorType(dt, t.shape, strides), vals, (a,))
+
+
+def binary(op, a, b, alpha=None) -> Tensor:
+    """``a (op) b`` for tensors and Python numbers, broadcast, with PyTorch's promotion.
+    ``alpha`` is add/sub's multiplier of ``b`` (None: 1)."""
+    _bool_check(op, a, b)
+    ta = isinstance(a, Tensor)
+    tb = isinstance(b, Tensor)
+    if not ta:
+        if not tb:
+            raise TypeError(f"{op.api.method if op.api else op.__name__}(): expected a Tensor operand")
+        if op.number_first is not None and alpha is None:
+            return _with_number(op.number_first, b, a)
+        if op is E.Add or op is E.Mul:
+            return binary(op, b, a)
+        if op is E.Div:  # number / tensor is reciprocal(tensor) * number, as in PyTorch
+            return _with_number(E.MulC, unary(E.Reciprocal, b), a)
+        a = _wrap_number(a, b, op)
+    elif not tb:
+        if op.with_number is not None and (alpha is None or alpha == 1):
+            return _with_number(op.with_number, a, b)
+        b = _wrap_number(b, a, op)
+    rd = result_dtype((a, b))
+    dt = _result_dt(op, rd)
+    cdt = dt if op.result == "float" else rd  # the computation dtype
+    sa, sb = a._t, b._t
+    if alpha is not None and alpha != 1:
+        if not cdt.is_floating_point and isinstance(alpha, float):
+            raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point number.")
+        return _add_alpha(op, a, b, alpha, cdt)
+    if not sa.ndim and not sb.ndim:
+        r = cdt.round
+        x = a._val if sa.dtype is cdt else r(a._val)
+        y = b._val if sb.dtype is cdt else r(b._val)
+        val = dt.round(op.forward(r, x, y))
+        t = TensorType(dt, ()) if (sa.dtype is not dt or sa.ndim) else sa
+        return make(op, t, val, (a, b))
+    shape = broadcast_shapes(sa.shape, sb.shape)
+    n = check_size(shape)
+    x = _column_cast(a, cdt, shape)
+    y = _column_cast(b, cdt, shape)
+    vals = compute(op, cdt, [x, y], n)
+    if dt is not cdt:
+        vals = round_list(dt, vals)
+    strides = None
+    if not (sa.contiguous and sb.contiguous):
+        strides = elementwise_strides(shape, [(sa.shape, sa.strides), (sb.shape, sb.strides)])
+    return make(op, TensorType(dt, shape, strides), vals, (a, b))
+
+
+def _column_cast(x: Tensor, dt, shape: tuple):
+    col = _column(x, shape, 0)
+    if x._t.dtype is dt:
+        return col
+    return round_list(dt, col) if isinstance(col, list) else dt.round(col)
+
+
+def _wrap_number(x, like: Tensor, op) -> Tensor:
+    """A Python number as the 0-dim tensor PyTorch wraps it in, of the dtype the number's
+    promotion with ``like`` gives (so promoting again gives the same result)."""
+    dt = result_dtype((like, x))
+    if op.result == "float" and not dt.is_floating_point:
+        dt = defaults["dtype"]
+    return leaf(dt.round(x), TensorType(dt, ()))
+
+
+def _with_number(op, a: Tensor, c) -> Tensor:
+    """``a (op) c`` for a Python number ``c``: the number stays in the node's ``_c``, rounded
+    to the result dtype first (PyTorch casts the wrapped number to the computation dtype),
+    except pow's exponent (kept as the double it was)."""
+    t = number_type(a._t, c)
+    exact = op is E.PowC or op is E.RPowC
+    if op.result == "float" and not t.dtype.is_floating_point:
+        t = t.with_dtype(defaults["dtype"])
+    dt = t.dtype
+    if op is E.PowC and not dt.is_floating_point and c.__class__ is int and c < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    r = dt.round
+    if not exact:
+        c = r(c)
+    elif c.__class__ is bool:
+        c = int(c)
+    if not t.ndim:
+        x = a._val if a._t.dtype is dt else r(a._val)
+        return make(op, t, r(op.forward(r, x, c)), (a,), c)
+    x = cast(a, dt)
+    bulk = op.bulk_number
+    if bulk is not None:
+        vals = bulk(dt, x, c)
+    else:
+        f = op.forward
+        vals = round_list(dt, [f(r, e, c) for e in x])
+    return make(op, t, vals, (a,), c)
+
+
+def _add_alpha(op, a: Tensor, b: Tensor, alpha, dt) -> Tensor:
+    """add/sub with alpha != 1: ``a + alpha * b`` as ATen's kernel computes it, one fused
+    multiply-add per element (float32: rounded once; float64: exactly rounded)."""
+    from .._base.kernel_order import fma_chain
+
+    f32 = dt is dtypes.float32
+    al = dt.round(alpha) if op is E.Add else dt.round(-alpha)
+    shape = broadcast_shapes(a._t.shape, b._t.shape)
+    n = check_size(shape)
+    x = _column_cast(a, dt, shape)
+    y = _column_cast(b, dt, shape)
+    if not shape:
+        val = _fma(y, al, x, dt, f32, fma_chain)
+        return make(op, TensorType(dt, ()), val, (a, b), alpha)
+    xs = x if isinstance(x, list) else [x] * n
+    ys = y if isinstance(y, list) else [y] * n
+    vals = [_fma(q, al, p, dt, f32, fma_chain) for p, q in zip(xs, ys)]
+    return make(op, TensorType(dt, shape), vals, (a, b), alpha)
+
+
+def _fma(y, al, x, dt, f32, fma_chain):
+    if not dt.is_floating_point:
+        return dt.round(x + al * y)
+    # fma(y, al, x) = y * al + x, one rounding: fma_chain over [1, y] . [x, al] adds x first
+    # (exact: 1 * x), then the product, rounding once
+    return fma_chain([1.0, y], [x, al], f32)
+
+
+def elementwise(op, operands: Sequence, c=None, out_dtype=None) -> Tensor:
+    """An elementwise op over any number of tensor operands (numbers already wrapped), with
+    constant ``c``: where, clamp with tensor bounds, the backward helper ops."""
+    tensors = [x for x in operands if isinstance(x, Tensor)]
+    rd = result_dtype(operands)
+    dt = out_dtype or _result_dt(op, rd)
+    shape = ()
+    for x in tensors:
+        shape = broadcast_shapes(shape, x._t.shape)
+    n = check_size(shape)
+    if not shape:
+        r = dt.round
+        args = [x._val if isinstance(x, Tensor) else x for x in operands]
+        val = r(op.forward(r, *args, c) if op.uses_c else op.forward(r, *args))
+        return make(op, TensorType(dt, ()), val, tuple(tensors), c)
+    cols = [_column(x, shape, n) for x in operands]
+    vals = compute(op, dt, cols, n, c)
+    return make(op, TensorType(dt, shape), vals, tuple(tensors), c)
+
+
+def as_tensor_operand(x, like: Tensor | None = None) -> Tensor:
+    """A tensor for a Python number (typed as PyTorch types a wrapped number)."""
+    if isinstance(x, Tensor):
+        return x
+    if x.__class__ is bool:
+        return leaf(x, TensorType(dtypes.bool, ()))
+    if x.__class__ is int:
+        return leaf(x, TensorType(dtypes.int64, ()))
+    if x.__class__ is float:
+        d = like._t.dtype if (like is not None and like._t.dtype.is_floating_point) else defaults["dtype"]
+        return leaf(d.round(x), TensorType(d, ()))
+    raise TypeError(f"expected a Tensor or a Python number, but got {type(x).__name__}")
+
+
+def _unsupported(what: str):
+    raise Unsupported(what)
+
+
+impl.binary = binary
+impl.unary = unary

@@ -1,0 +1,378 @@
+"""Making tensors: ``tensor``, ``zeros``, ``ones``, ``full``, ``empty``, ``rand``, ``randn``, the
+``*_like`` variants, ``arange``, ``linspace``, ``eye``, ``torch.device`` and the legacy
+constructor ``torch.Tensor(...)``, with PyTorch's dtype inference and its refusals.
+
+Random draws come from ``_base/rng``, PyTorch's CPU generator reproduced bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from .._base import dtypes, rng
+from .._base.dtypes import TensorType, round_list
+from .._base.errors import Unsupported
+from .build import check_size
+from .tensor import Tensor, defaults, impl, leaf
+
+__all__ = ["device", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
+           "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "arange",
+           "linspace", "eye", "from_values", "parse_data", "construct", "shape_arg", "check_dtype"]
+
+
+class device:
+    """``torch.device``: scalargrad has only the CPU."""
+
+    def __init__(self, spec="cpu", index: int | None = None) -> None:
+        spec = str(spec)
+        self.type = spec.split(":")[0]
+        self.index = index
+        if self.type != "cpu":
+            raise RuntimeError(f"scalargrad runs on the CPU only; device '{spec}' is not available")
+
+    def __repr__(self) -> str:
+        return "device(type='cpu')"
+
+    def __str__(self) -> str:
+        return "cpu"
+
+    def __eq__(self, other) -> bool:
+        return str(other) == "cpu"
+
+    def __hash__(self) -> int:
+        return hash("cpu")
+
+
+def check_dtype(dtype, what: str = "tensor"):
+    """``dtype`` if it is a dtype (or None), else PyTorch's TypeError."""
+    if dtype is None or isinstance(dtype, dtypes.dtype):
+        return dtype
+    raise TypeError(f"{what}(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
+
+
+def _check_device(dev) -> None:
+    if dev is not None and str(dev).split(":")[0] != "cpu":
+        raise RuntimeError(f"scalargrad runs on the CPU only; cannot create a tensor on {dev}")
+
+
+def _require_grad(v: Tensor, requires_grad) -> Tensor:
+    if requires_grad.__class__ is not bool:
+        if requires_grad in (0, 1) and requires_grad.__class__ is int:
+            requires_grad = bool(requires_grad)
+        else:
+            raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
+    if requires_grad:
+        # a factory's requires_grad=True words its refusal differently from requires_grad_()
+        if not v._t.dtype.is_floating_point:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        v._rg = True
+    return v
+
+
+def from_values(values: list, shape: tuple, dtype, requires_grad=False) -> Tensor:
+    """A new leaf tensor of ``shape`` holding ``values`` (row-major), rounded to ``dtype``."""
+    shape = tuple(shape)
+    check_size(shape)
+    vals = round_list(dtype, values)
+    v = leaf(vals if shape else vals[0], TensorType(dtype, shape))
+    return _require_grad(v, requires_grad)
+
+
+def _promote_all(dts):
+    out = None
+    for d in dts:
+        out = d if out is None else dtypes.promote_types(out, d)
+    return out
+
+
+def parse_data(data) -> tuple:
+    """(flat values, shape, dtype inferred from the values) of nested lists (PyTorch's rules)."""
+    if isinstance(data, Tensor):
+        return list(data._val) if data._t.ndim else [data._val], tuple(data._t.shape), data._t.dtype
+    level = [data]
+    shape = []
+    while level and isinstance(level[0], (list, tuple)):
+        n = len(level[0])
+        nxt = []
+        for item in level:
+            if not isinstance(item, (list, tuple)):
+                raise ValueError(f"expected sequence of length {n} at dim {len(shape)} (got {type(item).__name__})")
+            if len(item) != n:
+                raise ValueError(f"expected sequence of length {n} at dim {len(shape)} (got {len(item)})")
+            nxt.extend(item)
+        shape.append(n)
+        level = nxt
+        check_size(shape)
+    values = []
+    kinds = set()
+    inner = None
+    for x in level:
+        if isinstance(x, (list, tuple)):
+            raise ValueError(f"expected sequence of length {len(x)} at dim {len(shape)} (got a number)")
+        if isinstance(x, Tensor):
+            if x._t.numel != 1:
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            inner = x._t.dtype if inner is None else dtypes.promote_types(inner, x._t.dtype)
+            values.append(x.item())
+            continue
+        if isinstance(x, bool):
+            kinds.add(dtypes.bool)
+        elif isinstance(x, int):
+            if not -(1 << 63) <= x < (1 << 63):
+                raise RuntimeError(f"Overflow when unpacking long long")
+            kinds.add(dtypes.int64)
+        elif isinstance(x, float):
+            kinds.add(defaults["dtype"])
+        elif isinstance(x, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+        elif hasattr(x, "__float__") and not isinstance(x, complex):
+            kinds.add(defaults["dtype"])
+            x = float(x)
+        else:
+            raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+        values.append(x)
+    dt = _promote_all(list(kinds) + ([inner] if inner is not None else []))
+    return values, tuple(shape), dt if dt is not None else defaults["dtype"]
+
+
+_warned: set = set()
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory: bool = False) -> Tensor:
+    """A new leaf tensor holding a copy of ``data``: a number or nested lists of numbers."""
+    check_dtype(dtype)
+    _check_device(device)
+    if isinstance(data, Tensor) and "tensor_copy" not in _warned:
+        _warned.add("tensor_copy")
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+    values, shape, inferred = parse_data(data)
+    return from_values(values, shape, dtype if dtype is not None else inferred, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """``data`` itself if it is a tensor of that dtype, else a new tensor."""
+    if isinstance(data, Tensor):
+        from .views import to_dtype
+
+        return data if dtype is None else to_dtype(data, dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def scalar_tensor(s, dtype=None, device=None, requires_grad=False) -> Tensor:
+    check_dtype(dtype, "scalar_tensor")
+    dt = dtype if dtype is not None else defaults["dtype"]
+    return from_values([s], (), dt, requires_grad)
+
+
+def shape_arg(size, what: str) -> tuple:
+    """Sizes given as ``f(2, 3)``, ``f((2, 3))`` or ``f(torch.Size([2, 3]))``, checked."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    out = []
+    for i, s in enumerate(size):
+        if isinstance(s, Tensor) and not s._t.dtype.is_floating_point and s._t.numel == 1:
+            s = int(s.item())
+        if not isinstance(s, int) or isinstance(s, bool):
+            raise TypeError(f"{what}(): argument 'size' (position 1) must be tuple of ints, but found element of type "
+                            f"{type(s).__name__} at pos {i}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        out.append(s)
+    check_size(out)
+    return tuple(out)
+
+
+def _filled(value, shape: tuple, dtype, requires_grad) -> Tensor:
+    dt = check_dtype(dtype) or defaults["dtype"]
+    n = math.prod(shape)
+    return from_values([value] * n, shape, dt, requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+    _check_device(device)
+    return _filled(0, shape_arg(size, "zeros"), dtype, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+    _check_device(device)
+    return _filled(1, shape_arg(size, "ones"), dtype, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+    """Like zeros: scalargrad has no uninitialised memory to show."""
+    _check_device(device)
+    return _filled(0, shape_arg(size, "empty"), dtype, requires_grad)
+
+
+def _dtype_of_number(x):
+    if isinstance(x, bool):
+        return dtypes.bool
+    if isinstance(x, int):
+        return dtypes.int64
+    return defaults["dtype"]
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
+    _check_device(device)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if dtype is None:
+        dtype = _dtype_of_number(fill_value)
+    return _filled(fill_value, shape_arg((size,) if isinstance(size, int) else (tuple(size),), "full"), dtype,
+                   requires_grad)
+
+
+def _like(v: Tensor, value, dtype, requires_grad) -> Tensor:
+    if not isinstance(v, Tensor):
+        raise TypeError(f"zeros_like(): argument 'input' (position 1) must be Tensor, not {type(v).__name__}")
+    dt = check_dtype(dtype) or v._t.dtype
+    return from_values([value] * v._t.numel, tuple(v._t.shape), dt, requires_grad)
+
+
+def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+    return _like(input, 0, dtype, requires_grad)
+
+
+def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+    return _like(input, 1, dtype, requires_grad)
+
+
+def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+    return _like(input, 0, dtype, requires_grad)
+
+
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+    return _like(input, fill_value, dtype, requires_grad)
+
+
+def _float_dtype(dtype, what: str):
+    dt = check_dtype(dtype, what) or defaults["dtype"]
+    if not dt.is_floating_point:
+        raise RuntimeError(f"\"{'check_uniform_bounds' if what == 'rand' else 'normal_kernel_cpu'}\" not implemented "
+                           f"for '{dt.short}'")
+    return dt
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+    """Uniform numbers in [0, 1), drawn as PyTorch's CPU generator draws them."""
+    _check_device(device)
+    shape = shape_arg(size, "rand")
+    dt = _float_dtype(dtype, "rand")
+    return from_values(rng.uniform(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+    """Standard normal numbers, drawn as PyTorch's CPU generator draws them."""
+    _check_device(device)
+    shape = shape_arg(size, "randn")
+    dt = _float_dtype(dtype, "randn")
+    return from_values(rng.normal(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad)
+
+
+def randint(low, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Integers in [low, high) (``randint(high, size)`` too), drawn as PyTorch's generator does."""
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high
+    if size is None:
+        raise TypeError("randint() missing required argument 'size'")
+    shape = shape_arg((tuple(size),), "randint")
+    dt = check_dtype(dtype, "randint") or dtypes.int64
+    return from_values(rng.randint(low, high, math.prod(shape), generator=generator), shape, dt, requires_grad)
+
+
+def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+    return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+    return randn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """``torch.arange``: start, start + step, ... below end (int64 unless a bound is a float)."""
+    if end is None:
+        start, end = 0, start
+    vals = [x.item() if isinstance(x, Tensor) else x for x in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0 and end != start:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    floating = any(isinstance(x, float) for x in vals)
+    dt = check_dtype(dtype, "arange") or (defaults["dtype"] if floating else dtypes.int64)
+    n = max(0, math.ceil((end - start) / step))
+    if dt.is_floating_point:
+        out = [start + i * step for i in range(n)]  # ATen: start + step * index, in double
+    else:
+        out = [int(start + i * step) for i in range(n)]
+    return from_values(out, (n,), dt, requires_grad)
+
+
+def linspace(start, end, steps: int, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """``torch.linspace``: ``steps`` evenly spaced numbers from start to end, computed as
+    ATen's CPU kernel computes them (from both ends towards the middle)."""
+    if isinstance(steps, bool) or not isinstance(steps, int):
+        raise TypeError(f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    start = start.item() if isinstance(start, Tensor) else start
+    end = end.item() if isinstance(end, Tensor) else end
+    dt = check_dtype(dtype, "linspace") or defaults["dtype"]
+    r = dt.round
+    if steps == 0:
+        return from_values([], (0,), dt, requires_grad)
+    if steps == 1:
+        return from_values([start], (1,), dt, requires_grad)
+    if dt.is_floating_point:
+        s, e = r(start), r(end)
+        step = r((e - s) / (steps - 1))
+        half = steps // 2
+        out = []
+        for i in range(steps):
+            if i < half:
+                out.append(r(s + r(step * i)))
+            else:
+                out.append(r(e - r(step * (steps - i - 1))))
+    else:
+        step = (end - start) / (steps - 1)
+        out = [int(start + step * i) for i in range(steps)]
+    return from_values(out, (steps,), dt, requires_grad)
+
+
+def eye(n: int, m: int | None = None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    m = n if m is None else m
+    dt = check_dtype(dtype, "eye") or defaults["dtype"]
+    return from_values([1 if i == j else 0 for i in range(n) for j in range(m)], (n, m), dt, requires_grad)
+
+
+def construct(cls, args: tuple, kwargs: dict) -> Tensor:
+    """``torch.Tensor(...)``: from data (``Tensor([5])``), from sizes (``Tensor(2, 3)``,
+    zeros), or empty (``Tensor()``); always float32 (the default dtype)."""
+    if cls is not Tensor:
+        raise Unsupported(f"subclassing torch.Tensor ({cls.__name__})")
+    dt = defaults["dtype"]
+    dev = kwargs.pop("device", None)
+    _check_device(dev)
+    if kwargs:
+        raise TypeError(f"new() received an invalid combination of arguments - got {sorted(kwargs)}")
+    if not args:
+        return from_values([], (0,), dt)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        from .views import detach
+
+        return detach(args[0])
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        values, shape, _ = parse_data(args[0])
+        return from_values(values, shape, dt)
+    if len(args) == 1 and isinstance(args[0], float):
+        raise TypeError("new(): data must be a sequence (got float)")
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        shape = shape_arg(args, "Tensor")
+        return from_values([0.0] * math.prod(shape), shape, dt)
+    raise TypeError(f"new() received an invalid combination of arguments - got ({', '.join(type(a).__name__ for a in args)})")
+
+
+impl.construct = construct

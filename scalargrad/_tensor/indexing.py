@@ -1,0 +1,260 @@
+"""``t[index]`` and ``t[index] = value``: basic indexing (views) and advanced indexing (copies).
+
+Basic indexing (ints, slices, None, ``...``) gives a view (``views.basic_index``). An index
+holding a tensor or a list is advanced indexing: integer tensors pick elements (maybe the same
+one twice), a bool tensor keeps the elements where it is True; the result is a copy
+(IndexBackward0), whose backward adds the gradient back into zeros in index order.
+
+Assignment writes into the tensor's memory. On a tensor in a graph (or with a value that
+requires grad), the tensor is rebased onto a node that passes the gradient through except at
+the assigned positions, and hands the value its share (CopySlices for basic indexing,
+IndexPutBackward0 for advanced), as PyTorch's in-place index ops do.
+"""
+
+from __future__ import annotations
+
+from .._base import dtypes
+from .._base.dtypes import TensorType, round_list
+from .._base.grad_mode import _state as _grad_state
+from .._base.layout import contiguous_strides
+from .._ops.shape import Index, Layout, Structural
+from .._ops.table import register
+from .build import broadcast_shapes, positions
+from .inplace import LEAF_INPLACE, VIEW_OF_LEAF, check_inplace, rebase
+from .storage import write
+from .tensor import Tensor, make
+from .views import basic_index, gather_index
+
+__all__ = ["getitem", "setitem", "resolve", "IndexPut", "CopySlices"]
+
+
+@register
+class IndexPut(Structural):
+    """``t[index] = value`` on a tensor in a graph: inputs (old t, value); the old values'
+    gradient is zero at the assigned positions; the value gets the gradient there."""
+
+    name = "IndexPutBackward0"
+    saved = (("indices", "c.map"),)
+    backward = staticmethod(lambda k, g, v: k.index_put_backward(g, v._c))
+
+    @staticmethod
+    def forward(r, a, b):
+        return b
+
+    @staticmethod
+    def sympy(sp, a, b):
+        return b
+
+
+@register
+class CopySlices(IndexPut):
+    name = "CopySlices"
+    saved = ()
+
+
+def _is_advanced(it) -> bool:
+    return isinstance(it, (Tensor, list)) and not (isinstance(it, Tensor) and not it._t.ndim
+                                                    and not it._t.dtype.is_floating_point
+                                                    and it._t.dtype is not dtypes.bool)
+
+
+def resolve(x: Tensor, index) -> tuple:
+    """(result shape, flat positions in ``x``, advanced?) of ``x[index]``."""
+    items = index if isinstance(index, tuple) else (index,)
+    if not any(_is_advanced(it) for it in items):
+        return None
+    shape = list(x._t.shape)
+    nd = len(shape)
+    # expand bool masks into one integer index per dimension they cover
+    expanded = []
+    for it in items:
+        if isinstance(it, list):
+            it = _list_index(it)
+        if isinstance(it, Tensor) and it._t.dtype is dtypes.bool:
+            dim0 = sum(1 for e in expanded if e is not None and e is not Ellipsis)
+            mshape = tuple(it._t.shape)
+            for j, s in enumerate(mshape):
+                if dim0 + j >= nd or shape[dim0 + j] != s:
+                    raise IndexError(f"The shape of the mask {list(mshape)} at index {j} does not match the shape "
+                                     f"of the indexed tensor {shape} at index {dim0 + j}")
+            flat = it._val if it._t.ndim else [it._val]
+            hits = [i for i, b in enumerate(flat) if b]
+            strides = contiguous_strides(mshape)
+            for j in range(len(mshape)):
+                expanded.append(("idx", [(h // strides[j]) % mshape[j] for h in hits], (len(hits),)))
+            if not mshape:
+                expanded.append(("new", hits))
+            continue
+        if isinstance(it, Tensor):
+            if it._t.dtype.is_floating_point:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            vals = it._val if it._t.ndim else [it._val]
+            expanded.append(("idx", [int(v) for v in vals], tuple(it._t.shape)))
+            continue
+        expanded.append(it)
+    # the positions: advanced indices broadcast together; basic ones (slices, ints) walk their dim
+    dims_src = []
+    d = 0
+    specified = sum(1 for e in expanded if e is not None and e is not Ellipsis and not (
+        isinstance(e, tuple) and e[0] == "new"))
+    for e in expanded:
+        if e is Ellipsis:
+            for _ in range(nd - specified):
+                dims_src.append(("all", d))
+                d += 1
+        elif e is None or (isinstance(e, tuple) and e[0] == "new"):
+            dims_src.append(("new", e))
+        elif isinstance(e, tuple) and e[0] == "idx":
+            if d >= nd:
+                raise IndexError(f"too many indices for tensor of dimension {nd}")
+            size = shape[d]
+            for i in e[1]:
+                if not -size <= i < size:
+                    raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+            dims_src.append(("idx", d, [i % size for i in e[1]], e[2]))
+            d += 1
+        elif isinstance(e, slice):
+            start, stop, step = e.indices(shape[d])
+            dims_src.append(("slice", d, list(range(start, stop, step))))
+            d += 1
+        else:
+            i = int(e)
+            size = shape[d]
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+            dims_src.append(("idx", d, [i % size], ()))
+            d += 1
+    while d < nd:
+        dims_src.append(("all", d))
+        d += 1
+    adv = [s for s in dims_src if s[0] == "idx"]
+    bshape = ()
+    for s in adv:
+        bshape = broadcast_shapes(bshape, s[3])
+    adv_lists = [[s[2][p] for p in positions(s[3], bshape)] if s[3] != bshape else s[2] for s in adv]
+    n_adv = 1
+    for s in bshape:
+        n_adv *= s
+    # PyTorch puts the broadcast index dims where the first advanced index was, if the
+    # advanced indices are adjacent, else first
+    kinds = [s[0] for s in dims_src]
+    first = kinds.index("idx")
+    last = len(kinds) - 1 - kinds[::-1].index("idx")
+    adjacent = all(k == "idx" for k in kinds[first:last + 1])
+    xst = contiguous_strides(shape)
+    out_shape: list = []
+    parts: list = []  # per output dim group: list of flat offsets
+    adv_part = [sum(lst[j] * xst[s[1]] for lst, s in zip(adv_lists, adv)) for j in range(n_adv)]
+    placed = False
+    if not adjacent:
+        out_shape.extend(bshape)
+        parts.append(adv_part)
+        placed = True
+    for s in dims_src:
+        if s[0] == "idx":
+            if not placed:
+                out_shape.extend(bshape)
+                parts.append(adv_part)
+                placed = True
+            continue
+        if s[0] == "new":
+            out_shape.append(1)
+            parts.append([0])
+        elif s[0] == "all":
+            out_shape.append(shape[s[1]])
+            parts.append([i * xst[s[1]] for i in range(shape[s[1]])])
+        else:
+            out_shape.append(len(s[2]))
+            parts.append([i * xst[s[1]] for i in s[2]])
+    flat = [0]
+    for p in parts:
+        flat = [b + o for b in flat for o in p]
+    return tuple(out_shape), flat
+
+
+def _list_index(lst: list) -> Tensor:
+    from .factories import tensor
+
+    return tensor(lst)
+
+
+def getitem(x: Tensor, index):
+    """``x[index]``: a view for basic indexing, a copy (IndexBackward0) for advanced."""
+    if isinstance(index, Tensor) and not index._t.ndim and index._t.dtype not in (dtypes.bool,) \
+            and not index._t.dtype.is_floating_point:
+        index = int(index._val)
+    res = resolve(x, index)
+    if res is None:
+        return basic_index(x, index)
+    shape, flat = res
+    vals = x._val if x._t.ndim else [x._val]
+    out = [vals[i] for i in flat]
+    layout = Layout(x._t.shape, map=flat)
+    return make(Index, TensorType(x._t.dtype, shape), out if shape else out[0], (x,), layout)
+
+
+def _target(x: Tensor, index) -> tuple:
+    """(shape of x[index], its flat positions in x, advanced?)."""
+    res = resolve(x, index)
+    if res is not None:
+        return res[0], res[1], True
+    v = basic_index(x, index) if _grad_state.enabled is False or not x._rg else _no_grad_index(x, index)
+    m = v._s.index if v._s is not None else None
+    n = v._t.numel
+    flat = list(range(n)) if m is None else list(m)
+    if x._s is not None and x._s.index is not None and m is not None:
+        # positions relative to x, not to x's store root
+        inv = {p: i for i, p in enumerate(x._s.index)}
+        flat = [inv[p] for p in m]
+    return tuple(v._t.shape), flat, False
+
+
+def _no_grad_index(x: Tensor, index):
+    prev = _grad_state.enabled
+    _grad_state.enabled = False
+    try:
+        return basic_index(x, index)
+    finally:
+        _grad_state.enabled = prev
+
+
+def setitem(x: Tensor, index, value) -> None:
+    """``x[index] = value`` (a number or a tensor broadcast to the indexed shape)."""
+    if isinstance(index, Tensor) and not index._t.ndim and index._t.dtype is not dtypes.bool \
+            and not index._t.dtype.is_floating_point:
+        index = int(index._val)
+    shape, flat, advanced = _target(x, index)
+    dt = x._t.dtype
+    if isinstance(value, Tensor):
+        try:
+            full = broadcast_shapes(shape, value._t.shape)
+        except RuntimeError:
+            full = None
+        if full != tuple(shape):
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(value._t.shape)} cannot be "
+                               f"broadcast to indexing result of shape {list(shape)}")
+        vv = value._val if value._t.ndim else [value._val]
+        col = [vv[i] for i in positions(value._t.shape, shape)] if value._t.shape != tuple(shape) else list(vv)
+        col = round_list(dt, col) if value._t.dtype is not dt else col
+    elif value.__class__ in (int, float, bool):
+        col = [dt.round(value)] * len(flat)
+    else:
+        raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
+    grad = _grad_state.enabled and (x._rg or (isinstance(value, Tensor) and value._rg))
+    if grad:
+        if x._rg and x._op is None:
+            raise RuntimeError(LEAF_INPLACE if advanced else VIEW_OF_LEAF)
+        check_inplace(x)
+    old = x._val if x._t.ndim else [x._val]
+    new = list(old)
+    for i, v in zip(flat, col):
+        new[i] = v
+    if not grad:
+        write(x, new if x._t.ndim else new[0])
+        return
+    layout = Layout(x._t.shape, dtypes.float32 if value.__class__ is not Tensor else value._t.dtype, map=flat)
+    layout.sizes = tuple(shape)
+    ins = (x, value) if isinstance(value, Tensor) else (x,)
+    op = IndexPut if advanced else CopySlices
+    res = make(op, x._t, new if x._t.ndim else new[0], ins, layout)
+    rebase(x, res)

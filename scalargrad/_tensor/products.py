@@ -1,0 +1,230 @@
+"""Matrix products of tensors: ``matmul`` / ``@``, ``mm``, ``mv``, ``dot``, ``addmm``, ``linear``.
+
+Each is one node (MmBackward0, AddmmBackward0...), composed as PyTorch 2.13's ``at::matmul``
+and ``at::linear`` compose them, so grad_fn names and ``next_functions`` match. Values are
+added in the order of the MKL kernel PyTorch's CPU build calls for the shape and layout
+(``_base/kernel_order``: sgemm's fused chain, the 8-lane kernel of a transposed second operand,
+sdot's lanes). The backward is made of products again (``grad @ mat2.T``), as in PyTorch.
+
+MKL picks its code path by processor (vendor, vector width): the modelled order is the one
+measured on AVX2/AVX512 Intel machines, and may differ in the last bit elsewhere.
+"""
+
+from __future__ import annotations
+
+from .._base import dtypes
+from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
+from .._base.kernel_order import fma_chain, mkl_lanes8, mkl_sdot
+from .._base.layout import numel
+from .._ops import linalg as L
+from .._ops import shape as S
+from .._ops.shape import Layout
+from .tensor import Tensor, make
+from .views import make_view, reshape, t, unsqueeze, view
+
+__all__ = ["matmul", "mm", "mv", "dot", "addmm", "linear", "outer"]
+
+
+def _dot_value(av: list, bv: list, dt, kind: str):
+    if not dt.is_floating_point:
+        return dt.round(sum(x * y for x, y in zip(av, bv)))
+    f32 = dt is dtypes.float32
+    if kind == "dot":
+        return mkl_sdot(av, bv, f32)
+    if kind == "gemm_nt":
+        return mkl_lanes8(av, bv, f32)
+    r = dt.round
+    return r(fma_chain(av, bv, f32))
+
+
+def _gemm_kind(b: Tensor, n: int, m: int) -> str:
+    """Which MKL code path PyTorch's mm takes for a (n x k) @ b (k x m) (see kernel_order)."""
+    if m == 1 and n > 1:
+        return "gemv"
+    bst = b._t.strides
+    transposed = len(bst) == 2 and bst[0] == 1 and b._t.shape[0] > 1 and bst[1] != 1
+    if transposed and m % 4:
+        return "gemm_nt"
+    return "gemm"
+
+
+def _elements(x: Tensor) -> list:
+    return x._val if x._t.ndim else [x._val]
+
+
+def _same_dtype(a: Tensor, b: Tensor, what: str) -> None:
+    ta, tb = a._t.dtype, b._t.dtype
+    if ta is not tb:
+        if what == "dot":
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {ta.short} and {tb.short}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {ta.c_name} != {tb.c_name}")
+
+
+def _product_values(a: Tensor, b: Tensor, bias: list | None = None) -> list:
+    """a (n x k) @ b (k x m) (+ bias, n x m, added once per element), in MKL's order."""
+    n, k = a._t.shape
+    m = b._t.shape[1]
+    dt = a._t.dtype
+    ea, eb = _elements(a), _elements(b)
+    kind = _gemm_kind(b, n, m)
+    rows = [ea[i * k:(i + 1) * k] for i in range(n)]
+    cols = [[eb[i * m + j] for i in range(k)] for j in range(m)]
+    out = []
+    r = dt.round
+    f32 = dt is dtypes.float32
+    for i in range(n):
+        row = rows[i]
+        for j in range(m):
+            val = _dot_value(row, cols[j], dt, kind)
+            if bias is not None:
+                c = bias[i * m + j]
+                if k == 1 and dt.is_floating_point:  # k = 1: MKL fuses the product and the bias
+                    val = fma_chain([1.0, row[0]], [c, cols[j][0]], f32)
+                else:
+                    val = r(val + c)
+            out.append(val)
+    return out
+
+
+def mm(a: Tensor, b: Tensor) -> Tensor:
+    """``a @ b`` for two matrices (MmBackward0)."""
+    for name, x in (("self", a), ("mat2", b)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"mm(): argument '{name}' (position {1 if name == 'self' else 2}) must be Tensor, "
+                            f"not {type(x).__name__}")
+    if a._t.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if b._t.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    n, k = a._t.shape
+    k2, m = b._t.shape
+    if k != k2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
+    _same_dtype(a, b, "mm")
+    vals = _product_values(a, b)
+    return make(L.Mm, TensorType(a._t.dtype, (n, m)), vals, (a, b))
+
+
+def mv(a: Tensor, x: Tensor) -> Tensor:
+    """matrix @ vector (MvBackward0)."""
+    if a._t.ndim != 2 or x._t.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a._t.ndim}, {x._t.ndim}")
+    n, k = a._t.shape
+    if k != x._t.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({x._t.shape[0]})")
+    _same_dtype(a, x, "mv")
+    ea, ex = _elements(a), _elements(x)
+    dt = a._t.dtype
+    vals = [_dot_value(ea[i * k:(i + 1) * k], ex, dt, "gemm") for i in range(n)]
+    return make(L.Mv, TensorType(dt, (n,)), vals, (a, x))
+
+
+def dot(a: Tensor, b: Tensor) -> Tensor:
+    """vector . vector (DotBackward0)."""
+    if a._t.ndim != 1 or b._t.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a._t.ndim}D and {b._t.ndim}D tensors")
+    _same_dtype(a, b, "dot")
+    ka, kb = a._t.shape[0], b._t.shape[0]
+    if ka != kb:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{ka}] and src [{kb}] to have the same "
+                           f"number of elements, but got {ka} and {kb} elements respectively")
+    val = _dot_value(_elements(a), _elements(b), a._t.dtype, "dot")
+    return make(L.Dot, TensorType(a._t.dtype, ()), val, (a, b))
+
+
+def outer(a: Tensor, b: Tensor) -> Tensor:
+    """The outer product a b^T of two vectors (``ger``): each element one rounded product."""
+    from .build import binary
+    from .._ops import elementwise as E
+
+    return binary(E.Mul, unsqueeze(a, 1), b)
+
+
+def matmul(a, b) -> Tensor:
+    """``a @ b`` composed as ``at::matmul``: dot, mv, (unsqueeze, mm, squeeze), mm, or an N-D
+    tensor folded into a matrix product and viewed back."""
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        bad = b if isinstance(a, Tensor) else a
+        raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not {type(bad).__name__}")
+    da, db = a._t.ndim, b._t.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+    if da == 1 and db == 1:
+        return dot(a, b)
+    if da == 2 and db == 1:
+        return mv(a, b)
+    if da == 1 and db == 2:
+        k, m = b._t.shape
+        if a._t.shape[0] != k:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{a._t.shape[0]} and {k}x{m})")
+        out = mm(unsqueeze(a, 0), b)
+        # PyTorch squeezes the product in place: SqueezeBackward4
+        return make_view(out, (m,), (1,), 0, None, S.SqueezeInplace, Layout((1, m), dim=0), copy=True)
+    if da == 2 and db == 2:
+        return mm(a, b)
+    if da >= 3 and db <= 2:
+        sa = tuple(a._t.shape)
+        k = sa[-1]
+        folded = reshape(a, -1, k)
+        if db == 1:
+            out = mv(folded, b)
+            shape = sa[:-1]
+        else:
+            out = mm(folded, b)
+            shape = sa[:-1] + (b._t.shape[1],)
+        return make_view(out, shape, None, 0, None, S.UnsafeView, Layout(out._t.shape), copy=True)
+    raise Unsupported(f"matmul of a {da}-D and a {db}-D tensor (batched matrix products)")
+
+
+def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1) -> Tensor:
+    """``torch.addmm(bias, mat1, mat2)``: mat1 @ mat2 + bias (broadcast), AddmmBackward0."""
+    if beta != 1 or alpha != 1:
+        raise Unsupported("addmm with beta or alpha other than 1")
+    if mat1._t.ndim != 2 or mat2._t.ndim != 2:
+        raise RuntimeError("mat1 must be a matrix" if mat1._t.ndim != 2 else "mat2 must be a matrix")
+    n, k = mat1._t.shape
+    k2, m = mat2._t.shape
+    if k != k2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
+    dt = mat1._t.dtype
+    if mat2._t.dtype is not dt or bias._t.dtype is not dt:
+        other = mat2._t.dtype if mat2._t.dtype is not dt else bias._t.dtype
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {dt.c_name} != {other.c_name}")
+    from .build import broadcast_shapes, positions
+
+    if broadcast_shapes(bias._t.shape, (n, m)) != (n, m):
+        raise RuntimeError(f"The expanded size of the tensor ({m}) must match the existing size "
+                           f"({bias._t.shape[-1]}) at non-singleton dimension 1.  Target sizes: [{n}, {m}].  "
+                           f"Tensor sizes: {list(bias._t.shape)}")
+    eb = _elements(bias)
+    spread = [eb[i] for i in positions(bias._t.shape, (n, m))]
+    vals = _product_values(mat1, mat2, spread)
+    return make(L.Addmm, TensorType(dt, (n, m)), vals, (bias, mat1, mat2))
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+    """``nn.functional.linear``: input @ weight.T + bias, composed as PyTorch 2.13's
+    ``at::linear`` composes it (AddmmBackward0 for 2-D input with a bias, ViewBackward0 over it
+    for 3-D input, MmBackward0 / SqueezeBackward4 / UnsafeViewBackward0 without a bias)."""
+    for name, x in (("input", input), ("weight", weight)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"linear(): argument '{name}' (position {1 if name == 'input' else 2}) must be Tensor, "
+                            f"not {type(x).__name__}")
+    wt = t(weight)
+    nd = input._t.ndim
+    if bias is not None:
+        if nd == 2:
+            return addmm(bias, input, wt)
+        if nd == 3 and input._t.contiguous:
+            shape = tuple(input._t.shape)
+            flat = view(input, numel(shape[:-1]), shape[-1])
+            out = addmm(bias, flat, wt)
+            return view(out, *shape[:-1], out._t.shape[1])
+    out = matmul(input, wt)
+    if bias is not None:
+        from .._ops import elementwise as E
+        from .build import binary
+
+        out = binary(E.Add, out, bias)
+    return out

@@ -1,0 +1,177 @@
+"""Shared memory and version counters: ``.data``, ``.detach()``, views, and in-place writes.
+
+In PyTorch a view (``x[0]``, ``x.t()``, ``x.view(6)``), ``x.detach()`` and ``x.data`` share
+``x``'s memory: a write through any of them shows in all. Views and ``detach()`` also share
+``x``'s version counter, which every in-place op bumps and which autograd checks (a tensor
+saved for backward must not have changed); ``.data`` gets a counter of its own, which is why
+changes made through it go unnoticed.
+
+scalargrad keeps each tensor's elements in its own logical order (``Tensor._val``), so reads
+cost nothing extra. Sharing is paid for on writes, which are rare: tensors that share memory
+form a ``Store`` holding the elements of the first of them (the root) and weak references to
+the others with, for each, where its elements sit among the root's (None: in the same order;
+such tensors of one or more dimensions share the very list). ``write`` changes a tensor's
+elements, then refreshes every other member, bumps the version counter and stamps the change
+on the members that share the counter, so that the engine sees a saved tensor that changed.
+
+A tensor that was never aliased nor changed in place has no ``Mem`` (``_s`` is None).
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from .tensor import Tensor, ext, leaf, next_seq
+
+__all__ = ["Counter", "Mem", "Store", "mem", "write", "alias", "version_then"]
+
+_STAMPS_KEPT = 64
+
+
+class Counter:
+    """A version counter: ``n`` in-place changes so far, and the creation-number stamps of the
+    last ones (to tell how many happened after a given node was made)."""
+
+    __slots__ = ("n", "stamps")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.stamps: list = []
+
+
+class Store:
+    """Tensors sharing memory: the root's elements and the members (weakly held)."""
+
+    __slots__ = ("data", "members", "__weakref__")
+
+    def __init__(self, data: list) -> None:
+        self.data = data  # the root's elements, row-major (the root's own list if it has dimensions)
+        self.members: list = []  # weak references to the member tensors
+
+
+class Mem:
+    """A tensor's place in memory sharing: its version counter, its store and index map, and
+    the tensor it is a view of (``._base``)."""
+
+    __slots__ = ("ver", "store", "index", "base", "offset")
+
+    def __init__(self, ver: Counter, store: Store | None = None, index=None, base=None, offset: int = 0) -> None:
+        self.ver = ver
+        self.store = store
+        self.index = index  # flat positions of this tensor's elements in store.data; None: same order
+        self.base = base  # the tensor this is a view of (PyTorch's ._base)
+        self.offset = offset  # PyTorch's storage_offset()
+
+
+def mem(t: Tensor) -> Mem:
+    """``t``'s Mem, made on first need."""
+    s = t._s
+    if s is None:
+        s = t._s = Mem(Counter())
+    return s
+
+
+def _store(t: Tensor) -> Store:
+    """The store ``t`` belongs to, made with ``t`` as its root if it has none."""
+    s = mem(t)
+    if s.store is None:
+        data = t._val if t._t.ndim else [t._val]
+        s.store = Store(data)
+        s.store.members.append(weakref.ref(t))
+        s.index = None
+    return s.store
+
+
+def alias(t: Tensor, new: Tensor, index=None, share_version: bool = True, view: bool = False,
+          offset: int = 0) -> Tensor:
+    """Make ``new`` share ``t``'s memory: ``index`` gives the flat positions of ``new``'s
+    elements among ``t``'s (None: the same elements in the same order). ``new._val`` must
+    already hold those elements."""
+    st = _store(t)
+    ts = t._s
+    if index is None:
+        index = ts.index
+    elif ts.index is not None:
+        index = [ts.index[i] for i in index]
+    if index is None and new._t.ndim and t._t.ndim:
+        new._val = st.data  # the same elements in the same order: the same list
+    ver = ts.ver if share_version else Counter()
+    base = None
+    if view:
+        base = ts.base if ts.base is not None else t
+    new._s = Mem(ver, st, index, base, offset)
+    st.members.append(weakref.ref(new))
+    return new
+
+
+def version_then(t: Tensor, seq: int) -> int:
+    """The version ``t`` had when the node with creation number ``seq`` was made."""
+    s = t._s
+    if s is None:
+        return 0
+    after = sum(1 for stamp in s.ver.stamps if stamp > seq)
+    return s.ver.n - after
+
+
+def write(t: Tensor, values) -> None:
+    """Store ``values`` (a number for a 0-dim tensor, a row-major list otherwise) as ``t``'s
+    elements, in place: every tensor sharing the memory sees them, the version counter moves
+    on, and the change is stamped on the tensors sharing the counter."""
+    s = mem(t)
+    st = s.store
+    stamp = next_seq()
+    ver = s.ver
+    ver.n += 1
+    ver.stamps.append(stamp)
+    if len(ver.stamps) > _STAMPS_KEPT:
+        del ver.stamps[0]
+    if st is None:
+        if t._t.ndim:
+            t._val[:] = values
+        else:
+            t._val = values
+        _stamp(t, stamp)
+        return
+    data = st.data
+    idx = s.index
+    if idx is None:
+        if t._t.ndim:
+            data[:] = values
+        else:
+            data[0] = values
+    elif t._t.ndim:
+        for i, x in zip(idx, values):
+            data[i] = x
+    else:
+        data[idx[0]] = values
+    live = []
+    for ref in st.members:
+        m = ref()
+        if m is None:
+            continue
+        live.append(ref)
+        ms = m._s
+        mi = ms.index
+        if m._t.ndim:
+            if mi is not None:
+                m._val[:] = [data[i] for i in mi]
+        else:
+            m._val = data[0] if mi is None else data[mi[0]]
+        if ms.ver is ver:
+            _stamp(m, stamp)
+    st.members = live
+
+
+def _stamp(t: Tensor, stamp: int) -> None:
+    """Mark ``t`` changed at ``stamp``: a leaf's ``_seq`` is its last change; a node keeps its
+    creation number (the backward order) and records the change where the engine looks."""
+    if t._op is None:
+        t._seq = stamp
+    else:
+        ext(t).modified = stamp
+
+
+def fresh_leaf(t: Tensor, cls=None, requires_grad: bool = False) -> Tensor:
+    """A new leaf of ``t``'s type holding ``t``'s elements (its own copy of the list)."""
+    val = list(t._val) if t._t.ndim else t._val
+    return leaf(val, t._t, requires_grad, cls)

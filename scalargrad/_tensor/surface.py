@@ -1,0 +1,764 @@
+"""The public surface of tensors, made from the op table: Tensor methods (and their in-place
+variants) and the functions of the ``torch`` namespace.
+
+An elementwise op of the table gets its spellings (``op.api``) here, with PyTorch's argument
+checks; the ops whose arguments are their own (view, sum, max...) are bound by hand below,
+each once. ``FUNCTIONS`` is what ``scalargrad/__init__.py`` re-exports as ``torch.*``, and
+``FUNCTIONAL`` what ``nn.functional`` re-exports; the spelling test walks the table and checks
+every declared spelling exists on its surface.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+
+from .._base import dtypes
+from .._base.dtypes import TensorType, round_list
+from .._base.errors import Unsupported
+from .._base.formatting import tensor_repr
+from .._base.grad_mode import _state as _grad_state
+from .._base.layout import is_contiguous
+from .._ops import elementwise as E
+from .._ops import shape as S
+from .._ops.table import REGISTRY
+from . import factories as F
+from . import indexing, products, reduce, views
+from .build import binary, broadcast_shapes, elementwise, unary
+from .inplace import check_inplace, inplace, rebase
+from .nodes import accumulate_grad_for
+from .storage import write
+from .tensor import Tensor, defaults, ext, impl, leaf, make
+
+__all__ = ["FUNCTIONS", "FUNCTIONAL", "install"]
+
+FUNCTIONS: dict = {}
+"""name -> function of the torch namespace."""
+FUNCTIONAL: dict = {}
+"""name -> function of torch.nn.functional."""
+
+
+def _method(name: str, fn) -> None:
+    fn.__name__ = name
+    fn.__qualname__ = "Tensor." + name
+    setattr(Tensor, name, fn)
+
+
+def _function(name: str, fn) -> None:
+    fn.__name__ = name
+    FUNCTIONS[name] = fn
+
+
+def _is_operand(x) -> bool:
+    return isinstance(x, Tensor) or x.__class__ in (float, int, bool)
+
+
+def _check_input(name: str, x) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+
+
+def _check_other(name: str, x, pos: int, tensor_only: bool = False) -> None:
+    if tensor_only and not isinstance(x, Tensor) or not _is_operand(x):
+        raise TypeError(f"{name}(): argument 'other' (position {pos}) must be Tensor, not {type(x).__name__}")
+
+
+# ---------------------------------------------------------------- elementwise ops from the table
+
+
+def _bind_unary(op) -> None:
+    api = op.api
+    name = api.method
+
+    def method(self):
+        return unary(op, self)
+
+    for n in (name,) + api.aliases:
+        _method(n, _clone_fn(method))
+    if api.inplace:
+        _method(api.inplace, lambda self: inplace(self, lambda t: unary(op, t)))
+    for fname in api.function:
+        def function(input, *, out=None, _n=fname):  # noqa: A002 - PyTorch's names
+            _check_input(_n, input)
+            return unary(op, input)
+
+        _function(fname, function)
+    if api.functional:
+        FUNCTIONAL[api.functional] = FUNCTIONS.get(api.functional) or (lambda input: unary(op, input))  # noqa: A002
+
+
+def _clone_fn(fn):
+    import types
+
+    return types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+def _bind_binary(op, tensor_only: bool = False, alpha: bool = False) -> None:
+    api = op.api
+    name = api.method
+
+    def apply(a, b, al=1):
+        if alpha:
+            return binary(op, a, b, al if al != 1 else None)
+        return binary(op, a, b)
+
+    def method(self, other, *, alpha=1):
+        _check_other(name, other, 1, tensor_only)
+        return apply(self, other, alpha)
+
+    def method_inplace(self, other, *, alpha=1):
+        _check_other(name + "_", other, 1, tensor_only)
+        return inplace(self, lambda t: apply(t, other, alpha))
+
+    def function(input, other, *, alpha=1, out=None):  # noqa: A002
+        if not isinstance(input, Tensor) and not (isinstance(other, Tensor) and _is_operand(input)):
+            _check_input(name, input)
+        _check_other(name, other, 2, tensor_only)
+        return apply(input, other, alpha)
+
+    for n in (name,) + api.aliases:
+        _method(n, _clone_fn(method))
+    if api.inplace:
+        _method(api.inplace, method_inplace)
+    for fname in api.function:
+        _function(fname, _clone_fn(function))
+
+
+def _install_elementwise() -> None:
+    for op in (E.Neg, E.Reciprocal, E.Log, E.Exp, E.Sqrt, E.Tanh, E.Sigmoid, E.Relu, E.Abs, E.Sin, E.Cos):
+        _bind_unary(op)
+    _bind_binary(E.Add, alpha=True)
+    _bind_binary(E.Sub, alpha=True)
+    for op in (E.Mul, E.Remainder, E.FloorDivide):
+        _bind_binary(op)
+    for op in (E.Minimum, E.Maximum):
+        _bind_binary(op, tensor_only=True)
+    for op in E.COMPARISONS:
+        _bind_binary(op)
+
+    def div(self, other, *, rounding_mode=None):
+        _check_other("div", other, 1)
+        return _div(self, other, rounding_mode)
+
+    for n in ("div", "divide", "true_divide"):
+        _method(n, _clone_fn(div))
+    _method("div_", lambda self, other, *, rounding_mode=None: inplace(self, lambda t: _div(t, other, rounding_mode)))
+
+    def div_fn(input, other, *, rounding_mode=None, out=None):  # noqa: A002
+        _check_input("div", input)
+        _check_other("div", other, 2)
+        return _div(input, other, rounding_mode)
+
+    for n in ("div", "divide", "true_divide"):
+        _function(n, _clone_fn(div_fn))
+
+    def pow_(self, exponent):
+        _check_other("pow", exponent, 1)
+        return binary(E.Pow, self, exponent)
+
+    _method("pow", pow_)
+    _method("pow_", lambda self, exponent: inplace(self, lambda t: binary(E.Pow, t, exponent)))
+
+    def pow_fn(input, exponent, *, out=None):  # noqa: A002
+        if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+            _check_input("pow", input)
+        return binary(E.Pow, input, exponent)
+
+    _function("pow", pow_fn)
+    _method("square", lambda self: binary(E.Pow, self, 2))
+    _method("square_", lambda self: inplace(self, lambda t: binary(E.Pow, t, 2)))
+    _function("square", lambda input: binary(E.Pow, input, 2))  # noqa: A002
+    _function("rsub", lambda input, other, alpha=1: binary(E.Sub, other, input, alpha if alpha != 1 else None))  # noqa: A002
+
+    # dunders beyond the hot ones in the class body
+    _method("__eq__", _compare(E.Eq))
+    _method("__ne__", _compare(E.Ne))
+    _method("__lt__", _compare(E.Lt))
+    _method("__le__", _compare(E.Le))
+    _method("__gt__", _compare(E.Gt))
+    _method("__ge__", _compare(E.Ge))
+    Tensor.__hash__ = object.__hash__
+    _method("__iadd__", lambda self, other: inplace(self, lambda t: t + other) if _is_operand(other) else NotImplemented)
+    _method("__isub__", lambda self, other: inplace(self, lambda t: t - other) if _is_operand(other) else NotImplemented)
+    _method("__imul__", lambda self, other: inplace(self, lambda t: t * other) if _is_operand(other) else NotImplemented)
+    _method("__itruediv__", lambda self, other: inplace(self, lambda t: t / other) if _is_operand(other)
+            else NotImplemented)
+    _method("__ipow__", lambda self, other: inplace(self, lambda t: t ** other) if _is_operand(other)
+            else NotImplemented)
+    _method("__imod__", lambda self, other: inplace(self, lambda t: t % other) if _is_operand(other)
+            else NotImplemented)
+    _method("__ifloordiv__", lambda self, other: inplace(self, lambda t: t // other) if _is_operand(other)
+            else NotImplemented)
+
+    # clamp with number or tensor bounds
+    _method("clamp", _clamp)
+    _method("clip", _clamp)
+    _method("clamp_", lambda self, min=None, max=None: inplace(self, lambda t: _clamp(t, min, max)))  # noqa: A002
+    _method("clip_", lambda self, min=None, max=None: inplace(self, lambda t: _clamp(t, min, max)))  # noqa: A002
+    _method("clamp_min", lambda self, min: _clamp(self, min, None, E.ClampMin))  # noqa: A002
+    _method("clamp_max", lambda self, max: _clamp(self, None, max, E.ClampMax))  # noqa: A002
+    _method("clamp_min_", lambda self, min: inplace(self, lambda t: _clamp(t, min, None, E.ClampMin)))  # noqa: A002
+    _method("clamp_max_", lambda self, max: inplace(self, lambda t: _clamp(t, None, max, E.ClampMax)))  # noqa: A002
+    for n in ("clamp", "clip"):
+        _function(n, lambda input, min=None, max=None, *, out=None: _clamp(input, min, max))  # noqa: A002
+    _function("clamp_min", lambda input, min: _clamp(input, min, None, E.ClampMin))  # noqa: A002
+    _function("clamp_max", lambda input, max: _clamp(input, None, max, E.ClampMax))  # noqa: A002
+
+    def where(condition, input=None, other=None):  # noqa: A002
+        if input is None and other is None:
+            raise Unsupported("torch.where(condition) with one argument (use nonzero)")
+        return _where(condition, input, other)
+
+    _function("where", where)
+    _method("where", lambda self, condition, other: _where(condition, self, other))
+
+
+def _div(a, b, rounding_mode):
+    if rounding_mode is None:
+        return binary(E.Div, a, b)
+    if rounding_mode == "floor":
+        return binary(E.FloorDivide, a, b)
+    if rounding_mode == "trunc":
+        raise Unsupported("div(rounding_mode='trunc')")
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+
+
+def _compare(op):
+    def method(self, other):
+        if not _is_operand(other):
+            return NotImplemented
+        return binary(op, self, other)
+
+    return method
+
+
+def _number_bound(b, t: Tensor):
+    if b is None:
+        return None
+    if isinstance(b, Tensor):
+        return b
+    if b.__class__ not in (int, float, bool):
+        raise TypeError(f"clamp(): argument 'min' must be Number, not {type(b).__name__}")
+    return b
+
+
+def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's parameter names
+    """clamp with number bounds (ClampBackward1, or ClampMin/MaxBackward0 for clamp_min/max),
+    or with tensor bounds (ClampBackward0)."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    lo, hi = _number_bound(min, self), _number_bound(max, self)
+    if isinstance(lo, Tensor) or isinstance(hi, Tensor):
+        inf = float("inf")
+        lo_t = lo if isinstance(lo, Tensor) else leaf(-inf if lo is None else lo, TensorType(self._t.dtype, ()))
+        hi_t = hi if isinstance(hi, Tensor) else leaf(inf if hi is None else hi, TensorType(self._t.dtype, ()))
+        return elementwise(E.ClampT, (self, lo_t, hi_t))
+    t = self._t
+    dt = t.dtype
+    if not dt.is_floating_point and any(isinstance(b, float) for b in (lo, hi)):
+        dt = defaults["dtype"]  # a float bound makes an integer tensor float, as in PyTorch
+    if dt is dtypes.float32:
+        for bound in (lo, hi):  # PyTorch converts a clamp bound with an overflow check
+            if bound.__class__ is float and 3.4028234663852886e38 < abs(bound) < float("inf"):
+                raise RuntimeError("value cannot be converted to type float without overflow")
+    if not dt.is_floating_point:
+        for bound in (lo, hi):
+            if bound is not None and bound != bound or bound in (float("inf"), float("-inf")):
+                raise RuntimeError(f"value cannot be converted to type int64_t without overflow")
+    r = dt.round
+    c = (None if lo is None else r(lo), None if hi is None else r(hi))
+    op = op or E.Clamp
+    x = self if dt is t.dtype else views.to_dtype(self, dt)
+    from .build import compute
+
+    tt = x._t
+    if not tt.ndim:
+        return make(op, tt, r(E._clamp(r, x._val, c)), (x,), c)
+    vals = compute(op, dt, [x._val], tt.numel, c)
+    return make(op, tt, vals, (x,), c)
+
+
+def _where(condition, a, b):
+    if not isinstance(condition, Tensor):
+        raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}")
+    if condition._t.dtype is not dtypes.bool:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{condition._t.dtype.short}")
+    from .build import result_dtype
+
+    rd = result_dtype((a, b))
+    ops = []
+    for x in (a, b):
+        if isinstance(x, Tensor):
+            ops.append(x if x._t.dtype is rd else views.to_dtype(x, rd))
+        else:
+            ops.append(leaf(rd.round(x), TensorType(rd, ())))
+    return elementwise(E.Where, (condition, ops[0], ops[1]), out_dtype=rd)
+
+
+# ---------------------------------------------------------------- reductions
+
+
+def _install_reductions() -> None:
+    def sum_(self, dim=None, keepdim=False, *, dtype=None):
+        return reduce.sum(self, dim, keepdim, F.check_dtype(dtype, "sum"))
+
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        return reduce.mean(self, dim, keepdim, F.check_dtype(dtype, "mean"))
+
+    _method("sum", sum_)
+    _method("mean", mean)
+    _function("sum", lambda input, dim=None, keepdim=False, *, dtype=None: sum_(input, dim, keepdim, dtype=dtype))  # noqa: A002
+    _function("mean", lambda input, dim=None, keepdim=False, *, dtype=None: mean(input, dim, keepdim, dtype=dtype))  # noqa: A002
+
+    def maxmin(largest):
+        def method(self, dim=None, keepdim=False):
+            if isinstance(dim, Tensor):
+                return reduce.max_min(self, other=dim, largest=largest)
+            return reduce.max_min(self, dim, keepdim, largest)
+
+        return method
+
+    for name, largest in (("max", True), ("min", False)):
+        m = maxmin(largest)
+        _method(name, m)
+        _function(name, _clone_fn(m))
+        _method("arg" + name, lambda self, dim=None, keepdim=False, _l=largest: reduce.arg_max_min(self, dim, keepdim, _l))
+        _function("arg" + name, lambda input, dim=None, keepdim=False, _l=largest:  # noqa: A002
+                  reduce.arg_max_min(input, dim, keepdim, _l))
+        _method("a" + name, lambda self, dim=(), keepdim=False, _l=largest: _amax(self, dim, keepdim, _l))
+        _function("a" + name, lambda input, dim=(), keepdim=False, _l=largest: _amax(input, dim, keepdim, _l))  # noqa: A002
+    _method("all", lambda self, dim=None, keepdim=False: reduce.all_any(self, dim, keepdim, True))
+    _method("any", lambda self, dim=None, keepdim=False: reduce.all_any(self, dim, keepdim, False))
+    _function("all", lambda input, dim=None, keepdim=False: reduce.all_any(input, dim, keepdim, True))  # noqa: A002
+    _function("any", lambda input, dim=None, keepdim=False: reduce.all_any(input, dim, keepdim, False))  # noqa: A002
+
+
+def _amax(x, dim, keepdim, largest):
+    if dim == () or dim is None:
+        return reduce.max_min(x, None, False, largest) if not keepdim else reduce.max_min(x, None, False, largest)
+    return reduce.max_min(x, dim, keepdim, largest)[0]
+
+
+# ---------------------------------------------------------------- shapes, views, copies
+
+
+def _install_shapes() -> None:
+    _method("view", views.view)
+    _method("reshape", views.reshape)
+    _method("view_as", lambda self, other: views.view(self, other._t.shape))
+    _method("reshape_as", lambda self, other: views.reshape(self, other._t.shape))
+    _method("flatten", views.flatten)
+    _method("ravel", lambda self: views.reshape(self, -1))
+    _method("squeeze", views.squeeze)
+    _method("unsqueeze", views.unsqueeze)
+    _method("squeeze_", lambda self, dim=None: _inplace_view(self, views.squeeze(self, dim)))
+    _method("unsqueeze_", lambda self, dim: _inplace_view(self, views.unsqueeze(self, dim)))
+    _method("expand", views.expand)
+    _method("expand_as", lambda self, other: views.expand(self, other._t.shape))
+    _method("broadcast_to", lambda self, size: views.expand(self, size))
+    _method("t", views.t)
+    _method("t_", lambda self: _inplace_view(self, views.t(self)))
+    Tensor.T = property(views.T)
+    Tensor.mT = property(lambda self: views.transpose(self, -2, -1))
+    _method("transpose", views.transpose)
+    _method("swapaxes", views.transpose)
+    _method("swapdims", views.transpose)
+    _method("transpose_", lambda self, d0, d1: _inplace_view(self, views.transpose(self, d0, d1)))
+    _method("permute", views.permute)
+    _method("select", views.select)
+    _method("narrow", views.narrow)
+    _method("unbind", views.unbind)
+    _method("split", views.split)
+    _method("chunk", views.chunk)
+    _method("contiguous", views.contiguous)
+    _method("clone", views.clone)
+    _method("__getitem__", indexing.getitem)
+    _method("__setitem__", indexing.setitem)
+    _method("__iter__", _iter)
+    _method("tolist", _tolist)
+    _method("__deepcopy__", _deepcopy)
+    _method("__copy__", _copy_tensor)
+    _method("detach_", _detach_)
+    _method("is_contiguous", lambda self, memory_format=None: self._t.contiguous or is_contiguous(self._t.shape,
+                                                                                                  self._t.strides))
+    _method("stride", lambda self, dim=None: self._t.strides if dim is None else
+            self._t.strides[views.norm_dim(dim, self._t.ndim)])
+    _method("storage_offset", lambda self: views.offset_of(self))
+    _method("element_size", lambda self: self._t.dtype.itemsize)
+    _method("size", lambda self, dim=None: self._t.shape if dim is None else self._t.shape[views.norm_dim(dim, self._t.ndim)])
+    _method("is_floating_point", lambda self: self._t.dtype.is_floating_point)
+    _method("is_complex", lambda self: False)
+    _method("_is_view", lambda self: self._s is not None and self._s.base is not None)
+    Tensor._base = property(lambda self: None if self._s is None else self._s.base)
+    Tensor.is_cuda = property(lambda self: False)
+    Tensor.is_sparse = property(lambda self: False)
+    Tensor.is_quantized = property(lambda self: False)
+    Tensor.is_meta = property(lambda self: False)
+    Tensor.layout = property(lambda self: "torch.strided")
+    Tensor.device = property(lambda self: F.device("cpu"))
+    Tensor.output_nr = property(lambda self: self._ext.pick[1] if self._ext is not None and self._ext.pick else 0)
+    Tensor.grad_dtype = property(lambda self: self._t.dtype)
+    _method("get_device", lambda self: -1)
+    _method("cpu", lambda self, memory_format=None: self)
+    _method("cuda", lambda self, *a, **k: (_ for _ in ()).throw(
+        AssertionError("Torch not compiled with CUDA enabled")))
+    _method("numpy", lambda self, *a, **k: (_ for _ in ()).throw(
+        Unsupported("Tensor.numpy()", "scalargrad has no NumPy arrays; use tolist()")))
+    _method("to", _to)
+    _method("type", _type)
+    _method("type_as", lambda self, other: views.to_dtype(self, other._t.dtype))
+    for name, dt in (("float", dtypes.float32), ("double", dtypes.float64), ("half", dtypes.float16),
+                     ("bfloat16", dtypes.bfloat16), ("long", dtypes.int64), ("int", dtypes.int32),
+                     ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8), ("bool", dtypes.bool)):
+        _method(name, lambda self, memory_format=None, _dt=dt: views.to_dtype(self, _dt))
+    _method("uniform_", lambda self, a=0.0, b=1.0, *, generator=None: _random_fill(self, "uniform", a, b,
+                                                                                   generator=generator))
+    _method("normal_", lambda self, mean=0.0, std=1.0, *, generator=None: _random_fill(self, "normal", mean, std,
+                                                                                       generator=generator))
+    _method("fill_", _fill)
+    _method("zero_", lambda self: _fill(self, 0))
+    _method("copy_", _copy_into)
+    _method("masked_fill", lambda self, mask, value: _masked_fill(self, mask, value, False))
+    _method("masked_fill_", lambda self, mask, value: _masked_fill(self, mask, value, True))
+    _method("new_tensor", lambda self, data, dtype=None, device=None, requires_grad=False:
+            F.tensor(data, dtype=dtype or self._t.dtype, requires_grad=requires_grad))
+    for name, value in (("new_zeros", 0), ("new_ones", 1), ("new_empty", 0)):
+        _method(name, lambda self, *size, dtype=None, device=None, requires_grad=False, _v=value:
+                F.from_values([_v] * _numel(F.shape_arg(size, "new")), F.shape_arg(size, "new"),
+                              dtype or self._t.dtype, requires_grad))
+    _method("new_full", lambda self, size, fill_value, dtype=None, device=None, requires_grad=False:
+            F.full(size, fill_value, dtype=dtype or self._t.dtype, requires_grad=requires_grad))
+    _method("equal", _equal)
+    _method("allclose", _allclose)
+    _method("isclose", _isclose)
+    _method("__matmul__", lambda self, other: products.matmul(self, other) if isinstance(other, Tensor)
+            else NotImplemented)
+    _method("__rmatmul__", lambda self, other: products.matmul(other, self) if isinstance(other, Tensor)
+            else NotImplemented)
+    _method("matmul", products.matmul)
+    _method("mm", products.mm)
+    _method("mv", products.mv)
+    _method("dot", products.dot)
+    _method("inner", products.dot)
+    _method("outer", products.outer)
+    _method("ger", products.outer)
+    _method("addmm", lambda self, mat1, mat2, *, beta=1, alpha=1: products.addmm(self, mat1, mat2, beta, alpha))
+
+    for name, fn in (("reshape", views.reshape), ("flatten", views.flatten), ("squeeze", views.squeeze),
+                     ("unsqueeze", views.unsqueeze), ("t", views.t), ("transpose", views.transpose),
+                     ("swapaxes", views.transpose), ("swapdims", views.transpose), ("permute", views.permute),
+                     ("select", views.select), ("narrow", views.narrow), ("unbind", views.unbind),
+                     ("split", views.split), ("chunk", views.chunk), ("clone", views.clone),
+                     ("cat", views.cat), ("concat", views.cat), ("concatenate", views.cat), ("stack", views.stack),
+                     ("matmul", products.matmul), ("mm", products.mm), ("mv", products.mv), ("dot", products.dot),
+                     ("inner", products.dot), ("outer", products.outer), ("ger", products.outer),
+                     ("addmm", products.addmm), ("equal", _equal), ("allclose", _allclose), ("isclose", _isclose),
+                     ("masked_fill", lambda input, mask, value: _masked_fill(input, mask, value, False)),
+                     ("numel", lambda input: input._t.numel),
+                     ("broadcast_shapes", _broadcast_shapes), ("is_tensor", lambda obj: isinstance(obj, Tensor)),
+                     ("is_floating_point", lambda input: input._t.dtype.is_floating_point),
+                     ("detach", lambda input: views.detach(input))):
+        _function(name, _clone_fn(fn) if hasattr(fn, "__code__") else fn)
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _inplace_view(self, v):
+    """``squeeze_``/``t_``...: ``self`` takes the view's shape (and, in a graph, its node,
+    whose input is ``self``'s old version)."""
+    if v._op is not None and self._op is not None:
+        rebase(self, v)
+    self._t = v._t
+    self._val = list(v._val) if v._t.ndim else v._val
+    return self
+
+
+def _iter(self):
+    if not self._t.ndim:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(views.unbind(self, 0))
+
+
+def _nest(vals: list, shape: tuple):
+    if len(shape) <= 1:
+        return list(vals)
+    step = _numel(shape[1:])
+    return [_nest(vals[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def _tolist(self):
+    if not self._t.ndim:
+        return self._val
+    return _nest(self._val, tuple(self._t.shape))
+
+
+def _deepcopy(self, memo: dict):
+    # copy.deepcopy (of a tensor, or of a Module holding buffers): leaves only, as PyTorch
+    if self._op is not None:
+        raise RuntimeError(
+            "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
+            "the moment.  If you were attempting to deepcopy a module, this may be because of a "
+            "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
+    if id(self) in memo:
+        return memo[id(self)]
+    new = memo[id(self)] = leaf(list(self._val) if self._t.ndim else self._val, self._t, self._rg, type(self))
+    g = self._grad
+    if g is not None:
+        new._g = _deepcopy(g, memo)
+    if self.__dict__:
+        new.__dict__.update(_copy.deepcopy(self.__dict__, memo))
+    return new
+
+
+def _copy_tensor(self):
+    # copy.copy: a new tensor object over the same memory and graph node
+    new = object.__new__(type(self))
+    for s in ("_val", "_t", "_rg", "_op", "_a", "_b", "_c", "_seq", "_g", "_ext", "_s"):
+        setattr(new, s, getattr(self, s))
+    return new
+
+
+def _detach_(self):
+    if self._s is not None and self._s.base is not None:
+        raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+    self._op = None
+    self._a = None
+    self._b = None
+    self._c = None
+    self._rg = False
+    self._ext = None
+    return self
+
+
+def _to(self, *args, **kwargs):
+    """Convert dtype (``to(torch.float64)``, ``to(other)``); devices other than the CPU are refused."""
+    dt = kwargs.get("dtype")
+    copy = kwargs.get("copy", False)
+    for a in args:
+        if isinstance(a, dtypes.dtype):
+            dt = a
+        elif isinstance(a, Tensor):
+            dt = a._t.dtype
+        elif isinstance(a, bool):
+            continue
+        elif a is not None and str(a).split(":")[0] != "cpu":
+            raise RuntimeError(f"scalargrad runs on the CPU only; cannot move a tensor to {a}")
+    dev = kwargs.get("device")
+    if dev is not None and str(dev).split(":")[0] != "cpu":
+        raise RuntimeError(f"scalargrad runs on the CPU only; cannot move a tensor to {dev}")
+    if dt is None:
+        return views.clone(self) if copy else self
+    return views.to_dtype(self, dt, copy)
+
+
+_LEGACY = {d.legacy: d for d in (dtypes.float32, dtypes.float64, dtypes.float16, dtypes.int64, dtypes.int32,
+                                 dtypes.int16, dtypes.int8, dtypes.uint8, dtypes.bool)}
+
+
+def _type(self, dtype=None, non_blocking=False, **kwargs):
+    if dtype is None:
+        return self._t.dtype.legacy
+    if isinstance(dtype, str):
+        if dtype not in _LEGACY:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = _LEGACY[dtype]
+    return views.to_dtype(self, dtype)
+
+
+def _fill(self, value):
+    """``fill_``: every element becomes ``value`` (FillBackward0/ZeroBackward0 in a graph)."""
+    if isinstance(value, Tensor):
+        if value._t.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._t.ndim} dimensions.")
+        value = value._val
+    elif value.__class__ not in (int, float, bool):
+        raise TypeError(f"fill_(): argument 'value' (position 1) must be Number, not {type(value).__name__}")
+    dt = self._t.dtype
+    v = dt.round(value)
+    vals = [v] * self._t.numel if self._t.ndim else v
+    op = S.Zero if value == 0 and not isinstance(value, bool) and value is not False else S.Fill
+    return inplace(self, lambda t: make(op, t._t, vals, (t,), S.Layout(t._t.shape)))
+
+
+def _random_fill(self, draw, *args, generator=None):
+    """``uniform_``/``normal_``: new numbers from the generator, written in place."""
+    from .._base import rng
+
+    check_inplace(self)
+    t = self._t
+    if not t.dtype.is_floating_point:
+        raise RuntimeError(f"\"{'check_uniform_bounds' if draw == 'uniform' else 'normal_kernel_cpu'}\" not "
+                           f"implemented for '{t.dtype.short}'")
+    n = t.numel
+    if draw == "uniform":
+        vals = rng.uniform(n, t.dtype.name, *args, generator=generator)
+    else:
+        vals = rng.normal(n, t.dtype.name, *args, generator=generator, contiguous=t.contiguous)
+    vals = round_list(t.dtype, vals)
+    write(self, vals if t.ndim else vals[0])
+    return self
+
+
+def _copy_into(self, src, non_blocking=False):
+    """``copy_(src)``: ``src``'s elements, broadcast and cast to this tensor's dtype."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+    shape = tuple(self._t.shape)
+    if broadcast_shapes(shape, src._t.shape) != shape:
+        raise RuntimeError(f"The size of tensor a ({shape[-1] if shape else 1}) must match the size of tensor b "
+                           f"({src._t.shape[-1]}) at non-singleton dimension {len(shape) - 1}")
+    from .build import positions
+
+    sv = src._val if src._t.ndim else [src._val]
+    col = [sv[i] for i in positions(src._t.shape, shape)] if tuple(src._t.shape) != shape else list(sv)
+    dt = self._t.dtype
+    col = round_list(dt, col) if src._t.dtype is not dt else col
+    vals = col if shape else col[0]
+    return inplace(self, lambda t: make(S.CopyInto, t._t, vals, (t, src), S.Layout(src._t.shape, src._t.dtype)))
+
+
+def _masked_fill(self, mask, value, in_place: bool):
+    if not isinstance(mask, Tensor) or mask._t.dtype is not dtypes.bool:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask._t.dtype.short if isinstance(mask, Tensor) else type(mask).__name__}")
+    if isinstance(value, Tensor):
+        value = value.item()
+    shape = tuple(self._t.shape)
+    from .build import positions
+
+    mv = mask._val if mask._t.ndim else [mask._val]
+    m = [mv[i] for i in positions(mask._t.shape, shape)] if tuple(mask._t.shape) != shape else list(mv)
+    dt = self._t.dtype
+    c = dt.round(value)
+    old = self._val if self._t.ndim else [self._val]
+    vals = [c if b else x for x, b in zip(old, m)]
+    layout = S.Layout(shape, map=[i for i, b in enumerate(m) if b])
+
+    def compute(t):
+        return make(S.MaskedFill, t._t, vals if shape else vals[0], (t,), layout)
+
+    if in_place:
+        return inplace(self, compute)
+    return compute(self)
+
+
+def _equal(a, b) -> bool:
+    """``torch.equal``: same shape and the same values."""
+    if not isinstance(b, Tensor) or tuple(a._t.shape) != tuple(b._t.shape):
+        return False
+    av = a._val if a._t.ndim else [a._val]
+    bv = b._val if b._t.ndim else [b._val]
+    return all(x == y for x, y in zip(av, bv))
+
+
+def _close_values(a, b, rtol, atol, equal_nan) -> list:
+    shape = broadcast_shapes(a._t.shape, b._t.shape)
+    from .build import positions
+
+    av = a._val if a._t.ndim else [a._val]
+    bv = b._val if b._t.ndim else [b._val]
+    xs = [av[i] for i in positions(a._t.shape, shape)]
+    ys = [bv[i] for i in positions(b._t.shape, shape)]
+    out = []
+    for x, y in zip(xs, ys):
+        if x != x or y != y:
+            out.append(bool(equal_nan and x != x and y != y))
+        elif x == y:
+            out.append(True)
+        else:
+            out.append(abs(x - y) <= atol + rtol * abs(y))
+    return shape, out
+
+
+def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    return all(_close_values(a, b, rtol, atol, equal_nan)[1])
+
+
+def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    shape, vals = _close_values(a, b, rtol, atol, equal_nan)
+    return leaf(vals if shape else vals[0], TensorType(dtypes.bool, shape))
+
+
+def _broadcast_shapes(*shapes):
+    out = ()
+    for s in shapes:
+        out = broadcast_shapes(out, (s,) if isinstance(s, int) else tuple(s))
+    return dtypes.Size(out)
+
+
+# ---------------------------------------------------------------- .grad, repr
+
+
+def _wrap_grad(t: Tensor, g) -> Tensor:
+    return leaf(g, t._t if t._t.contiguous else TensorType(t._t.dtype, t._t.shape))
+
+
+def _set_grad(t: Tensor, g) -> None:
+    if g is None:
+        t._g = None
+        return
+    if not isinstance(g, Tensor):
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(g).__name__}")
+    if tuple(g._t.shape) != tuple(t._t.shape):
+        raise RuntimeError(f"attempting to assign a gradient of size '{list(g._t.shape)}' to a tensor of size "
+                           f"'{list(t._t.shape)}'. Please ensure that the gradient and the tensor are the same size")
+    if g._t.dtype is not t._t.dtype:
+        raise RuntimeError(
+            f"attempting to assign a gradient with dtype '{g._t.dtype.c_name}' to a tensor with grad_dtype "
+            f"'{t._t.dtype.short}'. The gradient must match the tensor's grad_dtype (defaults to the tensor's "
+            "dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+            "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
+            "downstream systems that assume they match.")
+    t._g = g
+
+
+def _repr(t: Tensor) -> str:
+    name = None
+    if t._op is not None:
+        name = t.grad_fn.name()
+    vals = t._val if t._t.ndim else [t._val]
+    return tensor_repr(vals, t._t.shape, t._t.dtype, requires_grad=t._rg, grad_fn=name,
+                       default_dtype=defaults["dtype"])
+
+
+def _set_data(t: Tensor, new) -> None:
+    """``t.data = new``: ``t`` takes ``new``'s memory, shape and dtype, outside the graph."""
+    if not isinstance(new, Tensor):
+        raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
+    if new._t is t._t or (tuple(new._t.shape) == tuple(t._t.shape) and new._t.dtype is t._t.dtype):
+        vals = list(new._val) if new._t.ndim else new._val
+        if t._s is not None and t._s.store is not None:
+            write(t, vals)
+            return
+    t._val = list(new._val) if new._t.ndim else new._val
+    t._t = new._t
+    t._s = None
+
+
+impl.repr = _repr
+impl.wrap_grad = _wrap_grad
+impl.set_grad = _set_grad
+impl.set_data = _set_data
+
+
+def install() -> None:
+    """Put the surface on Tensor and into FUNCTIONS (once, at import)."""
+    _install_elementwise()
+    _install_reductions()
+    _install_shapes()
+    for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
+                 "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
+                 "arange", "linspace", "eye"):
+        FUNCTIONS[name] = getattr(F, name)
+    FUNCTIONS["device"] = F.device
+    FUNCTIONAL["linear"] = products.linear
+    _ = (REGISTRY, check_inplace, rebase, ext, accumulate_grad_for)
+
+
+install()

@@ -1,0 +1,616 @@
+"""``Tensor``: every tensor of every shape, and the node of the graph that made it.
+
+A tensor holds its numbers in ``_val``: the number itself for a 0-dim tensor, a flat list in
+row-major order for any other shape (one element included). Its dtype, shape and strides are
+the interned ``_t`` (``_base/dtypes.TensorType``). When it was computed from tensors that
+require grad, it is also the graph node of the op that made it: ``_op`` (a class of the op
+table, ``_ops``) and that op's inputs. One node per tensor op, as in PyTorch.
+
+A 0-dim graph is the hot case (a scalar program builds millions of nodes): ``+ - * /``
+between 0-dim float tensors and Python numbers are written out here with their float32
+rounding inline; every other case goes to ``build.py`` through ``_impl``. There are no per-node
+closures: an op is a class shared by all its nodes, so building a graph creates no cycles.
+
+Slots, for the engine's sake:
+    _val   the number (float; int or bool for integer dtypes), or the flat list of elements
+    _t     the interned TensorType (dtype, shape, strides)
+    _rg    requires_grad
+    _op    the op class that made it, None for a leaf
+    _a, _b the op's tensor inputs: (None, None) for a leaf, (x, None) for one input, (x, y) for
+           two, (tuple, MANY) for more; ``_in`` reads and writes them as a tuple. Two slots
+           rather than a tuple: every object that holds references is one more for Python's
+           cyclic collector to walk.
+    _c     the op's constant: a Python-number operand, a layout, a custom Function's ctx
+    _seq   creation number of a node (PyTorch's sequence_nr: the backward order); for a leaf,
+           the stamp of its last in-place change (0: never), which the engine compares with
+           the creation number of the nodes that saved it
+    _g     accumulated .grad (leaves and retain_grad): None, a Tensor, or the bare number /
+           list that the ``_grad`` property turns into a Tensor when it is first read
+    _ext   None, or an ``_Ext`` with what backward can observe: hooks, the grad_fn object,
+           retain_grad (its presence sends the engine to its exact path)
+    _s     None, or the tensor's ``storage.Mem``: its version counter, and the tensors it
+           shares memory with (views, ``.data``, ``.detach()``)
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+import warnings
+from collections import OrderedDict
+
+from .._base import dtypes
+from .._base.dtypes import TensorType, round_f32
+from .._base.errors import Unsupported
+from .._base.grad_mode import _state as _grad_state
+from .._base.handles import add_hook
+from .._ops import elementwise as E
+
+__all__ = ["Tensor", "make", "leaf", "MANY", "next_seq", "is_tensor", "get_default_dtype", "set_default_dtype",
+           "impl", "flat", "defaults"]
+
+next_seq = itertools.count(1).__next__
+MANY = type("Many", (), {"__repr__": lambda self: "MANY", "__slots__": ()})()  # _b of a node with 3+ inputs
+_F32_LO, _F32_HI = 1.1754943508222875e-38, 3.4028234663852886e38  # float32's normal range
+_new = object.__new__
+_f32_consts: dict = {}  # Python number -> its float32 rounding, for the + - * / fast path
+
+defaults = {"dtype": dtypes.float32}
+
+
+def get_default_dtype():
+    """The dtype of tensors made from Python floats (float32 unless changed)."""
+    return defaults["dtype"]
+
+
+def set_default_dtype(d) -> None:
+    """Make ``d`` (torch.float32 or torch.float64) the default floating dtype."""
+    if not isinstance(d, dtypes.dtype) or d not in (dtypes.float32, dtypes.float64, dtypes.float16,
+                                                     dtypes.bfloat16):
+        raise TypeError("only floating-point types are supported as the default type")
+    defaults["dtype"] = d
+
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. "
+    "See github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+
+class _Impl:
+    """What the class needs from the modules built on it (build, storage, nodes, the engine):
+    they register their functions here at import, so that this module imports none of them."""
+
+    binary = None  # (op, a, b) -> Tensor: an elementwise op on tensors/numbers, any shapes
+    unary = None  # (op, a) -> Tensor
+    node_for = None  # (tensor) -> its grad_fn Node object
+    backward = None  # Tensor.backward
+    construct = None  # (cls, args, kwargs) -> Tensor: the legacy constructor Tensor(...)
+    repr = None  # (tensor) -> str
+    data = None  # (tensor) -> the .data alias
+    set_data = None  # (tensor, new) -> None
+    detach = None  # (tensor) -> the detach() alias
+    set_grad = None  # (tensor, grad) -> None: validated .grad assignment
+    wrap_grad = None  # (tensor, raw gradient) -> Tensor
+
+
+impl = _Impl()
+
+
+class _Ext:
+    """The rarely used parts of a tensor that backward can observe; its presence sends the
+    engine to its exact path."""
+
+    __slots__ = ("node", "hooks", "retain", "post_acc", "pick", "modified")
+
+    def __init__(self) -> None:
+        self.node = None  # the grad_fn (or AccumulateGrad) object, made on first request
+        self.hooks = None  # OrderedDict of tensor hooks
+        self.retain = False  # retain_grad() was called
+        self.post_acc = None  # OrderedDict of post-accumulate-grad hooks
+        self.pick = None  # (hidden node, index) for an output of a multi-output node
+        self.modified = 0  # a non-leaf changed in place under no_grad: the change's stamp
+
+
+def ext(v: Tensor) -> _Ext:
+    e = v._ext
+    if e is None:
+        e = v._ext = _Ext()
+    return e
+
+
+def flat(v: Tensor) -> list:
+    """The elements of ``v`` in row-major order (a new list for a 0-dim tensor)."""
+    return v._val if v._t.ndim else [v._val]
+
+
+# ---------------------------------------------------------------- building nodes
+
+
+def make(op, t: TensorType, val, ins: tuple, c=None) -> Tensor:
+    """The result of ``op`` on tensors ``ins``: a graph node if grad mode is on and an input
+    requires grad, otherwise a plain leaf. ``op`` is the declared (0-dim) op; a node whose
+    result or inputs have dimensions runs its bulk variant."""
+    v = _new(Tensor)
+    v._val = val
+    v._t = t
+    v._g = None
+    v._ext = None
+    v._s = None
+    for u in ins:
+        if u._rg:
+            if _grad_state.enabled and op.differentiable:
+                v._rg = True
+                if t.ndim:
+                    op = op.tensor
+                else:
+                    for w in ins:
+                        if w._t.ndim:
+                            op = op.tensor
+                            break
+                v._op = op
+                if len(ins) == 1:
+                    v._a = ins[0]
+                    v._b = None
+                else:
+                    v._in = ins
+                v._c = c
+                v._seq = next_seq()
+                return v
+            break
+    v._rg = False
+    v._op = None
+    v._a = None
+    v._b = None
+    v._c = None
+    v._seq = 0
+    return v
+
+
+def leaf(val, t: TensorType, requires_grad: bool = False, cls=None) -> Tensor:
+    """A new leaf tensor."""
+    v = _new(cls or Tensor)
+    v._val = val
+    v._t = t
+    v._rg = requires_grad
+    v._op = None
+    v._a = None
+    v._b = None
+    v._c = None
+    v._seq = 0
+    v._g = None
+    v._ext = None
+    v._s = None
+    return v
+
+
+def _arith(op_number, op_tensor, compute, symbol: str):
+    """``Tensor (op) number`` and ``Tensor (op) Tensor`` for + - * / of 0-dim float tensors.
+
+    These four operators are most of any scalar graph, so the float32 and float64 cases are
+    handled here in one call; every other case (shapes, other dtypes, promotion) goes to
+    ``build.py``. ``compute`` is the double-precision operation (IEEE-safe for division).
+    """
+
+    def method(self, other):
+        cls = other.__class__
+        t = self._t
+        if cls is float or cls is int:
+            fast = t.fast
+            if fast == 64:
+                c = float(other)
+                val = compute(self._val, c)
+            elif fast == 32:
+                # a program's constants repeat (``y * 1.0001`` in a loop): their float32 roundings
+                # are kept, so a node shares its operand instead of holding a new float
+                c = _f32_consts.get(other) if other else None  # 0.0 == -0.0: zeros are not kept
+                if c is None:
+                    c = round_f32(other)
+                    if len(_f32_consts) < 1024:
+                        _f32_consts[other] = c
+                r = compute(self._val, c)
+                val = 536870913.0 * r  # round_f32 inlined: see dtypes.round_f32
+                val = val - (val - r)
+                if not (_F32_LO <= val <= _F32_HI or -_F32_HI <= val <= -_F32_LO or r == 0.0):
+                    val = round_f32(r)
+            else:
+                return impl.binary(op_tensor, self, other)
+            v = _new(Tensor)
+            v._val = val
+            v._t = t
+            v._g = None
+            v._ext = None
+            v._s = None
+            if self._rg and _grad_state.enabled:
+                v._rg = True
+                v._op = op_number
+                v._a = self
+                v._b = None
+                v._c = c
+                v._seq = next_seq()
+            else:
+                v._rg = False
+                v._op = None
+                v._a = None
+                v._b = None
+                v._c = None
+                v._seq = 0
+            return v
+        if not isinstance(other, Tensor):
+            if cls is bool or cls is float or cls is int:
+                return impl.binary(op_tensor, self, other)
+            return NotImplemented
+        if other._t is not t or not t.fast:
+            return impl.binary(op_tensor, self, other)
+        val = compute(self._val, other._val)
+        if t.fast == 32:
+            r = val
+            val = 536870913.0 * r
+            val = val - (val - r)
+            if not (_F32_LO <= val <= _F32_HI or -_F32_HI <= val <= -_F32_LO or r == 0.0):
+                val = round_f32(r)
+        v = _new(Tensor)
+        v._val = val
+        v._t = t
+        v._g = None
+        v._ext = None
+        v._s = None
+        if (self._rg or other._rg) and _grad_state.enabled:
+            v._rg = True
+            v._op = op_tensor
+            v._a = self
+            v._b = other
+            v._c = None
+            v._seq = next_seq()
+        else:
+            v._rg = False
+            v._op = None
+            v._a = None
+            v._b = None
+            v._c = None
+            v._seq = 0
+        return v
+
+    method.__name__ = f"__{op_tensor.__name__.lower()}__"
+    return method
+
+
+def _div(a: float, b: float) -> float:
+    try:
+        return a / b
+    except ZeroDivisionError:
+        from .._base.ieee import div
+
+        return div(a, b)
+
+
+def _reflected(op):
+    """``number (op) tensor`` for a commutative op: the same method, operands swapped by Python."""
+
+    def method(self, other):
+        if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
+            return impl.binary(op, other, self)
+        return NotImplemented
+
+    return method
+
+
+# ---------------------------------------------------------------- the class
+
+
+class Tensor:
+    """``torch.Tensor``: a tensor of any shape, float32 unless another dtype is asked for.
+
+    ``Tensor(data)`` builds a float32 tensor from nested lists (``Tensor([[1, 2], [3, 4]])``),
+    ``Tensor(2, 3)`` an uninitialised one of that shape (scalargrad fills it with zeros), as
+    PyTorch's legacy constructor does; use ``scalargrad.tensor`` for other dtypes.
+    """
+
+    __slots__ = ("_val", "_t", "_rg", "_op", "_a", "_b", "_c", "_seq", "_g", "_ext", "_s", "__weakref__")
+    __hash__ = object.__hash__
+
+    @property
+    def _in(self) -> tuple:
+        """The op's input tensors (``()`` for a leaf), from the ``_a``/``_b`` slots."""
+        b = self._b
+        if b is None:
+            a = self._a
+            return () if a is None else (a,)
+        return self._a if b is MANY else (self._a, b)
+
+    @_in.setter
+    def _in(self, ins: tuple) -> None:
+        n = len(ins)
+        if n <= 2:
+            self._a = ins[0] if n else None
+            self._b = ins[1] if n == 2 else None
+        else:
+            self._a = tuple(ins)
+            self._b = MANY
+
+    def __new__(cls, *args, **kwargs):
+        return impl.construct(cls, args, kwargs)
+
+    def __init__(self, *args, **kwargs) -> None:
+        pass  # built by __new__
+
+    def __getattr__(self, name: str):
+        # only reached when normal lookup fails: a Tensor method scalargrad does not have
+        if name.startswith("_"):
+            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        raise Unsupported(f"Tensor.{name}")
+
+    # ------------------------------------------------------------ data and metadata
+
+    @property
+    def data(self) -> Tensor:
+        """A tensor sharing this one's storage, outside the graph (as ``Tensor.data``)."""
+        return impl.data(self)
+
+    @data.setter
+    def data(self, new) -> None:
+        impl.set_data(self, new)
+
+    @property
+    def dtype(self):
+        return self._t.dtype
+
+    @property
+    def shape(self) -> dtypes.Size:
+        return self._t.shape
+
+    @property
+    def ndim(self) -> int:
+        return self._t.ndim
+
+    def dim(self) -> int:
+        """The number of dimensions."""
+        return self._t.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        """The number of elements."""
+        return self._t.numel
+
+    nelement = numel
+
+    @property
+    def _version(self) -> int:
+        """How many times this tensor's storage was changed in place."""
+        s = self._s
+        return 0 if s is None else s.ver.n
+
+    def item(self):
+        """The one element, as a Python float (int, bool for integer dtypes)."""
+        t = self._t
+        if t.numel != 1:
+            raise RuntimeError(f"a Tensor with {t.numel} elements cannot be converted to Scalar")
+        return self._val if not t.ndim else self._val[0]
+
+    def __float__(self) -> float:
+        if self._t.numel != 1:
+            raise TypeError("only length-1 tensors can be converted to Python scalars")
+        return float(self.item())
+
+    def __int__(self) -> int:
+        if self._t.numel != 1:
+            raise TypeError("only length-1 tensors can be converted to Python scalars")
+        x = self.item()
+        if x != x:
+            raise ValueError("cannot convert float NaN to integer")
+        return int(x)
+
+    def __index__(self) -> int:
+        t = self._t
+        if t.dtype.is_floating_point or t.numel != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        n = self._t.numel
+        if n != 1:
+            if n == 0:
+                raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __len__(self) -> int:
+        if not self._t.ndim:
+            raise TypeError("len() of a 0-d tensor")
+        return self._t.shape[0]
+
+    def __repr__(self) -> str:
+        return impl.repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        # PyTorch formats a plain 0-dim tensor as its number; anything else as its repr
+        if not self._t.ndim and type(self) is Tensor:
+            return format(self._val, spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return str(self)
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("scalargrad tensors are not pickled: save a state_dict with scalargrad.save "
+                        "(plain data), or use tolist()")
+
+    # ------------------------------------------------------------ autograd attributes
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, flag) -> None:
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set requires_grad on a leaf (in place); returns self."""
+        if requires_grad.__class__ is not bool:
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                            f"{type(requires_grad).__name__}")
+        if self._op is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use a "
+                    "computed variable in a subgraph that doesn't require differentiation use "
+                    "var_no_grad = var.detach().")
+            return self
+        if requires_grad and not self._t.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._rg = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._op is None
+
+    @property
+    def grad_fn(self):
+        """The Node that made this tensor (``<MulBackward0 ...>``), None for a leaf."""
+        if self._op is None:
+            return None
+        e = ext(self)
+        if e.pick is not None:
+            return e.pick[0].grad_fn
+        if e.node is None:
+            e.node = impl.node_for(self)
+        return e.node
+
+    @property
+    def _grad(self):
+        """``.grad`` without the non-leaf warning: a Tensor or None."""
+        g = self._g
+        if g is None or isinstance(g, Tensor):
+            return g
+        g = self._g = impl.wrap_grad(self, g)
+        return g
+
+    @_grad.setter
+    def _grad(self, g) -> None:
+        self._g = g
+
+    @property
+    def grad(self):
+        """The accumulated gradient (leaves, or non-leaves after ``retain_grad()``)."""
+        if self._op is not None and (self._ext is None or not self._ext.retain) and self._g is None:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, g) -> None:
+        impl.set_grad(self, g)
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._g = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._op is not None and self._ext is not None and self._ext.retain
+
+    def retain_grad(self) -> None:
+        """Make backward store this non-leaf's gradient in ``.grad`` (after all its hooks)."""
+        if not self._rg:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._op is not None:
+            ext(self).retain = True
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a non-None return
+        replaces the gradient. Returns a handle whose ``remove()`` unregisters it."""
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        e = ext(self)
+        if e.hooks is None:
+            e.hooks = OrderedDict()
+        return add_hook(e.hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` after the gradient has been accumulated into ``.grad`` (leaves)."""
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._op is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        e = ext(self)
+        if e.post_acc is None:
+            e.post_acc = OrderedDict()
+        return add_hook(e.post_acc, hook)
+
+    def backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
+                 inputs=None) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see ``autograd.backward``)."""
+        impl.backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def detach(self) -> Tensor:
+        """A new leaf sharing this tensor's storage (and version counter), outside the graph."""
+        return impl.detach(self)
+
+    # ------------------------------------------------------------ arithmetic (0-dim fast paths)
+
+    __add__ = _arith(E.AddC, E.Add, operator.add, "+")
+    __sub__ = _arith(E.SubC, E.Sub, operator.sub, "-")
+    __mul__ = _arith(E.MulC, E.Mul, operator.mul, "*")
+    __truediv__ = _arith(E.DivC, E.Div, _div, "/")
+    __radd__ = _reflected(E.Add)
+    __rmul__ = _reflected(E.Mul)
+
+    def __rsub__(self, other):
+        if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
+            return impl.binary(E.Sub, other, self)
+        return NotImplemented
+
+    def __rtruediv__(self, other):
+        if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
+            return impl.binary(E.Div, other, self)
+        return NotImplemented
+
+    def __pow__(self, other):
+        if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
+            return impl.binary(E.Pow, self, other)
+        return NotImplemented
+
+    def __rpow__(self, other):
+        if other.__class__ in (float, int, bool):
+            return impl.binary(E.Pow, other, self)
+        return NotImplemented
+
+    def __floordiv__(self, other):
+        if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
+            return impl.binary(E.FloorDivide, self, other)
+        return NotImplemented
+
+    def __rfloordiv__(self, other):
+        if other.__class__ in (float, int, bool):
+            return impl.binary(E.FloorDivide, other, self)
+        return NotImplemented
+
+    def __mod__(self, other):
+        if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
+            return impl.binary(E.Remainder, self, other)
+        return NotImplemented
+
+    def __rmod__(self, other):
+        if other.__class__ in (float, int, bool):
+            return impl.binary(E.Remainder, other, self)
+        return NotImplemented
+
+    def __neg__(self):
+        return impl.unary(E.Neg, self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return impl.unary(E.Abs, self)
+
+
+def is_tensor(obj) -> bool:
+    """True for scalargrad tensors (Parameters included)."""
+    return isinstance(obj, Tensor)

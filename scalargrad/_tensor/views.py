@@ -1,0 +1,586 @@
+"""Shape ops on tensors: views, copies, joins and splits, with PyTorch's layouts and names.
+
+A view shares its base's memory (``storage.alias``) and, when the base requires grad and grad
+mode is on, is also a node (ViewBackward0, SelectBackward0, TBackward0...). Its elements are
+kept in its own logical order; ``Layout.map`` records where each one sits in the base, for the
+backward and for writes through the view. Strides and storage offsets are tracked as PyTorch
+would have them (``_base/layout``), so contiguity, ``view``'s refusals and the grad_fn names
+that depend on them (``ViewBackward0`` vs ``UnsafeViewBackward0``) match.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+from .._base import dtypes
+from .._base.dtypes import TensorType, round_list
+from .._base.errors import Unsupported
+from .._base.grad_mode import _state as _grad_state
+from .._base.layout import contiguous_strides, is_contiguous, is_non_overlapping_and_dense, numel, view_strides
+from .._ops import shape as S
+from .._ops.shape import Layout
+from .build import check_size, result_dtype
+from .storage import alias
+from .tensor import Tensor, impl, leaf, make
+
+__all__ = ["norm_dim", "norm_dims", "sizes_arg", "view", "reshape", "flatten", "squeeze", "unsqueeze", "expand",
+           "t", "T", "transpose", "permute", "select", "narrow", "basic_index", "unbind", "split", "chunk", "cat",
+           "stack", "clone", "contiguous", "to_dtype", "detach", "data", "gather_index", "infer_shape",
+           "make_view", "strides_of", "offset_of"]
+
+_T_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+              "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+              "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+              "tensor.")
+_warned: set = set()
+
+
+def norm_dim(dim: int, ndim: int) -> int:
+    """``dim`` in [0, ndim) (0-dim tensors accept 0 and -1), or PyTorch's IndexError."""
+    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if isinstance(dim, Tensor):
+        dim = int(dim)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, not {type(dim).__name__}")
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim % max(ndim, 1)
+
+
+def norm_dims(dim, ndim: int) -> tuple:
+    """A sorted tuple of distinct dims (None or () mean all)."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if not dims:
+        return tuple(range(ndim))
+    out = []
+    for d in dims:
+        d = norm_dim(d, ndim)
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    return tuple(sorted(out))
+
+
+def sizes_arg(args, what: str) -> tuple:
+    """Sizes given as ``f(2, 3)``, ``f((2, 3))`` or ``f(torch.Size([2, 3]))``."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    out = []
+    for s in args:
+        if isinstance(s, Tensor):
+            s = int(s)
+        if not isinstance(s, int) or isinstance(s, bool):
+            raise TypeError(f"{what}(): argument 'size' (position 1) must be tuple of ints, but found element of type "
+                            f"{type(s).__name__} at pos {len(out)}")
+        out.append(s)
+    return tuple(out)
+
+
+def strides_of(x: Tensor) -> tuple:
+    return x._t.strides
+
+
+def offset_of(x: Tensor) -> int:
+    s = x._s
+    return 0 if s is None else s.offset
+
+
+def gather_index(shape: Sequence[int], strides: Sequence[int], offset: int) -> list:
+    """offset + sum(index * stride) over the positions of ``shape``, in row-major order."""
+    idx = [offset]
+    for size, st in zip(shape, strides):
+        idx = [base + i * st for base in idx for i in range(size)]
+    return idx
+
+
+def _elements(x: Tensor) -> list:
+    return x._val if x._t.ndim else [x._val]
+
+
+def make_view(src: Tensor, shape, mstrides, moffset: int, lmap, op, layout: Layout, copy: bool = False) -> Tensor:
+    """A view of ``src`` with ``shape``, laid out in memory as (mstrides, moffset), whose
+    elements are ``src``'s at the flat logical positions ``lmap`` (None: the same order): a
+    node of ``op`` when recording, sharing ``src``'s memory unless ``copy``."""
+    shape = tuple(shape)
+    check_size(shape)
+    src_vals = _elements(src)
+    vals = list(src_vals) if lmap is None else [src_vals[i] for i in lmap]
+    val = vals if shape else vals[0]
+    t = TensorType(src._t.dtype, shape, None if mstrides is None else tuple(mstrides))
+    layout.map = lmap
+    out = make(op, t, val, (src,), layout)
+    if not copy:
+        alias(src, out, index=lmap if lmap is not None else None, view=True, offset=moffset)
+    return out
+
+
+def _layout_src(x: Tensor) -> tuple:
+    return list(x._t.shape), list(x._t.strides), offset_of(x)
+
+
+def infer_shape(shape: tuple, n: int) -> tuple:
+    infer = [i for i, s in enumerate(shape) if s == -1]
+    if len(infer) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if infer:
+        if known == 0 or n % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {n}")
+        shape = tuple(n // known if s == -1 else s for s in shape)
+    elif known != n:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {n}")
+    return tuple(shape)
+
+
+# ---------------------------------------------------------------- views keeping the order
+
+
+def view(x: Tensor, *shape) -> Tensor:
+    """``x.view(*shape)``: the same elements in a new shape, sharing memory."""
+    if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
+        raise Unsupported("Tensor.view(dtype)")
+    new = infer_shape(sizes_arg(shape, "view"), x._t.numel)
+    st = view_strides(x._t.shape, x._t.strides, new)
+    if st is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return make_view(x, new, st, offset_of(x), None, S.View, Layout(x._t.shape))
+
+
+def reshape(x: Tensor, *shape) -> Tensor:
+    """``x.reshape(*shape)``: a view when the layout allows, else a copy (UnsafeViewBackward0)."""
+    new = infer_shape(sizes_arg(shape, "reshape"), x._t.numel)
+    st = view_strides(x._t.shape, x._t.strides, new)
+    if st is not None:  # a view: named after view() when contiguous, _reshape_alias otherwise
+        op = S.View if x._t.contiguous or is_contiguous(x._t.shape, x._t.strides) else S.Reshape
+        return make_view(x, new, st, offset_of(x), None, op, Layout(x._t.shape))
+    # not viewable: PyTorch copies to a contiguous tensor and views the copy
+    c = clone(x, contiguous_only=True)
+    return make_view(c, new, contiguous_strides(new), 0, None, S.UnsafeView, Layout(x._t.shape), copy=True)
+
+
+def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    nd = x._t.ndim
+    if nd == 0:
+        return reshape(x, 1)
+    s, e = norm_dim(start_dim, nd), norm_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return x
+    shape = x._t.shape
+    return reshape(x, tuple(shape[:s]) + (numel(shape[s:e + 1]),) + tuple(shape[e + 1:]))
+
+
+def squeeze(x: Tensor, dim=None) -> Tensor:
+    shape, st = list(x._t.shape), list(x._t.strides)
+    if dim is None:
+        keep = [d for d in range(len(shape)) if shape[d] != 1]
+        op, layout = S.Squeeze, Layout(shape)
+    else:
+        dims = norm_dims(dim, len(shape)) if not (isinstance(dim, (tuple, list)) and not dim) else ()
+        keep = [d for d in range(len(shape)) if not (d in dims and shape[d] == 1)]
+        if isinstance(dim, int):
+            op, layout = S.SqueezeDim, Layout(shape, dim=dim % max(len(shape), 1))
+        else:
+            op, layout = S.SqueezeDims, Layout(shape, dims=dims)
+    return make_view(x, [shape[d] for d in keep], [st[d] for d in keep], offset_of(x), None, op, layout)
+
+
+def unsqueeze(x: Tensor, dim: int) -> Tensor:
+    shape, st = list(x._t.shape), list(x._t.strides)
+    n = len(shape) + 1
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"unsqueeze(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    dim %= n
+    st.insert(dim, 1 if dim >= len(shape) else shape[dim] * st[dim])
+    shape.insert(dim, 1)
+    return make_view(x, shape, st, offset_of(x), None, S.Unsqueeze, Layout(x._t.shape, dim=dim))
+
+
+# ---------------------------------------------------------------- views that reorder or pick
+
+
+def _permuted(x: Tensor, perm: list, op, layout: Layout) -> Tensor:
+    shape = x._t.shape
+    lst = contiguous_strides(shape)
+    new_shape = [shape[d] for d in perm]
+    lmap = gather_index(new_shape, [lst[d] for d in perm], 0) if perm != sorted(perm) else None
+    layout.perm = tuple(perm)
+    return make_view(x, new_shape, [x._t.strides[d] for d in perm], offset_of(x), lmap, op, layout)
+
+
+def t(x: Tensor) -> Tensor:
+    nd = x._t.ndim
+    if nd > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
+    return _permuted(x, [1, 0] if nd == 2 else list(range(nd)), S.T, Layout(x._t.shape))
+
+
+def T(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's property name
+    nd = x._t.ndim
+    if nd != 2 and "T" not in _warned:
+        _warned.add("T")
+        warnings.warn(_T_WARNING, UserWarning, stacklevel=3)
+    return _permuted(x, list(range(nd - 1, -1, -1)), S.Permute, Layout(x._t.shape))
+
+
+def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
+    nd = x._t.ndim
+    d0, d1 = norm_dim(dim0, nd), norm_dim(dim1, nd)
+    perm = list(range(nd))
+    if nd:
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+    return _permuted(x, perm, S.Transpose, Layout(x._t.shape, dim=dim0, index=dim1))
+
+
+def permute(x: Tensor, *dims) -> Tensor:
+    dims = sizes_arg(dims, "permute")
+    nd = x._t.ndim
+    if len(dims) != nd:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                           "length of the desired ordering of dimensions i.e. input.dim() = "
+                           f"{nd} is not equal to len(dims) = {len(dims)}")
+    perm = [norm_dim(d, nd) for d in dims]
+    if len(set(perm)) != nd:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return _permuted(x, perm, S.Permute, Layout(x._t.shape, perm=tuple(dims)))
+
+
+def select(x: Tensor, dim: int, index: int) -> Tensor:
+    """``x.select(dim, index)`` (and ``x[..., index, ...]``)."""
+    nd = x._t.ndim
+    if nd == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = norm_dim(dim, nd)
+    size = x._t.shape[d]
+    i = int(index)
+    if not -size <= i < size:
+        raise IndexError(f"select(): index {i} out of range for tensor of size {list(x._t.shape)} at dimension {d}")
+    i %= size
+    return basic_index(x, (slice(None),) * d + (i,), select_dim=d)
+
+
+def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
+    d = norm_dim(dim, x._t.ndim)
+    size = x._t.shape[d]
+    if start < 0:
+        start += size
+    if not 0 <= start <= size or length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return basic_index(x, (slice(None),) * d + (slice(start, start + length),), force_slice=True)
+
+
+def basic_index(src: Tensor, index, select_dim=None, force_slice: bool = False) -> Tensor:
+    """``src[index]`` for ints, slices, None and Ellipsis, following PyTorch's
+    ``applySlicing``: a full slice inside a tuple is skipped, and an index that applies no op
+    gives an alias."""
+    single = not isinstance(index, tuple)
+    items = (index,) if single else tuple(index)
+    shape, mst, moff = _layout_src(src)
+    lst = list(contiguous_strides(shape))
+    loff = 0
+    nd = len(shape)
+    specified = 0
+    for it in items:
+        if it is None or it is Ellipsis:
+            continue
+        specified += 1
+    if sum(1 for it in items if it is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if specified > nd:
+        if nd == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"too many indices for tensor of dimension {nd}")
+    dim = 0
+    op = None
+    layout = Layout(src._t.shape)
+    for real_dim, it in enumerate(items):
+        if it is None:
+            for st in (mst, lst):
+                st.insert(dim, 1 if dim >= len(shape) else shape[dim] * st[dim])
+            shape.insert(dim, 1)
+            op = op or S.Unsqueeze
+            layout.dim = dim
+            dim += 1
+        elif it is Ellipsis:
+            dim += nd - specified
+        elif isinstance(it, slice):
+            size = shape[dim]
+            step = 1 if it.step is None else int(it.step)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            start, stop, _ = slice(it.start, it.stop, step).indices(size)
+            length = max(0, (stop - start + step - 1) // step)
+            if not force_slice and not single and start == 0 and length == size and step == 1:
+                dim += 1
+                continue
+            moff += start * mst[dim]
+            loff += start * lst[dim]
+            mst[dim] *= step
+            lst[dim] *= step
+            shape[dim] = length
+            op = S.Slice
+            layout.dim, layout.start, layout.end, layout.step = dim, start, start + length * step, step
+            if it.stop is not None and it.stop < size and step == 1:
+                layout.end = start + length
+            dim += 1
+        else:
+            i = int(it)
+            size = shape[dim]
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for dimension {real_dim} with size {size}")
+            i %= size
+            moff += i * mst[dim]
+            loff += i * lst[dim]
+            del shape[dim], mst[dim], lst[dim]
+            op = S.Select
+            layout.dim, layout.index = (dim if select_dim is None else select_dim), i
+    lmap = gather_index(shape, lst, loff)
+    if lmap == list(range(len(lmap))) and src._t.numel == len(lmap):
+        lmap = None
+    return make_view(src, shape, mst, moff, lmap, op or S.Alias, layout)
+
+
+def expand(x: Tensor, *sizes) -> Tensor:
+    sizes = sizes_arg(sizes, "expand")
+    shape = tuple(x._t.shape)
+    if len(sizes) < len(shape):
+        raise RuntimeError(f"expand({x._t.dtype.legacy}{{{list(shape)}}}, size={list(sizes)}): the number "
+                           f"of sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
+                           f"in the tensor ({len(shape)})")
+    lead = len(sizes) - len(shape)
+    new = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing "
+                                   f"dimension {i}")
+            new.append(s)
+            continue
+        have = shape[i - lead]
+        if s == -1:
+            s = have
+        if have != s and have != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
+                               f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                               f"{list(shape)}")
+        new.append(s)
+    new = tuple(new)
+    check_size(new)
+    mst = [0] * len(new)
+    sst = x._t.strides
+    for i, s in enumerate(shape):
+        if s == new[lead + i]:
+            mst[lead + i] = sst[i]
+    from .build import positions
+
+    lmap = positions(shape, new) if new != shape else None
+    return make_view(x, new, mst, offset_of(x), lmap, S.Expand, Layout(shape))
+
+
+# ---------------------------------------------------------------- splits and joins
+
+
+def unbind(x: Tensor, dim: int = 0) -> tuple:
+    """The slices of ``x`` along ``dim``: outputs of one UnbindBackward0 node."""
+    d = norm_dim(dim, x._t.ndim)
+    return _multi(x, [basic_index(x, (slice(None),) * d + (i,), select_dim=d) for i in range(x._t.shape[d])],
+                  S.Unbind, Layout(x._t.shape, dim=d))
+
+
+def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    d = norm_dim(dim, x._t.ndim)
+    size = x._t.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0 and size:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+        starts = list(range(0, size, step)) or [0]
+        parts = [(s, min(step, size - s)) for s in starts]
+        op, layout = S.Split, Layout(x._t.shape, dim=d, index=step)
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != size:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
+                               f"at dimension {d}), but got split_sizes={sizes}")
+        parts, s = [], 0
+        for n in sizes:
+            parts.append((s, n))
+            s += n
+        op, layout = S.SplitWithSizes, Layout(x._t.shape, dim=d, split_sizes=tuple(sizes))
+    outs = [basic_index(x, (slice(None),) * d + (slice(s, s + n),), force_slice=True) for s, n in parts]
+    return _multi(x, outs, op, layout)
+
+
+def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = norm_dim(dim, x._t.ndim)
+    size = x._t.shape[d]
+    step = -(-size // chunks) if size else 0
+    return split(x, step, d) if step else (x,)
+
+
+def _multi(x: Tensor, outs: list, op, layout: Layout) -> tuple:
+    """Outputs of one node of ``op`` with several outputs (unbind, split): each output's node
+    hands its gradient to the shared node (``_ext.pick``), as PyTorch's one node with several
+    outputs does."""
+    if not (x._rg and _grad_state.enabled):
+        return tuple(outs)
+    from .tensor import ext
+
+    layout.outputs = tuple((o._t.shape, o._c.map) for o in outs)
+    hidden = make(op, TensorType(x._t.dtype, x._t.shape), x._val, (x,), layout)
+    for i, o in enumerate(outs):
+        ext(o).pick = (hidden, i)
+        o._op = _pick_op(o._op)
+        o._a = hidden
+        o._b = None
+    return tuple(outs)
+
+
+_picks: dict = {}
+
+
+def _pick_op(op):
+    """The op of an output of a multi-output node: it hands its gradient over."""
+    from .._ops.table import Op
+
+    p = _picks.get(op.name)
+    if p is None:
+        p = _picks[op.name] = type("Pick", (Op,), {"name": op.name, "saves": False, "saves_inputs": False,
+                                                   "backward": staticmethod(_pick_backward),
+                                                   "forward": staticmethod(lambda r, a: a),
+                                                   "sympy": staticmethod(lambda sp, a: a)})
+    return p
+
+
+def _pick_backward(k, g, v):
+    raise RuntimeError("an output of a multi-output node hands its gradient to the node (engine)")
+
+
+def _check_join(tensors, what: str) -> list:
+    tensors = list(tensors)
+    for i, x in enumerate(tensors):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(x).__name__}")
+    return tensors
+
+
+def cat(tensors: Sequence, dim: int = 0) -> Tensor:
+    """``torch.cat``: join tensors of equal shapes (but along ``dim``) along ``dim``."""
+    if isinstance(tensors, Tensor):
+        raise TypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    tensors = _check_join(tensors, "cat")
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for i, x in enumerate(tensors):
+        if not x._t.ndim:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    # legacy: 1-D empty tensors are skipped
+    nd = tensors[0]._t.ndim
+    d = norm_dim(dim, nd)
+    ref = tensors[0]._t.shape
+    for i, x in enumerate(tensors[1:], 1):
+        s = x._t.shape
+        if len(s) != nd:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and {len(s)}")
+        for k in range(nd):
+            if k != d and s[k] != ref[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {ref[k]} "
+                                   f"but got size {s[k]} for tensor number {i} in the list.")
+    return _join(tensors, d, S.Cat, False)
+
+
+def stack(tensors: Sequence, dim: int = 0) -> Tensor:
+    """``torch.stack``: join tensors of one shape along a new dimension ``dim``."""
+    tensors = _check_join(tensors, "stack")
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    ref = tuple(tensors[0]._t.shape)
+    for i, x in enumerate(tensors):
+        if tuple(x._t.shape) != ref:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ref)} at entry 0 and "
+                               f"{list(x._t.shape)} at entry {i}")
+    n = len(ref) + 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return _join(tensors, dim % n, S.Stack, True)
+
+
+def _join(tensors: list, d: int, op, new_dim: bool) -> Tensor:
+    rd = result_dtype(tensors) if len({x._t.dtype for x in tensors}) > 1 else tensors[0]._t.dtype
+    ref = list(tensors[0]._t.shape)
+    if new_dim:
+        out_shape = ref[:d] + [len(tensors)] + ref[d:]
+        chunks = [numel(ref[d:])] * len(tensors)
+        outer = numel(ref[:d])
+    else:
+        out_shape = ref[:d] + [sum(x._t.shape[d] for x in tensors)] + ref[d + 1:]
+        inner = numel(ref[d + 1:])
+        chunks = [x._t.shape[d] * inner for x in tensors]
+        outer = numel(ref[:d])
+    check_size(out_shape)
+    cols = [_elements(x) if x._t.dtype is rd else round_list(rd, _elements(x)) for x in tensors]
+    vals: list = []
+    for o in range(outer):
+        for col, c in zip(cols, chunks):
+            vals.extend(col[o * c:(o + 1) * c])
+    layout = Layout(tuple(out_shape), dim=d)
+    layout.outputs = tuple((tuple(x._t.shape), x._t.dtype) for x in tensors)
+    return make(op, TensorType(rd, tuple(out_shape)), vals if out_shape else vals[0], tuple(tensors), layout)
+
+
+# ---------------------------------------------------------------- copies
+
+
+def clone(x: Tensor, memory_format=None, contiguous_only: bool = False) -> Tensor:
+    """A copy with its own memory (CloneBackward0); it keeps a dense layout's strides."""
+    shape = x._t.shape
+    strides = None
+    if not contiguous_only and not x._t.contiguous and is_non_overlapping_and_dense(shape, x._t.strides):
+        strides = x._t.strides
+    val = list(x._val) if x._t.ndim else x._val
+    return make(S.Clone, TensorType(x._t.dtype, shape, strides), val, (x,), Layout(shape))
+
+
+def contiguous(x: Tensor, memory_format=None) -> Tensor:
+    if x._t.contiguous or is_contiguous(x._t.shape, x._t.strides):
+        return x
+    return clone(x, contiguous_only=True)
+
+
+def to_dtype(x: Tensor, dt, copy: bool = False) -> Tensor:
+    """``x.to(dt)`` (ToCopyBackward0); ``x`` itself when it already has that dtype."""
+    if dt is x._t.dtype and not copy:
+        return x
+    val = round_list(dt, x._val) if x._t.ndim else dt.round(x._val)
+    return make(S.ToCopy, x._t.with_dtype(dt), val, (x,), Layout(x._t.shape, x._t.dtype))
+
+
+def detach(x: Tensor) -> Tensor:
+    """A new leaf sharing ``x``'s memory and version counter."""
+    new = leaf(list(x._val) if x._t.ndim else x._val, x._t)
+    return alias(x, new, offset=offset_of(x))
+
+
+def data(x: Tensor) -> Tensor:
+    """``x.data``: a new leaf sharing ``x``'s memory, with a version counter of its own."""
+    new = leaf(list(x._val) if x._t.ndim else x._val, x._t)
+    return alias(x, new, share_version=False, offset=offset_of(x))
+
+
+impl.detach = detach
+impl.data = data
