@@ -42,11 +42,12 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from . import dtypes, ops
-from .autograd import engine
-from .autograd.engine import _route
-from .autograd.kernels import FloatKernel
-from .value import Value
+from ._autograd import engine
+from ._autograd.engine import _route
+from ._autograd.kernels import FloatKernel
+from ._base import dtypes
+from ._ops.table import Op
+from ._tensor.tensor import Tensor as Value
 
 __all__ = ["to_sympy", "sympy_check", "SymbolicReport", "InputCheck", "SymbolicMismatch",
            "check_every_backward", "BackwardChecks", "WHOLE_MAX_NODES", "WHOLE_MAX_TREE"]
@@ -102,7 +103,7 @@ def _opaque(op) -> str | None:
         name = fn.__name__
     elif op.__name__ == "Pick":
         name = "Pick"
-    elif op.sympy is ops.Op.sympy:
+    elif op.sympy is Op.sympy:
         name = op.name
     else:
         name = None
@@ -133,7 +134,7 @@ def _form(v: Value, args) -> tuple:
     fn = _declared(v)
     ctx = v._c
     plain, kwargs = ctx._sympy_args
-    if ctx._layout is not None:
+    if getattr(ctx, "_layout", None) is not None:
         # applied to multi-element tensors: the node's inputs are elements, and only a form that
         # holds element by element (sympy_elementwise, e.g. the identity) can be used
         res = fn.sympy(sp, *args, **kwargs)
