@@ -47,7 +47,7 @@ del _FUNCTIONS
 
 def __getattr__(name: str):
     # nn, symbolic and the command line load on first use: building a graph does not need them
-    if name in ("nn", "symbolic", "runner", "utils", "optim"):
+    if name in ("nn", "symbolic", "runner", "utils"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

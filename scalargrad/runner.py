@@ -19,7 +19,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .errors import Unsupported
+from ._base.errors import Unsupported
 
 __all__ = ["Unsupported", "torch_alias", "run_path", "RunResult"]
 

@@ -314,7 +314,7 @@ def test_second_and_third_derivatives_bit_equal_to_torch(torch_ref, dtype_name):
 
 def test_backward_with_create_graph(L):
     if L is scalargrad:
-        scalargrad.autograd._warned_create_graph = False  # PyTorch warns once per process
+        scalargrad._autograd.api._warned_create_graph = False  # PyTorch warns once per process
     x = L.tensor(1.5, requires_grad=True)
     y = x**3
     with warnings.catch_warnings(record=True) as caught:

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 import pytest
 
-import scalargrad.random as R
+import scalargrad._base.rng as R
 
 try:
     from hypothesis import given, settings

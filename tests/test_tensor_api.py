@@ -383,10 +383,13 @@ def test_item_float_int_bool(L):
     assert _error(lambda: L.tensor([5.0])[1], IndexError) == "index 1 is out of bounds for dimension 0 with size 1"
 
 
-def test_comparisons_give_bools_and_hash_is_identity():
+def test_comparisons_give_bool_tensors_and_hash_is_identity():
+    # PyTorch: a comparison of 0-dim tensors is a 0-dim bool tensor (print shows tensor(True))
     a, b = scalargrad.tensor(5.0), scalargrad.tensor(5.0)
-    assert (a == b) is True and (a == 5) is True and (a != 5) is False
-    assert (a < 6) is True and (a <= 5) is True and (a > 5.5) is False and (a >= b) is True
+    for r, want in ((a == b, True), (a == 5, True), (a != 5, False), (a < 6, True), (a <= 5, True),
+                    (a > 5.5, False), (a >= b, True)):
+        assert r.dtype is scalargrad.bool and r.shape == () and bool(r) is want
+    assert repr(a == b) == "tensor(True)"
     assert hash(a) != hash(b) and len({a, b}) == 2  # equal values, distinct keys
     d = {a: "a", b: "b"}
     assert d[a] == "a" and d[b] == "b"
@@ -395,8 +398,9 @@ def test_comparisons_give_bools_and_hash_is_identity():
 def test_comparisons_agree_with_torch(torch_ref):
     for x, y in ((5.0, 5.0), (1.0, 2.0), (math.nan, 1.0), (-0.0, 0.0)):
         for op in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"):
-            want = bool(getattr(torch_ref.tensor(x), op)(torch_ref.tensor(y)))
-            assert getattr(scalargrad.tensor(x), op)(scalargrad.tensor(y)) is want
+            want = getattr(torch_ref.tensor(x), op)(torch_ref.tensor(y))
+            got = getattr(scalargrad.tensor(x), op)(scalargrad.tensor(y))
+            assert repr(got) == repr(want) and bool(got) is bool(want)
 
 
 # ---------------------------------------------------------------- storage sharing and autograd attributes

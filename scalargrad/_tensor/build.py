@@ -318,6 +318,8 @@ def _with_number(op, a: Tensor, c) -> Tensor:
     to the result dtype first (PyTorch casts the wrapped number to the computation dtype),
     except pow's exponent (kept as the double it was)."""
     t = number_type(a._t, c)
+    if not t.contiguous:  # laid out as TensorIterator allocates it (the number is a 0-dim operand)
+        t = TensorType(t.dtype, t.shape, elementwise_strides(t.shape, [(t.shape, t.strides), ((), ())]))
     exact = op is E.PowC or op is E.RPowC
     if op.result == "float" and not t.dtype.is_floating_point:
         t = t.with_dtype(defaults["dtype"])

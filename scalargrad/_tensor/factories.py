@@ -179,6 +179,8 @@ def shape_arg(size, what: str) -> tuple:
             raise TypeError(f"{what}(): argument 'size' (position 1) must be tuple of ints, but found element of type "
                             f"{type(s).__name__} at pos {i}")
         if s < 0:
+            if what == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
         out.append(s)
     check_size(out)

@@ -16,7 +16,7 @@ from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.kernel_order import fma_chain, mkl_lanes8, mkl_sdot
-from .._base.layout import numel
+from .._base.layout import is_contiguous, numel
 from .._ops import linalg as L
 from .._ops import shape as S
 from .._ops.shape import Layout
@@ -216,7 +216,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is not None:
         if nd == 2:
             return addmm(bias, input, wt)
-        if nd == 3 and input._t.contiguous:
+        contiguous = input._t.contiguous or is_contiguous(input._t.shape, input._t.strides)
+        if contiguous and (nd == 3 or bias._t.ndim == 1) and nd >= 1:
+            # _flatten_nd_linear: view to 2-D, addmm, view back
             shape = tuple(input._t.shape)
             flat = view(input, numel(shape[:-1]), shape[-1])
             out = addmm(bias, flat, wt)

@@ -26,7 +26,7 @@ from . import indexing, products, reduce, views
 from .build import binary, broadcast_shapes, elementwise, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
-from .storage import write
+from .storage import alias, write
 from .tensor import Tensor, defaults, ext, impl, leaf, make
 
 __all__ = ["FUNCTIONS", "FUNCTIONAL", "install"]
@@ -89,7 +89,9 @@ def _bind_unary(op) -> None:
 def _clone_fn(fn):
     import types
 
-    return types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    new = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    return new
 
 
 def _bind_binary(op, tensor_only: bool = False, alpha: bool = False) -> None:
@@ -510,8 +512,9 @@ def _deepcopy(self, memo: dict):
     g = self._grad
     if g is not None:
         new._g = _deepcopy(g, memo)
-    if self.__dict__:
-        new.__dict__.update(_copy.deepcopy(self.__dict__, memo))
+    attrs = getattr(self, "__dict__", None)
+    if attrs:
+        new.__dict__.update(_copy.deepcopy(attrs, memo))
     return new
 
 
@@ -728,17 +731,21 @@ def _repr(t: Tensor) -> str:
 
 
 def _set_data(t: Tensor, new) -> None:
-    """``t.data = new``: ``t`` takes ``new``'s memory, shape and dtype, outside the graph."""
+    """``t.data = new``: ``t`` takes ``new``'s memory, shape and dtype, outside the graph; its
+    own version counter stays (PyTorch's set_data)."""
     if not isinstance(new, Tensor):
         raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
-    if new._t is t._t or (tuple(new._t.shape) == tuple(t._t.shape) and new._t.dtype is t._t.dtype):
-        vals = list(new._val) if new._t.ndim else new._val
-        if t._s is not None and t._s.store is not None:
-            write(t, vals)
-            return
+    ts, ns = t._s, new._s
+    if ts is not None and ns is not None and ts.store is not None and ts.store is ns.store \
+            and ts.index == ns.index and t._t is new._t:
+        return  # ``t.data += 1``: the change went through t's own memory already
+    counter = ts.ver if ts is not None else None
     t._val = list(new._val) if new._t.ndim else new._val
     t._t = new._t
     t._s = None
+    alias(new, t, share_version=False)
+    if counter is not None:
+        t._s.ver = counter
 
 
 impl.repr = _repr

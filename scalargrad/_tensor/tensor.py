@@ -393,12 +393,12 @@ class Tensor:
 
     def __float__(self) -> float:
         if self._t.numel != 1:
-            raise TypeError("only length-1 tensors can be converted to Python scalars")
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self.item())
 
     def __int__(self) -> int:
         if self._t.numel != 1:
-            raise TypeError("only length-1 tensors can be converted to Python scalars")
+            raise ValueError("only one element tensors can be converted to Python scalars")
         x = self.item()
         if x != x:
             raise ValueError("cannot convert float NaN to integer")

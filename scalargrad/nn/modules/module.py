@@ -612,8 +612,8 @@ class Module:
     def to(self, *args, **kwargs) -> Module:
         """``to(dtype)``, ``to(device)``, ``to(tensor)``, ``to(device, dtype)``: cast the floating
         point parameters and buffers; only the CPU exists."""
-        from ...dtypes import dtype as dtype_class
-        from ...factories import device as device_class
+        from ..._base.dtypes import dtype as dtype_class
+        from ..._tensor.factories import device as device_class
 
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
@@ -646,7 +646,7 @@ class Module:
 
     def cuda(self, device=None) -> Module:
         """Refused: scalargrad has only the CPU."""
-        from ...factories import device as device_class
+        from ..._tensor.factories import device as device_class
 
         device_class("cuda")
         return self
