@@ -431,6 +431,9 @@ def _seq(v) -> int:
     return v._seq
 
 
+_special: dict = {}  # op -> does a node of it need expanding whatever its shape
+
+
 def shape_pick(v) -> bool:
     """An output of a multi-output shape op (unbind, split): a Pick of the shared node."""
     e = v._ext
@@ -482,32 +485,38 @@ class ElementGraph:
                     stack.append(u)
         # inputs are older than their consumers, so creation order is a topological order
         # (but for a multi-output shape op, whose outputs are made before the shared node)
-        self.nodes = sorted(node_ins, key=_seq)
+        nodes = self.nodes = sorted(node_ins, key=_seq)
         self.node_ins = node_ins
-        ins: dict = {}
-        order = []
-        self.ins = ins
-        self.order = order
+        # a node that is its own element keeps its inputs (unless one is a 0-dim node expanded
+        # into an element); the order is the nodes' own until the first node that is not
+        ins = self.ins = dict(node_ins)
+        self.order = None
         single = self.single
-        emit = order.append
+        special = _special
         deferred = []
-        for v in self.nodes:
+        for i, v in enumerate(nodes):
             op = v._op
-            if op.bulk or v._t.ndim or op.runs_user_code or op is FunctionPick or v._ext is not None and \
-                    v._ext.pick is not None:
+            flag = special.get(op)
+            if flag is None:
+                flag = special[op] = bool(op.bulk or op.runs_user_code or op is FunctionPick)
+            if flag or v._t.ndim or (v._ext is not None and v._ext.pick is not None):
+                if self.order is None:
+                    self.order = nodes[:i]
                 if shape_pick(v) and v._a in node_ins and v._a._seq > v._seq:
                     deferred.append(v)  # after its shared node
                     continue
                 self._expand(v, node_ins[v])
-                for w in [w for w in deferred if w._a is v]:
-                    deferred.remove(w)
-                    self._expand(w, node_ins[w])
+                if deferred:
+                    for w in [w for w in deferred if w._a is v]:
+                        deferred.remove(w)
+                        self._expand(w, node_ins[w])
                 continue
-            vin = node_ins[v]
             if single:
-                vin = tuple(single.get(u, u) for u in vin)
-            ins[v] = vin
-            emit(v)
+                ins[v] = tuple(single.get(u, u) for u in node_ins[v])
+            if self.order is not None:
+                self.order.append(v)
+        if self.order is None:
+            self.order = nodes
         for w in deferred:
             self._expand(w, node_ins[w])
         self.leaves = self._find_leaves(roots)
