@@ -77,9 +77,11 @@ bigger than this: differentiating it would blow up."""
 
 _EVALUATED_MAX = 400  # to_sympy lets SymPy simplify graphs up to this size
 _INF = math.inf
-_EPS = {"float32": 2.0**-23, "float64": 2.0**-52}
-_TINY = {"float32": 2.0**-126, "float64": 2.0**-1022}
-_ULP_SHIFT = {"float32": 2.0**29, "float64": 1.0}  # a float32 ulp is 2**29 double ulps
+_EPS = {"float32": 2.0**-23, "float64": 2.0**-52, "float16": 2.0**-10, "bfloat16": 2.0**-7}
+_TINY = {"float32": 2.0**-126, "float64": 2.0**-1022, "float16": 2.0**-14, "bfloat16": 2.0**-126}
+_TINY_OF_EPS = {_EPS[k]: _TINY[k] for k in _EPS}
+# a float32 ulp is 2**29 double ulps
+_ULP_SHIFT = {"float32": 2.0**29, "float64": 1.0, "float16": 2.0**42, "bfloat16": 2.0**45}
 _NODE_RTOL = 8  # a local partial may differ from the exact one by this many epsilons, relatively
 _PROBE_ULPS = 4  # ... or by what moving the node's inputs or output this many ulps gives
 _EDGE_ROUNDINGS = 4  # roundings one backward edge may add (the rule's own ops and the product)
@@ -719,11 +721,11 @@ class _Local:
             else:
                 st[0] += w
                 st[1] += abs(w)
-            if r._t.dtype is dtypes.float32:
-                self.dtype = "float32"
+            if r._t.dtype is not dtypes.float64:
+                self._coarse(r._t.dtype)
         wanted = set(targets)
         ins_of = graph.ins
-        f32 = dtypes.float32
+        f32, f64 = dtypes.float32, dtypes.float64
         eps32, eps64 = _EPS["float32"], _EPS["float64"]
         k_edge = _EDGE_ROUNDINGS
         info = _op_info
@@ -732,11 +734,15 @@ class _Local:
             if st is None:
                 continue
             g, a_v, b_v, t_v, d_v = st
-            if v._t.dtype is f32:
-                self.dtype = "float32"
+            vdt = v._t.dtype
+            if vdt is f32:
                 eps = eps32
-            else:
+                if self.dtype == "float64":
+                    self.dtype = "float32"
+            elif vdt is f64:
                 eps = eps64
+            else:
+                eps = self._coarse(vdt)
             nd = v.node if v.__class__ is Elem else v
             if nd._ext is not None:
                 h = self._hook(nd)
@@ -768,7 +774,8 @@ class _Local:
                 contrib = g * s
                 abs_s = abs(s)
                 bound = b_v * abs_s + ag * (err + k_edge * eps * abs_s)
-                ueps = eps32 if u._t.dtype is f32 else eps64
+                udt = u._t.dtype
+                ueps = eps32 if udt is f32 else eps64 if udt is f64 else _EPS.get(udt.name, eps64)
                 su = state.get(u)
                 if su is None:
                     state[u] = [contrib, a_v * abs_s, bound + ueps * abs(contrib), t_v, d_u]
@@ -790,6 +797,13 @@ class _Local:
                         t = _union(t, frozenset((h,)))
                 self._keep(u, g, a, b, t, d)
         self._check_bulk()
+
+    def _coarse(self, dt) -> float:
+        """Note a dtype met on the graph (the report's tolerance is the coarsest's); its epsilon."""
+        name = dt.name if dt.name in _EPS else "float64"
+        if _EPS[name] > _EPS[self.dtype]:
+            self.dtype = name
+        return _EPS[name]
 
     def _hook(self, nd):
         try:
@@ -831,7 +845,7 @@ class _Local:
             fast = rule.fast(*vals, *cvals)
         except (ArithmeticError, ValueError, TypeError):
             fast = None
-        tiny = _TINY["float32"] if eps == _EPS["float32"] else _TINY["float64"]
+        tiny = _TINY_OF_EPS[eps]
         y = v._val
         if fast is not None:
             f = fast[n]
@@ -1067,7 +1081,7 @@ class _Local:
         y = v._val
         if y is None or any(x != x for x in vals):
             return
-        tiny = _TINY["float32"] if eps == _EPS["float32"] else _TINY["float64"]
+        tiny = _TINY_OF_EPS[eps]
         f = values[slot] if values is not None else None
         if isinstance(f, int):
             f = float(f)
