@@ -626,14 +626,13 @@ class ElementGraph:
             if tuple(u._t.shape) == shape:
                 cols.append(es)
             elif len(es) == 1:
-                cols.append(None)
+                cols.append(es[0])  # the one element, at every position
             else:
                 cols.append([es[i] for i in positions(u._t.shape, shape)])
         c = v._c
         elems = []
-        ones = [self.elements(u)[0] for u in vin]
         for j, x in enumerate(vals):
-            ins = tuple(col[j] if col is not None else one for col, one in zip(cols, ones))
+            ins = tuple(col[j] if col.__class__ is list or col.__class__ is tuple else col for col in cols)
             elems.append(_elem(v, j, op, c, x, t, ins))
         self._add(v, elems)
 
