@@ -12,6 +12,8 @@ import time
 
 import pytest
 import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import scalargrad as torch
 from scalargrad import nn, symbolic
@@ -440,3 +442,60 @@ def test_every_structural_element_op_is_proved_by_sympy():
             return [2.0] * len(vals)
 
     assert symbolic._element_proof(WrongSum).startswith("the wrong sum element's declared partial d/d(input 0) is 2.0")
+
+
+# ---------------------------------------------------------------- random programs of tensors
+
+_UNARY = [lambda L, a: a.tanh(), lambda L, a: a.sigmoid(), lambda L, a: a.sin(), lambda L, a: (a * a + 0.5).log(),
+          lambda L, a: 1.5 - a * 2.5, lambda L, a: (a * a + 0.5).sqrt(), lambda L, a: a.exp() * 0.1,
+          lambda L, a: (a * a + 1).reciprocal(), lambda L, a: a**2]
+_BINARY = [lambda L, a, b: a + b, lambda L, a, b: a * b, lambda L, a, b: a - b, lambda L, a, b: a / (b * b + 1.0)]
+_SHAPES = [lambda L, a: a.t() if a.dim() == 2 else a, lambda L, a: a.sum(0) if a.dim() else a,
+           lambda L, a: a.mean(-1, keepdim=True) if a.dim() else a, lambda L, a: a.reshape(-1),
+           lambda L, a: a[..., :1] if a.dim() else a, lambda L, a: a.unsqueeze(0),
+           lambda L, a: L.cat([a, a * 0.5], 0) if a.dim() else a, lambda L, a: L.stack([a, a], 0),
+           lambda L, a: a.expand(2, *a.shape) if a.dim() < 3 else a,
+           lambda L, a: (a @ a.t()) if a.dim() == 2 else a,
+           lambda L, a: a.permute(*reversed(range(a.dim()))) if a.dim() else a]
+_SHAPE_CHOICES = [(), (3,), (2, 3), (3, 1), (1, 3), (2, 1, 3)]
+
+
+@st.composite
+def _tensor_programs(draw):
+    shapes = [draw(st.sampled_from(_SHAPE_CHOICES)) for _ in range(draw(st.integers(1, 3)))]
+    data = [[draw(st.floats(-2.0, 2.0).map(lambda x: round(x, 2))) for _ in range(math.prod(s))] for s in shapes]
+    steps = []
+    for k in range(draw(st.integers(1, 6))):
+        n = len(shapes) + k
+        kind = draw(st.sampled_from("ubs"))
+        table = {"u": _UNARY, "b": _BINARY, "s": _SHAPES}[kind]
+        steps.append((kind, draw(st.integers(0, len(table) - 1)),
+                      [draw(st.integers(0, n - 1)) for _ in range(2 if kind == "b" else 1)]))
+    return shapes, data, steps
+
+
+def _run_program(L, program, dtype):
+    shapes, data, steps = program
+    leaves = [L.tensor(d, dtype=dtype).reshape(s).requires_grad_() for s, d in zip(shapes, data)]
+    vals = list(leaves)
+    for kind, i, args in steps:
+        table = {"u": _UNARY, "b": _BINARY, "s": _SHAPES}[kind]
+        try:
+            vals.append(table[i](L, *[vals[j] for j in args]))
+        except RuntimeError:  # shapes that do not broadcast: both libraries refuse
+            vals.append(vals[args[0]])
+    return leaves, (vals[-1] ** 2).sum() + vals[0].sum()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(_tensor_programs(), st.sampled_from(["float64", "float32"]))
+def test_random_tensor_programs_are_proved_and_match_pytorch(torch_ref, program, dtype_name):
+    leaves, z = _run_program(torch, program, getattr(torch, dtype_name))
+    report = sympy_check(z, leaves)
+    assert report.ok and report.verified, str(report)
+    tleaves, tz = _run_program(torch_ref, program, getattr(torch_ref, dtype_name))
+    tz.backward()
+    want = [g for t in tleaves for g in (t.grad.flatten().tolist() if t.grad is not None else [0.0] * t.numel())]
+    tol = 1e-9 if dtype_name == "float64" else 1e-4
+    assert [c.autograd or 0.0 for c in report.inputs] == pytest.approx(want, rel=tol, abs=tol)
