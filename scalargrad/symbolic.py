@@ -559,7 +559,7 @@ class _Probe:
     def __init__(self, v, y: float) -> None:
         self._val = y
         self._in = v._in
-        # the kernels read a node's inputs from its two input slots where Values have them
+        # the float kernels read a node's inputs from its two input slots
         self._a = getattr(v, "_a", None)
         self._b = getattr(v, "_b", None)
         self._c = v._c
@@ -1234,8 +1234,8 @@ class _Local:
             g = leaf(list(probes), TensorType(dt, tuple(v._t.shape))) if v._t.ndim else probes[0]
         try:
             grads = live.backward(v._t.kernel, g, v)
-        except (RuntimeError, NotImplementedError, ArithmeticError):
-            return  # the engine raises it too
+        except (RuntimeError, NotImplementedError, ArithmeticError, AttributeError, TypeError):
+            return  # the engine raises it too (and reports it), running the same formula
         got: dict = {}
         for u, gi in zip(vin, grads):
             if gi is None or not u._rg:

@@ -432,6 +432,9 @@ def _seq(v) -> int:
 
 
 _special: dict = {}  # op -> does a node of it need expanding whatever its shape
+# ops whose elements are not their declared form (a filled element is the number, not the
+# input; an assigned number has no input): expanded even on 0-dim tensors
+_ALWAYS_EXPANDED = (S.Fill, S.MaskedFill, IndexPut)
 
 
 def shape_pick(v) -> bool:
@@ -498,7 +501,8 @@ class ElementGraph:
             op = v._op
             flag = special.get(op)
             if flag is None:
-                flag = special[op] = bool(op.bulk or op.runs_user_code or op is FunctionPick)
+                flag = special[op] = bool(op.bulk or op.runs_user_code or op is FunctionPick
+                                          or issubclass(op.base, _ALWAYS_EXPANDED))
             if flag or v._t.ndim or (v._ext is not None and v._ext.pick is not None):
                 if self.order is None:
                     self.order = nodes[:i]
