@@ -38,6 +38,8 @@ class Elementwise(Op):
     arity = 1
     uses_c = False  # forward and backward read the node's constant ``_c``
     bulk_number = None  # (dtype, elements, number) -> rounded elements, for ``tensor (op) number``
+    takes_alpha = False  # add/sub: ``alpha`` multiplies the other operand
+    other_tensor_only = False  # the other operand must be a tensor (minimum, maximum)
 
 
 class Unary(Elementwise):
@@ -80,6 +82,7 @@ class Add(Binary):
     name, saves, saves_inputs = "AddBackward0", False, False
     saved = (("alpha", "alpha"),)
     api = _api("add")
+    takes_alpha = True
     forward = staticmethod(lambda r, a, b: a + b)
     fast = operator.add
     # derivatives.yaml: self: grad; other: maybe_multiply(grad, alpha)
@@ -92,6 +95,7 @@ class Sub(Binary):
     name, saves, saves_inputs = "SubBackward0", False, False
     saved = (("alpha", "alpha"),)
     api = _api("sub", aliases=("subtract",))
+    takes_alpha = True
     bool_error = _BOOL_SUB
     forward = staticmethod(lambda r, a, b: a - b)
     fast = operator.sub
@@ -175,6 +179,7 @@ class Minimum(Binary):
     name = "MinimumBackward0"
     saved = (("self", 0), ("other", 1))
     api = _api("minimum", inplace=False)
+    other_tensor_only = True
     forward = staticmethod(_min_forward)
 
     @staticmethod
@@ -195,6 +200,7 @@ class Maximum(Binary):
     name = "MaximumBackward0"
     saved = (("self", 0), ("other", 1))
     api = _api("maximum", inplace=False)
+    other_tensor_only = True
     forward = staticmethod(_max_forward)
 
     @staticmethod
