@@ -367,15 +367,19 @@ def _pow_scalar(r, x, e):
 
 
 def _pow_bulk(dt, xs, e):
+    if e == 1 and dt.is_floating_point:
+        return list(xs)  # pow(x, 1) is x, nan and signed zeros included
     if e == 2.0:
         vals = list(map(operator.mul, xs, xs))
     elif e == 3.0:
-        sq = round_list(dt, list(map(operator.mul, xs, xs)))
+        sq = list(map(operator.mul, xs, xs))
+        if dt is not float64:
+            sq = round_list(dt, sq)
         vals = list(map(operator.mul, sq, xs))
     else:
         r = dt.round
         vals = [_pow_scalar(r, x, e) for x in xs]
-    return round_list(dt, vals)
+    return vals if dt is float64 else round_list(dt, vals)
 
 
 @register
