@@ -81,33 +81,6 @@ class Program:
         return [regs[o] for o in self.outs]
 
 
-_COMPILE_MAX = 200_000  # programs up to this many additions are compiled to straight-line code
-
-
-def _compile(prog: Program, f32: bool):
-    """The program as one Python function of straight-line additions (a loop over the steps
-    costs a list lookup and a call per addition; this costs the additions). float32 rounds
-    each addition inline by Veltkamp splitting (exact in float32's normal range), and calls
-    ``round_f32`` for the rest (zero, subnormal, overflow), as ``dtypes.round_f32`` does."""
-    n = prog.n
-    lines = ["def program(v):"]
-    if n:
-        lines.append(f"    {', '.join(f'r{i}' for i in range(n))}{',' if n == 1 else ''} = v")
-    lines.append(f"    r{n} = 0.0")
-    k = n + 1
-    for a, b in prog.steps:
-        if f32:
-            lines.append(f"    t = r{a} + r{b}; c = 536870913.0 * t; r{k} = c - (c - t)")
-            lines.append(f"    if not (1.1754943508222875e-38 <= r{k} <= 3.4028234663852886e38 or "
-                         f"-3.4028234663852886e38 <= r{k} <= -1.1754943508222875e-38 or t == 0.0): r{k} = rf(t)")
-        else:
-            lines.append(f"    r{k} = r{a} + r{b}")
-        k += 1
-    lines.append(f"    return [{', '.join(f'r{o}' for o in prog.outs)}]")
-    ns = {"rf": round_f32}
-    exec(compile("\n".join(lines), "<sum program>", "exec"), ns)  # noqa: S102 - code made here, from integers
-    return ns["program"]
-
     def fold(self, out: int) -> list:
         """The additions of output ``out`` as nested left folds: a list whose items are input
         indices (ints) or nested lists, meaning ((item0 + item1) + item2) + ... Additions of
@@ -139,6 +112,34 @@ def _compile(prog: Program, f32: bool):
         while len(root) == 1 and isinstance(root[0], list):
             root = root[0]
         return root
+
+
+_COMPILE_MAX = 200_000  # programs up to this many additions are compiled to straight-line code
+
+
+def _compile(prog: Program, f32: bool):
+    """The program as one Python function of straight-line additions (a loop over the steps
+    costs a list lookup and a call per addition; this costs the additions). float32 rounds
+    each addition inline by Veltkamp splitting (exact in float32's normal range), and calls
+    ``round_f32`` for the rest (zero, subnormal, overflow), as ``dtypes.round_f32`` does."""
+    n = prog.n
+    lines = ["def program(v):"]
+    if n:
+        lines.append(f"    {', '.join(f'r{i}' for i in range(n))}{',' if n == 1 else ''} = v")
+    lines.append(f"    r{n} = 0.0")
+    k = n + 1
+    for a, b in prog.steps:
+        if f32:
+            lines.append(f"    t = r{a} + r{b}; c = 536870913.0 * t; r{k} = c - (c - t)")
+            lines.append(f"    if not (1.1754943508222875e-38 <= r{k} <= 3.4028234663852886e38 or "
+                         f"-3.4028234663852886e38 <= r{k} <= -1.1754943508222875e-38 or t == 0.0): r{k} = rf(t)")
+        else:
+            lines.append(f"    r{k} = r{a} + r{b}")
+        k += 1
+    lines.append(f"    return [{', '.join(f'r{o}' for o in prog.outs)}]")
+    ns = {"rf": round_f32}
+    exec(compile("\n".join(lines), "<sum program>", "exec"), ns)  # noqa: S102 - code made here, from integers
+    return ns["program"]
 
 
 class _Recorder:
