@@ -36,13 +36,12 @@ from ._base.dtypes import (  # noqa: A004 - torch's names
 from ._base.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from ._base.rng import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from ._tensor.build import MAX_ELEMENTS
-from ._tensor.surface import FUNCTIONS as _FUNCTIONS
+from ._tensor import surface as _surface
 from ._tensor.tensor import Tensor, get_default_dtype, is_tensor, set_default_dtype
 
 __version__ = "0.2.0"
 
-globals().update(_FUNCTIONS)
-del _FUNCTIONS
+globals().update(_surface.FUNCTIONS)
 
 
 def __getattr__(name: str):
@@ -53,6 +52,9 @@ def __getattr__(name: str):
         return importlib.import_module(f".{name}", __name__)
     if name.startswith("__"):
         raise AttributeError(name)
+    fn = _surface.FUNCTIONS.get(name)  # an op added to the table after import
+    if fn is not None:
+        return fn
     from ._base.errors import Unsupported
 
     raise Unsupported(f"torch.{name}")

@@ -41,12 +41,13 @@ sample through ``nn.Linear``), and may differ from MKL's fused chains in the las
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from .dtypes import round_f32
 from .layout import coalesce, contiguous_strides, iteration_order, numel
 
-__all__ = ["Program", "sum_program", "fma_chain", "mkl_sdot", "mkl_lanes8", "VECTOR_LANES"]
+__all__ = ["Program", "sum_program", "fma_chain", "fma", "mkl_sdot", "mkl_lanes8", "VECTOR_LANES"]
 
 VECTOR_LANES = {"float32": 8, "float64": 4}
 """Lanes of the Vectorized<T> type ATen's sum kernel runs with (its AVX2 build)."""
@@ -57,21 +58,28 @@ class Program:
     values ``a`` and ``b``; values ``0..n-1`` are the inputs (logical, row-major order) and
     ``n`` is the accumulators' starting +0.0. ``outs[o]`` is the value of output ``o``."""
 
-    __slots__ = ("n", "steps", "outs")
+    __slots__ = ("n", "steps", "outs", "_compiled")
 
     def __init__(self, n: int) -> None:
         self.n = n
         self.steps: list = []
         self.outs: list = []
+        self._compiled: dict = {}
 
     def evaluate(self, values: Sequence, dtype) -> list:
         """The outputs for these input numbers, each addition rounded to ``dtype``."""
+        if dtype.name in ("float32", "float64") and len(self.steps) <= _COMPILE_MAX:
+            fn = self._compiled.get(dtype.name)
+            if fn is None:
+                fn = self._compiled[dtype.name] = _compile(self, dtype.name == "float32")
+            return fn(values)
         regs = list(values)
         rnd = dtype.round
         regs.append(rnd(0))
         for a, b in self.steps:
             regs.append(rnd(regs[a] + regs[b]))
         return [regs[o] for o in self.outs]
+
 
     def fold(self, out: int) -> list:
         """The additions of output ``out`` as nested left folds: a list whose items are input
@@ -104,6 +112,34 @@ class Program:
         while len(root) == 1 and isinstance(root[0], list):
             root = root[0]
         return root
+
+
+_COMPILE_MAX = 200_000  # programs up to this many additions are compiled to straight-line code
+
+
+def _compile(prog: Program, f32: bool):
+    """The program as one Python function of straight-line additions (a loop over the steps
+    costs a list lookup and a call per addition; this costs the additions). float32 rounds
+    each addition inline by Veltkamp splitting (exact in float32's normal range), and calls
+    ``round_f32`` for the rest (zero, subnormal, overflow), as ``dtypes.round_f32`` does."""
+    n = prog.n
+    lines = ["def program(v):"]
+    if n:
+        lines.append(f"    {', '.join(f'r{i}' for i in range(n))}{',' if n == 1 else ''} = v")
+    lines.append(f"    r{n} = 0.0")
+    k = n + 1
+    for a, b in prog.steps:
+        if f32:
+            lines.append(f"    t = r{a} + r{b}; c = 536870913.0 * t; r{k} = c - (c - t)")
+            lines.append(f"    if not (1.1754943508222875e-38 <= r{k} <= 3.4028234663852886e38 or "
+                         f"-3.4028234663852886e38 <= r{k} <= -1.1754943508222875e-38 or t == 0.0): r{k} = rf(t)")
+        else:
+            lines.append(f"    r{k} = r{a} + r{b}")
+        k += 1
+    lines.append(f"    return [{', '.join(f'r{o}' for o in prog.outs)}]")
+    ns = {"rf": round_f32}
+    exec(compile("\n".join(lines), "<sum program>", "exec"), ns)  # noqa: S102 - code made here, from integers
+    return ns["program"]
 
 
 class _Recorder:
@@ -366,6 +402,14 @@ def fma_chain(a: Sequence[float], b: Sequence[float], f32: bool) -> float:
     for x, y in zip(a, b):
         acc = fma(x, y, acc) if fma is not None else _fma64(x, y, acc)
     return acc
+
+
+def fma(a: float, b: float, c: float, f32: bool) -> float:
+    """a * b + c rounded once (float32 when ``f32``), as a fused multiply-add gives it."""
+    if f32:
+        return _fma32(a, b, c)
+    f = getattr(math, "fma", None)
+    return f(a, b, c) if f is not None else _fma64(a, b, c)
 
 
 def _fma64(a: float, b: float, c: float) -> float:

@@ -38,6 +38,8 @@ class Elementwise(Op):
     arity = 1
     uses_c = False  # forward and backward read the node's constant ``_c``
     bulk_number = None  # (dtype, elements, number) -> rounded elements, for ``tensor (op) number``
+    takes_alpha = False  # add/sub: ``alpha`` multiplies the other operand
+    other_tensor_only = False  # the other operand must be a tensor (minimum, maximum)
 
 
 class Unary(Elementwise):
@@ -80,6 +82,7 @@ class Add(Binary):
     name, saves, saves_inputs = "AddBackward0", False, False
     saved = (("alpha", "alpha"),)
     api = _api("add")
+    takes_alpha = True
     forward = staticmethod(lambda r, a, b: a + b)
     fast = operator.add
     # derivatives.yaml: self: grad; other: maybe_multiply(grad, alpha)
@@ -92,6 +95,7 @@ class Sub(Binary):
     name, saves, saves_inputs = "SubBackward0", False, False
     saved = (("alpha", "alpha"),)
     api = _api("sub", aliases=("subtract",))
+    takes_alpha = True
     bool_error = _BOOL_SUB
     forward = staticmethod(lambda r, a, b: a - b)
     fast = operator.sub
@@ -175,6 +179,7 @@ class Minimum(Binary):
     name = "MinimumBackward0"
     saved = (("self", 0), ("other", 1))
     api = _api("minimum", inplace=False)
+    other_tensor_only = True
     forward = staticmethod(_min_forward)
 
     @staticmethod
@@ -195,6 +200,7 @@ class Maximum(Binary):
     name = "MaximumBackward0"
     saved = (("self", 0), ("other", 1))
     api = _api("maximum", inplace=False)
+    other_tensor_only = True
     forward = staticmethod(_max_forward)
 
     @staticmethod
@@ -361,15 +367,19 @@ def _pow_scalar(r, x, e):
 
 
 def _pow_bulk(dt, xs, e):
+    if e == 1 and dt.is_floating_point:
+        return list(xs)  # pow(x, 1) is x, nan and signed zeros included
     if e == 2.0:
         vals = list(map(operator.mul, xs, xs))
     elif e == 3.0:
-        sq = round_list(dt, list(map(operator.mul, xs, xs)))
+        sq = list(map(operator.mul, xs, xs))
+        if dt is not float64:
+            sq = round_list(dt, sq)
         vals = list(map(operator.mul, sq, xs))
     else:
         r = dt.round
         vals = [_pow_scalar(r, x, e) for x in xs]
-    return round_list(dt, vals)
+    return vals if dt is float64 else round_list(dt, vals)
 
 
 @register

@@ -314,8 +314,11 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 
 def linspace(start, end, steps: int, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """``torch.linspace``: ``steps`` evenly spaced numbers from start to end, computed as
-    ATen's CPU kernel computes them (from both ends towards the middle)."""
+    """``torch.linspace``: ``steps`` evenly spaced numbers from start to end, as ATen's CPU
+    kernel computes them: ``start + step * i`` for the first half and ``end - step * (steps - 1 - i)``
+    for the rest, each one fused multiply-add (the compiler contracts the expression)."""
+    from .._base.kernel_order import fma
+
     if isinstance(steps, bool) or not isinstance(steps, int):
         raise TypeError(f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
     if steps < 0:
@@ -323,21 +326,16 @@ def linspace(start, end, steps: int, dtype=None, device=None, requires_grad=Fals
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
     dt = check_dtype(dtype, "linspace") or defaults["dtype"]
-    r = dt.round
-    if steps == 0:
-        return from_values([], (0,), dt, requires_grad)
-    if steps == 1:
-        return from_values([start], (1,), dt, requires_grad)
+    if steps <= 1:
+        return from_values([start] * steps, (steps,), dt, requires_grad)
     if dt.is_floating_point:
+        r = dt.round
+        f32 = dt is dtypes.float32
         s, e = r(start), r(end)
         step = r((e - s) / (steps - 1))
         half = steps // 2
-        out = []
-        for i in range(steps):
-            if i < half:
-                out.append(r(s + r(step * i)))
-            else:
-                out.append(r(e - r(step * (steps - i - 1))))
+        out = [fma(step, r(float(i)), s, f32) if i < half else fma(-step, r(float(steps - i - 1)), e, f32)
+               for i in range(steps)]
     else:
         step = (end - start) / (steps - 1)
         out = [int(start + step * i) for i in range(steps)]

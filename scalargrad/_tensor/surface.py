@@ -125,17 +125,19 @@ def _bind_binary(op, tensor_only: bool = False, alpha: bool = False) -> None:
         _function(fname, _clone_fn(function))
 
 
+# elementwise ops whose arguments are their own (bound below); every other elementwise op of
+# the table gets its spellings from its declaration alone, by arity
+_OWN_ARGUMENTS = {"Div", "Pow", "Clamp", "ClampMin", "ClampMax", "Where"}
+
+
 def _install_elementwise() -> None:
-    for op in (E.Neg, E.Reciprocal, E.Log, E.Exp, E.Sqrt, E.Tanh, E.Sigmoid, E.Relu, E.Abs, E.Sin, E.Cos):
-        _bind_unary(op)
-    _bind_binary(E.Add, alpha=True)
-    _bind_binary(E.Sub, alpha=True)
-    for op in (E.Mul, E.Remainder, E.FloorDivide):
-        _bind_binary(op)
-    for op in (E.Minimum, E.Maximum):
-        _bind_binary(op, tensor_only=True)
-    for op in E.COMPARISONS:
-        _bind_binary(op)
+    for op in REGISTRY.values():
+        if not issubclass(op, E.Elementwise) or op.api is None or op.__name__ in _OWN_ARGUMENTS:
+            continue
+        if op.arity == 1 and not op.uses_c:
+            _bind_unary(op)
+        elif op.arity == 2:
+            _bind_binary(op, tensor_only=op.other_tensor_only, alpha=op.takes_alpha)
 
     def div(self, other, *, rounding_mode=None):
         _check_other("div", other, 1)

@@ -33,10 +33,7 @@ def run_step(step: tuple):
     module back as it was, and PyTorch's message if the copy failed (then nothing changed)."""
     kind, module, name, param, input_param, key = step
     if kind == "extra":
-        from .module import Module
-
-        # the state before, when the module can report it, so that the step can be undone
-        saves = type(module).get_extra_state is not Module.get_extra_state
+        saves = param  # the module reports its extra state: the step can be undone
         old_state = module.get_extra_state() if saves else None
         module.set_extra_state(input_param)
         return ((lambda: module.set_extra_state(old_state)) if saves else None), None

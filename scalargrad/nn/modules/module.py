@@ -988,7 +988,9 @@ class Module:
         extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
         if getattr(self.__class__, "set_extra_state", Module.set_extra_state) is not Module.set_extra_state:
             if extra_key in state_dict:
-                step = ("extra", self, None, None, state_dict[extra_key], extra_key)
+                # whether the module can report its state before, so that the step can be undone
+                saves = type(self).get_extra_state is not Module.get_extra_state
+                step = ("extra", self, None, saves, state_dict[extra_key], extra_key)
                 if isinstance(error_msgs, LoadPlan):
                     error_msgs.steps.append(step)
                 else:
