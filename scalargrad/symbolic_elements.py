@@ -45,7 +45,7 @@ from ._tensor.reduce import group_index
 from ._tensor.tensor import MANY
 
 __all__ = ["Elem", "ElementGraph", "ElementOp", "ELEMENT_OPS", "Same", "Const", "SumOf", "MeanOf", "MaxOf", "MinOf",
-           "DotOf", "AddmmOf", "MseOf", "Opaque", "opaque_op", "element_index", "NO_ELEMENT", "shape_pick"]
+           "DotOf", "AddmmOf", "MseOf", "Opaque", "opaque_op", "element_index", "NO_ELEMENT", "shape_pick", "covers"]
 
 
 class Elem:
@@ -612,12 +612,7 @@ class ElementGraph:
             return self._structural(v, t, vals, [(Same, None, ((vin[0], _map(v._c, j)),)) for j in range(len(vals))])
         if issubclass(base, Elementwise) or (base is LO.MseLoss and v._c.reduction == "none"):
             return self._elementwise(v, base, t, vals, vin)
-        build = _BUILDERS.get(base)
-        if build is None:
-            for cls, b in _BUILDERS_BY_CLASS:
-                if issubclass(base, cls):
-                    build = b
-                    break
+        build = _builder(base)
         if build is None:
             return self._opaque(v, t, vals, vin)
         return self._structural(v, t, vals, build(v, vin, vals))
@@ -894,3 +889,18 @@ _BUILDERS = {
     IndexPut: _index_put,
 }
 _BUILDERS_BY_CLASS = [(_Scatter, _scatter), (IndexPut, _index_put), (S.Structural, _same_order)]
+
+
+def _builder(base):
+    build = _BUILDERS.get(base)
+    if build is None:
+        for cls, b in _BUILDERS_BY_CLASS:
+            if issubclass(base, cls):
+                return b
+    return build
+
+
+def covers(op) -> bool:
+    """Does this module know the elements of ``op``'s nodes (else they are opaque)?"""
+    base = getattr(op, "base", op)
+    return issubclass(base, Elementwise) or _builder(base) is not None

@@ -19,8 +19,9 @@ import scalargrad as torch
 from scalargrad import nn, symbolic
 from scalargrad._autograd import kernels as K
 from scalargrad._ops import elementwise as E
+from scalargrad._ops.table import REGISTRY
 from scalargrad.symbolic import SymbolicMismatch, check_every_backward, sympy_check, to_sympy
-from scalargrad.symbolic_elements import ELEMENT_OPS, Elem, ElementGraph, SumOf
+from scalargrad.symbolic_elements import ELEMENT_OPS, Elem, ElementGraph, SumOf, covers
 
 STRATEGIES = ["whole", "local"]
 
@@ -429,6 +430,11 @@ def test_a_wrong_declared_formula_is_caught_on_elements(monkeypatch):
     report = sympy_check(x.sin().sum(), strategy="local")
     assert any(f.startswith("SinBackward0 (node 1 of 2), element [0]: d/d(input 0)") for f in report.failures), \
         report.failures
+
+
+def test_every_op_of_the_table_has_its_elements_expanded():
+    # an op added to the table without an element expansion would be opaque to the proof
+    assert [name for name, op in REGISTRY.items() if not covers(op)] == []
 
 
 def test_every_structural_element_op_is_proved_by_sympy():
