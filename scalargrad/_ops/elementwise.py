@@ -114,8 +114,7 @@ class Mul(Binary):
 
     @staticmethod
     def backward(k, g, v):
-        a, b = k.ins(v)
-        return k.mul(g, b), k.mul(g, a)
+        return k.mul(g, k.b(v)), k.mul(g, k.a(v))
 
     sympy = staticmethod(lambda sp, a, b: a * b)
 
@@ -131,7 +130,7 @@ class Div(Binary):
 
     @staticmethod
     def backward(k, g, v):
-        a, b = k.ins(v)
+        a, b = k.a(v), k.b(v)
         # div_tensor_other_backward: -grad * ((self / other) / other)
         return k.div(g, b), k.mul(k.neg(g), k.div(k.div(a, b), b))
 
@@ -149,7 +148,7 @@ class Pow(Binary):
 
     @staticmethod
     def backward(k, g, v):
-        a, b = k.ins(v)
+        a, b = k.a(v), k.b(v)
         # pow_backward_self: 0 where exponent == 0; pow_backward_exponent: 0 where base == 0
         # and exponent >= 0 (PyTorch's convention; plain calculus gives nan or -inf there)
         return k.pow_backward_self(g, a, b), k.pow_backward_exponent(g, a, b, k.out(v))
@@ -184,7 +183,7 @@ class Minimum(Binary):
 
     @staticmethod
     def backward(k, g, v):
-        a, b = k.ins(v)
+        a, b = k.a(v), k.b(v)
         # a tie splits the gradient in halves (where(self == other, grad / 2, grad)); with a nan
         # neither mask applies and both operands get the whole gradient
         return k.min_max_backward(g, a, b, True)
@@ -205,8 +204,7 @@ class Maximum(Binary):
 
     @staticmethod
     def backward(k, g, v):
-        a, b = k.ins(v)
-        return k.min_max_backward(g, a, b, False)
+        return k.min_max_backward(g, k.a(v), k.b(v), False)
 
     @staticmethod
     def sympy(sp, a, b):
@@ -269,9 +267,8 @@ class Remainder(Binary):
 
     @staticmethod
     def backward(k, g, v):
-        a, b = k.ins(v)
         # self: grad; other: -grad * self.div(other, rounding_mode="floor")
-        return g, k.mul(k.neg(g), k.floor_divide(a, b))
+        return g, k.mul(k.neg(g), k.floor_divide(k.a(v), k.b(v)))
 
     sympy = staticmethod(lambda sp, a, b: a - b * sp.floor(a / b))
 
@@ -332,7 +329,8 @@ class MulC(WithNumber):
     saved = (("other", "c"), ("self", None))
     forward = staticmethod(lambda r, a, c: a * c)
     bulk_number = _bulk_with(operator.mul, operator.mul)
-    backward = staticmethod(lambda k, g, v: (k.mul(g, k.const(v._c)),))
+    # v._c is the number already rounded to the result dtype, as PyTorch's wrapped number
+    backward = staticmethod(lambda k, g, v: (k.mul(g, v._c),))
     sympy = staticmethod(lambda sp, a, c: a * c)
 
 
@@ -343,7 +341,7 @@ class DivC(WithNumber):
     result = "float"
     forward = staticmethod(lambda r, a, c: ieee.div(a, c))
     bulk_number = _bulk_with(operator.truediv, ieee.div)
-    backward = staticmethod(lambda k, g, v: (k.div(g, k.const(v._c)),))
+    backward = staticmethod(lambda k, g, v: (k.div(g, v._c),))
     sympy = staticmethod(lambda sp, a, c: a / c)
 
 
@@ -393,7 +391,7 @@ class PowC(WithNumber):
     forward = staticmethod(_pow_scalar)
     bulk_number = staticmethod(_pow_bulk)
     # pow_backward: zeros where the exponent is 0, else grad * (exponent * self.pow(exponent - 1))
-    backward = staticmethod(lambda k, g, v: (k.pow_backward(g, k.ins(v)[0], v._c),))
+    backward = staticmethod(lambda k, g, v: (k.pow_backward(g, k.a(v), v._c),))
     sympy = staticmethod(lambda sp, a, c: a**c)
 
     @staticmethod
@@ -414,7 +412,7 @@ class RPowC(WithNumber):
     # ``c`` is the Python number as given: the forward casts it to the tensor's dtype, the
     # backward takes the log of the double (pow_backward_exponent with a Scalar base)
     forward = staticmethod(lambda r, a, c: ieee.pow(r(c), a))
-    backward = staticmethod(lambda k, g, v: (k.rpow_backward(g, k.ins(v)[0], v._c, k.out(v)),))
+    backward = staticmethod(lambda k, g, v: (k.rpow_backward(g, k.a(v), v._c, k.out(v)),))
     sympy = staticmethod(lambda sp, a, c: c**a)
 
     @staticmethod
@@ -456,7 +454,7 @@ class Clamp(WithNumber):
     extra_none = 0
     api = Api(method="clamp", aliases=("clip",), inplace="clamp_", function=("clamp", "clip"))
     forward = staticmethod(_clamp)
-    backward = staticmethod(lambda k, g, v: (k.clamp_backward(g, k.ins(v)[0], v._c),))
+    backward = staticmethod(lambda k, g, v: (k.clamp_backward(g, k.a(v), v._c),))
     sympy = staticmethod(_clamp_sympy)
 
 
@@ -523,7 +521,7 @@ class Log(Unary):
     result = "float"
     forward = staticmethod(lambda r, a: ieee.log(a))
     fast = math.log
-    backward = staticmethod(lambda k, g, v: (k.div(g, k.ins(v)[0]),))
+    backward = staticmethod(lambda k, g, v: (k.div(g, k.a(v)),))
     sympy = staticmethod(lambda sp, a: sp.log(a))
 
 
@@ -610,7 +608,7 @@ class Abs(Unary):
     api = _api("abs", aliases=("absolute",))
     forward = staticmethod(lambda r, a: abs(a))
     fast = abs
-    backward = staticmethod(lambda k, g, v: (k.mul(g, k.sgn(k.ins(v)[0])),))
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.sgn(k.a(v))),))
     # d|a|/da = sign(a), and SymPy's sign(0) is 0: PyTorch's convention at 0
     sympy = staticmethod(lambda sp, a: sp.Abs(a))
 
@@ -622,7 +620,7 @@ class Sin(Unary):
     api = _api("sin")
     result = "float"
     forward = staticmethod(lambda r, a: ieee.sin(a))
-    backward = staticmethod(lambda k, g, v: (k.mul(g, k.cos(k.ins(v)[0])),))
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.cos(k.a(v))),))
     sympy = staticmethod(lambda sp, a: sp.sin(a))
 
 
@@ -633,7 +631,7 @@ class Cos(Unary):
     api = _api("cos")
     result = "float"
     forward = staticmethod(lambda r, a: ieee.cos(a))
-    backward = staticmethod(lambda k, g, v: (k.mul(g, k.neg(k.sin(k.ins(v)[0]))),))
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.neg(k.sin(k.a(v)))),))
     sympy = staticmethod(lambda sp, a: sp.cos(a))
 
 
