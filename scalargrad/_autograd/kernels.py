@@ -324,9 +324,9 @@ class TensorKernel:
 
     @staticmethod
     def sgn(x):
-        vals = x._val if x._t.ndim else [x._val]
-        s = [1.0 if e > 0 else (-1.0 if e < 0 else 0.0) for e in vals]
-        return leaf(s if x._t.ndim else s[0], x._t if x._t.dtype.is_floating_point else x._t.with_dtype(float32))
+        # self.sgn(): a node of its own (SgnBackward0, derivative 0), so that abs's gradient
+        # stays connected to x under create_graph, as in PyTorch
+        return unary(E.Sgn, x)
 
     @staticmethod
     def where(c, a, b):

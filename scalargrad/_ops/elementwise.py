@@ -211,35 +211,46 @@ class Maximum(Binary):
         return sp.Piecewise((a, sp.StrictGreaterThan(a, b)), (b, sp.StrictLessThan(a, b)), ((a + b) / 2, True))
 
 
+def _fmod(a, b):
+    """C's fmod with IEEE results (Python's raises on an infinite a or a zero b)."""
+    if b == 0 or a != a or b != b or a in (math.inf, -math.inf):
+        return math.nan
+    return math.fmod(a, b)
+
+
 def _floor_div(r, a, b):
-    """Python's floor division with IEEE results: x // 0 is +-inf (nan for 0 // 0)."""
+    """``//`` as ATen's div_floor computes it: for floats from fmod (so 2.0 // -inf is -1.0
+    and 5.0 // 0 is inf), for integers Python's floor division (x // 0 is refused)."""
     if a.__class__ is int and b.__class__ is int:
         if b == 0:
             raise RuntimeError("ZeroDivisionError")
         return a // b
-    if b == 0 or a != a or b != b or a in (math.inf, -math.inf):
+    if b == 0:
         return ieee.div(a, b)
-    if b in (math.inf, -math.inf):
-        # C's floor(a / b): 0 when the signs agree, -1 when they differ (a != 0), else -0.0
-        q = a / b
-        return math.floor(q) if q != 0 else q
-    return math.floor(ieee.div(a, b)) if abs(a / b) < 2.0**52 else a / b
+    mod = _fmod(a, b)
+    div = ieee.div(a - mod, b)
+    if mod != 0 and (b < 0) != (mod < 0):
+        div -= 1.0
+    if div != 0:
+        if div != div or div in (math.inf, -math.inf):
+            return div
+        fl = float(math.floor(div))
+        if div - fl > 0.5:
+            fl += 1.0
+        return fl
+    return math.copysign(0.0, ieee.div(a, b))
 
 
 def _remainder(r, a, b):
-    """Python's sign convention (the result has the divisor's sign), IEEE at 0 and inf."""
+    """``%`` as ATen's remainder: fmod, moved to the divisor's sign (Python's convention)."""
     if a.__class__ is int and b.__class__ is int:
         if b == 0:
             raise RuntimeError("ZeroDivisionError")
         return a % b
-    if b == 0 or a != a or b != b or a in (math.inf, -math.inf):
-        return math.nan
-    if b in (math.inf, -math.inf):
-        return a if (a >= 0) == (b > 0) or a == 0 else b
-    m = math.fmod(a, b)
-    if m != 0 and (m < 0) != (b < 0):
-        m += b
-    return m
+    mod = _fmod(a, b)
+    if mod != 0 and (b < 0) != (mod < 0):
+        mod += b
+    return mod
 
 
 @register
@@ -611,6 +622,23 @@ class Abs(Unary):
     backward = staticmethod(lambda k, g, v: (k.mul(g, k.sgn(k.a(v))),))
     # d|a|/da = sign(a), and SymPy's sign(0) is 0: PyTorch's convention at 0
     sympy = staticmethod(lambda sp, a: sp.Abs(a))
+
+
+@register
+class Sgn(Unary):
+    """sgn(x): -1, 0 or 1 (0 for nan); derivative 0 (sgn_backward of a real tensor)."""
+
+    name, saves, saves_inputs = "SgnBackward0", False, False
+    api = _api("sgn")
+    forward = staticmethod(lambda r, a: (a > 0) - (a < 0) if a == a else 0.0)
+    backward = staticmethod(lambda k, g, v: (k.zero(g),))
+    sympy = staticmethod(lambda sp, a: sp.sign(a))
+
+
+@register
+class Sign(Sgn):
+    name = "SignBackward0"
+    api = _api("sign")
 
 
 @register
