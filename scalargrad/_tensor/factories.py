@@ -120,7 +120,7 @@ def parse_data(data) -> tuple:
             kinds.add(dtypes.bool)
         elif isinstance(x, int):
             if not -(1 << 63) <= x < (1 << 63):
-                raise RuntimeError(f"Overflow when unpacking long long")
+                raise ValueError("Overflow when unpacking long long")
             kinds.add(dtypes.int64)
         elif isinstance(x, float):
             kinds.add(defaults["dtype"])
