@@ -164,8 +164,6 @@ def test_unbind_and_split_are_expanded_to_the_elements_they_pick():
     assert not report.failures  # the bulk backward of unbind and split, run on probes, agrees
 
 
-@pytest.mark.xfail(strict=True, reason="core bug: the outputs of unbind/split are older than their shared node, "
-                                        "so the engine delivers no gradient through them")
 def test_unbind_and_split_gradients_are_proved():
     x, z = _unbound()
     report = sympy_check(z)

@@ -160,6 +160,21 @@ class FloatKernel:
     def evenly_distribute(g, x, y):
         return g
 
+    # the structural helpers, on a 0-dim node (its one element is position 0)
+    @staticmethod
+    def masked_zero(g, layout):
+        return 0.0 if layout.map else g
+
+    @staticmethod
+    def index_put_backward(g, layout):
+        return (0.0 if layout.map else g), g
+
+    @staticmethod
+    def scatter(g, layout):
+        return g
+
+    index_backward = scatter
+
 
 class Float32Kernel(FloatKernel):
     """float32: each result rounded to float32, as PyTorch's CPU kernels compute.

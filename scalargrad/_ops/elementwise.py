@@ -87,7 +87,7 @@ class Add(Binary):
     fast = operator.add
     # derivatives.yaml: self: grad; other: maybe_multiply(grad, alpha)
     backward = staticmethod(lambda k, g, v: (g, g if v._c is None else k.mul(g, k.const(v._c))))
-    sympy = staticmethod(lambda sp, a, b: a + b)
+    sympy = staticmethod(lambda sp, a, b, alpha=1: a + alpha * b)
 
 
 @register
@@ -101,7 +101,7 @@ class Sub(Binary):
     fast = operator.sub
     # other: handle_r_to_c(other, maybe_multiply(-grad, alpha))
     backward = staticmethod(lambda k, g, v: (g, k.neg(g) if v._c is None else k.mul(k.neg(g), k.const(v._c))))
-    sympy = staticmethod(lambda sp, a, b: a - b)
+    sympy = staticmethod(lambda sp, a, b, alpha=1: a - alpha * b)
 
 
 @register

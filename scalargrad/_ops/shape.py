@@ -21,13 +21,14 @@ class Layout:
     parameters."""
 
     __slots__ = ("in_shape", "in_dtype", "map", "perm", "dim", "index", "start", "end", "step", "dims",
-                 "sizes", "split_sizes", "outputs")
+                 "sizes", "split_sizes", "outputs", "value")
 
     def __init__(self, in_shape, in_dtype=None, map=None, **params) -> None:  # noqa: A002 - the index map
         self.in_shape = tuple(in_shape)
         self.in_dtype = in_dtype
         self.map = map
-        for name in ("perm", "dim", "index", "start", "end", "step", "dims", "sizes", "split_sizes", "outputs"):
+        for name in ("perm", "dim", "index", "start", "end", "step", "dims", "sizes", "split_sizes", "outputs",
+                     "value"):
             setattr(self, name, params.get(name))
 
 
@@ -95,14 +96,15 @@ class CopyInto(Structural):
 
 @register
 class Fill(Structural):
-    """``fill_``/``zero_`` on a tensor in a graph: the old values no longer matter."""
+    """``fill_``/``zero_`` on a tensor in a graph: every element becomes the value
+    (``_c.value``); the old values no longer matter."""
 
-    name = "FillBackward0"
+    name = "FillBackward2"
     backward = staticmethod(lambda k, g, v: (k.zero(g),))
 
     @staticmethod
-    def sympy(sp, a):
-        return sp.Integer(0) * a
+    def sympy(sp, a, value=0):
+        return sp.Integer(0) * a + value
 
 
 @register
@@ -225,7 +227,11 @@ class MaskedFill(Op):
     saves_inputs = False
     backward = staticmethod(lambda k, g, v: (k.masked_zero(g, v._c),))
     forward = staticmethod(lambda r, a: a)
-    sympy = staticmethod(lambda sp, a: a)
+
+    @staticmethod
+    def sympy(sp, a, filled: bool = False, value=0):
+        # an element of the mask is the value; any other is the input's element
+        return sp.Integer(0) * a + value if filled else a
 
 
 SHAPE_OPS = [View, Reshape, UnsafeView, Squeeze, SqueezeDim, SqueezeDims, SqueezeInplace, Unsqueeze, Alias,

@@ -38,12 +38,13 @@ class IndexPut(Structural):
     backward = staticmethod(lambda k, g, v: k.index_put_backward(g, v._c))
 
     @staticmethod
-    def forward(r, a, b):
+    def forward(r, a, b=None):
         return b
 
     @staticmethod
-    def sympy(sp, a, b):
-        return b
+    def sympy(sp, a, b=None, assigned: bool = True):
+        # an assigned element is the value's (a number when the value is one); any other is a's
+        return (b if b is not None else sp.Integer(0) * a) if assigned else a
 
 
 @register

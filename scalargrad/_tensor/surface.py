@@ -588,7 +588,8 @@ def _fill(self, value):
     v = dt.round(value)
     vals = [v] * self._t.numel if self._t.ndim else v
     op = S.Zero if value == 0 and not isinstance(value, bool) and value is not False else S.Fill
-    return inplace(self, lambda t: make(op, t._t, vals, (t,), S.Layout(t._t.shape)))
+    layout = S.Layout(self._t.shape, value=v)
+    return inplace(self, lambda t: make(op, t._t, vals, (t,), layout))
 
 
 def _random_fill(self, draw, *args, generator=None):
@@ -643,7 +644,7 @@ def _masked_fill(self, mask, value, in_place: bool):
     c = dt.round(value)
     old = self._val if self._t.ndim else [self._val]
     vals = [c if b else x for x, b in zip(old, m)]
-    layout = S.Layout(shape, map=[i for i, b in enumerate(m) if b])
+    layout = S.Layout(shape, map=[i for i, b in enumerate(m) if b], value=c)
 
     def compute(t):
         return make(S.MaskedFill, t._t, vals if shape else vals[0], (t,), layout)
