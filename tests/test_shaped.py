@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import scalargrad
-from scalargrad._base import kernel_order, layout
 from scalargrad import MAX_ELEMENTS, Tensor
+from scalargrad._base import kernel_order, layout
 
 REFERENCE = Path(__file__).resolve().parent.parent / "reference"
 SETUP = ("x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)\n"

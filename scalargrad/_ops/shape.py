@@ -60,9 +60,11 @@ View = register(_same_order("View", "ViewBackward0"))
 Reshape = register(_same_order("Reshape", "ReshapeAliasBackward0"))
 UnsafeView = register(_same_order("UnsafeView", "UnsafeViewBackward0"))
 Squeeze = register(_same_order("Squeeze", "SqueezeBackward0"))
-SqueezeDim = register(_same_order("SqueezeDim", "SqueezeBackward1", (("dim", "c.dim"), ("self_sym_sizes", "c.in_shape"))))
-SqueezeDims = register(_same_order("SqueezeDims", "SqueezeBackward2", (("dim", "c.dims"), ("self_sym_sizes", "c.in_shape"))))
-SqueezeInplace = register(_same_order("SqueezeInplace", "SqueezeBackward4", (("dim", "c.dim"), ("self_sym_sizes", "c.in_shape"))))
+_DIM_SIZES = (("dim", "c.dim"), ("self_sym_sizes", "c.in_shape"))
+SqueezeDim = register(_same_order("SqueezeDim", "SqueezeBackward1", _DIM_SIZES))
+SqueezeDims = register(_same_order("SqueezeDims", "SqueezeBackward2", (("dim", "c.dims"),
+                                                                  ("self_sym_sizes", "c.in_shape"))))
+SqueezeInplace = register(_same_order("SqueezeInplace", "SqueezeBackward4", _DIM_SIZES))
 Unsqueeze = register(_same_order("Unsqueeze", "UnsqueezeBackward0", (("dim", "c.dim"),)))
 Alias = register(_same_order("Alias", "AliasBackward0", ()))
 Clone = register(_same_order("Clone", "CloneBackward0", ()))
@@ -235,7 +237,8 @@ class MaskedFill(Op):
 
 
 SHAPE_OPS = [View, Reshape, UnsafeView, Squeeze, SqueezeDim, SqueezeDims, SqueezeInplace, Unsqueeze, Alias,
-             Clone, Copy, CopyInto, ToCopy, Fill, Zero, Permute, Transpose, T, Select, Slice, AsStrided, Expand, Index, Cat,
+             Clone, Copy, CopyInto, ToCopy, Fill, Zero, Permute, Transpose, T, Select, Slice, AsStrided, Expand, Index,
+             Cat,
              Stack, Unbind, Split, SplitWithSizes, MaskedFill]
 
 # spellings are bound by the tensor layer (their argument parsing is per op); recorded here

@@ -372,7 +372,8 @@ def construct(cls, args: tuple, kwargs: dict) -> Tensor:
     if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
         shape = shape_arg(args, "Tensor")
         return from_values([0.0] * math.prod(shape), shape, dt)
-    raise TypeError(f"new() received an invalid combination of arguments - got ({', '.join(type(a).__name__ for a in args)})")
+    got = ", ".join(type(a).__name__ for a in args)
+    raise TypeError(f"new() received an invalid combination of arguments - got ({got})")
 
 
 impl.construct = construct

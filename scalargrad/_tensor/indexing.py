@@ -23,7 +23,7 @@ from .build import broadcast_shapes, positions
 from .inplace import LEAF_INPLACE, VIEW_OF_LEAF, check_inplace, rebase
 from .storage import write
 from .tensor import Tensor, make
-from .views import basic_index, gather_index
+from .views import basic_index
 
 __all__ = ["getitem", "setitem", "resolve", "IndexPut", "CopySlices"]
 

@@ -135,8 +135,8 @@ def dot(a: Tensor, b: Tensor) -> Tensor:
 
 def outer(a: Tensor, b: Tensor) -> Tensor:
     """The outer product a b^T of two vectors (``ger``): each element one rounded product."""
-    from .build import binary
     from .._ops import elementwise as E
+    from .build import binary
 
     return binary(E.Mul, unsqueeze(a, 1), b)
 
