@@ -1,12 +1,12 @@
 """The order in which a backward call fires the hooks of its graph, for ``make_dot`` to number.
 
 ``HookRecorder`` is an observer of the engine (``autograd.engine.observers``, told of every
-backward call on entry): on entry it finds the hooks on the call's graph
-(``hook_points``) and swaps each for a wrapper that notes the hook and calls it; once the call has finished the originals are put back. Nothing in the engine changes, and
-a hook behaves exactly as before: same arguments, same result, same name in error messages.
-A backward call that raises leaves its wrappers in place until the recorder stops (they
-only take notes); a backward call made by a hook wraps the hooks once more and unwraps them
-when it finishes.
+backward call on entry): on entry it finds the hooks on the call's graph (``hook_points``)
+and swaps each for a wrapper that notes the hook and calls it; once the call has finished the
+originals are put back. Nothing in the engine changes, and a hook behaves exactly as before:
+same arguments, same result, same name in error messages. A backward call that raises leaves
+its wrappers in place until the recorder stops (they only take notes); a backward call made
+by a hook wraps the hooks once more and unwraps them when it finishes.
 """
 
 from __future__ import annotations
