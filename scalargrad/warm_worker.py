@@ -29,11 +29,11 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Task", "Finished", "fork_available", "warm_up", "run_tasks"]
+__all__ = ["Task", "Finished", "fork_available", "warm_up", "run_tasks", "fresh_warning_filters"]
 
 # A fresh interpreter's warning filters (python3 -c "import warnings; print(warnings.filters)"),
 # without -W options or PYTHONWARNINGS (verify runs examples without them)
-_DEFAULT_FILTERS = [
+FRESH_FILTERS = [
     ("default", None, DeprecationWarning, re.compile(r"__main__\Z"), 0),
     ("ignore", None, DeprecationWarning, None, 0),
     ("ignore", None, PendingDeprecationWarning, None, 0),
@@ -61,6 +61,23 @@ class Finished:
     stderr: str
     ending: str
     seconds: float
+
+
+def fresh_warning_filters() -> None:
+    """Warnings filtered and shown as in a fresh interpreter: the default filters, printed to
+    ``sys.stderr`` (whoever replaced ``showwarning``, pytest say)."""
+    warnings.filters[:] = FRESH_FILTERS
+    warnings.defaultaction = "default"
+    warnings.onceregistry.clear()
+    warnings._filters_mutated()
+    warnings.showwarning = _show_warning
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    try:
+        (file or sys.stderr).write(warnings.formatwarning(message, category, filename, lineno, line))
+    except OSError:
+        pass
 
 
 def fork_available() -> bool:
@@ -102,10 +119,7 @@ def _child(task: Task, out_fd: int, err_fd: int, result_path: str, timeout: floa
         sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8")
         sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
                                                        errors="backslashreplace", line_buffering=True)
-        warnings.filters[:] = _DEFAULT_FILTERS  # the parent's may differ (pytest, -W)
-        warnings.defaultaction = "default"
-        warnings.onceregistry.clear()
-        warnings._filters_mutated()
+        fresh_warning_filters()  # the parent's may differ (pytest, -W)
         if task.cwd:
             os.chdir(task.cwd)
         result = task.fn(*task.args)

@@ -51,8 +51,9 @@ def read_document(path: str) -> Document:
         raise UnreadableDocument(f"not UTF-8 text ({e.reason})") from None
 
 
-def document_report(path: str, check: bool = True) -> dict:
-    """Read, run and judge the document at ``path``; the report's entry for it (``report``)."""
+def document_report(path: str, check: bool = True, alias_torch: bool = True) -> dict:
+    """Read, run and judge the document at ``path``; the report's entry for it (``report``).
+    ``alias_torch=False``: run on the real ``torch`` (for the tests)."""
     from .execute import run_document
     from .judge import judge_document
     from .report import document_entry
@@ -61,7 +62,7 @@ def document_report(path: str, check: bool = True) -> dict:
         doc = read_document(path)
     except UnreadableDocument as e:
         return document_entry(path, None, [], [], error=str(e))
-    runs = run_document(doc, check=check)
+    runs = run_document(doc, check=check, alias_torch=alias_torch)
     return document_entry(path, doc, runs, judge_document(doc, runs))
 
 

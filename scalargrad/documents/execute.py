@@ -23,10 +23,12 @@ import sys
 import time
 import traceback
 import types
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ..errors import Unsupported
+from ..warm_worker import fresh_warning_filters
 from .cells import Cell, Document
 
 __all__ = ["CellRun", "run_document", "display_text", "CHECK_LIMIT"]
@@ -76,7 +78,7 @@ def error_line(exc: BaseException) -> str:
 
 
 @contextmanager
-def _document_context(doc: Document, module: types.ModuleType):
+def _document_context(doc: Document, module: types.ModuleType, alias_torch: bool):
     from ..runner import torch_alias
 
     directory = os.path.dirname(os.path.abspath(doc.path))
@@ -86,11 +88,18 @@ def _document_context(doc: Document, module: types.ModuleType):
     sys.modules["__main__"] = module
     sys.displayhook = sys.__displayhook__
     os.environ.setdefault("MPLBACKEND", "Agg")  # a plotting cell draws off screen
+    caught = warnings.catch_warnings()
+    caught.__enter__()
+    fresh_warning_filters()
     try:
         os.chdir(directory)
-        with torch_alias():
+        if alias_torch:
+            with torch_alias():
+                yield
+        else:
             yield
     finally:
+        caught.__exit__(None, None, None)
         sys.argv, sys.path[:], cwd, main, sys.displayhook = saved
         os.chdir(cwd)
         if main is not None:
@@ -138,8 +147,10 @@ def _run_cell(cell: Cell, namespace: dict, filename: str, run: CellRun) -> None:
     run.output, run.stderr = out.getvalue(), err.getvalue()
 
 
-def run_document(doc: Document, check: bool = True) -> list[CellRun]:
-    """Run every cell of ``doc`` (skipped ones excepted) and return what each did."""
+def run_document(doc: Document, check: bool = True, alias_torch: bool = True) -> list[CellRun]:
+    """Run every cell of ``doc`` (skipped ones excepted) and return what each did.
+    ``alias_torch=False`` runs the cells on whatever ``import torch`` imports (the tests run
+    them on PyTorch itself, to show the verdicts are the same); ``check`` is then pointless."""
     from ..symbolic import check_every_backward
 
     module = types.ModuleType("__main__")
@@ -147,7 +158,7 @@ def run_document(doc: Document, check: bool = True) -> list[CellRun]:
     module.__dict__.update(__builtins__=builtins, display=_display)
     namespaces: dict = {}
     runs: list[CellRun] = []
-    with _document_context(doc, module):
+    with _document_context(doc, module, alias_torch):
         checker = check_every_backward(limit=CHECK_LIMIT) if check else None
         log = checker.__enter__() if checker is not None else None
         calls = _BackwardCounter()

@@ -154,8 +154,10 @@ def _compare(cell: Cell, run: CellRun, random: bool) -> Verdict:
         diff = _warning_difference(exp.warnings, warning_lines(run.stderr))
         if diff is not None:
             named.append(diff)
-    return Verdict("named difference", "; ".join(n for n, _ in named), differences=named) if named \
-        else Verdict("reproduced")
+    if not named:
+        return Verdict("reproduced")
+    detail = "; ".join(f"{n} ({e})" if n == "warnings differ" else n for n, e in named)
+    return Verdict("named difference", detail, differences=named)
 
 
 def judge_document(doc: Document, runs: list[CellRun]) -> list[Verdict]:

@@ -165,7 +165,8 @@ RULES = [
 ]
 
 UNSEEDED_RANDOM = Rule("unseeded random numbers",
-                       "the cell draws random numbers without torch.manual_seed: no two runs print the same",
+                       "the cell draws random numbers without torch.manual_seed: PyTorch seeds its generator "
+                       "from the operating system, so no two runs print the same",
                        _numbers)
 
 
