@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -506,3 +508,54 @@ def test_a_cell_that_hangs_is_stopped(tmp_path):
     [entry] = check_documents([str(page)], timeout=1)
     assert entry["crashed"] and entry["error"] == "could not be checked: timed out after 1 s"
     assert exit_status([entry]) == 1
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def cli(*args: str, cwd: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "scalargrad", *args], capture_output=True, text=True,
+                          encoding="utf-8", cwd=cwd, timeout=300)
+
+
+def test_cli_verify_documents_json_and_exit_status(tmp_path, no_matplotlib):
+    page = tmp_path / "page.md"
+    page.write_text(MARKDOWN_MISTAKES, encoding="utf-8")
+    proc = cli("verify", "--json", str(page), MARKDOWN_003, cwd=str(tmp_path))
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == ""  # no progress line when stderr is not a terminal
+    report = json.loads(proc.stdout)
+    assert report["schema"] == "scalargrad-verify-documents/1" and report["exit_status"] == 1
+    assert [d["path"] for d in report["documents"]] == [str(page), MARKDOWN_003]
+    assert [c["status"] for c in report["documents"][1]["cells"]] == [
+        "ran", "named difference", "named difference", "named difference", "reproduced", "reproduced", "reproduced"]
+    # the page: 5 reproduced, 1 differs, 1 unsupported, 1 error, 1 ran, 1 skipped; the 003 page as above
+    assert report["summary"] == ("17 cells in 2 documents: 8 reproduced, 3 named differences, 1 differs, "
+                                 "1 unsupported, 1 error, 1 skipped, 2 ran; SymPy disagreements: 0")
+
+
+def test_cli_verify_documents_table_and_markdown(tmp_path):
+    proc = cli("verify", NOTEBOOK_003, cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"{NOTEBOOK_003} (notebook, 8 cells)\ncell  line  status")
+    assert proc.stdout.rstrip().endswith("8 cells in 1 document: 3 reproduced, 5 named differences, 0 differs, "
+                                         "0 unsupported, 0 errors, 0 skipped, 0 ran; SymPy disagreements: 0")
+    md = cli("verify", "--markdown", "--no-check", NOTEBOOK_003, cwd=str(tmp_path))
+    assert "| 8 | 14 | named difference | warnings differ (PyTorch 2.13 also warns: FutureWarning:" in md.stdout
+    assert "| n/a |" in md.stdout  # --no-check: nothing proved
+
+
+def test_cli_verify_exit_status_2_and_3(tmp_path):
+    page = tmp_path / "opt.md"
+    page.write_text("```python\nimport torch\ntorch.optim.SGD\n```\n", encoding="utf-8")
+    assert cli("verify", str(page), cwd=str(tmp_path)).returncode == 3
+    proc = cli("verify", str(tmp_path / "missing.ipynb"), cwd=str(tmp_path))
+    assert proc.returncode == 2
+    assert f"{tmp_path / 'missing.ipynb'}: cannot be read: no such file" in proc.stdout
+
+
+def test_cli_verify_help_documents_exit_statuses_and_json():
+    proc = cli("verify", "--help", cwd=HERE)
+    text = " ".join(proc.stdout.split())
+    assert "exit status (PATHs): 0 all cells reproduced" in text
+    assert '"schema": "scalargrad-verify-documents/1"' in text and '"expected", "expected_error", "produced"' in text

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -520,3 +522,61 @@ def test_hooks_of_a_multi_element_tensor_are_drawn_once_and_numbered():
     assert [s.text for s in rec.last.fired] == ["tensor hook <lambda>", "tensor hook <lambda>"]
     notes = notes_of(make_dot(y, params={"x": x}, hook_order=rec).source)
     assert notes == {"MulBackward0": ["#1 tensor hook <lambda>"], "x\n (3)": ["#2 tensor hook <lambda>"]}
+
+
+# ---------------------------------------------------------------- scalargrad run --graph
+
+
+def test_run_graph_writes_the_last_backward(tmp_path):
+    prog = tmp_path / "prog.py"
+    prog.write_text(textwrap.dedent("""
+        import torch
+        a = torch.tensor(2.0, requires_grad=True)
+        (a * 3).backward()
+        b = torch.tensor(5.0, requires_grad=True)
+        b.register_hook(lambda g: print("hook", g))
+        loss = torch.log(b * a)
+        loss.backward()
+        print("done")
+    """))
+    out = tmp_path / "g.dot"
+    proc = subprocess.run([sys.executable, "-m", "scalargrad", "run", "--graph", str(out), str(prog)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "hook tensor(0.2000)\ndone\n"
+    nodes, edges = parse(out.read_text())
+    labels = sorted(a["label"] for a in nodes.values())
+    # the last backward's graph, leaves named after the program's variables, b's hook numbered
+    assert labels == sorted(["#1 tensor hook <lambda>\\l", "\n ()", "AccumulateGrad", "AccumulateGrad",
+                             "LogBackward0", "MulBackward0", "a\n ()", "b\n ()"])
+
+
+def test_run_graph_without_a_backward(tmp_path):
+    prog = tmp_path / "prog.py"
+    prog.write_text("print('no graph')\n")
+    out = tmp_path / "g.svg"
+    proc = subprocess.run([sys.executable, "-m", "scalargrad", "run", "--graph", str(out), str(prog)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0
+    assert proc.stdout == "no graph\n"
+    assert "no backward call to draw" in proc.stderr and not out.exists()
+
+
+@needs_dot
+def test_run_graph_png_and_torchviz_import(tmp_path):
+    pytest.importorskip("graphviz", reason="the graphviz package is not installed (pip install -e '.[viz]')")
+    prog = tmp_path / "prog.py"
+    prog.write_text(textwrap.dedent("""
+        import torch
+        from torchviz import make_dot  # resolves to scalargrad.viz under scalargrad run
+        x = torch.tensor(5.0, requires_grad=True)
+        y = torch.log(x * x)
+        print(make_dot(y, params={"x": x}).source.count("AccumulateGrad"))
+        y.backward()
+    """))
+    out = tmp_path / "g.png"
+    proc = subprocess.run([sys.executable, "-m", "scalargrad", "run", "--graph", str(out), str(prog)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "1\n"
+    assert out.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
