@@ -546,8 +546,8 @@ def test_run_graph_writes_the_last_backward(tmp_path):
     assert proc.stdout == "hook tensor(0.2000)\ndone\n"
     nodes, edges = parse(out.read_text())
     labels = sorted(a["label"] for a in nodes.values())
-    # the last backward's graph, leaves named after the program's variables, b's hook numbered
-    assert labels == sorted(["#1 tensor hook <lambda>\\l", "\n ()", "AccumulateGrad", "AccumulateGrad",
+    # the last backward's graph, its tensors named after the program's variables, b's hook numbered
+    assert labels == sorted(["#1 tensor hook <lambda>\\l", "loss\n ()", "AccumulateGrad", "AccumulateGrad",
                              "LogBackward0", "MulBackward0", "a\n ()", "b\n ()"])
 
 

@@ -82,7 +82,7 @@ def resize_graph(dot: Digraph, size_per_element: float = 0.15, min_size: float =
 def _hook_lines(slots: list[HookSlot], order: BackwardCall | None) -> str:
     lines = []
     for s in slots:
-        if order is None:
+        if order is None or s.container is None:  # retain_grad is no callable: never numbered
             lines.append(s.text)
         else:
             numbers = order.numbers(s)
@@ -116,7 +116,11 @@ def make_dot(var, params: dict | None = None, show_attrs: bool = False, show_sav
     dot = Digraph(node_attr=_NODE_ATTR, graph_attr=dict(size="12,12"))
     seen: set = set()
     notes: list[tuple[str, list[HookSlot]]] = []  # (id of the annotated node, its hooks)
-    points = _hook_points(var if isinstance(var, tuple) else (var,)) if show_hooks else {}
+    points: dict = {}
+    if show_hooks:
+        points = _hook_points(var if isinstance(var, tuple) else (var,))
+        if hook_order is not None:  # the hooks as they were during that call (some may be gone)
+            points = {**points, **hook_order.points}
 
     def size_to_str(size) -> str:
         return "(" + ", ".join(str(int(v)) for v in size) + ")"

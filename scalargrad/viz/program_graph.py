@@ -2,9 +2,9 @@
 
 While the program runs, a ``HookRecorder`` notes every backward call (its roots and the order
 its hooks fired) and remembers the program's global namespace. At the end the last call's
-graph is drawn with its hooks numbered, the leaves named after the program's variables (a
-tensor held by a global name, or a parameter of a module held by one, as
-``named_parameters`` names it). The file's extension picks the format: ``.dot`` / ``.gv``
+graph is drawn with its hooks numbered, its tensors named after the program's variables (a
+parameter of a module held by a global name, as ``named_parameters`` names it, or a tensor
+held by one). The file's extension picks the format: ``.dot`` / ``.gv``
 write the DOT text; any other (``.svg``, ``.png``, ``.pdf``) is drawn by Graphviz.
 """
 
@@ -49,21 +49,23 @@ class ProgramGraph:
         if getattr(self, "_remember", None) in engine.observers:
             engine.observers.remove(self._remember)
 
-    def leaf_names(self) -> dict:
-        """Names for the leaves: global tensors, then the parameters of global modules."""
+    def tensor_names(self) -> dict:
+        """Names for the tensors drawn (``make_dot``'s ``params``): the parameters of the
+        program's global modules as ``named_parameters`` names them, then the global names of
+        other tensors that require grad (a leaf, or the output), one name per tensor."""
         from ..nn.modules.module import Module
         from ..value import is_tensor
 
-        names: dict = {}
-        for name, obj in (self.namespace or {}).items():
-            if name.startswith("__"):
-                continue
-            if is_tensor(obj) and obj.requires_grad and obj.is_leaf:
-                names.setdefault(name, obj)
-            elif isinstance(obj, Module):
+        named: dict = {}  # id -> (name, tensor)
+        items = [(k, v) for k, v in (self.namespace or {}).items() if not k.startswith("__")]
+        for name, obj in items:
+            if isinstance(obj, Module):
                 for pname, p in obj.named_parameters():
-                    names.setdefault(f"{name}.{pname}", p)
-        return names
+                    named.setdefault(id(p), (f"{name}.{pname}", p))
+        for name, obj in items:
+            if is_tensor(obj) and obj.requires_grad:
+                named.setdefault(id(obj), (name, obj))
+        return {name: t for name, t in named.values()}
 
     def write(self) -> str:
         """Draw the last backward call into ``path``; returns a one-line message for stderr, or
@@ -73,7 +75,7 @@ class ProgramGraph:
             return f"no backward call to draw; {self.path} not written"
         roots = call.roots
         var = roots[0] if len(roots) == 1 else tuple(roots)
-        dot = make_dot(var, params=self.leaf_names(), hook_order=call)
+        dot = make_dot(var, params=self.tensor_names(), hook_order=call)
         ext = os.path.splitext(self.path)[1].lower()
         if ext in _TEXT_FORMATS:
             with open(self.path, "w", encoding="utf-8") as fh:

@@ -16,15 +16,17 @@ from dataclasses import dataclass, field
 from ..autograd import engine
 from .hook_points import HookSlot, _hook_points
 
-__all__ = ["BackwardCall", "HookRecorder", "record_hooks", "graph_hook_slots"]
+__all__ = ["BackwardCall", "HookRecorder", "record_hooks"]
 
 
 @dataclass
 class BackwardCall:
-    """One recorded backward call: its roots and the hooks it fired, in order."""
+    """One recorded backward call: its roots, the hooks on its graph when it started
+    (``hook_points._hook_points``), and the hooks it fired, in order."""
 
     roots: list
     fired: list[HookSlot] = field(default_factory=list)
+    points: dict = field(default_factory=dict)
 
     def numbers(self, slot: HookSlot) -> list[int]:
         """The positions (from 1) at which ``slot``'s hook fired."""
@@ -47,11 +49,6 @@ class _Recording:
 
     def __getattr__(self, name: str):  # __name__, __self__, __func__... of the hook itself
         return getattr(self._hook, name)
-
-
-def graph_hook_slots(roots) -> list[HookSlot]:
-    """Every hook on the graph behind ``roots`` that the recorder can observe."""
-    return [s for _obj, slots in _hook_points(roots).values() for s in slots if s.container is not None]
 
 
 class HookRecorder:
@@ -84,16 +81,17 @@ class HookRecorder:
         self.stop()
 
     def _observe(self, roots, grads, keep_graph, create_graph, inputs, accumulate):
-        if self.calls:
-            self.calls[-1].roots = []  # a long training loop must not keep every graph alive
+        if self.calls:  # a long training loop must not keep every graph alive
+            self.calls[-1].roots = []
+            self.calls[-1].points = {}
         call = BackwardCall(list(roots))
         self.calls.append(call)
         try:
-            slots = graph_hook_slots(roots)
+            call.points = _hook_points(roots)
         except Exception:  # the picture is a bystander: never break the user's backward
             return None
         installed = []
-        for s in slots:
+        for s in (s for _obj, slots in call.points.values() for s in slots if s.container is not None):
             original = s.container[s.key]
             wrapper = _Recording(original, s, call)
             s.container[s.key] = wrapper
