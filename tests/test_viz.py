@@ -580,3 +580,18 @@ def test_run_graph_png_and_torchviz_import(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "1\n"
     assert out.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_a_hook_removed_after_the_recorded_backward_is_still_drawn():
+    x = torch.tensor(2.0, requires_grad=True)
+    y = x * x
+
+    def watch(grad):
+        return None
+
+    handle = x.register_hook(watch)
+    with record_hooks() as rec:
+        y.backward()
+    handle.remove()
+    assert notes_of(make_dot(y, params={"x": x}).source) == {}  # nothing on the graph now
+    assert notes_of(make_dot(y, params={"x": x}, hook_order=rec).source) == {"x\n ()": ["#1 tensor hook watch"]}
