@@ -153,14 +153,14 @@ def verify_cmd(args: argparse.Namespace) -> int:
 
 def verify_documents_cmd(args: argparse.Namespace, tty: bool) -> int:
     """``scalargrad verify PATH...``: each document checked in a process of its own."""
-    from .documents import check_documents
+    from .documents import check_documents, expand_paths
     from .documents import report as r
 
     def progress(done: int, total: int, path: str) -> None:
         if tty:
             _progress_line(f"verifying [{done}/{total}] {path}")
 
-    entries = check_documents(args.paths, jobs=args.jobs, check=not args.no_check, progress=progress)
+    entries = check_documents(expand_paths(args.paths), jobs=args.jobs, check=not args.no_check, progress=progress)
     if tty:
         _progress_line("")
     status = r.exit_status(entries)
@@ -174,17 +174,19 @@ def verify_documents_cmd(args: argparse.Namespace, tty: bool) -> int:
     return status
 
 
-_VERIFY_HELP = """With no PATH: reproduce every example of the reference catalogue (reference/) and compare it
+_VERIFY_HELP = """\
+With no PATH: reproduce every example of the reference catalogue (reference/) and compare it
 with PyTorch 2.13's output; exit status 1 when an example that used to reproduce does not.
 
 With PATHs: check your own documents. A notebook (.ipynb: code cells in order, in one
 namespace, against their stored outputs), a Markdown (.md) or reStructuredText (.rst) page
 (Python code blocks, each against the output block after it), or a Python file (.py: the
->>> examples of its docstrings). Each cell is reported as reproduced, named difference (an
-older PyTorch's spelling, what the page did to white space...), differs (with a diff),
-unsupported (the feature named), error, skipped (shell/magic lines, plots, missing files or
-packages, with the reason) or ran (nothing to compare), beside the SymPy proof of its
-backward calls. Each document runs in a process of its own.
+>>> examples of its docstrings); a directory stands for the notebooks and pages under it.
+Each cell is reported as reproduced, named difference (an older PyTorch's spelling, what the
+page did to white space...), differs (with a diff), unsupported (the feature named), error,
+skipped (shell/magic lines, plots, missing files or packages, with the reason) or ran
+(nothing to compare), beside the SymPy proof of its backward calls. Each document runs in a
+process of its own.
 
 exit status (PATHs): 0 all cells reproduced, differ only by named differences, ran or were
 skipped; 1 a cell differs or raised an error, SymPy disagrees with autograd, or a check
@@ -204,8 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command")
     p = sub.add_parser("verify", help="reproduce the reference catalogue, or check your own documents",
                        description=_VERIFY_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("paths", nargs="*", metavar="PATH", help="notebooks, Markdown/reST pages or Python files "
-                   "to check (default: the reference catalogue)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="notebooks, Markdown/reST pages, Python files or "
+                   "directories to check (default: the reference catalogue)")
     p.add_argument("--markdown", action="store_true", help="print a Markdown report")
     p.add_argument("--json", action="store_true", help="print a JSON report")
     p.add_argument("--reference", help="the reference directory (default: the repository's)")

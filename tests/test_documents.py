@@ -559,3 +559,30 @@ def test_cli_verify_help_documents_exit_statuses_and_json():
     text = " ".join(proc.stdout.split())
     assert "exit status (PATHs): 0 all cells reproduced" in text
     assert '"schema": "scalargrad-verify-documents/1"' in text and '"expected", "expected_error", "produced"' in text
+
+
+def test_directories_stand_for_their_notebooks_and_pages(tmp_path):
+    from scalargrad.documents import expand_paths
+
+    for name in ("b.md", "a.ipynb", "sub/c.rst", "sub/skip.py", ".hidden/d.md", "sub/.ipynb_checkpoints/a.ipynb"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("", encoding="utf-8")
+    assert expand_paths([str(tmp_path), "x.py"]) == [str(tmp_path / "a.ipynb"), str(tmp_path / "b.md"),
+                                                      str(tmp_path / "sub" / "c.rst"), "x.py"]
+
+
+def test_a_sympy_disagreement_fails_whatever_the_status():
+    cell = {"status": "reproduced", "sympy_ok": False}
+    assert exit_status([{"error": None, "cells": [cell]}]) == 1
+    assert exit_status([{"error": None, "cells": [dict(cell, sympy_ok=None)]}]) == 0
+
+
+def test_doctest_ignore_exception_detail(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("```pycon\n>>> int('x')  # doctest: +IGNORE_EXCEPTION_DETAIL\nTraceback (most recent call last):\n"
+                    "ValueError: something else\n>>> int('y')\nTraceback (most recent call last):\n"
+                    "ValueError: something else\n```\n", encoding="utf-8")
+    assert statuses(document_report(str(page))) == [
+        ("reproduced", ""),
+        ("differs", "the document shows 'ValueError: something else', scalargrad raises "
+                    "\"ValueError: invalid literal for int() with base 10: 'y'\"")]

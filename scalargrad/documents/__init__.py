@@ -22,8 +22,8 @@ from .markdown import read_markdown
 from .notebook import read_notebook
 from .restructured import read_restructured
 
-__all__ = ["read_document", "document_report", "check_documents", "Cell", "Document", "Expected",
-           "UnreadableDocument", "READERS"]
+__all__ = ["read_document", "document_report", "check_documents", "expand_paths", "Cell", "Document",
+           "Expected", "UnreadableDocument", "READERS"]
 
 READERS = {
     ".ipynb": read_notebook,
@@ -33,6 +33,25 @@ READERS = {
     ".rest": read_restructured,
     ".py": read_python,
 }
+
+
+_IN_DIRECTORIES = {".ipynb", ".md", ".markdown", ".rst", ".rest"}  # .py files only when named
+
+
+def expand_paths(paths: list[str]) -> list[str]:
+    """``paths`` with each directory replaced by the notebooks and Markdown/reST pages under it
+    (sorted; hidden directories and ``.ipynb_checkpoints`` left out)."""
+    out = []
+    for p in paths:
+        if not os.path.isdir(p):
+            out.append(p)
+            continue
+        found = []
+        for root, dirs, files in os.walk(p):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+            found += [os.path.join(root, f) for f in files if os.path.splitext(f)[1].lower() in _IN_DIRECTORIES]
+        out += sorted(found)
+    return out
 
 
 def read_document(path: str) -> Document:
