@@ -586,3 +586,16 @@ def test_doctest_ignore_exception_detail(tmp_path):
         ("reproduced", ""),
         ("differs", "the document shows 'ValueError: something else', scalargrad raises "
                     "\"ValueError: invalid literal for int() with base 10: 'y'\"")]
+
+
+def test_a_graph_picture_in_a_notebook_is_not_compared(tmp_path):
+    """torchviz's make_dot displayed in Jupyter is stored as a picture (and its text/plain
+    repr); under scalargrad the cell draws with scalargrad.viz and only printed text counts."""
+    cells = [("import torch\nfrom torchviz import make_dot\nx = torch.tensor(2.0, requires_grad=True)\n"
+              "print('drawing')\nmake_dot(x * x)\n",
+              stdout("drawing\n") + [{"output_type": "execute_result", "execution_count": 1, "metadata": {},
+                                      "data": {"image/svg+xml": "<svg/>",
+                                               "text/plain": "<graphviz.graphs.Digraph at 0x7f1d2c3b4a90>"}}])]
+    entry = document_report(notebook(cells, tmp_path / "graph.ipynb"))
+    assert statuses(entry) == [("reproduced", "")]
+    assert entry["cells"][0]["notes"] == ["its picture is not compared"]

@@ -54,9 +54,15 @@ class CellRun:
     seconds: float = 0.0
 
 
+_PICTURES = ("_repr_svg_", "_repr_png_", "_repr_jpeg_")
+
+
 def display_text(value) -> str:
     """A displayed result as IPython shows it: ``repr``, with containers too long for one line
-    broken one item per line."""
+    broken one item per line; "" for an object Jupyter shows as a picture (a graph drawn by
+    ``make_dot``), whose picture is not compared."""
+    if any(hasattr(type(value), a) for a in _PICTURES):
+        return ""
     text = repr(value)
     if len(text) > _WIDTH and isinstance(value, (dict, list, tuple, set, frozenset)):
         return pprint.pformat(value, width=_WIDTH, sort_dicts=False)
@@ -66,7 +72,9 @@ def display_text(value) -> str:
 def _display(*objs, **kwargs) -> None:
     """IPython's ``display()``, as text."""
     for obj in objs:
-        print(display_text(obj))
+        text = display_text(obj)
+        if text:
+            print(text)
 
 
 def error_line(exc: BaseException) -> str:
@@ -132,7 +140,9 @@ def _run_cell(cell: Cell, namespace: dict, filename: str, run: CellRun) -> None:
             value = eval(last, namespace)
             if value is not None:
                 namespace["_"] = value
-                print(display_text(value))
+                text = display_text(value)
+                if text:
+                    print(text)
     except KeyboardInterrupt:
         raise
     except Unsupported as e:
