@@ -1,7 +1,10 @@
 """The ``scalargrad`` command.
 
-    scalargrad verify [--markdown | --json] [-k TEXT]   reproduce the documents' examples
-    scalargrad run [--check] script.py [args...]       run a PyTorch program on scalargrad
+    scalargrad verify [--markdown | --json] [-k TEXT]   reproduce the reference catalogue
+    scalargrad verify [--markdown | --json] PATH...     check notebooks, Markdown/reST pages,
+                                                        docstring examples against scalargrad
+    scalargrad run [--check] [--graph FILE] script.py [args...]
+                                                        run a PyTorch program on scalargrad
     scalargrad demo                                     z = log(x ** q) and its gradients
 """
 
@@ -38,28 +41,11 @@ def _sympy_checker():
     return check_every_backward()
 
 
-def _summarise_checks(report) -> dict:
-    """One line for the verify table: how many backward calls, and how their gradients fared
-    (ok = autograd agrees with SymPy; hook / convention / unverifiable as the report explains)."""
-    if report is None:
-        return {"summary": "n/a", "ok": None}
-    if not report:
-        return {"summary": "no backward", "ok": True}
-    counts: dict = {}
-    for r in report:
-        for check in r.inputs:
-            counts[check.status] = counts.get(check.status, 0) + 1
-        if not r.inputs and r.notes:
-            counts["unverifiable"] = counts.get("unverifiable", 0) + 1
-    agree = counts.pop("ok", 0)
-    parts = [f"{agree} grads agree"] + [f"{n} {status}" for status, n in sorted(counts.items())]
-    calls = f"{len(report)} backward" + ("s" if len(report) > 1 else "")
-    return {"summary": f"{calls}: " + ", ".join(parts), "ok": report.ok}
-
-
 def run(args: argparse.Namespace) -> int:
     """Run a program with ``torch`` resolved to scalargrad; 0 on success, 1 on its error,
-    3 when it needs a part of PyTorch scalargrad does not have."""
+    3 when it needs a part of PyTorch scalargrad does not have. ``--graph FILE`` draws the
+    last backward call it made."""
+    from .proof_summary import summarise_checks
     from .runner import run_path
 
     path = args.script
@@ -68,19 +54,32 @@ def run(args: argparse.Namespace) -> int:
         return 2
     checker = _sympy_checker() if args.check else None
     report = None
+    graph = None
+    if getattr(args, "graph", None):
+        from .viz.program_graph import ProgramGraph
+
+        graph = ProgramGraph(args.graph)
 
     def start() -> None:
         nonlocal report
         if checker is not None:
             report = checker.__enter__()
+        if graph is not None:
+            graph.start()
 
     try:
         result = run_path(path, args.args, on_start=start)
     finally:
         if checker is not None and report is not None:
             checker.__exit__(None, None, None)
+        if graph is not None:
+            graph.stop()
     sys.stdout.flush()
-    checks = _summarise_checks(report) if args.check else None
+    if graph is not None:
+        message = graph.write()
+        if message:
+            print(f"scalargrad run --graph: {message}", file=sys.stderr)
+    checks = summarise_checks(report) if args.check else None
     if args.report_json:
         with open(args.report_json, "w", encoding="utf-8") as fh:
             json.dump({"ok": result.ok, "error": result.summary,
@@ -118,25 +117,30 @@ def _program_frames(error: BaseException, path: str):
     return tb
 
 
+def _progress_line(text: str) -> None:
+    print(f"\r\033[K{text}", end="", file=sys.stderr, flush=True)
+
+
 def verify_cmd(args: argparse.Namespace) -> int:
-    """Run the reference suite; non-zero exit when an example regresses."""
+    """The reference catalogue (no paths; non-zero exit when an example regresses) or the
+    documents at ``args.paths`` (exit status as ``documents.report`` says)."""
+    tty = sys.stderr.isatty()
+    if args.paths:
+        return verify_documents_cmd(args, tty)
     from . import verify as v
 
     ref = v.find_reference_dir(args.reference)
     examples = v.load_catalogue(ref)
     if args.k:
         examples = [e for e in examples if args.k in e.id or args.k in e.document]
-    tty = sys.stderr.isatty() and not (args.json or args.markdown)
 
     def progress(done: int, total: int, ex) -> None:
         if tty:
-            print(f"\r\033[Kverifying [{done}/{total}] {ex.document} {ex.id}", end="", file=sys.stderr, flush=True)
-        elif done == 1 and not (args.json or args.markdown):
-            print(f"verifying {total} examples (each in a fresh interpreter)...", file=sys.stderr, flush=True)
+            _progress_line(f"verifying [{done}/{total}] {ex.document} {ex.id}")
 
     outcomes = v.verify(examples, check=not args.no_check, jobs=args.jobs, progress=progress)
     if tty:
-        print("\r\033[K", end="", file=sys.stderr)
+        _progress_line("")
     if args.json:
         print(json.dumps({"summary": v.summary(outcomes), "examples": [o.as_dict() for o in outcomes]},
                          ensure_ascii=False, indent=2))
@@ -147,19 +151,73 @@ def verify_cmd(args: argparse.Namespace) -> int:
     return 1 if any(o.regression for o in outcomes) else 0
 
 
+def verify_documents_cmd(args: argparse.Namespace, tty: bool) -> int:
+    """``scalargrad verify PATH...``: each document checked in a process of its own."""
+    from .documents import check_documents, expand_paths
+    from .documents import report as r
+
+    def progress(done: int, total: int, path: str) -> None:
+        if tty:
+            _progress_line(f"verifying [{done}/{total}] {path}")
+
+    entries = check_documents(expand_paths(args.paths), jobs=args.jobs, check=not args.no_check, progress=progress)
+    if tty:
+        _progress_line("")
+    status = r.exit_status(entries)
+    if args.json:
+        print(json.dumps({"schema": r.SCHEMA, "summary": r.summary(entries), "exit_status": status,
+                          "documents": entries}, ensure_ascii=False, indent=2))
+    elif args.markdown:
+        print(r.markdown(entries))
+    else:
+        print(r.table(entries))
+    return status
+
+
+_VERIFY_HELP = """\
+With no PATH: reproduce every example of the reference catalogue (reference/) and compare it
+with PyTorch 2.13's output; exit status 1 when an example that used to reproduce does not.
+
+With PATHs: check your own documents. A notebook (.ipynb: code cells in order, in one
+namespace, against their stored outputs), a Markdown (.md) or reStructuredText (.rst) page
+(Python code blocks, each against the output block after it), or a Python file (.py: the
+>>> examples of its docstrings); a directory stands for the notebooks and pages under it.
+Each cell is reported as reproduced, named difference (an older PyTorch's spelling, what the
+page did to white space...), differs (with a diff), unsupported (the feature named), error,
+skipped (shell/magic lines, plots, missing files or packages, with the reason) or ran
+(nothing to compare), beside the SymPy proof of its backward calls. Each document runs in a
+process of its own.
+
+exit status (PATHs): 0 all cells reproduced, differ only by named differences, ran or were
+skipped; 1 a cell differs or raised an error, SymPy disagrees with autograd, or a check
+crashed or timed out; 2 a document cannot be read; 3 otherwise, a cell needs a part of
+PyTorch that scalargrad does not implement.
+
+--json (PATHs) prints {"schema": "scalargrad-verify-documents/1", "summary", "exit_status",
+"documents": [{"path", "kind", "error", "note", "cells": [{"index", "line", "status",
+"detail", "differences", "source", "expected", "expected_error", "produced",
+"produced_error", "diff", "notes", "sympy", "sympy_ok", "seconds"}]}]} (see README.md).
+"""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scalargrad", description="PyTorch's autograd on scalars, "
                                      "verified: reproduce tutorials and prove their gradients.")
     sub = parser.add_subparsers(dest="command")
-    p = sub.add_parser("verify", help="run every reference example and compare with PyTorch 2.13")
+    p = sub.add_parser("verify", help="reproduce the reference catalogue, or check your own documents",
+                       description=_VERIFY_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paths", nargs="*", metavar="PATH", help="notebooks, Markdown/reST pages, Python files or "
+                   "directories to check (default: the reference catalogue)")
     p.add_argument("--markdown", action="store_true", help="print a Markdown report")
     p.add_argument("--json", action="store_true", help="print a JSON report")
     p.add_argument("--reference", help="the reference directory (default: the repository's)")
-    p.add_argument("-k", help="only examples whose id or document contains this text")
+    p.add_argument("-k", help="only catalogue examples whose id or document contains this text")
     p.add_argument("--no-check", action="store_true", help="skip the SymPy check of each backward")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="examples run at once")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="examples or documents run at once")
     p = sub.add_parser("run", help="run a PyTorch program with torch resolved to scalargrad")
     p.add_argument("--check", action="store_true", help="prove every backward with SymPy, report at exit")
+    p.add_argument("--graph", metavar="FILE", help="draw the last backward call's graph, its hooks numbered "
+                   "in the order they fired (.dot: DOT text; .svg, .png, .pdf: needs Graphviz)")
     p.add_argument("--report-json", help=argparse.SUPPRESS)
     p.add_argument("script")
     p.add_argument("args", nargs=argparse.REMAINDER)

@@ -4,8 +4,9 @@ The catalogue lives in ``reference/<document>/examples.json`` beside one program
 example of the source documents. Each entry records what the document printed, what PyTorch
 2.13 printed for the program (captured with ``reference/capture.py``), and the document's
 status (``reproduced``, ``named_difference``, ``document_error``). ``verify`` runs each
-program on scalargrad in a fresh interpreter (``scalargrad run --check``, so that every
-backward is also proved with SymPy), compares its output with PyTorch's, and reports.
+program on scalargrad in a process of its own (as ``scalargrad run --check`` would, so that
+every backward is also proved with SymPy: a fork of a warm worker that imported scalargrad
+and SymPy once, see ``warm_worker``), compares its output with PyTorch's, and reports.
 
 An example *regresses* when scalargrad's output differs from PyTorch's, unless the program
 stops on a feature the catalogue lists under ``needs`` (then it is "not yet supported").
@@ -22,6 +23,8 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+
+from . import warm_worker
 
 __all__ = ["Example", "Outcome", "find_reference_dir", "load_catalogue", "verify", "normalise_stdout",
            "normalise_stderr", "lists_feature"]
@@ -162,7 +165,8 @@ def _first_difference(want: str, got: str) -> str:
 
 
 def run_example(ex: Example, check: bool = True, timeout: float = 300.0) -> Outcome:
-    """Run one example in a fresh interpreter and compare with the PyTorch capture."""
+    """Run one example in a fresh interpreter and compare with the PyTorch capture (where
+    ``os.fork`` is missing; ``verify`` forks a warm worker instead)."""
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
@@ -183,17 +187,22 @@ def run_example(ex: Example, check: bool = True, timeout: float = 300.0) -> Outc
         if os.path.exists(report):
             with open(report, encoding="utf-8") as fh:
                 rep = json.load(fh)
-    seconds = time.perf_counter() - start
+    return judge(ex, proc.stdout, proc.stderr, rep, time.perf_counter() - start)
+
+
+def judge(ex: Example, stdout: str, stderr: str, rep: dict, seconds: float, ending: str = "") -> Outcome:
+    """The outcome of an example from what its run printed and its ``--report-json`` report
+    (empty when the run did not get that far; ``ending`` then says why, if known)."""
     if not rep:
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        tail = ending or (stderr.strip().splitlines() or ["no output"])[-1]
         return Outcome(ex, "crashed", tail, seconds=seconds)
     sym = rep.get("sympy") or {}
     sympy_text, sympy_ok = sym.get("summary", "n/a"), sym.get("ok")
     if rep.get("unsupported"):
         return Outcome(ex, "not supported", rep["unsupported"], sympy_text, sympy_ok, seconds)
-    got_out = normalise_stdout(proc.stdout)
+    got_out = normalise_stdout(stdout)
     want_out = normalise_stdout(ex.torch_output)
-    got_err, want_err = normalise_stderr(proc.stderr), normalise_stderr(ex.torch_stderr)
+    got_err, want_err = normalise_stderr(stderr), normalise_stderr(ex.torch_stderr)
     if got_out == want_out and got_err == want_err:
         return Outcome(ex, "reproduced", "", sympy_text, sympy_ok, seconds)
     if got_out != want_out:
@@ -203,17 +212,51 @@ def run_example(ex: Example, check: bool = True, timeout: float = 300.0) -> Outc
     return Outcome(ex, "differs", detail, sympy_text, sympy_ok, seconds)
 
 
-def verify(examples: list[Example], check: bool = True, jobs: int = 2, progress=None) -> list[Outcome]:
-    """Run the examples (``jobs`` at a time) and return their outcomes in catalogue order."""
+def _run_in_worker(program: str, check: bool) -> dict:
+    """In a forked worker (working directory: the program's): what ``scalargrad run
+    --report-json R [--check] program`` does; returns the report (empty if none was written)."""
+    import argparse
+
+    from .cli import run
+
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "report.json")
+        run(argparse.Namespace(script=program, args=[], check=check, report_json=report, graph=None))
+        if not os.path.exists(report):
+            return {}
+        with open(report, encoding="utf-8") as fh:
+            return json.load(fh)
+
+
+def verify(examples: list[Example], check: bool = True, jobs: int = 2, progress=None,
+           timeout: float = 300.0) -> list[Outcome]:
+    """Run the examples (``jobs`` at a time), each in a process of its own, and return their
+    outcomes in catalogue order. Each process is a fork of this one after it imported
+    scalargrad and SymPy (``warm_worker``), or, without ``os.fork``, a fresh interpreter."""
     done = 0
     outcomes: list = [None] * len(examples)
 
-    def one(i: int) -> None:
+    def finished(i: int, outcome: Outcome) -> None:
         nonlocal done
-        outcomes[i] = run_example(examples[i], check=check)
+        outcomes[i] = outcome
         done += 1
         if progress is not None:
             progress(done, len(examples), examples[i])
+
+    if warm_worker.fork_available():
+        warm_worker.warm_up()
+        tasks = [warm_worker.Task(_run_in_worker, (ex.program, check), cwd=os.path.dirname(ex.program))
+                 for ex in examples]
+
+        def on_done(i: int, f) -> None:
+            finished(i, judge(examples[i], f.stdout, f.stderr, f.result or {}, f.seconds,
+                              "" if f.ending == "ok" else f.ending))
+
+        warm_worker.run_tasks(tasks, jobs=jobs, timeout=timeout, on_done=on_done)
+        return outcomes
+
+    def one(i: int) -> None:
+        finished(i, run_example(examples[i], check=check, timeout=timeout))
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         list(pool.map(one, range(len(examples))))
