@@ -217,7 +217,7 @@ def _run_in_worker(program: str, check: bool) -> dict:
     --report-json R [--check] program`` does; returns the report (empty if none was written)."""
     import argparse
 
-    from .cli import run
+    from .run_command import run
 
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")

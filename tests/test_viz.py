@@ -350,6 +350,11 @@ def test_recorded_order_is_pytorchs_order(torch_ref):
 
 
 CONFORMANCE = {
+    "multi-element tensor": """
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+OUT = (x * 2).sum()
+PARAMS = {"x": x}
+""",
     "log of a power": """
 x = torch.tensor(5.0, requires_grad=True)
 q = torch.tensor(3.0, requires_grad=True)
@@ -415,11 +420,6 @@ PARAMS = {"a": a}
 }
 
 XFAIL = {
-    "multi-element tensor": ("""
-x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-OUT = (x * 2).sum()
-PARAMS = {"x": x}
-""", "tensor-level nodes come with the One Tensor redesign"),
     "module with a full backward hook": ("""
 lin = torch.nn.Identity()
 lin.register_full_backward_hook(lambda mod, gi, go: None)
@@ -477,7 +477,6 @@ def test_make_dot_matches_torchviz_waiting_for_the_redesign(torchviz, name, requ
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
-@pytest.mark.xfail(strict=True, reason="the _saved_* attributes of graph nodes come with the One Tensor redesign")
 def test_make_dot_show_saved_and_attrs_match_torchviz(torchviz):
     want, got = _both_dots(CONFORMANCE["log of a power"], torchviz.make_dot, show_saved=True, show_attrs=True)
     assert got == want

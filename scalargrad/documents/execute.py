@@ -204,7 +204,7 @@ class _BackwardCounter:
     """Counts backward calls (to report those past the SymPy check's limit)."""
 
     def __init__(self) -> None:
-        from ..autograd import engine
+        from .._autograd import engine
 
         self.count = 0
         self._engine = engine

@@ -33,7 +33,7 @@ class ProgramGraph:
     def start(self) -> None:
         """Call inside the running program's context (``runner.run_path``'s ``on_start``)."""
         self.recorder.start()
-        from ..autograd import engine
+        from .._autograd import engine
 
         def remember(*args):
             main = sys.modules.get("__main__")
@@ -43,7 +43,7 @@ class ProgramGraph:
         self._remember = remember
 
     def stop(self) -> None:
-        from ..autograd import engine
+        from .._autograd import engine
 
         self.recorder.stop()
         if getattr(self, "_remember", None) in engine.observers:
@@ -53,8 +53,8 @@ class ProgramGraph:
         """Names for the tensors drawn (``make_dot``'s ``params``): the parameters of the
         program's global modules as ``named_parameters`` names them, then the global names of
         other tensors that require grad (a leaf, or the output), one name per tensor."""
-        from ..nn.modules.module import Module
         from .._tensor.tensor import is_tensor
+        from ..nn.modules.module import Module
 
         named: dict = {}  # id -> (name, tensor)
         items = [(k, v) for k, v in (self.namespace or {}).items() if not k.startswith("__")]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..autograd import engine
+from .._autograd import engine
 from .hook_points import HookSlot, _hook_points
 
 __all__ = ["BackwardCall", "HookRecorder", "record_hooks"]
