@@ -3,6 +3,9 @@
     scalargrad verify [--markdown | --json] [-k TEXT]   reproduce the documents' examples
     scalargrad run [--check] script.py [args...]       run a PyTorch program on scalargrad
     scalargrad demo                                     z = log(x ** q) and its gradients
+
+A failure of the command itself (bad command line, missing file, unreadable catalogue, a bug) is
+one line on stderr and the exit status ``EXIT_STATUS`` lists; ``--debug`` adds the traceback.
 """
 
 from __future__ import annotations
@@ -12,6 +15,20 @@ import json
 import os
 import sys
 import traceback
+
+EXIT_STATUS = """\
+exit status:
+  0  done (verify: no example regressed)
+  1  verify: an example regressed; run: the program raised an error (its traceback, as python shows it)
+  2  bad command line: unknown command or option, bad value, missing script or directory
+  3  run: the program needs a part of PyTorch that scalargrad does not implement
+  4  verify: the reference catalogue is missing, unreadable or not valid
+  5  scalargrad itself failed (a bug; --debug shows the traceback)
+run passes on the status of the program's own sys.exit()."""
+
+
+class UsageError(Exception):
+    """A bad command line: exit status 2."""
 
 
 def demo() -> int:
@@ -65,6 +82,12 @@ def run(args: argparse.Namespace) -> int:
     path = args.script
     if not os.path.isfile(path):
         print(f"scalargrad run: no such file: {path}", file=sys.stderr)
+        return 2
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as e:
+        print(f"scalargrad run: cannot read {path}: {e.strerror}", file=sys.stderr)
         return 2
     checker = _sympy_checker() if args.check else None
     report = None
@@ -122,10 +145,17 @@ def verify_cmd(args: argparse.Namespace) -> int:
     """Run the reference suite; non-zero exit when an example regresses."""
     from . import verify as v
 
-    ref = v.find_reference_dir(args.reference)
-    examples = v.load_catalogue(ref)
+    if args.reference is not None and not os.path.isdir(args.reference):
+        raise UsageError(f"scalargrad verify: --reference {args.reference}: no such directory")
+    with v.reference_dir(args.reference) as ref:
+        return _verify_catalogue(args, v, v.load_catalogue(ref))
+
+
+def _verify_catalogue(args: argparse.Namespace, v, examples: list) -> int:
     if args.k:
         examples = [e for e in examples if args.k in e.id or args.k in e.document]
+        if not examples:
+            raise UsageError(f"scalargrad verify: no example id or document contains {args.k!r}")
     tty = sys.stderr.isatty() and not (args.json or args.markdown)
 
     def progress(done: int, total: int, ex) -> None:
@@ -147,31 +177,81 @@ def verify_cmd(args: argparse.Namespace) -> int:
     return 1 if any(o.regression for o in outcomes) else 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="scalargrad", description="PyTorch's autograd on scalars, "
-                                     "verified: reproduce tutorials and prove their gradients.")
-    sub = parser.add_subparsers(dest="command")
-    p = sub.add_parser("verify", help="run every reference example and compare with PyTorch 2.13")
-    p.add_argument("--markdown", action="store_true", help="print a Markdown report")
-    p.add_argument("--json", action="store_true", help="print a JSON report")
-    p.add_argument("--reference", help="the reference directory (default: the repository's)")
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line (exit status 2) instead of the usage text."""
+
+    def error(self, message: str):
+        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="scalargrad", description="PyTorch's autograd on scalars, verified: reproduce "
+                     "tutorials and prove their gradients.", epilog=EXIT_STATUS,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    debug = dict(action="store_true", help="on a failure, show the traceback too")
+    parser.add_argument("--debug", **debug)
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    # a subcommand's --debug must not reset the one given before it
+    sub_debug = dict(debug, default=argparse.SUPPRESS)
+    p = sub.add_parser("verify", help="run every reference example and compare with PyTorch 2.13",
+                       epilog=EXIT_STATUS, formatter_class=argparse.RawDescriptionHelpFormatter)
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--markdown", action="store_true", help="print a Markdown report")
+    form.add_argument("--json", action="store_true", help="print a JSON report")
+    p.add_argument("--reference", help="the reference directory (default: the catalogue installed with scalargrad)")
     p.add_argument("-k", help="only examples whose id or document contains this text")
     p.add_argument("--no-check", action="store_true", help="skip the SymPy check of each backward")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="examples run at once")
-    p = sub.add_parser("run", help="run a PyTorch program with torch resolved to scalargrad")
+    p.add_argument("--jobs", type=_positive, default=os.cpu_count() or 1, help="examples run at once")
+    p.add_argument("--debug", **sub_debug)
+    p = sub.add_parser("run", help="run a PyTorch program with torch resolved to scalargrad",
+                       epilog=EXIT_STATUS, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--check", action="store_true", help="prove every backward with SymPy, report at exit")
     p.add_argument("--report-json", help=argparse.SUPPRESS)
+    p.add_argument("--debug", **sub_debug)
     p.add_argument("script")
     p.add_argument("args", nargs=argparse.REMAINDER)
     sub.add_parser("demo", help="compute the documents' z = log(x ** q) and its gradients")
-    args = parser.parse_args(argv)
-    if args.command == "verify":
-        return verify_cmd(args)
-    if args.command == "run":
-        return run(args)
-    if args.command in (None, "demo"):
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``scalargrad`` command; returns the exit status (``EXIT_STATUS``)."""
+    from .verify import CatalogueError
+
+    args = None
+    try:
+        args = _parser().parse_args(argv)
+        if args.command == "verify":
+            return verify_cmd(args)
+        if args.command == "run":
+            return run(args)
         return demo()
-    return 2  # pragma: no cover - argparse rejects other commands
+    except UsageError as e:
+        return _failed(str(e), 2, args)
+    except CatalogueError as e:
+        return _failed(f"scalargrad verify: {e}", 4, args)
+    except KeyboardInterrupt:
+        return _failed("scalargrad: interrupted", 130, args)
+    except Exception as e:  # a bug in scalargrad itself, not in the user's program
+        return _failed(f"scalargrad: internal error: {type(e).__name__}: {e} (--debug shows the traceback)", 5,
+                       args)
+
+
+def _failed(message: str, status: int, args: argparse.Namespace | None) -> int:
+    if args is not None and getattr(args, "debug", False):
+        traceback.print_exc()
+    print(message, file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover
