@@ -2,8 +2,11 @@
 
 Tests marked with ``torch_ref`` compare with the installed PyTorch directly (hypothesis draws
 the shapes and values). The other tests run without PyTorch: their expected figures, reprs,
-names and messages were printed by PyTorch 2.13.0 (CPU, x86-64) running the same code, as the
-comment on each says. Every expected value comes from PyTorch, SymPy or a hand derivation.
+names and messages were printed by PyTorch 2.13.0 (CPU, x86-64: an Intel Xeon with AVX512 and
+MKL 2024.2) running the same code, as the comment on each says. Every expected value comes from
+PyTorch, SymPy or a hand derivation. Matrix products and ``sqrt`` are machine-dependent in
+PyTorch (MKL): scalargrad is checked against the recorded figures (``mkl_golden.json``), live
+PyTorch elsewhere only within rounding bounds (``faithfulness.py``).
 """
 
 from __future__ import annotations
