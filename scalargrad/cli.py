@@ -24,6 +24,7 @@ exit status:
   3  run: the program needs a part of PyTorch that scalargrad does not implement
   4  verify: the reference catalogue is missing, unreadable or not valid
   5  scalargrad itself failed (a bug; --debug shows the traceback)
+  130  interrupted (Ctrl-C)
 run passes on the status of the program's own sys.exit()."""
 
 
