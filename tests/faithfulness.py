@@ -35,8 +35,10 @@ PyTorch's formula (derivatives.yaml, in PyTorch's evaluation order, each IEEE st
 dtype) with every transcendental sub-result correctly rounded from mpmath at 300 bits
 (``reference``). Live PyTorch is compared only within ``hull``: the values PyTorch's same formula
 takes when each transcendental sub-result is anywhere within 1 ulp of the correctly rounded value
-(the accuracy MKL's VML in HA mode, SLEEF's u10 functions and glibc document). A printed figure
-is compared with live PyTorch only where no value of the hull prints differently.
+(the accuracy MKL's VML in HA mode, SLEEF's u10 functions and glibc document). A printed line is
+compared with live PyTorch exactly where scalargrad prints it the same computing as another
+processor would (``another_processor``); elsewhere PyTorch's numbers must lie between those
+runs' (``printed_within``). Matrix products: ``product_error_bound``, and ``mkl_golden.py``.
 
 ``python tests/faithfulness.py`` measures all of this on the machine it runs on (see README,
 "How faithful it is").
