@@ -6,6 +6,9 @@
     scalargrad run [--check] [--graph FILE] script.py [args...]
                                                         run a PyTorch program on scalargrad
     scalargrad demo                                     z = log(x ** q) and its gradients
+
+A failure of the command itself (bad command line, missing file, unreadable catalogue, a bug) is
+one line on stderr and the exit status ``EXIT_STATUS`` lists; ``--debug`` adds the traceback.
 """
 
 from __future__ import annotations
@@ -14,8 +17,29 @@ import argparse
 import json
 import os
 import sys
+import traceback
 
 from .run_command import run
+
+EXIT_STATUS = """\
+exit status:
+  0  done (verify: no example regressed; verify PATH: every cell reproduced, differs only by a
+     named difference, ran or was skipped)
+  1  verify: an example regressed; verify PATH: a cell differs or raised an error, SymPy disagrees
+     with autograd, or a check crashed or timed out; run: the program raised an error (its
+     traceback, as python shows it)
+  2  bad command line: unknown command or option, bad value, missing script, directory or
+     document; verify PATH: a document cannot be read
+  3  run: the program needs a part of PyTorch that scalargrad does not implement; verify PATH:
+     a cell does (and nothing worse happened)
+  4  verify: the reference catalogue is missing, unreadable or not valid
+  5  scalargrad itself failed (a bug; --debug shows the traceback)
+  130  interrupted (Ctrl-C)
+run passes on the status of the program's own sys.exit()."""
+
+
+class UsageError(Exception):
+    """A bad command line: exit status 2."""
 
 
 def demo() -> int:
@@ -45,10 +69,17 @@ def verify_cmd(args: argparse.Namespace) -> int:
         return verify_documents_cmd(args, tty)
     from . import verify as v
 
-    ref = v.find_reference_dir(args.reference)
-    examples = v.load_catalogue(ref)
+    if args.reference is not None and not os.path.isdir(args.reference):
+        raise UsageError(f"scalargrad verify: --reference {args.reference}: no such directory")
+    with v.reference_dir(args.reference) as ref:
+        return _verify_catalogue(args, v, v.load_catalogue(ref), tty)
+
+
+def _verify_catalogue(args: argparse.Namespace, v, examples: list, tty: bool) -> int:
     if args.k:
         examples = [e for e in examples if args.k in e.id or args.k in e.document]
+        if not examples:
+            raise UsageError(f"scalargrad verify: no example id or document contains {args.k!r}")
 
     def progress(done: int, total: int, ex) -> None:
         if tty:
@@ -71,6 +102,10 @@ def verify_documents_cmd(args: argparse.Namespace, tty: bool) -> int:
     """``scalargrad verify PATH...``: each document checked in a process of its own."""
     from .documents import check_documents, expand_paths
     from .documents import report as r
+
+    for p in args.paths:
+        if not os.path.exists(p):
+            raise UsageError(f"scalargrad verify: {p}: no such file or directory")
 
     def progress(done: int, total: int, path: str) -> None:
         if tty:
@@ -116,36 +151,86 @@ PyTorch that scalargrad does not implement.
 """
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="scalargrad", description="PyTorch's autograd on scalars, "
-                                     "verified: reproduce tutorials and prove their gradients.")
-    sub = parser.add_subparsers(dest="command")
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line (exit status 2) instead of the usage text."""
+
+    def error(self, message: str):
+        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="scalargrad", description="PyTorch's autograd on scalars, verified: reproduce "
+                     "tutorials and prove their gradients.", epilog=EXIT_STATUS,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    debug = dict(action="store_true", help="on a failure, show the traceback too")
+    parser.add_argument("--debug", **debug)
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    # a subcommand's --debug must not reset the one given before it
+    sub_debug = dict(debug, default=argparse.SUPPRESS)
     p = sub.add_parser("verify", help="reproduce the reference catalogue, or check your own documents",
-                       description=_VERIFY_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=_VERIFY_HELP, epilog=EXIT_STATUS,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="*", metavar="PATH", help="notebooks, Markdown/reST pages, Python files or "
                    "directories to check (default: the reference catalogue)")
-    p.add_argument("--markdown", action="store_true", help="print a Markdown report")
-    p.add_argument("--json", action="store_true", help="print a JSON report")
-    p.add_argument("--reference", help="the reference directory (default: the repository's)")
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--markdown", action="store_true", help="print a Markdown report")
+    form.add_argument("--json", action="store_true", help="print a JSON report")
+    p.add_argument("--reference", help="the reference directory (default: the catalogue installed with scalargrad)")
     p.add_argument("-k", help="only catalogue examples whose id or document contains this text")
     p.add_argument("--no-check", action="store_true", help="skip the SymPy check of each backward")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="examples or documents run at once")
-    p = sub.add_parser("run", help="run a PyTorch program with torch resolved to scalargrad")
+    p.add_argument("--jobs", type=_positive, default=os.cpu_count() or 1, help="examples or documents run at once")
+    p.add_argument("--debug", **sub_debug)
+    p = sub.add_parser("run", help="run a PyTorch program with torch resolved to scalargrad",
+                       epilog=EXIT_STATUS, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--check", action="store_true", help="prove every backward with SymPy, report at exit")
     p.add_argument("--graph", metavar="FILE", help="draw the last backward call's graph, its hooks numbered "
                    "in the order they fired (.dot: DOT text; .svg, .png, .pdf: needs Graphviz)")
     p.add_argument("--report-json", help=argparse.SUPPRESS)
+    p.add_argument("--debug", **sub_debug)
     p.add_argument("script")
     p.add_argument("args", nargs=argparse.REMAINDER)
     sub.add_parser("demo", help="compute the documents' z = log(x ** q) and its gradients")
-    args = parser.parse_args(argv)
-    if args.command == "verify":
-        return verify_cmd(args)
-    if args.command == "run":
-        return run(args)
-    if args.command in (None, "demo"):
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``scalargrad`` command; returns the exit status (``EXIT_STATUS``)."""
+    from .verify import CatalogueError
+
+    args = None
+    try:
+        args = _parser().parse_args(argv)
+        if args.command == "verify":
+            return verify_cmd(args)
+        if args.command == "run":
+            return run(args)
         return demo()
-    return 2  # pragma: no cover - argparse rejects other commands
+    except UsageError as e:
+        return _failed(str(e), 2, args)
+    except CatalogueError as e:
+        return _failed(f"scalargrad verify: {e}", 4, args)
+    except KeyboardInterrupt:
+        return _failed("scalargrad: interrupted", 130, args)
+    except Exception as e:  # a bug in scalargrad itself, not in the user's program
+        return _failed(f"scalargrad: internal error: {type(e).__name__}: {e} (--debug shows the traceback)", 5,
+                       args)
+
+
+def _failed(message: str, status: int, args: argparse.Namespace | None) -> int:
+    if args is not None and getattr(args, "debug", False):
+        traceback.print_exc()
+    print(message, file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -32,6 +32,12 @@ def run(args: argparse.Namespace) -> int:
     if not os.path.isfile(path):
         print(f"scalargrad run: no such file: {path}", file=sys.stderr)
         return 2
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as e:
+        print(f"scalargrad run: cannot read {path}: {e.strerror}", file=sys.stderr)
+        return 2
     checker = _sympy_checker() if args.check else None
     report = None
     graph = None

@@ -16,7 +16,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 
-from scalargrad.verify import find_reference_dir, load_catalogue  # noqa: E402
+from scalargrad.verify import load_catalogue, reference_dir  # noqa: E402
 
 EXAMPLES = ["module_code_1", "module_code_2", "module_code_7", "hook_code_1", "hook_code_2", "hook_code_3"]
 
@@ -28,7 +28,8 @@ def program(path: str) -> str:
 
 
 def main() -> None:
-    catalogue = {e.id: e for e in load_catalogue(find_reference_dir()) if e.document.startswith("003_")}
+    with reference_dir() as ref:
+        catalogue = {e.id: e for e in load_catalogue(ref) if e.document.startswith("003_")}
     chosen = [catalogue[i] for i in EXAMPLES]
     cells = [("import torch\n", "", None)]
     for ex in chosen:
