@@ -550,8 +550,9 @@ def test_cli_verify_exit_status_2_and_3(tmp_path):
     page.write_text("```python\nimport torch\ntorch.optim.SGD\n```\n", encoding="utf-8")
     assert cli("verify", str(page), cwd=str(tmp_path)).returncode == 3
     proc = cli("verify", str(tmp_path / "missing.ipynb"), cwd=str(tmp_path))
-    assert proc.returncode == 2
-    assert f"{tmp_path / 'missing.ipynb'}: cannot be read: no such file" in proc.stdout
+    # a missing document is a command-line failure: one line on stderr, exit status 2
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == f"scalargrad verify: {tmp_path / 'missing.ipynb'}: no such file or directory\n"
 
 
 def test_cli_verify_help_documents_exit_statuses_and_json():
