@@ -1,0 +1,262 @@
+"""A seeded, bounded fuzzing campaign: generate, run on both libraries, classify, group by cause.
+
+``Campaign(seed).run(n)`` runs programs 0..n-1 (a fixed mix of kinds, or one kind) until ``n``
+or the time budget is reached, and keeps the figures issue 14 asks for: agreement on value,
+error and module cases, raw Python errors, silently wrong gradients, failed loads that change
+state. Failures are grouped by a cause signature (the class, the step's op, the errors or the
+kind of value difference, with numbers and names taken out); each group keeps its first
+program, shrunk to a minimal repro on request.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+import re
+import time
+from dataclasses import dataclass, field
+
+from .compare import GROUPS, SEVERITY, Divergence, Verdict, compare
+from .gen_errors import generate_error
+from .gen_graphs import generate_graph
+from .gen_modules import generate_module
+from .gen_threads import generate_thread
+from .interpreter import load_library, run_program
+from .program import Program
+from .shrink import shrink
+
+__all__ = ["Campaign", "GENERATORS", "KINDS", "program_for", "run_pair", "signature"]
+
+GENERATORS = {"graphs": generate_graph, "errors": generate_error, "modules": generate_module,
+              "threads": generate_thread}
+KINDS = list(GENERATORS)
+# the mix of kinds of a mixed campaign, per 50 programs: about issue 14's 20,000 / 5,000 / 3,000
+MIX = ["graphs"] * 36 + ["errors"] * 9 + ["modules"] * 4 + ["threads"] * 1
+
+
+def program_for(seed: int, i: int, kind: str | None = None, shapes: bool = False) -> Program:
+    """Program ``i`` of a campaign: of ``kind``, or of the fixed mix when kind is None."""
+    if kind is None:
+        k = MIX[i % len(MIX)]
+        index = (i // len(MIX)) * MIX.count(k) + MIX[: i % len(MIX)].count(k)
+    else:
+        k, index = kind, i
+    if k == "graphs":
+        return generate_graph(seed, index, shapes=shapes)
+    return GENERATORS[k](seed, index)
+
+
+def run_pair(program: Program, sg, torch) -> tuple:
+    """(verdict, scalargrad's outcome, PyTorch's outcome) of one program."""
+    s = run_program(program, sg)
+    t = run_program(program, torch)
+    v = compare(program, s, t, rerun_torch=lambda patches: run_program(program, torch, patches), torch=torch)
+    return v, s, t
+
+
+_NUM = re.compile(r"(?<![A-Za-z_])[-+]?(\d+\.?\d*(e[-+]?\d+)?|inf|nan)(?![A-Za-z_\d])")
+_VAR = re.compile(r"\bv\d+\b")
+
+
+def _norm(text: str) -> str:
+    text = _VAR.sub("v", text)
+    text = _NUM.sub("N", text)
+    return text[:160]
+
+
+def _value_kind(a, b) -> str:
+    """What kind of value difference: signed zero, nan, inf, dtype, None against a tensor..."""
+    if isinstance(a, list) and isinstance(b, list) and a[:1] == b[:1] and a and a[0] in ("tuple", "list") \
+            and len(a[-1]) == len(b[-1]):
+        for x, y in zip(a[-1], b[-1]):
+            if x != y:
+                return _value_kind(x, y)
+    if not (isinstance(a, dict) and isinstance(b, dict)):
+        def what(x):
+            return "tensor" if isinstance(x, dict) else type(x).__name__ if not isinstance(x, list) else x[0]
+        return f"{what(a)} vs {what(b)}"
+    if a.get("dtype") != b.get("dtype"):
+        return f"dtype {a.get('dtype')} vs {b.get('dtype')}"
+    if a.get("shape") != b.get("shape"):
+        return f"shape {a.get('shape')} vs {b.get('shape')}"
+    for x, y in zip(a.get("val") or [], b.get("val") or []):
+        if x == y:
+            continue
+        if isinstance(x, str) and isinstance(y, str):
+            fx, fy = float.fromhex(x) if x != "nan" else math.nan, float.fromhex(y) if y != "nan" else math.nan
+            if fx == fy == 0:
+                return "signed zero"
+            if math.isnan(fx) or math.isnan(fy):
+                return "nan vs number"
+            if math.isinf(fx) or math.isinf(fy):
+                return "inf vs finite"
+            if fx == 0 or fy == 0:
+                return "zero vs nonzero"
+            return "close" if abs(fx - fy) <= 1e-6 * max(abs(fx), abs(fy)) else "different"
+        return "integer/bool values"
+    diffs = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    return "fields " + ",".join(diffs)
+
+
+def signature(program: Program, d: Divergence) -> tuple:
+    """The cause of a divergence, as a grouping key."""
+    op = program.steps[d.step].op if d.step < len(program.steps) else "?"
+    if d.sg is not None and isinstance(d.sg, dict) and "type" in d.sg or isinstance(d.torch, dict) and \
+            "type" in (d.torch or {}):
+        s = f"{d.sg['type']}: {_norm(d.sg['message'])}" if isinstance(d.sg, dict) and "type" in d.sg else "-"
+        t = f"{d.torch['type']}: {_norm(d.torch['message'])}" if isinstance(d.torch, dict) and "type" in d.torch else "-"
+        return (d.cls, op, s, t)
+    if d.cls in ("wrong_warning",):
+        return (d.cls, op, _norm(str(d.sg)), _norm(str(d.torch)))
+    if d.cls == "failed_load_changed_state":
+        return (d.cls, op, "", "")
+    return (d.cls, op, _value_kind(d.sg, d.torch), "")
+
+
+@dataclass
+class Group:
+    key: tuple
+    count: int = 0
+    programs: list = field(default_factory=list)
+    repro: str = ""
+    repro_detail: str = ""
+
+
+@dataclass
+class Stats:
+    """The campaign's figures."""
+
+    programs: int = 0
+    seconds: float = 0.0
+    by_kind: collections.Counter = field(default_factory=collections.Counter)
+    cases: collections.Counter = field(default_factory=collections.Counter)  # case -> programs
+    agreeing: collections.Counter = field(default_factory=collections.Counter)  # case -> agreeing programs
+    classes: collections.Counter = field(default_factory=collections.Counter)  # worst class -> programs
+    any_class: collections.Counter = field(default_factory=collections.Counter)  # class -> programs having it
+    raw_types: collections.Counter = field(default_factory=collections.Counter)
+    libm_accepted: int = 0
+    libm_backward: int = 0
+    torch_changed_on_failed_load: int = 0
+    failed_loads: int = 0
+
+    def rate(self, case: str) -> float:
+        return self.agreeing[case] / self.cases[case] if self.cases[case] else math.nan
+
+    def to_json(self) -> dict:
+        return {
+            "programs": self.programs, "seconds": round(self.seconds, 1), "by_kind": dict(self.by_kind),
+            "cases": dict(self.cases), "agreeing": dict(self.agreeing),
+            "agreement": {c: self.rate(c) for c in self.cases},
+            "worst_class": dict(self.classes), "programs_with_class": dict(self.any_class),
+            "raw_error_types": dict(self.raw_types), "libm_accepted_programs": self.libm_accepted,
+            "libm_backward_programs": self.libm_backward, "failed_loads": self.failed_loads,
+            "torch_changed_state_on_failed_load": self.torch_changed_on_failed_load,
+        }
+
+    def summary(self) -> str:
+        lines = [f"{self.programs} programs in {self.seconds:.1f} s ({dict(self.by_kind)})"]
+        for case in ("value", "error", "module"):
+            if self.cases[case]:
+                lines.append(f"  {case} cases: {self.agreeing[case]} / {self.cases[case]} agree "
+                             f"({100 * self.rate(case):.1f}%)")
+        lines.append(f"  raw Python errors: {self.any_class['raw_error']} programs {dict(self.raw_types)}")
+        lines.append(f"  silently wrong gradients: {self.any_class['silently_wrong_grad']} programs")
+        lines.append(f"  failed loads that change state: {self.any_class['failed_load_changed_state']} "
+                     f"(of {self.failed_loads} failed loads; PyTorch itself changed state on "
+                     f"{self.torch_changed_on_failed_load})")
+        lines.append(f"  1-ulp rule applied: {self.libm_accepted} programs; gradients within PyTorch's C-library "
+                     f"drift: {self.libm_backward}")
+        for group in GROUPS:
+            members = [(c, n) for c, n in self.classes.most_common() if c in SEVERITY and SEVERITY[c][1] == group]
+            if members:
+                lines.append(f"  {group}: " + ", ".join(f"{c} {n}" for c, n in members))
+        return "\n".join(lines)
+
+
+class Campaign:
+    """Run programs of one seed on scalargrad and PyTorch and keep the figures and the groups."""
+
+    def __init__(self, seed: int, kind: str | None = None, shapes: bool = False, sg=None, torch=None) -> None:
+        self.seed = seed
+        self.kind = kind
+        self.shapes = shapes
+        self.sg = sg or load_library("scalargrad")
+        self.torch = torch or load_library("torch")
+        self.stats = Stats()
+        self.groups: dict[tuple, Group] = {}
+
+    def program(self, i: int) -> Program:
+        return program_for(self.seed, i, self.kind, self.shapes)
+
+    def run(self, n: int, time_budget: float | None = None, progress=None) -> Stats:
+        start = time.perf_counter()
+        for i in range(n):
+            if time_budget is not None and time.perf_counter() - start > time_budget:
+                break
+            program = self.program(i)
+            verdict, s, t = run_pair(program, self.sg, self.torch)
+            self.account(program, verdict, s, t)
+            if progress and (i + 1) % progress == 0:
+                print(f"... {i + 1} programs, {time.perf_counter() - start:.0f} s", flush=True)
+        self.stats.seconds = time.perf_counter() - start
+        return self.stats
+
+    def account(self, program: Program, verdict: Verdict, s, t) -> None:
+        st = self.stats
+        st.programs += 1
+        st.by_kind[program.kind] += 1
+        st.cases[verdict.case] += 1
+        if verdict.agrees:
+            st.agreeing[verdict.case] += 1
+        st.classes[verdict.cls] += 1
+        for c in {d.cls for d in verdict.divergences}:
+            st.any_class[c] += 1
+        for d in verdict.divergences:
+            if d.cls == "raw_error":
+                st.raw_types[d.sg["type"]] += 1
+        st.libm_accepted += bool(verdict.libm_steps)
+        st.libm_backward += verdict.libm_backward
+        for i, step in enumerate(program.steps):
+            if step.op == "changed":
+                rs, rt = s.record(i), t.record(i)
+                load = next((j for j in range(i - 1, -1, -1) if program.steps[j].op == "load_state_dict"), None)
+                if load is not None and t.record(load) is not None and t.record(load).error is not None:
+                    st.torch_changed_on_failed_load += bool(rt and rt.obs)
+                if load is not None and s.record(load) is not None and s.record(load).error is not None:
+                    st.failed_loads += 1
+        for d in verdict.divergences:
+            key = signature(program, d)
+            g = self.groups.setdefault(key, Group(key))
+            g.count += 1
+            if len(g.programs) < 5:
+                g.programs.append(program.ident)
+
+    def sorted_groups(self) -> list[Group]:
+        return sorted(self.groups.values(), key=lambda g: (SEVERITY[g.key[0]][0], -g.count))
+
+    def shrink_group(self, g: Group) -> None:
+        """Shrink the group's first program to a minimal repro of the same cause."""
+        kind, seed, index = g.programs[0].split(":")
+        program = program_for(int(seed), int(index), kind, self.shapes)
+
+        def same(p: Program) -> bool:
+            v, _, _ = run_pair(p, self.sg, self.torch)
+            return any(signature(p, d) == g.key for d in v.divergences)
+
+        small = shrink(program, same)
+        v, _, _ = run_pair(small, self.sg, self.torch)
+        d = next((d for d in v.divergences if signature(small, d) == g.key), None)
+        g.repro = small.source(observe=True)
+        g.repro_detail = d.detail if d else ""
+
+    def report(self, shrink_limit: int = 0) -> dict:
+        groups = self.sorted_groups()
+        for g in groups[:shrink_limit]:
+            self.shrink_group(g)
+        return {
+            "seed": self.seed, "kind": self.kind or "mixed", "shapes": self.shapes,
+            "stats": self.stats.to_json(),
+            "groups": [{"class": g.key[0], "severity": SEVERITY[g.key[0]][1], "op": g.key[1], "scalargrad": g.key[2],
+                        "pytorch": g.key[3], "count": g.count, "programs": g.programs, "repro": g.repro,
+                        "repro_detail": g.repro_detail} for g in groups],
+        }

@@ -1,0 +1,365 @@
+"""Compare scalargrad's outcome of a program with PyTorch's and classify it as issue 14 does.
+
+The comparator walks the steps in order. A difference in a value (bits, dtype, shape), an
+error on one side only, or different errors is a *divergence*: later steps follow from it,
+so the walk stops there. A difference only in what is shown about a value (grad_fn name,
+requires_grad, repr, warnings) is recorded and the walk goes on. The program's class is its
+most severe divergence; ``SEVERITY`` orders them.
+
+The 1-ulp rule: a step whose result PyTorch takes from the C library (``Step.libm``) may
+differ in the last bit when scalargrad's result is the correctly rounded one (mpmath). Then
+PyTorch's run is repeated with scalargrad's bits written into that result (``patches``), so
+the rest of the program is still compared bit for bit. A gradient through sin, cos or pow
+calls the C library in PyTorch's backward too; a gradient a few ulps apart counts as agreement
+only when PyTorch's C library is shown not correctly rounded at one of those calls.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from . import libm
+from .outcome import ErrorRecord, Outcome
+from .program import GRAD, GRAD_GRAPH, Program
+
+__all__ = ["Divergence", "Verdict", "compare", "SEVERITY", "RAW_TYPES", "GROUPS"]
+
+# Python's own exceptions: from scalargrad they are raw errors unless a ``raise`` statement
+# of scalargrad raised them on purpose
+RAW_TYPES = {"ZeroDivisionError", "OverflowError", "ValueError", "AttributeError", "RecursionError", "IndexError",
+             "KeyError", "TypeError", "NameError", "UnboundLocalError", "AssertionError", "StopIteration"}
+
+# class -> (rank, severity group); lower rank is more severe
+SEVERITY = {
+    "silently_wrong_grad": (0, "silently wrong"),
+    "silently_wrong_value": (1, "silently wrong"),
+    "missing_error": (2, "silently wrong"),
+    "failed_load_changed_state": (3, "silently wrong"),
+    "raw_error": (4, "raw Python error"),
+    "wrong_type": (5, "wrong message"),
+    "wrong_message": (6, "wrong message"),
+    "refused": (7, "other"),
+    "unsupported": (8, "other"),
+    "wrong_grad_graph": (9, "other"),
+    "libm_last_bit": (10, "other"),
+    "wrong_metadata": (11, "other"),
+    "wrong_repr": (12, "other"),
+    "wrong_warning": (13, "other"),
+    "timeout": (14, "other"),
+}
+GROUPS = ["silently wrong", "raw Python error", "wrong message", "other"]
+_VALUE_FIELDS = {"val", "dtype", "shape", "structure"}
+_META_FIELDS = {"fn", "rg", "leaf", "param"}
+_MAX_PATCHES = 8
+_GRAD_ULPS = 8  # how far a gradient through a C-library derivative may drift (see the module doc)
+BACKWARD_STEPS = ("backward", "gradient", "backward_create_graph", "autograd.grad", "load_state_dict")
+
+
+@dataclass
+class Divergence:
+    cls: str
+    step: int
+    detail: str
+    sg: object = None
+    torch: object = None
+
+    @property
+    def rank(self) -> int:
+        return SEVERITY[self.cls][0]
+
+    def to_json(self) -> dict:
+        return {"class": self.cls, "step": self.step, "detail": self.detail, "sg": self.sg, "torch": self.torch}
+
+
+@dataclass
+class Verdict:
+    """A program's classification: its case, its divergences (empty when the libraries agree)."""
+
+    case: str  # "value", "error" or "module"
+    divergences: list[Divergence] = field(default_factory=list)
+    libm_steps: list[int] = field(default_factory=list)  # steps accepted under the 1-ulp rule
+    libm_backward: bool = False  # gradients accepted as PyTorch's C-library drift
+
+    @property
+    def agrees(self) -> bool:
+        return not self.divergences
+
+    @property
+    def worst(self) -> Divergence | None:
+        return min(self.divergences, key=lambda d: (d.rank, d.step)) if self.divergences else None
+
+    @property
+    def cls(self) -> str:
+        return self.worst.cls if self.divergences else "agree"
+
+    def has(self, cls: str) -> bool:
+        return any(d.cls == cls for d in self.divergences)
+
+
+# ---------------------------------------------------------------- value differences
+
+
+def _diff(a, b, path: str = "") -> list[tuple[str, str]]:
+    """The differing fields of two encoded values: [(field, path)]."""
+    if isinstance(a, dict) and isinstance(b, dict) and "dtype" in a and "dtype" in b:
+        return [(k, path) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and a[:1] == b[:1] and len(a) >= 2 \
+            and isinstance(a[-1], list) and isinstance(b[-1], list) and len(a[-1]) == len(b[-1]) \
+            and a[0] in ("tuple", "list", "dict"):
+        out = []
+        for i, (x, y) in enumerate(zip(a[-1], b[-1])):
+            out += _diff(x, y, f"{path}[{i}]")
+        if a[:-1] != b[:-1]:
+            out.append(("structure", path))
+        return out
+    return [] if a == b else [("structure", path)]
+
+
+def _number(v) -> float | None:
+    if isinstance(v, str):
+        return math.nan if v == "nan" else float.fromhex(v)
+    if isinstance(v, (bool, int, float)):
+        return float(v)
+    return None
+
+
+def _scalar(rec) -> tuple[float | None, str | None]:
+    """(number, dtype) of a one-element tensor record."""
+    if isinstance(rec, dict) and rec.get("val") is not None and len(rec["val"]) == 1:
+        return _number(rec["val"][0]), rec["dtype"].replace("torch.", "")
+    return None, None
+
+
+def _short(obs, limit: int = 300) -> str:
+    if isinstance(obs, dict) and "dtype" in obs:
+        vals = obs.get("val")
+        shown = [(_number(v) if isinstance(v, str) else v) for v in (vals or [])]
+        s = f"{obs.get('repr') or ''} [{obs['dtype']} {tuple(obs['shape'])} {shown} rg={obs['rg']} fn={obs['fn']}]"
+    else:
+        s = repr(obs)
+    return s if len(s) <= limit else s[:limit] + "..."
+
+
+def _error(e: ErrorRecord | None) -> str:
+    if e is None:
+        return "no error"
+    s = f"{e.type}: {e.message}"
+    return s if len(s) < 400 else s[:400] + "..."
+
+
+def _raw(e: ErrorRecord, t: ErrorRecord | None) -> bool:
+    """A raw Python error: Python raised it (not a raise statement of scalargrad), and PyTorch
+    does not raise the same; a TypeError only counts when PyTorch raises another type or nothing."""
+    if e.deliberate or e.type not in RAW_TYPES:
+        return False
+    if t is not None and t.key() == e.key():
+        return False
+    return not (e.type == "TypeError" and t is not None and t.type == "TypeError")
+
+
+def _error_divergence(i: int, step, es: ErrorRecord | None, et: ErrorRecord | None,
+                      later_grads: bool) -> Divergence:
+    detail = f"scalargrad: {_error(es)} | PyTorch: {_error(et)}"
+    if es is None:  # PyTorch refuses, scalargrad goes on
+        cls = "silently_wrong_grad" if (step.op in BACKWARD_STEPS or step.tag == GRAD) and later_grads \
+            else "missing_error"
+    elif es.type == "ProgramTimeout":
+        cls = "timeout"
+    elif _raw(es, et):
+        cls = "raw_error"
+    elif es.unsupported:
+        cls = "unsupported"
+    elif et is None:
+        cls = "refused"
+    elif es.type == et.type:
+        cls = "wrong_message"
+    else:
+        cls = "wrong_type"
+    return Divergence(cls, i, detail, es.to_json() if es else None, et.to_json() if et else None)
+
+
+# ---------------------------------------------------------------- the C library
+
+
+def _operand(x, names: dict, sg: Outcome):
+    if isinstance(x, str):
+        rec = sg.record(names.get(x, -1))
+        return _scalar(rec.obs)[0] if rec is not None else None
+    return float(x)
+
+
+def _libm_args(step, names: dict, sg: Outcome) -> list | None:
+    args = [_operand(a, names, sg) for a in step.libm[1]]
+    return None if any(a is None for a in args) else args
+
+
+def _backward_calls(program: Program, names: dict, sg: Outcome) -> list[tuple[str, list, str]]:
+    """The C-library calls PyTorch's backward makes: (function, operands, dtype)."""
+    calls = []
+    for i, s in enumerate(program.steps):
+        if not s.libm or s.libm[0] not in ("sin", "cos", "pow"):
+            continue
+        rec = sg.record(i)
+        if rec is None or rec.obs is None:
+            continue
+        _, dt = _scalar(rec.obs)
+        args = _libm_args(s, names, sg)
+        if dt not in ("float32", "float64") or args is None:
+            continue
+        if s.libm[0] in ("sin", "cos"):
+            calls += [("sin", args[:1], dt), ("cos", args[:1], dt)]
+        else:
+            a, b = args
+            calls += [("pow", [a, b - 1], dt), ("pow", [a, b], dt), ("log", [a], dt), ("pow", [a, b - 2], dt)]
+    return calls
+
+
+def _torch_libm_is_off(calls: list, torch) -> bool:
+    """Whether PyTorch's C library misses the correctly rounded result on one of ``calls``."""
+    for fn, args, dt in calls:
+        if any(not math.isfinite(a) for a in args) or (fn == "log" and args[0] <= 0):
+            continue
+        want = libm.correctly_rounded(fn, args, dt)
+        if want is None:
+            continue
+        t = [torch.tensor(a, dtype=getattr(torch, dt)) for a in args]
+        got = (t[0] ** t[1] if fn == "pow" else getattr(torch, fn)(t[0])).item()
+        if got != want and not (got != got and want != want):
+            return True
+    return False
+
+
+def _gradient_drift(a, b) -> bool:
+    """Two encoded gradients that differ only in values a few ulps apart."""
+    if isinstance(a, dict) and isinstance(b, dict) and "dtype" in a:
+        if {k for k in set(a) | set(b) if a.get(k) != b.get(k)} - {"val", "repr"}:
+            return False
+        dt = a["dtype"].replace("torch.", "")
+        for x, y in zip(a["val"], b["val"]):
+            nx, ny = _number(x), _number(y)
+            if nx != ny:
+                n = libm.ulps_apart(nx, ny, dt) if nx is not None and ny is not None else None
+                if n is None or n > _GRAD_ULPS:
+                    return False
+        return True
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and a[:1] == b[:1] and a[0] in ("tuple", "list"):
+        return len(a[-1]) == len(b[-1]) and all(x == y or _gradient_drift(x, y) for x, y in zip(a[-1], b[-1]))
+    return a == b
+
+
+# ---------------------------------------------------------------- the walk
+
+
+def _load_failed(program: Program, out: Outcome, i: int) -> bool:
+    """Whether the load this ``changed`` step checks (the nearest load before it) raised."""
+    for j in range(i - 1, -1, -1):
+        if program.steps[j].op == "load_state_dict":
+            rec = out.record(j)
+            return rec is not None and rec.error is not None
+    return False
+
+
+def _walk(program: Program, sg: Outcome, th: Outcome, verdict: Verdict, names: dict, torch) -> tuple:
+    """Compare step by step. Returns (divergences, patch) where patch = (name, value) asks the
+    caller to rerun PyTorch with scalargrad's bits at a step accepted under the 1-ulp rule."""
+    found: list[Divergence] = []
+    backward_off = None
+    n = max(len(sg.records), len(th.records))
+    for i in range(n):
+        rs, rt = sg.record(i), th.record(i)
+        step = program.steps[i]
+        if rs is None or rt is None:  # one side stopped earlier: already reported at that step
+            break
+        es, et = rs.error, rt.error
+        if es is not None or et is not None:
+            if es is not None and et is not None and es.key() == et.key():
+                continue
+            later_grads = any(program.steps[r.index].tag == GRAD and r.obs is not None and r.error is None
+                              for r in sg.records[i + 1:]) or (step.tag == GRAD and es is None)
+            found.append(_error_divergence(i, step, es, et, later_grads))
+            return found, None
+        if step.op == "changed" and _load_failed(program, sg, i):
+            # a failed load must leave the module as it was (issue 14); PyTorch's own partial
+            # load is not the reference here
+            if rs.obs:
+                found.append(Divergence("failed_load_changed_state", i, f"after a failed load scalargrad changed "
+                                        f"{rs.obs} (PyTorch changed {rt.obs})", rs.obs, rt.obs))
+            continue
+        if rs.warnings != rt.warnings:
+            found.append(Divergence("wrong_warning", i, f"scalargrad warns {rs.warnings} | PyTorch warns "
+                                    f"{rt.warnings}", rs.warnings, rt.warnings))
+        if rs.obs == rt.obs:
+            continue
+        diffs = _diff(rs.obs, rt.obs)
+        fields = {f for f, _ in diffs}
+        detail = f"{step.name}: scalargrad {_short(rs.obs)} | PyTorch {_short(rt.obs)}"
+        if step.tag == GRAD_GRAPH:
+            found.append(Divergence("wrong_grad_graph", i, detail, rs.obs, rt.obs))
+            continue
+        if fields & _VALUE_FIELDS:
+            # the 1-ulp rule at a C-library step
+            if step.libm and fields & _VALUE_FIELDS == {"val"}:
+                s_val, dt = _scalar(rs.obs)
+                t_val, _ = _scalar(rt.obs)
+                args = _libm_args(step, names, sg)
+                if s_val is not None and t_val is not None and args is not None:
+                    if libm.sg_is_correct(step.libm[0], args, dt, s_val, t_val):
+                        verdict.libm_steps.append(i)
+                        return found, (step.name, s_val)
+                    ulps = libm.ulps_apart(s_val, t_val, dt)
+                    if ulps is not None and ulps <= 2:
+                        found.append(Divergence("libm_last_bit", i, detail + " (scalargrad not correctly "
+                                                f"rounded: mpmath gives {libm.correctly_rounded(step.libm[0], args, dt)!r})",
+                                                rs.obs, rt.obs))
+                        return found, (step.name, s_val)
+            if step.tag == GRAD and _gradient_drift(rs.obs, rt.obs):
+                if backward_off is None:
+                    backward_off = _torch_libm_is_off(_backward_calls(program, names, sg), torch)
+                if backward_off:
+                    verdict.libm_backward = True
+                    continue
+            cls = "silently_wrong_grad" if step.tag == GRAD else "silently_wrong_value"
+            found.append(Divergence(cls, i, detail, rs.obs, rt.obs))
+            return found, None
+        if step.tag in (GRAD, GRAD_GRAPH) and fields & {"fn", "structure"}:
+            found.append(Divergence("wrong_grad_graph", i, detail, rs.obs, rt.obs))
+        elif fields & _META_FIELDS:
+            found.append(Divergence("wrong_metadata", i, detail, rs.obs, rt.obs))
+        elif "repr" in fields:
+            found.append(Divergence("wrong_repr", i, detail, rs.obs, rt.obs))
+    return found, None
+
+
+def compare(program: Program, sg: Outcome, th: Outcome, rerun_torch=None, torch=None) -> Verdict:
+    """Classify ``program`` from scalargrad's outcome ``sg`` and PyTorch's ``th``.
+
+    ``rerun_torch(patches)`` reruns PyTorch with results overwritten (the 1-ulp rule); without
+    it a last-bit difference at a C-library step ends the comparison there.
+    """
+    names = {s.name: i for i, s in enumerate(program.steps) if s.name}
+    torch_raised = th.error is not None or any(r.error is not None for r in th.records)
+    case = "module" if program.kind == "modules" else ("error" if torch_raised else "value")
+    verdict = Verdict(case)
+    patches: dict = {}
+    carried: list[Divergence] = []  # last-bit differences already patched over
+    while True:
+        found, patch = _walk(program, sg, th, verdict, names, torch)
+        if patch is None or rerun_torch is None or len(patches) >= _MAX_PATCHES or patch[0] in patches:
+            break
+        carried += [d for d in found if d.cls == "libm_last_bit"]
+        patches[patch[0]] = patch[1]
+        th = rerun_torch(dict(patches))
+    verdict.divergences = _dedup(carried + found)
+    return verdict
+
+
+def _dedup(ds: list[Divergence]) -> list[Divergence]:
+    seen = set()
+    out = []
+    for d in ds:
+        k = (d.cls, d.step)
+        if k not in seen:
+            seen.add(k)
+            out.append(d)
+    return out
