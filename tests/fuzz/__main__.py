@@ -22,24 +22,37 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report", help="write the figures and the cause groups as JSON")
     ap.add_argument("--shrink", type=int, default=0, help="shrink the first program of the N most severe groups")
     ap.add_argument("--groups", type=int, default=25, help="print this many cause groups")
+    ap.add_argument("--triage", metavar="FILE.md", help="write the cause sections of a triage (use with --shrink)")
+    ap.add_argument("--dump", help="write every disagreeing program and its divergences as JSON lines")
     ap.add_argument("--repro", metavar="KIND:SEED:INDEX", help="print one program as Python and its verdict")
     args = ap.parse_args(argv)
     kind = None if args.kind == "mixed" else args.kind
     if args.repro:
         return _repro(args.repro, args.shapes)
-    campaign = Campaign(args.seed, kind, args.shapes)
+    dump = open(args.dump, "w") if args.dump else None
+    campaign = Campaign(args.seed, kind, args.shapes, dump=dump)
     stats = campaign.run(args.programs, args.time_budget, progress=max(1000, args.programs // 20))
+    if dump:
+        dump.close()
     report = campaign.report(shrink_limit=args.shrink)
     print(stats.summary())
     for g in report["groups"][: args.groups]:
-        print(f"\n[{g['severity']}] {g['class']} x{g['count']}  op={g['op']}  e.g. {g['programs'][0]}")
-        print(f"    scalargrad: {g['scalargrad']}\n    PyTorch:    {g['pytorch']}")
+        print(f"\n[{g['severity']}] {g['cause']}: {g['count']} programs, worst {g['worst']}  e.g. {g['programs'][0]}")
+        if g["title"]:
+            print(f"    {g['title']}\n    where: {g['where']}  ({g['issue']})")
+        for sig, n in g["signatures"][:3]:
+            print(f"    x{n} {' | '.join(str(x) for x in sig)[:300]}")
         if g["repro"]:
             print("    repro:\n" + "\n".join("      " + line for line in g["repro"].splitlines()))
             print(f"    -> {g['repro_detail'][:500]}")
     if args.report:
         with open(args.report, "w") as f:
             json.dump(report, f, indent=1)
+    if args.triage:
+        from .triage import markdown
+
+        with open(args.triage, "w") as f:
+            f.write(markdown(report))
     return 0
 
 

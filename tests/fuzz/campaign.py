@@ -11,11 +11,13 @@ program, shrunk to a minimal repro on request.
 from __future__ import annotations
 
 import collections
+import json
 import math
 import re
 import time
 from dataclasses import dataclass, field
 
+from .causes import classify, value_kind
 from .compare import GROUPS, SEVERITY, Divergence, Verdict, compare
 from .gen_errors import generate_error
 from .gen_graphs import generate_graph
@@ -24,6 +26,7 @@ from .gen_threads import generate_thread
 from .interpreter import load_library, run_program
 from .program import Program
 from .shrink import shrink
+from .triage import printed
 
 __all__ = ["Campaign", "GENERATORS", "KINDS", "program_for", "run_pair", "signature"]
 
@@ -64,40 +67,6 @@ def _norm(text: str) -> str:
     return text[:160]
 
 
-def _value_kind(a, b) -> str:
-    """What kind of value difference: signed zero, nan, inf, dtype, None against a tensor..."""
-    if isinstance(a, list) and isinstance(b, list) and a[:1] == b[:1] and a and a[0] in ("tuple", "list") \
-            and len(a[-1]) == len(b[-1]):
-        for x, y in zip(a[-1], b[-1]):
-            if x != y:
-                return _value_kind(x, y)
-    if not (isinstance(a, dict) and isinstance(b, dict)):
-        def what(x):
-            return "tensor" if isinstance(x, dict) else type(x).__name__ if not isinstance(x, list) else x[0]
-        return f"{what(a)} vs {what(b)}"
-    if a.get("dtype") != b.get("dtype"):
-        return f"dtype {a.get('dtype')} vs {b.get('dtype')}"
-    if a.get("shape") != b.get("shape"):
-        return f"shape {a.get('shape')} vs {b.get('shape')}"
-    for x, y in zip(a.get("val") or [], b.get("val") or []):
-        if x == y:
-            continue
-        if isinstance(x, str) and isinstance(y, str):
-            fx, fy = float.fromhex(x) if x != "nan" else math.nan, float.fromhex(y) if y != "nan" else math.nan
-            if fx == fy == 0:
-                return "signed zero"
-            if math.isnan(fx) or math.isnan(fy):
-                return "nan vs number"
-            if math.isinf(fx) or math.isinf(fy):
-                return "inf vs finite"
-            if fx == 0 or fy == 0:
-                return "zero vs nonzero"
-            return "close" if abs(fx - fy) <= 1e-6 * max(abs(fx), abs(fy)) else "different"
-        return "integer/bool values"
-    diffs = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-    return "fields " + ",".join(diffs)
-
-
 def signature(program: Program, d: Divergence) -> tuple:
     """The cause of a divergence, as a grouping key."""
     op = program.steps[d.step].op if d.step < len(program.steps) else "?"
@@ -110,16 +79,60 @@ def signature(program: Program, d: Divergence) -> tuple:
         return (d.cls, op, _norm(str(d.sg)), _norm(str(d.torch)))
     if d.cls == "failed_load_changed_state":
         return (d.cls, op, "", "")
-    return (d.cls, op, _value_kind(d.sg, d.torch), "")
+    return (d.cls, op, value_kind(d.sg, d.torch), "")
 
 
 @dataclass
 class Group:
-    key: tuple
+    """Programs with one cause: how many, the worst class its consequences reached, examples."""
+
+    key: str
+    title: str = ""
+    where: str = ""
+    issue: str = ""
     count: int = 0
+    classes: collections.Counter = field(default_factory=collections.Counter)
+    signatures: collections.Counter = field(default_factory=collections.Counter)
     programs: list = field(default_factory=list)
     repro: str = ""
     repro_detail: str = ""
+    printed_sg: list = field(default_factory=list)
+    printed_torch: list = field(default_factory=list)
+
+    @property
+    def worst(self) -> str:
+        return min(self.classes, key=lambda c: SEVERITY[c][0])
+
+    def to_json(self) -> dict:
+        return {"cause": self.key, "title": self.title, "where": self.where, "issue": self.issue,
+                "worst": self.worst, "severity": SEVERITY[self.worst][1], "count": self.count,
+                "classes": dict(self.classes), "signatures": [[list(k), n] for k, n in self.signatures.most_common(12)],
+                "programs": self.programs, "repro": self.repro, "repro_detail": self.repro_detail,
+                "printed_sg": self.printed_sg, "printed_torch": self.printed_torch}
+
+
+def cause_of(program: Program, d: Divergence, sg=None, prior: tuple = ()) -> tuple[str, object]:
+    """(cause key, Cause or None) of one divergence; unclassified ones are keyed by signature."""
+    cause = classify(program, d, sg, prior)
+    if cause is not None:
+        return cause.key, cause
+    return "unclassified: " + " | ".join(str(x) for x in signature(program, d)), None
+
+
+def causes_of(program: Program, verdict: Verdict, sg=None) -> list[tuple[str, object, Divergence]]:
+    """Every divergence of a program with its cause. A divergence no rule claims that follows the
+    program's root cause (see ``compare``) is taken as a consequence of it."""
+    out = []
+    root_key = None
+    root = verdict.root
+    for i, d in enumerate(verdict.divergences):
+        key, cause = cause_of(program, d, sg, tuple(verdict.divergences[:i]))
+        if cause is None and d.propagates and root_key is not None:
+            key, cause = root_key
+        if d is root:
+            root_key = (key, cause)
+        out.append((key, cause, d))
+    return out
 
 
 @dataclass
@@ -159,6 +172,8 @@ class Stats:
             if self.cases[case]:
                 lines.append(f"  {case} cases: {self.agreeing[case]} / {self.cases[case]} agree "
                              f"({100 * self.rate(case):.1f}%)")
+        if self.cases["excluded"]:
+            lines.append(f"  excluded (PyTorch failed an internal assertion): {self.cases['excluded']}")
         lines.append(f"  raw Python errors: {self.any_class['raw_error']} programs {dict(self.raw_types)}")
         lines.append(f"  silently wrong gradients: {self.any_class['silently_wrong_grad']} programs")
         lines.append(f"  failed loads that change state: {self.any_class['failed_load_changed_state']} "
@@ -176,14 +191,16 @@ class Stats:
 class Campaign:
     """Run programs of one seed on scalargrad and PyTorch and keep the figures and the groups."""
 
-    def __init__(self, seed: int, kind: str | None = None, shapes: bool = False, sg=None, torch=None) -> None:
+    def __init__(self, seed: int, kind: str | None = None, shapes: bool = False, sg=None, torch=None,
+                 dump=None) -> None:
         self.seed = seed
         self.kind = kind
         self.shapes = shapes
         self.sg = sg or load_library("scalargrad")
         self.torch = torch or load_library("torch")
         self.stats = Stats()
-        self.groups: dict[tuple, Group] = {}
+        self.groups: dict[str, Group] = {}
+        self.dump = dump  # a file: one JSON line per program that disagrees
 
     def program(self, i: int) -> Program:
         return program_for(self.seed, i, self.kind, self.shapes)
@@ -202,13 +219,17 @@ class Campaign:
         return self.stats
 
     def account(self, program: Program, verdict: Verdict, s, t) -> None:
+        if self.dump is not None and not verdict.agrees:
+            self.dump.write(json.dumps({"program": program.ident, "case": verdict.case, "class": verdict.cls,
+                                        "steps": [[st.name, st.op, st.code] for st in program.steps],
+                                        "divergences": [d.to_json() for d in verdict.divergences]}) + "\n")
         st = self.stats
         st.programs += 1
         st.by_kind[program.kind] += 1
         st.cases[verdict.case] += 1
         if verdict.agrees:
             st.agreeing[verdict.case] += 1
-        st.classes[verdict.cls] += 1
+        st.classes[verdict.cls] += 1  # the most severe divergence of the program
         for c in {d.cls for d in verdict.divergences}:
             st.any_class[c] += 1
         for d in verdict.divergences:
@@ -224,30 +245,41 @@ class Campaign:
                     st.torch_changed_on_failed_load += bool(rt and rt.obs)
                 if load is not None and s.record(load) is not None and s.record(load).error is not None:
                     st.failed_loads += 1
-        for d in verdict.divergences:
-            key = signature(program, d)
-            g = self.groups.setdefault(key, Group(key))
-            g.count += 1
-            if len(g.programs) < 5:
-                g.programs.append(program.ident)
+        seen: set = set()
+        for key, cause, d in causes_of(program, verdict, s):
+            g = self.groups.get(key)
+            if g is None:
+                g = self.groups[key] = Group(key, *((cause.title, cause.where, cause.issue) if cause else ()))
+            g.classes[d.cls] += 1
+            g.signatures[signature(program, d)] += 1
+            if key not in seen:
+                seen.add(key)
+                g.count += 1
+                if len(g.programs) < 5:
+                    g.programs.append(program.ident)
 
     def sorted_groups(self) -> list[Group]:
-        return sorted(self.groups.values(), key=lambda g: (SEVERITY[g.key[0]][0], -g.count))
+        return sorted(self.groups.values(), key=lambda g: (SEVERITY[g.worst][0], -g.count))
 
     def shrink_group(self, g: Group) -> None:
         """Shrink the group's first program to a minimal repro of the same cause."""
         kind, seed, index = g.programs[0].split(":")
         program = program_for(int(seed), int(index), kind, self.shapes)
 
-        def same(p: Program) -> bool:
-            v, _, _ = run_pair(p, self.sg, self.torch)
-            return any(signature(p, d) == g.key for d in v.divergences)
+        def matching(p: Program):
+            v, s, _ = run_pair(p, self.sg, self.torch)
+            return next((d for key, _, d in causes_of(p, v, s) if key == g.key), None)
 
-        small = shrink(program, same)
-        v, _, _ = run_pair(small, self.sg, self.torch)
-        d = next((d for d in v.divergences if signature(small, d) == g.key), None)
+        def observe(p: Program) -> dict:
+            out = run_program(p, self.sg)
+            return {p.steps[r.index].name: r.obs for r in out.records if p.steps[r.index].name}
+
+        small = shrink(program, lambda p: matching(p) is not None, observe)
+        d = matching(small)
         g.repro = small.source(observe=True)
         g.repro_detail = d.detail if d else ""
+        g.printed_sg = printed(g.repro, self.sg)
+        g.printed_torch = printed(g.repro, self.torch)
 
     def report(self, shrink_limit: int = 0) -> dict:
         groups = self.sorted_groups()
@@ -256,7 +288,5 @@ class Campaign:
         return {
             "seed": self.seed, "kind": self.kind or "mixed", "shapes": self.shapes,
             "stats": self.stats.to_json(),
-            "groups": [{"class": g.key[0], "severity": SEVERITY[g.key[0]][1], "op": g.key[1], "scalargrad": g.key[2],
-                        "pytorch": g.key[3], "count": g.count, "programs": g.programs, "repro": g.repro,
-                        "repro_detail": g.repro_detail} for g in groups],
+            "groups": [g.to_json() for g in groups],
         }

@@ -1,10 +1,13 @@
 """Compare scalargrad's outcome of a program with PyTorch's and classify it as issue 14 does.
 
-The comparator walks the steps in order. A difference in a value (bits, dtype, shape), an
-error on one side only, or different errors is a *divergence*: later steps follow from it,
-so the walk stops there. A difference only in what is shown about a value (grad_fn name,
-requires_grad, repr, warnings) is recorded and the walk goes on. The program's class is its
-most severe divergence; ``SEVERITY`` orders them.
+The comparator walks the steps in order and records *divergences*. Some propagate: a value
+(bits, dtype, shape), an error on one side only or different errors end the walk, since
+later steps follow from them; a different requires_grad or is_leaf is recorded and the walk
+goes on, because what it causes (a gradient missing, a hook refused) is worth seeing too.
+Others are only what is shown about a value (grad_fn name, repr, warnings, the names of a
+gradient's graph): recorded, and the walk goes on. A program's *root cause* is its first
+propagating divergence, whose severity is that of its worst consequence; each divergence of
+the second kind is a cause of its own. ``SEVERITY`` orders the classes.
 
 The 1-ulp rule: a step whose result PyTorch takes from the C library (``Step.libm``) may
 differ in the last bit when scalargrad's result is the correctly rounded one (mpmath). Then
@@ -16,6 +19,7 @@ only when PyTorch's C library is shown not correctly rounded at one of those cal
 
 from __future__ import annotations
 
+import ast
 import math
 from dataclasses import dataclass, field
 
@@ -41,16 +45,18 @@ SEVERITY = {
     "wrong_message": (6, "wrong message"),
     "refused": (7, "other"),
     "unsupported": (8, "other"),
-    "wrong_grad_graph": (9, "other"),
-    "libm_last_bit": (10, "other"),
-    "wrong_metadata": (11, "other"),
-    "wrong_repr": (12, "other"),
-    "wrong_warning": (13, "other"),
-    "timeout": (14, "other"),
+    "wrong_requires_grad": (9, "other"),
+    "wrong_grad_graph": (10, "other"),
+    "libm_last_bit": (11, "other"),
+    "wrong_metadata": (12, "other"),
+    "wrong_repr": (13, "other"),
+    "wrong_warning": (14, "other"),
+    "timeout": (15, "other"),
+    "pytorch_bug": (16, "other"),  # PyTorch failed an internal assertion: not scalargrad's fault
 }
 GROUPS = ["silently wrong", "raw Python error", "wrong message", "other"]
 _VALUE_FIELDS = {"val", "dtype", "shape", "structure"}
-_META_FIELDS = {"fn", "rg", "leaf", "param"}
+_FLAG_FIELDS = {"rg", "leaf", "param"}  # they change what later steps do
 _MAX_PATCHES = 8
 _GRAD_ULPS = 8  # how far a gradient through a C-library derivative may drift (see the module doc)
 BACKWARD_STEPS = ("backward", "gradient", "backward_create_graph", "autograd.grad", "load_state_dict")
@@ -63,20 +69,22 @@ class Divergence:
     detail: str
     sg: object = None
     torch: object = None
+    propagates: bool = True  # later steps may follow from it (values, errors, flags)
 
     @property
     def rank(self) -> int:
         return SEVERITY[self.cls][0]
 
     def to_json(self) -> dict:
-        return {"class": self.cls, "step": self.step, "detail": self.detail, "sg": self.sg, "torch": self.torch}
+        return {"class": self.cls, "step": self.step, "detail": self.detail, "sg": self.sg, "torch": self.torch,
+                "propagates": self.propagates}
 
 
 @dataclass
 class Verdict:
     """A program's classification: its case, its divergences (empty when the libraries agree)."""
 
-    case: str  # "value", "error" or "module"
+    case: str  # "value", "error", "module", or "excluded" (PyTorch failed an internal assertion)
     divergences: list[Divergence] = field(default_factory=list)
     libm_steps: list[int] = field(default_factory=list)  # steps accepted under the 1-ulp rule
     libm_backward: bool = False  # gradients accepted as PyTorch's C-library drift
@@ -95,6 +103,11 @@ class Verdict:
 
     def has(self, cls: str) -> bool:
         return any(d.cls == cls for d in self.divergences)
+
+    @property
+    def root(self) -> Divergence | None:
+        """The first divergence later steps may follow from."""
+        return next((d for d in self.divergences if d.propagates), None)
 
 
 # ---------------------------------------------------------------- value differences
@@ -161,7 +174,9 @@ def _raw(e: ErrorRecord, t: ErrorRecord | None) -> bool:
 def _error_divergence(i: int, step, es: ErrorRecord | None, et: ErrorRecord | None,
                       later_grads: bool) -> Divergence:
     detail = f"scalargrad: {_error(es)} | PyTorch: {_error(et)}"
-    if es is None:  # PyTorch refuses, scalargrad goes on
+    if et is not None and "INTERNAL ASSERT FAILED" in et.message:
+        cls = "pytorch_bug"
+    elif es is None:  # PyTorch refuses, scalargrad goes on
         cls = "silently_wrong_grad" if (step.op in BACKWARD_STEPS or step.tag == GRAD) and later_grads \
             else "missing_error"
     elif es.type == "ProgramTimeout":
@@ -182,32 +197,82 @@ def _error_divergence(i: int, step, es: ErrorRecord | None, et: ErrorRecord | No
 # ---------------------------------------------------------------- the C library
 
 
-def _operand(x, names: dict, sg: Outcome):
+LIBM = ("exp", "log", "sin", "cos", "tanh", "sigmoid", "sqrt")
+
+
+def _literal(node):
+    """A number written in the source (``2``, ``-0.5``, ``float('inf')``), else None."""
+    try:
+        v = ast.literal_eval(node)
+        return v if isinstance(v, (int, float)) else None
+    except ValueError:
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "float" and node.args:
+            return float(ast.literal_eval(node.args[0]))
+        return None
+
+
+def libm_call(code: str) -> tuple | None:
+    """``(function, operands)`` when ``code`` is one call PyTorch computes with its math library:
+    ``x.exp()``, ``torch.sin(x)``, ``x ** c``, ``x.pow(y)``, ``torch.pow(x, y)``; operands are
+    variable names or numbers."""
+    try:
+        node = ast.parse(code, mode="eval").body
+    except SyntaxError:
+        return None
+
+    def operand(n):
+        return n.id if isinstance(n, ast.Name) else _literal(n)
+
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        args = [operand(node.left), operand(node.right)]
+        return ("pow", args) if None not in args else None
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return None
+    fn, owner = node.func.attr, node.func.value
+    args = [operand(a) for a in node.args]
+    if None in args:
+        return None
+    if isinstance(owner, ast.Name) and owner.id == "torch":
+        if fn in LIBM and len(args) == 1 or fn == "pow" and len(args) == 2:
+            return fn, args
+        return None
+    if isinstance(owner, ast.Name) and (fn in LIBM and not args or fn == "pow" and len(args) == 1):
+        return fn, [owner.id] + args
+    return None
+
+
+def _operand(x, names: dict, sg: Outcome, dtype: str):
+    """An operand's number: a tensor's value rounded to the computation dtype (as PyTorch
+    converts it), or the Python number itself."""
     if isinstance(x, str):
         rec = sg.record(names.get(x, -1))
-        return _scalar(rec.obs)[0] if rec is not None else None
+        v = _scalar(rec.obs)[0] if rec is not None else None
+        return None if v is None else libm.round_to(v, dtype)
     return float(x)
 
 
-def _libm_args(step, names: dict, sg: Outcome) -> list | None:
-    args = [_operand(a, names, sg) for a in step.libm[1]]
+def _libm_args(call: tuple, names: dict, sg: Outcome, dtype: str) -> list | None:
+    args = [_operand(a, names, sg, dtype) for a in call[1]]
     return None if any(a is None for a in args) else args
 
 
 def _backward_calls(program: Program, names: dict, sg: Outcome) -> list[tuple[str, list, str]]:
-    """The C-library calls PyTorch's backward makes: (function, operands, dtype)."""
+    """The math-library calls PyTorch's backward makes: (function, operands, dtype)."""
     calls = []
     for i, s in enumerate(program.steps):
-        if not s.libm or s.libm[0] not in ("sin", "cos", "pow"):
+        call = libm_call(s.code) if s.name else None
+        if not call or call[0] not in ("sin", "cos", "pow"):
             continue
         rec = sg.record(i)
         if rec is None or rec.obs is None:
             continue
         _, dt = _scalar(rec.obs)
-        args = _libm_args(s, names, sg)
-        if dt not in ("float32", "float64") or args is None:
+        if dt not in ("float32", "float64"):
             continue
-        if s.libm[0] in ("sin", "cos"):
+        args = _libm_args(call, names, sg, dt)
+        if args is None:
+            continue
+        if call[0] in ("sin", "cos"):
             calls += [("sin", args[:1], dt), ("cos", args[:1], dt)]
         else:
             a, b = args
@@ -252,12 +317,20 @@ def _gradient_drift(a, b) -> bool:
 
 
 def _load_failed(program: Program, out: Outcome, i: int) -> bool:
-    """Whether the load this ``changed`` step checks (the nearest load before it) raised."""
+    """Whether the load this ``changed(m, before)`` step checks (the last ``m.load_state_dict``
+    before it) raised."""
+    module = program.steps[i].code.split("(", 1)[1].split(",", 1)[0].strip()
     for j in range(i - 1, -1, -1):
-        if program.steps[j].op == "load_state_dict":
+        s = program.steps[j]
+        if s.op == "load_state_dict" and s.code.startswith(module + ".load_state_dict("):
             rec = out.record(j)
             return rec is not None and rec.error is not None
     return False
+
+
+def _listed(obs) -> list:
+    """The items of an encoded list (``['list', [...]]``)."""
+    return obs[1] if isinstance(obs, list) and len(obs) == 2 and isinstance(obs[1], list) else []
 
 
 def _walk(program: Program, sg: Outcome, th: Outcome, verdict: Verdict, names: dict, torch) -> tuple:
@@ -278,40 +351,43 @@ def _walk(program: Program, sg: Outcome, th: Outcome, verdict: Verdict, names: d
             later_grads = any(program.steps[r.index].tag == GRAD and r.obs is not None and r.error is None
                               for r in sg.records[i + 1:]) or (step.tag == GRAD and es is None)
             found.append(_error_divergence(i, step, es, et, later_grads))
+            if step.guard and es is not None and et is not None:
+                continue  # both refused and both went on: what follows is still comparable
             return found, None
         if step.op == "changed" and _load_failed(program, sg, i):
             # a failed load must leave the module as it was (issue 14); PyTorch's own partial
             # load is not the reference here
-            if rs.obs:
+            if _listed(rs.obs):
                 found.append(Divergence("failed_load_changed_state", i, f"after a failed load scalargrad changed "
                                         f"{rs.obs} (PyTorch changed {rt.obs})", rs.obs, rt.obs))
             continue
         if rs.warnings != rt.warnings:
             found.append(Divergence("wrong_warning", i, f"scalargrad warns {rs.warnings} | PyTorch warns "
-                                    f"{rt.warnings}", rs.warnings, rt.warnings))
+                                    f"{rt.warnings}", rs.warnings, rt.warnings, propagates=False))
         if rs.obs == rt.obs:
             continue
         diffs = _diff(rs.obs, rt.obs)
         fields = {f for f, _ in diffs}
         detail = f"{step.name}: scalargrad {_short(rs.obs)} | PyTorch {_short(rt.obs)}"
         if step.tag == GRAD_GRAPH:
-            found.append(Divergence("wrong_grad_graph", i, detail, rs.obs, rt.obs))
+            found.append(Divergence("wrong_grad_graph", i, detail, rs.obs, rt.obs, propagates=False))
             continue
         if fields & _VALUE_FIELDS:
             # the 1-ulp rule at a C-library step
-            if step.libm and fields & _VALUE_FIELDS == {"val"}:
+            call = libm_call(step.code) if fields & _VALUE_FIELDS == {"val"} else None
+            if call:
                 s_val, dt = _scalar(rs.obs)
                 t_val, _ = _scalar(rt.obs)
-                args = _libm_args(step, names, sg)
+                args = _libm_args(call, names, sg, dt) if dt else None
                 if s_val is not None and t_val is not None and args is not None:
-                    if libm.sg_is_correct(step.libm[0], args, dt, s_val, t_val):
+                    if libm.sg_is_correct(call[0], args, dt, s_val, t_val):
                         verdict.libm_steps.append(i)
                         return found, (step.name, s_val)
                     ulps = libm.ulps_apart(s_val, t_val, dt)
                     if ulps is not None and ulps <= 2:
-                        found.append(Divergence("libm_last_bit", i, detail + " (scalargrad not correctly "
-                                                f"rounded: mpmath gives {libm.correctly_rounded(step.libm[0], args, dt)!r})",
-                                                rs.obs, rt.obs))
+                        want = libm.correctly_rounded(call[0], args, dt)
+                        found.append(Divergence("libm_last_bit", i, f"{detail} (scalargrad not correctly rounded: "
+                                                f"mpmath gives {want!r})", rs.obs, rt.obs))
                         return found, (step.name, s_val)
             if step.tag == GRAD and _gradient_drift(rs.obs, rt.obs):
                 if backward_off is None:
@@ -322,12 +398,13 @@ def _walk(program: Program, sg: Outcome, th: Outcome, verdict: Verdict, names: d
             cls = "silently_wrong_grad" if step.tag == GRAD else "silently_wrong_value"
             found.append(Divergence(cls, i, detail, rs.obs, rt.obs))
             return found, None
-        if step.tag in (GRAD, GRAD_GRAPH) and fields & {"fn", "structure"}:
-            found.append(Divergence("wrong_grad_graph", i, detail, rs.obs, rt.obs))
-        elif fields & _META_FIELDS:
-            found.append(Divergence("wrong_metadata", i, detail, rs.obs, rt.obs))
+        if fields & _FLAG_FIELDS:
+            found.append(Divergence("wrong_requires_grad", i, detail, rs.obs, rt.obs))
+        elif "fn" in fields:
+            cls = "wrong_grad_graph" if step.tag == GRAD else "wrong_metadata"
+            found.append(Divergence(cls, i, detail, rs.obs, rt.obs, propagates=False))
         elif "repr" in fields:
-            found.append(Divergence("wrong_repr", i, detail, rs.obs, rt.obs))
+            found.append(Divergence("wrong_repr", i, detail, rs.obs, rt.obs, propagates=False))
     return found, None
 
 
@@ -340,6 +417,8 @@ def compare(program: Program, sg: Outcome, th: Outcome, rerun_torch=None, torch=
     names = {s.name: i for i, s in enumerate(program.steps) if s.name}
     torch_raised = th.error is not None or any(r.error is not None for r in th.records)
     case = "module" if program.kind == "modules" else ("error" if torch_raised else "value")
+    if th.error is not None and "INTERNAL ASSERT FAILED" in th.error.message:
+        case = "excluded"  # a bug of PyTorch's (e.g. ``False ** x``): nothing to compare with
     verdict = Verdict(case)
     patches: dict = {}
     carried: list[Divergence] = []  # last-bit differences already patched over

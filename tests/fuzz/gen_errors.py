@@ -306,7 +306,8 @@ def t_integer_arith(e: _E) -> None:
     if form == 0:
         code = f"{t} {op} {lit(b)}"
     elif form == 1:
-        code = f"{lit(b)} {op} {t}"
+        left = lit(b)
+        code = f"{f'({left})' if left.startswith('-') else left} {op} {t}"
     else:
         other = e.let(f"torch.tensor({lit(b)})", "tensor")
         code = f"{t} {op} {other}"

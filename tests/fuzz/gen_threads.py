@@ -47,7 +47,7 @@ def generate_thread(seed: int, index: int) -> Program:
                           "thread", STATE, helpers=_T))
         steps.append(Step("v0.grad", "v2", ("v0",), "read_grad", GRAD, True))
     elif form == 4:  # a graph built in one thread, backward in another
-        steps.append(Step("(v0 * v0).sin()", "v1", ("v0",), "op", VALUE, True))
+        steps.append(Step("(v0 * v0) * 3 + v0", "v1", ("v0",), "op", VALUE, True))
         steps.append(Step("in_thread(lambda: v1.backward())", "v2", ("v1",), "thread", STATE, helpers=_T))
         steps.append(Step("v0.grad", "v3", ("v0",), "read_grad", GRAD, True))
     elif form == 5:  # no_grad as a decorator runs in the thread that calls the function

@@ -26,8 +26,6 @@ class Step:
     ``code`` is an expression when ``name`` is set (the interpreter binds and observes its
     value), otherwise statements. ``guard``: an exception is recorded and the program goes on
     (for probes whose error is the point); otherwise the first exception ends the program.
-    ``libm``: ``(function, operands)`` with operands as variable names or numbers, for a step
-    whose result PyTorch computes with the C library (the 1-ulp rule).
     """
 
     code: str
@@ -37,7 +35,6 @@ class Step:
     tag: str = VALUE
     show: bool = False
     guard: bool = False
-    libm: tuple | None = None
     helpers: tuple[str, ...] = ()
 
     def source(self, observe: bool = False) -> str:
