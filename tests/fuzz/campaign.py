@@ -70,11 +70,11 @@ def _norm(text: str) -> str:
 def signature(program: Program, d: Divergence) -> tuple:
     """The cause of a divergence, as a grouping key."""
     op = program.steps[d.step].op if d.step < len(program.steps) else "?"
-    if d.sg is not None and isinstance(d.sg, dict) and "type" in d.sg or isinstance(d.torch, dict) and \
-            "type" in (d.torch or {}):
-        s = f"{d.sg['type']}: {_norm(d.sg['message'])}" if isinstance(d.sg, dict) and "type" in d.sg else "-"
-        t = f"{d.torch['type']}: {_norm(d.torch['message'])}" if isinstance(d.torch, dict) and "type" in d.torch else "-"
-        return (d.cls, op, s, t)
+    def error(e) -> str | None:
+        return f"{e['type']}: {_norm(e['message'])}" if isinstance(e, dict) and "type" in e else None
+
+    if error(d.sg) or error(d.torch):
+        return (d.cls, op, error(d.sg) or "-", error(d.torch) or "-")
     if d.cls in ("wrong_warning",):
         return (d.cls, op, _norm(str(d.sg)), _norm(str(d.torch)))
     if d.cls == "failed_load_changed_state":
@@ -238,13 +238,13 @@ class Campaign:
         st.libm_accepted += bool(verdict.libm_steps)
         st.libm_backward += verdict.libm_backward
         for i, step in enumerate(program.steps):
-            if step.op == "changed":
-                rs, rt = s.record(i), t.record(i)
-                load = next((j for j in range(i - 1, -1, -1) if program.steps[j].op == "load_state_dict"), None)
-                if load is not None and t.record(load) is not None and t.record(load).error is not None:
-                    st.torch_changed_on_failed_load += bool(rt and rt.obs)
-                if load is not None and s.record(load) is not None and s.record(load).error is not None:
+            if step.op == "load_state_dict" and step.guard:
+                after = next((j for j in range(i + 1, len(program.steps)) if program.steps[j].op == "changed"), None)
+                rt = t.record(i)
+                if s.record(i) is not None and s.record(i).error is not None:
                     st.failed_loads += 1
+                if rt is not None and rt.error is not None and after is not None and t.record(after) is not None:
+                    st.torch_changed_on_failed_load += bool(t.record(after).obs and t.record(after).obs[1])
         seen: set = set()
         for key, cause, d in causes_of(program, verdict, s):
             g = self.groups.get(key)

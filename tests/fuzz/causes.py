@@ -13,10 +13,11 @@ says which bullet of issue 14 the cause confirms, or that the fuzzer found it.
 
 from __future__ import annotations
 
+import ast
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .compare import Divergence, libm_call
 from .outcome import Outcome
@@ -34,7 +35,9 @@ def value_kind(a, b) -> str:
                 return value_kind(x, y)
     if not (isinstance(a, dict) and isinstance(b, dict)):
         def what(x):
-            return "tensor" if isinstance(x, dict) else type(x).__name__ if not isinstance(x, list) else x[0]
+            if isinstance(x, dict):
+                return "tensor"
+            return (str(x[0]) if x else "[]") if isinstance(x, list) else type(x).__name__
         return f"{what(a)} vs {what(b)}"
     if a.get("dtype") != b.get("dtype"):
         return f"dtype {a.get('dtype')} vs {b.get('dtype')}"
@@ -117,6 +120,15 @@ class Ctx:
                 return True
         return False
 
+    def hooked_then_inplace(self) -> bool:
+        """A tensor hook or retain_grad registered on a tensor that is later changed in place."""
+        text = self._before
+        for m in re.finditer(r"(v\d+)\.(register_hook|retain_grad)\(", text):
+            rest = text[m.end():]
+            if re.search(rf"\b{m.group(1)}(\.\w+_\(| [-+*/]= )", rest):
+                return True
+        return False
+
     def steps_before(self):
         return self.program.steps[: self.d.step + 1]
 
@@ -145,11 +157,29 @@ _CREATE_GRAPH = r"create_graph=True"
 _OVERWRITE = r"v\d+\.(fill_|zero_|copy_)\("  # on the tensor itself, not through .detach()/.data
 _INPLACE_VIA_DETACH = r"\.detach\(\)\.\w+_\(|with torch\.no_grad\(\):\n\s+v\d+\.\w+_\("
 _VIEW_INPLACE = r"(\.(view|unsqueeze|reshape|expand|squeeze)\([^()]*\)|\[[^\]]*\])\.\w+_\("
-_CLAMP_TENSOR = r"clamp\(v\d+, (min=|max=)?(v\d+|torch\.tensor)|clamp\((min=|max=)?v\d+|max=v\d+"
 _CLASS_NAMES = re.compile(r"\b(Value|DataView|ShapedTensor|ShapedParameter)\b")
 _ARG_PARSER = r"argument '\w+' \(position|received an invalid combination|must be Tensor, not|unsupported operand"
 _BOOL_REFUSED = (r"with a bool tensor is not supported|with two bool tensors|on a bool tensor is not supported|"
                  r"not implemented for 'Bool'|Boolean inputs not supported")
+
+
+def _clamp_with_tensor_bound(code: str) -> bool:
+    """Whether ``code`` calls clamp/clamp_min/clamp_max/clip with a tensor as a bound."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("clamp", "clamp_min", "clamp_max", "clip", "clamp_")):
+            continue
+        on_torch = isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"
+        bounds = node.args[1:] if on_torch else node.args
+        for b in list(bounds) + [k.value for k in node.keywords]:
+            if isinstance(b, ast.Name) or (isinstance(b, ast.Call) and isinstance(b.func, ast.Attribute)
+                                           and b.func.attr == "tensor"):
+                return True
+    return False
 
 
 def _graph_names(c: Ctx) -> bool:
@@ -161,7 +191,7 @@ CATALOGUE: list[Cause] = [
     Cause("pytorch-internal-assert", "PyTorch fails an internal assertion (e.g. `False ** x` backward)",
           "(PyTorch)", "new: not a scalargrad fault; such programs are excluded",
           lambda c: c.is_("pytorch_bug")),
-    # ------------------------------------------------------------ rules on PyTorch's or scalargrad's error: hooks, versions, in place
+    # ------------------------------------------------------------ rules on errors: hooks, versions, in place
     Cause("hook-result-unchecked",
           "A tensor hook's result is not checked: another dtype or shape, or a non-tensor, is accepted "
           "(PyTorch: \"hook 'f' has changed the type of value\" / \"...the size of value\")",
@@ -401,6 +431,11 @@ CATALOGUE: list[Cause] = [
           and (c.is_("wrong_requires_grad") or "does not require grad" in c.se
                or c.is_("silently_wrong_grad") and "wrong_requires_grad" in c.prior)),
     # ------------------------------------------------------------ rules on values (no error on either side)
+    Cause("hook-before-inplace",
+          "A tensor hook (or retain_grad's hook) registered before an in-place op stays, in PyTorch, with the "
+          "version it was registered on and sees that version's gradient; scalargrad moves it to the new version",
+          "value.py:_inplace (the _ext with the hooks moves to the rebased Value)", "new",
+          lambda c: c.values and c.is_("silently_wrong_grad") and c.hooked_then_inplace()),
     Cause("view-inplace-not-shared",
           "A view of a 0-dim tensor (view, unsqueeze, [...]) is a copy: in place on it leaves the base's value and "
           "graph unchanged (PyTorch: the base changes, its grad_fn becomes CopySlices/AsStridedBackward0)",
@@ -413,7 +448,8 @@ CATALOGUE: list[Cause] = [
           "value.py:Value.clamp (the branch for tensor bounds)", "new",
           lambda c: (c.op.startswith("clamp") or "clamp" in c.code) and c.is_("wrong_metadata")
           and "Backward0" in str(c.d.sg) and re.search(r"M(ax|in)imumBackward0", str(c.d.sg)) is not None
-          or (c.values and c.is_("silently_wrong_grad") and not c.before(_CREATE_GRAPH) and c.before(_CLAMP_TENSOR))),
+          or (c.values and c.is_("silently_wrong_grad") and not c.before(_CREATE_GRAPH)
+              and any(_clamp_with_tensor_bound(s.code) for s in c.steps_before()))),
     Cause("create-graph-dtype",
           "With create_graph the gradient of a float32 input through a float64 op stays float64",
           "autograd/engine.py:_deliver_one (no cast to the input's dtype when run.graph)",
@@ -450,7 +486,7 @@ CATALOGUE: list[Cause] = [
           "confirms: an int times a float32 rounded once instead of twice",
           lambda c: c.values and c.is_("silently_wrong_value", "silently_wrong_grad") and not c.vk.startswith("dtype")
           and (c.mixes(lambda dts, out, s: bool(dts & {"int64", "bool"}) and out.startswith("float"))
-               or c.before(r"(\*\* |pow\(v\d+, )-?\d{8,}"))),
+               or c.before(r"(\*\* |pow\((v\d+, )?)-?\d{8,}"))),
     Cause("mixed-float-backward",
           "Backward with operands of different float dtypes runs in the result dtype, where PyTorch evaluates "
           "terms in an operand's own dtype (pow of a float64 base by a float32 exponent: `exponent - 1` is "

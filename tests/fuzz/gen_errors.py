@@ -237,8 +237,9 @@ def t_hooks(e: _E) -> None:
         e.do(f"{y}.backward()", "backward", VALUE)
         e.let(f"{x}.grad", "read_grad", GRAD)
     elif form == 5:
-        e.do(f"{x}.grad = {rng.choice(['1.0', repr('a'), 'torch.tensor(1)', 'torch.tensor(1., dtype=torch.float64)', 'torch.zeros(2)', 'torch.tensor(True)'])}",
-             "set_grad", VALUE)
+        value = rng.choice(["1.0", "'a'", "torch.tensor(1)", "torch.tensor(1., dtype=torch.float64)", "torch.zeros(2)",
+                            "torch.tensor(True)"])
+        e.do(f"{x}.grad = {value}", "set_grad", VALUE)
         e.let(f"{x}.grad", "read_grad", GRAD)
     elif form == 6:
         y = e.let(f"{x} * 2", "mul")
@@ -394,8 +395,9 @@ def t_detach_views(e: _E) -> None:
 
 TEMPLATES = {
     "wrong_operand": (t_wrong_operand, 12), "number_where_tensor": (t_number_where_tensor, 6),
-    "factory": (t_factory, 10), "requires_grad_int": (t_requires_grad_int, 5), "backward_twice": (t_backward_twice, 6),
-    "backward_without_grad": (t_backward_without_grad, 4), "version": (t_version, 12), "leaf_inplace": (t_leaf_inplace, 6),
+    "factory": (t_factory, 10), "requires_grad_int": (t_requires_grad_int, 5),
+    "backward_twice": (t_backward_twice, 6), "backward_without_grad": (t_backward_without_grad, 4),
+    "version": (t_version, 12), "leaf_inplace": (t_leaf_inplace, 6),
     "hooks": (t_hooks, 8), "autograd_grad": (t_autograd_grad, 7), "conversion": (t_conversion, 8),
     "integer_arith": (t_integer_arith, 8), "bool_arith": (t_bool_arith, 4), "clamp": (t_clamp, 6),
     "function": (t_function, 6), "grad_mode": (t_grad_mode, 3), "detach_views": (t_detach_views, 5),

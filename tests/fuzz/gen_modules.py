@@ -129,7 +129,8 @@ class _ModuleProgram:
             f"list({m}.state_dict().keys())", f"[n for n, _ in {m}.named_modules()]",
             f"[n for n, _ in {m}.named_parameters(remove_duplicate=False)]", f"len(list({m}.parameters()))",
             f"[n for n, _ in {m}.named_children()]", f"list({m}.state_dict(prefix='pre.').keys())",
-            f"[(n, isinstance(t, torch.nn.Parameter), t.requires_grad) for n, t in {m}.state_dict(keep_vars=True).items()]",
+            f"[(n, isinstance(t, torch.nn.Parameter), t.requires_grad) "
+            f"for n, t in {m}.state_dict(keep_vars=True).items()]",
             f"[n for n, _ in {m}.named_parameters(recurse=False)]",
         ], 3):
             self.let(code, "names", STATE)

@@ -17,7 +17,7 @@ import struct
 
 import mpmath
 
-__all__ = ["correctly_rounded", "ulps_apart", "sg_is_correct", "round_to"]
+__all__ = ["correctly_rounded", "ulps_apart", "ulp", "sg_is_correct", "round_to"]
 
 _PREC = 256
 
@@ -94,6 +94,14 @@ def _ordinal(x: float, dtype: str) -> int:
     else:
         i = struct.unpack("<q", struct.pack("<d", x))[0]
     return i if i >= 0 else -(i & (2**31 - 1 if dtype == "float32" else 2**63 - 1))
+
+
+def ulp(x: float, dtype: str) -> float:
+    """The spacing of ``dtype``'s numbers at ``|x|``."""
+    if dtype == "float64":
+        return math.ulp(x)
+    e = math.frexp(abs(x))[1] if x else -125
+    return 2.0 ** (max(e, -125) - 24)
 
 
 def ulps_apart(a: float, b: float, dtype: str) -> int | None:

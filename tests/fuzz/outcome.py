@@ -133,6 +133,9 @@ def encode(x, lib, show: bool = False, depth: int = 0):
     return ["object", type(x).__name__]
 
 
+_RAISES = ("RAISE_VARARGS", "RERAISE")
+
+
 @functools.lru_cache(maxsize=4096)
 def _raising_opcode(code, offset: int) -> str:
     for ins in dis.get_instructions(code):
@@ -164,5 +167,5 @@ def error_record(exc: BaseException, package_dir: str | None) -> ErrorRecord:
         rec.site = f"{rel}:{code.co_name}:{site.tb_lineno}"
     # deliberate: the innermost frame is the library's own code, stopped at a raise statement
     rec.deliberate = (innermost is not None and innermost is site
-                      and _raising_opcode(innermost.tb_frame.f_code, innermost.tb_lasti) in ("RAISE_VARARGS", "RERAISE"))
+                      and _raising_opcode(innermost.tb_frame.f_code, innermost.tb_lasti) in _RAISES)
     return rec

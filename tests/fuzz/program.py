@@ -57,6 +57,7 @@ class Program:
     index: int
     steps: list[Step] = field(default_factory=list)
     note: str = ""
+    meta: dict = field(default_factory=dict)  # e.g. a smooth graph's output and input names
 
     @property
     def ident(self) -> str:
@@ -149,7 +150,8 @@ HELPERS = {
         if b is None or a is None:
             out.append(k + (" added" if b is None else " removed"))
         else:
-            out += [k + " " + what for what, x, y in zip(("identity", "is_parameter", "dtype", "shape", "requires_grad", "values"), b, a) if x != y]
+            fields = ("identity", "is_parameter", "dtype", "shape", "requires_grad", "values")
+            out += [k + " " + what for what, x, y in zip(fields, b, a) if x != y]
     return out''',
     # run a function in another thread and return what it returned or raised
     "in_thread": '''def in_thread(fn):
