@@ -92,6 +92,8 @@ class Group:
     issue: str = ""
     count: int = 0
     classes: collections.Counter = field(default_factory=collections.Counter)
+    cases: collections.Counter = field(default_factory=collections.Counter)  # case -> programs
+    sole: collections.Counter = field(default_factory=collections.Counter)  # case -> programs with no other cause
     signatures: collections.Counter = field(default_factory=collections.Counter)
     programs: list = field(default_factory=list)
     repro: str = ""
@@ -106,7 +108,8 @@ class Group:
     def to_json(self) -> dict:
         return {"cause": self.key, "title": self.title, "where": self.where, "issue": self.issue,
                 "worst": self.worst, "severity": SEVERITY[self.worst][1], "count": self.count,
-                "classes": dict(self.classes), "signatures": [[list(k), n] for k, n in self.signatures.most_common(12)],
+                "classes": dict(self.classes), "cases": dict(self.cases), "sole": dict(self.sole),
+                "signatures": [[list(k), n] for k, n in self.signatures.most_common(12)],
                 "programs": self.programs, "repro": self.repro, "repro_detail": self.repro_detail,
                 "printed_sg": self.printed_sg, "printed_torch": self.printed_torch}
 
@@ -120,14 +123,16 @@ def cause_of(program: Program, d: Divergence, sg=None, prior: tuple = ()) -> tup
 
 
 def causes_of(program: Program, verdict: Verdict, sg=None) -> list[tuple[str, object, Divergence]]:
-    """Every divergence of a program with its cause. A divergence no rule claims that follows the
-    program's root cause (see ``compare``) is taken as a consequence of it."""
+    """Every divergence of a program with its cause. A later divergence that follows the program's
+    root cause (see ``compare``) is taken as a consequence of it when no rule claims it, or when
+    the root is a requires_grad difference (from then on the libraries track different tensors,
+    so every autograd difference may come from it)."""
     out = []
     root_key = None
     root = verdict.root
     for i, d in enumerate(verdict.divergences):
         key, cause = cause_of(program, d, sg, tuple(verdict.divergences[:i]))
-        if cause is None and d.propagates and root_key is not None:
+        if root_key is not None and d.propagates and (cause is None or root.cls == "wrong_requires_grad"):
             key, cause = root_key
         if d is root:
             root_key = (key, cause)
@@ -245,16 +250,20 @@ class Campaign:
                     st.failed_loads += 1
                 if rt is not None and rt.error is not None and after is not None and t.record(after) is not None:
                     st.torch_changed_on_failed_load += bool(t.record(after).obs and t.record(after).obs[1])
+        found = causes_of(program, verdict, s)
+        keys = {key for key, _, _ in found}
         seen: set = set()
-        for key, cause, d in causes_of(program, verdict, s):
+        for key, cause, d in found:
             g = self.groups.get(key)
             if g is None:
                 g = self.groups[key] = Group(key, *((cause.title, cause.where, cause.issue) if cause else ()))
             g.classes[d.cls] += 1
             g.signatures[signature(program, d)] += 1
-            if key not in seen:
+            if key not in seen:  # programs are counted once per cause
                 seen.add(key)
                 g.count += 1
+                g.cases[verdict.case] += 1
+                g.sole[verdict.case] += len(keys) == 1
                 if len(g.programs) < 5:
                     g.programs.append(program.ident)
 

@@ -132,10 +132,10 @@ class Ctx:
     def steps_before(self):
         return self.program.steps[: self.d.step + 1]
 
-    def mixes(self, pred) -> bool:
-        """Whether a step up to the divergent one has tensor operands whose dtypes satisfy ``pred``
-        (a set of dtype names -> bool), e.g. an int64 tensor in a float op."""
-        for s in self.steps_before():
+    def mixes(self, pred, only_here: bool = False) -> bool:
+        """Whether a step up to the divergent one (or only it) has tensor operands whose dtypes
+        satisfy ``pred(dtypes, result dtype, step)``, e.g. an int64 tensor in a float op."""
+        for s in ([self.step] if only_here else self.steps_before()):
             if s.name and len(s.uses) >= 1:
                 dts = {self.dtype(u) for u in s.uses} - {None}
                 out = self.dtype(s.name)
@@ -155,12 +155,18 @@ class Cause:
 
 _CREATE_GRAPH = r"create_graph=True"
 _OVERWRITE = r"v\d+\.(fill_|zero_|copy_)\("  # on the tensor itself, not through .detach()/.data
+_SELF_OPERAND = r"\b(v\d+)\.(mul_|div_|add_|sub_|copy_)\(\1\)|\b(v\d+) [-+*/]= \3\b"
+_NO_GRAD_INPLACE = r"with torch\.no_grad\(\):\n\s+v\d+\.\w+_\("
 _INPLACE_VIA_DETACH = r"\.detach\(\)\.\w+_\(|with torch\.no_grad\(\):\n\s+v\d+\.\w+_\("
 _VIEW_INPLACE = r"(\.(view|unsqueeze|reshape|expand|squeeze)\([^()]*\)|\[[^\]]*\])\.\w+_\("
 _CLASS_NAMES = re.compile(r"\b(Value|DataView|ShapedTensor|ShapedParameter)\b")
 _ARG_PARSER = r"argument '\w+' \(position|received an invalid combination|must be Tensor, not|unsupported operand"
 _BOOL_REFUSED = (r"with a bool tensor is not supported|with two bool tensors|on a bool tensor is not supported|"
                  r"not implemented for 'Bool'|Boolean inputs not supported")
+
+
+def _int_into_float(dts: set, out: str, step) -> bool:
+    return bool(dts & {"int64", "bool"}) and out.startswith("float")
 
 
 def _clamp_with_tensor_bound(code: str) -> bool:
@@ -203,24 +209,35 @@ CATALOGUE: list[Cause] = [
           "value.py:Value.register_post_accumulate_grad_hook, autograd/engine.py:_accumulate_leaf",
           "confirms: a post-accumulate hook returning a value is not refused",
           lambda c: "post accumulate grad hook" in c.te),
-    Cause("inplace-overwrite-not-recorded",
-          "fill_/zero_/copy_ on a non-leaf is not recorded as a node: the old grad_fn stays and gradients flow "
-          "through the overwritten value (PyTorch: FillBackward/ZeroBackward give 0, CopyBackwards keeps the old "
-          "input with a zero gradient); the version stamp it moves also reorders the sweep",
-          "value.py:Value.fill_/copy_ and _inplace (the branch for a result without a graph node)",
+    Cause("inplace-without-graph-node",
+          "An in-place op on a non-leaf that makes no graph node (fill_/zero_/copy_ of a value without grad, or "
+          "any in-place op under no_grad) changes the value and moves the version stamp but keeps the old "
+          "grad_fn: the engine then takes the node for a rebased one and skips it, and gradients flow through "
+          "the overwritten value (PyTorch: FillBackward/ZeroBackward give 0, CopyBackwards keeps the old input "
+          "with a zero gradient; under no_grad the node and its derivative stay)",
+          "value.py:_inplace (the branch for a result without a graph node) with autograd/engine.py:_route; "
+          "Value.fill_/copy_",
           "confirms: fill_/copy_/zero_ on a non-leaf",
-          lambda c: c.before(_OVERWRITE) and (
+          lambda c: (c.before(_OVERWRITE) or c.before(_NO_GRAD_INPLACE)) and (
               c.op in ("fill_", "zero_", "copy_") and c.is_("wrong_metadata", "wrong_requires_grad")
-              or "modified by an inplace operation" in c.te and not c.se
-              or c.values and c.is_("silently_wrong_grad", "wrong_grad_graph", "wrong_requires_grad"))),
+              or "modified by an inplace operation" in c.te and not c.se and c.before(_OVERWRITE)
+              or c.values and c.is_("silently_wrong_grad", "wrong_grad_graph")
+              or c.is_("wrong_requires_grad") and c.op in ("read_grad", "autograd.grad", "read"))),
     Cause("version-via-detach",
           "An in-place change through `.detach()` (or under no_grad) of a tensor a node saved is not detected: "
           "backward uses the new value (PyTorch: version error)",
           "value.py:_inplace (a DataView write does not move the version stamp) and DataView",
           "confirms: in-place change of a saved tensor through .detach()",
           lambda c: "modified by an inplace operation" in c.te and not c.se and c.before(_INPLACE_VIA_DETACH)),
+    Cause("version-self-operand",
+          "An in-place op whose operand is the tensor itself (`x.mul_(x)`, `x.div_(x)`, `x *= x`) saves the value "
+          "it overwrites; PyTorch's version check then refuses backward, scalargrad routes the saved operand to the "
+          "old version and computes a gradient",
+          "value.py:_inplace (the operand that is self is replaced by the snapshot) / autograd/engine.py:_route",
+          "new",
+          lambda c: "modified by an inplace operation" in c.te and not c.se and c.before(_SELF_OPERAND)),
     Cause("version-not-detected",
-          "An in-place change of a tensor a node saved is not detected (other paths than .detach())",
+          "An in-place change of a tensor a node saved is not detected (other paths)",
           "autograd/engine.py:_route / value.py:_inplace",
           "new",
           lambda c: "modified by an inplace operation" in c.te and not c.se),
@@ -258,8 +275,8 @@ CATALOGUE: list[Cause] = [
     Cause("floordiv-reflected",
           "`number // tensor` is not defined (no __rfloordiv__): Python's TypeError",
           "value.py:Value (no __rfloordiv__)", "new",
-          lambda c: re.search(r"unsupported operand type\(s\) for //: '\w+' and '(Value|DataView|Tensor)'", c.se)
-          is not None and not c.te.startswith("TypeError")),
+          lambda c: re.search(r"for //: '\w+' and '(Value|DataView|Tensor|Shaped\w+)'", c.se) is not None
+          and not c.te.startswith("TypeError")),
     Cause("floordiv-python-floor",
           "`//` is math.floor of a Python division: nan/inf raise ValueError/OverflowError, signed zeros and an "
           "infinite divisor differ from PyTorch's div_floor (`2.0 // -inf` is -1.0), integer division by zero",
@@ -392,10 +409,15 @@ CATALOGUE: list[Cause] = [
           "nn/modules/module.py:load_state_dict / loading.py:run_step", "new",
           lambda c: c.op == "load_state_dict" and "Error(s) in loading state_dict" in c.te),
     Cause("function-grad-shape",
-          "A custom Function's backward returning a gradient of an expandable other shape is refused; PyTorch "
-          "sums it to the input's shape (and refuses only shapes that do not expand)",
-          "autograd/function.py:_FunctionOp.backward", "refutes: PyTorch sums such gradients for a 0-dim input",
-          lambda c: "cannot be converted to Scalar" in c.se and c.op in ("backward", "function.apply")),
+          "A custom Function's gradient of another shape: one that expands to the input's shape (PyTorch sums it: "
+          "(2,) for a 0-dim input, (2, 2) for (2,)) is refused, one that does not ((2, 1) for (2,)) is accepted; "
+          "the refusal's words are scalargrad's (PyTorch: \"Function FBackward returned an invalid gradient at "
+          "index 0 - got [3] but expected shape compatible with [2]\")",
+          "autograd/function.py:_FunctionOp.backward / _backward_elementwise",
+          "refutes in part: PyTorch sums a gradient that expands to the input; confirms for (2, 1)",
+          lambda c: c.before(r"class F\(torch\.autograd\.Function\)") and (
+              "cannot be converted to Scalar" in c.se or "Function backward returned a gradient of shape" in c.se
+              or "returned an invalid gradient at index" in c.te)),
     Cause("no-version-attribute", "Tensor._version does not exist", "value.py:Value.__getattr__", "new",
           lambda c: "_version" in c.se),
     Cause("device-messages",
@@ -422,14 +444,35 @@ CATALOGUE: list[Cause] = [
           "value.py:Value.__getattr__ (Unsupported)", "new: missing features",
           lambda c: c.is_("unsupported")),
     Cause("create-graph-disconnected",
-          "create_graph: a gradient that PyTorch builds as a graph (WhereBackward0, ...) is a constant "
-          "(requires_grad=False), so the second order is missing or an error",
+          "create_graph: a gradient that depends on the inputs only through masks or constants (relu, maximum, "
+          "clamp, abs, pow's exponent...) is a constant in scalargrad (requires_grad=False) where PyTorch records "
+          "it (ThresholdBackwardBackward0, WhereBackward0; .grad gets CopyBackwards): a second backward through it "
+          "raises \"element 0 of tensors does not require grad\", a second-order gradient is missing",
           "autograd/kernels.py:GraphKernel (constants from k.zero/k.const where PyTorch records a node)",
           "confirms: second order of abs/pow/rpow disconnected",
           lambda c: c.before(_CREATE_GRAPH) and c.op in ("autograd.grad", "read_grad", "sum_grads", "backward",
                                                         "graph_names")
           and (c.is_("wrong_requires_grad") or "does not require grad" in c.se
                or c.is_("silently_wrong_grad") and "wrong_requires_grad" in c.prior)),
+    # ------------------------------------------------------------ multi-element tensors (--shapes; the redesign)
+    Cause("shaped-ops-missing",
+          "minimum/maximum, //, clamp and friends on multi-element tensors end in \"a Tensor with 6 elements "
+          "cannot be converted to Scalar\"",
+          "shaped.py (the ops that read ._val of a ShapedTensor)", "new (shapes)",
+          lambda c: "cannot be converted to Scalar" in c.se and c.op in (
+              "maximum", "minimum", "floor_divide", "clamp", "clamp_min", "clamp_max", "pow", "div", "sum", "mean")),
+    Cause("shaped-inplace-checks",
+          "In place on multi-element tensors: no check that the result's broadcast shape fits the output, nor of "
+          "overlapping memory (expanded views)",
+          "shaped.py / value.py:_inplace", "new (shapes)",
+          lambda c: re.search(r"doesn't match the broadcast shape|refers? to a single memory location", c.te)
+          is not None and not c.se),
+    Cause("shaped-promotion",
+          "Promotion ignores PyTorch's priority of dimensioned tensors over 0-dim ones within a category "
+          "(float32 (2,) + float64 () is float32)",
+          "dtypes.py:result_type", "new (shapes)",
+          lambda c: c.vk.startswith("dtype torch.float64 vs torch.float32") and c.mixes(
+              lambda dts, out, s: dts >= {"float32", "float64"}, only_here=True)),
     # ------------------------------------------------------------ rules on values (no error on either side)
     Cause("hook-before-inplace",
           "A tensor hook (or retain_grad's hook) registered before an in-place op stays, in PyTorch, with the "
@@ -446,8 +489,8 @@ CATALOGUE: list[Cause] = [
           "ClampBackward0) and other gradients where the value ties a bound (PyTorch's clamp gives self the "
           "whole gradient when min <= self <= max; maximum splits a tie)",
           "value.py:Value.clamp (the branch for tensor bounds)", "new",
-          lambda c: (c.op.startswith("clamp") or "clamp" in c.code) and c.is_("wrong_metadata")
-          and "Backward0" in str(c.d.sg) and re.search(r"M(ax|in)imumBackward0", str(c.d.sg)) is not None
+          lambda c: c.is_("wrong_metadata") and re.search(r"'fn': 'M(ax|in)imumBackward0'", str(c.d.sg)) is not None
+          and re.search(r"'fn': 'Clamp", str(c.d.torch)) is not None
           or (c.values and c.is_("silently_wrong_grad") and not c.before(_CREATE_GRAPH)
               and any(_clamp_with_tensor_bound(s.code) for s in c.steps_before()))),
     Cause("create-graph-dtype",
@@ -484,9 +527,10 @@ CATALOGUE: list[Cause] = [
           "instead of twice; cos(int) of the exact integer; (-2.46) ** 16777217 keeps the odd exponent)",
           "value.py:binary / unary (the op runs on the raw int)",
           "confirms: an int times a float32 rounded once instead of twice",
-          lambda c: c.values and c.is_("silently_wrong_value", "silently_wrong_grad") and not c.vk.startswith("dtype")
-          and (c.mixes(lambda dts, out, s: bool(dts & {"int64", "bool"}) and out.startswith("float"))
-               or c.before(r"(\*\* |pow\((v\d+, )?)-?\d{8,}"))),
+          lambda c: c.values and not c.vk.startswith("dtype") and (
+              c.is_("silently_wrong_value") and (c.mixes(_int_into_float, only_here=True)
+                                                 or c.at(r"(\*\* |pow\((v\d+, )?)-?\d{8,}"))
+              or c.is_("silently_wrong_grad") and c.mixes(_int_into_float))),
     Cause("mixed-float-backward",
           "Backward with operands of different float dtypes runs in the result dtype, where PyTorch evaluates "
           "terms in an operand's own dtype (pow of a float64 base by a float32 exponent: `exponent - 1` is "

@@ -356,8 +356,20 @@ def t_function(e: _E) -> None:
                       "return x * 2", "ctx.save_for_backward(x, 3)\n        return x * 2",
                       "ctx.mark_non_differentiable(x)\n        return x", "return x", "return x.clone()",
                       "return (x * 2, x * 3)", "return 2.0"])
+    shaped = rng.random() < 0.3  # an input of shape (2,): PyTorch sums a gradient that expands to it
+    if shaped:
+        bad = rng.choice([("return torch.ones(3)", "not expandable"), ("return torch.ones(2, 2)", "expandable"),
+                          ("return torch.ones(1)", "smaller"), ("return g.sum()", "0-dim"), ("return g * 2", "fine"),
+                          ("return torch.ones(2, 1)", "transposed")])
+        fwd = rng.choice(["return x * 2", "ctx.save_for_backward(x)\n        return x * 2"])
     e.do("class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        " + fwd +
          "\n    @staticmethod\n    def backward(ctx, g, *rest):\n        " + bad[0], "define_function")
+    if shaped:
+        x = e.let("torch.tensor([1.5, -2.0], requires_grad=True)", "tensor")
+        y = e.let(f"F.apply({x})", "function.apply")
+        e.do(f"{y}.sum().backward()", "backward", VALUE)
+        e.let(f"{x}.grad", "read_grad", GRAD)
+        return
     x = e.leaf()
     inp = x if rng.random() < 0.5 else e.let(f"{x} * 1", "mul")
     y = e.let(f"F.apply({inp})", "function.apply")

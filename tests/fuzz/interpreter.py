@@ -69,9 +69,9 @@ def run_program(program: Program, lib, patches: dict | None = None, timeout: flo
     """Run ``program`` with ``torch`` bound to ``lib``; ``namespace``: a dict to run it in (to read
     its variables afterwards).
 
-    ``patches`` maps a step's name to a number written into that tensor's storage right after
-    the step (through ``.data``, outside the graph and its version counter): the comparator
-    uses it to carry on past a last-bit difference of the C library.
+    ``patches`` maps a step's name to the elements written into that tensor's storage right
+    after the step (through ``.data``, outside the graph and its version counter): the
+    comparator uses it to carry on past a last-bit difference of the math library.
     """
     _reset(lib)
     pkg = _package_dir(lib)
@@ -108,8 +108,9 @@ def run_program(program: Program, lib, patches: dict | None = None, timeout: flo
                     out.error, out.error_step = rec.error, i
                     break
             elif patches and step.name in patches:
+                t = ns[step.name]
                 with lib.no_grad():
-                    ns[step.name].data.fill_(patches[step.name])
+                    t.data.copy_(lib.tensor(patches[step.name], dtype=t.dtype).reshape(t.shape))
     finally:
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)

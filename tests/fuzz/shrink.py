@@ -16,6 +16,10 @@ from .program import Program, Step, lit
 
 __all__ = ["shrink", "leaf_source"]
 
+# steps that set global state every later step depends on (the random seed): never dropped, or
+# the shrunk program would differ in values that have nothing to do with its failure
+PINNED = ("manual_seed",)
+
 
 def _number(v):
     if isinstance(v, str):
@@ -50,6 +54,9 @@ def shrink(program: Program, same_failure, observe=None, max_rounds: int = 6) ->
         changed = False
         i = len(best.steps) - 1
         while i >= 0:
+            if best.steps[i].op in PINNED:
+                i -= 1
+                continue
             candidate = best.without({i})
             if len(candidate.steps) < len(best.steps) and candidate.steps and same_failure(candidate):
                 best = candidate

@@ -62,7 +62,10 @@ def markdown(report: dict) -> str:
             if g["issue"]:
                 lines.append(f"- issue 14: {g['issue']}")
             classes = ", ".join(f"{c} {n}" for c, n in sorted(g["classes"].items(), key=lambda x: SEVERITY[x[0]][0]))
+            cases = ", ".join(f"{n} {c}" for c, n in sorted(g.get("cases", {}).items()))
+            alone = sum(g.get("sole", {}).values())
             lines.append(f"- worst class: {g['worst']}; divergences: {classes}")
+            lines.append(f"- cases: {cases}; the only cause in {alone} of them")
             lines.append(f"- programs: {', '.join(g['programs'][:3])}\n")
             if g.get("repro"):
                 lines.append("Minimal repro (shrunk from the first program):\n")
