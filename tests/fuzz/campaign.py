@@ -49,11 +49,11 @@ def program_for(seed: int, i: int, kind: str | None = None, shapes: bool = False
     return GENERATORS[k](seed, index)
 
 
-def run_pair(program: Program, sg, torch) -> tuple:
+def run_pair(program: Program, sg, torch, timeout: float = 20.0) -> tuple:
     """(verdict, scalargrad's outcome, PyTorch's outcome) of one program."""
-    s = run_program(program, sg)
-    t = run_program(program, torch)
-    v = compare(program, s, t, rerun_torch=lambda patches: run_program(program, torch, patches), torch=torch)
+    s = run_program(program, sg, timeout=timeout)
+    t = run_program(program, torch, timeout=timeout)
+    v = compare(program, s, t, rerun_torch=lambda patches: run_program(program, torch, patches, timeout), torch=torch)
     return v, s, t
 
 
@@ -276,7 +276,7 @@ class Campaign:
         program = program_for(int(seed), int(index), kind, self.shapes)
 
         def matching(p: Program):
-            v, s, _ = run_pair(p, self.sg, self.torch)
+            v, s, _ = run_pair(p, self.sg, self.torch, timeout=5.0)  # a hang need not be waited for long
             return next((d for key, _, d in causes_of(p, v, s) if key == g.key), None)
 
         def observe(p: Program) -> dict:

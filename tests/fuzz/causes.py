@@ -197,7 +197,13 @@ CATALOGUE: list[Cause] = [
     Cause("pytorch-internal-assert", "PyTorch fails an internal assertion (e.g. `False ** x` backward)",
           "(PyTorch)", "new: not a scalargrad fault; such programs are excluded",
           lambda c: c.is_("pytorch_bug")),
-    # ------------------------------------------------------------ rules on errors: hooks, versions, in place
+    # ------------------------------------------------------------ rules on errors: hangs, hooks, versions, in place
+    Cause("copy-graph-cycle",
+          "copy_ from a value computed from the target (`z = y.sqrt(); y.copy_(z)`) makes the graph cyclic: "
+          "backward raises \"Trying to backward through the graph a second time\" or never ends (PyTorch: 0.3536)",
+          "value.py:_inplace (rebasing: the copy's source still points at the rebased Value)", "new",
+          lambda c: c.is_("timeout") or ("backward through the graph a second time" in c.se
+                                         and "second time" not in c.te and c.before(r"\.copy_\(v\d+\)"))),
     Cause("hook-result-unchecked",
           "A tensor hook's result is not checked: another dtype or shape, or a non-tensor, is accepted "
           "(PyTorch: \"hook 'f' has changed the type of value\" / \"...the size of value\")",
@@ -267,10 +273,6 @@ CATALOGUE: list[Cause] = [
           "A custom Function's mark_dirty on a leaf input is not refused",
           "autograd/function.py:Function.apply", "confirms: mark_dirty on a leaf is not refused",
           lambda c: "has been used in an in-place operation" in c.te),
-    Cause("copy-graph-cycle",
-          "copy_ from a value computed from the target makes the graph cyclic: backward never ends",
-          "value.py:_inplace (rebasing) with autograd/engine.py:_route", "new",
-          lambda c: c.is_("timeout")),
     # ------------------------------------------------------------ rules on errors: floor division, dtypes, numbers
     Cause("floordiv-reflected",
           "`number // tensor` is not defined (no __rfloordiv__): Python's TypeError",
