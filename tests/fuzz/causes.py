@@ -108,6 +108,43 @@ class Ctx:
                 return obs["dtype"].replace("torch.", "") if isinstance(obs, dict) and "dtype" in obs else None
         return None
 
+    def copies(self) -> list[tuple[str, str]]:
+        """(target, source) of every ``target.copy_(source)`` up to the divergent step."""
+        return re.findall(r"\b(v\d+)\.copy_\((v\d+)\)", self._before)
+
+    def overwrites(self) -> bool:
+        """fill_/zero_, or copy_ from a tensor that does not require grad: no graph node results."""
+        return self.before(_FILL) or self.before(r"\.copy_\(torch\.tensor") or any(
+            self.requires_grad(src) is False for _, src in self.copies())
+
+    def copy_cycles(self) -> bool:
+        """A copy_ whose source was computed from its target (the rebased target closes a cycle)."""
+        return any(self.requires_grad(src) and self.depends(src, target) for target, src in self.copies())
+
+    def requires_grad(self, name: str) -> bool | None:
+        if self.sg is None:
+            return None
+        for i, s in enumerate(self.program.steps):
+            if s.name == name:
+                rec = self.sg.record(i)
+                obs = rec.obs if rec is not None else None
+                return obs.get("rg") if isinstance(obs, dict) else None
+        return None
+
+    def depends(self, name: str, on: str) -> bool:
+        """Whether the step that bound ``name`` read ``on``, directly or through other steps."""
+        made = {s.name: s for s in self.program.steps if s.name}
+        todo, seen = [name], set()
+        while todo:
+            n = todo.pop()
+            if n == on:
+                return True
+            if n in seen or n not in made:
+                continue
+            seen.add(n)
+            todo.extend(made[n].uses)
+        return False
+
     def inplace_on_view(self) -> bool:
         """An in-place op on a view: ``v.view(1).add_(1)`` or a view bound first and changed later."""
         if self.before(_VIEW_INPLACE):
@@ -154,7 +191,7 @@ class Cause:
 
 
 _CREATE_GRAPH = r"create_graph=True"
-_OVERWRITE = r"v\d+\.(fill_|zero_|copy_)\("  # on the tensor itself, not through .detach()/.data
+_FILL = r"v\d+\.(fill_|zero_)\("  # on the tensor itself, not through .detach()/.data
 _SELF_OPERAND = r"\b(v\d+)\.(mul_|div_|add_|sub_|copy_)\(\1\)|\b(v\d+) [-+*/]= \3\b"
 _NO_GRAD_INPLACE = r"with torch\.no_grad\(\):\n\s+v\d+\.\w+_\("
 _INPLACE_VIA_DETACH = r"\.detach\(\)\.\w+_\(|with torch\.no_grad\(\):\n\s+v\d+\.\w+_\("
@@ -202,8 +239,9 @@ CATALOGUE: list[Cause] = [
           "copy_ from a value computed from the target (`z = y.sqrt(); y.copy_(z)`) makes the graph cyclic: "
           "backward raises \"Trying to backward through the graph a second time\" or never ends (PyTorch: 0.3536)",
           "value.py:_inplace (rebasing: the copy's source still points at the rebased Value)", "new",
-          lambda c: c.is_("timeout") or ("backward through the graph a second time" in c.se
-                                         and "second time" not in c.te and c.before(r"\.copy_\(v\d+\)"))),
+          lambda c: c.is_("timeout") or c.copy_cycles() and (
+              "backward through the graph a second time" in c.se and "second time" not in c.te
+              or c.values and c.is_("silently_wrong_grad", "wrong_metadata"))),
     Cause("hook-result-unchecked",
           "A tensor hook's result is not checked: another dtype or shape, or a non-tensor, is accepted "
           "(PyTorch: \"hook 'f' has changed the type of value\" / \"...the size of value\")",
@@ -224,11 +262,22 @@ CATALOGUE: list[Cause] = [
           "value.py:_inplace (the branch for a result without a graph node) with autograd/engine.py:_route; "
           "Value.fill_/copy_",
           "confirms: fill_/copy_/zero_ on a non-leaf",
-          lambda c: (c.before(_OVERWRITE) or c.before(_NO_GRAD_INPLACE)) and (
+          lambda c: (c.overwrites() or c.before(_NO_GRAD_INPLACE)) and (
               c.op in ("fill_", "zero_", "copy_") and c.is_("wrong_metadata", "wrong_requires_grad")
-              or "modified by an inplace operation" in c.te and not c.se and c.before(_OVERWRITE)
+              or "modified by an inplace operation" in c.te and not c.se and c.overwrites()
               or c.values and c.is_("silently_wrong_grad", "wrong_grad_graph")
               or c.is_("wrong_requires_grad") and c.op in ("read_grad", "autograd.grad", "read"))),
+    Cause("copy-drops-old-input",
+          "copy_ from a tensor that requires grad drops the overwritten value's inputs: they get no gradient "
+          "(None) where PyTorch's CopyBackwards sends them zeros (which then make -0. or nan on their way)",
+          "value.py:Value.copy_ / _inplace (ToCopy has the source as its only input)", "new",
+          lambda c: c.values and c.is_("silently_wrong_grad") and any(c.requires_grad(src) for _, src in c.copies())),
+    Cause("integer-requires-grad",
+          "An integer or bool tensor ends up requiring grad (copy_ into it from a tensor that requires grad), "
+          "which PyTorch never allows: its graph node then misleads what follows",
+          "value.py:_inplace (the rebased Value takes requires_grad whatever its dtype)", "new",
+          lambda c: c.is_("wrong_requires_grad") and isinstance(c.d.sg, dict) and c.d.sg.get("rg")
+          and c.d.sg.get("dtype") in ("torch.int64", "torch.bool")),
     Cause("version-via-detach",
           "An in-place change through `.detach()` (or under no_grad) of a tensor a node saved is not detected: "
           "backward uses the new value (PyTorch: version error)",

@@ -405,6 +405,19 @@ def t_detach_views(e: _E) -> None:
         e.let(f"{x}.grad", "read_grad", GRAD)
 
 
+def t_inplace_from_self(e: _E) -> None:
+    """In place on a tensor with an operand computed from it (the graph must stay acyclic)."""
+    rng = e.rng
+    x = e.leaf(abs(O.ordinary(rng)) + 0.5)
+    y = e.let(f"{x} * {rng.choice(['1', '2.0', '-1.5'])}", "mul")
+    z = e.let(f"{y}.{rng.choice(['sqrt()', 'exp()', 'neg()', 'sin()', 'clone()'])}", "op")
+    e.do(f"{y}.{rng.choice(['copy_', 'add_', 'mul_', 'sub_', 'div_'])}({z})", "inplace_from_self", VALUE)
+    e.let(y, "read")
+    out = rng.choice([y, z])
+    e.do(f"{out}.backward()", "backward", VALUE)
+    e.let(f"{x}.grad", "read_grad", GRAD)
+
+
 TEMPLATES = {
     "wrong_operand": (t_wrong_operand, 12), "number_where_tensor": (t_number_where_tensor, 6),
     "factory": (t_factory, 10), "requires_grad_int": (t_requires_grad_int, 5),
@@ -413,6 +426,7 @@ TEMPLATES = {
     "hooks": (t_hooks, 8), "autograd_grad": (t_autograd_grad, 7), "conversion": (t_conversion, 8),
     "integer_arith": (t_integer_arith, 8), "bool_arith": (t_bool_arith, 4), "clamp": (t_clamp, 6),
     "function": (t_function, 6), "grad_mode": (t_grad_mode, 3), "detach_views": (t_detach_views, 5),
+    "inplace_from_self": (t_inplace_from_self, 3),
 }
 
 
