@@ -241,7 +241,7 @@ CATALOGUE: list[Cause] = [
           "value.py:_inplace (rebasing: the copy's source still points at the rebased Value)", "new",
           lambda c: c.is_("timeout") or c.copy_cycles() and (
               "backward through the graph a second time" in c.se and "second time" not in c.te
-              or c.values and c.is_("silently_wrong_grad", "wrong_metadata"))),
+              or c.values and c.is_("silently_wrong_grad"))),
     Cause("hook-result-unchecked",
           "A tensor hook's result is not checked: another dtype or shape, or a non-tensor, is accepted "
           "(PyTorch: \"hook 'f' has changed the type of value\" / \"...the size of value\")",
@@ -269,9 +269,13 @@ CATALOGUE: list[Cause] = [
               or c.is_("wrong_requires_grad") and c.op in ("read_grad", "autograd.grad", "read"))),
     Cause("copy-drops-old-input",
           "copy_ from a tensor that requires grad drops the overwritten value's inputs: they get no gradient "
-          "(None) where PyTorch's CopyBackwards sends them zeros (which then make -0. or nan on their way)",
+          "(None) where PyTorch's CopyBackwards sends them zeros (which then make -0. or nan on their way), and "
+          "a node that saved the overwritten value is never reached, so its version error never comes",
           "value.py:Value.copy_ / _inplace (ToCopy has the source as its only input)", "new",
-          lambda c: c.values and c.is_("silently_wrong_grad") and any(c.requires_grad(src) for _, src in c.copies())),
+          lambda c: any(c.requires_grad(src) for _, src in c.copies()) and (
+              c.values and c.is_("silently_wrong_grad")
+              # the node that saved the overwritten value is never reached, so its version check never runs
+              or "modified by an inplace operation" in c.te and not c.se)),
     Cause("integer-requires-grad",
           "An integer or bool tensor ends up requiring grad (copy_ into it from a tensor that requires grad), "
           "which PyTorch never allows: its graph node then misleads what follows",

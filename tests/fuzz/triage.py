@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import warnings
 
 from .compare import GROUPS, SEVERITY
@@ -35,6 +36,11 @@ def printed(source: str, lib) -> list[str]:
 
 def _code(text: str) -> str:
     return "```python\n" + text.rstrip() + "\n```"
+
+
+def _without_prints(source: str) -> str:
+    """The repro without the print after each step (the outputs shown below are those prints)."""
+    return "\n".join(line for line in source.splitlines() if not re.fullmatch(r"\s*print\('v\d+', v\d+\)", line))
 
 
 def _differing(sg: list[str], th: list[str], context: int = 1) -> tuple[list[str], list[str]]:
@@ -68,8 +74,9 @@ def markdown(report: dict) -> str:
             lines.append(f"- cases: {cases}; the only cause in {alone} of them")
             lines.append(f"- programs: {', '.join(g['programs'][:3])}\n")
             if g.get("repro"):
-                lines.append("Minimal repro (shrunk from the first program):\n")
-                lines.append(_code(g["repro"]))
+                lines.append("Minimal repro (shrunk from the first program; the outputs below print each bound "
+                             "value after its step):\n")
+                lines.append(_code(_without_prints(g["repro"])))
                 sg, th = _differing(g.get("printed_sg", []), g.get("printed_torch", []))
                 lines.append("\nscalargrad prints:\n")
                 lines.append(_code("\n".join(sg) or "(nothing)"))
