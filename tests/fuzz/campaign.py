@@ -3,9 +3,9 @@
 ``Campaign(seed).run(n)`` runs programs 0..n-1 (a fixed mix of kinds, or one kind) until ``n``
 or the time budget is reached, and keeps the figures issue 14 asks for: agreement on value,
 error and module cases, raw Python errors, silently wrong gradients, failed loads that change
-state. Failures are grouped by a cause signature (the class, the step's op, the errors or the
-kind of value difference, with numbers and names taken out); each group keeps its first
-program, shrunk to a minimal repro on request.
+state. Every divergence is filed under its cause (``causes_of``: the catalogue of
+``causes.py``, or an ``unclassified`` signature with numbers and names taken out); each cause
+keeps its first programs, and ``shrink_group`` turns the first one into a minimal repro.
 """
 
 from __future__ import annotations

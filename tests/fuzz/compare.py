@@ -5,19 +5,19 @@ The comparator walks the steps in order and records *divergences*. Some propagat
 later steps follow from them; a different requires_grad or is_leaf is recorded and the walk
 goes on, because what it causes (a gradient missing, a hook refused) is worth seeing too.
 Others are only what is shown about a value (grad_fn name, repr, warnings, the names of a
-gradient's graph): recorded, and the walk goes on. A program's *root cause* is its first
-propagating divergence, whose severity is that of its worst consequence; each divergence of
-the second kind is a cause of its own. ``SEVERITY`` orders the classes.
+gradient's graph): recorded, and the walk goes on. The first propagating divergence is the
+program's *root* (``Verdict.root``); ``campaign.causes_of`` files every divergence under a
+cause of ``causes.CATALOGUE``. ``SEVERITY`` orders the classes.
 
-The 1-ulp rule: a step whose result PyTorch takes from the C library (``Step.libm``) may
-differ in the last bit when scalargrad's result is the correctly rounded one (mpmath). Then
-PyTorch's run is repeated with scalargrad's bits written into that result (``patches``), so
-the rest of the program is still compared bit for bit. A gradient through sin, cos or pow
-calls the math library in PyTorch's backward too; there a gradient counts as agreement when
-PyTorch's library is shown not correctly rounded at one of those calls (mpmath on the same
-operands) and the gradients differ by at most 8 ulps of the largest value the program met
-(a last-bit difference of a derivative term, magnified at most by cancellation against the
-other terms).
+The 1-ulp rule: a step whose result PyTorch takes from its math library (``libm_call``) may
+differ in the last bit when scalargrad's result is the correctly rounded one (mpmath), element
+by element. Then PyTorch's run is repeated with scalargrad's bits written into that result
+(``patches``), so the rest of the program is still compared bit for bit. A gradient through
+sin, cos or pow calls the math library in PyTorch's backward too; there a gradient counts as
+agreement when PyTorch's library is shown not correctly rounded at one of those calls (mpmath
+on the same operands) and the gradients differ by at most 8 ulps of the largest value the
+program met (a last-bit difference of a derivative term, magnified at most by cancellation
+against the other terms).
 """
 
 from __future__ import annotations
@@ -104,9 +104,6 @@ class Verdict:
     @property
     def cls(self) -> str:
         return self.worst.cls if self.divergences else "agree"
-
-    def has(self, cls: str) -> bool:
-        return any(d.cls == cls for d in self.divergences)
 
     @property
     def root(self) -> Divergence | None:

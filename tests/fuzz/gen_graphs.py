@@ -272,61 +272,43 @@ class GraphBuilder:
         self.emit(code, name, (a.name,), out)
 
     def inplace(self) -> None:
+        """An in-place op on a computed value (recorded in the graph), through .detach()/.data
+        (outside it, on a value a node may have saved), or on a leaf under no_grad."""
         rng = self.rng
         kind = rng.random()
-        if kind < 0.55:  # on a computed value: recorded in the graph
-            t = self.pick(lambda v: not v.leaf) or self.pick()
-        elif kind < 0.8:  # through .detach() / .data: outside the graph, on a value a node may have saved
-            t = self.pick(lambda v: not v.leaf and v.rg) or self.pick()
-        else:  # on a leaf, under no_grad
-            t = self.pick(lambda v: v.leaf)
+        if kind < 0.55:
+            where, t = "graph", self.pick(lambda v: not v.leaf) or self.pick()
+        elif kind < 0.8:
+            where, t = "detached", self.pick(lambda v: not v.leaf and v.rg) or self.pick()
+        else:
+            where, t = "no_grad", self.pick(lambda v: v.leaf)
         if t is None:
             return
         op = rng.choices(list(INPLACE), list(INPLACE.values()))[0]
         other = self.operand()
-        via = "" if kind < 0.55 else rng.choice([".detach()", ".data"]) if kind < 0.8 else ""
-        target = f"{t.name}{via}"
-        if op == "fill_":
-            call = f"{target}.fill_({self.src(self.number(t.dtype))})"
+        target = t.name + (rng.choice([".detach()", ".data"]) if where == "detached" else "")
+        if op in ("fill_", "clamp_"):
+            code = f"{target}.{op}({self.src(self.number(t.dtype))}{', None' if op == 'clamp_' else ''})"
             other = None
         elif op == "zero_":
-            call = f"{target}.zero_()"
-            other = None
+            code, other = f"{target}.zero_()", None
         elif op == "copy_":
-            src = self.pick(lambda v: v is not t) or self.number()
-            call = f"{target}.copy_({self.src(src) if isinstance(src, Var) else f'torch.tensor({lit(src)})'})"
-            other = src
-        elif op == "clamp_":
-            call = f"{target}.clamp_({self.src(self.number(t.dtype))}, None)"
-            other = None
-        elif op in ("iadd", "imul"):
-            sym = "+=" if op == "iadd" else "*="
-            if kind >= 0.55:
-                call = None
-                code = f"{target}.{'add_' if op == 'iadd' else 'mul_'}({self.src(other)})"
-            else:
-                call = None
-                code = f"{t.name} {sym} {self.src(other)}"
-            self._inplace_step(code, op, t, other, kind)
-            return
+            other = self.pick(lambda v: v is not t) or self.number()
+            code = f"{target}.copy_({other.name if isinstance(other, Var) else f'torch.tensor({lit(other)})'})"
+        elif op in ("iadd", "imul") and where == "graph":
+            code = f"{t.name} {'+=' if op == 'iadd' else '*='} {self.src(other)}"
         else:
-            call = f"{target}.{op}({self.src(other)})"
-        self._inplace_step(call, op, t, other, kind)
-
-    def _inplace_step(self, code: str, op: str, t: Var, other, kind: float) -> None:
+            code = f"{target}.{ {'iadd': 'add_', 'imul': 'mul_'}.get(op, op)}({self.src(other)})"
         uses = self.uses(t, other)
-        if kind >= 0.8:
-            code = "with torch.no_grad():\n    " + code
-            self.statement(code, op, uses, tag="value")
-        elif kind >= 0.55 or "=" in code.split("(")[0]:
-            self.statement(code, op, uses, tag="value")
-        else:
+        if where == "graph" and not code.startswith(f"{t.name} "):  # a method returns the tensor: bind it
             out = Var("", t.dtype, t.rg or (isinstance(other, Var) and other.rg), False, t.shape)
             self.emit(code, op, uses, out)
-            t.leaf = False
-            t.rg = out.rg
+            t.leaf, t.rg = False, out.rg
             return
-        if kind < 0.55:
+        if where == "no_grad":
+            code = "with torch.no_grad():\n    " + code
+        self.statement(code, op, uses, tag="value")
+        if where == "graph":
             t.leaf = False
         self._reread(t)
 

@@ -47,10 +47,6 @@ class StepRecord:
     warnings: list = field(default_factory=list)
     error: ErrorRecord | None = None
 
-    def to_json(self) -> dict:
-        return {"index": self.index, "obs": self.obs, "warnings": self.warnings,
-                "error": self.error.to_json() if self.error else None}
-
 
 @dataclass
 class Outcome:
@@ -66,10 +62,6 @@ class Outcome:
             if r.index == index:
                 return r
         return None
-
-    def to_json(self) -> dict:
-        return {"library": self.library, "records": [r.to_json() for r in self.records],
-                "error": self.error.to_json() if self.error else None, "error_step": self.error_step}
 
 
 def encode_float(x: float) -> str:
