@@ -97,16 +97,24 @@ class Ctx:
     def at(self, pattern: str) -> bool:
         return re.search(pattern, self.code) is not None
 
+    def _tensor(self, name: str) -> dict | None:
+        """scalargrad's record of the tensor a step bound, if it was one."""
+        if self.sg is not None:
+            for i, s in enumerate(self.program.steps):
+                if s.name == name:
+                    rec = self.sg.record(i)
+                    obs = rec.obs if rec is not None else None
+                    return obs if isinstance(obs, dict) and "dtype" in obs else None
+        return None
+
     def dtype(self, name: str) -> str | None:
         """The dtype scalargrad recorded for the tensor a step bound (``float32``...)."""
-        if self.sg is None:
-            return None
-        for i, s in enumerate(self.program.steps):
-            if s.name == name:
-                rec = self.sg.record(i)
-                obs = rec.obs if rec is not None else None
-                return obs["dtype"].replace("torch.", "") if isinstance(obs, dict) and "dtype" in obs else None
-        return None
+        t = self._tensor(name)
+        return t["dtype"].replace("torch.", "") if t else None
+
+    def requires_grad(self, name: str) -> bool | None:
+        t = self._tensor(name)
+        return t["rg"] if t else None
 
     def copies(self) -> list[tuple[str, str]]:
         """(target, source) of every ``target.copy_(source)`` up to the divergent step."""
@@ -120,16 +128,6 @@ class Ctx:
     def copy_cycles(self) -> bool:
         """A copy_ whose source was computed from its target (the rebased target closes a cycle)."""
         return any(self.requires_grad(src) and self.depends(src, target) for target, src in self.copies())
-
-    def requires_grad(self, name: str) -> bool | None:
-        if self.sg is None:
-            return None
-        for i, s in enumerate(self.program.steps):
-            if s.name == name:
-                rec = self.sg.record(i)
-                obs = rec.obs if rec is not None else None
-                return obs.get("rg") if isinstance(obs, dict) else None
-        return None
 
     def depends(self, name: str, on: str) -> bool:
         """Whether the step that bound ``name`` read ``on``, directly or through other steps."""

@@ -46,6 +46,11 @@ class _E:
         words = set(re.findall(r"\bv\d+\b", code))
         return tuple(s.name for s in self.steps if s.name in words)
 
+    def backward(self, out: str, x: str) -> None:
+        """``out.backward()``, then read ``x.grad``."""
+        self.do(f"{out}.backward()", "backward", VALUE)
+        self.let(f"{x}.grad", "read_grad", GRAD)
+
     def leaf(self, value=None, dtype: str | None = None, rg: bool = True) -> str:
         value = O.ordinary(self.rng) if value is None else value
         dt = f", dtype={dtype}" if dtype else ""
@@ -189,8 +194,7 @@ def t_version(e: _E) -> None:
         e.let(f"{t}._version", "version")
     out = y if not target_is_result else e.let(f"{y} * 1", "mul")
     if rng.random() < 0.5:
-        e.do(f"{out}.backward()", "backward", VALUE)
-        e.let(f"{x}.grad", "read_grad", GRAD)
+        e.backward(out, x)
     else:
         e.let(f"torch.autograd.grad({out}, [{x}])", "autograd.grad", GRAD)
 
@@ -209,8 +213,7 @@ def t_leaf_inplace(e: _E) -> None:
     else:
         e.let(code, "leaf_inplace")
     if rng.random() < 0.5:
-        e.do(f"({x} * 3).backward()", "backward", VALUE)
-        e.let(f"{x}.grad", "read_grad", GRAD)
+        e.backward(f"({x} * 3)", x)
 
 
 def t_hooks(e: _E) -> None:
@@ -223,8 +226,7 @@ def t_hooks(e: _E) -> None:
         e.do(f"{x}.retain_grad()", "retain_grad", VALUE)
     elif form == 2:  # post-accumulate hook returning a value
         e.let(f"{x}.register_post_accumulate_grad_hook(lambda p: p * 2)", "register_hook")
-        e.do(f"({x} * 2).backward()", "backward", VALUE)
-        e.let(f"{x}.grad", "read_grad", GRAD)
+        e.backward(f"({x} * 2)", x)
     elif form == 3:  # post-accumulate hook on a non-leaf
         y = e.let(f"{x} * 2", "mul")
         e.let(f"{y}.register_post_accumulate_grad_hook(lambda p: None)", "register_hook")
@@ -234,8 +236,7 @@ def t_hooks(e: _E) -> None:
                            "'a'", "1.0", "g.float()", "g.reshape(1, 1)"])
         on = rng.choice([x, y])
         e.do(f"{on}.register_hook(lambda g: {body})", "hook:" + body)
-        e.do(f"{y}.backward()", "backward", VALUE)
-        e.let(f"{x}.grad", "read_grad", GRAD)
+        e.backward(y, x)
     elif form == 5:
         value = rng.choice(["1.0", "'a'", "torch.tensor(1)", "torch.tensor(1., dtype=torch.float64)", "torch.zeros(2)",
                             "torch.tensor(True)"])
@@ -251,8 +252,7 @@ def t_hooks(e: _E) -> None:
         y = e.let(f"{x}.exp()", "exp")
         e.do(f"{y}.grad_fn.register_hook(lambda gi, go: ({rng.choice(['None', 'gi[0] * 2', '1.0'])},))",
              "node_hook")
-        e.do(f"{y}.backward()", "backward", VALUE)
-        e.let(f"{x}.grad", "read_grad", GRAD)
+        e.backward(y, x)
 
 
 def t_autograd_grad(e: _E) -> None:
@@ -367,15 +367,13 @@ def t_function(e: _E) -> None:
     if shaped:
         x = e.let("torch.tensor([1.5, -2.0], requires_grad=True)", "tensor")
         y = e.let(f"F.apply({x})", "function.apply")
-        e.do(f"{y}.sum().backward()", "backward", VALUE)
-        e.let(f"{x}.grad", "read_grad", GRAD)
+        e.backward(f"{y}.sum()", x)
         return
     x = e.leaf()
     inp = x if rng.random() < 0.5 else e.let(f"{x} * 1", "mul")
     y = e.let(f"F.apply({inp})", "function.apply")
     out = y if "(x * 2, x * 3)" not in fwd else e.let(f"{y}[0]", "index")
-    e.do(f"{out}.backward()", "backward", VALUE)
-    e.let(f"{x}.grad", "read_grad", GRAD)
+    e.backward(out, x)
 
 
 def t_grad_mode(e: _E) -> None:
@@ -401,8 +399,7 @@ def t_detach_views(e: _E) -> None:
                        f"{y}.data.requires_grad_()", f"{x}.view(()).mul_(2)", f"{y}.unsqueeze(0).mul_(2)"])
     e.let(code, "detach_view")
     if rng.random() < 0.6:
-        e.do(f"{y}.backward()", "backward", VALUE)
-        e.let(f"{x}.grad", "read_grad", GRAD)
+        e.backward(y, x)
 
 
 def t_inplace_from_self(e: _E) -> None:
@@ -414,8 +411,7 @@ def t_inplace_from_self(e: _E) -> None:
     e.do(f"{y}.{rng.choice(['copy_', 'add_', 'mul_', 'sub_', 'div_'])}({z})", "inplace_from_self", VALUE)
     e.let(y, "read")
     out = rng.choice([y, z])
-    e.do(f"{out}.backward()", "backward", VALUE)
-    e.let(f"{x}.grad", "read_grad", GRAD)
+    e.backward(out, x)
 
 
 TEMPLATES = {
