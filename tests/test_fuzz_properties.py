@@ -129,8 +129,8 @@ def test_sympy_check_of_a_clamp_to_a_float_power_finishes():
     x = scalargrad.tensor(1.884, requires_grad=True)
     y = scalargrad.clamp(x, min=1.065) ** -0.227883
     try:
-        with _time_limit(10):
+        with _time_limit(5):
             report = sympy_check(y, [x])
     except _TooLong:
-        pytest.fail("sympy_check ran for more than 10 s")
+        pytest.fail("sympy_check ran for more than 5 s")
     assert report.ok, str(report)
