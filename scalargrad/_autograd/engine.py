@@ -557,14 +557,18 @@ def _store_grad(v: Tensor, g, graph: bool, in_place: bool) -> None:
     old = v._grad
     t = v._t
     if old is None:
-        if graph and isinstance(g, Tensor):
-            v._grad = make(S.Copy, t, g._val, (g,), S.Layout(t.shape)) if g._rg else g
+        if graph and isinstance(g, Tensor) and g._rg:
+            # PyTorch copies the first gradient into new zeros: CopyBackwards(None, grad)
+            zeros = leaf([t.dtype.round(0)] * t.numel if t.ndim else t.dtype.round(0), t)
+            v._grad = make(S.CopyInto, t, list(g._val) if t.ndim else g._val, (zeros, g), S.Layout(t.shape, t.dtype))
+        elif graph and isinstance(g, Tensor):
+            v._grad = g
         else:
             v._grad = _fresh(g, t)
-    elif graph or old._rg or not in_place:
+    elif graph or not in_place:
         v._grad = old + _wrap(g, t)
     else:
-        _add_into(old, g)
+        _add_into(old, g)  # in place, even a gradient that requires grad (no grad mode here)
 
 
 def _add_into(old: Tensor, g) -> None:
@@ -590,9 +594,8 @@ def _accumulate(run: _Run, u: Tensor, g) -> None:
         if not isinstance(old, Tensor):
             u._g = u._t.dtype.round(old + g)
             return
-        if not old._rg:
-            _add_into(old, g)
-            return
+        _add_into(old, g)
+        return
     node = None
     if e is not None:
         g = _tensor_hooks(u, g, run.graph)

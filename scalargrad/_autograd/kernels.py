@@ -523,16 +523,6 @@ class GraphKernel(TensorKernel):
 
     graph = True
 
-    @staticmethod
-    def zero(g):
-        # a masked zero stays connected to ``g`` (where(False, g, 0)), as PyTorch's masked
-        # gradients do, so higher derivatives see a zero rather than nothing
-        if isinstance(g, Tensor):
-            mask = leaf(False, TensorType(dtypes.bool, ()))
-            from .._tensor.surface import _where
-
-            return _where(mask, g, 0.0)
-        return 0.0
 
 
 # ---------------------------------------------------------------- tensor helpers

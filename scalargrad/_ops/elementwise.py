@@ -258,20 +258,20 @@ class FloorDivide(Binary):
     """``//``: PyTorch declares no derivative (the node is ``NotImplemented``)."""
 
     name, saves, saves_inputs = "NotImplemented", False, False
+    namespace = "torch::autograd::"
     api = _api("floor_divide")
     forward = staticmethod(_floor_div)
-    not_implemented = "floor_divide"
 
     @staticmethod
     def backward(k, g, v):
-        raise RuntimeError("the derivative for 'floor_divide' is not implemented.")
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
     sympy = staticmethod(lambda sp, a, b: sp.floor(a / b))
 
 
 @register
 class Remainder(Binary):
-    name = "RemainderBackward0"
+    name = "RemainderBackward1"
     saved = (("self", 0), ("other", 1))
     api = _api("remainder")
     forward = staticmethod(_remainder)
@@ -433,6 +433,56 @@ class RPowC(WithNumber):
         return None
 
 
+def _not_implemented(name: str):
+    def backward(k, g, v):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+    return staticmethod(backward)
+
+
+@register
+class FloorDivideC(WithNumber):
+    """tensor // number: no derivative (a NotImplemented node with the tensor as its input)."""
+
+    name, saves, saves_inputs = "NotImplemented", False, False
+    namespace = "torch::autograd::"
+    extra_none = 0
+    forward = staticmethod(lambda r, a, c: _floor_div(r, a, c))
+    backward = _not_implemented("floor_divide")
+    sympy = staticmethod(lambda sp, a, c: sp.floor(a / c))
+
+
+@register
+class RFloorDivideC(FloorDivideC):
+    """number // tensor."""
+
+    forward = staticmethod(lambda r, a, c: _floor_div(r, c, a))
+    sympy = staticmethod(lambda sp, a, c: sp.floor(c / a))
+
+
+@register
+class RemainderC(WithNumber):
+    """tensor % number: self's gradient is the gradient (RemainderBackward0)."""
+
+    name, saves, saves_inputs = "RemainderBackward0", False, False
+    extra_none = 0
+    forward = staticmethod(lambda r, a, c: _remainder(r, a, c))
+    backward = staticmethod(lambda k, g, v: (g,))
+    sympy = staticmethod(lambda sp, a, c: a - c * sp.floor(a / c))
+
+
+@register
+class RRemainderC(WithNumber):
+    """number % tensor: no derivative."""
+
+    name, saves, saves_inputs = "NotImplemented", False, False
+    namespace = "torch::autograd::"
+    extra_none = 0
+    forward = staticmethod(lambda r, a, c: _remainder(r, c, a))
+    backward = _not_implemented("remainder")
+    sympy = staticmethod(lambda sp, a, c: c - a * sp.floor(c / a))
+
+
 def _clamp(r, a, c):
     lo, hi = c
     if a != a:
@@ -490,6 +540,10 @@ Mul.with_number = MulC
 Div.with_number = DivC
 Pow.with_number = PowC
 Pow.number_first = RPowC
+FloorDivide.with_number = FloorDivideC
+FloorDivide.number_first = RFloorDivideC
+Remainder.with_number = RemainderC
+Remainder.number_first = RRemainderC
 
 
 # ---------------------------------------------------------------- unary

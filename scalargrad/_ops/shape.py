@@ -69,6 +69,7 @@ Unsqueeze = register(_same_order("Unsqueeze", "UnsqueezeBackward0", (("dim", "c.
 Alias = register(_same_order("Alias", "AliasBackward0", ()))
 Clone = register(_same_order("Clone", "CloneBackward0", ()))
 Copy = register(_same_order("Copy", "CopyBackwards", ()))  # AccumulateGrad copies a first grad kept with create_graph
+Copy.namespace = "torch::autograd::"
 
 
 @register
@@ -85,6 +86,7 @@ class CopyInto(Structural):
     gradient is the tensor's (in src's dtype, summed to its shape by the engine)."""
 
     name = "CopyBackwards"
+    namespace = "torch::autograd::"
     backward = staticmethod(lambda k, g, v: (k.zero(g), k.to_dtype(g, v._c.in_dtype)))
 
     @staticmethod

@@ -100,6 +100,7 @@ class Op:
     """Base of every op, built-in or user-defined (``autograd.Function`` goes through it too)."""
 
     name = "Op"  # the grad_fn class name PyTorch prints
+    namespace = ""  # what name() puts before it ("torch::autograd::" for the engine's own nodes)
     saves = True  # backward reads saved values: a second backward without retain_graph fails
     saves_inputs = True  # backward reads the inputs' data (in-place changes to them are errors)
     saves_output = False  # backward reads the op's result: changing it in place is an error

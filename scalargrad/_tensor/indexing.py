@@ -50,6 +50,7 @@ class IndexPut(Structural):
 @register
 class CopySlices(IndexPut):
     name = "CopySlices"
+    namespace = "torch::autograd::"
     saved = ()
 
 

@@ -31,9 +31,12 @@ class Node(abc.ABC):  # noqa: B024 - an ABC so that isinstance() recognises ever
         self._post = None
         self._metadata = None
 
+    _qualified = ""
+
     def name(self) -> str:
-        """The node's class name, as PyTorch prints it (``MulBackward0``)."""
-        return type(self).__name__
+        """The node's name, as PyTorch gives it (``MulBackward0``; the engine's own nodes with
+        their namespace, ``torch::autograd::CopyBackwards``)."""
+        return self._qualified or type(self).__name__
 
     @property
     def next_functions(self) -> tuple:
@@ -79,7 +82,7 @@ class Node(abc.ABC):  # noqa: B024 - an ABC so that isinstance() recognises ever
     def __repr__(self) -> str:
         # custom Functions' nodes live in torch.autograd.function, built-in ones print bare
         prefix = "torch.autograd.function." if getattr(self._v._op, "function", None) else ""
-        return f"<{prefix}{self.name()} object at {id(self):#x}>"
+        return f"<{prefix}{type(self).__name__} object at {id(self):#x}>"
 
 
 class AccumulateGrad(Node):
@@ -176,6 +179,8 @@ def node_class(name: str, op=None) -> type:
         if op is not None:
             for attr, source in op.base.saved:
                 attrs["_saved_" + attr] = _saved(source)
+            if op.base.namespace:
+                attrs["_qualified"] = op.base.namespace + name
         cls = _classes[key] = type(name, (Node,), attrs)
     return cls
 

@@ -733,7 +733,7 @@ def _set_grad(t: Tensor, g) -> None:
 def _repr(t: Tensor) -> str:
     name = None
     if t._op is not None:
-        name = t.grad_fn.name()
+        name = type(t.grad_fn).__name__
     vals = t._val if t._t.ndim else [t._val]
     return tensor_repr(vals, t._t.shape, t._t.dtype, requires_grad=t._rg, grad_fn=name,
                        default_dtype=defaults["dtype"])
