@@ -335,6 +335,32 @@ class RSubC(WithNumber):
 
 
 @register
+class MulScalar(WithNumber):
+    """tensor * Scalar inside a derivative (PyTorch's ``mul.Scalar``: MulBackward1, as in
+    ``2 * result``); a user's ``x * 2`` wraps the number in a tensor (MulBackward0, ``MulC``)."""
+
+    name, saves_inputs = "MulBackward1", False
+    saved = (("other", "scalar"),)
+    extra_none = 0
+    forward = staticmethod(lambda r, a, c: a * c)
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.const(v._c)),))
+    sympy = staticmethod(lambda sp, a, c: a * c)
+
+
+@register
+class DivScalar(WithNumber):
+    """tensor / Scalar inside a derivative (``div.Scalar``: DivBackward1, as in ``grad / 2``)."""
+
+    name, saves_inputs = "DivBackward1", False
+    saved = (("other", "scalar"),)
+    extra_none = 0
+    result = "float"
+    forward = staticmethod(lambda r, a, c: ieee.div(a, c))
+    backward = staticmethod(lambda k, g, v: (k.div(g, k.const(v._c)),))
+    sympy = staticmethod(lambda sp, a, c: a / c)
+
+
+@register
 class MulC(WithNumber):
     name, saves_inputs = "MulBackward0", False
     saved = (("other", "c"), ("self", None))
@@ -826,23 +852,26 @@ COMPARISONS = [Eq, Ne, Lt, Le, Gt, Ge]
 
 @register
 class Where(Elementwise):
-    """where(condition, self, other): inputs (condition, self, other); the condition is only
-    read, it gets no gradient."""
+    """where(condition, self, other): inputs (self, other); the condition, a bool tensor of the
+    result's shape, is the node's ``_c`` (not an input: it is not differentiable, and PyTorch's
+    node has no edge for it)."""
 
     name = "WhereBackward0"
-    arity = 3
-    saved = (("condition", 0),)
+    arity = 2
+    uses_c = True
+    c_per_element = True  # ``_c`` holds one value per element of the result
+    saved = (("condition", "c"),)
     saves_inputs = False
     api = Api(method="where", function="where")
-    forward = staticmethod(lambda r, c, a, b: a if c else b)
+    forward = staticmethod(lambda r, a, b, c: a if c else b)
 
     @staticmethod
     def backward(k, g, v):
-        cond = k.ins(v)[0]
+        cond = k.c(v)
         # self: where(condition, grad, 0); other: where(condition, 0, grad)
-        return None, k.where(cond, g, k.zero(g)), k.where(cond, k.zero(g), g)
+        return k.where(cond, g, k.zero(g)), k.where(cond, k.zero(g), g)
 
-    sympy = staticmethod(lambda sp, c, a, b: sp.Piecewise((a, sp.Ne(c, 0)), (b, True)))
+    sympy = staticmethod(lambda sp, a, b, c: a if c else b)
 
 
 @register

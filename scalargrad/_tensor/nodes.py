@@ -122,6 +122,8 @@ def _saved(source):
             return _result_view(v)
         if source == "c":
             return _wrapped(v._c)
+        if source == "scalar":
+            return v._c
         if source == "alpha":
             c = v._c
             return 1 if c is None or not isinstance(c, (int, float)) else c
