@@ -32,7 +32,7 @@ from operator import attrgetter
 
 from .._base import grad_mode
 from .._ops import shape as S
-from .._ops.table import version_error
+from .._ops.table import saved_node_name, version_error
 from .._tensor import views
 from .._tensor.storage import version_then, write
 from .._tensor.tensor import MANY, Tensor, ext, leaf, make
@@ -56,7 +56,7 @@ def _route(u: Tensor, v: Tensor, check: bool) -> Tensor:
 def _version_error(u: Tensor, v: Tensor) -> RuntimeError:
     which = ""
     if u._op is not None:
-        which = f", which is output 0 of {u.grad_fn.name().replace('Backward0', '').replace('Backward', '')},"
+        which = f", which is output 0 of {saved_node_name(u.grad_fn.name())},"
     now = u._version
     return version_error(u, which, max(now, 1), min(version_then(u, v._seq), max(now, 1) - 1))
 
@@ -536,11 +536,28 @@ def _tensor_hooks(v: Tensor, g, graph: bool):
     return g
 
 
-def _hook_result(hook, res, expected: int) -> tuple:
-    res = tuple(res)
-    if len(res) != expected:
-        raise RuntimeError(f"hook '{getattr(hook, '__name__', hook)}' has returned an incorrect number "
-                           f"of values (got {len(res)}, but expected {expected})")
+def _hook_result(hook, res, prev: tuple) -> tuple:
+    """A node hook's returned gradients, checked as PyTorch checks them: a tuple of as many
+    values, each None or a tensor of the replaced gradient's type and size."""
+    if not isinstance(res, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(res).__name__}'")
+    name = getattr(hook, "__name__", None)
+    name = name if isinstance(name, str) else "<unknown>"
+    if len(res) != len(prev):
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got {len(res)}, but "
+                           f"expected {len(prev)})")
+    for old, new in zip(prev, res):
+        if new is None:
+            continue
+        if old is None:
+            raise RuntimeError("can't replace a None gradient with a non-None value")
+        if not isinstance(new, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+        if new._t.dtype is not old._t.dtype:
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was {old._t.dtype.legacy} got "
+                               f"{new._t.dtype.legacy})")
+        if tuple(new._t.shape) != tuple(old._t.shape):
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
     return res
 
 
@@ -685,7 +702,7 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
         for hook in list(node._pre.values()):
             res = hook(gv)
             if res is not None:
-                gv = _hook_result(hook, res, len(gv))
+                gv = _hook_result(hook, res, gv)
         vals = [_unwrap(x, graph) for x in gv]
         g = vals if multi else vals[0]
     if g is None:
@@ -704,6 +721,6 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
         for hook in list(node._post.values()):
             res = hook(g_in, g_out)
             if res is not None:
-                g_in = _hook_result(hook, res, len(g_in))
+                g_in = _hook_result(hook, res, g_in)
         grads = [_unwrap(x, graph) for x in g_in[:len(v._in)]]
     return grads

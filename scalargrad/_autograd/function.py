@@ -14,7 +14,9 @@ import warnings
 from .._base import grad_mode
 from .._base.dtypes import TensorType
 from .._ops.table import SECOND_BACKWARD, Op
+from .._tensor import views
 from .._tensor.tensor import Tensor, _Ext, _new, leaf, next_seq
+from .kernels import sum_to
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -108,7 +110,7 @@ class _FunctionOp(Op, variant=True):
                                    f"{pos + 1}, but the corresponding forward input was not a Variable")
             if not isinstance(r, Tensor):
                 raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
-        out = [res[pos] for pos in positions]
+        out = [_validated(cls.name, i, res[pos], u) for i, (pos, u) in enumerate(zip(positions, v._in))]
         if fn.sympy is not None:
             # what this call received and returned, for the symbolic check to compare with the
             # calculus of the declared form without calling the user's backward again
@@ -123,6 +125,26 @@ class _FunctionOp(Op, variant=True):
     @classmethod
     def check_inplace(cls, v) -> None:
         _check_view_inplace(v._c, 0, cls.function.__name__)
+
+
+def _validated(name: str, i: int, r, u: Tensor):
+    """A returned gradient made to fit its input, as PyTorch's engine validates a node's
+    outputs: summed down when the input's shape expands to it, cast to the input's dtype."""
+    if r is None:
+        return None
+    shape = tuple(u._t.shape)
+    if tuple(r._t.shape) != shape:
+        got = list(r._t.shape)
+        try:
+            r = sum_to(r, shape)
+        except RuntimeError:
+            r = None
+        if r is None or tuple(r._t.shape) != shape:
+            raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - got {got} but "
+                               f"expected shape compatible with {list(shape)}")
+    if r._t.dtype is not u._t.dtype:
+        r = views.to_dtype(r, u._t.dtype)
+    return r
 
 
 def _zeros(t):

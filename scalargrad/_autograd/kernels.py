@@ -429,7 +429,9 @@ class TensorKernel:
         half = cls.where(a == b, cls.div(g, cls.const(2.0)), g)
         mask_a = (a > b) if is_min else (a < b)
         mask_b = (a < b) if is_min else (a > b)
-        return _masked_zero(half, mask_a), _masked_zero(half, mask_b)
+        # PyTorch's formula for each input computes its own where (two nodes under create_graph)
+        half_b = cls.where(a == b, cls.div(g, cls.const(2.0)), g) if cls.graph else half
+        return _masked_zero(half, mask_a), _masked_zero(half_b, mask_b)
 
     @classmethod
     def clamp_tensor_backward(cls, g, a, lo, hi):

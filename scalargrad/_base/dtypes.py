@@ -18,7 +18,7 @@ import math
 import struct
 
 __all__ = ["dtype", "float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8",
-           "bool", "Size", "round_f32", "round_f32_list", "TensorType", "promote_types", "by_name",
+           "bool", "Size", "round_f32", "round_f32_list", "TensorType", "promote_types", "can_cast", "by_name",
            "set_kernels"]
 
 _F32 = struct.Struct("f")
@@ -126,7 +126,7 @@ class dtype:
         self.is_signed = signed
         self.itemsize = itemsize
         self.round = rounder
-        self.c_name = c_name  # as C++ messages name it: float, double, long, bool...
+        self.c_name = c_name  # as C++ messages name it: float, double, long int, bool...
         self.legacy = legacy  # torch.FloatTensor...
         self.short = c_name.capitalize() if c_name != "c10::Half" else "Half"
 
@@ -150,14 +150,16 @@ float32 = dtype("float32", "f", 2, 4, round_f32, "float", "torch.FloatTensor")
 float64 = dtype("float64", "f", 3, 8, builtins.float, "double", "torch.DoubleTensor")
 uint8 = dtype("uint8", "i", 0, 1, _wrapper(8, False), "unsigned char", "torch.ByteTensor", signed=False)
 int8 = dtype("int8", "i", 0, 1, _wrapper(8, True), "signed char", "torch.CharTensor")
-int16 = dtype("int16", "i", 1, 2, _wrapper(16, True), "short", "torch.ShortTensor")
+int16 = dtype("int16", "i", 1, 2, _wrapper(16, True), "short int", "torch.ShortTensor")
 int32 = dtype("int32", "i", 2, 4, _wrapper(32, True), "int", "torch.IntTensor")
-int64 = dtype("int64", "i", 3, 8, _wrapper(64, True), "long", "torch.LongTensor")
+int64 = dtype("int64", "i", 3, 8, _wrapper(64, True), "long int", "torch.LongTensor")
 bool = dtype("bool", "b", 0, 1, _round_bool, "bool", "torch.BoolTensor", signed=False)  # noqa: A001
 float16.short = "Half"
 bfloat16.short = "BFloat16"
 uint8.short = "Byte"
 int8.short = "Char"
+int16.short = "Short"
+int64.short = "Long"
 float = float32  # noqa: A001 - torch.float
 double = float64
 half = float16
@@ -263,6 +265,17 @@ def set_kernels(kernels: dict) -> None:
     _kernels.update(kernels)
     for t in TensorType._interned.values():
         t.kernel = _kernels.get((t.dtype, t.ndim == 0))
+
+
+def can_cast(src: dtype, dst: dtype) -> bool:
+    """PyTorch's ``can_cast``: a result may be written into a tensor of ``dst`` unless that
+    loses its category (floating into integral or bool, integral into bool); narrowing
+    within a category (float64 into float32) is allowed."""
+    if src.kind == "f":
+        return dst.kind == "f"
+    if src.kind == "i":
+        return dst.kind != "b"
+    return True
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:

@@ -35,6 +35,7 @@ class Elementwise(Op):
     with_number = None  # the declaration of ``tensor (op) number``, if the op has one
     number_first = None  # the declaration of ``number (op) tensor``
     bool_error = None  # PyTorch's refusal of bool operands, if any
+    bool_kernel = None  # the ATen kernel that refuses a bool computation ('"abs_cpu" not implemented')
     arity = 1
     uses_c = False  # forward and backward read the node's constant ``_c``
     bulk_number = None  # (dtype, elements, number) -> rounded elements, for ``tensor (op) number``
@@ -144,6 +145,7 @@ class Pow(Binary):
     name, saves_output = "PowBackward1", True
     saved = (("self", 0), ("exponent", 1), ("result", "result"))
     api = _api("pow", functional=None)
+    bool_kernel = "pow"
     forward = staticmethod(lambda r, a, b: ieee.pow(a, b))
 
     @staticmethod
@@ -260,6 +262,7 @@ class FloorDivide(Binary):
     name, saves, saves_inputs = "NotImplemented", False, False
     namespace = "torch::autograd::"
     api = _api("floor_divide")
+    bool_kernel = "div_floor_cpu"
     forward = staticmethod(_floor_div)
 
     @staticmethod
@@ -274,6 +277,7 @@ class Remainder(Binary):
     name = "RemainderBackward1"
     saved = (("self", 0), ("other", 1))
     api = _api("remainder")
+    bool_kernel = "remainder_cpu"
     forward = staticmethod(_remainder)
 
     @staticmethod
@@ -469,6 +473,7 @@ class RPowC(WithNumber):
 
     name, saves_inputs, saves_output = "PowBackward2", False, True
     saved = (("exponent", 0), ("result", "result"), ("self", "c"))
+    bool_kernel = "pow"
     extra_none = 0
     # ``c`` is the Python number as given: the forward casts it to the tensor's dtype, the
     # backward takes the log of the double (pow_backward_exponent with a Scalar base)
@@ -497,6 +502,7 @@ class FloorDivideC(WithNumber):
     name, saves, saves_inputs = "NotImplemented", False, False
     namespace = "torch::autograd::"
     extra_none = 0
+    bool_kernel = "div_floor_cpu"
     forward = staticmethod(lambda r, a, c: _floor_div(r, a, c))
     backward = _not_implemented("floor_divide")
     sympy = staticmethod(lambda sp, a, c: sp.floor(a / c))
@@ -516,6 +522,7 @@ class RemainderC(WithNumber):
 
     name, saves, saves_inputs = "RemainderBackward0", False, False
     extra_none = 0
+    bool_kernel = "remainder_cpu"
     forward = staticmethod(lambda r, a, c: _remainder(r, a, c))
     backward = staticmethod(lambda k, g, v: (g,))
     sympy = staticmethod(lambda sp, a, c: a - c * sp.floor(a / c))
@@ -528,6 +535,7 @@ class RRemainderC(WithNumber):
     name, saves, saves_inputs = "NotImplemented", False, False
     namespace = "torch::autograd::"
     extra_none = 0
+    bool_kernel = "remainder_cpu"
     forward = staticmethod(lambda r, a, c: _remainder(r, c, a))
     backward = _not_implemented("remainder")
     sympy = staticmethod(lambda sp, a, c: c - a * sp.floor(c / a))
@@ -706,6 +714,7 @@ class Relu(Unary):
     name, saves_inputs, saves_output = "ReluBackward0", False, True
     saved = (("result", "result"),)
     api = _api("relu", functional="relu")
+    bool_error = "Boolean inputs not supported for relu"
     # clamp_min(x, 0): -0.0 and nan pass through unchanged
     forward = staticmethod(lambda r, a: 0.0 if a < 0 else a)
     # threshold_backward zeroes where result <= 0, so a nan result passes the gradient
@@ -721,6 +730,7 @@ class Abs(Unary):
     name = "AbsBackward0"
     saved = (("self", 0),)
     api = _api("abs", aliases=("absolute",))
+    bool_kernel = "abs_cpu"
     forward = staticmethod(lambda r, a: abs(a))
     fast = abs
     backward = staticmethod(lambda k, g, v: (k.mul(g, k.sgn(k.a(v))),))

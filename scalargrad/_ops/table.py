@@ -21,13 +21,15 @@ Ops are duck-typed on the node's slots (``v._a``, ``v._b``, ``v._c``, ``v._val``
 no tensor class: the tensor layer sits above this one.
 
 Each op class gets variants, made here once: ``freed`` (the saved values were released by a
-backward without ``retain_graph``), ``stale`` (its saved result was changed in place), and for
+backward without ``retain_graph``), ``stale`` (a tensor it saved was changed in place), and for
 ops whose inputs or result have dimensions, ``bulk`` (the same formula run with the tensor
 kernel: a 0-dim node of such an op, ``x.sum()``, receives a float and must hand its inputs
 tensors).
 """
 
 from __future__ import annotations
+
+import re
 
 __all__ = ["Op", "Api", "SECOND_BACKWARD", "REGISTRY", "register", "VERSION_ERROR", "version_error"]
 
@@ -52,6 +54,15 @@ def version_error(t, which: str, now: int, then: int) -> RuntimeError:
     shape = ", ".join(str(s) for s in t._t.shape)
     return RuntimeError(VERSION_ERROR.format(kind=t._t.dtype.legacy, shape=shape, which=which, now=now,
                                              then=then))
+
+
+def saved_node_name(name: str) -> str:
+    """A node as the version error names it: "Exp" for ExpBackward0, "Pow1" for PowBackward1;
+    a name without a numbered Backward (torch::autograd::CopyBackwards) as it is."""
+    m = re.search(r"Backward(\d+)$", name)
+    if m is None:
+        return name
+    return name[:m.start()] + ("" if m.group(1) == "0" else m.group(1))
 
 
 class Api:
@@ -112,7 +123,7 @@ class Op:
     saved: tuple = ()  # (attribute, source) pairs: source an input index, "result" or a _c key
     api: Api | None = None
     freed: type  # the variant installed once the saved values are released
-    stale: type  # the variant installed once the saved result was changed in place
+    stale: type  # the variant installed once a saved tensor (result or operand) was changed in place
     tensor: type  # the variant for nodes whose inputs or result have dimensions
     base: type  # the declared op of a variant (itself for a declared op)
 
@@ -152,7 +163,7 @@ def _make_variants(cls) -> None:
     for c in (cls, bulk):
         c.tensor = bulk
         c.freed = _freed_variant(c) if cls.saves else c
-        c.stale = _stale_variant(c) if cls.saves_output else c
+        c.stale = _stale_variant(c) if cls.saves_output or cls.saves_inputs else c
         for var in (c.freed, c.stale):
             var.tensor = bulk
             var.base = cls
@@ -185,11 +196,11 @@ def _freed_variant(cls):
 
 def _stale_variant(cls):
     # PyTorch names the node without "Backward" in this message: "output 0 of Exp", "of Pow1"
-    which = f", which is output 0 of {cls.name.replace('Backward0', '').replace('Backward', '')},"
+    which = f", which is output 0 of {saved_node_name(cls.namespace + cls.name)},"
 
     def backward(k, g, v):
-        # a result is saved when made, at version 0; the snapshot shares the live tensor's counter
-        raise version_error(v, which, v._version, 0)
+        # the snapshot shares the live tensor's counter; the version saved is kept beside it
+        raise version_error(v, which, v._version, v._ext.saved_version if v._ext is not None else 0)
 
     return type(cls.__name__ + "Stale", (cls,), {"backward": staticmethod(backward), "saves": False,
                                                  "saves_output": False}, variant=True)

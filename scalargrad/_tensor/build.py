@@ -223,6 +223,11 @@ def _bool_check(op, a, b) -> None:
         raise RuntimeError(op.bool_error)
 
 
+def refuse_bool(kernel: str) -> NotImplementedError:
+    """ATen's refusal of a kernel it does not build for bool."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 def _result_dt(op, rd: dtypes.dtype) -> dtypes.dtype:
     if op.result == "float" and not rd.is_floating_point:
         return defaults["dtype"]
@@ -234,8 +239,11 @@ def _result_dt(op, rd: dtypes.dtype) -> dtypes.dtype:
 def unary(op, a: Tensor) -> Tensor:
     """``op`` applied to every element of ``a``."""
     t = a._t
-    if op.bool_error is not None and t.dtype is dtypes.bool:
-        raise RuntimeError(op.bool_error)
+    if t.dtype is dtypes.bool:
+        if op.bool_error is not None:
+            raise RuntimeError(op.bool_error)
+        if op.bool_kernel is not None:
+            raise refuse_bool(op.bool_kernel)
     dt = _result_dt(op, t.dtype)
     if not t.ndim:
         r = dt.round
@@ -272,6 +280,8 @@ def binary(op, a, b, alpha=None) -> Tensor:
     rd = result_dtype((a, b))
     dt = _result_dt(op, rd)
     cdt = dt if op.result == "float" else rd  # the computation dtype
+    if cdt is dtypes.bool and op.bool_kernel is not None:
+        raise refuse_bool(op.bool_kernel)
     sa, sb = a._t, b._t
     if alpha is not None and alpha != 1:
         if not cdt.is_floating_point and isinstance(alpha, float):
@@ -324,6 +334,8 @@ def _with_number(op, a: Tensor, c) -> Tensor:
     if op.result == "float" and not t.dtype.is_floating_point:
         t = t.with_dtype(defaults["dtype"])
     dt = t.dtype
+    if dt is dtypes.bool and op.bool_kernel is not None:
+        raise refuse_bool(op.bool_kernel)
     if op is E.PowC and not dt.is_floating_point and c.__class__ is int and c < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     r = dt.round

@@ -14,10 +14,10 @@ and be castable to its dtype. Then:
 
 from __future__ import annotations
 
-from .._base.dtypes import promote_types, round_list
+from .._base.dtypes import can_cast, round_list
 from .._base.grad_mode import _state as _grad_state
 from .storage import Mem, mem, write
-from .tensor import Tensor, _Ext
+from .tensor import Tensor, _Ext, ext
 
 __all__ = ["inplace", "LEAF_INPLACE", "VIEW_OF_LEAF", "check_inplace", "rebase"]
 
@@ -43,7 +43,7 @@ def _check_result(t: Tensor, res: Tensor) -> None:
         raise RuntimeError(f"output with shape {list(t._t.shape)} doesn't match the broadcast shape "
                            f"{list(res._t.shape)}")
     rd, td = res._t.dtype, t._t.dtype
-    if rd is not td and promote_types(rd, td) is not td:
+    if rd is not td and not can_cast(rd, td):
         raise RuntimeError(f"result type {rd.short} can't be cast to the desired output type {td.short}")
 
 
@@ -52,7 +52,9 @@ def inplace(t: Tensor, compute, *args, **kwargs) -> Tensor:
     check_inplace(t)
     res = compute(t, *args, **kwargs)
     _check_result(t, res)
-    if res._op is None:
+    if res._op is None or not t._t.dtype.is_floating_point:  # an integer tensor takes no graph
+        if res._op is not None:
+            res = res.detach()
         vals = res._val
         if res._t.dtype is not t._t.dtype:
             vals = round_list(t._t.dtype, vals) if t._t.ndim else t._t.dtype.round(vals)
@@ -91,6 +93,7 @@ def rebase(t: Tensor, res: Tensor) -> Tensor:
         e.modified = 0
     if old._op is not None and old._op.saves_output:
         old._op = old._op.stale  # the result its backward reads is about to change
+        ext(old).saved_version = ver.n
     vals = res._val
     if res._t.dtype is not t._t.dtype:
         vals = round_list(t._t.dtype, vals) if t._t.ndim else t._t.dtype.round(vals)
@@ -105,6 +108,11 @@ def rebase(t: Tensor, res: Tensor) -> Tensor:
     t._seq = seq
     if t._ext is not None:
         t._ext.modified = 0
+    if res._op.saves_inputs and any(u is t for u in res._in[1:]):
+        # x.mul_(x): PyTorch saves the operand x itself (only self, the first input, is cloned
+        # first), which the op then overwrites: backward through the node is a version error
+        t._op = t._op.stale
+        ext(t).saved_version = ver.n - 1
     return t
 
 

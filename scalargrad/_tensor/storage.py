@@ -168,7 +168,12 @@ def _stamp(t: Tensor, stamp: int) -> None:
     if t._op is None:
         t._seq = stamp
     else:
-        ext(t).modified = stamp
+        e = ext(t)
+        e.modified = stamp
+        if t._op.saves_output and not t._op.is_freed:
+            # its backward reads the value just overwritten, saved at the version before
+            t._op = t._op.stale
+            e.saved_version = mem(t).ver.n - 1
 
 
 def fresh_leaf(t: Tensor, cls=None, requires_grad: bool = False) -> Tensor:

@@ -14,7 +14,7 @@ import copy as _copy
 import operator
 
 from .._base import dtypes
-from .._base.dtypes import TensorType, round_list
+from .._base.dtypes import TensorType, can_cast, round_list
 from .._base.errors import Unsupported
 from .._base.formatting import tensor_repr
 from .._base.layout import is_contiguous
@@ -23,7 +23,7 @@ from .._ops import shape as S
 from .._ops.table import REGISTRY
 from . import factories as F
 from . import indexing, products, reduce, views
-from .build import binary, broadcast_shapes, elementwise, unary
+from .build import binary, broadcast_shapes, elementwise, refuse_bool, result_dtype, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
 from .storage import alias, write
@@ -189,12 +189,12 @@ def _install_elementwise() -> None:
     # clamp with number or tensor bounds
     _method("clamp", _clamp)
     _method("clip", _clamp)
-    _method("clamp_", lambda self, min=None, max=None: inplace(self, lambda t: _clamp(t, min, max)))  # noqa: A002
-    _method("clip_", lambda self, min=None, max=None: inplace(self, lambda t: _clamp(t, min, max)))  # noqa: A002
+    _method("clamp_", lambda self, min=None, max=None: _clamp_inplace(self, min, max))  # noqa: A002
+    _method("clip_", lambda self, min=None, max=None: _clamp_inplace(self, min, max))  # noqa: A002
     _method("clamp_min", lambda self, min: _clamp(self, min, None, E.ClampMin))  # noqa: A002
     _method("clamp_max", lambda self, max: _clamp(self, None, max, E.ClampMax))  # noqa: A002
-    _method("clamp_min_", lambda self, min: inplace(self, lambda t: _clamp(t, min, None, E.ClampMin)))  # noqa: A002
-    _method("clamp_max_", lambda self, max: inplace(self, lambda t: _clamp(t, None, max, E.ClampMax)))  # noqa: A002
+    _method("clamp_min_", lambda self, min: _clamp_inplace(self, min, None, E.ClampMin))  # noqa: A002
+    _method("clamp_max_", lambda self, max: _clamp_inplace(self, None, max, E.ClampMax))  # noqa: A002
     for n in ("clamp", "clip"):
         _function(n, lambda input, min=None, max=None, *, out=None: _clamp(input, min, max))  # noqa: A002
     _function("clamp_min", lambda input, min: _clamp(input, min, None, E.ClampMin))  # noqa: A002
@@ -249,6 +249,33 @@ def _number_bound(b, t: Tensor):
     return b
 
 
+def _clamp_dtype(self, lo, hi) -> dtypes.dtype:
+    """The dtype of clamp with number bounds: the bounds take part in type promotion (a float
+    bound makes an integer tensor float, an int bound makes a bool tensor Long); ATen has no
+    bool clamp kernel."""
+    dt = self._t.dtype
+    if not dt.is_floating_point and any(isinstance(b, float) for b in (lo, hi)):
+        dt = defaults["dtype"]
+    elif dt is dtypes.bool and any(b.__class__ is not bool for b in (lo, hi) if b is not None):
+        dt = dtypes.int64
+    if dt is dtypes.bool:
+        raise refuse_bool("clamp_scalar_cpu" if lo is not None and hi is not None else
+                          "clamp_min_scalar_cpu" if lo is not None else "clamp_max_scalar_cpu")
+    return dt
+
+
+def _clamp_inplace(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's parameter names
+    """clamp_ and its spellings: with number bounds, ATen's own cast check (it names the
+    dtype as C++ does: 'long int')."""
+    lo, hi = _number_bound(min, self), _number_bound(max, self)
+    if (lo is not None or hi is not None) and not isinstance(lo, Tensor) and not isinstance(hi, Tensor):
+        dt = _clamp_dtype(self, lo, hi)
+        td = self._t.dtype
+        if dt is not td and not can_cast(dt, td):
+            raise RuntimeError(f"result type {dt.short} can't be cast to the desired output type {td.c_name}")
+    return inplace(self, lambda t: _clamp(t, min, max, op))
+
+
 def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's parameter names
     """clamp with number bounds (ClampBackward1, or ClampMin/MaxBackward0 for clamp_min/max),
     or with tensor bounds (ClampBackward0)."""
@@ -262,19 +289,24 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
             if isinstance(b, Tensor):
                 return b
             if b is None:  # an open side: an edge without a gradient, a bound that never binds
-                b = missing if dt.is_floating_point else (-(1 << 63) if missing < 0 else (1 << 63) - 1)
+                if dt is dtypes.bool:
+                    b = missing > 0
+                elif not dt.is_floating_point:
+                    b = -(1 << 63) if missing < 0 else (1 << 63) - 1
+                else:
+                    b = missing
             return leaf(dt.round(b), TensorType(dt, ()))
 
         if op is E.ClampMin:  # torch.clamp_min(x, tensor): ClampMinBackward1
             return binary(E.ClampMinT, self, lo)
         if op is E.ClampMax:
             return binary(E.ClampMaxT, self, hi)
+        if isinstance(lo, Tensor) and isinstance(hi, Tensor) and result_dtype((self, lo, hi)) is dtypes.bool:
+            raise refuse_bool("clamp_cpu")
         inf = float("inf")
         return elementwise(E.ClampT, (self, bound(lo, -inf), bound(hi, inf)))
+    dt = _clamp_dtype(self, lo, hi)
     t = self._t
-    dt = t.dtype
-    if not dt.is_floating_point and any(isinstance(b, float) for b in (lo, hi)):
-        dt = defaults["dtype"]  # a float bound makes an integer tensor float, as in PyTorch
     if dt is dtypes.float32:
         for bound in (lo, hi):  # PyTorch converts a clamp bound with an overflow check
             if bound.__class__ is float and 3.4028234663852886e38 < abs(bound) < float("inf"):

@@ -103,7 +103,7 @@ class _Ext:
     """The rarely used parts of a tensor that backward can observe; its presence sends the
     engine to its exact path."""
 
-    __slots__ = ("node", "hooks", "retain", "post_acc", "pick", "modified")
+    __slots__ = ("node", "hooks", "retain", "post_acc", "pick", "modified", "saved_version")
 
     def __init__(self) -> None:
         self.node = None  # the grad_fn (or AccumulateGrad) object, made on first request
@@ -112,6 +112,7 @@ class _Ext:
         self.post_acc = None  # OrderedDict of post-accumulate-grad hooks
         self.pick = None  # (hidden node, index) for an output of a multi-output node
         self.modified = 0  # a non-leaf changed in place under no_grad: the change's stamp
+        self.saved_version = 0  # a stale node's saved tensor: the version it was saved at
 
 
 def ext(v: Tensor) -> _Ext:

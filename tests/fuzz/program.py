@@ -119,7 +119,9 @@ def lit(x) -> str:
 HELPERS = {
     # the gradient graph as text: the grad_fn names breadth first, bounded
     "graph_names": '''def graph_names(t, limit=40):
-    out, todo, seen = [], [getattr(t, "grad_fn", None)], set()
+    # seen keeps the nodes alive: PyTorch's Python wrappers of its nodes are made on demand,
+    # and a freed wrapper's id() is reused by the next one
+    out, todo, seen = [], [getattr(t, "grad_fn", None)], {}
     while todo and len(out) < limit:
         fn = todo.pop(0)
         if fn is None:
@@ -128,7 +130,7 @@ HELPERS = {
         out.append(fn.name())
         if id(fn) in seen:
             continue
-        seen.add(id(fn))
+        seen[id(fn)] = fn
         todo.extend(n for n, _ in fn.next_functions)
     return " ".join(out)''',
     # every parameter and buffer of a module: (kind, name, identity key, values) before a load
