@@ -107,7 +107,7 @@ class Sub(Binary):
 @register
 class Mul(Binary):
     name = "MulBackward0"
-    saved = (("self", 0), ("other", 1))
+    saved = (("self", 0, (1,)), ("other", 1, (0,)))
     api = _api("mul", aliases=("multiply",))
     forward = staticmethod(lambda r, a, b: a * b)
     fast = operator.mul
@@ -123,7 +123,7 @@ class Mul(Binary):
 @register
 class Div(Binary):
     name = "DivBackward0"
-    saved = (("self", 0), ("other", 1))
+    saved = (("self", 0, (1,)), ("other", 1, (0, 1)))
     api = _api("div", aliases=("divide", "true_divide"))
     result = "float"
     forward = staticmethod(lambda r, a, b: ieee.div(a, b))
@@ -214,18 +214,32 @@ class Maximum(Binary):
 
 
 def _floor_div(r, a, b):
-    """Python's floor division with IEEE results: x // 0 is +-inf (nan for 0 // 0)."""
+    """Floor division as ATen's ``div_floor_floating`` computes it, each step rounded by ``r``
+    (None: double): ``(a - fmod(a, b)) / b``, corrected towards the floor; x // 0 is IEEE's
+    x / 0, ``inf // b`` is nan, and a zero quotient takes the sign of a / b."""
     if a.__class__ is int and b.__class__ is int:
         if b == 0:
             raise RuntimeError("ZeroDivisionError")
         return a // b
-    if b == 0 or a != a or b != b or a in (math.inf, -math.inf):
+    if r is None:
+        r = float
+    if b == 0:
         return ieee.div(a, b)
-    if b in (math.inf, -math.inf):
-        # C's floor(a / b): 0 when the signs agree, -1 when they differ (a != 0), else -0.0
-        q = a / b
-        return math.floor(q) if q != 0 else q
-    return math.floor(ieee.div(a, b)) if abs(a / b) < 2.0**52 else a / b
+    if a != a or b != b or a in (math.inf, -math.inf):
+        mod = math.nan
+    else:
+        mod = math.fmod(a, b)
+    div = r(ieee.div(r(a - mod), b))
+    if mod != 0 and (b < 0) != (mod < 0):
+        div = r(div - 1.0)
+    if div == 0:
+        return math.copysign(0.0, ieee.div(a, b))
+    if div != div or div in (math.inf, -math.inf):
+        return div
+    floordiv = float(math.floor(div))
+    if r(div - floordiv) > 0.5:
+        floordiv = r(floordiv + 1.0)
+    return floordiv
 
 
 def _remainder(r, a, b):
@@ -244,26 +258,34 @@ def _remainder(r, a, b):
     return m
 
 
+_NOT_IMPLEMENTED = "derivative for aten::{} is not implemented"
+
+
 @register
 class FloorDivide(Binary):
-    """``//``: PyTorch declares no derivative (the node is ``NotImplemented``)."""
+    """``//``: PyTorch declares no derivative; the node is ``NotImplemented``, with an edge for
+    each input that requires grad only."""
 
     name, saves, saves_inputs = "NotImplemented", False, False
+    cpp_function = True
+    grad_edges_only = True
     api = _api("floor_divide")
     forward = staticmethod(_floor_div)
     not_implemented = "floor_divide"
 
     @staticmethod
     def backward(k, g, v):
-        raise RuntimeError("the derivative for 'floor_divide' is not implemented.")
+        raise RuntimeError(_NOT_IMPLEMENTED.format("floor_divide"))
 
     sympy = staticmethod(lambda sp, a, b: sp.floor(a / b))
 
 
 @register
 class Remainder(Binary):
-    name = "RemainderBackward0"
-    saved = (("self", 0), ("other", 1))
+    """tensor % tensor (the Tensor overload, RemainderBackward1)."""
+
+    name = "RemainderBackward1"
+    saved = (("other", 1, (1,)), ("self", 0, (1,)))
     api = _api("remainder")
     forward = staticmethod(_remainder)
 
@@ -295,7 +317,7 @@ def _bulk_with(fn, safe):
 @register
 class AddC(WithNumber):
     name, saves, saves_inputs = "AddBackward0", False, False
-    saved = (("alpha", "alpha"),)
+    saved = (("alpha", "one"),)
     forward = staticmethod(lambda r, a, c: a + c)
     bulk_number = _bulk_with(operator.add, operator.add)
     backward = staticmethod(lambda k, g, v: (g,))
@@ -305,7 +327,7 @@ class AddC(WithNumber):
 @register
 class SubC(WithNumber):
     name, saves, saves_inputs = "SubBackward0", False, False
-    saved = (("alpha", "alpha"),)
+    saved = (("alpha", "one"),)
     bool_error = _BOOL_SUB
     forward = staticmethod(lambda r, a, c: a - c)
     bulk_number = _bulk_with(operator.sub, operator.sub)
@@ -318,7 +340,7 @@ class RSubC(WithNumber):
     """number - tensor."""
 
     name, saves, saves_inputs = "RsubBackward1", False, False
-    saved = (("alpha", "alpha"),)
+    saved = (("alpha", "one"),)
     extra_none = 0
     bool_error = _BOOL_SUB
     forward = staticmethod(lambda r, a, c: c - a)
@@ -388,7 +410,7 @@ class PowC(WithNumber):
     double, also in float32)."""
 
     name = "PowBackward0"
-    saved = (("self", 0), ("exponent", "c"))
+    saved = (("self", 0), ("exponent", "number"))
     extra_none = 0
     forward = staticmethod(_pow_scalar)
     bulk_number = staticmethod(_pow_bulk)
@@ -409,7 +431,7 @@ class RPowC(WithNumber):
     """number ** tensor."""
 
     name, saves_inputs, saves_output = "PowBackward2", False, True
-    saved = (("exponent", 0), ("result", "result"), ("self", "c"))
+    saved = (("exponent", 0), ("result", "result"), ("self", "number"))
     extra_none = 0
     # ``c`` is the Python number as given: the forward casts it to the tensor's dtype, the
     # backward takes the log of the double (pow_backward_exponent with a Scalar base)
@@ -474,6 +496,59 @@ class ClampMax(Clamp):
     api = Api(method="clamp_max", inplace="clamp_max_", function="clamp_max")
 
 
+@register
+class RemainderC(WithNumber):
+    """tensor % number (the Scalar overload): the gradient passes through, nothing is saved."""
+
+    name, saves, saves_inputs = "RemainderBackward0", False, False
+    extra_none = 0
+    forward = staticmethod(lambda r, a, c: _remainder(r, a, c))
+    backward = staticmethod(lambda k, g, v: (g,))
+    sympy = staticmethod(lambda sp, a, c: a - c * sp.floor(a / c))
+
+
+@register
+class RRemainderC(WithNumber):
+    """number % tensor: no derivative in PyTorch (``NotImplemented``)."""
+
+    name, saves, saves_inputs = "NotImplemented", False, False
+    cpp_function = True
+    grad_edges_only = True
+    extra_none = 0
+    forward = staticmethod(lambda r, a, c: _remainder(r, c, a))
+
+    @staticmethod
+    def backward(k, g, v):
+        raise RuntimeError(_NOT_IMPLEMENTED.format("remainder"))
+
+    sympy = staticmethod(lambda sp, a, c: c - a * sp.floor(c / a))
+
+
+@register
+class FloorDivideC(WithNumber):
+    """tensor // number: no derivative in PyTorch (``NotImplemented``, one edge)."""
+
+    name, saves, saves_inputs = "NotImplemented", False, False
+    cpp_function = True
+    grad_edges_only = True
+    extra_none = 0
+    forward = staticmethod(lambda r, a, c: _floor_div(r, a, c))
+
+    @staticmethod
+    def backward(k, g, v):
+        raise RuntimeError(_NOT_IMPLEMENTED.format("floor_divide"))
+
+    sympy = staticmethod(lambda sp, a, c: sp.floor(a / c))
+
+
+@register
+class RFloorDivideC(FloorDivideC):
+    """number // tensor."""
+
+    forward = staticmethod(lambda r, a, c: _floor_div(r, c, a))
+    sympy = staticmethod(lambda sp, a, c: sp.floor(c / a))
+
+
 Add.with_number = AddC
 Sub.with_number = SubC
 Sub.number_first = RSubC
@@ -481,6 +556,10 @@ Mul.with_number = MulC
 Div.with_number = DivC
 Pow.with_number = PowC
 Pow.number_first = RPowC
+Remainder.with_number = RemainderC
+Remainder.number_first = RRemainderC
+FloorDivide.with_number = FloorDivideC
+FloorDivide.number_first = RFloorDivideC
 
 
 # ---------------------------------------------------------------- unary
@@ -700,7 +779,7 @@ class ThresholdBackward(Binary):
 
 
 ELEMENTWISE = [Add, Sub, Mul, Div, Pow, Minimum, Maximum, FloorDivide, Remainder, AddC, SubC, RSubC, MulC, DivC,
-               PowC, RPowC, Clamp, ClampMin, ClampMax, Neg, Reciprocal, Log, Exp, Sqrt, Tanh, Sigmoid, Relu, Abs,
+               PowC, RPowC, RemainderC, RRemainderC, FloorDivideC, RFloorDivideC, Clamp, ClampMin, ClampMax, Neg, Reciprocal, Log, Exp, Sqrt, Tanh, Sigmoid, Relu, Abs,
                Sin, Cos]
 """Every elementwise op a program may spell."""
 
