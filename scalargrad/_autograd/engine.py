@@ -43,11 +43,12 @@ _ABSENT = object()  # no gradient reached the node (None means an undefined grad
 
 def _route(u: Tensor, v: Tensor, check: bool) -> Tensor:
     """The version of ``u`` that ``v`` consumed: ``u`` was changed in place after ``v`` was made
-    (its stamp is newer). A rebased tensor's older versions hang off its first input. With
-    ``check``, a node that saved the tensor refuses (PyTorch's version error)."""
+    (its stamp is newer). A rebased tensor's older versions hang off its first input (a view
+    regenerated over its changed base keeps it in ``_c.prev``). With ``check``, a node that
+    saved the tensor refuses (PyTorch's version error)."""
     w = u
     while w._seq > v._seq and w._op is not None:
-        w = w._a
+        w = w._c.prev if w._op.older_in_c else w._a
     if check and v._op.saves_inputs:
         raise _version_error(u, v)
     return w
@@ -675,12 +676,13 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
         # built-in ops compute no gradient for inputs that do not require one (None, as in
         # PyTorch); a custom Function's hooks see whatever its backward returned
         custom = getattr(v._op, "function", None) is not None
+        hidden = v._op.hidden_inputs  # inputs that are no edge of PyTorch's node (where's condition)
         g_in = tuple(None if (x is None or (not u._rg and not custom)) else
                      _wrap(_adapt(x, u, v, graph) if u._rg else x, u._t) for u, x in zip(v._in, grads))
-        g_in = g_in + (None,) * v._op.extra_none
+        g_in = g_in[hidden:] + (None,) * v._op.extra_none
         for hook in list(node._post.values()):
             res = hook(g_in, g_out)
             if res is not None:
                 g_in = _hook_result(hook, res, len(g_in))
-        grads = [_unwrap(x, graph) for x in g_in[:len(v._in)]]
+        grads = list(grads[:hidden]) + [_unwrap(x, graph) for x in g_in[:len(v._in) - hidden]]
     return grads

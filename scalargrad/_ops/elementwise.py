@@ -258,7 +258,41 @@ def _remainder(r, a, b):
     return m
 
 
+def _trunc_div(r, a, b):
+    """Division rounded towards zero: C's integer division, or trunc(a / b) on floats."""
+    if a.__class__ is int and b.__class__ is int:
+        if b == 0:
+            raise RuntimeError("ZeroDivisionError")
+        q = abs(a) // abs(b)
+        return q if (a < 0) == (b < 0) else -q
+    q = r(ieee.div(a, b))
+    if q != q or q in (math.inf, -math.inf):
+        return q
+    return math.copysign(float(math.trunc(q)), q)
+
+
 _NOT_IMPLEMENTED = "derivative for aten::{} is not implemented"
+
+
+@register
+class DivMode(Elementwise):
+    """``div(other, rounding_mode=...)`` (DivBackward2; a number operand is wrapped in a tensor):
+    ``_c`` is the mode. PyTorch's derivative is ``grad * 0`` for both operands (nan where the
+    gradient is not finite)."""
+
+    name = "DivBackward2"
+    arity = 2
+    uses_c = True
+    saves, saves_inputs = False, False
+    saved = (("other", 1, (0, 1)), ("rounding_mode", "number"), ("self", 0, (1,)))
+    forward = staticmethod(lambda r, a, b, c: _floor_div(r, a, b) if c == "floor" else _trunc_div(r, a, b))
+
+    @staticmethod
+    def backward(k, g, v):
+        zero = k.mul(g, k.const(0.0))
+        return zero, zero
+
+    sympy = staticmethod(lambda sp, a, b, c: sp.Integer(0) * a * b)
 
 
 @register
@@ -823,6 +857,26 @@ Ge.api = Api(method="ge", aliases=("greater_equal",), inplace="ge_", function=("
 COMPARISONS = [Eq, Ne, Lt, Le, Gt, Ge]
 
 
+class CompareInplace(Op):
+    """``x.eq_(other)`` on a tensor in a graph: the tensor keeps its dtype and holds 1s and 0s;
+    PyTorch records a node whose gradients are zeros (EqBackward0 with a number, EqBackward1
+    with a tensor)."""
+
+    saves, saves_inputs = False, False
+    backward = staticmethod(lambda k, g, v: tuple(k.zero(g) for _ in v._in))
+
+    @staticmethod
+    def sympy(sp, a, *rest):
+        return sp.Integer(0) * a
+
+
+for _cmp_op in COMPARISONS:
+    _cmp_op.inplace_number = register(type(_cmp_op.__name__ + "InplaceC", (CompareInplace,), {
+        "name": _cmp_op.name, "forward": staticmethod(lambda r, a, c, _f=_cmp_op.fast: float(_f(a, c)))}))
+    _cmp_op.inplace_tensor = register(type(_cmp_op.__name__ + "Inplace", (CompareInplace,), {
+        "name": _cmp_op.name[:-1] + "1", "forward": staticmethod(lambda r, a, b, _f=_cmp_op.fast: float(_f(a, b)))}))
+
+
 @register
 class Where(Elementwise):
     """where(condition, self, other): inputs (condition, self, other); the condition is only
@@ -830,6 +884,7 @@ class Where(Elementwise):
 
     name = "WhereBackward0"
     arity = 3
+    hidden_inputs = 1  # PyTorch's node has edges to self and other only
     saved = (("condition", 0),)
     saves_inputs = False
     api = Api(method="where", function="where")
@@ -851,7 +906,7 @@ class ClampT(Elementwise):
 
     name = "ClampBackward0"
     arity = 3
-    saved = (("max", 2), ("min", 1), ("self", 0))
+    saved = (("max", "opt.2"), ("min", "opt.1"), ("self", 0))  # None for a bound not given (``_c``)
     forward = staticmethod(lambda r, a, lo, hi: _clamp(r, a, (lo, hi)))
 
     @staticmethod
@@ -862,4 +917,4 @@ class ClampT(Elementwise):
     sympy = staticmethod(lambda sp, a, lo, hi: sp.Min(sp.Max(a, lo), hi))
 
 
-ELEMENTWISE += COMPARISONS + [Where, ClampT]
+ELEMENTWISE += COMPARISONS + [Where, ClampT, DivMode]

@@ -107,6 +107,7 @@ class Op:
     hidden_inputs = 0  # leading inputs that are no edge of PyTorch's node (where's condition)
     cpp_function = False  # a node PyTorch writes by hand: name() is "torch::autograd::" + name
     grad_edges_only = False  # next_functions lists only the inputs that require grad (NotImplemented)
+    older_in_c = False  # the node's older version is ``_c.prev``, not its first input (regenerated views)
     runs_user_code = False  # backward calls user code (a custom Function's backward)
     differentiable = True  # False: the result never requires grad (comparisons, argmax)
     bulk = False  # True in the variant run with the tensor kernel

@@ -16,7 +16,7 @@ from .._base.errors import Unsupported
 from .build import check_size
 from .tensor import Tensor, defaults, impl, leaf
 
-__all__ = ["device", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
+__all__ = ["device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
            "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "arange",
            "linspace", "eye", "from_values", "parse_data", "construct", "shape_arg", "check_dtype"]
 
@@ -42,6 +42,21 @@ class device:
 
     def __hash__(self) -> int:
         return hash("cpu")
+
+
+class layout:
+    """``torch.layout``: scalargrad tensors are all ``torch.strided``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str = "strided") -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+
+strided = layout("strided")
 
 
 def check_dtype(dtype, what: str = "tensor"):

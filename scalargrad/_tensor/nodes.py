@@ -131,7 +131,7 @@ def _saved(attr: str, source, needed_for=None):
             return None
         if needed_for is not None and not any(v._in[i]._rg for i in needed_for if i < len(v._in)):
             return None  # no gradient that reads it is computed: PyTorch does not save it
-        if op.is_freed and (isinstance(source, int) or source in ("result", "c.tensors")):
+        if op.is_freed and (isinstance(source, int) or source in ("result", "c.tensors", "c.mask")):
             raise RuntimeError(SECOND_BACKWARD)
         if isinstance(source, int):
             return _saved_input(v, source) if source < len(v._in) else None
@@ -147,6 +147,11 @@ def _saved(attr: str, source, needed_for=None):
             return 1 if c is None or not isinstance(c, (int, float)) else c
         if source == "one":
             return 1
+        if source == "false":
+            return False
+        if source.startswith("opt."):  # an optional tensor argument: None if it was not given
+            i = int(source[4:])
+            return None if v._c[i - 1] else _saved_input(v, i)
         if source in ("min", "max"):
             lo, hi = v._c
             return lo if source == "min" else hi
