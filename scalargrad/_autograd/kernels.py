@@ -23,7 +23,7 @@ from .._ops import shape as S
 from .._tensor import products, views
 from .._tensor.build import binary, elementwise, unary
 from .._tensor.reduce import sum as tsum
-from .._tensor.tensor import MANY, Tensor, leaf, make
+from .._tensor.tensor import MANY, Constant, Tensor, leaf, make
 
 __all__ = ["FloatKernel", "Float32Kernel", "TensorKernel", "GraphKernel", "install"]
 
@@ -254,7 +254,8 @@ class TensorKernel:
 
     @staticmethod
     def const(c):
-        return c
+        # a node's number operand may be a Constant (a float remembering the number given)
+        return float(c) if c.__class__ is Constant else c
 
     @staticmethod
     def val(x):

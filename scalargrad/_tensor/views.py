@@ -260,6 +260,8 @@ def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 def permute(x: Tensor, *dims) -> Tensor:
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = sizes_arg(dims, "permute")
     nd = x._t.ndim
     if len(dims) != nd:
