@@ -107,7 +107,7 @@ def rebase_view(t: Tensor, res: Tensor) -> Tensor:
     e = t._ext
     if e is not None and e.pick is not None:
         h, i = e.pick
-        raise RuntimeError(_MULTI_OUTPUT_VIEW.format(i=i, name=h.grad_fn.name()))
+        raise RuntimeError(_MULTI_OUTPUT_VIEW.format(i=i, name=h.grad_fn.name().replace("Backward0", "")))
     base = t._s.base
     pos = positions_in_base(t)
     if len(set(pos)) != len(pos):

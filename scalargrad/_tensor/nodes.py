@@ -130,7 +130,8 @@ def _saved(attr: str, source, needed_for=None):
         if source is None:
             return None
         if needed_for is not None and not any(v._in[i]._rg for i in needed_for if i < len(v._in)):
-            return None  # no gradient that reads it is computed: PyTorch does not save it
+            # no gradient that reads it is computed: PyTorch does not save it
+            return () if isinstance(source, str) and source.startswith("in") else None
         if op.is_freed and (isinstance(source, int) or source in ("result", "c.tensors", "c.mask")):
             raise RuntimeError(SECOND_BACKWARD)
         if isinstance(source, int):
@@ -154,7 +155,8 @@ def _saved(attr: str, source, needed_for=None):
             return None if v._c[i - 1] else _saved_input(v, i)
         if source in ("min", "max"):
             lo, hi = v._c
-            return lo if source == "min" else hi
+            bound = lo if source == "min" else hi
+            return getattr(bound, "number", bound)
         if source.startswith("c."):
             key = source[2:]
             raw = getattr(v._c, "raw", None)

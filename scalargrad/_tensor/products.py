@@ -161,10 +161,23 @@ def inner(a: Tensor, b: Tensor) -> Tensor:
     if sa[-1] != sb[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(sa)} and {list(sb)}")
-    k = sa[-1]
-    t1 = reshape(permute(a, *range(len(sa))), numel(sa[:-1]), k)
-    t2 = reshape(permute(b, len(sb) - 1, *range(len(sb) - 1)), k, numel(sb[:-1]))
-    return reshape(mm(t1, t2), sa[:-1] + sb[:-1])
+    # tensordot(a, b, [-1], [-1]): a contracted dimension of size 1 in one operand is summed out of
+    # the other first (broadcast); then the contracted dimension (-1, as given) goes last in a,
+    # first in b
+    from .reduce import sum as tsum
+
+    if sb[-1] == 1:
+        a = tsum(a, -1, keepdim=True)
+    elif sa[-1] == 1:
+        b = tsum(b, -1, keepdim=True)
+    pa, pb = permute(a, *range(len(sa) - 1), -1), permute(b, -1, *range(len(sb) - 1))
+    n, m = numel(sa[:-1]), numel(sb[:-1])
+    if n == 1 and m == 1:  # one output element: a dot product of the flattened operands
+        from .views import flatten
+
+        return reshape(dot(flatten(pa), flatten(pb)), sa[:-1] + sb[:-1])
+    k = pa._t.shape[-1]
+    return reshape(mm(reshape(pa, n, k), reshape(pb, k, m)), sa[:-1] + sb[:-1])
 
 
 def matmul(a, b) -> Tensor:

@@ -27,7 +27,7 @@ from .build import binary, broadcast_shapes, elementwise, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
 from .storage import alias, write
-from .tensor import Tensor, defaults, ext, impl, leaf, make
+from .tensor import Tensor, constant, defaults, ext, impl, leaf, make
 
 __all__ = ["FUNCTIONS", "FUNCTIONAL", "install"]
 
@@ -284,7 +284,8 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
             if bound is not None and bound != bound or bound in (float("inf"), float("-inf")):
                 raise RuntimeError(f"value cannot be converted to type int64_t without overflow")
     r = dt.round
-    c = (None if lo is None else r(lo), None if hi is None else r(hi))
+    # rounded for the comparisons, remembering the numbers given (PyTorch saves them: _saved_min)
+    c = (None if lo is None else constant(lo, r(lo)), None if hi is None else constant(hi, r(hi)))
     op = op or E.Clamp
     x = self if dt is t.dtype else views.to_dtype(self, dt)
     from .build import compute

@@ -289,6 +289,8 @@ def select(x: Tensor, dim: int, index: int) -> Tensor:
 
 
 def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
+    if not x._t.ndim:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = norm_dim(dim, x._t.ndim)
     size = x._t.shape[d]
     if start < 0:
@@ -479,6 +481,8 @@ def unbind(x: Tensor, dim: int = 0) -> tuple:
 
 
 def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    if not x._t.ndim:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = norm_dim(dim, x._t.ndim)
     size = x._t.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -503,6 +507,8 @@ def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
 
 
 def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if not x._t.ndim:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = norm_dim(dim, x._t.ndim)
