@@ -625,3 +625,51 @@ def test_global_full_backward_hooks_on_a_2x2_input(lib):
         h2.remove()
     ones = "(tensor([[1., 1.],\n        [1., 1.]]),)"
     assert ev == [("pre", "Sigmoid", ones), ("full", f"({SIGMOID_GRAD},)", ones)]
+
+
+def _saved_after_backward(lib) -> list:
+    """Which saved attributes a backward without retain_graph frees (tensors) or keeps (numbers,
+    sizes), and whether a second backward goes through."""
+    out = []
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = lib.tensor([3.0, 1.0], requires_grad=True)
+    cases = {"mul number": lambda: x * 2, "masked_fill": lambda: x.masked_fill(x > 1, 0.0),
+             "index": lambda: x[lib.tensor([0])], "max(dim)": lambda: x.max(0).values, "clamp(tensor)": lambda: x.clamp(y),
+             "exp": lambda: x.exp(), "where": lambda: lib.where(x > 1, x, y), "pow": lambda: x ** 2,
+             "clamp": lambda: x.clamp(0, 1), "sum(dim)": lambda: x.sum(-1), "amax": lambda: x.amax(), "max": lambda: x.max(),
+             "mse": lambda: lib.nn.functional.mse_loss(x, y), "view": lambda: x.view(2, 1), "add": lambda: x + y}
+
+    def mask_assign():
+        z = x * 1
+        z[lib.tensor([True, False])] = 5.0
+        return z
+
+    def slice_assign():
+        z = x * 1
+        z[0] = 5.0
+        return z
+
+    cases["mask assignment"] = mask_assign
+    cases["slice assignment"] = slice_assign
+    for name, f in cases.items():
+        z = f()
+        attrs = sorted(a for a in dir(z.grad_fn) if a.startswith("_saved_"))
+        z.sum().backward()
+        row = []
+        for a in attrs:
+            try:
+                v = getattr(z.grad_fn, a)
+                row.append((a, "tensor" if isinstance(v, lib.Tensor) else repr(v)))
+            except RuntimeError as e:
+                row.append((a, str(e)[:40]))
+        try:
+            z.sum().backward()
+            again = "ok"
+        except RuntimeError as e:
+            again = str(e)[:40]
+        out.append((name, row, again))
+    return out
+
+
+def test_saved_values_after_backward_match_torch(torch_ref):
+    assert _saved_after_backward(scalargrad) == _saved_after_backward(torch_ref)

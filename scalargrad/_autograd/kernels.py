@@ -346,7 +346,7 @@ class TensorKernel:
 
     @classmethod
     def clamp_backward(cls, g, a, c):
-        lo, hi = c
+        lo, hi = (None if b is None else cls.const(b) for b in c)
         cond = None
         if lo is not None:
             cond = a >= lo

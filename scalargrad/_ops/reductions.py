@@ -105,7 +105,7 @@ class MaxAll(Reduction):
     gradient equally."""
 
     name = "MaxBackward1"
-    saves_inputs, saves_output = True, True
+    saves, saves_inputs, saves_output = True, True, True
     saved = (("result", "result"), ("self", 0))
     api = Api(method="max", function="max")
     backward = staticmethod(lambda k, g, v: (k.evenly_distribute(g, k.ins(v)[0], k.out(v)),))
@@ -139,6 +139,7 @@ class MaxDim(Reduction):
     element of each slice (value_selecting_reduction_backward)."""
 
     name = "MaxBackward0"
+    saves = True  # the indices: freed by a backward without retain_graph, as PyTorch's
     saved = (("dim", "c.dim"), ("indices", "c.indices"), ("keepdim", "c.keepdim"),
              ("self_sym_sizes", "c.in_shape"))
     backward = staticmethod(lambda k, g, v: (k.value_selecting_backward(g, v._c),))
@@ -157,7 +158,7 @@ class Amax(Reduction):
     their slice's maximum (scale_grad_by_count: grad / count * mask)."""
 
     name = "AmaxBackward0"
-    saves_inputs, saves_output = True, True
+    saves, saves_inputs, saves_output = True, True, True
     saved = (("dim", "c.dims"), ("keepdim", "c.keepdim"), ("result", "result"), ("self", 0))
     api = Api(method="amax", function="amax")
 

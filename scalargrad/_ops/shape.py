@@ -228,6 +228,7 @@ class Index(Structural):
     one twice; the gradient is added back into zeros in index order (index_put_ accumulate)."""
 
     name = "IndexBackward0"
+    saves = True  # the indices: freed by a backward without retain_graph, as PyTorch's
     saved = (("indices", "c.tensors"), ("self_sym_sizes", "c.in_shape"))
     backward = staticmethod(lambda k, g, v: (k.index_backward(g, v._c),))
 

@@ -328,7 +328,8 @@ def _with_number(op, a: Tensor, c) -> Tensor:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     r = dt.round
     if not exact:
-        c = constant(c, r(c))  # rounded, remembering the number PyTorch saves
+        # rounded, remembering (floating dtypes: the only ones in a graph) the number PyTorch saves
+        c = constant(c, r(c)) if dt.is_floating_point else r(c)
     elif c.__class__ is bool:
         c = int(c)
     if not t.ndim:

@@ -34,6 +34,7 @@ class IndexPut(Structural):
     gradient is zero at the assigned positions; the value gets the gradient there."""
 
     name = "IndexPutBackward0"
+    saves = True  # the indices: freed by a backward without retain_graph, as PyTorch's
     saved = (("accumulate", "false"), ("indices", "c.tensors"))
 
     @staticmethod
@@ -57,6 +58,7 @@ class IndexPut(Structural):
 class CopySlices(IndexPut):
     name = "CopySlices"
     cpp_function = True
+    saves = False  # a copy into a view saves nothing: a second backward goes through
     saved = ()
 
 

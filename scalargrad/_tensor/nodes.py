@@ -113,6 +113,11 @@ _INT64 = {"dim", "dim0", "dim1", "dims", "index", "start", "end", "step", "split
 """Saved attributes PyTorch keeps as int64 and shows as unsigned: -1 prints 18446744073709551615."""
 
 
+_TENSOR_SOURCES = ("result", "c", "c.tensors", "c.indices")
+"""Sources of saved tensors (as opposed to numbers and sizes): freed by a backward without
+retain_graph, as PyTorch frees its saved variables."""
+
+
 def _as_uint64(x):
     if isinstance(x, tuple):
         return tuple(_as_uint64(e) for e in x)
@@ -132,7 +137,9 @@ def _saved(attr: str, source, needed_for=None):
         if needed_for is not None and not any(v._in[i]._rg for i in needed_for if i < len(v._in)):
             # no gradient that reads it is computed: PyTorch does not save it
             return () if isinstance(source, str) and source.startswith("in") else None
-        if op.is_freed and (isinstance(source, int) or source in ("result", "c.tensors", "c.mask")):
+        if isinstance(source, str) and source.startswith("opt.") and v._c[int(source[4:]) - 1]:
+            return None  # an optional tensor argument not given
+        if op.is_freed and (isinstance(source, int) or source in _TENSOR_SOURCES or source.startswith("opt.")):
             raise RuntimeError(SECOND_BACKWARD)
         if isinstance(source, int):
             return _saved_input(v, source) if source < len(v._in) else None
@@ -150,9 +157,8 @@ def _saved(attr: str, source, needed_for=None):
             return 1
         if source == "false":
             return False
-        if source.startswith("opt."):  # an optional tensor argument: None if it was not given
-            i = int(source[4:])
-            return None if v._c[i - 1] else _saved_input(v, i)
+        if source.startswith("opt."):  # an optional tensor argument (given: see above)
+            return _saved_input(v, int(source[4:]))
         if source in ("min", "max"):
             lo, hi = v._c
             bound = lo if source == "min" else hi

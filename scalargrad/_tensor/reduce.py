@@ -142,15 +142,17 @@ _RETURN_TYPES = {name: type(name, (ReturnTypes,), {"__slots__": (), "_name": nam
                  for name in ("max", "min")}
 
 
-def _pick(group: list, largest: bool):
-    """(value, index) of the max (min) of ``group``: nan wins; ties keep the first."""
+def _pick(group: list, largest: bool, ties_last: bool = False):
+    """(value, index) of the max (min) of ``group``: nan wins; ties keep the first (the last
+    with ``ties_last``, as the all-element reduction's kernel does: it shows in the sign of a
+    zero maximum of -0.0 and 0.0)."""
     best_i = 0
     best = group[0]
     for i in range(1, len(group)):
         v = group[i]
         if best != best:
             break
-        if v != v or (v > best if largest else v < best):
+        if v != v or (v > best if largest else v < best) or (ties_last and v == best):
             best, best_i = v, i
     return best, best_i
 
@@ -169,7 +171,7 @@ def max_min(x: Tensor, dim=None, keepdim: bool = False, largest: bool = True, ot
         if not vals:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
-        v, _ = _pick(vals, largest)
+        v, _ = _pick(vals, largest, ties_last=True)
         op = R.MaxAll if largest else R.MinAll
         return make(op, TensorType(x._t.dtype, ()), v, (x,), Reduced(x._t.shape, tuple(range(x._t.ndim)), False, True))
     nd = x._t.ndim

@@ -224,10 +224,12 @@ def _div(a, b, rounding_mode):
     if rounding_mode not in ("floor", "trunc"):
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                            f"'{rounding_mode}'")
-    from .build import as_tensor_operand
+    from .build import as_tensor_operand, result_dtype
 
+    # a number operand is wrapped in a tensor (PyTorch saves it so), but promotes as a number
+    dt = result_dtype((a, b))
     a_t, b_t = as_tensor_operand(a, b if isinstance(b, Tensor) else None), as_tensor_operand(b, a)
-    return elementwise(E.DivMode, (a_t, b_t), rounding_mode)
+    return elementwise(E.DivMode, (a_t, b_t), rounding_mode, out_dtype=dt)
 
 
 def _compare_node(op, t: Tensor, other) -> Tensor:
@@ -285,7 +287,8 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
                 raise RuntimeError(f"value cannot be converted to type int64_t without overflow")
     r = dt.round
     # rounded for the comparisons, remembering the numbers given (PyTorch saves them: _saved_min)
-    c = (None if lo is None else constant(lo, r(lo)), None if hi is None else constant(hi, r(hi)))
+    keep = constant if dt.is_floating_point else (lambda number, rounded: rounded)
+    c = (None if lo is None else keep(lo, r(lo)), None if hi is None else keep(hi, r(hi)))
     op = op or E.Clamp
     x = self if dt is t.dtype else views.to_dtype(self, dt)
     from .build import compute
