@@ -35,8 +35,8 @@ from ._base.dtypes import (  # noqa: A004 - torch's names
 )
 from ._base.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from ._base.rng import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
-from ._tensor.build import MAX_ELEMENTS
 from ._tensor import surface as _surface
+from ._tensor.build import MAX_ELEMENTS
 from ._tensor.tensor import Tensor, get_default_dtype, is_tensor, set_default_dtype
 
 __version__ = "0.2.0"

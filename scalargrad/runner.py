@@ -5,6 +5,8 @@ An import alias on ``sys.meta_path`` resolves ``torch`` and ``torch.<sub>`` to `
 ``from torch.nn.parameter import Parameter`` load scalargrad's modules; no program text is
 rewritten. A part of torch that scalargrad does not implement stops the program with an
 ``Unsupported`` error naming it, which the command line prints as one clear sentence.
+``torchviz`` resolves to ``scalargrad.viz``, whose ``make_dot`` draws
+scalargrad's graph with torchviz's conventions.
 """
 
 from __future__ import annotations
@@ -23,11 +25,18 @@ from ._base.errors import Unsupported
 
 __all__ = ["Unsupported", "torch_alias", "run_path", "RunResult"]
 
+_VIZ = {"torchviz": "scalargrad.viz"}
+
+
+def _aliased(name: str) -> bool:
+    return name == "torch" or name.startswith("torch.") or name in _VIZ
+
+
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finder and loader that hand out scalargrad's module for every ``torch`` name."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != "torch" and not fullname.startswith("torch."):
+        if not _aliased(fullname):
             return None
         return importlib.util.spec_from_loader(fullname, self)
 
@@ -35,7 +44,7 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self._specs: dict = {}
 
     def create_module(self, spec):
-        target = "scalargrad" + spec.name[len("torch"):]
+        target = _VIZ.get(spec.name) or "scalargrad" + spec.name[len("torch"):]
         try:
             module = importlib.import_module(target)
         except ModuleNotFoundError as e:
@@ -56,7 +65,7 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 @contextmanager
 def torch_alias() -> Iterator[None]:
     """While active, ``import torch...`` imports scalargrad instead (previous modules restored)."""
-    saved = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
+    saved = {k: v for k, v in sys.modules.items() if _aliased(k)}
     for k in saved:
         del sys.modules[k]
     finder = _Alias()
@@ -65,7 +74,7 @@ def torch_alias() -> Iterator[None]:
         yield
     finally:
         sys.meta_path.remove(finder)
-        for k in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
+        for k in [k for k in sys.modules if _aliased(k)]:
             del sys.modules[k]
         sys.modules.update(saved)
 

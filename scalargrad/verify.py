@@ -1,11 +1,13 @@
 """``scalargrad verify``: run every reference example and compare it with PyTorch 2.13.
 
 The catalogue lives in ``reference/<document>/examples.json`` beside one program per code
-example of the source documents. Each entry records what the document printed, what PyTorch
+example of the source documents; installed, it is the package data ``scalargrad._reference``
+(read with ``importlib.resources``, so a wheel carries it). Each entry records what the document printed, what PyTorch
 2.13 printed for the program (captured with ``reference/capture.py``), and the document's
 status (``reproduced``, ``named_difference``, ``document_error``). ``verify`` runs each
-program on scalargrad in a fresh interpreter (``scalargrad run --check``, so that every
-backward is also proved with SymPy), compares its output with PyTorch's, and reports.
+program on scalargrad in a process of its own (as ``scalargrad run --check`` would, so that
+every backward is also proved with SymPy: a fork of a warm worker that imported scalargrad
+and SymPy once, see ``warm_worker``), compares its output with PyTorch's, and reports.
 
 An example *regresses* when scalargrad's output differs from PyTorch's, unless the program
 stops on a feature the catalogue lists under ``needs`` (then it is "not yet supported").
@@ -13,6 +15,7 @@ stops on a feature the catalogue lists under ``needs`` (then it is "not yet supp
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import os
 import re
@@ -20,13 +23,19 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
-__all__ = ["Example", "Outcome", "find_reference_dir", "load_catalogue", "verify", "normalise_stdout",
+from . import warm_worker
+
+__all__ = ["Example", "Outcome", "CatalogueError", "reference_dir", "load_catalogue", "verify", "normalise_stdout",
            "normalise_stderr", "lists_feature"]
 
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_SOURCE_TREE = os.path.join(_PACKAGE_PARENT, "reference")  # a checkout used without installing
 _ADDR = re.compile(r"0x[0-9a-fA-F]{6,}")
 _ERRLINE = re.compile(r"^(?:.*?:\d+: )?((?:[A-Za-z_][\w.]*\.)?([A-Za-z_]\w*(?:Warning|Error|Exception)):.*)$")
 
@@ -98,33 +107,84 @@ def lists_feature(needs: list[str], feature: str) -> bool:
     return False
 
 
-def find_reference_dir(start: str | None = None) -> str:
-    """The ``reference/`` directory: given, beside the source tree, or under the cwd."""
-    candidates = []
-    if start:
-        candidates.append(start)
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    candidates += [os.path.join(here, "reference"), os.path.join(os.getcwd(), "reference")]
-    for c in candidates:
-        if os.path.isdir(c) and any(os.path.isfile(os.path.join(c, d, "examples.json"))
-                                    for d in os.listdir(c)):
-            return c
-    raise FileNotFoundError("cannot find the reference catalogue (reference/<document>/examples.json); "
-                            "run from the repository or pass --reference DIR")
+class CatalogueError(Exception):
+    """The reference catalogue is missing, unreadable or malformed (one sentence, for the user)."""
+
+
+def _has_catalogue(directory: str) -> bool:
+    return os.path.isdir(directory) and any(os.path.isfile(os.path.join(directory, d, "examples.json"))
+                                            for d in os.listdir(directory))
+
+
+@contextmanager
+def reference_dir(given: str | None = None) -> Iterator[str]:
+    """The catalogue as a real directory, for as long as the block runs: ``given``, else the
+    installed package data ``scalargrad._reference``, else ``reference/`` beside the source
+    tree (a checkout on ``PYTHONPATH``, not installed). Raises CatalogueError if there is none."""
+    if given is not None:
+        if not _has_catalogue(given):
+            raise CatalogueError(f"no reference catalogue in {given} (expected <document>/examples.json)")
+        yield given
+        return
+    try:
+        packaged = importlib.resources.files("scalargrad._reference")
+    except ModuleNotFoundError:
+        packaged = None
+    if isinstance(packaged, Path) and _has_catalogue(str(packaged)):
+        yield str(packaged)
+        return
+    if packaged is not None and not isinstance(packaged, Path) and packaged.is_dir():  # a zip: programs must be files
+        with tempfile.TemporaryDirectory(prefix="scalargrad-reference-") as tmp:
+            _copy_tree(packaged, Path(tmp))
+            if _has_catalogue(tmp):
+                yield tmp
+                return
+    if _has_catalogue(_SOURCE_TREE):
+        yield _SOURCE_TREE
+        return
+    raise CatalogueError("cannot find the reference catalogue: this installation of scalargrad has no "
+                         "scalargrad._reference package data; reinstall it, or pass --reference DIR")
+
+
+def _copy_tree(src, dest: Path) -> None:
+    pending = [(src, dest)]
+    while pending:
+        node, target = pending.pop()
+        target.mkdir(exist_ok=True)
+        for child in node.iterdir():
+            if child.is_dir():
+                pending.append((child, target / child.name))
+            else:
+                (target / child.name).write_bytes(child.read_bytes())
 
 
 def load_catalogue(ref_dir: str) -> list[Example]:
-    """Every example of every document, in document order."""
+    """Every example of every document, in document order. Raises CatalogueError for an
+    unreadable or invalid examples.json, an entry without ``id`` or ``program``, or a program
+    that is not there."""
     out = []
     for doc in sorted(os.listdir(ref_dir)):
         f = os.path.join(ref_dir, doc, "examples.json")
         if not os.path.isfile(f):
             continue
-        with open(f, encoding="utf-8") as fh:
-            entries = json.load(fh)
-        for e in entries:
+        try:
+            with open(f, encoding="utf-8") as fh:
+                entries = json.load(fh)
+        except (OSError, UnicodeDecodeError) as e:
+            raise CatalogueError(f"cannot read {f}: {e.strerror if isinstance(e, OSError) else e}") from e
+        except json.JSONDecodeError as e:
+            raise CatalogueError(f"{f} is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from e
+        if not isinstance(entries, list):
+            raise CatalogueError(f"{f} must hold a list of examples")
+        for i, e in enumerate(entries):
+            missing = [k for k in ("id", "program") if not isinstance(e, dict) or not isinstance(e.get(k), str)]
+            if missing:
+                raise CatalogueError(f"{f}: example {i + 1} has no {' or '.join(repr(k) for k in missing)}")
+            program = os.path.join(ref_dir, doc, e["program"])
+            if not os.path.isfile(program):
+                raise CatalogueError(f"{f}: the program of {e['id']} is missing ({program})")
             out.append(Example(
-                document=doc, id=e["id"], program=os.path.join(ref_dir, doc, e["program"]),
+                document=doc, id=e["id"], program=program,
                 title=e.get("title", e["id"]), status=e.get("status", ""),
                 torch_output=e.get("torch_output", ""), torch_stderr=e.get("torch_stderr", ""),
                 document_output=e.get("document_output", ""), differences=list(e.get("differences", [])),
@@ -162,7 +222,8 @@ def _first_difference(want: str, got: str) -> str:
 
 
 def run_example(ex: Example, check: bool = True, timeout: float = 300.0) -> Outcome:
-    """Run one example in a fresh interpreter and compare with the PyTorch capture."""
+    """Run one example in a fresh interpreter and compare with the PyTorch capture (where
+    ``os.fork`` is missing; ``verify`` forks a warm worker instead)."""
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
@@ -183,17 +244,22 @@ def run_example(ex: Example, check: bool = True, timeout: float = 300.0) -> Outc
         if os.path.exists(report):
             with open(report, encoding="utf-8") as fh:
                 rep = json.load(fh)
-    seconds = time.perf_counter() - start
+    return judge(ex, proc.stdout, proc.stderr, rep, time.perf_counter() - start)
+
+
+def judge(ex: Example, stdout: str, stderr: str, rep: dict, seconds: float, ending: str = "") -> Outcome:
+    """The outcome of an example from what its run printed and its ``--report-json`` report
+    (empty when the run did not get that far; ``ending`` then says why, if known)."""
     if not rep:
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        tail = ending or (stderr.strip().splitlines() or ["no output"])[-1]
         return Outcome(ex, "crashed", tail, seconds=seconds)
     sym = rep.get("sympy") or {}
     sympy_text, sympy_ok = sym.get("summary", "n/a"), sym.get("ok")
     if rep.get("unsupported"):
         return Outcome(ex, "not supported", rep["unsupported"], sympy_text, sympy_ok, seconds)
-    got_out = normalise_stdout(proc.stdout)
+    got_out = normalise_stdout(stdout)
     want_out = normalise_stdout(ex.torch_output)
-    got_err, want_err = normalise_stderr(proc.stderr), normalise_stderr(ex.torch_stderr)
+    got_err, want_err = normalise_stderr(stderr), normalise_stderr(ex.torch_stderr)
     if got_out == want_out and got_err == want_err:
         return Outcome(ex, "reproduced", "", sympy_text, sympy_ok, seconds)
     if got_out != want_out:
@@ -203,17 +269,51 @@ def run_example(ex: Example, check: bool = True, timeout: float = 300.0) -> Outc
     return Outcome(ex, "differs", detail, sympy_text, sympy_ok, seconds)
 
 
-def verify(examples: list[Example], check: bool = True, jobs: int = 2, progress=None) -> list[Outcome]:
-    """Run the examples (``jobs`` at a time) and return their outcomes in catalogue order."""
+def _run_in_worker(program: str, check: bool) -> dict:
+    """In a forked worker (working directory: the program's): what ``scalargrad run
+    --report-json R [--check] program`` does; returns the report (empty if none was written)."""
+    import argparse
+
+    from .run_command import run
+
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "report.json")
+        run(argparse.Namespace(script=program, args=[], check=check, report_json=report, graph=None))
+        if not os.path.exists(report):
+            return {}
+        with open(report, encoding="utf-8") as fh:
+            return json.load(fh)
+
+
+def verify(examples: list[Example], check: bool = True, jobs: int = 2, progress=None,
+           timeout: float = 300.0) -> list[Outcome]:
+    """Run the examples (``jobs`` at a time), each in a process of its own, and return their
+    outcomes in catalogue order. Each process is a fork of this one after it imported
+    scalargrad and SymPy (``warm_worker``), or, without ``os.fork``, a fresh interpreter."""
     done = 0
     outcomes: list = [None] * len(examples)
 
-    def one(i: int) -> None:
+    def finished(i: int, outcome: Outcome) -> None:
         nonlocal done
-        outcomes[i] = run_example(examples[i], check=check)
+        outcomes[i] = outcome
         done += 1
         if progress is not None:
             progress(done, len(examples), examples[i])
+
+    if warm_worker.fork_available():
+        warm_worker.warm_up()
+        tasks = [warm_worker.Task(_run_in_worker, (ex.program, check), cwd=os.path.dirname(ex.program))
+                 for ex in examples]
+
+        def on_done(i: int, f) -> None:
+            finished(i, judge(examples[i], f.stdout, f.stderr, f.result or {}, f.seconds,
+                              "" if f.ending == "ok" else f.ending))
+
+        warm_worker.run_tasks(tasks, jobs=jobs, timeout=timeout, on_done=on_done)
+        return outcomes
+
+    def one(i: int) -> None:
+        finished(i, run_example(examples[i], check=check, timeout=timeout))
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         list(pool.map(one, range(len(examples))))

@@ -32,9 +32,7 @@ def pytest_configure(config):
 
 @pytest.fixture(autouse=True)
 def _sympy_checks_every_backward(request):
-    import os
-
-    if request.node.get_closest_marker("no_sympy_check") or os.environ.get("SCALARGRAD_SKIP_SYMPY_CHECKS"):
+    if request.node.get_closest_marker("no_sympy_check"):
         yield
         return
     from scalargrad.symbolic import check_every_backward

@@ -372,6 +372,116 @@ def test_run_options_after_the_script_belong_to_the_program(tmp_path):
     assert proc.stderr == ""  # no SymPy report: --check went to the program
 
 
+# ---------------------------------------------------------------- failures: one line, a documented status
+
+
+def one_line_failure(proc: subprocess.CompletedProcess, status: int) -> str:
+    """The one line on stderr of a failed command, checked: that status, no traceback."""
+    assert proc.returncode == status, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("scalargrad"), proc.stderr
+    return lines[0]
+
+
+def test_help_documents_every_exit_status(tmp_path):
+    from scalargrad.cli import EXIT_STATUS
+
+    for args in (["--help"], ["verify", "--help"], ["run", "--help"]):
+        proc = scalargrad_cli(*args, cwd=tmp_path)
+        assert proc.returncode == 0 and EXIT_STATUS in proc.stdout, args
+    statuses = [line.split()[0] for line in EXIT_STATUS.splitlines()[1:] if line[:4].strip().isdigit()]
+    assert statuses == ["0", "1", "2", "3", "4", "5", "130"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["verify", "--jobs", "x"], "scalargrad verify: argument --jobs: expected a whole number, got 'x'"),
+    (["verify", "--jobs", "0"], "scalargrad verify: argument --jobs: must be at least 1, got 0"),
+    (["verify", "--bogus"], "scalargrad: unrecognized arguments: --bogus"),
+    (["frobnicate"], "scalargrad: argument command: invalid choice: 'frobnicate'"),
+    (["verify", "--json", "--markdown"], "scalargrad verify: argument --markdown: not allowed with argument --json"),
+    (["verify", "--reference", "no-such-dir"], "scalargrad verify: --reference no-such-dir: no such directory"),
+    (["verify", "-k", "no-such-example"], "scalargrad verify: no example id or document contains 'no-such-example'"),
+    (["run", "nowhere.py"], "scalargrad run: no such file: nowhere.py"),
+    (["run", "."], "scalargrad run: no such file: ."),
+])
+def test_bad_command_lines_exit_2_with_one_line(tmp_path, args, message):
+    assert one_line_failure(scalargrad_cli(*args, cwd=tmp_path), 2).startswith(message)
+
+
+def test_run_unreadable_script(tmp_path, monkeypatch, capsys):
+    # (in-process: as root, no file is unreadable)
+    from scalargrad import cli
+
+    script = write(tmp_path, "secret.py", "print(1)\n")
+    real_open = open
+
+    def refuse(path, *args, **kw):
+        if str(path) == str(script):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kw)
+
+    monkeypatch.setattr("builtins.open", refuse)
+    assert cli.main(["run", str(script)]) == 2
+    assert capsys.readouterr().err == f"scalargrad run: cannot read {script}: Permission denied\n"
+
+
+@pytest.mark.parametrize("examples_json, message", [
+    ("{not json", "is not valid JSON: Expecting property name enclosed in double quotes at line 1, column 2"),
+    ('{"id": "x"}', "must hold a list of examples"),
+    ('[{"id": "x"}]', "example 1 has no 'program'"),
+    ('[{"program": "x.py"}]', "example 1 has no 'id'"),
+    ('[{"id": "x", "program": "x.py"}]', "the program of x is missing"),
+    (b"\xff\xfe", "cannot read"),
+])
+def test_a_broken_catalogue_exits_4_with_one_line(tmp_path, examples_json, message):
+    doc = tmp_path / "ref" / "000_doc"
+    doc.mkdir(parents=True)
+    f = doc / "examples.json"
+    f.write_bytes(examples_json if isinstance(examples_json, bytes) else examples_json.encode())
+    line = one_line_failure(scalargrad_cli("verify", "--reference", str(tmp_path / "ref"), cwd=tmp_path), 4)
+    assert line.startswith(f"scalargrad verify: {f}" if "cannot read" not in message else "scalargrad verify: cannot")
+    assert message in line
+
+
+def test_a_directory_without_a_catalogue_exits_4(tmp_path):
+    line = one_line_failure(scalargrad_cli("verify", "--reference", str(tmp_path), cwd=tmp_path), 4)
+    assert line == f"scalargrad verify: no reference catalogue in {tmp_path} (expected <document>/examples.json)"
+
+
+def test_an_installation_without_the_catalogue_exits_4(tmp_path, monkeypatch, capsys):
+    # no scalargrad._reference package data and no source tree beside the package
+    from scalargrad import cli, verify
+
+    monkeypatch.setattr(verify.importlib.resources, "files", lambda name: (_ for _ in ()).throw(
+        ModuleNotFoundError(f"No module named {name!r}")))
+    monkeypatch.setattr(verify, "_SOURCE_TREE", str(tmp_path / "reference"))
+    assert cli.main(["verify", "-k", "module_code_1"]) == 4
+    err = capsys.readouterr().err
+    assert err == ("scalargrad verify: cannot find the reference catalogue: this installation of scalargrad has no "
+                   "scalargrad._reference package data; reinstall it, or pass --reference DIR\n")
+
+
+def test_debug_adds_the_traceback(tmp_path):
+    ref = str(tmp_path)
+    for args in (["--debug", "verify", "--reference", ref], ["verify", "--debug", "--reference", ref]):
+        proc = scalargrad_cli(*args, cwd=tmp_path)
+        assert proc.returncode == 4
+        assert proc.stderr.startswith("Traceback (most recent call last):") and "CatalogueError" in proc.stderr
+        assert proc.stderr.splitlines()[-1].startswith("scalargrad verify: no reference catalogue in ")
+
+
+def test_an_internal_error_is_one_line_with_status_5(monkeypatch, capsys):
+    from scalargrad import cli
+
+    monkeypatch.setattr(cli, "demo", lambda: 1 / 0)
+    assert cli.main(["demo"]) == 5
+    assert capsys.readouterr().err == ("scalargrad: internal error: ZeroDivisionError: division by zero "
+                                       "(--debug shows the traceback)\n")
+    assert cli.main(["--debug", "demo"]) == 5
+    assert "Traceback (most recent call last):" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------- the import alias
 
 

@@ -13,6 +13,8 @@ import pytest
 
 import scalargrad
 
+from faithfulness import ulps
+
 SCENARIOS: dict = {}
 EXPECTED: dict = {}
 
@@ -319,9 +321,26 @@ def test_scenario(name):
     assert events(scalargrad, name) == EXPECTED[name]
 
 
+# scenarios whose figures hold PyTorch's exp(2), whose last bit depends on the processor (MKL):
+# a figure there is exp(2) times one or two roundings, within 2 ulp of the capture machine's
+MACHINE_DEPENDENT = {"tensor_hook_then_node_prehook_then_node_posthook", "node_prehook_return_is_not_in_retained_grad"}
+
+
+def _close(got, want) -> bool:
+    if isinstance(want, tuple):
+        return isinstance(got, tuple) and len(got) == len(want) and all(map(_close, got, want))
+    if isinstance(want, float) and isinstance(got, float):
+        return ulps(got, want) <= 2
+    return got == want
+
+
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_scenario_matches_torch(name, torch_ref):
-    assert events(torch_ref, name) == EXPECTED[name]
+    got = events(torch_ref, name)
+    if name in MACHINE_DEPENDENT:
+        assert _close(tuple(got), tuple(EXPECTED[name])), got
+    else:
+        assert got == EXPECTED[name]
 
 
 # ---------------------------------------------------------------- errors, in PyTorch's words

@@ -26,7 +26,7 @@ LAYERS = [
     ("nn",),
     ("optim",),
     ("symbolic", "symbolic_elements"),
-    ("runner", "verify", "cli", "__main__", "documents", "viz", "warm_worker", "proof_summary"),
+    ("runner", "run_command", "verify", "cli", "__main__", "documents", "viz", "warm_worker", "proof_summary"),
 ]
 
 

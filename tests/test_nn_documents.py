@@ -4,8 +4,9 @@ Every program of document 003 (Module Code 1-7, Parameter Code 1-5, Buffer Code 
 1-3, Functional Code 3-6) and every scalar hook example of documents 000 and 004 is written once
 below as a function of the ``torch`` module it runs on (indentation restored, code otherwise as
 in the document). ``run(program, scalargrad)`` must print the text captured from PyTorch 2.13.0
-(CPU) running the same function; under ``torch_ref`` the same function also runs on live
-PyTorch and the three texts are compared. Where PyTorch 2.13 prints something other than the
+(CPU, on an Intel Xeon) running the same function; under ``torch_ref`` the same function also
+runs on live PyTorch and the three texts are compared, exactly except in the lines that print a
+machine-dependent figure at full precision (see the test). Where PyTorch 2.13 prints something other than the
 document (written for PyTorch 1.4), PyTorch wins and a comment says why.
 
 Functional Code 1-2 use nn.Linear and F.linear on multi-element shapes, outside scalargrad's
@@ -23,6 +24,8 @@ import warnings
 import pytest
 
 import scalargrad
+
+from faithfulness import another_processor, correctly_rounded, printed_within, ulps
 
 
 def run(program, torch) -> str:
@@ -1277,9 +1280,18 @@ def test_document_program_prints_what_pytorch_prints(name):
 
 @pytest.mark.parametrize("name", list(EXPECTED))
 def test_document_program_matches_live_pytorch(name, torch_ref):
+    # The captures are PyTorch's on an Intel Xeon (AVX512, MKL). Parameter and Hook Code print
+    # logParam.grad.item(), PyTorch's log(125) at full precision, whose last bit depends on the
+    # processor: those lines may differ on this one, within what scalargrad prints computing as
+    # another processor would (faithfulness.printed_within); every other line exactly.
     from_torch = run(globals()[name], torch_ref)
-    assert from_torch == EXPECTED[name]  # the capture is still what PyTorch prints
-    assert run(globals()[name], scalargrad) == from_torch
+    ours = run(globals()[name], scalargrad)
+    with another_processor(-2):
+        low = run(globals()[name], scalargrad)
+    with another_processor(2):
+        high = run(globals()[name], scalargrad)
+    assert printed_within(from_torch, ours, low, high) is None, printed_within(from_torch, ours, low, high)
+    assert printed_within(from_torch, EXPECTED[name], low, high) is None  # the capture is still PyTorch's
 
 
 
@@ -1296,7 +1308,11 @@ def _grads_of_output(model) -> dict:
 
 def test_parameter_code_4_sums_a_shared_parameter_gradient_and_code_5_splits_it(lib):
     once = _grads_of_output(_pow_log_model(lib)())  # dz/dparam of Parameter Code 3's model
-    assert once == {'powModel.powParam': 1.0, 'logModel.logParam': 4.828313827514648}
+    # dz/dlogParam is log(125): correctly rounded in scalargrad (the same on every machine), within
+    # 1 ulp of it in PyTorch, whose MKL log depends on the processor
+    log125 = correctly_rounded("log", 125.0)
+    assert once['powModel.powParam'] == 1.0 and log125 == 4.828313827514648
+    assert once['logModel.logParam'] == log125 if lib is scalargrad else ulps(once['logModel.logParam'], log125) <= 1
     # the modules used twice: each parameter's gradient is the sum over both uses
     assert _grads_of_output(_shared_model(lib, halve=False)()) == {k: 2 * v for k, v in once.items()}
     # Parameter Code 4 halves the sum, which undoes the doubling exactly

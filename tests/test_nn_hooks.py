@@ -14,6 +14,8 @@ import pytest
 
 import scalargrad
 
+from faithfulness import ulps
+
 
 @pytest.fixture(params=["scalargrad", "torch"])
 def lib(request):
@@ -599,7 +601,11 @@ def test_legacy_hook_returning_grad_input_changes_the_gradients(lib):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         lib.log(m(x, q)).backward()
-    assert (x.grad.item(), q.grad.item(), m.powParam.grad.item()) == (1.2000000476837158, 3.2188761234283447, 1.0)
+    assert (x.grad.item(), m.powParam.grad.item()) == (1.2000000476837158, 1.0)
+    # 2 log(5), correctly rounded in scalargrad; PyTorch's log (MKL) depends on the processor:
+    # within 2 ulp (1 ulp of log, then the products with 125 and 1/125 round)
+    want = 3.2188761234283447
+    assert q.grad.item() == want if lib is scalargrad else ulps(q.grad.item(), want) <= 2
 
 
 def test_legacy_and_full_backward_hooks_do_not_mix(lib):

@@ -14,6 +14,8 @@ import pytest
 
 import scalargrad
 
+from faithfulness import correctly_rounded, step
+
 REPRS = [
     ('L.tensor(5.0)', 'tensor(5.)'),
     ('L.tensor([5.0])', 'tensor([5.])'),
@@ -248,9 +250,21 @@ def test_repr(code, expected):
     assert str(t) == expected and repr(t) == expected
 
 
+# entries computed by a machine-dependent kernel (faithfulness.py): exp(5) in float32 lies 0.6 ulp
+# above the 4-decimal boundary 148.41315, so PyTorch on a processor whose exp is 1 ulp low prints
+# tensor(148.4131); live PyTorch may print any value within 1 ulp of the correctly rounded one
+MACHINE_DEPENDENT = {"L.tensor(5).exp()": ("exp", 5.0), "L.tensor(2) ** 0.5": ("sqrt", 2.0)}
+
+
 @pytest.mark.parametrize("code, expected", REPRS)
 def test_repr_table_is_torchs(torch_ref, code, expected):
-    assert str(_eval(torch_ref, code)) == expected
+    got = str(_eval(torch_ref, code))
+    if code in MACHINE_DEPENDENT:
+        correct = correctly_rounded(*MACHINE_DEPENDENT[code])
+        assert expected == f"tensor({correct:.4f})"
+        assert got in {f"tensor({step(correct, s, 'float32'):.4f})" for s in (-1, 0, 1)}, got
+    else:
+        assert got == expected
 
 
 @pytest.mark.parametrize("code, expected", FORMATS)

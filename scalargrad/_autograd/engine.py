@@ -293,6 +293,7 @@ def _fast_sweep(run: _Run, roots, grads) -> None:
             nodes[r._seq] = r
     keep = run.keep
     get = buf.get
+    pop = buf.pop
     # The newest node made pending by the node just run is kept aside in ``nxt``: when it is
     # newer than all the heap holds, it runs next without going through the heap (always,
     # in a chain).
@@ -310,17 +311,18 @@ def _fast_sweep(run: _Run, roots, grads) -> None:
             s = -heappop(heap)
             v = nodes.pop(s)
         nxt = None
-        op = v._op
         b = v._b
-        if v._ext is not None or b is MANY or op.runs_user_code:
+        if v._ext is not None or b is MANY:  # (a custom Function's node always has an _ext)
             return _handover(run, buf, heap, nodes, [v])
+        op = v._op
         vt = v._t
         k = vt.kernel
+        g = pop(v)
         try:
-            grads = op.backward(k, buf[v], v)
+            grads = op.backward(k, g, v)
         except Exception:
+            buf[v] = g
             return _handover(run, buf, heap, nodes, [v])  # the exact sweep raises it again
-        del buf[v]
         if not keep and op.saves:
             v._op = op.freed
         u = v._a

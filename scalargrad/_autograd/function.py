@@ -298,6 +298,8 @@ def _connect(v: Tensor, op, inputs: tuple, c, seq: int) -> None:
     v._in = inputs
     v._c = c
     v._seq = seq
+    if v._ext is None:
+        v._ext = _Ext()  # user code runs at this node: the engine takes its exact path there
 
 
 def once_differentiable(fn):

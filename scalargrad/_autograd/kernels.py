@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import operator
+from operator import attrgetter
 
 from .._base import dtypes, ieee
 from .._base.dtypes import TensorType, float32, float64, round_f32
@@ -64,9 +65,10 @@ class FloatKernel:
             return [v._a._val]
         return [v._a._val, b._val] if b is not MANY else [u._val for u in v._a]
 
-    @staticmethod
-    def out(v):
-        return v._val
+    # the saved values of a node, read in C: its first and second inputs', its own
+    a = staticmethod(attrgetter("_a._val"))
+    b = staticmethod(attrgetter("_b._val"))
+    out = staticmethod(attrgetter("_val"))
 
     # PyTorch's backward helpers, on floats
 
@@ -158,6 +160,21 @@ class FloatKernel:
     def evenly_distribute(g, x, y):
         return g
 
+    # the structural helpers, on a 0-dim node (its one element is position 0)
+    @staticmethod
+    def masked_zero(g, layout):
+        return 0.0 if layout.map else g
+
+    @staticmethod
+    def index_put_backward(g, layout):
+        return (0.0 if layout.map else g), g
+
+    @staticmethod
+    def scatter(g, layout):
+        return g
+
+    index_backward = scatter
+
 
 class Float32Kernel(FloatKernel):
     """float32: each result rounded to float32, as PyTorch's CPU kernels compute.
@@ -173,6 +190,8 @@ class Float32Kernel(FloatKernel):
         s = c - (c - r)
         if _LO <= s <= _HI or -_HI <= s <= -_LO or r == 0.0:
             return s
+        if r - r != 0.0:  # inf or nan: already a float32
+            return r
         return round_f32(r)
 
     @staticmethod
@@ -182,6 +201,8 @@ class Float32Kernel(FloatKernel):
         s = c - (c - r)
         if _LO <= s <= _HI or -_HI <= s <= -_LO or r == 0.0:
             return s
+        if r - r != 0.0:  # inf or nan: already a float32
+            return r
         return round_f32(r)
 
     @staticmethod
@@ -191,6 +212,8 @@ class Float32Kernel(FloatKernel):
         s = c - (c - r)
         if _LO <= s <= _HI or -_HI <= s <= -_LO or r == 0.0:
             return s
+        if r - r != 0.0:  # inf or nan: already a float32
+            return r
         return round_f32(r)
 
     @staticmethod
@@ -265,6 +288,9 @@ class TensorKernel:
     def ins(v):
         return list(v._in)
 
+    a = staticmethod(attrgetter("_a"))
+    b = staticmethod(attrgetter("_b"))
+
     @staticmethod
     def out(v):
         return v
@@ -314,9 +340,9 @@ class TensorKernel:
 
     @staticmethod
     def sgn(x):
-        vals = x._val if x._t.ndim else [x._val]
-        s = [1.0 if e > 0 else (-1.0 if e < 0 else 0.0) for e in vals]
-        return leaf(s if x._t.ndim else s[0], x._t if x._t.dtype.is_floating_point else x._t.with_dtype(float32))
+        # self.sgn(): a node of its own (SgnBackward0, derivative 0), so that abs's gradient
+        # stays connected to x under create_graph, as in PyTorch
+        return unary(E.Sgn, x)
 
     @staticmethod
     def where(c, a, b):

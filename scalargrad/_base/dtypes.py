@@ -47,6 +47,8 @@ def round_f32(x: float) -> float:
     # zeros are common (relu, masked gradients) and come out of the split exact, sign included
     if _F32_MIN_NORMAL <= r <= _F32_MAX or -_F32_MAX <= r <= -_F32_MIN_NORMAL or x == 0.0:
         return r
+    if x - x != 0.0:  # inf or nan
+        return x
     return _round_f32_edge(x)
 
 

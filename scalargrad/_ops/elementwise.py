@@ -87,7 +87,7 @@ class Add(Binary):
     fast = operator.add
     # derivatives.yaml: self: grad; other: maybe_multiply(grad, alpha)
     backward = staticmethod(lambda k, g, v: (g, g if v._c is None else k.mul(g, k.const(v._c))))
-    sympy = staticmethod(lambda sp, a, b: a + b)
+    sympy = staticmethod(lambda sp, a, b, alpha=1: a + alpha * b)
 
 
 @register
@@ -101,7 +101,7 @@ class Sub(Binary):
     fast = operator.sub
     # other: handle_r_to_c(other, maybe_multiply(-grad, alpha))
     backward = staticmethod(lambda k, g, v: (g, k.neg(g) if v._c is None else k.mul(k.neg(g), k.const(v._c))))
-    sympy = staticmethod(lambda sp, a, b: a - b)
+    sympy = staticmethod(lambda sp, a, b, alpha=1: a - alpha * b)
 
 
 @register
@@ -114,8 +114,7 @@ class Mul(Binary):
 
     @staticmethod
     def backward(k, g, v):
-        a, b = k.ins(v)
-        return k.mul(g, b), k.mul(g, a)
+        return k.mul(g, k.b(v)), k.mul(g, k.a(v))
 
     sympy = staticmethod(lambda sp, a, b: a * b)
 
@@ -131,7 +130,7 @@ class Div(Binary):
 
     @staticmethod
     def backward(k, g, v):
-        a, b = k.ins(v)
+        a, b = k.a(v), k.b(v)
         # div_tensor_other_backward: -grad * ((self / other) / other)
         return k.div(g, b), k.mul(k.neg(g), k.div(k.div(a, b), b))
 
@@ -149,7 +148,7 @@ class Pow(Binary):
 
     @staticmethod
     def backward(k, g, v):
-        a, b = k.ins(v)
+        a, b = k.a(v), k.b(v)
         # pow_backward_self: 0 where exponent == 0; pow_backward_exponent: 0 where base == 0
         # and exponent >= 0 (PyTorch's convention; plain calculus gives nan or -inf there)
         return k.pow_backward_self(g, a, b), k.pow_backward_exponent(g, a, b, k.out(v))
@@ -184,7 +183,7 @@ class Minimum(Binary):
 
     @staticmethod
     def backward(k, g, v):
-        a, b = k.ins(v)
+        a, b = k.a(v), k.b(v)
         # a tie splits the gradient in halves (where(self == other, grad / 2, grad)); with a nan
         # neither mask applies and both operands get the whole gradient
         return k.min_max_backward(g, a, b, True)
@@ -205,18 +204,25 @@ class Maximum(Binary):
 
     @staticmethod
     def backward(k, g, v):
-        a, b = k.ins(v)
-        return k.min_max_backward(g, a, b, False)
+        return k.min_max_backward(g, k.a(v), k.b(v), False)
 
     @staticmethod
     def sympy(sp, a, b):
         return sp.Piecewise((a, sp.StrictGreaterThan(a, b)), (b, sp.StrictLessThan(a, b)), ((a + b) / 2, True))
 
 
+def _fmod(a, b):
+    """C's fmod with IEEE results (Python's raises on an infinite a or a zero b)."""
+    if b == 0 or a != a or b != b or a in (math.inf, -math.inf):
+        return math.nan
+    return math.fmod(a, b)
+
+
 def _floor_div(r, a, b):
-    """Floor division as ATen's ``div_floor_floating`` computes it, each step rounded by ``r``
-    (None: double): ``(a - fmod(a, b)) / b``, corrected towards the floor; x // 0 is IEEE's
-    x / 0, ``inf // b`` is nan, and a zero quotient takes the sign of a / b."""
+    """``//`` as ATen's ``div_floor_floating`` computes it, each step rounded by ``r`` (None:
+    double): ``(a - fmod(a, b)) / b``, corrected towards the floor (so 2.0 // -inf is -1.0 and
+    5.0 // 0 is inf), a zero quotient taking the sign of a / b; for integers Python's floor
+    division (x // 0 is refused)."""
     if a.__class__ is int and b.__class__ is int:
         if b == 0:
             raise RuntimeError("ZeroDivisionError")
@@ -225,10 +231,7 @@ def _floor_div(r, a, b):
         r = float
     if b == 0:
         return ieee.div(a, b)
-    if a != a or b != b or a in (math.inf, -math.inf):
-        mod = math.nan
-    else:
-        mod = math.fmod(a, b)
+    mod = _fmod(a, b)
     div = r(ieee.div(r(a - mod), b))
     if mod != 0 and (b < 0) != (mod < 0):
         div = r(div - 1.0)
@@ -243,19 +246,15 @@ def _floor_div(r, a, b):
 
 
 def _remainder(r, a, b):
-    """Python's sign convention (the result has the divisor's sign), IEEE at 0 and inf."""
+    """``%`` as ATen's remainder: fmod, moved to the divisor's sign (Python's convention)."""
     if a.__class__ is int and b.__class__ is int:
         if b == 0:
             raise RuntimeError("ZeroDivisionError")
         return a % b
-    if b == 0 or a != a or b != b or a in (math.inf, -math.inf):
-        return math.nan
-    if b in (math.inf, -math.inf):
-        return a if (a >= 0) == (b > 0) or a == 0 else b
-    m = math.fmod(a, b)
-    if m != 0 and (m < 0) != (b < 0):
-        m += b
-    return m
+    mod = _fmod(a, b)
+    if mod != 0 and (b < 0) != (mod < 0):
+        mod += b
+    return mod
 
 
 def _trunc_div(r, a, b):
@@ -325,9 +324,8 @@ class Remainder(Binary):
 
     @staticmethod
     def backward(k, g, v):
-        a, b = k.ins(v)
         # self: grad; other: -grad * self.div(other, rounding_mode="floor")
-        return g, k.mul(k.neg(g), k.floor_divide(a, b))
+        return g, k.mul(k.neg(g), k.floor_divide(k.a(v), k.b(v)))
 
     sympy = staticmethod(lambda sp, a, b: a - b * sp.floor(a / b))
 
@@ -388,7 +386,8 @@ class MulC(WithNumber):
     saved = (("other", "c"), ("self", None))
     forward = staticmethod(lambda r, a, c: a * c)
     bulk_number = _bulk_with(operator.mul, operator.mul)
-    backward = staticmethod(lambda k, g, v: (k.mul(g, k.const(v._c)),))
+    # v._c is the number already rounded to the result dtype, as PyTorch's wrapped number
+    backward = staticmethod(lambda k, g, v: (k.mul(g, v._c),))
     sympy = staticmethod(lambda sp, a, c: a * c)
 
 
@@ -399,7 +398,7 @@ class DivC(WithNumber):
     result = "float"
     forward = staticmethod(lambda r, a, c: ieee.div(a, c))
     bulk_number = _bulk_with(operator.truediv, ieee.div)
-    backward = staticmethod(lambda k, g, v: (k.div(g, k.const(v._c)),))
+    backward = staticmethod(lambda k, g, v: (k.div(g, v._c),))
     sympy = staticmethod(lambda sp, a, c: a / c)
 
 
@@ -449,7 +448,7 @@ class PowC(WithNumber):
     forward = staticmethod(_pow_scalar)
     bulk_number = staticmethod(_pow_bulk)
     # pow_backward: zeros where the exponent is 0, else grad * (exponent * self.pow(exponent - 1))
-    backward = staticmethod(lambda k, g, v: (k.pow_backward(g, k.ins(v)[0], v._c),))
+    backward = staticmethod(lambda k, g, v: (k.pow_backward(g, k.a(v), v._c),))
     sympy = staticmethod(lambda sp, a, c: a**c)
 
     @staticmethod
@@ -470,7 +469,7 @@ class RPowC(WithNumber):
     # ``c`` is the Python number as given: the forward casts it to the tensor's dtype, the
     # backward takes the log of the double (pow_backward_exponent with a Scalar base)
     forward = staticmethod(lambda r, a, c: ieee.pow(r(c), a))
-    backward = staticmethod(lambda k, g, v: (k.rpow_backward(g, k.ins(v)[0], v._c, k.out(v)),))
+    backward = staticmethod(lambda k, g, v: (k.rpow_backward(g, k.a(v), v._c, k.out(v)),))
     sympy = staticmethod(lambda sp, a, c: c**a)
 
     @staticmethod
@@ -512,7 +511,7 @@ class Clamp(WithNumber):
     extra_none = 0
     api = Api(method="clamp", aliases=("clip",), inplace="clamp_", function=("clamp", "clip"))
     forward = staticmethod(_clamp)
-    backward = staticmethod(lambda k, g, v: (k.clamp_backward(g, k.ins(v)[0], v._c),))
+    backward = staticmethod(lambda k, g, v: (k.clamp_backward(g, k.a(v), v._c),))
     sympy = staticmethod(_clamp_sympy)
 
 
@@ -636,7 +635,7 @@ class Log(Unary):
     result = "float"
     forward = staticmethod(lambda r, a: ieee.log(a))
     fast = math.log
-    backward = staticmethod(lambda k, g, v: (k.div(g, k.ins(v)[0]),))
+    backward = staticmethod(lambda k, g, v: (k.div(g, k.a(v)),))
     sympy = staticmethod(lambda sp, a: sp.log(a))
 
 
@@ -723,9 +722,26 @@ class Abs(Unary):
     api = _api("abs", aliases=("absolute",))
     forward = staticmethod(lambda r, a: abs(a))
     fast = abs
-    backward = staticmethod(lambda k, g, v: (k.mul(g, k.sgn(k.ins(v)[0])),))
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.sgn(k.a(v))),))
     # d|a|/da = sign(a), and SymPy's sign(0) is 0: PyTorch's convention at 0
     sympy = staticmethod(lambda sp, a: sp.Abs(a))
+
+
+@register
+class Sgn(Unary):
+    """sgn(x): -1, 0 or 1 (0 for nan); derivative 0 (sgn_backward of a real tensor)."""
+
+    name, saves, saves_inputs = "SgnBackward0", False, False
+    api = _api("sgn")
+    forward = staticmethod(lambda r, a: (a > 0) - (a < 0) if a == a else 0.0)
+    backward = staticmethod(lambda k, g, v: (k.zero(g),))
+    sympy = staticmethod(lambda sp, a: sp.sign(a))
+
+
+@register
+class Sign(Sgn):
+    name = "SignBackward0"
+    api = _api("sign")
 
 
 @register
@@ -735,7 +751,7 @@ class Sin(Unary):
     api = _api("sin")
     result = "float"
     forward = staticmethod(lambda r, a: ieee.sin(a))
-    backward = staticmethod(lambda k, g, v: (k.mul(g, k.cos(k.ins(v)[0])),))
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.cos(k.a(v))),))
     sympy = staticmethod(lambda sp, a: sp.sin(a))
 
 
@@ -746,7 +762,7 @@ class Cos(Unary):
     api = _api("cos")
     result = "float"
     forward = staticmethod(lambda r, a: ieee.cos(a))
-    backward = staticmethod(lambda k, g, v: (k.mul(g, k.neg(k.sin(k.ins(v)[0]))),))
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.neg(k.sin(k.a(v)))),))
     sympy = staticmethod(lambda sp, a: sp.cos(a))
 
 
@@ -813,7 +829,8 @@ class ThresholdBackward(Binary):
 
 
 ELEMENTWISE = [Add, Sub, Mul, Div, Pow, Minimum, Maximum, FloorDivide, Remainder, AddC, SubC, RSubC, MulC, DivC,
-               PowC, RPowC, RemainderC, RRemainderC, FloorDivideC, RFloorDivideC, Clamp, ClampMin, ClampMax, Neg, Reciprocal, Log, Exp, Sqrt, Tanh, Sigmoid, Relu, Abs,
+               PowC, RPowC, RemainderC, RRemainderC, FloorDivideC, RFloorDivideC, Clamp, ClampMin, ClampMax, Neg,
+               Reciprocal, Log, Exp, Sqrt, Tanh, Sigmoid, Relu, Abs,
                Sin, Cos]
 """Every elementwise op a program may spell."""
 

@@ -21,14 +21,14 @@ class Layout:
     parameters."""
 
     __slots__ = ("in_shape", "in_dtype", "map", "perm", "dim", "index", "start", "end", "step", "dims",
-                 "sizes", "split_sizes", "outputs", "raw", "tensors", "prev", "fn")
+                 "sizes", "split_sizes", "outputs", "value", "raw", "tensors", "prev", "fn")
 
     def __init__(self, in_shape, in_dtype=None, map=None, **params) -> None:  # noqa: A002 - the index map
         self.in_shape = tuple(in_shape)
         self.in_dtype = in_dtype
         self.map = map
         for name in ("perm", "dim", "index", "start", "end", "step", "dims", "sizes", "split_sizes", "outputs",
-                     "raw", "tensors", "prev", "fn"):
+                     "value", "raw", "tensors", "prev", "fn"):
             setattr(self, name, params.get(name))
         # raw: the arguments as the caller gave them ({"dim": -1}), which PyTorch saves where the
         # computation needs them normalised; tensors: saved tensors (a mask, index tensors);
@@ -63,9 +63,11 @@ View = register(_same_order("View", "ViewBackward0"))
 Reshape = register(_same_order("Reshape", "ReshapeAliasBackward0"))
 UnsafeView = register(_same_order("UnsafeView", "UnsafeViewBackward0"))
 Squeeze = register(_same_order("Squeeze", "SqueezeBackward0"))
-SqueezeDim = register(_same_order("SqueezeDim", "SqueezeBackward1", (("dim", "c.dim"), ("self_sym_sizes", "c.in_shape"))))
-SqueezeDims = register(_same_order("SqueezeDims", "SqueezeBackward2", (("dim", "c.dims"), ("self_sym_sizes", "c.in_shape"))))
-SqueezeInplace = register(_same_order("SqueezeInplace", "SqueezeBackward4", (("dim", "c.dim"), ("self_sym_sizes", "c.in_shape"))))
+_DIM_SIZES = (("dim", "c.dim"), ("self_sym_sizes", "c.in_shape"))
+SqueezeDim = register(_same_order("SqueezeDim", "SqueezeBackward1", _DIM_SIZES))
+SqueezeDims = register(_same_order("SqueezeDims", "SqueezeBackward2", (("dim", "c.dims"),
+                                                                  ("self_sym_sizes", "c.in_shape"))))
+SqueezeInplace = register(_same_order("SqueezeInplace", "SqueezeBackward4", _DIM_SIZES))
 Unsqueeze = register(_same_order("Unsqueeze", "UnsqueezeBackward0", (("dim", "c.dim"),)))
 # the in-place spellings (squeeze_, unsqueeze_, t_, transpose_) are nodes of their own in PyTorch
 SqueezeInplaceAll = register(_same_order("SqueezeInplaceAll", "SqueezeBackward3"))
@@ -106,14 +108,15 @@ class CopyInto(Structural):
 
 @register
 class Fill(Structural):
-    """``fill_(number)``/``zero_`` on a tensor in a graph: the old values no longer matter."""
+    """``fill_``/``zero_`` on a tensor in a graph: every element becomes the value
+    (``_c.value``); the old values no longer matter."""
 
     name = "FillBackward2"
     backward = staticmethod(lambda k, g, v: (k.zero(g),))
 
     @staticmethod
-    def sympy(sp, a):
-        return sp.Integer(0) * a
+    def sympy(sp, a, value=0):
+        return sp.Integer(0) * a + value
 
 
 @register
@@ -279,12 +282,17 @@ class MaskedFill(Op):
     saves_inputs = False
     backward = staticmethod(lambda k, g, v: (k.masked_zero(g, v._c),))
     forward = staticmethod(lambda r, a: a)
-    sympy = staticmethod(lambda sp, a: a)
+
+    @staticmethod
+    def sympy(sp, a, filled: bool = False, value=0):
+        # an element of the mask is the value; any other is the input's element
+        return sp.Integer(0) * a + value if filled else a
 
 
 SHAPE_OPS = [View, Reshape, UnsafeView, Squeeze, SqueezeDim, SqueezeDims, SqueezeInplace, SqueezeInplaceAll,
-             SqueezeInplaceDims, Unsqueeze, UnsqueezeInplace, TransposeInplace, TInplace, Alias,
-             Clone, Copy, CopyInto, ToCopy, Fill, Zero, FillTensor, Permute, Transpose, T, Select, Slice, AsStrided, Expand, Index, Cat,
+             SqueezeInplaceDims, Unsqueeze, UnsqueezeInplace, TransposeInplace, TInplace, Alias, Clone, Copy,
+             CopyInto, ToCopy, Fill, Zero, FillTensor, Permute, Transpose, T, Select, Slice, AsStrided, Expand, Index,
+             Cat,
              Stack, Unbind, Split, SplitWithSizes, MaskedFill]
 
 # spellings are bound by the tensor layer (their argument parsing is per op); recorded here

@@ -275,7 +275,7 @@ def binary(op, a, b, alpha=None) -> Tensor:
     sa, sb = a._t, b._t
     if alpha is not None and alpha != 1:
         if not cdt.is_floating_point and isinstance(alpha, float):
-            raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point number.")
+            raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
         return _add_alpha(op, a, b, alpha, cdt)
     if not sa.ndim and not sb.ndim:
         r = cdt.round

@@ -16,7 +16,8 @@ from .._base.errors import Unsupported
 from .build import check_size
 from .tensor import Tensor, defaults, impl, leaf
 
-__all__ = ["device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
+__all__ = ["device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones", "full", "empty",
+           "rand", "randn",
            "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "arange",
            "linspace", "eye", "from_values", "parse_data", "construct", "shape_arg", "check_dtype"]
 
@@ -135,7 +136,7 @@ def parse_data(data) -> tuple:
             kinds.add(dtypes.bool)
         elif isinstance(x, int):
             if not -(1 << 63) <= x < (1 << 63):
-                raise RuntimeError(f"Overflow when unpacking long long")
+                raise ValueError("Overflow when unpacking long long")
             kinds.add(dtypes.int64)
         elif isinstance(x, float):
             kinds.add(defaults["dtype"])
@@ -387,7 +388,8 @@ def construct(cls, args: tuple, kwargs: dict) -> Tensor:
     if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
         shape = shape_arg(args, "Tensor")
         return from_values([0.0] * math.prod(shape), shape, dt)
-    raise TypeError(f"new() received an invalid combination of arguments - got ({', '.join(type(a).__name__ for a in args)})")
+    got = ", ".join(type(a).__name__ for a in args)
+    raise TypeError(f"new() received an invalid combination of arguments - got ({got})")
 
 
 impl.construct = construct

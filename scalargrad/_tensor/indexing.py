@@ -46,12 +46,13 @@ class IndexPut(Structural):
         return (0.0 if hit else g), (g if hit else 0.0)
 
     @staticmethod
-    def forward(r, a, b):
+    def forward(r, a, b=None):
         return b
 
     @staticmethod
-    def sympy(sp, a, b):
-        return b
+    def sympy(sp, a, b=None, assigned: bool = True):
+        # an assigned element is the value's (a number when the value is one); any other is a's
+        return (b if b is not None else sp.Integer(0) * a) if assigned else a
 
 
 @register
@@ -233,7 +234,8 @@ def _apply_basic(x: Tensor, index) -> tuple:
     """PyTorch's applySlicing before advanced indexing: the ints, slices and None of ``index``
     applied as views (one node each), giving ``(view, index of the view, indices PyTorch saves)``;
     the tensors (and lists) stay, at their dimensions of the view."""
-    items = [_list_index(it) if isinstance(it, list) else it for it in (index if isinstance(index, tuple) else (index,))]
+    given = index if isinstance(index, tuple) else (index,)
+    items = [_list_index(it) if isinstance(it, list) else it for it in given]
     nd = x._t.ndim
     consumed = 0
     for it in items:

@@ -11,6 +11,7 @@ every declared spelling exists on its surface.
 from __future__ import annotations
 
 import copy as _copy
+import operator
 
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
@@ -183,17 +184,10 @@ def _install_elementwise() -> None:
     _method("__gt__", _compare(E.Gt))
     _method("__ge__", _compare(E.Ge))
     Tensor.__hash__ = object.__hash__
-    _method("__iadd__", lambda self, other: inplace(self, lambda t: t + other) if _is_operand(other) else NotImplemented)
-    _method("__isub__", lambda self, other: inplace(self, lambda t: t - other) if _is_operand(other) else NotImplemented)
-    _method("__imul__", lambda self, other: inplace(self, lambda t: t * other) if _is_operand(other) else NotImplemented)
-    _method("__itruediv__", lambda self, other: inplace(self, lambda t: t / other) if _is_operand(other)
-            else NotImplemented)
-    _method("__ipow__", lambda self, other: inplace(self, lambda t: t ** other) if _is_operand(other)
-            else NotImplemented)
-    _method("__imod__", lambda self, other: inplace(self, lambda t: t % other) if _is_operand(other)
-            else NotImplemented)
-    _method("__ifloordiv__", lambda self, other: inplace(self, lambda t: t // other) if _is_operand(other)
-            else NotImplemented)
+    for name, fn in (("__iadd__", operator.add), ("__isub__", operator.sub), ("__imul__", operator.mul),
+                     ("__itruediv__", operator.truediv), ("__ipow__", operator.pow), ("__imod__", operator.mod),
+                     ("__ifloordiv__", operator.floordiv)):
+        _method(name, _augmented(fn))
 
     # clamp with number or tensor bounds
     _method("clamp", _clamp)
@@ -216,6 +210,17 @@ def _install_elementwise() -> None:
 
     _function("where", where)
     _method("where", lambda self, condition, other: _where(condition, self, other))
+
+
+def _augmented(fn):
+    """``x op= other``: in place, with PyTorch's in-place rules (NotImplemented for other types)."""
+
+    def method(self, other):
+        if not _is_operand(other):
+            return NotImplemented
+        return inplace(self, lambda t: fn(t, other))
+
+    return method
 
 
 def _div(a, b, rounding_mode):
@@ -284,7 +289,7 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
     if not dt.is_floating_point:
         for bound in (lo, hi):
             if bound is not None and bound != bound or bound in (float("inf"), float("-inf")):
-                raise RuntimeError(f"value cannot be converted to type int64_t without overflow")
+                raise RuntimeError("value cannot be converted to type int64_t without overflow")
     r = dt.round
     # rounded for the comparisons, remembering the numbers given (PyTorch saves them: _saved_min)
     keep = constant if dt.is_floating_point else (lambda number, rounded: rounded)
@@ -368,7 +373,8 @@ def _install_reductions() -> None:
         m = maxmin(largest)
         _method(name, m)
         _function(name, _clone_fn(m))
-        _method("arg" + name, lambda self, dim=None, keepdim=False, _l=largest: reduce.arg_max_min(self, dim, keepdim, _l))
+        _method("arg" + name, lambda self, dim=None, keepdim=False, _l=largest:
+                reduce.arg_max_min(self, dim, keepdim, _l))
         _function("arg" + name, lambda input, dim=None, keepdim=False, _l=largest:  # noqa: A002
                   reduce.arg_max_min(input, dim, keepdim, _l))
         _method("a" + name, lambda self, dim=(), keepdim=False, _l=largest: reduce.amax(self, dim, keepdim, _l))
@@ -426,7 +432,8 @@ def _install_shapes() -> None:
             self._t.strides[views.norm_dim(dim, self._t.ndim)])
     _method("storage_offset", lambda self: views.offset_of(self))
     _method("element_size", lambda self: self._t.dtype.itemsize)
-    _method("size", lambda self, dim=None: self._t.shape if dim is None else self._t.shape[views.norm_dim(dim, self._t.ndim)])
+    _method("size", lambda self, dim=None: self._t.shape if dim is None else
+            self._t.shape[views.norm_dim(dim, self._t.ndim)])
     _method("is_floating_point", lambda self: self._t.dtype.is_floating_point)
     _method("is_complex", lambda self: False)
     _method("_is_view", lambda self: self._s is not None and self._s.base is not None)
@@ -641,10 +648,11 @@ def _fill(self, value, zero: bool = False):
     dt = self._t.dtype
     v = dt.round(value)
     vals = [v] * self._t.numel if self._t.ndim else v
+    layout = S.Layout(self._t.shape, value=v)
     if source is not None:
-        return inplace(self, lambda t: make(S.FillTensor, t._t, vals, (t, source), S.Layout(t._t.shape)))
-    op = S.Zero if zero else S.Fill
-    return inplace(self, lambda t: make(op, t._t, vals, (t,), S.Layout(t._t.shape)))
+        return inplace(self, lambda t: make(S.FillTensor, t._t, vals, (t, source), layout))
+    op = S.Zero if zero else S.Fill  # fill_(0) is FillBackward2, zero_() ZeroBackward0
+    return inplace(self, lambda t: make(op, t._t, vals, (t,), layout))
 
 
 def _random_fill(self, draw, *args, generator=None):
@@ -699,7 +707,7 @@ def _masked_fill(self, mask, value, in_place: bool):
     c = dt.round(value)
     old = self._val if self._t.ndim else [self._val]
     vals = [c if b else x for x, b in zip(old, m)]
-    layout = S.Layout(shape, map=[i for i, b in enumerate(m) if b], tensors=mask)
+    layout = S.Layout(shape, map=[i for i, b in enumerate(m) if b], value=c, tensors=mask)
 
     def compute(t):
         return make(S.MaskedFill, t._t, vals if shape else vals[0], (t,), layout)

@@ -22,7 +22,7 @@ from .._ops import shape as S
 from .._ops.shape import Layout
 from .build import check_size, result_dtype
 from .storage import alias
-from .tensor import Tensor, impl, leaf, make
+from .tensor import Tensor, impl, leaf, make, next_seq
 
 __all__ = ["norm_dim", "norm_dims", "sizes_arg", "view", "reshape", "flatten", "squeeze", "unsqueeze", "expand",
            "t", "T", "transpose", "permute", "select", "narrow", "basic_index", "unbind", "split", "chunk", "cat",
@@ -532,6 +532,7 @@ def _multi(x: Tensor, outs: list, op, layout: Layout) -> tuple:
         o._op = _pick_op(o._op)
         o._a = hidden
         o._b = None
+        o._seq = next_seq()  # an output is newer than the node it hands its gradient to
     return tuple(outs)
 
 

@@ -1,0 +1,906 @@
+"""The element graph: tensor-level nodes seen as the scalar nodes of their elements.
+
+The engine keeps one node per tensor op, as PyTorch does: ``y = x * w`` for 2x3 tensors is one
+MulBackward0 node whose value is a list of six numbers. ``scalargrad.symbolic`` proves every
+element's gradient with SymPy, so it reads a graph through this expansion: each tensor node
+becomes one *element* per output element, whose inputs are the input elements it depends on.
+
+* A 0-dim node of 0-dim tensors is its own element (the tensor itself, no copy): a scalar
+  program of millions of nodes is checked as cheaply as before tensors had dimensions.
+* An elementwise op's element ``j`` takes the element of each input broadcast to position
+  ``j`` (``_tensor.build.positions``), and keeps the op itself: its ``sympy`` form and its
+  ``backward`` formula run on the element's numbers (the float kernels) as on a 0-dim node.
+* Reductions, products, views, copies, joins, indexing and losses are made of a few
+  structural element ops, declared here with their form, value and partial derivatives side
+  by side (``ElementOp``); where the op table declares an element's form (``Sum.sympy``,
+  ``Dot.sympy``, ``Addmm.sympy``, ``MseLoss.sympy``, the views' identity), it is that form.
+  Their partials are proved against the form by SymPy (``symbolic``), and each node's bulk
+  backward is compared with them on a probe gradient.
+* A custom Function on multi-element tensors is applied element by element when it declares
+  its form holds element by element (``sympy_elementwise``, e.g. ``nn``'s identity
+  ``BackwardHookFunction``); otherwise its elements are opaque.
+
+Which version of an input a node consumed is decided at the tensor level first
+(``engine._route``: a tensor changed in place since), then the node is expanded.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from ._autograd.engine import _route
+from ._autograd.function import Pick as FunctionPick
+from ._autograd.kernels import _Scatter
+from ._base.dtypes import TensorType
+from ._ops import linalg as L
+from ._ops import losses as LO
+from ._ops import reductions as R
+from ._ops import shape as S
+from ._ops.elementwise import Elementwise
+from ._ops.shape import Layout
+from ._tensor.build import broadcast_shapes, positions
+from ._tensor.indexing import IndexPut
+from ._tensor.reduce import group_index
+from ._tensor.tensor import MANY
+
+__all__ = ["Elem", "ElementGraph", "ElementOp", "ELEMENT_OPS", "Same", "Const", "SumOf", "MeanOf", "MaxOf", "MinOf",
+           "DotOf", "AddmmOf", "MseOf", "Opaque", "opaque_op", "element_index", "NO_ELEMENT", "shape_pick", "covers"]
+
+
+class Elem:
+    """One element of a tensor node (or of a leaf or constant tensor with dimensions).
+
+    It has the slots the symbolic check and the float kernels read from a 0-dim node: ``_op``
+    (the declared op, or an ``ElementOp``; None for a leaf or a constant), ``_a``/``_b`` (its
+    input elements, ``(tuple, MANY)`` for three or more), ``_c``, ``_val`` (the element's
+    number), ``_t`` (a 0-dim TensorType of the node's dtype), ``_rg``, ``_seq`` (the node's) and
+    ``_ext`` (always None: hooks belong to the tensor, ``node``). ``index`` is its flat position
+    in ``node``; a custom Function's output element also knows the Function's node ``fn``, its
+    output ``slot`` and, per tensor input, the flat position of its argument (``pos_in``).
+    """
+
+    __slots__ = ("_op", "_a", "_b", "_c", "_val", "_t", "_rg", "_seq", "_ext", "node", "index", "fn", "slot",
+                 "pos_in")
+
+    @property
+    def _in(self) -> tuple:
+        b = self._b
+        if b is None:
+            a = self._a
+            return () if a is None else (a,)
+        return self._a if b is MANY else (self._a, b)
+
+    def __repr__(self) -> str:
+        return f"<element {self.index} of {self.node._op.name if self.node._op is not None else 'a leaf'}>"
+
+
+def _elem(node, index: int, op, c, val, t, ins: tuple, rg: bool = True) -> Elem:
+    e = object.__new__(Elem)
+    e._op = op
+    n = len(ins)
+    if n == 0:
+        e._a = e._b = None
+    elif n == 1:
+        e._a, e._b = ins[0], None
+    elif n == 2:
+        e._a, e._b = ins
+    else:
+        e._a, e._b = ins, MANY
+    e._c = c
+    e._val = val
+    e._t = t
+    e._rg = rg
+    e._seq = node._seq
+    e._ext = None
+    e.node = node
+    e.index = index
+    e.fn = None
+    e.slot = 0
+    e.pos_in = None
+    return e
+
+
+def _constant() -> Elem:
+    e = object.__new__(Elem)
+    e._op = None
+    e._a = e._b = None
+    e._c = None
+    e._val = 0.0
+    e._t = None
+    e._rg = False
+    e._seq = 0
+    e._ext = None
+    e.node = None
+    e.index = 0
+    e.fn = None
+    e.slot = 0
+    e.pos_in = None
+    return e
+
+
+NO_ELEMENT = _constant()
+"""Stands for an argument a custom Function's declared form does not use at an output element
+(an input whose shape does not broadcast to that output's)."""
+
+
+def element_index(shape, flat: int) -> tuple:
+    """The multi-index of flat (row-major) position ``flat`` in ``shape``."""
+    idx = []
+    for s in reversed(tuple(shape)):
+        idx.append(flat % s if s else 0)
+        flat = flat // s if s else 0
+    return tuple(reversed(idx))
+
+
+# ---------------------------------------------------------------- structural element ops
+
+
+class ElementOp:
+    """An element op made of input elements by structure: its SymPy form (``sympy(sp, args,
+    c)``), its value in double (``value(vals, c)`` -> (value, scale), the scale being what
+    its rounding is relative to, sum |terms| for a sum) and its partial derivatives
+    (``partials(vals, c)``), side by side. ``symbolic`` proves the partials against the form
+    on ``sample()`` once, and each node's bulk backward against the partials.
+
+    ``c_kind``: how ``_c`` reaches the form: None (it does not), "number" (as the exact number
+    it holds), "object" (as is)."""
+
+    name = "element"
+    c_kind: str | None = None
+    variadic = True
+
+    @staticmethod
+    def sympy(sp, args, c):
+        raise NotImplementedError
+
+    @staticmethod
+    def value(vals, c) -> tuple:
+        raise NotImplementedError
+
+    @staticmethod
+    def partials(vals, c) -> list:
+        raise NotImplementedError
+
+    @staticmethod
+    def convention(vals, c):
+        """``(note, None)`` where PyTorch's derivative is a convention (a tie of a max), else None."""
+        return None
+
+    @staticmethod
+    def sample() -> tuple:
+        """(values, c) of a small instance on which SymPy proves ``partials`` and ``value``."""
+        return [0.75, -1.25, 2.5], None
+
+
+class Same(ElementOp):
+    """The element is one input element (views, copies, joins, picks, indexing): the
+    identity the op table declares for shape ops."""
+
+    name = "identity"
+    variadic = False
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return S.Structural.sympy(sp, args[0])
+
+    @staticmethod
+    def value(vals, c):
+        return vals[0], abs(vals[0])
+
+    @staticmethod
+    def partials(vals, c):
+        return [1.0]
+
+    @staticmethod
+    def sample():
+        return [0.75], None
+
+
+class Const(ElementOp):
+    """An element that no longer depends on its input (``fill_``, ``masked_fill``, an assigned
+    number): the number ``c``."""
+
+    name = "constant"
+    c_kind = "number"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return c
+
+    @staticmethod
+    def value(vals, c):
+        return c, abs(c)
+
+    @staticmethod
+    def partials(vals, c):
+        return [0.0] * len(vals)
+
+    @staticmethod
+    def sample():
+        return [0.75], 2.5
+
+
+def _fsum(vals) -> float:
+    try:
+        return math.fsum(vals)
+    except (OverflowError, ValueError):  # inf - inf, or an overflowing partial sum
+        return sum(vals)
+
+
+class SumOf(ElementOp):
+    """A sum of input elements (``sum``): the op table's ``Sum.sympy``."""
+
+    name = "sum"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return R.Sum.sympy(sp, *args)
+
+    @staticmethod
+    def value(vals, c):
+        return _fsum(vals), _fsum([abs(x) for x in vals])
+
+    @staticmethod
+    def partials(vals, c):
+        return [1.0] * len(vals)
+
+
+class MeanOf(ElementOp):
+    """A mean of input elements (``mean``): the op table's ``Mean.sympy``."""
+
+    name = "mean"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return R.Mean.sympy(sp, *args)
+
+    @staticmethod
+    def value(vals, c):
+        n = len(vals)
+        if not n:
+            return math.nan, 0.0
+        return _fsum(vals) / n, _fsum([abs(x) for x in vals]) / n
+
+    @staticmethod
+    def partials(vals, c):
+        n = len(vals)
+        return [1.0 / n] * n
+
+
+def _extreme(vals, largest: bool) -> tuple:
+    """(value, positions reaching it) of max/min, nan winning as in PyTorch."""
+    nans = [i for i, x in enumerate(vals) if x != x]
+    if nans:
+        return math.nan, nans
+    best = max(vals) if largest else min(vals)
+    return best, [i for i, x in enumerate(vals) if x == best]
+
+
+class MaxOf(ElementOp):
+    """max() of every input element: the op table's ``MaxAll.sympy``; PyTorch shares the
+    gradient evenly among tied maxima (evenly_distribute_backward)."""
+
+    name = "max"
+    largest = True
+
+    @classmethod
+    def sympy(cls, sp, args, c):
+        return (R.MaxAll if cls.largest else R.MinAll).sympy(sp, *args)
+
+    @classmethod
+    def value(cls, vals, c):
+        v, _ = _extreme(vals, cls.largest)
+        return v, abs(v) if v == v else 0.0
+
+    @classmethod
+    def partials(cls, vals, c):
+        _, at = _extreme(vals, cls.largest)
+        share = 1.0 / len(at)
+        out = [0.0] * len(vals)
+        for i in at:
+            out[i] = share
+        return out
+
+    @classmethod
+    def convention(cls, vals, c):
+        _, at = _extreme(vals, cls.largest)
+        if len(at) > 1:
+            word = "max" if cls.largest else "min"
+            return (f"{word}(): {len(at)} elements reach the {word}imum (no derivative there); PyTorch shares the "
+                    "gradient evenly among them (evenly_distribute_backward)", None)
+        return None
+
+
+class MinOf(MaxOf):
+    """min() of every input element: the op table's ``MinAll.sympy``."""
+
+    name = "min"
+    largest = False
+
+
+class DotOf(ElementOp):
+    """A dot product of a row and a column, inputs (a_0..a_k-1, b_0..b_k-1) (``mm``, ``mv``,
+    ``dot``, ``@``): the op table's ``Dot.sympy``."""
+
+    name = "dot"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return L.Dot.sympy(sp, *args)
+
+    @staticmethod
+    def value(vals, c):
+        k = len(vals) // 2
+        terms = [x * y for x, y in zip(vals[:k], vals[k:])]
+        return _fsum(terms), _fsum([abs(t) for t in terms])
+
+    @staticmethod
+    def partials(vals, c):
+        k = len(vals) // 2
+        return list(vals[k:]) + list(vals[:k])
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5, 0.5], None
+
+
+class AddmmOf(ElementOp):
+    """bias + a row . a column, inputs (bias, a_0..a_k-1, b_0..b_k-1) (``addmm``, ``linear``):
+    the op table's ``Addmm.sympy``."""
+
+    name = "addmm"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return L.Addmm.sympy(sp, *args)
+
+    @staticmethod
+    def value(vals, c):
+        k = (len(vals) - 1) // 2
+        terms = [vals[0]] + [x * y for x, y in zip(vals[1:k + 1], vals[k + 1:])]
+        return _fsum(terms), _fsum([abs(t) for t in terms])
+
+    @staticmethod
+    def partials(vals, c):
+        k = (len(vals) - 1) // 2
+        return [1.0] + list(vals[k + 1:]) + list(vals[1:k + 1])
+
+    @staticmethod
+    def sample():
+        return [0.25, 0.75, -1.25, 2.5, 0.5], None
+
+
+class MseOf(ElementOp):
+    """``mse_loss`` reduced by 'mean' or 'sum', inputs (a_0..a_n-1, b_0..b_n-1): the sum of
+    the op table's ``MseLoss.sympy`` over the pairs, divided by their number for a mean
+    (``c`` is the node's ``Loss``)."""
+
+    name = "mse_loss"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        n = len(args) // 2
+        total = sp.Add(*[LO.MseLoss.sympy(sp, a, b) for a, b in zip(args[:n], args[n:])])
+        return total / n if c.reduction == "mean" else total
+
+    @staticmethod
+    def value(vals, c):
+        n = len(vals) // 2
+        terms = [(a - b) ** 2 if math.isfinite(a - b) else math.inf for a, b in zip(vals[:n], vals[n:])]
+        total = _fsum(terms)
+        return (total / n, total / n) if c.reduction == "mean" else (total, total)
+
+    @staticmethod
+    def partials(vals, c):
+        n = len(vals) // 2
+        norm = 2.0 / n if c.reduction == "mean" else 2.0
+        diffs = [a - b for a, b in zip(vals[:n], vals[n:])]
+        return [norm * d for d in diffs] + [-norm * d for d in diffs]
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5, 0.5], LO.Loss("mean", 2)
+
+
+class Opaque(ElementOp):
+    """The elements of a node this module cannot express (each depends on every input
+    element); the check reports what lies below them unverifiable. Made per op name."""
+
+    name = "opaque"
+
+
+_opaque_ops: dict = {}
+
+
+def opaque_op(name: str) -> type:
+    cls = _opaque_ops.get(name)
+    if cls is None:
+        cls = _opaque_ops[name] = type("Opaque", (Opaque,), {"name": name})
+    return cls
+
+
+ELEMENT_OPS = [Same, Const, SumOf, MeanOf, MaxOf, MinOf, DotOf, AddmmOf, MseOf]
+
+
+# ---------------------------------------------------------------- the graph
+
+
+def _seq(v) -> int:
+    return v._seq
+
+
+_special: dict = {}  # op -> does a node of it need expanding whatever its shape
+# ops whose elements are not their declared form (a filled element is the number, not the
+# input; an assigned number has no input): expanded even on 0-dim tensors
+_ALWAYS_EXPANDED = (S.Fill, S.MaskedFill, IndexPut)
+
+
+def shape_pick(v) -> bool:
+    """An output of a multi-output shape op (unbind, split): a Pick of the shared node."""
+    e = v._ext
+    return e is not None and e.pick is not None and isinstance(v._c, Layout)
+
+
+class ElementGraph:
+    """The elements below some tensor roots.
+
+    ``nodes``: the tensor nodes, in creation order (``describe`` counts them); ``order``: the
+    non-leaf elements in a topological order; ``ins``: each element's input elements, as it
+    consumed them; ``leaves``: the leaf elements requiring grad, in order of first use.
+    ``stop``: non-leaf tensors treated as variables (the walk does not go below them).
+    ``functions``: each custom Function node -> its output elements (whose ``pos_in`` say
+    where their arguments sit in the Function's inputs) and how it is checked: "declared"
+    (its form, element by element), "opaque" (no form) or "not elementwise".
+    """
+
+    __slots__ = ("order", "ins", "leaves", "nodes", "node_ins", "stop", "single", "many", "functions", "fn_mode",
+                 "_index", "expanded")
+
+    def __init__(self, roots: Iterable, stop=frozenset()) -> None:
+        self._index = None
+        self.stop = stop
+        self.single: dict = {}  # 0-dim tensor node -> its one Elem (when not its own element)
+        self.many: dict = {}  # tensor with dimensions -> its Elems
+        self.functions: dict = {}
+        self.fn_mode: dict = {}
+        self.expanded: list = []  # tensor nodes expanded into Elems
+        roots = list(roots)
+        node_ins: dict = {}
+        stack = []
+        for r in roots:
+            if r._op is not None and r not in stop and r not in node_ins:
+                node_ins[r] = None
+                stack.append(r)
+        while stack:
+            v = stack.pop()
+            vseq = v._seq
+            vin = v._in
+            for u in vin:
+                if u._rg and u._seq > vseq:  # changed in place since: take the version v consumed
+                    vin = tuple(_route(u, v, False) if (u._rg and u._seq > vseq) else u for u in v._in)
+                    break
+            node_ins[v] = vin
+            for u in vin:
+                if u._rg and u._op is not None and u not in node_ins and u not in stop:
+                    node_ins[u] = None
+                    stack.append(u)
+        # inputs are older than their consumers, so creation order is a topological order
+        # (but for a multi-output shape op, whose outputs are made before the shared node)
+        nodes = self.nodes = sorted(node_ins, key=_seq)
+        self.node_ins = node_ins
+        # a node that is its own element keeps its inputs (unless one is a 0-dim node expanded
+        # into an element); the order is the nodes' own until the first node that is not
+        ins = self.ins = dict(node_ins)
+        self.order = None
+        single = self.single
+        special = _special
+        deferred = []
+        for i, v in enumerate(nodes):
+            op = v._op
+            flag = special.get(op)
+            if flag is None:
+                flag = special[op] = bool(op.bulk or op.runs_user_code or op is FunctionPick
+                                          or issubclass(op.base, _ALWAYS_EXPANDED))
+            if flag or v._t.ndim or (v._ext is not None and v._ext.pick is not None):
+                if self.order is None:
+                    self.order = nodes[:i]
+                if shape_pick(v) and v._a in node_ins and v._a._seq > v._seq:
+                    deferred.append(v)  # after its shared node
+                    continue
+                self._expand(v, node_ins[v])
+                if deferred:
+                    for w in [w for w in deferred if w._a is v]:
+                        deferred.remove(w)
+                        self._expand(w, node_ins[w])
+                continue
+            if single:
+                ins[v] = tuple(single.get(u, u) for u in node_ins[v])
+            if self.order is not None:
+                self.order.append(v)
+        if self.order is None:
+            self.order = nodes
+        for w in deferred:
+            self._expand(w, node_ins[w])
+        self.leaves = self._find_leaves(roots)
+
+    # ------------------------------------------------------------ elements of a tensor
+
+    def elements(self, u) -> tuple | list:
+        """The elements of tensor ``u`` (leaf and constant tensors get theirs on first request)."""
+        if not u._t.ndim:
+            e = self.single.get(u)
+            return (u,) if e is None else (e,)
+        es = self.many.get(u)
+        if es is None:
+            es = self.many[u] = self._plain(u)
+        return es
+
+    def _plain(self, u) -> list:
+        """Elements of a leaf, a constant, or a node treated as a variable (``stop``)."""
+        t = TensorType(u._t.dtype, ())
+        rg = u._rg
+        out = []
+        for j, x in enumerate(u._val):
+            e = _elem(u, j, None, None, x, t, (), rg)
+            out.append(e)
+        return out
+
+    def node_of(self, e):
+        """The tensor node an element belongs to."""
+        return e.node if e.__class__ is Elem else e
+
+    def _find_leaves(self, roots) -> list:
+        leaves = []
+        found = set()
+        stop = self.stop
+
+        def visit(u) -> None:
+            if u._rg and (u._op is None or u in stop) and u not in found:
+                found.add(u)
+                leaves.append(u)
+
+        for r in roots:
+            for e in self.elements(r):
+                visit(e)
+        ins = self.ins
+        for v in self.order:
+            for u in ins[v]:
+                if u._rg and (u._op is None or u in stop) and u not in found:
+                    found.add(u)
+                    leaves.append(u)
+        return leaves
+
+    def describe(self, e) -> str:
+        """``MulBackward0 (node 3 of 40)``, with the element's index for a tensor with dimensions."""
+        v = self.node_of(e)
+        if e._op is None or v is None or v._op is None:
+            return "a leaf"
+        if self._index is None:
+            self._index = {w: i for i, w in enumerate(self.nodes)}
+        i = self._index.get(v)
+        name = v._op.base.name if getattr(v._op, "base", None) is not None else v._op.name
+        where = f"{name} (node {i + 1} of {len(self.nodes)})" if i is not None else name
+        if e.__class__ is Elem and v._t.ndim:
+            idx = ", ".join(str(k) for k in element_index(v._t.shape, e.index))
+            where += f", element [{idx}]"
+        return where
+
+    # ------------------------------------------------------------ expansion
+
+    def _add(self, v, elems: list) -> None:
+        """Record ``v``'s elements (in order, after every older node's)."""
+        self.expanded.append(v)
+        if v._t.ndim:
+            self.many[v] = elems
+        else:
+            self.single[v] = elems[0]
+        ins = self.ins
+        for e in elems:
+            ins[e] = e._in
+        self.order.extend(elems)
+
+    def _expand(self, v, vin: tuple) -> None:
+        op = v._op
+        base = op.base
+        if op.runs_user_code or base is FunctionPick:
+            return self._function(v, vin)
+        t = TensorType(v._t.dtype, ())
+        vals = v._val if v._t.ndim else [v._val]
+        if shape_pick(v):
+            return self._structural(v, t, vals, [(Same, None, ((vin[0], _map(v._c, j)),)) for j in range(len(vals))])
+        if issubclass(base, Elementwise) or (base is LO.MseLoss and v._c.reduction == "none"):
+            return self._elementwise(v, base, t, vals, vin)
+        build = _builder(base)
+        if build is None:
+            return self._opaque(v, t, vals, vin)
+        return self._structural(v, t, vals, build(v, vin, vals))
+
+    def _elementwise(self, v, op, t, vals, vin) -> None:
+        shape = tuple(v._t.shape)
+        cols = []
+        for u in vin:
+            es = self.elements(u)
+            if tuple(u._t.shape) == shape:
+                cols.append(es)
+            elif len(es) == 1:
+                cols.append(es[0])  # the one element, at every position
+            else:
+                cols.append([es[i] for i in positions(u._t.shape, shape)])
+        c = v._c
+        elems = []
+        for j, x in enumerate(vals):
+            ins = tuple(col[j] if col.__class__ is list or col.__class__ is tuple else col for col in cols)
+            elems.append(_elem(v, j, op, c, x, t, ins))
+        self._add(v, elems)
+
+    def _structural(self, v, t, vals, spec: list) -> None:
+        """``spec``: per output element, (element op, c, ((input tensor, flat index)...))."""
+        elems = []
+        cache: dict = {}
+        for j, (op, c, srcs) in enumerate(spec):
+            ins = []
+            for u, q in srcs:
+                es = cache.get(id(u))
+                if es is None:
+                    es = cache[id(u)] = self.elements(u)
+                ins.append(es[q])
+            elems.append(_elem(v, j, op, c, vals[j], t, tuple(ins)))
+        self._add(v, elems)
+
+    def _opaque(self, v, t, vals, vin) -> None:
+        """A node whose elements this module cannot express: each element depends on every
+        input element (the check reports what is below it unverifiable)."""
+        ins = tuple(e for u in vin for e in self.elements(u))
+        op = opaque_op(v._op.name)
+        self._add(v, [_elem(v, j, op, None, x, t, ins) for j, x in enumerate(vals)])
+
+    def _function(self, v, vin) -> None:
+        """A custom Function's output (its node, or a Pick of its hidden node)."""
+        if v._op is FunctionPick or v._op.base is FunctionPick:
+            fnode, slot = v._a, v._c
+            fins = self.node_ins.get(fnode) or fnode._in
+        else:
+            fnode, slot = v, 0
+            fins = vin
+            if v._val is None:  # the hidden node of a multi-output Function: its Picks carry the values
+                return
+        ctx = fnode._c
+        fn = getattr(fnode._op, "function", None)
+        all_0dim = not v._t.ndim and all(not u._t.ndim for u in fins)
+        form = fn is not None and fn.sympy is not None and hasattr(ctx, "_sympy_args")
+        if all_0dim:
+            mode = "declared" if form else "opaque"
+        elif form and getattr(fn, "sympy_elementwise", False):
+            mode = "declared"
+        else:
+            mode = "not elementwise" if form else "opaque"
+        self.fn_mode[fnode] = mode
+        members = self.functions.setdefault(fnode, [])
+        if all_0dim:
+            # the tensor is its own element; its inputs are the Function's (past a hidden node)
+            ins = tuple(self.single.get(u, u) for u in fins)
+            self.ins[v] = ins
+            self.order.append(v)
+            members.append((v, slot, (0,) * len(fins)))
+            return
+        t = TensorType(v._t.dtype, ())
+        vals = v._val if v._t.ndim else [v._val]
+        shape = tuple(v._t.shape)
+        cols = []
+        for u in fins:
+            ok = _broadcasts(tuple(u._t.shape), shape)
+            cols.append((self.elements(u), positions(u._t.shape, shape) if ok else None))
+        elems = []
+        if mode != "declared":
+            pos_all = [(u, es) for u, (es, _) in zip(fins, cols)]
+        for j, x in enumerate(vals):
+            if mode == "declared":
+                ins = tuple(es[p[j]] if p is not None else NO_ELEMENT for es, p in cols)
+                pos_in = tuple(p[j] if p is not None else None for _, p in cols)
+            elif all(p is not None for _, p in cols):
+                ins = tuple(es[p[j]] for es, p in cols)
+                pos_in = tuple(p[j] for _, p in cols)
+            else:
+                ins = tuple(e for _, es in pos_all for e in es)
+                pos_in = None
+            e = _elem(v, j, v._op, v._c, x, t, ins)
+            e.fn = fnode
+            e.slot = slot
+            e.pos_in = pos_in
+            elems.append(e)
+            members.append((e, slot, pos_in))
+        self._add(v, elems)
+
+
+def _broadcasts(shape: tuple, out: tuple) -> bool:
+    """Does ``shape`` broadcast to ``out`` (without growing ``out``)?"""
+    if len(shape) > len(out):
+        return False
+    lead = len(out) - len(shape)
+    return all(s == 1 or s == out[lead + i] for i, s in enumerate(shape))
+
+
+def _map(layout: Layout, j: int) -> int:
+    m = layout.map
+    return j if m is None else m[j]
+
+
+# ---------------------------------------------------------------- structural builders
+# Each returns, per output element, (element op, c, ((input tensor, flat index), ...)).
+
+
+def _same_order(v, vin, vals):
+    u = vin[0]
+    m = v._c.map if isinstance(v._c, Layout) else None
+    return [(Same, None, ((u, j if m is None else m[j]),)) for j in range(len(vals))]
+
+
+def _reduction(elem_op):
+    def build(v, vin, vals):
+        c = v._c
+        u = vin[0]
+        n_in = c.numel
+        if c.all or not u._t.ndim:
+            groups = [list(range(n_in))]
+        else:
+            groups = [[] for _ in range(len(vals))]
+            for i, o in enumerate(group_index(tuple(c.in_shape), tuple(c.dims))):
+                groups[o].append(i)
+        return [(elem_op, None, tuple((u, i) for i in g)) for g in groups]
+
+    return build
+
+
+def _max_all(elem_op):
+    def build(v, vin, vals):
+        u = vin[0]
+        return [(elem_op, None, tuple((u, i) for i in range(u._t.numel)))]
+
+    return build
+
+
+def _max_dim(v, vin, vals):
+    picked = v._c.picked
+    return [(Same, None, ((vin[0], picked[j]),)) for j in range(len(vals))]
+
+
+def _mm(v, vin, vals):
+    a, b = vin
+    n, k = a._t.shape
+    m = b._t.shape[1]
+    return [(DotOf, None, tuple((a, i * k + x) for x in range(k)) + tuple((b, x * m + j) for x in range(k)))
+            for i in range(n) for j in range(m)]
+
+
+def _mv(v, vin, vals):
+    a, x = vin
+    n, k = a._t.shape
+    return [(DotOf, None, tuple((a, i * k + q) for q in range(k)) + tuple((x, q) for q in range(k)))
+            for i in range(n)]
+
+
+def _dot(v, vin, vals):
+    a, b = vin
+    k = a._t.shape[0]
+    return [(DotOf, None, tuple((a, q) for q in range(k)) + tuple((b, q) for q in range(k)))]
+
+
+def _addmm(v, vin, vals):
+    bias, a, b = vin
+    n, k = a._t.shape
+    m = b._t.shape[1]
+    spread = positions(bias._t.shape, (n, m))
+    return [(AddmmOf, None, ((bias, spread[i * m + j]),) + tuple((a, i * k + x) for x in range(k))
+             + tuple((b, x * m + j) for x in range(k)))
+            for i in range(n) for j in range(m)]
+
+
+def _mse(v, vin, vals):
+    a, b = vin
+    shape = broadcast_shapes(a._t.shape, b._t.shape)
+    pa, pb = positions(a._t.shape, shape), positions(b._t.shape, shape)
+    return [(MseOf, v._c, tuple((a, p) for p in pa) + tuple((b, p) for p in pb))]
+
+
+def _join(v, vin, vals):
+    """cat/stack: the output's elements, block by block along the joined dimension."""
+    d = v._c.dim
+    outer = 1
+    for s in tuple(vin[0]._t.shape)[:d]:
+        outer *= s
+    # each input contributes, per block of the dims before ``d``, its elements from ``d`` on
+    chunks = []
+    for u in vin:
+        n = 1
+        for s in tuple(u._t.shape)[d:]:
+            n *= s
+        chunks.append(n)
+    spec = []
+    for o in range(outer):
+        for u, c in zip(vin, chunks):
+            spec.extend((Same, None, ((u, o * c + q),)) for q in range(c))
+    return spec
+
+
+def _masked_fill(v, vin, vals):
+    u = vin[0]
+    filled = set(v._c.map or ())
+    return [(Const, vals[j], ((u, j),)) if j in filled else (Same, None, ((u, j),)) for j in range(len(vals))]
+
+
+def _fill(v, vin, vals):
+    u = vin[0]
+    return [(Const, vals[j], ((u, j),)) for j in range(len(vals))]
+
+
+def _copy_into(v, vin, vals):
+    old, src = vin
+    pos = positions(src._t.shape, v._t.shape)
+    return [(Same, None, ((src, pos[j]),)) for j in range(len(vals))]
+
+
+def _index_put(v, vin, vals):
+    layout = v._c
+    old = vin[0]
+    assigned: dict = {}
+    for k, p in enumerate(layout.map):
+        assigned[p] = k  # the last write wins
+    if len(vin) > 1:
+        src = vin[1]
+        pos = positions(src._t.shape, tuple(layout.sizes))
+    spec = []
+    for j in range(len(vals)):
+        k = assigned.get(j)
+        if k is None:
+            spec.append((Same, None, ((old, j),)))
+        elif len(vin) > 1:
+            spec.append((Same, None, ((src, pos[k]),)))
+        else:
+            spec.append((Const, vals[j], ((old, j),)))
+    return spec
+
+
+def _scatter(v, vin, vals):
+    """The backward of select/slice/index as a node (double backward): zeros but where the
+    gradient lands, its sum there."""
+    g = vin[0]
+    at: dict = {}
+    for k, p in enumerate(v._c.map):
+        at.setdefault(p, []).append(k)
+    spec = []
+    for j in range(len(vals)):
+        ks = at.get(j)
+        if not ks:
+            spec.append((Const, vals[j], ()))
+        elif len(ks) == 1:
+            spec.append((Same, None, ((g, ks[0]),)))
+        else:
+            spec.append((SumOf, None, tuple((g, k) for k in ks)))
+    return spec
+
+
+_BUILDERS = {
+    R.Sum: _reduction(SumOf), R.SumDim: _reduction(SumOf), R.Mean: _reduction(MeanOf), R.MeanDim: _reduction(MeanOf),
+    R.MaxAll: _max_all(MaxOf), R.MinAll: _max_all(MinOf), R.MaxDim: _max_dim, R.MinDim: _max_dim,
+    L.Mm: _mm, L.Mv: _mv, L.Dot: _dot, L.Addmm: _addmm, LO.MseLoss: _mse,
+    S.Cat: _join, S.Stack: _join, S.MaskedFill: _masked_fill, S.Fill: _fill, S.Zero: _fill, S.CopyInto: _copy_into,
+    IndexPut: _index_put,
+}
+_BUILDERS_BY_CLASS = [(_Scatter, _scatter), (IndexPut, _index_put), (S.Structural, _same_order)]
+
+
+def _builder(base):
+    build = _BUILDERS.get(base)
+    if build is None:
+        for cls, b in _BUILDERS_BY_CLASS:
+            if issubclass(base, cls):
+                return b
+    return build
+
+
+def covers(op) -> bool:
+    """Does this module know the elements of ``op``'s nodes (else they are opaque)?"""
+    base = getattr(op, "base", op)
+    return issubclass(base, Elementwise) or _builder(base) is not None
