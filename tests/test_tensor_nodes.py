@@ -343,6 +343,9 @@ def _version_story(lib) -> list:
     return out
 
 
+# the .data scenario changes numbers behind autograd's back, on purpose: PyTorch's gradient then
+# uses the changed numbers, and SymPy (rightly) disagrees with it
+@pytest.mark.no_sympy_check
 def test_version_errors_by_hand():
     out = dict((name, (kind, msg)) for name, kind, msg in _version_story(scalargrad))
     kind, msg = out["saved input changed twice"]
@@ -360,6 +363,7 @@ def test_version_errors_by_hand():
     assert out["view of a leaf"][1].startswith("a view of a leaf Variable that requires grad")
 
 
+@pytest.mark.no_sympy_check
 def test_version_errors_match_torch(torch_ref):
     assert _version_story(scalargrad) == _version_story(torch_ref)
 
@@ -673,3 +677,56 @@ def _saved_after_backward(lib) -> list:
 
 def test_saved_values_after_backward_match_torch(torch_ref):
     assert _saved_after_backward(scalargrad) == _saved_after_backward(torch_ref)
+
+
+def _multi_output_views_after_a_change(lib) -> list:
+    out = []
+    a = lib.ones(2, 2, requires_grad=True)
+    b = a * 1
+    parts = b.unbind(0)
+    b.mul_(2)
+    try:
+        parts[0].grad_fn
+        out.append("grad_fn ok")
+    except RuntimeError as e:
+        out.append(str(e))
+    out.append(parts[1].tolist())  # the numbers are the memory's
+    c = a * 1
+    halves = c.split(1)
+    with lib.no_grad():
+        c.mul_(2)
+    try:
+        halves[1].grad_fn
+        out.append("grad_fn ok")
+    except RuntimeError as e:
+        out.append(str(e))
+    return out
+
+
+def test_multi_output_views_after_a_change_match_torch(torch_ref):
+    assert _multi_output_views_after_a_change(scalargrad) == _multi_output_views_after_a_change(torch_ref)
+
+
+def test_using_a_changed_multi_output_view_fails_at_backward():
+    # PyTorch refuses such a view as soon as an op uses it; scalargrad when the backward reaches it
+    a = scalargrad.ones(2, 2, requires_grad=True)
+    b = a * 1
+    parts = b.unbind(0)
+    b.mul_(2)
+    y = parts[0] * 3
+    with pytest.raises(RuntimeError, match=r"^Output 0 of Unbind is a view and its base or another view of its base "
+                                           r"has been modified inplace\."):
+        y.sum().backward()
+
+
+@pytest.mark.xfail(strict=True, reason="PyTorch refuses a changed multi-output view as soon as an op uses it "
+                                       "(collecting the op's edges calls its grad_fn); scalargrad's ops do not look "
+                                       "at their inputs' history when they are made (the 0-dim hot path), so the "
+                                       "error comes at backward (test above)")
+def test_using_a_changed_multi_output_view_fails_at_once():
+    a = scalargrad.ones(2, 2, requires_grad=True)
+    b = a * 1
+    parts = b.unbind(0)
+    b.mul_(2)
+    with pytest.raises(RuntimeError, match=r"^Output 0 of Unbind is a view and its base"):
+        parts[0] * 3

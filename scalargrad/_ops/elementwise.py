@@ -270,28 +270,55 @@ def _trunc_div(r, a, b):
     return math.copysign(float(math.trunc(q)), q)
 
 
+_STEP_FUNCTIONS: dict = {}
+
+
+def _step_function(sp, name: str, fn):
+    """A SymPy function that is piecewise constant (a rounded quotient): derivative 0 (calculus
+    between the steps, PyTorch's everywhere), its value computed by ``fn`` (lambdify's
+    ``_imp_``)."""
+    f = _STEP_FUNCTIONS.get(name)
+    if f is None:
+        f = _STEP_FUNCTIONS[name] = type(name, (sp.Function,), {
+            "nargs": 2, "fdiff": lambda self, argindex=1: sp.Integer(0), "_imp_": staticmethod(fn)})
+    return f
+
+
+def _floor_form(sp, a, b):
+    """floor(a / b) for SymPy: a step function (derivative 0), valued by ``_floor_div``."""
+    return _step_function(sp, "div_floor", lambda x, y: _floor_div(None, x, y))(a, b)
+
+
 _NOT_IMPLEMENTED = "derivative for aten::{} is not implemented"
 
 
 @register
-class DivMode(Elementwise):
-    """``div(other, rounding_mode=...)`` (DivBackward2; a number operand is wrapped in a tensor):
-    ``_c`` is the mode. PyTorch's derivative is ``grad * 0`` for both operands (nan where the
-    gradient is not finite)."""
+class DivFloor(Elementwise):
+    """``div(other, rounding_mode="floor")`` (DivBackward2; a number operand is wrapped in a
+    tensor). PyTorch's derivative is ``grad * 0`` for both operands (nan where the gradient
+    is not finite): the rounded quotient is piecewise constant."""
 
     name = "DivBackward2"
+    rounding_mode = "floor"
     arity = 2
-    uses_c = True
     saves, saves_inputs = False, False
-    saved = (("other", 1, (0, 1)), ("rounding_mode", "number"), ("self", 0, (1,)))
-    forward = staticmethod(lambda r, a, b, c: _floor_div(r, a, b) if c == "floor" else _trunc_div(r, a, b))
+    saved = (("other", 1, (0, 1)), ("rounding_mode", "op.rounding_mode"), ("self", 0, (1,)))
+    forward = staticmethod(lambda r, a, b: _floor_div(r, a, b))
 
     @staticmethod
     def backward(k, g, v):
         zero = k.mul(g, k.const(0.0))
         return zero, zero
 
-    sympy = staticmethod(lambda sp, a, b, c: sp.Integer(0) * a * b)
+    sympy = staticmethod(lambda sp, a, b: _floor_form(sp, a, b))
+
+
+@register
+class DivTrunc(DivFloor):
+    rounding_mode = "trunc"
+    forward = staticmethod(lambda r, a, b: _trunc_div(r, a, b))
+    sympy = staticmethod(lambda sp, a, b: _step_function(sp, "div_trunc", lambda x, y: _trunc_div(float, x, y))(
+        a, b))
 
 
 @register
@@ -310,7 +337,7 @@ class FloorDivide(Binary):
     def backward(k, g, v):
         raise RuntimeError(_NOT_IMPLEMENTED.format("floor_divide"))
 
-    sympy = staticmethod(lambda sp, a, b: sp.floor(a / b))
+    sympy = staticmethod(lambda sp, a, b: _floor_form(sp, a, b))
 
 
 @register
@@ -327,7 +354,8 @@ class Remainder(Binary):
         # self: grad; other: -grad * self.div(other, rounding_mode="floor")
         return g, k.mul(k.neg(g), k.floor_divide(k.a(v), k.b(v)))
 
-    sympy = staticmethod(lambda sp, a, b: a - b * sp.floor(a / b))
+    # floor(a / b) as a step function of derivative 0, as PyTorch's formula has it
+    sympy = staticmethod(lambda sp, a, b: a - b * _floor_form(sp, a, b))
 
 
 # ---------------------------------------------------------------- tensor (op) Python number
@@ -537,7 +565,7 @@ class RemainderC(WithNumber):
     extra_none = 0
     forward = staticmethod(lambda r, a, c: _remainder(r, a, c))
     backward = staticmethod(lambda k, g, v: (g,))
-    sympy = staticmethod(lambda sp, a, c: a - c * sp.floor(a / c))
+    sympy = staticmethod(lambda sp, a, c: a - c * _floor_form(sp, a, c))
 
 
 @register
@@ -554,7 +582,7 @@ class RRemainderC(WithNumber):
     def backward(k, g, v):
         raise RuntimeError(_NOT_IMPLEMENTED.format("remainder"))
 
-    sympy = staticmethod(lambda sp, a, c: c - a * sp.floor(c / a))
+    sympy = staticmethod(lambda sp, a, c: c - a * _floor_form(sp, c, a))
 
 
 @register
@@ -571,7 +599,7 @@ class FloorDivideC(WithNumber):
     def backward(k, g, v):
         raise RuntimeError(_NOT_IMPLEMENTED.format("floor_divide"))
 
-    sympy = staticmethod(lambda sp, a, c: sp.floor(a / c))
+    sympy = staticmethod(lambda sp, a, c: _floor_form(sp, a, c))
 
 
 @register
@@ -579,7 +607,7 @@ class RFloorDivideC(FloorDivideC):
     """number // tensor."""
 
     forward = staticmethod(lambda r, a, c: _floor_div(r, c, a))
-    sympy = staticmethod(lambda sp, a, c: sp.floor(c / a))
+    sympy = staticmethod(lambda sp, a, c: _floor_form(sp, c, a))
 
 
 Add.with_number = AddC
@@ -934,4 +962,4 @@ class ClampT(Elementwise):
     sympy = staticmethod(lambda sp, a, lo, hi: sp.Min(sp.Max(a, lo), hi))
 
 
-ELEMENTWISE += COMPARISONS + [Where, ClampT, DivMode]
+ELEMENTWISE += COMPARISONS + [Where, ClampT, DivFloor, DivTrunc]

@@ -21,14 +21,14 @@ class Layout:
     parameters."""
 
     __slots__ = ("in_shape", "in_dtype", "map", "perm", "dim", "index", "start", "end", "step", "dims",
-                 "sizes", "split_sizes", "outputs", "value", "raw", "tensors", "prev", "fn")
+                 "sizes", "split_sizes", "outputs", "value", "raw", "tensors", "prev", "fn", "error")
 
     def __init__(self, in_shape, in_dtype=None, map=None, **params) -> None:  # noqa: A002 - the index map
         self.in_shape = tuple(in_shape)
         self.in_dtype = in_dtype
         self.map = map
         for name in ("perm", "dim", "index", "start", "end", "step", "dims", "sizes", "split_sizes", "outputs",
-                     "value", "raw", "tensors", "prev", "fn"):
+                     "value", "raw", "tensors", "prev", "fn", "error"):
             setattr(self, name, params.get(name))
         # raw: the arguments as the caller gave them ({"dim": -1}), which PyTorch saves where the
         # computation needs them normalised; tensors: saved tensors (a mask, index tensors);
@@ -208,6 +208,8 @@ class AsStrided(Select):
     @staticmethod
     def backward(k, g, v):
         c = v._c
+        if c.error is not None:  # an output of unbind/split: PyTorch refuses to use it
+            raise RuntimeError(c.error)
         if not k.bulk:  # a 0-dim view of a 0-dim base
             return (g,)
         if len(set(c.map)) != len(c.map):

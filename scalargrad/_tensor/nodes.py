@@ -155,6 +155,8 @@ def _saved(attr: str, source, needed_for=None):
             return 1 if c is None or not isinstance(c, (int, float)) else c
         if source == "one":
             return 1
+        if source.startswith("op."):  # a property of the op itself (div's rounding_mode)
+            return getattr(op, source[3:])
         if source == "false":
             return False
         if source.startswith("opt."):  # an optional tensor argument (given: see above)
@@ -244,6 +246,9 @@ def node_class(name: str, op=None) -> type:
 
 def node_for(v: Tensor) -> Node:
     """The Node of non-leaf ``v`` (made once, cached in its ``_ext``)."""
+    error = getattr(v._c, "error", None) if v._op.older_in_c else None
+    if error is not None:  # a multi-output view whose memory changed: PyTorch refuses it
+        raise RuntimeError(error)
     return node_class(v._op.name, v._op)(v)
 
 

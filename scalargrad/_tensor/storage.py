@@ -220,6 +220,12 @@ def positions_in_base(t: Tensor) -> list:
     return idx
 
 
+_MULTI_OUTPUT_CHANGED = (
+    "Output {i} of {name} is a view and its base or another view of its base has been modified inplace. This view "
+    "is the output of a function that returns multiple views. Such functions do not allow the output views to be "
+    "modified inplace. You should replace the inplace operation by an out-of-place one.")
+
+
 def regenerate(m: Tensor, old: Tensor) -> None:
     """Give view ``m`` PyTorch's regenerated history: an AsStridedBackward0 node over its base's
     current version; ``old`` (its ``snapshot``) keeps its former one."""
@@ -228,6 +234,10 @@ def regenerate(m: Tensor, old: Tensor) -> None:
     base = m._s.base
     layout = S.Layout(base._t.shape, base._t.dtype, map=positions_in_base(m), prev=old,
                       raw={"size": tuple(m._t.shape), "stride": tuple(m._t.strides), "storage_offset": m._s.offset})
+    pick = old._ext.pick if old._ext is not None else None
+    if pick is not None:  # an output of unbind/split: PyTorch refuses to use it from now on
+        h, i = pick
+        layout.error = _MULTI_OUTPUT_CHANGED.format(i=i, name=h.grad_fn.name().replace("Backward0", ""))
     op = S.AsStrided.tensor if (m._t.ndim or base._t.ndim) else S.AsStrided
     m._op = op
     m._a = base

@@ -234,7 +234,7 @@ def _div(a, b, rounding_mode):
     # a number operand is wrapped in a tensor (PyTorch saves it so), but promotes as a number
     dt = result_dtype((a, b))
     a_t, b_t = as_tensor_operand(a, b if isinstance(b, Tensor) else None), as_tensor_operand(b, a)
-    return elementwise(E.DivMode, (a_t, b_t), rounding_mode, out_dtype=dt)
+    return elementwise(E.DivFloor if rounding_mode == "floor" else E.DivTrunc, (a_t, b_t), out_dtype=dt)
 
 
 def _compare_node(op, t: Tensor, other) -> Tensor:

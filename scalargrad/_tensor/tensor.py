@@ -265,6 +265,8 @@ def _arith(op_number, op_tensor, compute, symbol: str):
         if not isinstance(other, Tensor):
             if cls is bool or cls is float or cls is int:
                 return impl.binary(op_tensor, self, other)
+            if isinstance(other, float):  # a float subclass: a node's Constant in a backward formula
+                return method(self, float(other))
             return NotImplemented
         if other._t is not t or not t.fast:
             return impl.binary(op_tensor, self, other)
