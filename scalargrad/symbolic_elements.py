@@ -629,10 +629,13 @@ class ElementGraph:
             else:
                 cols.append([es[i] for i in positions(u._t.shape, shape)])
         c = v._c
+        per_element = getattr(op, "c_per_element", False)  # where: the condition's element
+        if per_element:
+            c = c._val if c._t.ndim else [c._val]
         elems = []
         for j, x in enumerate(vals):
             ins = tuple(col[j] if col.__class__ is list or col.__class__ is tuple else col for col in cols)
-            elems.append(_elem(v, j, op, c, x, t, ins))
+            elems.append(_elem(v, j, op, c[j] if per_element else c, x, t, ins))
         self._add(v, elems)
 
     def _structural(self, v, t, vals, spec: list) -> None:

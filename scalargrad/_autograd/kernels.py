@@ -24,7 +24,7 @@ from .._ops import shape as S
 from .._tensor import products, views
 from .._tensor.build import binary, elementwise, unary
 from .._tensor.reduce import sum as tsum
-from .._tensor.tensor import MANY, Constant, Tensor, leaf, make
+from .._tensor.tensor import MANY, Tensor, leaf, make
 
 __all__ = ["FloatKernel", "Float32Kernel", "TensorKernel", "GraphKernel", "install"]
 
@@ -65,10 +65,12 @@ class FloatKernel:
             return [v._a._val]
         return [v._a._val, b._val] if b is not MANY else [u._val for u in v._a]
 
-    # the saved values of a node, read in C: its first and second inputs', its own
+    # the saved values of a node, read in C: its first and second inputs', its own, its constant
+    # tensor's (where's condition)
     a = staticmethod(attrgetter("_a._val"))
     b = staticmethod(attrgetter("_b._val"))
     out = staticmethod(attrgetter("_val"))
+    c = staticmethod(attrgetter("_c._val"))
 
     # PyTorch's backward helpers, on floats
 
@@ -271,14 +273,27 @@ class TensorKernel:
 
     add = staticmethod(operator.add)
     sub = staticmethod(operator.sub)
-    mul = staticmethod(operator.mul)
-    div = staticmethod(operator.truediv)
     neg = staticmethod(operator.neg)
 
     @staticmethod
     def const(c):
-        # a node's number operand may be a Constant (a float remembering the number given)
-        return float(c) if c.__class__ is Constant else c
+        """A number a derivative writes as a C++ Scalar (``2 * result``, ``grad / 2``): multiplied
+        or divided, it makes PyTorch's Scalar nodes (MulBackward1, DivBackward1)."""
+        return _Scalar(c)
+
+    @staticmethod
+    def mul(a, b):
+        if b.__class__ is _Scalar:
+            return _scalar_op(E.MulScalar, a, b)
+        if a.__class__ is _Scalar:
+            return _scalar_op(E.MulScalar, b, a)
+        return a * b
+
+    @staticmethod
+    def div(a, b):
+        if b.__class__ is _Scalar:
+            return _scalar_op(E.DivScalar, a, b)
+        return a / b
 
     @staticmethod
     def val(x):
@@ -290,6 +305,7 @@ class TensorKernel:
 
     a = staticmethod(attrgetter("_a"))
     b = staticmethod(attrgetter("_b"))
+    c = staticmethod(attrgetter("_c"))
 
     @staticmethod
     def out(v):
@@ -354,7 +370,8 @@ class TensorKernel:
     def pow_backward(cls, g, a, e):
         if e == 0.0:  # zeros_like(self) when the exponent is 0
             return _zeros(a)
-        return g * (e * a ** (e - 1))  # grad * (exponent * self.pow(exponent - 1))
+        # grad * (exponent * self.pow(exponent - 1)): exponent a Scalar (MulBackward1)
+        return cls.mul(g, cls.mul(cls.const(e), a ** (e - 1)))
 
     @classmethod
     def pow_backward_self(cls, g, a, b):
@@ -366,13 +383,14 @@ class TensorKernel:
 
     @classmethod
     def rpow_backward(cls, g, a, c, y):
+        # grad * (result * log(base)), log(base) a Scalar
         if c == 0.0:
-            return g * cls.where(a >= 0, _zeros_like_dtype(y, y), y * ieee.log(c))
-        return g * (y * ieee.log(c))
+            return g * cls.where(a >= 0, _zeros_like_dtype(y, y), cls.mul(y, cls.const(ieee.log(c))))
+        return cls.mul(g, cls.mul(y, cls.const(ieee.log(c))))
 
     @classmethod
     def clamp_backward(cls, g, a, c):
-        lo, hi = (None if b is None else cls.const(b) for b in c)
+        lo, hi = (None if b is None else float(b) for b in c)  # a bound may be a Constant
         cond = None
         if lo is not None:
             cond = a >= lo
@@ -382,7 +400,7 @@ class TensorKernel:
 
     @classmethod
     def min_max_backward(cls, g, a, b, is_min):
-        half = cls.where(a == b, g / 2, g)
+        half = cls.where(a == b, cls.div(g, cls.const(2.0)), g)
         mask_a = (a > b) if is_min else (a < b)
         mask_b = (a < b) if is_min else (a > b)
         return _masked_zero(half, mask_a), _masked_zero(half, mask_b)
@@ -539,19 +557,23 @@ class GraphKernel(TensorKernel):
 
     graph = True
 
-    @staticmethod
-    def zero(g):
-        # a masked zero stays connected to ``g`` (where(False, g, 0)), as PyTorch's masked
-        # gradients do, so higher derivatives see a zero rather than nothing
-        if isinstance(g, Tensor):
-            mask = leaf(False, TensorType(dtypes.bool, ()))
-            from .._tensor.surface import _where
-
-            return _where(mask, g, 0.0)
-        return 0.0
 
 
 # ---------------------------------------------------------------- tensor helpers
+
+
+class _Scalar(float):
+    """A number that a derivative formula writes as a C++ ``Scalar``."""
+
+    __slots__ = ()
+
+
+def _scalar_op(op, t, c):
+    from .._tensor.build import _with_number
+
+    if not isinstance(t, Tensor):
+        return t * float(c) if op is E.MulScalar else t / float(c)
+    return _with_number(op, t, float(c))
 
 
 def _zeros(like: Tensor) -> Tensor:

@@ -327,15 +327,14 @@ class FloorDivide(Binary):
     each input that requires grad only."""
 
     name, saves, saves_inputs = "NotImplemented", False, False
-    cpp_function = True
+    namespace = "torch::autograd::"
     grad_edges_only = True
     api = _api("floor_divide")
     forward = staticmethod(_floor_div)
-    not_implemented = "floor_divide"
 
     @staticmethod
     def backward(k, g, v):
-        raise RuntimeError(_NOT_IMPLEMENTED.format("floor_divide"))
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
     sympy = staticmethod(lambda sp, a, b: _floor_form(sp, a, b))
 
@@ -406,6 +405,32 @@ class RSubC(WithNumber):
     forward = staticmethod(lambda r, a, c: c - a)
     backward = staticmethod(lambda k, g, v: (k.neg(g),))
     sympy = staticmethod(lambda sp, a, c: c - a)
+
+
+@register
+class MulScalar(WithNumber):
+    """tensor * Scalar inside a derivative (PyTorch's ``mul.Scalar``: MulBackward1, as in
+    ``2 * result``); a user's ``x * 2`` wraps the number in a tensor (MulBackward0, ``MulC``)."""
+
+    name, saves_inputs = "MulBackward1", False
+    saved = (("other", "scalar"),)
+    extra_none = 0
+    forward = staticmethod(lambda r, a, c: a * c)
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.const(v._c)),))
+    sympy = staticmethod(lambda sp, a, c: a * c)
+
+
+@register
+class DivScalar(WithNumber):
+    """tensor / Scalar inside a derivative (``div.Scalar``: DivBackward1, as in ``grad / 2``)."""
+
+    name, saves_inputs = "DivBackward1", False
+    saved = (("other", "scalar"),)
+    extra_none = 0
+    result = "float"
+    forward = staticmethod(lambda r, a, c: ieee.div(a, c))
+    backward = staticmethod(lambda k, g, v: (k.div(g, k.const(v._c)),))
+    sympy = staticmethod(lambda sp, a, c: a / c)
 
 
 @register
@@ -507,6 +532,58 @@ class RPowC(WithNumber):
         return None
 
 
+def _not_implemented(name: str):
+    def backward(k, g, v):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+    return staticmethod(backward)
+
+
+@register
+class FloorDivideC(WithNumber):
+    """tensor // number: no derivative (a NotImplemented node with the tensor as its input)."""
+
+    name, saves, saves_inputs = "NotImplemented", False, False
+    namespace = "torch::autograd::"
+    extra_none = 0
+    forward = staticmethod(lambda r, a, c: _floor_div(r, a, c))
+    grad_edges_only = True
+    backward = _not_implemented("floor_divide")
+    sympy = staticmethod(lambda sp, a, c: _floor_form(sp, a, c))
+
+
+@register
+class RFloorDivideC(FloorDivideC):
+    """number // tensor."""
+
+    forward = staticmethod(lambda r, a, c: _floor_div(r, c, a))
+    sympy = staticmethod(lambda sp, a, c: _floor_form(sp, c, a))
+
+
+@register
+class RemainderC(WithNumber):
+    """tensor % number: self's gradient is the gradient (RemainderBackward0)."""
+
+    name, saves, saves_inputs = "RemainderBackward0", False, False
+    extra_none = 0
+    forward = staticmethod(lambda r, a, c: _remainder(r, a, c))
+    backward = staticmethod(lambda k, g, v: (g,))
+    sympy = staticmethod(lambda sp, a, c: a - c * _floor_form(sp, a, c))
+
+
+@register
+class RRemainderC(WithNumber):
+    """number % tensor: no derivative."""
+
+    name, saves, saves_inputs = "NotImplemented", False, False
+    namespace = "torch::autograd::"
+    extra_none = 0
+    forward = staticmethod(lambda r, a, c: _remainder(r, c, a))
+    grad_edges_only = True
+    backward = _not_implemented("remainder")
+    sympy = staticmethod(lambda sp, a, c: c - a * _floor_form(sp, c, a))
+
+
 def _clamp(r, a, c):
     lo, hi = c
     if a != a:
@@ -557,59 +634,6 @@ class ClampMax(Clamp):
     api = Api(method="clamp_max", inplace="clamp_max_", function="clamp_max")
 
 
-@register
-class RemainderC(WithNumber):
-    """tensor % number (the Scalar overload): the gradient passes through, nothing is saved."""
-
-    name, saves, saves_inputs = "RemainderBackward0", False, False
-    extra_none = 0
-    forward = staticmethod(lambda r, a, c: _remainder(r, a, c))
-    backward = staticmethod(lambda k, g, v: (g,))
-    sympy = staticmethod(lambda sp, a, c: a - c * _floor_form(sp, a, c))
-
-
-@register
-class RRemainderC(WithNumber):
-    """number % tensor: no derivative in PyTorch (``NotImplemented``)."""
-
-    name, saves, saves_inputs = "NotImplemented", False, False
-    cpp_function = True
-    grad_edges_only = True
-    extra_none = 0
-    forward = staticmethod(lambda r, a, c: _remainder(r, c, a))
-
-    @staticmethod
-    def backward(k, g, v):
-        raise RuntimeError(_NOT_IMPLEMENTED.format("remainder"))
-
-    sympy = staticmethod(lambda sp, a, c: c - a * _floor_form(sp, c, a))
-
-
-@register
-class FloorDivideC(WithNumber):
-    """tensor // number: no derivative in PyTorch (``NotImplemented``, one edge)."""
-
-    name, saves, saves_inputs = "NotImplemented", False, False
-    cpp_function = True
-    grad_edges_only = True
-    extra_none = 0
-    forward = staticmethod(lambda r, a, c: _floor_div(r, a, c))
-
-    @staticmethod
-    def backward(k, g, v):
-        raise RuntimeError(_NOT_IMPLEMENTED.format("floor_divide"))
-
-    sympy = staticmethod(lambda sp, a, c: _floor_form(sp, a, c))
-
-
-@register
-class RFloorDivideC(FloorDivideC):
-    """number // tensor."""
-
-    forward = staticmethod(lambda r, a, c: _floor_div(r, c, a))
-    sympy = staticmethod(lambda sp, a, c: _floor_form(sp, c, a))
-
-
 Add.with_number = AddC
 Sub.with_number = SubC
 Sub.number_first = RSubC
@@ -617,10 +641,10 @@ Mul.with_number = MulC
 Div.with_number = DivC
 Pow.with_number = PowC
 Pow.number_first = RPowC
-Remainder.with_number = RemainderC
-Remainder.number_first = RRemainderC
 FloorDivide.with_number = FloorDivideC
 FloorDivide.number_first = RFloorDivideC
+Remainder.with_number = RemainderC
+Remainder.number_first = RRemainderC
 
 
 # ---------------------------------------------------------------- unary
@@ -924,24 +948,26 @@ for _cmp_op in COMPARISONS:
 
 @register
 class Where(Elementwise):
-    """where(condition, self, other): inputs (condition, self, other); the condition is only
-    read, it gets no gradient."""
+    """where(condition, self, other): inputs (self, other); the condition, a bool tensor of the
+    result's shape, is the node's ``_c`` (not an input: it is not differentiable, and PyTorch's
+    node has no edge for it)."""
 
     name = "WhereBackward0"
-    arity = 3
-    hidden_inputs = 1  # PyTorch's node has edges to self and other only
-    saved = (("condition", 0),)
+    arity = 2
+    uses_c = True
+    c_per_element = True  # ``_c`` holds one value per element of the result
+    saved = (("condition", "c"),)
     saves_inputs = False
     api = Api(method="where", function="where")
-    forward = staticmethod(lambda r, c, a, b: a if c else b)
+    forward = staticmethod(lambda r, a, b, c: a if c else b)
 
     @staticmethod
     def backward(k, g, v):
-        cond = k.ins(v)[0]
+        cond = k.c(v)
         # self: where(condition, grad, 0); other: where(condition, 0, grad)
-        return None, k.where(cond, g, k.zero(g)), k.where(cond, k.zero(g), g)
+        return k.where(cond, g, k.zero(g)), k.where(cond, k.zero(g), g)
 
-    sympy = staticmethod(lambda sp, c, a, b: sp.Piecewise((a, sp.Ne(c, 0)), (b, True)))
+    sympy = staticmethod(lambda sp, a, b, c: a if c else b)
 
 
 @register

@@ -76,8 +76,8 @@ SqueezeInplaceDims = register(_same_order("SqueezeInplaceDims", "SqueezeBackward
 UnsqueezeInplace = register(_same_order("UnsqueezeInplace", "UnsqueezeBackward1", (("dim", "c.dim"),)))
 Alias = register(_same_order("Alias", "AliasBackward0", ()))
 Clone = register(_same_order("Clone", "CloneBackward0", ()))
-Copy = register(_same_order("Copy", "CopyBackwards", ()))
-Copy.cpp_function = True  # AccumulateGrad copies a first grad kept with create_graph
+Copy = register(_same_order("Copy", "CopyBackwards", ()))  # AccumulateGrad copies a first grad kept with create_graph
+Copy.namespace = "torch::autograd::"
 
 
 @register
@@ -94,7 +94,7 @@ class CopyInto(Structural):
     gradient is the tensor's (in src's dtype, summed to its shape by the engine)."""
 
     name = "CopyBackwards"
-    cpp_function = True
+    namespace = "torch::autograd::"
     backward = staticmethod(lambda k, g, v: (k.zero(g), k.to_dtype(g, v._c.in_dtype)))
 
     @staticmethod

@@ -100,12 +100,11 @@ class Op:
     """Base of every op, built-in or user-defined (``autograd.Function`` goes through it too)."""
 
     name = "Op"  # the grad_fn class name PyTorch prints
+    namespace = ""  # what name() puts before it ("torch::autograd::" for the engine's own nodes)
     saves = True  # backward reads saved values: a second backward without retain_graph fails
     saves_inputs = True  # backward reads the inputs' data (in-place changes to them are errors)
     saves_output = False  # backward reads the op's result: changing it in place is an error
     extra_none = 0  # PyTorch lists the Python-number operand as a (None, 0) next function
-    hidden_inputs = 0  # leading inputs that are no edge of PyTorch's node (where's condition)
-    cpp_function = False  # a node PyTorch writes by hand: name() is "torch::autograd::" + name
     grad_edges_only = False  # next_functions lists only the inputs that require grad (NotImplemented)
     older_in_c = False  # the node's older version is ``_c.prev``, not its first input (regenerated views)
     runs_user_code = False  # backward calls user code (a custom Function's backward)

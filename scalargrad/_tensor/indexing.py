@@ -58,7 +58,7 @@ class IndexPut(Structural):
 @register
 class CopySlices(IndexPut):
     name = "CopySlices"
-    cpp_function = True
+    namespace = "torch::autograd::"
     saves = False  # a copy into a view saves nothing: a second backward goes through
     saved = ()
 

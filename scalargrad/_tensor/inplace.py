@@ -161,7 +161,7 @@ class _CopySlices(Op):
     there; the rest of the gradient passes through unchanged (copies, so -0.0 stays)."""
 
     name = "CopySlices"
-    cpp_function = True
+    namespace = "torch::autograd::"
     saves_inputs = False
 
     @staticmethod

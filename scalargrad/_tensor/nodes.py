@@ -24,7 +24,6 @@ class Node(abc.ABC):  # noqa: B024 - an ABC so that isinstance() recognises ever
     """A backward function of the graph (``torch.autograd.graph.Node``), named as PyTorch names it."""
 
     __slots__ = ("_v", "_pre", "_post", "_metadata", "__weakref__")
-    _qualified_name = "Node"
 
     def __init__(self, v) -> None:
         self._v = v
@@ -32,20 +31,20 @@ class Node(abc.ABC):  # noqa: B024 - an ABC so that isinstance() recognises ever
         self._post = None
         self._metadata = None
 
+    _qualified = ""
+
     def name(self) -> str:
-        """The node's name, as PyTorch gives it (``MulBackward0``; the nodes PyTorch writes by
-        hand are namespaced: ``torch::autograd::CopySlices``)."""
-        return type(self)._qualified_name
+        """The node's name, as PyTorch gives it (``MulBackward0``; the engine's own nodes with
+        their namespace, ``torch::autograd::CopyBackwards``)."""
+        return self._qualified or type(self).__name__
 
     @property
     def next_functions(self) -> tuple:
         """``(node, output index)`` for each input: its grad_fn, its AccumulateGrad, or None."""
         out = []
         v = self._v
-        ins = v._in
-        hidden = v._op.hidden_inputs
         only_grad = v._op.grad_edges_only
-        for u in ins[hidden:] if hidden else ins:
+        for u in v._in:
             if not u._rg:
                 if only_grad:
                     continue
@@ -87,14 +86,14 @@ class Node(abc.ABC):  # noqa: B024 - an ABC so that isinstance() recognises ever
     def __repr__(self) -> str:
         # custom Functions' nodes live in torch.autograd.function, built-in ones print bare
         prefix = "torch.autograd.function." if getattr(self._v._op, "function", None) else ""
-        return f"<{prefix}{self.name()} object at {id(self):#x}>"
+        return f"<{prefix}{type(self).__name__} object at {id(self):#x}>"
 
 
 class AccumulateGrad(Node):
     """The node that accumulates a leaf's gradient into its ``.grad``."""
 
     __slots__ = ()
-    _qualified_name = "torch::autograd::AccumulateGrad"
+    _qualified = "torch::autograd::AccumulateGrad"
 
     @property
     def next_functions(self) -> tuple:
@@ -150,6 +149,8 @@ def _saved(attr: str, source, needed_for=None):
         if source == "number":  # a Scalar argument, kept as the Python number it was
             c = v._c
             return getattr(c, "number", c)
+        if source == "scalar":
+            return v._c
         if source == "alpha":
             c = v._c
             return 1 if c is None or not isinstance(c, (int, float)) else c
@@ -235,11 +236,12 @@ def node_class(name: str, op=None) -> type:
     key = (name, op.base if op is not None else None)
     cls = _classes.get(key)
     if cls is None:
-        qualified = "torch::autograd::" + name if op is not None and op.cpp_function else name
-        attrs: dict = {"__slots__": (), "_qualified_name": qualified}
+        attrs: dict = {"__slots__": ()}
         if op is not None:
             for entry in op.base.saved:
                 attrs["_saved_" + entry[0]] = _saved(*entry)
+            if op.base.namespace:
+                attrs["_qualified"] = op.base.namespace + name
         cls = _classes[key] = type(name, (Node,), attrs)
     return cls
 

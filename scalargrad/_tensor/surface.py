@@ -329,12 +329,14 @@ def _grad_dtype(self):
 
 
 def _where(condition, a, b):
+    """``where(condition, a, b)``: a node with edges to a and b only; the condition, broadcast
+    to the result's shape, is kept as the node's constant (PyTorch saves it)."""
     if not isinstance(condition, Tensor):
         raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}")
     if condition._t.dtype is not dtypes.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{condition._t.dtype.short}")
-    from .build import result_dtype
+    from .build import positions, result_dtype
 
     rd = result_dtype((a, b))
     ops = []
@@ -343,7 +345,16 @@ def _where(condition, a, b):
             ops.append(x if x._t.dtype is rd else views.to_dtype(x, rd))
         else:
             ops.append(leaf(rd.round(x), TensorType(rd, ())))
-    return elementwise(E.Where, (condition, ops[0], ops[1]), out_dtype=rd)
+    x, y = ops
+    shape = broadcast_shapes(broadcast_shapes(condition._t.shape, x._t.shape), y._t.shape)
+    cols = []
+    for t in (condition, x, y):
+        vals = t._val if t._t.ndim else [t._val]
+        cols.append(vals if tuple(t._t.shape) == shape else [vals[i] for i in positions(t._t.shape, shape)])
+    cv, xv, yv = cols
+    vals = [p if c else q for c, p, q in zip(cv, xv, yv)]
+    cond = leaf(cv if shape else cv[0], TensorType(dtypes.bool, shape))
+    return make(E.Where, TensorType(rd, shape), vals if shape else vals[0], (x, y), cond)
 
 
 # ---------------------------------------------------------------- reductions
@@ -820,6 +831,24 @@ impl.set_grad = _set_grad
 impl.set_data = _set_data
 
 
+def _unsupported_attribute(name: str):
+    def get(self):
+        raise Unsupported(f"Tensor.{name}")
+
+    return property(get, doc=f"``Tensor.{name}``: not implemented by scalargrad (raises Unsupported).")
+
+
+def install_unsupported() -> None:
+    """Every public attribute of PyTorch's Tensor that scalargrad lacks raises ``Unsupported``
+    naming it (an AttributeError, so ``hasattr`` is False), as a property: no ``__getattr__``
+    on Tensor, which would slow every attribute access of the graph's hot paths."""
+    from .torch_names import TENSOR_ATTRIBUTES
+
+    for name in TENSOR_ATTRIBUTES:
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, _unsupported_attribute(name))
+
+
 def install() -> None:
     """Put the surface on Tensor and into FUNCTIONS (once, at import)."""
     _install_elementwise()
@@ -837,3 +866,4 @@ def install() -> None:
 
 
 install()
+install_unsupported()

@@ -1,0 +1,301 @@
+"""A seeded, bounded fuzzing campaign: generate, run on both libraries, classify, group by cause.
+
+``Campaign(seed).run(n)`` runs programs 0..n-1 (a fixed mix of kinds, or one kind) until ``n``
+or the time budget is reached, and keeps the figures issue 14 asks for: agreement on value,
+error and module cases, raw Python errors, silently wrong gradients, failed loads that change
+state. Every divergence is filed under its cause (``causes_of``: the catalogue of
+``causes.py``, or an ``unclassified`` signature with numbers and names taken out); each cause
+keeps its first programs, and ``shrink_group`` turns the first one into a minimal repro.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import math
+import re
+import time
+from dataclasses import dataclass, field
+
+from .causes import classify, value_kind
+from .compare import GROUPS, SEVERITY, Divergence, Verdict, compare
+from .gen_errors import generate_error
+from .gen_graphs import generate_graph
+from .gen_modules import generate_module
+from .gen_threads import generate_thread
+from .interpreter import load_library, run_program
+from .program import Program
+from .shrink import shrink
+from .triage import printed
+
+__all__ = ["Campaign", "GENERATORS", "KINDS", "program_for", "run_pair", "signature"]
+
+GENERATORS = {"graphs": generate_graph, "errors": generate_error, "modules": generate_module,
+              "threads": generate_thread}
+KINDS = list(GENERATORS)
+# the mix of kinds of a mixed campaign, per 50 programs: about issue 14's 20,000 / 5,000 / 3,000
+MIX = ["graphs"] * 36 + ["errors"] * 9 + ["modules"] * 4 + ["threads"] * 1
+
+
+def program_for(seed: int, i: int, kind: str | None = None, shapes: bool = False) -> Program:
+    """Program ``i`` of a campaign: of ``kind``, or of the fixed mix when kind is None."""
+    if kind is None:
+        k = MIX[i % len(MIX)]
+        index = (i // len(MIX)) * MIX.count(k) + MIX[: i % len(MIX)].count(k)
+    else:
+        k, index = kind, i
+    if k == "graphs":
+        return generate_graph(seed, index, shapes=shapes)
+    return GENERATORS[k](seed, index)
+
+
+def run_pair(program: Program, sg, torch, timeout: float = 20.0) -> tuple:
+    """(verdict, scalargrad's outcome, PyTorch's outcome) of one program."""
+    s = run_program(program, sg, timeout=timeout)
+    t = run_program(program, torch, timeout=timeout)
+    v = compare(program, s, t, rerun_torch=lambda patches: run_program(program, torch, patches, timeout), torch=torch)
+    return v, s, t
+
+
+_NUM = re.compile(r"(?<![A-Za-z_])[-+]?(\d+\.?\d*(e[-+]?\d+)?|inf|nan)(?![A-Za-z_\d])")
+_VAR = re.compile(r"\bv\d+\b")
+
+
+def _norm(text: str) -> str:
+    text = _VAR.sub("v", text)
+    text = _NUM.sub("N", text)
+    return text[:160]
+
+
+def signature(program: Program, d: Divergence) -> tuple:
+    """The cause of a divergence, as a grouping key."""
+    op = program.steps[d.step].op if d.step < len(program.steps) else "?"
+    def error(e) -> str | None:
+        return f"{e['type']}: {_norm(e['message'])}" if isinstance(e, dict) and "type" in e else None
+
+    if error(d.sg) or error(d.torch):
+        return (d.cls, op, error(d.sg) or "-", error(d.torch) or "-")
+    if d.cls in ("wrong_warning",):
+        return (d.cls, op, _norm(str(d.sg)), _norm(str(d.torch)))
+    if d.cls == "failed_load_changed_state":
+        return (d.cls, op, "", "")
+    return (d.cls, op, value_kind(d.sg, d.torch), "")
+
+
+@dataclass
+class Group:
+    """Programs with one cause: how many, the worst class its consequences reached, examples."""
+
+    key: str
+    title: str = ""
+    where: str = ""
+    issue: str = ""
+    count: int = 0
+    classes: collections.Counter = field(default_factory=collections.Counter)
+    cases: collections.Counter = field(default_factory=collections.Counter)  # case -> programs
+    sole: collections.Counter = field(default_factory=collections.Counter)  # case -> programs with no other cause
+    signatures: collections.Counter = field(default_factory=collections.Counter)
+    programs: list = field(default_factory=list)
+    repro: str = ""
+    repro_detail: str = ""
+    printed_sg: list = field(default_factory=list)
+    printed_torch: list = field(default_factory=list)
+
+    @property
+    def worst(self) -> str:
+        return min(self.classes, key=lambda c: SEVERITY[c][0])
+
+    def to_json(self) -> dict:
+        return {"cause": self.key, "title": self.title, "where": self.where, "issue": self.issue,
+                "worst": self.worst, "severity": SEVERITY[self.worst][1], "count": self.count,
+                "classes": dict(self.classes), "cases": dict(self.cases), "sole": dict(self.sole),
+                "signatures": [[list(k), n] for k, n in self.signatures.most_common(12)],
+                "programs": self.programs, "repro": self.repro, "repro_detail": self.repro_detail,
+                "printed_sg": self.printed_sg, "printed_torch": self.printed_torch}
+
+
+def cause_of(program: Program, d: Divergence, sg=None, prior: tuple = ()) -> tuple[str, object]:
+    """(cause key, Cause or None) of one divergence; unclassified ones are keyed by signature."""
+    cause = classify(program, d, sg, prior)
+    if cause is not None:
+        return cause.key, cause
+    return "unclassified: " + " | ".join(str(x) for x in signature(program, d)), None
+
+
+def causes_of(program: Program, verdict: Verdict, sg=None) -> list[tuple[str, object, Divergence]]:
+    """Every divergence of a program with its cause. A later divergence that follows the program's
+    root cause (see ``compare``) is taken as a consequence of it when no rule claims it, or when
+    the root is a requires_grad difference (from then on the libraries track different tensors,
+    so every autograd difference may come from it)."""
+    out = []
+    root_key = None
+    root = verdict.root
+    for i, d in enumerate(verdict.divergences):
+        key, cause = cause_of(program, d, sg, tuple(verdict.divergences[:i]))
+        if root_key is not None and d.propagates and (cause is None or root.cls == "wrong_requires_grad"):
+            key, cause = root_key
+        if d is root:
+            root_key = (key, cause)
+        out.append((key, cause, d))
+    return out
+
+
+@dataclass
+class Stats:
+    """The campaign's figures."""
+
+    programs: int = 0
+    seconds: float = 0.0
+    by_kind: collections.Counter = field(default_factory=collections.Counter)
+    cases: collections.Counter = field(default_factory=collections.Counter)  # case -> programs
+    agreeing: collections.Counter = field(default_factory=collections.Counter)  # case -> agreeing programs
+    classes: collections.Counter = field(default_factory=collections.Counter)  # worst class -> programs
+    any_class: collections.Counter = field(default_factory=collections.Counter)  # class -> programs having it
+    raw_types: collections.Counter = field(default_factory=collections.Counter)
+    libm_accepted: int = 0
+    libm_backward: int = 0
+    torch_changed_on_failed_load: int = 0
+    failed_loads: int = 0
+
+    def rate(self, case: str) -> float:
+        return self.agreeing[case] / self.cases[case] if self.cases[case] else math.nan
+
+    def to_json(self) -> dict:
+        return {
+            "programs": self.programs, "seconds": round(self.seconds, 1), "by_kind": dict(self.by_kind),
+            "cases": dict(self.cases), "agreeing": dict(self.agreeing),
+            "agreement": {c: self.rate(c) for c in self.cases},
+            "worst_class": dict(self.classes), "programs_with_class": dict(self.any_class),
+            "raw_error_types": dict(self.raw_types), "libm_accepted_programs": self.libm_accepted,
+            "libm_backward_programs": self.libm_backward, "failed_loads": self.failed_loads,
+            "torch_changed_state_on_failed_load": self.torch_changed_on_failed_load,
+        }
+
+    def summary(self) -> str:
+        lines = [f"{self.programs} programs in {self.seconds:.1f} s ({dict(self.by_kind)})"]
+        for case in ("value", "error", "module"):
+            if self.cases[case]:
+                lines.append(f"  {case} cases: {self.agreeing[case]} / {self.cases[case]} agree "
+                             f"({100 * self.rate(case):.1f}%)")
+        if self.cases["excluded"]:
+            lines.append(f"  excluded (PyTorch failed an internal assertion): {self.cases['excluded']}")
+        lines.append(f"  raw Python errors: {self.any_class['raw_error']} programs {dict(self.raw_types)}")
+        lines.append(f"  silently wrong gradients: {self.any_class['silently_wrong_grad']} programs")
+        lines.append(f"  failed loads that change state: {self.any_class['failed_load_changed_state']} "
+                     f"(of {self.failed_loads} failed loads; PyTorch itself changed state on "
+                     f"{self.torch_changed_on_failed_load})")
+        lines.append(f"  1-ulp rule applied: {self.libm_accepted} programs; gradients within PyTorch's C-library "
+                     f"drift: {self.libm_backward}")
+        for group in GROUPS:
+            members = [(c, n) for c, n in self.classes.most_common() if c in SEVERITY and SEVERITY[c][1] == group]
+            if members:
+                lines.append(f"  {group}: " + ", ".join(f"{c} {n}" for c, n in members))
+        return "\n".join(lines)
+
+
+class Campaign:
+    """Run programs of one seed on scalargrad and PyTorch and keep the figures and the groups."""
+
+    def __init__(self, seed: int, kind: str | None = None, shapes: bool = False, sg=None, torch=None,
+                 dump=None) -> None:
+        self.seed = seed
+        self.kind = kind
+        self.shapes = shapes
+        self.sg = sg or load_library("scalargrad")
+        self.torch = torch or load_library("torch")
+        self.stats = Stats()
+        self.groups: dict[str, Group] = {}
+        self.dump = dump  # a file: one JSON line per program that disagrees
+
+    def program(self, i: int) -> Program:
+        return program_for(self.seed, i, self.kind, self.shapes)
+
+    def run(self, n: int, time_budget: float | None = None, progress=None) -> Stats:
+        start = time.perf_counter()
+        for i in range(n):
+            if time_budget is not None and time.perf_counter() - start > time_budget:
+                break
+            program = self.program(i)
+            verdict, s, t = run_pair(program, self.sg, self.torch)
+            self.account(program, verdict, s, t)
+            if progress and (i + 1) % progress == 0:
+                print(f"... {i + 1} programs, {time.perf_counter() - start:.0f} s", flush=True)
+        self.stats.seconds = time.perf_counter() - start
+        return self.stats
+
+    def account(self, program: Program, verdict: Verdict, s, t) -> None:
+        if self.dump is not None and not verdict.agrees:
+            self.dump.write(json.dumps({"program": program.ident, "case": verdict.case, "class": verdict.cls,
+                                        "steps": [[st.name, st.op, st.code] for st in program.steps],
+                                        "divergences": [d.to_json() for d in verdict.divergences]}) + "\n")
+        st = self.stats
+        st.programs += 1
+        st.by_kind[program.kind] += 1
+        st.cases[verdict.case] += 1
+        if verdict.agrees:
+            st.agreeing[verdict.case] += 1
+        st.classes[verdict.cls] += 1  # the most severe divergence of the program
+        for c in {d.cls for d in verdict.divergences}:
+            st.any_class[c] += 1
+        for d in verdict.divergences:
+            if d.cls == "raw_error":
+                st.raw_types[d.sg["type"]] += 1
+        st.libm_accepted += bool(verdict.libm_steps)
+        st.libm_backward += verdict.libm_backward
+        for i, step in enumerate(program.steps):
+            if step.op == "load_state_dict" and step.guard:
+                after = next((j for j in range(i + 1, len(program.steps)) if program.steps[j].op == "changed"), None)
+                rt = t.record(i)
+                if s.record(i) is not None and s.record(i).error is not None:
+                    st.failed_loads += 1
+                if rt is not None and rt.error is not None and after is not None and t.record(after) is not None:
+                    st.torch_changed_on_failed_load += bool(t.record(after).obs and t.record(after).obs[1])
+        found = causes_of(program, verdict, s)
+        keys = {key for key, _, _ in found}
+        seen: set = set()
+        for key, cause, d in found:
+            g = self.groups.get(key)
+            if g is None:
+                g = self.groups[key] = Group(key, *((cause.title, cause.where, cause.issue) if cause else ()))
+            g.classes[d.cls] += 1
+            g.signatures[signature(program, d)] += 1
+            if key not in seen:  # programs are counted once per cause
+                seen.add(key)
+                g.count += 1
+                g.cases[verdict.case] += 1
+                g.sole[verdict.case] += len(keys) == 1
+                if len(g.programs) < 5:
+                    g.programs.append(program.ident)
+
+    def sorted_groups(self) -> list[Group]:
+        return sorted(self.groups.values(), key=lambda g: (SEVERITY[g.worst][0], -g.count))
+
+    def shrink_group(self, g: Group) -> None:
+        """Shrink the group's first program to a minimal repro of the same cause."""
+        kind, seed, index = g.programs[0].split(":")
+        program = program_for(int(seed), int(index), kind, self.shapes)
+
+        def matching(p: Program):
+            v, s, _ = run_pair(p, self.sg, self.torch, timeout=5.0)  # a hang need not be waited for long
+            return next((d for key, _, d in causes_of(p, v, s) if key == g.key), None)
+
+        def observe(p: Program) -> dict:
+            out = run_program(p, self.sg)
+            return {p.steps[r.index].name: r.obs for r in out.records if p.steps[r.index].name}
+
+        small = shrink(program, lambda p: matching(p) is not None, observe)
+        d = matching(small)
+        g.repro = small.source(observe=True)
+        g.repro_detail = d.detail if d else ""
+        g.printed_sg = printed(g.repro, self.sg)
+        g.printed_torch = printed(g.repro, self.torch)
+
+    def report(self, shrink_limit: int = 0) -> dict:
+        groups = self.sorted_groups()
+        for g in groups[:shrink_limit]:
+            self.shrink_group(g)
+        return {
+            "seed": self.seed, "kind": self.kind or "mixed", "shapes": self.shapes,
+            "stats": self.stats.to_json(),
+            "groups": [g.to_json() for g in groups],
+        }

@@ -1,0 +1,300 @@
+"""The differential fuzzer's own parts (tests/fuzz), checked without PyTorch.
+
+Expectations come from hand derivations and mpmath, and from the definitions of issue 14
+(what counts as a raw error, a silently wrong gradient, the 1-ulp rule), on outcomes built by
+hand, so these tests stay true whatever scalargrad gets right or wrong.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import sys
+import textwrap
+
+import mpmath
+import pytest
+
+import scalargrad
+from tests.fuzz import libm
+from tests.fuzz.campaign import KINDS, causes_of, program_for
+from tests.fuzz.causes import classify
+from tests.fuzz.compare import Divergence, compare, libm_call
+from tests.fuzz.interpreter import run_program
+from tests.fuzz.mpbackend import derivatives
+from tests.fuzz.outcome import ErrorRecord, Outcome, StepRecord, encode_float, error_record
+from tests.fuzz.program import GRAD, Program, Step
+from tests.fuzz.shrink import leaf_source, shrink
+
+pytestmark = pytest.mark.no_sympy_check  # the programs break derivative rules on purpose (hooks...)
+
+
+def f32(x: float) -> float:
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def next_f32(x: float) -> float:
+    i = struct.unpack("<i", struct.pack("<f", x))[0]
+    return struct.unpack("<f", struct.pack("<i", i + 1))[0]
+
+
+def tensor_obs(x, dtype="torch.float32", rg=False, fn=None) -> dict:
+    return {"dtype": dtype, "shape": [], "val": [encode_float(x)], "rg": rg, "leaf": fn is None, "fn": fn,
+            "param": False}
+
+
+def outcome(*records) -> Outcome:
+    out = Outcome("test")
+    for i, (obs, err) in enumerate(records):
+        out.records.append(StepRecord(i, obs, [], err))
+        if err is not None:
+            out.error, out.error_step = err, i
+            break
+    return out
+
+
+# ---------------------------------------------------------------- programs
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_programs_are_deterministic_python(kind):
+    for i in range(40):
+        a, b = program_for(3, i, kind), program_for(3, i, kind)
+        assert a.source() == b.source()
+        compile(a.source(), "<program>", "exec")
+    assert program_for(3, 0, kind).source() != program_for(4, 0, kind).source() or kind == "threads"
+
+
+def test_shaped_and_smooth_graphs_are_python():
+    for i in range(40):
+        compile(program_for(5, i, "graphs", shapes=True).source(), "<program>", "exec")
+        compile(program_for(5, i, "graphs").source(), "<program>", "exec")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_scalargrad_agrees_with_itself(kind):
+    # the same program twice on one library: any divergence is nondeterminism in the library
+    # or in the fuzzer's encoding, not a difference between libraries (a failed load that
+    # changed the module is judged on scalargrad's outcome alone, so it shows here too)
+    for i in range(60):
+        p = program_for(11, i, kind)
+        v = compare(p, run_program(p, scalargrad), run_program(p, scalargrad))
+        assert all(d.cls == "failed_load_changed_state" for d in v.divergences), \
+            (p.source(), [d.detail for d in v.divergences])
+
+
+def test_a_program_prints_as_a_repro_that_runs():
+    p = Program("graphs", 0, 0, [Step("torch.tensor(2.0, requires_grad=True)", "v0"),
+                                 Step("v0 * v0", "v1", ("v0",)),
+                                 Step("v1.backward()", None, ("v1",)),
+                                 Step("v0.grad", "v2", ("v0",), tag=GRAD)])
+    src = p.source()
+    assert src.splitlines()[0] == "import torch"
+    ns = {"torch": scalargrad}
+    exec(compile(src.split("\n", 1)[1].replace("print(", "(lambda *a: None)("), "<repro>", "exec"), ns)
+    assert ns["v2"].item() == 4.0  # d(x*x)/dx at 2
+
+
+def test_removing_a_step_removes_what_reads_it():
+    p = Program("graphs", 0, 0, [Step("torch.tensor(1.0)", "v0"), Step("v0 + 1", "v1", ("v0",)),
+                                 Step("v1 * 2", "v2", ("v1",)), Step("torch.tensor(3.0)", "v3")])
+    assert [s.name for s in p.without({1}).steps] == ["v0", "v3"]
+
+
+# ---------------------------------------------------------------- outcomes and raw errors
+
+
+def test_encoding_keeps_exact_bits_and_signed_zeros():
+    obs = run_program(Program("graphs", 0, 0, [Step("torch.tensor(-0.0)", "v0"),
+                                               Step("torch.tensor(0.1, dtype=torch.float64)", "v1")]),
+                      scalargrad).records
+    assert obs[0].obs["val"] == ["-0x0.0p+0"]
+    assert obs[1].obs["val"] == [float.hex(0.1)] and obs[1].obs["dtype"] == "torch.float64"
+
+
+def test_a_raise_statement_is_deliberate_and_an_error_from_python_is_raw(tmp_path):
+    pkg = tmp_path / "fakepkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(textwrap.dedent("""
+        def refuse():
+            raise RuntimeError("refused on purpose")
+
+        def divide():
+            return 1 / 0
+
+        def attribute():
+            return "x".round
+    """))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import fakepkg
+    finally:
+        sys.path.remove(str(tmp_path))
+    records = {}
+    for name in ("refuse", "divide", "attribute"):
+        try:
+            getattr(fakepkg, name)()
+        except Exception as e:
+            records[name] = error_record(e, str(pkg) + "/")
+    assert records["refuse"].deliberate and records["refuse"].site.endswith("refuse:3")
+    assert not records["divide"].deliberate and records["divide"].type == "ZeroDivisionError"
+    assert not records["attribute"].deliberate and records["attribute"].type == "AttributeError"
+    # PyTorch's errors (no package directory given) always count as deliberate
+    assert error_record(ZeroDivisionError("x"), None).deliberate
+
+
+# ---------------------------------------------------------------- classification
+
+
+STEPS = [Step("torch.tensor(0.5, requires_grad=True)", "v0"), Step("v0 * 2", "v1", ("v0",), "mul"),
+         Step("v1.backward()", None, ("v1",), "backward"), Step("v0.grad", "v2", ("v0",), "read_grad", GRAD)]
+PROGRAM = Program("graphs", 0, 0, STEPS)
+X, Y, G = tensor_obs(0.5, rg=True), tensor_obs(1.0, rg=True, fn="MulBackward0"), tensor_obs(2.0)
+
+
+def test_identical_outcomes_agree():
+    same = outcome((X, None), (Y, None), (None, None), (G, None))
+    v = compare(PROGRAM, same, same)
+    assert v.agrees and v.case == "value"
+
+
+def test_a_gradient_where_pytorch_raises_is_silently_wrong():
+    sg = outcome((X, None), (Y, None), (None, None), (G, None))
+    th = outcome((X, None), (Y, None), (None, ErrorRecord("RuntimeError", "hook 'f' has changed the type of value")))
+    v = compare(PROGRAM, sg, th)
+    assert v.case == "error" and v.cls == "silently_wrong_grad"
+    key = causes_of(PROGRAM, v)[0][0]
+    assert key == "hook-result-unchecked"
+
+
+def test_a_different_gradient_is_silently_wrong():
+    sg = outcome((X, None), (Y, None), (None, None), (tensor_obs(3.0), None))
+    th = outcome((X, None), (Y, None), (None, None), (G, None))
+    assert compare(PROGRAM, sg, th).cls == "silently_wrong_grad"
+
+
+def test_an_error_only_pytorch_raises_in_a_forward_op_is_a_missing_error():
+    sg = outcome((X, None), (Y, None), (None, None), (G, None))
+    th = outcome((X, None), (None, ErrorRecord("TypeError", "mul(): argument 'other' must be Tensor")))
+    assert compare(PROGRAM, sg, th).cls == "missing_error"
+
+
+@pytest.mark.parametrize("sg_error, torch_error, cls", [
+    (ErrorRecord("ZeroDivisionError", "float division by zero", deliberate=False), None, "raw_error"),
+    (ErrorRecord("OverflowError", "cannot convert float infinity to integer", deliberate=False),
+     ErrorRecord("RuntimeError", "ZeroDivisionError"), "raw_error"),
+    # Python's operator TypeError is raw only where PyTorch raises something else
+    (ErrorRecord("TypeError", "unsupported operand type(s) for //: 'float' and 'Value'", deliberate=False), None,
+     "raw_error"),
+    (ErrorRecord("TypeError", "unsupported operand type(s) for +: 'Tensor' and 'dict'", deliberate=False),
+     ErrorRecord("TypeError", "add(): argument 'other' (position 1) must be Tensor, not dict"), "wrong_message"),
+    (ErrorRecord("RuntimeError", "a"), ErrorRecord("RuntimeError", "b"), "wrong_message"),
+    (ErrorRecord("RuntimeError", "a"), ErrorRecord("TypeError", "a"), "wrong_type"),
+    (ErrorRecord("RuntimeError", "refused"), None, "refused"),
+    (ErrorRecord("Unsupported", "torch.cat is not supported", unsupported=True), None, "unsupported"),
+])
+def test_errors_are_classified_as_issue_14_defines(sg_error, torch_error, cls):
+    sg = outcome((X, None), (None, sg_error))
+    th = outcome((X, None), (Y, None)) if torch_error is None else outcome((X, None), (None, torch_error))
+    assert compare(PROGRAM, sg, th).cls == cls
+
+
+def test_the_same_error_agrees_even_when_python_raised_it():
+    e = ErrorRecord("TypeError", "unsupported operand type(s) for +: 'Tensor' and 'str'", deliberate=False)
+    assert compare(PROGRAM, outcome((X, None), (None, e)), outcome((X, None), (None, e))).agrees
+
+
+def test_a_different_grad_fn_name_alone_does_not_stop_the_comparison():
+    steps = STEPS[:2] + [Step("v1 + 1", "v3", ("v1",), "add")]
+    p = Program("graphs", 0, 0, steps)
+    sg = outcome((X, None), (tensor_obs(1.0, rg=True, fn="ClampBackward1"), None), (tensor_obs(2.0), None))
+    th = outcome((X, None), (tensor_obs(1.0, rg=True, fn="ClampMinBackward0"), None), (tensor_obs(3.0), None))
+    v = compare(p, sg, th)
+    assert [d.cls for d in v.divergences] == ["wrong_metadata", "silently_wrong_value"]
+    assert v.root is v.divergences[1]  # a name changes nothing later; a value does
+
+
+def test_the_1_ulp_rule_accepts_scalargrad_correctly_rounded():
+    x = f32(0.7)
+    cr = libm.correctly_rounded("exp", [x], "float32")
+    with mpmath.workprec(300):
+        assert cr == f32(float(mpmath.exp(x)))  # away from a tie, double then float32 is exact
+    p = Program("graphs", 0, 0, [Step("torch.tensor(0.7)", "v0"), Step("v0.exp()", "v1", ("v0",), "exp")])
+    sg = outcome((tensor_obs(x), None), (tensor_obs(cr), None))
+    th = outcome((tensor_obs(x), None), (tensor_obs(next_f32(cr)), None))
+    v = compare(p, sg, th)
+    assert v.agrees and v.libm_steps == [1]
+    # the other way round (scalargrad one ulp off the correctly rounded result) is a divergence
+    v = compare(p, th, sg)
+    assert v.cls == "libm_last_bit"
+
+
+def test_the_1_ulp_rule_is_for_math_library_calls_only():
+    assert libm_call("v1.exp()") == ("exp", ["v1"])
+    assert libm_call("torch.sqrt(v2)") == ("sqrt", ["v2"])
+    assert libm_call("(-2.5) ** v3") == ("pow", [-2.5, "v3"])
+    assert libm_call("v1 * v2") is None and libm_call("-2 ** v3") is None  # the latter is -(2 ** v3)
+
+
+def test_a_failed_load_must_leave_the_module_unchanged():
+    steps = [Step("torch.nn.Linear(1, 1)", "v0", (), "build"), Step("snapshot(v0)", "v1", ("v0",), "snapshot"),
+             Step("v0.load_state_dict({})", "v2", ("v0",), "load_state_dict", guard=True),
+             Step("changed(v0, v1)", "v3", ("v0", "v1"), "changed")]
+    p = Program("modules", 0, 0, steps)
+    err = ErrorRecord("RuntimeError", "Error(s) in loading state_dict for Linear")
+
+    def run(changed):
+        out = Outcome("t")
+        out.records = [StepRecord(0, ["module", "Linear"]), StepRecord(1), StepRecord(2, None, [], err),
+                       StepRecord(3, ["list", changed])]
+        return out
+
+    # PyTorch's own partial load is not the reference: only scalargrad's change counts
+    assert compare(p, run([]), run(["p:weight values"])).agrees
+    assert compare(p, run(["p:weight identity"]), run([])).cls == "failed_load_changed_state"
+
+
+def test_causes_are_read_from_the_errors():
+    d = Divergence("silently_wrong_grad", 2, "", None,
+                   {"type": "RuntimeError", "message": "one of the variables needed for gradient computation has been "
+                    "modified by an inplace operation: [torch.FloatTensor []], which is output 0 of Mul, is at "
+                    "version 1; expected version 0 instead."})
+    steps = STEPS[:2] + [Step("v1.detach().add_(1)", None, ("v1",), "add_"), Step("v1.backward()", None, ("v1",))]
+    assert classify(Program("graphs", 0, 0, steps), d).key == "version-via-detach"
+
+
+# ---------------------------------------------------------------- libm, mpmath, shrinking
+
+
+def test_rounding_to_float32_follows_ieee():
+    assert libm.round_to(mpmath.mpf(2) ** -149 * 0.5, "float32") == 0.0  # a tie rounds to even: 0
+    assert libm.round_to(mpmath.mpf(2) ** -149 * 1.5, "float32") == 2.0**-148
+    assert libm.round_to(mpmath.mpf("3.4028235677973366e38"), "float32") == math.inf  # past the last binade
+    assert libm.round_to(mpmath.mpf(1) / 3, "float32") == f32(1 / 3)
+    assert libm.ulps_apart(1.0, next_f32(1.0), "float32") == 1
+    assert libm.ulps_apart(-0.0, 0.0, "float32") == 0
+
+
+def test_mpmath_derivatives_of_a_program_text():
+    p = Program("graphs", 0, 0, [Step("torch.tensor(0.5, dtype=torch.float64, requires_grad=True)", "v0"),
+                                 Step("v0 * v0 + v0.sin()", "v1", ("v0",)),
+                                 Step("v1.exp() / 3", "v2", ("v1",))],
+                meta={"output": "v2", "inputs": ["v0"]})
+    d = derivatives(p, {"v0": 0.5})["v0"]
+    with mpmath.workprec(200):
+        x = mpmath.mpf(0.5)
+        want = mpmath.exp(x * x + mpmath.sin(x)) * (2 * x + mpmath.cos(x)) / 3  # chain rule by hand
+    assert d == pytest.approx(float(want), rel=1e-15)
+
+
+def test_shrinking_keeps_the_failure_and_drops_the_rest():
+    steps = [Step(f"torch.tensor({i}.0)", f"v{i}") for i in range(6)] + [Step("v2 * v4", "v6", ("v2", "v4"))]
+    p = Program("graphs", 0, 0, steps)
+    small = shrink(p, lambda q: any(s.name == "v6" for s in q.steps))
+    assert [s.name for s in small.steps] == ["v2", "v4", "v6"]
+
+
+def test_a_value_becomes_a_literal_leaf_when_shrinking():
+    assert leaf_source(tensor_obs(-0.0)) == "torch.tensor(-0.0, dtype=torch.float32)"
+    assert leaf_source(tensor_obs(math.inf, "torch.float64", rg=True)) == \
+        "torch.tensor(float('inf'), dtype=torch.float64, requires_grad=True)"
