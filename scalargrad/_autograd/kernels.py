@@ -132,12 +132,19 @@ class FloatKernel:
 
     @staticmethod
     def clamp_tensor_backward(g, a, lo, hi):
+        # clamp_backward and clamp_backward_min_max: min gets the gradient where self < min < max,
+        # max where self > max or max < min (an open side's bound is an infinity: it never binds)
         inside = a >= lo and a <= hi
-        return (g if inside else 0.0), (g if a < lo else 0.0), (g if a > hi else 0.0)
+        return (g if inside else 0.0), (g if (a < lo and lo < hi) else 0.0), (g if (a > hi or hi < lo) else 0.0)
 
     @staticmethod
     def where(c, a, b):
         return a if c else b
+
+    ge = staticmethod(operator.ge)
+    gt = staticmethod(operator.gt)
+    le = staticmethod(operator.le)
+    lt = staticmethod(operator.lt)
 
     @staticmethod
     def floor_divide(a, b):
@@ -271,9 +278,27 @@ class TensorKernel:
             return g
         return leaf(g, TensorType(v._t.dtype, ()))
 
-    add = staticmethod(operator.add)
-    sub = staticmethod(operator.sub)
     neg = staticmethod(operator.neg)
+    ge = staticmethod(operator.ge)
+    gt = staticmethod(operator.gt)
+    le = staticmethod(operator.le)
+    lt = staticmethod(operator.lt)
+
+    @staticmethod
+    def add(a, b):
+        if b.__class__ is _Scalar:
+            return _scalar_op(E.AddScalar, a, b)
+        if a.__class__ is _Scalar:
+            return _scalar_op(E.AddScalar, b, a)
+        return a + b
+
+    @staticmethod
+    def sub(a, b):
+        if b.__class__ is _Scalar:
+            return _scalar_op(E.SubScalar, a, b)
+        if a.__class__ is _Scalar:  # Scalar - tensor: rsub (RsubBackward1)
+            return _scalar_op(E.RSubC, b, a)
+        return a - b
 
     @staticmethod
     def const(c):
@@ -375,7 +400,8 @@ class TensorKernel:
 
     @classmethod
     def pow_backward_self(cls, g, a, b):
-        return cls.where(b == 0, _zeros_like_dtype(g, a), g * (b * a ** (b - 1)))
+        # where(exponent == 0, 0, grad * (exponent * pow(self, exponent - 1)))
+        return cls.where(b == 0, _zeros_like_dtype(g, a), g * (b * a ** cls.sub(b, cls.const(1.0))))
 
     @classmethod
     def pow_backward_exponent(cls, g, a, b, y):
@@ -407,8 +433,9 @@ class TensorKernel:
 
     @classmethod
     def clamp_tensor_backward(cls, g, a, lo, hi):
-        inside = _and(a >= lo, a <= hi)
-        return cls.where(inside, g, cls.zero(g)), cls.where(a < lo, g, cls.zero(g)), cls.where(a > hi, g, cls.zero(g))
+        z = cls.zero(g)
+        return (cls.where(_and(a >= lo, a <= hi), g, z), cls.where(_and(a < lo, lo < hi), g, z),
+                cls.where(_or(a > hi, hi < lo), g, z))
 
     @staticmethod
     def floor_divide(a, b):
@@ -572,7 +599,9 @@ def _scalar_op(op, t, c):
     from .._tensor.build import _with_number
 
     if not isinstance(t, Tensor):
-        return t * float(c) if op is E.MulScalar else t / float(c)
+        fn = {E.MulScalar: operator.mul, E.DivScalar: operator.truediv, E.SubScalar: operator.sub,
+              E.AddScalar: operator.add}.get(op)
+        return fn(t, float(c)) if fn is not None else float(c) - t
     return _with_number(op, t, float(c))
 
 
@@ -606,6 +635,18 @@ def _and(a: Tensor, b: Tensor) -> Tensor:
     xs = [av[i] for i in positions(a._t.shape, shape)]
     ys = [bv[i] for i in positions(b._t.shape, shape)]
     vals = [bool(x and y) for x, y in zip(xs, ys)]
+    return leaf(vals if shape else vals[0], TensorType(dtypes.bool, shape))
+
+
+def _or(a: Tensor, b: Tensor) -> Tensor:
+    av = a._val if a._t.ndim else [a._val]
+    bv = b._val if b._t.ndim else [b._val]
+    from .._tensor.build import broadcast_shapes, positions
+
+    shape = broadcast_shapes(a._t.shape, b._t.shape)
+    xs = [av[i] for i in positions(a._t.shape, shape)]
+    ys = [bv[i] for i in positions(b._t.shape, shape)]
+    vals = [bool(x or y) for x, y in zip(xs, ys)]
     return leaf(vals if shape else vals[0], TensorType(dtypes.bool, shape))
 
 

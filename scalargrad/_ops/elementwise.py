@@ -421,6 +421,30 @@ class MulScalar(WithNumber):
 
 
 @register
+class AddScalar(WithNumber):
+    """tensor + Scalar inside a derivative (``add.Scalar``: AddBackward1, as in ``1 + x * x``)."""
+
+    name, saves, saves_inputs = "AddBackward1", False, False
+    saved = (("alpha", "alpha"),)
+    extra_none = 0
+    forward = staticmethod(lambda r, a, c: a + c)
+    backward = staticmethod(lambda k, g, v: (g,))
+    sympy = staticmethod(lambda sp, a, c: a + c)
+
+
+@register
+class SubScalar(WithNumber):
+    """tensor - Scalar inside a derivative (``sub.Scalar``: SubBackward1, as in ``exponent - 1``)."""
+
+    name, saves, saves_inputs = "SubBackward1", False, False
+    saved = (("alpha", "alpha"),)
+    extra_none = 0
+    forward = staticmethod(lambda r, a, c: a - c)
+    backward = staticmethod(lambda k, g, v: (g,))
+    sympy = staticmethod(lambda sp, a, c: a - c)
+
+
+@register
 class DivScalar(WithNumber):
     """tensor / Scalar inside a derivative (``div.Scalar``: DivBackward1, as in ``grad / 2``)."""
 
@@ -972,8 +996,7 @@ class Where(Elementwise):
 
 @register
 class ClampT(Elementwise):
-    """clamp(self, min, max) with tensor bounds (ClampBackward0); inputs (self, min, max),
-    None-free: a missing bound is passed as the tensor itself."""
+    """clamp(self, min, max) with tensor bounds (ClampBackward0); inputs (self, min, max)."""
 
     name = "ClampBackward0"
     arity = 3
@@ -985,7 +1008,44 @@ class ClampT(Elementwise):
         a, lo, hi = k.ins(v)
         return k.clamp_tensor_backward(g, a, lo, hi)
 
-    sympy = staticmethod(lambda sp, a, lo, hi: sp.Min(sp.Max(a, lo), hi))
+    # min(max(a, lo), hi), the derivative 1 at the bounds (PyTorch's subgradient): a wins ties
+    # with lo and hi, hi wins when hi < lo
+    sympy = staticmethod(lambda sp, a, lo, hi: sp.Piecewise((hi, sp.StrictLessThan(hi, lo)),
+                                                            (lo, sp.StrictLessThan(a, lo)),
+                                                            (hi, sp.StrictGreaterThan(a, hi)), (a, True)))
 
 
-ELEMENTWISE += COMPARISONS + [Where, ClampT, DivFloor, DivTrunc]
+@register
+class ClampMinT(Binary):
+    """clamp_min(self, min) / clamp(self, min=tensor) (ClampMinBackward1): self where
+    self >= min, min where self < min."""
+
+    name = "ClampMinBackward1"
+    saved = (("min", 1), ("self", 0))
+    forward = staticmethod(lambda r, a, lo: _clamp(r, a, (lo, None)))
+
+    @staticmethod
+    def backward(k, g, v):
+        a, lo = k.a(v), k.b(v)
+        return k.where(k.ge(a, lo), g, k.zero(g)), k.where(k.lt(a, lo), g, k.zero(g))
+
+    sympy = staticmethod(lambda sp, a, lo: sp.Piecewise((lo, sp.StrictLessThan(a, lo)), (a, True)))
+
+
+@register
+class ClampMaxT(Binary):
+    """clamp_max(self, max) / clamp(self, max=tensor) (ClampMaxBackward1)."""
+
+    name = "ClampMaxBackward1"
+    saved = (("max", 1), ("self", 0))
+    forward = staticmethod(lambda r, a, hi: _clamp(r, a, (None, hi)))
+
+    @staticmethod
+    def backward(k, g, v):
+        a, hi = k.a(v), k.b(v)
+        return k.where(k.le(a, hi), g, k.zero(g)), k.where(k.gt(a, hi), g, k.zero(g))
+
+    sympy = staticmethod(lambda sp, a, hi: sp.Piecewise((hi, sp.StrictGreaterThan(a, hi)), (a, True)))
+
+
+ELEMENTWISE += COMPARISONS + [Where, ClampT, ClampMinT, ClampMaxT, DivFloor, DivTrunc]

@@ -274,10 +274,22 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     lo, hi = _number_bound(min, self), _number_bound(max, self)
     if isinstance(lo, Tensor) or isinstance(hi, Tensor):
+        dt = self._t.dtype
+
+        def bound(b, missing):
+            if isinstance(b, Tensor):
+                return b
+            if b is None:  # an open side: an edge without a gradient, a bound that never binds
+                b = missing if dt.is_floating_point else (-(1 << 63) if missing < 0 else (1 << 63) - 1)
+            return leaf(dt.round(b), TensorType(dt, ()))
+
+        if op is E.ClampMin:  # torch.clamp_min(x, tensor): ClampMinBackward1
+            return binary(E.ClampMinT, self, lo)
+        if op is E.ClampMax:
+            return binary(E.ClampMaxT, self, hi)
         inf = float("inf")
-        lo_t = lo if isinstance(lo, Tensor) else leaf(-inf if lo is None else lo, TensorType(self._t.dtype, ()))
-        hi_t = hi if isinstance(hi, Tensor) else leaf(inf if hi is None else hi, TensorType(self._t.dtype, ()))
-        return elementwise(E.ClampT, (self, lo_t, hi_t), (lo is None, hi is None))
+        # the missing side's flag in _c: PyTorch saves None for it (_saved_max)
+        return elementwise(E.ClampT, (self, bound(lo, -inf), bound(hi, inf)), (lo is None, hi is None))
     t = self._t
     dt = t.dtype
     if not dt.is_floating_point and any(isinstance(b, float) for b in (lo, hi)):

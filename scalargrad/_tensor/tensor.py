@@ -262,7 +262,7 @@ def _arith(op_number, op_tensor, compute, symbol: str):
                 v._seq = 0
             return v
         if not isinstance(other, Tensor):
-            if cls is bool or cls is float or cls is int:
+            if isinstance(other, (int, float)):
                 return impl.binary(op_tensor, self, other)
             if isinstance(other, float):  # a float subclass: a node's Constant in a backward formula
                 return method(self, float(other))
@@ -315,7 +315,7 @@ def _reflected(op):
     """``number (op) tensor`` for a commutative op: the same method, operands swapped by Python."""
 
     def method(self, other):
-        if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
+        if isinstance(other, (Tensor, int, float)):
             return impl.binary(op, other, self)
         return NotImplemented
 
