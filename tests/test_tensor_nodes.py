@@ -41,7 +41,8 @@ CASES = {
     "rsub": lambda L, x, y: 2 - x, "mul": lambda L, x, y: x * y, "mul_int": lambda L, x, y: x * 2,
     "mul_float": lambda L, x, y: x * 0.1, "rmul": lambda L, x, y: 2.5 * x, "div": lambda L, x, y: x / y,
     "div_number": lambda L, x, y: x / 3, "rdiv": lambda L, x, y: 2 / x, "pow_int": lambda L, x, y: x ** 2,
-    "pow_float": lambda L, x, y: x.abs() ** 2.5, "pow_tensor": lambda L, x, y: x.abs() ** y, "rpow": lambda L, x, y: 2 ** x,
+    "pow_float": lambda L, x, y: x.abs() ** 2.5, "pow_tensor": lambda L, x, y: x.abs() ** y,
+    "rpow": lambda L, x, y: 2 ** x,
     "neg": lambda L, x, y: -x, "exp": lambda L, x, y: x.exp(), "log": lambda L, x, y: x.abs().log(),
     "sqrt": lambda L, x, y: x.abs().sqrt(), "tanh": lambda L, x, y: x.tanh(), "sigmoid": lambda L, x, y: x.sigmoid(),
     "relu": lambda L, x, y: x.relu(), "abs": lambda L, x, y: x.abs(), "sin": lambda L, x, y: x.sin(),
@@ -51,9 +52,11 @@ CASES = {
     "minimum": lambda L, x, y: L.minimum(x, y), "maximum": lambda L, x, y: L.maximum(x, y),
     "remainder": lambda L, x, y: x % y, "remainder_number": lambda L, x, y: x % 2, "rremainder": lambda L, x, y: 2 % x,
     "floor_divide": lambda L, x, y: x // y, "floor_divide_number": lambda L, x, y: x // 2,
-    "div_floor": lambda L, x, y: x.div(2, rounding_mode="floor"), "div_trunc": lambda L, x, y: x.div(y, rounding_mode="trunc"),
+    "div_floor": lambda L, x, y: x.div(2, rounding_mode="floor"),
+    "div_trunc": lambda L, x, y: x.div(y, rounding_mode="trunc"),
     "where": lambda L, x, y: L.where(x > 0, x, y), "where_number": lambda L, x, y: L.where(x > 0, x, 0.0),
-    "sum": lambda L, x, y: x.sum(), "sum_dim": lambda L, x, y: x.sum(0), "sum_keepdim": lambda L, x, y: x.sum(-1, keepdim=True),
+    "sum": lambda L, x, y: x.sum(), "sum_dim": lambda L, x, y: x.sum(0),
+    "sum_keepdim": lambda L, x, y: x.sum(-1, keepdim=True),
     "mean": lambda L, x, y: x.mean(), "mean_dim": lambda L, x, y: x.mean(0), "max": lambda L, x, y: x.max(),
     "max_dim": lambda L, x, y: x.max(0)[0], "min_dim": lambda L, x, y: x.min(-1, keepdim=True).values,
     "amax": lambda L, x, y: x.amax(), "amin_dim": lambda L, x, y: x.amin(-1),
@@ -62,7 +65,8 @@ CASES = {
     "transpose": lambda L, x, y: x.transpose(0, -1), "permute": lambda L, x, y: x.permute(*reversed(range(x.dim()))),
     "select": lambda L, x, y: x[0], "slice": lambda L, x, y: x[0:1],
     "slice_select": lambda L, x, y: x[1:, 0] if x.dim() == 2 else x[-1:],
-    "index": lambda L, x, y: x[L.tensor([0, 0])], "index_mixed": lambda L, x, y: x[0, [0, 0]] if x.dim() == 2 else x[[0]],
+    "index": lambda L, x, y: x[L.tensor([0, 0])],
+    "index_mixed": lambda L, x, y: x[0, [0, 0]] if x.dim() == 2 else x[[0]],
     "mask": lambda L, x, y: x[x > 0], "unsqueeze": lambda L, x, y: x.unsqueeze(-1),
     "squeeze": lambda L, x, y: x.unsqueeze(0).squeeze(), "squeeze_dim": lambda L, x, y: x.unsqueeze(0).squeeze(0),
     "unbind": lambda L, x, y: x.unbind(0)[-1], "split": lambda L, x, y: x.split(1)[-1],
@@ -75,10 +79,12 @@ CASES = {
     "matmul": lambda L, x, y: x @ y.unsqueeze(-1).expand(x.shape[-1], 3) if x.dim() else x * y,
     "linear": lambda L, x, y: L.nn.functional.linear(x.unsqueeze(0), y.unsqueeze(0).expand(3, *y.shape),
                                                    y.sum().expand(3).contiguous()),
-    "mse": lambda L, x, y: L.nn.functional.mse_loss(x, y), "mse_sum": lambda L, x, y: L.nn.functional.mse_loss(x, y, reduction="sum"),
+    "mse": lambda L, x, y: L.nn.functional.mse_loss(x, y),
+    "mse_sum": lambda L, x, y: L.nn.functional.mse_loss(x, y, reduction="sum"),
     "masked_fill": lambda L, x, y: x.masked_fill(x > 0, 0.0),
     "mul_constant_tensor": lambda L, x, y: x * y.detach(), "constant_tensor_mul": lambda L, x, y: y.detach() * x,
-    "div_by_constant": lambda L, x, y: x / y.detach(), "mm_constant": lambda L, x, y: x.unsqueeze(0).mm(y.detach().unsqueeze(-1)),
+    "div_by_constant": lambda L, x, y: x / y.detach(),
+    "mm_constant": lambda L, x, y: x.unsqueeze(0).mm(y.detach().unsqueeze(-1)),
 }
 # graphs with float32 transcendental values in them: saved results within 2 ulps
 TRANSCENDENTAL = {"exp", "log", "tanh", "sigmoid", "sin", "cos", "pow_float", "pow_tensor", "rpow"}
@@ -355,7 +361,8 @@ def test_version_errors_by_hand():
             in msg)
     assert "which is output 0 of Exp, is at version 1; expected version 0 instead" in out["saved result changed"][1]
     assert out["input of exp changed"][0] == "ok"
-    assert "output 0 of torch::autograd::CopySlices, is at version 1; expected version 0" in out["changed through a view"][1]
+    assert ("output 0 of torch::autograd::CopySlices, is at version 1; expected version 0"
+            in out["changed through a view"][1])
     assert "output 0 of Mul, is at version 1; expected version 0" in out["changed through detach()"][1]
     assert out["changed through .data"] == ("ok", "tensor([[ 4.,  6.],\n        [ 8., 10.]])")
     assert "is at version 1; expected version 0" in out["unpack a changed saved tensor"][1]
@@ -638,9 +645,11 @@ def _saved_after_backward(lib) -> list:
     x = lib.tensor([1.0, 2.0], requires_grad=True)
     y = lib.tensor([3.0, 1.0], requires_grad=True)
     cases = {"mul number": lambda: x * 2, "masked_fill": lambda: x.masked_fill(x > 1, 0.0),
-             "index": lambda: x[lib.tensor([0])], "max(dim)": lambda: x.max(0).values, "clamp(tensor)": lambda: x.clamp(y),
+             "index": lambda: x[lib.tensor([0])], "max(dim)": lambda: x.max(0).values,
+             "clamp(tensor)": lambda: x.clamp(y),
              "exp": lambda: x.exp(), "where": lambda: lib.where(x > 1, x, y), "pow": lambda: x ** 2,
-             "clamp": lambda: x.clamp(0, 1), "sum(dim)": lambda: x.sum(-1), "amax": lambda: x.amax(), "max": lambda: x.max(),
+             "clamp": lambda: x.clamp(0, 1), "sum(dim)": lambda: x.sum(-1), "amax": lambda: x.amax(),
+             "max": lambda: x.max(),
              "mse": lambda: lib.nn.functional.mse_loss(x, y), "view": lambda: x.view(2, 1), "add": lambda: x + y}
 
     def mask_assign():
@@ -686,7 +695,7 @@ def _multi_output_views_after_a_change(lib) -> list:
     parts = b.unbind(0)
     b.mul_(2)
     try:
-        parts[0].grad_fn
+        _ = parts[0].grad_fn
         out.append("grad_fn ok")
     except RuntimeError as e:
         out.append(str(e))
@@ -696,7 +705,7 @@ def _multi_output_views_after_a_change(lib) -> list:
     with lib.no_grad():
         c.mul_(2)
     try:
-        halves[1].grad_fn
+        _ = halves[1].grad_fn
         out.append("grad_fn ok")
     except RuntimeError as e:
         out.append(str(e))

@@ -3,7 +3,8 @@ gradient checks of ``backward``, against PyTorch 2.13 and by hand.
 
 Every figure here comes from IEEE + - * /, fmod, comparisons, copies or indexing, which PyTorch
 computes the same on every processor: the comparisons with live PyTorch are bit for bit, signed
-zeros included; a nan is compared as a nan (its sign bit is the processor's: x86 makes -nan). The hand-derived tables follow ATen's formulas: ``a % b`` is
+zeros included; a nan is compared as a nan (its sign bit is the processor's: x86 makes -nan).
+The hand-derived tables follow ATen's formulas: ``a % b`` is
 ``fmod(a, b)``, plus ``b`` when the two differ in sign; ``a // b`` is ``div_floor_floating``:
 ``(a - fmod(a, b)) / b``, less one when fmod and b differ in sign, a zero quotient taking the
 sign of ``a / b``, and ``a / b`` itself when ``b`` is 0.
@@ -89,7 +90,7 @@ def test_float_grid_matches_torch_bit_for_bit(torch_ref, op):
             if want != got:
                 bad.append(f"{x} {op} {y} ({label}): torch {want}, scalargrad {got}")
             if op in SWAPPABLE and label == "f32 tensor, number":
-                def run_swapped(L, build=build):
+                def run_swapped(L, build=build, y=y):
                     a, b = build(L)
                     return f(y, a)
 
@@ -104,14 +105,14 @@ def test_integer_grid_matches_torch(torch_ref, op):
     f = OPS[op]
     bad = []
     for x, y in itertools.product(INTS, INTS):
-        forms = [
-            ("i64 0-dim", lambda L: f(L.tensor(x), L.tensor(y))),
-            ("i64 (1,)", lambda L: f(L.tensor([x]), L.tensor([y]))),
-            ("i64 tensor, int", lambda L: f(L.tensor(x), y)),
-            ("i64 tensor, float", lambda L: f(L.tensor(x), y + 0.5)),
-            ("i32 tensor, int", lambda L: f(L.tensor(x, dtype=L.int32), y)),
-            ("i64 and f32", lambda L: f(L.tensor(x), L.tensor(float(y)))),
-            ("f32 and i64 (2,)", lambda L: f(L.tensor([float(x), -0.0]), L.tensor([y, y]))),
+        forms = [  # each builder is called at once, in this iteration: x and y are this pair
+            ("i64 0-dim", lambda L, x=x, y=y: f(L.tensor(x), L.tensor(y))),
+            ("i64 (1,)", lambda L, x=x, y=y: f(L.tensor([x]), L.tensor([y]))),
+            ("i64 tensor, int", lambda L, x=x, y=y: f(L.tensor(x), y)),
+            ("i64 tensor, float", lambda L, x=x, y=y: f(L.tensor(x), y + 0.5)),
+            ("i32 tensor, int", lambda L, x=x, y=y: f(L.tensor(x, dtype=L.int32), y)),
+            ("i64 and f32", lambda L, x=x, y=y: f(L.tensor(x), L.tensor(float(y)))),
+            ("f32 and i64 (2,)", lambda L, x=x, y=y: f(L.tensor([float(x), -0.0]), L.tensor([y, y]))),
         ]
         for label, run in forms:
             want, got = outcome(torch_ref, run), outcome(scalargrad, run)
@@ -276,8 +277,9 @@ def _masks(L) -> list:
         ("mask", lambda: x[x > 4]), ("row mask", lambda: x[L.tensor([True, False])]),
         ("list mask", lambda: x[[True, False]]), ("column mask", lambda: x[:, L.tensor([False, True, True])]),
         ("0-dim True", lambda: L.tensor(3.0)[L.tensor(True)]), ("0-dim False", lambda: L.tensor(3.0)[L.tensor(False)]),
-        ("0-dim mask of 0-dim", lambda: L.tensor(3.0)[L.tensor(3.0) > 0]), ("n-d with 0-dim True", lambda: x[L.tensor(True)]),
-        ("(1,) mask", lambda: L.tensor([3.0])[L.tensor([True])]), ("wrong shape", lambda: x[L.tensor([True, False, True])]),
+        ("0-dim mask of 0-dim", lambda: L.tensor(3.0)[L.tensor(3.0) > 0]),
+        ("n-d with 0-dim True", lambda: x[L.tensor(True)]), ("(1,) mask", lambda: L.tensor([3.0])[L.tensor([True])]),
+        ("wrong shape", lambda: x[L.tensor([True, False, True])]),
         ("all False", lambda: x[x > 100]),
     ):
         out.append((label, outcome(L, lambda L, f=f: f())))
