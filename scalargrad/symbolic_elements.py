@@ -37,7 +37,7 @@ from ._ops import linalg as L
 from ._ops import losses as LO
 from ._ops import reductions as R
 from ._ops import shape as S
-from ._ops.elementwise import Elementwise
+from ._ops.elementwise import CompareInplace, Elementwise
 from ._ops.shape import Layout
 from ._tensor.build import broadcast_shapes, positions
 from ._tensor.indexing import IndexPut
@@ -838,6 +838,12 @@ def _fill(v, vin, vals):
     return [(Const, vals[j], ((u, j),)) for j in range(len(vals))]
 
 
+def _fill_tensor(v, vin, vals):
+    """fill_(value) with a 0-dim tensor: every element is the value."""
+    src = vin[1]
+    return [(Same, None, ((src, 0),)) for _ in range(len(vals))]
+
+
 def _copy_into(v, vin, vals):
     old, src = vin
     pos = positions(src._t.shape, v._t.shape)
@@ -889,9 +895,11 @@ _BUILDERS = {
     R.MaxAll: _max_all(MaxOf), R.MinAll: _max_all(MinOf), R.MaxDim: _max_dim, R.MinDim: _max_dim,
     L.Mm: _mm, L.Mv: _mv, L.Dot: _dot, L.Addmm: _addmm, LO.MseLoss: _mse,
     S.Cat: _join, S.Stack: _join, S.MaskedFill: _masked_fill, S.Fill: _fill, S.Zero: _fill, S.CopyInto: _copy_into,
-    IndexPut: _index_put,
+    IndexPut: _index_put, R.Amax: _reduction(MaxOf), R.Amin: _reduction(MinOf), S.FillTensor: _fill_tensor,
 }
-_BUILDERS_BY_CLASS = [(_Scatter, _scatter), (IndexPut, _index_put), (S.Structural, _same_order)]
+# an in-place comparison's elements are its 1s and 0s, constants
+_BUILDERS_BY_CLASS = [(_Scatter, _scatter), (IndexPut, _index_put), (CompareInplace, _fill),
+                      (S.Structural, _same_order)]
 
 
 def _builder(base):

@@ -4,6 +4,7 @@ the engine. ``Tensor.backward`` is bound to ``backward`` here (the tensor layer 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 
 from .._base.dtypes import TensorType, round_list
 from .._tensor.tensor import Tensor, impl, leaf
@@ -36,35 +37,57 @@ def _as_tuple(x) -> tuple:
     return tuple(x)
 
 
+def _inputs_tuple(inputs, fn: str) -> tuple:
+    """``inputs`` as PyTorch's backward/grad read them: a tensor, a dict (its values) or any
+    iterable; another kind of mapping is refused."""
+    if isinstance(inputs, Tensor):
+        return (inputs,)
+    if type(inputs) is dict:
+        return tuple(inputs.values())
+    if isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `{fn}()` must be a dict, not {type(inputs).__name__}. "
+                        "Other Mapping types are not supported.")
+    return tuple(inputs)
+
+
 def _root_grads(outputs: tuple, grad_outputs, create_graph: bool) -> list:
-    """Each output's starting gradient: ones for a one-element output, else the given tensor
-    (of the output's shape), in the engine's representation."""
-    given = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
-    if len(given) != len(outputs):
-        raise RuntimeError(f"grad requires one gradient per output: got {len(given)} gradients "
-                           f"for {len(outputs)} outputs")
-    grads = []
-    for i, (out, g) in enumerate(zip(outputs, given)):
-        t = out._t
-        if g is None:
-            if t.numel != 1:
+    """Each output's starting gradient, checked as PyTorch's ``_make_grads`` checks it (then the
+    engine's count and requires-grad checks), in the engine's representation: ones for a
+    one-element output given None, else the given tensor."""
+    given = (None,) * len(outputs) if grad_outputs is None else _as_tuple(grad_outputs)
+    made = []
+    for out, g in zip(outputs, given):  # zip: a count mismatch is the engine's to report
+        if isinstance(g, Tensor):
+            if tuple(g._t.shape) != tuple(out._t.shape):
+                # PyTorch finds the indices with list.index, comparing tensors with == on the way
+                raise RuntimeError(f"Mismatch in shape: grad_output[{list(given).index(g)}] has a shape of "
+                                   f"{g._t.shape!r} and output[{list(outputs).index(out)}] has a shape of "
+                                   f"{out._t.shape!r}.")
+            made.append(g)
+        elif g is None:
+            if not out._rg:
+                made.append(None)
+                continue
+            if out._t.numel != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            one = t.dtype.round(1.0)
-            g = leaf([one] * 1 if t.ndim else one, TensorType(t.dtype, t.shape))
-        elif isinstance(g, Tensor):
-            if tuple(g._t.shape) != tuple(t.shape):
-                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g._t.shape!r} and "
-                                   f"output[{i}] has a shape of {t.shape!r}.")
-            if g._t.dtype is not t.dtype and not create_graph:
-                vals = round_list(t.dtype, g._val) if t.ndim else t.dtype.round(g._val)
-                g = leaf(vals, TensorType(t.dtype, t.shape))
-        elif g.__class__ in (float, int, bool):
-            if t.ndim:
-                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size([]) and "
-                                   f"output[{i}] has a shape of {t.shape!r}.")
-            g = leaf(t.dtype.round(g), TensorType(t.dtype, ()))
+            if not out._t.dtype.is_floating_point:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
+                                   f"{out._t.dtype}")
+            one = out._t.dtype.round(1.0)
+            made.append(leaf([one] if out._t.ndim else one, TensorType(out._t.dtype, out._t.shape)))
         else:
-            raise TypeError(f"expected Tensor or None for gradient, got {type(g).__name__}")
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+    if len(made) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(made)} gradients")
+    for i, t in enumerate(outputs):
+        if not t._rg:
+            raise RuntimeError(_NO_GRAD_FN.format(i=i))
+    grads = []
+    for out, g in zip(outputs, made):
+        t = out._t
+        if g._t.dtype is not t.dtype and not create_graph:
+            vals = round_list(t.dtype, g._val) if t.ndim else t.dtype.round(g._val)
+            g = leaf(vals, TensorType(t.dtype, t.shape))
         if not create_graph and not t.ndim:
             g = g._val  # 0-dim gradients are plain numbers in the engine
         grads.append(g)
@@ -79,22 +102,20 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
     freed unless ``retain_graph`` (default: ``create_graph``); ``create_graph`` records the
     backward pass for higher-order derivatives; ``inputs`` limits accumulation to those tensors.
     """
+    ins = None
+    if inputs is not None:
+        ins = list(_inputs_tuple(inputs, "backward"))
+        if not ins:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     outputs = _as_tuple(tensors)
     for i, t in enumerate(outputs):
         if not isinstance(t, Tensor):
             raise TypeError(f"backward(): tensors must be Tensors, got {type(t).__name__} at index {i}")
-        if not t._rg:
-            raise RuntimeError(_NO_GRAD_FN.format(i=i))
     if retain_graph is None:
         retain_graph = create_graph
     if create_graph and not _warned_create_graph:
         _warn_create_graph()
     grads = _root_grads(outputs, grad_tensors, create_graph)
-    ins = None
-    if inputs is not None:
-        ins = list(_as_tuple(inputs))
-        if not ins:
-            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     run_backward(list(outputs), grads, retain_graph, create_graph, inputs=ins, accumulate=True)
 
 
@@ -106,23 +127,30 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     An input the outputs do not depend on raises unless ``allow_unused`` (then its gradient
     is None, or zeros with ``materialize_grads``).
     """
-    outs = _as_tuple(outputs)
-    ins = _as_tuple(inputs)
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
+    outs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    ins = _inputs_tuple(inputs, "grad")
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.",
+                      FutureWarning, stacklevel=2)
     for i, t in enumerate(outs):
         if not isinstance(t, Tensor):
             raise TypeError(f"grad(): outputs must be Tensors, got {type(t).__name__} at index {i}")
-        if not t._rg:
-            raise RuntimeError(_NO_GRAD_FN.format(i=i))
     for i, t in enumerate(ins):
         if not isinstance(t, Tensor):
             raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__} at index {i}")
-        if not t._rg:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph
     grads = _root_grads(outs, grad_outputs, create_graph)
+    if any(not t._rg for t in ins):
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
     got = run_backward(list(outs), grads, retain_graph, create_graph, inputs=list(ins), accumulate=False)
     result = []
     for i, (t, g) in enumerate(zip(ins, got)):
@@ -131,9 +159,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior.")
-            if materialize_grads:
+            if materialize_grads:  # zeros_like(input, requires_grad=create_graph)
                 z = t._t.dtype.round(0)
-                result.append(leaf([z] * t._t.numel if t._t.ndim else z, TensorType(t._t.dtype, t._t.shape)))
+                result.append(leaf([z] * t._t.numel if t._t.ndim else z, TensorType(t._t.dtype, t._t.shape),
+                                   create_graph))
             else:
                 result.append(None)
         elif isinstance(g, Tensor):
@@ -142,6 +171,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
             result.append(g)
         else:
             result.append(leaf(g, TensorType(t._t.dtype, t._t.shape)))
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), result))
     return tuple(result)
 
 

@@ -43,11 +43,12 @@ _ABSENT = object()  # no gradient reached the node (None means an undefined grad
 
 def _route(u: Tensor, v: Tensor, check: bool) -> Tensor:
     """The version of ``u`` that ``v`` consumed: ``u`` was changed in place after ``v`` was made
-    (its stamp is newer). A rebased tensor's older versions hang off its first input. With
-    ``check``, a node that saved the tensor refuses (PyTorch's version error)."""
+    (its stamp is newer). A rebased tensor's older versions hang off its first input (a view
+    regenerated over its changed base keeps it in ``_c.prev``). With ``check``, a node that
+    saved the tensor refuses (PyTorch's version error)."""
     w = u
     while w._seq > v._seq and w._op is not None:
-        w = w._a
+        w = w._c.prev if w._op.older_in_c else w._a
     if check and v._op.saves_inputs:
         raise _version_error(u, v)
     return w
@@ -622,7 +623,7 @@ def _accumulate(run: _Run, u: Tensor, g) -> None:
             for hook in list(node._pre.values()):
                 res = hook(gv)
                 if res is not None:
-                    gv = _hook_result(hook, res, 1)
+                    gv = _hook_result(hook, res, gv)
             g = _unwrap(gv[0], run.graph)
     if g is None:
         return  # undefined: AccumulateGrad does nothing
@@ -639,8 +640,7 @@ def _accumulate(run: _Run, u: Tensor, g) -> None:
         for hook in list(e.post_acc.values()):
             res = hook(u)
             if res is not None:
-                raise RuntimeError("post accumulate grad hooks cannot return a value (got "
-                                   f"{type(res).__name__})")
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
     if node is not None and node._post:
         g_out = (_wrap(g, u._t),)
         for hook in list(node._post.values()):

@@ -416,7 +416,7 @@ class TensorKernel:
 
     @classmethod
     def clamp_backward(cls, g, a, c):
-        lo, hi = c
+        lo, hi = (None if b is None else float(b) for b in c)  # a bound may be a Constant
         cond = None
         if lo is not None:
             cond = a >= lo
@@ -480,6 +480,21 @@ class TensorKernel:
         count = sum(mask)
         share = g / float(count)
         return _scatter_values(share, mask, x._t)
+
+    @staticmethod
+    def amax_backward(g, x, y, c):
+        """scale_grad_by_count(restore_reduced_dims(grad), restore_reduced_dims(result) == self,
+        dims): ``grad / count * mask``, the count of the elements equal to their slice's
+        extreme (a nan slice counts none: its gradient is nan)."""
+        if not isinstance(g, Tensor):
+            g = leaf(g, TensorType(x._t.dtype, ()))
+        if not c.keepdim and c.dims and c.in_shape:
+            shape = tuple(1 if d in c.dims else s for d, s in enumerate(c.in_shape))
+            g, y = views.reshape(g, shape), views.reshape(y, shape)
+        mask = binary(E.Eq, x, y)
+        count = tsum(mask, c.dims if c.in_shape else None, keepdim=True) if c.dims or not c.in_shape \
+            else tsum(mask, None)
+        return (g / count) * mask
 
     @staticmethod
     def value_selecting_backward(g, c):

@@ -18,7 +18,7 @@ import math
 import struct
 
 __all__ = ["dtype", "float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8",
-           "bool", "Size", "round_f32", "round_f32_list", "TensorType", "promote_types", "can_cast", "by_name",
+           "bool", "Size", "round_f32", "round_f32_list", "TensorType", "promote_types", "can_cast", "overflows", "check_fits", "by_name",
            "set_kernels"]
 
 _F32 = struct.Struct("f")
@@ -73,8 +73,8 @@ def round_f32_list(xs) -> list:
 
 def _round_f16(x: float) -> float:
     try:
-        return struct.unpack("e", struct.pack("e", x))[0]
-    except OverflowError:
+        return struct.unpack("e", struct.pack("e", builtins.float(x)))[0]
+    except (OverflowError, struct.error):  # beyond half's range (or a huge int): inf, as a cast gives
         return math.copysign(math.inf, x)
 
 
@@ -265,6 +265,47 @@ def set_kernels(kernels: dict) -> None:
     _kernels.update(kernels)
     for t in TensorType._interned.values():
         t.kernel = _kernels.get((t.dtype, t.ndim == 0))
+
+
+_FLT_MAX = 3.4028234663852886e38
+# the C++ scalar type ATen names when a Scalar does not fit (fill_, full, clamp)
+_CPP_SCALAR = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
+               "float32": "float"}
+
+
+def overflows(dt: dtype, x) -> bool:
+    """c10's ``overflows``: Python number ``x`` does not fit ``dt``. Compared as C++ compares
+    (a float against the double nearest the type's limit); an unsigned type takes negative
+    integers by wrap-around; half, bfloat16, double and bool are never checked."""
+    name = dt.name
+    if name not in _CPP_SCALAR:
+        return False
+    if isinstance(x, builtins.float):  # (this module's float is torch.float)
+        if x != x or x in (math.inf, -math.inf):
+            return dt.kind != "f"
+        if dt.kind == "f":
+            return abs(x) > _FLT_MAX
+        lo, hi = _int_limits(dt)
+        return x < builtins.float(lo) or x > builtins.float(hi)
+    if dt.kind == "f":
+        return abs(x) > _FLT_MAX
+    lo, hi = _int_limits(dt)
+    if not dt.is_signed:
+        return x > hi or (x < 0 and -x > hi)
+    return x < lo or x > hi
+
+
+def _int_limits(dt: dtype) -> tuple:
+    bits = 8 * dt.itemsize
+    return (0, (1 << bits) - 1) if not dt.is_signed else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+
+
+def check_fits(dt: dtype, x, cpp: bool = True) -> None:
+    """Refuse a number that ``dt`` cannot hold, in PyTorch's words: ATen names the C++ type
+    (``int64_t``), the tensor constructor the dtype (``int64``)."""
+    if x.__class__ is not builtins.bool and overflows(dt, x):
+        raise RuntimeError(f"value cannot be converted to type {_CPP_SCALAR[dt.name] if cpp else dt.name} "
+                           "without overflow")
 
 
 def can_cast(src: dtype, dst: dtype) -> bool:

@@ -127,8 +127,11 @@ class set_grad_enabled(_GradModeContext):
     """Set grad mode: immediately as a function call, and restored at the end of ``with``."""
 
     def __init__(self, mode: bool) -> None:
+        if mode.__class__ is not bool:  # PyTorch's argument parser takes a bool only
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
+                            f"{type(mode).__name__}")
         self._prev = _state.enabled
-        self._mode = bool(mode)
+        self._mode = mode
         _state.enabled = self._mode
 
     def __enter__(self):

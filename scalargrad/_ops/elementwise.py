@@ -108,7 +108,7 @@ class Sub(Binary):
 @register
 class Mul(Binary):
     name = "MulBackward0"
-    saved = (("self", 0), ("other", 1))
+    saved = (("self", 0, (1,)), ("other", 1, (0,)))
     api = _api("mul", aliases=("multiply",))
     forward = staticmethod(lambda r, a, b: a * b)
     fast = operator.mul
@@ -123,7 +123,7 @@ class Mul(Binary):
 @register
 class Div(Binary):
     name = "DivBackward0"
-    saved = (("self", 0), ("other", 1))
+    saved = (("self", 0, (1,)), ("other", 1, (0, 1)))
     api = _api("div", aliases=("divide", "true_divide"))
     result = "float"
     forward = staticmethod(lambda r, a, b: ieee.div(a, b))
@@ -221,26 +221,30 @@ def _fmod(a, b):
 
 
 def _floor_div(r, a, b):
-    """``//`` as ATen's div_floor computes it: for floats from fmod (so 2.0 // -inf is -1.0
-    and 5.0 // 0 is inf), for integers Python's floor division (x // 0 is refused)."""
+    """``//`` as ATen's ``div_floor_floating`` computes it, each step rounded by ``r`` (None:
+    double): ``(a - fmod(a, b)) / b``, corrected towards the floor (so 2.0 // -inf is -1.0 and
+    5.0 // 0 is inf), a zero quotient taking the sign of a / b; for integers Python's floor
+    division (x // 0 is refused)."""
     if a.__class__ is int and b.__class__ is int:
         if b == 0:
             raise RuntimeError("ZeroDivisionError")
         return a // b
+    if r is None:
+        r = float
     if b == 0:
         return ieee.div(a, b)
     mod = _fmod(a, b)
-    div = ieee.div(a - mod, b)
+    div = r(ieee.div(r(a - mod), b))
     if mod != 0 and (b < 0) != (mod < 0):
-        div -= 1.0
-    if div != 0:
-        if div != div or div in (math.inf, -math.inf):
-            return div
-        fl = float(math.floor(div))
-        if div - fl > 0.5:
-            fl += 1.0
-        return fl
-    return math.copysign(0.0, ieee.div(a, b))
+        div = r(div - 1.0)
+    if div == 0:
+        return math.copysign(0.0, ieee.div(a, b))
+    if div != div or div in (math.inf, -math.inf):
+        return div
+    floordiv = float(math.floor(div))
+    if r(div - floordiv) > 0.5:
+        floordiv = r(floordiv + 1.0)
+    return floordiv
 
 
 def _remainder(r, a, b):
@@ -255,12 +259,78 @@ def _remainder(r, a, b):
     return mod
 
 
+def _trunc_div(r, a, b):
+    """Division rounded towards zero: C's integer division, or trunc(a / b) on floats."""
+    if a.__class__ is int and b.__class__ is int:
+        if b == 0:
+            raise RuntimeError("ZeroDivisionError")
+        q = abs(a) // abs(b)
+        return q if (a < 0) == (b < 0) else -q
+    q = r(ieee.div(a, b))
+    if q != q or q in (math.inf, -math.inf):
+        return q
+    return math.copysign(float(math.trunc(q)), q)
+
+
+_STEP_FUNCTIONS: dict = {}
+
+
+def _step_function(sp, name: str, fn):
+    """A SymPy function that is piecewise constant (a rounded quotient): derivative 0 (calculus
+    between the steps, PyTorch's everywhere), its value computed by ``fn`` (lambdify's
+    ``_imp_``)."""
+    f = _STEP_FUNCTIONS.get(name)
+    if f is None:
+        f = _STEP_FUNCTIONS[name] = type(name, (sp.Function,), {
+            "nargs": 2, "fdiff": lambda self, argindex=1: sp.Integer(0), "_imp_": staticmethod(fn)})
+    return f
+
+
+def _floor_form(sp, a, b):
+    """floor(a / b) for SymPy: a step function (derivative 0), valued by ``_floor_div``."""
+    return _step_function(sp, "div_floor", lambda x, y: _floor_div(None, x, y))(a, b)
+
+
+_NOT_IMPLEMENTED = "derivative for aten::{} is not implemented"
+
+
+@register
+class DivFloor(Elementwise):
+    """``div(other, rounding_mode="floor")`` (DivBackward2; a number operand is wrapped in a
+    tensor). PyTorch's derivative is ``grad * 0`` for both operands (nan where the gradient
+    is not finite): the rounded quotient is piecewise constant."""
+
+    name = "DivBackward2"
+    rounding_mode = "floor"
+    arity = 2
+    saves, saves_inputs = False, False
+    saved = (("other", 1, (0, 1)), ("rounding_mode", "op.rounding_mode"), ("self", 0, (1,)))
+    forward = staticmethod(lambda r, a, b: _floor_div(r, a, b))
+
+    @staticmethod
+    def backward(k, g, v):
+        zero = k.mul(g, k.const(0.0))
+        return zero, zero
+
+    sympy = staticmethod(lambda sp, a, b: _floor_form(sp, a, b))
+
+
+@register
+class DivTrunc(DivFloor):
+    rounding_mode = "trunc"
+    forward = staticmethod(lambda r, a, b: _trunc_div(r, a, b))
+    sympy = staticmethod(lambda sp, a, b: _step_function(sp, "div_trunc", lambda x, y: _trunc_div(float, x, y))(
+        a, b))
+
+
 @register
 class FloorDivide(Binary):
-    """``//``: PyTorch declares no derivative (the node is ``NotImplemented``)."""
+    """``//``: PyTorch declares no derivative; the node is ``NotImplemented``, with an edge for
+    each input that requires grad only."""
 
     name, saves, saves_inputs = "NotImplemented", False, False
     namespace = "torch::autograd::"
+    grad_edges_only = True
     api = _api("floor_divide")
     bool_kernel = "div_floor_cpu"
     forward = staticmethod(_floor_div)
@@ -269,13 +339,15 @@ class FloorDivide(Binary):
     def backward(k, g, v):
         raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
-    sympy = staticmethod(lambda sp, a, b: sp.floor(a / b))
+    sympy = staticmethod(lambda sp, a, b: _floor_form(sp, a, b))
 
 
 @register
 class Remainder(Binary):
+    """tensor % tensor (the Tensor overload, RemainderBackward1)."""
+
     name = "RemainderBackward1"
-    saved = (("self", 0), ("other", 1))
+    saved = (("other", 1, (1,)), ("self", 0, (1,)))
     api = _api("remainder")
     bool_kernel = "remainder_cpu"
     forward = staticmethod(_remainder)
@@ -285,7 +357,8 @@ class Remainder(Binary):
         # self: grad; other: -grad * self.div(other, rounding_mode="floor")
         return g, k.mul(k.neg(g), k.floor_divide(k.a(v), k.b(v)))
 
-    sympy = staticmethod(lambda sp, a, b: a - b * sp.floor(a / b))
+    # floor(a / b) as a step function of derivative 0, as PyTorch's formula has it
+    sympy = staticmethod(lambda sp, a, b: a - b * _floor_form(sp, a, b))
 
 
 # ---------------------------------------------------------------- tensor (op) Python number
@@ -307,7 +380,7 @@ def _bulk_with(fn, safe):
 @register
 class AddC(WithNumber):
     name, saves, saves_inputs = "AddBackward0", False, False
-    saved = (("alpha", "alpha"),)
+    saved = (("alpha", "one"),)
     forward = staticmethod(lambda r, a, c: a + c)
     bulk_number = _bulk_with(operator.add, operator.add)
     backward = staticmethod(lambda k, g, v: (g,))
@@ -317,7 +390,7 @@ class AddC(WithNumber):
 @register
 class SubC(WithNumber):
     name, saves, saves_inputs = "SubBackward0", False, False
-    saved = (("alpha", "alpha"),)
+    saved = (("alpha", "one"),)
     bool_error = _BOOL_SUB
     forward = staticmethod(lambda r, a, c: a - c)
     bulk_number = _bulk_with(operator.sub, operator.sub)
@@ -330,7 +403,7 @@ class RSubC(WithNumber):
     """number - tensor."""
 
     name, saves, saves_inputs = "RsubBackward1", False, False
-    saved = (("alpha", "alpha"),)
+    saved = (("alpha", "one"),)
     extra_none = 0
     bool_error = _BOOL_SUB
     forward = staticmethod(lambda r, a, c: c - a)
@@ -451,7 +524,7 @@ class PowC(WithNumber):
     double, also in float32)."""
 
     name = "PowBackward0"
-    saved = (("self", 0), ("exponent", "c"))
+    saved = (("self", 0), ("exponent", "number"))
     extra_none = 0
     forward = staticmethod(_pow_scalar)
     bulk_number = staticmethod(_pow_bulk)
@@ -472,7 +545,7 @@ class RPowC(WithNumber):
     """number ** tensor."""
 
     name, saves_inputs, saves_output = "PowBackward2", False, True
-    saved = (("exponent", 0), ("result", "result"), ("self", "c"))
+    saved = (("exponent", 0), ("result", "result"), ("self", "number"))
     bool_kernel = "pow"
     extra_none = 0
     # ``c`` is the Python number as given: the forward casts it to the tensor's dtype, the
@@ -504,8 +577,9 @@ class FloorDivideC(WithNumber):
     extra_none = 0
     bool_kernel = "div_floor_cpu"
     forward = staticmethod(lambda r, a, c: _floor_div(r, a, c))
+    grad_edges_only = True
     backward = _not_implemented("floor_divide")
-    sympy = staticmethod(lambda sp, a, c: sp.floor(a / c))
+    sympy = staticmethod(lambda sp, a, c: _floor_form(sp, a, c))
 
 
 @register
@@ -513,7 +587,7 @@ class RFloorDivideC(FloorDivideC):
     """number // tensor."""
 
     forward = staticmethod(lambda r, a, c: _floor_div(r, c, a))
-    sympy = staticmethod(lambda sp, a, c: sp.floor(c / a))
+    sympy = staticmethod(lambda sp, a, c: _floor_form(sp, c, a))
 
 
 @register
@@ -525,7 +599,7 @@ class RemainderC(WithNumber):
     bool_kernel = "remainder_cpu"
     forward = staticmethod(lambda r, a, c: _remainder(r, a, c))
     backward = staticmethod(lambda k, g, v: (g,))
-    sympy = staticmethod(lambda sp, a, c: a - c * sp.floor(a / c))
+    sympy = staticmethod(lambda sp, a, c: a - c * _floor_form(sp, a, c))
 
 
 @register
@@ -537,8 +611,9 @@ class RRemainderC(WithNumber):
     extra_none = 0
     bool_kernel = "remainder_cpu"
     forward = staticmethod(lambda r, a, c: _remainder(r, c, a))
+    grad_edges_only = True
     backward = _not_implemented("remainder")
-    sympy = staticmethod(lambda sp, a, c: c - a * sp.floor(c / a))
+    sympy = staticmethod(lambda sp, a, c: c - a * _floor_form(sp, c, a))
 
 
 def _clamp(r, a, c):
@@ -840,7 +915,8 @@ class ThresholdBackward(Binary):
 
 
 ELEMENTWISE = [Add, Sub, Mul, Div, Pow, Minimum, Maximum, FloorDivide, Remainder, AddC, SubC, RSubC, MulC, DivC,
-               PowC, RPowC, Clamp, ClampMin, ClampMax, Neg, Reciprocal, Log, Exp, Sqrt, Tanh, Sigmoid, Relu, Abs,
+               PowC, RPowC, RemainderC, RRemainderC, FloorDivideC, RFloorDivideC, Clamp, ClampMin, ClampMax, Neg,
+               Reciprocal, Log, Exp, Sqrt, Tanh, Sigmoid, Relu, Abs,
                Sin, Cos]
 """Every elementwise op a program may spell."""
 
@@ -884,6 +960,26 @@ Ge.api = Api(method="ge", aliases=("greater_equal",), inplace="ge_", function=("
 COMPARISONS = [Eq, Ne, Lt, Le, Gt, Ge]
 
 
+class CompareInplace(Op):
+    """``x.eq_(other)`` on a tensor in a graph: the tensor keeps its dtype and holds 1s and 0s;
+    PyTorch records a node whose gradients are zeros (EqBackward0 with a number, EqBackward1
+    with a tensor)."""
+
+    saves, saves_inputs = False, False
+    backward = staticmethod(lambda k, g, v: tuple(k.zero(g) for _ in v._in))
+
+    @staticmethod
+    def sympy(sp, a, *rest):
+        return sp.Integer(0) * a
+
+
+for _cmp_op in COMPARISONS:
+    _cmp_op.inplace_number = register(type(_cmp_op.__name__ + "InplaceC", (CompareInplace,), {
+        "name": _cmp_op.name, "forward": staticmethod(lambda r, a, c, _f=_cmp_op.fast: float(_f(a, c)))}))
+    _cmp_op.inplace_tensor = register(type(_cmp_op.__name__ + "Inplace", (CompareInplace,), {
+        "name": _cmp_op.name[:-1] + "1", "forward": staticmethod(lambda r, a, b, _f=_cmp_op.fast: float(_f(a, b)))}))
+
+
 @register
 class Where(Elementwise):
     """where(condition, self, other): inputs (self, other); the condition, a bool tensor of the
@@ -914,7 +1010,7 @@ class ClampT(Elementwise):
 
     name = "ClampBackward0"
     arity = 3
-    saved = (("max", 2), ("min", 1), ("self", 0))
+    saved = (("max", "opt.2"), ("min", "opt.1"), ("self", 0))  # None for a bound not given (``_c``)
     forward = staticmethod(lambda r, a, lo, hi: _clamp(r, a, (lo, hi)))
 
     @staticmethod
@@ -962,4 +1058,4 @@ class ClampMaxT(Binary):
     sympy = staticmethod(lambda sp, a, hi: sp.Piecewise((hi, sp.StrictGreaterThan(a, hi)), (a, True)))
 
 
-ELEMENTWISE += COMPARISONS + [Where, ClampT, ClampMinT, ClampMaxT]
+ELEMENTWISE += COMPARISONS + [Where, ClampT, ClampMinT, ClampMaxT, DivFloor, DivTrunc]

@@ -27,8 +27,9 @@ class Product(Op):
 @register
 class Mm(Product):
     name = "MmBackward0"
-    saved = (("mat2", 1), ("mat2_sym_sizes", "in1.shape"), ("mat2_sym_strides", "in1.strides"), ("self", 0),
-             ("self_sym_sizes", "in0.shape"), ("self_sym_strides", "in0.strides"))
+    # an operand is saved for the other's gradient; a layout's strides for its own
+    saved = (("mat2", 1, (0,)), ("mat2_sym_sizes", "in1.shape"), ("mat2_sym_strides", "in1.strides", (1,)),
+             ("self", 0, (1,)), ("self_sym_sizes", "in0.shape"), ("self_sym_strides", "in0.strides", (0,)))
     api = Api(method="mm", function="mm")
 
     @staticmethod
@@ -40,7 +41,7 @@ class Mm(Product):
 @register
 class Mv(Product):
     name = "MvBackward0"
-    saved = (("self", 0), ("vec", 1))
+    saved = (("self", 0, (1,)), ("vec", 1, (0,)))
     api = Api(method="mv", function="mv")
 
     @staticmethod
@@ -53,7 +54,7 @@ class Mv(Product):
 @register
 class Dot(Product):
     name = "DotBackward0"
-    saved = (("self", 0), ("tensor", 1))
+    saved = (("self", 0, (1,)), ("tensor", 1, (0,)))
     api = Api(method="dot", function=("dot", "inner"))
 
     @staticmethod
@@ -69,9 +70,9 @@ class Addmm(Product):
     inputs are (bias, mat1, mat2)."""
 
     name = "AddmmBackward0"
-    saved = (("alpha", "one"), ("beta", "one"), ("mat1", 1), ("mat1_sym_sizes", "in1.shape"),
-             ("mat1_sym_strides", "in1.strides"), ("mat2", 2), ("mat2_sym_sizes", "in2.shape"),
-             ("mat2_sym_strides", "in2.strides"))
+    saved = (("alpha", "one"), ("beta", "one"), ("mat1", 1, (2,)), ("mat1_sym_sizes", "in1.shape"),
+             ("mat1_sym_strides", "in1.strides", (1,)), ("mat2", 2, (1,)), ("mat2_sym_sizes", "in2.shape"),
+             ("mat2_sym_strides", "in2.strides", (2,)))
     api = Api(method="addmm", function="addmm")
 
     @staticmethod

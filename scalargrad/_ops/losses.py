@@ -14,11 +14,12 @@ __all__ = ["Loss", "LOSSES"]
 class Loss:
     """What a loss node keeps: its reduction and the input's number of elements."""
 
-    __slots__ = ("reduction", "numel")
+    __slots__ = ("reduction", "numel", "enum")
 
     def __init__(self, reduction: str, numel: int) -> None:
         self.reduction = reduction
         self.numel = numel
+        self.enum = {"none": 0, "mean": 1, "sum": 2}.get(reduction)  # at::Reduction, as PyTorch saves it
 
 
 @register
@@ -26,7 +27,7 @@ class MseLoss(Op):
     """mse_loss(input, target): the squared differences, reduced."""
 
     name = "MseLossBackward0"
-    saved = (("reduction", "c.reduction"), ("self", 0), ("target", 1))
+    saved = (("reduction", "c.enum"), ("self", 0), ("target", 1))
     api = Api(functional="mse_loss")
 
     @staticmethod

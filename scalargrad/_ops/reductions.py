@@ -16,9 +16,9 @@ __all__ = ["Reduced", "REDUCTIONS"]
 class Reduced:
     """What a reduction's node keeps."""
 
-    __slots__ = ("in_shape", "dims", "keepdim", "numel", "indices", "all", "picked")
+    __slots__ = ("in_shape", "dims", "keepdim", "numel", "indices", "all", "picked", "raw")
 
-    def __init__(self, in_shape, dims, keepdim: bool, all: bool, indices=None) -> None:  # noqa: A002
+    def __init__(self, in_shape, dims, keepdim: bool, all: bool, indices=None, raw=None) -> None:  # noqa: A002
         self.in_shape = tuple(in_shape)
         self.dims = tuple(dims)
         self.keepdim = keepdim
@@ -29,6 +29,7 @@ class Reduced:
         self.numel = n
         self.indices = indices  # max/min along a dim: the indices tensor PyTorch saves
         self.picked = None  # ... and the flat input position of each value
+        self.raw = raw  # the arguments as given (``{"dims": (-1,)}``), which PyTorch saves
 
 
 class Reduction(Op):
@@ -78,7 +79,7 @@ class Mean(Reduction):
         n = c.numel
         if not c.all:
             n = 1
-            for d in c.dims:
+            for d in c.dims if c.in_shape else ():
                 n *= c.in_shape[d]
         return (k.div(k.sum_backward(g, c), k.const(float(n))),)
 
@@ -104,7 +105,7 @@ class MaxAll(Reduction):
     gradient equally."""
 
     name = "MaxBackward1"
-    saves_inputs, saves_output = True, True
+    saves, saves_inputs, saves_output = True, True, True
     saved = (("result", "result"), ("self", 0))
     api = Api(method="max", function="max")
     backward = staticmethod(lambda k, g, v: (k.evenly_distribute(g, k.ins(v)[0], k.out(v)),))
@@ -138,7 +139,8 @@ class MaxDim(Reduction):
     element of each slice (value_selecting_reduction_backward)."""
 
     name = "MaxBackward0"
-    saved = (("dim", "c.dims"), ("indices", "c.indices"), ("keepdim", "c.keepdim"),
+    saves = True  # the indices: freed by a backward without retain_graph, as PyTorch's
+    saved = (("dim", "c.dim"), ("indices", "c.indices"), ("keepdim", "c.keepdim"),
              ("self_sym_sizes", "c.in_shape"))
     backward = staticmethod(lambda k, g, v: (k.value_selecting_backward(g, v._c),))
     forward = staticmethod(lambda r, a: a)
@@ -150,4 +152,45 @@ class MinDim(MaxDim):
     name = "MinBackward0"
 
 
-REDUCTIONS = [Sum, SumDim, Mean, MeanDim, MaxAll, MinAll, MaxDim, MinDim]
+@register
+class Amax(Reduction):
+    """amax(dim, keepdim) (AmaxBackward0): the gradient is shared evenly by the elements equal to
+    their slice's maximum (scale_grad_by_count: grad / count * mask)."""
+
+    name = "AmaxBackward0"
+    saves, saves_inputs, saves_output = True, True, True
+    saved = (("dim", "c.dims"), ("keepdim", "c.keepdim"), ("result", "result"), ("self", 0))
+    api = Api(method="amax", function="amax")
+
+    @staticmethod
+    def backward(k, g, v):
+        if k.bulk:
+            return (k.amax_backward(g, k.ins(v)[0], k.out(v), v._c),)
+        # one element: it is its own maximum, unless it is nan (mask 0: grad / 0 * 0 is nan)
+        x, y = k.ins(v)[0], k.out(v)
+        return (g if x == y else k.mul(k.div(g, 0.0), 0.0),)
+
+    @staticmethod
+    def forward(r, *args):
+        return MaxAll.forward(r, *args)
+
+    @staticmethod
+    def sympy(sp, *args):
+        return sp.Max(*args)
+
+
+@register
+class Amin(Amax):
+    name = "AminBackward0"
+    api = Api(method="amin", function="amin")
+
+    @staticmethod
+    def forward(r, *args):
+        return MinAll.forward(r, *args)
+
+    @staticmethod
+    def sympy(sp, *args):
+        return sp.Min(*args)
+
+
+REDUCTIONS = [Sum, SumDim, Mean, MeanDim, MaxAll, MinAll, MaxDim, MinDim, Amax, Amin]

@@ -21,15 +21,18 @@ class Layout:
     parameters."""
 
     __slots__ = ("in_shape", "in_dtype", "map", "perm", "dim", "index", "start", "end", "step", "dims",
-                 "sizes", "split_sizes", "outputs", "value")
+                 "sizes", "split_sizes", "outputs", "value", "raw", "tensors", "prev", "fn", "error")
 
     def __init__(self, in_shape, in_dtype=None, map=None, **params) -> None:  # noqa: A002 - the index map
         self.in_shape = tuple(in_shape)
         self.in_dtype = in_dtype
         self.map = map
         for name in ("perm", "dim", "index", "start", "end", "step", "dims", "sizes", "split_sizes", "outputs",
-                     "value"):
+                     "value", "raw", "tensors", "prev", "fn", "error"):
             setattr(self, name, params.get(name))
+        # raw: the arguments as the caller gave them ({"dim": -1}), which PyTorch saves where the
+        # computation needs them normalised; tensors: saved tensors (a mask, index tensors);
+        # prev: a regenerated view's older version; fn: the in-place op a CopySlices node replays
 
 
 class Structural(Op):
@@ -66,6 +69,11 @@ SqueezeDims = register(_same_order("SqueezeDims", "SqueezeBackward2", (("dim", "
                                                                   ("self_sym_sizes", "c.in_shape"))))
 SqueezeInplace = register(_same_order("SqueezeInplace", "SqueezeBackward4", _DIM_SIZES))
 Unsqueeze = register(_same_order("Unsqueeze", "UnsqueezeBackward0", (("dim", "c.dim"),)))
+# the in-place spellings (squeeze_, unsqueeze_, t_, transpose_) are nodes of their own in PyTorch
+SqueezeInplaceAll = register(_same_order("SqueezeInplaceAll", "SqueezeBackward3"))
+SqueezeInplaceDims = register(_same_order("SqueezeInplaceDims", "SqueezeBackward5",
+                                          (("dim", "c.dims"), ("self_sym_sizes", "c.in_shape"))))
+UnsqueezeInplace = register(_same_order("UnsqueezeInplace", "UnsqueezeBackward1", (("dim", "c.dim"),)))
 Alias = register(_same_order("Alias", "AliasBackward0", ()))
 Clone = register(_same_order("Clone", "CloneBackward0", ()))
 Copy = register(_same_order("Copy", "CopyBackwards", ()))  # AccumulateGrad copies a first grad kept with create_graph
@@ -117,9 +125,26 @@ class Zero(Fill):
 
 
 @register
+class FillTensor(Structural):
+    """``fill_(value)`` with a 0-dim tensor: inputs (old tensor, value); the value's gradient
+    is the sum of the tensor's (the engine sums it to the value's shape)."""
+
+    name = "FillBackward3"
+    backward = staticmethod(lambda k, g, v: (k.zero(g), g))
+
+    @staticmethod
+    def forward(r, a, b):
+        return b
+
+    @staticmethod
+    def sympy(sp, a, b):
+        return b
+
+
+@register
 class Permute(Structural):
     name = "PermuteBackward0"
-    saved = (("dims", "c.perm"),)
+    saved = (("dims", "c.perm"),)  # as given (layout.raw), negative dims included
     backward = staticmethod(lambda k, g, v: (k.permute(g, _inverse(v._c.perm)),))
 
 
@@ -133,6 +158,16 @@ class Transpose(Permute):
 class T(Permute):
     name = "TBackward0"
     saved = ()
+
+
+@register
+class TransposeInplace(Transpose):
+    name = "TransposeBackward1"
+
+
+@register
+class TInplace(T):
+    name = "TBackward1"
 
 
 def _inverse(perm) -> tuple:
@@ -161,8 +196,25 @@ class Slice(Select):
 
 @register
 class AsStrided(Select):
+    """A view whose memory changed in place since it was made: PyTorch regenerates its grad_fn
+    as AsStridedBackward0 over its base's current history. Its gradient goes to the base's
+    elements it sits on (added up where it sits on one twice, as an expanded view does); its
+    older version, which the nodes made before the change consumed, is ``_c.prev``."""
+
     name = "AsStridedBackward0"
-    saved = ()
+    saved = (("size", "c.size"), ("storage_offset", "c.storage_offset"), ("stride", "c.stride"))
+    older_in_c = True
+
+    @staticmethod
+    def backward(k, g, v):
+        c = v._c
+        if c.error is not None:  # an output of unbind/split: PyTorch refuses to use it
+            raise RuntimeError(c.error)
+        if not k.bulk:  # a 0-dim view of a 0-dim base
+            return (g,)
+        if len(set(c.map)) != len(c.map):
+            return (k.index_backward(g, c),)
+        return (k.scatter(g, c),)
 
 
 @register
@@ -181,7 +233,8 @@ class Index(Structural):
     one twice; the gradient is added back into zeros in index order (index_put_ accumulate)."""
 
     name = "IndexBackward0"
-    saved = (("self_sym_sizes", "c.in_shape"),)
+    saves = True  # the indices: freed by a backward without retain_graph, as PyTorch's
+    saved = (("indices", "c.tensors"), ("self_sym_sizes", "c.in_shape"))
     backward = staticmethod(lambda k, g, v: (k.index_backward(g, v._c),))
 
 
@@ -227,7 +280,7 @@ class MaskedFill(Op):
     positions get no gradient."""
 
     name = "MaskedFillBackward0"
-    saved = (("mask", "c.map"),)
+    saved = (("mask", "c.tensors"),)
     saves_inputs = False
     backward = staticmethod(lambda k, g, v: (k.masked_zero(g, v._c),))
     forward = staticmethod(lambda r, a: a)
@@ -238,8 +291,9 @@ class MaskedFill(Op):
         return sp.Integer(0) * a + value if filled else a
 
 
-SHAPE_OPS = [View, Reshape, UnsafeView, Squeeze, SqueezeDim, SqueezeDims, SqueezeInplace, Unsqueeze, Alias,
-             Clone, Copy, CopyInto, ToCopy, Fill, Zero, Permute, Transpose, T, Select, Slice, AsStrided, Expand, Index,
+SHAPE_OPS = [View, Reshape, UnsafeView, Squeeze, SqueezeDim, SqueezeDims, SqueezeInplace, SqueezeInplaceAll,
+             SqueezeInplaceDims, Unsqueeze, UnsqueezeInplace, TransposeInplace, TInplace, Alias, Clone, Copy,
+             CopyInto, ToCopy, Fill, Zero, FillTensor, Permute, Transpose, T, Select, Slice, AsStrided, Expand, Index,
              Cat,
              Stack, Unbind, Split, SplitWithSizes, MaskedFill]
 

@@ -116,11 +116,16 @@ class Op:
     saves_inputs = True  # backward reads the inputs' data (in-place changes to them are errors)
     saves_output = False  # backward reads the op's result: changing it in place is an error
     extra_none = 0  # PyTorch lists the Python-number operand as a (None, 0) next function
+    grad_edges_only = False  # next_functions lists only the inputs that require grad (NotImplemented)
+    older_in_c = False  # the node's older version is ``_c.prev``, not its first input (regenerated views)
     runs_user_code = False  # backward calls user code (a custom Function's backward)
     differentiable = True  # False: the result never requires grad (comparisons, argmax)
     bulk = False  # True in the variant run with the tensor kernel
     is_freed = False  # True in the variant whose saved values were released
-    saved: tuple = ()  # (attribute, source) pairs: source an input index, "result" or a _c key
+    # (attribute, source[, needed_for]) entries: source an input index, "result" or a _c key;
+    # needed_for, the inputs whose gradient formula reads the value: PyTorch saves it only when
+    # one of them requires grad (``_saved_other`` of ``x * c`` is None if ``x`` alone does)
+    saved: tuple = ()
     api: Api | None = None
     freed: type  # the variant installed once the saved values are released
     stale: type  # the variant installed once a saved tensor (result or operand) was changed in place

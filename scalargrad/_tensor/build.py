@@ -26,7 +26,7 @@ from .._base.dtypes import TensorType, promote_types, round_list
 from .._base.errors import Unsupported
 from .._base.layout import elementwise_strides, numel
 from .._ops import elementwise as E
-from .tensor import Tensor, defaults, impl, leaf, make
+from .tensor import Tensor, constant, defaults, impl, leaf, make
 
 __all__ = ["result_dtype", "broadcast_shapes", "positions", "binary", "unary", "elementwise", "number_type",
            "as_tensor_operand", "check_size", "MAX_ELEMENTS", "cast", "compute"]
@@ -340,7 +340,8 @@ def _with_number(op, a: Tensor, c) -> Tensor:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     r = dt.round
     if not exact:
-        c = r(c)
+        # rounded, remembering (floating dtypes: the only ones in a graph) the number PyTorch saves
+        c = constant(c, r(c)) if dt.is_floating_point else r(c)
     elif c.__class__ is bool:
         c = int(c)
     if not t.ndim:

@@ -8,6 +8,7 @@ Random draws come from ``_base/rng``, PyTorch's CPU generator reproduced bit for
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 from .._base import dtypes, rng
@@ -16,52 +17,108 @@ from .._base.errors import Unsupported
 from .build import check_size
 from .tensor import Tensor, defaults, impl, leaf
 
-__all__ = ["device", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
+__all__ = ["device", "use_device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones", "full", "empty",
+           "rand", "randn",
            "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "arange",
            "linspace", "eye", "from_values", "parse_data", "construct", "shape_arg", "check_dtype"]
 
 
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
+                 "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9]\d*|0))?$")
+
+
 class device:
-    """``torch.device``: scalargrad has only the CPU."""
+    """``torch.device``: any device PyTorch names can be described; only the CPU can hold
+    tensors (``use_device`` refuses the others as a CPU-only PyTorch does)."""
+
+    __slots__ = ("type", "index")
 
     def __init__(self, spec="cpu", index: int | None = None) -> None:
+        if isinstance(spec, device):
+            self.type, self.index = spec.type, spec.index
+            return
+        if isinstance(spec, int) and not isinstance(spec, bool):  # torch.device(0): an accelerator index
+            spec, index = "cuda", spec
         spec = str(spec)
-        self.type = spec.split(":")[0]
-        self.index = index
-        if self.type != "cpu":
-            raise RuntimeError(f"scalargrad runs on the CPU only; device '{spec}' is not available")
+        m = _DEVICE_STRING.match(spec)
+        if m is None:
+            raise RuntimeError(f"Invalid device string: '{spec}'")
+        if m.group(1) not in _DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device "
+                               f"string: {spec}")
+        self.type = m.group(1)
+        self.index = int(m.group(2)) if m.group(2) is not None else index
 
     def __repr__(self) -> str:
-        return "device(type='cpu')"
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
 
     def __str__(self) -> str:
-        return "cpu"
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other) -> bool:
-        return str(other) == "cpu"
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self) -> int:
-        return hash("cpu")
+        return hash((self.type, self.index))
+
+
+def use_device(spec) -> None:
+    """Refuse to put a tensor anywhere but the CPU, in the words of a CPU-only PyTorch."""
+    if spec is None:
+        return
+    d = spec if isinstance(spec, device) else device(spec)
+    if d.type == "cpu":
+        return
+    if d.type == "cuda":
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    if d.type == "meta":
+        raise Unsupported("meta tensors (device='meta')")
+    raise RuntimeError(f"PyTorch is not linked with support for {d.type} devices")
+
+
+class layout:
+    """``torch.layout``: scalargrad tensors are all ``torch.strided``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str = "strided") -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+
+strided = layout("strided")
+
+
+_PYTHON_TYPES = {float: dtypes.float64, int: dtypes.int64, bool: dtypes.bool}
 
 
 def check_dtype(dtype, what: str = "tensor"):
-    """``dtype`` if it is a dtype (or None), else PyTorch's TypeError."""
+    """``dtype`` as a dtype (or None): Python's float, int and bool stand for float64, int64 and
+    bool, as in PyTorch; anything else is PyTorch's TypeError."""
     if dtype is None or isinstance(dtype, dtypes.dtype):
         return dtype
+    dt = _PYTHON_TYPES.get(dtype) if isinstance(dtype, type) else None
+    if dt is not None:
+        return dt
+    if dtype is complex:
+        raise Unsupported("complex dtypes")
     raise TypeError(f"{what}(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
 
 
 def _check_device(dev) -> None:
-    if dev is not None and str(dev).split(":")[0] != "cpu":
-        raise RuntimeError(f"scalargrad runs on the CPU only; cannot create a tensor on {dev}")
+    use_device(dev)
 
 
-def _require_grad(v: Tensor, requires_grad) -> Tensor:
+def _require_grad(v: Tensor, requires_grad, what: str = "tensor") -> Tensor:
     if requires_grad.__class__ is not bool:
-        if requires_grad in (0, 1) and requires_grad.__class__ is int:
-            requires_grad = bool(requires_grad)
-        else:
-            raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
+        raise TypeError(f"{what}(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
     if requires_grad:
         # a factory's requires_grad=True words its refusal differently from requires_grad_()
         if not v._t.dtype.is_floating_point:
@@ -70,13 +127,14 @@ def _require_grad(v: Tensor, requires_grad) -> Tensor:
     return v
 
 
-def from_values(values: list, shape: tuple, dtype, requires_grad=False) -> Tensor:
-    """A new leaf tensor of ``shape`` holding ``values`` (row-major), rounded to ``dtype``."""
+def from_values(values: list, shape: tuple, dtype, requires_grad=False, what: str = "tensor") -> Tensor:
+    """A new leaf tensor of ``shape`` holding ``values`` (row-major), rounded to ``dtype``;
+    ``what`` names the factory in a refusal of ``requires_grad``."""
     shape = tuple(shape)
     check_size(shape)
     vals = round_list(dtype, values)
     v = leaf(vals if shape else vals[0], TensorType(dtype, shape))
-    return _require_grad(v, requires_grad)
+    return _require_grad(v, requires_grad, what)
 
 
 def _promote_all(dts):
@@ -139,9 +197,14 @@ def parse_data(data) -> tuple:
 _warned: set = set()
 
 
-def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory: bool = False) -> Tensor:
+_NO_DATA = object()
+
+
+def tensor(data=_NO_DATA, dtype=None, device=None, requires_grad=False, pin_memory: bool = False) -> Tensor:
     """A new leaf tensor holding a copy of ``data``: a number or nested lists of numbers."""
-    check_dtype(dtype)
+    if data is _NO_DATA:  # PyTorch's argument parser says it so
+        raise TypeError('tensor() missing 1 required positional arguments: "data"')
+    dtype = check_dtype(dtype)
     _check_device(device)
     if isinstance(data, Tensor) and "tensor_copy" not in _warned:
         _warned.add("tensor_copy")
@@ -149,6 +212,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory: bool 
                       "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
     values, shape, inferred = parse_data(data)
+    if dtype is not None and dtype.kind == "i":
+        for v in values:
+            dtypes.check_fits(dtype, v, cpp=False)
     return from_values(values, shape, dtype if dtype is not None else inferred, requires_grad)
 
 
@@ -162,9 +228,9 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
 
 
 def scalar_tensor(s, dtype=None, device=None, requires_grad=False) -> Tensor:
-    check_dtype(dtype, "scalar_tensor")
+    dtype = check_dtype(dtype, "scalar_tensor")
     dt = dtype if dtype is not None else defaults["dtype"]
-    return from_values([s], (), dt, requires_grad)
+    return from_values([s], (), dt, requires_grad, "scalar_tensor")
 
 
 def shape_arg(size, what: str) -> tuple:
@@ -187,26 +253,26 @@ def shape_arg(size, what: str) -> tuple:
     return tuple(out)
 
 
-def _filled(value, shape: tuple, dtype, requires_grad) -> Tensor:
-    dt = check_dtype(dtype) or defaults["dtype"]
+def _filled(value, shape: tuple, dtype, requires_grad, what: str = "tensor") -> Tensor:
+    dt = check_dtype(dtype, what) or defaults["dtype"]
     n = math.prod(shape)
-    return from_values([value] * n, shape, dt, requires_grad)
+    return from_values([value] * n, shape, dt, requires_grad, what)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     _check_device(device)
-    return _filled(0, shape_arg(size, "zeros"), dtype, requires_grad)
+    return _filled(0, shape_arg(size, "zeros"), dtype, requires_grad, "zeros")
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     _check_device(device)
-    return _filled(1, shape_arg(size, "ones"), dtype, requires_grad)
+    return _filled(1, shape_arg(size, "ones"), dtype, requires_grad, "ones")
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     """Like zeros: scalargrad has no uninitialised memory to show."""
     _check_device(device)
-    return _filled(0, shape_arg(size, "empty"), dtype, requires_grad)
+    return _filled(0, shape_arg(size, "empty"), dtype, requires_grad, "empty")
 
 
 def _dtype_of_number(x):
@@ -221,33 +287,35 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
     _check_device(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    dtype = check_dtype(dtype, "full")
     if dtype is None:
         dtype = _dtype_of_number(fill_value)
+    dtypes.check_fits(dtype, fill_value)
     return _filled(fill_value, shape_arg((size,) if isinstance(size, int) else (tuple(size),), "full"), dtype,
-                   requires_grad)
+                   requires_grad, "full")
 
 
-def _like(v: Tensor, value, dtype, requires_grad) -> Tensor:
+def _like(v: Tensor, value, dtype, requires_grad, what: str) -> Tensor:
     if not isinstance(v, Tensor):
-        raise TypeError(f"zeros_like(): argument 'input' (position 1) must be Tensor, not {type(v).__name__}")
-    dt = check_dtype(dtype) or v._t.dtype
-    return from_values([value] * v._t.numel, tuple(v._t.shape), dt, requires_grad)
+        raise TypeError(f"{what}(): argument 'input' (position 1) must be Tensor, not {type(v).__name__}")
+    dt = check_dtype(dtype, what) or v._t.dtype
+    return from_values([value] * v._t.numel, tuple(v._t.shape), dt, requires_grad, what)
 
 
 def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
-    return _like(input, 0, dtype, requires_grad)
+    return _like(input, 0, dtype, requires_grad, "zeros_like")
 
 
 def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
-    return _like(input, 1, dtype, requires_grad)
+    return _like(input, 1, dtype, requires_grad, "ones_like")
 
 
 def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
-    return _like(input, 0, dtype, requires_grad)
+    return _like(input, 0, dtype, requires_grad, "empty_like")
 
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
-    return _like(input, fill_value, dtype, requires_grad)
+    return _like(input, fill_value, dtype, requires_grad, "full_like")
 
 
 def _float_dtype(dtype, what: str):
@@ -263,7 +331,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
     _check_device(device)
     shape = shape_arg(size, "rand")
     dt = _float_dtype(dtype, "rand")
-    return from_values(rng.uniform(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad)
+    return from_values(rng.uniform(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad, "rand")
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
@@ -271,7 +339,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
     _check_device(device)
     shape = shape_arg(size, "randn")
     dt = _float_dtype(dtype, "randn")
-    return from_values(rng.normal(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad)
+    return from_values(rng.normal(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad, "randn")
 
 
 def randint(low, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -282,7 +350,7 @@ def randint(low, high=None, size=None, generator=None, dtype=None, device=None, 
         raise TypeError("randint() missing required argument 'size'")
     shape = shape_arg((tuple(size),), "randint")
     dt = check_dtype(dtype, "randint") or dtypes.int64
-    return from_values(rng.randint(low, high, math.prod(shape), generator=generator), shape, dt, requires_grad)
+    return from_values(rng.randint(low, high, math.prod(shape), generator=generator), shape, dt, requires_grad, "randint")
 
 
 def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
@@ -310,7 +378,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         out = [start + i * step for i in range(n)]  # ATen: start + step * index, in double
     else:
         out = [int(start + i * step) for i in range(n)]
-    return from_values(out, (n,), dt, requires_grad)
+    return from_values(out, (n,), dt, requires_grad, "arange")
 
 
 def linspace(start, end, steps: int, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -327,7 +395,7 @@ def linspace(start, end, steps: int, dtype=None, device=None, requires_grad=Fals
     end = end.item() if isinstance(end, Tensor) else end
     dt = check_dtype(dtype, "linspace") or defaults["dtype"]
     if steps <= 1:
-        return from_values([start] * steps, (steps,), dt, requires_grad)
+        return from_values([start] * steps, (steps,), dt, requires_grad, "linspace")
     if dt.is_floating_point:
         r = dt.round
         f32 = dt is dtypes.float32
@@ -339,13 +407,13 @@ def linspace(start, end, steps: int, dtype=None, device=None, requires_grad=Fals
     else:
         step = (end - start) / (steps - 1)
         out = [int(start + step * i) for i in range(steps)]
-    return from_values(out, (steps,), dt, requires_grad)
+    return from_values(out, (steps,), dt, requires_grad, "linspace")
 
 
 def eye(n: int, m: int | None = None, dtype=None, device=None, requires_grad=False) -> Tensor:
     m = n if m is None else m
     dt = check_dtype(dtype, "eye") or defaults["dtype"]
-    return from_values([1 if i == j else 0 for i in range(n) for j in range(m)], (n, m), dt, requires_grad)
+    return from_values([1 if i == j else 0 for i in range(n) for j in range(m)], (n, m), dt, requires_grad, "eye")
 
 
 def construct(cls, args: tuple, kwargs: dict) -> Tensor:

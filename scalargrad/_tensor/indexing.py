@@ -22,7 +22,7 @@ from .._ops.table import register
 from .build import broadcast_shapes, positions
 from .inplace import LEAF_INPLACE, VIEW_OF_LEAF, check_inplace, rebase
 from .storage import write
-from .tensor import Tensor, make
+from .tensor import Tensor, leaf, make
 from .views import basic_index
 
 __all__ = ["getitem", "setitem", "resolve", "IndexPut", "CopySlices"]
@@ -34,8 +34,16 @@ class IndexPut(Structural):
     gradient is zero at the assigned positions; the value gets the gradient there."""
 
     name = "IndexPutBackward0"
-    saved = (("indices", "c.map"),)
-    backward = staticmethod(lambda k, g, v: k.index_put_backward(g, v._c))
+    saves = True  # the indices: freed by a backward without retain_graph, as PyTorch's
+    saved = (("accumulate", "false"), ("indices", "c.tensors"))
+
+    @staticmethod
+    def backward(k, g, v):
+        if k.bulk:
+            return k.index_put_backward(g, v._c)
+        # a 0-dim tensor: its one element was assigned (or, through a False mask, nothing was)
+        hit = bool(v._c.map)
+        return (0.0 if hit else g), (g if hit else 0.0)
 
     @staticmethod
     def forward(r, a, b=None):
@@ -51,6 +59,7 @@ class IndexPut(Structural):
 class CopySlices(IndexPut):
     name = "CopySlices"
     namespace = "torch::autograd::"
+    saves = False  # a copy into a view saves nothing: a second backward goes through
     saved = ()
 
 
@@ -180,19 +189,81 @@ def _list_index(lst: list) -> Tensor:
     return tensor(lst)
 
 
+def _is_bool_scalar(it) -> bool:
+    return isinstance(it, Tensor) and not it._t.ndim and it._t.dtype is dtypes.bool
+
+
+def _bool_scalar_index(x: Tensor, index):
+    """``x[b]`` for a 0-dim bool ``b``, as PyTorch does it: a new leading dimension of size 1,
+    indexed by ``[0]`` (True) or ``[]`` (False)."""
+    from .views import unsqueeze
+
+    items = index if isinstance(index, tuple) else (index,)
+    if len(items) != 1:
+        from .._base.errors import Unsupported
+
+        raise Unsupported("indexing with a 0-dim bool tensor beside other indices")
+    y = unsqueeze(x, 0)
+    picks = leaf([0] if items[0]._val else [], TensorType(dtypes.int64, (1 if items[0]._val else 0,)))
+    return getitem(y, picks)
+
+
 def getitem(x: Tensor, index):
     """``x[index]``: a view for basic indexing, a copy (IndexBackward0) for advanced."""
     if isinstance(index, Tensor) and not index._t.ndim and index._t.dtype not in (dtypes.bool,) \
             and not index._t.dtype.is_floating_point:
         index = int(index._val)
-    res = resolve(x, index)
-    if res is None:
+    if _is_bool_scalar(index) or (isinstance(index, tuple) and any(_is_bool_scalar(it) for it in index)):
+        return _bool_scalar_index(x, index)
+    if not _has_advanced(index):
         return basic_index(x, index)
-    shape, flat = res
-    vals = x._val if x._t.ndim else [x._val]
+    y, yindex, saved = _apply_basic(x, index)
+    shape, flat = resolve(y, yindex)
+    vals = y._val if y._t.ndim else [y._val]
     out = [vals[i] for i in flat]
-    layout = Layout(x._t.shape, map=flat)
-    return make(Index, TensorType(x._t.dtype, shape), out if shape else out[0], (x,), layout)
+    layout = Layout(y._t.shape, map=flat, tensors=saved)
+    return make(Index, TensorType(y._t.dtype, shape), out if shape else out[0], (y,), layout)
+
+
+def _has_advanced(index) -> bool:
+    items = index if isinstance(index, tuple) else (index,)
+    return any(_is_advanced(it) for it in items)
+
+
+def _apply_basic(x: Tensor, index) -> tuple:
+    """PyTorch's applySlicing before advanced indexing: the ints, slices and None of ``index``
+    applied as views (one node each), giving ``(view, index of the view, indices PyTorch saves)``;
+    the tensors (and lists) stay, at their dimensions of the view."""
+    given = index if isinstance(index, tuple) else (index,)
+    items = [_list_index(it) if isinstance(it, list) else it for it in given]
+    nd = x._t.ndim
+    consumed = 0
+    for it in items:
+        if isinstance(it, Tensor) and _is_advanced(it):
+            consumed += it._t.ndim if it._t.dtype is dtypes.bool else 1
+        elif it is not None and it is not Ellipsis:
+            consumed += 1
+    basic, yindex, saved = [], [], []
+    for it in items:
+        if it is None or isinstance(it, slice):
+            basic.append(it)
+            yindex.append(slice(None))
+            saved.append(None)
+        elif it is Ellipsis:
+            k = max(nd - consumed, 0)
+            basic.append(Ellipsis)
+            yindex.extend([slice(None)] * k)
+            saved.extend([None] * k)
+        elif isinstance(it, Tensor) and _is_advanced(it):
+            basic.extend([slice(None)] * (it._t.ndim if it._t.dtype is dtypes.bool else 1))
+            yindex.append(it)
+            saved.append(it)
+        else:
+            basic.append(it)  # an int: a select, its dimension is gone from the view
+    while saved and saved[-1] is None:
+        saved.pop()
+    y = basic_index(x, tuple(basic), plain=True)
+    return y, tuple(yindex), tuple(saved)
 
 
 def _target(x: Tensor, index) -> tuple:
@@ -221,12 +292,30 @@ def _no_grad_index(x: Tensor, index):
 
 
 def setitem(x: Tensor, index, value) -> None:
-    """``x[index] = value`` (a number or a tensor broadcast to the indexed shape)."""
+    """``x[index] = value`` (a number or a tensor broadcast to the indexed shape), as PyTorch
+    records it: a basic index writes through a view (CopySlices on the tensor, or on its base
+    if it is a view itself); an advanced index is ``index_put_`` on the view its ints and
+    slices select (IndexPutBackward0, or CopySlices over it when that is a view)."""
     if isinstance(index, Tensor) and not index._t.ndim and index._t.dtype is not dtypes.bool \
             and not index._t.dtype.is_floating_point:
         index = int(index._val)
-    shape, flat, advanced = _target(x, index)
-    dt = x._t.dtype
+    target, saved = x, ()
+    if _is_bool_scalar(index):
+        # PyTorch: a view with a new dimension of size 1 (True) or 0 (False), written through
+        shape = (1,) + tuple(x._t.shape) if index._val else (0,) + tuple(x._t.shape)
+        flat = list(range(x._t.numel)) if index._val else []
+        advanced = False
+    elif isinstance(index, tuple) and any(_is_bool_scalar(it) for it in index):
+        from .._base.errors import Unsupported
+
+        raise Unsupported("assigning through a 0-dim bool tensor index beside other indices")
+    elif _has_advanced(index):
+        target, yindex, saved = _apply_basic(x, index) if _grad_state.enabled else (x, index, ())
+        shape, flat = resolve(target, yindex)
+        advanced = True
+    else:
+        shape, flat, advanced = _target(x, index)
+    dt = target._t.dtype
     if isinstance(value, Tensor):
         try:
             full = broadcast_shapes(shape, value._t.shape)
@@ -240,23 +329,24 @@ def setitem(x: Tensor, index, value) -> None:
         col = round_list(dt, col) if value._t.dtype is not dt else col
     elif value.__class__ in (int, float, bool):
         col = [dt.round(value)] * len(flat)
+        value = leaf(dt.round(value), TensorType(dt, ()))  # PyTorch copies from a wrapped number
     else:
         raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
-    grad = _grad_state.enabled and (x._rg or (isinstance(value, Tensor) and value._rg))
+    grad = _grad_state.enabled and (target._rg or value._rg)
     if grad:
-        if x._rg and x._op is None:
-            raise RuntimeError(LEAF_INPLACE if advanced else VIEW_OF_LEAF)
-        check_inplace(x)
-    old = x._val if x._t.ndim else [x._val]
+        if target._rg and target._op is None:
+            raise RuntimeError(LEAF_INPLACE if advanced and target is x else VIEW_OF_LEAF)
+        check_inplace(target)
+    old = target._val if target._t.ndim else [target._val]
     new = list(old)
     for i, v in zip(flat, col):
         new[i] = v
     if not grad:
-        write(x, new if x._t.ndim else new[0])
+        write(target, new if target._t.ndim else new[0])
         return
-    layout = Layout(x._t.shape, dtypes.float32 if value.__class__ is not Tensor else value._t.dtype, map=flat)
+    layout = Layout(target._t.shape, value._t.dtype, map=flat, tensors=saved)
     layout.sizes = tuple(shape)
-    ins = (x, value) if isinstance(value, Tensor) else (x,)
     op = IndexPut if advanced else CopySlices
-    res = make(op, x._t, new if x._t.ndim else new[0], ins, layout)
-    rebase(x, res)
+    res = make(op.tensor if not target._t.ndim else op, target._t, new if target._t.ndim else new[0],
+               (target, value), layout)
+    rebase(target, res)

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from .._base.dtypes import can_cast, round_list
 from .._base.grad_mode import _state as _grad_state
-from .storage import Mem, mem, write
-from .tensor import Tensor, _Ext, ext
+from .._ops.shape import Layout
+from .._ops.table import Op
+from .storage import mem, positions_in_base, regenerate, snapshot, write
+from .tensor import Tensor, ext, leaf, make
 
-__all__ = ["inplace", "LEAF_INPLACE", "VIEW_OF_LEAF", "check_inplace", "rebase"]
+__all__ = ["inplace", "LEAF_INPLACE", "VIEW_OF_LEAF", "check_inplace", "rebase", "rebase_view", "retype"]
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -65,42 +67,88 @@ def inplace(t: Tensor, compute, *args, **kwargs) -> Tensor:
     return rebase(t, res)
 
 
-def rebase(t: Tensor, res: Tensor) -> Tensor:
-    """Make ``t`` the node ``res`` (computed from ``t``): see the module docstring."""
-    if t._s is not None and t._s.base is not None and t._s.base._rg:
-        from .._base.errors import Unsupported
+_SAME = object()
 
-        raise Unsupported("an in-place operation on a view of a tensor that requires grad",
-                          "PyTorch rewrites the base's graph (CopySlices); apply the operation out of place")
-    old = object.__new__(Tensor)
-    for s in ("_val", "_t", "_rg", "_op", "_a", "_b", "_c", "_seq", "_g"):
-        setattr(old, s, getattr(t, s))
-    if t._t.ndim:
-        old._val = list(t._val)
-    ver = mem(t).ver
-    old._s = Mem(ver)  # the snapshot reports the live tensor's version in errors
+
+def rebase(t: Tensor, res: Tensor, index=_SAME) -> Tensor:
+    """Make ``t`` the node ``res`` (computed from ``t``): see the module docstring. ``index``,
+    for an in-place view op (``t_()``), is where ``t``'s elements now sit in its memory. A view
+    changes its base instead (``rebase_view``)."""
+    if index is _SAME and t._s is not None and t._s.base is not None:
+        return rebase_view(t, res)
+    rebase_root(t, res, index=index)
+    return t
+
+
+def retype(t: Tensor, v: Tensor, index) -> None:
+    """``t`` takes the shape and strides of ``v``, a view of it, whose elements sit at ``index``
+    in their memory (squeeze_, t_...)."""
+    st = t._s.store if t._s is not None else None
+    if st is not None:
+        t._s.index = index
+    t._t = v._t
+    if v._t.ndim and st is not None and index is None:
+        t._val = st.data  # in memory order: the store's own list, as for any member
+    else:
+        t._val = list(v._val) if v._t.ndim else v._val
+
+
+_MULTI_OUTPUT_VIEW = (
+    "Output {i} of {name} is a view and is being modified inplace. This view is the output of a function that "
+    "returns multiple views. Such functions do not allow the output views to be modified inplace. You should "
+    "replace the inplace operation by an out-of-place one.")
+_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation.")
+
+
+def rebase_view(t: Tensor, res: Tensor) -> Tensor:
+    """An in-place op ``res`` on view ``t``, as PyTorch records it: the base becomes a CopySlices
+    node, which replays ``res``'s backward on the view's part of the gradient; the view
+    becomes an AsStridedBackward0 node over the base (``storage.regenerate``), as every other
+    view of that memory in a graph does."""
     e = t._ext
-    old._ext = None
-    if e is not None:
-        # what was registered on the old version stays with it: its grad_fn object and the
-        # tensor hooks (a hook registered before mul_ sees the older version's gradient)
-        oe = old._ext = _Ext()
-        oe.node, oe.hooks, oe.modified = e.node, e.hooks, e.modified
-        if oe.node is not None:
-            oe.node._v = old
-        e.node = None
-        e.hooks = None
-        e.modified = 0
+    if e is not None and e.pick is not None:
+        h, i = e.pick
+        raise RuntimeError(_MULTI_OUTPUT_VIEW.format(i=i, name=h.grad_fn.name().replace("Backward0", "")))
+    base = t._s.base
+    pos = positions_in_base(t)
+    if len(set(pos)) != len(pos):
+        raise RuntimeError(_OVERLAP)
+    vals = res._val if res._t.ndim else [res._val]
+    if res._t.dtype is not t._t.dtype:
+        vals = round_list(t._t.dtype, vals)
+    new = list(base._val) if base._t.ndim else [base._val]
+    for p, x in zip(pos, vals):
+        new[p] = x
+    old_t = snapshot(t)
+    layout = Layout(base._t.shape, base._t.dtype, map=pos, sizes=tuple(t._t.shape), fn=res)
+    node = make(copy_slices(res._op), base._t, new if base._t.ndim else new[0], (base,) + tuple(res._in[1:]),
+                layout)
+    rebase_root(base, node, keep=t)
+    res._in = tuple(old_t if u is t else u for u in res._in)
+    regenerate(t, old_t)
+    return t
+
+
+def rebase_root(t: Tensor, res: Tensor, keep=None, index=_SAME) -> None:
+    """``rebase`` of a tensor that is not a view (or of an in-place view op's target, retyped
+    by ``index``); view ``keep`` of it is left to the caller to regenerate."""
+    # what was registered on the old version stays with it: its grad_fn object and the tensor
+    # hooks (a hook registered before mul_ sees the older version's gradient)
+    old = snapshot(t)
+    ver = mem(t).ver
     if old._op is not None and old._op.saves_output:
         old._op = old._op.stale  # the result its backward reads is about to change
         ext(old).saved_version = ver.n
     vals = res._val
     if res._t.dtype is not t._t.dtype:
         vals = round_list(t._t.dtype, vals) if t._t.ndim else t._t.dtype.round(vals)
-    elif t._t.ndim:
+    elif res._t.ndim:
         vals = list(vals)
     seq = res._seq
-    write(t, vals)
+    if index is not _SAME:  # squeeze_, t_...: t takes the view's shape and layout
+        retype(t, res, index)
+    write(t, vals, keep=keep)
     t._rg = True
     t._op = res._op
     t._in = tuple(old if u is t else u for u in res._in)
@@ -113,6 +161,62 @@ def rebase(t: Tensor, res: Tensor) -> Tensor:
         # first), which the op then overwrites: backward through the node is a version error
         t._op = t._op.stale
         ext(t).saved_version = ver.n - 1
-    return t
 
 
+class _CopySlices(Op):
+    """The base of a view changed in place (PyTorch's CopySlices): inputs (the base's old
+    version, the in-place op's other inputs); ``_c.fn`` is the op's node on the view. Its
+    backward replays ``fn``'s on the view's part of the gradient and puts the result back
+    there; the rest of the gradient passes through unchanged (copies, so -0.0 stays)."""
+
+    name = "CopySlices"
+    namespace = "torch::autograd::"
+    saves_inputs = False
+
+    @staticmethod
+    def forward(r, *args):
+        return args[0]
+
+    @staticmethod
+    def sympy(sp, *args):
+        return args[0]
+
+    @staticmethod
+    def backward(k, g, v):
+        from .._base import dtypes
+        from .._base.dtypes import TensorType
+
+        c = v._c
+        scalar = not k.bulk
+        if scalar:
+            k = k.tensors
+            g = k.scalar(g, v)
+        fn = c.fn
+        part = k.index_put_backward(g, c)[1]
+        grads = list(fn._op.tensor.backward(k, part, fn))
+        g_view = grads[0]
+        if g_view is None or not isinstance(g_view, Tensor):
+            g_view = k.zero(part) if g_view is None else leaf(g_view, part._t)
+        mask = [False] * v._t.numel
+        for p in c.map:
+            mask[p] = True
+        cond = leaf(mask if v._t.ndim else mask[0], TensorType(dtypes.bool, v._t.shape))
+        out = [k.where(cond, k.scatter(g_view, c), g)] + grads[1:]
+        if scalar:  # a 0-dim base in a float backward: its inputs take floats
+            out = [x._val if isinstance(x, Tensor) and not x._t.ndim and not u._t.ndim else x
+                   for x, u in zip(out, v._in)]
+        return tuple(out)
+
+
+_copy_slices_ops: dict = {}
+
+
+def copy_slices(fn_op) -> type:
+    """The CopySlices op for an in-place op ``fn_op`` on a view: it lists ``fn_op``'s Python-number
+    operand as PyTorch does, and keeps saved values only when ``fn_op`` does."""
+    key = (fn_op.extra_none, fn_op.saves)
+    op = _copy_slices_ops.get(key)
+    if op is None:
+        op = _copy_slices_ops[key] = type("CopySlices", (_CopySlices,), {"extra_none": fn_op.extra_none,
+                                                                         "saves": fn_op.saves})
+    return op

@@ -42,8 +42,12 @@ class Node(abc.ABC):  # noqa: B024 - an ABC so that isinstance() recognises ever
     def next_functions(self) -> tuple:
         """``(node, output index)`` for each input: its grad_fn, its AccumulateGrad, or None."""
         out = []
-        for u in self._v._in:
+        v = self._v
+        only_grad = v._op.grad_edges_only
+        for u in v._in:
             if not u._rg:
+                if only_grad:
+                    continue
                 out.append((None, 0))
             elif u._op is None:
                 out.append((accumulate_grad_for(u), 0))
@@ -51,7 +55,7 @@ class Node(abc.ABC):  # noqa: B024 - an ABC so that isinstance() recognises ever
                 e = u._ext
                 nr = e.pick[1] if e is not None and e.pick is not None else 0
                 out.append((u.grad_fn, nr))
-        return tuple(out) + ((None, 0),) * self._v._op.extra_none
+        return tuple(out) + ((None, 0),) * v._op.extra_none
 
     @property
     def metadata(self) -> dict:
@@ -89,13 +93,11 @@ class AccumulateGrad(Node):
     """The node that accumulates a leaf's gradient into its ``.grad``."""
 
     __slots__ = ()
+    _qualified = "torch::autograd::AccumulateGrad"
 
     @property
     def next_functions(self) -> tuple:
         return ()
-
-    def name(self) -> str:
-        return "torch::autograd::AccumulateGrad"
 
     @property
     def variable(self):
@@ -106,7 +108,24 @@ class AccumulateGrad(Node):
         return f"<AccumulateGrad object at {id(self):#x}>"
 
 
-def _saved(source):
+_INT64 = {"dim", "dim0", "dim1", "dims", "index", "start", "end", "step", "split_size", "split_sizes"}
+"""Saved attributes PyTorch keeps as int64 and shows as unsigned: -1 prints 18446744073709551615."""
+
+
+_TENSOR_SOURCES = ("result", "c", "c.tensors", "c.indices")
+"""Sources of saved tensors (as opposed to numbers and sizes): freed by a backward without
+retain_graph, as PyTorch frees its saved variables."""
+
+
+def _as_uint64(x):
+    if isinstance(x, tuple):
+        return tuple(_as_uint64(e) for e in x)
+    if isinstance(x, int) and not isinstance(x, bool) and x < 0:
+        return x + (1 << 64)
+    return x
+
+
+def _saved(attr: str, source, needed_for=None):
     """A ``_saved_*`` property reading ``source`` (see ``_ops.table.Op.saved``)."""
 
     def get(self):
@@ -114,14 +133,22 @@ def _saved(source):
         op = v._op
         if source is None:
             return None
-        if op.is_freed and (isinstance(source, int) or source == "result"):
+        if needed_for is not None and not any(v._in[i]._rg for i in needed_for if i < len(v._in)):
+            # no gradient that reads it is computed: PyTorch does not save it
+            return () if isinstance(source, str) and source.startswith("in") else None
+        if isinstance(source, str) and source.startswith("opt.") and v._c[int(source[4:]) - 1]:
+            return None  # an optional tensor argument not given
+        if op.is_freed and (isinstance(source, int) or source in _TENSOR_SOURCES or source.startswith("opt.")):
             raise RuntimeError(SECOND_BACKWARD)
         if isinstance(source, int):
-            return v._in[source] if source < len(v._in) else None
+            return _saved_input(v, source) if source < len(v._in) else None
         if source == "result":
             return _result_view(v)
         if source == "c":
             return _wrapped(v._c)
+        if source == "number":  # a Scalar argument, kept as the Python number it was
+            c = v._c
+            return getattr(c, "number", c)
         if source == "scalar":
             return v._c
         if source == "alpha":
@@ -129,25 +156,57 @@ def _saved(source):
             return 1 if c is None or not isinstance(c, (int, float)) else c
         if source == "one":
             return 1
+        if source.startswith("op."):  # a property of the op itself (div's rounding_mode)
+            return getattr(op, source[3:])
+        if source == "false":
+            return False
+        if source.startswith("opt."):  # an optional tensor argument (given: see above)
+            return _saved_input(v, int(source[4:]))
         if source in ("min", "max"):
             lo, hi = v._c
-            return lo if source == "min" else hi
+            bound = lo if source == "min" else hi
+            return getattr(bound, "number", bound)
         if source.startswith("c."):
-            return getattr(v._c, source[2:])
+            key = source[2:]
+            raw = getattr(v._c, "raw", None)
+            value = raw[key] if raw is not None and key in raw else getattr(v._c, key)
+            return _as_uint64(value) if attr in _INT64 else value
         if source.startswith("in"):
-            i, attr = source[2:].split(".")
+            i, what = source[2:].split(".")
             u = v._in[int(i)]
-            return tuple(u._t.strides) if attr == "strides" else tuple(u._t.shape)
+            return tuple(u._t.strides) if what == "strides" else tuple(u._t.shape)
         raise AttributeError(source)
 
     return property(get)
 
 
+def _saved_input(v: Tensor, i: int):
+    """Input ``i`` of node ``v``, as PyTorch unpacks a saved input: the tensor itself, or
+    PyTorch's version error if it was changed in place since ``v`` saved it."""
+    u = v._in[i]
+    if u._seq > v._seq or (u._ext is not None and u._ext.modified > v._seq):
+        from .._ops.table import version_error
+        from .storage import version_then
+
+        which = ""
+        if u._op is not None:
+            which = f", which is output 0 of {_short_name(u.grad_fn.name())},"
+        now = u._version
+        raise version_error(u, which, max(now, 1), min(version_then(u, v._seq), max(now, 1) - 1))
+    return u
+
+
+def _short_name(name: str) -> str:
+    """A node's name as PyTorch's version error gives it ("Mul", "Pow1"), as the engine does."""
+    return name.replace("Backward0", "").replace("Backward", "")
+
+
 def _wrapped(c):
-    """A Python-number operand as PyTorch saves it: a 0-dim tensor (int64 or float64)."""
+    """A Python-number operand as PyTorch saves it: a 0-dim tensor (int64, float64 or bool)."""
     from .._base import dtypes
     from .._base.dtypes import TensorType
 
+    c = getattr(c, "number", c)
     if isinstance(c, bool):
         return leaf(c, TensorType(dtypes.bool, ()))
     if isinstance(c, int):
@@ -179,8 +238,8 @@ def node_class(name: str, op=None) -> type:
     if cls is None:
         attrs: dict = {"__slots__": ()}
         if op is not None:
-            for attr, source in op.base.saved:
-                attrs["_saved_" + attr] = _saved(source)
+            for entry in op.base.saved:
+                attrs["_saved_" + entry[0]] = _saved(*entry)
             if op.base.namespace:
                 attrs["_qualified"] = op.base.namespace + name
         cls = _classes[key] = type(name, (Node,), attrs)
@@ -189,6 +248,9 @@ def node_class(name: str, op=None) -> type:
 
 def node_for(v: Tensor) -> Node:
     """The Node of non-leaf ``v`` (made once, cached in its ``_ext``)."""
+    error = getattr(v._c, "error", None) if v._op.older_in_c else None
+    if error is not None:  # a multi-output view whose memory changed: PyTorch refuses it
+        raise RuntimeError(error)
     return node_class(v._op.name, v._op)(v)
 
 

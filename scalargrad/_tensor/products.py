@@ -23,7 +23,7 @@ from .._ops.shape import Layout
 from .tensor import Tensor, make
 from .views import make_view, reshape, t, unsqueeze, view
 
-__all__ = ["matmul", "mm", "mv", "dot", "addmm", "linear", "outer"]
+__all__ = ["matmul", "mm", "mv", "dot", "inner", "addmm", "linear", "outer"]
 
 
 def _dot_value(av: list, bv: list, dt, kind: str):
@@ -134,11 +134,50 @@ def dot(a: Tensor, b: Tensor) -> Tensor:
 
 
 def outer(a: Tensor, b: Tensor) -> Tensor:
-    """The outer product a b^T of two vectors (``ger``): each element one rounded product."""
+    """The outer product a b^T of two vectors (``ger``), composed as PyTorch's: ``a.reshape(n, 1)
+    * b`` (ViewBackward0 under MulBackward0); each element one rounded product."""
     from .._ops import elementwise as E
     from .build import binary
 
-    return binary(E.Mul, unsqueeze(a, 1), b)
+    for name, x in (("self", a), ("vec2", b)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"outer(): argument '{name}' must be Tensor, not {type(x).__name__}")
+        if x._t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {x._t.ndim}-D")
+    return binary(E.Mul, reshape(a, a._t.shape[0], 1), b)
+
+
+def inner(a: Tensor, b: Tensor) -> Tensor:
+    """``torch.inner``: a product over the last dimensions, composed as PyTorch composes it
+    (``tensordot``: permute and reshape each operand to a matrix, mm, reshape the result);
+    with a 0-dim operand, ``a * b``."""
+    from .._ops import elementwise as E
+    from .build import binary
+    from .views import permute
+
+    if not a._t.ndim or not b._t.ndim:
+        return binary(E.Mul, a, b)
+    sa, sb = tuple(a._t.shape), tuple(b._t.shape)
+    if sa[-1] != sb[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(sa)} and {list(sb)}")
+    # tensordot(a, b, [-1], [-1]): a contracted dimension of size 1 in one operand is summed out of
+    # the other first (broadcast); then the contracted dimension (-1, as given) goes last in a,
+    # first in b
+    from .reduce import sum as tsum
+
+    if sb[-1] == 1:
+        a = tsum(a, -1, keepdim=True)
+    elif sa[-1] == 1:
+        b = tsum(b, -1, keepdim=True)
+    pa, pb = permute(a, *range(len(sa) - 1), -1), permute(b, -1, *range(len(sb) - 1))
+    n, m = numel(sa[:-1]), numel(sb[:-1])
+    if n == 1 and m == 1:  # one output element: a dot product of the flattened operands
+        from .views import flatten
+
+        return reshape(dot(flatten(pa), flatten(pb)), sa[:-1] + sb[:-1])
+    k = pa._t.shape[-1]
+    return reshape(mm(reshape(pa, n, k), reshape(pb, k, m)), sa[:-1] + sb[:-1])
 
 
 def matmul(a, b) -> Tensor:

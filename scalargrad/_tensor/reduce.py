@@ -19,7 +19,7 @@ from .._ops.reductions import Reduced
 from .tensor import Tensor, leaf, make
 from .views import gather_index, norm_dim, norm_dims, to_dtype
 
-__all__ = ["sum", "mean", "max_min", "arg_max_min", "all_any", "ReturnTypes", "sum_values", "group_index"]
+__all__ = ["sum", "mean", "max_min", "amax", "arg_max_min", "all_any", "ReturnTypes", "sum_values", "group_index"]
 
 
 def _out_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
@@ -80,8 +80,15 @@ def sum(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:  # no
     sums = sum_values(src, dims if nd else (), dt)
     out_shape = () if dim is None else _out_shape(tuple(x._t.shape), dims, keepdim)
     op = R.Sum if dim is None else R.SumDim
-    c = Reduced(x._t.shape, dims, bool(keepdim) and dim is not None, dim is None)
+    c = Reduced(x._t.shape, dims, bool(keepdim) and dim is not None, dim is None, raw=_raw_dims(dim))
     return make(op, TensorType(dt, out_shape), sums if out_shape else sums[0], (src,), c)
+
+
+def _raw_dims(dim) -> dict | None:
+    """The dims as the caller gave them, which PyTorch saves (``_saved_dim``)."""
+    if dim is None:
+        return None
+    return {"dims": (dim,) if isinstance(dim, int) else tuple(int(d) for d in dim)}
 
 
 def mean(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
@@ -96,7 +103,7 @@ def mean(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     dims = norm_dims(dim, nd)
     sums = sum_values(src, dims if nd else (), dt)
     n = 1
-    for d in dims:
+    for d in dims if nd else ():
         n *= x._t.shape[d]
     r = dt.round
     from .._base.ieee import div
@@ -104,19 +111,19 @@ def mean(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     vals = [r(div(s, float(n))) for s in sums]
     out_shape = () if dim is None else _out_shape(tuple(x._t.shape), dims, keepdim)
     op = R.Mean if dim is None else R.MeanDim
-    c = Reduced(x._t.shape, dims, bool(keepdim) and dim is not None, dim is None)
+    c = Reduced(x._t.shape, dims, bool(keepdim) and dim is not None, dim is None, raw=_raw_dims(dim))
     return make(op, TensorType(dt, out_shape), vals if out_shape else vals[0], (src,), c)
 
 
 class ReturnTypes(tuple):
-    """``torch.return_types.max(values=..., indices=...)``: a (values, indices) pair."""
+    """A (values, indices) pair, as PyTorch's ``torch.return_types`` structseqs: one class per
+    function, named after it (``type(x.max(0)).__name__ == "max"``)."""
 
+    __slots__ = ()
     _name = "max"
 
     def __new__(cls, name: str, values, indices):
-        t = tuple.__new__(cls, (values, indices))
-        t._name = name
-        return t
+        return tuple.__new__(_RETURN_TYPES[name], (values, indices))
 
     @property
     def values(self):
@@ -130,15 +137,22 @@ class ReturnTypes(tuple):
         return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
-def _pick(group: list, largest: bool):
-    """(value, index) of the max (min) of ``group``: nan wins; ties keep the first."""
+_RETURN_TYPES = {name: type(name, (ReturnTypes,), {"__slots__": (), "_name": name, "__module__": "torch.return_types",
+                                                   "__qualname__": name})
+                 for name in ("max", "min")}
+
+
+def _pick(group: list, largest: bool, ties_last: bool = False):
+    """(value, index) of the max (min) of ``group``: nan wins; ties keep the first (the last
+    with ``ties_last``, as the all-element reduction's kernel does: it shows in the sign of a
+    zero maximum of -0.0 and 0.0)."""
     best_i = 0
     best = group[0]
     for i in range(1, len(group)):
         v = group[i]
         if best != best:
             break
-        if v != v or (v > best if largest else v < best):
+        if v != v or (v > best if largest else v < best) or (ties_last and v == best):
             best, best_i = v, i
     return best, best_i
 
@@ -157,7 +171,7 @@ def max_min(x: Tensor, dim=None, keepdim: bool = False, largest: bool = True, ot
         if not vals:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
-        v, _ = _pick(vals, largest)
+        v, _ = _pick(vals, largest, ties_last=True)
         op = R.MaxAll if largest else R.MinAll
         return make(op, TensorType(x._t.dtype, ()), v, (x,), Reduced(x._t.shape, tuple(range(x._t.ndim)), False, True))
     nd = x._t.ndim
@@ -170,10 +184,38 @@ def max_min(x: Tensor, dim=None, keepdim: bool = False, largest: bool = True, ot
     it = TensorType(dtypes.int64, out_shape)
     idx = leaf(indices if out_shape else indices[0], it)
     op = R.MaxDim if largest else R.MinDim
-    c = Reduced(shape, (d,) if nd else (), bool(keepdim), False, indices=idx)
+    c = Reduced(shape, (d,) if nd else (), bool(keepdim), False, indices=idx, raw={"dim": dim})
     c.picked = picked  # the flat input index each value came from, for the backward
     out = make(op, TensorType(x._t.dtype, out_shape), values if out_shape else values[0], (x,), c)
     return ReturnTypes(name, out, idx)
+
+
+def amax(x: Tensor, dim=(), keepdim: bool = False, largest: bool = True) -> Tensor:
+    """``amax``/``amin`` over ``dim`` (() or None: every dimension): the extreme value of each
+    slice, nan if the slice holds one (AmaxBackward0 shares the gradient among ties)."""
+    name = "amax" if largest else "amin"
+    if isinstance(dim, Tensor):
+        raise TypeError(f"{name}(): argument 'dim' must be tuple of ints, not Tensor")
+    nd = x._t.ndim
+    given = () if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+    dims = norm_dims(given, nd) if given else tuple(range(nd))
+    if not nd:
+        dims = ()
+    shape = tuple(x._t.shape)
+    vals = x._val if nd else [x._val]
+    for d in dims:
+        if shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if not vals:
+        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+    groups: dict = {}
+    for i, o in enumerate(group_index(shape, dims)):
+        groups.setdefault(o, []).append(vals[i])
+    out_shape = _out_shape(shape, dims, keepdim)
+    picked = [_pick(groups[o], largest)[0] for o in range(len(groups))]
+    op = R.Amax if largest else R.Amin
+    c = Reduced(shape, dims, bool(keepdim), not given, raw={"dims": given})
+    return make(op, TensorType(x._t.dtype, out_shape), picked if out_shape else picked[0], (x,), c)
 
 
 def _along(vals: list, shape: tuple, d: int, largest: bool):
@@ -200,11 +242,13 @@ def _along(vals: list, shape: tuple, d: int, largest: bool):
 
 def arg_max_min(x: Tensor, dim=None, keepdim: bool = False, largest: bool = True) -> Tensor:
     """argmax/argmin: the index of the first extreme element (flat without ``dim``)."""
+    name = "argmax" if largest else "argmin"
+    if x._t.dtype is dtypes.bool:
+        raise RuntimeError(f"{name}(): does not support bool input")
     vals = x._val if x._t.ndim else [x._val]
     if dim is None:
         if not vals:
-            raise RuntimeError(f"arg{'max' if largest else 'min'}(): Expected reduction dim to be specified for "
-                               "input.numel() == 0.")
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
         _, i = _pick(vals, largest)
         shape = tuple(1 for _ in x._t.shape) if keepdim else ()
         return leaf([i] if shape else i, TensorType(dtypes.int64, shape))

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import weakref
 
-from .tensor import Tensor, ext, leaf, next_seq
+from .tensor import Tensor, _Ext, ext, leaf, next_seq
 
-__all__ = ["Counter", "Mem", "Store", "mem", "write", "alias", "version_then"]
+__all__ = ["Counter", "Mem", "Store", "mem", "write", "alias", "version_then", "snapshot", "regenerate",
+           "positions_in_base"]
 
 _STAMPS_KEPT = 64
 
@@ -113,10 +114,12 @@ def version_then(t: Tensor, seq: int) -> int:
     return s.ver.n - after
 
 
-def write(t: Tensor, values) -> None:
+def write(t: Tensor, values, keep=None) -> None:
     """Store ``values`` (a number for a 0-dim tensor, a row-major list otherwise) as ``t``'s
     elements, in place: every tensor sharing the memory sees them, the version counter moves
-    on, and the change is stamped on the tensors sharing the counter."""
+    on, and the change is stamped on the tensors sharing the counter. The views among them
+    that are graph nodes get a new history over their base (``regenerate``), except ``keep``,
+    which the caller regenerates itself."""
     s = mem(t)
     st = s.store
     stamp = next_seq()
@@ -132,6 +135,7 @@ def write(t: Tensor, values) -> None:
             t._val = values
         _stamp(t, stamp)
         return
+    stale = _stale_views(st, ver, keep)
     data = st.data
     idx = s.index
     if idx is None:
@@ -160,6 +164,87 @@ def write(t: Tensor, values) -> None:
         if ms.ver is ver:
             _stamp(m, stamp)
     st.members = live
+    for m, old in stale:
+        regenerate(m, old)
+
+
+def _stale_views(st: Store, ver: Counter, keep) -> list:
+    """The views sharing ``ver`` whose history PyTorch regenerates when their memory changes
+    (views in a graph), each with a snapshot of its present version."""
+    out = []
+    for ref in st.members:
+        m = ref()
+        if m is None or m is keep:
+            continue
+        ms = m._s
+        if ms.ver is ver and ms.base is not None and m._op is not None:
+            out.append((m, snapshot(m)))
+    return out
+
+
+def snapshot(t: Tensor) -> Tensor:
+    """A new tensor object that takes over ``t``'s present version in the graph: its elements
+    (a copy), its node, and what was registered on that node (the grad_fn object, tensor
+    hooks, the output slot of a multi-output node), so that the nodes made before an in-place
+    change keep consuming it. It reports the live tensor's version counter in errors."""
+    old = object.__new__(Tensor)
+    for a in ("_val", "_t", "_rg", "_op", "_a", "_b", "_c", "_seq", "_g"):
+        setattr(old, a, getattr(t, a))
+    if t._t.ndim:
+        old._val = list(t._val)
+    old._s = Mem(mem(t).ver)
+    e = t._ext
+    old._ext = None
+    if e is not None:
+        oe = old._ext = _Ext()
+        oe.node, oe.hooks, oe.modified, oe.pick = e.node, e.hooks, e.modified, e.pick
+        if oe.node is not None:
+            oe.node._v = old
+        e.node = None
+        e.hooks = None
+        e.modified = 0
+        e.pick = None
+    return old
+
+
+def positions_in_base(t: Tensor) -> list:
+    """The flat (row-major) positions in its base of the elements of view ``t``."""
+    s = t._s
+    base = s.base
+    n = t._t.numel
+    idx = list(range(n)) if s.index is None else list(s.index)
+    bs = base._s
+    if bs is not None and bs.index is not None:
+        inv = {p: i for i, p in enumerate(bs.index)}
+        idx = [inv[p] for p in idx]
+    return idx
+
+
+_MULTI_OUTPUT_CHANGED = (
+    "Output {i} of {name} is a view and its base or another view of its base has been modified inplace. This view "
+    "is the output of a function that returns multiple views. Such functions do not allow the output views to be "
+    "modified inplace. You should replace the inplace operation by an out-of-place one.")
+
+
+def regenerate(m: Tensor, old: Tensor) -> None:
+    """Give view ``m`` PyTorch's regenerated history: an AsStridedBackward0 node over its base's
+    current version; ``old`` (its ``snapshot``) keeps its former one."""
+    from .._ops import shape as S
+
+    base = m._s.base
+    layout = S.Layout(base._t.shape, base._t.dtype, map=positions_in_base(m), prev=old,
+                      raw={"size": tuple(m._t.shape), "stride": tuple(m._t.strides), "storage_offset": m._s.offset})
+    pick = old._ext.pick if old._ext is not None else None
+    if pick is not None:  # an output of unbind/split: PyTorch refuses to use it from now on
+        h, i = pick
+        layout.error = _MULTI_OUTPUT_CHANGED.format(i=i, name=h.grad_fn.name().replace("Backward0", ""))
+    op = S.AsStrided.tensor if (m._t.ndim or base._t.ndim) else S.AsStrided
+    m._op = op
+    m._a = base
+    m._b = None
+    m._c = layout
+    m._rg = True
+    m._seq = next_seq()
 
 
 def _stamp(t: Tensor, stamp: int) -> None:

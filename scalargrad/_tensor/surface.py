@@ -17,6 +17,7 @@ from .._base import dtypes
 from .._base.dtypes import TensorType, can_cast, round_list
 from .._base.errors import Unsupported
 from .._base.formatting import tensor_repr
+from .._base.grad_mode import _state as _grad_state
 from .._base.layout import is_contiguous
 from .._ops import elementwise as E
 from .._ops import shape as S
@@ -27,7 +28,7 @@ from .build import binary, broadcast_shapes, elementwise, refuse_bool, result_dt
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
 from .storage import alias, write
-from .tensor import Tensor, defaults, ext, impl, leaf, make
+from .tensor import Tensor, constant, defaults, ext, impl, leaf, make
 
 __all__ = ["FUNCTIONS", "FUNCTIONAL", "install"]
 
@@ -109,6 +110,8 @@ def _bind_binary(op, tensor_only: bool = False, alpha: bool = False) -> None:
 
     def method_inplace(self, other, *, alpha=1):
         _check_other(name + "_", other, 1, tensor_only)
+        if op.result == "bool":
+            return inplace(self, lambda t: _compare_node(op, t, other))
         return inplace(self, lambda t: apply(t, other, alpha))
 
     def function(input, other, *, alpha=1, out=None):  # noqa: A002
@@ -202,7 +205,7 @@ def _install_elementwise() -> None:
 
     def where(condition, input=None, other=None):  # noqa: A002
         if input is None and other is None:
-            raise Unsupported("torch.where(condition) with one argument (use nonzero)")
+            return _nonzero(condition)
         return _where(condition, input, other)
 
     _function("where", where)
@@ -223,11 +226,26 @@ def _augmented(fn):
 def _div(a, b, rounding_mode):
     if rounding_mode is None:
         return binary(E.Div, a, b)
-    if rounding_mode == "floor":
-        return binary(E.FloorDivide, a, b)
-    if rounding_mode == "trunc":
-        raise Unsupported("div(rounding_mode='trunc')")
-    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+    if rounding_mode not in ("floor", "trunc"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+    from .build import as_tensor_operand, result_dtype
+
+    # a number operand is wrapped in a tensor (PyTorch saves it so), but promotes as a number
+    dt = result_dtype((a, b))
+    a_t, b_t = as_tensor_operand(a, b if isinstance(b, Tensor) else None), as_tensor_operand(b, a)
+    return elementwise(E.DivFloor if rounding_mode == "floor" else E.DivTrunc, (a_t, b_t), out_dtype=dt)
+
+
+def _compare_node(op, t: Tensor, other) -> Tensor:
+    """``t.eq_(other)``'s result: ``t``'s dtype holding 1s and 0s, and in a graph PyTorch's node
+    for it (EqBackward0 with a number, EqBackward1 with a tensor), whose gradients are zeros."""
+    res = binary(op, t, other)
+    vals = round_list(t._t.dtype, res._val) if res._t.ndim else t._t.dtype.round(res._val)
+    tt = res._t.with_dtype(t._t.dtype)
+    if isinstance(other, Tensor):
+        return make(op.inplace_tensor, tt, vals, (t, other))
+    return make(op.inplace_number, tt, vals, (t,), other)
 
 
 def _compare(op):
@@ -283,7 +301,8 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     lo, hi = _number_bound(min, self), _number_bound(max, self)
     if isinstance(lo, Tensor) or isinstance(hi, Tensor):
-        dt = self._t.dtype
+        # the open side's placeholder in the result's dtype (a bool tensor clamped by floats is float)
+        dt = result_dtype((self,) + tuple(b for b in (lo, hi) if isinstance(b, Tensor)))
 
         def bound(b, missing):
             if isinstance(b, Tensor):
@@ -304,7 +323,8 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
         if isinstance(lo, Tensor) and isinstance(hi, Tensor) and result_dtype((self, lo, hi)) is dtypes.bool:
             raise refuse_bool("clamp_cpu")
         inf = float("inf")
-        return elementwise(E.ClampT, (self, bound(lo, -inf), bound(hi, inf)))
+        # the missing side's flag in _c: PyTorch saves None for it (_saved_max)
+        return elementwise(E.ClampT, (self, bound(lo, -inf), bound(hi, inf)), (lo is None, hi is None))
     dt = _clamp_dtype(self, lo, hi)
     t = self._t
     if dt is dtypes.float32:
@@ -316,7 +336,9 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
             if bound is not None and bound != bound or bound in (float("inf"), float("-inf")):
                 raise RuntimeError("value cannot be converted to type int64_t without overflow")
     r = dt.round
-    c = (None if lo is None else r(lo), None if hi is None else r(hi))
+    # rounded for the comparisons, remembering the numbers given (PyTorch saves them: _saved_min)
+    keep = constant if dt.is_floating_point else (lambda number, rounded: rounded)
+    c = (None if lo is None else keep(lo, r(lo)), None if hi is None else keep(hi, r(hi)))
     op = op or E.Clamp
     x = self if dt is t.dtype else views.to_dtype(self, dt)
     from .build import compute
@@ -326,6 +348,29 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
         return make(op, tt, r(E._clamp(r, x._val, c)), (x,), c)
     vals = compute(op, dt, [x._val], tt.numel, c)
     return make(op, tt, vals, (x,), c)
+
+
+def _nonzero(condition) -> tuple:
+    """``torch.where(condition)``: the indices of the nonzero elements, one int64 tensor per
+    dimension (a 0-dim condition counts as one dimension)."""
+    if not isinstance(condition, Tensor):
+        raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}")
+    shape = tuple(condition._t.shape) or (1,)
+    vals = condition._val if condition._t.ndim else [condition._val]
+    hits = [i for i, e in enumerate(vals) if e]
+    strides = []
+    acc = 1
+    for size in reversed(shape):
+        strides.insert(0, acc)
+        acc *= size
+    t = TensorType(dtypes.int64, (len(hits),))
+    return tuple(leaf([(h // st) % size for h in hits], t) for st, size in zip(strides, shape))
+
+
+def _grad_dtype(self):
+    if self._op is not None:
+        raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+    return self._t.dtype
 
 
 def _where(condition, a, b):
@@ -388,18 +433,13 @@ def _install_reductions() -> None:
                 reduce.arg_max_min(self, dim, keepdim, _l))
         _function("arg" + name, lambda input, dim=None, keepdim=False, _l=largest:  # noqa: A002
                   reduce.arg_max_min(input, dim, keepdim, _l))
-        _method("a" + name, lambda self, dim=(), keepdim=False, _l=largest: _amax(self, dim, keepdim, _l))
-        _function("a" + name, lambda input, dim=(), keepdim=False, _l=largest: _amax(input, dim, keepdim, _l))  # noqa: A002
+        _method("a" + name, lambda self, dim=(), keepdim=False, _l=largest: reduce.amax(self, dim, keepdim, _l))
+        _function("a" + name, lambda input, dim=(), keepdim=False, _l=largest:  # noqa: A002
+                  reduce.amax(input, dim, keepdim, _l))
     _method("all", lambda self, dim=None, keepdim=False: reduce.all_any(self, dim, keepdim, True))
     _method("any", lambda self, dim=None, keepdim=False: reduce.all_any(self, dim, keepdim, False))
     _function("all", lambda input, dim=None, keepdim=False: reduce.all_any(input, dim, keepdim, True))  # noqa: A002
     _function("any", lambda input, dim=None, keepdim=False: reduce.all_any(input, dim, keepdim, False))  # noqa: A002
-
-
-def _amax(x, dim, keepdim, largest):
-    if dim == () or dim is None:
-        return reduce.max_min(x, None, False, largest) if not keepdim else reduce.max_min(x, None, False, largest)
-    return reduce.max_min(x, dim, keepdim, largest)[0]
 
 
 # ---------------------------------------------------------------- shapes, views, copies
@@ -414,19 +454,19 @@ def _install_shapes() -> None:
     _method("ravel", lambda self: views.reshape(self, -1))
     _method("squeeze", views.squeeze)
     _method("unsqueeze", views.unsqueeze)
-    _method("squeeze_", lambda self, dim=None: _inplace_view(self, views.squeeze(self, dim)))
-    _method("unsqueeze_", lambda self, dim: _inplace_view(self, views.unsqueeze(self, dim)))
+    _method("squeeze_", lambda self, dim=None: _inplace_view(self, lambda t: views.squeeze(t, dim)))
+    _method("unsqueeze_", lambda self, dim: _inplace_view(self, lambda t: views.unsqueeze(t, dim)))
     _method("expand", views.expand)
     _method("expand_as", lambda self, other: views.expand(self, other._t.shape))
     _method("broadcast_to", lambda self, size: views.expand(self, size))
     _method("t", views.t)
-    _method("t_", lambda self: _inplace_view(self, views.t(self)))
+    _method("t_", lambda self: _inplace_view(self, views.t))
     Tensor.T = property(views.T)
-    Tensor.mT = property(lambda self: views.transpose(self, -2, -1))
+    Tensor.mT = property(views.mT)
     _method("transpose", views.transpose)
     _method("swapaxes", views.transpose)
     _method("swapdims", views.transpose)
-    _method("transpose_", lambda self, d0, d1: _inplace_view(self, views.transpose(self, d0, d1)))
+    _method("transpose_", lambda self, d0, d1: _inplace_view(self, lambda t: views.transpose(t, d0, d1)))
     _method("permute", views.permute)
     _method("select", views.select)
     _method("narrow", views.narrow)
@@ -458,14 +498,13 @@ def _install_shapes() -> None:
     Tensor.is_sparse = property(lambda self: False)
     Tensor.is_quantized = property(lambda self: False)
     Tensor.is_meta = property(lambda self: False)
-    Tensor.layout = property(lambda self: "torch.strided")
+    Tensor.layout = property(lambda self: F.strided)
     Tensor.device = property(lambda self: F.device("cpu"))
     Tensor.output_nr = property(lambda self: self._ext.pick[1] if self._ext is not None and self._ext.pick else 0)
-    Tensor.grad_dtype = property(lambda self: self._t.dtype)
+    Tensor.grad_dtype = property(_grad_dtype)
     _method("get_device", lambda self: -1)
     _method("cpu", lambda self, memory_format=None: self)
-    _method("cuda", lambda self, *a, **k: (_ for _ in ()).throw(
-        AssertionError("Torch not compiled with CUDA enabled")))
+    _method("cuda", lambda self, *a, **k: F.use_device("cuda"))
     _method("numpy", lambda self, *a, **k: (_ for _ in ()).throw(
         Unsupported("Tensor.numpy()", "scalargrad has no NumPy arrays; use tolist()")))
     _method("to", _to)
@@ -480,7 +519,7 @@ def _install_shapes() -> None:
     _method("normal_", lambda self, mean=0.0, std=1.0, *, generator=None: _random_fill(self, "normal", mean, std,
                                                                                        generator=generator))
     _method("fill_", _fill)
-    _method("zero_", lambda self: _fill(self, 0))
+    _method("zero_", lambda self: _fill(self, 0, zero=True))
     _method("copy_", _copy_into)
     _method("masked_fill", lambda self, mask, value: _masked_fill(self, mask, value, False))
     _method("masked_fill_", lambda self, mask, value: _masked_fill(self, mask, value, True))
@@ -503,7 +542,7 @@ def _install_shapes() -> None:
     _method("mm", products.mm)
     _method("mv", products.mv)
     _method("dot", products.dot)
-    _method("inner", products.dot)
+    _method("inner", products.inner)
     _method("outer", products.outer)
     _method("ger", products.outer)
     _method("addmm", lambda self, mat1, mat2, *, beta=1, alpha=1: products.addmm(self, mat1, mat2, beta, alpha))
@@ -515,7 +554,7 @@ def _install_shapes() -> None:
                      ("split", views.split), ("chunk", views.chunk), ("clone", views.clone),
                      ("cat", views.cat), ("concat", views.cat), ("concatenate", views.cat), ("stack", views.stack),
                      ("matmul", products.matmul), ("mm", products.mm), ("mv", products.mv), ("dot", products.dot),
-                     ("inner", products.dot), ("outer", products.outer), ("ger", products.outer),
+                     ("inner", products.inner), ("outer", products.outer), ("ger", products.outer),
                      ("addmm", products.addmm), ("equal", _equal), ("allclose", _allclose), ("isclose", _isclose),
                      ("masked_fill", lambda input, mask, value: _masked_fill(input, mask, value, False)),
                      ("numel", lambda input: input._t.numel),
@@ -532,13 +571,27 @@ def _numel(shape) -> int:
     return n
 
 
-def _inplace_view(self, v):
-    """``squeeze_``/``t_``...: ``self`` takes the view's shape (and, in a graph, its node,
-    whose input is ``self``'s old version)."""
-    if v._op is not None and self._op is not None:
-        rebase(self, v)
+_INPLACE_VIEWS = {S.Squeeze: S.SqueezeInplaceAll, S.SqueezeDim: S.SqueezeInplace, S.SqueezeDims: S.SqueezeInplaceDims,
+                  S.Unsqueeze: S.UnsqueezeInplace, S.T: S.TInplace, S.Transpose: S.TransposeInplace}
+
+
+def _inplace_view(self, make_view):
+    """``squeeze_``/``unsqueeze_``/``t_``/``transpose_``: ``self`` takes the view's shape and
+    strides (its memory stays; the version counter moves on). In a graph, ``self`` becomes the
+    in-place op's node (SqueezeBackward3, TBackward1...) over its old version."""
+    check_inplace(self)
+    v = make_view(self)  # a view of self: its layout, its elements' places in memory
+    index = v._s.index if v._s is not None else None
+    vals = list(v._val) if v._t.ndim else v._val
+    if v._op is not None and self._op is not None and _grad_state.enabled:
+        op = _INPLACE_VIEWS.get(v._op.base, v._op.base)
+        res = make(op, v._t, vals, (self,), v._c)
+        return rebase(self, res, index=index)
+    if self._s is not None and self._s.store is not None:
+        self._s.index = index
     self._t = v._t
-    self._val = list(v._val) if v._t.ndim else v._val
+    self._val = v._val  # the store's own list when in memory order, as for any member
+    write(self, vals)
     return self
 
 
@@ -611,11 +664,9 @@ def _to(self, *args, **kwargs):
             dt = a._t.dtype
         elif isinstance(a, bool):
             continue
-        elif a is not None and str(a).split(":")[0] != "cpu":
-            raise RuntimeError(f"scalargrad runs on the CPU only; cannot move a tensor to {a}")
-    dev = kwargs.get("device")
-    if dev is not None and str(dev).split(":")[0] != "cpu":
-        raise RuntimeError(f"scalargrad runs on the CPU only; cannot move a tensor to {dev}")
+        elif a is not None:
+            F.use_device(a)
+    F.use_device(kwargs.get("device"))
     if dt is None:
         return views.clone(self) if copy else self
     return views.to_dtype(self, dt, copy)
@@ -635,20 +686,27 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
     return views.to_dtype(self, dtype)
 
 
-def _fill(self, value):
-    """``fill_``: every element becomes ``value`` (FillBackward0/ZeroBackward0 in a graph)."""
+def _fill(self, value, zero: bool = False):
+    """``fill_``: every element becomes ``value`` (FillBackward2, FillBackward3 with a tensor
+    value, ZeroBackward0 for ``zero_``, in a graph)."""
+    source = None
     if isinstance(value, Tensor):
         if value._t.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._t.ndim} dimensions.")
+        source = value
         value = value._val
     elif value.__class__ not in (int, float, bool):
         raise TypeError(f"fill_(): argument 'value' (position 1) must be Number, not {type(value).__name__}")
     dt = self._t.dtype
+    if source is None:
+        dtypes.check_fits(dt, value)
     v = dt.round(value)
     vals = [v] * self._t.numel if self._t.ndim else v
-    op = S.Zero if value == 0 and not isinstance(value, bool) and value is not False else S.Fill
     layout = S.Layout(self._t.shape, value=v)
+    if source is not None:
+        return inplace(self, lambda t: make(S.FillTensor, t._t, vals, (t, source), layout))
+    op = S.Zero if zero else S.Fill  # fill_(0) is FillBackward2, zero_() ZeroBackward0
     return inplace(self, lambda t: make(op, t._t, vals, (t,), layout))
 
 
@@ -704,7 +762,7 @@ def _masked_fill(self, mask, value, in_place: bool):
     c = dt.round(value)
     old = self._val if self._t.ndim else [self._val]
     vals = [c if b else x for x, b in zip(old, m)]
-    layout = S.Layout(shape, map=[i for i, b in enumerate(m) if b], value=c)
+    layout = S.Layout(shape, map=[i for i, b in enumerate(m) if b], value=c, tensors=mask)
 
     def compute(t):
         return make(S.MaskedFill, t._t, vals if shape else vals[0], (t,), layout)
@@ -787,7 +845,7 @@ def _set_grad(t: Tensor, g) -> None:
 def _repr(t: Tensor) -> str:
     name = None
     if t._op is not None:
-        name = type(t.grad_fn).__name__
+        name = type(t.grad_fn).__name__  # PyTorch prints the class name (CopySlices, not its name())
     vals = t._val if t._t.ndim else [t._val]
     return tensor_repr(vals, t._t.shape, t._t.dtype, requires_grad=t._rg, grad_fn=name,
                        default_dtype=defaults["dtype"])
@@ -845,6 +903,8 @@ def install() -> None:
                  "arange", "linspace", "eye"):
         FUNCTIONS[name] = getattr(F, name)
     FUNCTIONS["device"] = F.device
+    FUNCTIONS["layout"] = F.layout
+    FUNCTIONS["strided"] = F.strided
     FUNCTIONAL["linear"] = products.linear
     _ = (REGISTRY, check_inplace, rebase, ext, accumulate_grad_for)
 

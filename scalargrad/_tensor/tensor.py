@@ -46,13 +46,35 @@ from .._base.handles import add_hook
 from .._ops import elementwise as E
 
 __all__ = ["Tensor", "make", "leaf", "MANY", "next_seq", "is_tensor", "get_default_dtype", "set_default_dtype",
-           "impl", "flat", "defaults"]
+           "impl", "flat", "defaults", "Constant", "constant"]
 
 next_seq = itertools.count(1).__next__
 MANY = type("Many", (), {"__repr__": lambda self: "MANY", "__slots__": ()})()  # _b of a node with 3+ inputs
 _F32_LO, _F32_HI = 1.1754943508222875e-38, 3.4028234663852886e38  # float32's normal range
 _new = object.__new__
-_f32_consts: dict = {}  # Python number -> its float32 rounding, for the + - * / fast path
+_f32_consts: dict = {}  # Python float -> its float32 rounding, for the + - * / fast path
+_f32_int_consts: dict = {}  # the same for Python ints (2 and 2.0 are one dict key, not one constant)
+
+
+class Constant(float):
+    """A Python-number operand as a node keeps it: the rounded float the arithmetic uses, and
+    the number as given (``number``), which PyTorch saves (``_saved_other`` of ``x * 2`` is
+    ``tensor(2)``, of ``x * 0.1`` the double 0.1)."""
+
+    __slots__ = ("number",)
+
+    def __new__(cls, value: float, number):
+        c = float.__new__(cls, value)
+        c.number = number
+        return c
+
+
+def constant(number, rounded: float) -> float:
+    """``rounded`` (``number`` cast to the operation's dtype), remembering ``number`` when it
+    differs: an int, a bool, or a float that the cast changed."""
+    if number.__class__ is float and (rounded == number or number != number):
+        return rounded
+    return Constant(rounded, number)
 
 defaults = {"dtype": dtypes.float32}
 
@@ -201,16 +223,17 @@ def _arith(op_number, op_tensor, compute, symbol: str):
         if cls is float or cls is int:
             fast = t.fast
             if fast == 64:
-                c = float(other)
+                c = other if cls is float else constant(other, float(other))
                 val = compute(self._val, c)
             elif fast == 32:
                 # a program's constants repeat (``y * 1.0001`` in a loop): their float32 roundings
                 # are kept, so a node shares its operand instead of holding a new float
-                c = _f32_consts.get(other) if other else None  # 0.0 == -0.0: zeros are not kept
+                consts = _f32_consts if cls is float else _f32_int_consts
+                c = consts.get(other) if other else None  # 0.0 == -0.0: zeros are not kept
                 if c is None:
-                    c = round_f32(other)
-                    if len(_f32_consts) < 1024:
-                        _f32_consts[other] = c
+                    c = constant(other, round_f32(other))
+                    if len(consts) < 1024:
+                        consts[other] = c
                 r = compute(self._val, c)
                 val = 536870913.0 * r  # round_f32 inlined: see dtypes.round_f32
                 val = val - (val - r)
@@ -242,6 +265,8 @@ def _arith(op_number, op_tensor, compute, symbol: str):
         if not isinstance(other, Tensor):
             if isinstance(other, (int, float)):
                 return impl.binary(op_tensor, self, other)
+            if isinstance(other, float):  # a float subclass: a node's Constant in a backward formula
+                return method(self, float(other))
             return NotImplemented
         if other._t is not t or not t.fast:
             return impl.binary(op_tensor, self, other)
@@ -442,7 +467,16 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag) -> None:
-        self.requires_grad_(flag)
+        # the attribute's checks, in their own words (requires_grad_() words them differently)
+        if flag.__class__ is not bool:
+            raise RuntimeError("requires_grad must be a bool")
+        if self._op is not None:
+            if flag:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+            self.requires_grad_(flag)
+        if flag and not self._t.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._rg = flag
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set requires_grad on a leaf (in place); returns self."""

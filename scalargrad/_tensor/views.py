@@ -26,7 +26,7 @@ from .tensor import Tensor, impl, leaf, make, next_seq
 
 __all__ = ["norm_dim", "norm_dims", "sizes_arg", "view", "reshape", "flatten", "squeeze", "unsqueeze", "expand",
            "t", "T", "transpose", "permute", "select", "narrow", "basic_index", "unbind", "split", "chunk", "cat",
-           "stack", "clone", "contiguous", "to_dtype", "detach", "data", "gather_index", "infer_shape",
+           "stack", "clone", "contiguous", "mT", "to_dtype", "detach", "data", "gather_index", "infer_shape",
            "make_view", "strides_of", "offset_of"]
 
 _T_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
@@ -189,9 +189,9 @@ def squeeze(x: Tensor, dim=None) -> Tensor:
         dims = norm_dims(dim, len(shape)) if not (isinstance(dim, (tuple, list)) and not dim) else ()
         keep = [d for d in range(len(shape)) if not (d in dims and shape[d] == 1)]
         if isinstance(dim, int):
-            op, layout = S.SqueezeDim, Layout(shape, dim=dim % max(len(shape), 1))
+            op, layout = S.SqueezeDim, Layout(shape, dim=dim)
         else:
-            op, layout = S.SqueezeDims, Layout(shape, dims=dims)
+            op, layout = S.SqueezeDims, Layout(shape, dims=tuple(dim))
     return make_view(x, [shape[d] for d in keep], [st[d] for d in keep], offset_of(x), None, op, layout)
 
 
@@ -202,10 +202,11 @@ def unsqueeze(x: Tensor, dim: int) -> Tensor:
         raise TypeError(f"unsqueeze(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    given = dim
     dim %= n
     st.insert(dim, 1 if dim >= len(shape) else shape[dim] * st[dim])
     shape.insert(dim, 1)
-    return make_view(x, shape, st, offset_of(x), None, S.Unsqueeze, Layout(x._t.shape, dim=dim))
+    return make_view(x, shape, st, offset_of(x), None, S.Unsqueeze, Layout(x._t.shape, dim=given))
 
 
 # ---------------------------------------------------------------- views that reorder or pick
@@ -235,6 +236,20 @@ def T(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's property name
     return _permuted(x, list(range(nd - 1, -1, -1)), S.Permute, Layout(x._t.shape))
 
 
+def mT(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's property name
+    """``x.mT``: the last two dimensions swapped; a 0-dim tensor is its own (deprecated)."""
+    nd = x._t.ndim
+    if nd == 0:
+        if "mT" not in _warned:
+            _warned.add("mT")
+            warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+                          UserWarning, stacklevel=3)
+        return x
+    if nd == 1:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+    return transpose(x, -2, -1)
+
+
 def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
     nd = x._t.ndim
     d0, d1 = norm_dim(dim0, nd), norm_dim(dim1, nd)
@@ -245,6 +260,8 @@ def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 def permute(x: Tensor, *dims) -> Tensor:
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = sizes_arg(dims, "permute")
     nd = x._t.ndim
     if len(dims) != nd:
@@ -254,7 +271,7 @@ def permute(x: Tensor, *dims) -> Tensor:
     perm = [norm_dim(d, nd) for d in dims]
     if len(set(perm)) != nd:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return _permuted(x, perm, S.Permute, Layout(x._t.shape, perm=tuple(dims)))
+    return _permuted(x, perm, S.Permute, Layout(x._t.shape, raw={"perm": tuple(dims)}))
 
 
 def select(x: Tensor, dim: int, index: int) -> Tensor:
@@ -268,23 +285,77 @@ def select(x: Tensor, dim: int, index: int) -> Tensor:
     if not -size <= i < size:
         raise IndexError(f"select(): index {i} out of range for tensor of size {list(x._t.shape)} at dimension {d}")
     i %= size
-    return basic_index(x, (slice(None),) * d + (i,), select_dim=d)
+    return basic_index(x, (slice(None),) * d + (i,), select_dim=d, raw={"dim": dim, "index": int(index)})
 
 
 def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
+    if not x._t.ndim:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = norm_dim(dim, x._t.ndim)
     size = x._t.shape[d]
     if start < 0:
         start += size
     if not 0 <= start <= size or length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return basic_index(x, (slice(None),) * d + (slice(start, start + length),), force_slice=True)
+    return basic_index(x, (slice(None),) * d + (slice(start, start + length),), force_slice=True,
+                       raw={"dim": dim})
 
 
-def basic_index(src: Tensor, index, select_dim=None, force_slice: bool = False) -> Tensor:
+_INT64_MAX = (1 << 63) - 1
+
+
+def basic_index(src: Tensor, index, select_dim=None, force_slice: bool = False, raw=None,
+                plain: bool = False) -> Tensor:
     """``src[index]`` for ints, slices, None and Ellipsis, following PyTorch's
-    ``applySlicing``: a full slice inside a tuple is skipped, and an index that applies no op
-    gives an alias."""
+    ``applySlicing``: one view op (node) per item, in order (``x[1:, 0]`` is a SliceBackward0
+    then a SelectBackward0); a full slice inside a tuple is skipped, and an index that applies
+    no op gives an alias (``plain``: ``src`` itself, as before advanced indexing)."""
+    if not isinstance(index, tuple) or select_dim is not None or force_slice or raw is not None:
+        return _one_step(src, index, select_dim, force_slice, raw)
+    nd = src._t.ndim
+    specified = sum(1 for it in index if it is not None and it is not Ellipsis)
+    steps = []
+    dim = 0
+    odim = 0  # the item's dimension in src, for PyTorch's error messages
+    for it in index:
+        if it is None:
+            steps.append((dim, None))
+            dim += 1
+        elif it is Ellipsis:
+            dim += nd - specified
+            odim += nd - specified
+        elif isinstance(it, slice):
+            if dim < nd:
+                start, stop, step = slice(it.start, it.stop, 1 if it.step is None else it.step).indices(
+                    src._t.shape[dim]) if (it.step is None or it.step > 0) else (0, 0, 0)
+                if not (start == 0 and stop == src._t.shape[dim] and step == 1):
+                    steps.append((dim, it))
+            dim += 1
+            odim += 1
+        else:
+            if odim < nd:
+                size = src._t.shape[odim]
+                i = int(it)
+                if not -size <= i < size:
+                    raise IndexError(f"index {i} is out of bounds for dimension {odim} with size {size}")
+            steps.append((dim, it))
+            odim += 1
+    if plain and not steps:
+        _one_step(src, index, None, False, None, check_only=True)
+        return src
+    if len(steps) <= 1:
+        return _one_step(src, index, None, False, None)
+    _one_step(src, index, None, False, None, check_only=True)
+    cur = src
+    for d, it in steps:
+        cur = _one_step(cur, (slice(None),) * d + (it,), None, False, None)
+    return cur
+
+
+def _one_step(src: Tensor, index, select_dim=None, force_slice: bool = False, raw=None,
+              check_only: bool = False) -> Tensor:
+    """One view node for ``src[index]`` (see ``basic_index``); ``check_only`` just checks the
+    index."""
     single = not isinstance(index, tuple)
     items = (index,) if single else tuple(index)
     shape, mst, moff = _layout_src(src)
@@ -303,6 +374,8 @@ def basic_index(src: Tensor, index, select_dim=None, force_slice: bool = False) 
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {nd}")
+    if check_only:
+        return src
     dim = 0
     op = None
     layout = Layout(src._t.shape)
@@ -335,6 +408,9 @@ def basic_index(src: Tensor, index, select_dim=None, force_slice: bool = False) 
             layout.dim, layout.start, layout.end, layout.step = dim, start, start + length * step, step
             if it.stop is not None and it.stop < size and step == 1:
                 layout.end = start + length
+            if raw is None:  # PyTorch saves the slice as written: None is 0 or INT64_MAX
+                layout.raw = {"start": 0 if it.start is None else int(it.start),
+                              "end": _INT64_MAX if it.stop is None else int(it.stop)}
             dim += 1
         else:
             i = int(it)
@@ -347,6 +423,10 @@ def basic_index(src: Tensor, index, select_dim=None, force_slice: bool = False) 
             del shape[dim], mst[dim], lst[dim]
             op = S.Select
             layout.dim, layout.index = (dim if select_dim is None else select_dim), i
+            if raw is None:
+                layout.raw = {"index": int(it)}
+    if raw is not None:
+        layout.raw = raw
     lmap = gather_index(shape, lst, loff)
     if lmap == list(range(len(lmap))) and src._t.numel == len(lmap):
         lmap = None
@@ -397,10 +477,12 @@ def unbind(x: Tensor, dim: int = 0) -> tuple:
     """The slices of ``x`` along ``dim``: outputs of one UnbindBackward0 node."""
     d = norm_dim(dim, x._t.ndim)
     return _multi(x, [basic_index(x, (slice(None),) * d + (i,), select_dim=d) for i in range(x._t.shape[d])],
-                  S.Unbind, Layout(x._t.shape, dim=d))
+                  S.Unbind, Layout(x._t.shape, dim=d, raw={"dim": dim}))
 
 
 def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    if not x._t.ndim:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = norm_dim(dim, x._t.ndim)
     size = x._t.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -409,7 +491,7 @@ def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
         starts = list(range(0, size, step)) or [0]
         parts = [(s, min(step, size - s)) for s in starts]
-        op, layout = S.Split, Layout(x._t.shape, dim=d, index=step)
+        op, layout = S.Split, Layout(x._t.shape, dim=d, index=step, raw={"dim": dim, "split_size": step})
     else:
         sizes = list(split_size_or_sections)
         if sum(sizes) != size:
@@ -419,18 +501,20 @@ def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         for n in sizes:
             parts.append((s, n))
             s += n
-        op, layout = S.SplitWithSizes, Layout(x._t.shape, dim=d, split_sizes=tuple(sizes))
+        op, layout = S.SplitWithSizes, Layout(x._t.shape, dim=d, split_sizes=tuple(sizes), raw={"dim": dim})
     outs = [basic_index(x, (slice(None),) * d + (slice(s, s + n),), force_slice=True) for s, n in parts]
     return _multi(x, outs, op, layout)
 
 
 def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if not x._t.ndim:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = norm_dim(dim, x._t.ndim)
     size = x._t.shape[d]
     step = -(-size // chunks) if size else 0
-    return split(x, step, d) if step else (x,)
+    return split(x, step, dim) if step else (x,)
 
 
 def _multi(x: Tensor, outs: list, op, layout: Layout) -> tuple:
@@ -502,7 +586,7 @@ def cat(tensors: Sequence, dim: int = 0) -> Tensor:
             if k != d and s[k] != ref[k]:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {ref[k]} "
                                    f"but got size {s[k]} for tensor number {i} in the list.")
-    return _join(tensors, d, S.Cat, False)
+    return _join(tensors, d, S.Cat, False, dim)
 
 
 def stack(tensors: Sequence, dim: int = 0) -> Tensor:
@@ -518,10 +602,10 @@ def stack(tensors: Sequence, dim: int = 0) -> Tensor:
     n = len(ref) + 1
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return _join(tensors, dim % n, S.Stack, True)
+    return _join(tensors, dim % n, S.Stack, True, dim)
 
 
-def _join(tensors: list, d: int, op, new_dim: bool) -> Tensor:
+def _join(tensors: list, d: int, op, new_dim: bool, given: int) -> Tensor:
     rd = result_dtype(tensors) if len({x._t.dtype for x in tensors}) > 1 else tensors[0]._t.dtype
     ref = list(tensors[0]._t.shape)
     if new_dim:
@@ -539,7 +623,7 @@ def _join(tensors: list, d: int, op, new_dim: bool) -> Tensor:
     for o in range(outer):
         for col, c in zip(cols, chunks):
             vals.extend(col[o * c:(o + 1) * c])
-    layout = Layout(tuple(out_shape), dim=d)
+    layout = Layout(tuple(out_shape), dim=d, raw={"dim": given})
     layout.outputs = tuple((tuple(x._t.shape), x._t.dtype) for x in tensors)
     return make(op, TensorType(rd, tuple(out_shape)), vals if out_shape else vals[0], tuple(tensors), layout)
 
@@ -568,6 +652,8 @@ def to_dtype(x: Tensor, dt, copy: bool = False) -> Tensor:
     if dt is x._t.dtype and not copy:
         return x
     val = round_list(dt, x._val) if x._t.ndim else dt.round(x._val)
+    if not dt.is_floating_point:  # an integer result is outside the graph, as in PyTorch
+        return leaf(val, x._t.with_dtype(dt))
     return make(S.ToCopy, x._t.with_dtype(dt), val, (x,), Layout(x._t.shape, x._t.dtype))
 
 

@@ -32,9 +32,12 @@ class Parameter(Tensor):
             data = leaf([], TensorType(defaults["dtype"], (0,)))
         if not isinstance(data, Tensor):
             raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")
+        if requires_grad.__class__ is not bool:
+            raise TypeError("_make_subclass(): argument 'require_grad' (position 3) must be bool, not "
+                            f"{type(requires_grad).__name__}")
         if requires_grad and not data._t.dtype.is_floating_point:
             raise RuntimeError(_NOT_FLOAT)
-        p = leaf(list(data._val) if data._t.ndim else data._val, data._t, bool(requires_grad), cls)
+        p = leaf(list(data._val) if data._t.ndim else data._val, data._t, requires_grad, cls)
         return alias(data, p)
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:

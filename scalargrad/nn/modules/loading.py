@@ -42,10 +42,14 @@ def run_step(step: tuple):
         non_persistent = set(module._non_persistent_buffers_set)
         given, given_rg = input_param, input_param._rg
         if isinstance(param, Parameter):
-            if not isinstance(input_param, Parameter):
-                input_param = Parameter(input_param, requires_grad=param.requires_grad)
-            else:
-                input_param.requires_grad_(param.requires_grad)  # PyTorch changes the given Parameter
+            try:
+                if not isinstance(input_param, Parameter):
+                    input_param = Parameter(input_param, requires_grad=param.requires_grad)
+                else:
+                    input_param.requires_grad_(param.requires_grad)  # PyTorch changes the given Parameter
+            except Exception as ex:  # PyTorch reports it as a failed copy (an int tensor for a float one)
+                given._rg = given_rg
+                return None, _copy_failure(key, param, given, ex)
 
         def undo_assign() -> None:
             module._parameters.clear()
@@ -64,10 +68,13 @@ def run_step(step: tuple):
             param.copy_(input_param)
     except Exception as ex:
         _restore(param, snapshot)
-        return None, (f'While copying the parameter named "{key}", whose dimensions in the model are '
-                      f"{param.size()} and whose dimensions in the checkpoint are {input_param.size()}, an "
-                      f"exception occurred : {ex.args}.")
+        return None, _copy_failure(key, param, input_param, ex)
     return (lambda: _restore(param, snapshot)), None
+
+
+def _copy_failure(key: str, param, input_param, ex: Exception) -> str:
+    return (f'While copying the parameter named "{key}", whose dimensions in the model are {param.size()} and '
+            f"whose dimensions in the checkpoint are {input_param.size()}, an exception occurred : {ex.args}.")
 
 
 def _snapshot(t) -> tuple:

@@ -614,6 +614,7 @@ class Module:
         point parameters and buffers; only the CPU exists."""
         from ..._base.dtypes import dtype as dtype_class
         from ..._tensor.factories import device as device_class
+        from ..._tensor.factories import use_device
 
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
@@ -634,7 +635,7 @@ class Module:
             else:
                 raise TypeError(f"to() received an invalid combination of arguments - got ({_typename(a)})")
         if device is not None:
-            device_class(str(device))  # anything but the CPU is refused here
+            use_device(device)  # anything but the CPU is refused here
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype}")
@@ -646,9 +647,9 @@ class Module:
 
     def cuda(self, device=None) -> Module:
         """Refused: scalargrad has only the CPU."""
-        from ..._tensor.factories import device as device_class
+        from ..._tensor.factories import use_device
 
-        device_class("cuda")
+        use_device("cuda" if device is None else device if not isinstance(device, int) else f"cuda:{device}")
         return self
 
     def type(self, dst_type) -> Module:
