@@ -18,7 +18,8 @@ import math
 import struct
 
 __all__ = ["dtype", "float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8",
-           "bool", "Size", "round_f32", "round_f32_list", "TensorType", "promote_types", "can_cast", "overflows", "check_fits", "by_name",
+           "bool", "Size", "round_f32", "round_f32_list", "TensorType", "promote_types", "can_cast", "overflows",
+           "check_fits", "by_name",
            "set_kernels"]
 
 _F32 = struct.Struct("f")

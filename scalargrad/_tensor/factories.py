@@ -17,8 +17,8 @@ from .._base.errors import Unsupported
 from .build import check_size
 from .tensor import Tensor, defaults, impl, leaf
 
-__all__ = ["device", "use_device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones", "full", "empty",
-           "rand", "randn",
+__all__ = ["device", "use_device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones",
+           "full", "empty", "rand", "randn",
            "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "arange",
            "linspace", "eye", "from_values", "parse_data", "construct", "shape_arg", "check_dtype"]
 
@@ -350,7 +350,8 @@ def randint(low, high=None, size=None, generator=None, dtype=None, device=None, 
         raise TypeError("randint() missing required argument 'size'")
     shape = shape_arg((tuple(size),), "randint")
     dt = check_dtype(dtype, "randint") or dtypes.int64
-    return from_values(rng.randint(low, high, math.prod(shape), generator=generator), shape, dt, requires_grad, "randint")
+    vals = rng.randint(low, high, math.prod(shape), generator=generator)
+    return from_values(vals, shape, dt, requires_grad, "randint")
 
 
 def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
