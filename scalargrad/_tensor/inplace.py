@@ -14,7 +14,8 @@ and be castable to its dtype. Then:
 
 from __future__ import annotations
 
-from .._base.dtypes import promote_types, round_list
+from .._base import dtypes
+from .._base.dtypes import round_list
 from .._base.grad_mode import _state as _grad_state
 from .storage import Mem, mem, write
 from .tensor import Tensor, _Ext
@@ -43,7 +44,10 @@ def _check_result(t: Tensor, res: Tensor) -> None:
         raise RuntimeError(f"output with shape {list(t._t.shape)} doesn't match the broadcast shape "
                            f"{list(res._t.shape)}")
     rd, td = res._t.dtype, t._t.dtype
-    if rd is not td and promote_types(rd, td) is not td:
+    # c10's canCast: a float result into an integer tensor, or anything but bool into a bool
+    # one, is refused; a narrower float or integer type takes the result rounded
+    if rd is not td and ((rd.is_floating_point and not td.is_floating_point)
+                         or (td is dtypes.bool and rd is not dtypes.bool)):
         raise RuntimeError(f"result type {rd.short} can't be cast to the desired output type {td.short}")
 
 
