@@ -119,6 +119,8 @@ def _saved(source):
             return _result_view(v)
         if source == "c":
             return _wrapped(v._c)
+        if source == "number":  # a Scalar argument, as it was given (_c: given, cast)
+            return v._c[0]
         if source == "alpha":
             c = v._c
             return 1 if c is None or not isinstance(c, (int, float)) else c
