@@ -35,7 +35,8 @@ from .._base.kernel_order import _fma32, _fma64
 from .elementwise import Elementwise
 from .table import Api, register
 
-__all__ = ["Addcmul", "Addcdiv", "LerpScalar", "LerpTensor", "fused", "POINTWISE"]
+__all__ = ["Addcmul", "Addcdiv", "LerpScalar", "LerpTensor", "fused", "addcmul_element", "addcdiv_element",
+           "lerp_element", "POINTWISE"]
 
 
 def fused(r, a, b, c):
@@ -48,19 +49,33 @@ def fused(r, a, b, c):
     return r(a * b + c)
 
 
-def _addcmul(r, s, a, b, c):
-    return fused(r, r(c[1] * a), b, s)
+def addcmul_element(r, s, a, b, value):
+    """One element of addcmul, ``value`` already in the dtype: rounded to it."""
+    return fused(r, r(value * a), b, s)
 
 
-def _addcdiv(r, s, a, b, c):
-    return s + r(ieee.div(r(c[1] * a), b))
+def addcdiv_element(r, s, a, b, value):
+    """One element of addcdiv, ``value`` already in the dtype: rounded to it."""
+    return r(s + r(ieee.div(r(value * a), b)))
 
 
-def _lerp(r, s, e, w):
+def lerp_element(r, s, e, w):
+    """One element of lerp, ``w`` in the dtype: rounded to it."""
     d = r(e - s)
     if abs(w) < 0.5:
         return fused(r, w, d, s)
     return fused(r, -d, r(1.0 - w), e)
+
+
+def _addcmul(r, s, a, b, c):
+    return addcmul_element(r, s, a, b, c[1])
+
+
+def _addcdiv(r, s, a, b, c):
+    return addcdiv_element(r, s, a, b, c[1])
+
+
+_lerp = lerp_element
 
 
 def _lerp_magnitude(s, e, w):
