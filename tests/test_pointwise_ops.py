@@ -214,3 +214,38 @@ def test_double_backward_bit_equal_to_pytorch(torch_ref, dt, op):
             s = gs[0] * 1.1 + gs[1] * gs[2] - gs[2] * gs[0] * 0.3
             out[L] = [g.item() for g in L.autograd.grad(s, [x, a, b])]
         assert out[scalargrad] == out[torch_ref]
+
+
+def test_gradient_reaches_the_version_before_an_in_place_op_of_three_inputs():
+    # y used s before s.addcmul_(...) changed it: backward routes y's gradient to the older
+    # version through the in-place node's first input (a three-input node keeps its inputs as
+    # a tuple). d/da of 3 * (a + 1) + (a + 0.5 * b * c) = 4; d/db = 0.5 * c; d/dc = 0.5 * b
+    a, b, c = (scalargrad.tensor(v, requires_grad=True) for v in ([1.0, 2.0], [3.0, 4.0], [5.0, 6.0]))
+    s = a.clone()
+    y = s + 1
+    s.addcmul_(b, c, value=0.5)
+    (y * 3 + s).sum().backward()
+    assert (a.grad.tolist(), b.grad.tolist(), c.grad.tolist()) == ([4.0, 4.0], [2.5, 3.0], [1.5, 2.0])
+    # the same with clamp_ between tensor bounds (inside them: gradient 1 to self)
+    a, lo, hi = (scalargrad.tensor(v, requires_grad=True) for v in ([1.0, 2.0], [0.0, 0.0], [5.0, 6.0]))
+    s = a.clone()
+    y = s + 1
+    s.clamp_(lo, hi)
+    (y * 3 + s).sum().backward()
+    assert (a.grad.tolist(), lo.grad.tolist(), hi.grad.tolist()) == ([4.0, 4.0], [0.0, 0.0], [0.0, 0.0])
+
+
+def test_float64_fused_multiply_add_emulation_is_correctly_rounded():
+    # kernel_order._fma64 (round-to-odd emulation) against the exact rational sum, on random
+    # operands and on the hard cases: c cancelling a*b, and a*b + c at or near a halfway point
+    from scalargrad._base.kernel_order import _fma64
+
+    rnd = random.Random(5)
+    for i in range(20000):
+        a = rnd.choice([-1, 1]) * rnd.random() * 2.0 ** rnd.randint(-40, 40)
+        b = rnd.choice([-1, 1]) * rnd.random() * 2.0 ** rnd.randint(-40, 40)
+        p = a * b
+        c = [rnd.uniform(-1, 1) * 2.0 ** rnd.randint(-40, 40), -p, -p + (p - p * (1 + 2.0 ** -52)),
+             abs(p) * 2.0 ** -53 * rnd.choice([-1, 1])][i % 4]
+        exact = Fraction(a) * Fraction(b) + Fraction(c)
+        assert _fma64(a, b, c) == float(exact), (a.hex(), b.hex(), c.hex())

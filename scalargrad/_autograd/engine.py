@@ -47,7 +47,7 @@ def _route(u: Tensor, v: Tensor, check: bool) -> Tensor:
     ``check``, a node that saved the tensor refuses (PyTorch's version error)."""
     w = u
     while w._seq > v._seq and w._op is not None:
-        w = w._a
+        w = w._a if w._b is not MANY else w._a[0]  # the first input: the older version
     if check and v._op.saves_inputs:
         raise _version_error(u, v)
     return w
