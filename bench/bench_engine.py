@@ -49,7 +49,7 @@ SIZES = {
     "quick": {"W1": 10_000, "W2": 5_000, "W4": 3_000, "W3_points": 10, "W3_steps": 1,
               "MEM": 10_000, "DEPTH": 10_000, "repeat": 2},
 }
-ALL_WORKLOADS = ("W1", "W2", "W4", "W3", "MEM", "DEPTH")
+ALL_WORKLOADS = ("W1", "W2", "W4", "W3", "W3OPT", "MEM", "DEPTH")
 
 
 # ---------------------------------------------------------------- helpers
@@ -226,6 +226,58 @@ def time_demo(peers: list, points: int, steps: int, repeat: int, log) -> dict:
                 res[p.name]["loss"] = losses
             del model, params
         log(f"  W3 round {rnd + 1}/{repeat} done")
+    return res
+
+
+def time_demo_optim(peers: list, points: int, steps: int, repeat: int, log) -> dict:
+    """W3OPT: micrograd's demo step with the engine's ``torch.optim.SGD`` (``opt.zero_grad()``,
+    backward, the group's lr set, ``opt.step()``) beside the hand-written update, back to back
+    in each round (their order alternating), for the peers that have ``torch.optim``."""
+    xs, ys = make_moons(points)
+    layout = mlp_layout()
+    capable = [p for p in peers if p.sgd_optimizer(p.mlp(layout).parameters()) is not None]
+    res = {(p.name, v): {"fwd": [], "bwd": [], "upd": [], "wall": [], "loss": []}
+           for p in capable for v in ("hand", "optim")}
+    for rnd in range(repeat):
+        for p in rotated(capable, rnd):
+            for variant in (("hand", "optim") if rnd % 2 == 0 else ("optim", "hand")):
+                model = p.mlp(layout)
+                params = model.parameters()
+                opt = p.sgd_optimizer(params) if variant == "optim" else None
+                gc.collect()
+                losses = []
+                r = res[(p.name, variant)]
+                for k in range(steps):
+                    lr = 1.0 - 0.9 * k / 100
+                    w0 = wall()
+                    t0 = clock()
+                    loss = svm_loss(p, model, xs, ys)
+                    t1 = clock()
+                    if opt is None:
+                        p.zero_grad(params)
+                    else:
+                        opt.zero_grad()
+                    p.backward(loss)
+                    t2 = clock()
+                    if opt is None:
+                        p.sgd(params, lr)
+                    else:
+                        for group in opt.param_groups:
+                            group["lr"] = lr
+                        opt.step()
+                    lv = p.value(loss)
+                    loss = None
+                    t3 = clock()
+                    w3 = wall()
+                    r["fwd"].append(t1 - t0)
+                    r["bwd"].append(t2 - t1)
+                    r["upd"].append(t3 - t2)
+                    r["wall"].append(w3 - w0)
+                    losses.append(lv)
+                if rnd == 0:
+                    r["loss"] = losses
+                del model, params, opt
+        log(f"  W3OPT round {rnd + 1}/{repeat} done")
     return res
 
 
@@ -426,9 +478,25 @@ def summarize_demo(res: dict, ops: int) -> list:
     return rows
 
 
+def summarize_demo_optim(res: dict) -> list:
+    rows = []
+    tot = {key: [f + b + u for f, b, u in zip(r["fwd"], r["bwd"], r["upd"])] for key, r in res.items()}
+    for (name, variant), r in res.items():
+        hand = tot[(name, "hand")]
+        rows.append({
+            "workload": "W3OPT", "title": "W3 optim", "peer": name, "variant": variant, "unit": "ms/step optim",
+            "total": median(tot[(name, variant)]) / 1e6, "fwd": median(r["fwd"]) / 1e6,
+            "bwd": median(r["bwd"]) / 1e6, "upd": median(r["upd"]) / 1e6,
+            "x_hand": paired_ratio(tot[(name, variant)], hand),
+            "upd_share": median([u / t for u, t in zip(r["upd"], hand)]), "loss": r["loss"],
+        })
+    return rows
+
+
 def print_tables(rows: list, memory: list, depth: list, micro_limited: bool) -> None:
     graph = [r for r in rows if r["unit"] == "ns/node"]
     demo = [r for r in rows if r["unit"] == "ms/step"]
+    demo_optim = [r for r in rows if r["unit"] == "ms/step optim"]
     mark = "*" if micro_limited else ""
 
     def peer_label(name):
@@ -460,6 +528,21 @@ def print_tables(rows: list, memory: list, depth: list, micro_limited: bool) -> 
             print(f"{r['title']:<10} {peer_label(r['peer']):<15} {fmt(r['total'], 1):>9} {fmt(r['fwd'], 1):>8} "
                   f"{fmt(r['bwd'], 1):>8} {fmt(r['upd'], 2):>6} {fmt(r['ns_op']):>7} {fmt(r['x_ref'], 2):>9} "
                   f"{fmt(r['x_micro'], 2):>11}  {losses}")
+    if demo_optim:
+        print("\nW3OPT, micrograd's demo with torch.optim.SGD: median CPU ms per training step, the hand-written")
+        print("update (hand: p -= lr * p.grad under no_grad, grads set to None) and the optimizer (optim:")
+        print("opt.zero_grad(), backward, opt.step()) back to back in each round; x hand = median over rounds of")
+        print("this variant's step time / the hand-written step's in the same round; upd % = update time / the")
+        print("hand-written step time)")
+        hdr = (f"{'workload':<10} {'peer':<15} {'variant':<8} {'ms/step':>9} {'fwd':>8} {'bwd':>8} {'upd':>6} "
+               f"{'upd %':>6} {'x hand':>7}  loss after each step")
+        print(hdr)
+        print("-" * len(hdr))
+        for r in demo_optim:
+            losses = ", ".join(f"{v:.10f}" for v in r["loss"])
+            print(f"{r['title']:<10} {r['peer']:<15} {r['variant']:<8} {fmt(r['total'], 1):>9} {fmt(r['fwd'], 1):>8} "
+                  f"{fmt(r['bwd'], 1):>8} {fmt(r['upd'], 2):>6} {fmt(100 * r['upd_share'], 2):>6} "
+                  f"{fmt(r['x_hand'], 3):>7}  {losses}")
     if memory:
         n = next((m["nodes"] for m in memory if "nodes" in m), 0)
         print(f"\nMemory, W1 chain of {n:,} nodes, bytes per node, one child process per peer")
@@ -597,6 +680,11 @@ def main(argv=None) -> int:
         res = time_demo(peers, sizes["W3_points"], sizes["W3_steps"], repeat, log)
         raw["W3"] = res
         rows += summarize_demo(res, ops_per_step(mlp_layout(), sizes["W3_points"]))
+    if "W3OPT" in chosen:
+        log(f"W3OPT demo with torch.optim.SGD: {sizes['W3_points']} points, {sizes['W3_steps']} steps a round")
+        res = time_demo_optim(peers, sizes["W3_points"], sizes["W3_steps"], repeat, log)
+        raw["W3OPT"] = {f"{name} {variant}": r for (name, variant), r in res.items()}
+        rows += summarize_demo_optim(res)
 
     memory, depth = [], []
     if "MEM" in chosen:

@@ -61,6 +61,10 @@ class Peer:
     def no_grad(self):
         return contextlib.nullcontext()
 
+    def sgd_optimizer(self, params):
+        """The engine's own ``torch.optim.SGD`` over ``params``, or None if it has none."""
+        return None
+
     def mlp(self, layout):
         """micrograd's MLP with the given weights (see workloads.mlp_layout)."""
         from workloads import ScalarMLP
@@ -106,6 +110,9 @@ class ScalargradPeer(Peer):
             for p in params:
                 p -= lr * p.grad
 
+    def sgd_optimizer(self, params):
+        return self.sg.optim.SGD(params, lr=1.0)
+
 
 class TorchPeer(Peer):
     """PyTorch on 0-dim float32 tensors (its default dtype), one thread."""
@@ -137,6 +144,9 @@ class TorchPeer(Peer):
         with self.torch.no_grad():
             for p in params:
                 p -= lr * p.grad
+
+    def sgd_optimizer(self, params):
+        return self.torch.optim.SGD(params, lr=1.0)
 
 
 class MicrogradPeer(Peer):

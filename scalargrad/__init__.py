@@ -45,8 +45,8 @@ globals().update(_surface.FUNCTIONS)
 
 
 def __getattr__(name: str):
-    # nn, symbolic and the command line load on first use: building a graph does not need them
-    if name in ("nn", "symbolic", "runner", "utils"):
+    # nn, optim, symbolic and the command line load on first use: building a graph does not need them
+    if name in ("nn", "optim", "symbolic", "runner", "utils"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

@@ -125,7 +125,8 @@ def _info(op) -> tuple:
         if live.sympy is Op.sympy:
             got = (live, _OPAQUE, None)
         else:
-            kind = "number" if issubclass(live, Elementwise) and live.uses_c else None
+            # the node's number reaches the form: a number operand, or add/sub's alpha
+            kind = "number" if issubclass(live, Elementwise) and (live.uses_c or live.takes_alpha) else None
             got = (live, _ROW, kind)
     _op_info[op] = got
     return got
@@ -896,6 +897,10 @@ class _Local:
             k2, m = _exact_forward(op, [abs(x) for x in vals], c)
             if k2 == "real":
                 scale = max(scale, abs(m))
+        magnitude = getattr(op, "magnitude", None)
+        if kind == "real" and magnitude is not None:
+            # an op with intermediate roundings declares the size of the terms they touch
+            scale = max(scale, magnitude(vals, c))
         ok = (kind == "real" and _same(y, r, dt, _NODE_RTOL * eps * scale + tiny)) or \
              (kind in ("nan", "complex") and y != y) or (kind == "inf" and math.isinf(y)) or kind == "unknown"
         if not ok:

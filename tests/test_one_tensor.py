@@ -109,6 +109,9 @@ PATTERNS = {
     "fill_": [(2.0,)], "copy_": [(OTHER_T,)], "pow": [(2,), (2.0,), (OTHER_T,), (0.5,)], "pow_": [(2,)],
     "view_as": [(SELF,)], "reshape_as": [(SELF,)], "expand_as": [(SELF,)], "type_as": [(F64T,)],
     "stride": [(), (0,), (-1,)], "size": [(), (0,), (-1,)],
+    "addcmul": [(OTHER_T, SELF), (OTHER_T, SELF, 0.5)], "addcmul_": [(OTHER_T, SELF)],
+    "addcdiv": [(OTHER_T, SELF), (OTHER_T, SELF, 0.5)], "addcdiv_": [(OTHER_T, SELF)],
+    "lerp": [(OTHER_T, 0.25), (OTHER_T, 0.75), (OTHER_T, SELF)], "lerp_": [(OTHER_T, 0.25)],
 }
 # not called here: they need a graph, a hook, a device, randomness or uninitialised memory, and
 # have tests of their own

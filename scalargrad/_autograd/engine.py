@@ -48,7 +48,8 @@ def _route(u: Tensor, v: Tensor, check: bool) -> Tensor:
     saved the tensor refuses (PyTorch's version error)."""
     w = u
     while w._seq > v._seq and w._op is not None:
-        w = w._c.prev if w._op.older_in_c else w._a
+        # the first input is the older version (a regenerated view keeps it in _c.prev)
+        w = w._c.prev if w._op.older_in_c else (w._a if w._b is not MANY else w._a[0])
     if check and v._op.saves_inputs:
         raise _version_error(u, v)
     return w

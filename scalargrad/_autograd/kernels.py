@@ -150,6 +150,11 @@ class FloatKernel:
     def floor_divide(a, b):
         return E._floor_div(None, a, b)
 
+    @classmethod
+    def rdiv(cls, c, x):
+        """A Python number divided by ``x``, rounded once (ATen's ``Scalar / Tensor``)."""
+        return cls.div(cls.const(c), x)
+
     # shape helpers: on a 0-dim node every shape op is the identity
     @staticmethod
     def reshape(g, shape):
@@ -442,6 +447,13 @@ class TensorKernel:
     @staticmethod
     def floor_divide(a, b):
         return binary(E.FloorDivide, a, b)
+
+    @staticmethod
+    def rdiv(c, x):
+        # ATen's Scalar / Tensor fills a tensor with the number and divides: one rounding (the
+        # Python operator, number / tensor, is reciprocal(tensor) * number instead)
+        dt = x._t.dtype
+        return binary(E.Div, leaf(dt.round(c), TensorType(dt, ())), x)
 
     # shapes
 

@@ -42,6 +42,7 @@ sample through ``nn.Linear``), and may differ from MKL's fused chains in the las
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Sequence
 
 from .dtypes import round_f32
@@ -412,12 +413,54 @@ def fma(a: float, b: float, c: float, f32: bool) -> float:
     return f(a, b, c) if f is not None else _fma64(a, b, c)
 
 
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter for doubles
+_PACK = struct.Struct("<d")
+_UNPACK = struct.Struct("<q")
+
+
 def _fma64(a: float, b: float, c: float) -> float:
+    """float64 fused multiply-add, a*b + c rounded once (Python < 3.13 has no math.fma).
+
+    Boldo and Melquiond's emulation ("Emulation of FMA and correctly rounded sums: proved
+    algorithms using rounding to odd", IEEE Trans. Computers 57(4), 2008): the exact product
+    uh + ul (Dekker), the exact sum th + tl = c + uh (Knuth's two-sum), v = tl + ul rounded
+    to odd, then th + v rounded to nearest is the correctly rounded result. Where a partial
+    result could leave the normal range (huge or tiny operands) the exact rational sum is
+    rounded instead."""
+    p = a * b
+    if not (1e-270 < abs(p) < 1e300 and abs(a) < 1e290 and abs(b) < 1e290
+            and (c == 0.0 or 1e-270 < abs(c) < 1e300)):
+        return _fma64_exact(a, b, c)
+    t = _SPLIT * a
+    ah = t - (t - a)
+    al = a - ah
+    t = _SPLIT * b
+    bh = t - (t - b)
+    bl = b - bh
+    ul = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    th = c + p
+    bb = th - c
+    tl = (c - (th - bb)) + (p - bb)
+    v = tl + ul
+    bb = v - tl
+    err = (tl - (v - bb)) + (ul - bb)
+    if err != 0.0 and not _UNPACK.unpack(_PACK.pack(v))[0] & 1:
+        v = math.nextafter(v, math.inf if err > 0.0 else -math.inf)  # round to odd
+    return th + v
+
+
+def _fma64_exact(a: float, b: float, c: float) -> float:
     from fractions import Fraction
 
     if not all(map(_finite, (a, b, c))):
         return a * b + c
-    return float(Fraction(a) * Fraction(b) + Fraction(c))
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        return a * b + c  # the sign of an exact zero: IEEE's (+0 unless both are -0)
+    try:
+        return float(exact)
+    except OverflowError:
+        return math.copysign(math.inf, exact)
 
 
 def _finite(x: float) -> bool:

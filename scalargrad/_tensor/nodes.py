@@ -148,6 +148,8 @@ def _saved(attr: str, source, needed_for=None):
             return _wrapped(v._c)
         if source == "number":  # a Scalar argument, kept as the Python number it was
             c = v._c
+            if c.__class__ is tuple:  # (given, cast): addcmul/addcdiv/lerp's value and weight
+                return c[0]
             return getattr(c, "number", c)
         if source == "scalar":
             return v._c

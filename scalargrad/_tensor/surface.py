@@ -23,7 +23,7 @@ from .._ops import elementwise as E
 from .._ops import shape as S
 from .._ops.table import REGISTRY
 from . import factories as F
-from . import indexing, products, reduce, views
+from . import indexing, pointwise, products, reduce, views
 from .build import binary, broadcast_shapes, elementwise, refuse_bool, result_dtype, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
@@ -130,7 +130,7 @@ def _bind_binary(op, tensor_only: bool = False, alpha: bool = False) -> None:
 
 # elementwise ops whose arguments are their own (bound below); every other elementwise op of
 # the table gets its spellings from its declaration alone, by arity
-_OWN_ARGUMENTS = {"Div", "Pow", "Clamp", "ClampMin", "ClampMax", "Where"}
+_OWN_ARGUMENTS = {"Div", "Pow", "Clamp", "ClampMin", "ClampMax", "Where", "Addcmul", "Addcdiv", "LerpScalar"}
 
 
 def _install_elementwise() -> None:
@@ -400,6 +400,52 @@ def _where(condition, a, b):
     vals = [p if c else q for c, p, q in zip(cv, xv, yv)]
     cond = leaf(cv if shape else cv[0], TensorType(dtypes.bool, shape))
     return make(E.Where, TensorType(rd, shape), vals if shape else vals[0], (x, y), cond)
+
+
+# ---------------------------------------------------------------- addcmul, addcdiv, lerp
+
+
+def _install_pointwise() -> None:
+    check = pointwise.check_tensor
+    for name in ("addcmul", "addcdiv"):
+        fn = getattr(pointwise, name)
+
+        def method(self, tensor1, tensor2, *, value=1, _n=name, _f=fn):
+            check(_n, "tensor1", 1, tensor1)
+            check(_n, "tensor2", 2, tensor2)
+            return _f(self, tensor1, tensor2, value)
+
+        def method_(self, tensor1, tensor2, *, value=1, _n=name + "_", _f=fn):
+            check(_n, "tensor1", 1, tensor1)
+            check(_n, "tensor2", 2, tensor2)
+            return inplace(self, lambda t: _f(t, tensor1, tensor2, value))
+
+        def function(input, tensor1, tensor2, *, value=1, out=None, _n=name, _f=fn):  # noqa: A002
+            check(_n, "input", 1, input)
+            check(_n, "tensor1", 2, tensor1)
+            check(_n, "tensor2", 3, tensor2)
+            return _f(input, tensor1, tensor2, value)
+
+        _method(name, method)
+        _method(name + "_", method_)
+        _function(name, function)
+
+    def lerp(self, end, weight):
+        check("lerp", "end", 1, end)
+        return pointwise.lerp(self, end, weight)
+
+    def lerp_(self, end, weight):
+        check("lerp_", "end", 1, end)
+        return inplace(self, lambda t: pointwise.lerp(t, end, weight))
+
+    def lerp_fn(input, end, weight, *, out=None):  # noqa: A002
+        check("lerp", "input", 1, input)
+        check("lerp", "end", 2, end)
+        return pointwise.lerp(input, end, weight)
+
+    _method("lerp", lerp)
+    _method("lerp_", lerp_)
+    _function("lerp", lerp_fn)
 
 
 # ---------------------------------------------------------------- reductions
@@ -896,6 +942,7 @@ def install_unsupported() -> None:
 def install() -> None:
     """Put the surface on Tensor and into FUNCTIONS (once, at import)."""
     _install_elementwise()
+    _install_pointwise()
     _install_reductions()
     _install_shapes()
     for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",

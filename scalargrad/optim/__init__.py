@@ -1,0 +1,45 @@
+"""``torch.optim``: SGD, Adam, AdamW, RMSprop, Adagrad and the ``lr_scheduler`` module.
+
+PyTorch 2.13's optimizers as its single-tensor (for-loop) implementation computes them, bit
+for bit in float32 and float64 (``elements.py`` says how), with PyTorch's parameter groups,
+state, state dicts, hooks and messages. PyTorch's other optimizers are names that raise
+``Unsupported`` when used (``unsupported.py``); a name PyTorch does not have either is an
+AttributeError, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from . import lr_scheduler
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamw import AdamW
+from .optimizer import Optimizer
+from .rmsprop import RMSprop
+from .sgd import SGD
+from .unsupported import placeholder, placeholder_function, placeholder_module
+
+Adadelta = placeholder("torch.optim", "Adadelta")
+Adafactor = placeholder("torch.optim", "Adafactor")
+Adamax = placeholder("torch.optim", "Adamax")
+ASGD = placeholder("torch.optim", "ASGD")
+LBFGS = placeholder("torch.optim", "LBFGS")
+Muon = placeholder("torch.optim", "Muon")
+NAdam = placeholder("torch.optim", "NAdam")
+RAdam = placeholder("torch.optim", "RAdam")
+Rprop = placeholder("torch.optim", "Rprop")
+SparseAdam = placeholder("torch.optim", "SparseAdam")
+swap_in_optimizer_params_and_state = placeholder_function("torch.optim", "swap_in_optimizer_params_and_state")
+swa_utils = placeholder_module("torch.optim.swa_utils")
+
+# PyTorch's torch.optim does not keep its submodules as attributes (``torch.optim.sgd`` is an
+# AttributeError there; ``from torch.optim.sgd import SGD`` works through the import system)
+del adagrad, adam, adamw, elements, optimizer, rmsprop, sgd  # noqa: F821 - bound by the imports above
+del placeholder, placeholder_function, placeholder_module, unsupported  # noqa: F821
+
+__all__ = ["Adafactor", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler", "Muon",
+           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "swap_in_optimizer_params_and_state",
+           "swa_utils"]
+
+
+def __getattr__(name: str):
+    raise AttributeError(f"module 'torch.optim' has no attribute '{name}'")
