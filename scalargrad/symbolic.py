@@ -890,6 +890,11 @@ class _Local:
         kind, r = _exact_forward(op, vals, c)
         dt = _dt_name(v._t)
         scale = abs(r) if kind == "real" else 0.0
+        if kind == "real" and op.forward_scale is not None:
+            try:
+                scale = max(scale, abs(op.forward_scale(*vals, c) if c is not None else op.forward_scale(*vals)))
+            except (ArithmeticError, ValueError, TypeError):
+                pass
         if kind == "real" and len(vals) > 2:
             # an n-ary op (sum, mean, addmm, dot: sums of products) rounds relative to its terms,
             # not to its result: with cancellation, float32's error is eps times sum |term|
@@ -924,11 +929,18 @@ class _Local:
             return s, abs(e - s), t_v
         kind, r = _exact_partial(op, vals, c, i)
         if kind == "real":
+            scale = abs(r)
+            if op.backward_scale is not None:  # a formula whose terms cancel: errors relative to them
+                try:
+                    scale = max(scale, abs(op.backward_scale(i, *vals, c) if c is not None else
+                                           op.backward_scale(i, *vals)))
+                except (ArithmeticError, ValueError, TypeError):
+                    pass
             if math.isinf(e) and math.isfinite(r) and _same(e, r, dt, 0.0):
                 note = (f"{title}: the derivative {r:.6g} at {at} is beyond the range of {dt}; "
                         f"PyTorch returns {e!r}")
                 return e, 0.0, _union(t_v, frozenset((tags.id("convention", note),)))
-            if _same(e, r, dt, _NODE_RTOL * eps * abs(r) + tiny) or \
+            if _same(e, r, dt, _NODE_RTOL * eps * scale + tiny) or \
                     (math.isfinite(e) and math.isfinite(r) and _within_rounding(rule, v, vals, cvals, i, e, dt)):
                 return r, (abs(e - r) if math.isfinite(e - r) else 0.0), t_v
             if v._val != v._val and e != e:

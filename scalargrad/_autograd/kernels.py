@@ -54,6 +54,12 @@ class FloatKernel:
         """A masked-out gradient (PyTorch's where/masked_fill): +0.0 whatever ``g`` is."""
         return 0.0
 
+    @classmethod
+    def pointwise(cls, op, *args, c=None):
+        """The elementwise op ``op`` (a backward kernel such as leaky_relu_backward) on numbers."""
+        r = cls.r
+        return r(op.forward(r, *args, c) if op.uses_c else op.forward(r, *args))
+
     @staticmethod
     def val(x):
         return x
@@ -324,6 +330,11 @@ class TensorKernel:
         if isinstance(g, Tensor):
             return _zeros(g)
         return 0.0
+
+    @staticmethod
+    def pointwise(op, *args, c=None):
+        """The elementwise op ``op`` on tensors (a node of its own under create_graph)."""
+        return elementwise(op, args, c)
 
     @staticmethod
     def tanh_backward(g, y):

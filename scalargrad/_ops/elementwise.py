@@ -549,6 +549,32 @@ class Exp(Unary):
 
 
 @register
+class Log1p(Unary):
+    name = "Log1pBackward0"
+    saved = (("self", 0),)
+    api = _api("log1p")
+    result = "float"
+    forward = staticmethod(lambda r, a: ieee.log1p(a))
+    fast = math.log1p
+    # log1p_backward: grad / (self + 1)
+    backward = staticmethod(lambda k, g, v: (k.div(g, k.add(k.a(v), k.const(1.0))),))
+    sympy = staticmethod(lambda sp, a: sp.log(1 + a))
+
+
+@register
+class Expm1(Unary):
+    name, saves_inputs, saves_output = "Expm1Backward0", False, True
+    saved = (("result", "result"),)
+    api = _api("expm1")
+    result = "float"
+    forward = staticmethod(lambda r, a: ieee.expm1(a))
+    fast = math.expm1
+    # grad * (result + 1)
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.add(k.out(v), k.const(1.0))),))
+    sympy = staticmethod(lambda sp, a: sp.exp(a) - 1)
+
+
+@register
 class Sqrt(Unary):
     name, saves_inputs, saves_output = "SqrtBackward0", False, True
     saved = (("result", "result"),)
@@ -726,13 +752,13 @@ class ThresholdBackward(Binary):
 
 
 ELEMENTWISE = [Add, Sub, Mul, Div, Pow, Minimum, Maximum, FloorDivide, Remainder, AddC, SubC, RSubC, MulC, DivC,
-               PowC, RPowC, Clamp, ClampMin, ClampMax, Neg, Reciprocal, Log, Exp, Sqrt, Tanh, Sigmoid, Relu, Abs,
-               Sin, Cos]
+               PowC, RPowC, Clamp, ClampMin, ClampMax, Neg, Reciprocal, Log, Log1p, Exp, Expm1, Sqrt, Tanh, Sigmoid,
+               Relu, Abs, Sin, Cos]
 """Every elementwise op a program may spell."""
 
 SCALAR_DERIVATIVES = [Add, Sub, Mul, Div, Pow, Minimum, Maximum, AddC, SubC, RSubC, MulC, DivC, PowC, RPowC,
-                      Clamp, ClampMin, ClampMax, Neg, Log, Exp, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin, Cos,
-                      Reciprocal]
+                      Clamp, ClampMin, ClampMax, Neg, Log, Log1p, Exp, Expm1, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin,
+                      Cos, Reciprocal]
 """Every differentiable op with a non-trivial derivative, for the catalogue tests."""
 
 

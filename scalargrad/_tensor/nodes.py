@@ -111,6 +111,8 @@ def _saved(source):
         op = v._op
         if source is None:
             return None
+        if isinstance(source, tuple):  # ("value", x): a constant of the op (gelu's approximate)
+            return source[1]
         if op.is_freed and (isinstance(source, int) or source == "result"):
             raise RuntimeError(SECOND_BACKWARD)
         if isinstance(source, int):

@@ -20,9 +20,9 @@ from .modules import (
     Sigmoid,
     Tanh,
 )
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
-__all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
+__all__ = ["Module", "Parameter", "Buffer", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
            "ReLU", "Sigmoid", "Tanh", "Identity", "Dropout", "Linear", "functional", "modules", "parameter"]
 
 

@@ -150,6 +150,39 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return products.linear(input, weight, bias)
 
 
+from .activation_functions import (  # noqa: E402 - the activations live in their own module
+    celu,
+    celu_,
+    elu,
+    elu_,
+    gelu,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    hardtanh_,
+    leaky_relu,
+    leaky_relu_,
+    logsigmoid,
+    mish,
+    relu6,
+    relu_,
+    selu,
+    selu_,
+    silu,
+    softplus,
+    softshrink,
+    softsign,
+    tanhshrink,
+    threshold,
+    threshold_,
+)
+
+__all__ += ["celu", "celu_", "elu", "elu_", "gelu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
+            "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "relu6", "relu_", "selu", "selu_", "silu", "softplus",
+            "softshrink", "softsign", "tanhshrink", "threshold", "threshold_"]
+
+
 def __getattr__(name: str):
     if name.startswith("__"):
         raise AttributeError(name)
