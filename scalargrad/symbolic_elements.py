@@ -37,15 +37,18 @@ from ._ops import linalg as L
 from ._ops import losses as LO
 from ._ops import reductions as R
 from ._ops import shape as S
+from ._ops import softmax as SM
 from ._ops.elementwise import Elementwise
 from ._ops.shape import Layout
 from ._tensor.build import broadcast_shapes, positions
 from ._tensor.indexing import IndexPut
 from ._tensor.reduce import group_index
+from ._tensor.softmax import slices
 from ._tensor.tensor import MANY
 
 __all__ = ["Elem", "ElementGraph", "ElementOp", "ELEMENT_OPS", "Same", "Const", "SumOf", "MeanOf", "MaxOf", "MinOf",
-           "DotOf", "AddmmOf", "MseOf", "Opaque", "opaque_op", "element_index", "NO_ELEMENT", "shape_pick", "covers"]
+           "DotOf", "AddmmOf", "MseOf", "SoftmaxOf", "LogSoftmaxOf", "SoftmaxBackwardOf",
+           "LogSoftmaxBackwardOf", "Opaque", "opaque_op", "element_index", "NO_ELEMENT", "shape_pick", "covers"]
 
 
 class Elem:
@@ -404,6 +407,149 @@ class MseOf(ElementOp):
         return [0.75, -1.25, 2.5, 0.5], LO.Loss("mean", 2)
 
 
+def _rotated(args, j):
+    """The slice ``args`` with element ``j`` first (the op table's softmax forms take the element
+    first, then the rest of its slice)."""
+    args = list(args)
+    return [args[j]] + args[:j] + args[j + 1:]
+
+
+def _softmax_of(vals) -> tuple:
+    m = max(vals)
+    e = [math.exp(x - m) for x in vals]
+    s = _fsum(e)
+    return m, e, s
+
+
+class SoftmaxOf(ElementOp):
+    """Element ``c`` of a softmax slice, inputs the slice: the op table's ``Softmax.sympy``."""
+
+    name = "softmax"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return SM.Softmax.sympy(sp, *_rotated(args, c))
+
+    @staticmethod
+    def value(vals, c):
+        if any(not math.isfinite(x) for x in vals):
+            return math.nan, 0.0
+        _, e, s = _softmax_of(vals)
+        y = e[c] / s
+        return y, y
+
+    @staticmethod
+    def partials(vals, c):
+        if any(not math.isfinite(x) for x in vals):
+            return [math.nan] * len(vals)
+        _, e, s = _softmax_of(vals)
+        y = [x / s for x in e]
+        return [y[c] * ((1.0 if i == c else 0.0) - y[i]) for i in range(len(vals))]
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5], 1
+
+
+class LogSoftmaxOf(ElementOp):
+    """Element ``c`` of a log_softmax slice: the op table's ``LogSoftmax.sympy``."""
+
+    name = "log_softmax"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return SM.LogSoftmax.sympy(sp, *_rotated(args, c))
+
+    @staticmethod
+    def value(vals, c):
+        if any(not math.isfinite(x) for x in vals):
+            return math.nan, 0.0
+        m, _, s = _softmax_of(vals)
+        ls = math.log(s)
+        return (vals[c] - m) - ls, abs(vals[c] - m) + abs(ls)
+
+    @staticmethod
+    def partials(vals, c):
+        if any(not math.isfinite(x) for x in vals):
+            return [math.nan] * len(vals)
+        _, e, s = _softmax_of(vals)
+        return [(1.0 if i == c else 0.0) - e[i] / s for i in range(len(vals))]
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5], 1
+
+
+class SoftmaxBackwardOf(ElementOp):
+    """Element ``c`` of ``_softmax_backward_data``, inputs (g_0..g_n-1, y_0..y_n-1) of its slice:
+    ``(g_c - sum g_i y_i) y_c``, the op table's ``SoftmaxBackwardData.sympy``."""
+
+    name = "softmax_backward_data"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        n = len(args) // 2
+        gs, ys = _rotated(args[:n], c), _rotated(args[n:], c)
+        return SM.SoftmaxBackwardData.sympy(sp, gs[0], ys[0], *[x for pair in zip(gs[1:], ys[1:]) for x in pair])
+
+    @staticmethod
+    def value(vals, c):
+        n = len(vals) // 2
+        g, y = vals[:n], vals[n:]
+        terms = [a * b for a, b in zip(g, y)]
+        s = _fsum(terms)
+        return (g[c] - s) * y[c], (abs(g[c]) + _fsum([abs(t) for t in terms])) * abs(y[c])
+
+    @staticmethod
+    def partials(vals, c):
+        n = len(vals) // 2
+        g, y = vals[:n], vals[n:]
+        s = _fsum([a * b for a, b in zip(g, y)])
+        dg = [y[c] * ((1.0 if i == c else 0.0) - y[i]) for i in range(n)]
+        dy = [((g[c] - s) if i == c else 0.0) - y[c] * g[i] for i in range(n)]
+        return dg + dy
+
+    @staticmethod
+    def sample():
+        return [0.5, -1.0, 2.0, 0.25, 0.5, 0.25], 1
+
+
+class LogSoftmaxBackwardOf(ElementOp):
+    """Element ``c`` of ``_log_softmax_backward_data``: ``g_c - exp(y_c) sum g_i``."""
+
+    name = "log_softmax_backward_data"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        n = len(args) // 2
+        gs, ys = _rotated(args[:n], c), _rotated(args[n:], c)
+        return SM.LogSoftmaxBackwardData.sympy(sp, gs[0], ys[0], *[x for pair in zip(gs[1:], ys[1:]) for x in pair])
+
+    @staticmethod
+    def value(vals, c):
+        n = len(vals) // 2
+        g, y = vals[:n], vals[n:]
+        s = _fsum(g)
+        e = math.exp(y[c]) if y[c] < 700 else math.inf
+        return g[c] - e * s, abs(g[c]) + e * _fsum([abs(x) for x in g])
+
+    @staticmethod
+    def partials(vals, c):
+        n = len(vals) // 2
+        g, y = vals[:n], vals[n:]
+        e = math.exp(y[c]) if y[c] < 700 else math.inf
+        s = _fsum(g)
+        return [(1.0 if i == c else 0.0) - e for i in range(n)] + [-e * s if i == c else 0.0 for i in range(n)]
+
+    @staticmethod
+    def sample():
+        return [0.5, -1.0, 2.0, -1.5, -0.5, -2.0], 1
+
+
 class Opaque(ElementOp):
     """The elements of a node this module cannot express (each depends on every input
     element); the check reports what lies below them unverifiable. Made per op name."""
@@ -421,7 +567,8 @@ def opaque_op(name: str) -> type:
     return cls
 
 
-ELEMENT_OPS = [Same, Const, SumOf, MeanOf, MaxOf, MinOf, DotOf, AddmmOf, MseOf]
+ELEMENT_OPS = [Same, Const, SumOf, MeanOf, MaxOf, MinOf, DotOf, AddmmOf, MseOf, SoftmaxOf, LogSoftmaxOf,
+               SoftmaxBackwardOf, LogSoftmaxBackwardOf]
 
 
 # ---------------------------------------------------------------- the graph
@@ -804,6 +951,37 @@ def _mse(v, vin, vals):
     return [(MseOf, v._c, tuple((a, p) for p in pa) + tuple((b, p) for p in pb))]
 
 
+def _along(elem_op):
+    """softmax/log_softmax: each output element reads its slice along the node's dimension."""
+
+    def build(v, vin, vals):
+        u = vin[0]
+        spec = [None] * len(vals)
+        for idx in slices(v._c.shape, v._c.dim):
+            srcs = tuple((u, i) for i in idx)
+            for j, p in enumerate(idx):
+                spec[p] = (elem_op, j, srcs)
+        return spec
+
+    return build
+
+
+def _along_backward(elem_op):
+    """The backward-data ops: each element reads the (grad_output, output) pairs of its slice."""
+
+    def build(v, vin, vals):
+        g, y = vin
+        gpos = positions(g._t.shape, v._t.shape)
+        spec = [None] * len(vals)
+        for idx in slices(v._c.shape, v._c.dim):
+            srcs = tuple((g, gpos[i]) for i in idx) + tuple((y, i) for i in idx)
+            for j, p in enumerate(idx):
+                spec[p] = (elem_op, j, srcs)
+        return spec
+
+    return build
+
+
 def _join(v, vin, vals):
     """cat/stack: the output's elements, block by block along the joined dimension."""
     d = v._c.dim
@@ -887,6 +1065,9 @@ _BUILDERS = {
     L.Mm: _mm, L.Mv: _mv, L.Dot: _dot, L.Addmm: _addmm, LO.MseLoss: _mse,
     S.Cat: _join, S.Stack: _join, S.MaskedFill: _masked_fill, S.Fill: _fill, S.Zero: _fill, S.CopyInto: _copy_into,
     IndexPut: _index_put,
+    SM.Softmax: _along(SoftmaxOf), SM.LogSoftmax: _along(LogSoftmaxOf),
+    SM.SoftmaxBackwardData: _along_backward(SoftmaxBackwardOf),
+    SM.LogSoftmaxBackwardData: _along_backward(LogSoftmaxBackwardOf),
 }
 _BUILDERS_BY_CLASS = [(_Scatter, _scatter), (IndexPut, _index_put), (S.Structural, _same_order)]
 

@@ -147,6 +147,18 @@ class FloatKernel:
     def floor_divide(a, b):
         return E._floor_div(None, a, b)
 
+    @classmethod
+    def softmax_backward(cls, g, y, c, log):
+        """_softmax_backward_data of a one-element slice (a 0-dim softmax)."""
+        r = cls.r
+        if log:
+            return r(g - r(ieee.exp(y)) * g)
+        return r(r(g - r(g * y)) * y)
+
+    @staticmethod
+    def sum_along(x, c):
+        return x  # a one-element slice
+
     # shape helpers: on a 0-dim node every shape op is the identity
     @staticmethod
     def reshape(g, shape):
@@ -405,6 +417,19 @@ class TensorKernel:
     @staticmethod
     def floor_divide(a, b):
         return binary(E.FloorDivide, a, b)
+
+    @staticmethod
+    def softmax_backward(g, y, c, log):
+        from .._tensor.softmax import backward_data
+
+        return backward_data(g, y, c, log)
+
+    @staticmethod
+    def sum_along(x, c):
+        """``x.sum(dim, keepdim=True)`` along a softmax node's dimension."""
+        if not x._t.ndim:
+            return x
+        return tsum(x, c.dim, keepdim=True)
 
     # shapes
 

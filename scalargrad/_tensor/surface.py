@@ -22,7 +22,7 @@ from .._ops import elementwise as E
 from .._ops import shape as S
 from .._ops.table import REGISTRY
 from . import factories as F
-from . import indexing, products, reduce, views
+from . import indexing, products, reduce, softmax, views
 from .build import binary, broadcast_shapes, elementwise, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
@@ -358,6 +358,10 @@ def _install_shapes() -> None:
     _method("reshape_as", lambda self, other: views.reshape(self, other._t.shape))
     _method("flatten", views.flatten)
     _method("unflatten", views.unflatten)
+    _method("softmax", lambda self, dim, dtype=None: softmax.softmax(self, dim, False, dtype))
+    _method("log_softmax", lambda self, dim, dtype=None: softmax.softmax(self, dim, True, dtype))
+    _function("softmax", lambda input, dim, dtype=None: softmax.softmax(input, dim, False, dtype))  # noqa: A002
+    _function("log_softmax", lambda input, dim, dtype=None: softmax.softmax(input, dim, True, dtype))  # noqa: A002
     _method("ravel", lambda self: views.reshape(self, -1))
     _method("squeeze", views.squeeze)
     _method("unsqueeze", views.unsqueeze)

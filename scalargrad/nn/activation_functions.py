@@ -1,8 +1,9 @@
 """The activation functions of ``torch.nn.functional`` (re-exported there): leaky_relu, elu,
 selu, celu, gelu, silu, mish, softplus, hardtanh, relu6, hardsigmoid, hardswish, logsigmoid,
-softshrink, hardshrink, threshold, softsign, tanhshrink.
+softshrink, hardshrink, threshold, softsign, tanhshrink, and softmax, softmin, log_softmax
+(``_tensor/softmax.py``).
 
-Each is an op of ``_ops/activations.py`` applied elementwise, with PyTorch 2.13's argument
+Each elementwise one is an op of ``_ops/activations.py`` applied elementwise, with PyTorch 2.13's argument
 checks and messages; its Scalar arguments become the node's parameters, converted to the
 tensor's dtype as ATen's kernels convert them. An in-place variant (``inplace=True``) changes
 the tensor under PyTorch's in-place rules, with PyTorch's node for it (``LeakyReluBackward1``...).
@@ -10,16 +11,20 @@ the tensor under PyTorch's in-place rules, with PyTorch's node for it (``LeakyRe
 
 from __future__ import annotations
 
+import warnings
+
 from .._base import dtypes
 from .._ops import activations as A
 from .._ops import elementwise as E
+from .._tensor import softmax as _softmax
 from .._tensor.build import elementwise, unary
 from .._tensor.inplace import inplace as _inplace
 from .._tensor.tensor import Tensor
 
 __all__ = ["leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish",
            "softplus", "hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "logsigmoid", "softshrink",
-           "hardshrink", "threshold", "threshold_", "softsign", "tanhshrink", "relu_"]
+           "hardshrink", "threshold", "threshold_", "softsign", "tanhshrink", "relu_", "softmax", "softmin",
+           "log_softmax"]
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -250,3 +255,33 @@ def softsign(input: Tensor) -> Tensor:  # noqa: A002
 def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
     """``x - tanh(x)``."""
     return input - input.tanh()
+
+
+def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as "
+                  "an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+    """``exp(x) / sum(exp(x))`` along ``dim`` (a SoftmaxBackward0 node)."""
+    x = _tensor(input, "softmax")
+    if dim is None:
+        dim = _get_softmax_dim("softmax", x._t.ndim, _stacklevel)
+    return _softmax.softmax(x, dim, False, dtype)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+    """``softmax(-x)``."""
+    x = _tensor(input, "softmin")
+    if dim is None:
+        dim = _get_softmax_dim("softmin", x._t.ndim, _stacklevel)
+    return _softmax.softmax(-x, dim, False, dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+    """``log(softmax(x))``, computed as ``(x - max) - log(sum(exp(x - max)))``."""
+    x = _tensor(input, "log_softmax")
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", x._t.ndim, _stacklevel)
+    return _softmax.softmax(x, dim, True, dtype)

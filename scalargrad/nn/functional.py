@@ -163,6 +163,7 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
     hardtanh_,
     leaky_relu,
     leaky_relu_,
+    log_softmax,
     logsigmoid,
     mish,
     relu6,
@@ -170,6 +171,8 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
     selu,
     selu_,
     silu,
+    softmax,
+    softmin,
     softplus,
     softshrink,
     softsign,
@@ -179,7 +182,7 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
 )
 
 __all__ += ["celu", "celu_", "elu", "elu_", "gelu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
-            "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "relu6", "relu_", "selu", "selu_", "silu", "softplus",
+            "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "relu6", "relu_", "selu", "selu_", "silu", "softplus", "softmax", "softmin", "log_softmax",
             "softshrink", "softsign", "tanhshrink", "threshold", "threshold_"]
 
 
