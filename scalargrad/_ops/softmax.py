@@ -69,8 +69,8 @@ class SoftmaxBackwardData(_AlongDim):
         go, y = k.ins(v)
         c = v._c
         # grad_output: _softmax_backward_data(grad, output, dim, input_dtype)
-        # output: softmax_double_backward(grad, grad_output, dim, output) =
-        #   grad_output * grad - (output * grad_output).sum(dim, true) * grad - grad_output * (output * grad).sum(dim, true)
+        # output: softmax_double_backward(grad, grad_output, dim, output) = grad_output * grad
+        #   - (output * grad_output).sum(dim, true) * grad - grad_output * (output * grad).sum(dim, true)
         dy = k.sub(k.sub(k.mul(go, g), k.mul(k.sum_along(k.mul(y, go), c), g)),
                    k.mul(go, k.sum_along(k.mul(y, g), c)))
         return k.softmax_backward(g, y, c, False), dy

@@ -182,7 +182,8 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
 )
 
 __all__ += ["celu", "celu_", "elu", "elu_", "gelu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
-            "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "relu6", "relu_", "selu", "selu_", "silu", "softplus", "softmax", "softmin", "log_softmax",
+            "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "relu6", "relu_", "selu", "selu_", "silu", "softplus",
+            "softmax", "softmin", "log_softmax",
             "softshrink", "softsign", "tanhshrink", "threshold", "threshold_"]
 
 
