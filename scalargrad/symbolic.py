@@ -398,6 +398,13 @@ def _at(e, subs: dict):
 # ---------------------------------------------------------------- per-op rules (local strategy)
 
 
+def _dirac_delta(x, *order):
+    return 0.0 if x != 0 else math.inf
+
+
+_LAMBDIFY_EXTRA = {"DiracDelta": _dirac_delta}
+
+
 class _Rule:
     """An op's SymPy form and partial derivatives on fresh symbols, compiled to floats."""
 
@@ -418,7 +425,9 @@ class _Rule:
         self.partials = [sp.diff(form, s) for s in a]
         self.forward = form
         # partial derivatives then the forward value, as one compiled function of floats
-        self.fast = sp.lambdify(a + cs, self.partials + [form], modules="math")
+        # sign's derivative is DiracDelta, which the math module lacks: 0 off the kink (at the
+        # kink the partial is PyTorch's convention, settled by the slow path)
+        self.fast = sp.lambdify(a + cs, self.partials + [form], modules=[_LAMBDIFY_EXTRA, "math"])
 
 
 _rules: dict = {}
@@ -1284,17 +1293,23 @@ class _Local:
                     parts = live_e.partials([u._val for u in ins], e._c)
                 else:
                     return
-                for u, s in zip(ins, parts):
+                # an element op whose backward formula cancels says what its rounding errors are
+                # relative to (``partial_scales``); otherwise the partials themselves
+                scales = parts
+                if kind == _STRUCT and getattr(live_e, "partial_scales", None) is not None:
+                    scales = live_e.partial_scales([u._val for u in ins], e._c)
+                for u, s, m in zip(ins, parts, scales):
                     if s is None or not u._rg:
                         continue
                     key = (node_of(u), u.index if u.__class__ is Elem else 0)
                     t = p * s
+                    a = abs(p * m)
                     r = ref.get(key)
                     if r is None:
-                        ref[key] = [t, abs(t), 1]
+                        ref[key] = [t, a, 1]
                     else:
                         r[0] += t
-                        r[1] += abs(t)
+                        r[1] += a
                         r[2] += 1
         for u in {key[0] for key in ref} | set(got):
             if not u._rg:

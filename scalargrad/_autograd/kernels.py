@@ -159,6 +159,15 @@ class FloatKernel:
     def sum_along(x, c):
         return x  # a one-element slice
 
+    @staticmethod
+    def held(t):
+        """A tensor an op keeps in its ``_c`` (a loss's weight), as an operand: its number."""
+        return t._val
+
+    @classmethod
+    def one(cls, like):
+        return cls.r(1.0)
+
     # shape helpers: on a 0-dim node every shape op is the identity
     @staticmethod
     def reshape(g, shape):
@@ -423,6 +432,27 @@ class TensorKernel:
         from .._tensor.softmax import backward_data
 
         return backward_data(g, y, c, log)
+
+    @staticmethod
+    def held(t):
+        return t
+
+    @staticmethod
+    def one(like):
+        """A 0-dim 1 of ``like``'s dtype (an absent weight, as an operand)."""
+        return leaf(like._t.dtype.round(1.0), TensorType(like._t.dtype, ()))
+
+    @staticmethod
+    def nll_backward(g, x, c):
+        from .._tensor.losses import nll_backward
+
+        return nll_backward(g, x, c)
+
+    @staticmethod
+    def nll_forward(g, c):
+        from .._tensor.losses import nll_of_gradient
+
+        return nll_of_gradient(g, c)
 
     @staticmethod
     def sum_along(x, c):

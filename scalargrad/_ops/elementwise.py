@@ -40,6 +40,9 @@ class Elementwise(Op):
     bulk_number = None  # (dtype, elements, number) -> rounded elements, for ``tensor (op) number``
     takes_alpha = False  # add/sub: ``alpha`` multiplies the other operand
     other_tensor_only = False  # the other operand must be a tensor (minimum, maximum)
+    # ``by_position(dt, columns, n, c)`` -> the n rounded elements, for the kernels whose vectorised
+    # and scalar code round differently (``forward`` is the scalar code): None for most ops
+    by_position = None
 
 
 class Unary(Elementwise):
@@ -354,6 +357,35 @@ class DivC(WithNumber):
     bulk_number = _bulk_with(operator.truediv, ieee.div)
     backward = staticmethod(lambda k, g, v: (k.div(g, v._c),))
     sympy = staticmethod(lambda sp, a, c: a / c)
+
+
+class ScalarArg(float):
+    """A C++ ``Scalar`` operand (``tensor.mul(Scalar)`` inside ATen's composite ops): the number
+    in the tensor's dtype, which the op computes with, carrying ``given``, the number as passed,
+    which PyTorch shows as ``_saved_other``."""
+
+    def __new__(cls, value: float, given):
+        obj = float.__new__(cls, value)
+        obj.given = given
+        return obj
+
+
+@register
+class MulScalar(MulC):
+    """mul.Scalar: ``tensor * Scalar`` from C++ (MulBackward1; Python's ``*`` is MulBackward0)."""
+
+    name, saves = "MulBackward1", True
+    saved = (("other", "c.given"),)
+    backward = staticmethod(lambda k, g, v: (k.mul(g, float(v._c)),))
+
+
+@register
+class DivScalar(DivC):
+    """div.Scalar: ``tensor / Scalar`` from C++ (DivBackward1)."""
+
+    name = "DivBackward1"
+    saved = (("other", "c.given"),)
+    backward = staticmethod(lambda k, g, v: (k.div(g, float(v._c)),))
 
 
 def _pow_scalar(r, x, e):
