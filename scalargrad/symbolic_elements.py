@@ -33,6 +33,7 @@ from ._autograd.engine import _route
 from ._autograd.function import Pick as FunctionPick
 from ._autograd.kernels import _Scatter
 from ._base.dtypes import TensorType
+from ._ops import embedding as EM
 from ._ops import linalg as L
 from ._ops import losses as LO
 from ._ops import reductions as R
@@ -680,6 +681,31 @@ class LogSoftmaxBackwardOf(ElementOp):
         return [0.5, -1.0, 2.0, -1.5, -0.5, -2.0], 1
 
 
+class ScaledSumOf(ElementOp):
+    """A sum of input elements each times its scale (``c``, a list): embedding's backward with
+    scale_grad_by_freq, the op table's ``EmbeddingDenseBackward.sympy``."""
+
+    name = "scaled sum"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return EM.EmbeddingDenseBackward.sympy(sp, *[z for a, w in zip(args, c) for z in (a, _exact_number(sp, w))])
+
+    @staticmethod
+    def value(vals, c):
+        terms = [a * w for a, w in zip(vals, c)]
+        return _fsum(terms), _fsum([abs(t) for t in terms])
+
+    @staticmethod
+    def partials(vals, c):
+        return list(c)
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5], [1.0, 0.5, 0.25]
+
+
 class Opaque(ElementOp):
     """The elements of a node this module cannot express (each depends on every input
     element); the check reports what lies below them unverifiable. Made per op name."""
@@ -698,7 +724,7 @@ def opaque_op(name: str) -> type:
 
 
 ELEMENT_OPS = [Same, Const, SumOf, MeanOf, MaxOf, MinOf, DotOf, AddmmOf, *LOSS_ELEMENTS.values(), NllOf,
-               NllBackwardOf, SoftmaxOf, LogSoftmaxOf, SoftmaxBackwardOf, LogSoftmaxBackwardOf]
+               NllBackwardOf, SoftmaxOf, LogSoftmaxOf, SoftmaxBackwardOf, LogSoftmaxBackwardOf, ScaledSumOf]
 
 
 # ---------------------------------------------------------------- the graph
@@ -1141,6 +1167,37 @@ def _along_backward(elem_op):
     return build
 
 
+def _embedding(v, vin, vals):
+    w = vin[0]
+    c = v._c
+    return [(Same, None, ((w, k * c.dim + j),)) for k in c.rows for j in range(c.dim)]
+
+
+def _embedding_backward(v, vin, vals):
+    g = vin[0]
+    c = v._c
+    counts: dict = {}
+    for k in c.rows:
+        counts[k] = counts.get(k, 0) + 1
+    sources: dict = {}
+    for i, k in enumerate(c.rows):
+        if k != c.padding_idx:
+            sources.setdefault(k, []).append(i)
+    spec = []
+    for k in range(c.num_weights):
+        rows = sources.get(k)
+        for j in range(c.dim):
+            if not rows:
+                spec.append((Const, 0.0, ()))
+            elif c.scale_grad_by_freq:
+                spec.append((ScaledSumOf, [1.0 / counts[k]] * len(rows), tuple((g, i * c.dim + j) for i in rows)))
+            elif len(rows) == 1:
+                spec.append((Same, None, ((g, rows[0] * c.dim + j),)))
+            else:
+                spec.append((SumOf, None, tuple((g, i * c.dim + j) for i in rows)))
+    return spec
+
+
 def _join(v, vin, vals):
     """cat/stack: the output's elements, block by block along the joined dimension."""
     d = v._c.dim
@@ -1223,6 +1280,7 @@ _BUILDERS = {
     R.MaxAll: _max_all(MaxOf), R.MinAll: _max_all(MinOf), R.MaxDim: _max_dim, R.MinDim: _max_dim,
     L.Mm: _mm, L.Mv: _mv, L.Dot: _dot, L.Addmm: _addmm,
     LO.NllLoss: _nll, LO.NllLossBackward: _nll_backward,
+    EM.Embedding: _embedding, EM.EmbeddingDenseBackward: _embedding_backward,
     S.Cat: _join, S.Stack: _join, S.MaskedFill: _masked_fill, S.Fill: _fill, S.Zero: _fill, S.CopyInto: _copy_into,
     IndexPut: _index_put,
     **{op: _pointwise_loss for op in LO.POINTWISE_LOSSES},

@@ -443,6 +443,18 @@ class TensorKernel:
         return leaf(like._t.dtype.round(1.0), TensorType(like._t.dtype, ()))
 
     @staticmethod
+    def embedding_backward(g, c):
+        from .._tensor.embedding import dense_backward
+
+        return dense_backward(g, c)
+
+    @staticmethod
+    def embedding_double_backward(g, c):
+        from .._tensor.embedding import double_backward
+
+        return double_backward(g, c)
+
+    @staticmethod
     def nll_backward(g, x, c):
         from .._tensor.losses import nll_backward
 

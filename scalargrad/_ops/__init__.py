@@ -2,7 +2,7 @@
 ``derivatives.yaml`` term for term), its SymPy form, its grad_fn name, its saved values and
 its spellings. Imports only ``_base``: the tensor layer above makes the surface from it."""
 
-from . import activations, elementwise, linalg, losses, reductions, shape, softmax
+from . import activations, elementwise, embedding, linalg, losses, reductions, shape, softmax
 from .table import REGISTRY
 
-__all__ = ["REGISTRY", "activations", "elementwise", "linalg", "losses", "reductions", "shape", "softmax"]
+__all__ = ["REGISTRY", "activations", "elementwise", "embedding", "linalg", "losses", "reductions", "shape", "softmax"]

@@ -582,7 +582,7 @@ class Exp(Unary):
 
 @register
 class Log1p(Unary):
-    name = "Log1pBackward0"
+    name = "Log1PBackward0"
     saved = (("self", 0),)
     api = _api("log1p")
     result = "float"

@@ -137,6 +137,11 @@ __all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_e
             "mse_loss", "nll_loss", "smooth_l1_loss"]
 
 
+from .sparse_functions import embedding, one_hot  # noqa: E402
+
+__all__ += ["embedding", "one_hot"]
+
+
 def __getattr__(name: str):
     if name.startswith("__"):
         raise AttributeError(name)
