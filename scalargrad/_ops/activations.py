@@ -25,6 +25,7 @@ import math
 from collections import namedtuple
 
 from .._base import ieee
+from .._base.kernel_order import vectorized_count
 from . import elementwise as E
 from .elementwise import Binary, Elementwise, Unary
 from .table import register
@@ -457,6 +458,11 @@ class Mish(Unary):
 # ---------------------------------------------------------------- softplus
 
 
+def _softplus_magnitude(a, b):
+    xb = a * b
+    return abs(ieee.div(ieee.log1p(ieee.exp(min(xb, 700.0))), b)) + abs(a)
+
+
 def _softplus_backward_forward(r, g, x, c):
     z = r(ieee.exp(r(x * c.b)))
     return g if r(x * c.b) > c.th else ieee.div(r(g * z), r(z + 1.0))
@@ -469,8 +475,10 @@ class SoftplusBackward(ActivationBackward):
     name = "SoftplusBackwardBackward0"
     saved = (("beta", "c.beta"), ("self", 1), ("threshold", "c.threshold"))
     forward = staticmethod(_softplus_backward_forward)
-    # d/dself is grad * beta * y * (1 - y) with y = sigmoid(beta x) rounded: relative to grad * beta
-    backward_scale = staticmethod(lambda i, g, x, c: 1.0 if i == 0 else abs(g * c[0]))
+    # d/dself is grad * beta * y * (1 - y) with y = sigmoid(beta x) rounded: relative to grad * beta;
+    # x * beta is rounded before exp, which magnifies that rounding by |x * beta|
+    backward_scale = staticmethod(lambda i, g, x, c: (1.0 + abs(x * c[0])) * (1.0 if i == 0 else abs(g * c[0])))
+    forward_scale = staticmethod(lambda g, x, c: abs(g) * (1.0 + abs(x * c[0])))
 
     @staticmethod
     def backward(k, g, v):
@@ -504,6 +512,10 @@ class Softplus(Activation):
     @staticmethod
     def sympy(sp, a, c):
         return sp.Piecewise((a, a * c[0] > c[1]), (sp.log(1 + sp.exp(a * c[0])) / c[0], True))
+
+    # x * beta is rounded before exp: exp magnifies that rounding by |x * beta|
+    forward_scale = staticmethod(lambda a, c: (1.0 + abs(a * c[0])) * _softplus_magnitude(a, c[0]))
+    backward_scale = staticmethod(lambda i, a, c: 1.0 + abs(a * c[0]))
 
 
 # ---------------------------------------------------------------- hardtanh, relu6
@@ -544,11 +556,14 @@ ONE_SIXTH = 0.1666666716337204  # ATen's 1.0f / 6.0f, a float32 number also in f
 class HardsigmoidBackward(Binary):
     """hardsigmoid_backward(grad, self): grad * (1.0f / 6.0f) for -3 < self < 3, else 0."""
 
-    name = "HardsigmoidBackwardBackward0"
-    saved = (("self", 1),)
+    name, saves = "NotImplemented", False  # PyTorch has no derivative for it
+    saved = ()
     forward = staticmethod(lambda r, g, x: g * ONE_SIXTH if -3.0 < x < 3.0 else 0.0)
-    # grad_output: hardsigmoid_backward(grad, self); self: zeros_like(grad)
-    backward = staticmethod(lambda k, g, v: (k.pointwise(HardsigmoidBackward, g, k.b(v)), k.zero(g)))
+
+    @staticmethod
+    def backward(k, g, v):
+        # derivatives.yaml has no entry for hardsigmoid_backward
+        raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
     # the kernel's slope is the float32 number 1.0f / 6.0f, in every dtype
     sympy = staticmethod(lambda sp, g, x: sp.Piecewise((0, x <= -3), (0, x >= 3), (g * sp.Rational(ONE_SIXTH), True)))
 
@@ -574,16 +589,17 @@ class Hardsigmoid(Unary):
 
 
 def _hardswish_backward_forward(r, g, x):
-    if x < -3.0:
+    # PyTorch 2.13's kernel (both its scalar and vectorised code): 0 at -3 itself, grad at 3
+    if x <= -3.0:
         return 0.0
-    if x <= 3.0:
+    if x < 3.0:
         return g * r(r(x / 3.0) + 0.5)
     return g
 
 
 @register
 class HardswishBackward(Binary):
-    """hardswish_backward(grad, self): 0 below -3, grad * (x / 3 + 0.5) up to 3, grad above."""
+    """hardswish_backward(grad, self): 0 up to -3, grad * (x / 3 + 0.5) between, grad from 3 on."""
 
     name = "HardswishBackwardBackward0"
     saved = (("self", 1),)
@@ -598,7 +614,7 @@ class HardswishBackward(Binary):
 
     @staticmethod
     def sympy(sp, g, x):
-        return sp.Piecewise((0, x < -3), (g * (x / 3 + sp.Rational(1, 2)), x <= 3), (g, True))
+        return sp.Piecewise((0, x <= -3), (g * (x / 3 + sp.Rational(1, 2)), x < 3), (g, True))
 
 
 @register
@@ -610,7 +626,7 @@ class Hardswish(Unary):
     result = "float"
     forward = staticmethod(lambda r, x: r(x * E._clamp(r, r(x + 3.0), (0.0, 6.0))) / 6.0)
     backward = staticmethod(lambda k, g, v: (k.pointwise(HardswishBackward, g, k.a(v)),))
-    sympy = staticmethod(lambda sp, x: sp.Piecewise((0, x < -3), (x, x > 3), (x * (x + 3) / 6, True)))
+    sympy = staticmethod(lambda sp, x: sp.Piecewise((0, x <= -3), (x, x >= 3), (x * (x + 3) / 6, True)))
 
 
 # ---------------------------------------------------------------- threshold, shrinks
@@ -652,13 +668,31 @@ class HardshrinkBackward(_ShrinkBackward):
     backward = staticmethod(lambda k, g, v: (k.pointwise(HardshrinkBackward, g, k.b(v), c=v._c), k.zero(g)))
 
 
+def _softshrink_vector(r, a, c):
+    # PyTorch 2.13's vectorised code: +0.0 between the bounds (nan falls through to a + lambd)
+    return a - c.lam if a > c.lam else (0.0 if a >= -c.lam else a + c.lam)
+
+
+def _softshrink_by_position(dt, cols, n, c):
+    r = dt.round
+    nv = vectorized_count(n, dt.name)
+    return [r(_softshrink_vector(r, a, c) if i < nv else _softshrink(r, a, c)) for i, a in enumerate(cols[0])]
+
+
+def _softshrink(r, a, c):
+    # the scalar code: x * 0 between the bounds (-0.0 for a negative x, nan for nan)
+    return a - c.lam if a > c.lam else (a + c.lam if a < -c.lam else a * 0.0)
+
+
 @register
 class Softshrink(Activation):
-    """softshrink(x, lambd): x - lambd above lambd, x + lambd below -lambd, 0 between."""
+    """softshrink(x, lambd): x - lambd above lambd, x + lambd below -lambd, 0 between (ATen's
+    scalar and vectorised code differ in the sign of that zero)."""
 
     name = "SoftshrinkBackward0"
     saved = (("lambd", "c.lambd"), ("self", 0))
-    forward = staticmethod(lambda r, a, c: a - c.lam if a > c.lam else (a + c.lam if a < -c.lam else 0.0))
+    forward = staticmethod(_softshrink)
+    by_position = staticmethod(_softshrink_by_position)
     backward = staticmethod(lambda k, g, v: (k.pointwise(SoftshrinkBackward, g, k.a(v), c=v._c),))
     sympy = staticmethod(lambda sp, a, c: sp.Piecewise((a - c[0], a > c[0]), (a + c[0], a < -c[0]), (0, True)))
 

@@ -16,13 +16,19 @@ __all__ = ["Along", "Softmax", "LogSoftmax", "SoftmaxBackwardData", "LogSoftmaxB
 
 
 class Along:
-    """What a softmax node keeps: the (non-negative) dimension and the input's shape."""
+    """What a softmax node keeps: the (non-negative) dimension, the input's shape, and the
+    dimension as given, which PyTorch saves (as an unsigned 64-bit number: -1 is 2**64 - 1)."""
 
-    __slots__ = ("dim", "shape")
+    __slots__ = ("dim", "shape", "given")
 
-    def __init__(self, dim: int, shape) -> None:
+    def __init__(self, dim: int, shape, given: int | None = None) -> None:
         self.dim = dim
         self.shape = tuple(shape)
+        self.given = dim if given is None else given
+
+    @property
+    def dim_saved(self) -> int:
+        return self.given % (1 << 64)
 
 
 class _AlongDim(Op):
@@ -34,7 +40,7 @@ class Softmax(_AlongDim):
     """softmax(x, dim): exp(x - max) / sum exp(x - max) over each slice."""
 
     name, saves_output = "SoftmaxBackward0", True
-    saved = (("dim", "c.dim"), ("result", "result"))
+    saved = (("dim", "c.dim_saved"), ("result", "result"))
     # self: _softmax_backward_data(grad, result, dim, self.scalar_type())
     backward = staticmethod(lambda k, g, v: (k.softmax_backward(g, k.out(v), v._c, False),))
 
@@ -48,7 +54,7 @@ class LogSoftmax(_AlongDim):
     """log_softmax(x, dim): (x - max) - log(sum exp(x - max)) over each slice."""
 
     name, saves_output = "LogSoftmaxBackward0", True
-    saved = (("dim", "c.dim"), ("result", "result"))
+    saved = (("dim", "c.dim_saved"), ("result", "result"))
     # self: _log_softmax_backward_data(grad, result, dim, self.scalar_type())
     backward = staticmethod(lambda k, g, v: (k.softmax_backward(g, k.out(v), v._c, True),))
 
@@ -62,7 +68,7 @@ class SoftmaxBackwardData(_AlongDim):
     """_softmax_backward_data(grad_output, output, dim): (grad_output - sum(grad_output * output)) * output."""
 
     name = "SoftmaxBackwardDataBackward0"
-    saved = (("dim", "c.dim"), ("grad_output", 0), ("output", 1))
+    saved = (("dim", "c.dim_saved"), ("grad_output", 0), ("output", 1))
 
     @staticmethod
     def backward(k, g, v):
@@ -88,7 +94,7 @@ class LogSoftmaxBackwardData(_AlongDim):
     """_log_softmax_backward_data(grad_output, output, dim): grad_output - exp(output) * sum(grad_output)."""
 
     name = "LogSoftmaxBackwardDataBackward0"
-    saved = (("dim", "c.dim"), ("grad_output", 0), ("output", 1))
+    saved = (("dim", "c.dim_saved"), ("grad_output", 0), ("output", 1))
 
     @staticmethod
     def backward(k, g, v):

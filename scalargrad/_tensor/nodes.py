@@ -32,8 +32,10 @@ class Node(abc.ABC):  # noqa: B024 - an ABC so that isinstance() recognises ever
         self._metadata = None
 
     def name(self) -> str:
-        """The node's class name, as PyTorch prints it (``MulBackward0``)."""
-        return type(self).__name__
+        """The node's class name, as PyTorch prints it (``MulBackward0``; the node of an op without
+        a derivative is ``torch::autograd::NotImplemented``)."""
+        n = type(self).__name__
+        return "torch::autograd::NotImplemented" if n == "NotImplemented" else n
 
     @property
     def next_functions(self) -> tuple:

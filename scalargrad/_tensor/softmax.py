@@ -82,7 +82,7 @@ def softmax(x: Tensor, dim: int, log: bool = False, dtype=None) -> Tensor:
         for i, y in zip(idx, ys):
             out[i] = y
     op = SM.LogSoftmax if log else SM.Softmax
-    return make(op, TensorType(dt, shape), out if nd else out[0], (x,), Along(d if nd else 0, shape))
+    return make(op, TensorType(dt, shape), out if nd else out[0], (x,), Along(d if nd else 0, shape, dim))
 
 
 def _max(row: list) -> float:
