@@ -612,7 +612,7 @@ class NllLossBackward(Op):
     @staticmethod
     def backward(k, g, v):
         # grad_output: nll_loss(grad, target, weight, reduction, ignore_index); self: zeros_like(grad)
-        return k.nll_forward(g, v._c), None
+        return k.nll_forward(g, v._c), k.zero(g)
 
     @staticmethod
     def sympy(sp, g, w, total):
