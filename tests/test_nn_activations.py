@@ -21,6 +21,7 @@ import warnings
 import pytest
 
 import scalargrad
+
 from faithfulness import FLOAT32, Kernel, same
 
 SQRT1_2 = 0.70710678118654752440

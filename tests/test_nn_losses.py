@@ -19,6 +19,7 @@ import warnings
 import pytest
 
 import scalargrad
+
 from faithfulness import FLOAT32, Kernel, same
 
 
@@ -372,8 +373,8 @@ def test_loss_errors(lib):
         F.binary_cross_entropy(x * 3, x)
     with pytest.raises(RuntimeError, match=r"^all elements of target should be between 0 and 1$"):
         F.binary_cross_entropy(x, x * 3)
-    with pytest.raises(ValueError, match=r"^Using a target size \(torch\.Size\(\[2\]\)\) that is different to the input "
-                                         r"size \(torch\.Size\(\[2, 2\]\)\) is deprecated\."):
+    with pytest.raises(ValueError, match=r"^Using a target size \(torch\.Size\(\[2\]\)\) that is different to the "
+                                         r"input size \(torch\.Size\(\[2, 2\]\)\) is deprecated\."):
         F.binary_cross_entropy(x, x[0])
     with pytest.raises(ValueError, match=r"^Target size \(torch\.Size\(\[2\]\)\) must be the same as input size "
                                          r"\(torch\.Size\(\[2, 2\]\)\)$"):
