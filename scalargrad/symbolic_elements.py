@@ -681,6 +681,44 @@ class LogSoftmaxBackwardOf(ElementOp):
         return [0.5, -1.0, 2.0, -1.5, -0.5, -2.0], 1
 
 
+class EmbeddingPickOf(ElementOp):
+    """An element of embedding's output: one weight element (the identity form). PyTorch's
+    backward departs from calculus twice, as conventions: the padding row gets no gradient,
+    and with scale_grad_by_freq each pick's gradient is divided by its row's count. ``c`` is
+    (scale, padded)."""
+
+    name = "embedding"
+    c_kind = "object"
+    variadic = False
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return EM.Embedding.sympy(sp, args[0])
+
+    @staticmethod
+    def value(vals, c):
+        return vals[0], abs(vals[0])
+
+    @staticmethod
+    def partials(vals, c):
+        scale, padded = c
+        return [0.0 if padded else scale]
+
+    @staticmethod
+    def convention(vals, c):
+        scale, padded = c
+        if padded:
+            return ("embedding: PyTorch gives the padding_idx row no gradient", None)
+        if scale != 1.0:
+            return (f"embedding: scale_grad_by_freq divides the gradient of each pick of a row by the row's count "
+                    f"(here x{scale:g})", None)
+        return None
+
+    @staticmethod
+    def sample():
+        return [0.75], (1.0, False)
+
+
 class ScaledSumOf(ElementOp):
     """A sum of input elements each times its scale (``c``, a list): embedding's backward with
     scale_grad_by_freq, the op table's ``EmbeddingDenseBackward.sympy``."""
@@ -724,7 +762,8 @@ def opaque_op(name: str) -> type:
 
 
 ELEMENT_OPS = [Same, Const, SumOf, MeanOf, MaxOf, MinOf, DotOf, AddmmOf, *LOSS_ELEMENTS.values(), NllOf,
-               NllBackwardOf, SoftmaxOf, LogSoftmaxOf, SoftmaxBackwardOf, LogSoftmaxBackwardOf, ScaledSumOf]
+               NllBackwardOf, SoftmaxOf, LogSoftmaxOf, SoftmaxBackwardOf, LogSoftmaxBackwardOf, ScaledSumOf,
+               EmbeddingPickOf]
 
 
 # ---------------------------------------------------------------- the graph
@@ -1170,7 +1209,17 @@ def _along_backward(elem_op):
 def _embedding(v, vin, vals):
     w = vin[0]
     c = v._c
-    return [(Same, None, ((w, k * c.dim + j),)) for k in c.rows for j in range(c.dim)]
+    counts: dict = {}
+    for k in c.rows:
+        counts[k] = counts.get(k, 0) + 1
+    spec = []
+    for k in c.rows:
+        scale = 1.0 / counts[k] if c.scale_grad_by_freq else 1.0
+        if k == c.padding_idx or scale != 1.0:
+            spec.extend((EmbeddingPickOf, (scale, k == c.padding_idx), ((w, k * c.dim + j),)) for j in range(c.dim))
+        else:
+            spec.extend((Same, None, ((w, k * c.dim + j),)) for j in range(c.dim))
+    return spec
 
 
 def _embedding_backward(v, vin, vals):

@@ -1,4 +1,4 @@
-"""Gradient clipping, as ``torch.nn.utils.clip_grad`` does it on the CPU (no foreach kernels there).
+"""Gradient clipping, as ``torch.nn.utils.clip_grad`` does it (``foreach`` changes nothing here).
 
 ``clip_grad_norm_``: the norm of each gradient (``torch.linalg.vector_norm``), the norm of those
 norms, then ``max_norm / (total_norm + 1e-6)`` clamped at 1 multiplies every gradient in place.
@@ -28,11 +28,6 @@ def _no_grad(func):
             return func(*args, **kwargs)
 
     return wrapper
-
-
-def _foreach_refused(foreach) -> None:
-    if foreach:
-        raise RuntimeError("foreach=True was passed, but can't use the foreach API on cpu tensors")
 
 
 def _vector_norm(t: Tensor, p: float) -> Tensor:
@@ -68,7 +63,6 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
     norm_type = float(norm_type)
     if len(tensors) == 0:
         return leaf(defaults["dtype"].round(0.0), TensorType(defaults["dtype"], ()))
-    _foreach_refused(foreach)
     norms = [_vector_norm(g, norm_type) for g in tensors]
     dts = {n._t.dtype for n in norms}
     dt = norms[0]._t.dtype if len(dts) == 1 else max(dts, key=lambda d: d.itemsize)
@@ -91,7 +85,6 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, forea
     max_norm = float(max_norm)
     if len(grads) == 0:
         return
-    _foreach_refused(foreach)
     clip_coef = max_norm / (total_norm + 1e-06)
     clip_coef_clamped = clip_coef.clamp(max=1.0)
     for g in grads:
@@ -131,7 +124,8 @@ def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
         parameters = [parameters]
     clip_value = float(clip_value)
     grads = [p.grad for p in parameters if p.grad is not None]
-    if grads:
-        _foreach_refused(foreach)
+    if not grads:  # PyTorch's _group_tensors_by_device_and_dtype refuses an empty list
+        raise RuntimeError("Expected !nested_tensorlist[0].empty() to be true, but got false.  (Could this error "
+                           "message be improved?  If so, please report an enhancement request to PyTorch.)")
     for grad in grads:
         grad.clamp_(min=-clip_value, max=clip_value)
