@@ -12,6 +12,7 @@ import random
 import pytest
 
 import scalargrad
+
 from faithfulness import same
 
 
