@@ -35,7 +35,6 @@ SETUP = ("x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)\n"
 
 
 _HC = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
-GROUPS = pytest.mark.usefixtures()  # hooks see the whole gradient tensor (tensor-level nodes)
 
 
 def _run(lib, code: str):
@@ -394,7 +393,6 @@ def test_document_001_figures_bit_for_bit():
     assert x.tolist() == [[0.5680117607116699], [0.48671072721481323], [0.9276158809661865]]
 
 
-@GROUPS
 def test_document_001_with_the_tensor_hook_prints_as_pytorch(capsys):
     _doc001(print_hook=True)
     assert capsys.readouterr().out == _doc001_expected()
@@ -1121,7 +1119,6 @@ def _hook_events(lib) -> list:
     return ev
 
 
-@GROUPS
 def test_tensor_hooks_see_the_whole_gradient_once():
     # the events PyTorch 2.13.0 records for the same program
     ev = _hook_events(scalargrad)

@@ -782,6 +782,24 @@ impl.set_grad = _set_grad
 impl.set_data = _set_data
 
 
+def _unsupported_attribute(name: str):
+    def get(self):
+        raise Unsupported(f"Tensor.{name}")
+
+    return property(get, doc=f"``Tensor.{name}``: not implemented by scalargrad (raises Unsupported).")
+
+
+def install_unsupported() -> None:
+    """Every public attribute of PyTorch's Tensor that scalargrad lacks raises ``Unsupported``
+    naming it (an AttributeError, so ``hasattr`` is False), as a property: no ``__getattr__``
+    on Tensor, which would slow every attribute access of the graph's hot paths."""
+    from .torch_names import TENSOR_ATTRIBUTES
+
+    for name in TENSOR_ATTRIBUTES:
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, _unsupported_attribute(name))
+
+
 def install() -> None:
     """Put the surface on Tensor and into FUNCTIONS (once, at import)."""
     _install_elementwise()
@@ -797,3 +815,4 @@ def install() -> None:
 
 
 install()
+install_unsupported()

@@ -41,7 +41,6 @@ from collections import OrderedDict
 
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_f32
-from .._base.errors import Unsupported
 from .._base.grad_mode import _state as _grad_state
 from .._base.handles import add_hook
 from .._ops import elementwise as E
@@ -336,12 +335,6 @@ class Tensor:
 
     def __init__(self, *args, **kwargs) -> None:
         pass  # built by __new__
-
-    def __getattr__(self, name: str):
-        # only reached when normal lookup fails: a Tensor method scalargrad does not have
-        if name.startswith("_"):
-            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
-        raise Unsupported(f"Tensor.{name}")
 
     # ------------------------------------------------------------ data and metadata
 
