@@ -399,6 +399,13 @@ def _at(e, subs: dict):
 # ---------------------------------------------------------------- per-op rules (local strategy)
 
 
+def _dirac_delta(x, *order):
+    return 0.0 if x != 0 else math.inf
+
+
+_LAMBDIFY_EXTRA = {"DiracDelta": _dirac_delta}
+
+
 class _Rule:
     """An op's SymPy form and partial derivatives on fresh symbols, compiled to floats."""
 
@@ -419,7 +426,9 @@ class _Rule:
         self.partials = [sp.diff(form, s) for s in a]
         self.forward = form
         # partial derivatives then the forward value, as one compiled function of floats
-        self.fast = sp.lambdify(a + cs, self.partials + [form], modules="math")
+        # sign's derivative is DiracDelta, which the math module lacks: 0 off the kink (at the
+        # kink the partial is PyTorch's convention, settled by the slow path)
+        self.fast = sp.lambdify(a + cs, self.partials + [form], modules=[_LAMBDIFY_EXTRA, "math"])
 
 
 _rules: dict = {}
@@ -891,6 +900,11 @@ class _Local:
         kind, r = _exact_forward(op, vals, c)
         dt = _dt_name(v._t)
         scale = abs(r) if kind == "real" else 0.0
+        if kind == "real" and op.forward_scale is not None:
+            try:
+                scale = max(scale, abs(op.forward_scale(*vals, c) if c is not None else op.forward_scale(*vals)))
+            except (ArithmeticError, ValueError, TypeError):
+                pass
         if kind == "real" and len(vals) > 2:
             # an n-ary op (sum, mean, addmm, dot: sums of products) rounds relative to its terms,
             # not to its result: with cancellation, float32's error is eps times sum |term|
@@ -929,11 +943,18 @@ class _Local:
             return s, abs(e - s), t_v
         kind, r = _exact_partial(op, vals, c, i)
         if kind == "real":
+            scale = abs(r)
+            if op.backward_scale is not None:  # a formula whose terms cancel: errors relative to them
+                try:
+                    scale = max(scale, abs(op.backward_scale(i, *vals, c) if c is not None else
+                                           op.backward_scale(i, *vals)))
+                except (ArithmeticError, ValueError, TypeError):
+                    pass
             if math.isinf(e) and math.isfinite(r) and _same(e, r, dt, 0.0):
                 note = (f"{title}: the derivative {r:.6g} at {at} is beyond the range of {dt}; "
                         f"PyTorch returns {e!r}")
                 return e, 0.0, _union(t_v, frozenset((tags.id("convention", note),)))
-            if _same(e, r, dt, _NODE_RTOL * eps * abs(r) + tiny) or \
+            if _same(e, r, dt, _NODE_RTOL * eps * scale + tiny) or \
                     (math.isfinite(e) and math.isfinite(r) and _within_rounding(rule, v, vals, cvals, i, e, dt)):
                 return r, (abs(e - r) if math.isfinite(e - r) else 0.0), t_v
             if v._val != v._val and e != e:
@@ -1277,17 +1298,23 @@ class _Local:
                     parts = live_e.partials([u._val for u in ins], e._c)
                 else:
                     return
-                for u, s in zip(ins, parts):
+                # an element op whose backward formula cancels says what its rounding errors are
+                # relative to (``partial_scales``); otherwise the partials themselves
+                scales = parts
+                if kind == _STRUCT and getattr(live_e, "partial_scales", None) is not None:
+                    scales = live_e.partial_scales([u._val for u in ins], e._c)
+                for u, s, m in zip(ins, parts, scales):
                     if s is None or not u._rg:
                         continue
                     key = (node_of(u), u.index if u.__class__ is Elem else 0)
                     t = p * s
+                    a = abs(p * m)
                     r = ref.get(key)
                     if r is None:
-                        ref[key] = [t, abs(t), 1]
+                        ref[key] = [t, a, 1]
                     else:
                         r[0] += t
-                        r[1] += abs(t)
+                        r[1] += a
                         r[2] += 1
         for u in {key[0] for key in ref} | set(got):
             if not u._rg:

@@ -33,19 +33,24 @@ from ._autograd.engine import _route
 from ._autograd.function import Pick as FunctionPick
 from ._autograd.kernels import _Scatter
 from ._base.dtypes import TensorType
+from ._ops import embedding as EM
 from ._ops import linalg as L
 from ._ops import losses as LO
 from ._ops import reductions as R
 from ._ops import shape as S
+from ._ops import softmax as SM
 from ._ops.elementwise import CompareInplace, Elementwise
 from ._ops.shape import Layout
 from ._tensor.build import broadcast_shapes, positions
 from ._tensor.indexing import IndexPut
 from ._tensor.reduce import group_index
+from ._tensor.softmax import slices
 from ._tensor.tensor import MANY
 
 __all__ = ["Elem", "ElementGraph", "ElementOp", "ELEMENT_OPS", "Same", "Const", "SumOf", "MeanOf", "MaxOf", "MinOf",
-           "DotOf", "AddmmOf", "MseOf", "Opaque", "opaque_op", "element_index", "NO_ELEMENT", "shape_pick", "covers"]
+           "DotOf", "AddmmOf", "MseOf", "PointwiseLossOf", "LOSS_ELEMENTS", "NllOf", "NllBackwardOf", "SoftmaxOf",
+           "LogSoftmaxOf", "SoftmaxBackwardOf", "LogSoftmaxBackwardOf", "Opaque", "opaque_op", "element_index",
+           "NO_ELEMENT", "shape_pick", "covers"]
 
 
 class Elem:
@@ -371,37 +376,372 @@ class AddmmOf(ElementOp):
         return [0.25, 0.75, -1.25, 2.5, 0.5], None
 
 
-class MseOf(ElementOp):
-    """``mse_loss`` reduced by 'mean' or 'sum', inputs (a_0..a_n-1, b_0..b_n-1): the sum of
-    the op table's ``MseLoss.sympy`` over the pairs, divided by their number for a mean
-    (``c`` is the node's ``Loss``)."""
+class PointwiseLossOf(ElementOp):
+    """A pointwise loss over pairs (a_0..a_m-1, b_0..b_m-1) of (input, target) elements: the sum
+    of its op's term (``PointwiseLoss.sympy``) over the pairs, divided by the number of elements
+    for a mean. ``c`` is (parameters of each pair, reduction, number of elements); one subclass
+    per loss op (``loss``)."""
 
-    name = "mse_loss"
+    name = "loss"
+    c_kind = "object"
+    loss = None
+
+    @classmethod
+    def sympy(cls, sp, args, c):
+        ps, reduction, n = c
+        m = len(args) // 2
+        total = sp.Add(*[cls.loss.sympy(sp, a, b, *p) for a, b, p in zip(args[:m], args[m:], ps)])
+        return total / n if reduction == "mean" else total
+
+    @classmethod
+    def value(cls, vals, c):
+        ps, reduction, n = c
+        m = len(vals) // 2
+        terms = [cls.loss.value(a, b, *p) for a, b, p in zip(vals[:m], vals[m:], ps)]
+        total, scale = _fsum(terms), _fsum([abs(t) for t in terms])
+        return (total / n, scale / n) if reduction == "mean" else (total, scale)
+
+    @classmethod
+    def partials(cls, vals, c):
+        ps, reduction, n = c
+        m = len(vals) // 2
+        parts = [cls.loss.partials(a, b, *p) for a, b, p in zip(vals[:m], vals[m:], ps)]
+        k = n if reduction == "mean" else 1
+        return [d[0] / k for d in parts] + [d[1] / k for d in parts]
+
+    @classmethod
+    def partial_scales(cls, vals, c):
+        """What the backward's rounding errors are relative to (its terms, where they cancel)."""
+        ps, reduction, n = c
+        m = len(vals) // 2
+        scale = cls.loss.partial_scales
+        parts = [scale(a, b, *p) for a, b, p in zip(vals[:m], vals[m:], ps)]
+        k = n if reduction == "mean" else 1
+        return [abs(d[0]) / k for d in parts] + [abs(d[1]) / k for d in parts]
+
+    @classmethod
+    def convention(cls, vals, c):
+        note = getattr(cls.loss, "element_convention", None)
+        if note is None:
+            return None
+        m = len(vals) // 2
+        for a, b in zip(vals[:m], vals[m:]):
+            text = note(a, b)
+            if text is not None:
+                return text, None
+        return None
+
+    @classmethod
+    def sample(cls):
+        a, b, p = cls.loss.sample()
+        return [a, b], ([p], "sum", 1)
+
+
+def _loss_element(op) -> type:
+    return type(op.__name__ + "Of", (PointwiseLossOf,), {"loss": op, "name": op.name.replace("Backward0", "")})
+
+
+LOSS_ELEMENTS = {op: _loss_element(op) for op in LO.POINTWISE_LOSSES}
+MseOf = LOSS_ELEMENTS[LO.MseLoss]
+
+
+class NllOf(ElementOp):
+    """nll_loss's reduced value over its picked elements: ``-sum w_i x_i`` (the op table's
+    ``NllLoss.sympy``), divided by the total weight for a mean; ``c`` is (weights, divisor)."""
+
+    name = "nll_loss"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        ws, total = c
+        return LO.NllLoss.sympy(sp, *[z for x, w in zip(args, ws) for z in (x, _exact_number(sp, w))]) / \
+            _exact_number(sp, total)
+
+    @staticmethod
+    def value(vals, c):
+        ws, total = c
+        terms = [-w * x for x, w in zip(vals, ws)]
+        return _fsum(terms) / total, _fsum([abs(t) for t in terms]) / abs(total)
+
+    @staticmethod
+    def partials(vals, c):
+        ws, total = c
+        return [-w / total for w in ws]
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5], ([1.0, 0.5, 2.0], 3.5)
+
+
+class NllBackwardOf(ElementOp):
+    """An element of nll_loss_backward at a picked position: ``-w * g / total`` (``NllLossBackward.sympy``)."""
+
+    name = "nll_loss_backward"
+    c_kind = "object"
+    variadic = False
+
+    @staticmethod
+    def sympy(sp, args, c):
+        w, total = c
+        return LO.NllLossBackward.sympy(sp, args[0], _exact_number(sp, w), _exact_number(sp, total))
+
+    @staticmethod
+    def value(vals, c):
+        w, total = c
+        v = -w * vals[0] / total
+        return v, abs(v)
+
+    @staticmethod
+    def partials(vals, c):
+        w, total = c
+        return [-w / total]
+
+    @staticmethod
+    def sample():
+        return [0.75], (2.0, 4.0)
+
+
+def _exact_number(sp, x):
+    x = float(x)
+    return sp.Integer(int(x)) if x.is_integer() else sp.Rational(x)
+
+
+def _rotated(args, j):
+    """The slice ``args`` with element ``j`` first (the op table's softmax forms take the element
+    first, then the rest of its slice)."""
+    args = list(args)
+    return [args[j]] + args[:j] + args[j + 1:]
+
+
+def _softmax_of(vals) -> tuple:
+    m = max(vals)
+    e = [math.exp(x - m) for x in vals]
+    s = _fsum(e)
+    return m, e, s
+
+
+class SoftmaxOf(ElementOp):
+    """Element ``c`` of a softmax slice, inputs the slice: the op table's ``Softmax.sympy``."""
+
+    name = "softmax"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return SM.Softmax.sympy(sp, *_rotated(args, c))
+
+    @staticmethod
+    def value(vals, c):
+        if any(not math.isfinite(x) for x in vals):
+            return math.nan, 0.0
+        _, e, s = _softmax_of(vals)
+        y = e[c] / s
+        return y, y
+
+    @staticmethod
+    def partials(vals, c):
+        if any(not math.isfinite(x) for x in vals):
+            return [math.nan] * len(vals)
+        _, e, s = _softmax_of(vals)
+        y = [x / s for x in e]
+        return [y[c] * ((1.0 if i == c else 0.0) - y[i]) for i in range(len(vals))]
+
+    @staticmethod
+    def partial_scales(vals, c):
+        if any(not math.isfinite(x) for x in vals):
+            return [math.nan] * len(vals)
+        _, e, s = _softmax_of(vals)
+        return [e[c] / s * (1.0 + x / s) for x in e]
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5], 1
+
+
+class LogSoftmaxOf(ElementOp):
+    """Element ``c`` of a log_softmax slice: the op table's ``LogSoftmax.sympy``."""
+
+    name = "log_softmax"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return SM.LogSoftmax.sympy(sp, *_rotated(args, c))
+
+    @staticmethod
+    def value(vals, c):
+        if any(not math.isfinite(x) for x in vals):
+            return math.nan, 0.0
+        m, _, s = _softmax_of(vals)
+        ls = math.log(s)
+        # log(s) carries the sum's rounding, relative to s >= 1, not to log(s) (which may be tiny)
+        return (vals[c] - m) - ls, abs(vals[c] - m) + abs(ls) + 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        if any(not math.isfinite(x) for x in vals):
+            return [math.nan] * len(vals)
+        _, e, s = _softmax_of(vals)
+        return [(1.0 if i == c else 0.0) - e[i] / s for i in range(len(vals))]
+
+    @staticmethod
+    def partial_scales(vals, c):
+        if any(not math.isfinite(x) for x in vals):
+            return [math.nan] * len(vals)
+        _, e, s = _softmax_of(vals)
+        return [1.0 + x / s for x in e]
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5], 1
+
+
+class SoftmaxBackwardOf(ElementOp):
+    """Element ``c`` of ``_softmax_backward_data``, inputs (g_0..g_n-1, y_0..y_n-1) of its slice:
+    ``(g_c - sum g_i y_i) y_c``, the op table's ``SoftmaxBackwardData.sympy``."""
+
+    name = "softmax_backward_data"
     c_kind = "object"
 
     @staticmethod
     def sympy(sp, args, c):
         n = len(args) // 2
-        total = sp.Add(*[LO.MseLoss.sympy(sp, a, b) for a, b in zip(args[:n], args[n:])])
-        return total / n if c.reduction == "mean" else total
+        gs, ys = _rotated(args[:n], c), _rotated(args[n:], c)
+        return SM.SoftmaxBackwardData.sympy(sp, gs[0], ys[0], *[x for pair in zip(gs[1:], ys[1:]) for x in pair])
 
     @staticmethod
     def value(vals, c):
         n = len(vals) // 2
-        terms = [(a - b) ** 2 if math.isfinite(a - b) else math.inf for a, b in zip(vals[:n], vals[n:])]
-        total = _fsum(terms)
-        return (total / n, total / n) if c.reduction == "mean" else (total, total)
+        g, y = vals[:n], vals[n:]
+        terms = [a * b for a, b in zip(g, y)]
+        s = _fsum(terms)
+        return (g[c] - s) * y[c], (abs(g[c]) + _fsum([abs(t) for t in terms])) * abs(y[c])
 
     @staticmethod
     def partials(vals, c):
         n = len(vals) // 2
-        norm = 2.0 / n if c.reduction == "mean" else 2.0
-        diffs = [a - b for a, b in zip(vals[:n], vals[n:])]
-        return [norm * d for d in diffs] + [-norm * d for d in diffs]
+        g, y = vals[:n], vals[n:]
+        s = _fsum([a * b for a, b in zip(g, y)])
+        dg = [y[c] * ((1.0 if i == c else 0.0) - y[i]) for i in range(n)]
+        dy = [((g[c] - s) if i == c else 0.0) - y[c] * g[i] for i in range(n)]
+        return dg + dy
+
+    @staticmethod
+    def partial_scales(vals, c):
+        n = len(vals) // 2
+        g, y = vals[:n], vals[n:]
+        s = _fsum([abs(a * b) for a, b in zip(g, y)])
+        return [abs(y[c]) * (1.0 + abs(y[i])) for i in range(n)] + \
+            [abs(g[c]) + s + abs(y[c] * g[i]) for i in range(n)]
 
     @staticmethod
     def sample():
-        return [0.75, -1.25, 2.5, 0.5], LO.Loss("mean", 2)
+        return [0.5, -1.0, 2.0, 0.25, 0.5, 0.25], 1
+
+
+class LogSoftmaxBackwardOf(ElementOp):
+    """Element ``c`` of ``_log_softmax_backward_data``: ``g_c - exp(y_c) sum g_i``."""
+
+    name = "log_softmax_backward_data"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        n = len(args) // 2
+        gs, ys = _rotated(args[:n], c), _rotated(args[n:], c)
+        return SM.LogSoftmaxBackwardData.sympy(sp, gs[0], ys[0], *[x for pair in zip(gs[1:], ys[1:]) for x in pair])
+
+    @staticmethod
+    def value(vals, c):
+        n = len(vals) // 2
+        g, y = vals[:n], vals[n:]
+        s = _fsum(g)
+        e = math.exp(y[c]) if y[c] < 700 else math.inf
+        return g[c] - e * s, abs(g[c]) + e * _fsum([abs(x) for x in g])
+
+    @staticmethod
+    def partials(vals, c):
+        n = len(vals) // 2
+        g, y = vals[:n], vals[n:]
+        e = math.exp(y[c]) if y[c] < 700 else math.inf
+        s = _fsum(g)
+        return [(1.0 if i == c else 0.0) - e for i in range(n)] + [-e * s if i == c else 0.0 for i in range(n)]
+
+    @staticmethod
+    def partial_scales(vals, c):
+        n = len(vals) // 2
+        g, y = vals[:n], vals[n:]
+        e = math.exp(y[c]) if y[c] < 700 else math.inf
+        s = _fsum([abs(x) for x in g])
+        return [1.0 + e] * n + [e * s if i == c else 0.0 for i in range(n)]
+
+    @staticmethod
+    def sample():
+        return [0.5, -1.0, 2.0, -1.5, -0.5, -2.0], 1
+
+
+class EmbeddingPickOf(ElementOp):
+    """An element of embedding's output: one weight element (the identity form). PyTorch's
+    backward departs from calculus twice, as conventions: the padding row gets no gradient,
+    and with scale_grad_by_freq each pick's gradient is divided by its row's count. ``c`` is
+    (scale, padded)."""
+
+    name = "embedding"
+    c_kind = "object"
+    variadic = False
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return EM.Embedding.sympy(sp, args[0])
+
+    @staticmethod
+    def value(vals, c):
+        return vals[0], abs(vals[0])
+
+    @staticmethod
+    def partials(vals, c):
+        scale, padded = c
+        return [0.0 if padded else scale]
+
+    @staticmethod
+    def convention(vals, c):
+        scale, padded = c
+        if padded:
+            return ("embedding: PyTorch gives the padding_idx row no gradient", None)
+        if scale != 1.0:
+            return (f"embedding: scale_grad_by_freq divides the gradient of each pick of a row by the row's count "
+                    f"(here x{scale:g})", None)
+        return None
+
+    @staticmethod
+    def sample():
+        return [0.75], (1.0, False)
+
+
+class ScaledSumOf(ElementOp):
+    """A sum of input elements each times its scale (``c``, a list): embedding's backward with
+    scale_grad_by_freq, the op table's ``EmbeddingDenseBackward.sympy``."""
+
+    name = "scaled sum"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return EM.EmbeddingDenseBackward.sympy(sp, *[z for a, w in zip(args, c) for z in (a, _exact_number(sp, w))])
+
+    @staticmethod
+    def value(vals, c):
+        terms = [a * w for a, w in zip(vals, c)]
+        return _fsum(terms), _fsum([abs(t) for t in terms])
+
+    @staticmethod
+    def partials(vals, c):
+        return list(c)
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5], [1.0, 0.5, 0.25]
 
 
 class Opaque(ElementOp):
@@ -421,7 +761,9 @@ def opaque_op(name: str) -> type:
     return cls
 
 
-ELEMENT_OPS = [Same, Const, SumOf, MeanOf, MaxOf, MinOf, DotOf, AddmmOf, MseOf]
+ELEMENT_OPS = [Same, Const, SumOf, MeanOf, MaxOf, MinOf, DotOf, AddmmOf, *LOSS_ELEMENTS.values(), NllOf,
+               NllBackwardOf, SoftmaxOf, LogSoftmaxOf, SoftmaxBackwardOf, LogSoftmaxBackwardOf, ScaledSumOf,
+               EmbeddingPickOf]
 
 
 # ---------------------------------------------------------------- the graph
@@ -610,7 +952,7 @@ class ElementGraph:
         vals = v._val if v._t.ndim else [v._val]
         if shape_pick(v):
             return self._structural(v, t, vals, [(Same, None, ((vin[0], _map(v._c, j)),)) for j in range(len(vals))])
-        if issubclass(base, Elementwise) or (base is LO.MseLoss and v._c.reduction == "none"):
+        if issubclass(base, Elementwise):
             return self._elementwise(v, base, t, vals, vin)
         build = _builder(base)
         if build is None:
@@ -800,11 +1142,112 @@ def _addmm(v, vin, vals):
             for i in range(n) for j in range(m)]
 
 
-def _mse(v, vin, vals):
+def _pointwise_loss(v, vin, vals):
     a, b = vin
+    c = v._c
+    op = v._op.base
+    elem = LOSS_ELEMENTS[op]
     shape = broadcast_shapes(a._t.shape, b._t.shape)
     pa, pb = positions(a._t.shape, shape), positions(b._t.shape, shape)
-    return [(MseOf, v._c, tuple((a, p) for p in pa) + tuple((b, p) for p in pb))]
+    ps = [op.params(c, i) for i in range(len(pa))]
+    if c.reduction == "none":
+        return [(elem, ([ps[i]], "none", 1), ((a, pa[i]), (b, pb[i]))) for i in range(len(pa))]
+    return [(elem, (ps, c.reduction, c.numel), tuple((a, p) for p in pa) + tuple((b, p) for p in pb))]
+
+
+def _nll(v, vin, vals):
+    u = vin[0]
+    c = v._c
+    if c.reduction == "none" and len(c.shape) == 2:
+        return [(Const, 0.0, ()) if p is None else (NllOf, ([w], 1.0), ((u, p),))
+                for p, w in zip(c.picked, c.weights)]
+    kept = [(p, w) for p, w in zip(c.picked, c.weights) if p is not None]
+    total = c.total_weight if c.reduction == "mean" else 1.0
+    return [(NllOf, ([w for _, w in kept], total), tuple((u, p) for p, _ in kept))]
+
+
+def _nll_backward(v, vin, vals):
+    g = vin[0]
+    c = v._c
+    spec = [(Const, 0.0, ()) for _ in range(len(vals))]
+    per_sample = c.reduction == "none" and len(c.shape) == 2
+    total = c.total_weight if c.reduction == "mean" else 1.0
+    for b, (p, w) in enumerate(zip(c.picked, c.weights)):
+        if p is not None:
+            spec[p] = (NllBackwardOf, (w, 1.0 if per_sample else total), ((g, b if per_sample else 0),))
+    return spec
+
+
+def _along(elem_op):
+    """softmax/log_softmax: each output element reads its slice along the node's dimension."""
+
+    def build(v, vin, vals):
+        u = vin[0]
+        spec = [None] * len(vals)
+        for idx in slices(v._c.shape, v._c.dim):
+            srcs = tuple((u, i) for i in idx)
+            for j, p in enumerate(idx):
+                spec[p] = (elem_op, j, srcs)
+        return spec
+
+    return build
+
+
+def _along_backward(elem_op):
+    """The backward-data ops: each element reads the (grad_output, output) pairs of its slice."""
+
+    def build(v, vin, vals):
+        g, y = vin
+        gpos = positions(g._t.shape, v._t.shape)
+        spec = [None] * len(vals)
+        for idx in slices(v._c.shape, v._c.dim):
+            srcs = tuple((g, gpos[i]) for i in idx) + tuple((y, i) for i in idx)
+            for j, p in enumerate(idx):
+                spec[p] = (elem_op, j, srcs)
+        return spec
+
+    return build
+
+
+def _embedding(v, vin, vals):
+    w = vin[0]
+    c = v._c
+    counts: dict = {}
+    for k in c.rows:
+        counts[k] = counts.get(k, 0) + 1
+    spec = []
+    for k in c.rows:
+        scale = 1.0 / counts[k] if c.scale_grad_by_freq else 1.0
+        if k == c.padding_idx or scale != 1.0:
+            spec.extend((EmbeddingPickOf, (scale, k == c.padding_idx), ((w, k * c.dim + j),)) for j in range(c.dim))
+        else:
+            spec.extend((Same, None, ((w, k * c.dim + j),)) for j in range(c.dim))
+    return spec
+
+
+def _embedding_backward(v, vin, vals):
+    g = vin[0]
+    c = v._c
+    counts: dict = {}
+    for k in c.rows:
+        counts[k] = counts.get(k, 0) + 1
+    sources: dict = {}
+    for i, k in enumerate(c.rows):
+        if k != c.padding_idx:
+            sources.setdefault(k, []).append(i)
+    spec = []
+    for k in range(c.num_weights):
+        rows = sources.get(k)
+        for j in range(c.dim):
+            if not rows:
+                spec.append((Const, 0.0, ()))
+            elif c.scale_grad_by_freq:
+                spec.append((ScaledSumOf, [1.0 / counts[k]] * len(rows), tuple((g, i * c.dim + j) for i in rows)))
+            elif len(rows) == 1:
+                spec.append((Same, None, ((g, rows[0] * c.dim + j),)))
+            else:
+                spec.append((SumOf, None, tuple((g, i * c.dim + j) for i in rows)))
+    return spec
 
 
 def _join(v, vin, vals):
@@ -893,9 +1336,15 @@ def _scatter(v, vin, vals):
 _BUILDERS = {
     R.Sum: _reduction(SumOf), R.SumDim: _reduction(SumOf), R.Mean: _reduction(MeanOf), R.MeanDim: _reduction(MeanOf),
     R.MaxAll: _max_all(MaxOf), R.MinAll: _max_all(MinOf), R.MaxDim: _max_dim, R.MinDim: _max_dim,
-    L.Mm: _mm, L.Mv: _mv, L.Dot: _dot, L.Addmm: _addmm, LO.MseLoss: _mse,
+    L.Mm: _mm, L.Mv: _mv, L.Dot: _dot, L.Addmm: _addmm,
+    LO.NllLoss: _nll, LO.NllLossBackward: _nll_backward,
+    EM.Embedding: _embedding, EM.EmbeddingDenseBackward: _embedding_backward,
     S.Cat: _join, S.Stack: _join, S.MaskedFill: _masked_fill, S.Fill: _fill, S.Zero: _fill, S.CopyInto: _copy_into,
     IndexPut: _index_put, R.Amax: _reduction(MaxOf), R.Amin: _reduction(MinOf), S.FillTensor: _fill_tensor,
+    **{op: _pointwise_loss for op in LO.POINTWISE_LOSSES},
+    SM.Softmax: _along(SoftmaxOf), SM.LogSoftmax: _along(LogSoftmaxOf),
+    SM.SoftmaxBackwardData: _along_backward(SoftmaxBackwardOf),
+    SM.LogSoftmaxBackwardData: _along_backward(LogSoftmaxBackwardOf),
 }
 # an in-place comparison's elements are its 1s and 0s, constants
 _BUILDERS_BY_CLASS = [(_Scatter, _scatter), (IndexPut, _index_put), (CompareInplace, _fill),

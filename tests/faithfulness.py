@@ -142,7 +142,7 @@ def step(x: float, n: int, dtype: str) -> float:
 # ---------------------------------------------------------------- correctly rounded transcendentals
 
 _MP = {"exp": mpmath.exp, "log": mpmath.log, "sin": mpmath.sin, "cos": mpmath.cos, "tanh": mpmath.tanh,
-       "sqrt": mpmath.sqrt, "pow": mpmath.power}
+       "sqrt": mpmath.sqrt, "pow": mpmath.power, "log1p": mpmath.log1p, "expm1": mpmath.expm1, "erf": mpmath.erf}
 
 
 @lru_cache(maxsize=65536)
@@ -283,6 +283,11 @@ def _exp(k, x, c):
     return y, (y,)
 
 
+def _expm1(k, x):
+    y = k.libm("expm1", x)
+    return y, (k.add(y, 1),)  # grad * (result + 1)
+
+
 def _sqrt(k, x, c):
     y = k.libm("sqrt", x)
     return y, (k.div(1, k.mul(2, y)),)  # grad / (2 * result)
@@ -315,6 +320,10 @@ TRANSCENDENTAL = {
                           lambda k, x, c: (k.libm("sin", x), (k.libm("cos", x),))),
     "cos": Transcendental(lambda L, a, c: a.cos(), lambda r: r.uniform(-100, 100),
                           lambda k, x, c: (k.libm("cos", x), (-k.libm("sin", x),))),
+    "log1p": Transcendental(lambda L, a, c: a.log1p(), lambda r: 10 ** r.uniform(-30, 30) - 0.5 * (r.random() < 0.3),
+                            lambda k, x, c: (k.libm("log1p", x), (k.div(1, k.add(x, 1)),))),
+    "expm1": Transcendental(lambda L, a, c: a.expm1(), lambda r: r.uniform(-87, 88),
+                            lambda k, x, c: _expm1(k, x)),
     "x ** c": Transcendental(lambda L, a, c: a**c, lambda r: r.uniform(0, 100), _powc, True),
     "c ** x": Transcendental(lambda L, a, c: c**a, lambda r: r.uniform(-40, 40), _rpowc, True),
 }

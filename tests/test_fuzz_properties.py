@@ -113,8 +113,6 @@ def test_fuzz_graph_gradients_match_sympy(seed):
 # the generator keeps away from them until they are fixed, these tests then pass.
 
 
-@pytest.mark.xfail(strict=False, reason="issue 14 triage (clamp-sympy-inverted-bounds): clamp's SymPy form "
-                                        "is wrong when min > max")
 def test_clamp_with_min_above_max_proves():
     x = scalargrad.tensor(0.87, requires_grad=True)
     y = scalargrad.clamp(x, 1.52, -1.484)
@@ -123,8 +121,6 @@ def test_clamp_with_min_above_max_proves():
     assert report.ok, str(report)
 
 
-@pytest.mark.xfail(strict=False, reason="issue 14 triage (sympy-check-hangs): sympy_check runs for minutes on a "
-                                        "clamp raised to a float power")
 def test_sympy_check_of_a_clamp_to_a_float_power_finishes():
     x = scalargrad.tensor(1.884, requires_grad=True)
     y = scalargrad.clamp(x, min=1.065) ** -0.227883

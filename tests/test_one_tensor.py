@@ -112,6 +112,7 @@ PATTERNS = {
     "addcmul": [(OTHER_T, SELF), (OTHER_T, SELF, 0.5)], "addcmul_": [(OTHER_T, SELF)],
     "addcdiv": [(OTHER_T, SELF), (OTHER_T, SELF, 0.5)], "addcdiv_": [(OTHER_T, SELF)],
     "lerp": [(OTHER_T, 0.25), (OTHER_T, 0.75), (OTHER_T, SELF)], "lerp_": [(OTHER_T, 0.25)],
+    "unflatten": [(0, (1, -1)), (-1, (-1, 1))],
 }
 # not called here: they need a graph, a hook, a device, randomness or uninitialised memory, and
 # have tests of their own

@@ -97,6 +97,8 @@ STEPS = {
     "neg": (E.Neg, 1, None, lambda lib, a: -a),
     "log": (E.Log, 1, None, lambda lib, a: _pos(a).log()),
     "exp": (E.Exp, 1, None, lambda lib, a: a.tanh().exp()),
+    "log1p": (E.Log1p, 1, None, lambda lib, a: _pos(a).log1p()),
+    "expm1": (E.Expm1, 1, None, lambda lib, a: a.tanh().expm1()),
     "sqrt": (E.Sqrt, 1, None, lambda lib, a: _pos(a).sqrt()),
     "tanh": (E.Tanh, 1, None, lambda lib, a: a.tanh()),
     "sigmoid": (E.Sigmoid, 1, None, lambda lib, a: a.sigmoid()),

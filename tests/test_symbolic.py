@@ -113,7 +113,9 @@ def test_to_sympy_of_tensor_scalar_ops_and_clamp():
     a = leaf(0.5)
     x0 = sp.Symbol("x0", real=True)
     assert to_sympy(1 - a) == 1 - x0
-    assert to_sympy(a.clamp(0.0, 1.0)) == sp.Piecewise((0, x0 < 0), (1, x0 > 1), (x0, True))
+    # min(max(x, 0), 1): the max bound is tested first, so that min > max gives max everywhere
+    assert to_sympy(a.clamp(0.0, 1.0)) == sp.Piecewise((1, x0 > 1), (0, x0 < 0), (x0, True))
+    assert to_sympy(a.clamp(1.0, 0.0)) == 0
     # a tensor with dimensions is an array of its elements' expressions
     assert to_sympy((a * 2).sum().view(1)) == sp.ImmutableDenseNDimArray([2 * x0], (1,))
 

@@ -54,6 +54,12 @@ class FloatKernel:
         """A masked-out gradient (PyTorch's where/masked_fill): +0.0 whatever ``g`` is."""
         return 0.0
 
+    @classmethod
+    def pointwise(cls, op, *args, c=None):
+        """The elementwise op ``op`` (a backward kernel such as leaky_relu_backward) on numbers."""
+        r = cls.r
+        return r(op.forward(r, *args, c) if op.uses_c else op.forward(r, *args))
+
     @staticmethod
     def val(x):
         return x
@@ -154,6 +160,27 @@ class FloatKernel:
     def rdiv(cls, c, x):
         """A Python number divided by ``x``, rounded once (ATen's ``Scalar / Tensor``)."""
         return cls.div(cls.const(c), x)
+
+    @classmethod
+    def softmax_backward(cls, g, y, c, log):
+        """_softmax_backward_data of a one-element slice (a 0-dim softmax)."""
+        r = cls.r
+        if log:
+            return r(g - r(ieee.exp(y)) * g)
+        return r(r(g - r(g * y)) * y)
+
+    @staticmethod
+    def sum_along(x, c):
+        return x  # a one-element slice
+
+    @staticmethod
+    def held(t):
+        """A tensor an op keeps in its ``_c`` (a loss's weight), as an operand: its number."""
+        return t._val
+
+    @classmethod
+    def one(cls, like):
+        return cls.r(1.0)
 
     # shape helpers: on a 0-dim node every shape op is the identity
     @staticmethod
@@ -373,6 +400,11 @@ class TensorKernel:
         return 0.0
 
     @staticmethod
+    def pointwise(op, *args, c=None):
+        """The elementwise op ``op`` on tensors (a node of its own under create_graph)."""
+        return elementwise(op, args, c)
+
+    @staticmethod
     def tanh_backward(g, y):
         return elementwise(E.TanhBackward, (g, y))
 
@@ -454,6 +486,52 @@ class TensorKernel:
         # Python operator, number / tensor, is reciprocal(tensor) * number instead)
         dt = x._t.dtype
         return binary(E.Div, leaf(dt.round(c), TensorType(dt, ())), x)
+
+    @staticmethod
+    def softmax_backward(g, y, c, log):
+        from .._tensor.softmax import backward_data
+
+        return backward_data(g, y, c, log)
+
+    @staticmethod
+    def held(t):
+        return t
+
+    @staticmethod
+    def one(like):
+        """A 0-dim 1 of ``like``'s dtype (an absent weight, as an operand)."""
+        return leaf(like._t.dtype.round(1.0), TensorType(like._t.dtype, ()))
+
+    @staticmethod
+    def embedding_backward(g, c):
+        from .._tensor.embedding import dense_backward
+
+        return dense_backward(g, c)
+
+    @staticmethod
+    def embedding_double_backward(g, c):
+        from .._tensor.embedding import double_backward
+
+        return double_backward(g, c)
+
+    @staticmethod
+    def nll_backward(g, x, c):
+        from .._tensor.losses import nll_backward
+
+        return nll_backward(g, x, c)
+
+    @staticmethod
+    def nll_forward(g, c):
+        from .._tensor.losses import nll_of_gradient
+
+        return nll_of_gradient(g, c)
+
+    @staticmethod
+    def sum_along(x, c):
+        """``x.sum(dim, keepdim=True)`` along a softmax node's dimension."""
+        if not x._t.ndim:
+            return x
+        return tsum(x, c.dim, keepdim=True)
 
     # shapes
 

@@ -93,3 +93,24 @@ def pow(a: float, b: float) -> float:  # noqa: A001 - the IEEE pow
                 return _copysign(inf, a)
             return inf
         return nan  # negative base, non-integer exponent
+
+
+def log1p(x: float) -> float:
+    """log(1 + x), accurate near 0: -1 gives -inf, below -1 nan."""
+    if x > -1.0:
+        return math.log1p(x)  # math.log1p(inf) is inf
+    if x == -1.0:
+        return -inf
+    return nan
+
+
+def expm1(x: float) -> float:
+    """exp(x) - 1, accurate near 0; overflow is inf."""
+    try:
+        return math.expm1(x)
+    except OverflowError:
+        return inf
+
+
+def erf(x: float) -> float:
+    return math.erf(x)  # total on the reals, erf(nan) is nan

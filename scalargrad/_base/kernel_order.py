@@ -48,10 +48,25 @@ from collections.abc import Sequence
 from .dtypes import round_f32
 from .layout import coalesce, contiguous_strides, iteration_order, numel
 
-__all__ = ["Program", "sum_program", "fma_chain", "fma", "mkl_sdot", "mkl_lanes8", "VECTOR_LANES"]
+__all__ = ["Program", "sum_program", "fma_chain", "fma", "mkl_sdot", "mkl_lanes8", "VECTOR_LANES", "ELEMENTWISE_LANES",
+           "vectorized_count"]
 
 VECTOR_LANES = {"float32": 8, "float64": 4}
 """Lanes of the Vectorized<T> type ATen's sum kernel runs with (its AVX2 build)."""
+
+ELEMENTWISE_LANES = {"float32": 8, "float64": 4}
+"""Lanes of ATen's elementwise kernels (``cpu_kernel_vec``): their AVX2 build, which ATen runs on
+AVX512 machines too (REGISTER_DISPATCH leaves AVX512 out; measured on the capture machine).
+``cpu_kernel_vec`` runs its vectorised function on chunks of twice this many elements and its
+scalar function on the rest; the few kernels whose two functions round differently (smooth_l1
+and huber's backward) follow this split."""
+
+
+def vectorized_count(n: int, dtype_name: str) -> int:
+    """How many of ``n`` contiguous elements ``cpu_kernel_vec`` computes with its vectorised
+    function (the rest, at the end, go through its scalar one)."""
+    chunk = 2 * ELEMENTWISE_LANES.get(dtype_name, 8)
+    return (n // chunk) * chunk
 
 
 class Program:

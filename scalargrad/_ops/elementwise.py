@@ -44,6 +44,9 @@ class Elementwise(Op):
     # (elements, _c) -> the size of the terms an intermediate rounding touches, for ops that
     # round inside one element (addcmul): the SymPy check's forward tolerance scales with it
     magnitude = None
+    # ``by_position(dt, columns, n, c)`` -> the n rounded elements, for the kernels whose vectorised
+    # and scalar code round differently (``forward`` is the scalar code): None for most ops
+    by_position = None
 
 
 class Unary(Elementwise):
@@ -158,7 +161,7 @@ class Pow(Binary):
         # and exponent >= 0 (PyTorch's convention; plain calculus gives nan or -inf there)
         return k.pow_backward_self(g, a, b), k.pow_backward_exponent(g, a, b, k.out(v))
 
-    sympy = staticmethod(lambda sp, a, b: a**b)
+    sympy = staticmethod(lambda sp, a, b: _sympy_pow(sp, a, b))
 
     @staticmethod
     def convention(a, b):
@@ -486,6 +489,47 @@ class DivC(WithNumber):
     sympy = staticmethod(lambda sp, a, c: a / c)
 
 
+class ScalarArg(float):
+    """A C++ ``Scalar`` operand (``tensor.mul(Scalar)`` inside ATen's composite ops): the number
+    in the tensor's dtype, which the op computes with, carrying ``given``, the number as passed,
+    which PyTorch shows as ``_saved_other``."""
+
+    def __new__(cls, value: float, given):
+        obj = float.__new__(cls, value)
+        obj.given = given
+        return obj
+
+
+@register
+class MulScalar(MulC):
+    """mul.Scalar: ``tensor * Scalar`` from C++ (MulBackward1; Python's ``*`` is MulBackward0)."""
+
+    name, saves = "MulBackward1", True
+    saved = (("other", "c.given"),)
+    backward = staticmethod(lambda k, g, v: (k.mul(g, float(v._c)),))
+
+
+@register
+class DivScalar(DivC):
+    """div.Scalar: ``tensor / Scalar`` from C++ (DivBackward1)."""
+
+    name = "DivBackward1"
+    saved = (("other", "c.given"),)
+    backward = staticmethod(lambda k, g, v: (k.div(g, float(v._c)),))
+
+
+def _sympy_pow(sp, base, exponent):
+    """``base ** exponent`` in SymPy. A float exponent is an exact rational with a denominator
+    of 2**54 or so; SymPy raises a constant base to it by factoring (Integer._eval_power takes
+    ``prime ** (p mod q)``), which runs for minutes once a clamp's Piecewise carries a constant
+    branch. The same binary value as a SymPy Float (precision enough to hold it exactly) is
+    evaluated numerically instead."""
+    if getattr(exponent, "is_Rational", False) and not exponent.is_Integer and exponent.q > 1 << 16:
+        bits = max(exponent.p.bit_length(), exponent.q.bit_length()) + 8
+        exponent = sp.Float(exponent, precision=max(bits, 64))
+    return base**exponent
+
+
 def _pow_scalar(r, x, e):
     # PyTorch's pow_tensor_scalar kernel special-cases these exponents; each step rounds.
     if e == 2.0:
@@ -533,7 +577,7 @@ class PowC(WithNumber):
     bulk_number = staticmethod(_pow_bulk)
     # pow_backward: zeros where the exponent is 0, else grad * (exponent * self.pow(exponent - 1))
     backward = staticmethod(lambda k, g, v: (k.pow_backward(g, k.a(v), v._c),))
-    sympy = staticmethod(lambda sp, a, c: a**c)
+    sympy = staticmethod(lambda sp, a, c: _sympy_pow(sp, a, c))
 
     @staticmethod
     def convention(a, c):
@@ -632,11 +676,15 @@ def _clamp(r, a, c):
 
 def _clamp_sympy(sp, a, c):
     lo, hi = c
+    lo = sp.Float(lo) if isinstance(lo, float) else lo
+    hi = sp.Float(hi) if isinstance(hi, float) else hi
     pieces = []
-    if lo is not None:
-        pieces.append((sp.Float(lo) if isinstance(lo, float) else lo, sp.StrictLessThan(a, lo)))
     if hi is not None:
-        pieces.append((sp.Float(hi) if isinstance(hi, float) else hi, sp.StrictGreaterThan(a, hi)))
+        # min(max(a, lo), hi): the max bound wins everywhere when min > max
+        above = sp.StrictGreaterThan(a, hi)
+        pieces.append((hi, above if lo is None else above | sp.StrictGreaterThan(lo, hi)))
+    if lo is not None:
+        pieces.append((lo, sp.StrictLessThan(a, lo)))
     # the bounds fall in the last piece: derivative 1 at min and max, as in PyTorch
     return sp.Piecewise(*pieces, (a, True))
 
@@ -736,6 +784,32 @@ class Exp(Unary):
     fast = math.exp
     backward = staticmethod(lambda k, g, v: (k.mul(g, k.out(v)),))
     sympy = staticmethod(lambda sp, a: sp.exp(a))
+
+
+@register
+class Log1p(Unary):
+    name = "Log1PBackward0"
+    saved = (("self", 0),)
+    api = _api("log1p")
+    result = "float"
+    forward = staticmethod(lambda r, a: ieee.log1p(a))
+    fast = math.log1p
+    # log1p_backward: grad / (self + 1)
+    backward = staticmethod(lambda k, g, v: (k.div(g, k.add(k.a(v), k.const(1.0))),))
+    sympy = staticmethod(lambda sp, a: sp.log(1 + a))
+
+
+@register
+class Expm1(Unary):
+    name, saves_inputs, saves_output = "Expm1Backward0", False, True
+    saved = (("result", "result"),)
+    api = _api("expm1")
+    result = "float"
+    forward = staticmethod(lambda r, a: ieee.expm1(a))
+    fast = math.expm1
+    # grad * (result + 1)
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.add(k.out(v), k.const(1.0))),))
+    sympy = staticmethod(lambda sp, a: sp.exp(a) - 1)
 
 
 @register
@@ -919,13 +993,12 @@ class ThresholdBackward(Binary):
 
 ELEMENTWISE = [Add, Sub, Mul, Div, Pow, Minimum, Maximum, FloorDivide, Remainder, AddC, SubC, RSubC, MulC, DivC,
                PowC, RPowC, RemainderC, RRemainderC, FloorDivideC, RFloorDivideC, Clamp, ClampMin, ClampMax, Neg,
-               Reciprocal, Log, Exp, Sqrt, Tanh, Sigmoid, Relu, Abs,
-               Sin, Cos]
+               Reciprocal, Log, Log1p, Exp, Expm1, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin, Cos]
 """Every elementwise op a program may spell."""
 
 SCALAR_DERIVATIVES = [Add, Sub, Mul, Div, Pow, Minimum, Maximum, AddC, SubC, RSubC, MulC, DivC, PowC, RPowC,
-                      Clamp, ClampMin, ClampMax, Neg, Log, Exp, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin, Cos,
-                      Reciprocal]
+                      Clamp, ClampMin, ClampMax, Neg, Log, Log1p, Exp, Expm1, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin,
+                      Cos, Reciprocal]
 """Every differentiable op with a non-trivial derivative, for the catalogue tests."""
 
 

@@ -122,9 +122,10 @@ class Op:
     differentiable = True  # False: the result never requires grad (comparisons, argmax)
     bulk = False  # True in the variant run with the tensor kernel
     is_freed = False  # True in the variant whose saved values were released
-    # (attribute, source[, needed_for]) entries: source an input index, "result" or a _c key;
-    # needed_for, the inputs whose gradient formula reads the value: PyTorch saves it only when
-    # one of them requires grad (``_saved_other`` of ``x * c`` is None if ``x`` alone does)
+    # (attribute, source[, needed_for]) entries: source an input index, "result", a _c key or
+    # ("value", x) for a constant of the op; needed_for, the inputs whose gradient formula reads
+    # the value: PyTorch saves it only when one of them requires grad (``_saved_other`` of
+    # ``x * c`` is None if ``x`` alone does)
     saved: tuple = ()
     api: Api | None = None
     freed: type  # the variant installed once the saved values are released
@@ -150,6 +151,14 @@ class Op:
     # input, and why; None at ordinary points. Conventions a Piecewise can state (relu, abs,
     # clamp, minimum, maximum) live in ``sympy`` instead.
     convention = None
+
+    # ``forward_scale(*args)`` (the inputs' floats, then ``_c``): what the rounding errors of a
+    # forward made of several rounded steps are relative to, where its result can be much smaller
+    # than its terms (GELU near -3: x * (1 + erf(x / sqrt 2))); None: the result itself.
+    forward_scale = None
+    # ``backward_scale(i, *args)``: the same for the partial derivative by input ``i`` as the
+    # op's backward computes it (gelu's cdf + x * pdf, nearly cancelling near x = -0.75).
+    backward_scale = None
 
     def __init_subclass__(cls, variant: bool = False, **kw):
         super().__init_subclass__(**kw)

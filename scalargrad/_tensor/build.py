@@ -29,7 +29,7 @@ from .._ops import elementwise as E
 from .tensor import Tensor, constant, defaults, impl, leaf, make
 
 __all__ = ["result_dtype", "broadcast_shapes", "positions", "binary", "unary", "elementwise", "number_type",
-           "as_tensor_operand", "check_size", "MAX_ELEMENTS", "cast", "compute"]
+           "as_tensor_operand", "check_size", "MAX_ELEMENTS", "cast", "compute", "with_scalar"]
 
 MAX_ELEMENTS = 1 << 20
 """The largest tensor scalargrad builds (each element is a Python float in a list)."""
@@ -170,6 +170,8 @@ def compute(op, dt: dtypes.dtype, cols: list, n: int, c=None) -> list:
     """``op``'s elements over the columns ``cols`` (lists of length n, or single numbers),
     rounded to ``dt``."""
     r = dt.round
+    if op.by_position is not None and n > 1:
+        return op.by_position(dt, [x if isinstance(x, list) else [x] * n for x in cols], n, c)
     fast = op.fast
     lists = [x if isinstance(x, list) else None for x in cols]
     if fast is not None and c is None and dt.is_floating_point:
@@ -355,6 +357,15 @@ def _with_number(op, a: Tensor, c) -> Tensor:
         f = op.forward
         vals = round_list(dt, [f(r, e, c) for e in x])
     return make(op, t, vals, (a,), c)
+
+
+def with_scalar(op, a: Tensor, number) -> Tensor:
+    """``a (op) Scalar`` as ATen's composite ops call it (``MulScalar``, ``DivScalar``): computed as
+    ``a (op) number`` is, the node keeping the number as given for its saved attribute."""
+    y = _with_number(op, a, number)
+    if y._op is not None:
+        y._c = E.ScalarArg(y._c, number)
+    return y
 
 
 def _add_alpha(op, a: Tensor, b: Tensor, alpha, dt) -> Tensor:

@@ -133,6 +133,8 @@ def _saved(attr: str, source, needed_for=None):
         op = v._op
         if source is None:
             return None
+        if isinstance(source, tuple):  # ("value", x): a constant of the op (gelu's approximate)
+            return source[1]
         if needed_for is not None and not any(v._in[i]._rg for i in needed_for if i < len(v._in)):
             # no gradient that reads it is computed: PyTorch does not save it
             return () if isinstance(source, str) and source.startswith("in") else None

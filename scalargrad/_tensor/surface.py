@@ -23,7 +23,7 @@ from .._ops import elementwise as E
 from .._ops import shape as S
 from .._ops.table import REGISTRY
 from . import factories as F
-from . import indexing, pointwise, products, reduce, views
+from . import indexing, pointwise, products, reduce, softmax, views
 from .build import binary, broadcast_shapes, elementwise, refuse_bool, result_dtype, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
@@ -497,6 +497,11 @@ def _install_shapes() -> None:
     _method("view_as", lambda self, other: views.view(self, other._t.shape))
     _method("reshape_as", lambda self, other: views.reshape(self, other._t.shape))
     _method("flatten", views.flatten)
+    _method("unflatten", views.unflatten)
+    _method("softmax", lambda self, dim, dtype=None: softmax.softmax(self, dim, False, dtype))
+    _method("log_softmax", lambda self, dim, dtype=None: softmax.softmax(self, dim, True, dtype))
+    _function("softmax", lambda input, dim, dtype=None: softmax.softmax(input, dim, False, dtype))  # noqa: A002
+    _function("log_softmax", lambda input, dim, dtype=None: softmax.softmax(input, dim, True, dtype))  # noqa: A002
     _method("ravel", lambda self: views.reshape(self, -1))
     _method("squeeze", views.squeeze)
     _method("unsqueeze", views.unsqueeze)
@@ -604,7 +609,8 @@ def _install_shapes() -> None:
                      ("addmm", products.addmm), ("equal", _equal), ("allclose", _allclose), ("isclose", _isclose),
                      ("masked_fill", lambda input, mask, value: _masked_fill(input, mask, value, False)),
                      ("numel", lambda input: input._t.numel),
-                     ("broadcast_shapes", _broadcast_shapes), ("is_tensor", lambda obj: isinstance(obj, Tensor)),
+                     ("broadcast_shapes", _broadcast_shapes), ("broadcast_tensors", _broadcast_tensors),
+                     ("unflatten", views.unflatten), ("is_tensor", lambda obj: isinstance(obj, Tensor)),
                      ("is_floating_point", lambda input: input._t.dtype.is_floating_point),
                      ("detach", lambda input: views.detach(input))):
         _function(name, _clone_fn(fn) if hasattr(fn, "__code__") else fn)
@@ -853,6 +859,19 @@ def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
 def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     shape, vals = _close_values(a, b, rtol, atol, equal_nan)
     return leaf(vals if shape else vals[0], TensorType(dtypes.bool, shape))
+
+
+def _broadcast_tensors(*tensors):
+    """``torch.broadcast_tensors``: each tensor expanded to the common shape (a tensor that
+    already has it is returned itself, as ATen's expand_outplace does)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = ()
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {len(shape)} in argument 0, but got {type(t).__name__}")
+        shape = broadcast_shapes(shape, t._t.shape)
+    return tuple(t if tuple(t._t.shape) == shape else views.expand(t, shape) for t in tensors)
 
 
 def _broadcast_shapes(*shapes):

@@ -180,6 +180,26 @@ def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(x, tuple(shape[:s]) + (numel(shape[s:e + 1]),) + tuple(shape[e + 1:]))
 
 
+def unflatten(x: Tensor, dim: int, sizes) -> Tensor:
+    """``x.unflatten(dim, sizes)``: dimension ``dim`` split into ``sizes`` (one may be -1), a view."""
+    if isinstance(sizes, int) or not isinstance(sizes, (tuple, list, dtypes.Size)):
+        raise TypeError(f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not {type(sizes).__name__}")
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    nd = x._t.ndim
+    d = norm_dim(dim, nd)
+    shape = tuple(x._t.shape)
+    sizes = tuple(int(s) for s in sizes)
+    if -1 in sizes:
+        inferred = infer_shape(sizes, shape[d])
+    else:
+        if numel(sizes) != shape[d]:
+            raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+                               f"({shape[d]}) in the input tensor")
+        inferred = sizes
+    return view(x, shape[:d] + tuple(inferred) + shape[d + 1:])
+
+
 def squeeze(x: Tensor, dim=None) -> Tensor:
     shape, st = list(x._t.shape), list(x._t.strides)
     if dim is None:

@@ -2,28 +2,15 @@
 
 ``import scalargrad as torch`` then ``torch.nn.Module`` works as in PyTorch 2.13: registration
 of parameters, buffers and submodules, forward and backward hooks, state dicts, and
-``nn.Linear`` on multi-element tensors (``shaped.ShapedTensor``).
+layers, activations, losses, Embedding, ``nn.init`` and ``nn.utils``.
 """
 
-from . import functional, modules, parameter
-from .modules import (
-    Dropout,
-    Identity,
-    Linear,
-    Module,
-    ModuleDict,
-    ModuleList,
-    ParameterDict,
-    ParameterList,
-    ReLU,
-    Sequential,
-    Sigmoid,
-    Tanh,
-)
-from .parameter import Parameter
+from . import functional, init, modules, parameter, utils
+from .modules import *  # noqa: F403 - every Module class of torch.nn
+from .modules import __all__ as _modules_all
+from .parameter import Buffer, Parameter
 
-__all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
-           "ReLU", "Sigmoid", "Tanh", "Identity", "Dropout", "Linear", "functional", "modules", "parameter"]
+__all__ = ["Parameter", "Buffer", "functional", "init", "modules", "parameter", "utils", *_modules_all]
 
 
 def __getattr__(name: str):

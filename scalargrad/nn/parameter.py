@@ -11,6 +11,7 @@ from .._base.dtypes import TensorType
 from .._tensor.storage import alias
 from .._tensor.surface import _deepcopy
 from .._tensor.tensor import Tensor, defaults, leaf
+from .._tensor.views import offset_of
 
 __all__ = ["Parameter", "Buffer"]
 
@@ -62,18 +63,41 @@ class Parameter(Tensor):
         return result
 
 
-class Buffer(Tensor):
-    """``nn.Buffer(data, persistent=True)``: a tensor a Module registers as a buffer when it is
-    assigned as an attribute (PyTorch 2.x). It shares ``data``'s memory."""
+class _BufferMeta(type):
+    """``isinstance(t, Buffer)`` holds for the tensors ``Buffer(...)`` made, which are plain
+    tensors (PyTorch 2.x flags them with ``_is_buffer`` instead of giving them a class)."""
+
+    def __instancecheck__(cls, instance) -> bool:
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class _FlaggedTensor(Tensor):
+    """A plain tensor that can carry attributes (``persistent``, ``_is_buffer``): what
+    ``nn.Buffer`` returns. It prints and computes as a ``Tensor``."""
 
     __slots__ = ("__dict__",)
+
+
+_FlaggedTensor.__name__ = _FlaggedTensor.__qualname__ = "Tensor"
+_FlaggedTensor.__module__ = Tensor.__module__
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """``nn.Buffer(data=None, *, persistent=True)``: ``data.detach()`` (sharing its memory and
+    version counter, keeping its ``requires_grad``), flagged so that assigning it to a Module
+    attribute registers a buffer (PyTorch 2.x). Without data it is an empty float tensor."""
+
+    __slots__ = ()
 
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True):
         if data is None:
             data = leaf([], TensorType(defaults["dtype"], (0,)))
-        b = leaf(list(data._val) if data._t.ndim else data._val, data._t, data._rg, cls)
+        if not isinstance(data, Tensor):
+            raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")
+        b = leaf(list(data._val) if data._t.ndim else data._val, data._t, data._rg, _FlaggedTensor)
+        alias(data, b, offset=offset_of(data))
         b.persistent = persistent
-        return alias(data, b)
-
-    def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
-        pass
+        b._is_buffer = True
+        return b

@@ -229,10 +229,6 @@ class GraphBuilder:
             return
         lo = self.number(a.dtype) if rng.random() < 0.8 else None
         hi = self.number(a.dtype) if rng.random() < 0.8 or lo is None else None
-        if self.smooth and lo is not None and hi is not None and lo > hi:
-            # min > max: scalargrad's SymPy form of clamp is wrong there (TRIAGE.md, clamp-sympy-inverted-bounds);
-            # the property tests keep to ordered bounds until it is fixed
-            lo, hi = hi, lo
         if rng.random() < 0.15 and not self.smooth:  # tensor bounds (PyTorch refuses a tensor beside a number)
             lo = self.pick() or lo
             hi = (self.pick() or hi) if rng.random() < 0.5 and isinstance(lo, Var) else None

@@ -1,10 +1,53 @@
 """The Module classes of ``torch.nn``: Module itself, the containers and the layers."""
 
-from .activation import Identity, ReLU, Sigmoid, Tanh
+from .activation import (
+    CELU,
+    ELU,
+    GELU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    Identity,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softmax2d,
+    Softmin,
+    Softplus,
+    Softshrink,
+    Softsign,
+    Tanh,
+    Tanhshrink,
+    Threshold,
+)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .dropout import Dropout
+from .flatten import Flatten, Unflatten
 from .linear import Linear
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from .module import Module
+from .sparse import Embedding
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "ReLU",
-           "Sigmoid", "Tanh", "Identity", "Dropout", "Linear"]
+           "Sigmoid", "Tanh", "Identity", "Dropout", "Linear", "Flatten", "Unflatten", "Embedding",
+           "Threshold", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "SiLU", "Mish", "SELU", "ELU", "CELU",
+           "GELU", "Hardshrink", "Softshrink", "LeakyReLU", "LogSigmoid", "Softplus", "Softsign", "Tanhshrink",
+           "Softmax", "Softmin", "LogSoftmax", "Softmax2d", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss",
+           "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss"]

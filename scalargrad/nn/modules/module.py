@@ -11,6 +11,7 @@ as PyTorch's, in the same order.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 import weakref
 from collections import OrderedDict, namedtuple
@@ -21,7 +22,7 @@ from ..._base.grad_mode import no_grad
 from ..._base.handles import RemovableHandle, add_hook
 from ..._tensor.tensor import Tensor
 from ..hooks import BackwardHook
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 from .loading import LoadPlan, run_step
 
 __all__ = [
@@ -448,11 +449,25 @@ class Module:
             modules[name] = value
             return
         buffers = d.get("_buffers")
-        if buffers is not None and name in buffers:
+        if isinstance(value, Buffer) or buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                 "(torch.nn.Buffer, torch.Tensor or None expected)")
-            self.register_buffer(name, value, name not in self._non_persistent_buffers_set)
+            if isinstance(value, Buffer):
+                persistent = value.persistent
+            else:
+                persistent = name not in self._non_persistent_buffers_set
+            # a subclass may override register_buffer without the ``persistent`` argument
+            # (PyTorch then passes it only if the override takes it)
+            if getattr(self.register_buffer, "__func__", None) is Module.register_buffer:
+                self.register_buffer(name, value, persistent)
+            elif "persistent" in inspect.signature(self.register_buffer).parameters:
+                self.register_buffer(name, value, persistent)
+            else:
+                if not persistent:
+                    raise RuntimeError("Registering a non-persistent buffer on a Module subclass that implements "
+                                       "register_buffer() without the persistent argument is not allowed.")
+                self.register_buffer(name, value)
             return
         super().__setattr__(name, value)
 

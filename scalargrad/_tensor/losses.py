@@ -1,0 +1,184 @@
+"""Loss functions on tensors: the pointwise losses' terms and reductions, and nll_loss, in ATen's
+CPU order.
+
+A pointwise loss computes each element's term (its op's ``term``, every step rounded to the
+dtype), multiplies it by the element's weight (``loss.mul_(weight)``), and reduces as
+``apply_loss_reduction``: ``mean()`` (the sum in the order of ATen's sum kernel, then one
+division) or ``sum()``. ``nll_loss`` adds its picked elements in ATen's cascade
+(``nll_loss_out_frame``: 8 levels of partial sums, flushed every 16 samples), subtracting
+``data * weight`` with one fused multiply-add, and divides the sum by the total weight for a mean.
+"""
+
+from __future__ import annotations
+
+from .._base import dtypes, ieee
+from .._base.dtypes import TensorType
+from .._base.kernel_order import fma
+from .._ops import losses as LO
+from .build import broadcast_shapes, positions
+from .reduce import sum_values
+from .tensor import Tensor, leaf, make
+
+__all__ = ["pointwise_loss", "broadcast_values", "nll_loss", "nll_backward", "nll_of_gradient"]
+
+
+def broadcast_values(t: Tensor, shape: tuple, dt) -> list:
+    """``t``'s elements broadcast to ``shape`` (row-major), in dtype ``dt``."""
+    vals = t._val if t._t.ndim else [t._val]
+    if tuple(t._t.shape) != tuple(shape):
+        vals = [vals[i] for i in positions(t._t.shape, shape)]
+    return vals if t._t.dtype is dt else [dt.round(v) for v in vals]
+
+
+def pointwise_loss(op, x: Tensor, y: Tensor, c: LO.Loss) -> Tensor:
+    """The loss node of ``op`` (a ``PointwiseLoss``) on input ``x`` and target ``y``, of the
+    same shape; ``c`` says the reduction, parameters and weights (``numel`` is set here)."""
+    from .build import result_dtype
+
+    dt = result_dtype((x, y))
+    shape = broadcast_shapes(x._t.shape, y._t.shape)
+    xs = broadcast_values(x, shape, dt)
+    ys = broadcast_values(y, shape, dt)
+    r = dt.round
+    n = len(xs)
+    c.numel = n
+    params = op.params
+    term = op.term
+    vals = [r(term(r, a, b, *params(c, i))) for i, (a, b) in enumerate(zip(xs, ys))]
+    if c.reduction == "none":
+        return make(op, TensorType(dt, shape), vals if shape else vals[0], (x, y), c)
+    tmp = leaf(vals if shape else vals[0], TensorType(dt, shape))
+    total = sum_values(tmp, tuple(range(len(shape))), dt)[0]
+    if c.reduction == "mean":
+        total = r(ieee.div(total, float(n)))
+    return make(op, TensorType(dt, ()), total, (x, y), c)
+
+
+# ---------------------------------------------------------------- nll_loss
+
+
+def nll_loss(x: Tensor, target: Tensor, weight: Tensor | None, reduction: str, ignore_index: int) -> Tensor:
+    """``nll_loss(x, target, weight, reduction, ignore_index)`` for a 1-D or 2-D ``x`` (the
+    checks of ATen's meta function are the caller's)."""
+    dt = x._t.dtype
+    r = dt.round
+    shape = tuple(x._t.shape)
+    n_classes = shape[-1]
+    xv = x._val
+    tv = target._val if target._t.ndim else [target._val]
+    wv = None
+    if weight is not None:
+        wv = weight._val if weight._t.ndim else [weight._val]
+        if weight._t.dtype is not dt:
+            wv = [r(w) for w in wv]
+    batch = 1 if len(shape) == 1 else shape[0]
+    picked: list = []
+    weights: list = []
+    for b in range(batch):
+        t = int(tv[b])
+        if t == ignore_index:
+            picked.append(None)
+            weights.append(0.0)
+            continue
+        if not 0 <= t < n_classes:
+            raise IndexError(f"Target {t} is out of bounds.")
+        picked.append(b * n_classes + t)
+        weights.append(wv[t] if wv is not None else 1.0)
+    if reduction == "none" and len(shape) == 2:
+        out = [0.0 if p is None else r(-xv[p] * w) for p, w in zip(picked, weights)]
+        total_weight = 0.0
+        val = out
+        out_t = TensorType(dt, (batch,))
+    else:
+        loss_sum, total_weight = _cascade(xv, picked, weights, wv is not None, dt, batch)
+        if reduction == "mean":
+            loss_sum = r(ieee.div(loss_sum, total_weight))
+        val = loss_sum
+        out_t = TensorType(dt, ())
+    tw = leaf(r(total_weight), TensorType(dt, ()))
+    c = LO.Nll(reduction, shape, [int(v) for v in tv], weights, picked, ignore_index, r(total_weight), target,
+               weight, tw)
+    return make(LO.NllLoss, out_t, val, (x,), c)
+
+
+def _cascade(xv: list, picked: list, weights: list, weighted: bool, dt, batch: int) -> tuple:
+    """ATen's cascaded sums of ``-data * weight`` and of the weights (nll_loss_out_frame)."""
+    r = dt.round
+    f32 = dt is dtypes.float32
+    fused = f32 or dt is dtypes.float64
+    levels, power = 8, 4
+    mask0 = (1 << power) - 1
+    loss = [0.0] * levels
+    wsum = [0.0] * levels
+    ignored = 0
+    for b in range(batch):
+        p = picked[b]
+        if p is None:
+            ignored += 1
+            continue
+        if weighted:
+            # loss -= data * weight: one fused multiply-add in ATen's scalar loop
+            loss[0] = fma(-xv[p], weights[b], loss[0], f32) if fused else r(loss[0] - xv[p] * weights[b])
+            wsum[0] = r(wsum[0] + weights[b])
+        else:
+            loss[0] = r(loss[0] - xv[p])
+        for j in range(levels - 1):
+            if b & (mask0 << (j * power)):
+                break
+            wsum[j + 1] = r(wsum[j + 1] + wsum[j])
+            loss[j + 1] = r(loss[j + 1] + loss[j])
+            wsum[j] = 0.0
+            loss[j] = 0.0
+    total = 0.0
+    for v in loss:
+        total = r(total + v)
+    if weighted:
+        tw = 0.0
+        for v in wsum:
+            tw = r(tw + v)
+    else:
+        tw = float(batch - ignored)
+    return total, tw
+
+
+def nll_backward(g, x: Tensor, c: LO.Nll) -> Tensor:
+    """``nll_loss_backward(grad, self, ...)``: zeros, and ``weight * -grad`` (``-grad / total_weight``
+    for a mean) at each picked element; a node of its own under create_graph (``self`` an input
+    of it, with a zero derivative, as in PyTorch)."""
+    dt = g._t.dtype
+    r = dt.round
+    gv = g._val if g._t.ndim else [g._val]
+    n = 1
+    for s in c.shape:
+        n *= s
+    out = [0.0] * n
+    if c.reduction == "none" and len(c.shape) == 2:
+        for b, (p, w) in enumerate(zip(c.picked, c.weights)):
+            if p is not None:
+                out[p] = r(-w * gv[b])
+    else:
+        go = gv[0]
+        grad = -(r(ieee.div(go, c.total_weight)) if c.reduction == "mean" else go)
+        for p, w in zip(c.picked, c.weights):
+            if p is not None:
+                out[p] = r(w * grad) if c.weight is not None else grad
+    return make(LO.NllLossBackward, TensorType(dt, c.shape), out, (g, x), c)
+
+
+def nll_of_gradient(g: Tensor, c: LO.Nll) -> Tensor:
+    """The derivative of nll_loss_backward by its grad_output: ``nll_loss(grad, target, weight, ...)``."""
+    dt = g._t.dtype
+    gv = g._val
+    r = dt.round
+    batch = len(c.picked)
+    if c.reduction == "none" and len(c.shape) == 2:
+        out = [0.0 if p is None else r(-gv[p] * w) for p, w in zip(c.picked, c.weights)]
+        return _nll_result(g, c, out, (batch,))
+    total, _ = _cascade(gv, c.picked, c.weights, c.weight is not None, dt, batch)
+    if c.reduction == "mean":
+        total = r(ieee.div(total, c.total_weight))
+    return _nll_result(g, c, total, ())
+
+
+def _nll_result(g: Tensor, c: LO.Nll, val, shape: tuple) -> Tensor:
+    return make(LO.NllLoss, TensorType(g._t.dtype, shape), val, (g,), c)

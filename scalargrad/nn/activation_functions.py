@@ -1,0 +1,287 @@
+"""The activation functions of ``torch.nn.functional`` (re-exported there): leaky_relu, elu,
+selu, celu, gelu, silu, mish, softplus, hardtanh, relu6, hardsigmoid, hardswish, logsigmoid,
+softshrink, hardshrink, threshold, softsign, tanhshrink, and softmax, softmin, log_softmax
+(``_tensor/softmax.py``).
+
+Each elementwise one is an op of ``_ops/activations.py`` applied elementwise, with PyTorch 2.13's argument
+checks and messages; its Scalar arguments become the node's parameters, converted to the
+tensor's dtype as ATen's kernels convert them. An in-place variant (``inplace=True``) changes
+the tensor under PyTorch's in-place rules, with PyTorch's node for it (``LeakyReluBackward1``...).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .._base import dtypes
+from .._ops import activations as A
+from .._ops import elementwise as E
+from .._tensor import softmax as _softmax
+from .._tensor.build import elementwise, unary
+from .._tensor.inplace import inplace as _inplace
+from .._tensor.tensor import Tensor
+
+__all__ = ["leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish",
+           "softplus", "hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "logsigmoid", "softshrink",
+           "hardshrink", "threshold", "threshold_", "softsign", "tanhshrink", "relu_", "softmax", "softmin",
+           "log_softmax"]
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _tensor(x, fn: str, arg: str = "input") -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): argument '{arg}' (position 1) must be Tensor, not {type(x).__name__}")
+    return x
+
+
+def _floating(x: Tensor, kernel: str) -> None:
+    """ATen's dispatch refusal of a dtype its kernel has no code for."""
+    dt = x._t.dtype
+    if not dt.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.short}\'')
+
+
+def _apply(op, x: Tensor, c, inplace: bool, inplace_op=None) -> Tensor:
+    if inplace:
+        return _inplace(x, lambda t: elementwise(inplace_op or op, (t,), c))
+    return elementwise(op, (x,), c)
+
+
+def _apply_unary(op, x: Tensor, inplace: bool) -> Tensor:
+    if inplace:
+        return _inplace(x, lambda t: unary(op, t))
+    return unary(op, x)
+
+
+def relu_(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter names
+    """relu in place."""
+    return _inplace(_tensor(input, "relu_"), lambda t: unary(E.Relu, t))
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
+    """x where x > 0, else ``negative_slope * x``."""
+    x = _tensor(input, "leaky_relu")
+    _floating(x, "leaky_relu_cpu")
+    c = A.LeakyParams(x._t.dtype.round(negative_slope), negative_slope)
+    return _apply(A.LeakyRelu, x, c, inplace, A.LeakyReluInplace)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+    return leaky_relu(input, negative_slope, True)
+
+
+def _elu_params(dt, alpha, scale, input_scale, backward_input_scale=None) -> A.EluParams:
+    r = dt.round
+    return A.EluParams(r(r(alpha) * r(scale)), r(scale), r(input_scale), False, alpha, scale,
+                       input_scale if backward_input_scale is None else backward_input_scale)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    """x for x > 0, ``alpha * (exp(x) - 1)`` below."""
+    x = _tensor(input, "elu")
+    _floating(x, "elu_cpu")
+    return _apply(A.Elu, x, _elu_params(x._t.dtype, alpha, 1, 1), inplace, A.EluInplace)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    return elu(input, alpha, True)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``scale * elu(x, alpha)`` with the self-normalising constants (an EluBackward0 node)."""
+    x = _tensor(input, "selu")
+    _floating(x, "elu_cpu")
+    return _apply(A.Elu, x, _elu_params(x._t.dtype, SELU_ALPHA, SELU_SCALE, 1), inplace, A.EluInplace)
+
+
+def selu_(input: Tensor) -> Tensor:  # noqa: A002
+    return selu(input, True)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: elu(x, alpha, 1, 1 / alpha)."""
+    x = _tensor(input, "celu")
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    _floating(x, "elu_cpu")
+    dt = x._t.dtype
+    # the forward converts 1. / alpha (a double); the backward 1.0 / alpha.toFloat()
+    backward_scale = dt.round(1.0 / dtypes.float32.round(alpha)) if dtypes.float32.round(alpha) else float("inf")
+    c = _elu_params(dt, alpha, 1.0, 1.0 / alpha, backward_scale)
+    return _apply(A.Celu, x, c, inplace, A.CeluInplace)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    return celu(input, alpha, True)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
+    """``x * Phi(x)`` (Phi the normal distribution function); ``approximate='tanh'`` its tanh form."""
+    x = _tensor(input, "gelu")
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _floating(x, "GeluKernelImpl")
+    return unary(A.Gelu if approximate == "none" else A.GeluTanh, x)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``x * sigmoid(x)``."""
+    x = _tensor(input, "silu")
+    _floating(x, "silu_cpu")
+    return _apply_unary(A.Silu, x, inplace)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``x * tanh(softplus(x))``."""
+    x = _tensor(input, "mish")
+    _floating(x, "mish_cpu")
+    return _apply_unary(A.Mish, x, inplace)
+
+
+def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:  # noqa: A002
+    """``log(1 + exp(beta * x)) / beta``; x itself where ``beta * x > threshold``."""
+    x = _tensor(input, "softplus")
+    _floating(x, "softplus_cpu")
+    r = x._t.dtype.round
+    return elementwise(A.Softplus, (x,), A.SoftplusParams(r(beta), r(threshold), beta, threshold))
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``clamp(x, min_val, max_val)``, with gradient 0 at the bounds."""
+    x = _tensor(input, "hardtanh")
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _hardtanh(x, min_val, max_val, inplace)
+
+
+def _hardtanh(x: Tensor, min_val, max_val, inplace: bool) -> Tensor:
+    dt = x._t.dtype
+    if dt is dtypes.bool:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if not dt.is_floating_point:  # integer tensors keep their dtype (the bounds are truncated)
+        lo, hi = int(min_val), int(max_val)
+        if dt is dtypes.uint8 and (lo < 0 or hi < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    else:
+        lo, hi = dt.round(min_val), dt.round(max_val)
+    return _apply(A.Hardtanh, x, A.HardtanhParams(lo, hi, min_val, max_val), inplace)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:  # noqa: A002
+    return hardtanh(input, min_val, max_val, True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``min(max(0, x), 6)``: hardtanh(x, 0, 6)."""
+    return _hardtanh(_tensor(input, "relu6"), 0, 6, inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``min(max(x + 3, 0), 6) / 6``."""
+    x = _tensor(input, "hardsigmoid")
+    _floating(x, "hardsigmoid_cpu")
+    return _apply_unary(A.Hardsigmoid, x, inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``x * min(max(x + 3, 0), 6) / 6``."""
+    x = _tensor(input, "hardswish")
+    _floating(x, "hardswish_cpu")
+    return _apply_unary(A.Hardswish, x, inplace)
+
+
+def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
+    """``log(sigmoid(x))``, computed as ``min(x, 0) - log1p(exp(-|x|))``."""
+    x = _tensor(input, "log_sigmoid")
+    _floating(x, "log_sigmoid_cpu")
+    y = unary(A.LogSigmoid, x)
+    if y._op is not None:  # the buffer PyTorch saves: exp(-|x|)
+        y._c = unary(E.Exp, -abs(x.detach()))
+    return y
+
+
+def _lambd(x: Tensor, lambd, kernel: str) -> A.ShrinkParams:
+    dt = x._t.dtype
+    if dt.is_floating_point:
+        top = 3.4028234663852886e38 if dt is dtypes.float32 else 1.7976931348623157e308
+        if not 0 <= lambd <= top:
+            raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {dt.short}, but found "
+                               f"{lambd:g}")
+    _floating(x, kernel)
+    return A.ShrinkParams(dt.round(lambd), lambd)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+    """``x - lambd`` above lambd, ``x + lambd`` below -lambd, 0 between."""
+    x = _tensor(input, "softshrink")
+    if not x._t.dtype.is_floating_point:
+        _floating(x, "softshrink_check")
+    return elementwise(A.Softshrink, (x,), _lambd(x, lambd, "softshrink_cpu"))
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+    """0 for ``-lambd <= x <= lambd``, x elsewhere."""
+    x = _tensor(input, "hardshrink")
+    _floating(x, "hardshrink_cpu")
+    return elementwise(A.Hardshrink, (x,), A.ShrinkParams(x._t.dtype.round(lambd), lambd))
+
+
+def _threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``value`` where ``x <= threshold``, x elsewhere (named ``threshold`` in the namespace, as in
+    PyTorch, whose parameter of that name would otherwise hide the function)."""
+    x = _tensor(input, "threshold")
+    dt = x._t.dtype
+    if dt is dtypes.bool:
+        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
+    r = dt.round
+    c = A.ThresholdParams(r(threshold), r(value), threshold, value)
+    return _apply(A.Threshold, x, c, inplace, A.ThresholdInplace)
+
+
+threshold = _threshold
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+    return _threshold(input, threshold, value, True)
+
+
+def softsign(input: Tensor) -> Tensor:  # noqa: A002
+    """``x / (1 + |x|)``, composed as PyTorch composes it: ``input / (input.abs() + 1)``."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
+    """``x - tanh(x)``."""
+    return input - input.tanh()
+
+
+def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as "
+                  "an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+    """``exp(x) / sum(exp(x))`` along ``dim`` (a SoftmaxBackward0 node)."""
+    x = _tensor(input, "softmax")
+    if dim is None:
+        dim = _get_softmax_dim("softmax", x._t.ndim, _stacklevel)
+    return _softmax.softmax(x, dim, False, dtype)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+    """``softmax(-x)``."""
+    x = _tensor(input, "softmin")
+    if dim is None:
+        dim = _get_softmax_dim("softmin", x._t.ndim, _stacklevel)
+    return _softmax.softmax(-x, dim, False, dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+    """``log(softmax(x))``, computed as ``(x - max) - log(sum(exp(x - max)))``."""
+    x = _tensor(input, "log_softmax")
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", x._t.ndim, _stacklevel)
+    return _softmax.softmax(x, dim, True, dtype)

@@ -1,0 +1,15 @@
+"""``torch.nn.utils``: gradient clipping and flattening parameters into one vector."""
+
+from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
+from .convert_parameters import parameters_to_vector, vector_to_parameters
+
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
+           "parameters_to_vector", "vector_to_parameters"]
+
+
+def __getattr__(name: str):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from ..._base.errors import Unsupported
+
+    raise Unsupported(f"torch.nn.utils.{name}")
