@@ -739,3 +739,28 @@ def test_using_a_changed_multi_output_view_fails_at_once():
     b.mul_(2)
     with pytest.raises(RuntimeError, match=r"^Output 0 of Unbind is a view and its base"):
         parts[0] * 3
+
+
+def _saved_tree(torch_mod, fn):
+    """(name, {saved attribute: str(value)}) of every node under ``fn``, depth first."""
+    out, stack = [], [fn]
+    while stack:
+        f = stack.pop()
+        if f is None:
+            continue
+        saved = {a: str(getattr(f, a)) for a in dir(f) if a.startswith("_saved_")}
+        out.append((f.name(), saved))
+        stack.extend(n for n, _ in f.next_functions)
+    return out
+
+
+@pytest.mark.parametrize("exponent", [3, 2.5, True])
+def test_double_backward_of_pow_saves_scalars_as_pytorch(torch_ref, exponent):
+    # pow_backward's ``exponent - 1`` is a double Scalar (``_saved_exponent`` 2.0 for 3) and its
+    # ``exponent * ...`` a mul.Scalar (MulBackward1 with the exponent as given)
+    def tree(mod):
+        x = mod.tensor([0.5, 2.0], requires_grad=True)
+        (g,) = mod.autograd.grad((x**exponent).sum(), x, create_graph=True)
+        return _saved_tree(mod, g.grad_fn)
+
+    assert tree(scalargrad) == tree(torch_ref)

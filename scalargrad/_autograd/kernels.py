@@ -433,7 +433,8 @@ class TensorKernel:
         if e == 0.0:  # zeros_like(self) when the exponent is 0
             return _zeros(a)
         # grad * (exponent * self.pow(exponent - 1)): exponent a Scalar (MulBackward1)
-        return cls.mul(g, cls.mul(cls.const(e), a ** (e - 1)))
+        # exponent - 1 is a double Scalar whatever the exponent was (_saved_exponent 2.0 for 3)
+        return cls.mul(g, cls.mul(cls.const(e), a ** (float(e) - 1.0)))
 
     @classmethod
     def pow_backward_self(cls, g, a, b):

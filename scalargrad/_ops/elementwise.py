@@ -418,19 +418,6 @@ class RSubC(WithNumber):
 
 
 @register
-class MulScalar(WithNumber):
-    """tensor * Scalar inside a derivative (PyTorch's ``mul.Scalar``: MulBackward1, as in
-    ``2 * result``); a user's ``x * 2`` wraps the number in a tensor (MulBackward0, ``MulC``)."""
-
-    name, saves_inputs = "MulBackward1", False
-    saved = (("other", "scalar"),)
-    extra_none = 0
-    forward = staticmethod(lambda r, a, c: a * c)
-    backward = staticmethod(lambda k, g, v: (k.mul(g, k.const(v._c)),))
-    sympy = staticmethod(lambda sp, a, c: a * c)
-
-
-@register
 class AddScalar(WithNumber):
     """tensor + Scalar inside a derivative (``add.Scalar``: AddBackward1, as in ``1 + x * x``)."""
 
@@ -452,19 +439,6 @@ class SubScalar(WithNumber):
     forward = staticmethod(lambda r, a, c: a - c)
     backward = staticmethod(lambda k, g, v: (g,))
     sympy = staticmethod(lambda sp, a, c: a - c)
-
-
-@register
-class DivScalar(WithNumber):
-    """tensor / Scalar inside a derivative (``div.Scalar``: DivBackward1, as in ``grad / 2``)."""
-
-    name, saves_inputs = "DivBackward1", False
-    saved = (("other", "scalar"),)
-    extra_none = 0
-    result = "float"
-    forward = staticmethod(lambda r, a, c: ieee.div(a, c))
-    backward = staticmethod(lambda k, g, v: (k.div(g, k.const(v._c)),))
-    sympy = staticmethod(lambda sp, a, c: a / c)
 
 
 @register
@@ -491,12 +465,12 @@ class DivC(WithNumber):
 
 class ScalarArg(float):
     """A C++ ``Scalar`` operand (``tensor.mul(Scalar)`` inside ATen's composite ops): the number
-    in the tensor's dtype, which the op computes with, carrying ``given``, the number as passed,
+    in the tensor's dtype, which the op computes with, carrying ``number``, the number as passed,
     which PyTorch shows as ``_saved_other``."""
 
     def __new__(cls, value: float, given):
         obj = float.__new__(cls, value)
-        obj.given = given
+        obj.number = given  # the name Constant uses: the "number" saved source reads either
         return obj
 
 
@@ -505,7 +479,7 @@ class MulScalar(MulC):
     """mul.Scalar: ``tensor * Scalar`` from C++ (MulBackward1; Python's ``*`` is MulBackward0)."""
 
     name, saves = "MulBackward1", True
-    saved = (("other", "c.given"),)
+    saved = (("other", "number"),)
     backward = staticmethod(lambda k, g, v: (k.mul(g, float(v._c)),))
 
 
@@ -514,7 +488,7 @@ class DivScalar(DivC):
     """div.Scalar: ``tensor / Scalar`` from C++ (DivBackward1)."""
 
     name = "DivBackward1"
-    saved = (("other", "c.given"),)
+    saved = (("other", "number"),)
     backward = staticmethod(lambda k, g, v: (k.div(g, float(v._c)),))
 
 
