@@ -433,8 +433,8 @@ class TensorKernel:
         if e == 0.0:  # zeros_like(self) when the exponent is 0
             return _zeros(a)
         # grad * (exponent * self.pow(exponent - 1)): exponent a Scalar (MulBackward1)
-        # exponent - 1 is a double Scalar whatever the exponent was (_saved_exponent 2.0 for 3)
-        return cls.mul(g, cls.mul(cls.const(e), a ** (float(e) - 1.0)))
+        # pow_backward takes exponent.toDouble(): _saved_other 3.0 and _saved_exponent 2.0 for 3
+        return cls.mul(g, cls.mul(cls.const(float(e)), a ** (float(e) - 1.0)))
 
     @classmethod
     def pow_backward_self(cls, g, a, b):
@@ -464,11 +464,11 @@ class TensorKernel:
 
     @classmethod
     def min_max_backward(cls, g, a, b, is_min):
-        half = cls.where(a == b, cls.div(g, cls.const(2.0)), g)
+        half = cls.where(a == b, cls.div(g, cls.const(2)), g)
         mask_a = (a > b) if is_min else (a < b)
         mask_b = (a < b) if is_min else (a > b)
         # PyTorch's formula for each input computes its own where (two nodes under create_graph)
-        half_b = cls.where(a == b, cls.div(g, cls.const(2.0)), g) if cls.graph else half
+        half_b = cls.where(a == b, cls.div(g, cls.const(2)), g) if cls.graph else half
         return _masked_zero(half, mask_a), _masked_zero(half_b, mask_b)
 
     @classmethod
@@ -683,9 +683,15 @@ class GraphKernel(TensorKernel):
 
 
 class _Scalar(float):
-    """A number that a derivative formula writes as a C++ ``Scalar``."""
+    """A number that a derivative formula writes as a C++ ``Scalar``; ``number`` keeps it as
+    written (``grad / 2`` saves the int 2, ``_saved_other`` prints ``2``)."""
 
-    __slots__ = ()
+    __slots__ = ("number",)
+
+    def __new__(cls, c):
+        obj = float.__new__(cls, c)
+        obj.number = getattr(c, "number", c)
+        return obj
 
 
 def _scalar_op(op, t, c):
@@ -695,7 +701,7 @@ def _scalar_op(op, t, c):
         fn = {E.MulScalar: operator.mul, E.DivScalar: operator.truediv, E.SubScalar: operator.sub,
               E.AddScalar: operator.add}.get(op)
         return fn(t, float(c)) if fn is not None else float(c) - t
-    return _with_number(op, t, float(c))
+    return _with_number(op, t, c.number if c.__class__ is _Scalar else float(c))
 
 
 def _zeros(like: Tensor) -> Tensor:

@@ -422,7 +422,7 @@ class AddScalar(WithNumber):
     """tensor + Scalar inside a derivative (``add.Scalar``: AddBackward1, as in ``1 + x * x``)."""
 
     name, saves, saves_inputs = "AddBackward1", False, False
-    saved = (("alpha", "alpha"),)
+    saved = ()  # add.Scalar / sub.Scalar save nothing
     extra_none = 0
     forward = staticmethod(lambda r, a, c: a + c)
     backward = staticmethod(lambda k, g, v: (g,))
@@ -434,7 +434,7 @@ class SubScalar(WithNumber):
     """tensor - Scalar inside a derivative (``sub.Scalar``: SubBackward1, as in ``exponent - 1``)."""
 
     name, saves, saves_inputs = "SubBackward1", False, False
-    saved = (("alpha", "alpha"),)
+    saved = ()  # add.Scalar / sub.Scalar save nothing
     extra_none = 0
     forward = staticmethod(lambda r, a, c: a - c)
     backward = staticmethod(lambda k, g, v: (g,))
@@ -480,7 +480,8 @@ class MulScalar(MulC):
 
     name, saves = "MulBackward1", True
     saved = (("other", "number"),)
-    backward = staticmethod(lambda k, g, v: (k.mul(g, float(v._c)),))
+    extra_none = 0  # one input: no slot for a wrapped number
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.const(v._c)),))
 
 
 @register
@@ -489,7 +490,8 @@ class DivScalar(DivC):
 
     name = "DivBackward1"
     saved = (("other", "number"),)
-    backward = staticmethod(lambda k, g, v: (k.div(g, float(v._c)),))
+    extra_none = 0
+    backward = staticmethod(lambda k, g, v: (k.div(g, k.const(v._c)),))
 
 
 def _sympy_pow(sp, base, exponent):
@@ -795,7 +797,7 @@ class Sqrt(Unary):
     forward = staticmethod(lambda r, a: ieee.sqrt(a))
     fast = math.sqrt
     # grad / (2 * result)
-    backward = staticmethod(lambda k, g, v: (k.div(g, k.mul(k.const(2.0), k.out(v))),))
+    backward = staticmethod(lambda k, g, v: (k.div(g, k.mul(k.const(2), k.out(v))),))
     sympy = staticmethod(lambda sp, a: sp.sqrt(a))
 
     @staticmethod
@@ -923,8 +925,8 @@ class TanhBackward(Binary):
     @staticmethod
     def backward(k, g, v):
         go, y = k.ins(v)
-        # grad_output: tanh_backward(grad, output); output: -2 * output * grad * grad_output
-        return k.tanh_backward(g, y), k.mul(k.mul(k.mul(k.const(-2.0), y), g), go)
+        # grad_output: tanh_backward(grad, output); output: grad * (-2 * output * grad_output)
+        return k.tanh_backward(g, y), k.mul(g, k.mul(k.mul(k.const(-2), y), go))
 
     sympy = staticmethod(lambda sp, g, y: g * (1 - y * y))
 
@@ -940,9 +942,9 @@ class SigmoidBackward(Binary):
     @staticmethod
     def backward(k, g, v):
         go, y = k.ins(v)
-        # grad_output: sigmoid_backward(grad, output); output: grad * grad_output * (1 - 2 * output)
+        # grad_output: sigmoid_backward(grad, output); output: grad * grad_output * (-2 * output + 1)
         return (k.sigmoid_backward(g, y),
-                k.mul(k.mul(g, go), k.sub(k.const(1.0), k.mul(k.const(2.0), y))))
+                k.mul(k.mul(g, go), k.add(k.mul(k.const(-2), y), k.const(1))))
 
     sympy = staticmethod(lambda sp, g, y: g * (1 - y) * y)
 

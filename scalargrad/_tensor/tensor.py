@@ -74,6 +74,8 @@ def constant(number, rounded: float) -> float:
     differs: an int, a bool, or a float that the cast changed."""
     if number.__class__ is float and (rounded == number or number != number):
         return rounded
+    if number.__class__ is Constant:  # a node's operand used again (a derivative's ``grad * other``)
+        number = number.number
     return Constant(rounded, number)
 
 defaults = {"dtype": dtypes.float32}
