@@ -32,10 +32,13 @@ class Elementwise(Op):
 
     result = "same"  # "same" | "float" | "bool"
     fast = None  # a C function of the double elements, for bulk float64 (None: use forward)
+    fast64 = None  # the same for float64 alone, where ``fast`` is not correctly rounded
     with_number = None  # the declaration of ``tensor (op) number``, if the op has one
     number_first = None  # the declaration of ``number (op) tensor``
+    numbers_only = False  # ``torch.mul(2.0, 3.0)``: the function takes two Python numbers
     bool_error = None  # PyTorch's refusal of bool operands, if any
     bool_kernel = None  # the ATen kernel that refuses a bool computation ('"abs_cpu" not implemented')
+    integer_kernel = None  # the ATen kernel of an op built for integers and bool alone (bitwise ops)
     arity = 1
     uses_c = False  # forward and backward read the node's constant ``_c``
     bulk_number = None  # (dtype, elements, number) -> rounded elements, for ``tensor (op) number``
@@ -66,8 +69,9 @@ class WithNumber(Elementwise):
 
 
 def _api(method, inplace=True, function=True, aliases=(), functional=None):
+    # an alias is a spelling of the function too (torch.subtract, torch.multiply)
     return Api(method=method, aliases=aliases, inplace=(method + "_") if inplace else None,
-               function=method if function is True else function, functional=functional)
+               function=(method,) + tuple(aliases) if function is True else function, functional=functional)
 
 
 _BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
@@ -701,6 +705,9 @@ Div.with_number = DivC
 Pow.with_number = PowC
 Pow.number_first = RPowC
 FloorDivide.with_number = FloorDivideC
+# PyTorch's argument parser turns a number into a tensor for ``input`` of these alone
+# (torch.add(1, 2) is tensor(3); torch.exp(1.0), torch.maximum(1., 2.) are TypeErrors)
+Add.numbers_only = Sub.numbers_only = Mul.numbers_only = Div.numbers_only = FloorDivide.numbers_only = True
 FloorDivide.number_first = RFloorDivideC
 Remainder.with_number = RemainderC
 Remainder.number_first = RRemainderC
@@ -816,8 +823,11 @@ class Tanh(Unary):
     saved = (("result", "result"),)
     api = _api("tanh", functional="tanh")
     result = "float"
-    forward = staticmethod(lambda r, a: ieee.tanh(a))
+    # float64 correctly rounded (ieee.tanh_correctly_rounded); float32 rounds the double tanh,
+    # whose error is far below float32's half ulp
+    forward = staticmethod(lambda r, a: ieee.tanh_correctly_rounded(a) if r is float else ieee.tanh(a))
     fast = math.tanh
+    fast64 = staticmethod(ieee.tanh_correctly_rounded)
     backward = staticmethod(lambda k, g, v: (k.tanh_backward(g, k.out(v)),))
     sympy = staticmethod(lambda sp, a: sp.tanh(a))
 
@@ -976,6 +986,45 @@ SCALAR_DERIVATIVES = [Add, Sub, Mul, Div, Pow, Minimum, Maximum, AddC, SubC, RSu
                       Clamp, ClampMin, ClampMax, Neg, Log, Log1p, Exp, Expm1, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin,
                       Cos, Reciprocal]
 """Every differentiable op with a non-trivial derivative, for the catalogue tests."""
+
+
+# ---------------------------------------------------------------- bitwise ops (integers and bool)
+
+
+class Bitwise(Binary):
+    """``&``, ``|``, ``^`` on integer and bool tensors: the promoted dtype, never a gradient;
+    ATen builds no floating kernel (``"bitwise_and_cpu" not implemented for 'Float'``)."""
+
+    differentiable = False
+    saves, saves_inputs = False, False
+    backward = staticmethod(lambda k, g, v: (None, None))
+
+
+def _bitwise(method, fn, symbol):
+    return register(type("Bitwise" + method.capitalize(), (Bitwise,), {
+        "name": f"Bitwise{method.capitalize()}Backward0", "api": _api("bitwise_" + method),
+        "integer_kernel": f"bitwise_{method}_cpu", "symbol": symbol,
+        "forward": staticmethod(lambda r, a, b: r(fn(int(a), int(b)))),
+        "sympy": staticmethod(lambda sp, a, b: sp.Function("bitwise_" + method)(a, b))}))
+
+
+BitwiseAnd = _bitwise("and", operator.and_, "&")
+BitwiseOr = _bitwise("or", operator.or_, "|")
+BitwiseXor = _bitwise("xor", operator.xor, "^")
+
+
+@register
+class BitwiseNot(Unary):
+    """``~``: logical not on bool, two's complement on integers (no floating kernel)."""
+
+    name = "BitwiseNotBackward0"
+    api = _api("bitwise_not")
+    integer_kernel = "bitwise_not_cpu"
+    differentiable = False
+    saves, saves_inputs = False, False
+    forward = staticmethod(lambda r, a: (not a) if a.__class__ is bool else r(~int(a)))
+    backward = staticmethod(lambda k, g, v: (None,))
+    sympy = staticmethod(lambda sp, a: sp.Function("bitwise_not")(a))
 
 
 # ---------------------------------------------------------------- comparisons and selection

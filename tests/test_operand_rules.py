@@ -1,0 +1,59 @@
+"""What an operator or torch function does with operands of every kind (issue 14's raw errors):
+bitwise ops, Python numbers where a tensor is expected, indices and dims of 0-dim tensors, type
+names. Each expression runs under PyTorch and scalargrad; result reprs or (type, message) of
+the error must agree."""
+
+from __future__ import annotations
+
+import pytest
+
+import scalargrad
+from scalargrad.errors import Unsupported
+
+EXPRESSIONS = [
+    # bitwise ops: integer and bool kernels only
+    "~a", "~b", "a & 6", "b & True", "a | b", "a ^ 3", "b ^ b", "6 & a", "True | b", "~f", "f & f",
+    "a & 1.5", "a & f", "a.bitwise_and(3)", "torch.bitwise_or(a, 1)", "torch.bitwise_not(f)",
+    "torch.tensor([1, 2]) | torch.tensor([4, 8])", "b & torch.tensor(3, dtype=torch.int32)",
+    "torch.tensor([3, -1]).bitwise_not()", "torch.tensor(2**62) | torch.tensor(-2**63)",
+    # numbers where a tensor is expected: add/sub/mul/div/floor_divide wrap them, the rest refuse
+    "torch.mul(2.0, 3.0)", "torch.mul(2147483648, 2147483648)", "torch.mul(False, False)",
+    "torch.add(1, 2)", "torch.add(1.5, 2)", "torch.sub(3, 1.5)", "torch.div(1, 2)", "torch.true_divide(1, 2)",
+    "torch.floor_divide(5, 2)", "torch.mul(3, True)", "torch.subtract(3, 1)", "torch.multiply(2, 2.5)",
+    "torch.add(1, 2, alpha=3)", "torch.sub(True, False)", "torch.div(7, 2, rounding_mode='floor')",
+    "torch.div(1, torch.tensor([2., 4.]))", "torch.exp(1.0)", "torch.maximum(1., 2.)", "torch.sum(1.)",
+    "torch.mean(-1)", "torch.sum(False)",
+    # indices and dims of a 0-dim tensor
+    "f[1]", "f[0]", "f[-1]", "f[None]", "f[...]", "f[0:1]", "f[1, 2]", "f[0, 1]", "f.size(0)",
+    "f.size(-1)", "f.stride(0)", "f.shape", "torch.ones(2).size(2)", "torch.ones(2, 3).stride(-1)",
+    # type names
+    "str(type(f))", "str(type(torch.nn.Parameter(torch.ones(2))))", "torch.typename(f)",
+    "torch.typename(torch.nn.Parameter(torch.ones(2)))", "type(f).__name__",
+]
+
+
+def _run(mod, expression: str):
+    env = {"torch": mod, "a": mod.tensor(4), "b": mod.tensor(True), "f": mod.tensor(1.5)}
+    try:
+        return repr(eval(expression, env))  # noqa: S307 - the test's own expressions
+    except Exception as e:  # noqa: BLE001 - the error is the result compared
+        return type(e).__name__, str(e)
+
+
+@pytest.mark.parametrize("expression", EXPRESSIONS)
+def test_operands_as_pytorch(torch_ref, expression):
+    assert _run(scalargrad, expression) == _run(torch_ref, expression)
+
+
+def test_in_place_bitwise_operator_keeps_the_tensor():
+    c = scalargrad.tensor(6)
+    d = c
+    c &= 3
+    assert c is d and c.item() == 2 and c._version == 1
+
+
+@pytest.mark.parametrize("expression", ["f + 1j", "1j - f", "f ** 1j", "torch.mul(1j, f)", "f.pow(1j)"])
+def test_complex_numbers_are_refused_by_name(expression):
+    env = {"torch": scalargrad, "f": scalargrad.tensor(1.5)}
+    with pytest.raises(Unsupported, match="complex numbers"):
+        eval(expression, env)  # noqa: S307
