@@ -57,3 +57,46 @@ def test_complex_numbers_are_refused_by_name(expression):
     env = {"torch": scalargrad, "f": scalargrad.tensor(1.5)}
     with pytest.raises(Unsupported, match="complex numbers"):
         eval(expression, env)  # noqa: S307
+
+
+def test_a_view_with_dimensions_of_a_0dim_tensor_shows_its_in_place_change():
+    # the fuzzer's silently wrong value: the view printed its old element after mul_
+    x = scalargrad.tensor(-0.12, requires_grad=True)
+    y = x * 2
+    v = y.unsqueeze(0).mul_(2)
+    assert v.tolist() == y.view(1).tolist() == [scalargrad.tensor(-0.48).item()]
+    z = scalargrad.tensor(3.0) * 1
+    w = z.unsqueeze(0)
+    w.mul_(2)
+    assert (z.item(), w.tolist()) == (6.0, [6.0])
+    y.backward()
+    assert x.grad.item() == 4.0  # CopySlices: d(2 * (2 * x))/dx, as PyTorch
+
+
+_SAVED_AND_CHANGED = {
+    # the exponent of number ** tensor is saved (pow_backward_exponent): a version error
+    "rpow": "a = torch.tensor(-0.95, dtype=torch.float64, requires_grad=True)\n"
+            "y = 1.85 ** a\nwith torch.no_grad():\n    a.mul_(2.0)\ny.backward()",
+    # floor division saves other for self's gradient, and self only for other's
+    "floor div, other": "a = torch.tensor(5., requires_grad=True)\nb = torch.tensor(2., requires_grad=True)\n"
+                        "y = torch.div(a * 1, b, rounding_mode='floor')\nwith torch.no_grad():\n"
+                        "    b.mul_(2)\ny.backward()",
+    "floor div, self unsaved": "a = torch.tensor(5., requires_grad=True)\nb = torch.tensor(2.)\n"
+                               "y = torch.div(a, b, rounding_mode='floor')\nwith torch.no_grad():\n"
+                               "    a.mul_(2)\ny.backward()",
+    "nll_loss": "x = torch.tensor([[0.2, 0.8]], requires_grad=True)\nlp = x * 1\n"
+                "y = torch.nn.functional.nll_loss(lp, torch.tensor([1]))\nwith torch.no_grad():\n"
+                "    lp.mul_(2)\ny.backward()",
+}
+
+
+@pytest.mark.parametrize("program", _SAVED_AND_CHANGED)
+def test_a_saved_input_changed_in_place_is_refused_as_pytorch(torch_ref, program):
+    def run(mod):
+        try:
+            exec(_SAVED_AND_CHANGED[program], {"torch": mod})  # noqa: S102 - the test's own programs
+        except RuntimeError as e:
+            return str(e)
+        return "no error"
+
+    assert run(scalargrad) == run(torch_ref)

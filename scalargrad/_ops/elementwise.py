@@ -571,7 +571,7 @@ class PowC(WithNumber):
 class RPowC(WithNumber):
     """number ** tensor."""
 
-    name, saves_inputs, saves_output = "PowBackward2", False, True
+    name, saves_inputs, saves_output = "PowBackward2", True, True
     saved = (("exponent", 0), ("result", "result"), ("self", "number"))
     bool_kernel = "pow"
     extra_none = 0
