@@ -90,6 +90,8 @@ _SAVED_AND_CHANGED = {
 }
 
 
+# the leaves change after the forward pass: SymPy would take the new values for the old graph
+@pytest.mark.no_sympy_check
 @pytest.mark.parametrize("program", _SAVED_AND_CHANGED)
 def test_a_saved_input_changed_in_place_is_refused_as_pytorch(torch_ref, program):
     def run(mod):
