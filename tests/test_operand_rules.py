@@ -102,3 +102,26 @@ def test_a_saved_input_changed_in_place_is_refused_as_pytorch(torch_ref, program
         return "no error"
 
     assert run(scalargrad) == run(torch_ref)
+
+
+_ZERO_SIGNS = {
+    # sgn's derivative is a ZeroTensor that adds nothing: x.grad keeps the other term's -0.
+    "abs under relu, second order": "x = torch.tensor(-2.66, requires_grad=True)\n"
+                                    "g, = torch.autograd.grad(torch.relu(abs(x)), [x], create_graph=True)\n"
+                                    "g.backward()\nout = x.grad",
+    # a bool exponent is not the Scalar 0.0: grad * (False * x ** -1.0)
+    "x ** False": "x = torch.tensor(-0.418894, requires_grad=True)\n"
+                  "torch.pow(x, False).backward(gradient=torch.tensor(1.7))\nout = x.grad",
+    "x ** False at 0": "x = torch.tensor(0.0, requires_grad=True)\n(x ** False).backward()\nout = x.grad",
+    "x ** 0": "x = torch.tensor(-0.418894, requires_grad=True)\n(x ** 0).backward()\nout = x.grad",
+}
+
+
+@pytest.mark.parametrize("program", _ZERO_SIGNS)
+def test_zero_gradients_keep_pytorchs_sign(torch_ref, program):
+    def run(mod):
+        env = {"torch": mod}
+        exec(_ZERO_SIGNS[program], env)  # noqa: S102 - the test's own programs
+        return repr(env["out"])
+
+    assert run(scalargrad) == run(torch_ref)

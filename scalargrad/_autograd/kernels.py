@@ -54,6 +54,12 @@ class FloatKernel:
         """A masked-out gradient (PyTorch's where/masked_fill): +0.0 whatever ``g`` is."""
         return 0.0
 
+    @staticmethod
+    def no_gradient(g):
+        """PyTorch's ``_efficientzerotensor`` (sgn's derivative): a zero that adds nothing to
+        what it is summed with. -0.0 is IEEE's additive identity (x + -0.0 is x, -0.0 too)."""
+        return -0.0
+
     @classmethod
     def pointwise(cls, op, *args, c=None):
         """The elementwise op ``op`` (a backward kernel such as leaky_relu_backward) on numbers."""
@@ -99,7 +105,7 @@ class FloatKernel:
 
     @classmethod
     def pow_backward(cls, g, a, e):
-        if e == 0.0:  # zeros when the exponent is 0
+        if e == 0.0 and getattr(e, "number", e).__class__ is not bool:  # zeros for exponent 0 (a bool Scalar never equals 0.0)
             return 0.0
         r = cls.r
         return cls.mul(g, cls.mul(r(e), r(E._pow_scalar(r, a, e - 1.0))))
@@ -400,6 +406,15 @@ class TensorKernel:
         return 0.0
 
     @staticmethod
+    def no_gradient(g):
+        """PyTorch's ``_efficientzerotensor``: -0.0 everywhere, outside the graph (see
+        FloatKernel.no_gradient)."""
+        if isinstance(g, Tensor):
+            t = g._t
+            return leaf([-0.0] * t.numel if t.ndim else -0.0, TensorType(t.dtype, t.shape))
+        return -0.0
+
+    @staticmethod
     def pointwise(op, *args, c=None):
         """The elementwise op ``op`` on tensors (a node of its own under create_graph)."""
         return elementwise(op, args, c)
@@ -430,7 +445,7 @@ class TensorKernel:
 
     @classmethod
     def pow_backward(cls, g, a, e):
-        if e == 0.0:  # zeros_like(self) when the exponent is 0
+        if e == 0.0 and getattr(e, "number", e).__class__ is not bool:  # zeros_like(self); c10's Scalar(false).equal(0.0) is false
             return _zeros(a)
         # grad * (exponent * self.pow(exponent - 1)): exponent a Scalar (MulBackward1)
         # pow_backward takes exponent.toDouble(): _saved_other 3.0 and _saved_exponent 2.0 for 3

@@ -883,7 +883,8 @@ class Sgn(Unary):
     name, saves, saves_inputs = "SgnBackward0", False, False
     api = _api("sgn")
     forward = staticmethod(lambda r, a: (a > 0) - (a < 0) if a == a else 0.0)
-    backward = staticmethod(lambda k, g, v: (k.zero(g),))
+    # sgn_backward of a real tensor is an _efficientzerotensor: summed, it changes nothing
+    backward = staticmethod(lambda k, g, v: (k.no_gradient(g),))
     sympy = staticmethod(lambda sp, a: sp.sign(a))
 
 

@@ -350,8 +350,8 @@ def _with_number(op, a: Tensor, c) -> Tensor:
     if not exact:
         # rounded, remembering (floating dtypes: the only ones in a graph) the number PyTorch saves
         c = constant(c, r(c)) if dt.is_floating_point else r(c)
-    elif c.__class__ is bool:
-        c = int(c)
+    elif c.__class__ is bool:  # computed as 0 or 1; the backward tells a bool from the int 0
+        c = constant(c, int(c))
     if not t.ndim:
         x = a._val if a._t.dtype is dt else r(a._val)
         return make(op, t, r(op.forward(r, x, c)), (a,), c)
