@@ -105,7 +105,8 @@ class FloatKernel:
 
     @classmethod
     def pow_backward(cls, g, a, e):
-        if e == 0.0 and getattr(e, "number", e).__class__ is not bool:  # zeros for exponent 0 (a bool Scalar never equals 0.0)
+        # zeros for the exponent 0; c10's Scalar(false).equal(0.0) is false: False runs the formula
+        if e == 0.0 and getattr(e, "number", e).__class__ is not bool:
             return 0.0
         r = cls.r
         return cls.mul(g, cls.mul(r(e), r(E._pow_scalar(r, a, e - 1.0))))
@@ -445,7 +446,8 @@ class TensorKernel:
 
     @classmethod
     def pow_backward(cls, g, a, e):
-        if e == 0.0 and getattr(e, "number", e).__class__ is not bool:  # zeros_like(self); c10's Scalar(false).equal(0.0) is false
+        # zeros_like(self) for the exponent 0, not for False (see FloatKernel.pow_backward)
+        if e == 0.0 and getattr(e, "number", e).__class__ is not bool:
             return _zeros(a)
         # grad * (exponent * self.pow(exponent - 1)): exponent a Scalar (MulBackward1)
         # pow_backward takes exponent.toDouble(): _saved_other 3.0 and _saved_exponent 2.0 for 3
