@@ -5,6 +5,8 @@ the error must agree."""
 
 from __future__ import annotations
 
+import platform
+
 import pytest
 
 import scalargrad
@@ -26,6 +28,11 @@ EXPRESSIONS = [
     # indices and dims of a 0-dim tensor
     "f[1]", "f[0]", "f[-1]", "f[None]", "f[...]", "f[0:1]", "f[1, 2]", "f[0, 1]", "f.size(0)",
     "f.size(-1)", "f.stride(0)", "f.shape", "torch.ones(2).size(2)", "torch.ones(2, 3).stride(-1)",
+    # a 0-dim tensor beside a number bound: the Number overload (ClampBackward1)
+    "torch.clamp(f, torch.tensor(0.), -2)", "torch.clamp(f, -2, torch.tensor(0.))",
+    "f.clamp(min=torch.tensor(0.2), max=0.3).grad_fn.name()", "torch.clamp(f, torch.tensor([0., 1.]), 2)",
+    # pow's exponent is a double: 2**63 - 1 is even there
+    "f.neg().pow(9223372036854775807)", "torch.tensor(-1.5, dtype=torch.float64) ** (2**53 + 1)",
     # type names
     "str(type(f))", "str(type(torch.nn.Parameter(torch.ones(2))))", "torch.typename(f)",
     "torch.typename(torch.nn.Parameter(torch.ones(2)))", "type(f).__name__",
@@ -43,6 +50,28 @@ def _run(mod, expression: str):
 @pytest.mark.parametrize("expression", EXPRESSIONS)
 def test_operands_as_pytorch(torch_ref, expression):
     assert _run(scalargrad, expression) == _run(torch_ref, expression)
+
+
+_INT_CASTS = ["torch.tensor(-3.4028234663852886e+38).to(torch.int64)", "torch.tensor(float('nan')).long()",
+              "torch.tensor(1e30).long()", "torch.tensor(-1e19, dtype=torch.float64).long()",
+              "torch.tensor(float('inf')).to(torch.int32)", "torch.tensor(3e9).to(torch.int32)",
+              "torch.tensor(-1e10).to(torch.int16)", "torch.tensor(300.).to(torch.uint8)",
+              "torch.tensor(-3.).to(torch.uint8)", "torch.tensor(1e10).to(torch.int8)"]
+
+
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
+                    reason="out-of-range float-to-int casts are x86's 'integer indefinite' (ARM saturates)")
+@pytest.mark.parametrize("expression", _INT_CASTS)
+def test_out_of_range_casts_to_integers_as_pytorch_on_x86(torch_ref, expression):
+    assert _run(scalargrad, expression) == _run(torch_ref, expression)
+
+
+def test_out_of_range_casts_to_integers_by_hand():
+    # cvttsd2si: a double that does not fit gives the register's lowest value; the narrow types
+    # convert through a 32-bit register and keep its low bits
+    ints = [scalargrad.tensor(x).to(dt).item() for x, dt in [(1e30, scalargrad.int64), (3e9, scalargrad.int32),
+                                                             (-1e10, scalargrad.int16), (300.0, scalargrad.uint8)]]
+    assert ints == [-(2**63), -(2**31), 0, 44]
 
 
 def test_in_place_bitwise_operator_keeps_the_tensor():

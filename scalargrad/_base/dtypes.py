@@ -89,6 +89,9 @@ def _round_bf16(x: float) -> float:
     return struct.unpack("<f", struct.pack("<I", bits))[0]
 
 
+_INDEFINITE_64, _INDEFINITE_32 = -(1 << 63), -(1 << 31)
+
+
 def _wrapper(bits: int, signed: bool):
     """Conversion to a ``bits``-wide integer as C casts (wrap around modulo 2**bits)."""
     mod = 1 << bits
@@ -96,11 +99,18 @@ def _wrapper(bits: int, signed: bool):
     hi = lo + mod - 1
 
     def round_int(x):
-        if x.__class__ is not builtins.int:
+        if x.__class__ is not builtins.int and x.__class__ is not builtins.bool:
+            # a float truncates toward zero; one that does not fit the conversion's register
+            # (int64 for int64, int32 for the narrower types, then wrapped), nan and inf give
+            # x86's "integer indefinite", the register's lowest value (PyTorch on x86-64)
             if x != x or x in (math.inf, -math.inf):
-                # C's float-to-int conversion of nan/inf: x86 gives the "integer indefinite"
-                return lo if signed else 0
-            x = builtins.int(x)  # truncates toward zero
+                x = _INDEFINITE_64 if bits == 64 else _INDEFINITE_32
+            else:
+                x = builtins.int(x)
+                if bits == 64 and not -_INDEFINITE_64 > x >= _INDEFINITE_64:
+                    x = _INDEFINITE_64
+                elif bits < 64 and not -_INDEFINITE_32 > x >= _INDEFINITE_32:
+                    x = _INDEFINITE_32
         if lo <= x <= hi:
             return x
         return (x - lo) % mod + lo

@@ -343,6 +343,20 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     lo, hi = _number_bound(min, self), _number_bound(max, self)
+    if (isinstance(lo, Tensor) and hi is not None and not isinstance(hi, Tensor)
+            or isinstance(hi, Tensor) and lo is not None and not isinstance(lo, Tensor)):
+        # a tensor beside a number: PyTorch's parser takes the Number overload, a 0-dim tensor
+        # becoming its number (ClampBackward1)
+        tensor_bound = lo if isinstance(lo, Tensor) else hi
+        if tensor_bound._t.ndim:
+            raise TypeError("clamp() received an invalid combination of arguments - got (Tensor, "
+                            f"{type(min).__name__ if not isinstance(min, Tensor) else 'Tensor'}, "
+                            f"{type(max).__name__ if not isinstance(max, Tensor) else 'Tensor'}), but "
+                            "expected one of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, "
+                            "Tensor out = None)\n * (Tensor input, Number min = None, Number max = None, *, "
+                            "Tensor out = None)\n")
+        lo = lo.item() if isinstance(lo, Tensor) else lo
+        hi = hi.item() if isinstance(hi, Tensor) else hi
     if isinstance(lo, Tensor) or isinstance(hi, Tensor):
         # the open side's placeholder in the result's dtype (a bool tensor clamped by floats is float)
         dt = result_dtype((self,) + tuple(b for b in (lo, hi) if isinstance(b, Tensor)))
