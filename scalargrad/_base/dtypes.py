@@ -89,9 +89,6 @@ def _round_bf16(x: float) -> float:
     return struct.unpack("<f", struct.pack("<I", bits))[0]
 
 
-_INDEFINITE_64, _INDEFINITE_32 = -(1 << 63), -(1 << 31)
-
-
 def _wrapper(bits: int, signed: bool):
     """Conversion to a ``bits``-wide integer as C casts (wrap around modulo 2**bits)."""
     mod = 1 << bits
@@ -99,23 +96,41 @@ def _wrapper(bits: int, signed: bool):
     hi = lo + mod - 1
 
     def round_int(x):
-        if x.__class__ is not builtins.int and x.__class__ is not builtins.bool:
-            # a float truncates toward zero; one that does not fit the conversion's register
-            # (int64 for int64, int32 for the narrower types, then wrapped), nan and inf give
-            # x86's "integer indefinite", the register's lowest value (PyTorch on x86-64)
+        if x.__class__ is not builtins.int:
             if x != x or x in (math.inf, -math.inf):
-                x = _INDEFINITE_64 if bits == 64 else _INDEFINITE_32
-            else:
-                x = builtins.int(x)
-                if bits == 64 and not -_INDEFINITE_64 > x >= _INDEFINITE_64:
-                    x = _INDEFINITE_64
-                elif bits < 64 and not -_INDEFINITE_32 > x >= _INDEFINITE_32:
-                    x = _INDEFINITE_32
+                # C's float-to-int conversion of nan/inf: x86 gives the "integer indefinite"
+                return lo if signed else 0
+            x = builtins.int(x)  # truncates toward zero
         if lo <= x <= hi:
             return x
         return (x - lo) % mod + lo
 
     return round_int
+
+
+_INDEFINITE_64, _INDEFINITE_32 = -(1 << 63), -(1 << 31)
+
+
+def float_to_int(dt: dtype, x: float) -> int:
+    """A floating element converted to the integer dtype ``dt`` as PyTorch's cast does on x86-64
+    (cvttsd2si): truncated toward zero; nan, inf and values that do not fit the conversion's
+    register (64 bits for int64, 32 for the narrower types, whose low bits are then kept) give
+    the register's lowest value, the "integer indefinite". (ARM saturates instead.)"""
+    wide = dt.itemsize == 8
+    lowest = _INDEFINITE_64 if wide else _INDEFINITE_32
+    if x != x or x in (math.inf, -math.inf):
+        return dt.round(lowest)
+    v = builtins.int(x)
+    if not lowest <= v < -lowest:
+        v = lowest
+    return dt.round(v)
+
+
+def cast_values(src: dtype, dt: dtype, vals):
+    """Elements of dtype ``src`` (a number, or a list) converted to ``dt``."""
+    if src.is_floating_point and dt.kind == "i":
+        return [float_to_int(dt, x) for x in vals] if isinstance(vals, list) else float_to_int(dt, vals)
+    return round_list(dt, vals) if isinstance(vals, list) else dt.round(vals)
 
 
 def _round_bool(x):
