@@ -33,6 +33,7 @@ EXPRESSIONS = [
     "f.clamp(min=torch.tensor(0.2), max=0.3).grad_fn.name()", "torch.clamp(f, torch.tensor([0., 1.]), 2)",
     # pow's exponent is a double: 2**63 - 1 is even there
     "f.neg().pow(9223372036854775807)", "torch.tensor(-1.5, dtype=torch.float64) ** (2**53 + 1)",
+    "torch.pow(f, b'x')", "torch.pow(f, None)", "torch.pow(2, 3)", "torch.pow(2, f)",
     # type names
     "str(type(f))", "str(type(torch.nn.Parameter(torch.ones(2))))", "torch.typename(f)",
     "torch.typename(torch.nn.Parameter(torch.ones(2)))", "type(f).__name__",
