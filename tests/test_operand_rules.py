@@ -114,6 +114,14 @@ _SAVED_AND_CHANGED = {
     "floor div, self unsaved": "a = torch.tensor(5., requires_grad=True)\nb = torch.tensor(2.)\n"
                                "y = torch.div(a, b, rounding_mode='floor')\nwith torch.no_grad():\n"
                                "    a.mul_(2)\ny.backward()",
+    # clamp's tensor bounds are saved (min and max)
+    "clamp, tensor min": "x = torch.tensor(-1.3, requires_grad=True)\nlo = x * 2\n"
+                         "y = torch.clamp(x * 1, min=lo)\nlo.sub_(1)\ny.backward()",
+    "clamp, tensor max": "x = torch.tensor(-1.3, requires_grad=True)\nhi = x * 3\n"
+                         "y = torch.clamp(x * 1, min=x * 2, max=hi)\nhi.sub_(1)\ny.backward()",
+    # a bool exponent tensor: pow_backward_self's exponent - 1 refuses bool
+    "x ** bool tensor": "x = torch.tensor(3.0, requires_grad=True)\n"
+                        "torch.autograd.grad(x ** torch.tensor(True), [x])",
     "nll_loss": "x = torch.tensor([[0.2, 0.8]], requires_grad=True)\nlp = x * 1\n"
                 "y = torch.nn.functional.nll_loss(lp, torch.tensor([1]))\nwith torch.no_grad():\n"
                 "    lp.mul_(2)\ny.backward()",
