@@ -163,3 +163,11 @@ def test_zero_gradients_keep_pytorchs_sign(torch_ref, program):
         return repr(env["out"])
 
     assert run(scalargrad) == run(torch_ref)
+
+
+def test_the_efficient_zero_passes_through_arithmetic_as_atens_zerotensor():
+    from scalargrad._autograd.kernels import EFFICIENT_ZERO as Z
+
+    # summed it adds nothing, keeping the other zero's sign; multiplied it stays itself
+    assert str(-0.0 + Z) == "-0.0" and str(Z + -0.0) == "-0.0" and (2.5 + Z) == 2.5 and (2.5 - Z) == 2.5
+    assert (Z * -3.0) is Z and (-3.0 * Z) is Z and (Z / 7.0) is Z and (-Z) is Z and (Z - 1.5) == -1.5
