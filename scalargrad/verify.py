@@ -276,6 +276,9 @@ def judge(ex: Example, stdout: str, stderr: str, rep: dict, seconds: float, endi
     want_err = normalise_stderr(ex.torch_stderr)
     if got_out != want_out:
         detail = _first_difference(want_out, got_out)
+        raised = [e for e in got_err if e not in want_err and not e.split(":", 1)[0].endswith("Warning")]
+        if raised:  # the program stopped on an error PyTorch did not raise: name it
+            detail += f"; scalargrad raised {raised[-1]}"
     else:
         detail = f"stderr: PyTorch {want_err!r}, scalargrad {got_err!r}"
     return Outcome(ex, "differs", detail, sympy_text, sympy_ok, seconds)
