@@ -33,6 +33,7 @@ from ._autograd.engine import _route
 from ._autograd.function import Pick as FunctionPick
 from ._autograd.kernels import _Scatter
 from ._base.dtypes import TensorType
+from ._ops import convolution as CV
 from ._ops import embedding as EM
 from ._ops import linalg as L
 from ._ops import losses as LO
@@ -1250,6 +1251,22 @@ def _embedding_backward(v, vin, vals):
     return spec
 
 
+def _convolution(v, vin, vals):
+    """Each output element: its bias (if any) plus the products of its taps, the op table's
+    ``Convolution.sympy`` (as ``addmm``/``dot`` elements: the same form)."""
+    geo = v._c
+    x, w = vin[0], vin[1]
+    bias = vin[2] if len(vin) > 2 else None
+    spec = []
+    for taps, oc in zip(geo.taps, geo.channel):
+        pairs = tuple((x, i) for i, _ in taps) + tuple((w, j) for _, j in taps)
+        if bias is not None:
+            spec.append((AddmmOf, None, ((bias, oc),) + pairs) if taps else (Same, None, ((bias, oc),)))
+        else:
+            spec.append((DotOf, None, pairs) if taps else (Const, 0.0, ()))
+    return spec
+
+
 def _join(v, vin, vals):
     """cat/stack: the output's elements, block by block along the joined dimension."""
     d = v._c.dim
@@ -1339,6 +1356,7 @@ _BUILDERS = {
     L.Mm: _mm, L.Mv: _mv, L.Dot: _dot, L.Addmm: _addmm,
     LO.NllLoss: _nll, LO.NllLossBackward: _nll_backward,
     EM.Embedding: _embedding, EM.EmbeddingDenseBackward: _embedding_backward,
+    CV.Convolution: _convolution, CV.ConvolutionNoBias: _convolution,
     S.Cat: _join, S.Stack: _join, S.MaskedFill: _masked_fill, S.Fill: _fill, S.Zero: _fill, S.CopyInto: _copy_into,
     IndexPut: _index_put, R.Amax: _reduction(MaxOf), R.Amin: _reduction(MinOf), S.FillTensor: _fill_tensor,
     **{op: _pointwise_loss for op in LO.POINTWISE_LOSSES},

@@ -19,6 +19,7 @@ from operator import attrgetter
 
 from .._base import dtypes, ieee
 from .._base.dtypes import TensorType, float32, float64, round_f32
+from .._base.errors import Unsupported
 from .._ops import elementwise as E
 from .._ops import shape as S
 from .._tensor import products, views
@@ -516,6 +517,13 @@ class TensorKernel:
         return double_backward(g, c)
 
     @staticmethod
+    def convolution_backward(g, v):
+        """``convolution_backward``: (grad_input, grad_weight, grad_bias) of convolution node ``v``."""
+        from .._tensor.convolution import backward
+
+        return backward(g, v)
+
+    @staticmethod
     def nll_backward(g, x, c):
         from .._tensor.losses import nll_backward
 
@@ -676,6 +684,10 @@ class GraphKernel(TensorKernel):
     """create_graph=True: the same formulas on tensors, recorded for double backward."""
 
     graph = True
+
+    @staticmethod
+    def convolution_backward(g, v):
+        raise Unsupported("the double backward of convolution (ConvolutionBackwardBackward0, create_graph=True)")
 
 
 

@@ -142,6 +142,11 @@ from .sparse_functions import embedding, one_hot  # noqa: E402
 __all__ += ["embedding", "one_hot"]
 
 
+from .convolution_functions import conv1d, conv2d  # noqa: E402
+
+__all__ += ["conv1d", "conv2d"]
+
+
 def __getattr__(name: str):
     if name.startswith("__"):
         raise AttributeError(name)

@@ -28,6 +28,7 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .conv import Conv1d, Conv2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .dropout import Dropout
 from .flatten import Flatten, Unflatten
@@ -50,4 +51,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "Threshold", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "SiLU", "Mish", "SELU", "ELU", "CELU",
            "GELU", "Hardshrink", "Softshrink", "LeakyReLU", "LogSigmoid", "Softplus", "Softsign", "Tanhshrink",
            "Softmax", "Softmin", "LogSoftmax", "Softmax2d", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss",
-           "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss"]
+           "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss", "Conv1d", "Conv2d"]
