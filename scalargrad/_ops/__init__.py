@@ -5,5 +5,5 @@ its spellings. Imports only ``_base``: the tensor layer above makes the surface 
 from . import activations, convolution, elementwise, embedding, linalg, losses, pointwise, reductions, shape, softmax
 from .table import REGISTRY
 
-__all__ = ["REGISTRY", "activations", "convolution", "elementwise", "embedding", "linalg", "losses", "pointwise", "reductions",
-           "shape", "softmax"]
+__all__ = ["REGISTRY", "activations", "convolution", "elementwise", "embedding", "linalg", "losses", "pointwise",
+           "reductions", "shape", "softmax"]

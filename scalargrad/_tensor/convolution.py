@@ -87,8 +87,8 @@ def _batched(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, di
         raise RuntimeError("non-positive groups is not supported")
     xs, ws = tuple(x._t.shape), tuple(weight._t.shape)
     if ws[0] % groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got "
-                           f"weight of size [{_shape_str(ws)}] instead")
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                           f"but got weight of size [{_shape_str(ws)}] instead")
     if xs[1] != ws[1] * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {_shape_str(ws)}, expected input{_shape_str(xs)} to "
                            f"have {ws[1] * groups} channels, but got {xs[1]} channels instead")

@@ -28,8 +28,8 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
-from .conv import Conv1d, Conv2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import Conv1d, Conv2d
 from .dropout import Dropout
 from .flatten import Flatten, Unflatten
 from .linear import Linear
