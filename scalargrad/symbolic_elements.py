@@ -37,6 +37,7 @@ from ._ops import convolution as CV
 from ._ops import embedding as EM
 from ._ops import linalg as L
 from ._ops import losses as LO
+from ._ops import pooling as PO
 from ._ops import reductions as R
 from ._ops import shape as S
 from ._ops import softmax as SM
@@ -51,7 +52,7 @@ from ._tensor.tensor import MANY
 __all__ = ["Elem", "ElementGraph", "ElementOp", "ELEMENT_OPS", "Same", "Const", "SumOf", "MeanOf", "MaxOf", "MinOf",
            "DotOf", "AddmmOf", "MseOf", "PointwiseLossOf", "LOSS_ELEMENTS", "NllOf", "NllBackwardOf", "SoftmaxOf",
            "LogSoftmaxOf", "SoftmaxBackwardOf", "LogSoftmaxBackwardOf", "Opaque", "opaque_op", "element_index",
-           "NO_ELEMENT", "shape_pick", "covers"]
+           "NO_ELEMENT", "shape_pick", "covers", "WindowMeanOf", "WindowSpreadOf"]
 
 
 class Elem:
@@ -745,6 +746,55 @@ class ScaledSumOf(ElementOp):
         return [0.75, -1.25, 2.5], [1.0, 0.5, 0.25]
 
 
+class WindowMeanOf(ElementOp):
+    """An element of avg_pool2d: its window's sum over the divisor ``c`` (an int), the op
+    table's ``AvgPool2d.sympy``."""
+
+    name = "window mean"
+    c_kind = "number"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return PO.AvgPool2d.sympy(sp, c, *args)
+
+    @staticmethod
+    def value(vals, c):
+        return _fsum(vals) / c, _fsum([abs(x) for x in vals]) / c
+
+    @staticmethod
+    def partials(vals, c):
+        return [1.0 / c] * len(vals)
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5], 4
+
+
+class WindowSpreadOf(ElementOp):
+    """An element of avg_pool2d's backward: the gradients of the windows that read it, each over
+    its window's divisor (``c``, a list of ints), the op table's ``AvgPool2dBackward.sympy``."""
+
+    name = "window spread"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return PO.AvgPool2dBackward.sympy(sp, *[z for a, d in zip(args, c) for z in (a, sp.Integer(d))])
+
+    @staticmethod
+    def value(vals, c):
+        terms = [a / d for a, d in zip(vals, c)]
+        return _fsum(terms), _fsum([abs(t) for t in terms])
+
+    @staticmethod
+    def partials(vals, c):
+        return [1.0 / d for d in c]
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5], [4, 2, 3]
+
+
 class Opaque(ElementOp):
     """The elements of a node this module cannot express (each depends on every input
     element); the check reports what lies below them unverifiable. Made per op name."""
@@ -764,7 +814,7 @@ def opaque_op(name: str) -> type:
 
 ELEMENT_OPS = [Same, Const, SumOf, MeanOf, MaxOf, MinOf, DotOf, AddmmOf, *LOSS_ELEMENTS.values(), NllOf,
                NllBackwardOf, SoftmaxOf, LogSoftmaxOf, SoftmaxBackwardOf, LogSoftmaxBackwardOf, ScaledSumOf,
-               EmbeddingPickOf]
+               EmbeddingPickOf, WindowMeanOf, WindowSpreadOf]
 
 
 # ---------------------------------------------------------------- the graph
@@ -1267,6 +1317,33 @@ def _convolution(v, vin, vals):
     return spec
 
 
+def _max_pool(v, vin, vals):
+    u = vin[0]
+    return [(Same, None, ((u, p),)) for p in v._c.picked]
+
+
+def _avg_pool(v, vin, vals):
+    u = vin[0]
+    return [(WindowMeanOf, d, tuple((u, i) for i in window)) for window, d in zip(v._c.windows, v._c.divisors)]
+
+
+def _avg_pool_backward(v, vin, vals):
+    g = vin[0]
+    readers: dict = {}
+    for o, window in enumerate(v._c.windows):
+        for i in window:
+            readers.setdefault(i, []).append(o)
+    divisors = v._c.divisors
+    spec = []
+    for i in range(len(vals)):
+        outs = readers.get(i)
+        if not outs:
+            spec.append((Const, 0.0, ()))
+        else:
+            spec.append((WindowSpreadOf, [divisors[o] for o in outs], tuple((g, o) for o in outs)))
+    return spec
+
+
 def _join(v, vin, vals):
     """cat/stack: the output's elements, block by block along the joined dimension."""
     d = v._c.dim
@@ -1357,6 +1434,7 @@ _BUILDERS = {
     LO.NllLoss: _nll, LO.NllLossBackward: _nll_backward,
     EM.Embedding: _embedding, EM.EmbeddingDenseBackward: _embedding_backward,
     CV.Convolution: _convolution, CV.ConvolutionNoBias: _convolution,
+    PO.MaxPool2d: _max_pool, PO.AvgPool2d: _avg_pool, PO.AvgPool2dBackward: _avg_pool_backward,
     S.Cat: _join, S.Stack: _join, S.MaskedFill: _masked_fill, S.Fill: _fill, S.Zero: _fill, S.CopyInto: _copy_into,
     IndexPut: _index_put, R.Amax: _reduction(MaxOf), R.Amin: _reduction(MinOf), S.FillTensor: _fill_tensor,
     **{op: _pointwise_loss for op in LO.POINTWISE_LOSSES},

@@ -524,6 +524,23 @@ class TensorKernel:
         return backward(g, v)
 
     @staticmethod
+    def max_pool2d_backward(g, geo):
+        """max_pool2d_with_indices_backward: the gradient added at each window's picked position."""
+        return _scatter(g, geo.in_shape, geo.picked, "MaxPool2DWithIndicesBackwardBackward0", accumulate=True)
+
+    @staticmethod
+    def avg_pool2d_backward(g, geo):
+        from .._tensor.pooling import avg_pool2d_backward
+
+        return avg_pool2d_backward(g, geo)
+
+    @staticmethod
+    def avg_pool2d(g, geo):
+        from .._tensor.pooling import avg_pool2d_of
+
+        return avg_pool2d_of(g, geo)
+
+    @staticmethod
     def nll_backward(g, x, c):
         from .._tensor.losses import nll_backward
 

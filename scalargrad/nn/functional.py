@@ -147,6 +147,21 @@ from .convolution_functions import conv1d, conv2d  # noqa: E402
 __all__ += ["conv1d", "conv2d"]
 
 
+from .pooling_functions import (  # noqa: E402 - the pooling functions live in their own module
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool2d,
+    max_pool2d_with_indices,
+)
+
+__all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "max_pool1d",
+            "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices"]
+
+
 def __getattr__(name: str):
     if name.startswith("__"):
         raise AttributeError(name)
