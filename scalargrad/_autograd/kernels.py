@@ -524,6 +524,20 @@ class TensorKernel:
         return backward(g, v)
 
     @staticmethod
+    def batch_norm_backward(g, v):
+        """native_batch_norm_backward: (grad_input, grad_weight, grad_bias) of node ``v``."""
+        from .._tensor.normalization import batch_norm_backward
+
+        return batch_norm_backward(g, v)
+
+    @staticmethod
+    def layer_norm_backward(g, v):
+        """native_layer_norm_backward: (grad_input, grad_weight, grad_bias) of node ``v``."""
+        from .._tensor.normalization import layer_norm_backward
+
+        return layer_norm_backward(g, v)
+
+    @staticmethod
     def max_pool2d_backward(g, geo):
         """max_pool2d_with_indices_backward: the gradient added at each window's picked position."""
         return _scatter(g, geo.in_shape, geo.picked, "MaxPool2DWithIndicesBackwardBackward0", accumulate=True)
@@ -701,6 +715,14 @@ class GraphKernel(TensorKernel):
     """create_graph=True: the same formulas on tensors, recorded for double backward."""
 
     graph = True
+
+    @staticmethod
+    def batch_norm_backward(g, v):
+        raise Unsupported("the double backward of batch_norm (NativeBatchNormBackwardBackward0, create_graph=True)")
+
+    @staticmethod
+    def layer_norm_backward(g, v):
+        raise Unsupported("the double backward of layer_norm (NativeLayerNormBackwardBackward0, create_graph=True)")
 
     @staticmethod
     def convolution_backward(g, v):

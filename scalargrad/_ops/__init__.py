@@ -9,6 +9,7 @@ from . import (
     embedding,
     linalg,
     losses,
+    normalization,
     pointwise,
     pooling,
     reductions,
@@ -17,5 +18,5 @@ from . import (
 )
 from .table import REGISTRY
 
-__all__ = ["REGISTRY", "activations", "convolution", "elementwise", "embedding", "linalg", "losses", "pointwise",
+__all__ = ["REGISTRY", "activations", "convolution", "elementwise", "embedding", "linalg", "losses", "normalization", "pointwise",
            "pooling", "reductions", "shape", "softmax"]
