@@ -18,5 +18,5 @@ from . import (
 )
 from .table import REGISTRY
 
-__all__ = ["REGISTRY", "activations", "convolution", "elementwise", "embedding", "linalg", "losses", "normalization", "pointwise",
-           "pooling", "reductions", "shape", "softmax"]
+__all__ = ["REGISTRY", "activations", "convolution", "elementwise", "embedding", "linalg", "losses", "normalization",
+           "pointwise", "pooling", "reductions", "shape", "softmax"]

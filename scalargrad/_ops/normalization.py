@@ -25,8 +25,8 @@ class Norm:
     constants); ``affine``: 0, 1 (weight) or 2 (weight and bias) parameter inputs."""
 
     __slots__ = ("groups", "group_of", "param_of", "mean", "invstd", "eps", "training", "affine", "result1",
-                 "result2", "running_mean", "running_var", "normalized_shape", "channels_last", "layer", "weight", "bias",
-                 "shape")
+                 "result2", "running_mean", "running_var", "normalized_shape", "channels_last", "layer", "weight",
+                 "bias", "shape")
 
     def __init__(self, groups: list, param_of: list, eps: float, training: bool, affine: int, layer: bool) -> None:
         self.groups = groups

@@ -151,7 +151,6 @@ def batch_norm_backward(g: Tensor, v: Tensor) -> tuple:
     x = ins[0]
     dt = x._t.dtype
     r = dt.round
-    f32 = dt is dtypes.float32
     xv = _vals(x)
     gv = _vals(g) if g._t.ndim else [g._val] * len(xv)
     shape = norm.shape
