@@ -104,7 +104,7 @@ def _batched(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, di
     dt = x._t.dtype
     for other in (weight, bias):
         if other is not None and other._t.dtype is not dt:
-            raise RuntimeError(f"expected scalar type {dt.c_name} but found {other._t.dtype.c_name}")
+            raise RuntimeError(f"expected scalar type {dt.short} but found {other._t.dtype.short}")
     if not dt.is_floating_point:
         raise NotImplementedError(f"\"slow_conv2d_cpu\" not implemented for '{dt.short}'")
     if dt not in (dtypes.float32, dtypes.float64):

@@ -80,7 +80,7 @@ class _ConvNd(Module):
                     rev[2 * i + 1] = total - total // 2
             self._reversed_padding_repeated_twice = rev
         else:
-            self._reversed_padding_repeated_twice = [p for p in reversed(padding) for _ in range(2)]
+            self._reversed_padding_repeated_twice = tuple(p for p in reversed(padding) for _ in range(2))
         dt = dtype if dtype is not None else _defaults["dtype"]
         self.weight = Parameter(empty((out_channels, in_channels // groups, *kernel_size), dtype=dt))
         if bias:
