@@ -22,7 +22,7 @@ import scalargrad
 from scalargrad._base.errors import Unsupported
 from scalargrad._base.exact_sum import rounded_dot, rounded_sum
 
-from faithfulness import FLOAT32, FLOAT64, product_error_bound, round_exact, ulps
+from faithfulness import FLOAT32, FLOAT64, product_error_bound, round_exact
 
 
 def _rand(L, shape, seed, dtype="float32"):
