@@ -7,20 +7,22 @@ contiguous inputs, step by step in the dtype:
   (``acc_type<float>`` is double), ``mean = (float)(sum / count)``; ``var_sum`` the double sum
   of the float squares ``(x - mean) * (x - mean)``, stored as a float; ``invstd = 1 /
   sqrt(var_sum / count + eps)`` (the division in float, the rest in double, stored as a
-  float). The running statistics become ``momentum * stat + (1 - momentum) * running`` in
-  double, with the unbiased variance ``var_sum / (count - 1)``;
+  float). The running statistics become ``momentum * stat + (1 - momentum) * running``, each
+  step in the dtype, with the unbiased variance ``var_sum / (count - 1)``;
 * evaluation: ``invstd = 1 / sqrt(running_var + eps)`` in float;
 * the output: ``alpha = invstd * weight``, ``beta = bias - mean * alpha`` and ``x * alpha +
   beta``, the last two fused multiply-adds (ATen's AVX2/AVX512 builds contract them);
 * the backward (training): per channel, ``sum`` of the gradient and ``dotp`` of ``(x - mean) *
   grad``, plane by plane in float, added in double; ``k = dotp * invstd * invstd / count``,
-  ``grad_mean = sum / count``, and ``(grad - grad_mean - (x - mean) * k) * invstd * weight``.
+  ``grad_mean = sum / count``, and ``(grad - grad_mean - (x - mean) * k) * invstd * weight``
+  (the subtraction of the product one fused multiply-add).
 
-All of this is IEEE arithmetic in a fixed order except two cases, where PyTorch's own result
-depends on the machine: a plane of 8 or more elements is added lane by lane in the backward
-(vector width), and an input with one element per channel and plane (``BatchNorm1d`` on (N,
-C)) is added in per-thread float partial sums (number of threads). Measured against PyTorch
-2.13 in tests/test_nn_norm.py.
+The backward's plane sums are ATen's ``vec::reduce_all``: in order below 8 elements, else in 8
+float lanes added pairwise at the end (``_reduce_all``). All of this is IEEE arithmetic in a
+fixed order, bit for bit with PyTorch 2.13 in float32 (tests/test_nn_norm.py), except where
+PyTorch's own result depends on the machine: an input with one element per channel and plane
+(``BatchNorm1d`` on (N, C)) is added in per-thread float partial sums (the number of threads),
+and float64's backward sums, whose vector order was not modelled (within a measured bound).
 
 layer_norm's row moments are computed by ATen with a vectorised Welford cascade whose order
 depends on the vector width; scalargrad computes the mean and the population variance of each
@@ -111,12 +113,14 @@ def batch_norm(x: Tensor, running_mean: Tensor | None, running_var: Tensor | Non
             invstd = r(1.0 / math.sqrt(var + eps)) if (var != 0.0 or eps != 0.0) else 0.0
             means.append(m)
             invstds.append(invstd)
+            # the running statistics in the dtype (measured: momentum and 1 - momentum rounded to it)
+            mom, rest = r(momentum), r(1 - momentum)
             if running_mean is not None:
-                new_mean.append(running_mean._t.dtype.round(momentum * m + (1 - momentum) * _vals(running_mean)[ch]))
+                new_mean.append(r(r(mom * m) + r(rest * _vals(running_mean)[ch])))
             if running_var is not None:
                 unbiased = r(var_sum / (count - 1)) if count > 1 else math.inf
-                new_var.append(running_var._t.dtype.round(momentum * unbiased + (1 - momentum)
-                                                          * _vals(running_var)[ch]))
+                # measured: this one is contracted, momentum * unbiased + (rounded product)
+                new_var.append(fma(mom, unbiased, r(rest * _vals(running_var)[ch]), f32))
         if running_mean is not None:
             write(running_mean, new_mean)
         if running_var is not None:
@@ -172,13 +176,8 @@ def batch_norm_backward(g: Tensor, v: Tensor) -> tuple:
         dotp = 0.0
         for b in range(n):
             base = (b * c + ch) * size
-            ps = r(0.0)
-            dp = r(0.0)
-            for i in range(base, base + size):
-                ps = r(ps + gv[i])
-                dp = r(dp + r(r(xv[i] - mean) * gv[i]))
-            total += ps
-            dotp += dp
+            total += _reduce_all(gv[base:base + size], r)
+            dotp += _centered_dot(xv[base:base + size], gv[base:base + size], mean, r, dt is dtypes.float32)
         if need_x:
             if norm.training:
                 if norm.channels_last:
@@ -188,11 +187,16 @@ def batch_norm_backward(g: Tensor, v: Tensor) -> tuple:
                 else:
                     kk = r(r(r(r(dotp) * invstd) * invstd) / count)
                     grad_mean = r(total / count)
+                f32 = dt is dtypes.float32
                 for b in range(n):
                     base = (b * c + ch) * size
                     for i in range(base, base + size):
-                        dx = r(r(xv[i] - mean) * kk)
-                        gx[i] = r(r(r(r(gv[i] - grad_mean) - dx) * invstd) * w)
+                        # dy - grad_mean - (x - mean) * k: one fused multiply-add in ATen's vector build
+                        if norm.channels_last:  # measured: not contracted in the channels-last kernel
+                            d = r(r(gv[i] - grad_mean) - r(r(xv[i] - mean) * kk))
+                        else:
+                            d = fma(-r(xv[i] - mean), kk, r(gv[i] - grad_mean), f32)
+                        gx[i] = r(r(d * invstd) * w)
             else:
                 for b in range(n):
                     base = (b * c + ch) * size
@@ -208,6 +212,52 @@ def batch_norm_backward(g: Tensor, v: Tensor) -> tuple:
     if len(ins) > 2:
         out.append(leaf(gb, pt) if need_b else None)
     return tuple(out)
+
+
+_LANES = 8
+"""The float lanes of ATen's ``vec::reduce_all`` as PyTorch 2.13's batch-norm kernel runs it
+(measured: 8 on an AVX512 machine, as on AVX2 ones)."""
+
+
+def _reduce_all(vals: list, r) -> float:
+    """``vec::reduce_all(+)`` over a plane: in order below the vector width; otherwise lane by
+    lane, then the lanes added pairwise (halves: lane i + lane i + 4, then + 2, then + 1)."""
+    n = len(vals)
+    if n < _LANES:
+        acc = vals[0]
+        for a in vals[1:]:
+            acc = r(acc + a)
+        return acc
+    lanes = list(vals[:_LANES])
+    for d in range(_LANES, n):
+        lanes[d % _LANES] = r(lanes[d % _LANES] + vals[d])
+    return _pairwise(lanes, r)
+
+
+def _pairwise(lanes: list, r) -> float:
+    while len(lanes) > 1:
+        h = len(lanes) // 2
+        lanes = [r(lanes[i] + lanes[i + h]) for i in range(h)]
+    return lanes[0]
+
+
+def _centered_dot(xs: list, dys: list, mean: float, r, f32: bool) -> float:
+    """``vec::map2_reduce_all`` of ``(x - mean) * dy`` with ``+``: as ``_reduce_all``, each term
+    rounded, except that the partial last vector is added with fused multiply-adds (measured)."""
+    n = len(xs)
+    terms = [r(r(x - mean) * dy) for x, dy in zip(xs, dys)]
+    if n < _LANES or not f32:
+        acc = terms[0]
+        for t in terms[1:]:
+            acc = r(acc + t)
+        return acc
+    lanes = terms[:_LANES]
+    full = n - n % _LANES
+    for d in range(_LANES, full):
+        lanes[d % _LANES] = r(lanes[d % _LANES] + terms[d])
+    for d in range(max(full, _LANES), n):
+        lanes[d % _LANES] = fma(r(xs[d] - mean), dys[d], lanes[d % _LANES], True)
+    return _pairwise(lanes, r)
 
 
 def layer_norm(x: Tensor, normalized_shape, weight: Tensor | None, bias: Tensor | None, eps: float) -> Tensor:
