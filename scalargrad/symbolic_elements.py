@@ -858,6 +858,23 @@ class NormalizedOf(ElementOp):
             parts.append(1.0)
         return parts
 
+    @classmethod
+    def partial_scales(cls, vals, c):
+        """The sizes of the terms of each partial (they cancel: a gradient near 0 is rounding)."""
+        group, x, w, b, mean, invstd = cls._moments(vals, c)
+        j, eps, cmean, _, affine = c
+        xhat_j = abs((x - mean) * invstd)
+        if cmean is None:
+            n = len(group)
+            parts = [abs(w * invstd) * (1.0 + 1.0 / n + abs((a - mean) * invstd) * xhat_j / n) for a in group]
+        else:
+            parts = [abs(w * invstd)]
+        if affine >= 1:
+            parts.append(xhat_j + abs(x * invstd))
+        if affine == 2:
+            parts.append(1.0)
+        return parts
+
     @staticmethod
     def sample():
         return [0.75, -1.25, 2.5, 1.5, 0.25], (1, 0.5, None, None, 2)

@@ -114,7 +114,8 @@ def batch_norm(x: Tensor, running_mean: Tensor | None, running_var: Tensor | Non
             means.append(m)
             invstds.append(invstd)
             # the running statistics in the dtype (measured: momentum and 1 - momentum rounded to it)
-            mom, rest = r(momentum), r(1 - momentum)
+            mom = r(momentum)
+            rest = r(1 - mom)
             if running_mean is not None:
                 new_mean.append(r(r(mom * m) + r(rest * _vals(running_mean)[ch])))
             if running_var is not None:

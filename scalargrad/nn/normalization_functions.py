@@ -20,7 +20,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         for s in size[2:]:
             prod *= s
         if prod == 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.size()}")
     if training and eps <= 0.0:
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if eps < 0.0:
