@@ -30,7 +30,7 @@ from .activation import (
 )
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d
-from .dropout import Dropout
+from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
 from .linear import Linear
 from .loss import (
@@ -55,4 +55,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "Softmax", "Softmin", "LogSoftmax", "Softmax2d", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss",
            "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss", "Conv1d", "Conv2d",
            "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-           "BatchNorm1d", "BatchNorm2d", "LayerNorm"]
+           "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout2d"]
