@@ -1,12 +1,12 @@
 """conv1d/conv2d, nn.Conv1d/Conv2d: graph, parameters, values and gradients.
 
 PyTorch's CPU convolution adds its products in an order that depends on the processor (oneDNN,
-or im2col + MKL's GEMM), so scalargrad gives each output and gradient element the exact sum
-rounded once (``_base/exact_sum``). The tests assert that bit for bit against an exact
-rational reference (``Fraction``), and live PyTorch within the classical bound of any order of
-additions, gamma_k * sum |a_i b_i| (``faithfulness.product_error_bound``). ``python
-tests/test_nn_conv.py`` measures how far PyTorch lands from the exact value on this machine
-(README, "How faithful it is").
+or im2col + MKL's GEMM, whose kernel also depends on the shape), so scalargrad gives each output
+and gradient element the exact sum rounded once (``_base/exact_sum``): asserted bit for bit
+against an exact rational reference (``Fraction``).
+Live PyTorch is compared within the classical bound of any order of additions, gamma_k * sum
+|a_i b_i| (``faithfulness.product_error_bound``). ``python tests/test_nn_conv.py`` measures how
+far PyTorch lands from the exact value on this machine (README, "How faithful it is").
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ CASES = [
     ((3, 2, 8, 8), (3, 2, 3, 3), {"padding": "same"}),
     ((2, 2, 4, 4), (1, 2, 4, 4), {"padding": "valid"}),
     ((1, 2, 5, 5), (2, 1, 3, 3), {"groups": 2, "padding": 1, "stride": (1, 2)}),
+    ((1, 3, 6, 5), (2, 3, 3, 2), {"padding": (1, 0), "stride": (2, 1), "dilation": (1, 2)}),
 ]
 
 

@@ -59,21 +59,21 @@ class ConvGeometry:
             for oc in range(c_out):
                 grp = oc // per_group
                 for opos in itertools.product(*[range(o) for o in out_sp]):
-                    row = []
+                    # in im2col's order: input channel, then kernel position (row-major)
+                    inside = []
                     for kpos in k_positions:
                         at = 0
-                        inside = True
                         for dim, (o, kk) in enumerate(zip(opos, kpos)):
                             i = o * self.stride[dim] - self.padding[dim] + kk * self.dilation[dim]
                             if not 0 <= i < sp[dim]:
-                                inside = False
                                 break
                             at += i * in_st[dim]
-                        if not inside:
-                            continue
-                        kat = sum(kk * s for kk, s in zip(kpos, k_st))
-                        for ci in range(c_per):
-                            ic = grp * c_per + ci
+                        else:
+                            inside.append((at, sum(kk * s for kk, s in zip(kpos, k_st))))
+                    row = []
+                    for ci in range(c_per):
+                        ic = grp * c_per + ci
+                        for at, kat in inside:
                             row.append(((b * c_in + ic) * in_plane + at, (oc * c_per + ci) * k_plane + kat))
                     taps.append(row)
                     channel.append(oc)

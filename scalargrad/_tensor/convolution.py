@@ -1,11 +1,14 @@
 """conv1d / conv2d / conv3d on tensors, and their backward (``convolution_backward``).
 
-PyTorch 2.13's CPU convolution runs through oneDNN (batches, groups, larger kernels) or
-im2col + MKL's GEMM (``slow_conv2d``: float64, small float32 cases): both add their products in
-an order that depends on the processor. scalargrad gives every output element, and every
-gradient element, the exact sum of its products (and bias) rounded once to the dtype
-(``_base/exact_sum``): machine-independent, and within the classical error bound of any
-order PyTorch's kernels use (measured in tests/test_nn_conv.py).
+PyTorch 2.13's CPU convolution runs through oneDNN (float32 batches, groups, kernels larger
+than 3x3, large inputs) or im2col + MKL's GEMM (``slow_conv2d``: float64, and float32 with one
+sample, no groups, a small kernel). Both add their products in an order that depends on the
+processor, and MKL's also on the shape: on the capture machine one fused multiply-add chain
+over im2col's rows, started from the bias for some output sizes (4, 9 positions) and with the
+bias added after it for others (36), other orders elsewhere. scalargrad gives every output
+element, and every gradient element, the exact sum of its products (and bias) rounded once to
+the dtype (``_base/exact_sum``): machine-independent, and within the classical error bound of
+any order PyTorch's kernels use (measured in tests/test_nn_conv.py).
 
 An unbatched input (``(C, L)`` / ``(C, H, W)``) goes through ``unsqueeze(0)`` and
 ``squeeze(0)``, as ``at::convolution`` does (its grad_fn is ``SqueezeBackward1``).
