@@ -1540,6 +1540,7 @@ _BUILDERS = {
     CV.Convolution: _convolution, CV.ConvolutionNoBias: _convolution,
     **{op: _normalized for op in NO.NORMALIZATION_OPS},
     PO.MaxPool2d: _max_pool, PO.AvgPool2d: _avg_pool, PO.AvgPool2dBackward: _avg_pool_backward,
+    PO.AdaptiveAvgPool2d: _avg_pool, PO.AdaptiveAvgPool2dBackward: _avg_pool_backward,
     S.Cat: _join, S.Stack: _join, S.MaskedFill: _masked_fill, S.Fill: _fill, S.Zero: _fill, S.CopyInto: _copy_into,
     IndexPut: _index_put, R.Amax: _reduction(MaxOf), R.Amin: _reduction(MinOf), S.FillTensor: _fill_tensor,
     **{op: _pointwise_loss for op in LO.POINTWISE_LOSSES},

@@ -35,6 +35,9 @@ POOLS = [
     ("avg", lambda F, x: F.avg_pool2d(x, 3, 1, 1, divisor_override=2)),
     ("avg", lambda F, x: F.avg_pool1d(x[0], 3, 2, 1)),
     ("avg", lambda F, x: F.adaptive_avg_pool2d(x, 1)),
+    ("avg", lambda F, x: F.adaptive_avg_pool2d(x, (3, 4))),
+    ("avg", lambda F, x: F.adaptive_avg_pool2d(x[0], (None, 4))),
+    ("avg", lambda F, x: F.adaptive_avg_pool1d(x[0], 4)),
 ]
 
 
@@ -61,14 +64,22 @@ def test_pool_double_backward_matches_pytorch(torch_ref):
     def run(L, pool):
         x = _rand(L, (1, 2, 5, 5), 4).requires_grad_()
         g = _rand(L, (1, 2, 3, 3) if pool == "avg" else (1, 2, 2, 2), 5).requires_grad_()
-        y = L.nn.functional.avg_pool2d(x, 3, 2, 1) if pool == "avg" else L.nn.functional.max_pool2d(x, 2)
+        if pool == "adaptive":
+            g = _rand(L, (1, 2, 2, 3), 5).requires_grad_()
+            y = L.nn.functional.adaptive_avg_pool2d(x, (2, 3))
+        else:
+            y = L.nn.functional.avg_pool2d(x, 3, 2, 1) if pool == "avg" else L.nn.functional.max_pool2d(x, 2)
         (gx,) = L.autograd.grad(y, x, g, create_graph=True)
+        edges = [type(f).__name__ for f, _ in gx.grad_fn.next_functions]
         (gg,) = L.autograd.grad(gx, g, _rand(L, (1, 2, 5, 5), 6))
-        return gx.grad_fn.name(), gx.tolist(), gg.tolist()
+        return gx.grad_fn.name(), gx.tolist(), gg.tolist(), edges
 
-    for pool in ("avg", "max"):
+    for pool in ("avg", "adaptive"):
         assert run(scalargrad, pool) == run(torch_ref, pool)
+    # max pooling's backward node: the same values (PyTorch also lists self as an input)
+    assert run(scalargrad, "max")[:3] == run(torch_ref, "max")[:3]
     assert run(scalargrad, "avg")[0] == "AvgPool2DBackwardBackward0"
+    assert run(scalargrad, "adaptive")[0] == "AdaptiveAvgPool2DBackwardBackward0"
     assert run(scalargrad, "max")[0] == "MaxPool2DWithIndicesBackwardBackward0"
 
 

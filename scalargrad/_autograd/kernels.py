@@ -543,10 +543,10 @@ class TensorKernel:
         return _scatter(g, geo.in_shape, geo.picked, "MaxPool2DWithIndicesBackwardBackward0", accumulate=True)
 
     @staticmethod
-    def avg_pool2d_backward(g, geo):
+    def avg_pool2d_backward(g, geo, x):
         from .._tensor.pooling import avg_pool2d_backward
 
-        return avg_pool2d_backward(g, geo)
+        return avg_pool2d_backward(g, geo, x)
 
     @staticmethod
     def avg_pool2d(g, geo):

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from .table import Op, register
 
-__all__ = ["PoolGeometry", "pooled_size", "MaxPool2d", "AvgPool2d", "AvgPool2dBackward", "POOLING_OPS"]
+__all__ = ["PoolGeometry", "pooled_size", "adaptive_geometry", "MaxPool2d", "AvgPool2d", "AvgPool2dBackward",
+           "AdaptiveAvgPool2d", "AdaptiveAvgPool2dBackward", "POOLING_OPS"]
 
 
 def pooled_size(size: int, k: int, pad: int, stride: int, dilation: int, ceil_mode: bool) -> int:
@@ -32,7 +33,7 @@ class PoolGeometry:
 
     __slots__ = ("in_shape", "out_shape", "kernel_size", "stride", "stride_saved", "padding", "dilation",
                  "ceil_mode", "count_include_pad", "divisor_override", "windows", "divisors", "starts", "indices",
-                 "picked")
+                 "picked", "sides")
 
     def __init__(self, in_shape: tuple, kernel_size: tuple, stride: tuple, stride_saved: tuple, padding: tuple,
                  dilation: tuple, ceil_mode: bool, count_include_pad: bool = True,
@@ -48,6 +49,7 @@ class PoolGeometry:
         self.divisor_override = divisor_override
         self.indices = None
         self.picked = None
+        self.sides = None
         h, w = self.in_shape[-2:]
         (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.kernel_size, self.stride, self.padding, self.dilation
         oh = pooled_size(h, kh, ph, sh, dh, self.ceil_mode)
@@ -83,6 +85,32 @@ class PoolGeometry:
         self.starts = starts
 
 
+def adaptive_geometry(in_shape: tuple, out_size: tuple) -> PoolGeometry:
+    """adaptive_avg_pool2d's windows: output (i, j) averages rows floor(i * H / OH) to
+    ceil((i + 1) * H / OH) and the same for columns; ``sides[o]`` = (kh, kw), by which ATen
+    divides the sum one after the other."""
+    geo = PoolGeometry(in_shape, (1, 1), (1, 1), (), (0, 0), (1, 1), False)
+    h, w = in_shape[-2:]
+    oh, ow = out_size
+    planes = 1
+    for s in in_shape[:-2]:
+        planes *= s
+    windows, sides = [], []
+    for p in range(planes):
+        base = p * h * w
+        for y in range(oh):
+            y0, y1 = (y * h) // oh, -((-(y + 1) * h) // oh)
+            for x in range(ow):
+                x0, x1 = (x * w) // ow, -((-(x + 1) * w) // ow)
+                windows.append([base + r * w + c for r in range(y0, y1) for c in range(x0, x1)])
+                sides.append((y1 - y0, x1 - x0))
+    geo.out_shape = tuple(in_shape[:-2]) + (oh, ow)
+    geo.windows = windows
+    geo.sides = sides
+    geo.divisors = [a * b for a, b in sides]
+    return geo
+
+
 class _Pool(Op):
     saves_inputs = True
 
@@ -112,7 +140,7 @@ class AvgPool2d(_Pool):
              ("self", 0), ("stride", "c.stride_saved"))
     # self: avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
     #   divisor_override)
-    backward = staticmethod(lambda k, g, v: (k.avg_pool2d_backward(g, v._c),))
+    backward = staticmethod(lambda k, g, v: (k.avg_pool2d_backward(g, v._c, k.ins(v)[0]),))
 
     @staticmethod
     def sympy(sp, divisor, *window):
@@ -122,7 +150,8 @@ class AvgPool2d(_Pool):
 @register
 class AvgPool2dBackward(_Pool):
     """avg_pool2d_backward(grad_output, self): each input position gets, for every window that
-    reads it, the gradient over the window's divisor."""
+    reads it, the gradient over the window's divisor (``self`` only gives the shape: its
+    gradient is zeros)."""
 
     name = "AvgPool2DBackwardBackward0"
     saves_inputs = False
@@ -130,7 +159,8 @@ class AvgPool2dBackward(_Pool):
              ("divisor_override", "c.divisor_override"), ("kernel_size", "c.kernel_size"), ("padding", "c.padding"),
              ("stride", "c.stride_saved"))
     # grad_output: avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    backward = staticmethod(lambda k, g, v: (k.avg_pool2d(g, v._c),))
+    # self: zeros_like(self)
+    backward = staticmethod(lambda k, g, v: (k.avg_pool2d(g, v._c), k.zero(k.ins(v)[1])))
 
     @staticmethod
     def sympy(sp, *grads_and_divisors):
@@ -139,4 +169,28 @@ class AvgPool2dBackward(_Pool):
         return sp.Add(*[g / d for g, d in zip(gs, ds)])
 
 
-POOLING_OPS = [MaxPool2d, AvgPool2d, AvgPool2dBackward]
+@register
+class AdaptiveAvgPool2d(_Pool):
+    """_adaptive_avg_pool2d(self, output_size): each output element is its window's sum / kh / kw."""
+
+    name = "AdaptiveAvgPool2DBackward0"
+    saved = (("self", 0),)
+    # self: _adaptive_avg_pool2d_backward(grad, self)
+    backward = staticmethod(lambda k, g, v: (k.avg_pool2d_backward(g, v._c, k.ins(v)[0]),))
+    sympy = AvgPool2d.sympy
+
+
+@register
+class AdaptiveAvgPool2dBackward(_Pool):
+    """_adaptive_avg_pool2d_backward(grad_output, self): each input position gets grad / kh / kw
+    from every window that reads it."""
+
+    name = "AdaptiveAvgPool2DBackwardBackward0"
+    saves_inputs = False
+    saved = ()
+    # grad_output: _adaptive_avg_pool2d(grad, grad_output.sym_sizes().slice(-2)); self: zeros_like(self)
+    backward = staticmethod(lambda k, g, v: (k.avg_pool2d(g, v._c), k.zero(k.ins(v)[1])))
+    sympy = AvgPool2dBackward.sympy
+
+
+POOLING_OPS = [MaxPool2d, AvgPool2d, AvgPool2dBackward, AdaptiveAvgPool2d, AdaptiveAvgPool2dBackward]

@@ -21,7 +21,8 @@ from .._ops import pooling as P
 from .tensor import Tensor, leaf, make
 from .views import squeeze, unsqueeze
 
-__all__ = ["max_pool2d", "avg_pool2d", "avg_pool2d_backward", "avg_pool2d_of", "max_pool1d", "avg_pool1d"]
+__all__ = ["max_pool2d", "avg_pool2d", "avg_pool2d_backward", "avg_pool2d_of", "max_pool1d", "avg_pool1d",
+           "adaptive_avg_pool2d"]
 
 
 def _pair(x, what: str) -> tuple:
@@ -116,6 +117,13 @@ def avg_pool2d_of(x: Tensor, geo: P.PoolGeometry) -> Tensor:
     r = dt.round
     xv = x._val if x._t.ndim else [x._val]
     out = []
+    if geo.sides is not None:  # adaptive: sum / kh / kw
+        for window, (kh, kw) in zip(geo.windows, geo.sides):
+            s = r(0.0)
+            for i in window:
+                s = r(s + xv[i])
+            out.append(r(r(s / kh) / kw))
+        return make(P.AdaptiveAvgPool2d, TensorType(dt, geo.out_shape), out, (x,), geo)
     for window, d in zip(geo.windows, geo.divisors):
         s = r(0.0)
         for i in window:
@@ -124,8 +132,9 @@ def avg_pool2d_of(x: Tensor, geo: P.PoolGeometry) -> Tensor:
     return make(P.AvgPool2d, TensorType(dt, geo.out_shape), out, (x,), geo)
 
 
-def avg_pool2d_backward(g: Tensor, geo: P.PoolGeometry) -> Tensor:
-    """The input's gradient: ``grad / divisor`` added into every position of each window, in order."""
+def avg_pool2d_backward(g: Tensor, geo: P.PoolGeometry, x: Tensor) -> Tensor:
+    """The input's gradient: ``grad / divisor`` added into every position of each window, in
+    order; a node over (grad, x) as PyTorch's (x's own gradient through it is zeros)."""
     dt = g._t.dtype
     r = dt.round
     gv = g._val if g._t.ndim else [g._val] * len(geo.windows)
@@ -133,11 +142,27 @@ def avg_pool2d_backward(g: Tensor, geo: P.PoolGeometry) -> Tensor:
     for s in geo.in_shape:
         n *= s
     out = [r(0.0)] * n
-    for window, d, go in zip(geo.windows, geo.divisors, gv):
-        delta = r(go / d)
+    adaptive = geo.sides is not None
+    for o, (window, go) in enumerate(zip(geo.windows, gv)):
+        if adaptive:
+            kh, kw = geo.sides[o]
+            delta = r(r(go / kh) / kw)
+        else:
+            delta = r(go / geo.divisors[o])
         for i in window:
             out[i] = r(out[i] + delta)
-    return make(P.AvgPool2dBackward, TensorType(dt, geo.in_shape), out, (g,), geo)
+    op = P.AdaptiveAvgPool2dBackward if adaptive else P.AvgPool2dBackward
+    return make(op, TensorType(dt, geo.in_shape), out, (g, x), geo)
+
+
+def adaptive_avg_pool2d(x: Tensor, size: tuple) -> Tensor:
+    """``_adaptive_avg_pool2d``: windows from floor(i * H / OH) to ceil((i + 1) * H / OH)."""
+    if x._t.ndim not in (3, 4) or any(s == 0 for s in x._t.shape[-2:]):
+        raise RuntimeError("adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{list(x._t.shape)}")
+    if x._t.dtype not in (dtypes.float32, dtypes.float64):
+        raise Unsupported(f"adaptive_avg_pool2d on {x._t.dtype.name} tensors")
+    return avg_pool2d_of(x, P.adaptive_geometry(tuple(x._t.shape), tuple(size)))
 
 
 def _single(x) -> int:

@@ -3,10 +3,10 @@ adaptive_avg_pool1d/2d (see ``_tensor/pooling``)."""
 
 from __future__ import annotations
 
-from .._base.errors import Unsupported
 from .._tensor import pooling as POOL
 from .._tensor.reduce import mean
 from .._tensor.tensor import Tensor
+from .._tensor.views import squeeze, unsqueeze
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "max_pool1d_with_indices", "max_pool2d_with_indices"]
@@ -56,8 +56,8 @@ def _output_size(output_size, n: int) -> tuple:
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002
-    """Adaptive average pooling; an output of (1, 1) is ``input.mean((-1, -2), keepdim=True)``,
-    as ATen computes it (MeanBackward1)."""
+    """Adaptive average pooling (AdaptiveAvgPool2DBackward0); an output of (1, 1) is
+    ``input.mean((-1, -2), keepdim=True)``, as ATen computes it (MeanBackward1)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"adaptive_avg_pool2d(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
@@ -67,12 +67,14 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002
     size = tuple(s if s is not None else input._t.shape[-2 + i] for i, s in enumerate(size))
     if size == (1, 1):
         return mean(input, (-1, -2), True)
-    raise Unsupported(f"adaptive_avg_pool2d with output size {size} (only (1, 1))")
+    return POOL.adaptive_avg_pool2d(input, size)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:  # noqa: A002
-    """Adaptive average pooling over the last dimension (output size 1 only)."""
+    """Adaptive average pooling over the last dimension (a 2-D pool over a height-1 view)."""
     size = _output_size(output_size, 1)
     if size == (1,):
         return mean(input, (-1,), True)
-    raise Unsupported(f"adaptive_avg_pool1d with output size {size} (only 1)")
+    if input._t.ndim not in (2, 3):
+        raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got {list(input._t.shape)}")
+    return squeeze(POOL.adaptive_avg_pool2d(unsqueeze(input, -2), (1, size[0])), -2)

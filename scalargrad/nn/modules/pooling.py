@@ -104,14 +104,14 @@ class _AdaptiveAvgPoolNd(Module):
 
 
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
-    """Average pooling to ``output_size`` positions (1 only)."""
+    """Average pooling to ``output_size`` positions."""
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
-    """Average pooling to ``output_size`` (H, W) ((1, 1) only)."""
+    """Average pooling to ``output_size`` (H, W); None keeps the input's size."""
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.adaptive_avg_pool2d(input, self.output_size)
