@@ -57,9 +57,8 @@ class FloatKernel:
 
     @staticmethod
     def no_gradient(g):
-        """PyTorch's ``_efficientzerotensor`` (sgn's derivative): a zero that adds nothing to
-        what it is summed with. -0.0 is IEEE's additive identity (x + -0.0 is x, -0.0 too)."""
-        return -0.0
+        """PyTorch's ``_efficientzerotensor`` (sgn's derivative): see ``EfficientZero``."""
+        return EFFICIENT_ZERO
 
     @classmethod
     def pointwise(cls, op, *args, c=None):
@@ -748,6 +747,37 @@ class GraphKernel(TensorKernel):
 
 
 # ---------------------------------------------------------------- tensor helpers
+
+
+class EfficientZero(float):
+    """PyTorch's ``_efficientzerotensor``, the derivative of sgn: a zero that arithmetic passes
+    through as ATen's ZeroTensor kernels do. Summed it adds nothing (``x + Z`` is ``x``, keeping
+    x's sign of zero), multiplied or divided it stays itself. Python gives a float subclass's
+    reflected operator the first turn, so ``x * Z`` reaches ``__rmul__``."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return other
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return -other
+
+    def __rsub__(self, other):
+        return other
+
+    def __mul__(self, other):
+        return self
+
+    __rmul__ = __truediv__ = __mul__
+
+    def __neg__(self):
+        return self
+
+
+EFFICIENT_ZERO = EfficientZero(0.0)
 
 
 class _Scalar(float):

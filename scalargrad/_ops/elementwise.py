@@ -160,6 +160,8 @@ class Pow(Binary):
 
     @staticmethod
     def backward(k, g, v):
+        if v._in[0]._rg and v._in[1]._t.dtype.kind == "b":
+            raise RuntimeError(_BOOL_SUB)  # pow_backward_self computes exponent - 1
         a, b = k.a(v), k.b(v)
         # pow_backward_self: 0 where exponent == 0; pow_backward_exponent: 0 where base == 0
         # and exponent >= 0 (PyTorch's convention; plain calculus gives nan or -inf there)
