@@ -2,8 +2,21 @@
 ``derivatives.yaml`` term for term), its SymPy form, its grad_fn name, its saved values and
 its spellings. Imports only ``_base``: the tensor layer above makes the surface from it."""
 
-from . import activations, elementwise, embedding, linalg, losses, pointwise, reductions, shape, softmax
+from . import (
+    activations,
+    convolution,
+    elementwise,
+    embedding,
+    linalg,
+    losses,
+    normalization,
+    pointwise,
+    pooling,
+    reductions,
+    shape,
+    softmax,
+)
 from .table import REGISTRY
 
-__all__ = ["REGISTRY", "activations", "elementwise", "embedding", "linalg", "losses", "pointwise", "reductions",
-           "shape", "softmax"]
+__all__ = ["REGISTRY", "activations", "convolution", "elementwise", "embedding", "linalg", "losses", "normalization",
+           "pointwise", "pooling", "reductions", "shape", "softmax"]
