@@ -34,7 +34,6 @@ NOT_YET: dict[str, str] = {
     # missing features, named by scalargrad's Unsupported error
     "005_linear_regression_sgd_ko": "not supported: torch.FloatTensor",
     "013_clip_grad_norm_zh": "not supported: Tensor.norm",
-    "015_forward_hook_tiny_cnn": "not supported: torch.nn.Conv2d",
     "021_multi_grad_hook": "not supported: torch.autograd.graph.register_multi_grad_hook",
     "026_straight_through_estimator_ko": "not supported: torch.round",
     "031_function_mark_non_differentiable": "not supported: Tensor.sort",
