@@ -33,7 +33,14 @@ from ._base.dtypes import (  # noqa: A004 - torch's names
     short,
     uint8,
 )
-from ._base.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from ._base.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from ._base.rng import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from ._tensor import surface as _surface
 from ._tensor.build import MAX_ELEMENTS
@@ -42,6 +49,11 @@ from ._tensor.tensor import Tensor, get_default_dtype, is_tensor, set_default_dt
 __version__ = "0.2.0"
 
 globals().update(_surface.FUNCTIONS)
+
+
+def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
+    """Whether ``input`` was made in inference mode."""
+    return input.is_inference()
 
 
 def __getattr__(name: str):

@@ -34,6 +34,7 @@ from .._base import grad_mode
 from .._ops import shape as S
 from .._ops.table import saved_node_name, version_error
 from .._tensor import views
+from .._tensor.saved_hooks import unpacked
 from .._tensor.storage import version_then, write
 from .._tensor.tensor import MANY, Tensor, ext, leaf, make
 from .kernels import GraphKernel, sum_to
@@ -50,9 +51,15 @@ def _route(u: Tensor, v: Tensor, check: bool) -> Tensor:
     while w._seq > v._seq and w._op is not None:
         # the first input is the older version (a regenerated view keeps it in _c.prev)
         w = w._c.prev if w._op.older_in_c else (w._a if w._b is not MANY else w._a[0])
-    if check and v._op.saves_inputs:
+    if check and v._op.saves_inputs and not _packed(v):
         raise _version_error(u, v)
     return w
+
+
+def _packed(v: Tensor) -> bool:
+    """``v`` saved its tensors through saved-tensor hooks (PyTorch checks no version then)."""
+    e = v._ext
+    return e is not None and e.packed is not None
 
 
 def _version_error(u: Tensor, v: Tensor) -> RuntimeError:
@@ -485,7 +492,7 @@ def _deliver_one(run: _Run, v: Tensor, u: Tensor, gi, buf: dict) -> None:
         return
     if u._seq > v._seq:
         u = _route(u, v, True)
-    elif u._op is not None and _modified_since(u, v) and v._op.saves_inputs:
+    elif u._op is not None and _modified_since(u, v) and v._op.saves_inputs and not _packed(v):
         raise _version_error(u, v)
     if run.need is not None and u not in run.need:
         return
@@ -708,7 +715,10 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
         g = vals if multi else vals[0]
     if g is None:
         return [None] * len(v._in)  # undefined: nothing to differentiate
-    grads = v._op.backward(k, g, v)
+    if e.packed is not None and not v._op.is_freed:
+        grads = v._op.backward(k, g, unpacked(v))  # saved tensors read through the unpack hooks
+    else:
+        grads = v._op.backward(k, g, v)
     if node is not None and node._post:
         outs = tuple(g) if multi else (g,)
         types = _output_types(v, multi)

@@ -15,6 +15,7 @@ from .._base import grad_mode
 from .._base.dtypes import TensorType
 from .._ops.table import SECOND_BACKWARD, Op
 from .._tensor import views
+from .._tensor.saved_hooks import current_hooks, unpack_one
 from .._tensor.tensor import Tensor, _Ext, _new, leaf, next_seq
 from .kernels import sum_to
 
@@ -55,6 +56,9 @@ class FunctionCtx:
     def saved_tensors(self) -> tuple:
         if self._freed and self._saved:
             raise RuntimeError(SECOND_BACKWARD)
+        packed = getattr(self, "_packed", None)
+        if packed is not None:  # saved through saved-tensor hooks: read through the unpack hook
+            return tuple(None if p is None else unpack_one(p[0], p[1], p[2]) for p in packed)
         return self._saved
 
     saved_variables = saved_tensors
@@ -281,6 +285,7 @@ class Function(metaclass=_FunctionMeta):
                 if id(outs[i]) not in non_diff and outs[i].dtype.is_floating_point]
         ctx._views = {slot: len(diff) > 1 for slot in diff if any(outs[tensor_idx[slot]] is u for u in inputs)}
         seq = next_seq()
+        _pack_saved(ctx)
         if len(tensor_idx) == 1 and not is_tuple:
             out = _as_output(outs[0], inputs)
             if id(outs[0]) in non_diff:
@@ -305,6 +310,17 @@ class Function(metaclass=_FunctionMeta):
             out._s = out._s if hasattr(out, "_s") else None
             outs[i] = out
         return tuple(outs) if is_tuple else outs[0]
+
+
+def _pack_saved(ctx: FunctionCtx) -> None:
+    """With saved-tensor hooks registered, pack what forward saved (after forward, under
+    no_grad, as PyTorch packs a custom Function's saved variables)."""
+    hooks = current_hooks()
+    if hooks is None or not ctx._saved:
+        return
+    pack, unpack = hooks
+    with grad_mode.no_grad():
+        ctx._packed = [None if t is None else (t, pack(t), unpack) for t in ctx._saved]
 
 
 def _as_output(o: Tensor, inputs: tuple) -> Tensor:

@@ -142,6 +142,12 @@ def _saved(attr: str, source, needed_for=None):
             return None  # an optional tensor argument not given
         if op.is_freed and (isinstance(source, int) or source in _TENSOR_SOURCES or source.startswith("opt.")):
             raise RuntimeError(SECOND_BACKWARD)
+        e = v._ext
+        if e is not None and e.packed is not None and attr in e.packed:
+            from .saved_hooks import unpack_one
+
+            src, value, unpack = e.packed[attr]
+            return unpack_one(_result_view(v) if src == "result" else v._in[src], value, unpack)
         if isinstance(source, int):
             return _saved_input(v, source) if source < len(v._in) else None
         if source == "result":

@@ -1,5 +1,6 @@
-"""``torch.autograd.graph``: the Node base class of every ``grad_fn``."""
+"""``torch.autograd.graph``: the Node base class of every ``grad_fn``, saved-tensor hooks."""
 
 from .._tensor.nodes import AccumulateGrad, Node
+from .._tensor.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 
-__all__ = ["Node", "AccumulateGrad"]
+__all__ = ["Node", "AccumulateGrad", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
