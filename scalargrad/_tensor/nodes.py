@@ -15,6 +15,7 @@ from collections import OrderedDict
 
 from .._base.handles import add_hook
 from .._ops.table import SECOND_BACKWARD
+from .saved_hooks import unpack_one
 from .tensor import Tensor, _Ext, ext, impl, leaf
 
 __all__ = ["Node", "AccumulateGrad", "node_for", "accumulate_grad_for", "node_class"]
@@ -77,6 +78,16 @@ class Node(abc.ABC):  # noqa: B024 - an ABC so that isinstance() recognises ever
             self._post = OrderedDict()
         ext(self._v)
         return add_hook(self._post, fn)
+
+    def __getattr__(self, name: str):
+        # a custom Function's node is its ctx in PyTorch: what forward set on ctx reads here
+        v = self._v
+        if not name.startswith("__") and getattr(v._op, "function", None) is not None:
+            try:
+                return getattr(v._c, name)
+            except AttributeError:
+                pass
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __call__(self, *args):
         from .._base.errors import Unsupported
@@ -144,8 +155,6 @@ def _saved(attr: str, source, needed_for=None):
             raise RuntimeError(SECOND_BACKWARD)
         e = v._ext
         if e is not None and e.packed is not None and attr in e.packed:
-            from .saved_hooks import unpack_one
-
             src, value, unpack = e.packed[attr]
             return unpack_one(_result_view(v) if src == "result" else v._in[src], value, unpack)
         if isinstance(source, int):

@@ -128,21 +128,31 @@ def watch_node(v: Tensor) -> None:
     hooks = current_hooks()
     if hooks is None or not saved:
         return
-    from .nodes import _result_view
-
     pack, unpack = hooks
     packed = {}
     prev = grad_mode._state.enabled
     grad_mode._state.enabled = False  # PyTorch packs under no_grad
     try:
         for name, source, t in saved:
-            packed[name] = (source, pack(_result_view(v) if t is None else t), unpack)
+            packed[name] = (source, pack(_output_of(v) if t is None else t), unpack)
     finally:
         grad_mode._state.enabled = prev
     e = v._ext
     if e is None:
         e = v._ext = _Ext()
     e.packed = packed
+
+
+def _output_of(v: Tensor) -> Tensor:
+    """The saved result as PyTorch hands it to a pack hook: a new tensor object that is the
+    same node (its grad_fn is ``v``'s)."""
+    r = object.__new__(Tensor)
+    for s in ("_val", "_t", "_rg", "_op", "_a", "_b", "_c", "_seq", "_s"):
+        setattr(r, s, getattr(v, s))
+    r._g = None
+    r._ext = _Ext()
+    r._ext.node = v.grad_fn
+    return r
 
 
 def unpack_one(original: Tensor, packed, unpack) -> Tensor:
