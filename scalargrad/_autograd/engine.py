@@ -27,6 +27,7 @@ dtype is summed back to the input's shape and cast to its dtype (``_adapt``), as
 
 from __future__ import annotations
 
+import itertools
 from heapq import heappop, heappush
 from operator import attrgetter
 
@@ -185,10 +186,15 @@ def _adapt(g, u: Tensor, v, graph: bool):
     return t.dtype.round(g)
 
 
+running: list = []
+"""The backward calls under way, innermost last (read by ``graph_task``)."""
+_tasks = itertools.count()  # each backward call's id (PyTorch's graph task id)
+
+
 class _Run:
     """State of one backward call (so that a hook may itself call backward)."""
 
-    __slots__ = ("graph", "keep", "capture", "accumulate", "captured", "need", "nodes", "leaves")
+    __slots__ = ("graph", "keep", "capture", "accumulate", "captured", "need", "nodes", "leaves", "task")
 
     def __init__(self, graph, keep, capture, accumulate, need, nodes, leaves):
         self.graph = graph
@@ -244,12 +250,15 @@ def _run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=Non
                    nodes, leaves)
     prev_mode = grad_mode._state.enabled
     grad_mode._state.enabled = create_graph
+    run.task = next(_tasks)
+    running.append(run)
     try:
         if plain:
             _fast_sweep(run, roots, grads)
         else:
             _execute(run, roots, grads, order, leaves)
     finally:
+        running.pop()
         grad_mode._state.enabled = prev_mode
     if inputs is not None and not accumulate:
         return [run.captured.get(i) for i in inputs]
