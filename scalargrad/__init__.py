@@ -13,6 +13,7 @@ from __future__ import annotations
 from . import _autograd as _autograd_layer  # noqa: F401 - binds Tensor.backward and the kernels
 from . import autograd, cuda, random
 from ._autograd import api as _api  # noqa: F401
+from ._base.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from ._base.dtypes import (  # noqa: A004 - torch's names
     Size,
     bfloat16,

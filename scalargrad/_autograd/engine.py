@@ -31,10 +31,10 @@ import itertools
 from heapq import heappop, heappush
 from operator import attrgetter
 
-from .._base import grad_mode
+from .._base import anomaly, grad_mode
 from .._ops import shape as S
 from .._ops.table import saved_node_name, version_error
-from .._tensor import views
+from .._tensor import anomaly_trace, views
 from .._tensor.saved_hooks import unpacked
 from .._tensor.storage import version_then, write
 from .._tensor.tensor import MANY, Tensor, ext, leaf, make
@@ -236,6 +236,8 @@ def _run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=Non
     """
     plain = inputs is None and not create_graph and all(r._ext is None and g is not None
                                                           for r, g in zip(roots, grads))
+    if anomaly.state.enabled:
+        plain = False  # every node takes the exact path, where anomaly mode checks it
     if plain:
         run = _Run(False, keep_graph, None, True, None, None, None)
     else:
@@ -248,6 +250,9 @@ def _run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=Non
                     ext(i)  # a non-leaf input is captured on the hooked path
         run = _Run(create_graph, keep_graph, set(inputs) if inputs is not None else None, accumulate, need,
                    nodes, leaves)
+        if anomaly.state.enabled:
+            for v in order:
+                ext(v)
     prev_mode = grad_mode._state.enabled
     grad_mode._state.enabled = create_graph
     run.task = next(_tasks)
@@ -438,12 +443,16 @@ def _sweep(run: _Run, order: list, buf: dict) -> None:
     leaves = run.leaves
     pop = buf.pop
     get = buf.get
+    checked = anomaly.state.enabled
     for v in order:
         g = pop(v, _ABSENT)
         if g is _ABSENT:
             continue  # nothing arrived (pruned by autograd.grad)
         if v._ext is not None:
-            _deliver(run, v, _run_hooked(run, v, g, buf), buf)
+            if checked:
+                _checked_step(run, v, g, buf)
+            else:
+                _deliver(run, v, _run_hooked(run, v, g, buf), buf)
             continue
         b = v._b
         if g is None or b is MANY:
@@ -479,6 +488,34 @@ def _sweep(run: _Run, order: list, buf: dict) -> None:
             u = b
             gi = grads[1]
             b = None
+
+
+def _checked_step(run: _Run, v: Tensor, g, buf: dict) -> None:
+    """Anomaly mode's run of node ``v``: an error from its backward (or from handing its
+    gradients on) and, with check_nan, a NaN among its results are reported with the traceback
+    of the forward call that made ``v``."""
+    try:
+        grads = _run_hooked(run, v, g, buf)
+        bad = _nan_output(v, grads) if grads is not None and anomaly.state.check_nan else None
+        if bad is None:
+            _deliver(run, v, grads, buf)
+    except Exception:
+        anomaly_trace.report(v)
+        raise
+    if bad is not None:
+        anomaly_trace.report(v)
+        raise RuntimeError(f"Function '{v.grad_fn.name()}' returned nan values in its {bad}th output.")
+
+
+def _nan_output(v: Tensor, grads) -> int | None:
+    """The first input whose gradient (if that input needs one) holds a NaN."""
+    for i, (u, x) in enumerate(zip(v._in, grads)):
+        if x is None or not u._rg:
+            continue
+        vals = x._val if isinstance(x, Tensor) else x
+        if isinstance(vals, list) and any(e != e for e in vals) or not isinstance(vals, list) and vals != vals:
+            return i
+    return None
 
 
 def _deliver(run: _Run, v: Tensor, grads, buf: dict) -> None:

@@ -15,7 +15,7 @@ Function's ``save_for_backward`` tensors are packed after its forward returns.
 from __future__ import annotations
 
 from .._base import grad_mode
-from .tensor import INFERENCE, Tensor, _Ext, impl, watch
+from .tensor import INFERENCE, Tensor, _Ext, node_watchers, watch
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "watch_node", "unpacked",
            "unpack_one", "current_hooks", "SAVED_INFERENCE"]
@@ -196,4 +196,4 @@ def unpacked(v: Tensor) -> Tensor:
     return r
 
 
-impl.watch_node = watch_node
+node_watchers.append(watch_node)

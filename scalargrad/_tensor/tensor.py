@@ -55,12 +55,12 @@ INFERENCE = type("Inference", (), {"__repr__": lambda self: "INFERENCE", "__slot
 """A leaf's ``_c`` when it was made in inference mode (an inference tensor); a leaf has no
 other use for ``_c``."""
 _leaf_c = None  # what a new leaf's _c is: INFERENCE while inference mode is on
-_watch = False  # new nodes are shown to impl.watch_node (inference tensors or saved-tensor hooks about)
+_watch = False  # new nodes are shown to node_watchers (inference tensors, saved-tensor hooks, anomaly mode)
 _watch_reasons: set = set()
 
 
 def watch(reason: str, on: bool) -> None:
-    """Start or stop showing new nodes to ``impl.watch_node`` for ``reason``. Off (the usual
+    """Start or stop showing new nodes to ``node_watchers`` for ``reason``. Off (the usual
     case), making a node pays one test of a global for it."""
     global _watch
     if on:
@@ -68,6 +68,16 @@ def watch(reason: str, on: bool) -> None:
     else:
         _watch_reasons.discard(reason)
     _watch = bool(_watch_reasons)
+
+
+node_watchers: list = []
+"""Callables ``fn(node)`` shown each new node while ``watch`` is on (the inference-tensor check
+and saved-tensor hooks, anomaly mode's forward tracebacks)."""
+
+
+def _watched(v) -> None:
+    for fn in node_watchers:
+        fn(v)
 
 
 def _inference_changed(on: bool) -> None:
@@ -148,7 +158,6 @@ class _Impl:
     detach = None  # (tensor) -> the detach() alias
     set_grad = None  # (tensor, grad) -> None: validated .grad assignment
     wrap_grad = None  # (tensor, raw gradient) -> Tensor
-    watch_node = None  # (node) -> None: a new node, while ``watch`` is on (inference tensors, saved-tensor hooks)
 
 
 impl = _Impl()
@@ -158,7 +167,7 @@ class _Ext:
     """The rarely used parts of a tensor that backward can observe; its presence sends the
     engine to its exact path."""
 
-    __slots__ = ("node", "hooks", "retain", "post_acc", "pick", "modified", "saved_version", "packed")
+    __slots__ = ("node", "hooks", "retain", "post_acc", "pick", "modified", "saved_version", "packed", "trace")
 
     def __init__(self) -> None:
         self.node = None  # the grad_fn (or AccumulateGrad) object, made on first request
@@ -169,6 +178,7 @@ class _Ext:
         self.modified = 0  # a non-leaf changed in place under no_grad: the change's stamp
         self.saved_version = 0  # a stale node's saved tensor: the version it was saved at
         self.packed = None  # saved-tensor hooks: {saved name: (source, packed value, unpack hook)}
+        self.trace = None  # anomaly mode: the traceback of the forward call that made this node
 
 
 def ext(v: Tensor) -> _Ext:
@@ -216,7 +226,7 @@ def make(op, t: TensorType, val, ins: tuple, c=None) -> Tensor:
                 v._c = c
                 v._seq = next_seq()
                 if _watch:
-                    impl.watch_node(v)
+                    _watched(v)
                 return v
             break
     v._rg = False
@@ -291,7 +301,7 @@ def _arith(op_number, op_tensor, compute, symbol: str):
                 v._c = c
                 v._seq = next_seq()
                 if _watch:
-                    impl.watch_node(v)
+                    _watched(v)
             else:
                 v._rg = False
                 v._op = None
@@ -329,7 +339,7 @@ def _arith(op_number, op_tensor, compute, symbol: str):
             v._c = None
             v._seq = next_seq()
             if _watch:
-                impl.watch_node(v)
+                _watched(v)
         else:
             v._rg = False
             v._op = None

@@ -1,4 +1,5 @@
-"""``torch.autograd``: ``backward``, ``grad``, ``Function``, grad mode and gradcheck."""
+"""``torch.autograd``: ``backward``, ``grad``, ``Function``, grad and inference mode, gradcheck,
+``functional``, ``graph`` utilities, anomaly mode."""
 
 from .._autograd.api import backward, grad
 from .._autograd.function import Function, FunctionCtx, once_differentiable
@@ -11,8 +12,10 @@ from .._base.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from . import function, functional, grad_mode, graph
+from . import anomaly_mode, function, functional, grad_mode, graph
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled",
-           "gradcheck", "gradgradcheck", "GradcheckError", "graph", "function", "functional", "grad_mode"]
+           "gradcheck", "gradgradcheck", "GradcheckError", "graph", "function", "functional", "grad_mode",
+           "anomaly_mode", "detect_anomaly", "set_detect_anomaly"]
