@@ -46,7 +46,28 @@ def _method(name: str, fn) -> None:
 
 def _function(name: str, fn) -> None:
     fn.__name__ = name
-    FUNCTIONS[name] = fn
+    FUNCTIONS[name] = _input_checked(name, fn)
+
+
+def _input_checked(name: str, fn):
+    """``fn`` refusing a first argument that is not a tensor in PyTorch's words (``torch.sum(1.)``:
+    "sum(): argument 'input' (position 1) must be Tensor, not float"). The check runs only
+    when ``fn`` fails, so a well-typed call pays one frame."""
+
+    def function(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except AttributeError as e:
+            x = args[0] if args else kwargs.get("input", e)
+            if isinstance(e, Unsupported) or x is e or isinstance(x, (Tensor, list, tuple)):
+                raise
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, "
+                            f"not {type(x).__name__}") from None
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = fn.__doc__
+    function.__wrapped__ = fn
+    return function
 
 
 def _is_operand(x) -> bool:
@@ -54,16 +75,29 @@ def _is_operand(x) -> bool:
 
 
 def _check_input(name: str, x) -> None:
+    if isinstance(x, complex):
+        raise Unsupported("complex numbers and complex dtypes")
     if not isinstance(x, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
 
 
 def _check_other(name: str, x, pos: int, tensor_only: bool = False) -> None:
+    if isinstance(x, complex):
+        raise Unsupported("complex numbers and complex dtypes")
     if tensor_only and not isinstance(x, Tensor) or not _is_operand(x):
         raise TypeError(f"{name}(): argument 'other' (position {pos}) must be Tensor, not {type(x).__name__}")
 
 
 # ---------------------------------------------------------------- elementwise ops from the table
+
+
+def _size_dim(t: Tensor, dim, what: str) -> int:
+    """The dim of ``size(dim)``/``stride(dim)``: a 0-dim tensor has none to give."""
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"{what}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+    if not t._t.ndim:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return views.norm_dim(dim, t._t.ndim)
 
 
 def _bind_unary(op) -> None:
@@ -116,7 +150,11 @@ def _bind_binary(op, tensor_only: bool = False, alpha: bool = False) -> None:
 
     def function(input, other, *, alpha=1, out=None):  # noqa: A002
         if not isinstance(input, Tensor) and not (isinstance(other, Tensor) and _is_operand(input)):
-            _check_input(name, input)
+            if op.numbers_only and _is_operand(input) and _is_operand(other):
+                # both numbers become tensors (int64, bool or the default dtype), as PyTorch wraps them
+                input, other = F.tensor(input), F.tensor(other)  # noqa: A001
+            else:
+                _check_input(name, input)
         _check_other(name, other, 2, tensor_only)
         return apply(input, other, alpha)
 
@@ -124,6 +162,8 @@ def _bind_binary(op, tensor_only: bool = False, alpha: bool = False) -> None:
         _method(n, _clone_fn(method))
     if api.inplace:
         _method(api.inplace, method_inplace)
+        for n in api.aliases:  # subtract_, multiply_
+            _method(n + "_", _clone_fn(method_inplace))
     for fname in api.function:
         _function(fname, _clone_fn(function))
 
@@ -151,7 +191,10 @@ def _install_elementwise() -> None:
     _method("div_", lambda self, other, *, rounding_mode=None: inplace(self, lambda t: _div(t, other, rounding_mode)))
 
     def div_fn(input, other, *, rounding_mode=None, out=None):  # noqa: A002
-        _check_input("div", input)
+        if not isinstance(input, Tensor) and _is_operand(input) and _is_operand(other):
+            input = F.tensor(input) if not isinstance(other, Tensor) else input  # noqa: A001 - as torch.mul's
+        else:
+            _check_input("div", input)
         _check_other("div", other, 2)
         return _div(input, other, rounding_mode)
 
@@ -536,11 +579,11 @@ def _install_shapes() -> None:
     _method("is_contiguous", lambda self, memory_format=None: self._t.contiguous or is_contiguous(self._t.shape,
                                                                                                   self._t.strides))
     _method("stride", lambda self, dim=None: self._t.strides if dim is None else
-            self._t.strides[views.norm_dim(dim, self._t.ndim)])
+            self._t.strides[_size_dim(self, dim, "stride")])
     _method("storage_offset", lambda self: views.offset_of(self))
     _method("element_size", lambda self: self._t.dtype.itemsize)
     _method("size", lambda self, dim=None: self._t.shape if dim is None else
-            self._t.shape[views.norm_dim(dim, self._t.ndim)])
+            self._t.shape[_size_dim(self, dim, "size")])
     _method("is_floating_point", lambda self: self._t.dtype.is_floating_point)
     _method("is_complex", lambda self: False)
     _method("_is_view", lambda self: self._s is not None and self._s.base is not None)

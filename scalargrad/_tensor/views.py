@@ -390,7 +390,14 @@ def _one_step(src: Tensor, index, select_dim=None, force_slice: bool = False, ra
     if sum(1 for it in items if it is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if specified > nd:
-        if nd == 0:
+        if nd == 0 and single:
+            # PyTorch's single-index path: an int other than 0 is checked against a size of 0
+            # first, a slice has its own refusal; a tuple of indices is "too many" (below)
+            if isinstance(index, slice):
+                raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+            if isinstance(index, int) and not isinstance(index, bool) and index != 0:
+                raise IndexError(f"index {index} is out of bounds for dimension 0 with size 0")
+        if nd == 0 and single and isinstance(index, int):
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {nd}")
