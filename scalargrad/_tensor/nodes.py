@@ -156,7 +156,10 @@ def _saved(attr: str, source, needed_for=None):
         e = v._ext
         if e is not None and e.packed is not None and attr in e.packed:
             src, value, unpack = e.packed[attr]
-            return unpack_one(_result_view(v) if src == "result" else v._in[src], value, unpack)
+            original = _result_view(v) if src == "result" else v._in[src]
+            got = unpack_one(original, value, unpack)
+            # PyTorch hands out a new tensor object even when the hook returns the saved one
+            return _copy_of(got) if got is original and src != "result" else got
         if isinstance(source, int):
             return _saved_input(v, source) if source < len(v._in) else None
         if source == "result":
@@ -213,6 +216,14 @@ def _saved_input(v: Tensor, i: int):
         now = u._version
         raise version_error(u, which, max(now, 1), min(version_then(u, v._seq), max(now, 1) - 1))
     return u
+
+
+def _copy_of(t: Tensor) -> Tensor:
+    """A new tensor object with ``t``'s elements, memory and place in the graph."""
+    r = object.__new__(type(t))
+    for s in ("_val", "_t", "_rg", "_op", "_a", "_b", "_c", "_seq", "_g", "_ext", "_s"):
+        setattr(r, s, getattr(t, s))
+    return r
 
 
 def _short_name(name: str) -> str:
