@@ -91,3 +91,27 @@ def test_matches_pytorch(torch_ref):
     assert len(ours) == len(theirs)
     for i, (a, b) in enumerate(zip(ours, theirs)):
         assert _normalise(a) == _normalise(b), f"case {i}"
+
+
+def test_hessian_and_jacobian_against_sympy():
+    import sympy as sp
+
+    a, b = sp.symbols("a b")
+    f = sp.sin(a * b) + a ** 3 * sp.exp(b)
+    point = {a: sp.Rational(3, 10), b: sp.Rational(-7, 10)}
+    want_h = [[float(sp.diff(f, u, w).subs(point)) for w in (a, b)] for u in (a, b)]
+    want_g = [float(sp.diff(f, u).subs(point)) for u in (a, b)]
+    x = torch.tensor([0.3, -0.7], dtype=torch.float64)
+
+    def fn(t):
+        return (t[0] * t[1]).sin() + t[0] ** 3 * t[1].exp()
+
+    h = F.hessian(fn, x)
+    for row, want_row in zip(h.tolist(), want_h):
+        assert row == pytest.approx(want_row, rel=1e-13, abs=1e-15)
+    assert F.jacobian(fn, x).tolist() == pytest.approx(want_g, rel=1e-13)
+    # hvp and vhp agree with H v for a symmetric H
+    v = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    hv = [want_h[0][0] + 2 * want_h[0][1], want_h[1][0] + 2 * want_h[1][1]]
+    assert F.hvp(fn, x, v)[1].tolist() == pytest.approx(hv, rel=1e-13)
+    assert F.vhp(fn, x, v)[1].tolist() == pytest.approx(hv, rel=1e-13)
