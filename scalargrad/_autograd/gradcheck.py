@@ -435,11 +435,12 @@ def _check_undefined_grad(func, inputs: tuple) -> None:
 
 
 def _unsupported(check_forward_ad: bool, check_batched_grad: bool, check_batched_forward_grad: bool) -> None:
+    from .._base.errors import Unsupported
+
     if check_forward_ad or check_batched_forward_grad:
-        raise NotImplementedError("scalargrad has no forward-mode AD: gradcheck(check_forward_ad=True) "
-                                  "is not supported")
+        raise Unsupported("forward-mode AD (gradcheck(check_forward_ad=True))")
     if check_batched_grad:
-        raise NotImplementedError("scalargrad has no vmap: gradcheck(check_batched_grad=True) is not supported")
+        raise Unsupported("vmap (gradcheck(check_batched_grad=True))")
 
 
 def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
