@@ -5,6 +5,8 @@ the error must agree."""
 
 from __future__ import annotations
 
+import platform
+
 import pytest
 
 import scalargrad
@@ -26,6 +28,12 @@ EXPRESSIONS = [
     # indices and dims of a 0-dim tensor
     "f[1]", "f[0]", "f[-1]", "f[None]", "f[...]", "f[0:1]", "f[1, 2]", "f[0, 1]", "f.size(0)",
     "f.size(-1)", "f.stride(0)", "f.shape", "torch.ones(2).size(2)", "torch.ones(2, 3).stride(-1)",
+    # a 0-dim tensor beside a number bound: the Number overload (ClampBackward1)
+    "torch.clamp(f, torch.tensor(0.), -2)", "torch.clamp(f, -2, torch.tensor(0.))",
+    "f.clamp(min=torch.tensor(0.2), max=0.3).grad_fn.name()", "torch.clamp(f, torch.tensor([0., 1.]), 2)",
+    # pow's exponent is a double: 2**63 - 1 is even there
+    "f.neg().pow(9223372036854775807)", "torch.tensor(-1.5, dtype=torch.float64) ** (2**53 + 1)",
+    "torch.pow(f, b'x')", "torch.pow(f, None)", "torch.pow(2, 3)", "torch.pow(2, f)",
     # type names
     "str(type(f))", "str(type(torch.nn.Parameter(torch.ones(2))))", "torch.typename(f)",
     "torch.typename(torch.nn.Parameter(torch.ones(2)))", "type(f).__name__",
@@ -43,6 +51,28 @@ def _run(mod, expression: str):
 @pytest.mark.parametrize("expression", EXPRESSIONS)
 def test_operands_as_pytorch(torch_ref, expression):
     assert _run(scalargrad, expression) == _run(torch_ref, expression)
+
+
+_INT_CASTS = ["torch.tensor(-3.4028234663852886e+38).to(torch.int64)", "torch.tensor(float('nan')).long()",
+              "torch.tensor(1e30).long()", "torch.tensor(-1e19, dtype=torch.float64).long()",
+              "torch.tensor(float('inf')).to(torch.int32)", "torch.tensor(3e9).to(torch.int32)",
+              "torch.tensor(-1e10).to(torch.int16)", "torch.tensor(300.).to(torch.uint8)",
+              "torch.tensor(-3.).to(torch.uint8)", "torch.tensor(1e10).to(torch.int8)"]
+
+
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
+                    reason="out-of-range float-to-int casts are x86's 'integer indefinite' (ARM saturates)")
+@pytest.mark.parametrize("expression", _INT_CASTS)
+def test_out_of_range_casts_to_integers_as_pytorch_on_x86(torch_ref, expression):
+    assert _run(scalargrad, expression) == _run(torch_ref, expression)
+
+
+def test_out_of_range_casts_to_integers_by_hand():
+    # cvttsd2si: a double that does not fit gives the register's lowest value; the narrow types
+    # convert through a 32-bit register and keep its low bits
+    ints = [scalargrad.tensor(x).to(dt).item() for x, dt in [(1e30, scalargrad.int64), (3e9, scalargrad.int32),
+                                                             (-1e10, scalargrad.int16), (300.0, scalargrad.uint8)]]
+    assert ints == [-(2**63), -(2**31), 0, 44]
 
 
 def test_in_place_bitwise_operator_keeps_the_tensor():
@@ -84,6 +114,14 @@ _SAVED_AND_CHANGED = {
     "floor div, self unsaved": "a = torch.tensor(5., requires_grad=True)\nb = torch.tensor(2.)\n"
                                "y = torch.div(a, b, rounding_mode='floor')\nwith torch.no_grad():\n"
                                "    a.mul_(2)\ny.backward()",
+    # clamp's tensor bounds are saved (min and max)
+    "clamp, tensor min": "x = torch.tensor(-1.3, requires_grad=True)\nlo = x * 2\n"
+                         "y = torch.clamp(x * 1, min=lo)\nlo.sub_(1)\ny.backward()",
+    "clamp, tensor max": "x = torch.tensor(-1.3, requires_grad=True)\nhi = x * 3\n"
+                         "y = torch.clamp(x * 1, min=x * 2, max=hi)\nhi.sub_(1)\ny.backward()",
+    # a bool exponent tensor: pow_backward_self's exponent - 1 refuses bool
+    "x ** bool tensor": "x = torch.tensor(3.0, requires_grad=True)\n"
+                        "torch.autograd.grad(x ** torch.tensor(True), [x])",
     "nll_loss": "x = torch.tensor([[0.2, 0.8]], requires_grad=True)\nlp = x * 1\n"
                 "y = torch.nn.functional.nll_loss(lp, torch.tensor([1]))\nwith torch.no_grad():\n"
                 "    lp.mul_(2)\ny.backward()",
@@ -125,3 +163,11 @@ def test_zero_gradients_keep_pytorchs_sign(torch_ref, program):
         return repr(env["out"])
 
     assert run(scalargrad) == run(torch_ref)
+
+
+def test_the_efficient_zero_passes_through_arithmetic_as_atens_zerotensor():
+    from scalargrad._autograd.kernels import EFFICIENT_ZERO as Z
+
+    # summed it adds nothing, keeping the other zero's sign; multiplied it stays itself
+    assert str(-0.0 + Z) == "-0.0" and str(Z + -0.0) == "-0.0" and (2.5 + Z) == 2.5 and (2.5 - Z) == 2.5
+    assert (Z * -3.0) is Z and (-3.0 * Z) is Z and (Z / 7.0) is Z and (-Z) is Z and (Z - 1.5) == -1.5

@@ -72,6 +72,8 @@ def _saves(v: Tensor, u: Tensor) -> bool:
     declared = False
     for entry in op.saved or ():
         i = entry[1]
+        if i.__class__ is str and i.startswith("opt."):  # an optional tensor argument (clamp's bounds)
+            i = int(i[4:])
         if i.__class__ is not int:
             continue
         declared = True

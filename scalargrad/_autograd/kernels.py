@@ -56,9 +56,8 @@ class FloatKernel:
 
     @staticmethod
     def no_gradient(g):
-        """PyTorch's ``_efficientzerotensor`` (sgn's derivative): a zero that adds nothing to
-        what it is summed with. -0.0 is IEEE's additive identity (x + -0.0 is x, -0.0 too)."""
-        return -0.0
+        """PyTorch's ``_efficientzerotensor`` (sgn's derivative): see ``EfficientZero``."""
+        return EFFICIENT_ZERO
 
     @classmethod
     def pointwise(cls, op, *args, c=None):
@@ -105,7 +104,8 @@ class FloatKernel:
 
     @classmethod
     def pow_backward(cls, g, a, e):
-        if e == 0.0 and getattr(e, "number", e).__class__ is not bool:  # zeros for exponent 0 (a bool Scalar never equals 0.0)
+        # zeros for the exponent 0; c10's Scalar(false).equal(0.0) is false: False runs the formula
+        if e == 0.0 and getattr(e, "number", e).__class__ is not bool:
             return 0.0
         r = cls.r
         return cls.mul(g, cls.mul(r(e), r(E._pow_scalar(r, a, e - 1.0))))
@@ -445,7 +445,8 @@ class TensorKernel:
 
     @classmethod
     def pow_backward(cls, g, a, e):
-        if e == 0.0 and getattr(e, "number", e).__class__ is not bool:  # zeros_like(self); c10's Scalar(false).equal(0.0) is false
+        # zeros_like(self) for the exponent 0, not for False (see FloatKernel.pow_backward)
+        if e == 0.0 and getattr(e, "number", e).__class__ is not bool:
             return _zeros(a)
         # grad * (exponent * self.pow(exponent - 1)): exponent a Scalar (MulBackward1)
         # pow_backward takes exponent.toDouble(): _saved_other 3.0 and _saved_exponent 2.0 for 3
@@ -695,6 +696,37 @@ class GraphKernel(TensorKernel):
 
 
 # ---------------------------------------------------------------- tensor helpers
+
+
+class EfficientZero(float):
+    """PyTorch's ``_efficientzerotensor``, the derivative of sgn: a zero that arithmetic passes
+    through as ATen's ZeroTensor kernels do. Summed it adds nothing (``x + Z`` is ``x``, keeping
+    x's sign of zero), multiplied or divided it stays itself. Python gives a float subclass's
+    reflected operator the first turn, so ``x * Z`` reaches ``__rmul__``."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return other
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return -other
+
+    def __rsub__(self, other):
+        return other
+
+    def __mul__(self, other):
+        return self
+
+    __rmul__ = __truediv__ = __mul__
+
+    def __neg__(self):
+        return self
+
+
+EFFICIENT_ZERO = EfficientZero(0.0)
 
 
 class _Scalar(float):

@@ -93,17 +93,21 @@ def sigmoid(x: float) -> float:
 def pow(a: float, b: float) -> float:  # noqa: A001 - the IEEE pow
     """C's pow(): 0**-1 is inf, (-8)**(1/3) is nan, overflow is inf."""
     try:
+        b = float(b)  # C's pow takes a double: an int exponent past 2**53 has the double's parity
+    except OverflowError:
+        b = _copysign(inf, b)
+    try:
         return math.pow(a, b)
     except ZeroDivisionError:  # pragma: no cover - math.pow raises ValueError instead
         return inf
     except OverflowError:
         # |a| > 1 with a huge b, or |a| < 1 with a huge negative b: the sign follows C.
-        if a < 0 and float(b).is_integer() and int(b) % 2 == 1:
+        if a < 0 and b.is_integer() and int(b) % 2 == 1:
             return -inf
         return inf
     except ValueError:
         if a == 0:  # 0 ** negative
-            if float(b).is_integer() and int(b) % 2 == 1:
+            if b.is_integer() and int(b) % 2 == 1:
                 return _copysign(inf, a)
             return inf
         return nan  # negative base, non-integer exponent

@@ -160,6 +160,8 @@ class Pow(Binary):
 
     @staticmethod
     def backward(k, g, v):
+        if v._in[0]._rg and v._in[1]._t.dtype.kind == "b":
+            raise RuntimeError(_BOOL_SUB)  # pow_backward_self computes exponent - 1
         a, b = k.a(v), k.b(v)
         # pow_backward_self: 0 where exponent == 0; pow_backward_exponent: 0 where base == 0
         # and exponent >= 0 (PyTorch's convention; plain calculus gives nan or -inf there)
@@ -563,6 +565,9 @@ class PowC(WithNumber):
     def convention(a, c):
         # pow_backward returns zeros for exponent 0, also at a = 0 where c * a**(c-1) is 0 * inf
         if c == 0 and a == 0:
+            if getattr(c, "number", c).__class__ is bool:  # pow_backward's formula runs: False * 0**-1
+                return ("pow: PyTorch computes d(a**False)/da as False * a**-1, nan at a = 0",
+                        (math.nan,))
             return ("pow: PyTorch takes d(a**0)/da = 0 at a = 0 (calculus formula: 0*0**-1, undefined)", (0.0,))
         return None
 

@@ -199,9 +199,7 @@ def cast(x: Tensor, dt: dtypes.dtype):
     """``x``'s elements (a number or a list) converted to ``dt``."""
     if x._t.dtype is dt:
         return x._val
-    if x._t.ndim:
-        return round_list(dt, x._val)
-    return dt.round(x._val)
+    return dtypes.cast_values(x._t.dtype, dt, x._val)
 
 
 # ---------------------------------------------------------------- the ops

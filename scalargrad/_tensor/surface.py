@@ -91,6 +91,11 @@ def _check_other(name: str, x, pos: int, tensor_only: bool = False) -> None:
 # ---------------------------------------------------------------- elementwise ops from the table
 
 
+def _arg_type(x) -> str:
+    """An argument's type as PyTorch's parser names it in "got (...)"."""
+    return "Tensor" if isinstance(x, Tensor) else type(x).__name__
+
+
 def _size_dim(t: Tensor, dim, what: str) -> int:
     """The dim of ``size(dim)``/``stride(dim)``: a 0-dim tensor has none to give."""
     if not isinstance(dim, int) or isinstance(dim, bool):
@@ -209,8 +214,16 @@ def _install_elementwise() -> None:
     _method("pow_", lambda self, exponent: inplace(self, lambda t: binary(E.Pow, t, exponent)))
 
     def pow_fn(input, exponent, *, out=None):  # noqa: A002
-        if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
-            _check_input("pow", input)
+        if isinstance(input, complex) or isinstance(exponent, complex):
+            raise Unsupported("complex numbers and complex dtypes")
+        if not (isinstance(input, Tensor) and _is_operand(exponent)
+                or isinstance(exponent, Tensor) and _is_operand(input)):
+            raise TypeError(
+                "pow() received an invalid combination of arguments - got "
+                f"({_arg_type(input)}, {_arg_type(exponent)}), but expected one of:\n"
+                " * (Tensor input, Tensor exponent, *, Tensor out = None)\n"
+                " * (Number self, Tensor exponent, *, Tensor out = None)\n"
+                " * (Tensor input, Number exponent, *, Tensor out = None)\n")
         return binary(E.Pow, input, exponent)
 
     _function("pow", pow_fn)
@@ -343,6 +356,20 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     lo, hi = _number_bound(min, self), _number_bound(max, self)
+    if (isinstance(lo, Tensor) and hi is not None and not isinstance(hi, Tensor)
+            or isinstance(hi, Tensor) and lo is not None and not isinstance(lo, Tensor)):
+        # a tensor beside a number: PyTorch's parser takes the Number overload, a 0-dim tensor
+        # becoming its number (ClampBackward1)
+        tensor_bound = lo if isinstance(lo, Tensor) else hi
+        if tensor_bound._t.ndim:
+            raise TypeError("clamp() received an invalid combination of arguments - got (Tensor, "
+                            f"{type(min).__name__ if not isinstance(min, Tensor) else 'Tensor'}, "
+                            f"{type(max).__name__ if not isinstance(max, Tensor) else 'Tensor'}), but "
+                            "expected one of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, "
+                            "Tensor out = None)\n * (Tensor input, Number min = None, Number max = None, *, "
+                            "Tensor out = None)\n")
+        lo = lo.item() if isinstance(lo, Tensor) else lo
+        hi = hi.item() if isinstance(hi, Tensor) else hi
     if isinstance(lo, Tensor) or isinstance(hi, Tensor):
         # the open side's placeholder in the result's dtype (a bool tensor clamped by floats is float)
         dt = result_dtype((self,) + tuple(b for b in (lo, hi) if isinstance(b, Tensor)))

@@ -678,7 +678,7 @@ def to_dtype(x: Tensor, dt, copy: bool = False) -> Tensor:
     """``x.to(dt)`` (ToCopyBackward0); ``x`` itself when it already has that dtype."""
     if dt is x._t.dtype and not copy:
         return x
-    val = round_list(dt, x._val) if x._t.ndim else dt.round(x._val)
+    val = dtypes.cast_values(x._t.dtype, dt, x._val)
     if not dt.is_floating_point:  # an integer result is outside the graph, as in PyTorch
         return leaf(val, x._t.with_dtype(dt))
     return make(S.ToCopy, x._t.with_dtype(dt), val, (x,), Layout(x._t.shape, x._t.dtype))
