@@ -13,6 +13,7 @@ from __future__ import annotations
 from . import _autograd as _autograd_layer  # noqa: F401 - binds Tensor.backward and the kernels
 from . import autograd, cuda, random
 from ._autograd import api as _api  # noqa: F401
+from ._base.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from ._base.dtypes import (  # noqa: A004 - torch's names
     Size,
     bfloat16,
@@ -33,7 +34,14 @@ from ._base.dtypes import (  # noqa: A004 - torch's names
     short,
     uint8,
 )
-from ._base.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from ._base.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from ._base.rng import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from ._tensor import surface as _surface
 from ._tensor.build import MAX_ELEMENTS
@@ -43,6 +51,11 @@ from ._tensor.typename import typename
 __version__ = "0.2.0"
 
 globals().update(_surface.FUNCTIONS)
+
+
+def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
+    """Whether ``input`` was made in inference mode."""
+    return input.is_inference()
 
 
 def __getattr__(name: str):

@@ -417,17 +417,14 @@ b = torch.tensor(0.5, requires_grad=True)
 OUT = torch.relu(a) + torch.sigmoid(b) / (a - 2.0) ** 2 - 3.0 / b
 PARAMS = {"a": a}
 """,
-}
-
-XFAIL = {
-    "module with a full backward hook": ("""
+    "module with a full backward hook": """
 lin = torch.nn.Identity()
 lin.register_full_backward_hook(lambda mod, gi, go: None)
 x = torch.tensor(2.0, requires_grad=True)
 OUT = lin(x * 3.0)
 PARAMS = {"x": x}
-""", "a full backward hook's output is a view (Tensor._is_view, ._base): views come with the One Tensor redesign"),
-    "custom Function with saved tensors": ("""
+""",
+    "custom Function with saved tensors": """
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
@@ -440,7 +437,7 @@ class Square(torch.autograd.Function):
 x = torch.tensor(3.0, requires_grad=True)
 OUT = Square.apply(x) + 1
 PARAMS = {"x": x}
-""", "a custom Function node's saved_tensors come with the One Tensor redesign"),
+""",
 }
 
 
@@ -464,15 +461,6 @@ def torchviz(torch_ref):
 @pytest.mark.parametrize("name", list(CONFORMANCE))
 def test_make_dot_matches_torchviz_on_pytorch(torchviz, name):
     want, got = _both_dots(CONFORMANCE[name], torchviz.make_dot)
-    assert got == want
-
-
-@pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::DeprecationWarning")
-@pytest.mark.parametrize("name", list(XFAIL))
-def test_make_dot_matches_torchviz_waiting_for_the_redesign(torchviz, name, request):
-    program, reason = XFAIL[name]
-    request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
-    want, got = _both_dots(program, torchviz.make_dot)
     assert got == want
 
 

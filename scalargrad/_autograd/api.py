@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 from .._base.dtypes import TensorType, round_list
 from .._tensor.tensor import Tensor, impl, leaf
+from .edges import GradientEdge, edge_tensor
 from .engine import run_backward
 
 __all__ = ["backward", "grad"]
@@ -42,12 +43,14 @@ def _inputs_tuple(inputs, fn: str) -> tuple:
     iterable; another kind of mapping is refused."""
     if isinstance(inputs, Tensor):
         return (inputs,)
+    if isinstance(inputs, GradientEdge):
+        return (edge_tensor(inputs),)
     if type(inputs) is dict:
         return tuple(inputs.values())
     if isinstance(inputs, Mapping):
         raise TypeError(f"`inputs` argument to `{fn}()` must be a dict, not {type(inputs).__name__}. "
                         "Other Mapping types are not supported.")
-    return tuple(inputs)
+    return tuple(edge_tensor(i) if isinstance(i, GradientEdge) else i for i in inputs)
 
 
 def _root_grads(outputs: tuple, grad_outputs, create_graph: bool) -> list:

@@ -27,13 +27,15 @@ dtype is summed back to the input's shape and cast to its dtype (``_adapt``), as
 
 from __future__ import annotations
 
+import itertools
 from heapq import heappop, heappush
 from operator import attrgetter
 
-from .._base import grad_mode
+from .._base import anomaly, grad_mode
 from .._ops import shape as S
 from .._ops.table import saved_node_name, version_error
-from .._tensor import views
+from .._tensor import anomaly_trace, views
+from .._tensor.saved_hooks import unpacked
 from .._tensor.storage import version_then, write
 from .._tensor.tensor import MANY, Tensor, ext, leaf, make
 from .kernels import GraphKernel, sum_to
@@ -50,9 +52,15 @@ def _route(u: Tensor, v: Tensor, check: bool) -> Tensor:
     while w._seq > v._seq and w._op is not None:
         # the first input is the older version (a regenerated view keeps it in _c.prev)
         w = w._c.prev if w._op.older_in_c else (w._a if w._b is not MANY else w._a[0])
-    if check and _saves(v, u):
+    if check and _saves(v, u) and not _packed(v):
         raise _version_error(u, v)
     return w
+
+
+def _packed(v: Tensor) -> bool:
+    """``v`` saved its tensors through saved-tensor hooks (PyTorch checks no version then)."""
+    e = v._ext
+    return e is not None and e.packed is not None
 
 
 def _saves(v: Tensor, u: Tensor) -> bool:
@@ -199,10 +207,15 @@ def _adapt(g, u: Tensor, v, graph: bool):
     return t.dtype.round(g)
 
 
+running: list = []
+"""The backward calls under way, innermost last (read by ``graph_task``)."""
+_tasks = itertools.count()  # each backward call's id (PyTorch's graph task id)
+
+
 class _Run:
     """State of one backward call (so that a hook may itself call backward)."""
 
-    __slots__ = ("graph", "keep", "capture", "accumulate", "captured", "need", "nodes", "leaves")
+    __slots__ = ("graph", "keep", "capture", "accumulate", "captured", "need", "nodes", "leaves", "task")
 
     def __init__(self, graph, keep, capture, accumulate, need, nodes, leaves):
         self.graph = graph
@@ -244,6 +257,8 @@ def _run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=Non
     """
     plain = inputs is None and not create_graph and all(r._ext is None and g is not None
                                                           for r, g in zip(roots, grads))
+    if anomaly.state.enabled:
+        plain = False  # every node takes the exact path, where anomaly mode checks it
     if plain:
         run = _Run(False, keep_graph, None, True, None, None, None)
     else:
@@ -256,14 +271,20 @@ def _run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=Non
                     ext(i)  # a non-leaf input is captured on the hooked path
         run = _Run(create_graph, keep_graph, set(inputs) if inputs is not None else None, accumulate, need,
                    nodes, leaves)
+        if anomaly.state.enabled:
+            for v in order:
+                ext(v)
     prev_mode = grad_mode._state.enabled
     grad_mode._state.enabled = create_graph
+    run.task = next(_tasks)
+    running.append(run)
     try:
         if plain:
             _fast_sweep(run, roots, grads)
         else:
             _execute(run, roots, grads, order, leaves)
     finally:
+        running.pop()
         grad_mode._state.enabled = prev_mode
     if inputs is not None and not accumulate:
         return [run.captured.get(i) for i in inputs]
@@ -447,12 +468,16 @@ def _sweep(run: _Run, order: list, buf: dict) -> None:
     leaves = run.leaves
     pop = buf.pop
     get = buf.get
+    checked = anomaly.state.enabled
     for v in order:
         g = pop(v, _ABSENT)
         if g is _ABSENT:
             continue  # nothing arrived (pruned by autograd.grad)
         if v._ext is not None:
-            _deliver(run, v, _run_hooked(run, v, g, buf), buf)
+            if checked:
+                _checked_step(run, v, g, buf)
+            else:
+                _deliver(run, v, _run_hooked(run, v, g, buf), buf)
             continue
         b = v._b
         if g is None or b is MANY:
@@ -490,6 +515,34 @@ def _sweep(run: _Run, order: list, buf: dict) -> None:
             b = None
 
 
+def _checked_step(run: _Run, v: Tensor, g, buf: dict) -> None:
+    """Anomaly mode's run of node ``v``: an error from its backward (or from handing its
+    gradients on) and, with check_nan, a NaN among its results are reported with the traceback
+    of the forward call that made ``v``."""
+    try:
+        grads = _run_hooked(run, v, g, buf)
+        bad = _nan_output(v, grads) if grads is not None and anomaly.state.check_nan else None
+        if bad is None:
+            _deliver(run, v, grads, buf)
+    except Exception:
+        anomaly_trace.report(v)
+        raise
+    if bad is not None:
+        anomaly_trace.report(v)
+        raise RuntimeError(f"Function '{v.grad_fn.name()}' returned nan values in its {bad}th output.")
+
+
+def _nan_output(v: Tensor, grads) -> int | None:
+    """The first input whose gradient (if that input needs one) holds a NaN."""
+    for i, (u, x) in enumerate(zip(v._in, grads)):
+        if x is None or not u._rg:
+            continue
+        vals = x._val if isinstance(x, Tensor) else x
+        if isinstance(vals, list) and any(e != e for e in vals) or not isinstance(vals, list) and vals != vals:
+            return i
+    return None
+
+
 def _deliver(run: _Run, v: Tensor, grads, buf: dict) -> None:
     """Send the gradients ``v`` computed to its inputs (None: ``v`` forwarded nothing): the
     path of hooked nodes and nodes with three or more inputs."""
@@ -510,7 +563,7 @@ def _deliver_one(run: _Run, v: Tensor, u: Tensor, gi, buf: dict) -> None:
         return
     if u._seq > v._seq:
         u = _route(u, v, True)
-    elif u._op is not None and _modified_since(u, v) and _saves(v, u):
+    elif u._op is not None and _modified_since(u, v) and _saves(v, u) and not _packed(v):
         raise _version_error(u, v)
     if run.need is not None and u not in run.need:
         return
@@ -733,7 +786,10 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
         g = vals if multi else vals[0]
     if g is None:
         return [None] * len(v._in)  # undefined: nothing to differentiate
-    grads = v._op.backward(k, g, v)
+    if e.packed is not None and not v._op.is_freed:
+        grads = v._op.backward(k, g, unpacked(v))  # saved tensors read through the unpack hooks
+    else:
+        grads = v._op.backward(k, g, v)
     if node is not None and node._post:
         outs = tuple(g) if multi else (g,)
         types = _output_types(v, multi)

@@ -9,13 +9,19 @@ gradient over, so the user's backward runs once with every output's gradient, as
 
 from __future__ import annotations
 
+import functools
 import warnings
+import weakref
 
 from .._base import grad_mode
 from .._base.dtypes import TensorType
-from .._ops.table import SECOND_BACKWARD, Op
+from .._ops.table import SECOND_BACKWARD, Op, version_error
 from .._tensor import views
-from .._tensor.tensor import Tensor, _Ext, _new, leaf, next_seq
+from .._tensor.inplace import rebase_root
+from .._tensor.nodes import _short_name
+from .._tensor.saved_hooks import current_hooks, unpack_one
+from .._tensor.storage import alias, write
+from .._tensor.tensor import Tensor, _Ext, _new, ext, leaf, next_seq
 from .kernels import sum_to
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
@@ -42,6 +48,8 @@ class FunctionCtx:
         self._non_differentiable = ()
         self.outputs_types = ()
         self._views = {}  # output slot -> True if the Function has several differentiable outputs
+        self._dirty = ()
+        self._saved_versions = None  # the saved tensors' versions when forward returned
 
     def save_for_backward(self, *tensors) -> None:
         """Keep these tensors (or None) for backward, where ``saved_tensors`` returns them."""
@@ -53,18 +61,35 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self) -> tuple:
-        if self._freed and self._saved:
+        """The tensors forward saved; PyTorch's version error if one was changed in place since."""
+        if self._saved and (self._freed or self._node_freed()):
             raise RuntimeError(SECOND_BACKWARD)
+        packed = getattr(self, "_packed", None)
+        if packed is not None:  # saved through saved-tensor hooks: read through the unpack hook
+            return tuple(None if p is None else unpack_one(p[0], p[1], p[2]) for p in packed)
+        versions = self._saved_versions
+        if versions is not None:
+            for t, then in zip(self._saved, versions):
+                if t is not None and then is not None and _version_of(t) != then:
+                    which = "" if t._op is None else f", which is output 0 of {_short_name(t.grad_fn.name())},"
+                    raise version_error(t, which, _version_of(t), then)
         return self._saved
 
     saved_variables = saved_tensors
+
+    def _node_freed(self) -> bool:
+        ref = getattr(self, "_node", None)
+        node = ref() if ref is not None else None
+        return node is not None and node._op is not None and node._op.is_freed
 
     def mark_non_differentiable(self, *tensors) -> None:
         """These outputs will not require grad."""
         self._non_differentiable = tensors
 
     def mark_dirty(self, *tensors) -> None:
-        """Accepted for compatibility: scalargrad outputs are always new Tensors."""
+        """These inputs were changed in place by forward (and are returned as outputs): they
+        become the Function's outputs themselves, their version moves on."""
+        self._dirty = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
         """With False, backward receives None instead of zeros for unused outputs."""
@@ -92,6 +117,13 @@ class _FunctionOp(Op, variant=True):
                 x = leaf(x, t)
             grads_out.append(x)
         fn = cls.function
+        slots = getattr(ctx, "_out_slots", None)
+        if slots is not None and len(slots) != ctx._n_outputs:
+            # non-tensor outputs have no gradient slot: backward gets None for them
+            full = [None] * ctx._n_outputs
+            for i, x in zip(slots, grads_out):
+                full[i] = x
+            grads_out = full
         res = _user_backward(fn, ctx, grads_out, k.graph)
         positions = ctx._tensor_positions
         n_args = ctx._n_args
@@ -253,6 +285,11 @@ class Function(metaclass=_FunctionMeta):
     def vjp(ctx, *grad_outputs):
         raise NotImplementedError(_NO_BACKWARD)
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """New style: ``forward(*args)`` without ctx, then this saves what backward needs."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward without recording and connect its outputs to the graph."""
@@ -264,26 +301,47 @@ class Function(metaclass=_FunctionMeta):
         if cls.sympy is not None:  # the non-tensor arguments the declared form is given
             ctx._sympy_args = (tuple(None if isinstance(a, Tensor) else a for a in args), kwargs)
         with grad_mode.no_grad():
-            result = cls.forward(ctx, *args, **kwargs)
+            if cls.setup_context is not _BASE_SETUP_CONTEXT:  # new style: forward without ctx
+                result = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, result)
+            else:
+                result = cls.forward(ctx, *args, **kwargs)
         record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
         if not record:
+            _bump_dirty(ctx)
+            _remember_versions(ctx)
             return result
         inputs = tuple(args[i] for i in positions)
         is_tuple = isinstance(result, tuple)
         outs = list(result) if is_tuple else [result]
         tensor_idx = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
+        dirty = {id(t) for t in ctx._dirty}
+        for t in ctx._dirty:
+            if t._op is None and t._rg:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
         if not tensor_idx:
+            _bump_dirty(ctx)
+            _remember_versions(ctx)
             return result
         ctx.outputs_types = tuple(outs[i]._t for i in tensor_idx)
+        ctx._out_slots = tensor_idx
+        ctx._n_outputs = len(outs)
         non_diff = {id(t) for t in ctx._non_differentiable}
         # an input returned as is is a view in PyTorch, which refuses to modify it in place
         diff = [slot for slot, i in enumerate(tensor_idx)
                 if id(outs[i]) not in non_diff and outs[i].dtype.is_floating_point]
         ctx._views = {slot: len(diff) > 1 for slot in diff if any(outs[tensor_idx[slot]] is u for u in inputs)}
         seq = next_seq()
+        _pack_saved(ctx)
         if len(tensor_idx) == 1 and not is_tuple:
-            out = _as_output(outs[0], inputs)
-            if id(outs[0]) in non_diff:
+            o = outs[0]
+            if id(o) in dirty:
+                _become(o, cls._op, inputs, ctx, seq)
+                _remember_versions(ctx)
+                return o
+            out = _as_output(o, inputs)
+            _remember_versions(ctx)
+            if id(o) in non_diff:
                 return out
             _connect(out, cls._op, inputs, ctx, seq)
             return out
@@ -295,8 +353,21 @@ class Function(metaclass=_FunctionMeta):
         hidden._ext = None
         hidden._s = None
         _connect(hidden, cls._op, inputs, ctx, seq)
+        made: dict = {}  # id(returned tensor) -> its output tensor
         for slot, i in enumerate(tensor_idx):
             o = outs[i]
+            first = made.get(id(o))
+            if first is not None and first._op is Pick:
+                # the same tensor returned again: it is the output at its last place (PyTorch
+                # wraps it twice; the second wrapping wins), so every gradient reaches that slot
+                first._c = slot
+                first._ext.pick = (hidden, slot)
+                outs[i] = first
+                continue
+            if id(o) in dirty:
+                _become(o, Pick, (hidden,), slot, next_seq())
+                o._ext.pick = (hidden, slot)
+                continue
             out = _as_output(o, inputs)
             if id(o) not in non_diff:
                 _connect(out, Pick, (hidden,), slot, next_seq())
@@ -304,17 +375,69 @@ class Function(metaclass=_FunctionMeta):
                 e.pick = (hidden, slot)
             out._s = out._s if hasattr(out, "_s") else None
             outs[i] = out
+            made[id(o)] = out
+        _remember_versions(ctx)
         return tuple(outs) if is_tuple else outs[0]
 
 
+_BASE_SETUP_CONTEXT = Function.setup_context
+
+
+def _pack_saved(ctx: FunctionCtx) -> None:
+    """With saved-tensor hooks registered, pack what forward saved (after forward, under
+    no_grad, as PyTorch packs a custom Function's saved variables)."""
+    hooks = current_hooks()
+    if hooks is None or not ctx._saved:
+        return
+    pack, unpack = hooks
+    with grad_mode.no_grad():
+        ctx._packed = [None if t is None else (t, pack(t), unpack) for t in ctx._saved]
+
+
+def _version_of(t: Tensor):
+    try:
+        return t._version
+    except RuntimeError:  # an inference tensor keeps no version
+        return None
+
+
+def _remember_versions(ctx: FunctionCtx) -> None:
+    """The saved tensors' versions now that forward has returned (and dirty inputs moved on),
+    which ``saved_tensors`` checks."""
+    if ctx._saved:
+        ctx._saved_versions = tuple(None if t is None else _version_of(t) for t in ctx._saved)
+
+
+def _bump_dirty(ctx: FunctionCtx) -> None:
+    for t in ctx._dirty:
+        write(t, list(t._val) if t._t.ndim else t._val)
+
+
+def _become(t: Tensor, op, inputs: tuple, c, seq: int) -> None:
+    """Dirty input ``t`` (changed in place by forward) becomes the output node itself, as PyTorch
+    rebases it on the Function's node; its version moves on."""
+    res = leaf(list(t._val) if t._t.ndim else t._val, t._t)
+    _connect(res, op, inputs, c, seq)
+    rebase_root(t, res)
+    ext(t)
+    if isinstance(c, FunctionCtx):
+        c._node = weakref.ref(t)
+
+
 def _as_output(o: Tensor, inputs: tuple) -> Tensor:
-    # an input returned as is becomes a new tensor (PyTorch makes a view of it)
-    if any(o is u for u in inputs) or o._op is not None:
+    # an input returned as is becomes a view of it (as in PyTorch); an output with a history
+    # (computed under no_grad from a node) becomes a new tensor
+    for u in inputs:
+        if o is u:
+            return alias(u, leaf(list(o._val) if o._t.ndim else o._val, o._t), view=True)
+    if o._op is not None:
         return leaf(list(o._val) if o._t.ndim else o._val, o._t)
     return o
 
 
 def _connect(v: Tensor, op, inputs: tuple, c, seq: int) -> None:
+    if isinstance(c, FunctionCtx):
+        c._node = weakref.ref(v)  # (weak: the node holds its ctx)
     v._rg = True
     v._op = op
     v._in = inputs
@@ -324,9 +447,51 @@ def _connect(v: Tensor, op, inputs: tuple, c, seq: int) -> None:
         v._ext = _Ext()  # user code runs at this node: the engine takes its exact path there
 
 
+_TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class OnceError(Op, variant=True):
+    """The node PyTorch puts on the gradients a ``once_differentiable`` backward returns under
+    create_graph: differentiating them again raises."""
+
+    name, saves, saves_inputs, namespace = "Error", False, False, "torch::autograd::"
+
+    @staticmethod
+    def backward(k, g, v):
+        raise RuntimeError(_TWICE)
+
+
+OnceError.base = OnceError.freed = OnceError.stale = OnceError.tensor = OnceError
+
+
 def once_differentiable(fn):
-    """Accepted for compatibility; scalargrad runs the backward as written."""
-    return fn
+    """Decorate a Function's backward that cannot itself be differentiated: it runs under
+    no_grad, and when a graph is being built from gradients that require grad, its results
+    get a node that refuses a second differentiation (PyTorch's ``Error`` node)."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with grad_mode.no_grad():
+            outputs = fn(ctx, *args)
+        if not grad_mode.is_grad_enabled():
+            return outputs
+        if not any(isinstance(a, Tensor) and a._rg for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        wrapped = tuple(_refusing(o) for o in ((outputs,) if single else outputs))
+        return wrapped[0] if single else wrapped
+
+    return wrapper
+
+
+def _refusing(o):
+    if not isinstance(o, Tensor):
+        return o
+    fake = leaf(list(o._val) if o._t.ndim else o._val, o._t, requires_grad=True)
+    out = leaf(list(o._val) if o._t.ndim else o._val, o._t)
+    _connect(out, OnceError, (fake,), None, next_seq())
+    out._ext = None
+    return out
 
 
 

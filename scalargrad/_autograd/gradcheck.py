@@ -1,27 +1,27 @@
-"""``torch.autograd.gradcheck`` and ``gradgradcheck`` on scalars.
+"""``torch.autograd.gradcheck`` and ``gradgradcheck``: PyTorch 2.13's algorithm.
 
-Each input that requires grad is nudged by ``eps`` both ways (in its own dtype, as PyTorch
-writes ``orig - eps`` into the tensor) and the central difference ``(f(x+eps) - f(x-eps)) /
-(2 eps)``, computed in the output's dtype, is compared with what ``autograd.grad`` returns,
-with ``allclose``: ``|analytical - numerical| <= atol + rtol * |numerical|``. The defaults and
-messages are PyTorch 2.13's; like PyTorch, the check warns about inputs that are not float64,
-for which the defaults are too tight. Every Jacobian is 1 x 1 here, so fast mode (which
-projects on random unit vectors) computes the same numbers as slow mode and only words its
-failure differently. There is no forward-mode AD and no vmap: ``check_forward_ad`` and
-``check_batched_grad`` are refused.
+Slow mode (the default) builds whole Jacobians: each element of each input that requires grad
+is nudged by ``eps`` both ways (in the input's dtype, written without a version bump as PyTorch
+writes through ``.data``) and the central difference ``(f(x+eps) - f(x-eps)) / (2 eps)`` is
+taken in each output's dtype; the analytical Jacobian comes from one ``autograd.grad`` call per
+output element (twice, to check that backward is reentrant). They are compared with
+``allclose``: ``|analytical - numerical| <= atol + rtol * |numerical|``, and a mismatch prints
+both matrices (rows: input elements, columns: output elements). Fast mode compares ``v^T J u``
+for random unit vectors drawn from a fresh generator (PyTorch's, bit for bit), and recomputes
+the failing pair in slow mode for its message. Like PyTorch, the check warns about inputs that
+are not float64, for which the defaults are too tight. There is no forward-mode AD and no
+vmap: ``check_forward_ad`` and ``check_batched_grad`` are refused.
 """
 
 from __future__ import annotations
 
 import math
-import random
 import warnings
 from collections.abc import Callable
 
-from .._base.dtypes import TensorType, float64
-from .._base.formatting import tensor_repr
+from .._base.dtypes import TensorType, float64, promote_types
 from .._tensor.tensor import Tensor as Value
-from .._tensor.tensor import get_default_dtype, leaf
+from .._tensor.tensor import leaf
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -91,17 +91,35 @@ def _differentiable(outputs: tuple) -> tuple:
     return tuple(o for o in outputs if isinstance(o, Value) and o._rg)
 
 
-def _jacobian(x: float, dtype) -> str:
-    """A 1 x 1 Jacobian as PyTorch prints it: ``tensor([[0.7648]], dtype=torch.float64)``."""
-    return tensor_repr([x], (1, 1), dtype, default_dtype=get_default_dtype())
+def _diff_inputs(inputs: tuple) -> list:
+    return [x for x in inputs if isinstance(x, Value) and x._rg]
 
 
-def _allclose(a: float, n: float, rtol: float, atol: float) -> bool:
-    if a == n:  # equal infinities too
-        return True
-    if math.isnan(a) or math.isnan(n) or math.isinf(a) or math.isinf(n):
-        return False
-    return abs(a - n) <= atol + rtol * abs(n)
+def _flat(t: Value) -> list:
+    return list(t._val) if t._t.ndim else [t._val]
+
+
+def _matrix(vals: list, rows: int, cols: int, dtype) -> Value:
+    """A Jacobian (rows = input elements, columns = output elements) as a tensor, for messages."""
+    return leaf(vals, TensorType(dtype, (rows, cols)))
+
+
+def _scalar(x: float, dtype) -> Value:
+    return leaf(x, TensorType(dtype, ()))
+
+
+def _allclose(a: list, b: list, rtol: float, atol: float, dtype) -> bool:
+    """``torch.allclose(a, b)`` computed in ``dtype``: ``|a - b| <= atol + rtol * |b|`` element
+    by element (ATen's isclose: equal values, infinities included, are close; NaN never is)."""
+    r = dtype.round
+    at, rt = r(atol), r(rtol)
+    for x, y in zip(a, b):
+        if x == y:
+            continue
+        err = abs(r(x - y))
+        if not math.isfinite(err) or not err <= r(at + r(rt * abs(y))):
+            return False
+    return True
 
 
 def _check_inputs(inputs: tuple) -> None:
@@ -110,33 +128,83 @@ def _check_inputs(inputs: tuple) -> None:
         if isinstance(x, Value) and x._rg:
             if x._t.dtype is not float64:
                 warnings.warn(_NOT_DOUBLE.format(idx=idx), UserWarning, stacklevel=4)
+            if any(st == 0 and sz > 1 for st, sz in zip(x._t.strides, x._t.shape)):
+                raise RuntimeError(f"The {idx}th input has a dimension with stride 0. gradcheck only supports "
+                                   "inputs that are non-overlapping to be able to compute the numerical gradients "
+                                   "correctly. You should call .contiguous on the input before passing it to "
+                                   "gradcheck.")
             found = True
     if not found:
         raise ValueError(_NO_INPUT)
 
 
-def _numerical(func, inputs: tuple, eps: float) -> list:
-    """``[input][output]`` central differences (every output, as PyTorch computes them)."""
-    columns = []
-    for x in inputs:
-        if not (isinstance(x, Value) and x._rg):
-            continue
-        orig = x._val
-        rnd = x._t.dtype.round
-        x._val = rnd(orig - eps)
+def _set(x: Value, i: int, value: float) -> None:
+    """Write element ``i`` of ``x`` without a version bump (PyTorch writes through ``x.data``);
+    aliases sharing ``x``'s list see it, as they share its memory in PyTorch."""
+    if x._t.ndim:
+        x._val[i] = value
+    else:
+        x._val = value
+
+
+def _difference(func, inputs: tuple, x: Value, index, delta, eps: float) -> list:
+    """``(f(x + delta) - f(x - delta)) / (2 eps)`` for every float output, flat, in the
+    output's dtype: ``delta`` perturbs element ``index`` (a number) or, with ``index`` None,
+    every element (a list, fast mode)."""
+    rnd = x._t.dtype.round
+    if index is None:
+        orig = _flat(x)
+        lo = [rnd(o - d) for o, d in zip(orig, delta)]
+        hi = [rnd(o + d) for o, d in zip(orig, delta)]
+        put = _put_all
+    else:
+        orig = x._val[index] if x._t.ndim else x._val
+        lo, hi = rnd(orig - rnd(delta)), rnd(orig + rnd(delta))
+        put = _set
+    place = index if index is not None else None
+    try:
+        put(x, place, lo)
         outa = _as_tuple(func(*inputs))
-        x._val = rnd(orig + eps)
+        outa = [_flat(o) if isinstance(o, Value) else None for o in outa]
+        put(x, place, hi)
         outb = _as_tuple(func(*inputs))
-        x._val = orig
-        col = []
-        for a, b in zip(outa, outb):
-            if not isinstance(a, Value):
-                col.append(None)
+        outb = [(o._t.dtype, _flat(o)) if isinstance(o, Value) else None for o in outb]
+    finally:
+        put(x, place, orig)
+    cols = []
+    for a, b in zip(outa, outb):
+        if b is None or not b[0].is_floating_point:
+            cols.append(None)
+            continue
+        r = b[0].round
+        two_eps = r(2 * eps)
+        cols.append([r(_div(r(q - p), two_eps)) for p, q in zip(a, b[1])])
+    return cols
+
+
+def _put_all(x: Value, _index, values) -> None:
+    if x._t.ndim:
+        x._val[:] = values
+    else:
+        x._val = values[0] if isinstance(values, list) else values
+
+
+def _numerical(func, inputs: tuple, eps: float) -> list:
+    """``[input][output]`` Jacobians (flat, row = input element) by central differences, for
+    every float output, as ``_get_numerical_jacobian`` computes them (None: not a float
+    output)."""
+    result = []
+    for x in _diff_inputs(inputs):
+        n = x._t.numel
+        columns = [_difference(func, inputs, x, i, eps, eps) for i in range(n)]
+        per_output = []
+        for k in range(len(columns[0]) if columns else 0):
+            if columns[0][k] is None:
+                per_output.append(None)
                 continue
-            r = a._t.dtype.round
-            col.append(r(_div(r(b._val - a._val), 2 * eps)))
-        columns.append(col)
-    return columns
+            per_output.append([e for col in columns for e in col[k]])  # row i = input element i
+        result.append(per_output)
+    return result
 
 
 def _div(a: float, b: float) -> float:
@@ -145,61 +213,203 @@ def _div(a: float, b: float) -> float:
     return div(a, b)
 
 
-def _analytical(output: Value, diff_inputs: list) -> list:
+def _vjp(output: Value, diff_inputs: list, go: Value) -> list:
     from .api import grad
 
-    one = leaf(1.0, output._t)
-    got = grad(output, diff_inputs, one, retain_graph=True, allow_unused=True)
-    return [0.0 if g is None else g._val for g in got]
+    return list(grad(output, diff_inputs, go, retain_graph=True, allow_unused=True))
 
 
-def _slow_or_fast(func, func_out: tuple, inputs: tuple, eps: float, rtol: float, atol: float,
-                  nondet_tol: float, fast_mode: bool) -> None:
+def _unit(t: TensorType, j: int) -> Value:
+    z = t.dtype.round(0)
+    one = t.dtype.round(1.0)
+    if not t.ndim:
+        return leaf(one, TensorType(t.dtype, ()))
+    vals = [z] * t.numel
+    vals[j] = one
+    return leaf(vals, TensorType(t.dtype, t.shape))
+
+
+def _analytical_rows(output: Value, diff_inputs: list) -> list:
+    """``[input]`` Jacobians (flat, row = input element, in the input's dtype) from one
+    ``autograd.grad`` call per output element."""
+    m = output._t.numel
+    cols = [[None] * m for _ in diff_inputs]
+    for j in range(m):
+        got = _vjp(output, diff_inputs, _unit(output._t, j))
+        for i, d in enumerate(got):
+            cols[i][j] = d
+    jac = []
+    for x, col in zip(diff_inputs, cols):
+        n = x._t.numel
+        r = x._t.dtype.round
+        z = r(0)
+        vals = [z] * (n * m)
+        for j, d in enumerate(col):
+            if d is None:
+                continue
+            if tuple(d._t.shape) != tuple(x._t.shape):
+                raise GradcheckError("Analytical gradient has incorrect size")
+            for i, e in enumerate(_flat(d)):
+                vals[i * m + j] = r(e)
+        jac.append(vals)
+    return jac
+
+
+def _reentrant(j1: list, j2: list, tol: float) -> bool:
+    for a, b in zip(j1, j2):
+        if a and max(abs(p - q) for p, q in zip(a, b)) > tol:
+            return False
+    return True
+
+
+def _analytical(output: Value, diff_inputs: list, nondet_tol: float) -> list:
+    first = _analytical_rows(output, diff_inputs)
+    again = _analytical_rows(output, diff_inputs)
+    if not _reentrant(first, again, nondet_tol):
+        raise GradcheckError(_NOT_REENTRANT.format(tol=nondet_tol))
+    return first
+
+
+def _slow(func, func_out: tuple, inputs: tuple, eps: float, rtol: float, atol: float,
+          nondet_tol: float) -> None:
+    """PyTorch's slow mode: whole Jacobians, compared element by element."""
     outputs = _differentiable(func_out)
     numerical = _numerical(func, inputs, eps)
     if not outputs:
-        for col in numerical:
-            if any(n is not None and n != 0 for n in col):
-                raise GradcheckError("Numerical gradient for function expected to be zero")
+        _all_zero(numerical)
         return
-    diff_inputs = [x for x in inputs if isinstance(x, Value) and x._rg]
-    keep = [k for k, o in enumerate(func_out) if isinstance(o, Value) and o._rg]
+    diff_inputs = _diff_inputs(inputs)
+    float_outs = [o for o in func_out if isinstance(o, Value) and o._t.dtype.is_floating_point]
+    keep = [k for k, o in enumerate(float_outs) if o._rg]
     for i, o in enumerate(outputs):
-        first = _analytical(o, diff_inputs)
-        again = _analytical(o, diff_inputs)
-        if any(not (abs(a - b) <= nondet_tol) and not (a == b) for a, b in zip(first, again)):
-            raise GradcheckError(_NOT_REENTRANT.format(tol=nondet_tol))
-        for j, (x, a) in enumerate(zip(diff_inputs, first)):
-            n = numerical[j][keep[i]]
-            if _allclose(a, n, rtol, atol):
+        analytical = _analytical(o, diff_inputs, nondet_tol)
+        for j, (x, a) in enumerate(zip(diff_inputs, analytical)):
+            n = numerical[j][keep[i]] if i < len(keep) else None
+            if n is None:
                 continue
-            n_text, a_text = _jacobian(n, o._t.dtype), _jacobian(a, x._t.dtype)
-            head = f"Jacobian mismatch for output {i:d} with respect to input {j:d},\n"
-            if not fast_mode:
-                raise GradcheckError(head + f"numerical:{n_text}\nanalytical:{a_text}\n")
-            msg = head + f"numerical:{n!r}\nanalytical:{a!r}\n" + _FAST_MODE.format(
-                numerical=n_text, analytical=a_text, diff=repr(abs(n - a)))
-            if _allclose(a, n, rtol, atol):
-                msg += _FAST_FAIL_SLOW_OK
-            raise GradcheckError(msg)
+            dtype = promote_types(x._t.dtype, o._t.dtype)
+            if _allclose(a, n, rtol, atol, dtype):
+                continue
+            rows, cols = x._t.numel, o._t.numel
+            raise GradcheckError(f"Jacobian mismatch for output {i:d} with respect to input {j:d},\n"
+                                 f"numerical:{_matrix(n, rows, cols, o._t.dtype)}\n"
+                                 f"analytical:{_matrix(a, rows, cols, x._t.dtype)}\n")
+
+
+def _all_zero(numerical: list) -> None:
+    for per_input in numerical:
+        for col in per_input:
+            if col is not None and any(e != 0 for e in col):
+                raise GradcheckError("Numerical gradient for function expected to be zero")
+
+
+def _random_unit(n: int, dtype, gen) -> list:
+    """``torch.rand(n, generator=gen).to(dtype)`` divided by its norm (``_vec_from_tensor``)."""
+    from .._base import rng
+
+    r = dtype.round
+    vec = [r(v) for v in rng.uniform(n, "float32", generator=gen)]
+    norm = r(math.sqrt(math.fsum(v * v for v in vec)))
+    return [r(_div(v, norm)) for v in vec]
+
+
+def _dot(u: list, v: list, dtype) -> float:
+    r = dtype.round
+    s = r(0)
+    for a, b in zip(u, v):
+        s = r(s + r(a * b))
+    return s
+
+
+def _fast(func, func_out: tuple, inputs: tuple, eps: float, rtol: float, atol: float,
+          nondet_tol: float) -> None:
+    """PyTorch's fast mode: ``v^T J u`` for random unit vectors ``u`` (per input) and ``v``
+    (per output) drawn from a fresh generator, by finite differences along ``u`` and by one
+    backward call with ``v``. A mismatch recomputes that pair in slow mode for the message."""
+    from .._base import rng
+
+    outputs = _differentiable(func_out)
+    diff_inputs = _diff_inputs(inputs)
+    gen = rng.Generator()
+    all_u = [_random_unit(x._t.numel, x._t.dtype, gen) for x in diff_inputs]
+    all_v = [_random_unit(o._t.numel, o._t.dtype, gen) for o in outputs]
+    numerical = []
+    for x, u in zip(diff_inputs, all_u):
+        r = x._t.dtype.round
+        ju = _difference(func, inputs, x, None, [r(e * eps) for e in u], eps)
+        ju = [c for c, o in zip(ju, func_out) if isinstance(o, Value) and o._t.dtype.is_floating_point]
+        if not outputs:
+            if any(c and max(abs(e) for e in c) > nondet_tol for c in ju):
+                raise GradcheckError("Numerical gradient for function expected to be zero")
+            continue
+        numerical.append([_dot(v, c, promote_types(o._t.dtype, o._t.dtype))
+                          for v, c, o in zip(all_v, ju, outputs)])
+    if not outputs:
+        return
+    analytical = []
+    for o, v in zip(outputs, all_v):
+        go = leaf(v if o._t.ndim else v[0], TensorType(o._t.dtype, o._t.shape))
+        first = _vjp(o, diff_inputs, go)
+        again = _vjp(o, diff_inputs, go)
+        j1 = [None if d is None else _flat(d) for d in first]
+        j2 = [None if d is None else _flat(d) for d in again]
+        if not _reentrant([a or [] for a in j1], [b or [] for b in j2], nondet_tol):
+            raise GradcheckError(_NOT_REENTRANT.format(tol=nondet_tol))
+        analytical.append([_dot(vj or [0.0] * x._t.numel, u, x._t.dtype)
+                           for vj, u, x in zip(j1, all_u, diff_inputs)])
+    for i, (x, u) in enumerate(zip(diff_inputs, all_u)):
+        for j, (o, v) in enumerate(zip(outputs, all_v)):
+            a, n = analytical[j][i], numerical[i][j]
+            dtype = promote_types(x._t.dtype, o._t.dtype)
+            adjusted = atol * math.fsum(u) * math.fsum(v)
+            if _allclose([a], [n], rtol, adjusted, dtype):
+                continue
+            msg = (f"Jacobian mismatch for output {j:d} with respect to input {i:d},\n"
+                   f"numerical:{_scalar(n, o._t.dtype)}\nanalytical:{_scalar(a, x._t.dtype)}\n")
+            raise GradcheckError(msg + _slow_mode_error(func, inputs, outputs, i, j, eps, rtol, atol))
+
+
+def _slow_mode_error(func, inputs: tuple, outputs: tuple, i: int, j: int, eps: float, rtol: float,
+                     atol: float) -> str:
+    diff_inputs = _diff_inputs(inputs)
+    x, o = diff_inputs[i], outputs[j]
+    n = _numerical(func, inputs, eps)[i][j]
+    a = _analytical_rows(o, diff_inputs)[i]
+    rows, cols = x._t.numel, o._t.numel
+    diff = max(abs(o._t.dtype.round(p - q)) for p, q in zip(n, a)) if n else 0.0
+    msg = _FAST_MODE.format(numerical=_matrix(n, rows, cols, o._t.dtype), analytical=_matrix(a, rows, cols, x._t.dtype),
+                            diff=f"{_scalar(diff, o._t.dtype)}")
+    if _allclose(a, n, rtol, atol, o._t.dtype):
+        msg += _FAST_FAIL_SLOW_OK
+    return msg
 
 
 def _zeros_for(outputs: tuple) -> list:
-    return [leaf(0.0, o._t) for o in outputs]
+    out = []
+    for o in outputs:
+        z = o._t.dtype.round(0)
+        out.append(leaf([z] * o._t.numel if o._t.ndim else z, TensorType(o._t.dtype, o._t.shape)))
+    return out
+
+
+def _all_zero_grads(got) -> bool:
+    return all(g is None or all(e == 0 for e in _flat(g)) for g in got)
 
 
 def _check_mul_by_grad_output(outputs: tuple, inputs: tuple) -> None:
     from .api import grad
 
-    diff_inputs = [x for x in inputs if isinstance(x, Value) and x._rg]
+    diff_inputs = _diff_inputs(inputs)
     got = grad(list(outputs), diff_inputs, _zeros_for(outputs), allow_unused=True)
     for g, x in zip(got, diff_inputs):
         if g is None:
             continue
-        if g._val != 0:
+        if not all(e == 0 for e in _flat(g)):
             raise GradcheckError("backward not multiplied by grad_output")
         if g._t.dtype is not x._t.dtype:
             raise GradcheckError("grad is incorrect type")
+        if tuple(g._t.shape) != tuple(x._t.shape):
+            raise GradcheckError("grad is incorrect size")
 
 
 def _check_undefined_grad(func, inputs: tuple) -> None:
@@ -207,7 +417,7 @@ def _check_undefined_grad(func, inputs: tuple) -> None:
     # PyTorch materializes for it by default
     from .api import grad
 
-    diff_inputs = [x for x in inputs if isinstance(x, Value) and x._rg]
+    diff_inputs = _diff_inputs(inputs)
     outputs = _differentiable(_as_tuple(func(*inputs)))
     if not outputs:
         return
@@ -217,20 +427,20 @@ def _check_undefined_grad(func, inputs: tuple) -> None:
         warnings.warn(_UNDEFINED_BC, UserWarning, stacklevel=4)
         raise GradcheckError('Expected backward function to handle undefined output grads. Please look at '
                              '"Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"') from exc
-    for g in got:
-        if g is not None and g._val != 0:
-            warnings.warn(_UNDEFINED_BC, UserWarning, stacklevel=4)
-            raise GradcheckError("Expected all input grads to be undefined or zero when all output grads are "
-                                 'undefined or zero. Please look at "Notes about undefined output gradients" in '
-                                 '"tools/autograd/derivatives.yaml"')
+    if not _all_zero_grads(got):
+        warnings.warn(_UNDEFINED_BC, UserWarning, stacklevel=4)
+        raise GradcheckError("Expected all input grads to be undefined or zero when all output grads are "
+                             'undefined or zero. Please look at "Notes about undefined output gradients" in '
+                             '"tools/autograd/derivatives.yaml"')
 
 
 def _unsupported(check_forward_ad: bool, check_batched_grad: bool, check_batched_forward_grad: bool) -> None:
+    from .._base.errors import Unsupported
+
     if check_forward_ad or check_batched_forward_grad:
-        raise NotImplementedError("scalargrad has no forward-mode AD: gradcheck(check_forward_ad=True) "
-                                  "is not supported")
+        raise Unsupported("forward-mode AD (gradcheck(check_forward_ad=True))")
     if check_batched_grad:
-        raise NotImplementedError("scalargrad has no vmap: gradcheck(check_batched_grad=True) is not supported")
+        raise Unsupported("vmap (gradcheck(check_batched_grad=True))")
 
 
 def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
@@ -255,7 +465,7 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
         tupled = _as_tuple(inputs)
         _check_inputs(tupled)
         func_out = _as_tuple(func(*tupled))
-        _slow_or_fast(func, func_out, tupled, eps, rtol, atol, nondet_tol, fast_mode)
+        (_fast if fast_mode else _slow)(func, func_out, tupled, eps, rtol, atol, nondet_tol)
         outputs = _differentiable(func_out)
         if outputs:
             _check_mul_by_grad_output(outputs, tupled)
@@ -313,5 +523,9 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
 
 
 def _random_like(t: TensorType) -> Value:
-    x = t.dtype.round(random.uniform(-1.0, 1.0))
-    return leaf(x, t, requires_grad=True)
+    """``torch.testing.make_tensor(shape, low=-1, high=1, requires_grad=True)``: uniform on
+    [-1, 1) from the global generator, as PyTorch draws gradgradcheck's grad_outputs."""
+    from .._base import rng
+
+    vals = rng.uniform(t.numel, t.dtype.name, -1.0, 1.0)
+    return leaf(vals if t.ndim else vals[0], TensorType(t.dtype, t.shape), requires_grad=True)

@@ -6,14 +6,32 @@ import functools
 import inspect
 import threading
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode"]
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled"]
 
 
 class _State(threading.local):
     enabled = True  # the class attribute is every new thread's default
+    inference = False
 
 
 _state = _State()
+
+inference_listeners: list = []
+"""Callables ``fn(on: bool)`` told when inference mode starts or ends (the tensor layer marks
+the tensors made meanwhile)."""
+
+
+def _set_inference(on: bool) -> None:
+    if _state.inference is not on:
+        _state.inference = on
+        for fn in inference_listeners:
+            fn(on)
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()``."""
+    return _state.inference
 
 
 def is_grad_enabled() -> bool:
@@ -111,7 +129,9 @@ class enable_grad(no_grad):
 
 
 class inference_mode(_GradModeContext):
-    """Like ``no_grad`` (scalargrad has no separate inference tensors); bare ``@inference_mode``
+    """Inference mode: no graph is recorded and the tensors made are inference tensors, which
+    can never be saved for backward nor changed in place outside inference mode.
+    ``inference_mode(False)`` turns it off (and grad mode on); bare ``@inference_mode``
     decorates too."""
 
     def __new__(cls, mode=True):
@@ -120,7 +140,53 @@ class inference_mode(_GradModeContext):
         return cls()(mode)
 
     def __init__(self, mode: bool = True) -> None:
+        self.mode = mode
         self._mode = not mode
+
+    def __enter__(self):
+        self._prev = _state.enabled
+        self._prev_inference = _state.inference
+        _state.enabled = self._mode
+        _set_inference(self.mode)
+
+    def __exit__(self, *exc):
+        _state.enabled = self._prev
+        _set_inference(self._prev_inference)
+        return False
+
+    def __call__(self, func):
+        ctx = self
+
+        if inspect.isgeneratorfunction(func):
+            return _generator_in(func, ctx)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with ctx.clone():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+def _generator_in(func, ctx: inference_mode):
+    """A decorated generator function run in ``ctx``'s mode between its yields."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        gen = func(*args, **kwargs)
+        request = None
+        while True:
+            with ctx.clone():
+                try:
+                    response = gen.send(request)
+                except StopIteration as stop:
+                    return stop.value
+            request = yield response
+
+    return wrapper
 
 
 class set_grad_enabled(_GradModeContext):

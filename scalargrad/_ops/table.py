@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import re
 
+from .._base import anomaly
+
 __all__ = ["Op", "Api", "SECOND_BACKWARD", "REGISTRY", "register", "VERSION_ERROR", "version_error"]
 
 SECOND_BACKWARD = (
@@ -49,11 +51,20 @@ VERSION_ERROR = (
 )
 
 
+_ANOMALY_HINT = (
+    "Hint: the backtrace further above shows the operation that failed to compute its gradient. The variable in "
+    "question was changed in there or anywhere later. Good luck!"
+)
+
+
 def version_error(t, which: str, now: int, then: int) -> RuntimeError:
-    """PyTorch's error for a saved tensor changed in place since it was saved."""
+    """PyTorch's error for a saved tensor changed in place since it was saved (its hint points
+    to the traceback anomaly mode printed, when it is on)."""
     shape = ", ".join(str(s) for s in t._t.shape)
-    return RuntimeError(VERSION_ERROR.format(kind=t._t.dtype.legacy, shape=shape, which=which, now=now,
-                                             then=then))
+    text = VERSION_ERROR.format(kind=t._t.dtype.legacy, shape=shape, which=which, now=now, then=then)
+    if anomaly.state.enabled:
+        text = text[:text.index("Hint: ")] + _ANOMALY_HINT
+    return RuntimeError(text)
 
 
 def saved_node_name(name: str) -> str:

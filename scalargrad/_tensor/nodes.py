@@ -15,6 +15,7 @@ from collections import OrderedDict
 
 from .._base.handles import add_hook
 from .._ops.table import SECOND_BACKWARD
+from .saved_hooks import unpack_one
 from .tensor import Tensor, _Ext, ext, impl, leaf
 
 __all__ = ["Node", "AccumulateGrad", "node_for", "accumulate_grad_for", "node_class"]
@@ -77,6 +78,16 @@ class Node(abc.ABC):  # noqa: B024 - an ABC so that isinstance() recognises ever
             self._post = OrderedDict()
         ext(self._v)
         return add_hook(self._post, fn)
+
+    def __getattr__(self, name: str):
+        # a custom Function's node is its ctx in PyTorch: what forward set on ctx reads here
+        v = self._v
+        if not name.startswith("__") and getattr(v._op, "function", None) is not None:
+            try:
+                return getattr(v._c, name)
+            except AttributeError:
+                pass
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __call__(self, *args):
         from .._base.errors import Unsupported
@@ -143,6 +154,13 @@ def _saved(attr: str, source, needed_for=None):
             return None  # an optional tensor argument not given
         if op.is_freed and (isinstance(source, int) or source in _TENSOR_SOURCES or source.startswith("opt.")):
             raise RuntimeError(SECOND_BACKWARD)
+        e = v._ext
+        if e is not None and e.packed is not None and attr in e.packed:
+            src, value, unpack = e.packed[attr]
+            original = _result_view(v) if src == "result" else v._in[src]
+            got = unpack_one(original, value, unpack)
+            # PyTorch hands out a new tensor object even when the hook returns the saved one
+            return _copy_of(got) if got is original and src != "result" else got
         if isinstance(source, int):
             return _saved_input(v, source) if source < len(v._in) else None
         if source == "result":
@@ -199,6 +217,14 @@ def _saved_input(v: Tensor, i: int):
         now = u._version
         raise version_error(u, which, max(now, 1), min(version_then(u, v._seq), max(now, 1) - 1))
     return u
+
+
+def _copy_of(t: Tensor) -> Tensor:
+    """A new tensor object with ``t``'s elements, memory and place in the graph."""
+    r = object.__new__(type(t))
+    for s in ("_val", "_t", "_rg", "_op", "_a", "_b", "_c", "_seq", "_g", "_ext", "_s"):
+        setattr(r, s, getattr(t, s))
+    return r
 
 
 def _short_name(name: str) -> str:

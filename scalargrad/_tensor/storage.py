@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import weakref
 
-from .tensor import Tensor, _Ext, ext, leaf, next_seq
+from .tensor import INFERENCE, Tensor, _Ext, ext, leaf, next_seq
 
 __all__ = ["Counter", "Mem", "Store", "mem", "write", "alias", "version_then", "snapshot", "regenerate",
            "positions_in_base"]
@@ -102,6 +102,8 @@ def alias(t: Tensor, new: Tensor, index=None, share_version: bool = True, view: 
         base = ts.base if ts.base is not None else t
     new._s = Mem(ver, st, index, base, offset)
     st.members.append(weakref.ref(new))
+    if t._c is INFERENCE and t._op is None and new._op is None:
+        new._c = INFERENCE  # a view (or detach) of an inference tensor is one too
     return new
 
 

@@ -40,6 +40,7 @@ import warnings
 from collections import OrderedDict
 
 from .._base import dtypes
+from .._base import grad_mode as _grad_mode
 from .._base.dtypes import TensorType, round_f32
 from .._base.errors import Unsupported
 from .._base.grad_mode import _state as _grad_state
@@ -51,6 +52,46 @@ __all__ = ["Tensor", "make", "leaf", "MANY", "next_seq", "is_tensor", "get_defau
 
 next_seq = itertools.count(1).__next__
 MANY = type("Many", (), {"__repr__": lambda self: "MANY", "__slots__": ()})()  # _b of a node with 3+ inputs
+INFERENCE = type("Inference", (), {"__repr__": lambda self: "INFERENCE", "__slots__": ()})()
+"""A leaf's ``_c`` when it was made in inference mode (an inference tensor); a leaf has no
+other use for ``_c``."""
+_leaf_c = None  # what a new leaf's _c is: INFERENCE while inference mode is on
+_watch = False  # new nodes are shown to node_watchers (inference tensors, saved-tensor hooks, anomaly mode)
+_watch_reasons: set = set()
+
+
+def watch(reason: str, on: bool) -> None:
+    """Start or stop showing new nodes to ``node_watchers`` for ``reason``. Off (the usual
+    case), making a node pays one test of a global for it."""
+    global _watch
+    if on:
+        _watch_reasons.add(reason)
+    else:
+        _watch_reasons.discard(reason)
+    _watch = bool(_watch_reasons)
+
+
+node_watchers: list = []
+"""Callables ``fn(node)`` shown each new node while ``watch`` is on (the inference-tensor check
+and saved-tensor hooks, anomaly mode's forward tracebacks)."""
+
+
+def _watched(v) -> None:
+    for fn in node_watchers:
+        fn(v)
+
+
+def _inference_changed(on: bool) -> None:
+    """Told by grad_mode when inference mode starts or ends (a process-wide flag here, where
+    PyTorch's is per thread, so that making a tensor pays nothing for it). Once inference
+    tensors exist, new nodes check that they do not save one."""
+    global _leaf_c
+    _leaf_c = INFERENCE if on else None
+    if on:
+        watch("inference", True)
+
+
+_grad_mode.inference_listeners.append(_inference_changed)
 _F32_LO, _F32_HI = 1.1754943508222875e-38, 3.4028234663852886e38  # float32's normal range
 _new = object.__new__
 _f32_consts: dict = {}  # Python float -> its float32 rounding, for the + - * / fast path
@@ -95,6 +136,7 @@ def set_default_dtype(d) -> None:
     defaults["dtype"] = d
 
 
+_INFERENCE_REQUIRES_GRAD = "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
@@ -128,7 +170,7 @@ class _Ext:
     """The rarely used parts of a tensor that backward can observe; its presence sends the
     engine to its exact path."""
 
-    __slots__ = ("node", "hooks", "retain", "post_acc", "pick", "modified", "saved_version")
+    __slots__ = ("node", "hooks", "retain", "post_acc", "pick", "modified", "saved_version", "packed", "trace")
 
     def __init__(self) -> None:
         self.node = None  # the grad_fn (or AccumulateGrad) object, made on first request
@@ -138,6 +180,8 @@ class _Ext:
         self.pick = None  # (hidden node, index) for an output of a multi-output node
         self.modified = 0  # a non-leaf changed in place under no_grad: the change's stamp
         self.saved_version = 0  # a stale node's saved tensor: the version it was saved at
+        self.packed = None  # saved-tensor hooks: {saved name: (source, packed value, unpack hook)}
+        self.trace = None  # anomaly mode: the traceback of the forward call that made this node
 
 
 def ext(v: Tensor) -> _Ext:
@@ -184,13 +228,15 @@ def make(op, t: TensorType, val, ins: tuple, c=None) -> Tensor:
                     v._in = ins
                 v._c = c
                 v._seq = next_seq()
+                if _watch:
+                    _watched(v)
                 return v
             break
     v._rg = False
     v._op = None
     v._a = None
     v._b = None
-    v._c = None
+    v._c = _leaf_c
     v._seq = 0
     return v
 
@@ -204,7 +250,7 @@ def leaf(val, t: TensorType, requires_grad: bool = False, cls=None) -> Tensor:
     v._op = None
     v._a = None
     v._b = None
-    v._c = None
+    v._c = _leaf_c
     v._seq = 0
     v._g = None
     v._ext = None
@@ -257,12 +303,14 @@ def _arith(op_number, op_tensor, compute, symbol: str):
                 v._b = None
                 v._c = c
                 v._seq = next_seq()
+                if _watch:
+                    _watched(v)
             else:
                 v._rg = False
                 v._op = None
                 v._a = None
                 v._b = None
-                v._c = None
+                v._c = _leaf_c
                 v._seq = 0
             return v
         if not isinstance(other, Tensor):
@@ -293,12 +341,14 @@ def _arith(op_number, op_tensor, compute, symbol: str):
             v._b = other
             v._c = None
             v._seq = next_seq()
+            if _watch:
+                _watched(v)
         else:
             v._rg = False
             v._op = None
             v._a = None
             v._b = None
-            v._c = None
+            v._c = _leaf_c
             v._seq = 0
         return v
 
@@ -419,6 +469,8 @@ class Tensor:
     @property
     def _version(self) -> int:
         """How many times this tensor's storage was changed in place."""
+        if self._c is INFERENCE and self._op is None:
+            raise RuntimeError("Inference tensors do not track version counter.")
         s = self._s
         return 0 if s is None else s.ver.n
 
@@ -495,6 +547,8 @@ class Tensor:
             self.requires_grad_(flag)
         if flag and not self._t.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if flag and self._c is INFERENCE and not _grad_state.inference:
+            raise RuntimeError(_INFERENCE_REQUIRES_GRAD)
         self._rg = flag
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -511,8 +565,14 @@ class Tensor:
             return self
         if requires_grad and not self._t.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._c is INFERENCE and not _grad_state.inference:
+            raise RuntimeError(_INFERENCE_REQUIRES_GRAD)
         self._rg = requires_grad
         return self
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made in inference mode (it can never join a graph)."""
+        return self._c is INFERENCE and self._op is None
 
     @property
     def is_leaf(self) -> bool:

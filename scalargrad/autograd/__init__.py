@@ -1,11 +1,21 @@
-"""``torch.autograd``: ``backward``, ``grad``, ``Function``, grad mode and gradcheck."""
+"""``torch.autograd``: ``backward``, ``grad``, ``Function``, grad and inference mode, gradcheck,
+``functional``, ``graph`` utilities, anomaly mode."""
 
 from .._autograd.api import backward, grad
 from .._autograd.function import Function, FunctionCtx, once_differentiable
 from .._autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
-from .._base.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from . import function, grad_mode, graph
+from .._base.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from . import anomaly_mode, function, functional, grad_mode, graph
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
-           "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode", "gradcheck",
-           "gradgradcheck", "GradcheckError", "graph", "function", "grad_mode"]
+           "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled",
+           "gradcheck", "gradgradcheck", "GradcheckError", "graph", "function", "functional", "grad_mode",
+           "anomaly_mode", "detect_anomaly", "set_detect_anomaly"]

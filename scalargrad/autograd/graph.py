@@ -1,13 +1,18 @@
-"""``torch.autograd.graph``: the Node base class of every ``grad_fn``."""
+"""``torch.autograd.graph``: the Node base class of every ``grad_fn``, saved-tensor hooks,
+multi-grad hooks, gradient edges."""
 
+from .._autograd.edges import GradientEdge, get_gradient_edge, increment_version
+from .._autograd.graph_task import register_multi_grad_hook
 from .._tensor.nodes import AccumulateGrad, Node
+from .._tensor.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 
-__all__ = ["Node", "AccumulateGrad"]
+__all__ = ["Node", "AccumulateGrad", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "register_multi_grad_hook", "GradientEdge", "get_gradient_edge", "increment_version"]
 
 
 def __getattr__(name: str):
-    # a missing name is a missing feature (saved_tensors_hooks, register_multi_grad_hook...),
-    # named in one sentence as everywhere else, never an AttributeError about a module
+    # a missing name is a missing feature, named in one sentence as everywhere else, never an
+    # AttributeError about a module
     if name.startswith("__"):
         raise AttributeError(name)
     from .._base.errors import Unsupported

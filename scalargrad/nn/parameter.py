@@ -8,6 +8,7 @@ the tensor it is made from, and requires grad by default, even under ``no_grad``
 from __future__ import annotations
 
 from .._base.dtypes import TensorType
+from .._base.grad_mode import is_inference_mode_enabled
 from .._tensor.storage import alias
 from .._tensor.surface import _deepcopy
 from .._tensor.tensor import Tensor, defaults, leaf
@@ -38,6 +39,8 @@ class Parameter(Tensor):
                             f"{type(requires_grad).__name__}")
         if requires_grad and not data._t.dtype.is_floating_point:
             raise RuntimeError(_NOT_FLOAT)
+        if requires_grad and data.is_inference() and not is_inference_mode_enabled():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         p = leaf(list(data._val) if data._t.ndim else data._val, data._t, requires_grad, cls)
         return alias(data, p)
 

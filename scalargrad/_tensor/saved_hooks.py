@@ -1,0 +1,199 @@
+"""Saved-tensor hooks (``torch.autograd.graph.saved_tensors_hooks``) and the inference-tensor
+check: what happens when a node saves a tensor.
+
+scalargrad's nodes save nothing of their own: a node's backward reads its inputs and its
+result, and the op table declares which of them PyTorch's node would have saved (``saved``,
+with the inputs whose gradients need each one). While hooks are registered, every new node is
+shown to ``watch_node``, which calls the innermost pack hook on each tensor PyTorch would save
+(at the op, under no_grad, in the order of the saved names) and keeps what it returns with
+the unpack hook in the node's ``_ext.packed``. Backward and ``_saved_*`` access then read the
+saved tensors through the unpack hook (``unpacked``). As in PyTorch, a tensor saved through
+hooks is not version-checked, Python numbers (wrapped scalars) are not packed, and a custom
+Function's ``save_for_backward`` tensors are packed after its forward returns.
+"""
+
+from __future__ import annotations
+
+from .._base import grad_mode
+from .tensor import INFERENCE, Tensor, _Ext, node_watchers, watch
+
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "watch_node", "unpacked",
+           "unpack_one", "current_hooks", "SAVED_INFERENCE"]
+
+SAVED_INFERENCE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
+    "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`."
+)
+
+_stack: list = []  # (pack_hook, unpack_hook), innermost last
+_disabled: list = []  # error messages of the disable_saved_tensors_hooks blocks we are in
+
+
+def current_hooks():
+    """The innermost ``(pack, unpack)`` pair, or None."""
+    return _stack[-1] if _stack else None
+
+
+class saved_tensors_hooks:
+    """Context manager: ``pack_hook(tensor)`` runs when an op saves a tensor for backward, and
+    ``unpack_hook(packed)`` (which must return a tensor) when backward or ``_saved_*`` reads it.
+    Nested blocks: the innermost pair applies."""
+
+    def __init__(self, pack_hook, unpack_hook) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        if _disabled:
+            raise RuntimeError(_disabled[-1])
+        _stack.append((self.pack_hook, self.unpack_hook))
+        watch("saved_hooks", True)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _stack.pop()
+        if not _stack:
+            watch("saved_hooks", False)
+
+
+def _pack_to_cpu(t: Tensor):
+    return (t.device, t)  # already on the CPU: Tensor.cpu() is the tensor itself
+
+
+def _unpack_from_cpu(packed) -> Tensor:
+    return packed[1]
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Keep saved tensors on the CPU (where scalargrad's always are): pack and unpack hooks
+    that move nothing."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        super().__init__(_pack_to_cpu, _unpack_from_cpu)
+
+
+class disable_saved_tensors_hooks:
+    """Context manager (and decorator): registering saved-tensor hooks inside raises
+    ``RuntimeError(error_message)``."""
+
+    def __init__(self, error_message: str) -> None:
+        self.error_message = error_message
+
+    def __enter__(self):
+        _disabled.append(self.error_message)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _disabled.pop()
+
+    def __call__(self, func):
+        import functools
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with disable_saved_tensors_hooks(self.error_message):
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+def _saved_tensors(v: Tensor):
+    """``(name, source, tensor)`` for each tensor node ``v`` saves, in the order PyTorch saves
+    them (by name, which is the order of their first use in derivatives.yaml for mul, div, mm)."""
+    op = v._op
+    entries = getattr(op, "base", op).saved
+    ins = v._in
+    out = []
+    for entry in sorted(entries, key=lambda e: e[0]):
+        name, source = entry[0], entry[1]
+        needed_for = entry[2] if len(entry) > 2 else None
+        if needed_for is not None and not any(ins[i]._rg for i in needed_for if i < len(ins)):
+            continue
+        if isinstance(source, int) and not isinstance(source, bool):
+            if source < len(ins) and isinstance(ins[source], Tensor):
+                out.append((name, source, ins[source]))
+        elif source == "result":
+            out.append((name, source, None))
+    return out
+
+
+def watch_node(v: Tensor) -> None:
+    """A new node: refuse it if it saves an inference tensor; pack what it saves if hooks are
+    registered."""
+    saved = _saved_tensors(v)
+    for _name, _source, t in saved:
+        if t is not None and t._c is INFERENCE and t._op is None:
+            raise RuntimeError(SAVED_INFERENCE)
+    hooks = current_hooks()
+    if hooks is None or not saved:
+        return
+    pack, unpack = hooks
+    packed = {}
+    prev = grad_mode._state.enabled
+    grad_mode._state.enabled = False  # PyTorch packs under no_grad
+    try:
+        for name, source, t in saved:
+            packed[name] = (source, pack(_output_of(v) if t is None else t), unpack)
+    finally:
+        grad_mode._state.enabled = prev
+    e = v._ext
+    if e is None:
+        e = v._ext = _Ext()
+    e.packed = packed
+
+
+def _output_of(v: Tensor) -> Tensor:
+    """The saved result as PyTorch hands it to a pack hook: a new tensor object that is the
+    same node (its grad_fn is ``v``'s)."""
+    r = object.__new__(Tensor)
+    for s in ("_val", "_t", "_rg", "_op", "_a", "_b", "_c", "_seq", "_s"):
+        setattr(r, s, getattr(v, s))
+    r._g = None
+    r._ext = _Ext()
+    r._ext.node = v.grad_fn
+    return r
+
+
+def unpack_one(original: Tensor, packed, unpack) -> Tensor:
+    """``unpack(packed)``, checked, carrying ``original``'s place in the graph: the tensor
+    itself when the hook returns it, else a tensor with the unpacked elements and the
+    original's node (PyTorch gives the unpacked tensor the saved one's autograd metadata)."""
+    got = unpack(packed)
+    if not isinstance(got, Tensor):
+        raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                        f"{type(got).__name__}")
+    if got is original:
+        return original
+    r = object.__new__(type(original))
+    for s in ("_rg", "_op", "_a", "_b", "_c", "_seq"):
+        setattr(r, s, getattr(original, s))
+    r._val = list(got._val) if got._t.ndim else got._val
+    r._t = got._t
+    r._g = None
+    r._ext = original._ext if original._op is not None else None
+    r._s = None
+    return r
+
+
+def unpacked(v: Tensor) -> Tensor:
+    """A stand-in for node ``v`` whose saved inputs and result are the unpack hooks' tensors,
+    for its op's backward to read (its gradients still go to ``v``'s real inputs)."""
+    packed = v._ext.packed
+    r = object.__new__(Tensor)
+    for s in ("_val", "_t", "_rg", "_op", "_a", "_b", "_c", "_seq", "_g", "_s"):
+        setattr(r, s, getattr(v, s))
+    r._ext = None
+    ins = list(v._in)
+    for source, value, unpack in packed.values():
+        if source == "result":
+            got = unpack_one(v, value, unpack)
+            r._val = got._val
+            r._t = got._t
+        else:
+            ins[source] = unpack_one(ins[source], value, unpack)
+    r._in = tuple(ins)
+    return r
+
+
+node_watchers.append(watch_node)

@@ -1,0 +1,56 @@
+"""The calls test_autograd_functional.py runs on scalargrad and on PyTorch (``lib``)."""
+
+
+def run(lib):
+    F = lib.autograd.functional
+    out = []
+    def rec(f, *a, **k):
+        try:
+            out.append(repr(f(*a, **k)))
+        except Exception as e:
+            out.append(type(e).__name__ + ": " + str(e))
+    x = lib.tensor([[0.5, 1.0], [2.0, -1.0]])
+    y = lib.tensor([0.3, -0.2])
+    f1 = lambda a: (a * a).sum(1)
+    f2 = lambda a, b: (a @ b, a.sum() * b)
+    rec(F.jacobian, f1, x)
+    rec(F.jacobian, f2, (x, y))
+    rec(F.jacobian, f1, (x,))
+    rec(F.jacobian, f1, x, create_graph=True)
+    rec(F.jacobian, lambda a: a * 0 + 1, x, strict=True)
+    rec(F.jacobian, lambda a, b: a * 2, (x, y), strict=True)
+    rec(F.jacobian, lambda a, b: a * 2, (x, y))
+    rec(F.jacobian, f1, x, vectorize=True)
+    rec(F.jacobian, f1, 3.0)
+    rec(F.jacobian, f1, (x, 3))
+    g = lambda a: (a ** 3).sum()
+    rec(F.hessian, g, y)
+    rec(F.hessian, lambda a, b: (a * b.sum()).pow(2).sum(), (x, y))
+    rec(F.hessian, lambda a: a * 2, y)
+    rec(F.hessian, lambda a: (a * 2).sum(), y, strict=True)
+    rec(F.hessian, g, y, create_graph=True)
+    rec(F.vjp, f1, x, lib.tensor([1.0, 2.0]))
+    rec(F.vjp, f1, x)
+    rec(F.vjp, g, y)
+    rec(F.vjp, f2, (x, y), (lib.tensor([1.0, 2.0]), lib.tensor([1.0, -1.0])), create_graph=True)
+    rec(F.vjp, f1, x, lib.tensor([1.0, 2.0, 3.0]))
+    rec(F.vjp, f2, (x, y), (lib.tensor([1.0, 2.0]),))
+    rec(F.jvp, f1, x, lib.ones(2, 2))
+    rec(F.jvp, f2, (x, y), (lib.ones(2, 2), lib.ones(2)))
+    rec(F.jvp, f1, x)
+    rec(F.jvp, f1, x, lib.ones(2, 2), create_graph=True)
+    rec(F.hvp, g, y, lib.tensor([1.0, 0.5]))
+    rec(F.vhp, g, y, lib.tensor([1.0, 0.5]))
+    rec(F.hvp, g, y)
+    rec(F.hvp, f1, x, lib.ones(2, 2))
+    rec(F.vhp, lambda a, b: (a * b.sum()).pow(2).sum(), (x, y), (lib.ones(2, 2), lib.ones(2)), create_graph=True)
+    rec(F.vhp, lambda a: (a*2).sum(), y, lib.ones(2), strict=True)
+    rec(F.hvp, lambda a: (a*2).sum(), y, lib.ones(2), strict=True)
+    rec(F.vjp, lambda a: a.detach(), y, lib.ones(2), strict=True)
+    rec(F.vjp, lambda a: a.detach(), y, lib.ones(2))
+    xr = lib.tensor([1.0, 2.0], requires_grad=True)
+    j = F.jacobian(lambda a: a ** 2, xr, create_graph=True)
+    out.append(repr(j))
+    j.sum().backward()
+    out.append(repr(xr.grad))
+    return out

@@ -1,0 +1,173 @@
+"""Custom autograd.Function plumbing as PyTorch 2.13 has it: new-style forward + setup_context,
+mark_non_differentiable, set_materialize_grads, mark_dirty, save_for_backward's version check,
+saved_tensors after backward, needs_input_grad, once_differentiable, non-tensor outputs, the
+same tensor returned twice, trailing None gradients, an input returned as is, plain numbers,
+output_nr, Parameter() without data."""
+
+from __future__ import annotations
+
+import pytest
+
+import scalargrad as torch
+
+VERSION = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
+           "[torch.FloatTensor [2]], which is output 0 of Mul, is at version 1; expected version 0 instead. Hint: "
+           "enable anomaly detection to find the operation that failed to compute its gradient, with "
+           "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+class Scale(torch.autograd.Function):
+    """New style: forward without ctx, setup_context saves."""
+
+    @staticmethod
+    def forward(x, k):
+        return x * k
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.k = inputs[1]
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.k, None
+
+
+def test_new_style_and_ctx_attributes_on_grad_fn():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = Scale.apply(x, 3.0)
+    assert y.grad_fn.k == 3.0 and y.grad_fn.name() == "ScaleBackward"
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+    assert Scale.apply(2.0, 4.0) == 8.0  # plain numbers: forward's result as is
+
+
+class Double(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+
+@pytest.mark.no_sympy_check  # forward changes the clone's result in place, as mark_dirty Functions do
+def test_mark_dirty_returns_the_input_itself():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad has been used in an in-place"):
+        Double.apply(x)
+    assert x.tolist() == [2.0, 4.0]  # forward ran before the refusal, as in PyTorch
+    h = x.clone()
+    r = Double.apply(h)
+    assert r is h and h.tolist() == [4.0, 8.0] and h._version == 2  # mul_, then mark_dirty
+    assert h.grad_fn.name() == "DoubleBackward"
+    r.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]  # d(2 * clone(x))/dx; the clone passes it on
+
+
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 2 * x * g
+
+
+@pytest.mark.no_sympy_check  # the saved input changes on purpose
+def test_saved_tensors_version_check_and_second_backward():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 1
+    y = Square.apply(h)
+    with torch.no_grad():
+        h.add_(1)
+    with pytest.raises(RuntimeError) as err:
+        y.sum().backward()
+    assert str(err.value) == VERSION
+    y = Square.apply(x)
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
+        _ = y.grad_fn.saved_tensors
+
+
+class Once(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 3
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g):
+        assert not torch.is_grad_enabled()
+        return g * 3
+
+
+def test_once_differentiable():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    (gx,) = torch.autograd.grad(Once.apply(x).sum(), x, create_graph=True)
+    assert gx.tolist() == [3.0, 3.0] and not gx.requires_grad  # ones that do not require grad
+    go = torch.tensor(1.0, requires_grad=True)
+    (gx,) = torch.autograd.grad(Once.apply(x).sum(), x, go, create_graph=True)
+    assert repr(gx) == "tensor([3., 3.], grad_fn=<Error>)"
+    assert gx.grad_fn.name() == "torch::autograd::Error"
+    with pytest.raises(RuntimeError, match="^trying to differentiate twice a function that was marked with "
+                                           "@once_differentiable$"):
+        gx.sum().backward()
+
+
+def test_outputs_and_gradient_slots():
+    class Twice(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x * 2
+            return y, y, "label"
+
+        @staticmethod
+        def backward(ctx, g1, g2, g3):
+            assert g3 is None  # a non-tensor output has no gradient slot
+            return g1 * 2 + g2 * 2, None, None  # trailing Nones are accepted
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    p, q, label = Twice.apply(x)
+    assert p is q and p.output_nr == 1 and label == "label"
+    (p.sum() + 10 * q.sum()).backward()  # both gradients reach the last place: 11 * 2
+    assert x.grad.tolist() == [22.0, 22.0]
+
+
+def test_input_returned_as_is_is_a_view():
+    class Identity(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 5
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = Identity.apply(x)
+    assert y is not x and y._base is x and not y.is_leaf
+    y.sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]
+
+
+def test_empty_parameter():
+    p = torch.nn.Parameter()
+    assert repr(p) == "Parameter containing:\ntensor([], requires_grad=True)" and p.shape == (0,)
+
+
+@pytest.mark.no_sympy_check  # the program changes saved tensors in place on purpose
+def test_matches_pytorch(torch_ref):
+    import importlib.util
+    import pathlib
+
+    spec = importlib.util.spec_from_file_location("function_cases", pathlib.Path(__file__).parent / "function_cases.py")
+    cases = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cases)
+    ours, theirs = cases.run(torch), cases.run(torch_ref)
+    assert [str(o) for o in ours] == [str(o) for o in theirs]

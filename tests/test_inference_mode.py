@@ -1,0 +1,106 @@
+"""inference_mode: is_inference_mode_enabled, Tensor.is_inference, and PyTorch's refusals of
+inference tensors in autograd (saved for backward, changed in place, made to require grad)."""
+
+from __future__ import annotations
+
+import pytest
+
+import scalargrad as torch
+
+SAVED = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+         "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and "
+         "use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+           "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
+REQUIRES = "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+
+
+def test_mode_flags_and_marks():
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    assert not torch.is_inference_mode_enabled()
+    with torch.inference_mode():
+        assert torch.is_inference_mode_enabled() and not torch.is_grad_enabled()
+        x = torch.tensor([3.0, 4.0])
+        y = w * 2
+        s = torch.tensor(2.0) * 3
+        assert x.is_inference() and y.is_inference() and s.is_inference() and not y.requires_grad
+        with torch.inference_mode(False):
+            assert not torch.is_inference_mode_enabled() and torch.is_grad_enabled()
+            assert not (w * 2).is_inference()
+        assert torch.is_inference_mode_enabled()
+    assert not torch.is_inference_mode_enabled() and torch.is_grad_enabled()
+    assert not w.is_inference() and torch.is_inference(x)
+    # what is computed from inference tensors outside the mode is normal; views and detach are not
+    assert not (x * 2).is_inference() and not x.clone().is_inference()
+    assert x.view(2).is_inference() and x[0].is_inference() and x.detach().is_inference()
+
+
+def test_decorators():
+    @torch.inference_mode()
+    def called(a):
+        return a * 2, torch.is_inference_mode_enabled()
+
+    @torch.inference_mode
+    def bare(a):
+        return a * 2
+
+    w = torch.tensor([1.0], requires_grad=True)
+    out, flag = called(w)
+    assert flag and out.is_inference() and not out.requires_grad
+    assert bare(w).is_inference() and not torch.is_inference_mode_enabled()
+
+
+def test_refusals():
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    a = torch.tensor(1.0, requires_grad=True)
+    with torch.inference_mode():
+        x = torch.tensor([3.0, 4.0])
+        s = torch.tensor(2.0)
+        x.add_(1)  # allowed inside
+    assert x.tolist() == [4.0, 5.0]
+    with pytest.raises(RuntimeError) as err:
+        x * w  # mul saves x for w's gradient
+    assert str(err.value) == SAVED
+    with pytest.raises(RuntimeError, match="^Inference tensors cannot be saved"):
+        s * a  # the 0-dim fast path too
+    with pytest.raises(RuntimeError, match="^Inference tensors cannot be saved"):
+        w.sin() * x
+    assert (x + w).tolist() == [5.0, 7.0]  # add saves nothing
+    assert x.sin().tolist() == pytest.approx([-0.7568025, -0.9589243], abs=1e-6)  # no graph: allowed
+    with pytest.raises(RuntimeError) as err:
+        x.add_(1)
+    assert str(err.value) == INPLACE
+    with pytest.raises(RuntimeError) as err:
+        x.requires_grad_()
+    assert str(err.value) == REQUIRES
+    with pytest.raises(RuntimeError, match="^Setting requires_grad=True on inference tensor"):
+        torch.nn.Parameter(x)
+    with pytest.raises(RuntimeError, match="^Inference tensors do not track version counter.$"):
+        _ = x._version
+    # a clone is a normal tensor, usable in autograd
+    (x.clone() * w).sum().backward()
+    assert w.grad.tolist() == [4.0, 5.0]
+
+
+def test_matches_pytorch(torch_ref):
+    def run(lib):
+        out = []
+        w = lib.tensor([1.0, 2.0], requires_grad=True)
+        with lib.inference_mode():
+            x = lib.tensor([3.0, 4.0])
+            y = w * 2
+            out.append((lib.is_inference_mode_enabled(), lib.is_grad_enabled(), x.is_inference(),
+                        y.is_inference(), y.requires_grad))
+        for f in (lambda: x * w, lambda: x + w, lambda: w.mul(x), lambda: x.requires_grad_(),
+                  lambda: x._version, lambda: (x * 2).is_inference(), lambda: x.view(2).is_inference(),
+                  lambda: x.detach().is_inference(), lambda: x.clone().is_inference()):
+            try:
+                out.append(repr(f()))
+            except RuntimeError as exc:
+                out.append(str(exc))
+        with lib.no_grad():
+            with lib.inference_mode(False):
+                out.append((lib.is_inference_mode_enabled(), lib.is_grad_enabled()))
+        return out
+
+    assert run(torch) == run(torch_ref)

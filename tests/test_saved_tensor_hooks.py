@@ -1,0 +1,134 @@
+"""torch.autograd.graph.saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks: pack at
+the op (in PyTorch's order, under no_grad), unpack when backward or ``_saved_*`` reads the
+tensor, for built-in ops and custom Functions."""
+
+from __future__ import annotations
+
+import pytest
+
+import scalargrad as torch
+from scalargrad.autograd.graph import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
+
+
+def test_pack_at_the_op_unpack_at_backward():
+    log = []
+
+    def pack(t):
+        log.append(("pack", t.tolist(), torch.is_grad_enabled()))
+        return t
+
+    def unpack(t):
+        log.append(("unpack", t.tolist()))
+        return t
+
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    with saved_tensors_hooks(pack, unpack):
+        y = a * b  # mul saves other (for self's gradient), then self
+        z = y * 2  # a Python number is not packed
+        s = z.sum()  # sum saves no tensor
+    assert log == [("pack", [3.0, 4.0], False), ("pack", [1.0, 2.0], False)]
+    log.clear()
+    s.backward(retain_graph=True)
+    assert log == [("unpack", [3.0, 4.0]), ("unpack", [1.0, 2.0])]
+    assert a.grad.tolist() == [6.0, 8.0] and b.grad.tolist() == [2.0, 4.0]
+    log.clear()
+    assert y.grad_fn._saved_other.tolist() == [3.0, 4.0] and log == [("unpack", [3.0, 4.0])]
+
+
+@pytest.mark.no_sympy_check  # an unpack hook that changes the values changes the gradient on purpose
+def test_unpacked_values_are_what_backward_uses():
+    x = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+    with saved_tensors_hooks(lambda t: t.tolist(), lambda p: torch.tensor(p, dtype=torch.float64)):
+        (x * x).sum().backward()
+    assert x.grad.tolist() == [1.0, 3.0]
+    x.grad = None
+    with saved_tensors_hooks(lambda t: t, lambda t: t * 10):  # d sin / dx read at 10 x
+        x.sin().sum().backward()
+    assert x.grad.tolist() == pytest.approx([0.28366218546322625, -0.7596879128588213], abs=1e-15)
+
+
+def test_saved_result_is_packed():
+    x = torch.tensor([0.0, 1.0], dtype=torch.float64, requires_grad=True)
+    seen = []
+    with saved_tensors_hooks(lambda t: seen.append(t.grad_fn.name()) or t, lambda t: t):
+        e = x.exp()
+    assert seen == ["ExpBackward0"]
+    assert e.grad_fn._saved_result.grad_fn.name() == "ExpBackward0"
+
+
+def test_nesting_uses_the_innermost_pair():
+    outer, inner = [], []
+    x = torch.tensor([0.5, 1.5], requires_grad=True)
+    with saved_tensors_hooks(lambda t: outer.append(1) or t, lambda t: t):
+        with saved_tensors_hooks(lambda t: inner.append(1) or t, lambda t: t):
+            x.exp()
+        x.sin()
+    assert (outer, inner) == ([1], [1])
+
+
+def test_errors():
+    x = torch.tensor([0.5, 1.5], requires_grad=True)
+    with saved_tensors_hooks(lambda t: t, lambda t: 3):
+        y = x.exp().sum()
+    with pytest.raises(TypeError, match="^Output of saved tensor unpack_hook expected to be a Tensor but got "
+                                        "result of type int$"):
+        y.backward()
+    with disable_saved_tensors_hooks("no hooks here"):
+        with pytest.raises(RuntimeError, match="^no hooks here$"):
+            saved_tensors_hooks(lambda t: t, lambda t: t).__enter__()
+    with saved_tensors_hooks(lambda t: t, lambda t: t):
+        y = (x * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
+        y.backward()
+
+
+@pytest.mark.no_sympy_check  # the saved tensor changes after the forward on purpose
+def test_no_version_check_through_hooks():
+    # PyTorch checks no version of a tensor saved through hooks: the changed values are used
+    x = torch.tensor([0.5, 1.5], requires_grad=True)
+    w = torch.tensor([2.0, 3.0])
+    with saved_tensors_hooks(lambda t: t, lambda t: t):
+        y = (x * w).sum()
+    w.mul_(2)
+    y.backward()
+    assert x.grad.tolist() == [4.0, 6.0]
+
+
+def test_save_on_cpu_and_custom_functions():
+    log = []
+
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            log.append("forward")
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return 2 * g * a
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with saved_tensors_hooks(lambda t: log.append("pack") or t, lambda t: log.append("unpack") or t):
+        y = Square.apply(x)
+    y.sum().backward()
+    assert log == ["forward", "pack", "unpack"] and x.grad.tolist() == [2.0, 4.0]
+    x.grad = None
+    with save_on_cpu():
+        (x * x).sum().backward()
+    assert x.grad.tolist() == [2.0, 4.0]
+
+
+@pytest.mark.no_sympy_check  # the program's unpack hooks change gradients on purpose
+def test_matches_pytorch(torch_ref):
+    import importlib.util
+    import pathlib
+
+    spec = importlib.util.spec_from_file_location("saved_hooks_cases",
+                                                  pathlib.Path(__file__).parent / "saved_hooks_cases.py")
+    cases = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cases)
+    assert cases.run(torch) == cases.run(torch_ref)
