@@ -34,29 +34,14 @@ NOT_YET: dict[str, str] = {
     # missing features, named by scalargrad's Unsupported error
     "005_linear_regression_sgd_ko": "not supported: torch.FloatTensor",
     "013_clip_grad_norm_zh": "not supported: Tensor.norm",
-    "021_multi_grad_hook": "not supported: torch.autograd.graph.register_multi_grad_hook",
     "026_straight_through_estimator_ko": "not supported: torch.round",
     "031_function_mark_non_differentiable": "not supported: Tensor.sort",
     "035_torch_save_bytesio": "not supported: torch.save",
-    "042_no_grad_inference_mode_ja": "not supported: Tensor.is_inference",
     "044_higher_order_grad": "not supported: Tensor.norm",
     "045_vector_jacobian_product": "not supported: Tensor.norm",
-    "046_autograd_functional_jacobian": "not supported: torch.autograd.functional",
     "051_repr_special_values": "not supported: torch.set_printoptions",
     "052_dataloader_tensordataset": "not supported: torch.utils.data",
-    "055_saved_tensors_hooks": "not supported: torch.autograd.graph.saved_tensors_hooks",
     # wrong behaviour or a Python error where PyTorch has the feature
-    "027_function_setup_context": "differs: line 1: PyTorch prints 'tensor([[-1.4000,  2.4000],', scalargrad "
-                                  "'<missing>'; scalargrad raised TypeError: LinearFunction.forward() takes 3 "
-                                  "positional arguments but 4 were given",  # forward without ctx + setup_context
-    "028_gradcheck_custom_function": "differs: line 1: PyTorch prints 'True', scalargrad '<missing>'; scalargrad "
-                                     "raised TypeError: unsupported operand type(s) for -: 'list' and 'float'",
-    "029_once_differentiable": "differs: line 2: PyTorch prints 'False None', scalargrad "
-                               "'True <MulBackward0 object at 0xADDR>'",  # its backward must run under no_grad
-    "030_function_mul_constant": "differs: line 3: PyTorch prints 'tensor(3.3750, grad_fn=<MyCubeBackward>) "
-                                 "tensor(6.7500, grad_fn=<MyCubeBackward>) tensor(15.7500)', scalargrad '<missing>'; "
-                                 "scalargrad raised TypeError: MyCube.forward() takes 1 positional argument but 2 "
-                                 "were given",  # forward without ctx + setup_context
     "054_device_agnostic_code": "differs: line 1: PyTorch prints '2.13.0+cpu', scalargrad '0.2.0'",  # __version__
     "056_variable_legacy_zh": "differs: line 1: PyTorch prints 'tensor([[1., 1.],', scalargrad '<missing>'; "
                               "scalargrad raised ImportError: cannot import name 'Variable' from "
