@@ -104,3 +104,29 @@ def test_matches_pytorch(torch_ref):
         return out
 
     assert run(torch) == run(torch_ref)
+
+
+def test_inference_mode_is_per_thread():
+    # entered in another thread and never left: this thread's tensors stay normal (PyTorch's
+    # InferenceMode is thread-local); the fuzzer's thread programs do exactly this
+    import threading
+
+    import scalargrad as torch
+
+    t = threading.Thread(target=lambda: torch.inference_mode().__enter__())
+    t.start()
+    t.join()
+    x = torch.tensor(2.0, requires_grad=True)
+    assert not torch.is_inference_mode_enabled()
+    assert not torch.tensor(1.0).is_inference() and not (x * 2).is_inference()
+    y = torch.tensor(2.0)
+    y.add_(1)
+    (x / torch.tensor(3.0)).backward()
+    assert y.item() == 3.0 and x.grad.item() == torch.tensor(1 / 3).item()
+    with torch.inference_mode():
+        inside = torch.tensor(1.0)
+        other = []
+        t = threading.Thread(target=lambda: other.append(torch.tensor(1.0).is_inference()))
+        t.start()
+        t.join()
+    assert inside.is_inference() and other == [False]

@@ -81,14 +81,24 @@ def _watched(v) -> None:
         fn(v)
 
 
+_inference_threads = 0  # threads inside inference mode now
+
+
 def _inference_changed(on: bool) -> None:
-    """Told by grad_mode when inference mode starts or ends (a process-wide flag here, where
-    PyTorch's is per thread, so that making a tensor pays nothing for it). Once inference
-    tensors exist, new nodes check that they do not save one."""
-    global _leaf_c
-    _leaf_c = INFERENCE if on else None
+    """Told by grad_mode when inference mode starts or ends in the calling thread. Inference
+    mode is per thread, as in PyTorch; ``_leaf_c`` is set while any thread is in it, so that a
+    new leaf pays one test of a global otherwise and asks its own thread (``_leaf_c_here``)
+    only then. Once inference tensors exist, new nodes check that they do not save one."""
+    global _leaf_c, _inference_threads
+    _inference_threads = max(0, _inference_threads + (1 if on else -1))
+    _leaf_c = INFERENCE if _inference_threads else None
     if on:
         watch("inference", True)
+
+
+def _leaf_c_here():
+    """A new leaf's ``_c`` in this thread while some thread is in inference mode."""
+    return INFERENCE if _grad_state.inference else None
 
 
 _grad_mode.inference_listeners.append(_inference_changed)
@@ -236,7 +246,7 @@ def make(op, t: TensorType, val, ins: tuple, c=None) -> Tensor:
     v._op = None
     v._a = None
     v._b = None
-    v._c = _leaf_c
+    v._c = _leaf_c and _leaf_c_here()
     v._seq = 0
     return v
 
@@ -250,7 +260,7 @@ def leaf(val, t: TensorType, requires_grad: bool = False, cls=None) -> Tensor:
     v._op = None
     v._a = None
     v._b = None
-    v._c = _leaf_c
+    v._c = _leaf_c and _leaf_c_here()
     v._seq = 0
     v._g = None
     v._ext = None
@@ -310,7 +320,7 @@ def _arith(op_number, op_tensor, compute, symbol: str):
                 v._op = None
                 v._a = None
                 v._b = None
-                v._c = _leaf_c
+                v._c = _leaf_c and _leaf_c_here()
                 v._seq = 0
             return v
         if not isinstance(other, Tensor):
@@ -348,7 +358,7 @@ def _arith(op_number, op_tensor, compute, symbol: str):
             v._op = None
             v._a = None
             v._b = None
-            v._c = _leaf_c
+            v._c = _leaf_c and _leaf_c_here()
             v._seq = 0
         return v
 
