@@ -23,7 +23,7 @@ from .._ops import elementwise as E
 from .._ops import shape as S
 from .._ops.table import REGISTRY
 from . import factories as F
-from . import indexing, pointwise, products, reduce, softmax, views
+from . import indexing, legacy, pointwise, products, reduce, softmax, views
 from .build import binary, broadcast_shapes, elementwise, refuse_bool, result_dtype, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
@@ -731,6 +731,8 @@ _LEGACY = {d.legacy: d for d in (dtypes.float32, dtypes.float64, dtypes.float16,
 def _type(self, dtype=None, non_blocking=False, **kwargs):
     if dtype is None:
         return self._t.dtype.legacy
+    if isinstance(dtype, legacy.tensortype):
+        dtype = dtype.dtype
     if isinstance(dtype, str):
         if dtype not in _LEGACY:
             raise ValueError(f"invalid type: '{dtype}'")
@@ -969,6 +971,10 @@ def install() -> None:
                  "arange", "linspace", "eye"):
         FUNCTIONS[name] = getattr(F, name)
     FUNCTIONS["device"] = F.device
+    FUNCTIONS.update(legacy.LEGACY_TYPES)
+    FUNCTIONS["tensortype"] = legacy.tensortype
+    FUNCTIONS["set_default_device"] = legacy.set_default_device
+    FUNCTIONS["get_default_device"] = legacy.get_default_device
     FUNCTIONS["layout"] = F.layout
     FUNCTIONS["strided"] = F.strided
     FUNCTIONAL["linear"] = products.linear
