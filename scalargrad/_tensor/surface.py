@@ -23,7 +23,7 @@ from .._ops import elementwise as E
 from .._ops import shape as S
 from .._ops.table import REGISTRY
 from . import factories as F
-from . import indexing, legacy, pointwise, products, reduce, softmax, views
+from . import indexing, legacy, pointwise, products, reduce, rounding, softmax, views
 from .build import binary, broadcast_shapes, elementwise, refuse_bool, result_dtype, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
@@ -966,6 +966,7 @@ def install() -> None:
     _install_pointwise()
     _install_reductions()
     _install_shapes()
+    rounding.install(_method, _function)
     for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
                  "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
                  "arange", "linspace", "eye"):
