@@ -76,7 +76,8 @@ def _bind_unary(op) -> None:
     for n in (name,) + api.aliases:
         _method(n, _clone_fn(method))
     if api.inplace:
-        _method(api.inplace, lambda self: inplace(self, lambda t: unary(op, t)))
+        for n in (api.inplace,) + tuple(a + "_" for a in api.aliases):  # absolute_, negative_, fix_
+            _method(n, lambda self: inplace(self, lambda t: unary(op, t)))
     for fname in api.function:
         def function(input, *, out=None, _n=fname):  # noqa: A002 - PyTorch's names
             _check_input(_n, input)
@@ -123,7 +124,8 @@ def _bind_binary(op, tensor_only: bool = False, alpha: bool = False) -> None:
     for n in (name,) + api.aliases:
         _method(n, _clone_fn(method))
     if api.inplace:
-        _method(api.inplace, method_inplace)
+        for n in (api.inplace,) + tuple(a + "_" for a in api.aliases):  # subtract_, multiply_, less_
+            _method(n, _clone_fn(method_inplace))
     for fname in api.function:
         _function(fname, _clone_fn(function))
 
@@ -148,7 +150,8 @@ def _install_elementwise() -> None:
 
     for n in ("div", "divide", "true_divide"):
         _method(n, _clone_fn(div))
-    _method("div_", lambda self, other, *, rounding_mode=None: inplace(self, lambda t: _div(t, other, rounding_mode)))
+    for n in ("div_", "divide_", "true_divide_"):
+        _method(n, lambda self, other, *, rounding_mode=None: inplace(self, lambda t: _div(t, other, rounding_mode)))
 
     def div_fn(input, other, *, rounding_mode=None, out=None):  # noqa: A002
         _check_input("div", input)
@@ -517,7 +520,8 @@ def _install_shapes() -> None:
     _method("transpose", views.transpose)
     _method("swapaxes", views.transpose)
     _method("swapdims", views.transpose)
-    _method("transpose_", lambda self, d0, d1: _inplace_view(self, lambda t: views.transpose(t, d0, d1)))
+    for n in ("transpose_", "swapaxes_", "swapdims_"):
+        _method(n, lambda self, d0, d1: _inplace_view(self, lambda t: views.transpose(t, d0, d1)))
     _method("permute", views.permute)
     _method("select", views.select)
     _method("narrow", views.narrow)
@@ -597,6 +601,8 @@ def _install_shapes() -> None:
     _method("outer", products.outer)
     _method("ger", products.outer)
     _method("addmm", lambda self, mat1, mat2, *, beta=1, alpha=1: products.addmm(self, mat1, mat2, beta, alpha))
+    _method("addmm_", lambda self, mat1, mat2, *, beta=1, alpha=1: inplace(
+        self, lambda t: products.addmm(t, mat1, mat2, beta, alpha)))
 
     for name, fn in (("reshape", views.reshape), ("flatten", views.flatten), ("squeeze", views.squeeze),
                      ("unsqueeze", views.unsqueeze), ("t", views.t), ("transpose", views.transpose),
@@ -960,6 +966,45 @@ def install_unsupported() -> None:
             setattr(Tensor, name, _unsupported_attribute(name))
 
 
+# torch's in-place functions (``torch.relu_(x)`` is ``x.relu_()``), PyTorch 2.13's list
+_TORCH_INPLACE = ("abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
+                  "arctanh_", "as_strided_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "celu_", "clamp_",
+                  "clamp_max_", "clamp_min_", "clip_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_",
+                  "exp2_", "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "gcd_", "i0_", "index_put_",
+                  "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_",
+                  "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "selu_", "sigmoid_", "sin_",
+                  "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "threshold_", "trunc_", "xlogy_", "zero_")
+
+
+# the in-place functions with a Tensor and a Number overload: PyTorch's refusal lists both
+_OVERLOADS = {"clamp_": "min = None, {0} max = None", "clip_": "min = None, {0} max = None", "fill_": "value",
+              "clamp_min_": "min", "clamp_max_": "max"}
+
+
+def _install_inplace_functions() -> None:
+    """``torch.relu_(x)``, ``torch.sigmoid_(x)``...: the Tensor method, for each one Tensor has."""
+    probe = leaf(0.0, TensorType(dtypes.float32, ()))
+    for name in _TORCH_INPLACE:
+        if name in FUNCTIONS:
+            continue
+        try:
+            getattr(probe, name)
+        except AttributeError:  # not implemented (Unsupported): so is torch.<name>
+            continue
+
+        def function(input, *args, _n=name, **kwargs):  # noqa: A002 - PyTorch's name
+            if not isinstance(input, Tensor) and _n in _OVERLOADS:
+                got = ", ".join(type(a).__name__ for a in (input,) + args)
+                sigs = "".join(f"\n * (Tensor input, {kind} {_OVERLOADS[_n].format(kind)})"
+                               for kind in ("Tensor", "Number"))
+                raise TypeError(f"{_n}() received an invalid combination of arguments - got ({got}), but expected "
+                                f"one of:{sigs}\n")
+            _check_input(_n, input)
+            return getattr(input, _n)(*args, **kwargs)
+
+        _function(name, function)
+
+
 def install() -> None:
     """Put the surface on Tensor and into FUNCTIONS (once, at import)."""
     _install_elementwise()
@@ -967,6 +1012,7 @@ def install() -> None:
     _install_reductions()
     _install_shapes()
     rounding.install(_method, _function)
+    _install_inplace_functions()
     for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
                  "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
                  "arange", "linspace", "eye"):
