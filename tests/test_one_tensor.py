@@ -77,6 +77,8 @@ class _Arg:
             return make(lib, (shape[0] if shape else 1, 2), OTHER)
         if k == "MAT2":
             return make(lib, (last, 2), OTHER)
+        if k == "SQUARE":  # addmm_'s mat2, for self @ SQUARE in self's shape
+            return make(lib, (last, last), OTHER)
         raise AssertionError(k)
 
 
@@ -88,7 +90,7 @@ PATTERNS = {
     "view": [(-1,), ((-1,),), (1, -1)], "reshape": [(-1,), (1, -1)],
     "expand": [(2, -1), (SHAPE2,)], "broadcast_to": [(SHAPE2,)],
     "permute": [(PERM,)], "transpose": [(0, -1)], "swapaxes": [(0, -1)], "swapdims": [(0, -1)],
-    "transpose_": [(0, -1)], "narrow": [(0, 0, 1), (-1, 0, 1)], "select": [(0, 0), (-1, 0)],
+    "transpose_": [(0, -1)], "swapaxes_": [(0, -1)], "swapdims_": [(0, -1)], "narrow": [(0, 0, 1), (-1, 0, 1)], "select": [(0, 0), (-1, 0)],
     "split": [(1,), (1, -1), (1, 0)], "chunk": [(1,), (2,), (1, -1)],
     "masked_fill": [(MASK, 7.0)], "masked_fill_": [(MASK, 7.0)],
     "clamp": [(-1.0, 2.0), (0.0,), (None, 1.0)], "clamp_": [(-1.0, 2.0)], "clip": [(-1.0, 2.0)],
@@ -106,6 +108,7 @@ PATTERNS = {
     "squeeze": [(), (0,), (-1,)], "squeeze_": [(), (0,)], "unbind": [(), (0,), (-1,)],
     "matmul": [(MAT,)], "mm": [(MAT,)], "mv": [(VEC,)], "dot": [(OTHER_T,)], "inner": [(OTHER_T,)],
     "outer": [(OTHER_T,)], "ger": [(OTHER_T,)], "addmm": [(_Arg("BIAS"), _Arg("MAT2"))],
+    "addmm_": [(SELF, _Arg("SQUARE"))],
     "fill_": [(2.0,)], "copy_": [(OTHER_T,)], "pow": [(2,), (2.0,), (OTHER_T,), (0.5,)], "pow_": [(2,)],
     "view_as": [(SELF,)], "reshape_as": [(SELF,)], "expand_as": [(SELF,)], "type_as": [(F64T,)],
     "stride": [(), (0,), (-1,)], "size": [(), (0,), (-1,)],
