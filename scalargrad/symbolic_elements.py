@@ -36,6 +36,7 @@ from ._base.dtypes import TensorType
 from ._ops import embedding as EM
 from ._ops import linalg as L
 from ._ops import losses as LO
+from ._ops import norms as NO
 from ._ops import reductions as R
 from ._ops import shape as S
 from ._ops import softmax as SM
@@ -435,6 +436,75 @@ class PointwiseLossOf(ElementOp):
     def sample(cls):
         a, b, p = cls.loss.sample()
         return [a, b], ([p], "sum", 1)
+
+
+class NormOf(ElementOp):
+    """The p-norm of input elements (``linalg.vector_norm``, ``Tensor.norm``), ``c`` the order:
+    the op table's form (``_ops/norms.py``) and PyTorch's norm_backward as the partials (0 at
+    a zero norm, shared ties of the +-inf norm)."""
+
+    name = "norm"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return NO._sympy_norm(sp, args, float(c))
+
+    @staticmethod
+    def value(vals, c):
+        v = NO.norm_value(list(vals), float(c))
+        return v, abs(v)
+
+    @staticmethod
+    def partials(vals, c):
+        return NO.norm_partials(list(vals), float(c), NO.norm_value(list(vals), float(c)))
+
+    @staticmethod
+    def convention(vals, c):
+        p = float(c)
+        norm = NO.norm_value(list(vals), p)
+        if norm == 0 and p not in (1.0, math.inf, -math.inf):
+            return (f"norm (ord {c}): PyTorch takes the gradient 0 at a zero norm (calculus: no derivative "
+                    "there)", None)
+        if p in (math.inf, -math.inf) and sum(1 for x in vals if abs(x) == norm) > 1:
+            return (f"norm (ord {c}): several elements reach the norm; PyTorch shares the gradient evenly "
+                    "among them", None)
+        return None
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5], 2.0
+
+
+class DistOf(NormOf):
+    """dist(a, b, p): the p-norm of the differences, inputs (a_0..a_m-1, b_0..b_m-1)."""
+
+    name = "dist"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        m = len(args) // 2
+        return NO._sympy_norm(sp, [x - y for x, y in zip(args[:m], args[m:])], float(c))
+
+    @staticmethod
+    def value(vals, c):
+        m = len(vals) // 2
+        return NormOf.value([x - y for x, y in zip(vals[:m], vals[m:])], c)
+
+    @staticmethod
+    def partials(vals, c):
+        m = len(vals) // 2
+        d = NormOf.partials([x - y for x, y in zip(vals[:m], vals[m:])], c)
+        return d + [-x for x in d]
+
+    @staticmethod
+    def convention(vals, c):
+        m = len(vals) // 2
+        return NormOf.convention([x - y for x, y in zip(vals[:m], vals[m:])], c)
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5, 0.5], 2.0
 
 
 def _loss_element(op) -> type:
@@ -1098,6 +1168,17 @@ def _reduction(elem_op):
     return build
 
 
+def _vector_norm(v, vin, vals):
+    return [(NormOf, v._c.ord, spec[2]) for spec in _reduction(NormOf)(v, vin, vals)]
+
+
+def _dist(v, vin, vals):
+    a, b = vin
+    shape = v._c.in_shape
+    pa, pb = positions(a._t.shape, shape), positions(b._t.shape, shape)
+    return [(DistOf, v._c.ord, tuple((a, i) for i in pa) + tuple((b, j) for j in pb))]
+
+
 def _max_all(elem_op):
     def build(v, vin, vals):
         u = vin[0]
@@ -1335,6 +1416,7 @@ def _scatter(v, vin, vals):
 
 _BUILDERS = {
     R.Sum: _reduction(SumOf), R.SumDim: _reduction(SumOf), R.Mean: _reduction(MeanOf), R.MeanDim: _reduction(MeanOf),
+    NO.VectorNorm: _vector_norm, NO.Dist: _dist,
     R.MaxAll: _max_all(MaxOf), R.MinAll: _max_all(MinOf), R.MaxDim: _max_dim, R.MinDim: _max_dim,
     L.Mm: _mm, L.Mv: _mv, L.Dot: _dot, L.Addmm: _addmm,
     LO.NllLoss: _nll, LO.NllLossBackward: _nll_backward,

@@ -217,6 +217,30 @@ class FloatKernel:
     index_backward = scatter
 
 
+def _float_norm_backward(k, g, x, y, c):
+    """norm_backward (FunctionsManual.cpp) of a 0-dim input: its norm is |x| for any order."""
+    p = float(c.ord)
+    sgn = k.sgn(x)
+    if p == 0.0:  # an undefined gradient, as PyTorch's
+        return None
+    if p == 1.0:
+        return k.mul(sgn, g)
+    if p == 2.0:
+        return k.mul(g, 0.0 if y == 0 else k.div(x, y))
+    if p in (math.inf, -math.inf):
+        hit = 1.0 if (abs(x) == y or x != x) else 0.0
+        return k.mul(sgn, k.mul(k.div(g, hit), hit))
+    if p < 1.0:
+        scaled = k.mul(sgn, 0.0 if x == 0 else k.pow(abs(x), p - 1.0))
+        return k.mul(k.mul(scaled, g), k.pow(y, 1.0 - p))
+    scaled = k.mul(sgn, k.pow(abs(x), p - 1.0)) if p < 2.0 else k.mul(x, k.pow(abs(x), p - 2.0))
+    scale = 0.0 if y == 0 else k.div(g, k.pow(y, p - 1.0))
+    return k.mul(scaled, scale)
+
+
+FloatKernel.norm_backward = classmethod(_float_norm_backward)
+
+
 class Float32Kernel(FloatKernel):
     """float32: each result rounded to float32, as PyTorch's CPU kernels compute.
 
@@ -670,6 +694,41 @@ class TensorKernel:
         if strides[0] == 1 and strides[1] == sizes[0] and sizes[0] > 1 and sizes[1] > 1:
             return views.t(products.mm(views.t(g), mat1))
         return products.mm(views.t(mat1), g)
+
+
+def _tensor_norm_backward(g, x, y, c):
+    """norm_backward (FunctionsManual.cpp) on tensors: ``g`` and the norm ``y`` get the reduced
+    dims back (unsqueeze_multiple), then PyTorch's formula for the order."""
+    from .._tensor.surface import _masked_fill
+
+    if not isinstance(g, Tensor):
+        g = leaf(g, TensorType(x._t.dtype, ()))
+    if not c.all and not c.keepdim and c.dims and c.in_shape:
+        shape = tuple(1 if d in c.dims else s for d, s in enumerate(c.in_shape))
+        g, y = views.reshape(g, shape), views.reshape(y, shape)
+    p = float(c.ord)
+    if p == 0.0:  # an undefined gradient, as PyTorch's
+        return None
+    if p == 1.0:
+        return unary(E.Sgn, x) * g
+    if p == 2.0:
+        return g * _masked_fill(x / y, binary(E.Eq, y, 0), 0, False)
+    if p in (math.inf, -math.inf):
+        a = unary(E.Abs, x)
+        mask = _or(binary(E.Eq, a, y), binary(E.Ne, a, a))
+        count = tsum(mask, c.dims, keepdim=True) if (c.dims and not c.all) else tsum(mask, None)
+        return unary(E.Sgn, x) * ((g / count) * mask)
+    if p < 1.0:
+        scaled = unary(E.Sgn, x) * _masked_fill(unary(E.Abs, x) ** (p - 1.0), binary(E.Eq, x, 0), 0, False)
+        return scaled * g * y ** (1.0 - p)
+    if p < 2.0:
+        scaled = unary(E.Sgn, x) * unary(E.Abs, x) ** (p - 1.0)
+    else:
+        scaled = x * unary(E.Abs, x) ** (p - 2.0)
+    return scaled * _masked_fill(g / y ** (p - 1.0), binary(E.Eq, y, 0), 0, False)
+
+
+TensorKernel.norm_backward = staticmethod(_tensor_norm_backward)
 
 
 class GraphKernel(TensorKernel):

@@ -2,8 +2,20 @@
 ``derivatives.yaml`` term for term), its SymPy form, its grad_fn name, its saved values and
 its spellings. Imports only ``_base``: the tensor layer above makes the surface from it."""
 
-from . import activations, elementwise, embedding, linalg, losses, pointwise, reductions, rounding, shape, softmax
+from . import (
+           activations,
+           elementwise,
+           embedding,
+           linalg,
+           losses,
+           norms,
+           pointwise,
+           reductions,
+           rounding,
+           shape,
+           softmax,
+)
 from .table import REGISTRY
 
-__all__ = ["REGISTRY", "activations", "elementwise", "embedding", "linalg", "losses", "pointwise", "reductions",
-           "rounding", "shape", "softmax"]
+__all__ = ["REGISTRY", "activations", "elementwise", "embedding", "linalg", "losses", "norms", "pointwise",
+           "reductions", "rounding", "shape", "softmax"]

@@ -23,7 +23,7 @@ from .._ops import elementwise as E
 from .._ops import shape as S
 from .._ops.table import REGISTRY
 from . import factories as F
-from . import indexing, legacy, pointwise, products, reduce, rounding, softmax, views
+from . import indexing, legacy, norms, pointwise, products, reduce, rounding, softmax, views
 from .build import binary, broadcast_shapes, elementwise, refuse_bool, result_dtype, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
@@ -1012,6 +1012,11 @@ def install() -> None:
     _install_reductions()
     _install_shapes()
     rounding.install(_method, _function)
+    _method("norm", lambda self, p="fro", dim=None, keepdim=False, dtype=None: norms.norm(self, p, dim, keepdim, dtype))
+    _function("norm", lambda input, p="fro", dim=None, keepdim=False, out=None, dtype=None:  # noqa: A002
+              norms.norm(input, p, dim, keepdim, dtype))
+    _method("dist", lambda self, other, p=2: norms.dist(self, other, p))
+    _function("dist", lambda input, other, p=2: norms.dist(input, other, p))  # noqa: A002
     _install_inplace_functions()
     for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
                  "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
