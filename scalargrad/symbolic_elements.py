@@ -38,6 +38,7 @@ from ._ops import linalg as L
 from ._ops import losses as LO
 from ._ops import norms as NO
 from ._ops import reductions as R
+from ._ops import scans as SC
 from ._ops import shape as S
 from ._ops import softmax as SM
 from ._ops.elementwise import CompareInplace, Elementwise
@@ -436,6 +437,35 @@ class PointwiseLossOf(ElementOp):
     def sample(cls):
         a, b, p = cls.loss.sample()
         return [a, b], ([p], "sum", 1)
+
+
+class ProdOf(ElementOp):
+    """A product of input elements (``prod``, ``cumprod``): the op table's ``Prod.sympy``;
+    each partial is the product of the other elements."""
+
+    name = "prod"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return SC.Prod.sympy(sp, *args)
+
+    @staticmethod
+    def value(vals, c):
+        p = 1.0
+        for x in vals:
+            p *= x
+        return p, abs(p)
+
+    @staticmethod
+    def partials(vals, c):
+        out = []
+        for i in range(len(vals)):
+            p = 1.0
+            for j, x in enumerate(vals):
+                if j != i:
+                    p *= x
+            out.append(p)
+        return out
 
 
 class NormOf(ElementOp):
@@ -1172,6 +1202,23 @@ def _vector_norm(v, vin, vals):
     return [(NormOf, v._c.ord, spec[2]) for spec in _reduction(NormOf)(v, vin, vals)]
 
 
+def _prod(v, vin, vals):
+    return [(ProdOf, None, spec[2]) for spec in _reduction(ProdOf)(v, vin, vals)]
+
+
+def _scan(elem_op):
+    def build(v, vin, vals):
+        u = vin[0]
+        spec = [None] * len(vals)
+        shape = tuple(v._c.in_shape)
+        for s in (slices(shape, v._c.dim) if shape else [[0]]):
+            for k, i in enumerate(s):
+                spec[i] = (elem_op, None, tuple((u, j) for j in s[:k + 1]))
+        return spec
+
+    return build
+
+
 def _dist(v, vin, vals):
     a, b = vin
     shape = v._c.in_shape
@@ -1416,7 +1463,8 @@ def _scatter(v, vin, vals):
 
 _BUILDERS = {
     R.Sum: _reduction(SumOf), R.SumDim: _reduction(SumOf), R.Mean: _reduction(MeanOf), R.MeanDim: _reduction(MeanOf),
-    NO.VectorNorm: _vector_norm, NO.Dist: _dist,
+    NO.VectorNorm: _vector_norm, NO.Dist: _dist, SC.Prod: _prod, SC.ProdDim: _prod, SC.Cumsum: _scan(SumOf),
+    SC.Cumprod: _scan(ProdOf),
     R.MaxAll: _max_all(MaxOf), R.MinAll: _max_all(MinOf), R.MaxDim: _max_dim, R.MinDim: _max_dim,
     L.Mm: _mm, L.Mv: _mv, L.Dot: _dot, L.Addmm: _addmm,
     LO.NllLoss: _nll, LO.NllLossBackward: _nll_backward,

@@ -19,11 +19,14 @@ from operator import attrgetter
 
 from .._base import dtypes, ieee
 from .._base.dtypes import TensorType, float32, float64, round_f32
+from .._base.errors import Unsupported
+from .._base.grad_mode import _state as _grad_state
 from .._ops import elementwise as E
 from .._ops import shape as S
-from .._tensor import products, views
+from .._tensor import products, scans, views
 from .._tensor.build import binary, elementwise, unary
 from .._tensor.reduce import sum as tsum
+from .._tensor.softmax import slices
 from .._tensor.tensor import MANY, Tensor, leaf, make
 
 __all__ = ["FloatKernel", "Float32Kernel", "TensorKernel", "GraphKernel", "install"]
@@ -239,6 +242,10 @@ def _float_norm_backward(k, g, x, y, c):
 
 
 FloatKernel.norm_backward = classmethod(_float_norm_backward)
+# a 0-dim input: prod, cumsum and cumprod are the identity, and so are their derivatives
+FloatKernel.prod_backward = staticmethod(lambda g, x, y, c: g)
+FloatKernel.cumsum_backward = staticmethod(lambda g, c: g)
+FloatKernel.cumprod_backward = staticmethod(lambda g, x, y, c: g)
 
 
 class Float32Kernel(FloatKernel):
@@ -729,6 +736,98 @@ def _tensor_norm_backward(g, x, y, c):
 
 
 TensorKernel.norm_backward = staticmethod(_tensor_norm_backward)
+
+
+def _as_tensor(g, like: Tensor) -> Tensor:
+    return g if isinstance(g, Tensor) else leaf(g, TensorType(like._t.dtype, ()))
+
+
+def _reversed_cumsum(w: Tensor, d: int) -> Tensor:
+    return scans.flip(scans.cumsum(scans.flip(w, d), d), d)
+
+
+def _exclusive_products(x: Tensor, d: int | None) -> Tensor:
+    """prod_safe_zeros_backward's ``exclusive_normal * exclusive_reverse``: for each element the
+    products of the elements before it and after it along ``d`` (the whole flattened tensor for
+    None), each a cumulative product accumulated in double and rounded, as ATen's cumprod."""
+    dt = x._t.dtype
+    r = dt.round
+    shape = tuple(x._t.shape)
+    vals = x._val if x._t.ndim else [x._val]
+    groups = [list(range(len(vals)))] if d is None else slices(shape, d)
+    out = [0.0] * len(vals)
+    for grp in groups:
+        before, acc = [], 1.0
+        for i in grp:
+            before.append(r(acc))
+            acc *= vals[i]
+        after, acc = [], 1.0
+        for i in reversed(grp):
+            after.append(r(acc))
+            acc *= vals[i]
+        after.reverse()
+        for i, b, a in zip(grp, before, after):
+            out[i] = r(b * a)
+    return leaf(out if shape else out[0], x._t.with_dtype(dt) if x._t.contiguous else TensorType(dt, shape))
+
+
+def _tensor_prod_backward(g, x, y, c):
+    """prod_backward (FunctionsManual.cpp): ``grad * (result / self)`` without zeros in the
+    input, else ``grad`` times the product of the other elements."""
+    if not x._t.ndim:
+        return g
+    g = _as_tensor(g, x)
+    if not c.all and not c.keepdim:
+        g, y = views.unsqueeze(g, c.dim), views.unsqueeze(y, c.dim)
+    vals = x._val
+    if not any(v == 0 for v in vals):
+        return g * (y / x)
+    if _grad_state.enabled:
+        raise Unsupported("the double backward of prod through an input element equal to zero")
+    if c.all:
+        if sum(1 for v in vals if v == 0) > 1:  # every product of the others holds a zero
+            return g * _zeros(x)
+        return g * _exclusive_products(x, None)
+    return g * _exclusive_products(x, c.dim)
+
+
+def _tensor_cumsum_backward(g, c):
+    if g._t.numel <= 1 or not g._t.ndim or g._t.shape[c.dim] == 1:
+        return g
+    return _reversed_cumsum(g, c.dim)
+
+
+def _tensor_cumprod_backward(g, x, y, c):
+    """cumprod_backward: ``reversed_cumsum(result * grad) / self`` without zeros in the input;
+    with zeros, d out_j / d x_i = the product of x_0..x_j without x_i (computed from the
+    elements, rounded once)."""
+    if x._t.numel <= 1 or not x._t.ndim or x._t.shape[c.dim] == 1:
+        return g
+    vals = x._val
+    if not any(v == 0 for v in vals):
+        return _reversed_cumsum(y * g, c.dim) / x
+    if _grad_state.enabled:
+        raise Unsupported("the double backward of cumprod through an input element equal to zero")
+    dt = x._t.dtype
+    gv = g._val
+    out = [0.0] * len(vals)
+    for s in slices(tuple(x._t.shape), c.dim):
+        for a, i in enumerate(s):
+            total = 0.0
+            for j in range(a, len(s)):
+                p = 1.0
+                for b in range(j + 1):
+                    if b != a:
+                        p *= vals[s[b]]
+                total += gv[s[j]] * p
+            out[i] = dt.round(total)
+    return leaf(out, TensorType(dt, tuple(x._t.shape)))
+
+
+TensorKernel.prod_backward = staticmethod(_tensor_prod_backward)
+TensorKernel.cumsum_backward = staticmethod(_tensor_cumsum_backward)
+TensorKernel.cumprod_backward = staticmethod(_tensor_cumprod_backward)
+TensorKernel.flip = staticmethod(lambda g, dims: scans.flip(g, dims))
 
 
 class GraphKernel(TensorKernel):

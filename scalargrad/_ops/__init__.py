@@ -18,4 +18,4 @@ from . import (
 from .table import REGISTRY
 
 __all__ = ["REGISTRY", "activations", "elementwise", "embedding", "linalg", "losses", "norms", "pointwise",
-           "reductions", "rounding", "shape", "softmax"]
+           "reductions", "rounding", "scans", "shape", "softmax"]

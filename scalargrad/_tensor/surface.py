@@ -23,7 +23,7 @@ from .._ops import elementwise as E
 from .._ops import shape as S
 from .._ops.table import REGISTRY
 from . import factories as F
-from . import indexing, legacy, norms, pointwise, products, reduce, rounding, softmax, views
+from . import indexing, legacy, norms, pointwise, products, reduce, rounding, scans, softmax, views
 from .build import binary, broadcast_shapes, elementwise, refuse_bool, result_dtype, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
@@ -966,6 +966,25 @@ def install_unsupported() -> None:
             setattr(Tensor, name, _unsupported_attribute(name))
 
 
+def _install_scans() -> None:
+    _method("prod", lambda self, dim=None, keepdim=False, *, dtype=None: scans.prod(
+        self, dim, keepdim, F.check_dtype(dtype, "prod")))
+    _function("prod", lambda input, dim=None, keepdim=False, *, dtype=None: scans.prod(  # noqa: A002
+        input, dim, keepdim, F.check_dtype(dtype, "prod")))
+    for name, fn in (("cumsum", scans.cumsum), ("cumprod", scans.cumprod)):
+        _method(name, lambda self, dim, *, dtype=None, _f=fn: _f(self, dim, F.check_dtype(dtype)))
+        _method(name + "_", lambda self, dim, *, dtype=None, _f=fn: inplace(
+            self, lambda t: _f(t, dim, F.check_dtype(dtype))))
+        _function(name, lambda input, dim, *, dtype=None, out=None, _f=fn: _f(  # noqa: A002
+            input, dim, F.check_dtype(dtype)))
+    _method("flip", scans.flip)
+    _method("fliplr", lambda self: scans.flip_side(self, False))
+    _method("flipud", lambda self: scans.flip_side(self, True))
+    _function("flip", lambda input, dims: scans.flip(input, dims))  # noqa: A002
+    _function("fliplr", lambda input: scans.flip_side(input, False))  # noqa: A002
+    _function("flipud", lambda input: scans.flip_side(input, True))  # noqa: A002
+
+
 # torch's in-place functions (``torch.relu_(x)`` is ``x.relu_()``), PyTorch 2.13's list
 _TORCH_INPLACE = ("abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
                   "arctanh_", "as_strided_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "celu_", "clamp_",
@@ -1016,6 +1035,7 @@ def install() -> None:
     _function("norm", lambda input, p="fro", dim=None, keepdim=False, out=None, dtype=None:  # noqa: A002
               norms.norm(input, p, dim, keepdim, dtype))
     _method("dist", lambda self, other, p=2: norms.dist(self, other, p))
+    _install_scans()
     _function("dist", lambda input, other, p=2: norms.dist(input, other, p))  # noqa: A002
     _install_inplace_functions()
     for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
