@@ -36,6 +36,7 @@ from ._base.dtypes import TensorType
 from ._ops import embedding as EM
 from ._ops import linalg as L
 from ._ops import losses as LO
+from ._ops import moments as MO
 from ._ops import norms as NO
 from ._ops import reductions as R
 from ._ops import scans as SC
@@ -466,6 +467,64 @@ class ProdOf(ElementOp):
                     p *= x
             out.append(p)
         return out
+
+
+class MomentOf(ElementOp):
+    """The variance (``c`` = (shift, False)) or standard deviation ((shift, True)) of input
+    elements: sum((a - mean)^2) / (n - shift), its root for std."""
+
+    name = "moment"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        shift, root = c
+        n = len(args)
+        mean = sp.Add(*args) / n
+        var = sp.Add(*[(a - mean) ** 2 for a in args]) / (n - sp.nsimplify(shift))
+        return sp.sqrt(var) if root else var
+
+    @staticmethod
+    def value(vals, c):
+        shift, root = c
+        v = MO.variance(list(vals), shift)
+        v = math.sqrt(v) if root and v == v and v >= 0 else v
+        return v, abs(v)
+
+    @staticmethod
+    def partials(vals, c):
+        shift, root = c
+        n = len(vals)
+        mean = math.fsum(vals) / n
+        d = [2.0 * (x - mean) / (n - shift) for x in vals]
+        if root:
+            s = math.sqrt(MO.variance(list(vals), shift))
+            return [0.0 if s == 0 else x / (2.0 * s) for x in d]
+        return d
+
+    @staticmethod
+    def partial_scales(vals, c):
+        """x - mean cancels where x is near the mean (the mean itself rounded in the dtype):
+        the rounding errors are relative to |x| + |mean|."""
+        shift, root = c
+        n = len(vals)
+        mean = math.fsum(vals) / n
+        d = [2.0 * (abs(x) + abs(mean)) / abs(n - shift) for x in vals]
+        if root:
+            s = math.sqrt(MO.variance(list(vals), shift))
+            return [0.0 if s == 0 else x / (2.0 * s) for x in d]
+        return d
+
+    @staticmethod
+    def convention(vals, c):
+        if c[1] and MO.variance(list(vals), c[0]) == 0:
+            return ("std: PyTorch takes the gradient 0 where the standard deviation is 0 (calculus: no "
+                    "derivative there)", None)
+        return None
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5], (1.0, True)
 
 
 class NormOf(ElementOp):
@@ -1202,6 +1261,11 @@ def _vector_norm(v, vin, vals):
     return [(NormOf, v._c.ord, spec[2]) for spec in _reduction(NormOf)(v, vin, vals)]
 
 
+def _moment(v, vin, vals):
+    c = (v._c.divisor_shift, v._op.base is MO.Std)
+    return [(MomentOf, c, spec[2]) for spec in _reduction(MomentOf)(v, vin, vals)]
+
+
 def _prod(v, vin, vals):
     return [(ProdOf, None, spec[2]) for spec in _reduction(ProdOf)(v, vin, vals)]
 
@@ -1464,7 +1528,7 @@ def _scatter(v, vin, vals):
 _BUILDERS = {
     R.Sum: _reduction(SumOf), R.SumDim: _reduction(SumOf), R.Mean: _reduction(MeanOf), R.MeanDim: _reduction(MeanOf),
     NO.VectorNorm: _vector_norm, NO.Dist: _dist, SC.Prod: _prod, SC.ProdDim: _prod, SC.Cumsum: _scan(SumOf),
-    SC.Cumprod: _scan(ProdOf),
+    SC.Cumprod: _scan(ProdOf), MO.Var: _moment, MO.Std: _moment,
     R.MaxAll: _max_all(MaxOf), R.MinAll: _max_all(MinOf), R.MaxDim: _max_dim, R.MinDim: _max_dim,
     L.Mm: _mm, L.Mv: _mv, L.Dot: _dot, L.Addmm: _addmm,
     LO.NllLoss: _nll, LO.NllLossBackward: _nll_backward,

@@ -25,6 +25,7 @@ from .._ops import elementwise as E
 from .._ops import shape as S
 from .._tensor import products, scans, views
 from .._tensor.build import binary, elementwise, unary
+from .._tensor.reduce import mean as tmean
 from .._tensor.reduce import sum as tsum
 from .._tensor.softmax import slices
 from .._tensor.tensor import MANY, Tensor, leaf, make
@@ -246,6 +247,19 @@ FloatKernel.norm_backward = classmethod(_float_norm_backward)
 FloatKernel.prod_backward = staticmethod(lambda g, x, y, c: g)
 FloatKernel.cumsum_backward = staticmethod(lambda g, c: g)
 FloatKernel.cumprod_backward = staticmethod(lambda g, x, y, c: g)
+
+
+def _float_var_backward(k, g, x, c):
+    """var_backward of a 0-dim input: (2 / (1 - correction)) * grad * (self - self)."""
+    return k.mul(k.mul(k.r(ieee.div(2.0, 1.0 - c.divisor_shift)), g), k.sub(x, x))
+
+
+def _float_std_backward(k, g, x, y, c):
+    return _float_var_backward(k, 0.0 if y == 0 else k.div(g, k.mul(y, 2.0)), x, c)
+
+
+FloatKernel.var_backward = classmethod(_float_var_backward)
+FloatKernel.std_backward = classmethod(_float_std_backward)
 
 
 class Float32Kernel(FloatKernel):
@@ -824,6 +838,29 @@ def _tensor_cumprod_backward(g, x, y, c):
     return leaf(out, TensorType(dt, tuple(x._t.shape)))
 
 
+def _tensor_var_backward(g, x, c):
+    """var_backward (FunctionsManual.cpp): ``(2 / (n - correction)) * grad * (self -
+    self.mean(dim, keepdim=True))``, the Scalar first rounded to the dtype as ATen casts it."""
+    g = _as_tensor(g, x)
+    if not c.all and not c.keepdim and c.dims and c.in_shape:
+        g = views.reshape(g, tuple(1 if d in c.dims else s for d, s in enumerate(c.in_shape)))
+    scale = ieee.div(2.0, c.count() - c.divisor_shift)
+    mean = tmean(x, c.dims if (c.dims and not c.all) else None, keepdim=True) if x._t.ndim else x
+    if mean._t.ndim != x._t.ndim and x._t.ndim:
+        mean = views.reshape(mean, (1,) * x._t.ndim)
+    return _scalar_op(E.MulScalar, g, _Scalar(scale)) * (x - mean)
+
+
+def _tensor_std_backward(g, x, y, c):
+    """std_backward: ``(grad / (result * 2)).masked_fill_(result == 0, 0)``, then var_backward."""
+    from .._tensor.surface import _masked_fill
+
+    g = _as_tensor(g, x)
+    return _tensor_var_backward(_masked_fill(g / (y * 2), binary(E.Eq, y, 0), 0, False), x, c)
+
+
+TensorKernel.var_backward = staticmethod(_tensor_var_backward)
+TensorKernel.std_backward = staticmethod(_tensor_std_backward)
 TensorKernel.prod_backward = staticmethod(_tensor_prod_backward)
 TensorKernel.cumsum_backward = staticmethod(_tensor_cumsum_backward)
 TensorKernel.cumprod_backward = staticmethod(_tensor_cumprod_backward)

@@ -17,5 +17,5 @@ from . import (
 )
 from .table import REGISTRY
 
-__all__ = ["REGISTRY", "activations", "elementwise", "embedding", "linalg", "losses", "norms", "pointwise",
+__all__ = ["REGISTRY", "activations", "elementwise", "embedding", "linalg", "losses", "moments", "norms", "pointwise",
            "reductions", "rounding", "scans", "shape", "softmax"]

@@ -23,7 +23,7 @@ from .._ops import elementwise as E
 from .._ops import shape as S
 from .._ops.table import REGISTRY
 from . import factories as F
-from . import indexing, legacy, norms, pointwise, products, reduce, rounding, scans, softmax, views
+from . import indexing, legacy, moments, norms, pointwise, products, reduce, rounding, scans, softmax, views
 from .build import binary, broadcast_shapes, elementwise, refuse_bool, result_dtype, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
@@ -1036,6 +1036,12 @@ def install() -> None:
               norms.norm(input, p, dim, keepdim, dtype))
     _method("dist", lambda self, other, p=2: norms.dist(self, other, p))
     _install_scans()
+    for name, root in (("var", False), ("std", True)):
+        def method(self, dim=None, unbiased=None, keepdim=False, *, correction=None, _r=root):
+            return moments.var_std(self, dim, unbiased, keepdim, correction=correction, take_sqrt=_r)
+
+        _method(name, method)
+        _function(name, _clone_fn(method))
     _function("dist", lambda input, other, p=2: norms.dist(input, other, p))  # noqa: A002
     _install_inplace_functions()
     for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
