@@ -20,7 +20,7 @@ from .tensor import Tensor, defaults, leaf
 __all__ = ["device", "use_device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones",
            "full", "empty", "rand", "randn",
            "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "arange",
-           "linspace", "eye", "from_values", "parse_data", "shape_arg", "check_dtype"]
+           "linspace", "eye", "randperm", "from_values", "parse_data", "shape_arg", "check_dtype"]
 
 
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
@@ -352,6 +352,22 @@ def randint(low, high=None, size=None, generator=None, dtype=None, device=None, 
     dt = check_dtype(dtype, "randint") or dtypes.int64
     vals = rng.randint(low, high, math.prod(shape), generator=generator)
     return from_values(vals, shape, dt, requires_grad, "randint")
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False,
+             layout=None) -> Tensor:
+    """A random permutation of 0..n-1, drawn as PyTorch's CPU ``randperm`` (int64 unless asked)."""
+    if n.__class__ is bool or not isinstance(n, int):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    check_size((n,))
+    dt = check_dtype(dtype, "randperm") or dtypes.int64
+    _check_device(device)
+    if dt is dtypes.bool:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if not dt.is_floating_point:
+        dtypes.check_fits(dt, max(n - 1, 0))
+    vals = rng.randperm(n, generator=generator)
+    return from_values(vals, (n,), dt, requires_grad, "randperm")
 
 
 def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002

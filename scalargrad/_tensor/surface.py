@@ -1046,7 +1046,7 @@ def install() -> None:
     _install_inplace_functions()
     for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
                  "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
-                 "arange", "linspace", "eye"):
+                 "arange", "linspace", "eye", "randperm"):
         FUNCTIONS[name] = getattr(F, name)
     FUNCTIONS["device"] = F.device
     FUNCTIONS.update(legacy.LEGACY_TYPES)
