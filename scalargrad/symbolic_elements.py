@@ -40,6 +40,7 @@ from ._ops import moments as MO
 from ._ops import norms as NO
 from ._ops import reductions as R
 from ._ops import scans as SC
+from ._ops import selection as SE
 from ._ops import shape as S
 from ._ops import softmax as SM
 from ._ops.elementwise import CompareInplace, Elementwise
@@ -1266,6 +1267,11 @@ def _moment(v, vin, vals):
     return [(MomentOf, c, spec[2]) for spec in _reduction(MomentOf)(v, vin, vals)]
 
 
+def _picked(v, vin, vals):
+    u = vin[0]
+    return [(Same, None, ((u, i),)) if i >= 0 else (Const, 0.0, ()) for i in v._c.map]
+
+
 def _prod(v, vin, vals):
     return [(ProdOf, None, spec[2]) for spec in _reduction(ProdOf)(v, vin, vals)]
 
@@ -1541,7 +1547,7 @@ _BUILDERS = {
     SM.LogSoftmaxBackwardData: _along_backward(LogSoftmaxBackwardOf),
 }
 # an in-place comparison's elements are its 1s and 0s, constants
-_BUILDERS_BY_CLASS = [(_Scatter, _scatter), (IndexPut, _index_put), (CompareInplace, _fill),
+_BUILDERS_BY_CLASS = [(SE.Picked, _picked), (_Scatter, _scatter), (IndexPut, _index_put), (CompareInplace, _fill),
                       (S.Structural, _same_order)]
 
 

@@ -38,6 +38,8 @@ ALIASES = {"absolute": "abs", "negative": "neg", "subtract": "sub", "multiply": 
            "true_divide": "div", "less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge",
            "not_equal": "ne", "fix": "trunc", "swapaxes": "transpose", "swapdims": "transpose", "clip": "clamp",
            "arctan2": "atan2"}
+# ops that need a matrix: their tensor is (x * 1).reshape(1, 3)
+MATRIX = {"tril_", "triu_"}
 # in-place methods that are not the in-place form of an op
 NOT_OPS = {"requires_grad_", "detach_", "share_memory_", "addmm_", "t_"}
 
@@ -77,9 +79,9 @@ def test_every_implemented_op_has_its_inplace_form():
 @pytest.mark.parametrize("name", NAMES)
 def test_inplace_equals_out_of_place(name):
     x = sg.tensor([0.3, 0.7, 1.5], requires_grad=True)
-    y = x * 1.0
+    y = _shaped(x * 1.0, name)
     want = getattr(y, name[:-1])(*_args(sg, name))
-    z = x * 1.0
+    z = _shaped(x * 1.0, name)
     got = getattr(z, name)(*_args(sg, name))
     assert got is z and z._version == 1
     if name[:-1] in ("eq", "ne", "lt", "le", "gt", "ge") or name[:-1] in ALIASES and ALIASES[name[:-1]] in (
@@ -93,10 +95,14 @@ def test_inplace_equals_out_of_place(name):
         assert x.grad is not None or not z.requires_grad
 
 
+def _shaped(t, name: str):
+    return t.reshape(1, 3) if name in MATRIX else t
+
+
 def _run(L, name: str):
     out = []
     x = L.tensor([0.3, 0.7, 1.5], requires_grad=True)
-    y = x * 1.0
+    y = _shaped(x * 1.0, name)
     res = getattr(y, name)(*_args(L, name))
     fn = y.grad_fn
     out.append((res is y, y._version, y.dtype.is_floating_point, tuple(y.shape),
@@ -110,13 +116,13 @@ def _run(L, name: str):
             out.append([round(v, 5) if v == v else "nan" for v in (g + 0).tolist()])
         except RuntimeError as e:
             out.append(str(e))
-    leaf = L.tensor([0.3, 0.7, 1.5], requires_grad=True)
+    leaf = L.tensor([[0.3, 0.7, 1.5]] if name in MATRIX else [0.3, 0.7, 1.5], requires_grad=True)
     try:
         getattr(leaf, name)(*_args(L, name))
         out.append("no error")
     except RuntimeError as e:
         out.append(str(e))
-    plain = L.tensor([0.3, 0.7, 1.5])
+    plain = _shaped(L.tensor([0.3, 0.7, 1.5]), name)
     getattr(plain, name)(*_args(L, name))
     out.append(plain._version)
     return out

@@ -79,6 +79,10 @@ class _Arg:
             return make(lib, (last, 2), OTHER)
         if k == "SQUARE":  # addmm_'s mat2, for self @ SQUARE in self's shape
             return make(lib, (last, last), OTHER)
+        if k == "IDXLIKE":  # gather's index: zeros in self's shape
+            return lib.zeros(shape, dtype=lib.int64)
+        if k == "IDX0":  # index_select's and take's index
+            return lib.tensor([0])
         raise AssertionError(k)
 
 
@@ -110,6 +114,8 @@ PATTERNS = {
     "matmul": [(MAT,)], "mm": [(MAT,)], "mv": [(VEC,)], "dot": [(OTHER_T,)], "inner": [(OTHER_T,)],
     "outer": [(OTHER_T,)], "ger": [(OTHER_T,)], "addmm": [(_Arg("BIAS"), _Arg("MAT2"))],
     "addmm_": [(SELF, _Arg("SQUARE"))],
+    "gather": [(0, _Arg("IDXLIKE")), (-1, _Arg("IDXLIKE"))], "index_select": [(0, _Arg("IDX0")), (-1, _Arg("IDX0"))],
+    "take": [(_Arg("IDX0"),)], "roll": [(1,), (1, 0), (-1, -1), ((1,), (0,))],
     "fill_": [(2.0,)], "copy_": [(OTHER_T,)], "pow": [(2,), (2.0,), (OTHER_T,), (0.5,)], "pow_": [(2,)],
     "view_as": [(SELF,)], "reshape_as": [(SELF,)], "expand_as": [(SELF,)], "type_as": [(F64T,)],
     "stride": [(), (0,), (-1,)], "size": [(), (0,), (-1,)],

@@ -258,6 +258,8 @@ def _float_std_backward(k, g, x, y, c):
     return _float_var_backward(k, 0.0 if y == 0 else k.div(g, k.mul(y, 2.0)), x, c)
 
 
+# a selection op on a 0-dim input: the element itself, or a zero
+FloatKernel.pick_backward = staticmethod(lambda g, layout, name: g if layout.map == [0] else 0.0)
 FloatKernel.var_backward = classmethod(_float_var_backward)
 FloatKernel.std_backward = classmethod(_float_std_backward)
 
@@ -859,6 +861,19 @@ def _tensor_std_backward(g, x, y, c):
     return _tensor_var_backward(_masked_fill(g / (y * 2), binary(E.Eq, y, 0), 0, False), x, c)
 
 
+def _tensor_pick_backward(g, layout, name):
+    """The gradient of a selection op: ``g``'s elements added into zeros of the input's shape
+    at ``layout.map`` (skipping the -1 entries, the zeros the op wrote), in order."""
+    g = g if isinstance(g, Tensor) else leaf(g, TensorType(layout.in_dtype, ()))
+    m = layout.map
+    if any(i < 0 for i in m):
+        keep = [j for j, i in enumerate(m) if i >= 0]
+        g = _gather(g, keep, (len(keep),))
+        m = [m[j] for j in keep]
+    return _scatter(g, layout.in_shape, m, name, accumulate=True)
+
+
+TensorKernel.pick_backward = staticmethod(_tensor_pick_backward)
 TensorKernel.var_backward = staticmethod(_tensor_var_backward)
 TensorKernel.std_backward = staticmethod(_tensor_std_backward)
 TensorKernel.prod_backward = staticmethod(_tensor_prod_backward)

@@ -18,4 +18,4 @@ from . import (
 from .table import REGISTRY
 
 __all__ = ["REGISTRY", "activations", "elementwise", "embedding", "linalg", "losses", "moments", "norms", "pointwise",
-           "reductions", "rounding", "scans", "shape", "softmax"]
+           "reductions", "rounding", "scans", "selection", "shape", "softmax"]

@@ -23,7 +23,7 @@ from .._ops import elementwise as E
 from .._ops import shape as S
 from .._ops.table import REGISTRY
 from . import factories as F
-from . import indexing, legacy, moments, norms, pointwise, products, reduce, rounding, scans, softmax, views
+from . import indexing, legacy, moments, norms, pointwise, products, reduce, rounding, scans, selection, softmax, views
 from .build import binary, broadcast_shapes, elementwise, refuse_bool, result_dtype, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
@@ -985,6 +985,21 @@ def _install_scans() -> None:
     _function("flipud", lambda input: scans.flip_side(input, True))  # noqa: A002
 
 
+def _install_selection() -> None:
+    sel = selection
+    _method("gather", lambda self, dim, index, *, sparse_grad=False: sel.gather(self, dim, index))
+    _function("gather", lambda input, dim, index, *, sparse_grad=False, out=None: sel.gather(  # noqa: A002
+        input, dim, index))
+    for name in ("index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
+                 "diagonal", "diag", "roll"):
+        fn = getattr(sel, name)
+        _method(name, fn)
+        _function(name, _clone_fn(fn))
+    _method("repeat", sel.repeat)
+    _method("tril_", lambda self, diagonal=0: inplace(self, lambda t: sel.tril(t, diagonal)))
+    _method("triu_", lambda self, diagonal=0: inplace(self, lambda t: sel.triu(t, diagonal)))
+
+
 # torch's in-place functions (``torch.relu_(x)`` is ``x.relu_()``), PyTorch 2.13's list
 _TORCH_INPLACE = ("abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
                   "arctanh_", "as_strided_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "celu_", "clamp_",
@@ -1036,6 +1051,7 @@ def install() -> None:
               norms.norm(input, p, dim, keepdim, dtype))
     _method("dist", lambda self, other, p=2: norms.dist(self, other, p))
     _install_scans()
+    _install_selection()
     for name, root in (("var", False), ("std", True)):
         def method(self, dim=None, unbiased=None, keepdim=False, *, correction=None, _r=root):
             return moments.var_std(self, dim, unbiased, keepdim, correction=correction, take_sqrt=_r)
