@@ -130,7 +130,7 @@ NOT_CALLED = {"backward", "register_hook", "register_post_accumulate_grad_hook",
               "normal_", "new_empty", "data", "grad", "retain_grad", "detach_", "grad_fn"}
 # kernels that differ in the last bits between processors (SLEEF): compared within 2 ulps
 TRANSCENDENTAL = {"exp", "exp_", "log", "log_", "sin", "sin_", "cos", "cos_", "tanh", "tanh_", "sigmoid",
-                  "sigmoid_", "pow", "pow_", "norm", "dist"}
+                  "sigmoid_", "pow", "pow_", "norm", "dist", "atan2", "atan2_", "arctan2", "arctan2_"}
 
 
 def _public_methods() -> list:

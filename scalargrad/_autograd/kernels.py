@@ -260,6 +260,7 @@ def _float_std_backward(k, g, x, y, c):
 
 # a selection op on a 0-dim input: the element itself, or a zero
 FloatKernel.pick_backward = staticmethod(lambda g, layout, name: g if layout.map == [0] else 0.0)
+FloatKernel.zero_where_inf = staticmethod(lambda x: 0.0 if x in (math.inf, -math.inf) else x)
 FloatKernel.var_backward = classmethod(_float_var_backward)
 FloatKernel.std_backward = classmethod(_float_std_backward)
 
@@ -873,6 +874,17 @@ def _tensor_pick_backward(g, layout, name):
     return _scatter(g, layout.in_shape, m, name, accumulate=True)
 
 
+def _tensor_zero_where_inf(x):
+    """``x.masked_fill(x.isinf(), 0)``."""
+    from .._tensor.surface import _masked_fill
+
+    vals = x._val if x._t.ndim else [x._val]
+    mask = leaf([v in (math.inf, -math.inf) for v in vals] if x._t.ndim else vals[0] in (math.inf, -math.inf),
+                TensorType(dtypes.bool, tuple(x._t.shape)))
+    return _masked_fill(x, mask, 0, False) if any(mask._val if x._t.ndim else [mask._val]) else x
+
+
+TensorKernel.zero_where_inf = staticmethod(_tensor_zero_where_inf)
 TensorKernel.pick_backward = staticmethod(_tensor_pick_backward)
 TensorKernel.var_backward = staticmethod(_tensor_var_backward)
 TensorKernel.std_backward = staticmethod(_tensor_std_backward)

@@ -3,19 +3,23 @@
 its spellings. Imports only ``_base``: the tensor layer above makes the surface from it."""
 
 from . import (
-           activations,
-           elementwise,
-           embedding,
-           linalg,
-           losses,
-           norms,
-           pointwise,
-           reductions,
-           rounding,
-           shape,
-           softmax,
+    activations,
+    angles,
+    elementwise,
+    embedding,
+    linalg,
+    losses,
+    moments,
+    norms,
+    pointwise,
+    reductions,
+    rounding,
+    scans,
+    selection,
+    shape,
+    softmax,
 )
 from .table import REGISTRY
 
-__all__ = ["REGISTRY", "activations", "elementwise", "embedding", "linalg", "losses", "moments", "norms", "pointwise",
-           "reductions", "rounding", "scans", "selection", "shape", "softmax"]
+__all__ = ["REGISTRY", "activations", "angles", "elementwise", "embedding", "linalg", "losses", "moments", "norms",
+           "pointwise", "reductions", "rounding", "scans", "selection", "shape", "softmax"]
