@@ -36,7 +36,7 @@ class Elementwise(Op):
     number_first = None  # the declaration of ``number (op) tensor``
     bool_error = None  # PyTorch's refusal of bool operands, if any
     bool_kernel = None  # the ATen kernel that refuses a bool computation ('"abs_cpu" not implemented')
-    integer_kernel = None  # the ATen kernel that refuses integer tensors ('"frac_cpu" not implemented for 'Long'')
+    float_only_kernel = None  # the ATen kernel that refuses integer tensors ('"frac_cpu" not implemented for 'Long'')
     arity = 1
     uses_c = False  # forward and backward read the node's constant ``_c``
     bulk_number = None  # (dtype, elements, number) -> rounded elements, for ``tensor (op) number``

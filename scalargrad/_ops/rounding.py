@@ -107,7 +107,7 @@ class RoundDecimals(WithNumber):
     name, saves, saves_inputs = "RoundBackward1", False, False
     extra_none = 0
     bool_kernel = "round_vml_cpu"
-    integer_kernel = "round_cpu"
+    float_only_kernel = "round_cpu"
     forward = staticmethod(_round_decimals)
     backward = staticmethod(lambda k, g, v: (k.zero(g),))
     sympy = staticmethod(lambda sp, a, c: _step_function(
@@ -121,7 +121,7 @@ class Frac(Unary):
     name, saves, saves_inputs = "FracBackward0", False, False
     api = Api(method="frac", inplace="frac_", function="frac")
     bool_kernel = "frac_cpu"
-    integer_kernel = "frac_cpu"
+    float_only_kernel = "frac_cpu"
     forward = staticmethod(lambda r, a: a - trunc(a) if a not in _INF else math.nan)
     backward = staticmethod(lambda k, g, v: (g,))
     sympy = staticmethod(lambda sp, a: a - _step(sp, "trunc", trunc)(a))

@@ -246,8 +246,8 @@ def unary(op, a: Tensor) -> Tensor:
             raise RuntimeError(op.bool_error)
         if op.bool_kernel is not None:
             raise refuse_bool(op.bool_kernel)
-    elif op.integer_kernel is not None and t.dtype.kind == "i":
-        raise NotImplementedError(f"\"{op.integer_kernel}\" not implemented for '{t.dtype.short}'")
+    elif op.float_only_kernel is not None and t.dtype.kind == "i":
+        raise NotImplementedError(f"\"{op.float_only_kernel}\" not implemented for '{t.dtype.short}'")
     dt = _result_dt(op, t.dtype)
     if not t.ndim:
         r = dt.round
