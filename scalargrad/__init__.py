@@ -38,6 +38,7 @@ from ._base.rng import Generator, get_rng_state, initial_seed, manual_seed, seed
 from ._tensor import surface as _surface
 from ._tensor.build import MAX_ELEMENTS
 from ._tensor.tensor import Tensor, get_default_dtype, is_tensor, set_default_dtype
+from ._tensor.typename import typename
 
 __version__ = "0.2.0"
 

@@ -528,7 +528,7 @@ def _operand_floats(c) -> list:
         return []
     if isinstance(c, tuple):
         return [float(x) for x in c if x is not None]
-    return [float(c)]
+    return [c if getattr(c, "number", None).__class__ is bool else float(c)]  # pow's False stays False
 
 
 def _exact_partial(op, vals: list, c, i: int):

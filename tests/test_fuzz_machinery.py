@@ -167,6 +167,16 @@ def test_a_gradient_where_pytorch_raises_is_silently_wrong():
     assert key == "hook-result-unchecked"
 
 
+@pytest.mark.parametrize("message", [
+    "tolist() shouldn't be called on a tensor with unallocated storage",  # abs's double backward
+    "r INTERNAL ASSERT FAILED at \"aten/src/ATen/native/Pow.cpp\"",  # False ** x backward
+])
+def test_a_fault_of_pytorchs_own_excludes_the_program(message):
+    sg = outcome((X, None), (Y, None), (None, None), (G, None))
+    th = outcome((X, None), (Y, None), (None, None), (None, ErrorRecord("RuntimeError", message)))
+    assert compare(PROGRAM, sg, th).case == "excluded"
+
+
 def test_a_different_gradient_is_silently_wrong():
     sg = outcome((X, None), (Y, None), (None, None), (tensor_obs(3.0), None))
     th = outcome((X, None), (Y, None), (None, None), (G, None))

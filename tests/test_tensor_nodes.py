@@ -749,7 +749,7 @@ def _saved_tree(torch_mod, fn):
         if f is None:
             continue
         saved = {a: str(getattr(f, a)) for a in dir(f) if a.startswith("_saved_")}
-        out.append((f.name(), saved))
+        out.append((f.name(), len(f.next_functions), saved))
         stack.extend(n for n, _ in f.next_functions)
     return out
 
@@ -762,5 +762,37 @@ def test_double_backward_of_pow_saves_scalars_as_pytorch(torch_ref, exponent):
         x = mod.tensor([0.5, 2.0], requires_grad=True)
         (g,) = mod.autograd.grad((x**exponent).sum(), x, create_graph=True)
         return _saved_tree(mod, g.grad_fn)
+
+    assert tree(scalargrad) == tree(torch_ref)
+
+
+_SECOND_ORDER = {
+    # minimum_backward: where(self == other, grad / 2, grad).masked_fill_(...): div.Scalar has one input
+    "minimum then log": lambda t, a, b: a.minimum(b).log(),
+    "mul by a number": lambda t, a, b: (a * 3).tanh() * b,
+    "divide by a number": lambda t, a, b: (a / 3).sigmoid() / b,
+}
+
+
+@pytest.mark.parametrize("program", _SECOND_ORDER)
+def test_double_backward_graphs_match_pytorch(torch_ref, program):
+    def tree(mod):
+        a = mod.tensor(-0.5, requires_grad=True)
+        b = mod.tensor(1.4, requires_grad=True)
+        grads = mod.autograd.grad(_SECOND_ORDER[program](mod, a, b), [a, b], create_graph=True)
+        return [_saved_tree(mod, g.grad_fn) for g in grads]
+
+    assert tree(scalargrad) == tree(torch_ref)
+
+
+@pytest.mark.parametrize("fn", ["sqrt", "tanh", "sigmoid", "log1p"])
+def test_third_order_graphs_match_pytorch(torch_ref, fn):
+    # the Scalars of derivatives.yaml's formulas keep their C++ type (``grad / (2 * result)``
+    # saves the int 2; tanh_backward's ``-2 * output``) and their order (float32 rounding)
+    def tree(mod):
+        a = mod.tensor(0.7, requires_grad=True)
+        (g,) = mod.autograd.grad(getattr(mod, fn)(a), [a], create_graph=True)
+        (h,) = mod.autograd.grad(g, [a], create_graph=True)
+        return _saved_tree(mod, g.grad_fn), _saved_tree(mod, h.grad_fn), h.item()
 
     assert tree(scalargrad) == tree(torch_ref)

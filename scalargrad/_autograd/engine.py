@@ -50,9 +50,30 @@ def _route(u: Tensor, v: Tensor, check: bool) -> Tensor:
     while w._seq > v._seq and w._op is not None:
         # the first input is the older version (a regenerated view keeps it in _c.prev)
         w = w._c.prev if w._op.older_in_c else (w._a if w._b is not MANY else w._a[0])
-    if check and v._op.saves_inputs:
+    if check and _saves(v, u):
         raise _version_error(u, v)
     return w
+
+
+def _saves(v: Tensor, u: Tensor) -> bool:
+    """Whether node ``v`` saved its input ``u`` (and so refuses a changed one). An op that
+    declares its saved inputs (``saved`` entries with an input index, and the inputs whose
+    gradients need each) answers for that input; any other op by its ``saves_inputs`` flag."""
+    op = v._op
+    ins = v._in
+    declared = False
+    for entry in op.saved or ():
+        i = entry[1]
+        if i.__class__ is str and i.startswith("opt."):  # an optional tensor argument (clamp's bounds)
+            i = int(i[4:])
+        if i.__class__ is not int:
+            continue
+        declared = True
+        if i < len(ins) and ins[i] is u:
+            need = entry[2] if len(entry) > 2 else None
+            if need is None or any(ins[j]._rg for j in need if j < len(ins)):
+                return True
+    return op.saves_inputs if not declared else False
 
 
 def _version_error(u: Tensor, v: Tensor) -> RuntimeError:
@@ -485,7 +506,7 @@ def _deliver_one(run: _Run, v: Tensor, u: Tensor, gi, buf: dict) -> None:
         return
     if u._seq > v._seq:
         u = _route(u, v, True)
-    elif u._op is not None and _modified_since(u, v) and v._op.saves_inputs:
+    elif u._op is not None and _modified_since(u, v) and _saves(v, u):
         raise _version_error(u, v)
     if run.need is not None and u not in run.need:
         return

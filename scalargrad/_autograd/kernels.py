@@ -58,6 +58,11 @@ class FloatKernel:
         """A masked-out gradient (PyTorch's where/masked_fill): +0.0 whatever ``g`` is."""
         return 0.0
 
+    @staticmethod
+    def no_gradient(g):
+        """PyTorch's ``_efficientzerotensor`` (sgn's derivative): see ``EfficientZero``."""
+        return EFFICIENT_ZERO
+
     @classmethod
     def pointwise(cls, op, *args, c=None):
         """The elementwise op ``op`` (a backward kernel such as leaky_relu_backward) on numbers."""
@@ -103,7 +108,8 @@ class FloatKernel:
 
     @classmethod
     def pow_backward(cls, g, a, e):
-        if e == 0.0:  # zeros when the exponent is 0
+        # zeros for the exponent 0; c10's Scalar(false).equal(0.0) is false: False runs the formula
+        if e == 0.0 and getattr(e, "number", e).__class__ is not bool:
             return 0.0
         r = cls.r
         return cls.mul(g, cls.mul(r(e), r(E._pow_scalar(r, a, e - 1.0))))
@@ -448,6 +454,15 @@ class TensorKernel:
         return 0.0
 
     @staticmethod
+    def no_gradient(g):
+        """PyTorch's ``_efficientzerotensor``: -0.0 everywhere, outside the graph (see
+        FloatKernel.no_gradient)."""
+        if isinstance(g, Tensor):
+            t = g._t
+            return leaf([-0.0] * t.numel if t.ndim else -0.0, TensorType(t.dtype, t.shape))
+        return -0.0
+
+    @staticmethod
     def pointwise(op, *args, c=None):
         """The elementwise op ``op`` on tensors (a node of its own under create_graph)."""
         return elementwise(op, args, c)
@@ -478,11 +493,12 @@ class TensorKernel:
 
     @classmethod
     def pow_backward(cls, g, a, e):
-        if e == 0.0:  # zeros_like(self) when the exponent is 0
+        # zeros_like(self) for the exponent 0, not for False (see FloatKernel.pow_backward)
+        if e == 0.0 and getattr(e, "number", e).__class__ is not bool:
             return _zeros(a)
         # grad * (exponent * self.pow(exponent - 1)): exponent a Scalar (MulBackward1)
-        # exponent - 1 is a double Scalar whatever the exponent was (_saved_exponent 2.0 for 3)
-        return cls.mul(g, cls.mul(cls.const(e), a ** (float(e) - 1.0)))
+        # pow_backward takes exponent.toDouble(): _saved_other 3.0 and _saved_exponent 2.0 for 3
+        return cls.mul(g, cls.mul(cls.const(float(e)), a ** (float(e) - 1.0)))
 
     @classmethod
     def pow_backward_self(cls, g, a, b):
@@ -512,11 +528,11 @@ class TensorKernel:
 
     @classmethod
     def min_max_backward(cls, g, a, b, is_min):
-        half = cls.where(a == b, cls.div(g, cls.const(2.0)), g)
+        half = cls.where(a == b, cls.div(g, cls.const(2)), g)
         mask_a = (a > b) if is_min else (a < b)
         mask_b = (a < b) if is_min else (a > b)
         # PyTorch's formula for each input computes its own where (two nodes under create_graph)
-        half_b = cls.where(a == b, cls.div(g, cls.const(2.0)), g) if cls.graph else half
+        half_b = cls.where(a == b, cls.div(g, cls.const(2)), g) if cls.graph else half
         return _masked_zero(half, mask_a), _masked_zero(half_b, mask_b)
 
     @classmethod
@@ -904,10 +920,47 @@ class GraphKernel(TensorKernel):
 # ---------------------------------------------------------------- tensor helpers
 
 
-class _Scalar(float):
-    """A number that a derivative formula writes as a C++ ``Scalar``."""
+class EfficientZero(float):
+    """PyTorch's ``_efficientzerotensor``, the derivative of sgn: a zero that arithmetic passes
+    through as ATen's ZeroTensor kernels do. Summed it adds nothing (``x + Z`` is ``x``, keeping
+    x's sign of zero), multiplied or divided it stays itself. Python gives a float subclass's
+    reflected operator the first turn, so ``x * Z`` reaches ``__rmul__``."""
 
     __slots__ = ()
+
+    def __add__(self, other):
+        return other
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return -other
+
+    def __rsub__(self, other):
+        return other
+
+    def __mul__(self, other):
+        return self
+
+    __rmul__ = __truediv__ = __mul__
+
+    def __neg__(self):
+        return self
+
+
+EFFICIENT_ZERO = EfficientZero(0.0)
+
+
+class _Scalar(float):
+    """A number that a derivative formula writes as a C++ ``Scalar``; ``number`` keeps it as
+    written (``grad / 2`` saves the int 2, ``_saved_other`` prints ``2``)."""
+
+    __slots__ = ("number",)
+
+    def __new__(cls, c):
+        obj = float.__new__(cls, c)
+        obj.number = getattr(c, "number", c)
+        return obj
 
 
 def _scalar_op(op, t, c):
@@ -917,7 +970,7 @@ def _scalar_op(op, t, c):
         fn = {E.MulScalar: operator.mul, E.DivScalar: operator.truediv, E.SubScalar: operator.sub,
               E.AddScalar: operator.add}.get(op)
         return fn(t, float(c)) if fn is not None else float(c) - t
-    return _with_number(op, t, float(c))
+    return _with_number(op, t, c.number if c.__class__ is _Scalar else float(c))
 
 
 def _zeros(like: Tensor) -> Tensor:

@@ -108,6 +108,31 @@ def _wrapper(bits: int, signed: bool):
     return round_int
 
 
+_INDEFINITE_64, _INDEFINITE_32 = -(1 << 63), -(1 << 31)
+
+
+def float_to_int(dt: dtype, x: float) -> int:
+    """A floating element converted to the integer dtype ``dt`` as PyTorch's cast does on x86-64
+    (cvttsd2si): truncated toward zero; nan, inf and values that do not fit the conversion's
+    register (64 bits for int64, 32 for the narrower types, whose low bits are then kept) give
+    the register's lowest value, the "integer indefinite". (ARM saturates instead.)"""
+    wide = dt.itemsize == 8
+    lowest = _INDEFINITE_64 if wide else _INDEFINITE_32
+    if x != x or x in (math.inf, -math.inf):
+        return dt.round(lowest)
+    v = builtins.int(x)
+    if not lowest <= v < -lowest:
+        v = lowest
+    return dt.round(v)
+
+
+def cast_values(src: dtype, dt: dtype, vals):
+    """Elements of dtype ``src`` (a number, or a list) converted to ``dt``."""
+    if src.is_floating_point and dt.kind == "i":
+        return [float_to_int(dt, x) for x in vals] if isinstance(vals, list) else float_to_int(dt, vals)
+    return round_list(dt, vals) if isinstance(vals, list) else dt.round(vals)
+
+
 def _round_bool(x):
     return x != 0  # nan != 0 is True, as bool(nan)
 

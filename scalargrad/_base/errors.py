@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-SCOPE = "scalargrad implements PyTorch's autograd and nn.Module on scalars"
+SCOPE = "scalargrad implements PyTorch's autograd and nn.Module on small real tensors"
 
 
 class Unsupported(AttributeError, NotImplementedError):

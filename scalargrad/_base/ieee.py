@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import math
 
+from mpmath.libmp import from_float as _from_float
+from mpmath.libmp import mpf_tanh as _mpf_tanh
+from mpmath.libmp import to_float as _to_float
+
 inf = math.inf
 nan = math.nan
 _copysign = math.copysign
@@ -54,6 +58,16 @@ def tanh(x: float) -> float:
     return math.tanh(x)
 
 
+def tanh_correctly_rounded(x: float) -> float:
+    """float64 tanh rounded once from the exact value. The C library's tanh is off by one ulp
+    for a few percent of arguments, and PyTorch's vectorised one differs by processor; the
+    correctly rounded value is the machine-independent one (mpmath, which SymPy depends on;
+    about 9 us). Past |x| = 20 the result is +-1, below 2**-26 it is x itself."""
+    if not 3.0e-8 < abs(x) < 20.0:
+        return math.tanh(x)
+    return _to_float(_mpf_tanh(_from_float(x), 53, "n"))
+
+
 def one_minus_square(y: float) -> float:
     """``1 - y*y`` rounded once, as a fused multiply-add gives it (PyTorch's tanh backward).
 
@@ -79,17 +93,21 @@ def sigmoid(x: float) -> float:
 def pow(a: float, b: float) -> float:  # noqa: A001 - the IEEE pow
     """C's pow(): 0**-1 is inf, (-8)**(1/3) is nan, overflow is inf."""
     try:
+        b = float(b)  # C's pow takes a double: an int exponent past 2**53 has the double's parity
+    except OverflowError:
+        b = _copysign(inf, b)
+    try:
         return math.pow(a, b)
     except ZeroDivisionError:  # pragma: no cover - math.pow raises ValueError instead
         return inf
     except OverflowError:
         # |a| > 1 with a huge b, or |a| < 1 with a huge negative b: the sign follows C.
-        if a < 0 and float(b).is_integer() and int(b) % 2 == 1:
+        if a < 0 and b.is_integer() and int(b) % 2 == 1:
             return -inf
         return inf
     except ValueError:
         if a == 0:  # 0 ** negative
-            if float(b).is_integer() and int(b) % 2 == 1:
+            if b.is_integer() and int(b) % 2 == 1:
                 return _copysign(inf, a)
             return inf
         return nan  # negative base, non-integer exponent

@@ -32,11 +32,14 @@ class Elementwise(Op):
 
     result = "same"  # "same" | "float" | "bool"
     fast = None  # a C function of the double elements, for bulk float64 (None: use forward)
+    fast64 = None  # the same for float64 alone, where ``fast`` is not correctly rounded
     with_number = None  # the declaration of ``tensor (op) number``, if the op has one
     number_first = None  # the declaration of ``number (op) tensor``
+    numbers_only = False  # ``torch.mul(2.0, 3.0)``: the function takes two Python numbers
     bool_error = None  # PyTorch's refusal of bool operands, if any
     bool_kernel = None  # the ATen kernel that refuses a bool computation ('"abs_cpu" not implemented')
     float_only_kernel = None  # the ATen kernel that refuses integer tensors ('"frac_cpu" not implemented for 'Long'')
+    integer_kernel = None  # the ATen kernel of an op built for integers and bool alone (bitwise ops)
     arity = 1
     uses_c = False  # forward and backward read the node's constant ``_c``
     bulk_number = None  # (dtype, elements, number) -> rounded elements, for ``tensor (op) number``
@@ -67,8 +70,9 @@ class WithNumber(Elementwise):
 
 
 def _api(method, inplace=True, function=True, aliases=(), functional=None):
+    # an alias is a spelling of the function too (torch.subtract, torch.multiply)
     return Api(method=method, aliases=aliases, inplace=(method + "_") if inplace else None,
-               function=method if function is True else function, functional=functional)
+               function=(method,) + tuple(aliases) if function is True else function, functional=functional)
 
 
 _BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
@@ -157,6 +161,8 @@ class Pow(Binary):
 
     @staticmethod
     def backward(k, g, v):
+        if v._in[0]._rg and v._in[1]._t.dtype.kind == "b":
+            raise RuntimeError(_BOOL_SUB)  # pow_backward_self computes exponent - 1
         a, b = k.a(v), k.b(v)
         # pow_backward_self: 0 where exponent == 0; pow_backward_exponent: 0 where base == 0
         # and exponent >= 0 (PyTorch's convention; plain calculus gives nan or -inf there)
@@ -423,7 +429,7 @@ class AddScalar(WithNumber):
     """tensor + Scalar inside a derivative (``add.Scalar``: AddBackward1, as in ``1 + x * x``)."""
 
     name, saves, saves_inputs = "AddBackward1", False, False
-    saved = (("alpha", "alpha"),)
+    saved = ()  # add.Scalar / sub.Scalar save nothing
     extra_none = 0
     forward = staticmethod(lambda r, a, c: a + c)
     backward = staticmethod(lambda k, g, v: (g,))
@@ -435,7 +441,7 @@ class SubScalar(WithNumber):
     """tensor - Scalar inside a derivative (``sub.Scalar``: SubBackward1, as in ``exponent - 1``)."""
 
     name, saves, saves_inputs = "SubBackward1", False, False
-    saved = (("alpha", "alpha"),)
+    saved = ()  # add.Scalar / sub.Scalar save nothing
     extra_none = 0
     forward = staticmethod(lambda r, a, c: a - c)
     backward = staticmethod(lambda k, g, v: (g,))
@@ -481,7 +487,8 @@ class MulScalar(MulC):
 
     name, saves = "MulBackward1", True
     saved = (("other", "number"),)
-    backward = staticmethod(lambda k, g, v: (k.mul(g, float(v._c)),))
+    extra_none = 0  # one input: no slot for a wrapped number
+    backward = staticmethod(lambda k, g, v: (k.mul(g, k.const(v._c)),))
 
 
 @register
@@ -490,7 +497,8 @@ class DivScalar(DivC):
 
     name = "DivBackward1"
     saved = (("other", "number"),)
-    backward = staticmethod(lambda k, g, v: (k.div(g, float(v._c)),))
+    extra_none = 0
+    backward = staticmethod(lambda k, g, v: (k.div(g, k.const(v._c)),))
 
 
 def _sympy_pow(sp, base, exponent):
@@ -558,6 +566,9 @@ class PowC(WithNumber):
     def convention(a, c):
         # pow_backward returns zeros for exponent 0, also at a = 0 where c * a**(c-1) is 0 * inf
         if c == 0 and a == 0:
+            if getattr(c, "number", c).__class__ is bool:  # pow_backward's formula runs: False * 0**-1
+                return ("pow: PyTorch computes d(a**False)/da as False * a**-1, nan at a = 0",
+                        (math.nan,))
             return ("pow: PyTorch takes d(a**0)/da = 0 at a = 0 (calculus formula: 0*0**-1, undefined)", (0.0,))
         return None
 
@@ -566,7 +577,7 @@ class PowC(WithNumber):
 class RPowC(WithNumber):
     """number ** tensor."""
 
-    name, saves_inputs, saves_output = "PowBackward2", False, True
+    name, saves_inputs, saves_output = "PowBackward2", True, True
     saved = (("exponent", 0), ("result", "result"), ("self", "number"))
     bool_kernel = "pow"
     extra_none = 0
@@ -700,6 +711,9 @@ Div.with_number = DivC
 Pow.with_number = PowC
 Pow.number_first = RPowC
 FloorDivide.with_number = FloorDivideC
+# PyTorch's argument parser turns a number into a tensor for ``input`` of these alone
+# (torch.add(1, 2) is tensor(3); torch.exp(1.0), torch.maximum(1., 2.) are TypeErrors)
+Add.numbers_only = Sub.numbers_only = Mul.numbers_only = Div.numbers_only = FloorDivide.numbers_only = True
 FloorDivide.number_first = RFloorDivideC
 Remainder.with_number = RemainderC
 Remainder.number_first = RRemainderC
@@ -796,7 +810,7 @@ class Sqrt(Unary):
     forward = staticmethod(lambda r, a: ieee.sqrt(a))
     fast = math.sqrt
     # grad / (2 * result)
-    backward = staticmethod(lambda k, g, v: (k.div(g, k.mul(k.const(2.0), k.out(v))),))
+    backward = staticmethod(lambda k, g, v: (k.div(g, k.mul(k.const(2), k.out(v))),))
     sympy = staticmethod(lambda sp, a: sp.sqrt(a))
 
     @staticmethod
@@ -815,8 +829,11 @@ class Tanh(Unary):
     saved = (("result", "result"),)
     api = _api("tanh", functional="tanh")
     result = "float"
-    forward = staticmethod(lambda r, a: ieee.tanh(a))
+    # float64 correctly rounded (ieee.tanh_correctly_rounded); float32 rounds the double tanh,
+    # whose error is far below float32's half ulp
+    forward = staticmethod(lambda r, a: ieee.tanh_correctly_rounded(a) if r is float else ieee.tanh(a))
     fast = math.tanh
+    fast64 = staticmethod(ieee.tanh_correctly_rounded)
     backward = staticmethod(lambda k, g, v: (k.tanh_backward(g, k.out(v)),))
     sympy = staticmethod(lambda sp, a: sp.tanh(a))
 
@@ -872,7 +889,8 @@ class Sgn(Unary):
     name, saves, saves_inputs = "SgnBackward0", False, False
     api = _api("sgn")
     forward = staticmethod(lambda r, a: (a > 0) - (a < 0) if a == a else 0.0)
-    backward = staticmethod(lambda k, g, v: (k.zero(g),))
+    # sgn_backward of a real tensor is an _efficientzerotensor: summed, it changes nothing
+    backward = staticmethod(lambda k, g, v: (k.no_gradient(g),))
     sympy = staticmethod(lambda sp, a: sp.sign(a))
 
 
@@ -924,8 +942,8 @@ class TanhBackward(Binary):
     @staticmethod
     def backward(k, g, v):
         go, y = k.ins(v)
-        # grad_output: tanh_backward(grad, output); output: -2 * output * grad * grad_output
-        return k.tanh_backward(g, y), k.mul(k.mul(k.mul(k.const(-2.0), y), g), go)
+        # grad_output: tanh_backward(grad, output); output: grad * (-2 * output * grad_output)
+        return k.tanh_backward(g, y), k.mul(g, k.mul(k.mul(k.const(-2), y), go))
 
     sympy = staticmethod(lambda sp, g, y: g * (1 - y * y))
 
@@ -941,9 +959,9 @@ class SigmoidBackward(Binary):
     @staticmethod
     def backward(k, g, v):
         go, y = k.ins(v)
-        # grad_output: sigmoid_backward(grad, output); output: grad * grad_output * (1 - 2 * output)
+        # grad_output: sigmoid_backward(grad, output); output: grad * grad_output * (-2 * output + 1)
         return (k.sigmoid_backward(g, y),
-                k.mul(k.mul(g, go), k.sub(k.const(1.0), k.mul(k.const(2.0), y))))
+                k.mul(k.mul(g, go), k.add(k.mul(k.const(-2), y), k.const(1))))
 
     sympy = staticmethod(lambda sp, g, y: g * (1 - y) * y)
 
@@ -975,6 +993,45 @@ SCALAR_DERIVATIVES = [Add, Sub, Mul, Div, Pow, Minimum, Maximum, AddC, SubC, RSu
                       Clamp, ClampMin, ClampMax, Neg, Log, Log1p, Exp, Expm1, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin,
                       Cos, Reciprocal]
 """Every differentiable op with a non-trivial derivative, for the catalogue tests."""
+
+
+# ---------------------------------------------------------------- bitwise ops (integers and bool)
+
+
+class Bitwise(Binary):
+    """``&``, ``|``, ``^`` on integer and bool tensors: the promoted dtype, never a gradient;
+    ATen builds no floating kernel (``"bitwise_and_cpu" not implemented for 'Float'``)."""
+
+    differentiable = False
+    saves, saves_inputs = False, False
+    backward = staticmethod(lambda k, g, v: (None, None))
+
+
+def _bitwise(method, fn, symbol):
+    return register(type("Bitwise" + method.capitalize(), (Bitwise,), {
+        "name": f"Bitwise{method.capitalize()}Backward0", "api": _api("bitwise_" + method),
+        "integer_kernel": f"bitwise_{method}_cpu", "symbol": symbol,
+        "forward": staticmethod(lambda r, a, b: r(fn(int(a), int(b)))),
+        "sympy": staticmethod(lambda sp, a, b: sp.Function("bitwise_" + method)(a, b))}))
+
+
+BitwiseAnd = _bitwise("and", operator.and_, "&")
+BitwiseOr = _bitwise("or", operator.or_, "|")
+BitwiseXor = _bitwise("xor", operator.xor, "^")
+
+
+@register
+class BitwiseNot(Unary):
+    """``~``: logical not on bool, two's complement on integers (no floating kernel)."""
+
+    name = "BitwiseNotBackward0"
+    api = _api("bitwise_not")
+    integer_kernel = "bitwise_not_cpu"
+    differentiable = False
+    saves, saves_inputs = False, False
+    forward = staticmethod(lambda r, a: (not a) if a.__class__ is bool else r(~int(a)))
+    backward = staticmethod(lambda k, g, v: (None,))
+    sympy = staticmethod(lambda sp, a: sp.Function("bitwise_not")(a))
 
 
 # ---------------------------------------------------------------- comparisons and selection

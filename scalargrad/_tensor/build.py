@@ -172,7 +172,7 @@ def compute(op, dt: dtypes.dtype, cols: list, n: int, c=None) -> list:
     r = dt.round
     if op.by_position is not None and n > 1:
         return op.by_position(dt, [x if isinstance(x, list) else [x] * n for x in cols], n, c)
-    fast = op.fast
+    fast = op.fast if dt is not dtypes.float64 or op.fast64 is None else op.fast64
     lists = [x if isinstance(x, list) else None for x in cols]
     if fast is not None and c is None and dt.is_floating_point:
         args = [x if x is not None else _repeat(y, n) for x, y in zip(lists, cols)]
@@ -199,9 +199,7 @@ def cast(x: Tensor, dt: dtypes.dtype):
     """``x``'s elements (a number or a list) converted to ``dt``."""
     if x._t.dtype is dt:
         return x._val
-    if x._t.ndim:
-        return round_list(dt, x._val)
-    return dt.round(x._val)
+    return dtypes.cast_values(x._t.dtype, dt, x._val)
 
 
 # ---------------------------------------------------------------- the ops
@@ -249,6 +247,8 @@ def unary(op, a: Tensor) -> Tensor:
     elif op.float_only_kernel is not None and t.dtype.kind == "i":
         raise NotImplementedError(f"\"{op.float_only_kernel}\" not implemented for '{t.dtype.short}'")
     dt = _result_dt(op, t.dtype)
+    if dt.is_floating_point and op.integer_kernel is not None:
+        raise NotImplementedError(f"\"{op.integer_kernel}\" not implemented for '{dt.short}'")
     if not t.ndim:
         r = dt.round
         x = a._val if dt is t.dtype else r(a._val)
@@ -264,6 +264,8 @@ def unary(op, a: Tensor) -> Tensor:
 def binary(op, a, b, alpha=None) -> Tensor:
     """``a (op) b`` for tensors and Python numbers, broadcast, with PyTorch's promotion.
     ``alpha`` is add/sub's multiplier of ``b`` (None: 1)."""
+    if isinstance(a, complex) or isinstance(b, complex):
+        raise Unsupported("complex numbers and complex dtypes")
     _bool_check(op, a, b)
     ta = isinstance(a, Tensor)
     tb = isinstance(b, Tensor)
@@ -286,6 +288,8 @@ def binary(op, a, b, alpha=None) -> Tensor:
     cdt = dt if op.result == "float" else rd  # the computation dtype
     if cdt is dtypes.bool and op.bool_kernel is not None:
         raise refuse_bool(op.bool_kernel)
+    if cdt.is_floating_point and op.integer_kernel is not None:
+        raise NotImplementedError(f"\"{op.integer_kernel}\" not implemented for '{cdt.short}'")
     sa, sb = a._t, b._t
     if alpha is not None and alpha != 1:
         if not cdt.is_floating_point and isinstance(alpha, float):
@@ -346,8 +350,8 @@ def _with_number(op, a: Tensor, c) -> Tensor:
     if not exact:
         # rounded, remembering (floating dtypes: the only ones in a graph) the number PyTorch saves
         c = constant(c, r(c)) if dt.is_floating_point else r(c)
-    elif c.__class__ is bool:
-        c = int(c)
+    elif c.__class__ is bool:  # computed as 0 or 1; the backward tells a bool from the int 0
+        c = constant(c, int(c))
     if not t.ndim:
         x = a._val if a._t.dtype is dt else r(a._val)
         return make(op, t, r(op.forward(r, x, c)), (a,), c)

@@ -159,6 +159,8 @@ def write(t: Tensor, values, keep=None) -> None:
         if m._t.ndim:
             if mi is not None:
                 m._val[:] = [data[i] for i in mi]
+            elif m._val is not data:  # a view with dimensions of a 0-dim root keeps its own list
+                m._val[:] = data
         else:
             m._val = data[0] if mi is None else data[mi[0]]
         if ms.ver is ver:

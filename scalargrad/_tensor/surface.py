@@ -46,7 +46,28 @@ def _method(name: str, fn) -> None:
 
 def _function(name: str, fn) -> None:
     fn.__name__ = name
-    FUNCTIONS[name] = fn
+    FUNCTIONS[name] = _input_checked(name, fn)
+
+
+def _input_checked(name: str, fn):
+    """``fn`` refusing a first argument that is not a tensor in PyTorch's words (``torch.sum(1.)``:
+    "sum(): argument 'input' (position 1) must be Tensor, not float"). The check runs only
+    when ``fn`` fails, so a well-typed call pays one frame."""
+
+    def function(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except AttributeError as e:
+            x = args[0] if args else kwargs.get("input", e)
+            if isinstance(e, Unsupported) or x is e or isinstance(x, (Tensor, list, tuple)):
+                raise
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, "
+                            f"not {type(x).__name__}") from None
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = fn.__doc__
+    function.__wrapped__ = fn
+    return function
 
 
 def _is_operand(x) -> bool:
@@ -54,16 +75,34 @@ def _is_operand(x) -> bool:
 
 
 def _check_input(name: str, x) -> None:
+    if isinstance(x, complex):
+        raise Unsupported("complex numbers and complex dtypes")
     if not isinstance(x, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
 
 
 def _check_other(name: str, x, pos: int, tensor_only: bool = False) -> None:
+    if isinstance(x, complex):
+        raise Unsupported("complex numbers and complex dtypes")
     if tensor_only and not isinstance(x, Tensor) or not _is_operand(x):
         raise TypeError(f"{name}(): argument 'other' (position {pos}) must be Tensor, not {type(x).__name__}")
 
 
 # ---------------------------------------------------------------- elementwise ops from the table
+
+
+def _arg_type(x) -> str:
+    """An argument's type as PyTorch's parser names it in "got (...)"."""
+    return "Tensor" if isinstance(x, Tensor) else type(x).__name__
+
+
+def _size_dim(t: Tensor, dim, what: str) -> int:
+    """The dim of ``size(dim)``/``stride(dim)``: a 0-dim tensor has none to give."""
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"{what}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+    if not t._t.ndim:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return views.norm_dim(dim, t._t.ndim)
 
 
 def _bind_unary(op) -> None:
@@ -117,15 +156,20 @@ def _bind_binary(op, tensor_only: bool = False, alpha: bool = False) -> None:
 
     def function(input, other, *, alpha=1, out=None):  # noqa: A002
         if not isinstance(input, Tensor) and not (isinstance(other, Tensor) and _is_operand(input)):
-            _check_input(name, input)
+            if op.numbers_only and _is_operand(input) and _is_operand(other):
+                # both numbers become tensors (int64, bool or the default dtype), as PyTorch wraps them
+                input, other = F.tensor(input), F.tensor(other)  # noqa: A001
+            else:
+                _check_input(name, input)
         _check_other(name, other, 2, tensor_only)
         return apply(input, other, alpha)
 
     for n in (name,) + api.aliases:
         _method(n, _clone_fn(method))
     if api.inplace:
-        for n in (api.inplace,) + tuple(a + "_" for a in api.aliases):  # subtract_, multiply_, less_
-            _method(n, _clone_fn(method_inplace))
+        _method(api.inplace, method_inplace)
+        for n in api.aliases:  # subtract_, multiply_, less_
+            _method(n + "_", _clone_fn(method_inplace))
     for fname in api.function:
         _function(fname, _clone_fn(function))
 
@@ -154,7 +198,10 @@ def _install_elementwise() -> None:
         _method(n, lambda self, other, *, rounding_mode=None: inplace(self, lambda t: _div(t, other, rounding_mode)))
 
     def div_fn(input, other, *, rounding_mode=None, out=None):  # noqa: A002
-        _check_input("div", input)
+        if not isinstance(input, Tensor) and _is_operand(input) and _is_operand(other):
+            input = F.tensor(input) if not isinstance(other, Tensor) else input  # noqa: A001 - as torch.mul's
+        else:
+            _check_input("div", input)
         _check_other("div", other, 2)
         return _div(input, other, rounding_mode)
 
@@ -169,8 +216,16 @@ def _install_elementwise() -> None:
     _method("pow_", lambda self, exponent: inplace(self, lambda t: binary(E.Pow, t, exponent)))
 
     def pow_fn(input, exponent, *, out=None):  # noqa: A002
-        if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
-            _check_input("pow", input)
+        if isinstance(input, complex) or isinstance(exponent, complex):
+            raise Unsupported("complex numbers and complex dtypes")
+        if not (isinstance(input, Tensor) and _is_operand(exponent)
+                or isinstance(exponent, Tensor) and _is_operand(input)):
+            raise TypeError(
+                "pow() received an invalid combination of arguments - got "
+                f"({_arg_type(input)}, {_arg_type(exponent)}), but expected one of:\n"
+                " * (Tensor input, Tensor exponent, *, Tensor out = None)\n"
+                " * (Number self, Tensor exponent, *, Tensor out = None)\n"
+                " * (Tensor input, Number exponent, *, Tensor out = None)\n")
         return binary(E.Pow, input, exponent)
 
     _function("pow", pow_fn)
@@ -303,6 +358,20 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     lo, hi = _number_bound(min, self), _number_bound(max, self)
+    if (isinstance(lo, Tensor) and hi is not None and not isinstance(hi, Tensor)
+            or isinstance(hi, Tensor) and lo is not None and not isinstance(lo, Tensor)):
+        # a tensor beside a number: PyTorch's parser takes the Number overload, a 0-dim tensor
+        # becoming its number (ClampBackward1)
+        tensor_bound = lo if isinstance(lo, Tensor) else hi
+        if tensor_bound._t.ndim:
+            raise TypeError("clamp() received an invalid combination of arguments - got (Tensor, "
+                            f"{type(min).__name__ if not isinstance(min, Tensor) else 'Tensor'}, "
+                            f"{type(max).__name__ if not isinstance(max, Tensor) else 'Tensor'}), but "
+                            "expected one of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, "
+                            "Tensor out = None)\n * (Tensor input, Number min = None, Number max = None, *, "
+                            "Tensor out = None)\n")
+        lo = lo.item() if isinstance(lo, Tensor) else lo
+        hi = hi.item() if isinstance(hi, Tensor) else hi
     if isinstance(lo, Tensor) or isinstance(hi, Tensor):
         # the open side's placeholder in the result's dtype (a bool tensor clamped by floats is float)
         dt = result_dtype((self,) + tuple(b for b in (lo, hi) if isinstance(b, Tensor)))
@@ -540,11 +609,11 @@ def _install_shapes() -> None:
     _method("is_contiguous", lambda self, memory_format=None: self._t.contiguous or is_contiguous(self._t.shape,
                                                                                                   self._t.strides))
     _method("stride", lambda self, dim=None: self._t.strides if dim is None else
-            self._t.strides[views.norm_dim(dim, self._t.ndim)])
+            self._t.strides[_size_dim(self, dim, "stride")])
     _method("storage_offset", lambda self: views.offset_of(self))
     _method("element_size", lambda self: self._t.dtype.itemsize)
     _method("size", lambda self, dim=None: self._t.shape if dim is None else
-            self._t.shape[views.norm_dim(dim, self._t.ndim)])
+            self._t.shape[_size_dim(self, dim, "size")])
     _method("is_floating_point", lambda self: self._t.dtype.is_floating_point)
     _method("is_complex", lambda self: False)
     _method("_is_view", lambda self: self._s is not None and self._s.base is not None)

@@ -41,6 +41,7 @@ from collections import OrderedDict
 
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_f32
+from .._base.errors import Unsupported
 from .._base.grad_mode import _state as _grad_state
 from .._base.handles import add_hook
 from .._ops import elementwise as E
@@ -74,6 +75,8 @@ def constant(number, rounded: float) -> float:
     differs: an int, a bool, or a float that the cast changed."""
     if number.__class__ is float and (rounded == number or number != number):
         return rounded
+    if number.__class__ is Constant:  # a node's operand used again (a derivative's ``grad * other``)
+        number = number.number
     return Constant(rounded, number)
 
 defaults = {"dtype": dtypes.float32}
@@ -267,7 +270,7 @@ def _arith(op_number, op_tensor, compute, symbol: str):
                 return impl.binary(op_tensor, self, other)
             if isinstance(other, float):  # a float subclass: a node's Constant in a backward formula
                 return method(self, float(other))
-            return NotImplemented
+            return _not_an_operand(other)
         if other._t is not t or not t.fast:
             return impl.binary(op_tensor, self, other)
         val = compute(self._val, other._val)
@@ -312,13 +315,29 @@ def _div(a: float, b: float) -> float:
         return div(a, b)
 
 
+def _not_an_operand(other):
+    """What an arithmetic operator returns for an operand it does not take: NotImplemented, so
+    that Python tries the other operand; a complex number is refused by name instead of ending
+    in Python's "unsupported operand type(s)"."""
+    if isinstance(other, complex):
+        raise Unsupported("complex numbers and complex dtypes")
+    return NotImplemented
+
+
+def _bitwise_operand(other, op, t):
+    """``t & 1.5``: ATen refuses the float computation; other operands as arithmetic's."""
+    if other.__class__ is float:
+        return impl.binary(op, t, other)
+    return _not_an_operand(other)
+
+
 def _reflected(op):
     """``number (op) tensor`` for a commutative op: the same method, operands swapped by Python."""
 
     def method(self, other):
         if isinstance(other, (Tensor, int, float)):
             return impl.binary(op, other, self)
-        return NotImplemented
+        return _not_an_operand(other)
 
     return method
 
@@ -592,42 +611,73 @@ class Tensor:
     def __rsub__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
             return impl.binary(E.Sub, other, self)
-        return NotImplemented
+        return _not_an_operand(other)
 
     def __rtruediv__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
             return impl.binary(E.Div, other, self)
-        return NotImplemented
+        return _not_an_operand(other)
 
     def __pow__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
             return impl.binary(E.Pow, self, other)
-        return NotImplemented
+        return _not_an_operand(other)
 
     def __rpow__(self, other):
         if other.__class__ in (float, int, bool):
             return impl.binary(E.Pow, other, self)
-        return NotImplemented
+        return _not_an_operand(other)
 
     def __floordiv__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
             return impl.binary(E.FloorDivide, self, other)
-        return NotImplemented
+        return _not_an_operand(other)
 
     def __rfloordiv__(self, other):
         if other.__class__ in (float, int, bool):
             return impl.binary(E.FloorDivide, other, self)
-        return NotImplemented
+        return _not_an_operand(other)
 
     def __mod__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
             return impl.binary(E.Remainder, self, other)
-        return NotImplemented
+        return _not_an_operand(other)
 
     def __rmod__(self, other):
         if other.__class__ in (float, int, bool):
             return impl.binary(E.Remainder, other, self)
-        return NotImplemented
+        return _not_an_operand(other)
+
+    def __and__(self, other):
+        if isinstance(other, Tensor) or other.__class__ in (int, bool):
+            return impl.binary(E.BitwiseAnd, self, other)
+        return _bitwise_operand(other, E.BitwiseAnd, self)
+
+    def __or__(self, other):
+        if isinstance(other, Tensor) or other.__class__ in (int, bool):
+            return impl.binary(E.BitwiseOr, self, other)
+        return _bitwise_operand(other, E.BitwiseOr, self)
+
+    def __xor__(self, other):
+        if isinstance(other, Tensor) or other.__class__ in (int, bool):
+            return impl.binary(E.BitwiseXor, self, other)
+        return _bitwise_operand(other, E.BitwiseXor, self)
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
+
+    def __iand__(self, other):
+        return self.bitwise_and_(other)
+
+    def __ior__(self, other):
+        return self.bitwise_or_(other)
+
+    def __ixor__(self, other):
+        return self.bitwise_xor_(other)
+
+    def __invert__(self):
+        if self._t.dtype.is_floating_point:
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        return impl.unary(E.BitwiseNot, self)
 
     def __neg__(self):
         return impl.unary(E.Neg, self)
@@ -637,6 +687,10 @@ class Tensor:
 
     def __abs__(self):
         return impl.unary(E.Abs, self)
+
+
+# ``type(t)`` prints ``<class 'torch.Tensor'>``, as it does under PyTorch (programs print it)
+Tensor.__module__ = "torch"
 
 
 def is_tensor(obj) -> bool:

@@ -390,7 +390,14 @@ def _one_step(src: Tensor, index, select_dim=None, force_slice: bool = False, ra
     if sum(1 for it in items if it is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if specified > nd:
-        if nd == 0:
+        if nd == 0 and single:
+            # PyTorch's single-index path: an int other than 0 is checked against a size of 0
+            # first, a slice has its own refusal; a tuple of indices is "too many" (below)
+            if isinstance(index, slice):
+                raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+            if isinstance(index, int) and not isinstance(index, bool) and index != 0:
+                raise IndexError(f"index {index} is out of bounds for dimension 0 with size 0")
+        if nd == 0 and single and isinstance(index, int):
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {nd}")
@@ -671,7 +678,7 @@ def to_dtype(x: Tensor, dt, copy: bool = False) -> Tensor:
     """``x.to(dt)`` (ToCopyBackward0); ``x`` itself when it already has that dtype."""
     if dt is x._t.dtype and not copy:
         return x
-    val = round_list(dt, x._val) if x._t.ndim else dt.round(x._val)
+    val = dtypes.cast_values(x._t.dtype, dt, x._val)
     if not dt.is_floating_point:  # an integer result is outside the graph, as in PyTorch
         return leaf(val, x._t.with_dtype(dt))
     return make(S.ToCopy, x._t.with_dtype(dt), val, (x,), Layout(x._t.shape, x._t.dtype))

@@ -73,6 +73,9 @@ class _BufferMeta(type):
         return super().__instancecheck__(instance)
 
 
+Parameter.__module__ = "torch.nn.parameter"  # <class 'torch.nn.parameter.Parameter'>
+
+
 class _FlaggedTensor(Tensor):
     """A plain tensor that can carry attributes (``persistent``, ``_is_buffer``): what
     ``nn.Buffer`` returns. It prints and computes as a ``Tensor``."""

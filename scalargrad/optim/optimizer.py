@@ -24,6 +24,7 @@ from .._base import dtypes
 from .._base.grad_mode import _state as _grad_state
 from .._base.handles import RemovableHandle, add_hook
 from .._tensor.tensor import Tensor, defaults
+from .._tensor.typename import typename
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook", "required"]
 
@@ -52,16 +53,6 @@ def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
     optimizer's own post hooks."""
     return add_hook(_global_optimizer_post_hooks, hook)
 
-
-def typename(obj) -> str:
-    """``torch.typename``: a tensor's legacy type (``torch.FloatTensor``), else the qualified
-    class name (builtins bare)."""
-    if isinstance(obj, Tensor):
-        return obj._t.dtype.legacy
-    module = getattr(obj, "__module__", None)
-    prefix = module + "." if module not in (None, "builtins", "__builtin__") else ""
-    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
-    return prefix + name
 
 
 def _use_grad_for_differentiable(step: Callable) -> Callable:

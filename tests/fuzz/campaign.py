@@ -178,7 +178,8 @@ class Stats:
                 lines.append(f"  {case} cases: {self.agreeing[case]} / {self.cases[case]} agree "
                              f"({100 * self.rate(case):.1f}%)")
         if self.cases["excluded"]:
-            lines.append(f"  excluded (PyTorch failed an internal assertion): {self.cases['excluded']}")
+            lines.append(f"  excluded (PyTorch's own faults: internal assertions, storage-less "
+                         f"ZeroTensors): {self.cases['excluded']}")
         lines.append(f"  raw Python errors: {self.any_class['raw_error']} programs {dict(self.raw_types)}")
         lines.append(f"  silently wrong gradients: {self.any_class['silently_wrong_grad']} programs")
         lines.append(f"  failed loads that change state: {self.any_class['failed_load_changed_state']} "

@@ -229,7 +229,9 @@ def _graph_names(c: Ctx) -> bool:
 
 CATALOGUE: list[Cause] = [
     # ------------------------------------------------------------ PyTorch itself
-    Cause("pytorch-internal-assert", "PyTorch fails an internal assertion (e.g. `False ** x` backward)",
+    Cause("pytorch-internal-assert",
+          "PyTorch fails an internal assertion (`False ** x` backward) or hands out a storage-less "
+          "ZeroTensor (abs double backward)",
           "(PyTorch)", "new: not a scalargrad fault; such programs are excluded",
           lambda c: c.is_("pytorch_bug")),
     # ------------------------------------------------------------ rules on errors: hangs, hooks, versions, in place

@@ -134,12 +134,15 @@ HELPERS = {
         todo.extend(n for n, _ in fn.next_functions)
     return " ".join(out)''',
     # every parameter and buffer of a module: (kind, name, identity key, values) before a load
-    "snapshot": '''def snapshot(m):
+    "snapshot": '''_kept = []  # snapshots keep their tensors alive: a freed tensor's id() is reused by the next one
+def snapshot(m):
     out = {}
     for n, p in m.named_parameters(remove_duplicate=False):
+        _kept.append(p)
         out["p:" + n] = (id(p), isinstance(p, torch.nn.Parameter), str(p.dtype), tuple(p.shape), p.requires_grad,
                          repr(p.detach().tolist()))
     for n, b in m.named_buffers(remove_duplicate=False):
+        _kept.append(b)
         out["b:" + n] = (id(b), isinstance(b, torch.nn.Parameter), str(b.dtype), tuple(b.shape), b.requires_grad,
                          repr(b.tolist()))
     return out''',

@@ -21,6 +21,7 @@ from typing import Any
 from ..._base.grad_mode import no_grad
 from ..._base.handles import RemovableHandle, add_hook
 from ..._tensor.tensor import Tensor
+from ..._tensor.typename import typename
 from ..hooks import BackwardHook
 from ..parameter import Buffer, Parameter
 from .loading import LoadPlan, run_step
@@ -140,24 +141,7 @@ def _addindent(s: str, num_spaces: int) -> str:
     return first + "\n" + "\n".join((num_spaces * " ") + line if line.strip() else "" for line in lines)
 
 
-def _typename(obj) -> str:
-    """``torch.typename``: ``torch.FloatTensor`` for a tensor, the qualified type name otherwise
-    (scalargrad's own classes under their PyTorch names)."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__ or ""
-        qualname = obj.__class__.__qualname__
-    if module in ("", "builtins"):
-        return qualname
-    if module == "scalargrad" or module.startswith("scalargrad."):
-        module = "torch" + module[len("scalargrad"):]
-    return f"{module}.{qualname}"
+_typename = typename  # the messages' spelling of torch.typename
 
 
 def _type_name(obj) -> str:
