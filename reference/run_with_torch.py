@@ -183,9 +183,12 @@ def normalise(text, program):
     return text
 
 
-def run(program, timeout=600):
-    """Run ``program`` under torch; return (stdout, stderr, ok), normalised."""
+def run(program, timeout=600, extra_env=None):
+    """Run ``program`` under torch; return (stdout, stderr, ok), normalised.
+    ``extra_env`` adds variables to the child's environment (e.g.
+    ``ATEN_CPU_CAPABILITY``)."""
     env = dict(os.environ)
+    env.update(extra_env or {})
     env["PYTHONIOENCODING"] = "utf-8"
     env["PYTHONHASHSEED"] = "0"
     env.pop("PYTHONWARNINGS", None)

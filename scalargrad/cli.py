@@ -1,6 +1,7 @@
 """The ``scalargrad`` command.
 
     scalargrad verify [--markdown | --json] [-k TEXT]   reproduce the reference catalogue
+    scalargrad verify --corpus                         ... or the corpus of real-program patterns
     scalargrad verify [--markdown | --json] PATH...     check notebooks, Markdown/reST pages,
                                                         docstring examples against scalargrad
     scalargrad run [--check] [--graph FILE] script.py [args...]
@@ -72,6 +73,10 @@ def verify_cmd(args: argparse.Namespace) -> int:
     if args.reference is not None and not os.path.isdir(args.reference):
         raise UsageError(f"scalargrad verify: --reference {args.reference}: no such directory")
     with v.reference_dir(args.reference) as ref:
+        if args.corpus:
+            ref = os.path.join(ref, "corpus")
+            if not os.path.isdir(ref):
+                raise v.CatalogueError(f"the reference catalogue has no corpus of real-program patterns ({ref})")
         return _verify_catalogue(args, v, v.load_catalogue(ref), tty)
 
 
@@ -128,6 +133,9 @@ def verify_documents_cmd(args: argparse.Namespace, tty: bool) -> int:
 _VERIFY_HELP = """\
 With no PATH: reproduce every example of the reference catalogue (reference/) and compare it
 with PyTorch 2.13's output; exit status 1 when an example that used to reproduce does not.
+--corpus: the same for the corpus of real-program patterns (reference/corpus/: training loops,
+hooks, custom Functions, state_dict, printing); exit status 1 while a program differs or fails
+for a reason other than a feature its entry lists under "needs".
 
 With PATHs: check your own documents. A notebook (.ipynb: code cells in order, in one
 namespace, against their stored outputs), a Markdown (.md) or reStructuredText (.rst) page
@@ -186,6 +194,8 @@ def _parser() -> argparse.ArgumentParser:
     form.add_argument("--markdown", action="store_true", help="print a Markdown report")
     form.add_argument("--json", action="store_true", help="print a JSON report")
     p.add_argument("--reference", help="the reference directory (default: the catalogue installed with scalargrad)")
+    p.add_argument("--corpus", action="store_true", help="the corpus of real-program patterns (reference/corpus/) "
+                   "instead of the seed documents' examples")
     p.add_argument("-k", help="only catalogue examples whose id or document contains this text")
     p.add_argument("--no-check", action="store_true", help="skip the SymPy check of each backward")
     p.add_argument("--jobs", type=_positive, default=os.cpu_count() or 1, help="examples or documents run at once")

@@ -33,11 +33,14 @@ from ._autograd.engine import _route
 from ._autograd.function import Pick as FunctionPick
 from ._autograd.kernels import _Scatter
 from ._base.dtypes import TensorType
+from ._ops import convolution as CV
 from ._ops import embedding as EM
 from ._ops import linalg as L
 from ._ops import losses as LO
 from ._ops import moments as MO
-from ._ops import norms as NO
+from ._ops import normalization as NO
+from ._ops import norms as NM
+from ._ops import pooling as PO
 from ._ops import reductions as R
 from ._ops import scans as SC
 from ._ops import selection as SE
@@ -54,7 +57,8 @@ from ._tensor.tensor import MANY
 __all__ = ["Elem", "ElementGraph", "ElementOp", "ELEMENT_OPS", "Same", "Const", "SumOf", "MeanOf", "MaxOf", "MinOf",
            "DotOf", "AddmmOf", "MseOf", "PointwiseLossOf", "LOSS_ELEMENTS", "NllOf", "NllBackwardOf", "SoftmaxOf",
            "LogSoftmaxOf", "SoftmaxBackwardOf", "LogSoftmaxBackwardOf", "Opaque", "opaque_op", "element_index",
-           "NO_ELEMENT", "shape_pick", "covers"]
+           "NO_ELEMENT", "shape_pick", "covers", "WindowMeanOf", "WindowSpreadOf",
+           "NormalizedOf"]
 
 
 class Elem:
@@ -538,21 +542,21 @@ class NormOf(ElementOp):
 
     @staticmethod
     def sympy(sp, args, c):
-        return NO._sympy_norm(sp, args, float(c))
+        return NM._sympy_norm(sp, args, float(c))
 
     @staticmethod
     def value(vals, c):
-        v = NO.norm_value(list(vals), float(c))
+        v = NM.norm_value(list(vals), float(c))
         return v, abs(v)
 
     @staticmethod
     def partials(vals, c):
-        return NO.norm_partials(list(vals), float(c), NO.norm_value(list(vals), float(c)))
+        return NM.norm_partials(list(vals), float(c), NM.norm_value(list(vals), float(c)))
 
     @staticmethod
     def convention(vals, c):
         p = float(c)
-        norm = NO.norm_value(list(vals), p)
+        norm = NM.norm_value(list(vals), p)
         if norm == 0 and p not in (1.0, math.inf, -math.inf):
             return (f"norm (ord {c}): PyTorch takes the gradient 0 at a zero norm (calculus: no derivative "
                     "there)", None)
@@ -574,7 +578,7 @@ class DistOf(NormOf):
     @staticmethod
     def sympy(sp, args, c):
         m = len(args) // 2
-        return NO._sympy_norm(sp, [x - y for x, y in zip(args[:m], args[m:])], float(c))
+        return NM._sympy_norm(sp, [x - y for x, y in zip(args[:m], args[m:])], float(c))
 
     @staticmethod
     def value(vals, c):
@@ -904,6 +908,138 @@ class ScaledSumOf(ElementOp):
         return [0.75, -1.25, 2.5], [1.0, 0.5, 0.25]
 
 
+class WindowMeanOf(ElementOp):
+    """An element of avg_pool2d: its window's sum over the divisor ``c`` (an int), the op
+    table's ``AvgPool2d.sympy``."""
+
+    name = "window mean"
+    c_kind = "number"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return PO.AvgPool2d.sympy(sp, c, *args)
+
+    @staticmethod
+    def value(vals, c):
+        return _fsum(vals) / c, _fsum([abs(x) for x in vals]) / c
+
+    @staticmethod
+    def partials(vals, c):
+        return [1.0 / c] * len(vals)
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5], 4
+
+
+class WindowSpreadOf(ElementOp):
+    """An element of avg_pool2d's backward: the gradients of the windows that read it, each over
+    its window's divisor (``c``, a list of ints), the op table's ``AvgPool2dBackward.sympy``."""
+
+    name = "window spread"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return PO.AvgPool2dBackward.sympy(sp, *[z for a, d in zip(args, c) for z in (a, sp.Integer(d))])
+
+    @staticmethod
+    def value(vals, c):
+        terms = [a / d for a, d in zip(vals, c)]
+        return _fsum(terms), _fsum([abs(t) for t in terms])
+
+    @staticmethod
+    def partials(vals, c):
+        return [1.0 / d for d in c]
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5], [4, 2, 3]
+
+
+class NormalizedOf(ElementOp):
+    """An element of batch_norm / layer_norm: ``(x - mean) / sqrt(var + eps) * weight + bias``
+    over its group (training), or with the running statistics as constants (evaluation): the op
+    table's ``BatchNorm.sympy``. Inputs: the group's elements (training; ``x`` among them) or
+    ``x`` alone (evaluation), then the weight and bias elements present. ``c``: (position of
+    ``x`` among the inputs, eps, mean, invstd (None in training), parameters present)."""
+
+    name = "normalized"
+    c_kind = "object"
+
+    @staticmethod
+    def _split(args, c):
+        j, eps, mean, invstd, affine = c
+        n = len(args) - affine
+        group = args[:n]
+        w = args[n] if affine >= 1 else 1
+        b = args[n + 1] if affine == 2 else 0
+        return group, group[j], w, b
+
+    @classmethod
+    def sympy(cls, sp, args, c):
+        group, x, w, b = cls._split(list(args), c)
+        _, eps, mean, invstd, _ = c
+        if mean is None:
+            return NO.BatchNorm.sympy(sp, x, group, eps=_exact_number(sp, eps), weight=w, bias=b)
+        return NO.BatchNorm.sympy(sp, x, [x], _exact_number(sp, mean), _exact_number(sp, invstd), weight=w, bias=b)
+
+    @classmethod
+    def _moments(cls, vals, c):
+        group, x, w, b = cls._split(list(vals), c)
+        _, eps, mean, invstd, _ = c
+        if mean is None:
+            n = len(group)
+            mean = _fsum(group) / n
+            var = _fsum([(a - mean) ** 2 for a in group]) / n
+            invstd = 1.0 / math.sqrt(var + eps)
+        return group, x, w, b, mean, invstd
+
+    @classmethod
+    def value(cls, vals, c):
+        group, x, w, b, mean, invstd = cls._moments(vals, c)
+        y = (x - mean) * invstd * w
+        return y + b, abs(y) + abs(b) + abs(x * invstd * w)
+
+    @classmethod
+    def partials(cls, vals, c):
+        group, x, w, b, mean, invstd = cls._moments(vals, c)
+        j, eps, cmean, _, affine = c
+        xhat_j = (x - mean) * invstd
+        if cmean is None:
+            n = len(group)
+            parts = [w * invstd * ((1.0 if i == j else 0.0) - 1.0 / n - (a - mean) * invstd * xhat_j / n)
+                     for i, a in enumerate(group)]
+        else:
+            parts = [w * invstd]
+        if affine >= 1:
+            parts.append(xhat_j)
+        if affine == 2:
+            parts.append(1.0)
+        return parts
+
+    @classmethod
+    def partial_scales(cls, vals, c):
+        """The sizes of the terms of each partial (they cancel: a gradient near 0 is rounding)."""
+        group, x, w, b, mean, invstd = cls._moments(vals, c)
+        j, eps, cmean, _, affine = c
+        xhat_j = abs((x - mean) * invstd)
+        if cmean is None:
+            n = len(group)
+            parts = [abs(w * invstd) * (1.0 + 1.0 / n + abs((a - mean) * invstd) * xhat_j / n) for a in group]
+        else:
+            parts = [abs(w * invstd)]
+        if affine >= 1:
+            parts.append(xhat_j + abs(x * invstd))
+        if affine == 2:
+            parts.append(1.0)
+        return parts
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5, 1.5, 0.25], (1, 0.5, None, None, 2)
+
+
 class Opaque(ElementOp):
     """The elements of a node this module cannot express (each depends on every input
     element); the check reports what lies below them unverifiable. Made per op name."""
@@ -923,7 +1059,7 @@ def opaque_op(name: str) -> type:
 
 ELEMENT_OPS = [Same, Const, SumOf, MeanOf, MaxOf, MinOf, DotOf, AddmmOf, *LOSS_ELEMENTS.values(), NllOf,
                NllBackwardOf, SoftmaxOf, LogSoftmaxOf, SoftmaxBackwardOf, LogSoftmaxBackwardOf, ScaledSumOf,
-               EmbeddingPickOf]
+               EmbeddingPickOf, WindowMeanOf, WindowSpreadOf, NormalizedOf]
 
 
 # ---------------------------------------------------------------- the graph
@@ -1448,6 +1584,68 @@ def _embedding_backward(v, vin, vals):
     return spec
 
 
+def _convolution(v, vin, vals):
+    """Each output element: its bias (if any) plus the products of its taps, the op table's
+    ``Convolution.sympy`` (as ``addmm``/``dot`` elements: the same form)."""
+    geo = v._c
+    x, w = vin[0], vin[1]
+    bias = vin[2] if len(vin) > 2 else None
+    spec = []
+    for taps, oc in zip(geo.taps, geo.channel):
+        pairs = tuple((x, i) for i, _ in taps) + tuple((w, j) for _, j in taps)
+        if bias is not None:
+            spec.append((AddmmOf, None, ((bias, oc),) + pairs) if taps else (Same, None, ((bias, oc),)))
+        else:
+            spec.append((DotOf, None, pairs) if taps else (Const, 0.0, ()))
+    return spec
+
+
+def _max_pool(v, vin, vals):
+    u = vin[0]
+    return [(Same, None, ((u, p),)) for p in v._c.picked]
+
+
+def _avg_pool(v, vin, vals):
+    u = vin[0]
+    return [(WindowMeanOf, d, tuple((u, i) for i in window)) for window, d in zip(v._c.windows, v._c.divisors)]
+
+
+def _avg_pool_backward(v, vin, vals):
+    g = vin[0]
+    readers: dict = {}
+    for o, window in enumerate(v._c.windows):
+        for i in window:
+            readers.setdefault(i, []).append(o)
+    divisors = v._c.divisors
+    spec = []
+    for i in range(len(vals)):
+        outs = readers.get(i)
+        if not outs:
+            spec.append((Const, 0.0, ()))
+        else:
+            spec.append((WindowSpreadOf, [divisors[o] for o in outs], tuple((g, o) for o in outs)))
+    return spec
+
+
+def _normalized(v, vin, vals):
+    norm = v._c
+    x = vin[0]
+    params = vin[1:]
+    spec = []
+    for k in range(len(vals)):
+        g = norm.group_of[k]
+        p = norm.param_of[k]
+        extra = tuple((u, p) for u in params)
+        if norm.training:
+            group = norm.groups[g]
+            c = (group.index(k), norm.eps, None, None, len(params))
+            spec.append((NormalizedOf, c, tuple((x, i) for i in group) + extra))
+        else:
+            c = (0, norm.eps, norm.mean[g], norm.invstd[g], len(params))
+            spec.append((NormalizedOf, c, ((x, k),) + extra))
+    return spec
+
+
 def _join(v, vin, vals):
     """cat/stack: the output's elements, block by block along the joined dimension."""
     d = v._c.dim
@@ -1533,12 +1731,16 @@ def _scatter(v, vin, vals):
 
 _BUILDERS = {
     R.Sum: _reduction(SumOf), R.SumDim: _reduction(SumOf), R.Mean: _reduction(MeanOf), R.MeanDim: _reduction(MeanOf),
-    NO.VectorNorm: _vector_norm, NO.Dist: _dist, SC.Prod: _prod, SC.ProdDim: _prod, SC.Cumsum: _scan(SumOf),
+    NM.VectorNorm: _vector_norm, NM.Dist: _dist, SC.Prod: _prod, SC.ProdDim: _prod, SC.Cumsum: _scan(SumOf),
     SC.Cumprod: _scan(ProdOf), MO.Var: _moment, MO.Std: _moment,
     R.MaxAll: _max_all(MaxOf), R.MinAll: _max_all(MinOf), R.MaxDim: _max_dim, R.MinDim: _max_dim,
     L.Mm: _mm, L.Mv: _mv, L.Dot: _dot, L.Addmm: _addmm,
     LO.NllLoss: _nll, LO.NllLossBackward: _nll_backward,
     EM.Embedding: _embedding, EM.EmbeddingDenseBackward: _embedding_backward,
+    CV.Convolution: _convolution, CV.ConvolutionNoBias: _convolution,
+    **{op: _normalized for op in NO.NORMALIZATION_OPS},
+    PO.MaxPool2d: _max_pool, PO.AvgPool2d: _avg_pool, PO.AvgPool2dBackward: _avg_pool_backward,
+    PO.AdaptiveAvgPool2d: _avg_pool, PO.AdaptiveAvgPool2dBackward: _avg_pool_backward,
     S.Cat: _join, S.Stack: _join, S.MaskedFill: _masked_fill, S.Fill: _fill, S.Zero: _fill, S.CopyInto: _copy_into,
     IndexPut: _index_put, R.Amax: _reduction(MaxOf), R.Amin: _reduction(MinOf), S.FillTensor: _fill_tensor,
     **{op: _pointwise_loss for op in LO.POINTWISE_LOSSES},

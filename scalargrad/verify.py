@@ -37,6 +37,7 @@ __all__ = ["Example", "Outcome", "CatalogueError", "reference_dir", "load_catalo
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _SOURCE_TREE = os.path.join(_PACKAGE_PARENT, "reference")  # a checkout used without installing
 _ADDR = re.compile(r"0x[0-9a-fA-F]{6,}")
+_TRIGGERED = re.compile(r" \(Triggered internally at [^()]*\.\)$")
 _ERRLINE = re.compile(r"^(?:.*?:\d+: )?((?:[A-Za-z_][\w.]*\.)?([A-Za-z_]\w*(?:Warning|Error|Exception)):.*)$")
 
 
@@ -54,6 +55,11 @@ class Example:
     document_output: str = ""
     differences: list = field(default_factory=list)
     needs: list = field(default_factory=list)
+    # what PyTorch printed on other processors' kernels, as (stdout, stderr) pairs: an entry
+    # whose output depends on the processor (the corpus's ``torch_other_cpu``) is reproduced
+    # if scalargrad prints any of them
+    other_cpu: list = field(default_factory=list)
+    source: str = ""
 
     @property
     def path(self) -> str:
@@ -84,6 +90,7 @@ class Outcome:
         d.pop("torch_output")
         d.pop("torch_stderr")
         d.pop("document_output")
+        d.pop("other_cpu")
         d.update(result=self.result, detail=self.detail, sympy=self.sympy, sympy_ok=self.sympy_ok,
                  regression=self.regression, seconds=round(self.seconds, 3))
         return d
@@ -188,7 +195,8 @@ def load_catalogue(ref_dir: str) -> list[Example]:
                 title=e.get("title", e["id"]), status=e.get("status", ""),
                 torch_output=e.get("torch_output", ""), torch_stderr=e.get("torch_stderr", ""),
                 document_output=e.get("document_output", ""), differences=list(e.get("differences", [])),
-                needs=list(e.get("needs", []))))
+                needs=list(e.get("needs", [])), source=e.get("source", ""),
+                other_cpu=[(o.get("stdout", ""), o.get("stderr", "")) for o in e.get("torch_other_cpu", [])]))
     return out
 
 
@@ -199,7 +207,9 @@ def normalise_stdout(text: str) -> str:
 
 def normalise_stderr(text: str) -> list[str]:
     """Warnings and the final error, as 'Category: message' lines without file, line and the
-    module path of the class (torch's and scalargrad's files differ, the messages must not)."""
+    module path of the class (torch's and scalargrad's files differ, the messages must not),
+    and without the " (Triggered internally at <file>:<line>.)" that PyTorch's C++ warnings end
+    with: it names a file of PyTorch's build machine, which scalargrad has no counterpart of."""
     out = []
     for line in text.splitlines():
         m = _ERRLINE.match(line.strip())
@@ -207,6 +217,7 @@ def normalise_stderr(text: str) -> list[str]:
             msg = m.group(1)
             if m.group(1).startswith(m.group(2)) is False:
                 msg = msg[msg.index(m.group(2)):]
+            msg = _TRIGGERED.sub("", msg)
             out.append(_ADDR.sub("0xADDR", msg))
     return out
 
@@ -257,13 +268,17 @@ def judge(ex: Example, stdout: str, stderr: str, rep: dict, seconds: float, endi
     sympy_text, sympy_ok = sym.get("summary", "n/a"), sym.get("ok")
     if rep.get("unsupported"):
         return Outcome(ex, "not supported", rep["unsupported"], sympy_text, sympy_ok, seconds)
-    got_out = normalise_stdout(stdout)
+    got_out, got_err = normalise_stdout(stdout), normalise_stderr(stderr)
+    for torch_out, torch_err in [(ex.torch_output, ex.torch_stderr)] + list(ex.other_cpu):
+        if got_out == normalise_stdout(torch_out) and got_err == normalise_stderr(torch_err):
+            return Outcome(ex, "reproduced", "", sympy_text, sympy_ok, seconds)
     want_out = normalise_stdout(ex.torch_output)
-    got_err, want_err = normalise_stderr(stderr), normalise_stderr(ex.torch_stderr)
-    if got_out == want_out and got_err == want_err:
-        return Outcome(ex, "reproduced", "", sympy_text, sympy_ok, seconds)
+    want_err = normalise_stderr(ex.torch_stderr)
     if got_out != want_out:
         detail = _first_difference(want_out, got_out)
+        raised = [e for e in got_err if e not in want_err and not e.split(":", 1)[0].endswith("Warning")]
+        if raised:  # the program stopped on an error PyTorch did not raise: name it
+            detail += f"; scalargrad raised {raised[-1]}"
     else:
         detail = f"stderr: PyTorch {want_err!r}, scalargrad {got_err!r}"
     return Outcome(ex, "differs", detail, sympy_text, sympy_ok, seconds)
@@ -323,7 +338,7 @@ def verify(examples: list[Example], check: bool = True, jobs: int = 2, progress=
 # ---------------------------------------------------------------- reports
 
 _DOC_STATUS = {"reproduced": "as printed", "named_difference": "named difference",
-               "document_error": "DOCUMENT ERROR"}
+               "document_error": "DOCUMENT ERROR", "corpus": "own program"}
 
 
 def table(outcomes: list[Outcome]) -> str:
@@ -358,6 +373,9 @@ def summary(outcomes: list[Outcome]) -> str:
     docs = len({o.example.document for o in outcomes})
     errs = sum(o.example.status == "document_error" for o in outcomes)
     sym_bad = sum(o.sympy_ok is False for o in outcomes)
+    if outcomes and all(o.example.status == "corpus" for o in outcomes):
+        return (f"{n} corpus programs: {rep} reproduced exactly, {unsup} not yet supported, "
+                f"{reg} differ or fail; SymPy disagreements: {sym_bad}")
     return (f"{n} examples from {docs} documents: {rep} reproduced exactly, {unsup} not yet supported, "
             f"{reg} regressed; {errs} document errors recorded; SymPy disagreements: {sym_bad}")
 

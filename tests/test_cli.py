@@ -270,6 +270,8 @@ def test_run_missing_script(tmp_path):
     ("import torch.distributions", "torch.distributions"),
     ("from torch.distributions import Normal", "torch.distributions"),
     ("spectrum = torch.fft.fft(w)", "torch.fft"),
+    ("ctx = torch.autograd.graph.allow_mutation_on_saved_tensors()",
+     "torch.autograd.graph.allow_mutation_on_saved_tensors"),
 ])
 def test_run_unsupported_feature_is_one_sentence(tmp_path, statement, feature):
     write(tmp_path, "prog.py", f"""\

@@ -107,6 +107,19 @@ def test_second_backward_through_saved_values_fails(L):
         assert _error(y.backward) == SECOND_BACKWARD
 
 
+def test_second_backward_error_is_one_exception_not_a_chain(L):
+    # PyTorch raises one RuntimeError; a user's traceback must not show it twice ("During
+    # handling of the above exception, another exception occurred"), for 0-dim and n-d graphs
+    for shape_of in (lambda v: v, lambda v: [v, v + 1.0]):
+        x = L.tensor(shape_of(1.0), requires_grad=True)
+        z = (x * 3).exp().sum()
+        z.backward()
+        with pytest.raises(RuntimeError) as info:
+            z.backward()
+        assert str(info.value) == SECOND_BACKWARD
+        assert info.value.__context__ is None and info.value.__cause__ is None
+
+
 def test_second_backward_without_saved_values_succeeds(L):
     x = L.tensor(2.0, requires_grad=True)
     y = x + x

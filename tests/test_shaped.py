@@ -15,6 +15,7 @@ import json
 import math
 import struct
 import warnings
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ from scalargrad import MAX_ELEMENTS, Tensor
 from scalargrad._base import kernel_order, layout
 
 import mkl_golden
-from faithfulness import another_processor, exact_product, f32, printed_within, product_error_bound
+from faithfulness import another_processor, exact_product, f32, printed_within, product_error_bound, round_exact
 
 REFERENCE = Path(__file__).resolve().parent.parent / "reference"
 SETUP = ("x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)\n"
@@ -1328,6 +1329,35 @@ def test_linear_forward_matches_torch(torch_ref, n, k, m, seed):
     else:
         bounds = _linear_bounds(sx, sw, sb, [sy[i * m:(i + 1) * m] for i in range(n)])[0]
         assert all(abs(p - q) <= 2 * e for p, q, e in zip(ty, sy, bounds))
+
+
+@pytest.mark.parametrize("n, m, fused", [(10, 1, False), (1, 1, False), (1, 3, False), (4, 3, True), (2, 2, True)])
+def test_linear_with_one_input_feature_fuses_only_on_mkls_gemm_path(torch_ref, n, m, fused):
+    # nn.Linear(1, m) is x * w + b per element: MKL's sgemm fuses it (one rounding), its gemv
+    # paths (one output column; one sample times the transposed weight row) multiply, round,
+    # then add. Expected figures by hand from the drawn inputs: the fused value is the exact
+    # x * w + b rounded once to float32; a corpus program (reference/corpus 006, Linear(1, 1) on a batch of
+    # 10) printed 0.027571 instead of PyTorch's 0.027572 when every case was fused
+    differs = 0
+    for seed in range(40):  # enough draws that fusing or not shows in some last bit
+        scalargrad.manual_seed(seed)
+        lin = scalargrad.nn.Linear(1, m)
+        x = scalargrad.randn(n, 1) * 7.3
+        got = _flat(lin(x))
+        xs, ws, bs = _flat(x), _flat(lin.weight), _flat(lin.bias)
+        want = []
+        for i in range(n):
+            for j in range(m):
+                one = round_exact(Fraction(xs[i]) * Fraction(ws[j]) + Fraction(bs[j]), "float32")
+                two = f32(f32(xs[i] * ws[j]) + bs[j])
+                differs += one != two
+                want.append(one if fused else two)
+        assert _all_same(got, want), seed
+        if mkl_golden.is_capture_machine(torch_ref):
+            torch_ref.manual_seed(seed)
+            tlin = torch_ref.nn.Linear(1, m)
+            assert _all_same(_flat(tlin(torch_ref.randn(n, 1) * 7.3)), got), seed
+    assert differs  # the draws do tell the two apart
 
 
 # ---------------------------------------------------------------- the fan-out of broadcast gradients

@@ -343,8 +343,12 @@ def _fast_sweep(run: _Run, roots, grads) -> None:
         try:
             grads = op.backward(k, g, v)
         except Exception:
+            grads = None
+        if grads is None:
+            # the exact sweep raises it again; outside the except block, so that the user's
+            # traceback is PyTorch's one error, not this one chained to its repetition
             buf[v] = g
-            return _handover(run, buf, heap, nodes, [v])  # the exact sweep raises it again
+            return _handover(run, buf, heap, nodes, [v])
         if not keep and op.saves:
             v._op = op.freed
         # the first input, then the second if there is one (written out twice: this loop is

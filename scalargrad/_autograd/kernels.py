@@ -580,6 +580,44 @@ class TensorKernel:
         return double_backward(g, c)
 
     @staticmethod
+    def convolution_backward(g, v):
+        """``convolution_backward``: (grad_input, grad_weight, grad_bias) of convolution node ``v``."""
+        from .._tensor.convolution import backward
+
+        return backward(g, v)
+
+    @staticmethod
+    def batch_norm_backward(g, v):
+        """native_batch_norm_backward: (grad_input, grad_weight, grad_bias) of node ``v``."""
+        from .._tensor.normalization import batch_norm_backward
+
+        return batch_norm_backward(g, v)
+
+    @staticmethod
+    def layer_norm_backward(g, v):
+        """native_layer_norm_backward: (grad_input, grad_weight, grad_bias) of node ``v``."""
+        from .._tensor.normalization import layer_norm_backward
+
+        return layer_norm_backward(g, v)
+
+    @staticmethod
+    def max_pool2d_backward(g, geo):
+        """max_pool2d_with_indices_backward: the gradient added at each window's picked position."""
+        return _scatter(g, geo.in_shape, geo.picked, "MaxPool2DWithIndicesBackwardBackward0", accumulate=True)
+
+    @staticmethod
+    def avg_pool2d_backward(g, geo, x):
+        from .._tensor.pooling import avg_pool2d_backward
+
+        return avg_pool2d_backward(g, geo, x)
+
+    @staticmethod
+    def avg_pool2d(g, geo):
+        from .._tensor.pooling import avg_pool2d_of
+
+        return avg_pool2d_of(g, geo)
+
+    @staticmethod
     def nll_backward(g, x, c):
         from .._tensor.losses import nll_backward
 
@@ -914,6 +952,18 @@ class GraphKernel(TensorKernel):
     """create_graph=True: the same formulas on tensors, recorded for double backward."""
 
     graph = True
+
+    @staticmethod
+    def batch_norm_backward(g, v):
+        raise Unsupported("the double backward of batch_norm (NativeBatchNormBackwardBackward0, create_graph=True)")
+
+    @staticmethod
+    def layer_norm_backward(g, v):
+        raise Unsupported("the double backward of layer_norm (NativeLayerNormBackwardBackward0, create_graph=True)")
+
+    @staticmethod
+    def convolution_backward(g, v):
+        raise Unsupported("the double backward of convolution (ConvolutionBackwardBackward0, create_graph=True)")
 
 
 

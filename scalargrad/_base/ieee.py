@@ -9,10 +9,6 @@ from __future__ import annotations
 
 import math
 
-from mpmath.libmp import from_float as _from_float
-from mpmath.libmp import mpf_tanh as _mpf_tanh
-from mpmath.libmp import to_float as _to_float
-
 inf = math.inf
 nan = math.nan
 _copysign = math.copysign
@@ -57,15 +53,6 @@ def cos(x: float) -> float:
 def tanh(x: float) -> float:
     return math.tanh(x)
 
-
-def tanh_correctly_rounded(x: float) -> float:
-    """float64 tanh rounded once from the exact value. The C library's tanh is off by one ulp
-    for a few percent of arguments, and PyTorch's vectorised one differs by processor; the
-    correctly rounded value is the machine-independent one (mpmath, which SymPy depends on;
-    about 9 us). Past |x| = 20 the result is +-1, below 2**-26 it is x itself."""
-    if not 3.0e-8 < abs(x) < 20.0:
-        return math.tanh(x)
-    return _to_float(_mpf_tanh(_from_float(x), 53, "n"))
 
 
 def one_minus_square(y: float) -> float:

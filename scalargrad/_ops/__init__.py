@@ -5,13 +5,16 @@ its spellings. Imports only ``_base``: the tensor layer above makes the surface 
 from . import (
     activations,
     angles,
+    convolution,
     elementwise,
     embedding,
     linalg,
     losses,
     moments,
+    normalization,
     norms,
     pointwise,
+    pooling,
     reductions,
     rounding,
     scans,
@@ -21,5 +24,6 @@ from . import (
 )
 from .table import REGISTRY
 
-__all__ = ["REGISTRY", "activations", "angles", "elementwise", "embedding", "linalg", "losses", "moments", "norms",
-           "pointwise", "reductions", "rounding", "scans", "selection", "shape", "softmax"]
+__all__ = ["REGISTRY", "activations", "angles", "convolution", "elementwise", "embedding", "linalg", "losses",
+           "moments", "normalization", "norms", "pointwise", "pooling", "reductions", "rounding", "scans", "selection",
+           "shape", "softmax"]

@@ -22,6 +22,7 @@ from itertools import repeat
 
 from .._base import ieee
 from .._base.dtypes import float64, round_list
+from .correctly_rounded import tanh_correctly_rounded
 from .table import Api, Op, register
 
 __all__ = ["Elementwise", "ELEMENTWISE", "SCALAR_DERIVATIVES"]
@@ -829,11 +830,11 @@ class Tanh(Unary):
     saved = (("result", "result"),)
     api = _api("tanh", functional="tanh")
     result = "float"
-    # float64 correctly rounded (ieee.tanh_correctly_rounded); float32 rounds the double tanh,
+    # float64 correctly rounded (tanh_correctly_rounded); float32 rounds the double tanh,
     # whose error is far below float32's half ulp
-    forward = staticmethod(lambda r, a: ieee.tanh_correctly_rounded(a) if r is float else ieee.tanh(a))
+    forward = staticmethod(lambda r, a: tanh_correctly_rounded(a) if r is float else ieee.tanh(a))
     fast = math.tanh
-    fast64 = staticmethod(ieee.tanh_correctly_rounded)
+    fast64 = staticmethod(tanh_correctly_rounded)
     backward = staticmethod(lambda k, g, v: (k.tanh_backward(g, k.out(v)),))
     sympy = staticmethod(lambda sp, a: sp.tanh(a))
 

@@ -112,7 +112,8 @@ _INT64 = {"dim", "dim0", "dim1", "dims", "index", "start", "end", "step", "split
 """Saved attributes PyTorch keeps as int64 and shows as unsigned: -1 prints 18446744073709551615."""
 
 
-_TENSOR_SOURCES = ("result", "c", "c.tensors", "c.indices")
+_TENSOR_SOURCES = ("result", "c", "c.tensors", "c.indices", "c.result1", "c.result2", "c.running_mean", "c.running_var",
+                   "c.weight", "c.bias")
 """Sources of saved tensors (as opposed to numbers and sizes): freed by a backward without
 retain_graph, as PyTorch frees its saved variables."""
 

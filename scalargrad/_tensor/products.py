@@ -73,13 +73,18 @@ def _product_values(a: Tensor, b: Tensor, bias: list | None = None) -> list:
     out = []
     r = dt.round
     f32 = dt is dtypes.float32
+    # k = 1: MKL's gemm fuses the product and the bias (one rounding), but not its gemv paths:
+    # one output column (nn.Linear(1, 1) on a batch), or one row times a transposed row
+    # (nn.Linear(1, m) on one sample), which multiply then add. Measured on AVX512 and AVX2
+    # MKL; MKL_CBWR=COMPATIBLE never fuses (the products are machine-dependent, see kernel_order)
+    fuse = k == 1 and dt.is_floating_point and m > 1 and not (n == 1 and b._t.strides[0] == 1)
     for i in range(n):
         row = rows[i]
         for j in range(m):
             val = _dot_value(row, cols[j], dt, kind)
             if bias is not None:
                 c = bias[i * m + j]
-                if k == 1 and dt.is_floating_point:  # k = 1: MKL fuses the product and the bias
+                if fuse:
                     val = fma_chain([1.0, row[0]], [c, cols[j][0]], f32)
                 else:
                     val = r(val + c)

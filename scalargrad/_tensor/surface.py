@@ -1108,6 +1108,30 @@ def _install_inplace_functions() -> None:
         _function(name, function)
 
 
+def _install_layers() -> None:
+    """The torch namespace's spellings of the layer kernels (``torch.conv2d``, ``torch.batch_norm``...)."""
+    from . import convolution, normalization, pooling
+
+    def conv(dims):
+        return lambda input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1: (  # noqa: A002
+            convolution.convolution(input, weight, bias, stride, padding, dilation, groups, dims))
+
+    _function("conv1d", conv(1))
+    _function("conv2d", conv(2))
+    _function("max_pool2d", lambda input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False:  # noqa: A002
+              pooling.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode))
+    _function("max_pool1d", lambda input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False:  # noqa: A002
+              pooling.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode))
+    _function("avg_pool1d", lambda input, kernel_size, stride=(), padding=0, ceil_mode=False,  # noqa: A002
+              count_include_pad=True: pooling.avg_pool1d(input, kernel_size, stride, padding, ceil_mode,
+                                                         count_include_pad))
+    _function("batch_norm", lambda input, weight, bias, running_mean, running_var, training, momentum, eps,  # noqa: A002
+              cudnn_enabled=False: normalization.batch_norm(input, running_mean, running_var, weight, bias, training,
+                                                            momentum, eps))
+    _function("layer_norm", lambda input, normalized_shape, weight=None, bias=None, eps=1e-05,  # noqa: A002
+              cudnn_enable=True: normalization.layer_norm(input, normalized_shape, weight, bias, eps))
+
+
 def install() -> None:
     """Put the surface on Tensor and into FUNCTIONS (once, at import)."""
     _install_elementwise()
@@ -1129,6 +1153,7 @@ def install() -> None:
         _function(name, _clone_fn(method))
     _function("dist", lambda input, other, p=2: norms.dist(input, other, p))  # noqa: A002
     _install_inplace_functions()
+    _install_layers()
     for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
                  "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
                  "arange", "linspace", "eye", "randperm"):

@@ -18,7 +18,7 @@ from .._tensor.build import binary, unary
 from .._tensor.inplace import inplace
 from .._tensor.tensor import Tensor, leaf
 
-__all__ = ["relu", "sigmoid", "tanh", "dropout", "linear"]
+__all__ = ["relu", "sigmoid", "tanh", "dropout", "dropout2d", "linear"]
 
 
 def _tensor(x, fn: str) -> Tensor:
@@ -75,6 +75,49 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         scale = rng.dropout_scale(p) if x._t.dtype is dtypes.float32 else 1.0 / (1.0 - p)
         vals = [scale if k else 0.0 for k in keep]
     noise = leaf(vals if t.ndim else vals[0], t)
+    if inplace:
+        return _inplace(x, lambda y: binary(E.Mul, y, noise))
+    return binary(E.Mul, x, noise)
+
+
+_DROPOUT2D_DIM = (
+    "dropout2d: Received a {}-D input to dropout2d, which is deprecated and will result in an error in a future "
+    "release. To retain the behavior and silence this warning, please use dropout instead. Note that dropout2d "
+    "exists to provide channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, and an "
+    "optional batch dimension (i.e. 3D or 4D inputs).")
+_DROPOUT2D_3D = (
+    "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is desired - "
+    "input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will change in a future "
+    "release to interpret the input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+    "channel-wise dropout behavior, please switch to using dropout1d instead.")
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """Zero whole channels (dimension 1) with probability ``p``, scaling the others by 1 / (1 - p):
+    ``input * noise`` with noise of shape (N, C, 1, ...) drawn as ``bernoulli_(1 - p)`` (MulBackward0)."""
+    import warnings
+
+    _check_p(p)
+    x = _tensor(input, "dropout2d")
+    nd = x._t.ndim
+    if nd not in (3, 4):
+        warnings.warn(_DROPOUT2D_DIM.format(nd), stacklevel=2)
+    if nd == 3:
+        warnings.warn(_DROPOUT2D_3D, stacklevel=2)
+    if not training or p == 0 or x._t.numel == 0:
+        return x
+    if nd < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = tuple(x._t.shape[:2]) + (1,) * (nd - 2)
+    t = TensorType(x._t.dtype, shape)
+    n = t.numel
+    if p == 1:
+        vals = [0.0] * n
+    else:
+        keep = rng.bernoulli_mask(n, p)
+        scale = rng.dropout_scale(p) if x._t.dtype is dtypes.float32 else 1.0 / (1.0 - p)
+        vals = [scale if k else 0.0 for k in keep]
+    noise = leaf(vals, t)
     if inplace:
         return _inplace(x, lambda y: binary(E.Mul, y, noise))
     return binary(E.Mul, x, noise)
@@ -140,6 +183,31 @@ __all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_e
 from .sparse_functions import embedding, one_hot  # noqa: E402
 
 __all__ += ["embedding", "one_hot"]
+
+
+from .convolution_functions import conv1d, conv2d  # noqa: E402
+
+__all__ += ["conv1d", "conv2d"]
+
+
+from .pooling_functions import (  # noqa: E402 - the pooling functions live in their own module
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool2d,
+    max_pool2d_with_indices,
+)
+
+__all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "max_pool1d",
+            "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices"]
+
+
+from .normalization_functions import batch_norm, layer_norm  # noqa: E402
+
+__all__ += ["batch_norm", "layer_norm"]
 
 
 def __getattr__(name: str):

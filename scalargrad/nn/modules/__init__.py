@@ -29,7 +29,8 @@ from .activation import (
     Threshold,
 )
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .dropout import Dropout
+from .conv import Conv1d, Conv2d
+from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
 from .linear import Linear
 from .loss import (
@@ -43,6 +44,8 @@ from .loss import (
     SmoothL1Loss,
 )
 from .module import Module
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .sparse import Embedding
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "ReLU",
@@ -50,4 +53,6 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "Threshold", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "SiLU", "Mish", "SELU", "ELU", "CELU",
            "GELU", "Hardshrink", "Softshrink", "LeakyReLU", "LogSigmoid", "Softplus", "Softsign", "Tanhshrink",
            "Softmax", "Softmin", "LogSoftmax", "Softmax2d", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss",
-           "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss"]
+           "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss", "Conv1d", "Conv2d",
+           "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout2d"]

@@ -6,7 +6,7 @@ from ..._tensor.tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout2d"]
 
 
 class Dropout(Module):
@@ -24,3 +24,10 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout2d(Dropout):
+    """``F.dropout2d(x, p, self.training, inplace)``: whole channels zeroed."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter name
+        return F.dropout2d(input, self.p, self.training, self.inplace)

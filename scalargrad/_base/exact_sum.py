@@ -1,0 +1,110 @@
+"""Sums of products rounded once: the machine-independent value of a kernel whose order of
+additions depends on the processor.
+
+PyTorch's CPU convolution runs through oneDNN or an im2col + MKL GEMM, whose order of
+additions (and use of fused multiply-adds) differs between processors; no fixed order
+reproduces every machine. scalargrad gives such a result the exact value of the sum of
+products rounded once to the dtype: the value every order approaches, within the classical
+bound gamma_k * sum |a_i b_i| of any of them (``tests/faithfulness.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+
+from .dtypes import round_f32
+
+__all__ = ["rounded_sum", "rounded_dot"]
+
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter for doubles
+
+
+def _two_product(a: float, b: float) -> tuple:
+    """(p, e) with p + e == a * b exactly (Dekker), for products far from overflow/underflow."""
+    p = a * b
+    t = _SPLIT * a
+    ah = t - (t - a)
+    al = a - ah
+    t = _SPLIT * b
+    bh = t - (t - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, e
+
+
+def _is_f32_midpoint(s: float) -> bool:
+    """Is double ``s`` exactly halfway between two float32 numbers (or below float32's normal
+    range, where the simple test does not apply)?"""
+    if s == 0.0:
+        return False
+    if abs(s) < 2.0**-126:
+        return True
+    m, _ = math.frexp(s)
+    q = m * 2.0**25  # exact: 25 bits of a 53-bit significand
+    return q == int(q) and int(q) % 2 == 1
+
+
+def _round_exact(terms: list, f32: bool) -> float:
+    """The exact rational sum of ``terms`` rounded once (finite terms)."""
+    exact = sum((Fraction(t) for t in terms), Fraction(0))
+    d = float(exact)
+    if not f32:
+        return d
+    r = round_f32(d)
+    if Fraction(d) != exact and _is_f32_midpoint(d) and abs(d) >= 2.0**-126:
+        # the double is a tie for float32 but the exact value is not: it rounds away from it
+        r = round_f32(math.nextafter(d, math.inf if exact > d else -math.inf))
+    return r
+
+
+def rounded_sum(terms: Sequence[float], f32: bool) -> float:
+    """The exact sum of ``terms`` (doubles) rounded once to float32 (``f32``) or double.
+
+    An empty sum is +0.0; an inf or nan term gives IEEE's result of adding them."""
+    try:
+        s = math.fsum(terms)  # the exact sum correctly rounded to double
+    except (OverflowError, ValueError):  # inf - inf, or a partial sum beyond double's range
+        s = 0.0
+        for t in terms:
+            s += t
+        return round_f32(s) if f32 else s
+    if s - s != 0.0:  # inf or nan
+        return round_f32(s) if f32 else s
+    if not f32:
+        return s
+    if not _is_f32_midpoint(s):
+        return round_f32(s)  # no float32 boundary lies between the exact value and s
+    return _round_exact(list(terms), True)
+
+
+def rounded_dot(pairs: Iterable[tuple], f32: bool, extra: float | None = None) -> float:
+    """sum(a * b for a, b in pairs) (+ ``extra``), the exact value rounded once.
+
+    float32 operands multiply exactly in double; float64 ones are split into exact
+    two-products (Dekker) so that the sum is of the exact products."""
+    pairs = list(pairs)
+    if f32:
+        terms = [a * b for a, b in pairs]
+    else:
+        terms = []
+        for a, b in pairs:
+            p = a * b
+            if 1e-290 < abs(p) < 1e290 and abs(a) < 1e300 and abs(b) < 1e300:
+                terms.extend(_two_product(a, b))
+            elif p == 0.0 or p - p != 0.0:
+                terms.append(p)
+            else:  # near double's range limits: the exact product as a rational
+                return _rounded_rational(pairs, extra)
+    if extra is not None:
+        terms.append(extra)
+    return rounded_sum(terms, f32)
+
+
+def _rounded_rational(pairs, extra) -> float:
+    exact = sum((Fraction(a) * Fraction(b) for a, b in pairs), Fraction(extra or 0.0))
+    try:
+        return float(exact)
+    except OverflowError:
+        return math.copysign(math.inf, exact)

@@ -1,0 +1,162 @@
+"""conv1d / conv2d / conv3d on tensors, and their backward (``convolution_backward``).
+
+PyTorch 2.13's CPU convolution runs through oneDNN (float32 batches, groups, kernels larger
+than 3x3, large inputs) or im2col + MKL's GEMM (``slow_conv2d``: float64, and float32 with one
+sample, no groups, a small kernel). Both add their products in an order that depends on the
+processor, and MKL's also on the shape: on the capture machine one fused multiply-add chain
+over im2col's rows, started from the bias for some output sizes (4, 9 positions) and with the
+bias added after it for others (36), other orders elsewhere. scalargrad gives every output
+element, and every gradient element, the exact sum of its products (and bias) rounded once to
+the dtype (``_base/exact_sum``): machine-independent, and within the classical error bound of
+any order PyTorch's kernels use (measured in tests/test_nn_conv.py).
+
+An unbatched input (``(C, L)`` / ``(C, H, W)``) goes through ``unsqueeze(0)`` and
+``squeeze(0)``, as ``at::convolution`` does (its grad_fn is ``SqueezeBackward1``).
+"""
+
+from __future__ import annotations
+
+from .._base import dtypes
+from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
+from .._base.exact_sum import rounded_dot, rounded_sum
+from .._ops import convolution as CV
+from .tensor import Tensor, leaf, make
+from .views import squeeze, unsqueeze
+
+__all__ = ["convolution", "backward"]
+
+
+def _tuple(x, n: int, what: str) -> tuple:
+    if isinstance(x, int) and not isinstance(x, bool):
+        return (x,) * n
+    xs = tuple(x)
+    if len(xs) == 1 and n > 1:
+        return xs * n
+    if len(xs) != n:
+        shown = "[" + ", ".join(str(v) for v in xs) + "]"
+        raise RuntimeError(f"expected {what} to be a single integer value or a list of {n} values to match the "
+                           f"convolution dimensions, but got {what}={shown}")
+    return xs
+
+
+def _shape_str(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, dilation, groups: int,
+                dims: int) -> Tensor:
+    """``F.conv{dims}d(x, weight, bias, stride, padding, dilation, groups)``; ``padding`` may be
+    an int, a tuple, 'valid' or 'same'."""
+    for name, t in (("input", x), ("weight", weight)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"conv{dims}d() received an invalid combination of arguments - got "
+                            f"({type(t).__name__}, ...), but expected a Tensor {name}")
+    nd = x._t.ndim
+    if nd not in (dims + 1, dims + 2):
+        raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to conv{dims}d, but got "
+                           f"input of size: {_shape_str(x._t.shape)}")
+    if nd == dims + 1:
+        return squeeze(_batched(unsqueeze(x, 0), weight, bias, stride, padding, dilation, groups, dims), 0)
+    return _batched(x, weight, bias, stride, padding, dilation, groups, dims)
+
+
+def _batched(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, dilation, groups: int,
+             dims: int) -> Tensor:
+    k = weight._t.ndim - 2
+    stride = _tuple(stride, k, "stride")
+    dilation = _tuple(dilation, k, "dilation")
+    ks = tuple(weight._t.shape[2:])
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = (0,) * k
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            totals = [d * (kk - 1) for d, kk in zip(dilation, ks)]
+            if any(t % 2 for t in totals):
+                raise Unsupported("padding='same' with an even kernel length (an asymmetric zero padding)")
+            padding = tuple(t // 2 for t in totals)
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    padding = _tuple(padding, k, "padding")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    xs, ws = tuple(x._t.shape), tuple(weight._t.shape)
+    if ws[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                           f"but got weight of size [{_shape_str(ws)}] instead")
+    if xs[1] != ws[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {_shape_str(ws)}, expected input{_shape_str(xs)} to "
+                           f"have {ws[1] * groups} channels, but got {xs[1]} channels instead")
+    padded = [s + 2 * p for s, p in zip(xs[2:], padding)]
+    span = [d * (kk - 1) + 1 for d, kk in zip(dilation, ks)]
+    if any(p < s for p, s in zip(padded, span)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(str(p) for p in padded)}). "
+                           f"Kernel size: ({' x '.join(str(s) for s in span)}). Kernel size can't be greater than "
+                           "actual input size")
+    if bias is not None and (bias._t.ndim != 1 or bias._t.shape[0] != ws[0]):
+        raise RuntimeError(f"Given weight of size {_shape_str(ws)}, expected bias to be 1-dimensional with {ws[0]} "
+                           f"elements, but got bias of size {_shape_str(bias._t.shape)} instead")
+    dt = x._t.dtype
+    for other in (weight, bias):
+        if other is not None and other._t.dtype is not dt:
+            raise RuntimeError(f"expected scalar type {dt.short} but found {other._t.dtype.short}")
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"slow_conv2d_cpu\" not implemented for '{dt.short}'")
+    if dt not in (dtypes.float32, dtypes.float64):
+        raise Unsupported(f"convolution in {dt.name}")
+    geo = CV.ConvGeometry(xs, ws, stride, padding, dilation, groups, (ws[0],) if bias is not None else (0,))
+    f32 = dt is dtypes.float32
+    xv, wv = x._val, weight._val
+    bv = bias._val if bias is not None else None
+    out = []
+    for taps, oc in zip(geo.taps, geo.channel):
+        out.append(rounded_dot([(xv[i], wv[j]) for i, j in taps], f32, bv[oc] if bv is not None else None))
+    t = TensorType(dt, geo.out_shape)
+    if bias is None:
+        return make(CV.ConvolutionNoBias, t, out, (x, weight), geo)
+    return make(CV.Convolution, t, out, (x, weight, bias), geo)
+
+
+def backward(g: Tensor, v: Tensor) -> tuple:
+    """``convolution_backward``: the gradients of input, weight and bias (None for those not
+    requiring grad), each element the exact sum of its products rounded once."""
+    geo = v._c
+    ins = v._in
+    x, w = ins[0], ins[1]
+    dt = x._t.dtype
+    if g._t.dtype is not dt:
+        from .views import to_dtype
+
+        g = to_dtype(g, dt)
+    f32 = dt is dtypes.float32
+    gv = g._val if g._t.ndim else [g._val] * len(geo.taps)
+    xv, wv = x._val, w._val
+    gx = gw = gb = None
+    if x._rg:
+        terms = [[] for _ in range(len(xv))]
+        for o, taps in enumerate(geo.taps):
+            go = gv[o]
+            for i, j in taps:
+                terms[i].append((go, wv[j]))
+        gx = leaf([rounded_dot(p, f32) for p in terms], TensorType(dt, geo.in_shape))
+    if w._rg:
+        terms = [[] for _ in range(len(wv))]
+        for o, taps in enumerate(geo.taps):
+            go = gv[o]
+            for i, j in taps:
+                terms[j].append((go, xv[i]))
+        gw = leaf([rounded_dot(p, f32) for p in terms], TensorType(dt, geo.weight_shape))
+    if len(ins) > 2 and ins[2]._rg:
+        sums = [[] for _ in range(geo.weight_shape[0])]
+        for o, oc in enumerate(geo.channel):
+            sums[oc].append(gv[o])
+        gb = leaf([rounded_sum(s, f32) for s in sums], TensorType(dt, (geo.weight_shape[0],)))
+    return (gx, gw, gb)[:len(ins)]

@@ -1,0 +1,142 @@
+"""``nn.BatchNorm1d`` / ``nn.BatchNorm2d`` and ``nn.LayerNorm``, with PyTorch's parameters,
+buffers (``running_mean``, ``running_var``, ``num_batches_tracked``), reprs and forward logic
+(momentum=None: the cumulative average 1 / num_batches_tracked)."""
+
+from __future__ import annotations
+
+from ..._base import dtypes
+from ..._tensor.factories import empty, ones, tensor, zeros
+from ..._tensor.tensor import Tensor
+from ..._tensor.tensor import defaults as _defaults
+from .. import init
+from ..normalization_functions import batch_norm, layer_norm
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm"]
+
+
+class _BatchNorm(Module):
+    _version = 2
+    __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        dt = dtype if dtype is not None else _defaults["dtype"]
+        if self.affine:
+            self.weight = Parameter(empty(num_features, dtype=dt))
+            if bias:
+                self.bias = Parameter(empty(num_features, dtype=dt))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, dtype=dt))
+            self.register_buffer("running_var", ones(num_features, dtype=dt))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=dtypes.int64))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        """Zero mean, unit variance, no batch tracked."""
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        """The running statistics reset; weight ones, bias zeros."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
+        raise NotImplementedError
+
+    def extra_repr(self) -> str:
+        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, "
+                "bias={use_bias}, track_running_stats={track_running_stats}".format(
+                    **self.__dict__, use_bias=self.bias is not None))
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter name
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                factor = 1.0 / float(self.num_batches_tracked)
+            else:
+                factor = self.momentum
+        bn_training = True if self.training else (self.running_mean is None and self.running_var is None)
+        track = not self.training or self.track_running_stats
+        return batch_norm(input, self.running_mean if track else None, self.running_var if track else None,
+                          self.weight, self.bias, bn_training, factor, self.eps)
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of (N, C) or (N, C, L) inputs."""
+
+    def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of (N, C, H, W) inputs."""
+
+    def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class LayerNorm(Module):
+    """Layer normalisation over the last dimensions (``normalized_shape``)."""
+
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+
+    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        dt = dtype if dtype is not None else _defaults["dtype"]
+        if self.elementwise_affine:
+            self.weight = Parameter(empty(self.normalized_shape, dtype=dt))
+            if bias:
+                self.bias = Parameter(empty(self.normalized_shape, dtype=dt))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Weight ones, bias zeros."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return ("{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(**self.__dict__)
+                + f", bias={self.bias is not None}")

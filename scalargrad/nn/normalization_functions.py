@@ -1,0 +1,34 @@
+"""``nn.functional.batch_norm`` and ``layer_norm`` (re-exported by ``nn.functional``): one
+NativeBatchNormBackward0 / NativeLayerNormBackward0 node each (see ``_tensor/normalization``)."""
+
+from __future__ import annotations
+
+from .._tensor import normalization as NORM
+from .._tensor.tensor import Tensor
+
+__all__ = ["batch_norm", "layer_norm"]
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,  # noqa: A002
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel by the batch's statistics (training; the running ones are updated
+    in place with ``momentum``) or by the running statistics (evaluation)."""
+    if training:
+        size = list(input.shape)
+        prod = size[0]
+        for s in size[2:]:
+            prod *= s
+        if prod == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.size()}")
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    return NORM.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,  # noqa: A002
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over the last ``len(normalized_shape)`` dimensions, then scale and shift."""
+    return NORM.layer_norm(input, normalized_shape, weight, bias, eps)
