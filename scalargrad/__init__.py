@@ -60,7 +60,7 @@ def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
 
 def __getattr__(name: str):
     # nn, optim, symbolic and the command line load on first use: building a graph does not need them
-    if name in ("nn", "optim", "symbolic", "runner", "utils"):
+    if name in ("nn", "optim", "symbolic", "runner", "utils", "linalg"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

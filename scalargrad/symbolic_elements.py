@@ -37,9 +37,13 @@ from ._ops import convolution as CV
 from ._ops import embedding as EM
 from ._ops import linalg as L
 from ._ops import losses as LO
+from ._ops import moments as MO
 from ._ops import normalization as NO
+from ._ops import norms as NM
 from ._ops import pooling as PO
 from ._ops import reductions as R
+from ._ops import scans as SC
+from ._ops import selection as SE
 from ._ops import shape as S
 from ._ops import softmax as SM
 from ._ops.elementwise import CompareInplace, Elementwise
@@ -439,6 +443,162 @@ class PointwiseLossOf(ElementOp):
     def sample(cls):
         a, b, p = cls.loss.sample()
         return [a, b], ([p], "sum", 1)
+
+
+class ProdOf(ElementOp):
+    """A product of input elements (``prod``, ``cumprod``): the op table's ``Prod.sympy``;
+    each partial is the product of the other elements."""
+
+    name = "prod"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return SC.Prod.sympy(sp, *args)
+
+    @staticmethod
+    def value(vals, c):
+        p = 1.0
+        for x in vals:
+            p *= x
+        return p, abs(p)
+
+    @staticmethod
+    def partials(vals, c):
+        out = []
+        for i in range(len(vals)):
+            p = 1.0
+            for j, x in enumerate(vals):
+                if j != i:
+                    p *= x
+            out.append(p)
+        return out
+
+
+class MomentOf(ElementOp):
+    """The variance (``c`` = (shift, False)) or standard deviation ((shift, True)) of input
+    elements: sum((a - mean)^2) / (n - shift), its root for std."""
+
+    name = "moment"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        shift, root = c
+        n = len(args)
+        mean = sp.Add(*args) / n
+        var = sp.Add(*[(a - mean) ** 2 for a in args]) / (n - sp.nsimplify(shift))
+        return sp.sqrt(var) if root else var
+
+    @staticmethod
+    def value(vals, c):
+        shift, root = c
+        v = MO.variance(list(vals), shift)
+        v = math.sqrt(v) if root and v == v and v >= 0 else v
+        return v, abs(v)
+
+    @staticmethod
+    def partials(vals, c):
+        shift, root = c
+        n = len(vals)
+        mean = math.fsum(vals) / n
+        d = [2.0 * (x - mean) / (n - shift) for x in vals]
+        if root:
+            s = math.sqrt(MO.variance(list(vals), shift))
+            return [0.0 if s == 0 else x / (2.0 * s) for x in d]
+        return d
+
+    @staticmethod
+    def partial_scales(vals, c):
+        """x - mean cancels where x is near the mean (the mean itself rounded in the dtype):
+        the rounding errors are relative to |x| + |mean|."""
+        shift, root = c
+        n = len(vals)
+        mean = math.fsum(vals) / n
+        d = [2.0 * (abs(x) + abs(mean)) / abs(n - shift) for x in vals]
+        if root:
+            s = math.sqrt(MO.variance(list(vals), shift))
+            return [0.0 if s == 0 else x / (2.0 * s) for x in d]
+        return d
+
+    @staticmethod
+    def convention(vals, c):
+        if c[1] and MO.variance(list(vals), c[0]) == 0:
+            return ("std: PyTorch takes the gradient 0 where the standard deviation is 0 (calculus: no "
+                    "derivative there)", None)
+        return None
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5], (1.0, True)
+
+
+class NormOf(ElementOp):
+    """The p-norm of input elements (``linalg.vector_norm``, ``Tensor.norm``), ``c`` the order:
+    the op table's form (``_ops/norms.py``) and PyTorch's norm_backward as the partials (0 at
+    a zero norm, shared ties of the +-inf norm)."""
+
+    name = "norm"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return NM._sympy_norm(sp, args, float(c))
+
+    @staticmethod
+    def value(vals, c):
+        v = NM.norm_value(list(vals), float(c))
+        return v, abs(v)
+
+    @staticmethod
+    def partials(vals, c):
+        return NM.norm_partials(list(vals), float(c), NM.norm_value(list(vals), float(c)))
+
+    @staticmethod
+    def convention(vals, c):
+        p = float(c)
+        norm = NM.norm_value(list(vals), p)
+        if norm == 0 and p not in (1.0, math.inf, -math.inf):
+            return (f"norm (ord {c}): PyTorch takes the gradient 0 at a zero norm (calculus: no derivative "
+                    "there)", None)
+        if p in (math.inf, -math.inf) and sum(1 for x in vals if abs(x) == norm) > 1:
+            return (f"norm (ord {c}): several elements reach the norm; PyTorch shares the gradient evenly "
+                    "among them", None)
+        return None
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5], 2.0
+
+
+class DistOf(NormOf):
+    """dist(a, b, p): the p-norm of the differences, inputs (a_0..a_m-1, b_0..b_m-1)."""
+
+    name = "dist"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        m = len(args) // 2
+        return NM._sympy_norm(sp, [x - y for x, y in zip(args[:m], args[m:])], float(c))
+
+    @staticmethod
+    def value(vals, c):
+        m = len(vals) // 2
+        return NormOf.value([x - y for x, y in zip(vals[:m], vals[m:])], c)
+
+    @staticmethod
+    def partials(vals, c):
+        m = len(vals) // 2
+        d = NormOf.partials([x - y for x, y in zip(vals[:m], vals[m:])], c)
+        return d + [-x for x in d]
+
+    @staticmethod
+    def convention(vals, c):
+        m = len(vals) // 2
+        return NormOf.convention([x - y for x, y in zip(vals[:m], vals[m:])], c)
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5, 0.5], 2.0
 
 
 def _loss_element(op) -> type:
@@ -1234,6 +1394,44 @@ def _reduction(elem_op):
     return build
 
 
+def _vector_norm(v, vin, vals):
+    return [(NormOf, v._c.ord, spec[2]) for spec in _reduction(NormOf)(v, vin, vals)]
+
+
+def _moment(v, vin, vals):
+    c = (v._c.divisor_shift, v._op.base is MO.Std)
+    return [(MomentOf, c, spec[2]) for spec in _reduction(MomentOf)(v, vin, vals)]
+
+
+def _picked(v, vin, vals):
+    u = vin[0]
+    return [(Same, None, ((u, i),)) if i >= 0 else (Const, 0.0, ()) for i in v._c.map]
+
+
+def _prod(v, vin, vals):
+    return [(ProdOf, None, spec[2]) for spec in _reduction(ProdOf)(v, vin, vals)]
+
+
+def _scan(elem_op):
+    def build(v, vin, vals):
+        u = vin[0]
+        spec = [None] * len(vals)
+        shape = tuple(v._c.in_shape)
+        for s in (slices(shape, v._c.dim) if shape else [[0]]):
+            for k, i in enumerate(s):
+                spec[i] = (elem_op, None, tuple((u, j) for j in s[:k + 1]))
+        return spec
+
+    return build
+
+
+def _dist(v, vin, vals):
+    a, b = vin
+    shape = v._c.in_shape
+    pa, pb = positions(a._t.shape, shape), positions(b._t.shape, shape)
+    return [(DistOf, v._c.ord, tuple((a, i) for i in pa) + tuple((b, j) for j in pb))]
+
+
 def _max_all(elem_op):
     def build(v, vin, vals):
         u = vin[0]
@@ -1533,6 +1731,8 @@ def _scatter(v, vin, vals):
 
 _BUILDERS = {
     R.Sum: _reduction(SumOf), R.SumDim: _reduction(SumOf), R.Mean: _reduction(MeanOf), R.MeanDim: _reduction(MeanOf),
+    NM.VectorNorm: _vector_norm, NM.Dist: _dist, SC.Prod: _prod, SC.ProdDim: _prod, SC.Cumsum: _scan(SumOf),
+    SC.Cumprod: _scan(ProdOf), MO.Var: _moment, MO.Std: _moment,
     R.MaxAll: _max_all(MaxOf), R.MinAll: _max_all(MinOf), R.MaxDim: _max_dim, R.MinDim: _max_dim,
     L.Mm: _mm, L.Mv: _mv, L.Dot: _dot, L.Addmm: _addmm,
     LO.NllLoss: _nll, LO.NllLossBackward: _nll_backward,
@@ -1549,7 +1749,7 @@ _BUILDERS = {
     SM.LogSoftmaxBackwardData: _along_backward(LogSoftmaxBackwardOf),
 }
 # an in-place comparison's elements are its 1s and 0s, constants
-_BUILDERS_BY_CLASS = [(_Scatter, _scatter), (IndexPut, _index_put), (CompareInplace, _fill),
+_BUILDERS_BY_CLASS = [(SE.Picked, _picked), (_Scatter, _scatter), (IndexPut, _index_put), (CompareInplace, _fill),
                       (S.Structural, _same_order)]
 
 

@@ -3,7 +3,7 @@
 Every import statement of every module counts, those inside functions included (a deferred
 import is still a dependency). Layers, lowest first: ``_base`` (stdlib only), ``_ops``,
 ``_tensor``, ``_autograd``, the public facades (``autograd``, ``utils``, ``random``, ``cuda``,
-``errors``), ``nn``, ``optim``, the symbolic proofs, the package root (``scalargrad/__init__``,
+``errors``, ``linalg``), ``nn``, ``optim``, the symbolic proofs, the package root (``scalargrad/__init__``,
 the torch namespace), and the command-line application, which runs programs against that
 namespace. A module may import modules of its own layer or lower ones.
 """
@@ -22,7 +22,7 @@ LAYERS = [
     ("_ops",),
     ("_tensor",),
     ("_autograd",),
-    ("autograd", "utils", "random", "cuda", "errors"),
+    ("autograd", "utils", "random", "cuda", "errors", "linalg"),
     ("nn",),
     ("optim",),
     ("symbolic", "symbolic_elements"),

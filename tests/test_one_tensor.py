@@ -77,6 +77,12 @@ class _Arg:
             return make(lib, (shape[0] if shape else 1, 2), OTHER)
         if k == "MAT2":
             return make(lib, (last, 2), OTHER)
+        if k == "SQUARE":  # addmm_'s mat2, for self @ SQUARE in self's shape
+            return make(lib, (last, last), OTHER)
+        if k == "IDXLIKE":  # gather's index: zeros in self's shape
+            return lib.zeros(shape, dtype=lib.int64)
+        if k == "IDX0":  # index_select's and take's index
+            return lib.tensor([0])
         raise AssertionError(k)
 
 
@@ -88,7 +94,8 @@ PATTERNS = {
     "view": [(-1,), ((-1,),), (1, -1)], "reshape": [(-1,), (1, -1)],
     "expand": [(2, -1), (SHAPE2,)], "broadcast_to": [(SHAPE2,)],
     "permute": [(PERM,)], "transpose": [(0, -1)], "swapaxes": [(0, -1)], "swapdims": [(0, -1)],
-    "transpose_": [(0, -1)], "narrow": [(0, 0, 1), (-1, 0, 1)], "select": [(0, 0), (-1, 0)],
+    "transpose_": [(0, -1)], "swapaxes_": [(0, -1)], "swapdims_": [(0, -1)],
+    "narrow": [(0, 0, 1), (-1, 0, 1)], "select": [(0, 0), (-1, 0)],
     "split": [(1,), (1, -1), (1, 0)], "chunk": [(1,), (2,), (1, -1)],
     "masked_fill": [(MASK, 7.0)], "masked_fill_": [(MASK, 7.0)],
     "clamp": [(-1.0, 2.0), (0.0,), (None, 1.0)], "clamp_": [(-1.0, 2.0)], "clip": [(-1.0, 2.0)],
@@ -106,6 +113,9 @@ PATTERNS = {
     "squeeze": [(), (0,), (-1,)], "squeeze_": [(), (0,)], "unbind": [(), (0,), (-1,)],
     "matmul": [(MAT,)], "mm": [(MAT,)], "mv": [(VEC,)], "dot": [(OTHER_T,)], "inner": [(OTHER_T,)],
     "outer": [(OTHER_T,)], "ger": [(OTHER_T,)], "addmm": [(_Arg("BIAS"), _Arg("MAT2"))],
+    "addmm_": [(SELF, _Arg("SQUARE"))],
+    "gather": [(0, _Arg("IDXLIKE")), (-1, _Arg("IDXLIKE"))], "index_select": [(0, _Arg("IDX0")), (-1, _Arg("IDX0"))],
+    "take": [(_Arg("IDX0"),)], "roll": [(1,), (1, 0), (-1, -1), ((1,), (0,))],
     "fill_": [(2.0,)], "copy_": [(OTHER_T,)], "pow": [(2,), (2.0,), (OTHER_T,), (0.5,)], "pow_": [(2,)],
     "view_as": [(SELF,)], "reshape_as": [(SELF,)], "expand_as": [(SELF,)], "type_as": [(F64T,)],
     "stride": [(), (0,), (-1,)], "size": [(), (0,), (-1,)],
@@ -123,7 +133,7 @@ NOT_CALLED = {"backward", "register_hook", "register_post_accumulate_grad_hook",
 NOT_CALLED |= {f"bitwise_{n}{s}" for n in ("and", "or", "xor", "not") for s in ("", "_")}
 # kernels that differ in the last bits between processors (SLEEF): compared within 2 ulps
 TRANSCENDENTAL = {"exp", "exp_", "log", "log_", "sin", "sin_", "cos", "cos_", "tanh", "tanh_", "sigmoid",
-                  "sigmoid_", "pow", "pow_"}
+                  "sigmoid_", "pow", "pow_", "norm", "dist", "atan2", "atan2_", "arctan2", "arctan2_"}
 
 
 def _public_methods() -> list:

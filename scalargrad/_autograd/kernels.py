@@ -20,11 +20,14 @@ from operator import attrgetter
 from .._base import dtypes, ieee
 from .._base.dtypes import TensorType, float32, float64, round_f32
 from .._base.errors import Unsupported
+from .._base.grad_mode import _state as _grad_state
 from .._ops import elementwise as E
 from .._ops import shape as S
-from .._tensor import products, views
+from .._tensor import products, scans, views
 from .._tensor.build import binary, elementwise, unary
+from .._tensor.reduce import mean as tmean
 from .._tensor.reduce import sum as tsum
+from .._tensor.softmax import slices
 from .._tensor.tensor import MANY, Tensor, leaf, make
 
 __all__ = ["FloatKernel", "Float32Kernel", "TensorKernel", "GraphKernel", "install"]
@@ -222,6 +225,50 @@ class FloatKernel:
         return g
 
     index_backward = scatter
+
+
+def _float_norm_backward(k, g, x, y, c):
+    """norm_backward (FunctionsManual.cpp) of a 0-dim input: its norm is |x| for any order."""
+    p = float(c.ord)
+    sgn = k.sgn(x)
+    if p == 0.0:  # an undefined gradient, as PyTorch's
+        return None
+    if p == 1.0:
+        return k.mul(sgn, g)
+    if p == 2.0:
+        return k.mul(g, 0.0 if y == 0 else k.div(x, y))
+    if p in (math.inf, -math.inf):
+        hit = 1.0 if (abs(x) == y or x != x) else 0.0
+        return k.mul(sgn, k.mul(k.div(g, hit), hit))
+    if p < 1.0:
+        scaled = k.mul(sgn, 0.0 if x == 0 else k.pow(abs(x), p - 1.0))
+        return k.mul(k.mul(scaled, g), k.pow(y, 1.0 - p))
+    scaled = k.mul(sgn, k.pow(abs(x), p - 1.0)) if p < 2.0 else k.mul(x, k.pow(abs(x), p - 2.0))
+    scale = 0.0 if y == 0 else k.div(g, k.pow(y, p - 1.0))
+    return k.mul(scaled, scale)
+
+
+FloatKernel.norm_backward = classmethod(_float_norm_backward)
+# a 0-dim input: prod, cumsum and cumprod are the identity, and so are their derivatives
+FloatKernel.prod_backward = staticmethod(lambda g, x, y, c: g)
+FloatKernel.cumsum_backward = staticmethod(lambda g, c: g)
+FloatKernel.cumprod_backward = staticmethod(lambda g, x, y, c: g)
+
+
+def _float_var_backward(k, g, x, c):
+    """var_backward of a 0-dim input: (2 / (1 - correction)) * grad * (self - self)."""
+    return k.mul(k.mul(k.r(ieee.div(2.0, 1.0 - c.divisor_shift)), g), k.sub(x, x))
+
+
+def _float_std_backward(k, g, x, y, c):
+    return _float_var_backward(k, 0.0 if y == 0 else k.div(g, k.mul(y, 2.0)), x, c)
+
+
+# a selection op on a 0-dim input: the element itself, or a zero
+FloatKernel.pick_backward = staticmethod(lambda g, layout, name: g if layout.map == [0] else 0.0)
+FloatKernel.zero_where_inf = staticmethod(lambda x: 0.0 if x in (math.inf, -math.inf) else x)
+FloatKernel.var_backward = classmethod(_float_var_backward)
+FloatKernel.std_backward = classmethod(_float_std_backward)
 
 
 class Float32Kernel(FloatKernel):
@@ -725,6 +772,180 @@ class TensorKernel:
         if strides[0] == 1 and strides[1] == sizes[0] and sizes[0] > 1 and sizes[1] > 1:
             return views.t(products.mm(views.t(g), mat1))
         return products.mm(views.t(mat1), g)
+
+
+def _tensor_norm_backward(g, x, y, c):
+    """norm_backward (FunctionsManual.cpp) on tensors: ``g`` and the norm ``y`` get the reduced
+    dims back (unsqueeze_multiple), then PyTorch's formula for the order."""
+    from .._tensor.surface import _masked_fill
+
+    if not isinstance(g, Tensor):
+        g = leaf(g, TensorType(x._t.dtype, ()))
+    if not c.all and not c.keepdim and c.dims and c.in_shape:
+        shape = tuple(1 if d in c.dims else s for d, s in enumerate(c.in_shape))
+        g, y = views.reshape(g, shape), views.reshape(y, shape)
+    p = float(c.ord)
+    if p == 0.0:  # an undefined gradient, as PyTorch's
+        return None
+    if p == 1.0:
+        return unary(E.Sgn, x) * g
+    if p == 2.0:
+        return g * _masked_fill(x / y, binary(E.Eq, y, 0), 0, False)
+    if p in (math.inf, -math.inf):
+        a = unary(E.Abs, x)
+        mask = _or(binary(E.Eq, a, y), binary(E.Ne, a, a))
+        count = tsum(mask, c.dims, keepdim=True) if (c.dims and not c.all) else tsum(mask, None)
+        return unary(E.Sgn, x) * ((g / count) * mask)
+    if p < 1.0:
+        scaled = unary(E.Sgn, x) * _masked_fill(unary(E.Abs, x) ** (p - 1.0), binary(E.Eq, x, 0), 0, False)
+        return scaled * g * y ** (1.0 - p)
+    if p < 2.0:
+        scaled = unary(E.Sgn, x) * unary(E.Abs, x) ** (p - 1.0)
+    else:
+        scaled = x * unary(E.Abs, x) ** (p - 2.0)
+    return scaled * _masked_fill(g / y ** (p - 1.0), binary(E.Eq, y, 0), 0, False)
+
+
+TensorKernel.norm_backward = staticmethod(_tensor_norm_backward)
+
+
+def _as_tensor(g, like: Tensor) -> Tensor:
+    return g if isinstance(g, Tensor) else leaf(g, TensorType(like._t.dtype, ()))
+
+
+def _reversed_cumsum(w: Tensor, d: int) -> Tensor:
+    return scans.flip(scans.cumsum(scans.flip(w, d), d), d)
+
+
+def _exclusive_products(x: Tensor, d: int | None) -> Tensor:
+    """prod_safe_zeros_backward's ``exclusive_normal * exclusive_reverse``: for each element the
+    products of the elements before it and after it along ``d`` (the whole flattened tensor for
+    None), each a cumulative product accumulated in double and rounded, as ATen's cumprod."""
+    dt = x._t.dtype
+    r = dt.round
+    shape = tuple(x._t.shape)
+    vals = x._val if x._t.ndim else [x._val]
+    groups = [list(range(len(vals)))] if d is None else slices(shape, d)
+    out = [0.0] * len(vals)
+    for grp in groups:
+        before, acc = [], 1.0
+        for i in grp:
+            before.append(r(acc))
+            acc *= vals[i]
+        after, acc = [], 1.0
+        for i in reversed(grp):
+            after.append(r(acc))
+            acc *= vals[i]
+        after.reverse()
+        for i, b, a in zip(grp, before, after):
+            out[i] = r(b * a)
+    return leaf(out if shape else out[0], x._t.with_dtype(dt) if x._t.contiguous else TensorType(dt, shape))
+
+
+def _tensor_prod_backward(g, x, y, c):
+    """prod_backward (FunctionsManual.cpp): ``grad * (result / self)`` without zeros in the
+    input, else ``grad`` times the product of the other elements."""
+    if not x._t.ndim:
+        return g
+    g = _as_tensor(g, x)
+    if not c.all and not c.keepdim:
+        g, y = views.unsqueeze(g, c.dim), views.unsqueeze(y, c.dim)
+    vals = x._val
+    if not any(v == 0 for v in vals):
+        return g * (y / x)
+    if _grad_state.enabled:
+        raise Unsupported("the double backward of prod through an input element equal to zero")
+    if c.all:
+        if sum(1 for v in vals if v == 0) > 1:  # every product of the others holds a zero
+            return g * _zeros(x)
+        return g * _exclusive_products(x, None)
+    return g * _exclusive_products(x, c.dim)
+
+
+def _tensor_cumsum_backward(g, c):
+    if g._t.numel <= 1 or not g._t.ndim or g._t.shape[c.dim] == 1:
+        return g
+    return _reversed_cumsum(g, c.dim)
+
+
+def _tensor_cumprod_backward(g, x, y, c):
+    """cumprod_backward: ``reversed_cumsum(result * grad) / self`` without zeros in the input;
+    with zeros, d out_j / d x_i = the product of x_0..x_j without x_i (computed from the
+    elements, rounded once)."""
+    if x._t.numel <= 1 or not x._t.ndim or x._t.shape[c.dim] == 1:
+        return g
+    vals = x._val
+    if not any(v == 0 for v in vals):
+        return _reversed_cumsum(y * g, c.dim) / x
+    if _grad_state.enabled:
+        raise Unsupported("the double backward of cumprod through an input element equal to zero")
+    dt = x._t.dtype
+    gv = g._val
+    out = [0.0] * len(vals)
+    for s in slices(tuple(x._t.shape), c.dim):
+        for a, i in enumerate(s):
+            total = 0.0
+            for j in range(a, len(s)):
+                p = 1.0
+                for b in range(j + 1):
+                    if b != a:
+                        p *= vals[s[b]]
+                total += gv[s[j]] * p
+            out[i] = dt.round(total)
+    return leaf(out, TensorType(dt, tuple(x._t.shape)))
+
+
+def _tensor_var_backward(g, x, c):
+    """var_backward (FunctionsManual.cpp): ``(2 / (n - correction)) * grad * (self -
+    self.mean(dim, keepdim=True))``, the Scalar first rounded to the dtype as ATen casts it."""
+    g = _as_tensor(g, x)
+    if not c.all and not c.keepdim and c.dims and c.in_shape:
+        g = views.reshape(g, tuple(1 if d in c.dims else s for d, s in enumerate(c.in_shape)))
+    scale = ieee.div(2.0, c.count() - c.divisor_shift)
+    mean = tmean(x, c.dims if (c.dims and not c.all) else None, keepdim=True) if x._t.ndim else x
+    if mean._t.ndim != x._t.ndim and x._t.ndim:
+        mean = views.reshape(mean, (1,) * x._t.ndim)
+    return _scalar_op(E.MulScalar, g, _Scalar(scale)) * (x - mean)
+
+
+def _tensor_std_backward(g, x, y, c):
+    """std_backward: ``(grad / (result * 2)).masked_fill_(result == 0, 0)``, then var_backward."""
+    from .._tensor.surface import _masked_fill
+
+    g = _as_tensor(g, x)
+    return _tensor_var_backward(_masked_fill(g / (y * 2), binary(E.Eq, y, 0), 0, False), x, c)
+
+
+def _tensor_pick_backward(g, layout, name):
+    """The gradient of a selection op: ``g``'s elements added into zeros of the input's shape
+    at ``layout.map`` (skipping the -1 entries, the zeros the op wrote), in order."""
+    g = g if isinstance(g, Tensor) else leaf(g, TensorType(layout.in_dtype, ()))
+    m = layout.map
+    if any(i < 0 for i in m):
+        keep = [j for j, i in enumerate(m) if i >= 0]
+        g = _gather(g, keep, (len(keep),))
+        m = [m[j] for j in keep]
+    return _scatter(g, layout.in_shape, m, name, accumulate=True)
+
+
+def _tensor_zero_where_inf(x):
+    """``x.masked_fill(x.isinf(), 0)``."""
+    from .._tensor.surface import _masked_fill
+
+    vals = x._val if x._t.ndim else [x._val]
+    mask = leaf([v in (math.inf, -math.inf) for v in vals] if x._t.ndim else vals[0] in (math.inf, -math.inf),
+                TensorType(dtypes.bool, tuple(x._t.shape)))
+    return _masked_fill(x, mask, 0, False) if any(mask._val if x._t.ndim else [mask._val]) else x
+
+
+TensorKernel.zero_where_inf = staticmethod(_tensor_zero_where_inf)
+TensorKernel.pick_backward = staticmethod(_tensor_pick_backward)
+TensorKernel.var_backward = staticmethod(_tensor_var_backward)
+TensorKernel.std_backward = staticmethod(_tensor_std_backward)
+TensorKernel.prod_backward = staticmethod(_tensor_prod_backward)
+TensorKernel.cumsum_backward = staticmethod(_tensor_cumsum_backward)
+TensorKernel.cumprod_backward = staticmethod(_tensor_cumprod_backward)
+TensorKernel.flip = staticmethod(lambda g, dims: scans.flip(g, dims))
 
 
 class GraphKernel(TensorKernel):

@@ -629,3 +629,17 @@ def randint(low: int, high: int, n: int, generator: Generator | None = None) -> 
     g = _gen(generator)
     draw = g.random64 if span >= 1 << 28 else g.random
     return [draw() % span + low for _ in range(n)]
+
+
+def randperm(n: int, generator: Generator | None = None) -> list[int]:
+    """``torch.randperm(n)``: ATen's ``randperm_cpu`` for n below 2**32 / 20: the identity, then
+    for each i < n - 1 a swap of i with i + (random() % (n - i)), one 32-bit draw per step."""
+    n = operator.index(n)
+    if n >= 0xFFFFFFFF // 20:
+        raise RuntimeError(f"randperm of {n} elements: scalargrad draws permutations below {0xFFFFFFFF // 20}")
+    out = list(range(n))
+    g = _gen(generator)
+    for i in range(n - 1):
+        z = g.random() % (n - i)
+        out[i], out[i + z] = out[i + z], out[i]
+    return out

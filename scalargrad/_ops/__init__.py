@@ -4,19 +4,26 @@ its spellings. Imports only ``_base``: the tensor layer above makes the surface 
 
 from . import (
     activations,
+    angles,
     convolution,
     elementwise,
     embedding,
     linalg,
     losses,
+    moments,
     normalization,
+    norms,
     pointwise,
     pooling,
     reductions,
+    rounding,
+    scans,
+    selection,
     shape,
     softmax,
 )
 from .table import REGISTRY
 
-__all__ = ["REGISTRY", "activations", "convolution", "elementwise", "embedding", "linalg", "losses", "normalization",
-           "pointwise", "pooling", "reductions", "shape", "softmax"]
+__all__ = ["REGISTRY", "activations", "angles", "convolution", "elementwise", "embedding", "linalg", "losses",
+           "moments", "normalization", "norms", "pointwise", "pooling", "reductions", "rounding", "scans", "selection",
+           "shape", "softmax"]

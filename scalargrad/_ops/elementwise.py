@@ -39,6 +39,7 @@ class Elementwise(Op):
     numbers_only = False  # ``torch.mul(2.0, 3.0)``: the function takes two Python numbers
     bool_error = None  # PyTorch's refusal of bool operands, if any
     bool_kernel = None  # the ATen kernel that refuses a bool computation ('"abs_cpu" not implemented')
+    float_only_kernel = None  # the ATen kernel that refuses integer tensors ('"frac_cpu" not implemented for 'Long'')
     integer_kernel = None  # the ATen kernel of an op built for integers and bool alone (bitwise ops)
     arity = 1
     uses_c = False  # forward and backward read the node's constant ``_c``

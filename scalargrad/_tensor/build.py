@@ -244,6 +244,8 @@ def unary(op, a: Tensor) -> Tensor:
             raise RuntimeError(op.bool_error)
         if op.bool_kernel is not None:
             raise refuse_bool(op.bool_kernel)
+    elif op.float_only_kernel is not None and t.dtype.kind == "i":
+        raise NotImplementedError(f"\"{op.float_only_kernel}\" not implemented for '{t.dtype.short}'")
     dt = _result_dt(op, t.dtype)
     if dt.is_floating_point and op.integer_kernel is not None:
         raise NotImplementedError(f"\"{op.integer_kernel}\" not implemented for '{dt.short}'")

@@ -15,12 +15,12 @@ from .._base import dtypes, rng
 from .._base.dtypes import TensorType, round_list
 from .._base.errors import Unsupported
 from .build import check_size
-from .tensor import Tensor, defaults, impl, leaf
+from .tensor import Tensor, defaults, leaf
 
 __all__ = ["device", "use_device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones",
            "full", "empty", "rand", "randn",
            "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "arange",
-           "linspace", "eye", "from_values", "parse_data", "construct", "shape_arg", "check_dtype"]
+           "linspace", "eye", "randperm", "from_values", "parse_data", "shape_arg", "check_dtype"]
 
 
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
@@ -354,6 +354,22 @@ def randint(low, high=None, size=None, generator=None, dtype=None, device=None, 
     return from_values(vals, shape, dt, requires_grad, "randint")
 
 
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False,
+             layout=None) -> Tensor:
+    """A random permutation of 0..n-1, drawn as PyTorch's CPU ``randperm`` (int64 unless asked)."""
+    if n.__class__ is bool or not isinstance(n, int):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    check_size((n,))
+    dt = check_dtype(dtype, "randperm") or dtypes.int64
+    _check_device(device)
+    if dt is dtypes.bool:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if not dt.is_floating_point:
+        dtypes.check_fits(dt, max(n - 1, 0))
+    vals = rng.randperm(n, generator=generator)
+    return from_values(vals, (n,), dt, requires_grad, "randperm")
+
+
 def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
     return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
@@ -415,34 +431,3 @@ def eye(n: int, m: int | None = None, dtype=None, device=None, requires_grad=Fal
     m = n if m is None else m
     dt = check_dtype(dtype, "eye") or defaults["dtype"]
     return from_values([1 if i == j else 0 for i in range(n) for j in range(m)], (n, m), dt, requires_grad, "eye")
-
-
-def construct(cls, args: tuple, kwargs: dict) -> Tensor:
-    """``torch.Tensor(...)``: from data (``Tensor([5])``), from sizes (``Tensor(2, 3)``,
-    zeros), or empty (``Tensor()``); always float32 (the default dtype)."""
-    if cls is not Tensor:
-        raise Unsupported(f"subclassing torch.Tensor ({cls.__name__})")
-    dt = defaults["dtype"]
-    dev = kwargs.pop("device", None)
-    _check_device(dev)
-    if kwargs:
-        raise TypeError(f"new() received an invalid combination of arguments - got {sorted(kwargs)}")
-    if not args:
-        return from_values([], (0,), dt)
-    if len(args) == 1 and isinstance(args[0], Tensor):
-        from .views import detach
-
-        return detach(args[0])
-    if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        values, shape, _ = parse_data(args[0])
-        return from_values(values, shape, dt)
-    if len(args) == 1 and isinstance(args[0], float):
-        raise TypeError("new(): data must be a sequence (got float)")
-    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        shape = shape_arg(args, "Tensor")
-        return from_values([0.0] * math.prod(shape), shape, dt)
-    got = ", ".join(type(a).__name__ for a in args)
-    raise TypeError(f"new() received an invalid combination of arguments - got ({got})")
-
-
-impl.construct = construct

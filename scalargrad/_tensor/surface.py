@@ -23,7 +23,7 @@ from .._ops import elementwise as E
 from .._ops import shape as S
 from .._ops.table import REGISTRY
 from . import factories as F
-from . import indexing, pointwise, products, reduce, softmax, views
+from . import indexing, legacy, moments, norms, pointwise, products, reduce, rounding, scans, selection, softmax, views
 from .build import binary, broadcast_shapes, elementwise, refuse_bool, result_dtype, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
@@ -115,7 +115,8 @@ def _bind_unary(op) -> None:
     for n in (name,) + api.aliases:
         _method(n, _clone_fn(method))
     if api.inplace:
-        _method(api.inplace, lambda self: inplace(self, lambda t: unary(op, t)))
+        for n in (api.inplace,) + tuple(a + "_" for a in api.aliases):  # absolute_, negative_, fix_
+            _method(n, lambda self: inplace(self, lambda t: unary(op, t)))
     for fname in api.function:
         def function(input, *, out=None, _n=fname):  # noqa: A002 - PyTorch's names
             _check_input(_n, input)
@@ -167,7 +168,7 @@ def _bind_binary(op, tensor_only: bool = False, alpha: bool = False) -> None:
         _method(n, _clone_fn(method))
     if api.inplace:
         _method(api.inplace, method_inplace)
-        for n in api.aliases:  # subtract_, multiply_
+        for n in api.aliases:  # subtract_, multiply_, less_
             _method(n + "_", _clone_fn(method_inplace))
     for fname in api.function:
         _function(fname, _clone_fn(function))
@@ -193,7 +194,8 @@ def _install_elementwise() -> None:
 
     for n in ("div", "divide", "true_divide"):
         _method(n, _clone_fn(div))
-    _method("div_", lambda self, other, *, rounding_mode=None: inplace(self, lambda t: _div(t, other, rounding_mode)))
+    for n in ("div_", "divide_", "true_divide_"):
+        _method(n, lambda self, other, *, rounding_mode=None: inplace(self, lambda t: _div(t, other, rounding_mode)))
 
     def div_fn(input, other, *, rounding_mode=None, out=None):  # noqa: A002
         if not isinstance(input, Tensor) and _is_operand(input) and _is_operand(other):
@@ -587,7 +589,8 @@ def _install_shapes() -> None:
     _method("transpose", views.transpose)
     _method("swapaxes", views.transpose)
     _method("swapdims", views.transpose)
-    _method("transpose_", lambda self, d0, d1: _inplace_view(self, lambda t: views.transpose(t, d0, d1)))
+    for n in ("transpose_", "swapaxes_", "swapdims_"):
+        _method(n, lambda self, d0, d1: _inplace_view(self, lambda t: views.transpose(t, d0, d1)))
     _method("permute", views.permute)
     _method("select", views.select)
     _method("narrow", views.narrow)
@@ -667,6 +670,8 @@ def _install_shapes() -> None:
     _method("outer", products.outer)
     _method("ger", products.outer)
     _method("addmm", lambda self, mat1, mat2, *, beta=1, alpha=1: products.addmm(self, mat1, mat2, beta, alpha))
+    _method("addmm_", lambda self, mat1, mat2, *, beta=1, alpha=1: inplace(
+        self, lambda t: products.addmm(t, mat1, mat2, beta, alpha)))
 
     for name, fn in (("reshape", views.reshape), ("flatten", views.flatten), ("squeeze", views.squeeze),
                      ("unsqueeze", views.unsqueeze), ("t", views.t), ("transpose", views.transpose),
@@ -801,6 +806,8 @@ _LEGACY = {d.legacy: d for d in (dtypes.float32, dtypes.float64, dtypes.float16,
 def _type(self, dtype=None, non_blocking=False, **kwargs):
     if dtype is None:
         return self._t.dtype.legacy
+    if isinstance(dtype, legacy.tensortype):
+        dtype = dtype.dtype
     if isinstance(dtype, str):
         if dtype not in _LEGACY:
             raise ValueError(f"invalid type: '{dtype}'")
@@ -1028,6 +1035,79 @@ def install_unsupported() -> None:
             setattr(Tensor, name, _unsupported_attribute(name))
 
 
+def _install_scans() -> None:
+    _method("prod", lambda self, dim=None, keepdim=False, *, dtype=None: scans.prod(
+        self, dim, keepdim, F.check_dtype(dtype, "prod")))
+    _function("prod", lambda input, dim=None, keepdim=False, *, dtype=None: scans.prod(  # noqa: A002
+        input, dim, keepdim, F.check_dtype(dtype, "prod")))
+    for name, fn in (("cumsum", scans.cumsum), ("cumprod", scans.cumprod)):
+        _method(name, lambda self, dim, *, dtype=None, _f=fn: _f(self, dim, F.check_dtype(dtype)))
+        _method(name + "_", lambda self, dim, *, dtype=None, _f=fn: inplace(
+            self, lambda t: _f(t, dim, F.check_dtype(dtype))))
+        _function(name, lambda input, dim, *, dtype=None, out=None, _f=fn: _f(  # noqa: A002
+            input, dim, F.check_dtype(dtype)))
+    _method("flip", scans.flip)
+    _method("fliplr", lambda self: scans.flip_side(self, False))
+    _method("flipud", lambda self: scans.flip_side(self, True))
+    _function("flip", lambda input, dims: scans.flip(input, dims))  # noqa: A002
+    _function("fliplr", lambda input: scans.flip_side(input, False))  # noqa: A002
+    _function("flipud", lambda input: scans.flip_side(input, True))  # noqa: A002
+
+
+def _install_selection() -> None:
+    sel = selection
+    _method("gather", lambda self, dim, index, *, sparse_grad=False: sel.gather(self, dim, index))
+    _function("gather", lambda input, dim, index, *, sparse_grad=False, out=None: sel.gather(  # noqa: A002
+        input, dim, index))
+    for name in ("index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
+                 "diagonal", "diag", "roll"):
+        fn = getattr(sel, name)
+        _method(name, fn)
+        _function(name, _clone_fn(fn))
+    _method("repeat", sel.repeat)
+    _method("tril_", lambda self, diagonal=0: inplace(self, lambda t: sel.tril(t, diagonal)))
+    _method("triu_", lambda self, diagonal=0: inplace(self, lambda t: sel.triu(t, diagonal)))
+
+
+# torch's in-place functions (``torch.relu_(x)`` is ``x.relu_()``), PyTorch 2.13's list
+_TORCH_INPLACE = ("abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
+                  "arctanh_", "as_strided_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "celu_", "clamp_",
+                  "clamp_max_", "clamp_min_", "clip_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_",
+                  "exp2_", "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "gcd_", "i0_", "index_put_",
+                  "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_",
+                  "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "selu_", "sigmoid_", "sin_",
+                  "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "threshold_", "trunc_", "xlogy_", "zero_")
+
+
+# the in-place functions with a Tensor and a Number overload: PyTorch's refusal lists both
+_OVERLOADS = {"clamp_": "min = None, {0} max = None", "clip_": "min = None, {0} max = None", "fill_": "value",
+              "clamp_min_": "min", "clamp_max_": "max"}
+
+
+def _install_inplace_functions() -> None:
+    """``torch.relu_(x)``, ``torch.sigmoid_(x)``...: the Tensor method, for each one Tensor has."""
+    probe = leaf(0.0, TensorType(dtypes.float32, ()))
+    for name in _TORCH_INPLACE:
+        if name in FUNCTIONS:
+            continue
+        try:
+            getattr(probe, name)
+        except AttributeError:  # not implemented (Unsupported): so is torch.<name>
+            continue
+
+        def function(input, *args, _n=name, **kwargs):  # noqa: A002 - PyTorch's name
+            if not isinstance(input, Tensor) and _n in _OVERLOADS:
+                got = ", ".join(type(a).__name__ for a in (input,) + args)
+                sigs = "".join(f"\n * (Tensor input, {kind} {_OVERLOADS[_n].format(kind)})"
+                               for kind in ("Tensor", "Number"))
+                raise TypeError(f"{_n}() received an invalid combination of arguments - got ({got}), but expected "
+                                f"one of:{sigs}\n")
+            _check_input(_n, input)
+            return getattr(input, _n)(*args, **kwargs)
+
+        _function(name, function)
+
+
 def _install_layers() -> None:
     """The torch namespace's spellings of the layer kernels (``torch.conv2d``, ``torch.batch_norm``...)."""
     from . import convolution, normalization, pooling
@@ -1058,12 +1138,31 @@ def install() -> None:
     _install_pointwise()
     _install_reductions()
     _install_shapes()
+    rounding.install(_method, _function)
+    _method("norm", lambda self, p="fro", dim=None, keepdim=False, dtype=None: norms.norm(self, p, dim, keepdim, dtype))
+    _function("norm", lambda input, p="fro", dim=None, keepdim=False, out=None, dtype=None:  # noqa: A002
+              norms.norm(input, p, dim, keepdim, dtype))
+    _method("dist", lambda self, other, p=2: norms.dist(self, other, p))
+    _install_scans()
+    _install_selection()
+    for name, root in (("var", False), ("std", True)):
+        def method(self, dim=None, unbiased=None, keepdim=False, *, correction=None, _r=root):
+            return moments.var_std(self, dim, unbiased, keepdim, correction=correction, take_sqrt=_r)
+
+        _method(name, method)
+        _function(name, _clone_fn(method))
+    _function("dist", lambda input, other, p=2: norms.dist(input, other, p))  # noqa: A002
+    _install_inplace_functions()
     _install_layers()
     for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
                  "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
-                 "arange", "linspace", "eye"):
+                 "arange", "linspace", "eye", "randperm"):
         FUNCTIONS[name] = getattr(F, name)
     FUNCTIONS["device"] = F.device
+    FUNCTIONS.update(legacy.LEGACY_TYPES)
+    FUNCTIONS["tensortype"] = legacy.tensortype
+    FUNCTIONS["set_default_device"] = legacy.set_default_device
+    FUNCTIONS["get_default_device"] = legacy.get_default_device
     FUNCTIONS["layout"] = F.layout
     FUNCTIONS["strided"] = F.strided
     FUNCTIONAL["linear"] = products.linear

@@ -14,8 +14,9 @@ from .._base.grad_mode import (
 )
 from . import anomaly_mode, function, functional, grad_mode, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled",
            "gradcheck", "gradgradcheck", "GradcheckError", "graph", "function", "functional", "grad_mode",
-           "anomaly_mode", "detect_anomaly", "set_detect_anomaly"]
+           "anomaly_mode", "detect_anomaly", "set_detect_anomaly", "Variable"]

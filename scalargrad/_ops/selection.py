@@ -1,0 +1,73 @@
+"""Selection ops: each output element is one input element (or a zero): gather, index_select,
+masked_select, take, sort, topk, kthvalue, tril/triu, diagonal/diag, repeat, roll.
+
+The node's ``_c`` is a ``Layout`` whose ``map`` gives, for each output element, the flat index
+of the input element it copies (-1: a zero, as tril/triu and diag write). The derivative of all
+of them is the same: the gradient added back into zeros of the input's shape at those indices
+(PyTorch's gather_backward, index_select_backward, masked_select_backward, value_selecting
+_reduction_backward...), which the kernels' ``pick_backward`` computes; ``backward_name`` is
+the node a double backward sees. Their SymPy form is the identity (a copy) or 0.
+"""
+
+from __future__ import annotations
+
+from .shape import Structural
+from .table import Api, register
+
+__all__ = ["Picked", "Gather", "IndexSelect", "MaskedSelect", "Take", "Sort", "SortStable", "Topk", "Kthvalue",
+           "Tril", "Triu", "Diagonal", "DiagonalCopy", "DiagEmbed", "Repeat", "Roll", "SELECTION"]
+
+
+class Picked(Structural):
+    """An op whose output elements are input elements at ``_c.map`` (-1: zero)."""
+
+    backward_name = "IndexBackwardBackward0"
+
+
+def _picked(cls_name: str, name: str, saved: tuple, api: Api | None, backward_name: str, saves: bool = False):
+    def backward(k, g, v):
+        return (k.pick_backward(g, v._c, backward_name),)
+
+    return register(type(cls_name, (Picked,), {"name": name, "saved": saved, "api": api,
+                                               "backward_name": backward_name, "saves": saves,
+                                               "saves_inputs": False, "backward": staticmethod(backward)}))
+
+
+_SIZES = ("self_sym_sizes", "c.in_shape")
+Gather = _picked("Gather", "GatherBackward0", (("dim", "c.dim"), ("index", "c.tensors"), ("self", 0),
+                                               ("sparse_grad", "false")),
+                 Api(method="gather", function="gather"), "ScatterAddBackward0", saves=True)
+IndexSelect = _picked("IndexSelect", "IndexSelectBackward0", (("dim", "c.dim"), ("index", "c.tensors"), _SIZES),
+                      Api(method="index_select", function="index_select"), "IndexAddBackward0", saves=True)
+MaskedSelect = _picked("MaskedSelect", "MaskedSelectBackward0", (("mask", "c.tensors"), ("self", 0)),
+                       Api(method="masked_select", function="masked_select"), "MaskedScatterBackward0", saves=True)
+Take = _picked("Take", "TakeBackward0", (("index", "c.tensors"), ("self", 0)), Api(method="take", function="take"),
+               "PutBackward0", saves=True)
+Sort = _picked("Sort", "SortBackward0", (("dim", "c.dim"), ("indices", "c.tensors"), _SIZES),
+               Api(method="sort", function="sort"), "ValueSelectingReductionBackwardBackward0", saves=True)
+# sort(stable=...) is the sort.stable overload: its node is SortBackward1
+SortStable = _picked("SortStable", "SortBackward1", Sort.saved, None, "ValueSelectingReductionBackwardBackward0",
+                     saves=True)
+Topk = _picked("Topk", "TopkBackward0", (("dim", "c.dim"), ("indices", "c.tensors"), _SIZES),
+               Api(method="topk", function="topk"), "ValueSelectingReductionBackwardBackward0", saves=True)
+Kthvalue = _picked("Kthvalue", "KthvalueBackward0", (("dim", "c.dim"), ("indices", "c.tensors"),
+                                                     ("keepdim", "c.keepdim"), _SIZES),
+                   Api(method="kthvalue", function="kthvalue"), "ValueSelectingReductionBackwardBackward0", saves=True)
+Tril = _picked("Tril", "TrilBackward0", (("diagonal", "c.diagonal"),), Api(method="tril", inplace="tril_",
+                                                                           function="tril"), "TrilBackward0")
+Triu = _picked("Triu", "TriuBackward0", (("diagonal", "c.diagonal"),), Api(method="triu", inplace="triu_",
+                                                                           function="triu"), "TriuBackward0")
+Diagonal = _picked("Diagonal", "DiagonalBackward0", (("dim1", "c.dim1"), ("dim2", "c.dim2"), ("offset", "c.offset"),
+                                                     _SIZES),
+                   Api(method="diagonal", function="diagonal"), "DiagonalBackwardBackward0")
+# torch.diag of a matrix goes through diagonal_copy, whose node PyTorch names so
+DiagonalCopy = _picked("DiagonalCopy", "DiagonalBackward0_copy", Diagonal.saved, None, "DiagonalBackwardBackward0")
+DiagEmbed = _picked("DiagEmbed", "DiagEmbedBackward0", (("dim1", "c.dim1"), ("dim2", "c.dim2"), ("offset", "c.offset")),
+                    None, "DiagonalBackward0")
+Repeat = _picked("Repeat", "RepeatBackward0", (("repeats", "c.repeats"), _SIZES), Api(method="repeat"),
+                 "SumBackward1")
+Roll = _picked("Roll", "RollBackward0", (("dims", "c.dims"), ("shifts", "c.shifts")),
+               Api(method="roll", function="roll"), "RollBackward0")
+
+SELECTION = [Gather, IndexSelect, MaskedSelect, Take, Sort, SortStable, Topk, Kthvalue, Tril, Triu, Diagonal,
+             DiagonalCopy, DiagEmbed, Repeat, Roll]

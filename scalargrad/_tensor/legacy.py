@@ -1,0 +1,147 @@
+"""PyTorch's legacy tensor types: ``torch.FloatTensor``, ``DoubleTensor``, ``LongTensor``...,
+the constructor ``torch.Tensor(...)`` they share, and ``torch.set_default_device``.
+
+A legacy type is a class whose metaclass is ``torch.tensortype``: calling it builds a tensor of
+its dtype with the legacy constructor's rules (sizes, data, another tensor), ``isinstance``
+asks whether a tensor has its dtype, and ``x.type(torch.DoubleTensor)`` converts to it. Every
+tensor so made is a plain ``torch.Tensor`` (``type(torch.FloatTensor(2))`` is
+``torch.Tensor``), as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .._base import dtypes
+from .._base.errors import Unsupported
+from .factories import device, from_values, parse_data, shape_arg, use_device
+from .tensor import Tensor, defaults, impl
+
+__all__ = ["tensortype", "LEGACY_TYPES", "construct", "legacy_dtype", "set_default_device", "get_default_device"]
+
+_FIRST_SIGNATURE = "\n * (*, torch.device device = None)"
+_OTHER_SIGNATURES = (
+    "\n * (torch.Storage storage)"
+    "\n * (Tensor other)"
+    "\n * (tuple of ints size, *, torch.device device = None)"
+    "\n * (object data, *, torch.device device = None)\n"
+)
+
+
+def _options(dt) -> str:
+    return (f"TensorOptions(dtype={dt.c_name}, device=cpu, layout=Strided, requires_grad=false (default), "
+            "pinned_memory=false (default), memory_format=(nullopt))")
+
+
+def _invalid(args: tuple, kwargs: dict) -> TypeError:
+    got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
+    why = ""
+    if kwargs:
+        why = f"\n      didn't match because some of the keywords were incorrect: {', '.join(kwargs)}"
+    return TypeError(f"new() received an invalid combination of arguments - got ({', '.join(got)}), but expected "
+                     f"one of:{_FIRST_SIGNATURE}{why}{_OTHER_SIGNATURES}")
+
+
+def construct(cls, args: tuple, kwargs: dict, dt=None) -> Tensor:
+    """The legacy constructor ``torch.Tensor(...)`` (``dt`` None: the default dtype) or
+    ``torch.FloatTensor(...)``: empty (``()``), uninitialised sizes (``(2, 3)``, a
+    ``torch.Size``; scalargrad fills them with zeros), data (nested sequences, cast to the
+    dtype), or another tensor of the same dtype (an alias of it: AliasBackward0 in a graph)."""
+    if cls is not Tensor and not isinstance(cls, tensortype):
+        raise Unsupported(f"subclassing torch.Tensor ({cls.__name__})")
+    explicit = dt is not None
+    dt = dt or defaults["dtype"]
+    kw = dict(kwargs)
+    dev = kw.pop("device", None)
+    if kw:
+        raise _invalid(args, kwargs)
+    use_device(dev)
+    if not args:
+        return from_values([], (0,), dt)
+    first = args[0]
+    if len(args) == 1 and isinstance(first, Tensor):
+        if explicit and first._t.dtype is not dt:  # torch.Tensor(t) aliases t whatever its dtype
+            raise TypeError(f"expected {_options(dt)} (got {_options(first._t.dtype)})")
+        from .views import basic_index
+
+        return basic_index(first, Ellipsis)  # Tensor.alias()
+    if len(args) == 1 and isinstance(first, (list, tuple)) and not isinstance(first, dtypes.Size):
+        values, shape, _ = parse_data(first)
+        return from_values(values, shape, dt)
+    if len(args) == 1 and isinstance(first, dtypes.Size):
+        args = tuple(first)
+    if args and all(a.__class__ is int for a in args):
+        shape = shape_arg(args, "Tensor")
+        return from_values([0] * math.prod(shape), shape, dt)
+    if len(args) == 1 and isinstance(first, (float, int, bool)):
+        raise TypeError(f"new(): data must be a sequence (got {type(first).__name__})")
+    raise _invalid(args, kwargs)
+
+
+class tensortype(type):  # noqa: N801 - PyTorch's name
+    """The metaclass of the legacy tensor types: ``torch.FloatTensor(2, 3)`` builds a float32
+    tensor, ``isinstance(x, torch.FloatTensor)`` is true for a float32 tensor."""
+
+    def __call__(cls, *args, **kwargs):
+        return construct(cls, args, kwargs, cls.dtype)
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, Tensor) and obj._t.dtype is cls.dtype
+
+    def __subclasscheck__(cls, sub) -> bool:
+        return sub is cls
+
+    @property
+    def is_cuda(cls) -> bool:
+        return False
+
+    @property
+    def is_sparse(cls) -> bool:
+        return False
+
+
+tensortype.__module__ = "torch"
+
+
+def _legacy_type(dt) -> tensortype:
+    name = dt.legacy.split(".")[-1]
+    cls = tensortype(name, (), {"dtype": dt, "__module__": "torch",
+                                "__doc__": f"``{dt.legacy}``: the legacy type of {dt.name} tensors."})
+    return cls
+
+
+LEGACY_TYPES = {dt.legacy.split(".")[-1]: _legacy_type(dt)
+                for dt in (dtypes.float32, dtypes.float64, dtypes.float16, dtypes.bfloat16, dtypes.int64,
+                           dtypes.int32, dtypes.int16, dtypes.int8, dtypes.uint8, dtypes.bool)}
+"""name (``FloatTensor``) -> the legacy type."""
+
+
+def legacy_dtype(spec):
+    """The dtype a legacy type or its name (``"torch.FloatTensor"``) stands for; None otherwise."""
+    if isinstance(spec, tensortype):
+        return spec.dtype
+    if isinstance(spec, str) and spec.startswith("torch."):
+        cls = LEGACY_TYPES.get(spec[6:])
+        return None if cls is None else cls.dtype
+    return None
+
+
+_default_device = {"device": None}
+
+
+def set_default_device(device) -> None:  # noqa: A002 - PyTorch's parameter name
+    """``torch.set_default_device``: the CPU (or None, the CPU again); scalargrad has no other."""
+    if device is not None:
+        d = device if isinstance(device, device_type) else device_type(device)
+        if d.type != "cpu":
+            raise Unsupported(f"torch.set_default_device({str(d)!r})", "scalargrad computes on the CPU only")
+    _default_device["device"] = device
+
+
+def get_default_device():
+    """``torch.get_default_device``: ``device(type='cpu')``."""
+    return device_type("cpu")
+
+
+device_type = device
+impl.construct = construct

@@ -1,0 +1,100 @@
+"""``var`` and ``std`` on tensors, computed as PyTorch's CPU kernels do (``_ops/moments.py``)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from .._base.dtypes import TensorType
+from .._ops import moments as M
+from .reduce import _out_shape, group_index, sum_values
+from .tensor import Tensor, make
+from .views import norm_dims
+
+__all__ = ["var_std"]
+
+_DOF_WARNING = ("{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+                "(input numel divided by output numel). (Triggered internally at "
+                "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)")
+
+
+def _finish(total: float, divisor: float, take_sqrt: bool) -> float:
+    if divisor > 0:
+        var = total / divisor
+    else:
+        var = math.nan if total == 0 or total != total else math.inf
+    return math.sqrt(var) if take_sqrt and var == var and var >= 0 else var
+
+
+def _all_path(vals: list, x: Tensor, shift: float, take_sqrt: bool) -> float:
+    """std_var_all_cpu: the dtype's mean (PyTorch's sum order), then double arithmetic."""
+    dt = x._t.dtype
+    n = len(vals)
+    s = sum_values(x, tuple(range(x._t.ndim)), dt)[0] if x._t.ndim else x._val
+    mean = dt.round(s / n) if n else math.nan
+    total = 0.0
+    for v in vals:
+        d = v - mean
+        total += d * d
+    return _finish(total, max(0.0, n - shift), take_sqrt)
+
+
+def _welford(vals: list, shift: float, take_sqrt: bool) -> float:
+    """WelfordOps in double, then the division and the root."""
+    mean = m2 = 0.0
+    n = 0
+    for v in vals:
+        n += 1
+        delta = v - mean
+        mean = mean + delta / n
+        m2 = m2 + delta * (v - mean)
+    return _finish(m2, n - shift if n > shift else 0.0, take_sqrt)
+
+
+def var_std(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None,
+            take_sqrt: bool = False) -> Tensor:
+    """``x.var(...)``/``x.std(...)`` with PyTorch's overloads: ``(unbiased)``, ``(dim, unbiased,
+    keepdim)``, ``(dim, *, correction, keepdim)``. The correction PyTorch saves is None unless
+    the call gave a correction, ``unbiased`` or ``dim``."""
+    name = "std" if take_sqrt else "var"
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+    if dim.__class__ is bool:  # var(unbiased)
+        dim, unbiased = None, dim
+    if not x._t.dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    if correction is not None and unbiased is not None:
+        raise RuntimeError(f"{name}: can't specify both correction and unbiased arguments")
+    if correction is not None:
+        saved, shift = correction, float(correction)
+    elif unbiased is not None or dim is not None:
+        saved = 1 if unbiased is None or unbiased else 0
+        shift = float(saved)
+    else:
+        saved, shift = None, 1.0
+    shape = tuple(x._t.shape)
+    nd = len(shape)
+    given = None if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+    dims = norm_dims(given, nd) if nd else ()
+    full = given is None or not given
+    out_shape = (1,) * nd if full and keepdim else (() if full else _out_shape(shape, dims, keepdim))
+    vals = x._val if nd else [x._val]
+    n_out = 1
+    for s in out_shape:
+        n_out *= s
+    count = len(vals) // n_out if n_out else 0
+    if count - shift <= 0:
+        warnings.warn(_DOF_WARNING.format(name=name), UserWarning, stacklevel=3)
+    r = x._t.dtype.round
+    if n_out <= 1:
+        out = [r(_all_path(vals, x, shift, take_sqrt))]
+    else:
+        groups: list = [[] for _ in range(n_out)]
+        for i, o in enumerate(group_index(shape, dims)):
+            groups[o].append(vals[i])
+        out = [r(_welford(g, shift, take_sqrt)) for g in groups]
+    raw = {"dims": None if full and given is None else given}
+    c = M.Moments(shape, dims if nd else (), bool(keepdim), full, saved, shift, raw=raw)
+    op = M.Std if take_sqrt else M.Var
+    return make(op, TensorType(x._t.dtype, out_shape), out if out_shape else out[0], (x,), c)
+

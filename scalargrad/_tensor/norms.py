@@ -1,0 +1,138 @@
+"""Vector norms and ``dist``: ``Tensor.norm``/``torch.norm``, ``linalg.vector_norm``,
+``linalg.norm`` (vectors, and the Frobenius norm of matrices), ``dist``.
+
+Values: the p-norm in double (``_ops/norms.norm_value``: the powers added exactly, one root),
+rounded once to the dtype. PyTorch's CPU kernel adds float32 squares in float32 vector lanes
+whose width depends on the processor (8 with AVX2, 16 with AVX512) and takes a correctly
+rounded square root, so its float32 result can differ from this correctly rounded one by a few
+ulps (``tests/test_norms.py`` measures it); maxima (+-inf), integer-valued sums and float64
+results of short vectors agree exactly.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
+from .._ops import norms as N
+from .build import broadcast_shapes, cast, positions, result_dtype
+from .reduce import _out_shape, _raw_dims, group_index
+from .tensor import Tensor, make
+from .views import norm_dims, to_dtype
+
+__all__ = ["vector_norm", "norm", "linalg_norm", "dist"]
+
+
+def _order(ord, what: str):  # noqa: A002 - PyTorch's name
+    if isinstance(ord, Tensor) and not ord._t.ndim:  # a 0-dim tensor passes as its number
+        ord = ord.item()  # noqa: A001
+        ord = int(ord) if ord.__class__ is bool else ord  # noqa: A001
+    if ord.__class__ is bool or not isinstance(ord, (int, float)):
+        raise TypeError(f"{what}(): argument 'ord' must be Number, not {type(ord).__name__}")
+    return ord
+
+
+def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+    """``linalg.vector_norm``: the ``ord``-norm over ``dim`` (every element if None)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"linalg_vector_norm(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+    ord = _order(ord, "linalg_vector_norm")  # noqa: A001
+    if not x._t.dtype.is_floating_point:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{x._t.dtype.short}")
+    src = x if dtype is None else to_dtype(x, dtype)
+    dt = src._t.dtype
+    shape = tuple(x._t.shape)
+    nd = len(shape)
+    dims = norm_dims(dim, nd) if nd else ()
+    if dim is not None and not isinstance(dim, int) and not tuple(dim):
+        dim = None
+    p = float(ord)
+    vals = src._val if nd else [src._val]
+    if dim is None or not nd:
+        groups = [vals]
+    else:
+        groups = [[] for _ in range(_count(shape, dims))]
+        for i, o in enumerate(group_index(shape, dims)):
+            groups[o].append(vals[i])
+    if p < 0 and any(not g for g in groups):
+        word = "-inf" if p == -math.inf else str(ord)
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {word} norm on an empty tensor because the "
+                           "operation does not have an identity")
+    r = dt.round
+    out = [r(N.norm_value(g, p)) for g in groups]
+    out_shape = () if dim is None else _out_shape(shape, dims, keepdim)
+    if dim is None and keepdim:
+        out_shape = (1,) * nd
+    c = N.Normed(shape, dims if nd else (), bool(keepdim), dim is None, ord,
+                 raw=_raw_dims(dim) if dim is not None else {"dims": None})
+    return make(N.VectorNorm, TensorType(dt, out_shape), out if out_shape else out[0], (src,), c)
+
+
+def _count(shape: tuple, dims: tuple) -> int:
+    n = 1
+    for d, s in enumerate(shape):
+        if d not in dims:
+            n *= s
+    return n
+
+
+def norm(x: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    """``torch.norm``/``Tensor.norm``: a number ``p`` or "fro" is ``linalg.vector_norm`` (the
+    Frobenius norm being the 2-norm of the elements); "nuc" is not implemented."""
+    if isinstance(p, str):
+        if p == "nuc":
+            raise Unsupported("the nuclear norm (p='nuc')")
+        if p != "fro":
+            raise RuntimeError(f"norm(): unsupported norm type '{p}'")
+        p = 2
+    if p is None:
+        p = 2
+    return vector_norm(x, p, dim, keepdim, dtype=dtype)
+
+
+def linalg_norm(x: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+    """``linalg.norm``: with ``ord`` None the 2-norm of the elements (over ``dim``); a vector
+    with a number ``ord``: ``vector_norm``; a matrix with "fro": the 2-norm over its two dims.
+    The other matrix norms (nuclear, spectral, max row/column sums) are not implemented."""
+    if ord is None:
+        return vector_norm(x, 2.0, dim, keepdim, dtype=dtype)
+    dims = (dim,) if isinstance(dim, int) else (tuple(dim) if dim is not None else None)
+    if isinstance(ord, str):
+        if dims is None:
+            if x._t.ndim != 2:
+                raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                                   f"Got {x._t.ndim}D.")
+            dims = (-2, -1)
+        if len(dims) != 2:
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dims)}")
+        if ord != "fro":
+            raise Unsupported(f"linalg.norm with ord={ord!r}")
+        nd = x._t.ndim  # matrix_norm hands vector_norm its dims normalised
+        return vector_norm(x, 2, tuple(d % nd if nd else d for d in dims), keepdim, dtype=dtype)
+    if (dims is None and x._t.ndim == 2) or (dims is not None and len(dims) == 2):
+        raise Unsupported(f"linalg.norm of a matrix with ord={ord!r}")
+    return vector_norm(x, ord, dim, keepdim, dtype=dtype)
+
+
+def dist(x: Tensor, other: Tensor, p=2) -> Tensor:
+    """``dist(self, other, p)``: the p-norm of ``self - other`` (broadcast) over every element
+    (DistBackward0)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    if p.__class__ is bool or not isinstance(p, (int, float)):
+        raise TypeError(f"dist(): argument 'p' (position 3) must be Number, not {type(p).__name__}")
+    dt = result_dtype((x, other))
+    if not dt.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{dt.short}")
+    shape = broadcast_shapes(x._t.shape, other._t.shape)
+    r = dt.round
+    xv = cast(x, dt) if x._t.ndim else [cast(x, dt)]
+    ov = cast(other, dt) if other._t.ndim else [cast(other, dt)]
+    diff = [r(xv[i] - ov[j]) for i, j in zip(positions(x._t.shape, shape), positions(other._t.shape, shape))]
+    c = N.Normed(shape, tuple(range(len(shape))), False, True, p)
+    return make(N.Dist, TensorType(dt, ()), r(N.norm_value(diff, float(p))), (x, other), c)
+

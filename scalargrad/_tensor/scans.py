@@ -1,0 +1,167 @@
+"""``prod``, ``cumsum``, ``cumprod`` and ``flip`` on tensors, rounding as PyTorch's CPU kernels
+(see ``_ops/scans.py``)."""
+
+from __future__ import annotations
+
+from .._base import dtypes
+from .._base.dtypes import TensorType
+from .._base.kernel_order import VECTOR_LANES
+from .._ops import scans as SC
+from .._ops.shape import Layout
+from .reduce import _out_shape
+from .softmax import slices
+from .tensor import Tensor, make
+from .views import gather_index, norm_dim, norm_dims, to_dtype
+
+__all__ = ["prod", "cumsum", "cumprod", "flip", "flip_side", "prod_values"]
+
+
+def _check(x, name: str) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+
+
+def _int_dim(dim, name: str) -> int:
+    if dim.__class__ is not int:
+        raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+    return dim
+
+
+def _source(x: Tensor, dtype, integral_to_long: bool = True):
+    """``x`` in the computation dtype: ``dtype`` if given, else int64 for integer and bool
+    tensors (ATen's promotion of sums and products), else its own."""
+    if dtype is not None:
+        return to_dtype(x, dtype) if dtype is not x._t.dtype else x
+    if integral_to_long and not x._t.dtype.is_floating_point and x._t.dtype is not dtypes.int64:
+        return to_dtype(x, dtypes.int64)
+    return x
+
+
+def _product(vals: list, dt, contiguous: bool) -> float:
+    """The product of ``vals`` as ATen's reduce kernel takes it (``_ops/scans.py``)."""
+    r = dt.round
+    if not dt.is_floating_point:
+        acc = 1
+        for v in vals:
+            acc = r(acc * v)
+        return acc
+    n = len(vals)
+    lanes = VECTOR_LANES.get(dt.name, 8)
+    block = 4 * lanes
+    count = n // block if contiguous and dt.name in VECTOR_LANES else 0
+    out = 1.0
+    start = 0
+    if count:
+        acc = [[vals[j * lanes + lane] for lane in range(lanes)] for j in range(4)]
+        for c in range(1, count):
+            base = c * block
+            for j in range(4):
+                row = acc[j]
+                for lane in range(lanes):
+                    row[lane] = r(row[lane] * vals[base + j * lanes + lane])
+        a0 = [r(r(acc[0][lane] * acc[1][lane]) * r(acc[2][lane] * acc[3][lane])) for lane in range(lanes)]
+        b = a0[0]
+        for lane in range(1, lanes):
+            b = r(b * a0[lane])
+        out = r(out * b)
+        start = count * block
+    for k in range(start, n):
+        out = r(out * vals[k])
+    return out
+
+
+def prod_values(x: Tensor, d: int | None) -> list:
+    """The products of ``x`` over every element (``d`` None) or along ``d``."""
+    dt = x._t.dtype
+    vals = x._val if x._t.ndim else [x._val]
+    contiguous = x._t.contiguous
+    if d is None or not x._t.ndim:
+        if not contiguous:  # TensorIterator walks a dense permuted layout in memory order
+            offsets = gather_index(tuple(x._t.shape), tuple(x._t.strides), 0)
+            order = sorted(range(len(vals)), key=offsets.__getitem__)
+            if [offsets[i] for i in order] == list(range(len(vals))):
+                vals, contiguous = [vals[i] for i in order], True
+        return [_product(vals, dt, contiguous)]
+    shape = tuple(x._t.shape)
+    inner = d == len(shape) - 1  # the reduced dim is the contiguous one: the vectorised path
+    return [_product([vals[i] for i in s], dt, contiguous and inner) for s in slices(shape, d)]
+
+
+def prod(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    """``prod()`` (ProdBackward0) or ``prod(dim, keepdim)`` (ProdBackward1)."""
+    _check(x, "prod")
+    src = _source(x, dtype)
+    shape = tuple(x._t.shape)
+    nd = len(shape)
+    if dim is None:
+        c = SC.Along(shape, tuple(range(nd)), False, True)
+        v = prod_values(src, None)[0]
+        return make(SC.Prod, TensorType(src._t.dtype, ()), v, (src,), c)
+    d = norm_dim(_int_dim(dim, "prod"), nd)
+    vals = prod_values(src, d if nd else None)
+    out_shape = _out_shape(shape, (d,) if nd else (), keepdim)
+    c = SC.Along(shape, (d,) if nd else (), bool(keepdim), False, dim=d, raw={"dim": dim})
+    return make(SC.ProdDim, TensorType(src._t.dtype, out_shape), vals if out_shape else vals[0], (src,), c)
+
+
+def _scan(x: Tensor, dim, dtype, name: str, multiply: bool) -> Tensor:
+    _check(x, name)
+    src = _source(x, dtype)
+    dt = src._t.dtype
+    shape = tuple(x._t.shape)
+    nd = len(shape)
+    d = norm_dim(_int_dim(dim, name), nd)
+    vals = list(src._val) if nd else [src._val]
+    out = [None] * len(vals)
+    r = dt.round
+    floating = dt.is_floating_point
+    for s in slices(shape, d) if nd else [[0]]:
+        acc = (1.0 if multiply else 0.0) if floating else (1 if multiply else 0)
+        for i in s:  # accumulated in double (integers exactly), each output rounded
+            acc = acc * vals[i] if multiply else acc + vals[i]
+            out[i] = r(acc)
+    op = SC.Cumprod if multiply else SC.Cumsum
+    c = SC.Along(shape, (d,) if nd else (), False, False, dim=d, raw={"dim": dim})
+    return make(op, TensorType(dt, shape), out if nd else out[0], (src,), c)
+
+
+def cumsum(x: Tensor, dim, dtype=None) -> Tensor:
+    """``cumsum(dim)``: running sums along ``dim`` (integer and bool tensors give int64)."""
+    return _scan(x, dim, dtype, "cumsum", False)
+
+
+def cumprod(x: Tensor, dim, dtype=None) -> Tensor:
+    """``cumprod(dim)``: running products along ``dim``."""
+    return _scan(x, dim, dtype, "cumprod", True)
+
+
+def flip_side(x: Tensor, up_down: bool) -> Tensor:
+    """``flipud`` (dim 0, of a tensor of at least 1 dim) and ``fliplr`` (dim 1, at least 2)."""
+    _check(x, "flipud" if up_down else "fliplr")
+    need = 1 if up_down else 2
+    if x._t.ndim < need:
+        raise RuntimeError(f"Input must be >= {need}-d.")
+    return flip(x, 0 if up_down else 1)
+
+
+def flip(x: Tensor, *dims) -> Tensor:
+    """``flip(dims)``: a copy with the elements reversed along each of ``dims``."""
+    _check(x, "flip")
+    if len(dims) == 1 and not isinstance(dims[0], int):
+        dims = tuple(dims[0])
+    shape = tuple(x._t.shape)
+    nd = len(shape)
+    ds = norm_dims(dims, nd) if dims else ()  # PyTorch's refusals of a repeated or bad dim
+    ds = ds if nd else ()
+    vals = x._val if nd else [x._val]
+    idx = list(range(len(vals)))
+    for d in ds:
+        new = idx[:]
+        for s in slices(shape, d):
+            for a, b in zip(s, reversed(s)):
+                new[a] = idx[b]
+        idx = new
+    out = [vals[i] for i in idx]
+    layout = Layout(shape, x._t.dtype, map=idx, dims=ds)
+    layout.raw = {"dims": tuple(dims)}
+    return make(SC.Flip, TensorType(x._t.dtype, shape), out if nd else out[0], (x,), layout)

@@ -1,0 +1,338 @@
+"""Selection ops on tensors (``_ops/selection.py``): each builds the map from output elements
+to input elements, then one node. Sort is stable (PyTorch's CPU sort: equal values keep their
+order, nan sorts above every number); topk and kthvalue take the same order."""
+
+from __future__ import annotations
+
+import math
+
+from .._base import dtypes
+from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
+from .._base.introsort import nth_element, partial_sort, sort_range, std_sort
+from .._ops import selection as SE
+from .._ops.shape import Layout
+from .build import broadcast_shapes, positions
+from .reduce import _RETURN_TYPES, ReturnTypes, _out_shape
+from .softmax import slices
+from .tensor import Tensor, leaf, make
+from .views import norm_dim
+
+__all__ = ["gather", "index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
+           "diagonal", "diag", "repeat", "roll"]
+
+for _name in ("sort", "topk", "kthvalue"):
+    _RETURN_TYPES[_name] = type(_name, (ReturnTypes,), {"__slots__": (), "_name": _name,
+                                                        "__module__": "torch.return_types", "__qualname__": _name})
+
+
+def _uint(d: int) -> int:
+    return d + (1 << 64) if d < 0 else d
+
+
+def _flat(x: Tensor) -> list:
+    return x._val if x._t.ndim else [x._val]
+
+
+def _pick(op, x: Tensor, shape, m: list, **saved) -> Tensor:
+    """The node of ``op`` copying ``x``'s elements at ``m`` (-1: zero) into ``shape``."""
+    vals = _flat(x)
+    z = x._t.dtype.round(0)
+    out = [vals[i] if i >= 0 else z for i in m]
+    shape = tuple(shape)
+    layout = Layout(x._t.shape, x._t.dtype, map=list(m), tensors=saved.pop("tensors", None))
+    layout.raw = saved
+    return make(op, TensorType(x._t.dtype, shape), out if shape else out[0], (x,), layout)
+
+
+def _index_tensor(index, name: str, arg: str = "index", pos: int = 2) -> Tensor:
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(index).__name__}")
+    if name == "gather" and index._t.dtype in (dtypes.int64, dtypes.int32):
+        return index
+    if index._t.dtype is not dtypes.int64:
+        if name == "gather":
+            raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+        raise RuntimeError(f"{name}(): Expected a long tensor for index, but got {index._t.dtype.short}")
+    return index
+
+
+def _strides(shape: tuple) -> list:
+    out, acc = [], 1
+    for s in reversed(shape):
+        out.insert(0, acc)
+        acc *= s
+    return out
+
+
+def gather(x: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """out[i][j] = x[index[i][j]][j] along ``dim`` (GatherBackward0)."""
+    index = _index_tensor(index, "gather")
+    nd = max(x._t.ndim, 1)
+    d = norm_dim(dim, x._t.ndim)
+    shape, ishape = tuple(x._t.shape) or (1,), tuple(index._t.shape) or (1,)
+    if len(ishape) != nd:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for k in range(nd):
+        if k != d and ishape[k] > shape[k]:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index {list(ishape)} to be no "
+                               f"larger than self {list(shape)} apart from dimension {d}")
+    xs, its = _strides(shape), _strides(ishape)
+    m = []
+    for j, i in enumerate(_flat(index)):
+        if not -shape[d] <= i < shape[d]:
+            raise RuntimeError(f"index {i} is out of bounds for dimension {d} with size {shape[d]}")
+        pos = [(j // its[k]) % ishape[k] for k in range(nd)]
+        pos[d] = i % shape[d]
+        m.append(sum(p * s for p, s in zip(pos, xs)))
+    return _pick(SE.Gather, x, index._t.shape, m, dim=_uint(dim), tensors=index)
+
+
+def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The slices of ``x`` at ``index`` along ``dim`` (IndexSelectBackward0)."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"index_select(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
+    if index._t.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if index._t.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    shape = tuple(x._t.shape)
+    d = norm_dim(dim, x._t.ndim)
+    idx = _flat(index)
+    if not shape:
+        for i in idx:
+            if i not in (0, -1):
+                raise IndexError("index out of range in self")
+        return _pick(SE.IndexSelect, x, (), [0] * len(idx), dim=_uint(dim), tensors=index)  # a 0-dim result
+    size = shape[d]
+    for i in idx:
+        if not 0 <= i < size:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={i} axis_dim={size}")
+    out_shape = shape[:d] + (len(idx),) + shape[d + 1:]
+    xs = _strides(shape)
+    m = []
+    for j in range(math.prod(out_shape)):
+        pos = [(j // s) % n for s, n in zip(_strides(out_shape), out_shape)]
+        pos[d] = idx[pos[d]]
+        m.append(sum(p * s for p, s in zip(pos, xs)))
+    return _pick(SE.IndexSelect, x, out_shape, m, dim=_uint(dim), tensors=index)
+
+
+def masked_select(x: Tensor, mask: Tensor) -> Tensor:
+    """The elements of ``x`` where the (broadcast) bool ``mask`` holds, as a vector."""
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"masked_select(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
+    if mask._t.dtype is not dtypes.bool:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = broadcast_shapes(x._t.shape, mask._t.shape)
+    if shape != tuple(x._t.shape):
+        raise Unsupported("masked_select with a mask that broadcasts the input")
+    mv = _flat(mask)
+    pm = positions(mask._t.shape, shape)
+    m = [j for j in range(math.prod(shape)) if mv[pm[j]]]
+    return _pick(SE.MaskedSelect, x, (len(m),), m, tensors=mask)
+
+
+def take(x: Tensor, index: Tensor) -> Tensor:
+    """The elements of ``x`` (flattened) at ``index``, in index's shape (TakeBackward0)."""
+    index = _index_tensor(index, "take", pos=1)
+    n = x._t.numel
+    m = []
+    for i in _flat(index):
+        if not -n <= i < n:
+            raise IndexError(f"out of range: tried to access index {i} on a tensor of {n} elements.")
+        m.append(i % n)
+    return _pick(SE.Take, x, index._t.shape, m, tensors=index)
+
+
+def _order(vals: list, descending: bool, stable: bool = True) -> list:
+    """PyTorch's CPU sort of one slice: positions in order, nan above every number; stable
+    (std::stable_sort), or as libstdc++'s introsort leaves equal values (std::sort)."""
+    if not stable:
+        if descending:
+            def less(i, j):
+                a, b = vals[i], vals[j]
+                return (a != a and b == b) or a > b
+        else:
+            def less(i, j):
+                a, b = vals[i], vals[j]
+                return (a == a and b != b) or a < b
+        return std_sort(list(range(len(vals))), less)
+    if descending:
+        return sorted(range(len(vals)), key=lambda i: (vals[i] == vals[i], -vals[i] if vals[i] == vals[i] else 0))
+    return sorted(range(len(vals)), key=lambda i: (vals[i] != vals[i], vals[i] if vals[i] == vals[i] else 0))
+
+
+def _along(x: Tensor, dim: int, k: int | None, descending: bool, op, name: str, keep=True, pick=None,
+           stable: bool = True, sorted_: bool = True, **saved):
+    """Sorted values (the first ``k`` of each slice) and their indices along ``dim``."""
+    shape = tuple(x._t.shape)
+    nd = len(shape)
+    d = norm_dim(dim, nd)
+    vals = _flat(x)
+    size = shape[d] if nd else 1
+    k = size if k is None else k
+    out_shape = list(shape) if nd else []
+    if nd:
+        out_shape[d] = k
+    n_out = math.prod(out_shape) if out_shape else 1
+    m = [0] * n_out
+    idx = [0] * n_out
+    out_slices = slices(tuple(out_shape), d) if nd else [[0]]
+    for s_in, s_out in zip(slices(shape, d) if nd else [[0]], out_slices):
+        sv = [vals[i] for i in s_in]
+        if op is SE.Topk:
+            order = _topk_order(sv, k, descending, sorted_)
+        else:
+            order = _order(sv, descending, stable)
+        chosen = order[:k] if pick is None else [order[pick]]
+        for o, j in zip(s_out, chosen):
+            m[o] = s_in[j]
+            idx[o] = j
+    if pick is not None and not keep:
+        out_shape = list(_out_shape(shape, (d,) if nd else (), False))
+    indices = leaf(idx if out_shape else idx[0], TensorType(dtypes.int64, tuple(out_shape)))
+    values = _pick(op, x, out_shape, m, dim=_uint(dim), tensors=indices, **saved)
+    return ReturnTypes(name, values, indices)
+
+
+def _topk_order(vals: list, k: int, largest: bool, sorted_: bool) -> list:
+    """The positions PyTorch's CPU topk picks, in its order: std::partial_sort of the (value,
+    index) pairs when k * 64 <= n, else std::nth_element and, sorted, std::sort of the first
+    k - 1 (nan above every number)."""
+    if largest:
+        def less(i, j):
+            a, b = vals[i], vals[j]
+            return (a != a and b == b) or a > b
+    else:
+        def less(i, j):
+            a, b = vals[i], vals[j]
+            return (a == a and b != b) or a < b
+    n = len(vals)
+    items = list(range(n))
+    if not k:
+        return []
+    if k * 64 <= n:
+        return partial_sort(items, k, less)
+    out = nth_element(items, k - 1, less)
+    if sorted_:
+        sort_range(out, 0, k - 1, less)
+    return out
+
+
+def sort(x: Tensor, dim: int = -1, descending: bool = False, *, stable=None):
+    """``sort``: (values, indices) along ``dim``, stable (SortBackward0; SortBackward1 for the
+    overload with ``stable``)."""
+    return _along(x, dim, None, bool(descending), SE.Sort if stable is None else SE.SortStable, "sort",
+                  stable=bool(stable))
+
+
+def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+    return sort(x, dim, descending, stable=stable)[1]
+
+
+def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+    """``topk``: the ``k`` largest (smallest) along ``dim`` (TopkBackward0); equal values in
+    index order."""
+    size = x._t.shape[norm_dim(dim, x._t.ndim)] if x._t.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    return _along(x, dim, k, bool(largest), SE.Topk, "topk", sorted_=bool(sorted))
+
+
+def kthvalue(x: Tensor, k: int, dim: int = -1, keepdim: bool = False):
+    """``kthvalue``: the k-th smallest along ``dim`` (KthvalueBackward0)."""
+    d = norm_dim(dim, x._t.ndim)
+    size = x._t.shape[d] if x._t.ndim else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    return _along(x, dim, 1, False, SE.Kthvalue, "kthvalue", keep=bool(keepdim), pick=k - 1, keepdim=bool(keepdim))
+
+
+def _triangle(x: Tensor, diagonal: int, lower: bool) -> Tensor:
+    name = "tril" if lower else "triu"
+    if x._t.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    shape = tuple(x._t.shape)
+    rows, cols = shape[-2], shape[-1]
+    m = []
+    for j in range(x._t.numel):
+        r, c = (j // cols) % rows, j % cols
+        keep = (c - r <= diagonal) if lower else (c - r >= diagonal)
+        m.append(j if keep else -1)
+    return _pick(SE.Tril if lower else SE.Triu, x, shape, m, diagonal=_uint(diagonal))
+
+
+def tril(x: Tensor, diagonal: int = 0) -> Tensor:
+    return _triangle(x, diagonal, True)
+
+
+def triu(x: Tensor, diagonal: int = 0) -> Tensor:
+    return _triangle(x, diagonal, False)
+
+
+def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, _op=SE.Diagonal) -> Tensor:
+    """The diagonal of the 2-D tensor ``x`` (DiagonalBackward0); other dims: Unsupported."""
+    if x._t.ndim != 2 or {norm_dim(dim1, 2), norm_dim(dim2, 2)} != {0, 1}:
+        raise Unsupported("diagonal of a tensor other than a matrix")
+    rows, cols = x._t.shape
+    if norm_dim(dim1, 2) == 1:
+        offset = -offset
+    m = [(i * cols + i + offset) if offset >= 0 else ((i - offset) * cols + i)
+         for i in range(max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols)))]
+    return _pick(_op, x, (len(m),), m, dim1=_uint(dim1), dim2=_uint(dim2), offset=_uint(offset))
+
+
+def diag(x: Tensor, diagonal: int = 0) -> Tensor:
+    """``diag``: a matrix's diagonal, or the square matrix with a vector on its diagonal."""
+    if x._t.ndim == 2:
+        return globals()["diagonal"](x, diagonal, _op=SE.DiagonalCopy)
+    if x._t.ndim != 1:
+        raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{x._t.ndim}D")
+    n = x._t.shape[0] + abs(diagonal)
+    m = [-1] * (n * n)
+    for i in range(x._t.shape[0]):
+        r, c = (i, i + diagonal) if diagonal >= 0 else (i - diagonal, i)
+        m[r * n + c] = i
+    return _pick(SE.DiagEmbed, x, (n, n), m, dim1=_uint(-2), dim2=_uint(-1), offset=_uint(diagonal))
+
+
+def repeat(x: Tensor, *sizes) -> Tensor:
+    """``repeat``: the tensor tiled ``sizes`` times (RepeatBackward0)."""
+    if len(sizes) == 1 and not isinstance(sizes[0], int):
+        sizes = tuple(sizes[0])
+    shape = tuple(x._t.shape)
+    if len(sizes) < len(shape):
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    src = (1,) * (len(sizes) - len(shape)) + shape
+    out_shape = tuple(a * b for a, b in zip(src, sizes))
+    ss, os_ = _strides(src), _strides(out_shape)
+    m = []
+    for j in range(math.prod(out_shape)):
+        m.append(sum(((j // o) % n) % s * st for o, n, s, st in zip(os_, out_shape, src, ss)))
+    return _pick(SE.Repeat, x, out_shape, m, repeats=tuple(sizes))
+
+
+def roll(x: Tensor, shifts, dims=None) -> Tensor:
+    """``roll``: elements shifted cyclically along ``dims`` (the flattened tensor without)."""
+    if isinstance(shifts, Tensor):  # a tensor of shifts passes as its numbers
+        shifts = [int(v) for v in _flat(shifts)]
+    sh = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    ds = () if dims is None else ((dims,) if isinstance(dims, int) else tuple(dims))
+    shape = tuple(x._t.shape)
+    n = x._t.numel
+    if not ds:
+        if len(sh) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:0")
+        m = [(j - sh[0]) % n for j in range(n)] if n else []
+    else:
+        if len(sh) != len(ds):
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:{len(ds)}")
+        st = _strides(shape)
+        m = list(range(n))
+        for s, d in zip(sh, ds):
+            d = norm_dim(d, len(shape))
+            size = shape[d]
+            m = [m[j - ((j // st[d]) % size) * st[d] + (((j // st[d]) % size - s) % size) * st[d]] for j in range(n)]
+    return _pick(SE.Roll, x, shape, m, dims=tuple(_uint(d) for d in ds), shifts=tuple(_uint(v) for v in sh))

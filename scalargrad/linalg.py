@@ -1,0 +1,16 @@
+"""``torch.linalg``: the vector norms (``vector_norm``, ``norm`` of vectors and the Frobenius
+norm of matrices); every other function raises ``Unsupported`` naming it."""
+
+from __future__ import annotations
+
+from ._base.errors import Unsupported
+from ._tensor.norms import linalg_norm as norm
+from ._tensor.norms import vector_norm
+
+__all__ = ["norm", "vector_norm"]
+
+
+def __getattr__(name: str):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise Unsupported(f"torch.linalg.{name}")

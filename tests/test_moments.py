@@ -1,0 +1,112 @@
+"""var and std (``_ops/moments.py``, ``_tensor/moments.py``): PyTorch's two CPU algorithms
+(one output: the dtype's mean then double arithmetic; several: Welford in double) are
+modelled, so values and gradients are compared with PyTorch bit for bit (float32 and float64),
+with the overloads' saved ``correction``, the degrees-of-freedom warning and the refusals. The
+hand tests state the textbook values and var_backward's ``2 (x - mean) / (n - correction)``.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+import warnings
+
+import pytest
+
+import scalargrad as sg
+
+
+def f32(x: float) -> float:
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def test_textbook_values_and_gradients():
+    x = sg.tensor([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0], dtype=sg.float64, requires_grad=True)
+    assert x.var(unbiased=False).item() == 4.0 and x.std(unbiased=False).item() == 2.0
+    assert x.var().item() == 32 / 7
+    (g,) = sg.autograd.grad(x.var(correction=0), x)
+    assert g.tolist() == [2 * (v - 5.0) / 8 for v in (2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0)]
+    (g,) = sg.autograd.grad(x.std(correction=0), x)  # var's gradient / (2 std)
+    assert g.tolist() == pytest.approx([(v - 5.0) / 8 / 2.0 for v in (2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0)])
+
+
+def test_constant_input_std_gradient_is_zero():
+    x = sg.tensor([3.0, 3.0, 3.0], requires_grad=True)
+    (g,) = sg.autograd.grad(x.std(), x)
+    assert g.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_rows_and_saved_values():
+    x = sg.tensor([[1.0, 2.0, 4.0], [3.0, 5.0, 9.0]], requires_grad=True)
+    y = x.var(1, False)
+    assert y.tolist() == [f32(14 / 9), f32(56 / 9)]
+    fn = y.grad_fn
+    assert (fn.name(), fn._saved_correction, fn._saved_dim, fn._saved_keepdim) == ("VarBackward0", 0, (1,), False)
+    assert x.std().grad_fn._saved_correction is None and x.std().grad_fn._saved_dim is None
+    assert x.std(dim=1).grad_fn._saved_correction == 1 and x.var(correction=2).grad_fn._saved_correction == 2
+    assert x.std(0, True, True).shape == (1, 3)
+
+
+def test_warning_and_refusals():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert sg.tensor([1.0]).std().item() != sg.tensor([1.0]).std().item()  # nan
+    assert "std(): degrees of freedom is <= 0" in str(caught[0].message)
+    with pytest.raises(RuntimeError, match="std and var only support floating point and complex dtypes"):
+        sg.tensor([1, 2]).var()
+
+
+# ---------------------------------------------------------------- against PyTorch
+
+
+CALLS = {
+    "var": lambda L, x: x.var(), "std": lambda L, x: x.std(), "var0": lambda L, x: x.var(0),
+    "std1_keep": lambda L, x: x.std(1, keepdim=True), "var_biased": lambda L, x: x.var(unbiased=False),
+    "std_corr": lambda L, x: L.std(x, dim=-1, correction=0), "var_all_dims": lambda L, x: x.var((0, 1)),
+    "var_bool": lambda L, x: x.var(False), "std_corr2": lambda L, x: x.std(correction=2),
+}
+
+
+def _run(L, name, data, shape, dtype):
+    x = L.tensor(data, dtype=getattr(L, dtype)).reshape(shape).requires_grad_()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = CALLS[name](L, x)
+    fn = y.grad_fn
+    w = L.tensor([f32(0.25 * (i % 7) - 0.6) for i in range(y.numel())], dtype=y.dtype).reshape(y.shape)
+    (g,) = L.autograd.grad((y * w).sum(), x)
+    saved = (fn._saved_correction, fn._saved_dim, fn._saved_keepdim)
+    return (fn.name(), saved, tuple(y.shape), _bits(y.flatten().tolist()), _bits(g.flatten().tolist()),
+            [str(c.message) for c in caught])
+
+
+def _bits(vals: list) -> list:
+    return [struct.pack(">d", v).hex() if v == v else "nan" for v in vals]
+
+
+# SymPy proves a variance of 100 symbols for minutes: the long shapes' backward passes are
+# compared with PyTorch only; the short shapes and the hand tests are proved
+_LONG = pytest.mark.no_sympy_check
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(1, 1), (2, 3), (4, 3), pytest.param((3, 40), marks=_LONG),
+                                   pytest.param((1, 100), marks=_LONG), pytest.param((7, 5), marks=_LONG)])
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_moments_are_torchs_bit_for_bit(torch_ref, name, shape, dtype):
+    rnd = random.Random(hash((name, shape)) % 1000)
+    data = [f32(rnd.uniform(-3, 3)) for _ in range(shape[0] * shape[1])]
+    assert _run(sg, name, data, shape, dtype) == _run(torch_ref, name, data, shape, dtype)
+
+
+def test_double_backward_is_torchs(torch_ref):
+    def run(L):
+        x = L.tensor([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], dtype=L.float64, requires_grad=True)
+        out = []
+        for y in (x.var(), x.std(1), x.var(0, keepdim=True)):
+            (g,) = L.autograd.grad(y.sum(), x, create_graph=True)
+            (h,) = L.autograd.grad((g * g).sum(), x)
+            out.append((g.tolist(), [round(v, 12) for v in h.flatten().tolist()]))
+        return out
+
+    assert run(sg) == run(torch_ref)

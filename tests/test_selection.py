@@ -1,0 +1,163 @@
+"""Selection ops (``_ops/selection.py``, ``_tensor/selection.py``): gather, index_select,
+masked_select, take, sort/argsort, topk, kthvalue, tril/triu, diagonal/diag, repeat, roll.
+
+Each output element is a copy of an input element (or a zero), and each gradient a sum of
+gradient elements, so values and gradients are compared with PyTorch bit for bit, with the
+node names, saved values, return types and refusals. Sort is stable as PyTorch's CPU sort
+(ties, nan, signed zeros) with ``stable=True``, and otherwise leaves equal values where
+libstdc++'s introsort does (``_base/introsort.py``); topk follows libstdc++'s partial_sort and
+nth_element as PyTorch's CPU topk. kthvalue's pick among equal values is not modelled
+(PyTorch's own quickselect): its data here are distinct.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import struct
+
+import pytest
+
+import scalargrad as sg
+
+X = [[3.0, 1.0, 2.0, -1.5], [0.0, 5.0, 4.0, 2.5], [7.0, -2.0, 0.5, 6.0]]
+
+
+def f32(x: float) -> float:
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+# ---------------------------------------------------------------- by hand
+
+
+def test_hand_values_and_gradients():
+    x = sg.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]], requires_grad=True)
+    y = x.gather(1, sg.tensor([[0, 0], [2, 1]]))
+    assert y.tolist() == [[3.0, 3.0], [4.0, 5.0]]
+    (g,) = sg.autograd.grad(y.sum(), x)
+    assert g.tolist() == [[2.0, 0.0, 0.0], [0.0, 1.0, 1.0]]  # a picked-twice element gets both
+    v, i = x.sort(1, descending=True)
+    assert v.tolist() == [[3.0, 2.0, 1.0], [5.0, 4.0, 0.0]] and i.tolist() == [[0, 2, 1], [1, 2, 0]]
+    assert x.topk(1).indices.tolist() == [[0], [1]] and x.kthvalue(2, 1).values.tolist() == [2.0, 4.0]
+    assert x.tril().tolist() == [[3.0, 0.0, 0.0], [0.0, 5.0, 0.0]]
+    assert x.repeat(1, 2).shape == (2, 6) and x.roll(1, 1).tolist() == [[2.0, 3.0, 1.0], [4.0, 0.0, 5.0]]
+    assert sg.tensor([1.0, 2.0]).diag().tolist() == [[1.0, 0.0], [0.0, 2.0]]
+
+
+def test_sort_is_stable_with_nan_last():
+    x = sg.tensor([2.0, math.nan, 1.0, 2.0, math.nan, -0.0, 0.0])
+    assert x.sort().indices.tolist() == [5, 6, 2, 0, 3, 1, 4]  # -0.0 and 0.0 tie: index order
+    assert x.sort(descending=True).indices.tolist() == [1, 4, 0, 3, 2, 5, 6]
+    assert x.argsort().tolist() == [5, 6, 2, 0, 3, 1, 4]
+
+
+def test_return_types():
+    r = sg.tensor([3.0, 1.0]).sort()
+    assert type(r).__name__ == "sort" and repr(r).startswith("torch.return_types.sort(\nvalues=tensor([1., 3.])")
+    assert type(sg.tensor([3.0, 1.0]).topk(1)).__name__ == "topk"
+
+
+# ---------------------------------------------------------------- against PyTorch
+
+IDX = [[0, 2, 1, 0], [1, 0, 2, 2]]
+CALLS = {
+    "gather1": lambda L, x: x.gather(1, L.tensor([[0, 3], [2, 2], [1, 0]])),
+    "gather0": lambda L, x: L.gather(x, 0, L.tensor(IDX)),
+    "index_select1": lambda L, x: x.index_select(1, L.tensor([3, 0, 3])),
+    "index_select0": lambda L, x: L.index_select(x, 0, L.tensor([2, 0])),
+    "masked_select": lambda L, x: x.masked_select(x > 1.0),
+    "take": lambda L, x: x.take(L.tensor([[0, 11], [5, 5]])),
+    "sort": lambda L, x: x.sort(), "sort0_desc": lambda L, x: x.sort(0, descending=True),
+    "sort_fn": lambda L, x: L.sort(x, dim=1, stable=True),
+    "topk": lambda L, x: x.topk(2), "topk_small0": lambda L, x: x.topk(2, dim=0, largest=False),
+    "topk_fn": lambda L, x: L.topk(x, 3, 1),
+    "kthvalue": lambda L, x: x.kthvalue(2), "kthvalue0_keep": lambda L, x: x.kthvalue(3, 0, True),
+    "tril": lambda L, x: x.tril(), "tril1": lambda L, x: L.tril(x, 1), "triu-1": lambda L, x: x.triu(-1),
+    "diagonal": lambda L, x: x.diagonal(), "diagonal1": lambda L, x: x.diagonal(1),
+    "diagonal_neg": lambda L, x: L.diagonal(x, -1), "diag": lambda L, x: x.diag(),
+    "diag_vec": lambda L, x: x[0].diag(), "diag_vec1": lambda L, x: L.diag(x[1], 1),
+    "repeat": lambda L, x: x.repeat(2, 1), "repeat3": lambda L, x: x.repeat(2, 1, 3),
+    "roll": lambda L, x: x.roll(1, 1), "roll_flat": lambda L, x: L.roll(x, -5),
+    "roll2": lambda L, x: x.roll((1, -2), (0, 1)),
+}
+
+
+def _describe(L, r):
+    if isinstance(r, tuple):
+        return (type(r).__name__, _describe(L, r[0]), r[1].tolist(), str(r[1].dtype))
+    fn = r.grad_fn
+    saved = {}
+    if fn is not None:
+        for k in dir(fn):
+            if k.startswith("_saved_"):
+                v = getattr(fn, k)
+                saved[k] = v.tolist() if isinstance(v, L.Tensor) else v
+    return (tuple(r.shape), r.tolist(), None if fn is None else fn.name(), saved)
+
+
+def _run(L, name: str, dtype: str):
+    x = L.tensor(X, dtype=getattr(L, dtype), requires_grad=True)
+    r = CALLS[name](L, x)
+    y = r[0] if isinstance(r, tuple) else r
+    w = L.tensor([f32(0.5 * (i % 5) - 1.0) for i in range(y.numel())], dtype=y.dtype).reshape(y.shape)
+    described = _describe(L, r)
+    (g,) = L.autograd.grad((y * y * w).sum(), x, create_graph=True)
+    (h,) = L.autograd.grad(g.sum(), x, allow_unused=True)
+    return described, g.tolist(), None if h is None else h.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_selection_is_torchs(torch_ref, name, dtype):
+    assert _run(sg, name, dtype) == _run(torch_ref, name, dtype)
+
+
+TIES = [0.0, -0.0, 1.5, -2.0, math.nan, 3.0, 1.5, 7.0]
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 16, 17, 40, 123, 300])
+def test_sort_with_ties_is_torchs(torch_ref, n):
+    # unstable: libstdc++'s introsort leaves equal values as PyTorch's std::sort does
+    rnd = random.Random(n)
+    data = [rnd.choice(TIES) for _ in range(n)]
+    for desc in (False, True):
+        for stable in (None, True, False):
+            kw = {} if stable is None else {"stable": stable}
+            ours = sg.tensor(data).sort(descending=desc, **kw).indices.tolist()
+            assert ours == torch_ref.tensor(data).sort(descending=desc, **kw).indices.tolist()
+            assert sg.tensor(data).argsort(descending=desc, **({} if stable is None else kw)).tolist() == \
+                torch_ref.tensor(data).argsort(descending=desc, **({} if stable is None else kw)).tolist()
+
+
+@pytest.mark.parametrize("n", [1, 3, 17, 64, 128, 300, 700])
+def test_topk_with_ties_is_torchs(torch_ref, n):
+    # std::partial_sort (k * 64 <= n) or std::nth_element, then std::sort of the first k - 1
+    rnd = random.Random(n)
+    data = [rnd.choice(TIES) for _ in range(n)]
+    for k in sorted(k for k in {1, 2, 5, n // 2, n} if 1 <= k <= n):
+        for largest in (True, False):
+            for srt in (True, False):
+                ours = sg.tensor(data).topk(k, largest=largest, sorted=srt)
+                theirs = torch_ref.tensor(data).topk(k, largest=largest, sorted=srt)
+                assert ours.indices.tolist() == theirs.indices.tolist()
+                assert [v if v == v else "nan" for v in ours.values.tolist()] == \
+                    [v if v == v else "nan" for v in theirs.values.tolist()]
+
+
+def test_refusals_are_torchs(torch_ref):
+    def run(L):
+        x = L.tensor(X)
+        out = []
+        for f in (lambda: x.gather(1, L.tensor([[5]])), lambda: x.gather(1, L.tensor([0])),
+                  lambda: x.index_select(1, L.tensor([9])), lambda: x.index_select(1, [0]),
+                  lambda: x.take(L.tensor([12])), lambda: x.topk(5), lambda: x.kthvalue(0),
+                  lambda: x[0].tril(), lambda: x.repeat(2), lambda: x.roll((1, 2), 0),
+                  lambda: x.masked_select(L.tensor([1, 0, 1, 0])), lambda: x.gather(1, L.tensor([[0.5]]))):
+            try:
+                f()
+                out.append("ok")
+            except Exception as e:  # noqa: BLE001 - the refusal is compared
+                out.append((type(e).__name__, str(e).split("\n")[0]))
+        return out
+
+    assert run(sg) == run(torch_ref)
