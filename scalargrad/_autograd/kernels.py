@@ -200,6 +200,14 @@ class FloatKernel:
     permute = sum_to = reshape
 
     @staticmethod
+    def t(g):
+        return g
+
+    @staticmethod
+    def transpose(g, dim0, dim1):
+        return g
+
+    @staticmethod
     def sum_backward(g, c):
         return g
 
@@ -221,7 +229,7 @@ class FloatKernel:
         return (0.0 if layout.map else g), g
 
     @staticmethod
-    def scatter(g, layout):
+    def scatter(g, layout, name=None):
         return g
 
     index_backward = scatter
@@ -649,6 +657,11 @@ class TensorKernel:
         return views.permute(g, perm)
 
     @staticmethod
+    def transpose(g, dim0, dim1):
+        """``grad.transpose(dim0, dim1)``: transpose's backward (TransposeBackward0)."""
+        return views.transpose(g, dim0, dim1)
+
+    @staticmethod
     def to_dtype(g, dt):
         return views.to_dtype(g, dt)
 
@@ -694,11 +707,13 @@ class TensorKernel:
         return _scatter(g, c.in_shape, c.picked, "SelectBackwardBackward0")
 
     @staticmethod
-    def scatter(g, layout):
+    def scatter(g, layout, name="SliceBackwardBackward0"):
+        """``g`` put back at the picked positions of zeros; under create_graph a node named
+        ``name`` (the view op's own double backward: SelectBackwardBackward0 for select)."""
         m = layout.map
         if m is None:
             return views.reshape(g, layout.in_shape)
-        return _scatter(g, layout.in_shape, m, "SliceBackwardBackward0")
+        return _scatter(g, layout.in_shape, m, name)
 
     @staticmethod
     def index_backward(g, layout):

@@ -152,12 +152,14 @@ class Permute(Structural):
 class Transpose(Permute):
     name = "TransposeBackward0"
     saved = (("dim0", "c.dim"), ("dim1", "c.index"))
+    backward = staticmethod(lambda k, g, v: (k.transpose(g, v._c.dim, v._c.index),))
 
 
 @register
 class T(Permute):
     name = "TBackward0"
     saved = ()
+    backward = staticmethod(lambda k, g, v: (k.t(g),))
 
 
 @register
@@ -184,7 +186,7 @@ class Select(Structural):
 
     name = "SelectBackward0"
     saved = (("dim", "c.dim"), ("index", "c.index"), ("self_sym_sizes", "c.in_shape"))
-    backward = staticmethod(lambda k, g, v: (k.scatter(g, v._c),))
+    backward = staticmethod(lambda k, g, v: (k.scatter(g, v._c, v._op.name[:-1] + "Backward0"),))
 
 
 @register
