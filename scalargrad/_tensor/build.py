@@ -26,7 +26,7 @@ from .._base.dtypes import TensorType, promote_types, round_list
 from .._base.errors import Unsupported
 from .._base.layout import elementwise_strides, numel
 from .._ops import elementwise as E
-from .tensor import Tensor, constant, defaults, impl, leaf, make
+from .tensor import Tensor, constant, defaults, impl, leaf, make, refuse_complex
 
 __all__ = ["result_dtype", "broadcast_shapes", "positions", "binary", "unary", "elementwise", "number_type",
            "as_tensor_operand", "check_size", "MAX_ELEMENTS", "cast", "compute", "with_scalar"]
@@ -264,8 +264,7 @@ def unary(op, a: Tensor) -> Tensor:
 def binary(op, a, b, alpha=None) -> Tensor:
     """``a (op) b`` for tensors and Python numbers, broadcast, with PyTorch's promotion.
     ``alpha`` is add/sub's multiplier of ``b`` (None: 1)."""
-    if isinstance(a, complex) or isinstance(b, complex):
-        raise Unsupported("complex numbers and complex dtypes")
+    refuse_complex(a, b)
     _bool_check(op, a, b)
     ta = isinstance(a, Tensor)
     tb = isinstance(b, Tensor)

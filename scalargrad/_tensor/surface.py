@@ -28,7 +28,7 @@ from .build import binary, broadcast_shapes, elementwise, refuse_bool, result_dt
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
 from .storage import alias, write
-from .tensor import Tensor, constant, defaults, ext, impl, leaf, make
+from .tensor import Tensor, constant, defaults, ext, impl, leaf, make, refuse_complex
 
 __all__ = ["FUNCTIONS", "FUNCTIONAL", "install"]
 
@@ -75,15 +75,13 @@ def _is_operand(x) -> bool:
 
 
 def _check_input(name: str, x) -> None:
-    if isinstance(x, complex):
-        raise Unsupported("complex numbers and complex dtypes")
+    refuse_complex(x)
     if not isinstance(x, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
 
 
 def _check_other(name: str, x, pos: int, tensor_only: bool = False) -> None:
-    if isinstance(x, complex):
-        raise Unsupported("complex numbers and complex dtypes")
+    refuse_complex(x)
     if tensor_only and not isinstance(x, Tensor) or not _is_operand(x):
         raise TypeError(f"{name}(): argument 'other' (position {pos}) must be Tensor, not {type(x).__name__}")
 
@@ -216,8 +214,7 @@ def _install_elementwise() -> None:
     _method("pow_", lambda self, exponent: inplace(self, lambda t: binary(E.Pow, t, exponent)))
 
     def pow_fn(input, exponent, *, out=None):  # noqa: A002
-        if isinstance(input, complex) or isinstance(exponent, complex):
-            raise Unsupported("complex numbers and complex dtypes")
+        refuse_complex(input, exponent)
         if not (isinstance(input, Tensor) and _is_operand(exponent)
                 or isinstance(exponent, Tensor) and _is_operand(input)):
             raise TypeError(

@@ -375,12 +375,18 @@ def _div(a: float, b: float) -> float:
         return div(a, b)
 
 
+def refuse_complex(*operands) -> None:
+    """scalargrad's one refusal of a complex number among ``operands`` (PyTorch would compute a
+    complex tensor), by name instead of a TypeError about the operand's type."""
+    for x in operands:
+        if isinstance(x, complex):
+            raise Unsupported("complex numbers and complex dtypes")
+
+
 def _not_an_operand(other):
     """What an arithmetic operator returns for an operand it does not take: NotImplemented, so
-    that Python tries the other operand; a complex number is refused by name instead of ending
-    in Python's "unsupported operand type(s)"."""
-    if isinstance(other, complex):
-        raise Unsupported("complex numbers and complex dtypes")
+    that Python tries the other operand (a complex number is refused: ``refuse_complex``)."""
+    refuse_complex(other)
     return NotImplemented
 
 
