@@ -793,9 +793,14 @@ def test_third_order_graphs_match_pytorch(torch_ref, fn):
         a = mod.tensor(0.7, requires_grad=True)
         (g,) = mod.autograd.grad(getattr(mod, fn)(a), [a], create_graph=True)
         (h,) = mod.autograd.grad(g, [a], create_graph=True)
-        return _saved_tree(mod, g.grad_fn), _saved_tree(mod, h.grad_fn), h.item()
+        return (_saved_tree(mod, g.grad_fn), _saved_tree(mod, h.grad_fn)), h.item()
 
-    assert tree(scalargrad) == tree(torch_ref)
+    ours, theirs = tree(scalargrad), tree(torch_ref)
+    assert ours[0] == theirs[0]
+    # tanh, sigmoid, log1p are PyTorch's vectorised kernels, whose last bits depend on the
+    # processor: the value within 4 float32 ulps; sqrt is IEEE, bit for bit
+    bound = 0.0 if fn == "sqrt" else 4 * 2.0**-23 * abs(theirs[1])
+    assert abs(ours[1] - theirs[1]) <= bound
 
 
 _VIEWS_TWICE = {
