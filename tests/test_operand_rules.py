@@ -152,6 +152,21 @@ _ZERO_SIGNS = {
                   "torch.pow(x, False).backward(gradient=torch.tensor(1.7))\nout = x.grad",
     "x ** False at 0": "x = torch.tensor(0.0, requires_grad=True)\n(x ** False).backward()\nout = x.grad",
     "x ** 0": "x = torch.tensor(-0.418894, requires_grad=True)\n(x ** 0).backward()\nout = x.grad",
+    # -0.0 buffered first, sgn's ZeroTensor added to it in place: +0.0 (fuzzer graphs:14:610)
+    "ZeroTensor arriving second": "x = torch.tensor(0.97, dtype=torch.float64, requires_grad=True)\n"
+                                  "m = (1e-45 ** x).abs().maximum((1e-45 ** x).abs()).sum()\n"
+                                  "g, = torch.autograd.grad(torch.clamp(x, min=m), [x], create_graph=True)\n"
+                                  "g.backward()\nout = x.grad",
+    # a tensor hook sees sgn's ZeroTensor: doubled, it is still one (fuzzer graphs:14:10923)
+    "ZeroTensor through a hook": "x = torch.tensor(-2.365767, requires_grad=True)\n"
+                                 "a = torch.abs(torch.mean(x))\nb = abs(a)\ny = b.sub(b)\n"
+                                 "a.register_hook(lambda g: g * 2)\n"
+                                 "g, = torch.autograd.grad(3.4028234663852886e+38 - y, [x], create_graph=True)\n"
+                                 "out, = torch.autograd.grad(g, [x])",
+    # the negation of sgn's ZeroTensor is an ordinary -0.0 (fuzzer graphs:14:1353)
+    "negated ZeroTensor": "x = torch.tensor(-0.15, dtype=torch.float64, requires_grad=True)\n"
+                          "g, = torch.autograd.grad(torch.abs(-x), [x], create_graph=True)\n"
+                          "g.backward()\nout = x.grad",
 }
 
 
@@ -168,6 +183,38 @@ def test_zero_gradients_keep_pytorchs_sign(torch_ref, program):
 def test_the_efficient_zero_passes_through_arithmetic_as_atens_zerotensor():
     from scalargrad._autograd.kernels import EFFICIENT_ZERO as Z
 
-    # summed it adds nothing, keeping the other zero's sign; multiplied it stays itself
-    assert str(-0.0 + Z) == "-0.0" and str(Z + -0.0) == "-0.0" and (2.5 + Z) == 2.5 and (2.5 - Z) == 2.5
-    assert (Z * -3.0) is Z and (-3.0 * Z) is Z and (Z / 7.0) is Z and (-Z) is Z and (Z - 1.5) == -1.5
+    # buffered first it adds nothing (ATen's add of a ZeroTensor returns the other, sign kept);
+    # arriving at a buffered ordinary gradient it is added in place, materialised (-0.0 + 0.0);
+    # multiplied or divided it stays itself; negated it is materialised first (torch 2.13:
+    # ``-torch._efficientzerotensor(())`` is an ordinary -0.0)
+    assert str(Z + -0.0) == "-0.0" and str(-0.0 + Z) == "0.0" and (2.5 + Z) == 2.5 and (2.5 - Z) == 2.5
+    assert (Z + Z) is Z
+    assert (Z * -3.0) is Z and (-3.0 * Z) is Z and (Z / 7.0) is Z and (Z - 1.5) == -1.5
+    assert str(-Z) == "-0.0" and type(-Z) is float
+
+
+def test_the_efficient_zero_matches_pytorchs(torch_ref):
+    z = torch_ref._efficientzerotensor(())
+    assert str((-z).item()) == "-0.0" and not (-z)._is_zerotensor()
+    assert (z * torch_ref.tensor(-3.0))._is_zerotensor() and (z / torch_ref.tensor(7.0))._is_zerotensor()
+    assert str((z + torch_ref.tensor(-0.0)).item()) == "-0.0"
+    assert str(torch_ref.tensor(-0.0).add_(z).item()) == "0.0"
+
+
+_INT_POWERS = ["torch.tensor(9223372036854775807) ** torch.tensor(9223372036854775807)",
+               "torch.tensor(3) ** torch.tensor(41)", "torch.tensor(3) ** 41",
+               "torch.tensor(-3, dtype=torch.int8) ** torch.tensor(5, dtype=torch.int8)",
+               "torch.tensor(2) ** torch.tensor(-1)", "torch.tensor(-1) ** torch.tensor(-3)",
+               "torch.tensor(5) ** torch.tensor(2 ** 62)"]
+
+
+@pytest.mark.parametrize("expr", _INT_POWERS)
+def test_integer_powers_wrap_as_atens(torch_ref, expr):
+    # repeated squaring modulo 2**64 (fuzzer graphs:14:7931); a huge exponent must not hang
+    assert repr(eval(expr, {"torch": scalargrad})) == repr(eval(expr, {"torch": torch_ref}))  # noqa: S307
+
+
+def test_integer_power_by_hand():
+    # (2**63 - 1)**2 = 2**126 - 2**64 + 1, which is 1 modulo 2**64: odd powers give 2**63 - 1 back
+    big = scalargrad.tensor(2**63 - 1)
+    assert (big ** scalargrad.tensor(2)).item() == 1 and (big ** big).item() == 2**63 - 1

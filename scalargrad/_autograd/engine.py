@@ -37,8 +37,8 @@ from .._ops.table import saved_node_name, version_error
 from .._tensor import anomaly_trace, views
 from .._tensor.saved_hooks import unpacked
 from .._tensor.storage import version_then, write
-from .._tensor.tensor import MANY, Tensor, ext, leaf, make
-from .kernels import GraphKernel, sum_to
+from .._tensor.tensor import MANY, Tensor, ext, leaf, make, next_seq
+from .kernels import EFFICIENT_ZERO, EfficientZero, GraphKernel, TensorKernel, ZeroTensor, sum_to
 
 _ABSENT = object()  # no gradient reached the node (None means an undefined gradient did)
 
@@ -169,13 +169,15 @@ def _needed(order: list, inputs) -> set:
 
 
 def _wrap(g, t):
-    return g if isinstance(g, Tensor) else leaf(g, t)
+    if isinstance(g, Tensor):
+        return g
+    return leaf(g, t, cls=ZeroTensor) if g.__class__ is EfficientZero else leaf(g, t)
 
 
 def _unwrap(g, graph: bool):
     if g is None or graph or not isinstance(g, Tensor) or g._t.ndim:
         return g
-    return g._val
+    return EFFICIENT_ZERO if g.__class__ is ZeroTensor else g._val
 
 
 def _adapt(g, u: Tensor, v, graph: bool):
@@ -355,10 +357,13 @@ def _fast_sweep(run: _Run, roots, grads) -> None:
             v = nodes.pop(s)
         nxt = None
         b = v._b
-        if v._ext is not None or b is MANY:  # (a custom Function's node always has an _ext)
+        vt = v._t
+        a = v._a
+        if v._ext is not None or b is MANY or (a._t is not vt and a._t.dtype is not vt.dtype) or \
+                (b is not None and b._t is not vt and b._t.dtype is not vt.dtype):
+            # (a custom Function's node always has an _ext; an input of another dtype: _mixed)
             return _handover(run, buf, heap, nodes, [v])
         op = v._op
-        vt = v._t
         k = vt.kernel
         g = pop(v)
         try:
@@ -480,9 +485,8 @@ def _sweep(run: _Run, order: list, buf: dict) -> None:
                 _deliver(run, v, _run_hooked(run, v, g, buf), buf)
             continue
         b = v._b
-        if g is None or b is MANY:
-            _deliver(run, v, (None,) * len(v._in) if g is None else
-                     v._op.backward(GraphKernel if graph else v._t.kernel, g, v), buf)
+        if g is None or b is MANY or (not graph and _mixed(v)):
+            _deliver(run, v, (None,) * len(v._in) if g is None else _backward(v, g, graph), buf)
             continue
         # A hook-free node with one or two inputs, nearly every node: the common edge is
         # delivered here, inline (a call per node or edge is a third of a chain's backward);
@@ -490,7 +494,7 @@ def _sweep(run: _Run, order: list, buf: dict) -> None:
         op = v._op
         vt = v._t
         k = GraphKernel if graph else vt.kernel
-        grads = op.backward(k, g, v)
+        grads = _graph_backward(v, g, v) if graph else op.backward(k, g, v)
         if not keep and op.saves:
             v._op = op.freed
         vseq = v._seq
@@ -541,6 +545,67 @@ def _nan_output(v: Tensor, grads) -> int | None:
         if isinstance(vals, list) and any(e != e for e in vals) or not isinstance(vals, list) and vals != vals:
             return i
     return None
+
+
+def _mixed(v: Tensor) -> bool:
+    """A 0-dim node with an input of another dtype (``f32 ** f64``, a float32 tensor divided in
+    place by a float64 one). Its formula's ops promote operand by operand in PyTorch (the log of
+    a float32 base is taken in float32 inside a float64 gradient), which a float kernel, rounding
+    everything to the node's dtype, cannot do: such a node's backward runs on 0-dim tensors."""
+    t = v._t
+    if t.ndim or v._b is MANY:
+        return False
+    return any(u._t.dtype is not t.dtype for u in v._in)
+
+
+def _backward(v: Tensor, g, graph: bool, saved=None):
+    """The gradients ``v``'s formula gives its inputs, on the kernel ``v`` runs on (``saved``:
+    the node as read through saved-tensor unpack hooks)."""
+    saved = v if saved is None else saved
+    if graph:
+        return _graph_backward(v, g, saved)
+    if not isinstance(g, list) and not isinstance(g, Tensor) and _mixed(v):
+        return v._op.backward(TensorKernel, leaf(g, v._t), saved)  # Tensor grads: _deliver_one adapts them
+    return v._op.backward(v._t.kernel, g, saved)
+
+
+def _graph_backward(v: Tensor, g, saved: Tensor):
+    """``v``'s formula under create_graph, its new nodes numbered as PyTorch's would be.
+
+    PyTorch's generated backward computes the inputs' gradients one after the other, in the
+    alphabetical order of the derivative's argument names (``other`` before ``self``,
+    ``exponent`` before ``self``: ``Op.grad_order``), so the nodes recorded for the first have
+    the lower sequence numbers, which decide the order a later backward through them runs in
+    (and so the order its gradients are summed in). A formula here may compute them in another
+    order: the new nodes' numbers are handed out again, each gradient's in turn."""
+    order = v._op.grad_order
+    if order is None:
+        return v._op.backward(GraphKernel, g, saved)
+    start = next_seq()
+    grads = v._op.backward(GraphKernel, g, saved)
+    groups, seen = [], set()
+    for i in order:
+        x = grads[i] if i < len(grads) else None
+        if not isinstance(x, Tensor) or x._seq <= start:
+            continue
+        group, stack = [], [x]
+        while stack:
+            x = stack.pop()
+            if x._seq <= start or x in seen:
+                continue
+            seen.add(x)
+            group.append(x)
+            stack.extend(x._in)
+        group.sort(key=_seq_of)
+        groups.append(group)
+    if len(groups) > 1:
+        nodes = [x for group in groups for x in group]
+        for x, number in zip(nodes, sorted(x._seq for x in nodes)):
+            x._seq = number
+    return grads
+
+
+_seq_of = attrgetter("_seq")
 
 
 def _deliver(run: _Run, v: Tensor, grads, buf: dict) -> None:
@@ -772,7 +837,6 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
         slots[i] = g
         return None
     node = e.node
-    k = GraphKernel if graph else v._t.kernel
     multi = isinstance(g, list)
     if node is not None and node._pre:
         outs = tuple(g) if multi else (g,)
@@ -787,9 +851,9 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
     if g is None:
         return [None] * len(v._in)  # undefined: nothing to differentiate
     if e.packed is not None and not v._op.is_freed:
-        grads = v._op.backward(k, g, unpacked(v))  # saved tensors read through the unpack hooks
+        grads = _backward(v, g, graph, unpacked(v))  # saved tensors read through the unpack hooks
     else:
-        grads = v._op.backward(k, g, v)
+        grads = _backward(v, g, graph)
     if node is not None and node._post:
         outs = tuple(g) if multi else (g,)
         types = _output_types(v, multi)

@@ -24,7 +24,7 @@ from .._base.grad_mode import _state as _grad_state
 from .._ops import elementwise as E
 from .._ops import shape as S
 from .._tensor import products, scans, views
-from .._tensor.build import binary, elementwise, unary
+from .._tensor.build import binary, elementwise, result_dtype, unary
 from .._tensor.reduce import mean as tmean
 from .._tensor.reduce import sum as tsum
 from .._tensor.softmax import slices
@@ -147,11 +147,13 @@ class FloatKernel:
         return (0.0 if a < b else g), (0.0 if a > b else g)
 
     @staticmethod
-    def clamp_tensor_backward(g, a, lo, hi):
+    def clamp_tensor_backward(g, a, lo, hi, no_max):
         # clamp_backward and clamp_backward_min_max: min gets the gradient where self < min < max,
-        # max where self > max or max < min (an open side's bound is an infinity: it never binds)
+        # max where self > max or max < min. An open side's bound is an infinity, which never
+        # binds, except min = inf with no max: PyTorch's test is then self < min alone
         inside = a >= lo and a <= hi
-        return (g if inside else 0.0), (g if (a < lo and lo < hi) else 0.0), (g if (a > hi or hi < lo) else 0.0)
+        return (g if inside else 0.0), (g if (a < lo and (no_max or lo < hi)) else 0.0), \
+            (g if (a > hi or hi < lo) else 0.0)
 
     @staticmethod
     def where(c, a, b):
@@ -291,9 +293,9 @@ class Float32Kernel(FloatKernel):
         r = a + b
         c = 536870913.0 * r
         s = c - (c - r)
-        if _LO <= s <= _HI or -_HI <= s <= -_LO or r == 0.0:
+        if _LO <= s <= _HI or -_HI <= s <= -_LO:
             return s
-        if r - r != 0.0:  # inf or nan: already a float32
+        if r == 0.0 or r - r != 0.0:  # a zero (EfficientZero too: kept), inf or nan: already a float32
             return r
         return round_f32(r)
 
@@ -302,9 +304,9 @@ class Float32Kernel(FloatKernel):
         r = a - b
         c = 536870913.0 * r
         s = c - (c - r)
-        if _LO <= s <= _HI or -_HI <= s <= -_LO or r == 0.0:
+        if _LO <= s <= _HI or -_HI <= s <= -_LO:
             return s
-        if r - r != 0.0:  # inf or nan: already a float32
+        if r == 0.0 or r - r != 0.0:  # a zero (EfficientZero too: kept), inf or nan: already a float32
             return r
         return round_f32(r)
 
@@ -313,9 +315,9 @@ class Float32Kernel(FloatKernel):
         r = a * b
         c = 536870913.0 * r
         s = c - (c - r)
-        if _LO <= s <= _HI or -_HI <= s <= -_LO or r == 0.0:
+        if _LO <= s <= _HI or -_HI <= s <= -_LO:
             return s
-        if r - r != 0.0:  # inf or nan: already a float32
+        if r == 0.0 or r - r != 0.0:  # a zero (EfficientZero too: kept), inf or nan: already a float32
             return r
         return round_f32(r)
 
@@ -515,7 +517,10 @@ class TensorKernel:
 
     @classmethod
     def pow_backward_exponent(cls, g, a, b, y):
-        return g * cls.where(_and(a == 0, b >= 0), _zeros_like_dtype(y, y), y * unary(E.Log, a))
+        # the base is first cast to the result type of (base, exponent): log(self) of a float32
+        # base with a float64 exponent is taken in float64 (a ToCopyBackward0 under create_graph)
+        a_ = views.to_dtype(a, result_dtype((a, b)))
+        return g * cls.where(_and(a == 0, b >= 0), _zeros_like_dtype(y, y), y * unary(E.Log, a_))
 
     @classmethod
     def rpow_backward(cls, g, a, c, y):
@@ -544,9 +549,9 @@ class TensorKernel:
         return _masked_zero(half, mask_a), _masked_zero(half_b, mask_b)
 
     @classmethod
-    def clamp_tensor_backward(cls, g, a, lo, hi):
+    def clamp_tensor_backward(cls, g, a, lo, hi, no_max):
         z = cls.zero(g)
-        return (cls.where(_and(a >= lo, a <= hi), g, z), cls.where(_and(a < lo, lo < hi), g, z),
+        return (cls.where(_and(a >= lo, a <= hi), g, z), cls.where(a < lo if no_max else _and(a < lo, lo < hi), g, z),
                 cls.where(_or(a > hi, hi < lo), g, z))
 
     @staticmethod
@@ -987,16 +992,22 @@ class GraphKernel(TensorKernel):
 
 class EfficientZero(float):
     """PyTorch's ``_efficientzerotensor``, the derivative of sgn: a zero that arithmetic passes
-    through as ATen's ZeroTensor kernels do. Summed it adds nothing (``x + Z`` is ``x``, keeping
-    x's sign of zero), multiplied or divided it stays itself. Python gives a float subclass's
-    reflected operator the first turn, so ``x * Z`` reaches ``__rmul__``."""
+    through as ATen's ZeroTensor kernels do: multiplied or divided it stays itself, negated it is
+    a materialised zero negated (-0.0). On the float path a sum with it is a gradient
+    accumulation (``buffered + arriving``: the engine's input buffer), which PyTorch does in
+    place when the buffered gradient is an ordinary tensor (``old.add_(var)``; add_ has no
+    ZeroTensor kernel, so the zero is materialised and ``-0.0 + Z`` is ``+0.0``), and out of
+    place when the buffered one is the ZeroTensor (``Z + var`` is ``var``, sign kept). Python
+    gives a float subclass's reflected operator the first turn, so ``x * Z`` reaches
+    ``__rmul__`` and ``x + Z`` ``__radd__``."""
 
     __slots__ = ()
 
     def __add__(self, other):
-        return other
+        return other  # the ZeroTensor buffered first: ATen's add of a ZeroTensor returns the other
 
-    __radd__ = __add__
+    def __radd__(self, other):
+        return self if other.__class__ is EfficientZero else other + 0.0  # in place: materialised
 
     def __sub__(self, other):
         return -other
@@ -1010,10 +1021,54 @@ class EfficientZero(float):
     __rmul__ = __truediv__ = __mul__
 
     def __neg__(self):
-        return self
+        return -0.0  # neg has no ZeroTensor kernel: ATen's fallback materialises +0.0, then negates
 
 
 EFFICIENT_ZERO = EfficientZero(0.0)
+
+
+class ZeroTensor(Tensor):
+    """``EfficientZero`` as a tensor, where user code sees it (a hook's argument): multiplied or
+    divided it stays a ZeroTensor, added to a tensor it gives that tensor, and anything else
+    computes on an ordinary zero (ATen's fallback materialises it). Handed back to the engine
+    it is ``EfficientZero`` again."""
+
+    __slots__ = ()
+
+    def _is_zerotensor(self) -> bool:
+        return True
+
+    def _stays(self, r):
+        if not isinstance(r, Tensor):
+            return r
+        t = r._t
+        return leaf([0.0] * t.numel if t.ndim else 0.0, t, cls=ZeroTensor)
+
+    def __mul__(self, other):
+        return self._stays(Tensor.__mul__(self, other))
+
+    def __rmul__(self, other):
+        return self._stays(Tensor.__rmul__(self, other))
+
+    def __truediv__(self, other):
+        return self._stays(Tensor.__truediv__(self, other))
+
+    def mul(self, other):
+        return self._stays(Tensor.mul(self, other))
+
+    def div(self, other, *, rounding_mode=None):
+        r = Tensor.div(self, other, rounding_mode=rounding_mode)
+        return r if rounding_mode is not None else self._stays(r)
+
+    def __add__(self, other):
+        return other if isinstance(other, Tensor) and other._t.shape == self._t.shape else Tensor.__add__(self, other)
+
+    def __radd__(self, other):
+        return other if isinstance(other, Tensor) and other._t.shape == self._t.shape else Tensor.__radd__(self, other)
+
+
+ZeroTensor.__name__ = ZeroTensor.__qualname__ = "Tensor"  # type(g) prints <class 'torch.Tensor'>
+ZeroTensor.__module__ = "torch"
 
 
 class _Scalar(float):

@@ -60,6 +60,7 @@ class Unary(Elementwise):
 
 class Binary(Elementwise):
     arity = 2
+    grad_order = (1, 0)  # (self, other), (self, exponent), (self, min): the second one's first
 
 
 class WithNumber(Elementwise):
@@ -158,7 +159,8 @@ class Pow(Binary):
     saved = (("self", 0), ("exponent", 1), ("result", "result"))
     api = _api("pow", functional=None)
     bool_kernel = "pow"
-    forward = staticmethod(lambda r, a, b: ieee.pow(a, b))
+    forward = staticmethod(lambda r, a, b: _int_pow(a, b) if a.__class__ is int and b.__class__ is int
+                           else ieee.pow(a, b))
 
     @staticmethod
     def backward(k, g, v):
@@ -529,8 +531,16 @@ def _pow_scalar(r, x, e):
     if e == -2.0:
         return ieee.div(1.0, r(x * x))
     if x.__class__ is int and e.__class__ is int:
-        return x**e if e >= 0 else (1 if x == 1 else (-1 if x == -1 and e % 2 else (1 if x == -1 else 0)))
+        return _int_pow(x, e)
     return ieee.pow(x, e)
+
+
+def _int_pow(x: int, e: int) -> int:
+    """An integer power as ATen's repeated squaring computes it: modulo 2**64 (the dtype's
+    rounding then wraps it to its width), 0 for a negative exponent unless the base is 1 or -1."""
+    if e < 0:
+        return 1 if x == 1 else (-1 if x == -1 and e % 2 else (1 if x == -1 else 0))
+    return pow(x, e, 1 << 64)
 
 
 def _pow_bulk(dt, xs, e):
@@ -1097,6 +1107,7 @@ class Where(Elementwise):
 
     name = "WhereBackward0"
     arity = 2
+    grad_order = (1, 0)  # other, then self
     uses_c = True
     c_per_element = True  # ``_c`` holds one value per element of the result
     saved = (("condition", "c"),)
@@ -1119,13 +1130,14 @@ class ClampT(Elementwise):
 
     name = "ClampBackward0"
     arity = 3
+    grad_order = (1, 2, 0)  # (min, max) together, then self
     saved = (("max", "opt.2"), ("min", "opt.1"), ("self", 0))  # None for a bound not given (``_c``)
     forward = staticmethod(lambda r, a, lo, hi: _clamp(r, a, (lo, hi)))
 
     @staticmethod
     def backward(k, g, v):
         a, lo, hi = k.ins(v)
-        return k.clamp_tensor_backward(g, a, lo, hi)
+        return k.clamp_tensor_backward(g, a, lo, hi, v._c[1])  # _c: (min not given, max not given)
 
     # min(max(a, lo), hi), the derivative 1 at the bounds (PyTorch's subgradient): a wins ties
     # with lo and hi, hi wins when hi < lo

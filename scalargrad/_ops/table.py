@@ -138,6 +138,10 @@ class Op:
     # the value: PyTorch saves it only when one of them requires grad (``_saved_other`` of
     # ``x * c`` is None if ``x`` alone does)
     saved: tuple = ()
+    # the order PyTorch's generated backward computes the inputs' gradients in, which numbers the
+    # nodes a create_graph backward records (the derivative's argument names, alphabetically:
+    # ``other`` before ``self``); None: first input first
+    grad_order: tuple | None = None
     api: Api | None = None
     freed: type  # the variant installed once the saved values are released
     stale: type  # the variant installed once a saved tensor (result or operand) was changed in place

@@ -271,8 +271,10 @@ def _libm_args(call: tuple, names: dict, sg: Outcome, dtype: str, n: int = 1) ->
     return [[o[i] if len(o) == n else o[0] for o in ops] for i in range(n)]
 
 
-def _backward_calls(program: Program, names: dict, sg: Outcome) -> list[tuple[str, list, str]]:
-    """The math-library calls PyTorch's backward makes: (function, operands, dtype)."""
+def _backward_calls(program: Program, names: dict, sg: Outcome) -> list[tuple[str, list, str, bool]]:
+    """The math-library calls PyTorch's backward makes: (function, operands, dtype, whether a
+    pow's exponent is a Python number: ``self.pow(exponent - 1)`` then takes ATen's Scalar
+    path, where 0.5 is a sqrt and 2 a multiplication)."""
     calls = []
     for i, s in enumerate(program.steps):
         call = libm_call(s.code) if s.name else None
@@ -284,12 +286,14 @@ def _backward_calls(program: Program, names: dict, sg: Outcome) -> list[tuple[st
         vals, dt = _elements(rec.obs)
         if dt not in ("float32", "float64"):
             continue
+        number = not isinstance(call[1][1], str) if call[0] == "pow" else False
         for args in _libm_args(call, names, sg, dt, len(vals)) or []:
             if call[0] in ("sin", "cos"):
-                calls += [("sin", args[:1], dt), ("cos", args[:1], dt)]
+                calls += [("sin", args[:1], dt, False), ("cos", args[:1], dt, False)]
             else:
                 a, b = args
-                calls += [("pow", [a, b - 1], dt), ("pow", [a, b], dt), ("log", [a], dt), ("pow", [a, b - 2], dt)]
+                calls += [("pow", [a, b - 1], dt, number), ("pow", [a, b], dt, number), ("log", [a], dt, False),
+                          ("pow", [a, b - 2], dt, number)]
     return calls
 
 
@@ -320,14 +324,17 @@ def _last_bit(call: tuple, a, b, names: dict, sg: Outcome) -> str | None:
 
 def _torch_libm_is_off(calls: list, torch) -> bool:
     """Whether PyTorch's C library misses the correctly rounded result on one of ``calls``."""
-    for fn, args, dt in calls:
+    for fn, args, dt, number in calls:
         if any(not math.isfinite(a) for a in args) or (fn == "log" and args[0] <= 0):
             continue
         want = libm.correctly_rounded(fn, args, dt)
         if want is None:
             continue
         t = [torch.tensor(a, dtype=getattr(torch, dt)) for a in args]
-        got = (t[0] ** t[1] if fn == "pow" else getattr(torch, fn)(t[0])).item()
+        if fn == "pow":
+            got = (t[0] ** (args[1] if number else t[1])).item()
+        else:
+            got = getattr(torch, fn)(t[0]).item()
         if got != want and not (got != got and want != want):
             return True
     return False

@@ -1,0 +1,79 @@
+"""Where a gradient's last bits come from: the dtype each step of a formula runs in, and the order
+a second backward sums its terms in. Programs found by the differential fuzzer (issue 14), each
+compared bit for bit with PyTorch (IEEE arithmetic only: + - * /, no processor-dependent kernel,
+except where said)."""
+
+from __future__ import annotations
+
+import pytest
+
+import scalargrad
+
+_PROGRAMS = {
+    # a float32 tensor divided in place by a float64 one: DivBackward0's other-gradient is
+    # -grad * self (float32) / (other * other) (float64), so float64 from the division on
+    # (fuzzer graphs:14:9162)
+    "in-place op with a wider input": (
+        "a = torch.tensor(-1.61, dtype=torch.float64, requires_grad=True)\n"
+        "b = torch.tensor(2.0, requires_grad=True)\n"
+        "y = b.maximum(torch.tensor(-0.5)).div_(a)\n"
+        "out = torch.autograd.grad(y, [a, b])"),
+    # float32 ** float64 under create_graph: the base is cast to float64 before its log is taken
+    # (pow_backward_exponent; fuzzer graphs:14:1777)
+    "float32 base, float64 exponent, create_graph": (
+        "e = torch.tensor(-1.57787, dtype=torch.float64, requires_grad=True)\n"
+        "b = torch.tensor(1.4, requires_grad=True)\n"
+        "out = torch.autograd.grad(b ** e + e, [e, b], create_graph=True)"),
+    # the same without create_graph (the 0-dim float path must promote operand by operand too)
+    "float32 base, float64 exponent": (
+        "e = torch.tensor(-1.57787, dtype=torch.float64, requires_grad=True)\n"
+        "b = torch.tensor(1.4, requires_grad=True)\n"
+        "out = torch.autograd.grad(b ** e + e, [e, b])"),
+    # clamp(min=+inf) with no max: the min gets the gradient where self < min (fuzzer graphs:14:3125)
+    "clamp min=inf, no max": (
+        "m = torch.tensor(1e+308, requires_grad=True)\n"
+        "y = torch.clamp(torch.tensor(1.0), min=m)\n"
+        "out = torch.autograd.grad(y, [m], create_graph=True)"),
+    # x*x/x under create_graph: DivBackward0 records its other-gradient's nodes before its
+    # self-gradient's (PyTorch's generated code takes the inputs alphabetically), so the second
+    # backward sums x's five terms in that order (fuzzer graphs:14:19373)
+    "second backward sums in PyTorch's node order": (
+        "x = torch.tensor(-103.97, requires_grad=True)\n"
+        "w = torch.tensor(-2.0, requires_grad=True)\n"
+        "g = torch.autograd.grad(x.square().div(x) + w, [x, w], create_graph=True)\n"
+        "sum(t for t in g if t.requires_grad).backward()\n"
+        "out = x.grad"),
+    "mul and sub under create_graph": (
+        "x = torch.tensor(0.3, requires_grad=True)\n"
+        "y = torch.tensor(-1.7, requires_grad=True)\n"
+        "g = torch.autograd.grad((x * y - y * x * x) / (x - y), [x, y], create_graph=True)\n"
+        "(g[0] * 3 + g[1]).backward()\n"
+        "out = (x.grad, y.grad)"),
+}
+
+
+def _bits(x):
+    if isinstance(x, (tuple, list)):
+        return [_bits(t) for t in x]
+    return (str(x.dtype), [float(v).hex() for v in x.detach().reshape(-1).tolist()])
+
+
+@pytest.mark.parametrize("program", _PROGRAMS)
+def test_gradient_bits_match_pytorch(torch_ref, program):
+    def run(mod):
+        env = {"torch": mod}
+        exec(_PROGRAMS[program], env)  # noqa: S102 - the test's own programs
+        return _bits(env["out"])
+
+    assert run(scalargrad) == run(torch_ref)
+
+
+def test_the_mixed_dtype_gradient_by_hand():
+    # d(b / a)/da = -b / a**2 with b = 2 (float32, exact) and a = -1.61 (float64): the float64
+    # quotient, not one rounded to float32
+    a = scalargrad.tensor(-1.61, dtype=scalargrad.float64, requires_grad=True)
+    b = scalargrad.tensor(2.0, requires_grad=True)
+    y = (b * 1).div_(a)
+    ga, gb = scalargrad.autograd.grad(y, [a, b])
+    assert ga.dtype is scalargrad.float64 and ga.item() == -2.0 / (-1.61 * -1.61)
+    assert gb.dtype is scalargrad.float32
