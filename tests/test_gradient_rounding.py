@@ -43,6 +43,17 @@ _PROGRAMS = {
         "g = torch.autograd.grad(x.square().div(x) + w, [x, w], create_graph=True)\n"
         "sum(t for t in g if t.requires_grad).backward()\n"
         "out = x.grad"),
+    # ExpandBackward0 to a 0-dim shape is at::sum_to's sum, which turns -0.0 into +0.0 (the
+    # expand mean's backward records; fuzzer graphs:15:12479)
+    "sum_to a 0-dim shape": (
+        "x = torch.tensor(0.632, requires_grad=True)\n"
+        "n = torch.neg(x + x)\nm = n.mean()\nn.register_hook(lambda g: g * 0)\n"
+        "g, = torch.autograd.grad(torch.tensor(1.6, requires_grad=True) + x.maximum(m.square()), [x],"
+        " create_graph=True)\n"
+        "g.backward()\nout = x.grad"),
+    "expand of a 0-dim tensor, -0.0 gradient": (
+        "z = torch.tensor(-0.0, requires_grad=True)\n"
+        "out = torch.autograd.grad(z.expand(()) * -1.0, [z], grad_outputs=torch.tensor(0.0))"),
     "mul and sub under create_graph": (
         "x = torch.tensor(0.3, requires_grad=True)\n"
         "y = torch.tensor(-1.7, requires_grad=True)\n"

@@ -57,7 +57,10 @@ _INT_CASTS = ["torch.tensor(-3.4028234663852886e+38).to(torch.int64)", "torch.te
               "torch.tensor(1e30).long()", "torch.tensor(-1e19, dtype=torch.float64).long()",
               "torch.tensor(float('inf')).to(torch.int32)", "torch.tensor(3e9).to(torch.int32)",
               "torch.tensor(-1e10).to(torch.int16)", "torch.tensor(300.).to(torch.uint8)",
-              "torch.tensor(-3.).to(torch.uint8)", "torch.tensor(1e10).to(torch.int8)"]
+              "torch.tensor(-3.).to(torch.uint8)", "torch.tensor(1e10).to(torch.int8)",
+              # copy_ casts as .to does (fuzzer graphs:15:2393)
+              "torch.tensor(-2).copy_(torch.tensor(3.4e38, dtype=torch.float64))",
+              "torch.tensor([-2, 3], dtype=torch.int32).copy_(torch.tensor([7.9, -1e20]))"]
 
 
 @pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
@@ -205,7 +208,10 @@ _INT_POWERS = ["torch.tensor(9223372036854775807) ** torch.tensor(92233720368547
                "torch.tensor(3) ** torch.tensor(41)", "torch.tensor(3) ** 41",
                "torch.tensor(-3, dtype=torch.int8) ** torch.tensor(5, dtype=torch.int8)",
                "torch.tensor(2) ** torch.tensor(-1)", "torch.tensor(-1) ** torch.tensor(-3)",
-               "torch.tensor(5) ** torch.tensor(2 ** 62)"]
+               "torch.tensor(5) ** torch.tensor(2 ** 62)",
+               # a number's power of an integer tensor (fuzzer graphs:15:11519, 13522)
+               "False ** torch.tensor(-9223372036854775808)", "False ** torch.tensor(-2)", "2 ** torch.tensor(-3)",
+               "True ** torch.tensor(-3)", "3 ** torch.tensor(41)", "2 ** torch.tensor(70)", "(-1) ** torch.tensor(-3)"]
 
 
 @pytest.mark.parametrize("expr", _INT_POWERS)

@@ -199,7 +199,12 @@ class FloatKernel:
     def reshape(g, shape):
         return g
 
-    permute = sum_to = reshape
+    permute = reshape
+
+    @staticmethod
+    def sum_to(g, shape):
+        # at::sum_to to a 0-dim shape is a sum, which starts at +0.0: -0.0 becomes +0.0
+        return g + 0.0
 
     @staticmethod
     def t(g):
@@ -672,6 +677,10 @@ class TensorKernel:
 
     @staticmethod
     def sum_to(g, shape):
+        # ExpandBackward0's at::sum_to: to a 0-dim shape it is always a sum (SumBackward0 under
+        # create_graph; +0.0 for -0.0), otherwise the dims that were broadcast are summed
+        if not shape and isinstance(g, Tensor):
+            return tsum(g)
         return sum_to(g, tuple(shape))
 
     @staticmethod

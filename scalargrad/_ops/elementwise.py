@@ -535,6 +535,13 @@ def _pow_scalar(r, x, e):
     return ieee.pow(x, e)
 
 
+def _number_pow(c, a):
+    # an integer tensor's power of a number cast to its dtype: ATen's integer kernel
+    if isinstance(c, int) and a.__class__ is int:
+        return _int_pow(int(c), a)
+    return ieee.pow(c, a)
+
+
 def _int_pow(x: int, e: int) -> int:
     """An integer power as ATen's repeated squaring computes it: modulo 2**64 (the dtype's
     rounding then wraps it to its width), 0 for a negative exponent unless the base is 1 or -1."""
@@ -594,7 +601,7 @@ class RPowC(WithNumber):
     extra_none = 0
     # ``c`` is the Python number as given: the forward casts it to the tensor's dtype, the
     # backward takes the log of the double (pow_backward_exponent with a Scalar base)
-    forward = staticmethod(lambda r, a, c: ieee.pow(r(c), a))
+    forward = staticmethod(lambda r, a, c: _number_pow(r(c), a))
     backward = staticmethod(lambda k, g, v: (k.rpow_backward(g, k.a(v), v._c, k.out(v)),))
     sympy = staticmethod(lambda sp, a, c: c**a)
 

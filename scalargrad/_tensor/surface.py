@@ -868,7 +868,7 @@ def _copy_into(self, src, non_blocking=False):
     sv = src._val if src._t.ndim else [src._val]
     col = [sv[i] for i in positions(src._t.shape, shape)] if tuple(src._t.shape) != shape else list(sv)
     dt = self._t.dtype
-    col = round_list(dt, col) if src._t.dtype is not dt else col
+    col = dtypes.cast_values(src._t.dtype, dt, col) if src._t.dtype is not dt else col
     vals = col if shape else col[0]
     return inplace(self, lambda t: make(S.CopyInto, t._t, vals, (t, src), S.Layout(src._t.shape, src._t.dtype)))
 
