@@ -24,7 +24,7 @@ from .._base.grad_mode import _state as _grad_state
 from .._ops import elementwise as E
 from .._ops import shape as S
 from .._tensor import products, scans, views
-from .._tensor.build import binary, elementwise, result_dtype, unary
+from .._tensor.build import binary, broadcast_shapes, elementwise, result_dtype, unary
 from .._tensor.reduce import mean as tmean
 from .._tensor.reduce import sum as tsum
 from .._tensor.softmax import slices
@@ -147,12 +147,12 @@ class FloatKernel:
         return (0.0 if a < b else g), (0.0 if a > b else g)
 
     @staticmethod
-    def clamp_tensor_backward(g, a, lo, hi, no_max):
+    def clamp_tensor_backward(g, a, lo, hi, open_sides):
         # clamp_backward and clamp_backward_min_max: min gets the gradient where self < min < max,
         # max where self > max or max < min. An open side's bound is an infinity, which never
         # binds, except min = inf with no max: PyTorch's test is then self < min alone
         inside = a >= lo and a <= hi
-        return (g if inside else 0.0), (g if (a < lo and (no_max or lo < hi)) else 0.0), \
+        return (g if inside else 0.0), (g if (a < lo and (open_sides[1] or lo < hi)) else 0.0), \
             (g if (a > hi or hi < lo) else 0.0)
 
     @staticmethod
@@ -554,7 +554,10 @@ class TensorKernel:
         return _masked_zero(half, mask_a), _masked_zero(half_b, mask_b)
 
     @classmethod
-    def clamp_tensor_backward(cls, g, a, lo, hi, no_max):
+    def clamp_tensor_backward(cls, g, a, lo, hi, open_sides):
+        no_min, no_max = open_sides
+        if not no_min and not no_max:
+            _clamp_masks_fit(a, lo, hi)
         z = cls.zero(g)
         return (cls.where(_and(a >= lo, a <= hi), g, z), cls.where(a < lo if no_max else _and(a < lo, lo < hi), g, z),
                 cls.where(_or(a > hi, hi < lo), g, z))
@@ -997,6 +1000,22 @@ class GraphKernel(TensorKernel):
 
 
 # ---------------------------------------------------------------- tensor helpers
+
+
+def _clamp_masks_fit(a: Tensor, lo: Tensor, hi: Tensor) -> None:
+    """PyTorch's clamp backward with both bounds tensors combines its masks in place
+    (``(self < min).logical_and_(min < max)``...), which fails, as any in-place op, where the
+    second mask broadcasts to more than the first: for the min's gradient, then the max's,
+    then self's, each where its tensor requires grad."""
+    sa, sl, sh = (tuple(t._t.shape) for t in (a, lo, hi))
+    for needed, first, second in ((lo._rg, (sa, sl), (sl, sh)), (hi._rg, (sa, sh), (sh, sl)),
+                                  (a._rg, (sa, sl), (sa, sh))):
+        if not needed:
+            continue
+        out = broadcast_shapes(*first)
+        full = broadcast_shapes(out, broadcast_shapes(*second))
+        if full != out:
+            raise RuntimeError(f"output with shape {list(out)} doesn't match the broadcast shape {list(full)}")
 
 
 class EfficientZero(float):

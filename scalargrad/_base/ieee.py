@@ -62,6 +62,8 @@ def one_minus_square(y: float) -> float:
     the cancellation near |y| = 1 loses nothing.
     """
     p = y * y
+    if p - p != 0.0:  # y*y overflowed, or y is inf or nan: 1 - inf is -inf (the split would give nan)
+        return 1.0 - p
     c = 134217729.0 * y  # Veltkamp split: 2**27 + 1
     hi = c - (c - y)
     lo = y - hi

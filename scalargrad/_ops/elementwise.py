@@ -1144,7 +1144,7 @@ class ClampT(Elementwise):
     @staticmethod
     def backward(k, g, v):
         a, lo, hi = k.ins(v)
-        return k.clamp_tensor_backward(g, a, lo, hi, v._c[1])  # _c: (min not given, max not given)
+        return k.clamp_tensor_backward(g, a, lo, hi, v._c)  # _c: (min not given, max not given)
 
     # min(max(a, lo), hi), the derivative 1 at the bounds (PyTorch's subgradient): a wins ties
     # with lo and hi, hi wins when hi < lo

@@ -17,7 +17,7 @@ from __future__ import annotations
 from .._base.dtypes import can_cast, round_list
 from .._base.grad_mode import _state as _grad_state
 from .._ops.shape import Layout
-from .._ops.table import Op
+from .._ops.table import Op, saved_node_name, version_error
 from .storage import mem, positions_in_base, regenerate, snapshot, write
 from .tensor import INFERENCE, Tensor, ext, leaf, make
 
@@ -131,11 +131,15 @@ def rebase_view(t: Tensor, res: Tensor) -> Tensor:
         new[p] = x
     old_t = snapshot(t)
     layout = Layout(base._t.shape, base._t.dtype, map=pos, sizes=tuple(t._t.shape), fn=res)
-    node = make(copy_slices(res._op), base._t, new if base._t.ndim else new[0], (base,) + tuple(res._in[1:]),
-                layout)
+    operands = tuple(old_t if u is t else u for u in res._in[1:])  # v.add_(v): the view as it was
+    node = make(copy_slices(res._op), base._t, new if base._t.ndim else new[0], (base,) + operands, layout)
     rebase_root(base, node, keep=t)
     res._in = tuple(old_t if u is t else u for u in res._in)
     regenerate(t, old_t)
+    if res._op.saves_inputs and any(u is old_t for u in operands):
+        # v.div_(v): the operand PyTorch saved is the view itself, which the op then overwrote:
+        # backward through the node is a version error naming the view as it is then
+        layout.error = (t, mem(t).ver.n - 1)
     return t
 
 
@@ -196,6 +200,10 @@ class _CopySlices(Op):
         from .._base.dtypes import TensorType
 
         c = v._c
+        if c.error is not None:  # the op's operand was the view it overwrote (rebase_view)
+            view, then = c.error
+            which = f", which is output 0 of {saved_node_name(view.grad_fn.name())},"
+            raise version_error(view, which, view._version, then)
         scalar = not k.bulk
         if scalar:
             k = k.tensors
