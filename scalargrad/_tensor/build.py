@@ -418,7 +418,10 @@ def elementwise(op, operands: Sequence, c=None, out_dtype=None) -> Tensor:
         return make(op, TensorType(dt, ()), val, tuple(tensors), c)
     cols = [_column(x, shape, n) for x in operands]
     vals = compute(op, dt, cols, n, c)
-    return make(op, TensorType(dt, shape), vals, tuple(tensors), c)
+    strides = None  # the operands' memory order, as TensorIterator keeps it (x.t().clamp(x.t(), None))
+    if not all(x._t.contiguous for x in tensors):
+        strides = elementwise_strides(shape, [(x._t.shape, x._t.strides) for x in tensors])
+    return make(op, TensorType(dt, shape, strides), vals, tuple(tensors), c)
 
 
 def as_tensor_operand(x, like: Tensor | None = None) -> Tensor:

@@ -132,14 +132,20 @@ def rebase_view(t: Tensor, res: Tensor) -> Tensor:
     old_t = snapshot(t)
     layout = Layout(base._t.shape, base._t.dtype, map=pos, sizes=tuple(t._t.shape), fn=res)
     operands = tuple(old_t if u is t else u for u in res._in[1:])  # v.add_(v): the view as it was
+    ver = mem(t).ver
+    # v.div_(v), v.mul_(base): an operand PyTorch saved shares the memory the op then overwrote
+    # (the view itself, its base, another view of it): backward through the node is a version
+    # error naming that operand as it is then
+    overwritten = None
+    if res._op.saves_inputs:
+        shared = [u for u in operands if u is old_t or (u._s is not None and u._s.ver is ver)]
+        overwritten = (t if shared[0] is old_t else shared[0]) if shared else None
     node = make(copy_slices(res._op), base._t, new if base._t.ndim else new[0], (base,) + operands, layout)
     rebase_root(base, node, keep=t)
     res._in = tuple(old_t if u is t else u for u in res._in)
     regenerate(t, old_t)
-    if res._op.saves_inputs and any(u is old_t for u in operands):
-        # v.div_(v): the operand PyTorch saved is the view itself, which the op then overwrote:
-        # backward through the node is a version error naming the view as it is then
-        layout.error = (t, mem(t).ver.n - 1)
+    if overwritten is not None:
+        layout.error = (overwritten, ver.n - 1)
     return t
 
 

@@ -18,7 +18,7 @@ from .._base.dtypes import TensorType, can_cast, round_list
 from .._base.errors import Unsupported
 from .._base.formatting import tensor_repr
 from .._base.grad_mode import _state as _grad_state
-from .._base.layout import is_contiguous
+from .._base.layout import elementwise_strides, is_contiguous
 from .._ops import elementwise as E
 from .._ops import shape as S
 from .._ops.table import REGISTRY
@@ -468,7 +468,10 @@ def _where(condition, a, b):
     cv, xv, yv = cols
     vals = [p if c else q for c, p, q in zip(cv, xv, yv)]
     cond = leaf(cv if shape else cv[0], TensorType(dtypes.bool, shape))
-    return make(E.Where, TensorType(rd, shape), vals if shape else vals[0], (x, y), cond)
+    strides = None  # the operands' memory order, condition first, as TensorIterator keeps it
+    if shape and not all(t._t.contiguous for t in (condition, x, y)):
+        strides = elementwise_strides(shape, [(t._t.shape, t._t.strides) for t in (condition, x, y)])
+    return make(E.Where, TensorType(rd, shape, strides), vals if shape else vals[0], (x, y), cond)
 
 
 # ---------------------------------------------------------------- addcmul, addcdiv, lerp
