@@ -3,9 +3,8 @@
 One campaign (seed 14, the fixed mix of graphs, error paths, module trees and threads, at most
 ``PROGRAMS`` programs within ``BUDGET`` seconds) runs once per session; its figures are given
 as a ``FuzzFigures`` warning (shown in pytest's warnings summary, whatever the outcome) and
-checked against issue 14's thresholds: strictly for the bars scalargrad meets, as
-``xfail(strict=False)`` for the one it does not yet (silently wrong gradients: the causes left
-are in tests/fuzz/TRIAGE.md).
+checked strictly against issue 14's thresholds, every one of which scalargrad meets (the causes
+found and mended are in tests/fuzz/TRIAGE.md).
 The fuzzer's own soundness (PyTorch agrees with itself) is checked strictly.
 
 The long run: ``python -m tests.fuzz --seed 14 --programs 28000`` (see tests/fuzz/TRIAGE.md).
@@ -26,7 +25,6 @@ pytestmark = [pytest.mark.no_sympy_check, pytest.mark.slow]
 SEED = 14
 PROGRAMS = 20_000
 BUDGET = 55.0  # seconds, on the project's 2-core machine about 16,000 programs
-ISSUE_14 = "issue 14: scalargrad does not meet this bar of the differential fuzzer yet (tests/fuzz/TRIAGE.md)"
 _RUN: dict = {}
 
 
@@ -74,13 +72,7 @@ THRESHOLDS = {
 }
 
 
-# every bar is met on the fixed-seed run (tests/fuzz/TRIAGE.md) except the silently wrong
-# gradients, whose remaining causes are listed there
-_NOT_MET = {"no silently wrong gradients"}
-
-
-@pytest.mark.parametrize("bar", [pytest.param(b, marks=pytest.mark.xfail(strict=False, reason=ISSUE_14))
-                                 if b in _NOT_MET else b for b in THRESHOLDS])
+@pytest.mark.parametrize("bar", THRESHOLDS)
 def test_issue_14_thresholds(torch_ref, bar):
     stats = _campaign(torch_ref).stats
     assert THRESHOLDS[bar](stats), f"{bar}: not met\n{stats.summary()}"
