@@ -60,10 +60,14 @@ def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
 
 def __getattr__(name: str):
     # nn, optim, symbolic and the command line load on first use: building a graph does not need them
-    if name in ("nn", "optim", "symbolic", "runner", "utils", "linalg"):
+    if name in ("nn", "optim", "symbolic", "runner", "utils", "linalg", "serialization"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)
+    if name in ("save", "load"):
+        from . import serialization
+
+        return getattr(serialization, name)
     if name.startswith("__"):
         raise AttributeError(name)
     fn = _surface.FUNCTIONS.get(name)  # an op added to the table after import
