@@ -33,7 +33,6 @@ EXAMPLES = verify.load_catalogue(str(CORPUS))
 NOT_YET: dict[str, str] = {
     # missing features, named by scalargrad's Unsupported error
     "031_function_mark_non_differentiable": "not supported: Tensor.index_add_",
-    "035_torch_save_bytesio": "not supported: torch.save",
     "051_repr_special_values": "not supported: torch.set_printoptions",
     "052_dataloader_tensordataset": "not supported: torch.utils.data",
     # wrong behaviour or a Python error where PyTorch has the feature

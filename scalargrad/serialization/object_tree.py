@@ -153,7 +153,8 @@ def _refusal(obj) -> Unsupported:
         return Unsupported(f"torch.save of a whole optimizer ({cls.__name__})",
                            "save optimizer.state_dict() and restore it with "
                            "optimizer.load_state_dict(torch.load(f))")
-    return Unsupported(f"torch.save of a {cls.__module__}.{cls.__qualname__} object",
+    name = cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    return Unsupported(f"torch.save of a {name} object",
                        f"scalargrad saves plain data, never pickled objects: {_PLAIN}")
 
 
