@@ -1,0 +1,128 @@
+"""``torch.utils.data`` datasets: Dataset, IterableDataset, TensorDataset, Subset, ConcatDataset,
+and ``random_split``, as PyTorch 2.13 defines them (``torch/utils/data/dataset.py``)."""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+import warnings
+from collections.abc import Sequence
+
+from ..._base.errors import Unsupported
+from ..._tensor.factories import randperm
+
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "random_split"]
+
+
+class Dataset:
+    """A map-style dataset: subclasses give ``__getitem__`` (and usually ``__len__``)."""
+
+    def __getitem__(self, index):
+        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other: Dataset) -> ConcatDataset:
+        return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """An iterable-style dataset: subclasses give ``__iter__``; a DataLoader batches what it yields."""
+
+    def __iter__(self):
+        raise NotImplementedError(f"Subclasses of IterableDataset should implement __iter__. "
+                                  f"{type(self).__name__} does not.")
+
+    def __add__(self, other):
+        raise Unsupported("ChainDataset (adding iterable datasets)")
+
+
+class TensorDataset(Dataset):
+    """``TensorDataset(*tensors)``: sample ``i`` is ``(t[i] for t in tensors)``; all tensors
+    must have the same first dimension."""
+
+    def __init__(self, *tensors) -> None:
+        if any(tensors[0].size(0) != t.size(0) for t in tensors):
+            raise AssertionError("Size mismatch between tensors")
+        self.tensors = tensors
+
+    def __getitem__(self, index):
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self) -> int:
+        return self.tensors[0].size(0)
+
+
+class Subset(Dataset):
+    """``Subset(dataset, indices)``: the samples of ``dataset`` at ``indices``, in that order."""
+
+    def __init__(self, dataset, indices: Sequence[int]) -> None:
+        self.dataset = dataset
+        self.indices = indices
+
+    def __getitem__(self, idx):
+        if isinstance(idx, list):
+            return self.dataset[[self.indices[i] for i in idx]]
+        return self.dataset[self.indices[idx]]
+
+    def __getitems__(self, indices: list) -> list:
+        many = getattr(self.dataset, "__getitems__", None)
+        if callable(many):
+            return many([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class ConcatDataset(Dataset):
+    """``ConcatDataset(datasets)``: the samples of each dataset, one dataset after the other."""
+
+    def __init__(self, datasets) -> None:
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise AssertionError("datasets should not be an empty iterable")
+        for d in self.datasets:
+            if isinstance(d, IterableDataset):
+                raise AssertionError("ConcatDataset does not support IterableDataset")
+        self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
+
+    def __len__(self) -> int:
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx: int):
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx = len(self) + idx
+        which = bisect.bisect_right(self.cumulative_sizes, idx)
+        start = self.cumulative_sizes[which - 1] if which else 0
+        return self.datasets[which][idx - start]
+
+
+def random_split(dataset, lengths: Sequence, generator=None) -> list:
+    """Split ``dataset`` into Subsets of the given ``lengths`` (or fractions summing to 1) over
+    one ``randperm`` of its indices drawn from ``generator`` (the default generator if None)."""
+    total = sum(lengths)
+    if math.isclose(total, 1) and total <= 1:
+        sizes = []
+        for i, frac in enumerate(lengths):
+            if frac < 0 or frac > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+            sizes.append(math.floor(len(dataset) * frac))
+        # what flooring left over goes one by one to the splits in turn
+        for i in range(len(dataset) - sum(sizes)):
+            sizes[i % len(sizes)] += 1
+        lengths = sizes
+        for i, n in enumerate(lengths):
+            if n == 0:
+                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                              stacklevel=2)
+    if sum(lengths) != len(dataset):
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    indices = randperm(sum(lengths), generator=generator).tolist()
+    out = []
+    end = 0
+    for n in lengths:
+        out.append(Subset(dataset, indices[end:end + n]))
+        end += n
+    return out
