@@ -34,6 +34,7 @@ from ._base.dtypes import (  # noqa: A004 - torch's names
     short,
     uint8,
 )
+from ._base.formatting import set_printoptions
 from ._base.grad_mode import (
     enable_grad,
     inference_mode,
