@@ -202,6 +202,8 @@ def tensor_repr(values: Sequence, shape: Sequence[int], dtype, *, requires_grad:
             suffixes.append(f"dtype={dtype!r}")
         text = "[]"
     else:
+        if not OPTIONS.edgeitems:  # no element shown at all in a summarized print: say the size
+            suffixes.append(f"size={tuple(shape)!r}")
         if not implicit:
             suffixes.append(f"dtype={dtype!r}")
         text = format_data(values, shape, dtype.is_floating_point, indent)
