@@ -251,3 +251,18 @@ def test_size_mismatch_message_is_pytorchs(torch_ref):
     with pytest.raises(AssertionError) as ours:
         TensorDataset(torch.zeros(2), torch.zeros(3))
     assert str(ours.value) == str(theirs.value)
+
+
+def test_datasets_samplers_and_loaders_are_generic_as_pytorchs():
+    class Pairs(Dataset[tuple]):
+        def __len__(self) -> int:
+            return 3
+
+        def __getitem__(self, i):
+            return i, float(i) / 2
+
+    assert DataLoader[int] is not None and RandomSampler is not None
+    ints, halves = next(iter(DataLoader(Pairs(), batch_size=3)))
+    assert ints.tolist() == [0, 1, 2] and halves.tolist() == [0.0, 0.5, 1.0] and halves.dtype is torch.float64
+    with pytest.raises(NotImplementedError, match="Subclasses of Dataset should implement __getitem__."):
+        Dataset()[0]

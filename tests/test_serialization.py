@@ -306,3 +306,16 @@ def test_missing_file_error_is_pytorchs(torch_ref, tmp_path):
     with pytest.raises(FileNotFoundError) as theirs:
         torch_ref.load(missing)
     assert str(ours.value) == str(theirs.value)
+
+
+def test_safe_globals_are_recorded_and_need_nothing():
+    from scalargrad import serialization
+
+    serialization.clear_safe_globals()
+    with serialization.safe_globals([OrderedDict]):
+        assert serialization.get_safe_globals() == [OrderedDict]
+        assert _round_trip(OrderedDict(a=1), weights_only=True) == OrderedDict(a=1)
+    assert serialization.get_safe_globals() == []
+    serialization.add_safe_globals([dict])
+    assert serialization.get_safe_globals() == [dict]
+    serialization.clear_safe_globals()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+from contextlib import contextmanager
 
 from .._base.dtypes import by_name
 from .._base.errors import Unsupported
@@ -27,7 +28,7 @@ from . import archive
 from .element_bytes import from_bytes, to_bytes
 from .object_tree import Encoder, decode
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals"]
 
 _CUDA = ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are "
          "running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your "
@@ -143,3 +144,32 @@ def _check_location(map_location) -> None:
         raise RuntimeError(_CUDA)
     if where.type != "cpu":
         raise Unsupported(f"torch.load with map_location='{where}'")
+
+
+_safe: list = []
+
+
+def add_safe_globals(safe_globals: list) -> None:
+    """Recorded only: PyTorch lets ``weights_only`` loads unpickle these classes; scalargrad
+    never unpickles, and what it saves needs no permission to load."""
+    _safe.extend(safe_globals)
+
+
+def get_safe_globals() -> list:
+    """What ``add_safe_globals`` recorded."""
+    return list(_safe)
+
+
+def clear_safe_globals() -> None:
+    _safe.clear()
+
+
+@contextmanager
+def safe_globals(safe_globals: list):
+    """``add_safe_globals`` for the duration of a ``with`` block."""
+    before = list(_safe)
+    _safe.extend(safe_globals)
+    try:
+        yield
+    finally:
+        _safe[:] = before

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
+from typing import Generic, TypeVar
 
 from ..._base import rng
 from ..._base.errors import Unsupported
@@ -25,6 +26,7 @@ from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info"]
 
+T_co = TypeVar("T_co", covariant=True)
 _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
 
 
@@ -41,7 +43,7 @@ class _Forever:
             yield None
 
 
-class DataLoader:
+class DataLoader(Generic[T_co]):
     """``DataLoader(dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
     num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, ..., generator=None)``."""
 

@@ -8,15 +8,19 @@ import itertools
 import math
 import warnings
 from collections.abc import Sequence
+from typing import Generic, TypeVar
 
 from ..._base.errors import Unsupported
 from ..._tensor.factories import randperm
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "random_split"]
 
+T_co = TypeVar("T_co", covariant=True)
 
-class Dataset:
-    """A map-style dataset: subclasses give ``__getitem__`` (and usually ``__len__``)."""
+
+class Dataset(Generic[T_co]):
+    """A map-style dataset: subclasses give ``__getitem__`` (and usually ``__len__``).
+    Generic, as PyTorch's is: ``class Pairs(Dataset[tuple])`` works."""
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
@@ -25,7 +29,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[T_co]):
     """An iterable-style dataset: subclasses give ``__iter__``; a DataLoader batches what it yields."""
 
     def __iter__(self):

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Sequence
+from typing import Generic, TypeVar
 
 from ..._base import rng
 from ..._tensor.factories import randint, randperm
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler"]
 
+T_co = TypeVar("T_co", covariant=True)
 
-class Sampler:
-    """Base class of samplers: an iterable of indices (or of lists of indices)."""
+
+class Sampler(Generic[T_co]):
+    """Base class of samplers: an iterable of indices (or of lists of indices); generic
+    (``Sampler[int]``) as PyTorch's is."""
 
     def __init__(self, data_source=None) -> None:
         pass
