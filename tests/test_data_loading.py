@@ -266,3 +266,26 @@ def test_datasets_samplers_and_loaders_are_generic_as_pytorchs():
     assert ints.tolist() == [0, 1, 2] and halves.tolist() == [0.0, 0.5, 1.0] and halves.dtype is torch.float64
     with pytest.raises(NotImplementedError, match="Subclasses of Dataset should implement __getitem__."):
         Dataset()[0]
+
+
+def _worker_warnings(data_mod, workers: int) -> list:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        for _ in range(2):
+            loader = data_mod.DataLoader(list(range(4)), batch_size=2, num_workers=workers, pin_memory=True)
+            for _ in range(2):
+                list(loader)
+    return [(w.category.__name__, str(w.message)) for w in caught]
+
+
+def test_worker_count_and_pin_memory_warnings_are_pytorchs(torch_ref):
+    import os
+
+    import torch.utils.data as ref_data
+
+    from scalargrad.utils import data
+
+    too_many = len(os.sched_getaffinity(0)) + 1 if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) + 1
+    theirs = _worker_warnings(ref_data, too_many)
+    assert len(theirs) == 3  # once when made, once when iterated, pin_memory once
+    assert _worker_warnings(data, too_many) == theirs

@@ -149,7 +149,9 @@ class DataLoader(Generic[T_co]):
         return len(self._index_sampler)
 
     def _check_worker_number(self) -> None:
-        """PyTorch's warning when more workers are asked for than the processor can run at once."""
+        """PyTorch's warning when more workers are asked for than the processor can run at once,
+        reported at its caller's line here (as PyTorch's is at its own): a default warnings filter
+        shows it once for all loaders made and once for all passes, as with PyTorch."""
         if not self.num_workers:
             return
         cpuset = hasattr(os, "sched_getaffinity")
@@ -167,7 +169,7 @@ class DataLoader(Generic[T_co]):
                       "DataLoader is going to create.")
         warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in total. {advice} Please be "
                       "aware that excessive worker creation might get DataLoader running slow or even freeze, lower "
-                      "the worker number to avoid potential slowness/freeze if necessary.", stacklevel=3)
+                      "the worker number to avoid potential slowness/freeze if necessary.", stacklevel=2)
 
 
 class _LoaderIterator:
@@ -176,7 +178,7 @@ class _LoaderIterator:
     def __init__(self, loader: DataLoader) -> None:
         if loader.pin_memory:
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
-                          "memory won't be used.", stacklevel=3)
+                          "memory won't be used.", stacklevel=2)
         self._loader = loader
         self._auto_collation = loader.batch_sampler is not None
         self._sampler_iter = iter(loader._index_sampler)
