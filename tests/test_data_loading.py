@@ -289,3 +289,29 @@ def test_worker_count_and_pin_memory_warnings_are_pytorchs(torch_ref):
     theirs = _worker_warnings(ref_data, too_many)
     assert len(theirs) == 3  # once when made, once when iterated, pin_memory once
     assert _worker_warnings(data, too_many) == theirs
+
+
+def test_stack_and_chain_datasets():
+    from scalargrad.utils.data import ChainDataset, StackDataset
+
+    pairs = StackDataset(range(3), ["a", "b", "c"])
+    assert len(pairs) == 3 and pairs[1] == (1, "b")
+    named = StackDataset(x=range(2), y=[0.5, 1.5])
+    assert next(iter(DataLoader(named, batch_size=2)))["y"].tolist() == [0.5, 1.5]
+    with pytest.raises(ValueError, match="^Size mismatch between datasets$"):
+        StackDataset(range(2), range(3))
+    with pytest.raises(ValueError, match="^At least one dataset should be passed$"):
+        StackDataset()
+    chained = _Count(2) + _Count(3)
+    assert isinstance(chained, ChainDataset) and len(chained) == 5 and list(chained) == [0, 1, 0, 1, 2]
+    with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"):
+        list(ChainDataset([range(2)]))
+
+
+def test_unimplemented_samplers_import_and_refuse_by_name(tmp_path):
+    from scalargrad.runner import run_path
+
+    prog = tmp_path / "prog.py"
+    prog.write_text("from torch.utils.data import WeightedRandomSampler\nWeightedRandomSampler([0.5, 0.5], 4)\n")
+    result = run_path(str(prog))
+    assert result.unsupported and "torch.utils.data.WeightedRandomSampler is not supported" in result.summary

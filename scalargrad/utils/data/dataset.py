@@ -10,10 +10,10 @@ import warnings
 from collections.abc import Sequence
 from typing import Generic, TypeVar
 
-from ..._base.errors import Unsupported
 from ..._tensor.factories import randperm
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "random_split"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Subset", "ConcatDataset", "ChainDataset",
+           "random_split"]
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -36,8 +36,8 @@ class IterableDataset(Dataset[T_co]):
         raise NotImplementedError(f"Subclasses of IterableDataset should implement __iter__. "
                                   f"{type(self).__name__} does not.")
 
-    def __add__(self, other):
-        raise Unsupported("ChainDataset (adding iterable datasets)")
+    def __add__(self, other) -> ChainDataset:
+        return ChainDataset([self, other])
 
 
 class TensorDataset(Dataset):
@@ -54,6 +54,31 @@ class TensorDataset(Dataset):
 
     def __len__(self) -> int:
         return self.tensors[0].size(0)
+
+
+class StackDataset(Dataset):
+    """``StackDataset(*datasets)`` or ``StackDataset(**datasets)``: sample ``i`` is the tuple
+    (or dict) of the datasets' samples ``i``; all must have the same length."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                             "input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        parts = list(args) if args else list(kwargs.values())
+        self._length = len(parts[0])
+        if any(self._length != len(d) for d in parts):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else kwargs
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self) -> int:
+        return self._length
 
 
 class Subset(Dataset):
@@ -101,6 +126,27 @@ class ConcatDataset(Dataset):
         which = bisect.bisect_right(self.cumulative_sizes, idx)
         start = self.cumulative_sizes[which - 1] if which else 0
         return self.datasets[which][idx - start]
+
+
+class ChainDataset(IterableDataset):
+    """``ChainDataset(datasets)``: the iterable datasets one after the other, lazily."""
+
+    def __init__(self, datasets) -> None:
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
 
 
 def random_split(dataset, lengths: Sequence, generator=None) -> list:
