@@ -315,3 +315,17 @@ def test_unimplemented_samplers_import_and_refuse_by_name(tmp_path):
     prog.write_text("from torch.utils.data import WeightedRandomSampler\nWeightedRandomSampler([0.5, 0.5], 4)\n")
     result = run_path(str(prog))
     assert result.unsupported and "torch.utils.data.WeightedRandomSampler is not supported" in result.summary
+
+
+def test_persistent_workers_draw_one_seed_for_all_epochs(torch_ref):
+    import torch.utils.data as ref_data
+
+    from scalargrad.utils import data
+
+    def run(torch_mod, d):
+        torch_mod.manual_seed(4)
+        loader = d.DataLoader(list(range(6)), batch_size=4, shuffle=True, num_workers=1, persistent_workers=True)
+        epochs = [[b.tolist() for b in loader] for _ in range(3)]
+        return epochs, torch_mod.rand(2).tolist()
+
+    assert run(torch, data) == run(torch_ref, ref_data)

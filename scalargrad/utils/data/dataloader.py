@@ -4,6 +4,7 @@ Every iteration (each ``for batch in loader``) starts as PyTorch's does: the ind
 iterator is made, then one int64 seed is drawn from ``generator`` (the default generator if
 None), even when nothing is shuffled, so a program's later random numbers match PyTorch's.
 With ``shuffle=True`` the RandomSampler draws its own seed when the first batch is fetched.
+A loader with ``persistent_workers`` restarts one iterator instead, drawing no new seed.
 
 ``num_workers > 0`` loads in this process too: PyTorch's workers fetch the same indices and
 the main process hands the batches out in sampler order, so the batches are the same; only
@@ -138,6 +139,14 @@ class DataLoader(Generic[T_co]):
     def __iter__(self) -> _LoaderIterator:
         if self.num_workers:
             self._check_worker_number()
+        if self.persistent_workers and self.num_workers > 0:
+            # PyTorch keeps one iterator (its workers) and restarts it: no new seed is drawn
+            it = self.__dict__.get("_persistent")
+            if it is None:
+                it = self._persistent = _LoaderIterator(self)
+            else:
+                it._restart()
+            return it
         return _LoaderIterator(self)
 
     def __len__(self) -> int:
@@ -186,6 +195,13 @@ class _LoaderIterator:
         self._base_seed = rng.random_int64(loader.generator)
         self._dataset_iter = iter(loader.dataset) if loader._iterable else None
         self._ended = False
+
+    def _restart(self) -> None:
+        """A new pass for a loader with persistent workers (PyTorch's ``_reset``)."""
+        self._sampler_iter = iter(self._loader._index_sampler)
+        if self._loader._iterable:
+            self._dataset_iter = iter(self._loader.dataset)
+            self._ended = False
 
     def __iter__(self) -> _LoaderIterator:
         return self
