@@ -34,6 +34,7 @@ from ._base.dtypes import (  # noqa: A004 - torch's names
     short,
     uint8,
 )
+from ._base.formatting import set_printoptions
 from ._base.grad_mode import (
     enable_grad,
     inference_mode,
@@ -60,10 +61,14 @@ def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
 
 def __getattr__(name: str):
     # nn, optim, symbolic and the command line load on first use: building a graph does not need them
-    if name in ("nn", "optim", "symbolic", "runner", "utils", "linalg"):
+    if name in ("nn", "optim", "symbolic", "runner", "utils", "linalg", "serialization"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)
+    if name in ("save", "load"):
+        from . import serialization
+
+        return getattr(serialization, name)
     if name.startswith("__"):
         raise AttributeError(name)
     fn = _surface.FUNCTIONS.get(name)  # an op added to the table after import

@@ -33,9 +33,6 @@ EXAMPLES = verify.load_catalogue(str(CORPUS))
 NOT_YET: dict[str, str] = {
     # missing features, named by scalargrad's Unsupported error
     "031_function_mark_non_differentiable": "not supported: Tensor.index_add_",
-    "035_torch_save_bytesio": "not supported: torch.save",
-    "051_repr_special_values": "not supported: torch.set_printoptions",
-    "052_dataloader_tensordataset": "not supported: torch.utils.data",
     # wrong behaviour or a Python error where PyTorch has the feature
     "054_device_agnostic_code": "differs: line 1: PyTorch prints '2.13.0+cpu', scalargrad '0.2.0'",  # __version__
 }

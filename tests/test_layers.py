@@ -24,7 +24,7 @@ LAYERS = [
     ("_autograd",),
     ("autograd", "utils", "random", "cuda", "errors", "linalg"),
     ("nn",),
-    ("optim",),
+    ("optim", "serialization"),
     ("symbolic", "symbolic_elements"),
     ("runner", "run_command", "verify", "cli", "__main__", "documents", "viz", "warm_worker", "proof_summary"),
 ]

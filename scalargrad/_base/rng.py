@@ -643,3 +643,10 @@ def randperm(n: int, generator: Generator | None = None) -> list[int]:
         z = g.random() % (n - i)
         out[i], out[i + z] = out[i + z], out[i]
     return out
+
+
+def random_int64(generator: Generator | None = None) -> int:
+    """One element of ``torch.empty((), dtype=torch.int64).random_()``: ATen draws a 64-bit word
+    and keeps it modulo 2**63 (the non-negative int64 range), which is how DataLoader and
+    RandomSampler draw their seeds."""
+    return _gen(generator).random64() % (1 << 63)
