@@ -43,6 +43,7 @@ from ._ops import norms as NM
 from ._ops import pooling as PO
 from ._ops import reductions as R
 from ._ops import scans as SC
+from ._ops import scatter as W
 from ._ops import selection as SE
 from ._ops import shape as S
 from ._ops import softmax as SM
@@ -1072,7 +1073,7 @@ def _seq(v) -> int:
 _special: dict = {}  # op -> does a node of it need expanding whatever its shape
 # ops whose elements are not their declared form (a filled element is the number, not the
 # input; an assigned number has no input): expanded even on 0-dim tensors
-_ALWAYS_EXPANDED = (S.Fill, S.MaskedFill, IndexPut)
+_ALWAYS_EXPANDED = (S.Fill, S.MaskedFill, IndexPut, W.Written)
 
 
 def shape_pick(v) -> bool:
@@ -1729,6 +1730,35 @@ def _scatter(v, vin, vals):
     return spec
 
 
+def _written(v, vin, vals):
+    """scatter, index_add, masked_scatter...: each element is self's, or the src element
+    written there last, or (scatter_add, index_add) self's plus the writes times alpha."""
+    op = v._op.base
+    c = v._c
+    old = vin[0]
+    src = vin[1] if len(vin) > 1 else None
+    at: dict = {}
+    for dest, k in c.map:
+        at.setdefault(dest, []).append(k)
+    alpha = c.raw.get("alpha", 1) if c.raw else 1
+    spec = []
+    for j in range(len(vals)):
+        ks = at.get(j)
+        if not ks:
+            spec.append((Same, None, ((old, j),)))
+        elif op.accumulate:
+            ins = ((old, j),) + tuple((src, k) for k in ks)
+            if alpha == 1:
+                spec.append((SumOf, None, ins))
+            else:
+                spec.append((ScaledSumOf, [1.0] + [float(alpha)] * len(ks), ins))
+        elif src is None:
+            spec.append((Const, vals[j], ((old, j),)))
+        else:
+            spec.append((Same, None, ((src, ks[-1]),)))
+    return spec
+
+
 _BUILDERS = {
     R.Sum: _reduction(SumOf), R.SumDim: _reduction(SumOf), R.Mean: _reduction(MeanOf), R.MeanDim: _reduction(MeanOf),
     NM.VectorNorm: _vector_norm, NM.Dist: _dist, SC.Prod: _prod, SC.ProdDim: _prod, SC.Cumsum: _scan(SumOf),
@@ -1749,7 +1779,8 @@ _BUILDERS = {
     SM.LogSoftmaxBackwardData: _along_backward(LogSoftmaxBackwardOf),
 }
 # an in-place comparison's elements are its 1s and 0s, constants
-_BUILDERS_BY_CLASS = [(SE.Picked, _picked), (_Scatter, _scatter), (IndexPut, _index_put), (CompareInplace, _fill),
+_BUILDERS_BY_CLASS = [(W.Written, _written), (SE.Picked, _picked), (_Scatter, _scatter), (IndexPut, _index_put),
+                      (CompareInplace, _fill),
                       (S.Structural, _same_order)]
 
 

@@ -32,7 +32,6 @@ EXAMPLES = verify.load_catalogue(str(CORPUS))
 # id -> the reason it does not reproduce yet: outcome.result, then outcome.detail (its start)
 NOT_YET: dict[str, str] = {
     # missing features, named by scalargrad's Unsupported error
-    "031_function_mark_non_differentiable": "not supported: Tensor.index_add_",
     "035_torch_save_bytesio": "not supported: torch.save",
     "051_repr_special_values": "not supported: torch.set_printoptions",
     "052_dataloader_tensordataset": "not supported: torch.utils.data",

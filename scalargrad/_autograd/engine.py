@@ -178,6 +178,12 @@ def _unwrap(g, graph: bool):
     return g._val
 
 
+def _expandable(shape: tuple, to: tuple) -> bool:
+    if len(shape) > len(to):
+        return False
+    return all(a == b or a == 1 for a, b in zip(reversed(shape), reversed(to)))
+
+
 def _adapt(g, u: Tensor, v, graph: bool):
     """The gradient ``g`` for input ``u``, in ``u``'s shape, dtype and representation (a float
     for a 0-dim tensor in plain backward). A gradient that cannot be summed to ``u``'s shape is
@@ -187,7 +193,8 @@ def _adapt(g, u: Tensor, v, graph: bool):
         gt = g._t
         if gt.shape != t.shape:
             try:
-                g = sum_to(g, tuple(t.shape))
+                # PyTorch's is_expandable_to: u's shape must broadcast to the gradient's
+                g = sum_to(g, tuple(t.shape)) if _expandable(tuple(t.shape), tuple(gt.shape)) else None
             except RuntimeError:
                 g = None
             if g is None or tuple(g._t.shape) != tuple(t.shape):

@@ -24,6 +24,7 @@ from .._base.grad_mode import _state as _grad_state
 from .._ops import elementwise as E
 from .._ops import shape as S
 from .._tensor import products, scans, views
+from .._tensor import scatter as writes
 from .._tensor.build import binary, elementwise, unary
 from .._tensor.reduce import mean as tmean
 from .._tensor.reduce import sum as tsum
@@ -961,6 +962,14 @@ TensorKernel.prod_backward = staticmethod(_tensor_prod_backward)
 TensorKernel.cumsum_backward = staticmethod(_tensor_cumsum_backward)
 TensorKernel.cumprod_backward = staticmethod(_tensor_cumprod_backward)
 TensorKernel.flip = staticmethod(lambda g, dims: scans.flip(g, dims))
+# the tensor ops the write ops' derivatives name (derivatives.yaml: grad.gather(dim, index)...)
+TensorKernel.gather_src = staticmethod(writes.gather_src)
+TensorKernel.scatter_value = staticmethod(writes.scatter_zero)
+TensorKernel.index_select_as = staticmethod(writes.index_select_as)
+TensorKernel.index_fill_zero = staticmethod(writes.index_fill_zero)
+TensorKernel.index_fill_value_backward = staticmethod(writes.index_fill_value_backward)
+TensorKernel.masked_fill_zero = staticmethod(writes.masked_fill_zero)
+TensorKernel.masked_scatter_backward = staticmethod(writes.masked_scatter_backward)
 
 
 class GraphKernel(TensorKernel):

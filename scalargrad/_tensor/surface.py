@@ -24,6 +24,7 @@ from .._ops import shape as S
 from .._ops.table import REGISTRY
 from . import factories as F
 from . import indexing, legacy, moments, norms, pointwise, products, reduce, rounding, scans, selection, softmax, views
+from . import scatter as writes
 from .build import binary, broadcast_shapes, elementwise, refuse_bool, result_dtype, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
@@ -1142,6 +1143,7 @@ def install() -> None:
     _method("dist", lambda self, other, p=2: norms.dist(self, other, p))
     _install_scans()
     _install_selection()
+    writes.install(_method, _function)
     for name, root in (("var", False), ("std", True)):
         def method(self, dim=None, unbiased=None, keepdim=False, *, correction=None, _r=root):
             return moments.var_std(self, dim, unbiased, keepdim, correction=correction, take_sqrt=_r)
