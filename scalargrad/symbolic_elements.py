@@ -59,7 +59,7 @@ __all__ = ["Elem", "ElementGraph", "ElementOp", "ELEMENT_OPS", "Same", "Const", 
            "DotOf", "AddmmOf", "MseOf", "PointwiseLossOf", "LOSS_ELEMENTS", "NllOf", "NllBackwardOf", "SoftmaxOf",
            "LogSoftmaxOf", "SoftmaxBackwardOf", "LogSoftmaxBackwardOf", "Opaque", "opaque_op", "element_index",
            "NO_ELEMENT", "shape_pick", "covers", "WindowMeanOf", "WindowSpreadOf",
-           "NormalizedOf"]
+           "NormalizedOf", "LastOf"]
 
 
 class Elem:
@@ -1058,9 +1058,40 @@ def opaque_op(name: str) -> type:
     return cls
 
 
+class LastOf(ElementOp):
+    """An element written more than once (scatter or index_copy with a repeated index): the
+    last write's element. PyTorch's derivative (grad.gather, grad.index_select) gives every
+    element written there the gradient, a convention where calculus gives the earlier ones 0."""
+
+    name = "last write"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return S.Structural.sympy(sp, args[-1])
+
+    @staticmethod
+    def value(vals, c):
+        return vals[-1], abs(vals[-1])
+
+    @staticmethod
+    def partials(vals, c):
+        return [1.0] * len(vals)
+
+    @staticmethod
+    def convention(vals, c):
+        if len(vals) > 1:
+            return (f"{len(vals)} elements are written to one place (a repeated index); PyTorch gives each of them "
+                    "that place's gradient (grad.gather / grad.index_select), calculus only the last one", None)
+        return None
+
+    @staticmethod
+    def sample():
+        return [0.75], None
+
+
 ELEMENT_OPS = [Same, Const, SumOf, MeanOf, MaxOf, MinOf, DotOf, AddmmOf, *LOSS_ELEMENTS.values(), NllOf,
                NllBackwardOf, SoftmaxOf, LogSoftmaxOf, SoftmaxBackwardOf, LogSoftmaxBackwardOf, ScaledSumOf,
-               EmbeddingPickOf, WindowMeanOf, WindowSpreadOf, NormalizedOf]
+               EmbeddingPickOf, WindowMeanOf, WindowSpreadOf, NormalizedOf, LastOf]
 
 
 # ---------------------------------------------------------------- the graph
@@ -1754,8 +1785,10 @@ def _written(v, vin, vals):
                 spec.append((ScaledSumOf, [1.0] + [float(alpha)] * len(ks), ins))
         elif src is None:
             spec.append((Const, vals[j], ((old, j),)))
+        elif len(set(ks)) == 1:  # index_fill's value, maybe filled in twice: the element is the value
+            spec.append((Same, None, ((src, ks[0]),)))
         else:
-            spec.append((Same, None, ((src, ks[-1]),)))
+            spec.append((LastOf, None, tuple((src, k) for k in ks)))
     return spec
 
 

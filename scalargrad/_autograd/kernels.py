@@ -944,6 +944,24 @@ def _tensor_pick_backward(g, layout, name):
     return _scatter(g, layout.in_shape, m, name, accumulate=True)
 
 
+def _gather_src(g, d, index, v):
+    """src's gradient of a scatter node ``v``, ``grad.gather(dim, index)``: in index's shape,
+    which PyTorch's engine refuses (validate_outputs) when src's shape does not broadcast to
+    it, if src's gradient is wanted at all (``autograd.grad`` of other inputs computes none)."""
+    from . import engine
+
+    out = writes.gather_src(g, d, index)
+    src = v._in[1]
+    got, want = tuple(out._t.shape), tuple(src._t.shape)
+    if got == want or (len(want) <= len(got) and all(a in (b, 1) for a, b in zip(want[::-1], got[::-1]))):
+        return out
+    need = engine.running[-1].need if engine.running else None
+    if need is not None and src not in need:
+        return None
+    raise RuntimeError(f"Function {v.grad_fn.name()} returned an invalid gradient at index 1 - got {list(got)} "
+                       f"but expected shape compatible with {list(want)}")
+
+
 def _tensor_zero_where_inf(x):
     """``x.masked_fill(x.isinf(), 0)``."""
     from .._tensor.surface import _masked_fill
@@ -963,7 +981,7 @@ TensorKernel.cumsum_backward = staticmethod(_tensor_cumsum_backward)
 TensorKernel.cumprod_backward = staticmethod(_tensor_cumprod_backward)
 TensorKernel.flip = staticmethod(lambda g, dims: scans.flip(g, dims))
 # the tensor ops the write ops' derivatives name (derivatives.yaml: grad.gather(dim, index)...)
-TensorKernel.gather_src = staticmethod(writes.gather_src)
+TensorKernel.gather_src = staticmethod(_gather_src)
 TensorKernel.scatter_value = staticmethod(writes.scatter_zero)
 TensorKernel.index_select_as = staticmethod(writes.index_select_as)
 TensorKernel.index_fill_zero = staticmethod(writes.index_fill_zero)

@@ -190,7 +190,8 @@ class IndexFillTensor(Written):
 class MaskedScatter(Written):
     """``masked_scatter(mask, source)``: self: grad.masked_fill(mask, 0); source:
     masked_scatter_backward(grad, mask, source.sizes()) (the gradient's masked elements in
-    order, then zeros, in source's shape)."""
+    order, then zeros, in source's shape). ``_c.tensors`` is the mask as given, ``_c.index``
+    the mask broadcast to self's shape."""
 
     name = "MaskedScatterBackward0"
     saved = (("mask", "c.tensors"), ("source_sym_sizes", "in1.shape"))
@@ -199,7 +200,7 @@ class MaskedScatter(Written):
     @staticmethod
     def backward(k, g, v):
         c = v._c
-        return k.masked_fill_zero(g, c.tensors), k.masked_scatter_backward(g, c, v._in[1])
+        return k.masked_fill_zero(g, c.index), k.masked_scatter_backward(g, c, v._in[1])
 
 
 WRITES = [Scatter, ScatterValue, ScatterAdd, ScatterReduce, ScatterReduceValue, ScatterReduceInplace,

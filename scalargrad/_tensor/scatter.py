@@ -56,7 +56,7 @@ def _type_name(x) -> str:
 
 def _bad_scatter_args(name: str, dim, index, src) -> TypeError:
     """PyTorch's argument parser on a scatter call no overload accepts."""
-    got = ", ".join(_type_name(a) for a in (dim, index, src))
+    got = ", ".join(_type_name(a).split(" of ")[0] for a in (dim, index, src))
 
     def marked(second: str) -> str:
         ok = (isinstance(dim, int), isinstance(index, Tensor),
@@ -153,11 +153,12 @@ def _node(op, x: Tensor, src: Tensor | None, writes: list, value=None, scale=1, 
         for dest, s in writes:
             if scale == 1:
                 out[dest] = r(out[dest] + sv[s])
-            elif dt.is_floating_point:
-                # ATen's vectorized add: self + alpha * source, one fused multiply-add
+            elif dt.is_floating_point and x._t.ndim > 1:
+                # slice by slice, ATen's vectorized add: self + alpha * source, one fused
+                # multiply-add (compiled with FMA for AVX2 and AVX512, as add(alpha=))
                 out[dest] = r(fma(scale, sv[s], out[dest], f32))
-            else:
-                out[dest] = r(out[dest] + scale * sv[s])
+            else:  # a vector: the scalar loop, self += source * alpha, rounded twice
+                out[dest] = r(out[dest] + r(sv[s] * scale))
     elif op in (W.ScatterReduce, W.ScatterReduceValue, W.ScatterReduceInplace, W.ScatterReduceValueInplace):
         for dest, s in writes:
             w = sv[s] if s >= 0 else value
@@ -215,7 +216,7 @@ def scatter_add(x: Tensor, dim, index, src) -> Tensor:
     if not isinstance(index, Tensor):
         raise TypeError(f"scatter_add(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
     d = norm_dim(dim, x._t.ndim)
-    writes = _scatter_writes("scatter_add", x, d, index, src)
+    writes = _scatter_writes("scatter", x, d, index, src)  # PyTorch's checks name scatter
     return _node(W.ScatterAdd, x, src, writes, tensors=index, d=d, dim=_uint(dim))
 
 
@@ -245,6 +246,7 @@ def _source_slices(name: str, x: Tensor, d: int, index: Tensor, source: Tensor) 
         raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) ({sshape[d]})")
     for k, (a, b) in enumerate(zip(sshape, shape)):
         if k != d and a != b:
+            k = k if k < d else k - 1  # a dimension of the slice, which lacks ``dim``
             raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
                                f"slice shape: {b} at dimension {k} and source slice shape: {a} at dimension {k}.")
 
@@ -270,7 +272,7 @@ def index_add(x: Tensor, dim, index, source, *, alpha=1) -> Tensor:
         if not 0 <= i < size:
             raise RuntimeError(f"index {i} is out of bounds for dimension {d} with size {size}")
     dt = x._t.dtype
-    a = alpha if dt.is_floating_point else dt.round(alpha)
+    a = dt.round(alpha)  # ATen's scalar_t alpha
     writes = _slice_writes(x, d, idx, tuple(source._t.shape))
     return _node(W.IndexAdd, x, source, writes, scale=a, tensors=index, d=d, dim=_uint(dim), alpha=alpha,
                  source_dim=source._t.ndim)
@@ -360,24 +362,20 @@ def masked_scatter(x: Tensor, mask, source) -> Tensor:
     if len(hits) > source._t.numel:
         raise RuntimeError("Number of elements of source < number of ones in mask")
     expanded = leaf(full if shape else full[0], TensorType(dtypes.bool, shape))
-    return _node(W.MaskedScatter, x, source, [(j, k) for k, j in enumerate(hits)], tensors=expanded)
+    out = _node(W.MaskedScatter, x, source, [(j, k) for k, j in enumerate(hits)], tensors=mask)
+    if out._op is not None:
+        out._c.index = expanded
+    return out
 
 
 # ---------------------------------------------------------------- backward helpers (the tensor kernels')
 
 
-def gather_src(g: Tensor, d: int, index: Tensor, v: Tensor) -> Tensor:
-    """``grad.gather(dim, index)``, src's gradient of node ``v``: in index's shape, which PyTorch's
-    engine refuses when src's shape does not broadcast to it (src larger than the index)."""
+def gather_src(g: Tensor, d: int, index: Tensor) -> Tensor:
+    """``grad.gather(dim, index)``: src's gradient, in index's shape."""
     from .selection import gather
 
-    out = gather(g, d, index)
-    src = v._in[1]
-    got, want = tuple(out._t.shape), tuple(src._t.shape)
-    if got != want and (len(want) > len(got) or any(a not in (b, 1) for a, b in zip(want[::-1], got[::-1]))):
-        raise RuntimeError(f"Function {v.grad_fn.name()} returned an invalid gradient at index 1 - got {list(got)} "
-                           f"but expected shape compatible with {list(want)}")
-    return out
+    return gather(g, d, index)
 
 
 def scatter_zero(g: Tensor, d: int, index: Tensor, value=0) -> Tensor:
@@ -423,16 +421,13 @@ def masked_fill_zero(g: Tensor, mask: Tensor) -> Tensor:
 
 def masked_scatter_backward(g: Tensor, c: Layout, source: Tensor) -> Tensor:
     """masked_scatter_backward: the gradient's elements where the mask holds, in order, then
-    zeros, in source's shape."""
-    from .selection import masked_select
-    from .views import cat, reshape
+    zeros, in source's shape (MaskedScatterBackwardBackward0)."""
+    from .._ops import selection as SE
+    from .selection import _pick
 
-    picked = masked_select(g, c.tensors)
-    rest = source._t.numel - picked._t.numel
-    if rest:
-        zeros = leaf([0.0] * rest, TensorType(g._t.dtype, (rest,)))
-        picked = cat([picked, zeros], 0)
-    return reshape(picked, tuple(source._t.shape))
+    m = [dest for dest, _ in c.map]
+    m += [-1] * (source._t.numel - len(m))
+    return _pick(SE.MaskedScatterGrad, g, tuple(source._t.shape), m, tensors=c.tensors)
 
 
 # ---------------------------------------------------------------- the surface
