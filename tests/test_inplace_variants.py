@@ -32,6 +32,11 @@ ARGS = {
     "copysign": lambda L: (L.tensor([-1.0, 1.0, -0.0]),), "hypot": lambda L: (L.tensor([1.0, -2.0, 0.5]),),
     "unsqueeze": lambda L: (0,), "squeeze": lambda L: (), "transpose": lambda L: (0, 0),
     "cumsum": lambda L: (0,), "cumprod": lambda L: (0,),
+    "scatter": lambda L: (0, L.tensor([2, 0]), L.tensor([1.5, 2.5])),
+    "scatter_add": lambda L: (0, L.tensor([2, 2]), L.tensor([1.5, 2.5])),
+    "index_add": lambda L: (0, L.tensor([2, 0]), L.tensor([1.5, -2.0])),
+    "index_copy": lambda L: (0, L.tensor([1]), L.tensor([4.0])), "index_fill": lambda L: (0, L.tensor([0, 2]), -1.0),
+    "masked_scatter": lambda L: (L.tensor([True, False, True]), L.tensor([7.0, 8.0, 9.0])),
 }
 # aliases take their target's arguments
 ALIASES = {"absolute": "abs", "negative": "neg", "subtract": "sub", "multiply": "mul", "divide": "div",

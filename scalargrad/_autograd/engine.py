@@ -39,6 +39,7 @@ from .._tensor.saved_hooks import unpacked
 from .._tensor.storage import version_then, write
 from .._tensor.tensor import MANY, Tensor, ext, leaf, make
 from .kernels import GraphKernel, sum_to
+from .kernels import running as kernels_running
 
 _ABSENT = object()  # no gradient reached the node (None means an undefined gradient did)
 
@@ -214,8 +215,9 @@ def _adapt(g, u: Tensor, v, graph: bool):
     return t.dtype.round(g)
 
 
-running: list = []
-"""The backward calls under way, innermost last (read by ``graph_task``)."""
+running = kernels_running
+"""The backward calls under way, innermost last (read by ``graph_task``, and by the kernels:
+what a call wants computed)."""
 _tasks = itertools.count()  # each backward call's id (PyTorch's graph task id)
 
 

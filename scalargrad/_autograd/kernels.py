@@ -31,7 +31,11 @@ from .._tensor.reduce import sum as tsum
 from .._tensor.softmax import slices
 from .._tensor.tensor import MANY, Tensor, leaf, make
 
-__all__ = ["FloatKernel", "Float32Kernel", "TensorKernel", "GraphKernel", "install"]
+__all__ = ["FloatKernel", "Float32Kernel", "TensorKernel", "GraphKernel", "install", "running"]
+
+running: list = []
+"""The engine's backward calls under way, innermost last: a formula whose gradient for one
+input may be invalid reads what the call wants (``need``) before refusing it."""
 
 
 class FloatKernel:
@@ -948,14 +952,12 @@ def _gather_src(g, d, index, v):
     """src's gradient of a scatter node ``v``, ``grad.gather(dim, index)``: in index's shape,
     which PyTorch's engine refuses (validate_outputs) when src's shape does not broadcast to
     it, if src's gradient is wanted at all (``autograd.grad`` of other inputs computes none)."""
-    from . import engine
-
     out = writes.gather_src(g, d, index)
     src = v._in[1]
     got, want = tuple(out._t.shape), tuple(src._t.shape)
     if got == want or (len(want) <= len(got) and all(a in (b, 1) for a, b in zip(want[::-1], got[::-1]))):
         return out
-    need = engine.running[-1].need if engine.running else None
+    need = running[-1].need if running else None
     if need is not None and src not in need:
         return None
     raise RuntimeError(f"Function {v.grad_fn.name()} returned an invalid gradient at index 1 - got {list(got)} "
@@ -986,7 +988,7 @@ TensorKernel.scatter_value = staticmethod(writes.scatter_zero)
 TensorKernel.index_select_as = staticmethod(writes.index_select_as)
 TensorKernel.index_fill_zero = staticmethod(writes.index_fill_zero)
 TensorKernel.index_fill_value_backward = staticmethod(writes.index_fill_value_backward)
-TensorKernel.masked_fill_zero = staticmethod(writes.masked_fill_zero)
+TensorKernel.masked_fill_zero = staticmethod(lambda g, mask: _masked_zero(g, mask))
 TensorKernel.masked_scatter_backward = staticmethod(writes.masked_scatter_backward)
 
 

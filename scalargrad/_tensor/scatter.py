@@ -412,13 +412,6 @@ def index_fill_value_backward(g: Tensor, d: int, index: Tensor) -> Tensor:
     return tsum(index_select(g, d, leaf(seen, TensorType(dtypes.int64, (len(seen),)))))
 
 
-def masked_fill_zero(g: Tensor, mask: Tensor) -> Tensor:
-    """``grad.masked_fill(mask, 0)``."""
-    from .surface import _masked_fill
-
-    return _masked_fill(g, mask, 0, False)
-
-
 def masked_scatter_backward(g: Tensor, c: Layout, source: Tensor) -> Tensor:
     """masked_scatter_backward: the gradient's elements where the mask holds, in order, then
     zeros, in source's shape (MaskedScatterBackwardBackward0)."""
