@@ -1498,6 +1498,28 @@ def _dot(v, vin, vals):
     return [(DotOf, None, tuple((a, q) for q in range(k)) + tuple((b, q) for q in range(k)))]
 
 
+def _bmm(v, vin, vals):
+    """bmm and baddbmm: a dot product per output element, within its batch (plus the bias)."""
+    if len(vin) == 3:
+        bias, a, b = vin
+    else:
+        bias, (a, b) = None, vin
+    bs, n, k = a._t.shape
+    m = b._t.shape[2]
+    spread = positions(bias._t.shape, (bs, n, m)) if bias is not None else None
+    spec = []
+    for q in range(bs):
+        for i in range(n):
+            for j in range(m):
+                ins = tuple((a, (q * n + i) * k + x) for x in range(k)) + tuple((b, (q * k + x) * m + j)
+                                                                             for x in range(k))
+                if bias is None:
+                    spec.append((DotOf, None, ins))
+                else:
+                    spec.append((AddmmOf, None, ((bias, spread[(q * n + i) * m + j]),) + ins))
+    return spec
+
+
 def _addmm(v, vin, vals):
     bias, a, b = vin
     n, k = a._t.shape
@@ -1797,7 +1819,7 @@ _BUILDERS = {
     NM.VectorNorm: _vector_norm, NM.Dist: _dist, SC.Prod: _prod, SC.ProdDim: _prod, SC.Cumsum: _scan(SumOf),
     SC.Cumprod: _scan(ProdOf), MO.Var: _moment, MO.Std: _moment,
     R.MaxAll: _max_all(MaxOf), R.MinAll: _max_all(MinOf), R.MaxDim: _max_dim, R.MinDim: _max_dim,
-    L.Mm: _mm, L.Mv: _mv, L.Dot: _dot, L.Addmm: _addmm,
+    L.Mm: _mm, L.Mv: _mv, L.Dot: _dot, L.Addmm: _addmm, L.Bmm: _bmm, L.Baddbmm: _bmm,
     LO.NllLoss: _nll, LO.NllLossBackward: _nll_backward,
     EM.Embedding: _embedding, EM.EmbeddingDenseBackward: _embedding_backward,
     CV.Convolution: _convolution, CV.ConvolutionNoBias: _convolution,

@@ -775,6 +775,10 @@ class TensorKernel:
         return products.mv(a, x)
 
     @staticmethod
+    def bmm(a, b):
+        return products.bmm(a, b)
+
+    @staticmethod
     def outer(g, x):
         return products.outer(g, x)
 
