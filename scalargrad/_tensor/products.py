@@ -274,8 +274,8 @@ def inner(a: Tensor, b: Tensor) -> Tensor:
 
 
 def matmul(a, b) -> Tensor:
-    """``a @ b`` composed as ``at::matmul``: dot, mv, (unsqueeze, mm, squeeze), mm, or an N-D
-    tensor folded into a matrix product and viewed back."""
+    """``a @ b`` composed as ``at::matmul``: dot, mv, (unsqueeze, mm, squeeze), mm, an N-D
+    tensor folded into a matrix product and viewed back, or batched products (bmm)."""
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         bad = b if isinstance(a, Tensor) else a
         raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not {type(bad).__name__}")
@@ -306,7 +306,67 @@ def matmul(a, b) -> Tensor:
             out = mm(folded, b)
             shape = sa[:-1] + (b._t.shape[1],)
         return make_view(out, shape, None, 0, None, S.UnsafeView, Layout(out._t.shape), copy=True)
-    raise Unsupported(f"matmul of a {da}-D and a {db}-D tensor (batched matrix products)")
+    return _batched_matmul(a, b)
+
+
+def _unsafe_view(x: Tensor, shape) -> Tensor:
+    return make_view(x, tuple(shape), None, 0, None, S.UnsafeView, Layout(x._t.shape), copy=True)
+
+
+def _should_fold_swapped(a: Tensor, b: Tensor) -> bool:
+    """ATen's should_fold for a 1-D or 2-D ``a`` and a ``b`` of 3 or more dimensions: fold
+    ``b.mT`` into a matrix when ``a`` requires grad, or when ``a`` is a vector and ``b.mT``'s
+    batch dimensions fold without a copy."""
+    if a._rg:
+        return True
+    if a._t.ndim == 2:
+        return False
+    if not b._t.numel:
+        return True
+    shape, st = list(b._t.shape), list(b._t.strides)
+    shape[-2:], st[-2:] = shape[:-3:-1], st[:-3:-1]  # b.mT
+    return all(st[i] == st[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
+    """at::matmul with a tensor of 3 or more dimensions on the right (or on both sides): the
+    left operand folded into the transposed right one (mm or mv) when it requires grad or is a
+    vector, else both broadcast over their batch dimensions, reshaped to 3-D and multiplied
+    with bmm, the result viewed back (UnsafeViewBackward0)."""
+    from .build import broadcast_shapes
+    from .views import contiguous, expand, mT, squeeze
+    from .views import transpose as transpose_view
+
+    da, db = a._t.ndim, b._t.ndim
+    if da <= 2 and db >= 3 and _should_fold_swapped(a, b):
+        t1 = mT(b)
+        t2 = t(a) if da == 2 else a
+        shape = tuple(t1._t.shape[:-1])
+        folded = reshape(t1, numel(shape), t1._t.shape[-1])
+        if da == 2:
+            out = _unsafe_view(mm(folded, t2), shape + (t2._t.shape[1],))
+            return contiguous(transpose_view(out, -2, -1))
+        return _unsafe_view(mv(folded, t2), shape)
+    if da == 3 and db == 3 and a._t.shape[0] != b._t.shape[0]:
+        if a._t.shape[0] == 1 and a._rg:
+            return matmul(squeeze(a, 0), b)
+        if b._t.shape[0] == 1 and b._rg:
+            return matmul(a, squeeze(b, 0))
+    sa, sb = tuple(a._t.shape), tuple(b._t.shape)
+    n = sa[-2] if da > 1 else 1
+    m1 = sa[-1]
+    m2 = sb[-2] if db > 1 else sb[0]
+    p = sb[-1] if db > 1 else 1
+    batch = broadcast_shapes(sa[:max(da - 2, 0)], sb[:max(db - 2, 0)])
+    count = numel(batch)
+    left = reshape(expand(a, *batch, n, m1), count, n, m1)
+    if db == 1:
+        right = unsqueeze(reshape(expand(b, *batch, m2), count, m2), 2)
+    else:
+        right = reshape(expand(b, *batch, m2, p), count, m2, p)
+    shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    out = bmm(left, right)
+    return _unsafe_view(squeeze(out, -1) if db == 1 else out, shape)
 
 
 def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1) -> Tensor:
