@@ -681,6 +681,8 @@ def _install_shapes() -> None:
     _method("bmm", lambda self, mat2: products.bmm(self, mat2, _first=0))
     _method("baddbmm", lambda self, batch1, batch2, *, beta=1, alpha=1: products.baddbmm(
         self, batch1, batch2, beta=beta, alpha=alpha, _first=1))
+    _method("baddbmm_", lambda self, batch1, batch2, *, beta=1, alpha=1: inplace(self, lambda t: products.baddbmm(
+        t, batch1, batch2, beta=beta, alpha=alpha, _first=1)))
     _method("inner", products.inner)
     _method("outer", products.outer)
     _method("ger", products.outer)
