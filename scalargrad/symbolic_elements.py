@@ -1794,11 +1794,17 @@ def _written(v, vin, vals):
     for dest, k in c.map:
         at.setdefault(dest, []).append(k)
     alpha = c.raw.get("alpha", 1) if c.raw else 1
+    reduce = c.raw.get("reduce") if c.raw else None  # scatter(..., reduce=): no derivative, but a form
     spec = []
     for j in range(len(vals)):
         ks = at.get(j)
         if not ks:
             spec.append((Same, None, ((old, j),)))
+        elif reduce is not None:
+            if src is None:
+                spec.append((Const, vals[j], ((old, j),)))  # self and a number: its value, a constant
+            else:
+                spec.append((SumOf if reduce == "add" else ProdOf, None, ((old, j),) + tuple((src, k) for k in ks)))
         elif op.accumulate:
             ins = ((old, j),) + tuple((src, k) for k in ks)
             if alpha == 1:
