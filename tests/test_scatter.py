@@ -291,3 +291,19 @@ def test_rounded_sums_are_torchs(torch_ref, dtype):
                 x.index_add(0, i, s, alpha=0.3).tolist(), one_d.tolist())
 
     assert run(sg) == run(torch_ref)
+
+
+def _through_views(L):
+    w = L.tensor([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]])
+    x = L.tensor([[0.5] * 4] * 3, requires_grad=True)
+    src = L.tensor([[1.0, -1.0, 2.0, -2.0], [3.0, -3.0, 4.0, -4.0]], requires_grad=True)
+    y = x * 1
+    y[1:].index_add_(0, L.tensor([1, 1]), src, alpha=2)  # CopySlices over the view's IndexAddBackward0
+    z = x * 1
+    z[:, 1:].scatter_(1, L.tensor([[0, 2]] * 3), src[:, :2].repeat(2, 1)[:3] * 1)
+    ((y * w).sum() + (z * z * w).sum()).backward()
+    return y.tolist(), y.grad_fn.name(), z.tolist(), z.grad_fn.name(), x.grad.tolist(), src.grad.tolist()
+
+
+def test_inplace_through_views_is_torchs(torch_ref):
+    assert _through_views(sg) == _through_views(torch_ref)
