@@ -305,5 +305,18 @@ def _through_views(L):
     return y.tolist(), y.grad_fn.name(), z.tolist(), z.grad_fn.name(), x.grad.tolist(), src.grad.tolist()
 
 
+def _fill_with_double(L):
+    x = L.zeros(2, 3, requires_grad=True)
+    v = L.tensor(0.1, dtype=L.float64, requires_grad=True)
+    y = x.index_fill(1, L.tensor([0, 2]), v)
+    edges = [f.name() for f, _ in y.grad_fn.next_functions]
+    (y * y).sum().backward()
+    return y.tolist(), y.grad_fn.name(), edges, x.grad.tolist(), v.grad.item(), str(v.grad.dtype)
+
+
+def test_index_fill_with_a_double_value_is_torchs(torch_ref):
+    assert _fill_with_double(sg) == _fill_with_double(torch_ref)
+
+
 def test_inplace_through_views_is_torchs(torch_ref):
     assert _through_views(sg) == _through_views(torch_ref)

@@ -147,7 +147,7 @@ def _node(op, x: Tensor, src: Tensor | None, writes: list, value=None, scale=1, 
     dt = x._t.dtype
     r = dt.round
     out = list(_flat(x))
-    sv = _flat(src) if src is not None else None
+    sv = None if src is None else _flat(src) if src._t.dtype is dt else [r(v) for v in _flat(src)]
     if op.accumulate:
         f32 = dt is dtypes.float32
         for dest, s in writes:
@@ -323,15 +323,9 @@ def index_fill(x: Tensor, dim, index, value) -> Tensor:
     writes = _slice_writes(x, d, [i % size for i in idx], None)
     if isinstance(value, Tensor):
         writes = [(dest, 0) for dest, _ in writes]
-        src = value if value._t.dtype is x._t.dtype else _cast(value, x._t.dtype)
-        return _node(W.IndexFillTensor, x, src, writes, tensors=index, d=d, dim=_uint(dim))
+        # a value of another dtype is its input as it is (the node rounds it, the engine casts its gradient)
+        return _node(W.IndexFillTensor, x, value, writes, tensors=index, d=d, dim=_uint(dim))
     return _node(W.IndexFill, x, None, writes, x._t.dtype.round(value), tensors=index, d=d, dim=_uint(dim))
-
-
-def _cast(t: Tensor, dt) -> Tensor:
-    from .views import to_dtype
-
-    return to_dtype(t, dt)
 
 
 # ---------------------------------------------------------------- masked_scatter
