@@ -43,6 +43,7 @@ from ._ops import norms as NM
 from ._ops import pooling as PO
 from ._ops import reductions as R
 from ._ops import scans as SC
+from ._ops import scatter as W
 from ._ops import selection as SE
 from ._ops import shape as S
 from ._ops import softmax as SM
@@ -58,7 +59,7 @@ __all__ = ["Elem", "ElementGraph", "ElementOp", "ELEMENT_OPS", "Same", "Const", 
            "DotOf", "AddmmOf", "MseOf", "PointwiseLossOf", "LOSS_ELEMENTS", "NllOf", "NllBackwardOf", "SoftmaxOf",
            "LogSoftmaxOf", "SoftmaxBackwardOf", "LogSoftmaxBackwardOf", "Opaque", "opaque_op", "element_index",
            "NO_ELEMENT", "shape_pick", "covers", "WindowMeanOf", "WindowSpreadOf",
-           "NormalizedOf"]
+           "NormalizedOf", "LastOf"]
 
 
 class Elem:
@@ -1057,9 +1058,40 @@ def opaque_op(name: str) -> type:
     return cls
 
 
+class LastOf(ElementOp):
+    """An element written more than once (scatter or index_copy with a repeated index): the
+    last write's element. PyTorch's derivative (grad.gather, grad.index_select) gives every
+    element written there the gradient, a convention where calculus gives the earlier ones 0."""
+
+    name = "last write"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return S.Structural.sympy(sp, args[-1])
+
+    @staticmethod
+    def value(vals, c):
+        return vals[-1], abs(vals[-1])
+
+    @staticmethod
+    def partials(vals, c):
+        return [1.0] * len(vals)
+
+    @staticmethod
+    def convention(vals, c):
+        if len(vals) > 1:
+            return (f"{len(vals)} elements are written to one place (a repeated index); PyTorch gives each of them "
+                    "that place's gradient (grad.gather / grad.index_select), calculus only the last one", None)
+        return None
+
+    @staticmethod
+    def sample():
+        return [0.75], None
+
+
 ELEMENT_OPS = [Same, Const, SumOf, MeanOf, MaxOf, MinOf, DotOf, AddmmOf, *LOSS_ELEMENTS.values(), NllOf,
                NllBackwardOf, SoftmaxOf, LogSoftmaxOf, SoftmaxBackwardOf, LogSoftmaxBackwardOf, ScaledSumOf,
-               EmbeddingPickOf, WindowMeanOf, WindowSpreadOf, NormalizedOf]
+               EmbeddingPickOf, WindowMeanOf, WindowSpreadOf, NormalizedOf, LastOf]
 
 
 # ---------------------------------------------------------------- the graph
@@ -1072,7 +1104,7 @@ def _seq(v) -> int:
 _special: dict = {}  # op -> does a node of it need expanding whatever its shape
 # ops whose elements are not their declared form (a filled element is the number, not the
 # input; an assigned number has no input): expanded even on 0-dim tensors
-_ALWAYS_EXPANDED = (S.Fill, S.MaskedFill, IndexPut)
+_ALWAYS_EXPANDED = (S.Fill, S.MaskedFill, IndexPut, W.Written)
 
 
 def shape_pick(v) -> bool:
@@ -1466,6 +1498,28 @@ def _dot(v, vin, vals):
     return [(DotOf, None, tuple((a, q) for q in range(k)) + tuple((b, q) for q in range(k)))]
 
 
+def _bmm(v, vin, vals):
+    """bmm and baddbmm: a dot product per output element, within its batch (plus the bias)."""
+    if len(vin) == 3:
+        bias, a, b = vin
+    else:
+        bias, (a, b) = None, vin
+    bs, n, k = a._t.shape
+    m = b._t.shape[2]
+    spread = positions(bias._t.shape, (bs, n, m)) if bias is not None else None
+    spec = []
+    for q in range(bs):
+        for i in range(n):
+            for j in range(m):
+                ins = tuple((a, (q * n + i) * k + x) for x in range(k)) + tuple((b, (q * k + x) * m + j)
+                                                                             for x in range(k))
+                if bias is None:
+                    spec.append((DotOf, None, ins))
+                else:
+                    spec.append((AddmmOf, None, ((bias, spread[(q * n + i) * m + j]),) + ins))
+    return spec
+
+
 def _addmm(v, vin, vals):
     bias, a, b = vin
     n, k = a._t.shape
@@ -1729,12 +1783,49 @@ def _scatter(v, vin, vals):
     return spec
 
 
+def _written(v, vin, vals):
+    """scatter, index_add, masked_scatter...: each element is self's, or the src element
+    written there last, or (scatter_add, index_add) self's plus the writes times alpha."""
+    op = v._op.base
+    c = v._c
+    old = vin[0]
+    src = vin[1] if len(vin) > 1 else None
+    at: dict = {}
+    for dest, k in c.map:
+        at.setdefault(dest, []).append(k)
+    alpha = c.raw.get("alpha", 1) if c.raw else 1
+    reduce = c.raw.get("reduce") if c.raw else None  # scatter(..., reduce=): no derivative, but a form
+    spec = []
+    for j in range(len(vals)):
+        ks = at.get(j)
+        if not ks:
+            spec.append((Same, None, ((old, j),)))
+        elif reduce is not None:
+            if src is None:
+                spec.append((Const, vals[j], ((old, j),)))  # self and a number: its value, a constant
+            else:
+                spec.append((SumOf if reduce == "add" else ProdOf, None, ((old, j),) + tuple((src, k) for k in ks)))
+        elif op.accumulate:
+            ins = ((old, j),) + tuple((src, k) for k in ks)
+            if alpha == 1:
+                spec.append((SumOf, None, ins))
+            else:
+                spec.append((ScaledSumOf, [1.0] + [float(alpha)] * len(ks), ins))
+        elif src is None:
+            spec.append((Const, vals[j], ((old, j),)))
+        elif len(set(ks)) == 1:  # index_fill's value, maybe filled in twice: the element is the value
+            spec.append((Same, None, ((src, ks[0]),)))
+        else:
+            spec.append((LastOf, None, tuple((src, k) for k in ks)))
+    return spec
+
+
 _BUILDERS = {
     R.Sum: _reduction(SumOf), R.SumDim: _reduction(SumOf), R.Mean: _reduction(MeanOf), R.MeanDim: _reduction(MeanOf),
     NM.VectorNorm: _vector_norm, NM.Dist: _dist, SC.Prod: _prod, SC.ProdDim: _prod, SC.Cumsum: _scan(SumOf),
     SC.Cumprod: _scan(ProdOf), MO.Var: _moment, MO.Std: _moment,
     R.MaxAll: _max_all(MaxOf), R.MinAll: _max_all(MinOf), R.MaxDim: _max_dim, R.MinDim: _max_dim,
-    L.Mm: _mm, L.Mv: _mv, L.Dot: _dot, L.Addmm: _addmm,
+    L.Mm: _mm, L.Mv: _mv, L.Dot: _dot, L.Addmm: _addmm, L.Bmm: _bmm, L.Baddbmm: _bmm,
     LO.NllLoss: _nll, LO.NllLossBackward: _nll_backward,
     EM.Embedding: _embedding, EM.EmbeddingDenseBackward: _embedding_backward,
     CV.Convolution: _convolution, CV.ConvolutionNoBias: _convolution,
@@ -1749,7 +1840,8 @@ _BUILDERS = {
     SM.LogSoftmaxBackwardData: _along_backward(LogSoftmaxBackwardOf),
 }
 # an in-place comparison's elements are its 1s and 0s, constants
-_BUILDERS_BY_CLASS = [(SE.Picked, _picked), (_Scatter, _scatter), (IndexPut, _index_put), (CompareInplace, _fill),
+_BUILDERS_BY_CLASS = [(W.Written, _written), (SE.Picked, _picked), (_Scatter, _scatter), (IndexPut, _index_put),
+                      (CompareInplace, _fill),
                       (S.Structural, _same_order)]
 
 

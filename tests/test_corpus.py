@@ -32,7 +32,6 @@ EXAMPLES = verify.load_catalogue(str(CORPUS))
 # id -> the reason it does not reproduce yet: outcome.result, then outcome.detail (its start)
 NOT_YET: dict[str, str] = {
     # missing features, named by scalargrad's Unsupported error
-    "031_function_mark_non_differentiable": "not supported: Tensor.index_add_",
     # wrong behaviour or a Python error where PyTorch has the feature
     "054_device_agnostic_code": "differs: line 1: PyTorch prints '2.13.0+cpu', scalargrad '0.2.0'",  # __version__
 }

@@ -32,6 +32,12 @@ ARGS = {
     "copysign": lambda L: (L.tensor([-1.0, 1.0, -0.0]),), "hypot": lambda L: (L.tensor([1.0, -2.0, 0.5]),),
     "unsqueeze": lambda L: (0,), "squeeze": lambda L: (), "transpose": lambda L: (0, 0),
     "cumsum": lambda L: (0,), "cumprod": lambda L: (0,),
+    "scatter": lambda L: (0, L.tensor([2, 0]), L.tensor([1.5, 2.5])),
+    "scatter_add": lambda L: (0, L.tensor([2, 2]), L.tensor([1.5, 2.5])),
+    "index_add": lambda L: (0, L.tensor([2, 0]), L.tensor([1.5, -2.0])),
+    "index_copy": lambda L: (0, L.tensor([1]), L.tensor([4.0])), "index_fill": lambda L: (0, L.tensor([0, 2]), -1.0),
+    "masked_scatter": lambda L: (L.tensor([True, False, True]), L.tensor([7.0, 8.0, 9.0])),
+    "baddbmm": lambda L: (L.tensor([[[1.0, -2.0]]]), L.tensor([[[0.5, 1.0, 1.5], [2.0, -1.0, 0.25]]])),
 }
 # aliases take their target's arguments
 ALIASES = {"absolute": "abs", "negative": "neg", "subtract": "sub", "multiply": "mul", "divide": "div",
@@ -40,6 +46,8 @@ ALIASES = {"absolute": "abs", "negative": "neg", "subtract": "sub", "multiply": 
            "arctan2": "atan2"}
 # ops that need a matrix: their tensor is (x * 1).reshape(1, 3)
 MATRIX = {"tril_", "triu_"}
+# ops that need a batch of matrices: their tensor is (x * 1).reshape(1, 1, 3)
+BATCHES = {"baddbmm_"}
 # in-place methods that are not the in-place form of an op
 NOT_OPS = {"requires_grad_", "detach_", "share_memory_", "addmm_", "t_"}
 
@@ -109,6 +117,8 @@ def test_inplace_equals_out_of_place(name):
 
 
 def _shaped(t, name: str):
+    if name in BATCHES:
+        return t.reshape(1, 1, 3)
     return t.reshape(1, 3) if name in MATRIX else t
 
 

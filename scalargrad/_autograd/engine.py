@@ -39,6 +39,7 @@ from .._tensor.saved_hooks import unpacked
 from .._tensor.storage import version_then, write
 from .._tensor.tensor import MANY, Tensor, ext, leaf, make, next_seq
 from .kernels import EFFICIENT_ZERO, EfficientZero, GraphKernel, TensorKernel, ZeroTensor, sum_to
+from .kernels import running as kernels_running
 
 _ABSENT = object()  # no gradient reached the node (None means an undefined gradient did)
 
@@ -180,6 +181,12 @@ def _unwrap(g, graph: bool):
     return EFFICIENT_ZERO if g.__class__ is ZeroTensor else g._val
 
 
+def _expandable(shape: tuple, to: tuple) -> bool:
+    if len(shape) > len(to):
+        return False
+    return all(a == b or a == 1 for a, b in zip(reversed(shape), reversed(to)))
+
+
 def _adapt(g, u: Tensor, v, graph: bool):
     """The gradient ``g`` for input ``u``, in ``u``'s shape, dtype and representation (a float
     for a 0-dim tensor in plain backward). A gradient that cannot be summed to ``u``'s shape is
@@ -189,7 +196,8 @@ def _adapt(g, u: Tensor, v, graph: bool):
         gt = g._t
         if gt.shape != t.shape:
             try:
-                g = sum_to(g, tuple(t.shape))
+                # PyTorch's is_expandable_to: u's shape must broadcast to the gradient's
+                g = sum_to(g, tuple(t.shape)) if _expandable(tuple(t.shape), tuple(gt.shape)) else None
             except RuntimeError:
                 g = None
             if g is None or tuple(g._t.shape) != tuple(t.shape):
@@ -209,8 +217,9 @@ def _adapt(g, u: Tensor, v, graph: bool):
     return t.dtype.round(g)
 
 
-running: list = []
-"""The backward calls under way, innermost last (read by ``graph_task``)."""
+running = kernels_running
+"""The backward calls under way, innermost last (read by ``graph_task``, and by the kernels:
+what a call wants computed)."""
 _tasks = itertools.count()  # each backward call's id (PyTorch's graph task id)
 
 

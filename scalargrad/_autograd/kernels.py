@@ -24,13 +24,18 @@ from .._base.grad_mode import _state as _grad_state
 from .._ops import elementwise as E
 from .._ops import shape as S
 from .._tensor import products, scans, views
+from .._tensor import scatter as writes
 from .._tensor.build import binary, broadcast_shapes, elementwise, result_dtype, unary
 from .._tensor.reduce import mean as tmean
 from .._tensor.reduce import sum as tsum
 from .._tensor.softmax import slices
 from .._tensor.tensor import MANY, Tensor, leaf, make
 
-__all__ = ["FloatKernel", "Float32Kernel", "TensorKernel", "GraphKernel", "install"]
+__all__ = ["FloatKernel", "Float32Kernel", "TensorKernel", "GraphKernel", "install", "running"]
+
+running: list = []
+"""The engine's backward calls under way, innermost last: a formula whose gradient for one
+input may be invalid reads what the call wants (``need``) before refusing it."""
 
 
 class FloatKernel:
@@ -787,6 +792,10 @@ class TensorKernel:
         return products.mv(a, x)
 
     @staticmethod
+    def bmm(a, b):
+        return products.bmm(a, b)
+
+    @staticmethod
     def outer(g, x):
         return products.outer(g, x)
 
@@ -960,6 +969,22 @@ def _tensor_pick_backward(g, layout, name):
     return _scatter(g, layout.in_shape, m, name, accumulate=True)
 
 
+def _gather_src(g, d, index, v):
+    """src's gradient of a scatter node ``v``, ``grad.gather(dim, index)``: in index's shape,
+    which PyTorch's engine refuses (validate_outputs) when src's shape does not broadcast to
+    it, if src's gradient is wanted at all (``autograd.grad`` of other inputs computes none)."""
+    out = writes.gather_src(g, d, index)
+    src = v._in[1]
+    got, want = tuple(out._t.shape), tuple(src._t.shape)
+    if got == want or (len(want) <= len(got) and all(a in (b, 1) for a, b in zip(want[::-1], got[::-1]))):
+        return out
+    need = running[-1].need if running else None
+    if need is not None and src not in need:
+        return None
+    raise RuntimeError(f"Function {v.grad_fn.name()} returned an invalid gradient at index 1 - got {list(got)} "
+                       f"but expected shape compatible with {list(want)}")
+
+
 def _tensor_zero_where_inf(x):
     """``x.masked_fill(x.isinf(), 0)``."""
     from .._tensor.surface import _masked_fill
@@ -978,6 +1003,14 @@ TensorKernel.prod_backward = staticmethod(_tensor_prod_backward)
 TensorKernel.cumsum_backward = staticmethod(_tensor_cumsum_backward)
 TensorKernel.cumprod_backward = staticmethod(_tensor_cumprod_backward)
 TensorKernel.flip = staticmethod(lambda g, dims: scans.flip(g, dims))
+# the tensor ops the write ops' derivatives name (derivatives.yaml: grad.gather(dim, index)...)
+TensorKernel.gather_src = staticmethod(_gather_src)
+TensorKernel.scatter_value = staticmethod(writes.scatter_zero)
+TensorKernel.index_select_as = staticmethod(writes.index_select_as)
+TensorKernel.index_fill_zero = staticmethod(writes.index_fill_zero)
+TensorKernel.index_fill_value_backward = staticmethod(writes.index_fill_value_backward)
+TensorKernel.masked_fill_zero = staticmethod(lambda g, mask: _masked_zero(g, mask))
+TensorKernel.masked_scatter_backward = staticmethod(writes.masked_scatter_backward)
 
 
 class GraphKernel(TensorKernel):

@@ -18,6 +18,7 @@ from . import (
     reductions,
     rounding,
     scans,
+    scatter,
     selection,
     shape,
     softmax,
@@ -25,5 +26,5 @@ from . import (
 from .table import REGISTRY
 
 __all__ = ["REGISTRY", "activations", "angles", "convolution", "elementwise", "embedding", "linalg", "losses",
-           "moments", "normalization", "norms", "pointwise", "pooling", "reductions", "rounding", "scans", "selection",
-           "shape", "softmax"]
+           "moments", "normalization", "norms", "pointwise", "pooling", "reductions", "rounding", "scans", "scatter",
+           "selection", "shape", "softmax"]

@@ -86,4 +86,38 @@ class Addmm(Product):
         return _dot_form(sp, *args[1:]) + args[0]
 
 
-LINALG = [Mm, Mv, Dot, Addmm]
+@register
+class Bmm(Product):
+    """bmm(self, mat2): one matrix product per batch; inputs (self, mat2)."""
+
+    name = "BmmBackward0"
+    saved = (("mat2", 1, (0,)), ("self", 0, (1,)))
+    api = Api(method="bmm", function="bmm")
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = k.ins(v)
+        # self: grad.bmm(mat2.transpose(1, 2)); mat2: self.transpose(1, 2).bmm(grad)
+        return k.bmm(g, k.transpose(b, 1, 2)), k.bmm(k.transpose(a, 1, 2), g)
+
+
+@register
+class Baddbmm(Product):
+    """baddbmm(self, batch1, batch2) with beta = alpha = 1: self + batch1 @ batch2 per batch;
+    inputs (self, batch1, batch2)."""
+
+    name = "BaddbmmBackward0"
+    saved = (("alpha", "one"), ("batch1", 1, (2,)), ("batch2", 2, (1,)), ("beta", "one"))
+    api = Api(method="baddbmm", function="baddbmm")
+
+    @staticmethod
+    def backward(k, g, v):
+        _, a, b = k.ins(v)
+        return g, k.bmm(g, k.transpose(b, 1, 2)), k.bmm(k.transpose(a, 1, 2), g)
+
+    @staticmethod
+    def sympy(sp, *args):
+        return _dot_form(sp, *args[1:]) + args[0]
+
+
+LINALG = [Mm, Mv, Dot, Addmm, Bmm, Baddbmm]

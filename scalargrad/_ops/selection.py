@@ -15,7 +15,8 @@ from .shape import Structural
 from .table import Api, register
 
 __all__ = ["Picked", "Gather", "IndexSelect", "MaskedSelect", "Take", "Sort", "SortStable", "Topk", "Kthvalue",
-           "Tril", "Triu", "Diagonal", "DiagonalCopy", "DiagEmbed", "Repeat", "Roll", "SELECTION"]
+           "Tril", "Triu", "Diagonal", "DiagonalCopy", "DiagEmbed", "Repeat", "Roll", "MaskedScatterGrad",
+           "SELECTION"]
 
 
 class Picked(Structural):
@@ -69,5 +70,9 @@ Repeat = _picked("Repeat", "RepeatBackward0", (("repeats", "c.repeats"), _SIZES)
 Roll = _picked("Roll", "RollBackward0", (("dims", "c.dims"), ("shifts", "c.shifts")),
                Api(method="roll", function="roll"), "RollBackward0")
 
+# masked_scatter's source gradient (masked_scatter_backward): the gradient's masked elements, then zeros
+MaskedScatterGrad = _picked("MaskedScatterGrad", "MaskedScatterBackwardBackward0", (("mask", "c.tensors"),), None,
+                            "MaskedScatterBackward0", saves=True)
+
 SELECTION = [Gather, IndexSelect, MaskedSelect, Take, Sort, SortStable, Topk, Kthvalue, Tril, Triu, Diagonal,
-             DiagonalCopy, DiagEmbed, Repeat, Roll]
+             DiagonalCopy, DiagEmbed, Repeat, Roll, MaskedScatterGrad]

@@ -20,10 +20,10 @@ from .._base.layout import is_contiguous, numel
 from .._ops import linalg as L
 from .._ops import shape as S
 from .._ops.shape import Layout
-from .tensor import Tensor, make
+from .tensor import Tensor, leaf, make
 from .views import make_view, reshape, t, unsqueeze, view
 
-__all__ = ["matmul", "mm", "mv", "dot", "inner", "addmm", "linear", "outer"]
+__all__ = ["matmul", "mm", "mv", "dot", "inner", "addmm", "linear", "outer", "bmm", "baddbmm"]
 
 
 def _dot_value(av: list, bv: list, dt, kind: str):
@@ -111,6 +111,94 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
     return make(L.Mm, TensorType(a._t.dtype, (n, m)), vals, (a, b))
 
 
+_NAIVE_BMM = 400
+"""ATen's CPU bmm multiplies batches whose contraction x rows x columns is below this with its
+own loop (each product rounded, added in order: the same bits on every processor); larger
+ones go to MKL's gemm (machine-dependent, modelled as mm's order)."""
+
+
+def _bmm_values(a: Tensor, b: Tensor, bias: list | None = None) -> list:
+    bs, n, k = a._t.shape
+    m = b._t.shape[2]
+    dt = a._t.dtype
+    r = dt.round
+    ea, eb = _elements(a), _elements(b)
+    out = []
+    if k * n * m >= _NAIVE_BMM and dt.is_floating_point:
+        for q in range(bs):
+            am = leaf(ea[q * n * k:(q + 1) * n * k], TensorType(dt, (n, k)))
+            bm = leaf(eb[q * k * m:(q + 1) * k * m], TensorType(dt, (k, m)))
+            part = _product_values(am, bm)
+            if bias is not None:
+                part = [r(x + c) for x, c in zip(part, bias[q * n * m:(q + 1) * n * m])]
+            out.extend(part)
+        return out
+    for q in range(bs):
+        for i in range(n):
+            row = ea[(q * n + i) * k:(q * n + i + 1) * k]
+            for j in range(m):
+                acc = 0.0 if dt.is_floating_point else 0
+                for x in range(k):
+                    acc = r(acc + r(row[x] * eb[(q * k + x) * m + j]))
+                if bias is not None:
+                    acc = r(bias[(q * n + i) * m + j] + acc)
+                out.append(acc)
+    return out
+
+
+def _check_batches(a: Tensor, b: Tensor, name: str, first: int = 1) -> None:
+    """bmm's and baddbmm's checks; ``first`` is the position PyTorch's parser gives the first
+    operand (a method's self takes none)."""
+    names = ("input", "mat2") if name == "bmm" else ("batch1", "batch2")
+    for pos, (arg, x) in enumerate(zip(names, (a, b))):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {first + pos}) must be Tensor, not "
+                            f"{type(x).__name__}")
+    if a._t.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b._t.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    bs, _, k = a._t.shape
+    if tuple(b._t.shape[:2]) != (bs, k):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{bs}, {k}] but got: "
+                           f"[{b._t.shape[0]}, {b._t.shape[1]}].")
+    if a._t.dtype is not b._t.dtype:
+        raise RuntimeError(f"expected scalar type {a._t.dtype.short} but found {b._t.dtype.short}")
+
+
+def bmm(a: Tensor, b: Tensor, _first: int = 1) -> Tensor:
+    """``bmm``: the matrix product of each batch, (b, n, k) @ (b, k, m) (BmmBackward0)."""
+    _check_batches(a, b, "bmm", _first)
+    bs, n, _ = a._t.shape
+    m = b._t.shape[2]
+    return make(L.Bmm, TensorType(a._t.dtype, (bs, n, m)), _bmm_values(a, b), (a, b))
+
+
+def baddbmm(bias: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, _first: int = 2) -> Tensor:
+    """``baddbmm``: bias (broadcast) + batch1 @ batch2 per batch (BaddbmmBackward0)."""
+    _check_batches(batch1, batch2, "baddbmm", _first)
+    if beta != 1 or alpha != 1:
+        raise Unsupported("baddbmm with beta or alpha other than 1")
+    from .build import broadcast_shapes, positions
+
+    shape = (batch1._t.shape[0], batch1._t.shape[1], batch2._t.shape[2])
+    if bias._t.dtype is not batch1._t.dtype:
+        raise RuntimeError(f"expected scalar type {batch1._t.dtype.short} but found {bias._t.dtype.short}")
+    try:
+        full = broadcast_shapes(bias._t.shape, shape)
+    except RuntimeError:
+        full = None
+    if full != shape:
+        bad = next(d for d in range(1, len(bias._t.shape) + 1) if bias._t.shape[-d] not in (1, shape[-d]))
+        raise RuntimeError(f"The expanded size of the tensor ({shape[-bad]}) must match the existing size "
+                           f"({bias._t.shape[-bad]}) at non-singleton dimension {3 - bad}.  Target sizes: "
+                           f"{list(shape)}.  Tensor sizes: {list(bias._t.shape)}")
+    eb = _elements(bias)
+    spread = [eb[i] for i in positions(bias._t.shape, shape)]
+    return make(L.Baddbmm, TensorType(batch1._t.dtype, shape), _bmm_values(batch1, batch2, spread),
+                (bias, batch1, batch2))
+
+
 def mv(a: Tensor, x: Tensor) -> Tensor:
     """matrix @ vector (MvBackward0)."""
     if a._t.ndim != 2 or x._t.ndim != 1:
@@ -186,8 +274,8 @@ def inner(a: Tensor, b: Tensor) -> Tensor:
 
 
 def matmul(a, b) -> Tensor:
-    """``a @ b`` composed as ``at::matmul``: dot, mv, (unsqueeze, mm, squeeze), mm, or an N-D
-    tensor folded into a matrix product and viewed back."""
+    """``a @ b`` composed as ``at::matmul``: dot, mv, (unsqueeze, mm, squeeze), mm, an N-D
+    tensor folded into a matrix product and viewed back, or batched products (bmm)."""
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         bad = b if isinstance(a, Tensor) else a
         raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not {type(bad).__name__}")
@@ -218,7 +306,67 @@ def matmul(a, b) -> Tensor:
             out = mm(folded, b)
             shape = sa[:-1] + (b._t.shape[1],)
         return make_view(out, shape, None, 0, None, S.UnsafeView, Layout(out._t.shape), copy=True)
-    raise Unsupported(f"matmul of a {da}-D and a {db}-D tensor (batched matrix products)")
+    return _batched_matmul(a, b)
+
+
+def _unsafe_view(x: Tensor, shape) -> Tensor:
+    return make_view(x, tuple(shape), None, 0, None, S.UnsafeView, Layout(x._t.shape), copy=True)
+
+
+def _should_fold_swapped(a: Tensor, b: Tensor) -> bool:
+    """ATen's should_fold for a 1-D or 2-D ``a`` and a ``b`` of 3 or more dimensions: fold
+    ``b.mT`` into a matrix when ``a`` requires grad, or when ``a`` is a vector and ``b.mT``'s
+    batch dimensions fold without a copy."""
+    if a._rg:
+        return True
+    if a._t.ndim == 2:
+        return False
+    if not b._t.numel:
+        return True
+    shape, st = list(b._t.shape), list(b._t.strides)
+    shape[-2:], st[-2:] = shape[:-3:-1], st[:-3:-1]  # b.mT
+    return all(st[i] == st[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
+    """at::matmul with a tensor of 3 or more dimensions on the right (or on both sides): the
+    left operand folded into the transposed right one (mm or mv) when it requires grad or is a
+    vector, else both broadcast over their batch dimensions, reshaped to 3-D and multiplied
+    with bmm, the result viewed back (UnsafeViewBackward0)."""
+    from .build import broadcast_shapes
+    from .views import contiguous, expand, mT, squeeze
+    from .views import transpose as transpose_view
+
+    da, db = a._t.ndim, b._t.ndim
+    if da <= 2 and db >= 3 and _should_fold_swapped(a, b):
+        t1 = mT(b)
+        t2 = t(a) if da == 2 else a
+        shape = tuple(t1._t.shape[:-1])
+        folded = reshape(t1, numel(shape), t1._t.shape[-1])
+        if da == 2:
+            out = _unsafe_view(mm(folded, t2), shape + (t2._t.shape[1],))
+            return contiguous(transpose_view(out, -2, -1))
+        return _unsafe_view(mv(folded, t2), shape)
+    if da == 3 and db == 3 and a._t.shape[0] != b._t.shape[0]:
+        if a._t.shape[0] == 1 and a._rg:
+            return matmul(squeeze(a, 0), b)
+        if b._t.shape[0] == 1 and b._rg:
+            return matmul(a, squeeze(b, 0))
+    sa, sb = tuple(a._t.shape), tuple(b._t.shape)
+    n = sa[-2] if da > 1 else 1
+    m1 = sa[-1]
+    m2 = sb[-2] if db > 1 else sb[0]
+    p = sb[-1] if db > 1 else 1
+    batch = broadcast_shapes(sa[:max(da - 2, 0)], sb[:max(db - 2, 0)])
+    count = numel(batch)
+    left = reshape(expand(a, *batch, n, m1), count, n, m1)
+    if db == 1:
+        right = unsqueeze(reshape(expand(b, *batch, m2), count, m2), 2)
+    else:
+        right = reshape(expand(b, *batch, m2, p), count, m2, p)
+    shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    out = bmm(left, right)
+    return _unsafe_view(squeeze(out, -1) if db == 1 else out, shape)
 
 
 def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1) -> Tensor:

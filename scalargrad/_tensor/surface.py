@@ -22,8 +22,23 @@ from .._base.layout import elementwise_strides, is_contiguous
 from .._ops import elementwise as E
 from .._ops import shape as S
 from .._ops.table import REGISTRY
+from . import (
+    einsum,
+    indexing,
+    legacy,
+    moments,
+    norms,
+    pointwise,
+    products,
+    reduce,
+    rounding,
+    scans,
+    selection,
+    softmax,
+    views,
+)
 from . import factories as F
-from . import indexing, legacy, moments, norms, pointwise, products, reduce, rounding, scans, selection, softmax, views
+from . import scatter as writes
 from .build import binary, broadcast_shapes, elementwise, refuse_bool, result_dtype, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
@@ -666,6 +681,11 @@ def _install_shapes() -> None:
     _method("mm", products.mm)
     _method("mv", products.mv)
     _method("dot", products.dot)
+    _method("bmm", lambda self, mat2: products.bmm(self, mat2, _first=0))
+    _method("baddbmm", lambda self, batch1, batch2, *, beta=1, alpha=1: products.baddbmm(
+        self, batch1, batch2, beta=beta, alpha=alpha, _first=1))
+    _method("baddbmm_", lambda self, batch1, batch2, *, beta=1, alpha=1: inplace(self, lambda t: products.baddbmm(
+        t, batch1, batch2, beta=beta, alpha=alpha, _first=1)))
     _method("inner", products.inner)
     _method("outer", products.outer)
     _method("ger", products.outer)
@@ -681,7 +701,10 @@ def _install_shapes() -> None:
                      ("cat", views.cat), ("concat", views.cat), ("concatenate", views.cat), ("stack", views.stack),
                      ("matmul", products.matmul), ("mm", products.mm), ("mv", products.mv), ("dot", products.dot),
                      ("inner", products.inner), ("outer", products.outer), ("ger", products.outer),
-                     ("addmm", products.addmm), ("equal", _equal), ("allclose", _allclose), ("isclose", _isclose),
+                     ("addmm", products.addmm), ("bmm", lambda input, mat2: products.bmm(input, mat2)),  # noqa: A002
+                     ("baddbmm", lambda input, batch1, batch2, *, beta=1, alpha=1: products.baddbmm(  # noqa: A002
+                         input, batch1, batch2, beta=beta, alpha=alpha)),
+                     ("equal", _equal), ("allclose", _allclose), ("isclose", _isclose),
                      ("masked_fill", lambda input, mask, value: _masked_fill(input, mask, value, False)),
                      ("numel", lambda input: input._t.numel),
                      ("broadcast_shapes", _broadcast_shapes), ("broadcast_tensors", _broadcast_tensors),
@@ -1145,6 +1168,8 @@ def install() -> None:
     _method("dist", lambda self, other, p=2: norms.dist(self, other, p))
     _install_scans()
     _install_selection()
+    writes.install(_method, _function)
+    _function("einsum", einsum.einsum)
     for name, root in (("var", False), ("std", True)):
         def method(self, dim=None, unbiased=None, keepdim=False, *, correction=None, _r=root):
             return moments.var_std(self, dim, unbiased, keepdim, correction=correction, take_sqrt=_r)

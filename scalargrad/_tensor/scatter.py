@@ -1,0 +1,452 @@
+"""Write ops on tensors (``_ops/scatter.py``): scatter, scatter_add, index_add, index_copy,
+index_fill, masked_scatter, out of place and in place, with PyTorch's checks in its order and
+words. Each lists its writes as ``(output position, src position)`` pairs in the order
+PyTorch's CPU kernel makes them, then one node computes the values from them."""
+
+from __future__ import annotations
+
+import math
+import sys
+import warnings
+
+from .._base import dtypes
+from .._base.dtypes import TensorType
+from .._base.kernel_order import fma
+from .._ops import scatter as W
+from .._ops.shape import Layout
+from .build import broadcast_shapes, positions
+from .inplace import inplace
+from .tensor import Tensor, leaf, make
+from .views import norm_dim
+
+__all__ = ["scatter", "scatter_add", "index_add", "index_copy", "index_fill", "masked_scatter", "install"]
+
+_warned: set = set()
+
+_REDUCE_DEPRECATED = (
+    "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future PyTorch "
+    "release. Use torch.scatter_reduce instead for more reduction options. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:225.)")
+
+
+def _uint(d: int) -> int:
+    return d + (1 << 64) if d < 0 else d
+
+
+def _flat(x: Tensor) -> list:
+    return x._val if x._t.ndim else [x._val]
+
+
+def _strides(shape: tuple) -> list:
+    out, acc = [], 1
+    for s in reversed(shape):
+        out.insert(0, acc)
+        acc *= s
+    return out
+
+
+def _type_name(x) -> str:
+    if isinstance(x, Tensor):
+        return "Tensor"
+    if isinstance(x, (list, tuple)):
+        inner = sorted({type(e).__name__ for e in x})
+        return f"{type(x).__name__} of [{', '.join(inner)}]"
+    return type(x).__name__
+
+
+def _bad_scatter_args(name: str, dim, index, src) -> TypeError:
+    """PyTorch's argument parser on a scatter call no overload accepts."""
+    got = ", ".join(_type_name(a).split(" of ")[0] for a in (dim, index, src))
+
+    def marked(second: str) -> str:
+        ok = (isinstance(dim, int), isinstance(index, Tensor),
+              isinstance(src, Tensor) if second == "Tensor" else isinstance(src, (int, float, bool)))
+        return ", ".join(t if good else f"!{t}!" for t, good in zip((_type_name(dim), _type_name(index),
+                                                                     _type_name(src)), ok))
+
+    lines = [f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:"]
+    if name == "scatter":
+        lines += [" * (int dim, Tensor index, Tensor src)",
+                  f"      didn't match because some of the arguments have invalid types: ({marked('Tensor')})",
+                  " * (int dim, Tensor index, Tensor src, *, str reduce)",
+                  " * (int dim, Tensor index, Number value)",
+                  f"      didn't match because some of the arguments have invalid types: ({marked('Number')})",
+                  " * (int dim, Tensor index, Number value, *, str reduce)"]
+    return TypeError("\n".join(lines) + "\n")
+
+
+def _user_level() -> int:
+    """The stacklevel of the caller's frame outside scalargrad (a C++ warning of PyTorch's
+    points at the Python line that called in, through the in-place path too)."""
+    package = __file__.rsplit("/", 2)[0]
+    f, level = sys._getframe(1), 1
+    while f is not None and f.f_code.co_filename.startswith(package):
+        f, level = f.f_back, level + 1
+    return level
+
+
+# ---------------------------------------------------------------- the writes
+
+
+def _scatter_writes(name: str, x: Tensor, d: int, index: Tensor, src: Tensor | None) -> list:
+    """(output position, src position) for each index element, in index order (the CPU kernel
+    walks each slice along ``dim`` in order, so the last of equal targets wins)."""
+    if index._t.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if src is not None and src._t.dtype is not x._t.dtype:
+        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+    shape = tuple(x._t.shape) or (1,)
+    ishape = tuple(index._t.shape) or (1,)
+    nd = len(shape)
+    if index._t.numel == 0:
+        return []
+    if max(index._t.ndim, 1) != max(x._t.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    sshape = (tuple(src._t.shape) or (1,)) if src is not None else None
+    too_big = any(k != d and ishape[k] > shape[k] for k in range(nd))
+    if src is not None:
+        too_big = too_big or any(ishape[k] > sshape[k] for k in range(min(nd, len(sshape))))
+        if too_big:
+            raise RuntimeError(f"Expected index {list(index._t.shape)} to be no larger than self {list(x._t.shape)} "
+                               f"apart from dimension {d} and to be no larger size than src {list(src._t.shape)}")
+    elif too_big:
+        raise RuntimeError(f"Expected index {list(index._t.shape)} to be no larger than self {list(x._t.shape)} "
+                           f"apart from dimension {d}")
+    xs, its = _strides(shape), _strides(ishape)
+    ss = _strides(sshape) if src is not None else None
+    writes = []
+    for j, i in enumerate(_flat(index)):
+        if not 0 <= i < shape[d]:
+            raise RuntimeError(f"index {i} is out of bounds for dimension {d} with size {shape[d]}")
+        pos = [(j // its[k]) % ishape[k] for k in range(nd)]
+        s = sum(p * st for p, st in zip(pos, ss)) if ss is not None else -1
+        pos[d] = i
+        writes.append((sum(p * st for p, st in zip(pos, xs)), s))
+    return writes
+
+
+def _slice_writes(x: Tensor, d: int, idx: list, source_shape: tuple | None) -> list:
+    """index_add/index_copy/index_fill: slice ``i`` of the source (or the number) into slice
+    ``idx[i]`` of ``x`` along ``d``, slice after slice, each in memory order."""
+    shape = tuple(x._t.shape) or (1,)
+    outer = math.prod(shape[:d])
+    inner = math.prod(shape[d + 1:])
+    size = shape[d]
+    writes = []
+    for i, target in enumerate(idx):
+        for o in range(outer):
+            for q in range(inner):
+                dest = (o * size + target) * inner + q
+                src = (o * len(idx) + i) * inner + q if source_shape is not None else -1
+                writes.append((dest, src))
+    return writes
+
+
+def _node(op, x: Tensor, src: Tensor | None, writes: list, value=None, scale=1, tensors=None, **raw) -> Tensor:
+    """The result of writing ``src``'s elements (or ``value``) into a copy of ``x`` at ``writes``."""
+    dt = x._t.dtype
+    r = dt.round
+    out = list(_flat(x))
+    sv = None if src is None else _flat(src) if src._t.dtype is dt else [r(v) for v in _flat(src)]
+    if op.accumulate:
+        f32 = dt is dtypes.float32
+        for dest, s in writes:
+            if scale == 1:
+                out[dest] = r(out[dest] + sv[s])
+            elif dt.is_floating_point and x._t.ndim > 1:
+                # slice by slice, ATen's vectorized add: self + alpha * source, one fused
+                # multiply-add (compiled with FMA for AVX2 and AVX512, as add(alpha=))
+                out[dest] = r(fma(scale, sv[s], out[dest], f32))
+            else:  # a vector: the scalar loop, self += source * alpha, rounded twice
+                out[dest] = r(out[dest] + r(sv[s] * scale))
+    elif op in (W.ScatterReduce, W.ScatterReduceValue, W.ScatterReduceInplace, W.ScatterReduceValueInplace):
+        for dest, s in writes:
+            w = sv[s] if s >= 0 else value
+            out[dest] = r(out[dest] + w) if raw["reduce"] == "add" else r(out[dest] * w)
+    else:
+        for dest, s in writes:
+            out[dest] = sv[s] if s >= 0 else value
+    layout = Layout(x._t.shape, dt, map=writes, tensors=tensors, value=value)
+    layout.raw = raw
+    layout.dim = raw.get("d")
+    ins = (x,) if src is None else (x, src)
+    op = op.tensor if not x._t.ndim and (src is None or not src._t.ndim) else op
+    return make(op, x._t, out if x._t.ndim else out[0], ins, layout)
+
+
+# ---------------------------------------------------------------- scatter, scatter_add
+
+
+def scatter(x: Tensor, dim, index, src=None, value=None, *, reduce=None, _inplace: bool = False) -> Tensor:
+    """``scatter(dim, index, src)`` / ``scatter(dim, index, value)``: a copy of ``x`` with
+    ``src``'s elements (or the number) at ``index`` along ``dim`` (ScatterBackward0/1);
+    ``reduce=`` 'add' or 'multiply' combines them instead (no derivative, as PyTorch's)."""
+    if src is None:
+        src = value
+    if not isinstance(dim, int) or not isinstance(index, Tensor) or not (
+            isinstance(src, Tensor) or src.__class__ in (int, float, bool)):
+        raise _bad_scatter_args("scatter", dim, index, src)
+    d = norm_dim(dim, x._t.ndim)
+    is_tensor = isinstance(src, Tensor)
+    if reduce is not None:
+        if is_tensor and "reduce" not in _warned:
+            _warned.add("reduce")  # TORCH_WARN_ONCE
+            warnings.warn(_REDUCE_DEPRECATED, UserWarning, stacklevel=_user_level())
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError("reduce argument must be either add or multiply.")
+    writes = _scatter_writes("scatter", x, d, index, src if is_tensor else None)
+    if reduce is not None:
+        if _inplace:
+            op = W.ScatterReduceInplace if is_tensor else W.ScatterReduceValueInplace
+        else:
+            op = W.ScatterReduce if is_tensor else W.ScatterReduceValue
+        number = None if is_tensor else x._t.dtype.round(src)
+        return _node(op, x, src if is_tensor else None, writes, number, tensors=index, reduce=reduce, d=d,
+                     dim=_uint(dim))
+    if is_tensor:
+        return _node(W.Scatter, x, src, writes, tensors=index, d=d, dim=_uint(dim))
+    return _node(W.ScatterValue, x, None, writes, x._t.dtype.round(src), tensors=index, d=d, dim=_uint(dim))
+
+
+def scatter_add(x: Tensor, dim, index, src) -> Tensor:
+    """``scatter_add(dim, index, src)``: ``src``'s elements added at ``index`` along ``dim``,
+    in index order (ScatterAddBackward0)."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
+    if not isinstance(index, Tensor):
+        raise TypeError(f"scatter_add(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
+    d = norm_dim(dim, x._t.ndim)
+    writes = _scatter_writes("scatter", x, d, index, src)  # PyTorch's checks name scatter
+    return _node(W.ScatterAdd, x, src, writes, tensors=index, d=d, dim=_uint(dim))
+
+
+# ---------------------------------------------------------------- index_add, index_copy, index_fill
+
+
+def _vector(index, name: str, pos: int) -> list:
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' (position {pos}) must be Tensor, not {type(index).__name__}")
+    return _flat(index)
+
+
+def _source_slices(name: str, x: Tensor, d: int, index: Tensor, source: Tensor) -> None:
+    """The checks index_add and index_copy share on ``source``'s shape."""
+    sshape, shape = tuple(source._t.shape), tuple(x._t.shape)
+    n = index._t.numel
+    if name == "index_add":
+        if sshape and n != sshape[d if d < len(sshape) else 0]:
+            raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to source.size(dim): "
+                               f"({sshape[d]}), for dim: {d}")
+        if len(sshape) != len(shape) or any(a != b for k, (a, b) in enumerate(zip(sshape, shape)) if k != d):
+            if shape or sshape:
+                raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified "
+                                   f"dimension. Got self.shape = {list(shape)} source.shape = {list(sshape)}")
+        return
+    if sshape and n != sshape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) ({sshape[d]})")
+    for k, (a, b) in enumerate(zip(sshape, shape)):
+        if k != d and a != b:
+            k = k if k < d else k - 1  # a dimension of the slice, which lacks ``dim``
+            raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+                               f"slice shape: {b} at dimension {k} and source slice shape: {a} at dimension {k}.")
+
+
+def index_add(x: Tensor, dim, index, source, *, alpha=1) -> Tensor:
+    """``index_add(dim, index, source, alpha=1)``: ``alpha`` times source's slice ``i`` added to
+    slice ``index[i]`` of ``x`` along ``dim`` (IndexAddBackward0)."""
+    idx = _vector(index, "index_add", 2)
+    if not isinstance(source, Tensor):
+        raise TypeError(f"index_add(): argument 'source' (position 3) must be Tensor, not {type(source).__name__}")
+    d = norm_dim(dim, x._t.ndim)
+    if index._t.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index._t.ndim} with type: "
+                         f"{index._t.dtype.short} and size: {list(index._t.shape)}")
+    if index._t.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {index._t.dtype.short}")
+    if source._t.dtype is not x._t.dtype:
+        raise RuntimeError(f"index_add_(): self ({x._t.dtype.short}) and source ({source._t.dtype.short}) must "
+                           f"have the same scalar type")
+    _source_slices("index_add", x, d, index, source)
+    size = x._t.shape[d] if x._t.ndim else 1
+    for i in idx:
+        if not 0 <= i < size:
+            raise RuntimeError(f"index {i} is out of bounds for dimension {d} with size {size}")
+    dt = x._t.dtype
+    a = dt.round(alpha)  # ATen's scalar_t alpha
+    writes = _slice_writes(x, d, idx, tuple(source._t.shape))
+    return _node(W.IndexAdd, x, source, writes, scale=a, tensors=index, d=d, dim=_uint(dim), alpha=alpha,
+                 source_dim=source._t.ndim)
+
+
+def index_copy(x: Tensor, dim, index, source) -> Tensor:
+    """``index_copy(dim, index, source)``: source's slice ``i`` copied into slice ``index[i]``
+    of ``x`` along ``dim`` (IndexCopyBackward0)."""
+    idx = _vector(index, "index_copy", 2)
+    if not isinstance(source, Tensor):
+        raise TypeError(f"index_copy(): argument 'source' (position 3) must be Tensor, not {type(source).__name__}")
+    d = norm_dim(dim, x._t.ndim)
+    if index._t.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index._t.ndim})")
+    _source_slices("index_copy", x, d, index, source)
+    if index._t.dtype is not dtypes.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {index._t.dtype.short}")
+    if source._t.dtype is not x._t.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{x._t.dtype.short} and (source) {source._t.dtype.short}")
+    size = x._t.shape[d] if x._t.ndim else 1
+    for i in idx:
+        if not 0 <= i < size:
+            raise IndexError(f"index_copy_(): index {i} is out of bounds for dimension {d} with size {size}")
+    writes = _slice_writes(x, d, idx, tuple(source._t.shape))
+    return _node(W.IndexCopy, x, source, writes, tensors=index, d=d, dim=_uint(dim), source_dim=source._t.ndim)
+
+
+def index_fill(x: Tensor, dim, index, value) -> Tensor:
+    """``index_fill(dim, index, value)``: slices ``index`` of ``x`` along ``dim`` set to the number
+    (IndexFillBackward0) or the 0-dim tensor ``value`` (IndexFillBackward1); negative indices
+    count from the end."""
+    idx = _vector(index, "index_fill", 2)
+    d = norm_dim(dim, x._t.ndim)
+    if index._t.dtype is not dtypes.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index._t.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    if isinstance(value, Tensor) and value._t.ndim:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value._t.ndim} dimension(s).")
+    if not isinstance(value, Tensor) and value.__class__ not in (int, float, bool):
+        raise TypeError(f"index_fill(): argument 'value' (position 3) must be Number, not {type(value).__name__}")
+    size = x._t.shape[d] if x._t.ndim else 1
+    for i in idx:
+        if not -size <= i < size:
+            raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+    writes = _slice_writes(x, d, [i % size for i in idx], None)
+    if isinstance(value, Tensor):
+        writes = [(dest, 0) for dest, _ in writes]
+        # a value of another dtype is its input as it is (the node rounds it, the engine casts its gradient)
+        return _node(W.IndexFillTensor, x, value, writes, tensors=index, d=d, dim=_uint(dim))
+    return _node(W.IndexFill, x, None, writes, x._t.dtype.round(value), tensors=index, d=d, dim=_uint(dim))
+
+
+# ---------------------------------------------------------------- masked_scatter
+
+
+def masked_scatter(x: Tensor, mask, source) -> Tensor:
+    """``masked_scatter(mask, source)``: the elements of ``x`` where the (broadcast) bool mask
+    holds replaced by source's first elements, in order (MaskedScatterBackward0)."""
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"masked_scatter(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
+    if not isinstance(source, Tensor):
+        raise TypeError(f"masked_scatter(): argument 'source' (position 2) must be Tensor, not "
+                        f"{type(source).__name__}")
+    if mask._t.dtype is not dtypes.bool:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{mask._t.dtype.short}")
+    if source._t.dtype is not x._t.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                           f"{x._t.dtype.short} and {source._t.dtype.short}")
+    shape = tuple(x._t.shape)
+    if broadcast_shapes(shape, mask._t.shape) != shape:
+        raise RuntimeError(f"The expanded size of the tensor ({shape[-1] if shape else 1}) must match the existing "
+                           f"size ({mask._t.shape[-1]}) at non-singleton dimension {len(shape) - 1}.  Target sizes: "
+                           f"{list(shape)}.  Tensor sizes: {list(mask._t.shape)}")
+    mv = _flat(mask)
+    full = [bool(mv[p]) for p in positions(mask._t.shape, shape)] if shape else [bool(mv[0])]
+    hits = [j for j, b in enumerate(full) if b]
+    if len(hits) > source._t.numel:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    expanded = leaf(full if shape else full[0], TensorType(dtypes.bool, shape))
+    out = _node(W.MaskedScatter, x, source, [(j, k) for k, j in enumerate(hits)], tensors=mask)
+    if out._op is not None:
+        out._c.index = expanded
+    return out
+
+
+# ---------------------------------------------------------------- backward helpers (the tensor kernels')
+
+
+def gather_src(g: Tensor, d: int, index: Tensor) -> Tensor:
+    """``grad.gather(dim, index)``: src's gradient, in index's shape."""
+    from .selection import gather
+
+    return gather(g, d, index)
+
+
+def scatter_zero(g: Tensor, d: int, index: Tensor, value=0) -> Tensor:
+    """``grad.scatter(dim, index, 0)``."""
+    return scatter(g, d, index, value=value)
+
+
+def index_select_as(g: Tensor, d: int, index: Tensor, source: Tensor) -> Tensor:
+    """``grad.index_select(dim, index).expand_as(source)`` (a 0-dim source: its one slice)."""
+    from .selection import index_select
+    from .views import expand, reshape
+
+    if not source._t.ndim:
+        return reshape(index_select(g, d, reshape(index, -1) if index._t.ndim else index), ())
+    part = index_select(g, d, index)
+    return expand(part, *source._t.shape)
+
+
+def index_fill_zero(g: Tensor, d: int, index: Tensor) -> Tensor:
+    """``grad.index_fill(dim, index, 0)``."""
+    return index_fill(g, d, index, 0)
+
+
+def index_fill_value_backward(g: Tensor, d: int, index: Tensor) -> Tensor:
+    """``grad.index_select(dim, unique(index)).sum()`` (the distinct indices, in order)."""
+    from .reduce import sum as tsum
+    from .selection import index_select
+
+    seen = []
+    size = g._t.shape[d] if g._t.ndim else 1
+    for i in _flat(index):
+        if i % size not in seen:
+            seen.append(i % size)
+    return tsum(index_select(g, d, leaf(seen, TensorType(dtypes.int64, (len(seen),)))))
+
+
+def masked_scatter_backward(g: Tensor, c: Layout, source: Tensor) -> Tensor:
+    """masked_scatter_backward: the gradient's elements where the mask holds, in order, then
+    zeros, in source's shape (MaskedScatterBackwardBackward0)."""
+    from .._ops import selection as SE
+    from .selection import _pick
+
+    m = [dest for dest, _ in c.map]
+    m += [-1] * (source._t.numel - len(m))
+    return _pick(SE.MaskedScatterGrad, g, tuple(source._t.shape), m, tensors=c.tensors)
+
+
+# ---------------------------------------------------------------- the surface
+
+
+def install(method, function) -> None:
+    """Tensor methods, in-place forms and torch functions of the write ops."""
+
+    def scatter_method(self, dim, index, src=None, value=None, *, reduce=None):
+        return scatter(self, dim, index, src, value, reduce=reduce)
+
+    def scatter_inplace(self, dim, index, src=None, value=None, *, reduce=None):
+        return inplace(self, lambda t: scatter(t, dim, index, src, value, reduce=reduce, _inplace=True))
+
+    method("scatter", scatter_method)
+    method("scatter_", scatter_inplace)
+    function("scatter", lambda input, dim, index, src=None, value=None, *, reduce=None, out=None: scatter(  # noqa: A002
+        input, dim, index, src, value, reduce=reduce))
+    method("scatter_add", scatter_add)
+    method("scatter_add_", lambda self, dim, index, src: inplace(self, lambda t: scatter_add(t, dim, index, src)))
+    function("scatter_add", lambda input, dim, index, src, *, out=None: scatter_add(input, dim, index, src))  # noqa: A002
+    method("index_add", index_add)
+    method("index_add_", lambda self, dim, index, source, *, alpha=1: inplace(
+        self, lambda t: index_add(t, dim, index, source, alpha=alpha)))
+    function("index_add", lambda input, dim, index, source, *, alpha=1, out=None: index_add(  # noqa: A002
+        input, dim, index, source, alpha=alpha))
+    method("index_copy", index_copy)
+    method("index_copy_", lambda self, dim, index, source: inplace(self, lambda t: index_copy(t, dim, index, source)))
+    function("index_copy", lambda input, dim, index, source, *, out=None: index_copy(input, dim, index, source))  # noqa: A002
+    method("index_fill", index_fill)
+    method("index_fill_", lambda self, dim, index, value: inplace(self, lambda t: index_fill(t, dim, index, value)))
+    function("index_fill", lambda input, dim, index, value: index_fill(input, dim, index, value))  # noqa: A002
+    method("masked_scatter", masked_scatter)
+    method("masked_scatter_", lambda self, mask, source: inplace(self, lambda t: masked_scatter(t, mask, source)))
+    function("masked_scatter", lambda input, mask, source: masked_scatter(input, mask, source))  # noqa: A002
