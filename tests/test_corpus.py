@@ -140,25 +140,38 @@ def test_capture_is_what_live_pytorch_prints(program, torch_ref):
 
 
 def test_verify_corpus_command_prints_the_summary(tmp_path):
-    # `scalargrad verify --corpus` over some programs: a program stopped by a missing feature
-    # its entry lists under "needs" is "not yet supported", any other failure counts against
-    # the exit status
+    # `scalargrad verify --corpus` over a corpus of three programs: one that reproduces, one
+    # stopped by a missing feature its entry lists under "needs" ("not yet supported"), one
+    # whose output differs (counted against the exit status)
+    import json
+    import shutil
     import subprocess
     import sys
 
+    ref = tmp_path / "ref"
+    document = next(p for p in sorted((REPO / "reference").iterdir()) if (p / "examples.json").is_file())
+    shutil.copytree(document, ref / document.name)
+    programs = ref / "corpus" / "programs"
+    programs.mkdir(parents=True)
+    first = next(e for e in json.loads((PROGRAMS / "examples.json").read_text()) if e["id"] == "001_polyfit_by_hand")
+    shutil.copy(PROGRAMS / first["program"], programs / first["program"])
+    entries = [first]
+    for ident, source, output, needs in (
+            ("900_needs_fft", "import torch\nprint(torch.fft.fft(torch.tensor([1.0, 2.0])))\n",
+             "tensor([ 3.+0.j, -1.+0.j])\n", ["torch.fft"]),
+            ("901_differs", "print(1 + 1)\n", "3\n", [])):
+        (programs / f"{ident}.py").write_text(source)
+        entries.append({**first, "id": ident, "program": f"{ident}.py", "torch_output": output, "needs": needs,
+                        "machine_dependent": False})
+    (programs / "examples.json").write_text(json.dumps(entries, indent=1))
+
     proc = subprocess.run([sys.executable, "-m", "scalargrad", "verify", "--corpus", "--no-check", "--jobs", "1",
-                           "-k", "03"], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                           "--reference", str(ref)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
                           env={**os.environ, "PYTHONPATH": str(REPO)})
-    chosen = [e for e in EXAMPLES if "03" in e.id]
-    unsupported = [e.id for e in chosen if NOT_YET.get(e.id, "").startswith("not supported: ")
-                   and verify.lists_feature(e.needs, NOT_YET[e.id][len("not supported: "):])]
-    failing = [e.id for e in chosen if e.id in NOT_YET and e.id not in unsupported]
-    assert unsupported  # the run shows both kinds
     summary = proc.stdout.strip().splitlines()[-1]
-    assert summary == (f"{len(chosen)} corpus programs: {len(chosen) - len(failing) - len(unsupported)} reproduced "
-                       f"exactly, {len(unsupported)} not yet supported, {len(failing)} differ or fail; "
-                       "SymPy disagreements: 0"), proc.stdout
-    assert proc.returncode == (1 if failing else 0), proc.stderr
+    assert summary == ("3 corpus programs: 1 reproduced exactly, 1 not yet supported, 1 differ or fail; "
+                       "SymPy disagreements: 0"), proc.stdout + proc.stderr
+    assert proc.returncode == 1, proc.stderr
 
 
 def test_every_entry_lists_what_stops_it():
