@@ -47,8 +47,7 @@ from ._tensor import surface as _surface
 from ._tensor.build import MAX_ELEMENTS
 from ._tensor.tensor import Tensor, get_default_dtype, is_tensor, set_default_dtype
 from ._tensor.typename import typename
-
-__version__ = "0.2.0"
+from .version import __version__  # PyTorch's, as programs expect; scalargrad's: version.scalargrad_version
 
 globals().update(_surface.FUNCTIONS)
 

@@ -37,7 +37,6 @@ NOT_YET: dict[str, str] = {
     "051_repr_special_values": "not supported: torch.set_printoptions",
     "052_dataloader_tensordataset": "not supported: torch.utils.data",
     # wrong behaviour or a Python error where PyTorch has the feature
-    "054_device_agnostic_code": "differs: line 1: PyTorch prints '2.13.0+cpu', scalargrad '0.2.0'",  # __version__
 }
 
 # id -> why scalargrad's SymPy check reports a disagreement where autograd is right (strict too)
