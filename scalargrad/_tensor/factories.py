@@ -102,13 +102,17 @@ _PYTHON_TYPES = {float: dtypes.float64, int: dtypes.int64, bool: dtypes.bool}
 def check_dtype(dtype, what: str = "tensor"):
     """``dtype`` as a dtype (or None): Python's float, int and bool stand for float64, int64 and
     bool, as in PyTorch; anything else is PyTorch's TypeError."""
-    if dtype is None or isinstance(dtype, dtypes.dtype):
+    if dtype is None:
+        return dtype
+    if isinstance(dtype, dtypes.dtype):
+        if dtype.is_complex:
+            raise Unsupported("complex numbers and complex dtypes")
         return dtype
     dt = _PYTHON_TYPES.get(dtype) if isinstance(dtype, type) else None
     if dt is not None:
         return dt
     if dtype is complex:
-        raise Unsupported("complex dtypes")
+        raise Unsupported("complex numbers and complex dtypes")
     raise TypeError(f"{what}(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
 
 

@@ -793,6 +793,7 @@ def _to(self, *args, **kwargs):
     F.use_device(kwargs.get("device"))
     if dt is None:
         return views.clone(self) if copy else self
+    F.check_dtype(dt, "to")  # complex dtypes are refused by name
     return views.to_dtype(self, dt, copy)
 
 
