@@ -69,11 +69,9 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)
-    if name.startswith("__"):
-        raise AttributeError(name)
     fn = _surface.FUNCTIONS.get(name)  # an op added to the table after import
     if fn is not None:
         return fn
-    from ._base.errors import Unsupported
+    from ._base.missing_api import missing_attribute
 
-    raise Unsupported(f"torch.{name}")
+    return missing_attribute("torch", name)

@@ -386,6 +386,11 @@ class Module:
             return d["_buffers"][name]
         if "_modules" in d and name in d["_modules"]:
             return d["_modules"][name]
+        if not name.startswith("_"):
+            from ..._base.missing_api import pytorch_names
+
+            if name in pytorch_names("torch.nn.Module"):  # PyTorch's Module has it: compile, to_empty...
+                raise Unsupported(f"torch.nn.Module.{name}")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value) -> None:
