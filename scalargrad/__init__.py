@@ -57,6 +57,11 @@ from .version import __version__  # PyTorch's, as programs expect; scalargrad's:
 
 globals().update(_surface.FUNCTIONS)
 
+# PyTorch's constants: Python floats (torch.pi is math.pi), and None for indexing
+from math import e, inf, nan, pi  # noqa: E402
+
+newaxis = None
+
 
 def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
     """Whether ``input`` was made in inference mode."""

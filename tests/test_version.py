@@ -87,3 +87,10 @@ def test_scalargrad_keeps_its_own_version_for_the_command_and_the_package():
     out = subprocess.run([sys.executable, "-m", "scalargrad", "--version"], capture_output=True, text=True,
                          check=True).stdout
     assert out == f"scalargrad {scalargrad_version} (reproduces PyTorch 2.13.0+cpu)\n"
+
+
+def test_constants_are_pythons_floats(L):
+    import math
+
+    assert (L.pi, L.e, L.inf) == (math.pi, math.e, math.inf) and math.isnan(L.nan) and L.newaxis is None
+    assert type(L.pi) is float
