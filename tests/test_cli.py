@@ -508,9 +508,14 @@ def test_torch_alias_resolves_torch_to_scalargrad_and_restores_sys_modules():
 
         assert torch is scalargrad and nn is scalargrad.nn and F is scalargrad.nn.functional
         assert sys.modules["torch.nn"] is scalargrad.nn
+        import torch.distributions  # a module PyTorch has imports; what is used from it is named
+
         with pytest.raises(Unsupported) as info:
-            import torch.distributions  # noqa: F401
-        assert info.value.feature == "torch.distributions"
+            torch.distributions.Normal(0.0, 1.0)
+        assert info.value.feature == "torch.distributions.Normal"
+        with pytest.raises(Unsupported) as info:
+            import torch.utils.tensorboard  # noqa: F401 - outside the walk of PyTorch's names: named at import
+        assert info.value.feature == "torch.utils.tensorboard"
     after = _torch_modules()
     assert after.keys() == before.keys() and all(after[k] is before[k] for k in before)
     assert sys.meta_path == meta_path
