@@ -94,3 +94,16 @@ def test_constants_are_pythons_floats(L):
 
     assert (L.pi, L.e, L.inf) == (math.pi, math.e, math.inf) and math.isnan(L.nan) and L.newaxis is None
     assert type(L.pi) is float
+
+
+def test_ordering_agrees_with_the_packaging_library():
+    # PyTorch compares through packaging.version.Version: every pair of these must order alike
+    version = pytest.importorskip("packaging.version")
+    texts = ["0.9", "1", "1.0", "1.0.0", "1.0a1", "1.0a2.dev3", "1.0b1", "1.0rc1", "1.0rc1.post1", "1.0.post1",
+             "1.0.post1.dev2", "1.0.dev1", "1.0+cpu", "1.0+cu121", "1.0+1", "1.0+abc.2", "1.0+abc.10", "1!0.1",
+             "2.13.0+cpu", "2.13.0", "2.14.0a0+git1234", "2.13", "1.0-1", "1.0alpha1", "1.0-rc.2", "v1.0"]
+    for a in texts:
+        for b in texts:
+            mine = (TorchVersion(a) < b, TorchVersion(a) == b, TorchVersion(a) > b)
+            va, vb = version.Version(a), version.Version(b)
+            assert mine == (va < vb, va == vb, va > vb), (a, b)
