@@ -18,6 +18,12 @@ from ._base.dtypes import (  # noqa: A004 - torch's names
     Size,
     bfloat16,
     bool,
+    cdouble,
+    cfloat,
+    chalf,
+    complex32,
+    complex64,
+    complex128,
     double,
     dtype,
     float,
@@ -48,10 +54,14 @@ from ._tensor import surface as _surface
 from ._tensor.build import MAX_ELEMENTS
 from ._tensor.tensor import Tensor, get_default_dtype, is_tensor, set_default_dtype
 from ._tensor.typename import typename
-
-__version__ = "0.2.0"
+from .version import __version__  # PyTorch's, as programs expect; scalargrad's: version.scalargrad_version
 
 globals().update(_surface.FUNCTIONS)
+
+# PyTorch's constants: Python floats (torch.pi is math.pi), and None for indexing
+from math import e, inf, nan, pi  # noqa: E402
+
+newaxis = None
 
 
 def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
@@ -69,11 +79,9 @@ def __getattr__(name: str):
         from . import serialization
 
         return getattr(serialization, name)
-    if name.startswith("__"):
-        raise AttributeError(name)
     fn = _surface.FUNCTIONS.get(name)  # an op added to the table after import
     if fn is not None:
         return fn
-    from ._base.errors import Unsupported
+    from ._base.missing_api import missing_attribute
 
-    raise Unsupported(f"torch.{name}")
+    return missing_attribute("torch", name)

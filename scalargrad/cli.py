@@ -182,6 +182,11 @@ def _parser() -> argparse.ArgumentParser:
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     debug = dict(action="store_true", help="on a failure, show the traceback too")
     parser.add_argument("--debug", **debug)
+    from .version import __version__ as pytorch_version
+    from .version import scalargrad_version
+
+    parser.add_argument("--version", action="version",
+                        version=f"scalargrad {scalargrad_version} (reproduces PyTorch {pytorch_version})")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     # a subcommand's --debug must not reset the one given before it
     sub_debug = dict(debug, default=argparse.SUPPRESS)

@@ -3,7 +3,6 @@ norm of matrices); every other function raises ``Unsupported`` naming it."""
 
 from __future__ import annotations
 
-from ._base.errors import Unsupported
 from ._tensor.norms import linalg_norm as norm
 from ._tensor.norms import vector_norm
 
@@ -11,6 +10,6 @@ __all__ = ["norm", "vector_norm"]
 
 
 def __getattr__(name: str):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise Unsupported(f"torch.linalg.{name}")
+    from ._base.missing_api import missing_attribute
+
+    return missing_attribute("torch.linalg", name)

@@ -4,7 +4,9 @@ An import alias on ``sys.meta_path`` resolves ``torch`` and ``torch.<sub>`` to `
 ``scalargrad.<sub>``, so ``import torch``, ``from torch import nn`` and
 ``from torch.nn.parameter import Parameter`` load scalargrad's modules; no program text is
 rewritten. A part of torch that scalargrad does not implement stops the program with an
-``Unsupported`` error naming it, which the command line prints as one clear sentence.
+``Unsupported`` error naming it, which the command line prints as one clear sentence: a module
+PyTorch has and scalargrad lacks (``torch.fft``) imports as a ``MissingModule`` whose names raise
+it when used (``_base/missing_api.py``).
 ``torchviz`` resolves to ``scalargrad.viz``, whose ``make_dot`` draws
 scalargrad's graph with torchviz's conventions.
 """
@@ -22,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ._base.errors import Unsupported
+from ._base.missing_api import is_pytorch_module, missing_module
 
 __all__ = ["Unsupported", "torch_alias", "run_path", "RunResult"]
 
@@ -48,9 +51,11 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         try:
             module = importlib.import_module(target)
         except ModuleNotFoundError as e:
-            if e.name and e.name.startswith("scalargrad"):
-                raise Unsupported(spec.name) from None
-            raise
+            if not (e.name and e.name.startswith("scalargrad")):
+                raise
+            if is_pytorch_module(spec.name):  # torch.fft, torch.distributions: its names are Unsupported
+                return missing_module(spec.name)
+            raise Unsupported(spec.name) from None
         self._specs[spec.name] = module.__spec__
         return module
 

@@ -98,7 +98,9 @@ class Outcome:
 
 def lists_feature(needs: list[str], feature: str) -> bool:
     """Does a catalogue ``needs`` list name ``feature`` as ``Unsupported`` names it? A module
-    covers what is in it (``torch.optim`` covers ``torch.optim.Adam``), the ``torch.`` prefix is
+    covers what is in it (a need ``torch.utils.data`` covers the feature
+    ``torch.utils.data.DataLoader``, and a need ``torch.optim.Adam`` the feature ``torch.optim``
+    when the whole module is missing), the ``torch.`` prefix is
     optional (``torch.nn.Linear`` is ``nn.Linear``), and any multi-element feature is listed by
     "multi-element tensors"."""
     def bare(name: str) -> str:
@@ -107,7 +109,7 @@ def lists_feature(needs: list[str], feature: str) -> bool:
     f = bare(feature)
     for need in needs:
         n = bare(need)
-        if n == f or n.startswith((f + ".", f + " ")):
+        if n == f or n.startswith((f + ".", f + " ")) or f.startswith(n + "."):
             return True
         if "multi-element" in n and ("multi-element" in f or "more than one element" in f):
             return True

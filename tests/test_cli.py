@@ -209,6 +209,8 @@ def test_verify_detects_a_regression(tmp_path):
     (["Module.named_children"], "torch.optim", False),
     (["torch.optimize"], "torch.optim", False),
     (["nn.Linear"], "torch.nn.LinearFoo", False),
+    (["torch.utils.data"], "torch.utils.data.DataLoader", True),
+    (["torch.utils.data"], "torch.utils.datapipes", False),
     ([], "torch.optim", False),
 ])
 def test_not_supported_counts_only_for_a_listed_need(needs, feature, listed):
@@ -267,9 +269,11 @@ def test_run_missing_script(tmp_path):
 
 @pytest.mark.parametrize("statement, feature", [
     ("opt = torch.optim.LBFGS([w], lr=0.1)", "torch.optim.LBFGS"),
-    ("import torch.distributions", "torch.distributions"),
-    ("from torch.distributions import Normal", "torch.distributions"),
-    ("spectrum = torch.fft.fft(w)", "torch.fft"),
+    # a module PyTorch has imports as in PyTorch; what the program uses from it is named
+    ("import torch.distributions; torch.distributions.Normal(0.0, 1.0)", "torch.distributions.Normal"),
+    ("from torch.distributions import Normal; Normal(0.0, 1.0)", "torch.distributions.Normal"),
+    ("spectrum = torch.fft.fft(w)", "torch.fft.fft"),
+    ("import torch.utils.tensorboard", "torch.utils.tensorboard"),
     ("ctx = torch.autograd.graph.allow_mutation_on_saved_tensors()",
      "torch.autograd.graph.allow_mutation_on_saved_tensors"),
 ])
@@ -504,9 +508,14 @@ def test_torch_alias_resolves_torch_to_scalargrad_and_restores_sys_modules():
 
         assert torch is scalargrad and nn is scalargrad.nn and F is scalargrad.nn.functional
         assert sys.modules["torch.nn"] is scalargrad.nn
+        import torch.distributions  # a module PyTorch has imports; what is used from it is named
+
         with pytest.raises(Unsupported) as info:
-            import torch.distributions  # noqa: F401
-        assert info.value.feature == "torch.distributions"
+            torch.distributions.Normal(0.0, 1.0)
+        assert info.value.feature == "torch.distributions.Normal"
+        with pytest.raises(Unsupported) as info:
+            import torch.utils.tensorboard  # noqa: F401 - outside the walk of PyTorch's names: named at import
+        assert info.value.feature == "torch.utils.tensorboard"
     after = _torch_modules()
     assert after.keys() == before.keys() and all(after[k] is before[k] for k in before)
     assert sys.meta_path == meta_path

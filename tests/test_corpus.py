@@ -33,7 +33,6 @@ EXAMPLES = verify.load_catalogue(str(CORPUS))
 NOT_YET: dict[str, str] = {
     # missing features, named by scalargrad's Unsupported error
     # wrong behaviour or a Python error where PyTorch has the feature
-    "054_device_agnostic_code": "differs: line 1: PyTorch prints '2.13.0+cpu', scalargrad '0.2.0'",  # __version__
 }
 
 # id -> why scalargrad's SymPy check reports a disagreement where autograd is right (strict too)

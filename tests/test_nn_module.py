@@ -366,6 +366,79 @@ def test_double_float_to_keep_the_parameter_objects(lib):
     assert t.cpu() is t and t.to('cpu') is t
 
 
+def test_half_and_bfloat16_convert_the_floating_parameters(lib):
+    # the figures are the float32 initial values rounded to float16 / bfloat16, as PyTorch prints them
+    lib.manual_seed(0)
+    m = lib.nn.Linear(3, 2)
+    m.register_buffer("n", lib.tensor(3))
+    w = m.weight
+    assert m.half() is m and m.weight is w
+    assert repr(m.weight) == ("Parameter containing:\ntensor([[-0.0043,  0.3098, -0.4751],\n"
+                              "        [-0.4248, -0.2224,  0.1548]], dtype=torch.float16, requires_grad=True)")
+    assert (m.bias.dtype, m.n.dtype) == (lib.float16, lib.int64)  # integer buffers are left alone
+    lib.manual_seed(0)
+    b = lib.nn.Linear(3, 2).bfloat16()
+    assert repr(b.bias) == ("Parameter containing:\ntensor([-0.0114,  0.4570], dtype=torch.bfloat16, "
+                            "requires_grad=True)")
+    assert repr(b.weight.data[0]) == "tensor([-0.0043,  0.3105, -0.4746], dtype=torch.bfloat16)"
+
+
+def test_complex_dtypes_exist_as_pytorch_names_them(lib):
+    assert (lib.cfloat, lib.cdouble, lib.chalf) == (lib.complex64, lib.complex128, lib.complex32)
+    assert [repr(d) for d in (lib.complex32, lib.complex64, lib.complex128)] == [
+        "torch.complex32", "torch.complex64", "torch.complex128"]
+    assert [(d.is_complex, d.is_floating_point, d.is_signed, d.itemsize) for d in (lib.complex64, lib.complex128)] \
+        == [(True, False, True, 8), (True, False, True, 16)]
+    assert (lib.complex64.to_real(), lib.complex32.to_real(), lib.float64.to_complex()) == (
+        lib.float32, lib.float16, lib.complex128)
+    assert not lib.float32.is_complex and lib.float32.to_real() is lib.float32
+    with pytest.raises(RuntimeError, match="^Unknown Complex ScalarType for Long$"):
+        lib.int64.to_complex()
+
+
+def _dtype_snapshot(m):
+    return [(n, t.dtype, repr(t), None if getattr(t, "grad", None) is None else repr(t.grad))
+            for n, t in [*m.named_parameters(), *m.named_buffers()]]
+
+
+@pytest.mark.parametrize("spelling", ["to", "to_kw", "type"])
+def test_module_to_complex_is_refused_before_anything_changes(spelling):
+    from scalargrad.errors import Unsupported
+
+    torch = scalargrad
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2))
+    m(torch.tensor([[1.0, 2.0], [3.0, -1.0]])).sum().backward()
+    before = _dtype_snapshot(m)
+    convert = {"to": lambda: m.to(torch.complex64), "to_kw": lambda: m.to(dtype=torch.cdouble),
+               "type": lambda: m.type(torch.complex64)}[spelling]
+    with pytest.raises(Unsupported, match=r"^nn\.Module\.(to|type)\(torch\.complex(64|128)\) is not supported: .*"
+                                          r"\(complex dtypes: scalargrad's tensors are real\)$"):
+        convert()
+    assert _dtype_snapshot(m) == before
+
+
+def test_complex_dtypes_are_refused_by_every_factory_and_cast():
+    from scalargrad.errors import Unsupported
+
+    torch = scalargrad
+    attempts = [lambda: torch.zeros(2, dtype=torch.complex64), lambda: torch.tensor([1.0], dtype=torch.cfloat),
+                lambda: torch.ones(2).to(torch.complex128), lambda: torch.ones(2).to(dtype=torch.chalf),
+                lambda: torch.full((2,), 1.0, dtype=torch.cdouble), lambda: torch.arange(3, dtype=torch.complex64)]
+    for attempt in attempts:
+        with pytest.raises(Unsupported, match="^complex numbers and complex dtypes is not supported"):
+            attempt()
+
+
+def test_module_to_complex_in_pytorch_converts_the_floating_parameters(torch_ref):
+    # what scalargrad refuses: PyTorch converts (and warns that complex modules are new)
+    m = torch_ref.nn.Linear(2, 1)
+    m.register_buffer("n", torch_ref.tensor(3))
+    with pytest.warns(UserWarning, match="Complex modules are a new feature"):
+        m.to(torch_ref.complex64)
+    assert (m.weight.dtype, m.n.dtype) == (torch_ref.complex64, torch_ref.int64)
+
+
 # ---------------------------------------------------------------- state dicts
 
 

@@ -733,7 +733,8 @@ def test_every_spelling_of_an_unimplemented_optimizer(tmp_path):
         ("from torch.optim.lr_scheduler import ReduceLROnPlateau\nReduceLROnPlateau(None)",
          "torch.optim.lr_scheduler.ReduceLROnPlateau"),
         ("import torch.optim.lbfgs", "torch.optim.lbfgs"),
-        ("from torch.optim.swa_utils import AveragedModel", "torch.optim.swa_utils"),
+        # a module PyTorch has imports (as in PyTorch); using what is in it stops the program
+        ("from torch.optim.swa_utils import AveragedModel\nAveragedModel(None)", "torch.optim.swa_utils.AveragedModel"),
     ]:
         prog = tmp_path / "prog.py"
         prog.write_text(f"import torch\nw = torch.tensor(1.0, requires_grad=True)\n{statement}\n", encoding="utf-8")

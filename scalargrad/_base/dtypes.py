@@ -19,7 +19,7 @@ import struct
 
 __all__ = ["dtype", "float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8",
            "bool", "Size", "round_f32", "round_f32_list", "TensorType", "promote_types", "can_cast", "overflows",
-           "check_fits", "by_name",
+           "check_fits", "by_name", "complex32", "complex64", "complex128",
            "set_kernels"]
 
 _F32 = struct.Struct("f")
@@ -146,7 +146,7 @@ class dtype:
     def __init__(self, name: str, kind: str, rank: int, itemsize: int, rounder, c_name: str, legacy: str,
                  signed: bool = True) -> None:
         self.name = name
-        self.kind = kind  # "b" bool, "i" integer, "f" floating
+        self.kind = kind  # "b" bool, "i" integer, "f" floating, "c" complex (a name only: refused)
         self.rank = rank  # order within its kind, for promotion
         self.is_floating_point = kind == "f"
         self.is_signed = signed
@@ -164,10 +164,20 @@ class dtype:
 
     @property
     def is_complex(self) -> bool:
-        return False
+        return self.kind == "c"
 
     def to_real(self) -> dtype:
-        return self
+        """The real dtype of a complex one's parts (complex64 -> float32); any other: itself."""
+        return _COMPLEX_PARTS.get(self, self)
+
+    def to_complex(self) -> dtype:
+        """The complex dtype with this floating dtype's parts (float32 -> complex64)."""
+        if self.kind == "c":
+            return self
+        for c, part in _COMPLEX_PARTS.items():
+            if part is self:
+                return c
+        raise RuntimeError(f"Unknown Complex ScalarType for {self.short}")
 
 
 float16 = dtype("float16", "f", 1, 2, _round_f16, "c10::Half", "torch.HalfTensor")
@@ -180,6 +190,24 @@ int16 = dtype("int16", "i", 1, 2, _wrapper(16, True), "short int", "torch.ShortT
 int32 = dtype("int32", "i", 2, 4, _wrapper(32, True), "int", "torch.IntTensor")
 int64 = dtype("int64", "i", 3, 8, _wrapper(64, True), "long int", "torch.LongTensor")
 bool = dtype("bool", "b", 0, 1, _round_bool, "bool", "torch.BoolTensor", signed=False)  # noqa: A001
+
+
+def _refuse_complex_value(x):
+    # the one place a value would be made in a complex dtype: every factory, cast and op rounds
+    # its results through the dtype, so none of them can produce a complex tensor by accident
+    from .errors import Unsupported
+
+    raise Unsupported("complex numbers and complex dtypes")
+
+
+# PyTorch programs name these (torch.cfloat, model.to(torch.complex64)); scalargrad's tensors are real
+complex32 = dtype("complex32", "c", 0, 4, _refuse_complex_value, "c10::complex<c10::Half>", "")
+complex64 = dtype("complex64", "c", 1, 8, _refuse_complex_value, "c10::complex<float>", "")
+complex128 = dtype("complex128", "c", 2, 16, _refuse_complex_value, "c10::complex<double>", "")
+complex32.short = "ComplexHalf"
+complex64.short = "ComplexFloat"
+complex128.short = "ComplexDouble"
+_COMPLEX_PARTS = {complex32: float16, complex64: float32, complex128: float64}
 float16.short = "Half"
 bfloat16.short = "BFloat16"
 uint8.short = "Byte"
@@ -192,6 +220,9 @@ half = float16
 long = int64
 int = int32  # noqa: A001 - torch.int
 short = int16
+chalf = complex32
+cfloat = complex64
+cdouble = complex128
 
 _BY_NAME = {d.name: d for d in (float16, bfloat16, float32, float64, uint8, int8, int16, int32, int64, bool)}
 

@@ -20,7 +20,8 @@ from .tensor import Tensor, defaults, leaf
 __all__ = ["device", "use_device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones",
            "full", "empty", "rand", "randn",
            "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "arange",
-           "linspace", "eye", "randperm", "from_values", "parse_data", "shape_arg", "check_dtype"]
+           "linspace", "logspace", "randint_like", "eye", "randperm", "from_values", "parse_data", "shape_arg",
+           "check_dtype"]
 
 
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
@@ -102,13 +103,17 @@ _PYTHON_TYPES = {float: dtypes.float64, int: dtypes.int64, bool: dtypes.bool}
 def check_dtype(dtype, what: str = "tensor"):
     """``dtype`` as a dtype (or None): Python's float, int and bool stand for float64, int64 and
     bool, as in PyTorch; anything else is PyTorch's TypeError."""
-    if dtype is None or isinstance(dtype, dtypes.dtype):
+    if dtype is None:
+        return dtype
+    if isinstance(dtype, dtypes.dtype):
+        if dtype.is_complex:
+            raise Unsupported("complex numbers and complex dtypes")
         return dtype
     dt = _PYTHON_TYPES.get(dtype) if isinstance(dtype, type) else None
     if dt is not None:
         return dt
     if dtype is complex:
-        raise Unsupported("complex dtypes")
+        raise Unsupported("complex numbers and complex dtypes")
     raise TypeError(f"{what}(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
 
 
@@ -321,8 +326,9 @@ def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, m
 def _float_dtype(dtype, what: str):
     dt = check_dtype(dtype, what) or defaults["dtype"]
     if not dt.is_floating_point:
-        raise RuntimeError(f"\"{'check_uniform_bounds' if what == 'rand' else 'normal_kernel_cpu'}\" not implemented "
-                           f"for '{dt.short}'")
+        # ATen's dispatch macro names the kernel a dtype lacks with a NotImplementedError
+        raise NotImplementedError(f"\"{'check_uniform_bounds' if what == 'rand' else 'normal_kernel_cpu'}\" not "
+                                  f"implemented for '{dt.short}'")
     return dt
 
 
@@ -370,6 +376,16 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
     return from_values(vals, (n,), dt, requires_grad, "randperm")
 
 
+def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False,  # noqa: A002
+                 memory_format=None, generator=None) -> Tensor:
+    """Integers in [low, high) (``randint_like(input, high)`` too) in ``input``'s shape and dtype,
+    drawn as ``randint`` draws them."""
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input.shape), generator=generator, dtype=dtype or input.dtype,
+                   requires_grad=requires_grad)
+
+
 def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
     return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
@@ -387,7 +403,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0 and end != start:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     floating = any(isinstance(x, float) for x in vals)
     dt = check_dtype(dtype, "arange") or (defaults["dtype"] if floating else dtypes.int64)
     n = max(0, math.ceil((end - start) / step))
@@ -427,7 +443,53 @@ def linspace(start, end, steps: int, dtype=None, device=None, requires_grad=Fals
     return from_values(out, (steps,), dt, requires_grad, "linspace")
 
 
+def logspace(start, end, steps: int, base: float = 10.0, dtype=None, device=None,
+             requires_grad=False) -> Tensor:
+    """``torch.logspace``: ``base ** x`` for ``steps`` exponents evenly spaced from start to end,
+    as ATen's CPU code computes them: start and end in the result's dtype, the step and each
+    exponent in double (``start + step * i`` for the first half, ``end - step * (steps - 1 - i)``
+    for the rest; this file is built without FMA), then libm's ``pow``, converted to the dtype."""
+    if isinstance(steps, bool) or not isinstance(steps, int):
+        raise TypeError(f"logspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    _check_device(device)
+    start = start.item() if isinstance(start, Tensor) else start
+    end = end.item() if isinstance(end, Tensor) else end
+    dt = check_dtype(dtype, "logspace") or defaults["dtype"]
+    base = float(base)
+    if steps == 1:  # filled with the double pow(base, start)
+        return from_values([_pow(base, float(start))], (1,), dt, requires_grad, "logspace")
+    if dt.is_floating_point:
+        s, e = dt.round(float(start)), dt.round(float(end))
+        diff = dt.round(e - s)  # scalar_end - scalar_start, in the dtype
+    else:
+        s, e = dtypes.cast_values(dtypes.float64, dt, float(start)), dtypes.cast_values(dtypes.float64, dt,
+                                                                                         float(end))
+        diff = e - s
+    step = float(diff) / (steps - 1) if steps > 1 else 0.0
+    half = steps // 2
+    vals = [_pow(base, s + step * i) if i < half else _pow(base, e - step * (steps - i - 1)) for i in range(steps)]
+    if not dt.is_floating_point:
+        vals = [dtypes.float_to_int(dt, v) for v in vals]
+    return from_values(vals, (steps,), dt, requires_grad, "logspace")
+
+
+def _pow(base: float, exponent: float) -> float:
+    """C's pow (Python's math.pow is libm's), with IEEE's answers where Python raises."""
+    try:
+        return math.pow(base, exponent)
+    except OverflowError:
+        return math.inf if base > 0 or exponent == int(exponent) and exponent % 2 == 0 else -math.inf
+    except ValueError:  # zero to a negative power, or a negative base to a non-integer power
+        return math.inf if base == 0 else math.nan
+
+
 def eye(n: int, m: int | None = None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """The n x m identity matrix (m = n unless given), in the default dtype unless given."""
     m = n if m is None else m
+    for letter, size in (("n", n), ("m", m)):
+        if size < 0:
+            raise RuntimeError(f"{letter} must be greater or equal to 0, got {size}")
     dt = check_dtype(dtype, "eye") or defaults["dtype"]
     return from_values([1 if i == j else 0 for i in range(n) for j in range(m)], (n, m), dt, requires_grad, "eye")

@@ -819,6 +819,7 @@ def _to(self, *args, **kwargs):
     F.use_device(kwargs.get("device"))
     if dt is None:
         return views.clone(self) if copy else self
+    F.check_dtype(dt, "to")  # complex dtypes are refused by name
     return views.to_dtype(self, dt, copy)
 
 
@@ -869,8 +870,8 @@ def _random_fill(self, draw, *args, generator=None):
     check_inplace(self)
     t = self._t
     if not t.dtype.is_floating_point:
-        raise RuntimeError(f"\"{'check_uniform_bounds' if draw == 'uniform' else 'normal_kernel_cpu'}\" not "
-                           f"implemented for '{t.dtype.short}'")
+        raise NotImplementedError(f"\"{'check_uniform_bounds' if draw == 'uniform' else 'normal_kernel_cpu'}\" "
+                                  f"not implemented for '{t.dtype.short}'")
     n = t.numel
     if draw == "uniform":
         vals = rng.uniform(n, t.dtype.name, *args, generator=generator)
@@ -1181,7 +1182,7 @@ def install() -> None:
     _install_layers()
     for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
                  "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
-                 "arange", "linspace", "eye", "randperm"):
+                 "arange", "linspace", "logspace", "randint_like", "eye", "randperm"):
         FUNCTIONS[name] = getattr(F, name)
     FUNCTIONS["device"] = F.device
     FUNCTIONS.update(legacy.LEGACY_TYPES)

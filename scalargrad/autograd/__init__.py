@@ -20,3 +20,10 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled",
            "gradcheck", "gradgradcheck", "GradcheckError", "graph", "function", "functional", "grad_mode",
            "anomaly_mode", "detect_anomaly", "set_detect_anomaly", "Variable"]
+
+
+def __getattr__(name: str):
+    # a PyTorch name scalargrad lacks is Unsupported in every spelling (missing_api.py)
+    from .._base.missing_api import missing_attribute
+
+    return missing_attribute("torch.autograd", name)

@@ -11,10 +11,6 @@ __all__ = ["Node", "AccumulateGrad", "saved_tensors_hooks", "save_on_cpu", "disa
 
 
 def __getattr__(name: str):
-    # a missing name is a missing feature, named in one sentence as everywhere else, never an
-    # AttributeError about a module
-    if name.startswith("__"):
-        raise AttributeError(name)
-    from .._base.errors import Unsupported
+    from .._base.missing_api import missing_attribute
 
-    raise Unsupported(f"torch.autograd.graph.{name}")
+    return missing_attribute("torch.autograd.graph", name)

@@ -14,8 +14,6 @@ __all__ = ["Parameter", "Buffer", "functional", "init", "modules", "parameter", 
 
 
 def __getattr__(name: str):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    from .._base.errors import Unsupported
+    from .._base.missing_api import missing_attribute
 
-    raise Unsupported(f"torch.nn.{name}")
+    return missing_attribute("torch.nn", name)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from .._base import dtypes, rng
 from .._base.dtypes import TensorType
-from .._base.errors import Unsupported
 from .._ops import elementwise as E
 from .._tensor import products
 from .._tensor.build import binary, unary
@@ -211,6 +210,6 @@ __all__ += ["batch_norm", "layer_norm"]
 
 
 def __getattr__(name: str):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise Unsupported(f"torch.nn.functional.{name}")
+    from .._base.missing_api import missing_attribute
+
+    return missing_attribute("torch.nn.functional", name)

@@ -293,3 +293,10 @@ kaiming_uniform = _make_deprecate(kaiming_uniform_)
 kaiming_normal = _make_deprecate(kaiming_normal_)
 orthogonal = _make_deprecate(orthogonal_)
 sparse = _make_deprecate(sparse_)
+
+
+def __getattr__(name: str):
+    # a PyTorch name scalargrad lacks is Unsupported in every spelling (missing_api.py)
+    from .._base.missing_api import missing_attribute
+
+    return missing_attribute("torch.nn.init", name)

@@ -302,3 +302,10 @@ CyclicLR = placeholder(_MODULE, "CyclicLR")
 CosineAnnealingWarmRestarts = placeholder(_MODULE, "CosineAnnealingWarmRestarts")
 OneCycleLR = placeholder(_MODULE, "OneCycleLR")
 PolynomialLR = placeholder(_MODULE, "PolynomialLR")
+
+
+def __getattr__(name: str):
+    # a PyTorch name scalargrad lacks is Unsupported in every spelling (missing_api.py)
+    from .._base.missing_api import missing_attribute
+
+    return missing_attribute("torch.optim.lr_scheduler", name)

@@ -1,14 +1,8 @@
-"""``torch.utils``: ``hooks`` and ``data`` (loaded on first use, as ``torch.utils.data`` is
-reachable after a bare ``import torch``)."""
+"""``torch.utils``."""
 
 
 def __getattr__(name: str):
-    if name in ("data", "hooks"):
-        import importlib
+    # a PyTorch name scalargrad lacks is Unsupported in every spelling (missing_api.py)
+    from .._base.missing_api import missing_attribute
 
-        return importlib.import_module(f".{name}", __name__)
-    if name.startswith("__"):
-        raise AttributeError(name)
-    from .._base.errors import Unsupported
-
-    raise Unsupported(f"torch.utils.{name}")
+    return missing_attribute("torch.utils", name)

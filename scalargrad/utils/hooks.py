@@ -3,3 +3,10 @@
 from .._base.handles import RemovableHandle
 
 __all__ = ["RemovableHandle"]
+
+
+def __getattr__(name: str):
+    # a PyTorch name scalargrad lacks is Unsupported in every spelling (missing_api.py)
+    from .._base.missing_api import missing_attribute
+
+    return missing_attribute("torch.utils.hooks", name)

@@ -18,6 +18,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from ..._base.errors import Unsupported
 from ..._base.grad_mode import no_grad
 from ..._base.handles import RemovableHandle, add_hook
 from ..._tensor.tensor import Tensor
@@ -385,6 +386,11 @@ class Module:
             return d["_buffers"][name]
         if "_modules" in d and name in d["_modules"]:
             return d["_modules"][name]
+        if not name.startswith("_"):
+            from ..._base.missing_api import pytorch_names
+
+            if name in pytorch_names("torch.nn.Module"):  # PyTorch's Module has it: compile, to_empty...
+                raise Unsupported(f"torch.nn.Module.{name}")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value) -> None:
@@ -635,6 +641,9 @@ class Module:
                 raise TypeError(f"to() received an invalid combination of arguments - got ({_typename(a)})")
         if device is not None:
             use_device(device)  # anything but the CPU is refused here
+        if dtype is not None and dtype.is_complex:
+            # refused before any parameter is converted: nothing is left half-applied
+            raise Unsupported(f"nn.Module.to({dtype})", "complex dtypes: scalargrad's tensors are real")
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype}")
@@ -653,19 +662,17 @@ class Module:
 
     def type(self, dst_type) -> Module:
         """Cast every parameter and buffer to ``dst_type``."""
+        if getattr(dst_type, "is_complex", False) is True:
+            raise Unsupported(f"nn.Module.type({dst_type})", "complex dtypes: scalargrad's tensors are real")
         return self._apply(lambda t: t.type(dst_type))
 
     def half(self) -> Module:
-        """Refused: scalargrad has float32 and float64 only."""
-        from ..._base.errors import Unsupported
-
-        raise Unsupported("Module.half (float16)")
+        """Cast the floating point parameters and buffers to float16."""
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     def bfloat16(self) -> Module:
-        """Refused: scalargrad has float32 and float64 only."""
-        from ..._base.errors import Unsupported
-
-        raise Unsupported("Module.bfloat16")
+        """Cast the floating point parameters and buffers to bfloat16."""
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
     def float(self) -> Module:
         """Cast the floating point parameters and buffers to float32."""

@@ -8,8 +8,6 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_
 
 
 def __getattr__(name: str):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    from ..._base.errors import Unsupported
+    from ..._base.missing_api import missing_attribute
 
-    raise Unsupported(f"torch.nn.utils.{name}")
+    return missing_attribute("torch.nn.utils", name)

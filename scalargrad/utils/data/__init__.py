@@ -19,3 +19,10 @@ __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Datas
            "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset",
            "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "default_collate", "default_convert",
            "get_worker_info", "random_split"]
+
+
+def __getattr__(name: str):
+    # a PyTorch name scalargrad lacks is Unsupported in every spelling (missing_api.py)
+    from ..._base.missing_api import missing_attribute
+
+    return missing_attribute("torch.utils.data", name)
