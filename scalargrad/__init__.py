@@ -49,6 +49,7 @@ from ._base.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from ._base.presentation import present_as_torch
 from ._base.rng import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from ._tensor import surface as _surface
 from ._tensor.build import MAX_ELEMENTS
@@ -67,6 +68,9 @@ newaxis = None
 def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
     """Whether ``input`` was made in inference mode."""
     return input.is_inference()
+
+
+present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTorch prints it
 
 
 def __getattr__(name: str):

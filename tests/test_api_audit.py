@@ -36,7 +36,10 @@ def test_checked_in_names_are_pytorchs(torch_ref):
     live = pytorch_api.walk(torch_ref)
     assert set(live) == set(NAMES)
     for module in live:
-        assert live[module] == NAMES[module], f"{module} changed: run python tests/pytorch_api.py"
+        # a submodule becomes an attribute of its package once anything imports it (another test
+        # may have): the list holds those a fresh ``import torch`` shows
+        got = {k: v for k, v in live[module].items() if v != "module" or k in NAMES[module]}
+        assert got == NAMES[module], f"{module} changed: run python tests/pytorch_api.py"
 
 
 def _outcome(owner, name: str, feature: str) -> str:

@@ -12,6 +12,7 @@ from .._base.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .._base.presentation import present_as_torch
 from . import anomaly_mode, function, functional, grad_mode, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .variable import Variable
@@ -20,6 +21,9 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled",
            "gradcheck", "gradgradcheck", "GradcheckError", "graph", "function", "functional", "grad_mode",
            "anomaly_mode", "detect_anomaly", "set_detect_anomaly", "Variable"]
+
+
+present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTorch prints it
 
 
 def __getattr__(name: str):

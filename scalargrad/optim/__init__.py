@@ -9,6 +9,7 @@ AttributeError, as in PyTorch.
 
 from __future__ import annotations
 
+from .._base.presentation import present_as_torch
 from . import lr_scheduler
 from .adagrad import Adagrad
 from .adam import Adam
@@ -39,6 +40,9 @@ del placeholder, placeholder_function, placeholder_module, unsupported  # noqa: 
 __all__ = ["Adafactor", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler", "Muon",
            "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "swap_in_optimizer_params_and_state",
            "swa_utils"]
+
+
+present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTorch prints it
 
 
 def __getattr__(name: str):

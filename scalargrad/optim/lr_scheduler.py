@@ -20,6 +20,7 @@ from collections import Counter
 from functools import wraps
 from weakref import ref
 
+from .._base.presentation import present_as_torch
 from .._tensor.tensor import Tensor
 from .optimizer import Optimizer, _to_scalar
 from .unsupported import placeholder
@@ -302,6 +303,9 @@ CyclicLR = placeholder(_MODULE, "CyclicLR")
 CosineAnnealingWarmRestarts = placeholder(_MODULE, "CosineAnnealingWarmRestarts")
 OneCycleLR = placeholder(_MODULE, "OneCycleLR")
 PolynomialLR = placeholder(_MODULE, "PolynomialLR")
+
+
+present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTorch prints it
 
 
 def __getattr__(name: str):

@@ -1,8 +1,12 @@
 """``torch.utils.hooks``: the handle every ``register_*hook`` returns."""
 
 from .._base.handles import RemovableHandle
+from .._base.presentation import present_as_torch
 
 __all__ = ["RemovableHandle"]
+
+
+present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTorch prints it
 
 
 def __getattr__(name: str):

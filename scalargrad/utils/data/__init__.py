@@ -1,5 +1,6 @@
 """``torch.utils.data``: datasets, samplers and the DataLoader, with PyTorch's batch order."""
 
+from ..._base.presentation import present_as_torch
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader, get_worker_info
 from .dataset import (
@@ -19,6 +20,9 @@ __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Datas
            "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset",
            "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "default_collate", "default_convert",
            "get_worker_info", "random_split"]
+
+
+present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTorch prints it
 
 
 def __getattr__(name: str):
