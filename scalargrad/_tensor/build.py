@@ -217,7 +217,7 @@ def _bool_check(op, a, b) -> None:
         return
     ba = a.__class__ is bool or (isinstance(a, Tensor) and a._t.dtype is dtypes.bool)
     bb = b.__class__ is bool or (isinstance(b, Tensor) and b._t.dtype is dtypes.bool)
-    if ba and bb and isinstance(a, Tensor) and isinstance(b, Tensor):
+    if ba and bb:  # a Python bool counts as a bool tensor (bool_tensor - True)
         raise RuntimeError(E._BOOL_SUB2)
     if ba or bb:
         raise RuntimeError(op.bool_error)

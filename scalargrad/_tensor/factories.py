@@ -205,8 +205,11 @@ _warned: set = set()
 _NO_DATA = object()
 
 
-def tensor(data=_NO_DATA, dtype=None, device=None, requires_grad=False, pin_memory: bool = False) -> Tensor:
-    """A new leaf tensor holding a copy of ``data``: a number or nested lists of numbers."""
+def tensor(data=_NO_DATA, *extra, dtype=None, device=None, requires_grad=False, pin_memory: bool = False) -> Tensor:
+    """A new leaf tensor holding a copy of ``data``: a number or nested lists of numbers (the
+    rest keyword-only, as PyTorch's signature has them)."""
+    if extra:
+        raise TypeError(f"tensor() takes 1 positional argument but {1 + len(extra)} were given")
     if data is _NO_DATA:  # PyTorch's argument parser says it so
         raise TypeError('tensor() missing 1 required positional arguments: "data"')
     dtype = check_dtype(dtype)
