@@ -759,6 +759,8 @@ class Tensor:
         return impl.unary(E.Neg, self)
 
     def __pos__(self):
+        if self._t.dtype is dtypes.bool:
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
         return self
 
     def __abs__(self):
