@@ -826,3 +826,20 @@ def test_double_backward_through_views_matches_pytorch(torch_ref, view):
         return tree, g.tolist(), h.tolist()
 
     assert run(scalargrad) == run(torch_ref)
+
+
+def test_next_functions_show_the_version_a_node_consumed(torch_ref):
+    # y consumed x before x.mul_(a): its edge is x's old node, the one x's new node points to
+    # (same object), as PyTorch's edges are fixed when a node is made
+    def run(mod):
+        a = mod.tensor(1.5, requires_grad=True)
+        x = a * 1
+        y = x * 2
+        old = x.grad_fn
+        x.mul_(a)
+        new_next = x.grad_fn.next_functions[0][0]
+        y_next = y.grad_fn.next_functions[0][0]
+        return (y_next is old, new_next is old, y_next.name(), x.grad_fn.name(),
+                [n.name() if n is not None else None for n, _ in y.grad_fn.next_functions])
+
+    assert run(scalargrad) == run(torch_ref)

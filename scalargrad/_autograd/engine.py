@@ -35,6 +35,7 @@ from .._base import anomaly, grad_mode
 from .._ops import shape as S
 from .._ops.table import saved_node_name, version_error
 from .._tensor import anomaly_trace, views
+from .._tensor.nodes import consumed_version
 from .._tensor.saved_hooks import unpacked
 from .._tensor.storage import version_then, write
 from .._tensor.tensor import MANY, Tensor, ext, leaf, make, next_seq
@@ -49,10 +50,7 @@ def _route(u: Tensor, v: Tensor, check: bool) -> Tensor:
     (its stamp is newer). A rebased tensor's older versions hang off its first input (a view
     regenerated over its changed base keeps it in ``_c.prev``). With ``check``, a node that
     saved the tensor refuses (PyTorch's version error)."""
-    w = u
-    while w._seq > v._seq and w._op is not None:
-        # the first input is the older version (a regenerated view keeps it in _c.prev)
-        w = w._c.prev if w._op.older_in_c else (w._a if w._b is not MANY else w._a[0])
+    w = consumed_version(u, v)
     if check and _saves(v, u) and not _packed(v):
         raise _version_error(u, v)
     return w

@@ -16,9 +16,20 @@ from collections import OrderedDict
 from .._base.handles import add_hook
 from .._ops.table import SECOND_BACKWARD
 from .saved_hooks import unpack_one
-from .tensor import Tensor, _Ext, ext, impl, leaf
+from .tensor import MANY, Tensor, _Ext, ext, impl, leaf
 
 __all__ = ["Node", "AccumulateGrad", "node_for", "accumulate_grad_for", "node_class"]
+
+
+
+def consumed_version(u: Tensor, v: Tensor) -> Tensor:
+    """The version of ``u`` that node ``v`` consumed, ``u`` having been changed in place after
+    ``v`` was made (its stamp is newer): a rebased tensor's older versions hang off its first
+    input (a view regenerated over its changed base keeps it in ``_c.prev``)."""
+    w = u
+    while w._seq > v._seq and w._op is not None:
+        w = w._c.prev if w._op.older_in_c else (w._a if w._b is not MANY else w._a[0])
+    return w
 
 
 class Node(abc.ABC):  # noqa: B024 - an ABC so that isinstance() recognises every node class
@@ -46,6 +57,8 @@ class Node(abc.ABC):  # noqa: B024 - an ABC so that isinstance() recognises ever
         v = self._v
         only_grad = v._op.grad_edges_only
         for u in v._in:
+            if u._seq > v._seq:  # changed in place since: the version v consumed
+                u = consumed_version(u, v)
             if not u._rg:
                 if only_grad:
                     continue
