@@ -16,6 +16,7 @@ EXPRESSIONS = [
     # bool subtraction: a Python bool is a bool operand too ("two bool tensors"; fuzzer errors:14:156)
     "b - True", "True - b", "b - b", "f - True", "b - 1", "torch.sub(b, True)", "b.sub_(True)",
     "torch.rsub(b, True)", "torch.tensor([True, False]) - True", "+b", "+a", "+f",
+    "b.positive()", "torch.positive(b)", "torch.positive(f)", "a.positive()",
     # torch.tensor takes its data alone by position (fuzzer errors:14:587)
     "torch.tensor(1.158, torch.float32)", "torch.tensor([1, 2], None)", "torch.tensor(1.0, torch.float32, 'cpu')",
     # bitwise ops: integer and bool kernels only

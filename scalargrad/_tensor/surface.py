@@ -245,6 +245,9 @@ def _install_elementwise() -> None:
     _method("square_", lambda self: inplace(self, lambda t: binary(E.Pow, t, 2)))
     _function("square", lambda input: binary(E.Pow, input, 2))  # noqa: A002
     _function("rsub", lambda input, other, alpha=1: binary(E.Sub, other, input, alpha if alpha != 1 else None))  # noqa: A002
+    # positive(x) is x itself (PyTorch returns the same tensor), refused on bool as unary +
+    _method("positive", lambda self: +self)
+    _function("positive", lambda input: +input)  # noqa: A002
 
     # dunders beyond the hot ones in the class body
     _method("__eq__", _compare(E.Eq))
