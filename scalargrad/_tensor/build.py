@@ -26,6 +26,7 @@ from .._base.dtypes import TensorType, promote_types, round_list
 from .._base.errors import Unsupported
 from .._base.layout import elementwise_strides, numel
 from .._ops import elementwise as E
+from .arguments import not_tensor
 from .tensor import Tensor, constant, defaults, impl, leaf, make, refuse_complex
 
 __all__ = ["result_dtype", "broadcast_shapes", "positions", "binary", "unary", "elementwise", "number_type",
@@ -204,12 +205,9 @@ def cast(x: Tensor, dt: dtypes.dtype):
 
 # ---------------------------------------------------------------- the ops
 
-_BAD_OPERAND = "{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type}"
-
-
 def _check_operand(x, name: str, arg: str, pos: int) -> None:
     if not (isinstance(x, Tensor) or x.__class__ in (float, int, bool)):
-        raise TypeError(_BAD_OPERAND.format(name=name, arg=arg, pos=pos, type=type(x).__name__))
+        raise not_tensor(x, name, arg, pos)
 
 
 def _bool_check(op, a, b) -> None:

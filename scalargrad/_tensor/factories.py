@@ -14,6 +14,7 @@ import warnings
 from .._base import dtypes, rng
 from .._base.dtypes import TensorType, round_list
 from .._base.errors import Unsupported
+from .arguments import not_tensor
 from .build import check_size
 from .tensor import Tensor, defaults, leaf
 
@@ -305,7 +306,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
 
 def _like(v: Tensor, value, dtype, requires_grad, what: str) -> Tensor:
     if not isinstance(v, Tensor):
-        raise TypeError(f"{what}(): argument 'input' (position 1) must be Tensor, not {type(v).__name__}")
+        raise not_tensor(v, what, 'input', 1)
     dt = check_dtype(dtype, what) or v._t.dtype
     return from_values([value] * v._t.numel, tuple(v._t.shape), dt, requires_grad, what)
 

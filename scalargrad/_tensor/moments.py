@@ -7,6 +7,7 @@ import warnings
 
 from .._base.dtypes import TensorType
 from .._ops import moments as M
+from .arguments import not_tensor
 from .reduce import _out_shape, group_index, sum_values
 from .tensor import Tensor, make
 from .views import norm_dims
@@ -58,7 +59,7 @@ def var_std(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     the call gave a correction, ``unbiased`` or ``dim``."""
     name = "std" if take_sqrt else "var"
     if not isinstance(x, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+        raise not_tensor(x, name, 'input', 1)
     if dim.__class__ is bool:  # var(unbiased)
         dim, unbiased = None, dim
     if not x._t.dtype.is_floating_point:

@@ -16,6 +16,7 @@ import math
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._ops import norms as N
+from .arguments import not_tensor
 from .build import broadcast_shapes, cast, positions, result_dtype
 from .reduce import _out_shape, _raw_dims, group_index
 from .tensor import Tensor, make
@@ -36,8 +37,7 @@ def _order(ord, what: str):  # noqa: A002 - PyTorch's name
 def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """``linalg.vector_norm``: the ``ord``-norm over ``dim`` (every element if None)."""
     if not isinstance(x, Tensor):
-        raise TypeError(f"linalg_vector_norm(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(x).__name__}")
+        raise not_tensor(x, "linalg_vector_norm")
     ord = _order(ord, "linalg_vector_norm")  # noqa: A001
     if not x._t.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
@@ -121,7 +121,7 @@ def dist(x: Tensor, other: Tensor, p=2) -> Tensor:
     """``dist(self, other, p)``: the p-norm of ``self - other`` (broadcast) over every element
     (DistBackward0)."""
     if not isinstance(other, Tensor):
-        raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+        raise not_tensor(other, 'dist', 'other', 2)
     if p.__class__ is bool or not isinstance(p, (int, float)):
         raise TypeError(f"dist(): argument 'p' (position 3) must be Number, not {type(p).__name__}")
     dt = result_dtype((x, other))

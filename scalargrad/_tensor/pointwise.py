@@ -11,6 +11,7 @@ from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.layout import elementwise_strides
 from .._ops import pointwise as P
+from .arguments import not_tensor
 from .build import _column_cast, broadcast_shapes, check_size, compute, result_dtype
 from .tensor import Tensor, make
 
@@ -27,7 +28,7 @@ _INTEGER_ADDCDIV = (
 def check_tensor(name: str, arg: str, pos: int, x) -> None:
     """PyTorch's refusal of a non-tensor where a tensor argument belongs."""
     if not isinstance(x, Tensor):
-        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+        raise not_tensor(x, name, arg, pos)
 
 
 def check_number(name: str, arg: str, x):

@@ -18,6 +18,7 @@ from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._ops import pooling as P
+from .arguments import not_tensor
 from .tensor import Tensor, leaf, make
 from .views import squeeze, unsqueeze
 
@@ -39,7 +40,7 @@ def _pair(x, what: str) -> tuple:
 def _geometry(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode: bool, fn: str, count_include_pad=True,
               divisor_override=None) -> P.PoolGeometry:
     if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+        raise not_tensor(x, fn, 'input', 1)
     k = _pair(kernel_size, f"{fn}: kernel_size")
     given = () if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else stride
     st = k if given == () else _pair(given, f"{fn}: stride")

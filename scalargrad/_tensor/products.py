@@ -20,6 +20,7 @@ from .._base.layout import is_contiguous, numel
 from .._ops import linalg as L
 from .._ops import shape as S
 from .._ops.shape import Layout
+from .arguments import not_tensor
 from .tensor import Tensor, leaf, make
 from .views import make_view, reshape, t, unsqueeze, view
 
@@ -152,8 +153,7 @@ def _check_batches(a: Tensor, b: Tensor, name: str, first: int = 1) -> None:
     names = ("input", "mat2") if name == "bmm" else ("batch1", "batch2")
     for pos, (arg, x) in enumerate(zip(names, (a, b))):
         if not isinstance(x, Tensor):
-            raise TypeError(f"{name}(): argument '{arg}' (position {first + pos}) must be Tensor, not "
-                            f"{type(x).__name__}")
+            raise not_tensor(x, name, arg, first + pos)
     if a._t.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if b._t.ndim != 3:
@@ -234,7 +234,7 @@ def outer(a: Tensor, b: Tensor) -> Tensor:
 
     for name, x in (("self", a), ("vec2", b)):
         if not isinstance(x, Tensor):
-            raise TypeError(f"outer(): argument '{name}' must be Tensor, not {type(x).__name__}")
+            raise not_tensor(x, "outer", name, None)
         if x._t.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {x._t.ndim}-D")
     return binary(E.Mul, reshape(a, a._t.shape[0], 1), b)
@@ -278,7 +278,7 @@ def matmul(a, b) -> Tensor:
     tensor folded into a matrix product and viewed back, or batched products (bmm)."""
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         bad = b if isinstance(a, Tensor) else a
-        raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not {type(bad).__name__}")
+        raise not_tensor(bad, 'matmul', 'other', 1)
     da, db = a._t.ndim, b._t.ndim
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .._base import dtypes
 from .._ops import rounding as R
+from .arguments import not_tensor
 from .build import _with_number, refuse_bool, unary
 from .inplace import inplace
 from .tensor import Tensor
@@ -17,7 +18,7 @@ def round_(x: Tensor, decimals: int | None = None) -> Tensor:
     whenever they are given, 0 included (ATen's round.decimals overload, refusing integer
     tensors)."""
     if not isinstance(x, Tensor):
-        raise TypeError(f"round(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+        raise not_tensor(x, 'round', 'input', 1)
     if decimals is None:
         return unary(R.Round, x)
     if decimals.__class__ is not int:

@@ -8,6 +8,7 @@ from .._base.dtypes import TensorType
 from .._base.kernel_order import VECTOR_LANES
 from .._ops import scans as SC
 from .._ops.shape import Layout
+from .arguments import not_tensor
 from .reduce import _out_shape
 from .softmax import slices
 from .tensor import Tensor, make
@@ -18,7 +19,7 @@ __all__ = ["prod", "cumsum", "cumprod", "flip", "flip_side", "prod_values"]
 
 def _check(x, name: str) -> None:
     if not isinstance(x, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+        raise not_tensor(x, name, 'input', 1)
 
 
 def _int_dim(dim, name: str) -> int:

@@ -14,6 +14,7 @@ from .._base.dtypes import TensorType
 from .._base.kernel_order import fma
 from .._ops import scatter as W
 from .._ops.shape import Layout
+from .arguments import not_tensor
 from .build import broadcast_shapes, positions
 from .inplace import inplace
 from .tensor import Tensor, leaf, make
@@ -212,9 +213,9 @@ def scatter_add(x: Tensor, dim, index, src) -> Tensor:
     """``scatter_add(dim, index, src)``: ``src``'s elements added at ``index`` along ``dim``,
     in index order (ScatterAddBackward0)."""
     if not isinstance(src, Tensor):
-        raise TypeError(f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
+        raise not_tensor(src, 'scatter_add', 'src', 3)
     if not isinstance(index, Tensor):
-        raise TypeError(f"scatter_add(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
+        raise not_tensor(index, 'scatter_add', 'index', 2)
     d = norm_dim(dim, x._t.ndim)
     writes = _scatter_writes("scatter", x, d, index, src)  # PyTorch's checks name scatter
     return _node(W.ScatterAdd, x, src, writes, tensors=index, d=d, dim=_uint(dim))
@@ -225,7 +226,7 @@ def scatter_add(x: Tensor, dim, index, src) -> Tensor:
 
 def _vector(index, name: str, pos: int) -> list:
     if not isinstance(index, Tensor):
-        raise TypeError(f"{name}(): argument 'index' (position {pos}) must be Tensor, not {type(index).__name__}")
+        raise not_tensor(index, name, 'index', pos)
     return _flat(index)
 
 
@@ -256,7 +257,7 @@ def index_add(x: Tensor, dim, index, source, *, alpha=1) -> Tensor:
     slice ``index[i]`` of ``x`` along ``dim`` (IndexAddBackward0)."""
     idx = _vector(index, "index_add", 2)
     if not isinstance(source, Tensor):
-        raise TypeError(f"index_add(): argument 'source' (position 3) must be Tensor, not {type(source).__name__}")
+        raise not_tensor(source, 'index_add', 'source', 3)
     d = norm_dim(dim, x._t.ndim)
     if index._t.ndim > 1:
         raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index._t.ndim} with type: "
@@ -283,7 +284,7 @@ def index_copy(x: Tensor, dim, index, source) -> Tensor:
     of ``x`` along ``dim`` (IndexCopyBackward0)."""
     idx = _vector(index, "index_copy", 2)
     if not isinstance(source, Tensor):
-        raise TypeError(f"index_copy(): argument 'source' (position 3) must be Tensor, not {type(source).__name__}")
+        raise not_tensor(source, 'index_copy', 'source', 3)
     d = norm_dim(dim, x._t.ndim)
     if index._t.ndim > 1:
         raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index._t.ndim})")
@@ -335,10 +336,9 @@ def masked_scatter(x: Tensor, mask, source) -> Tensor:
     """``masked_scatter(mask, source)``: the elements of ``x`` where the (broadcast) bool mask
     holds replaced by source's first elements, in order (MaskedScatterBackward0)."""
     if not isinstance(mask, Tensor):
-        raise TypeError(f"masked_scatter(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
+        raise not_tensor(mask, 'masked_scatter', 'mask', 1)
     if not isinstance(source, Tensor):
-        raise TypeError(f"masked_scatter(): argument 'source' (position 2) must be Tensor, not "
-                        f"{type(source).__name__}")
+        raise not_tensor(source, "masked_scatter", "source", 2)
     if mask._t.dtype is not dtypes.bool:
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
                            f"{mask._t.dtype.short}")

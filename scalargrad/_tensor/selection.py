@@ -12,6 +12,7 @@ from .._base.errors import Unsupported
 from .._base.introsort import nth_element, partial_sort, sort_range, std_sort
 from .._ops import selection as SE
 from .._ops.shape import Layout
+from .arguments import not_tensor
 from .build import broadcast_shapes, positions
 from .reduce import _RETURN_TYPES, ReturnTypes, _out_shape
 from .softmax import slices
@@ -47,7 +48,7 @@ def _pick(op, x: Tensor, shape, m: list, **saved) -> Tensor:
 
 def _index_tensor(index, name: str, arg: str = "index", pos: int = 2) -> Tensor:
     if not isinstance(index, Tensor):
-        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(index).__name__}")
+        raise not_tensor(index, name, arg, pos)
     if name == "gather" and index._t.dtype in (dtypes.int64, dtypes.int32):
         return index
     if index._t.dtype is not dtypes.int64:
@@ -91,7 +92,7 @@ def gather(x: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> 
 def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices of ``x`` at ``index`` along ``dim`` (IndexSelectBackward0)."""
     if not isinstance(index, Tensor):
-        raise TypeError(f"index_select(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
+        raise not_tensor(index, 'index_select', 'index', 2)
     if index._t.dtype not in (dtypes.int64, dtypes.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if index._t.ndim > 1:
@@ -121,7 +122,7 @@ def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
 def masked_select(x: Tensor, mask: Tensor) -> Tensor:
     """The elements of ``x`` where the (broadcast) bool ``mask`` holds, as a vector."""
     if not isinstance(mask, Tensor):
-        raise TypeError(f"masked_select(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
+        raise not_tensor(mask, 'masked_select', 'mask', 1)
     if mask._t.dtype is not dtypes.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = broadcast_shapes(x._t.shape, mask._t.shape)

@@ -39,6 +39,7 @@ from . import (
 )
 from . import factories as F
 from . import scatter as writes
+from .arguments import not_tensor
 from .build import binary, broadcast_shapes, elementwise, refuse_bool, result_dtype, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
@@ -92,13 +93,13 @@ def _is_operand(x) -> bool:
 def _check_input(name: str, x) -> None:
     refuse_complex(x)
     if not isinstance(x, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+        raise not_tensor(x, name, 'input', 1)
 
 
 def _check_other(name: str, x, pos: int, tensor_only: bool = False) -> None:
     refuse_complex(x)
     if tensor_only and not isinstance(x, Tensor) or not _is_operand(x):
-        raise TypeError(f"{name}(): argument 'other' (position {pos}) must be Tensor, not {type(x).__name__}")
+        raise not_tensor(x, name, 'other', pos)
 
 
 # ---------------------------------------------------------------- elementwise ops from the table
@@ -441,7 +442,7 @@ def _nonzero(condition) -> tuple:
     """``torch.where(condition)``: the indices of the nonzero elements, one int64 tensor per
     dimension (a 0-dim condition counts as one dimension)."""
     if not isinstance(condition, Tensor):
-        raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}")
+        raise not_tensor(condition, 'where', 'condition', 1)
     shape = tuple(condition._t.shape) or (1,)
     vals = condition._val if condition._t.ndim else [condition._val]
     hits = [i for i, e in enumerate(vals) if e]
@@ -464,7 +465,7 @@ def _where(condition, a, b):
     """``where(condition, a, b)``: a node with edges to a and b only; the condition, broadcast
     to the result's shape, is kept as the node's constant (PyTorch saves it)."""
     if not isinstance(condition, Tensor):
-        raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}")
+        raise not_tensor(condition, 'where', 'condition', 1)
     if condition._t.dtype is not dtypes.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{condition._t.dtype.short}")
@@ -888,7 +889,7 @@ def _random_fill(self, draw, *args, generator=None):
 def _copy_into(self, src, non_blocking=False):
     """``copy_(src)``: ``src``'s elements, broadcast and cast to this tensor's dtype."""
     if not isinstance(src, Tensor):
-        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+        raise not_tensor(src, 'copy_', 'src', 1)
     shape = tuple(self._t.shape)
     if broadcast_shapes(shape, src._t.shape) != shape:
         raise RuntimeError(f"The size of tensor a ({shape[-1] if shape else 1}) must match the size of tensor b "

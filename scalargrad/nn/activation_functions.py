@@ -17,6 +17,7 @@ from .._base import dtypes
 from .._ops import activations as A
 from .._ops import elementwise as E
 from .._tensor import softmax as _softmax
+from .._tensor.arguments import not_tensor
 from .._tensor.build import elementwise, unary
 from .._tensor.inplace import inplace as _inplace
 from .._tensor.tensor import Tensor
@@ -32,7 +33,7 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 def _tensor(x, fn: str, arg: str = "input") -> Tensor:
     if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' (position 1) must be Tensor, not {type(x).__name__}")
+        raise not_tensor(x, fn, arg, 1)
     return x
 
 

@@ -13,6 +13,7 @@ from .._base import dtypes, rng
 from .._base.dtypes import TensorType
 from .._ops import elementwise as E
 from .._tensor import products
+from .._tensor.arguments import not_tensor
 from .._tensor.build import binary, unary
 from .._tensor.inplace import inplace
 from .._tensor.tensor import Tensor, leaf
@@ -22,7 +23,7 @@ __all__ = ["relu", "sigmoid", "tanh", "dropout", "dropout2d", "linear"]
 
 def _tensor(x, fn: str) -> Tensor:
     if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+        raise not_tensor(x, fn, 'input', 1)
     return x
 
 

@@ -19,6 +19,7 @@ from .._ops import elementwise as E
 from .._ops import losses as LO
 from .._tensor import losses as TL
 from .._tensor import softmax as SMX
+from .._tensor.arguments import not_tensor
 from .._tensor.build import broadcast_shapes, result_dtype, with_scalar
 from .._tensor.reduce import mean as _mean
 from .._tensor.reduce import sum as _sum
@@ -64,7 +65,7 @@ def legacy_get_string(size_average, reduce, emit_warning: bool = True) -> str:
 
 def _tensor(x, fn: str, arg: str, pos: int) -> Tensor:
     if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+        raise not_tensor(x, fn, arg, pos)
     return x
 
 

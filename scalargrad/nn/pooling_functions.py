@@ -4,6 +4,7 @@ adaptive_avg_pool1d/2d (see ``_tensor/pooling``)."""
 from __future__ import annotations
 
 from .._tensor import pooling as POOL
+from .._tensor.arguments import not_tensor
 from .._tensor.reduce import mean
 from .._tensor.tensor import Tensor
 from .._tensor.views import squeeze, unsqueeze
@@ -59,8 +60,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002
     """Adaptive average pooling (AdaptiveAvgPool2DBackward0); an output of (1, 1) is
     ``input.mean((-1, -2), keepdim=True)``, as ATen computes it (MeanBackward1)."""
     if not isinstance(input, Tensor):
-        raise TypeError(f"adaptive_avg_pool2d(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+        raise not_tensor(input, "adaptive_avg_pool2d")
     size = _output_size(output_size, 2)
     if input._t.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input._t.shape)}")
