@@ -6,6 +6,7 @@ except where said)."""
 from __future__ import annotations
 
 import pytest
+from program_outcome import outcome
 
 import scalargrad
 
@@ -71,12 +72,10 @@ def _bits(x):
 
 @pytest.mark.parametrize("program", _PROGRAMS)
 def test_gradient_bits_match_pytorch(torch_ref, program):
-    def run(mod):
-        env = {"torch": mod}
-        exec(_PROGRAMS[program], env)  # noqa: S102 - the test's own programs
+    def read(env):
         return _bits(env["out"])
 
-    assert run(scalargrad) == run(torch_ref)
+    assert outcome(scalargrad, _PROGRAMS[program], read, ()) == outcome(torch_ref, _PROGRAMS[program], read, ())
 
 
 def test_the_mixed_dtype_gradient_by_hand():
@@ -112,15 +111,7 @@ _CLAMP_SHAPES = {
 def test_clamp_backward_refuses_masks_that_do_not_fit_as_pytorch(torch_ref, program):
     # clamp's backward combines its masks in place: where the second broadcasts to more than the
     # first, PyTorch raises the in-place op's shape error (fuzzer --shapes graphs:14:273)
-    def run(mod):
-        env = {"torch": mod}
-        try:
-            exec(_CLAMP_SHAPES[program], env)  # noqa: S102 - the test's own programs
-        except RuntimeError as e:
-            return str(e)
-        return repr(env["out"])
-
-    assert run(scalargrad) == run(torch_ref)
+    assert outcome(scalargrad, _CLAMP_SHAPES[program]) == outcome(torch_ref, _CLAMP_SHAPES[program])
 
 
 _VIEW_OVERWRITES = {
@@ -141,15 +132,10 @@ _VIEW_OVERWRITES = {
 def test_an_op_on_a_view_that_overwrites_its_saved_operand(torch_ref, program):
     # the operand PyTorch saved is the view the op then changed: a version error naming the
     # view's regenerated grad_fn (AsStrided) (fuzzer --shapes graphs:14:1295)
-    def run(mod):
-        env = {"torch": mod}
-        try:
-            exec(_VIEW_OVERWRITES[program], env)  # noqa: S102 - the test's own programs
-        except RuntimeError as e:
-            return str(e)
+    def read(env):
         return "no error " + repr(env["a"].grad_fn.next_functions[1][0].name() if env["a"].grad_fn else None)
 
-    assert run(scalargrad) == run(torch_ref)
+    assert outcome(scalargrad, _VIEW_OVERWRITES[program], read) == outcome(torch_ref, _VIEW_OVERWRITES[program], read)
 
 
 @pytest.mark.no_sympy_check  # the result is overwritten through .data: SymPy would take tanh's own

@@ -12,6 +12,7 @@ import warnings
 from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.kernel_order import fma
+from .._base.layout import contiguous_strides
 from .._ops import scatter as W
 from .._ops.shape import Layout
 from .arguments import not_tensor
@@ -36,14 +37,6 @@ def _uint(d: int) -> int:
 
 def _flat(x: Tensor) -> list:
     return x._val if x._t.ndim else [x._val]
-
-
-def _strides(shape: tuple) -> list:
-    out, acc = [], 1
-    for s in reversed(shape):
-        out.insert(0, acc)
-        acc *= s
-    return out
 
 
 def _type_name(x) -> str:
@@ -113,8 +106,8 @@ def _scatter_writes(name: str, x: Tensor, d: int, index: Tensor, src: Tensor | N
     elif too_big:
         raise RuntimeError(f"Expected index {list(index._t.shape)} to be no larger than self {list(x._t.shape)} "
                            f"apart from dimension {d}")
-    xs, its = _strides(shape), _strides(ishape)
-    ss = _strides(sshape) if src is not None else None
+    xs, its = contiguous_strides(shape), contiguous_strides(ishape)
+    ss = contiguous_strides(sshape) if src is not None else None
     writes = []
     for j, i in enumerate(_flat(index)):
         if not 0 <= i < shape[d]:

@@ -10,6 +10,7 @@ from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.introsort import nth_element, partial_sort, sort_range, std_sort
+from .._base.layout import contiguous_strides
 from .._ops import selection as SE
 from .._ops.shape import Layout
 from .arguments import not_tensor
@@ -58,14 +59,6 @@ def _index_tensor(index, name: str, arg: str = "index", pos: int = 2) -> Tensor:
     return index
 
 
-def _strides(shape: tuple) -> list:
-    out, acc = [], 1
-    for s in reversed(shape):
-        out.insert(0, acc)
-        acc *= s
-    return out
-
-
 def gather(x: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """out[i][j] = x[index[i][j]][j] along ``dim`` (GatherBackward0)."""
     index = _index_tensor(index, "gather")
@@ -78,7 +71,7 @@ def gather(x: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> 
         if k != d and ishape[k] > shape[k]:
             raise RuntimeError(f"Size does not match at dimension {k} expected index {list(ishape)} to be no "
                                f"larger than self {list(shape)} apart from dimension {d}")
-    xs, its = _strides(shape), _strides(ishape)
+    xs, its = contiguous_strides(shape), contiguous_strides(ishape)
     m = []
     for j, i in enumerate(_flat(index)):
         if not -shape[d] <= i < shape[d]:
@@ -110,10 +103,10 @@ def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
         if not 0 <= i < size:
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={i} axis_dim={size}")
     out_shape = shape[:d] + (len(idx),) + shape[d + 1:]
-    xs = _strides(shape)
+    xs = contiguous_strides(shape)
     m = []
     for j in range(math.prod(out_shape)):
-        pos = [(j // s) % n for s, n in zip(_strides(out_shape), out_shape)]
+        pos = [(j // s) % n for s, n in zip(contiguous_strides(out_shape), out_shape)]
         pos[d] = idx[pos[d]]
         m.append(sum(p * s for p, s in zip(pos, xs)))
     return _pick(SE.IndexSelect, x, out_shape, m, dim=_uint(dim), tensors=index)
@@ -308,7 +301,7 @@ def repeat(x: Tensor, *sizes) -> Tensor:
                            "tensor")
     src = (1,) * (len(sizes) - len(shape)) + shape
     out_shape = tuple(a * b for a, b in zip(src, sizes))
-    ss, os_ = _strides(src), _strides(out_shape)
+    ss, os_ = contiguous_strides(src), contiguous_strides(out_shape)
     m = []
     for j in range(math.prod(out_shape)):
         m.append(sum(((j // o) % n) % s * st for o, n, s, st in zip(os_, out_shape, src, ss)))
@@ -330,7 +323,7 @@ def roll(x: Tensor, shifts, dims=None) -> Tensor:
     else:
         if len(sh) != len(ds):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:{len(ds)}")
-        st = _strides(shape)
+        st = contiguous_strides(shape)
         m = list(range(n))
         for s, d in zip(sh, ds):
             d = norm_dim(d, len(shape))

@@ -1,0 +1,15 @@
+"""A test's own small program run under one library (scalargrad, or PyTorch to compare with),
+and what it left: the tests that compare the two on a table of programs share it."""
+
+from __future__ import annotations
+
+
+def outcome(mod, source: str, read=lambda env: repr(env["out"]), refusals=(RuntimeError,)):
+    """``read(namespace)`` after running ``source`` with ``torch`` bound to ``mod``, or the
+    refusal it raised (one of ``refusals``) as ``"Type: message"``."""
+    env = {"torch": mod}
+    try:
+        exec(source, env)  # noqa: S102 - the tests' own programs
+    except refusals as e:
+        return f"{type(e).__name__}: {e}"
+    return read(env)
