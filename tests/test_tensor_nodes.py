@@ -843,3 +843,44 @@ def test_next_functions_show_the_version_a_node_consumed(torch_ref):
                 [n.name() if n is not None else None for n, _ in y.grad_fn.next_functions])
 
     assert run(scalargrad) == run(torch_ref)
+
+
+_INPLACE_SAVED_SELF = """
+a = torch.tensor(1.5, requires_grad=True)
+b = torch.tensor([0.5, -2.0], requires_grad=True)
+x = a * 1
+x.mul_(a)
+x.sin_()
+x.div_(a)
+saved = [x.grad_fn._saved_self, x.grad_fn.next_functions[0][0]._saved_self]
+g, = torch.autograd.grad(x, [a], create_graph=True)
+g.backward()
+y = b * 2
+y.pow_(2)
+y.mul_(b)
+gy, = torch.autograd.grad(y.sum(), [b], create_graph=True)
+gy.sum().backward()
+z = b * 1
+z.mul_(3.0)
+"""
+
+
+def test_an_inplace_op_saves_a_clone_of_self(torch_ref):
+    # the op overwrites self, so PyTorch saves self.clone() taken just before it: _saved_self is
+    # a CloneBackward0 tensor, and a create_graph backward records the clone in its graph (the
+    # fuzzer's create-graph-primitive-nodes); the second derivatives' bits are PyTorch's
+    def run(mod):
+        env = {"torch": mod}
+        exec(_INPLACE_SAVED_SELF, env)  # noqa: S102 - the test's own program
+        walk, todo, seen = [], [env["g"].grad_fn, env["gy"].grad_fn], set()
+        while todo:
+            fn = todo.pop(0)
+            if fn is None or id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            walk.append(fn.name())
+            todo.extend(n for n, _ in fn.next_functions)
+        return ([repr(t) for t in env["saved"]], walk, env["a"].grad.item().hex(),
+                [v.hex() for v in env["b"].grad.tolist()], repr(env["z"].grad_fn._saved_other))
+
+    assert run(scalargrad) == run(torch_ref)

@@ -1018,6 +1018,20 @@ class GraphKernel(TensorKernel):
 
     graph = True
 
+    # an in-place op's node reads the clone of self PyTorch saved (CloneBackward0 in the graph)
+    @staticmethod
+    def a(v):
+        e = v._ext
+        return e.saved_self if e is not None and e.saved_self is not None else v._a
+
+    @staticmethod
+    def ins(v):
+        e = v._ext
+        ins = list(v._in)
+        if e is not None and e.saved_self is not None:
+            ins[0] = e.saved_self
+        return ins
+
     @staticmethod
     def batch_norm_backward(g, v):
         raise Unsupported("the double backward of batch_norm (NativeBatchNormBackwardBackward0, create_graph=True)")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .._base.dtypes import can_cast, round_list
 from .._base.grad_mode import _state as _grad_state
-from .._ops.shape import Layout
+from .._ops.shape import Clone, Layout
 from .._ops.table import Op, saved_node_name, version_error
 from .storage import mem, positions_in_base, regenerate, snapshot, write
 from .tensor import INFERENCE, Tensor, ext, leaf, make
@@ -175,11 +175,32 @@ def rebase_root(t: Tensor, res: Tensor, keep=None, index=_SAME) -> None:
     t._seq = seq
     if t._ext is not None:
         t._ext.modified = 0
+    if old._rg and _saves_self(res._op, t._in):
+        # the op overwrites self, so PyTorch saves a clone of it taken just before (recorded:
+        # CloneBackward0, numbered before the op's node): ``_saved_self`` and the formulas run
+        # under create_graph read it; the edge stays on the old version
+        clone = make(Clone, old._t, list(old._val) if old._t.ndim else old._val, (old,), Layout(old._t.shape))
+        clone._seq, t._seq = t._seq, clone._seq
+        ext(t).saved_self = clone
     if res._op.saves_inputs and any(u is t for u in res._in[1:]):
         # x.mul_(x): PyTorch saves the operand x itself (only self, the first input, is cloned
         # first), which the op then overwrites: backward through the node is a version error
         t._op = t._op.stale
         ext(t).saved_version = ver.n - 1
+
+
+def _saves_self(op, ins: tuple) -> bool:
+    """Whether a node of ``op`` with inputs ``ins`` saves its first input (an op declaring its
+    saved inputs saves it only where a gradient that reads it is computed)."""
+    declared = False
+    for entry in op.saved or ():
+        if entry[1].__class__ is not int:
+            continue
+        declared = True
+        if entry[1] == 0:
+            need = entry[2] if len(entry) > 2 else None
+            return need is None or any(ins[j]._rg for j in need if j < len(ins))
+    return op.saves_inputs if not declared else False
 
 
 class _CopySlices(Op):

@@ -175,6 +175,8 @@ def _saved(attr: str, source, needed_for=None):
             # PyTorch hands out a new tensor object even when the hook returns the saved one
             return _copy_of(got) if got is original and src != "result" else got
         if isinstance(source, int):
+            if source == 0 and e is not None and e.saved_self is not None:
+                return e.saved_self  # an in-place op's clone of self
             return _saved_input(v, source) if source < len(v._in) else None
         if source == "result":
             return _result_view(v)

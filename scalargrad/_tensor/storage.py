@@ -202,12 +202,14 @@ def snapshot(t: Tensor) -> Tensor:
     if e is not None:
         oe = old._ext = _Ext()
         oe.node, oe.hooks, oe.modified, oe.pick = e.node, e.hooks, e.modified, e.pick
+        oe.saved_self = e.saved_self
         if oe.node is not None:
             oe.node._v = old
         e.node = None
         e.hooks = None
         e.modified = 0
         e.pick = None
+        e.saved_self = None
     return old
 
 

@@ -180,7 +180,8 @@ class _Ext:
     """The rarely used parts of a tensor that backward can observe; its presence sends the
     engine to its exact path."""
 
-    __slots__ = ("node", "hooks", "retain", "post_acc", "pick", "modified", "saved_version", "packed", "trace")
+    __slots__ = ("node", "hooks", "retain", "post_acc", "pick", "modified", "saved_version", "packed", "trace",
+                 "saved_self")
 
     def __init__(self) -> None:
         self.node = None  # the grad_fn (or AccumulateGrad) object, made on first request
@@ -192,6 +193,7 @@ class _Ext:
         self.saved_version = 0  # a stale node's saved tensor: the version it was saved at
         self.packed = None  # saved-tensor hooks: {saved name: (source, packed value, unpack hook)}
         self.trace = None  # anomaly mode: the traceback of the forward call that made this node
+        self.saved_self = None  # an in-place op's node: the clone of self it saved (CloneBackward0)
 
 
 def ext(v: Tensor) -> _Ext:
