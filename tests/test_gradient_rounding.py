@@ -123,6 +123,10 @@ _VIEW_OVERWRITES = {
                     "a.sum().backward()",
     "v.mul_(another view)": "a = torch.tensor([2.0, 3.0], requires_grad=True) * 1\nv = a.view(-1)\n"
                             "v.mul_(a.view(2))\na.sum().backward()",
+    # an operand that is a detached alias of self: its version moves with self's (fuzzer
+    # graphs:15:6473, where the clone of self saved by the op must not hide it)
+    "detached alias": "a = torch.tensor(-2.577081, requires_grad=True) + 2.8\nd = a.detach().requires_grad_()\n"
+                      "a.div_(d)\n(torch.tensor(1.0, requires_grad=True) + a).backward()",
     "v.add_(v) saves nothing": "a0 = torch.tensor([2.0, 3.0], requires_grad=True)\na = a0 * 1\nv = a.view(-1)\n"
                                "v.add_(v)\n(a * torch.tensor([1.0, 10.0])).sum().backward()\nprint(a0.grad)",
 }

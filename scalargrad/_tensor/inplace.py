@@ -165,22 +165,26 @@ def rebase_root(t: Tensor, res: Tensor, keep=None, index=_SAME) -> None:
     elif res._t.ndim:
         vals = list(vals)
     seq = res._seq
+    ins = tuple(old if u is t else u for u in res._in)
+    clone = None
+    if old._rg and _saves_self(res._op, ins):
+        # the op overwrites self, so PyTorch saves a clone of it taken just before (recorded:
+        # CloneBackward0, numbered before the op's node): ``_saved_self`` and the formulas run
+        # under create_graph read it; the edge stays on the old version. Made before the write,
+        # whose version stamps on aliases must stay newer than the node
+        clone = make(Clone, old._t, list(old._val) if old._t.ndim else old._val, (old,), Layout(old._t.shape))
+        clone._seq, seq = seq, clone._seq
     if index is not _SAME:  # squeeze_, t_...: t takes the view's shape and layout
         retype(t, res, index)
     write(t, vals, keep=keep)
     t._rg = True
     t._op = res._op
-    t._in = tuple(old if u is t else u for u in res._in)
+    t._in = ins
     t._c = res._c
     t._seq = seq
     if t._ext is not None:
         t._ext.modified = 0
-    if old._rg and _saves_self(res._op, t._in):
-        # the op overwrites self, so PyTorch saves a clone of it taken just before (recorded:
-        # CloneBackward0, numbered before the op's node): ``_saved_self`` and the formulas run
-        # under create_graph read it; the edge stays on the old version
-        clone = make(Clone, old._t, list(old._val) if old._t.ndim else old._val, (old,), Layout(old._t.shape))
-        clone._seq, t._seq = t._seq, clone._seq
+    if clone is not None:
         ext(t).saved_self = clone
     if res._op.saves_inputs and any(u is t for u in res._in[1:]):
         # x.mul_(x): PyTorch saves the operand x itself (only self, the first input, is cloned
