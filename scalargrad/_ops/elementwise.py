@@ -23,7 +23,7 @@ from itertools import repeat
 from .._base import ieee
 from .._base.dtypes import float64, round_list
 from .correctly_rounded import tanh_correctly_rounded
-from .table import Api, Op, register
+from .table import Api, Op, no_derivative, register
 
 __all__ = ["Elementwise", "ELEMENTWISE", "SCALAR_DERIVATIVES"]
 
@@ -612,13 +612,6 @@ class RPowC(WithNumber):
         return None
 
 
-def _not_implemented(name: str):
-    def backward(k, g, v):
-        raise RuntimeError(f"derivative for aten::{name} is not implemented")
-
-    return staticmethod(backward)
-
-
 @register
 class FloorDivideC(WithNumber):
     """tensor // number: no derivative (a NotImplemented node with the tensor as its input)."""
@@ -629,7 +622,7 @@ class FloorDivideC(WithNumber):
     bool_kernel = "div_floor_cpu"
     forward = staticmethod(lambda r, a, c: _floor_div(r, a, c))
     grad_edges_only = True
-    backward = _not_implemented("floor_divide")
+    backward = no_derivative("floor_divide")
     sympy = staticmethod(lambda sp, a, c: _floor_form(sp, a, c))
 
 
@@ -663,7 +656,7 @@ class RRemainderC(WithNumber):
     bool_kernel = "remainder_cpu"
     forward = staticmethod(lambda r, a, c: _remainder(r, c, a))
     grad_edges_only = True
-    backward = _not_implemented("remainder")
+    backward = no_derivative("remainder")
     sympy = staticmethod(lambda sp, a, c: c - a * _floor_form(sp, c, a))
 
 

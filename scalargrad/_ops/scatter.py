@@ -17,7 +17,7 @@ input element it ends as, or the sum of the self element and the writes
 from __future__ import annotations
 
 from .shape import Structural
-from .table import Api, register
+from .table import Api, no_derivative, register
 
 __all__ = ["Written", "Scatter", "ScatterValue", "ScatterAdd", "ScatterReduce", "ScatterReduceValue",
            "ScatterReduceInplace", "ScatterReduceValueInplace", "IndexAdd",
@@ -87,13 +87,6 @@ class ScatterAdd(Written):
         return g, k.gather_src(g, c.dim, c.tensors, v)
 
 
-def _no_derivative(name: str):
-    def backward(k, g, v):
-        raise RuntimeError(f"derivative for aten::{name} is not implemented")
-
-    return staticmethod(backward)
-
-
 @register
 class ScatterReduce(Written):
     """``scatter(dim, index, src, reduce=...)``: PyTorch declares no derivative (a NotImplemented
@@ -103,7 +96,7 @@ class ScatterReduce(Written):
     namespace = "torch::autograd::"
     saves = False
     grad_edges_only = True
-    backward = _no_derivative("scatter")
+    backward = no_derivative("scatter")
 
 
 @register
@@ -115,7 +108,7 @@ class ScatterReduceValue(ScatterReduce):
 class ScatterReduceInplace(ScatterReduce):
     """``scatter_(..., reduce=...)``: the in-place overload's own name in the error."""
 
-    backward = _no_derivative("scatter_")
+    backward = no_derivative("scatter_")
 
 
 @register

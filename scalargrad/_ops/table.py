@@ -184,6 +184,15 @@ class Op:
         _make_variants(cls)
 
 
+def no_derivative(name: str):
+    """The backward of an op PyTorch declares no derivative for (its node is NotImplemented):
+    PyTorch's error naming ``aten::<name>``."""
+    def backward(k, g, v):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+    return staticmethod(backward)
+
+
 def _make_variants(cls) -> None:
     """``freed``/``stale`` for the scalar op and its bulk twin (made only when the formula is
     meant for tensors too: every declared op here)."""
