@@ -139,6 +139,25 @@ def _opaque_name(op) -> str:
     return op.name
 
 
+
+def _overwritten(v, ins) -> bool:
+    """The node (or the tensor of an element), or one of its inputs, was changed in place after
+    the node was made, through an alias PyTorch allows to change it (``c.detach().zero_()`` where
+    no node saved ``c``'s values): the numbers there now are not the ones its forward computed
+    with, so there is no forward value to compare (its gradient is still checked)."""
+    seq = v._seq
+    for x in (v, *ins):
+        t = x.node if x.__class__ is Elem else x
+        if t._op is None:
+            if t is not v and t._seq > seq:  # a leaf's _seq is its last change
+                return True
+            continue
+        e = t._ext
+        if e is not None and e.modified > seq:
+            return True
+    return False
+
+
 def _fn_of(e) -> tuple:
     """(the Function node, output slot) of a custom Function's output element."""
     if e.__class__ is Elem:
@@ -865,7 +884,7 @@ class _Local:
                 fwd_ok = False
         else:
             fwd_ok = False
-        if not fwd_ok:
+        if not fwd_ok and not _overwritten(v, ins):
             self._check_forward(v, op, rule, vals, c, cvals, eps, tiny)
         conv = op.convention(*vals, *cvals) if op.convention is not None else None
         parts = []
@@ -994,7 +1013,7 @@ class _Local:
         conv = op.convention(vals, c)
         if conv is not None:
             t_v = _union(t_v, frozenset((self.tags.id("convention", conv[0]),)))
-        if op.c_kind != "number" and not any(x != x for x in vals):
+        if op.c_kind != "number" and not any(x != x for x in vals) and not _overwritten(v, ins):
             y = v._val
             value, scale = op.value(vals, c)
             dt = _dt_name(v._t)

@@ -36,13 +36,7 @@ NOT_YET: dict[str, str] = {
 }
 
 # id -> why scalargrad's SymPy check reports a disagreement where autograd is right (strict too)
-SYMPY_FALSE_ALARMS: dict[str, str] = {
-    # c = a * 2; c.detach().zero_() writes c's memory; MulBackward0 saved only a and 2, so its
-    # backward is right (PyTorch's 2, 2, 2), but the check reads c's changed value as the node's
-    # forward result ("forward value 0.0, but its SymPy form a0*c gives 20.0")
-    "043_detach_shares_storage": "a result changed in place through a detached alias is read as the node's "
-                                 "forward value",
-}
+SYMPY_FALSE_ALARMS: dict[str, str] = {}
 
 SOURCE_KINDS = ("PyTorch tutorial", "PyTorch docs", "PyTorch forums", "blog (en)", "blog (ko)", "blog (zh)",
                 "blog (ja)")
