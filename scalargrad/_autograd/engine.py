@@ -35,7 +35,7 @@ from .._base import anomaly, grad_mode
 from .._ops import shape as S
 from .._ops.table import saved_node_name, version_error
 from .._tensor import anomaly_trace, views
-from .._tensor.nodes import consumed_version
+from .._tensor.nodes import consumed_version, saves_input
 from .._tensor.saved_hooks import unpacked
 from .._tensor.storage import version_then, write
 from .._tensor.tensor import MANY, Tensor, ext, leaf, make, next_seq
@@ -63,24 +63,8 @@ def _packed(v: Tensor) -> bool:
 
 
 def _saves(v: Tensor, u: Tensor) -> bool:
-    """Whether node ``v`` saved its input ``u`` (and so refuses a changed one). An op that
-    declares its saved inputs (``saved`` entries with an input index, and the inputs whose
-    gradients need each) answers for that input; any other op by its ``saves_inputs`` flag."""
-    op = v._op
-    ins = v._in
-    declared = False
-    for entry in op.saved or ():
-        i = entry[1]
-        if i.__class__ is str and i.startswith("opt."):  # an optional tensor argument (clamp's bounds)
-            i = int(i[4:])
-        if i.__class__ is not int:
-            continue
-        declared = True
-        if i < len(ins) and ins[i] is u:
-            need = entry[2] if len(entry) > 2 else None
-            if need is None or any(ins[j]._rg for j in need if j < len(ins)):
-                return True
-    return op.saves_inputs if not declared else False
+    """Whether node ``v`` saved its input ``u`` (and so refuses a changed one)."""
+    return saves_input(v._op, v._in, u)
 
 
 def _version_error(u: Tensor, v: Tensor) -> RuntimeError:

@@ -18,6 +18,7 @@ from .._base.dtypes import can_cast, round_list
 from .._base.grad_mode import _state as _grad_state
 from .._ops.shape import Clone, Layout
 from .._ops.table import Op, saved_node_name, version_error
+from .nodes import saves_input
 from .storage import mem, positions_in_base, regenerate, snapshot, write
 from .tensor import INFERENCE, Tensor, ext, leaf, make
 
@@ -167,7 +168,7 @@ def rebase_root(t: Tensor, res: Tensor, keep=None, index=_SAME) -> None:
     seq = res._seq
     ins = tuple(old if u is t else u for u in res._in)
     clone = None
-    if old._rg and _saves_self(res._op, ins):
+    if old._rg and saves_input(res._op, ins, old):
         # the op overwrites self, so PyTorch saves a clone of it taken just before (recorded:
         # CloneBackward0, numbered before the op's node): ``_saved_self`` and the formulas run
         # under create_graph read it; the edge stays on the old version. Made before the write,
@@ -191,20 +192,6 @@ def rebase_root(t: Tensor, res: Tensor, keep=None, index=_SAME) -> None:
         # first), which the op then overwrites: backward through the node is a version error
         t._op = t._op.stale
         ext(t).saved_version = ver.n - 1
-
-
-def _saves_self(op, ins: tuple) -> bool:
-    """Whether a node of ``op`` with inputs ``ins`` saves its first input (an op declaring its
-    saved inputs saves it only where a gradient that reads it is computed)."""
-    declared = False
-    for entry in op.saved or ():
-        if entry[1].__class__ is not int:
-            continue
-        declared = True
-        if entry[1] == 0:
-            need = entry[2] if len(entry) > 2 else None
-            return need is None or any(ins[j]._rg for j in need if j < len(ins))
-    return op.saves_inputs if not declared else False
 
 
 class _CopySlices(Op):

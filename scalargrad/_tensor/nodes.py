@@ -22,6 +22,26 @@ __all__ = ["Node", "AccumulateGrad", "node_for", "accumulate_grad_for", "node_cl
 
 
 
+def saves_input(op, ins: tuple, u: Tensor) -> bool:
+    """Whether a node of ``op`` with inputs ``ins`` saved its input ``u`` (and so refuses a
+    changed one). An op that declares its saved inputs (``saved`` entries with an input index,
+    and the inputs whose gradients need each) answers for that input: PyTorch saves it only where
+    a gradient that reads it is computed; any other op by its ``saves_inputs`` flag."""
+    declared = False
+    for entry in op.saved or ():
+        i = entry[1]
+        if i.__class__ is str and i.startswith("opt."):  # an optional tensor argument (clamp's bounds)
+            i = int(i[4:])
+        if i.__class__ is not int:
+            continue
+        declared = True
+        if i < len(ins) and ins[i] is u:
+            need = entry[2] if len(entry) > 2 else None
+            if need is None or any(ins[j]._rg for j in need if j < len(ins)):
+                return True
+    return op.saves_inputs if not declared else False
+
+
 def consumed_version(u: Tensor, v: Tensor) -> Tensor:
     """The version of ``u`` that node ``v`` consumed, ``u`` having been changed in place after
     ``v`` was made (its stamp is newer): a rebased tensor's older versions hang off its first
