@@ -21,6 +21,7 @@ import struct
 import warnings
 
 import pytest
+from program_outcome import outcome
 
 import scalargrad
 
@@ -869,9 +870,7 @@ def test_an_inplace_op_saves_a_clone_of_self(torch_ref):
     # the op overwrites self, so PyTorch saves self.clone() taken just before it: _saved_self is
     # a CloneBackward0 tensor, and a create_graph backward records the clone in its graph (the
     # fuzzer's create-graph-primitive-nodes); the second derivatives' bits are PyTorch's
-    def run(mod):
-        env = {"torch": mod}
-        exec(_INPLACE_SAVED_SELF, env)  # noqa: S102 - the test's own program
+    def read(env):
         walk, todo, seen = [], [env["g"].grad_fn, env["gy"].grad_fn], set()
         while todo:
             fn = todo.pop(0)
@@ -883,4 +882,4 @@ def test_an_inplace_op_saves_a_clone_of_self(torch_ref):
         return ([repr(t) for t in env["saved"]], walk, env["a"].grad.item().hex(),
                 [v.hex() for v in env["b"].grad.tolist()], repr(env["z"].grad_fn._saved_other))
 
-    assert run(scalargrad) == run(torch_ref)
+    assert outcome(scalargrad, _INPLACE_SAVED_SELF, read, ()) == outcome(torch_ref, _INPLACE_SAVED_SELF, read, ())

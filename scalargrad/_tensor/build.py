@@ -255,8 +255,7 @@ def unary(op, a: Tensor) -> Tensor:
     x = cast(a, dt)
     n = t.numel
     vals = compute(op, dt, [x], n)
-    strides = None if t.contiguous else elementwise_strides(t.shape, [(t.shape, t.strides)])
-    return make(op, TensorType(dt, t.shape, strides), vals, (a,))
+    return make(op, laid_out(dt, t.shape, (t,)), vals, (a,))
 
 
 def binary(op, a, b, alpha=None) -> Tensor:
@@ -306,10 +305,16 @@ def binary(op, a, b, alpha=None) -> Tensor:
     vals = compute(op, cdt, [x, y], n)
     if dt is not cdt:
         vals = round_list(dt, vals)
-    strides = None
-    if not (sa.contiguous and sb.contiguous):
-        strides = elementwise_strides(shape, [(sa.shape, sa.strides), (sb.shape, sb.strides)])
-    return make(op, TensorType(dt, shape, strides), vals, (a, b))
+    return make(op, laid_out(dt, shape, (sa, sb)), vals, (a, b))
+
+
+def laid_out(dt, shape: tuple, operands) -> TensorType:
+    """The type of an elementwise result of ``shape`` over operands of these TensorTypes: laid
+    out in their memory order, as TensorIterator allocates it (``x.t() * 2`` keeps the
+    transposed strides; row-major when every operand is contiguous)."""
+    if all(t.contiguous for t in operands):
+        return TensorType(dt, shape)
+    return TensorType(dt, shape, elementwise_strides(shape, [(t.shape, t.strides) for t in operands]))
 
 
 def _column_cast(x: Tensor, dt, shape: tuple):
@@ -416,10 +421,7 @@ def elementwise(op, operands: Sequence, c=None, out_dtype=None) -> Tensor:
         return make(op, TensorType(dt, ()), val, tuple(tensors), c)
     cols = [_column(x, shape, n) for x in operands]
     vals = compute(op, dt, cols, n, c)
-    strides = None  # the operands' memory order, as TensorIterator keeps it (x.t().clamp(x.t(), None))
-    if not all(x._t.contiguous for x in tensors):
-        strides = elementwise_strides(shape, [(x._t.shape, x._t.strides) for x in tensors])
-    return make(op, TensorType(dt, shape, strides), vals, tuple(tensors), c)
+    return make(op, laid_out(dt, shape, [x._t for x in tensors]), vals, tuple(tensors), c)
 
 
 def as_tensor_operand(x, like: Tensor | None = None) -> Tensor:

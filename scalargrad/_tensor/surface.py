@@ -18,7 +18,7 @@ from .._base.dtypes import TensorType, can_cast, round_list
 from .._base.errors import Unsupported
 from .._base.formatting import tensor_repr
 from .._base.grad_mode import _state as _grad_state
-from .._base.layout import elementwise_strides, is_contiguous
+from .._base.layout import is_contiguous
 from .._ops import elementwise as E
 from .._ops import shape as S
 from .._ops.table import REGISTRY
@@ -40,7 +40,7 @@ from . import (
 from . import factories as F
 from . import scatter as writes
 from .arguments import not_tensor
-from .build import binary, broadcast_shapes, elementwise, refuse_bool, result_dtype, unary
+from .build import binary, broadcast_shapes, elementwise, laid_out, refuse_bool, result_dtype, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
 from .storage import alias, write
@@ -487,10 +487,8 @@ def _where(condition, a, b):
     cv, xv, yv = cols
     vals = [p if c else q for c, p, q in zip(cv, xv, yv)]
     cond = leaf(cv if shape else cv[0], TensorType(dtypes.bool, shape))
-    strides = None  # the operands' memory order, condition first, as TensorIterator keeps it
-    if shape and not all(t._t.contiguous for t in (condition, x, y)):
-        strides = elementwise_strides(shape, [(t._t.shape, t._t.strides) for t in (condition, x, y)])
-    return make(E.Where, TensorType(rd, shape, strides), vals if shape else vals[0], (x, y), cond)
+    # laid out in its operands' memory order, condition first, as TensorIterator allocates it
+    return make(E.Where, laid_out(rd, shape, (condition._t, x._t, y._t)), vals if shape else vals[0], (x, y), cond)
 
 
 # ---------------------------------------------------------------- addcmul, addcdiv, lerp
