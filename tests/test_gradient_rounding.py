@@ -5,6 +5,8 @@ except where said)."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from program_outcome import outcome
 
@@ -70,12 +72,36 @@ def _bits(x):
     return (str(x.dtype), [float(v).hex() for v in x.detach().reshape(-1).tolist()])
 
 
+# the programs whose gradients go through the C library's float64 pow and log, which scalargrad
+# takes from the same library as PyTorch but whose last bits an FMA or a vectorised kernel may
+# change from one processor to another: compared within 4 float64 ulps there (a float32 step, the
+# fault these programs catch, is some 2**29 ulps away)
+_LIBM = {"float32 base, float64 exponent, create_graph", "float32 base, float64 exponent"}
+
+
+def _within_ulps(a, b, ulps: int) -> bool:
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_within_ulps(x, y, ulps) for x, y in zip(a, b))
+    (da, xs), (db, ys) = a, b
+    if da != db or len(xs) != len(ys):
+        return False
+    for x, y in zip(xs, ys):
+        fx, fy = float.fromhex(x), float.fromhex(y)
+        if not (x == y or abs(fx - fy) <= ulps * math.ulp(max(abs(fx), abs(fy)))):
+            return False
+    return True
+
+
 @pytest.mark.parametrize("program", _PROGRAMS)
 def test_gradient_bits_match_pytorch(torch_ref, program):
     def read(env):
         return _bits(env["out"])
 
-    assert outcome(scalargrad, _PROGRAMS[program], read, ()) == outcome(torch_ref, _PROGRAMS[program], read, ())
+    ours, theirs = outcome(scalargrad, _PROGRAMS[program], read, ()), outcome(torch_ref, _PROGRAMS[program], read, ())
+    if program in _LIBM:
+        assert _within_ulps(ours, theirs, 4), (ours, theirs)
+    else:
+        assert ours == theirs
 
 
 def test_the_mixed_dtype_gradient_by_hand():
