@@ -25,7 +25,7 @@ LAYERS = [
     ("autograd", "utils", "random", "cuda", "errors", "linalg", "backends", "version", "torch_version"),
     ("nn",),
     ("optim", "serialization"),
-    ("symbolic", "symbolic_elements"),
+    ("symbolic",),
     ("runner", "run_command", "verify", "cli", "__main__", "documents", "viz", "warm_worker", "proof_summary"),
 ]
 

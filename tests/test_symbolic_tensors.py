@@ -20,8 +20,17 @@ from scalargrad import nn, symbolic
 from scalargrad._autograd import kernels as K
 from scalargrad._ops import elementwise as E
 from scalargrad._ops.table import REGISTRY
-from scalargrad.symbolic import SymbolicMismatch, check_every_backward, sympy_check, to_sympy
-from scalargrad.symbolic_elements import ELEMENT_OPS, Elem, ElementGraph, SumOf, covers
+from scalargrad.symbolic import (
+    ELEMENT_OPS,
+    Elem,
+    ElementGraph,
+    SumOf,
+    SymbolicMismatch,
+    check_every_backward,
+    covers,
+    sympy_check,
+    to_sympy,
+)
 
 STRATEGIES = ["whole", "local"]
 
@@ -436,7 +445,7 @@ def test_every_op_of_the_table_has_its_elements_expanded():
 
 
 def test_every_structural_element_op_is_proved_by_sympy():
-    assert {op.name: symbolic._element_proof(op) for op in ELEMENT_OPS} == {op.name: None for op in ELEMENT_OPS}
+    assert {op.name: symbolic.element_proof(op) for op in ELEMENT_OPS} == {op.name: None for op in ELEMENT_OPS}
 
     class WrongSum(SumOf):
         name = "wrong sum"
@@ -445,7 +454,7 @@ def test_every_structural_element_op_is_proved_by_sympy():
         def partials(vals, c):
             return [2.0] * len(vals)
 
-    assert symbolic._element_proof(WrongSum).startswith("the wrong sum element's declared partial d/d(input 0) is 2.0")
+    assert symbolic.element_proof(WrongSum).startswith("the wrong sum element's declared partial d/d(input 0) is 2.0")
 
 
 # ---------------------------------------------------------------- random programs of tensors

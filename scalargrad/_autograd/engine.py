@@ -21,7 +21,7 @@ hooks, retain_grad, node hooks, outputs of multi-output nodes) goes through ``_r
 
 Gradients are floats for 0-dim tensors and tensors for the others (plain backward); with
 ``create_graph`` they are all tensors. A gradient reaching an input of another shape or
-dtype is summed back to the input's shape and cast to its dtype (``_adapt``), as PyTorch's
+dtype is summed back to the input's shape and cast to its dtype (``adapt``), as PyTorch's
 ``validate_outputs`` does.
 """
 
@@ -169,7 +169,7 @@ def _expandable(shape: tuple, to: tuple) -> bool:
     return all(a == b or a == 1 for a, b in zip(reversed(shape), reversed(to)))
 
 
-def _adapt(g, u: Tensor, v, graph: bool):
+def adapt(g, u: Tensor, v, graph: bool):
     """The gradient ``g`` for input ``u``, in ``u``'s shape, dtype and representation (a float
     for a 0-dim tensor in plain backward). A gradient that cannot be summed to ``u``'s shape is
     refused in PyTorch's words."""
@@ -376,7 +376,7 @@ def _fast_sweep(run: _Run, roots, grads) -> None:
             if gi is None or u._seq > s or u._ext is not None:
                 return _handover(run, buf, heap, nodes, [] if nxt is None else [nxt], (v, grads))
             if u._t is not vt:  # another shape or dtype: summed and cast to the input's
-                gi = _adapt(gi, u, v, False)
+                gi = adapt(gi, u, v, False)
                 prev = get(u)
                 buf[u] = gi if prev is None else u._t.kernel.add(prev, gi)
                 if prev is None and u._op is not None:
@@ -398,7 +398,7 @@ def _fast_sweep(run: _Run, roots, grads) -> None:
             if gi is None or b._seq > s or b._ext is not None:
                 return _handover(run, buf, heap, nodes, [] if nxt is None else [nxt], (v, grads[1:]))
             if b._t is not vt:
-                gi = _adapt(gi, b, v, False)
+                gi = adapt(gi, b, v, False)
                 prev = get(b)
                 buf[b] = gi if prev is None else b._t.kernel.add(prev, gi)
             else:
@@ -631,7 +631,7 @@ def _deliver_one(run: _Run, v: Tensor, u: Tensor, gi, buf: dict) -> None:
             buf[u] = None
     else:
         if u._t is not v._t or graph or isinstance(gi, Tensor) != (graph or bool(u._t.ndim)):
-            gi = _adapt(gi, u, v, graph)
+            gi = adapt(gi, u, v, graph)
         b = buf.get(u)
         if b is None:
             buf[u] = gi
@@ -853,7 +853,7 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
         # PyTorch); a custom Function's hooks see whatever its backward returned
         custom = getattr(v._op, "function", None) is not None
         g_in = tuple(None if (x is None or (not u._rg and not custom)) else
-                     _wrap(_adapt(x, u, v, graph) if u._rg else x, u._t) for u, x in zip(v._in, grads))
+                     _wrap(adapt(x, u, v, graph) if u._rg else x, u._t) for u, x in zip(v._in, grads))
         g_in = g_in + (None,) * v._op.extra_none
         for hook in list(node._post.values()):
             res = hook(g_in, g_out)

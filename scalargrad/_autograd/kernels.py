@@ -1236,7 +1236,7 @@ def _scatter_values(share: Tensor, mask: list, t: TensorType) -> Tensor:
     return _where(m, share, zeros)
 
 
-class _Scatter(S.Structural):
+class BackwardScatter(S.Structural):
     """zeros of the input's shape with the gradient at ``map``'s positions (added in order
     when ``accumulate``): the backward of select/slice/index, differentiable itself."""
 
@@ -1247,7 +1247,7 @@ class _Scatter(S.Structural):
 def _scatter_class(name: str) -> type:
     cls = _scatter_classes.get(name)
     if cls is None:
-        cls = _scatter_classes[name] = type(name.replace("Backward", ""), (_Scatter,), {"name": name})
+        cls = _scatter_classes[name] = type(name.replace("Backward", ""), (BackwardScatter,), {"name": name})
     return cls
 
 

@@ -16,7 +16,7 @@ import math
 from .reductions import Reduced
 from .table import Api, Op, register
 
-__all__ = ["Normed", "VectorNorm", "Dist", "NORMS", "norm_value", "norm_partials"]
+__all__ = ["Normed", "VectorNorm", "Dist", "NORMS", "norm_value", "norm_partials", "sympy_norm"]
 
 
 class Normed(Reduced):
@@ -81,7 +81,8 @@ def norm_partials(vals: list, p: float, norm: float) -> list:
     return [_sgn(x) * abs(x) ** (p - 1) / norm ** (p - 1) for x in vals]
 
 
-def _sympy_norm(sp, args, p):
+def sympy_norm(sp, args, p):
+    """The p-norm of the SymPy expressions ``args``."""
     if p == 1:
         return sp.Add(*[sp.Abs(a) for a in args])
     if p == 2:
@@ -113,7 +114,7 @@ class VectorNorm(Op):
 
     @staticmethod
     def sympy(sp, *args):
-        return _sympy_norm(sp, args, 2.0)
+        return sympy_norm(sp, args, 2.0)
 
 
 @register
