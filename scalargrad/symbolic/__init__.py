@@ -43,8 +43,9 @@ on purpose), with both values.
 
 ``check_every_backward()`` cross-checks every backward call made inside it.
 
-The modules, lowest first: ``element_op`` (structural element ops), ``graph`` (the element
-graph, and what each family registers), one module per op family (``views``, ``reductions``,
+The modules, lowest first: ``element_op`` (structural element ops; ``derived``: those whose
+value and partials come from their op-table form), ``graph`` (the element graph, and what each
+family registers), one module per op family (``views``, ``reductions``,
 ``products``, ``scans``, ``moments``, ``norms``, ``losses``, ``softmax``, ``embedding``,
 ``convolution``, ``pooling``, ``normalization``, ``selection``, ``indexing``, ``scatter``,
 ``elementwise``), ``forms`` (SymPy expressions), ``rules`` (per-op rules and tolerances),

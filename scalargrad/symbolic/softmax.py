@@ -1,188 +1,98 @@
 """The softmax family's elements (``_ops/softmax.py``): each element of softmax / log_softmax reads
 its slice along the node's dimension, each element of their backward-data ops the (grad_output,
-output) pairs of its slice."""
+output) pairs of its slice. Each is the op table's form of one element, which also gives its
+partial derivatives (``derived``): the family's calculus is written once, in ``_ops/softmax.py``."""
 
 from __future__ import annotations
-
-import math
 
 from .._ops import softmax as SM
 from .._tensor.build import positions
 from .._tensor.softmax import slices
-from .element_op import ElementOp, fsum
+from .derived import FormElementOp
 from .graph import elements_of
 
 __all__ = ["SoftmaxOf", "LogSoftmaxOf", "SoftmaxBackwardOf", "LogSoftmaxBackwardOf"]
 
 
-def _rotated(args, j):
-    """The slice ``args`` with element ``j`` first (the op table's softmax forms take the element
-    first, then the rest of its slice)."""
-    args = list(args)
-    return [args[j]] + args[:j] + args[j + 1:]
+def _rotation(n: int, c: int) -> list:
+    """The slice's positions with element ``c`` first: the op table's softmax forms take the
+    element first, then the rest of its slice."""
+    return [c] + [i for i in range(n) if i != c]
 
 
-def _softmax_of(vals) -> tuple:
-    m = max(vals)
-    e = [math.exp(x - m) for x in vals]
-    s = fsum(e)
-    return m, e, s
+def _pairs(n: int, c: int) -> list:
+    """The positions of (g_0..g_k-1, y_0..y_k-1) as the backward-data forms take them: the
+    element's (g, y), then the others' pairs."""
+    k = n // 2
+    return [j + half for j in _rotation(k, c) for half in (0, k)]
 
 
-class SoftmaxOf(ElementOp):
+class _SliceElement(FormElementOp, listed=False):
+    """An element of one of the family's ops: the form takes the element's own arguments first,
+    then the rest of its slice's; ``width`` arguments per position (softmax's ``a``; the
+    backward-data ops' ``g`` and ``y``), the inputs being each kind's slice in turn.
+
+    PyTorch's kernels compute every element of a slice from the slice's rounded values (the
+    saved output, the sums along the slice), so the rounding of the element's own term reaches
+    the gradient of every input of its slice: each partial's scale (what the bulk backward's
+    rounding is relative to) includes the scale of the element's own argument of its kind."""
+
+    width = 1
+
+    @classmethod
+    def partial_scales(cls, vals, c) -> list:
+        scales = super().partial_scales(vals, c)
+        n = len(vals) // cls.width
+        own = [scales[k * n + c] for k in range(cls.width)]
+        return [s if i % n == c else s + own[i // n] for i, s in enumerate(scales)]
+
+
+class SoftmaxOf(_SliceElement):
     """Element ``c`` of a softmax slice, inputs the slice: the op table's ``Softmax.sympy``."""
 
     name = "softmax"
-    c_kind = "object"
-
-    @staticmethod
-    def sympy(sp, args, c):
-        return SM.Softmax.sympy(sp, *_rotated(args, c))
-
-    @staticmethod
-    def value(vals, c):
-        if any(not math.isfinite(x) for x in vals):
-            return math.nan, 0.0
-        _, e, s = _softmax_of(vals)
-        y = e[c] / s
-        return y, y
-
-    @staticmethod
-    def partials(vals, c):
-        if any(not math.isfinite(x) for x in vals):
-            return [math.nan] * len(vals)
-        _, e, s = _softmax_of(vals)
-        y = [x / s for x in e]
-        return [y[c] * ((1.0 if i == c else 0.0) - y[i]) for i in range(len(vals))]
-
-    @staticmethod
-    def partial_scales(vals, c):
-        if any(not math.isfinite(x) for x in vals):
-            return [math.nan] * len(vals)
-        _, e, s = _softmax_of(vals)
-        return [e[c] / s * (1.0 + x / s) for x in e]
+    form = staticmethod(SM.Softmax.sympy)
+    arrange = staticmethod(_rotation)
 
     @staticmethod
     def sample():
         return [0.75, -1.25, 2.5], 1
 
 
-class LogSoftmaxOf(ElementOp):
+class LogSoftmaxOf(_SliceElement):
     """Element ``c`` of a log_softmax slice: the op table's ``LogSoftmax.sympy``."""
 
     name = "log_softmax"
-    c_kind = "object"
-
-    @staticmethod
-    def sympy(sp, args, c):
-        return SM.LogSoftmax.sympy(sp, *_rotated(args, c))
-
-    @staticmethod
-    def value(vals, c):
-        if any(not math.isfinite(x) for x in vals):
-            return math.nan, 0.0
-        m, _, s = _softmax_of(vals)
-        ls = math.log(s)
-        # log(s) carries the sum's rounding, relative to s >= 1, not to log(s) (which may be tiny)
-        return (vals[c] - m) - ls, abs(vals[c] - m) + abs(ls) + 1.0
-
-    @staticmethod
-    def partials(vals, c):
-        if any(not math.isfinite(x) for x in vals):
-            return [math.nan] * len(vals)
-        _, e, s = _softmax_of(vals)
-        return [(1.0 if i == c else 0.0) - e[i] / s for i in range(len(vals))]
-
-    @staticmethod
-    def partial_scales(vals, c):
-        if any(not math.isfinite(x) for x in vals):
-            return [math.nan] * len(vals)
-        _, e, s = _softmax_of(vals)
-        return [1.0 + x / s for x in e]
+    form = staticmethod(SM.LogSoftmax.sympy)
+    arrange = staticmethod(_rotation)
 
     @staticmethod
     def sample():
         return [0.75, -1.25, 2.5], 1
 
 
-class SoftmaxBackwardOf(ElementOp):
+class SoftmaxBackwardOf(_SliceElement):
     """Element ``c`` of ``_softmax_backward_data``, inputs (g_0..g_n-1, y_0..y_n-1) of its slice:
     ``(g_c - sum g_i y_i) y_c``, the op table's ``SoftmaxBackwardData.sympy``."""
 
     name = "softmax_backward_data"
-    c_kind = "object"
-
-    @staticmethod
-    def sympy(sp, args, c):
-        n = len(args) // 2
-        gs, ys = _rotated(args[:n], c), _rotated(args[n:], c)
-        return SM.SoftmaxBackwardData.sympy(sp, gs[0], ys[0], *[x for pair in zip(gs[1:], ys[1:]) for x in pair])
-
-    @staticmethod
-    def value(vals, c):
-        n = len(vals) // 2
-        g, y = vals[:n], vals[n:]
-        terms = [a * b for a, b in zip(g, y)]
-        s = fsum(terms)
-        return (g[c] - s) * y[c], (abs(g[c]) + fsum([abs(t) for t in terms])) * abs(y[c])
-
-    @staticmethod
-    def partials(vals, c):
-        n = len(vals) // 2
-        g, y = vals[:n], vals[n:]
-        s = fsum([a * b for a, b in zip(g, y)])
-        dg = [y[c] * ((1.0 if i == c else 0.0) - y[i]) for i in range(n)]
-        dy = [((g[c] - s) if i == c else 0.0) - y[c] * g[i] for i in range(n)]
-        return dg + dy
-
-    @staticmethod
-    def partial_scales(vals, c):
-        n = len(vals) // 2
-        g, y = vals[:n], vals[n:]
-        s = fsum([abs(a * b) for a, b in zip(g, y)])
-        return [abs(y[c]) * (1.0 + abs(y[i])) for i in range(n)] + \
-            [abs(g[c]) + s + abs(y[c] * g[i]) for i in range(n)]
+    width = 2
+    form = staticmethod(SM.SoftmaxBackwardData.sympy)
+    arrange = staticmethod(_pairs)
 
     @staticmethod
     def sample():
         return [0.5, -1.0, 2.0, 0.25, 0.5, 0.25], 1
 
 
-class LogSoftmaxBackwardOf(ElementOp):
-    """Element ``c`` of ``_log_softmax_backward_data``: ``g_c - exp(y_c) sum g_i``."""
+class LogSoftmaxBackwardOf(_SliceElement):
+    """Element ``c`` of ``_log_softmax_backward_data``: ``g_c - exp(y_c) sum g_i``, the op table's
+    ``LogSoftmaxBackwardData.sympy``."""
 
     name = "log_softmax_backward_data"
-    c_kind = "object"
-
-    @staticmethod
-    def sympy(sp, args, c):
-        n = len(args) // 2
-        gs, ys = _rotated(args[:n], c), _rotated(args[n:], c)
-        return SM.LogSoftmaxBackwardData.sympy(sp, gs[0], ys[0], *[x for pair in zip(gs[1:], ys[1:]) for x in pair])
-
-    @staticmethod
-    def value(vals, c):
-        n = len(vals) // 2
-        g, y = vals[:n], vals[n:]
-        s = fsum(g)
-        e = math.exp(y[c]) if y[c] < 700 else math.inf
-        return g[c] - e * s, abs(g[c]) + e * fsum([abs(x) for x in g])
-
-    @staticmethod
-    def partials(vals, c):
-        n = len(vals) // 2
-        g, y = vals[:n], vals[n:]
-        e = math.exp(y[c]) if y[c] < 700 else math.inf
-        s = fsum(g)
-        return [(1.0 if i == c else 0.0) - e for i in range(n)] + [-e * s if i == c else 0.0 for i in range(n)]
-
-    @staticmethod
-    def partial_scales(vals, c):
-        n = len(vals) // 2
-        g, y = vals[:n], vals[n:]
-        e = math.exp(y[c]) if y[c] < 700 else math.inf
-        s = fsum([abs(x) for x in g])
-        return [1.0 + e] * n + [e * s if i == c else 0.0 for i in range(n)]
+    width = 2
+    form = staticmethod(SM.LogSoftmaxBackwardData.sympy)
+    arrange = staticmethod(_pairs)
 
     @staticmethod
     def sample():
