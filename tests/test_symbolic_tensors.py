@@ -19,6 +19,7 @@ import scalargrad as torch
 from scalargrad import nn, symbolic
 from scalargrad._autograd import kernels as K
 from scalargrad._ops import elementwise as E
+from scalargrad._ops import softmax as SM
 from scalargrad._ops.table import REGISTRY
 from scalargrad.symbolic import (
     ELEMENT_OPS,
@@ -252,6 +253,36 @@ def test_mse_loss(reduction):
     w = {"mean": [0.25] * 4, "sum": [1.0] * 4, "none": [1.0, 2.0, 0.5, 1.0]}[reduction]
     want = [2 * x * y for x, y in zip(d, w)]
     assert [c.symbolic for c in report.inputs] == want + [-g for g in want]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_masked_softmax_is_proved(strategy):
+    # attention masks a score with -inf: its weight is 0, and so is its gradient. By hand, with
+    # y = softmax([1, 0.5]): softmax's loss y0 + 3 y2 has the gradient (-2 y0 y2, 0, 2 y0 y2),
+    # log_softmax's (1 - 4 y0, 0, 3 - 4 y2)
+    x = leaf([1.0, 2.0, 0.5])
+    mask = torch.tensor([0.0, -math.inf, 0.0])
+    y0 = 1 / (1 + math.exp(-0.5))
+    y2 = 1 - y0
+    for out, want in (((x + mask).softmax(0), [-2 * y0 * y2, 0.0, 2 * y0 * y2]),
+                      ((x + mask).log_softmax(0), [1 - 4 * y0, 0.0, 3 - 4 * y2])):
+        report = sympy_check(out[0] + 3 * out[2], strategy=strategy)
+        assert report.ok and report.verified and not report.failures, str(report)
+        assert [c.symbolic for c in report.inputs] == pytest.approx(want, rel=1e-12, abs=1e-15)
+
+
+def test_softmax_elements_take_their_calculus_from_the_op_table(monkeypatch):
+    # the elements' value and partials are those of the op table's form, not a second copy:
+    # change the form, and the engine's softmax (still the real one) disagrees with it
+    def doubled(sp, a, *others):
+        return sp.exp(2 * a) / (sp.exp(2 * a) + sp.Add(*[sp.exp(2 * b) for b in others]))
+
+    monkeypatch.setattr(SM.Softmax, "sympy", staticmethod(doubled))
+    x = leaf([0.5, -1.0, 2.0])
+    report = sympy_check((x.softmax(0) * torch.tensor([1.0, 2.0, 3.0])).sum(), strategy="local")
+    assert not report.ok
+    assert any(f.startswith("SoftmaxBackward0") and "forward value" in f for f in report.failures), report.failures
+    assert any("its backward, run as the engine runs it" in f for f in report.failures), report.failures
 
 
 def test_an_output_with_several_elements_needs_a_gradient():

@@ -4,7 +4,7 @@ A structural element op usually declares its partials beside its form (a sum's a
 product's the other factors). Where the op table already declares the form of an element whose
 derivative is not that obvious (softmax, log_softmax and their backward-data ops), restating the
 derivative here would be a second copy of the op's calculus. A ``FormElementOp`` declares only
-which op-table form it is and how its inputs line up with the form's arguments (``form``,
+which op's form it is and how its inputs line up with the form's arguments (``op``,
 ``arrange``); its value and partials come from the form itself.
 
 They are computed by reverse-mode differentiation over the form's expression graph, compiled once
@@ -224,15 +224,12 @@ _last: tuple = ()
 
 
 class FormElementOp(ElementOp, listed=False):
-    """An element op that is its op-table form ``form(sp, *args)``, the element's inputs taken in
-    the order ``arrange(n, c)`` gives (positions among its ``n`` inputs); its value, partial
-    derivatives and their scales come from the form (``FormTape``)."""
+    """An element op that is the form of an op of the op table (``op.sympy(sp, *args)``), the
+    element's inputs taken in the order ``arrange(n, c)`` gives (positions among its ``n``
+    inputs); its value, partial derivatives and their scales come from that form (``FormTape``)."""
 
     c_kind = "object"
-
-    @staticmethod
-    def form(sp, *args):
-        raise NotImplementedError
+    op = None  # the op table's op
 
     @staticmethod
     def arrange(n: int, c) -> list:
@@ -240,7 +237,7 @@ class FormElementOp(ElementOp, listed=False):
 
     @classmethod
     def sympy(cls, sp, args, c):
-        return cls.form(sp, *[args[k] for k in cls.arrange(len(args), c)])
+        return cls.op.sympy(sp, *[args[k] for k in cls.arrange(len(args), c)])
 
     @classmethod
     def _run(cls, vals, c) -> tuple:
@@ -253,7 +250,7 @@ class FormElementOp(ElementOp, listed=False):
             return _last
         n = len(vals)
         order = cls.arrange(n, c)
-        value, magnitude, parts, scales = form_tape(cls.form, n).run([vals[k] for k in order])
+        value, magnitude, parts, scales = form_tape(cls.op.sympy, n).run([vals[k] for k in order])
         out_parts = [0.0] * n
         out_scales = [0.0] * n
         for j, k in enumerate(order):

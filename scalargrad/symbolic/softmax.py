@@ -51,7 +51,7 @@ class SoftmaxOf(_SliceElement):
     """Element ``c`` of a softmax slice, inputs the slice: the op table's ``Softmax.sympy``."""
 
     name = "softmax"
-    form = staticmethod(SM.Softmax.sympy)
+    op = SM.Softmax
     arrange = staticmethod(_rotation)
 
     @staticmethod
@@ -63,7 +63,7 @@ class LogSoftmaxOf(_SliceElement):
     """Element ``c`` of a log_softmax slice: the op table's ``LogSoftmax.sympy``."""
 
     name = "log_softmax"
-    form = staticmethod(SM.LogSoftmax.sympy)
+    op = SM.LogSoftmax
     arrange = staticmethod(_rotation)
 
     @staticmethod
@@ -77,7 +77,7 @@ class SoftmaxBackwardOf(_SliceElement):
 
     name = "softmax_backward_data"
     width = 2
-    form = staticmethod(SM.SoftmaxBackwardData.sympy)
+    op = SM.SoftmaxBackwardData
     arrange = staticmethod(_pairs)
 
     @staticmethod
@@ -91,7 +91,7 @@ class LogSoftmaxBackwardOf(_SliceElement):
 
     name = "log_softmax_backward_data"
     width = 2
-    form = staticmethod(SM.LogSoftmaxBackwardData.sympy)
+    op = SM.LogSoftmaxBackwardData
     arrange = staticmethod(_pairs)
 
     @staticmethod
