@@ -19,7 +19,7 @@ import math
 from .reductions import Reduced
 from .table import Api, Op, register
 
-__all__ = ["Moments", "Var", "Std", "MOMENTS", "variance"]
+__all__ = ["Moments", "Var", "Std", "MOMENTS", "variance", "variance_form"]
 
 
 class Moments(Reduced):
@@ -57,6 +57,13 @@ def variance(vals: list, shift: float) -> float:
     return s / d
 
 
+def variance_form(sp, args, correction):
+    """The SymPy form of the variance of ``args``: sum((a - mean)**2) / (n - correction)."""
+    n = len(args)
+    mean = sp.Add(*args) / n
+    return sp.Add(*[(a - mean) ** 2 for a in args]) / (n - sp.nsimplify(correction))
+
+
 @register
 class Var(Op):
     """var (VarBackward0)."""
@@ -73,9 +80,7 @@ class Var(Op):
 
     @staticmethod
     def sympy(sp, *args):
-        n = len(args)
-        mean = sp.Add(*args) / n
-        return sp.Add(*[(a - mean) ** 2 for a in args]) / (n - 1)
+        return variance_form(sp, args, 1)
 
 
 @register

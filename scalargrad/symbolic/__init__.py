@@ -48,7 +48,7 @@ value and partials come from their op-table form), ``graph`` (the element graph,
 family registers), one module per op family (``views``, ``reductions``,
 ``products``, ``scans``, ``moments``, ``norms``, ``losses``, ``softmax``, ``embedding``,
 ``convolution``, ``pooling``, ``normalization``, ``selection``, ``indexing``, ``scatter``,
-``elementwise``), ``forms`` (SymPy expressions), ``rules`` (per-op rules and tolerances),
+``comparison``), ``forms`` (SymPy expressions), ``rules`` (per-op rules and tolerances),
 ``notes``, ``functions`` and ``bulk`` (parts of the local pass), ``local`` (the local pass),
 ``report``, ``check`` (``sympy_check``, ``check_every_backward``).
 """
@@ -57,22 +57,22 @@ from __future__ import annotations
 
 # every family registers the elements of its ops' nodes on import
 from . import (
-               convolution,
-               elementwise,
-               embedding,
-               indexing,
-               losses,
-               moments,
-               normalization,
-               norms,
-               pooling,
-               products,
-               reductions,
-               scans,
-               scatter,
-               selection,
-               softmax,
-               views,
+    comparison,
+    convolution,
+    embedding,
+    indexing,
+    losses,
+    moments,
+    normalization,
+    norms,
+    pooling,
+    products,
+    reductions,
+    scans,
+    scatter,
+    selection,
+    softmax,
+    views,
 )
 from .check import WHOLE_MAX_NODES, WHOLE_MAX_TREE, check_every_backward, sympy_check
 from .element_op import ELEMENT_OPS, Const, ElementOp, Opaque, Same, opaque_op

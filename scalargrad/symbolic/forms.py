@@ -78,6 +78,7 @@ def declared_function(graph: ElementGraph, fnode):
         return None
     return fnode._op.function
 
+
 def declared_form(fnode, args) -> tuple:
     """The declared form of custom Function node ``fnode``: one SymPy expression per tensor
     output, ``args`` standing for its tensor inputs (or their elements), its other arguments
@@ -95,6 +96,7 @@ def declared_form(fnode, args) -> tuple:
         raise TypeError(f"{fn.__name__}.sympy returned {len(outs)} expression(s), but its forward has "
                         f"{n} tensor output(s)")
     return tuple(sp.sympify(o) for o in outs)
+
 
 # ---------------------------------------------------------------- SymPy forms
 

@@ -123,6 +123,7 @@ def element_index(shape, flat: int) -> tuple:
         flat = flat // s if s else 0
     return tuple(reversed(idx))
 
+
 # ---------------------------------------------------------------- what each family's nodes are made of
 
 _builders: dict = {}  # op class -> build(v, vin, vals)

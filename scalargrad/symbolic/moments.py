@@ -15,7 +15,7 @@ __all__ = ["MomentOf"]
 
 class MomentOf(ElementOp):
     """The variance (``c`` = (shift, False)) or standard deviation ((shift, True)) of input
-    elements: sum((a - mean)^2) / (n - shift), its root for std."""
+    elements: the op table's form of the variance with the correction ``shift``, its root for std."""
 
     name = "moment"
     c_kind = "object"
@@ -23,9 +23,7 @@ class MomentOf(ElementOp):
     @staticmethod
     def sympy(sp, args, c):
         shift, root = c
-        n = len(args)
-        mean = sp.Add(*args) / n
-        var = sp.Add(*[(a - mean) ** 2 for a in args]) / (n - sp.nsimplify(shift))
+        var = MO.variance_form(sp, args, shift)
         return sp.sqrt(var) if root else var
 
     @staticmethod

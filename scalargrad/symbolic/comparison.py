@@ -1,5 +1,5 @@
-"""The elementwise family's in-place comparisons (``_ops/elementwise.py``): their elements are the
-1s and 0s they wrote, constants. (Every other elementwise op's element keeps the op itself: see
+"""The comparison family's in-place comparisons (``x.lt_(y)``...): their elements are the 1s and
+0s they wrote, constants. (Every other elementwise op's element keeps the op itself: see
 ``graph``.)"""
 
 from __future__ import annotations
