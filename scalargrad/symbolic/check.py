@@ -342,9 +342,10 @@ class _Observer:
             plan = _Plan(graph, list(roots), [_flat(g) for g in grads], tensors, names, self.strategy,
                          self.rtol, self.atol)
         except Exception as exc:  # a checker failure must not break the user's program
-            self.log.append(SymbolicReport([], "none", 0, "-", None, [f"the check itself failed: {exc!r}"],
-                                           [], label))
-            return None
+            crash = SymbolicReport([], "none", 0, "-", None, [f"the check itself failed: {exc!r}"], [], label)
+            # reported once the backward call has finished: a backward that raises (the version
+            # error a walk of the same graph met first, say) leaves nothing to check
+            return lambda result: self.log.append(crash)
         before = [_flat(t._grad) for t in tensors]
 
         def finish(result) -> None:

@@ -83,14 +83,16 @@ class FormTape:
 
     # ------------------------------------------------------------ the program
 
-    def _compile(self, expr, xs: list) -> tuple:
+    def _compile(self, expr, xs: list):
+        """The code of ``run``: the expression graph of ``expr`` in post-order (each shared
+        subexpression once), then its reverse sweep."""
         index: dict = {}
         nodes: list = []
         for i, x in enumerate(xs):
             index[x] = i
             nodes.append(_Node(f"x{i}", f"abs(x{i})", []))
         stack = [(expr, False)]
-        while stack:  # the expression graph in post-order, shared subexpressions once
+        while stack:
             e, ready = stack.pop()
             if e in index:
                 continue
@@ -127,7 +129,7 @@ class FormTape:
         at = ", ".join(v)
         return _Node(f"{f}({at})", "abs(v{i})", [(a, f"{d}({at})", f"abs({d}({at}))") for a, d in zip(args, ds)])
 
-    def _program(self, nodes: list, out: int) -> tuple:
+    def _program(self, nodes: list, out: int):
         n = self.n
         lines = [f"def run({', '.join(f'x{i}' for i in range(n))}):"]
         lines += [f"    v{i} = x{i}\n    m{i} = abs(x{i})" for i in range(n)]
@@ -143,8 +145,7 @@ class FormTape:
                 lines.append(f"    g{a} += g{i} * {d}\n    s{a} += s{i} * {dm}")
         lines.append(f"    return v{out}, m{out}, [{', '.join(f'g{i}' for i in range(n))}], "
                      f"[{', '.join(f's{i}' for i in range(n))}]")
-        code = compile("\n".join(lines), f"<a program of {n} inputs>", "exec")
-        return code
+        return compile("\n".join(lines), f"<a program of {n} inputs>", "exec")
 
 
 def _call(f: str, terms: list) -> str:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 
+from .._base import ieee
 from .._ops import moments as MO
-from .element_op import ElementOp
+from .element_op import ElementOp, fsum
 from .graph import elements_of
 from .reductions import reduction
 
@@ -37,11 +38,12 @@ class MomentOf(ElementOp):
     def partials(vals, c):
         shift, root = c
         n = len(vals)
-        mean = math.fsum(vals) / n
-        d = [2.0 * (x - mean) / (n - shift) for x in vals]
+        mean = fsum(vals) / n
+        # no more elements than the correction (one, for std): 0/0, nan, as PyTorch's gradient
+        d = [ieee.div(2.0 * (x - mean), n - shift) for x in vals]
         if root:
-            s = math.sqrt(MO.variance(list(vals), shift))
-            return [0.0 if s == 0 else x / (2.0 * s) for x in d]
+            s = ieee.sqrt(MO.variance(list(vals), shift))
+            return [0.0 if s == 0 else ieee.div(x, 2.0 * s) for x in d]
         return d
 
     @staticmethod
@@ -50,11 +52,11 @@ class MomentOf(ElementOp):
         the rounding errors are relative to |x| + |mean|."""
         shift, root = c
         n = len(vals)
-        mean = math.fsum(vals) / n
-        d = [2.0 * (abs(x) + abs(mean)) / abs(n - shift) for x in vals]
+        mean = fsum(vals) / n
+        d = [ieee.div(2.0 * (abs(x) + abs(mean)), abs(n - shift)) for x in vals]
         if root:
-            s = math.sqrt(MO.variance(list(vals), shift))
-            return [0.0 if s == 0 else x / (2.0 * s) for x in d]
+            s = ieee.sqrt(MO.variance(list(vals), shift))
+            return [0.0 if s == 0 else ieee.div(x, 2.0 * s) for x in d]
         return d
 
     @staticmethod
