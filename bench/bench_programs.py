@@ -69,7 +69,7 @@ PROGRAMS = [
      "mm of one row (MKL); log_softmax (vectorised exp and log)"),
     ("blitz_neural_networks", "60-minute blitz 'Neural Networks': LeNet 1x32x32, 5 backward passes",
      "conv2d (oneDNN / MKL GEMM order); mm (MKL)"),
-    ("blitz_cifar10_lenet", "60-minute blitz 'Training a Classifier': LeNet on synthetic CIFAR, 100 steps",
+    ("blitz_cifar10_lenet", "60-minute blitz 'Training a Classifier': LeNet on synthetic CIFAR, 20 steps of 4",
      "conv2d (oneDNN / MKL GEMM order); mm (MKL); log_softmax"),
     ("mnist_cnn", "pytorch/examples mnist: Net (conv 1-32-64, Linear(9216, 128)), synthetic, 10 batches of 64",
      "conv2d; mm (MKL); log_softmax"),

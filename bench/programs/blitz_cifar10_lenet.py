@@ -4,9 +4,9 @@
 # SGD(lr=0.001, momentum=0.9), mini-batches of 4 from a shuffling DataLoader, its training loop
 # and its test loop.
 # CIFAR-10 cannot be downloaded here: the images are synthetic, CIFAR-shaped (normal noise,
-# 3x32x32, labels 0-9 drawn at random), 200 for training and 40 for testing, made by
-# torch.randn/randint from a fixed seed; the loop runs 2 epochs of 50 mini-batches (the tutorial:
-# 2 epochs of 12,500), the running loss printed every 10 (the tutorial: every 2,000);
+# 3x32x32, labels 0-9 drawn at random), 40 for training and 20 for testing, made by
+# torch.randn/randint from a fixed seed; the loop runs 2 epochs of 10 mini-batches (the tutorial:
+# 2 epochs of 12,500), the running loss printed every 5 (the tutorial: every 2,000);
 # num_workers=0 (the tutorial: 2). Everything else is the tutorial's code.
 import torch
 import torch.nn as nn
@@ -16,9 +16,9 @@ from torch.utils.data import DataLoader, TensorDataset
 
 torch.manual_seed(0)
 
-trainset = TensorDataset(torch.randn(200, 3, 32, 32), torch.randint(0, 10, (200,)))
+trainset = TensorDataset(torch.randn(40, 3, 32, 32), torch.randint(0, 10, (40,)))
 trainloader = DataLoader(trainset, batch_size=4, shuffle=True, num_workers=0)
-testset = TensorDataset(torch.randn(40, 3, 32, 32), torch.randint(0, 10, (40,)))
+testset = TensorDataset(torch.randn(20, 3, 32, 32), torch.randint(0, 10, (20,)))
 testloader = DataLoader(testset, batch_size=4, shuffle=False, num_workers=0)
 
 classes = ('plane', 'car', 'bird', 'cat',
@@ -68,8 +68,8 @@ for epoch in range(2):  # loop over the dataset multiple times
 
         # print statistics
         running_loss += loss.item()
-        if i % 10 == 9:    # print every 10 mini-batches
-            print(f'[{epoch + 1}, {i + 1:5d}] loss: {running_loss / 10:.3f}')
+        if i % 5 == 4:    # print every 5 mini-batches
+            print(f'[{epoch + 1}, {i + 1:5d}] loss: {running_loss / 5:.3f}')
             running_loss = 0.0
 
 print('Finished Training')
