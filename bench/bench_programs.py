@@ -12,8 +12,11 @@ scalargrad's includes its own. Rounds are interleaved (every program under both,
 the two alternating from round to round), and a program's ratio is the median over rounds of
 (scalargrad's wall time / PyTorch's in the same round); the set's figure is the geometric mean
 of those ratios over the programs that run under both. CPU time (user + system of the child) and
-peak resident memory (the child's ``ru_maxrss``) come from ``os.wait4``. PyTorch runs with its
-default threads, as users have it (its CPU time may exceed its wall time).
+peak resident memory (the child's ``ru_maxrss``) come from ``os.wait4``. PyTorch runs with one
+thread (``OMP_NUM_THREADS=1``, ``MKL_NUM_THREADS=1``; ``--torch-threads`` changes it), as
+scalargrad has one: on a shared machine PyTorch's OpenMP threads spin while other jobs hold the
+cores (measured here under a load average of 25: polynomial_nn took 164 s of wall time and 31 s
+of CPU with two threads).
 
 Start-up is a program that only imports torch, timed the same way.
 
@@ -110,8 +113,12 @@ def commands(path: str, python: str) -> dict:
     return {"torch": [python, path], "scalargrad": [python, "-m", "scalargrad", "run", path]}
 
 
+TORCH_THREADS = {"n": 1}
+
+
 def child_env(extra: dict | None = None) -> dict:
-    env = dict(os.environ, PYTHONIOENCODING="utf-8", PYTHONHASHSEED="0")
+    n = str(TORCH_THREADS["n"])
+    env = dict(os.environ, PYTHONIOENCODING="utf-8", PYTHONHASHSEED="0", OMP_NUM_THREADS=n, MKL_NUM_THREADS=n)
     env.pop("PYTHONWARNINGS", None)
     # scalargrad from this source tree even without `pip install -e .`
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_REPO, env.get("PYTHONPATH")) if p)
@@ -298,7 +305,9 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", action="store_true",
                     help="also run PyTorch (untimed) under ATEN_CPU_CAPABILITY=default and MKL_CBWR=COMPATIBLE")
     ap.add_argument("--json", metavar="OUT", help="write every sample and the summary to OUT")
+    ap.add_argument("--torch-threads", type=int, default=1, help="PyTorch's threads (default 1)")
     args = ap.parse_args(argv)
+    TORCH_THREADS["n"] = args.torch_threads
     chosen = [n.strip() for n in args.programs.split(",") if n.strip()]
     bad = [n for n in chosen if n not in names]
     if bad:
@@ -309,14 +318,15 @@ def main(argv=None) -> int:
 
     env = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "python": sys.version.split()[0],
            "platform": platform.platform(), "cpus": os.cpu_count(), "loadavg_start": os.getloadavg(),
-           "rounds": args.rounds}
+           "rounds": args.rounds, "torch_threads": args.torch_threads}
     try:
         env["commit"] = subprocess.run(["git", "-C", _REPO, "rev-parse", "--short", "HEAD"], capture_output=True,
                                        text=True, timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         env["commit"] = "?"
     print(f"bench_programs {env['date']}, Python {env['python']} on {env['platform']}, {env['cpus']} CPUs, "
-          f"commit {env['commit']}, load average {' '.join(f'{x:.2f}' for x in env['loadavg_start'])}")
+          f"commit {env['commit']}, PyTorch with {args.torch_threads} thread(s), load average "
+          f"{' '.join(f'{x:.2f}' for x in env['loadavg_start'])}")
     started = time.perf_counter()
     samples = measure(chosen, args.rounds, args.timeout, args.python, log)
     runs = [n for n in chosen if all(x["status"] == 0 for x in samples[n]["scalargrad"])]

@@ -7,7 +7,7 @@
      "program": the script's path as given,
      "ok": true unless a gradient or an op rule contradicts SymPy (or the check failed),
      "summary": {"backwards", "elements", "proved", "statuses": {status: count},
-                 "rule_failures", "check_errors": [text], "seconds", "ok",
+                 "rule_failures", "check_errors": [text], "seconds" (wall), "cpu_seconds", "ok",
                  "column": the one-line summary verify prints,
                  "worst": null or a disagreement, "mismatches": [disagreement, at most 5],
                  "failures": [text, at most 5]},

@@ -89,7 +89,8 @@ class ProofSummary:
     counts as not ok); ``worst``: the
     element closest to (or furthest past) its tolerance among those with a SymPy value;
     ``mismatches``/``failures``: the first few, named; ``seconds``: the time the proof took
-    (planning and comparing, not the backward calls themselves), None if not measured.
+    (planning and comparing, not the backward calls themselves), None if not measured, and
+    ``cpu_seconds`` the same in CPU time.
     """
 
     backwards: int = 0
@@ -102,6 +103,7 @@ class ProofSummary:
     mismatches: list = field(default_factory=list)
     failures: list = field(default_factory=list)
     seconds: float | None = None
+    cpu_seconds: float | None = None
     ok: bool = True
     column: str = "n/a"  # summarise_checks' line
 
@@ -170,10 +172,10 @@ def _disagreement(label: str, check, dtype: str, diff: float) -> Disagreement:
                         check.status)
 
 
-def summarise_proof(reports, seconds: float | None = None) -> ProofSummary:
+def summarise_proof(reports, seconds: float | None = None, cpu_seconds: float | None = None) -> ProofSummary:
     """The figures of the proof made of ``reports`` (``symbolic.SymbolicReport``s, one per
     backward call, as ``check_every_backward`` collects them)."""
-    out = ProofSummary(seconds=seconds, column=summarise_checks(reports)["summary"])
+    out = ProofSummary(seconds=seconds, cpu_seconds=cpu_seconds, column=summarise_checks(reports)["summary"])
     if reports is None:
         return out
     out.backwards = len(reports)

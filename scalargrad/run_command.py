@@ -25,25 +25,35 @@ def _sympy_checker():
 class ProofClock:
     """The time the SymPy check takes, apart from the program's own backward calls: engine
     observers placed just before and just after the check's own one time its planning (on entry
-    to each backward call) and its comparison (once the call has finished)."""
+    to each backward call) and its comparison (once the call has finished). ``seconds`` is wall
+    time, ``cpu_seconds`` this process's CPU time (what a loaded machine does not stretch)."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
-        self._t = 0.0
+        self.cpu_seconds = 0.0
+        self._t = self._c = 0.0
+
+    def _begin(self) -> None:
+        self._t = time.perf_counter()
+        self._c = time.process_time()
+
+    def _end(self) -> None:
+        self.seconds += time.perf_counter() - self._t
+        self.cpu_seconds += time.process_time() - self._c
 
     def _start(self, *args):
-        self._t = time.perf_counter()
+        self._begin()
         return self._start_finish
 
     def _stop(self, *args):
-        self.seconds += time.perf_counter() - self._t
+        self._end()
         return self._stop_finish
 
     def _start_finish(self, result) -> None:
-        self._t = time.perf_counter()
+        self._begin()
 
     def _stop_finish(self, result) -> None:
-        self.seconds += time.perf_counter() - self._t
+        self._end()
 
     def around(self, observer) -> None:
         """Time ``observer``, which must be in the engine's list of observers."""
@@ -138,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     elif result.error is not None:
         traceback.print_exception(type(result.error), result.error, _program_frames(result.error, path))
     if check and not args.report_json:
-        summary = summarise_proof(report, clock.seconds)
+        summary = summarise_proof(report, clock.seconds, clock.cpu_seconds)
         lines = summary.lines()
         if report_path is not None:
             try:

@@ -77,7 +77,7 @@ def test_check_report_json(tmp_path):
     assert (s["backwards"], s["elements"], s["proved"]) == (2, 5, 5)
     assert s["statuses"] == {"ok": 4, "convention": 1}
     assert s["rule_failures"] == 0 and s["check_errors"] == [] and s["mismatches"] == []
-    assert s["worst"]["difference"] == 0.0 and s["seconds"] > 0
+    assert s["worst"]["difference"] == 0.0 and s["seconds"] > 0 and s["cpu_seconds"] > 0
     b1, b2 = rep["backwards"]
     assert [b["label"] for b in rep["backwards"]] == ["backward #1", "backward #2"]
     assert (b1["ok"], b1["verified"], b1["dtype"]) == (True, True, "float64")
