@@ -1,8 +1,8 @@
 """The corpus of real-program patterns (reference/corpus/): every program run on scalargrad
 against what PyTorch 2.13 printed for it.
 
-Each program is run as ``scalargrad run --check`` runs it (``verify.verify``: a fork of a warm
-worker per program, every backward proved with SymPy) and judged by ``verify.judge``: stdout
+Each program is run as ``scalargrad run --check`` runs it (``scalargrad verify --corpus --json``: a
+fork of a warm worker per program, every backward proved with SymPy) and judged by ``verify.judge``: stdout
 and the warnings/final error must be PyTorch's, or, for a program whose output depends on the
 processor (``machine_dependent``), what PyTorch printed on one of the other kernel sets
 captured by ``reference/capture_corpus.py``.
@@ -18,7 +18,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -44,7 +47,13 @@ SOURCE_KINDS = ("PyTorch tutorial", "PyTorch docs", "PyTorch forums", "blog (en)
 
 @pytest.fixture(scope="module")
 def outcomes() -> dict:
-    return {o.example.id: o for o in verify.verify(EXAMPLES, check=True, jobs=2, timeout=600)}
+    # through the command, as a user runs it: its process has no other thread, so each program
+    # runs in a fork of a warm worker (this one may run PyTorch's thread pool: no forks here)
+    proc = subprocess.run([sys.executable, "-m", "scalargrad", "verify", "--corpus", "--json", "--jobs", "2",
+                           "--reference", str(REPO / "reference")], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert proc.returncode in (0, 1), proc.stderr
+    return {e["id"]: SimpleNamespace(**e) for e in json.loads(proc.stdout)["examples"]}
 
 
 @pytest.mark.no_sympy_check

@@ -87,8 +87,15 @@ EXPECTED = {
 }
 
 
-@pytest.mark.skipif(not warm_worker.fork_available(), reason="no os.fork here")
-def test_forked_examples_are_isolated_and_captured(scratch):
+FORK = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "win32", reason="no os.fork here")
+
+
+@FORK
+def test_forked_examples_are_isolated_and_captured(scratch, monkeypatch):
+    # pytest's process may run PyTorch's thread pool (the conformance tests): verify would then
+    # use fresh interpreters; these children run only scalargrad, so the forks are safe here
+    monkeypatch.setattr(warm_worker, "_threads", lambda: 1)
+    assert warm_worker.fork_available()
     assert outcomes(scratch, jobs=2) == EXPECTED
     assert outcomes(list(reversed(scratch)), jobs=1) == EXPECTED  # the order does not matter
 
@@ -98,7 +105,23 @@ def test_fresh_interpreters_give_the_same_outcomes(scratch, monkeypatch):
     assert outcomes(scratch, jobs=2) == EXPECTED
 
 
-@pytest.mark.skipif(not warm_worker.fork_available(), reason="no os.fork here")
+@FORK
+def test_no_fork_while_another_thread_runs():
+    # a fork copies only the calling thread: a lock another thread holds would never be released
+    # in the child (Python 3.12 warns); verify then runs fresh interpreters
+    import threading
+
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert warm_worker._threads() >= 2 and not warm_worker.fork_available()
+    finally:
+        release.set()
+        other.join()
+
+
+@FORK
 def test_warm_worker_tasks(tmp_path):
     def task(n):
         print("out", n)
