@@ -24,10 +24,22 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 
 SYMPY_CHECKS_PER_TEST = 3
+# the fixtures that hand a test live PyTorch (test_random's ``torch``, test_run_conformance's
+# ``runs`` of every catalogue program under PyTorch)
+LIVE_FIXTURES = {"torch_ref", "torch", "runs"}
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "no_sympy_check: do not prove this test's backward passes with SymPy")
+
+
+def pytest_collection_modifyitems(config, items):
+    # every test that takes PyTorch as the truth compares with the live kernels of this machine:
+    # CI runs these again under other processors' kernel sets (.ci/run, README "Development")
+    for item in items:
+        if LIVE_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.live_torch)
+
 
 
 @pytest.fixture(autouse=True)
