@@ -389,10 +389,14 @@ def summary(outcomes: list[Outcome]) -> str:
     errs = sum(o.example.status == "document_error" for o in outcomes)
     sym_bad = sum(o.sympy_ok is False for o in outcomes)
     if outcomes and all(o.example.status == "corpus" for o in outcomes):
-        return (f"{n} corpus programs: {rep} reproduced exactly, {unsup} not yet supported, "
-                f"{reg} differ or fail; SymPy disagreements: {sym_bad}")
-    return (f"{n} examples from {docs} documents: {rep} reproduced exactly, {unsup} not yet supported, "
-            f"{reg} regressed; {errs} document errors recorded; SymPy disagreements: {sym_bad}")
+        return (f"{_count(n, 'corpus program')}: {rep} reproduced exactly, {unsup} not yet supported, "
+                f"{reg} {'differs or fails' if reg == 1 else 'differ or fail'}; SymPy disagreements: {sym_bad}")
+    return (f"{_count(n, 'example')} from {_count(docs, 'document')}: {rep} reproduced exactly, {unsup} not yet "
+            f"supported, {reg} regressed; {_count(errs, 'document error')} recorded; SymPy disagreements: {sym_bad}")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("s" if n != 1 else "")
 
 
 def markdown(outcomes: list[Outcome]) -> str:

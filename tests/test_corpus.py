@@ -171,7 +171,7 @@ def test_verify_corpus_command_prints_the_summary(tmp_path):
                            "--reference", str(ref)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
                           env={**os.environ, "PYTHONPATH": str(REPO)})
     summary = proc.stdout.strip().splitlines()[-1]
-    assert summary == ("3 corpus programs: 1 reproduced exactly, 1 not yet supported, 1 differ or fail; "
+    assert summary == ("3 corpus programs: 1 reproduced exactly, 1 not yet supported, 1 differs or fails; "
                        "SymPy disagreements: 0"), proc.stdout + proc.stderr
     assert proc.returncode == 1, proc.stderr
 

@@ -309,7 +309,7 @@ def test_markdown_with_deliberate_mistakes(tmp_path):
         "import torch", "print(a.grad * 2)", "torch.optim.LBFGS([a])", "print(undefined_name)", "print(b)",
         ">>> b.grad_fn.name()", ">>> 1 / 0", ">>> print(a)  # doctest: +ELLIPSIS", ">>> import os  # doctest: +SKIP",
         "   print(a.requires_grad)")]
-    assert entry["cells"][0]["sympy"] == "1 backward: 1 grads agree"
+    assert entry["cells"][0]["sympy"] == "1 backward: 1 grad agrees"
     assert exit_status([entry]) == 1
 
 

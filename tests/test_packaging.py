@@ -117,5 +117,5 @@ def test_verify_runs_from_an_installed_wheel(wheel, tmp_path):
     scalargrad = python.parent / "scalargrad"  # the console script pip installed
     proc = _run([scalargrad, "verify", "-k", "module_code_1"], cwd=elsewhere)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "1 examples from 1 documents: 1 reproduced exactly, 0 not yet supported, 0 regressed" in proc.stdout
+    assert "1 example from 1 document: 1 reproduced exactly, 0 not yet supported, 0 regressed" in proc.stdout
     assert "1 backward: 2 grads agree" in proc.stdout  # the SymPy check ran in the worker too

@@ -83,7 +83,7 @@ EXPECTED = {
     "warns": ("reproduced", "", "no backward"),
     "raises": ("reproduced", "", "no backward"),
     "optim": ("not supported", "torch.optim.LBFGS", "no backward"),
-    "grad": ("reproduced", "", "1 backward: 1 grads agree"),
+    "grad": ("reproduced", "", "1 backward: 1 grad agrees"),
 }
 
 
