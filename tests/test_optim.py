@@ -41,6 +41,8 @@ import scalargrad
 import scalargrad.optim.elements as elements
 from scalargrad.errors import Unsupported
 
+from faithfulness import fuses
+
 F32, F64 = scalargrad.float32, scalargrad.float64
 
 
@@ -168,25 +170,6 @@ def replayed_sqrt(table: dict):
         yield
     finally:
         ieee.sqrt = original
-
-
-def fuses(torch) -> bool:
-    """Does the live ``add`` with alpha round once (a fused multiply-add), as ATen's AVX2 and
-    AVX512 kernels do, or the product first, as its generic code does? Probed in both dtypes on
-    1, 7 and 17 elements (scalar, tail and vector code), on -1 + a * a with a = 1 + 2**-12
-    (float32; 1 + 2**-27 in float64), where the two differ."""
-    found = set()
-    for dt, e in ((torch.float32, 12), (torch.float64, 27)):
-        a = 1 + 2.0**-e
-        # a * a = 1 + 2**(1-e) + 2**-2e exactly; rounding it first drops the last term (a tie
-        # to even in float32, under half an ulp in float64)
-        fused, product_first = 2.0 ** (1 - e) + 2.0 ** (-2 * e), 2.0 ** (1 - e)
-        for n in (1, 7, 17):
-            got = set(torch.full((n,), -1.0, dtype=dt).add_(torch.full((n,), a, dtype=dt), alpha=a).tolist())
-            assert got in ({fused}, {product_first}), got
-            found.add(got == {fused})
-    assert len(found) == 1, "PyTorch fuses the multiply-add in some of its kernels and not in others"
-    return found == {True}
 
 
 @contextlib.contextmanager
