@@ -61,6 +61,29 @@ def _sympy_checks_every_backward(request):
                     + "\n".join(str(r) for r in bad), pytrace=False)
 
 
+_FUSES: list = []
+
+
+@pytest.fixture(autouse=True)
+def _scalargrad_computes_as_the_live_kernels(request):
+    """A live-PyTorch test compares with ATen's kernels as this machine runs them: where they do
+    not fuse multiply-adds (ATen's generic code, ``ATEN_CPU_CAPABILITY=default``; a probe tells,
+    ``faithfulness.fuses``), scalargrad rounds each product first too for the test
+    (``faithfulness.product_first``)."""
+    if _torch is None or request.node.get_closest_marker("live_torch") is None:
+        yield
+        return
+    from faithfulness import fuses, product_first
+
+    if not _FUSES:
+        _FUSES.append(fuses(_torch))
+    if _FUSES[0]:
+        yield
+        return
+    with product_first():
+        yield
+
+
 @pytest.fixture
 def torch_ref():
     """Real PyTorch, or skip the test."""

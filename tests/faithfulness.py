@@ -392,6 +392,52 @@ def fuses(torch) -> bool:
     return found == {True}
 
 
+@contextmanager
+def product_first() -> Iterator[None]:
+    """While active, scalargrad rounds the product of each multiply-add first, as ATen's generic
+    code computes (``fuses`` is False there): every fused multiply-add it models (``add`` with
+    alpha, ``addcmul``, ``lerp``, the random generator's ``uniform_``, the optimizers' updates,
+    the kernels that call ``kernel_order.fma``) becomes two roundings."""
+    import sys
+
+    from scalargrad._base import kernel_order, rng
+    from scalargrad._base.dtypes import round_f32
+    from scalargrad._ops import pointwise
+    from scalargrad._tensor import build
+    from scalargrad.optim import elements
+
+    def f32_first(a, b, c):
+        return round_f32(round_f32(a * b) + c)
+
+    def f64_first(a, b, c):
+        return a * b + c
+
+    unfused = {id(f): (f, g) for f, g in (
+        (kernel_order.fma, lambda a, b, c, f32: f32_first(a, b, c) if f32 else f64_first(a, b, c)),
+        (kernel_order._fma32, f32_first), (kernel_order._fma64, f64_first),
+        (rng._fma32, f32_first), (rng._fma64, f64_first),
+        (pointwise.fused, lambda r, a, b, c: r(r(a * b) + c)),
+        (build._fma, lambda y, al, x, dt, f32, fma_chain: dt.round(dt.round(y * al) + x)))}
+    saved = [(elements, "_ROUNDING", dict(elements._ROUNDING))]
+    for name, module in list(sys.modules.items()):
+        if name == "scalargrad" or name.startswith("scalargrad."):
+            for attr, value in list(vars(module).items()):
+                hit = unfused.get(id(value))
+                if hit is not None and hit[0] is value:
+                    saved.append((module, attr, value))
+                    setattr(module, attr, hit[1])
+    elements._ROUNDING.update({dt: (r, unfused.get(id(fma), (fma, fma))[1]) for dt, (r, fma) in saved[0][2].items()})
+    try:
+        yield
+    finally:
+        for module, attr, value in reversed(saved):
+            if attr == "_ROUNDING":
+                module._ROUNDING.clear()
+                module._ROUNDING.update(value)
+            else:
+                setattr(module, attr, value)
+
+
 # ---------------------------------------------------------------- matrix products
 
 

@@ -25,6 +25,8 @@ import pytest
 from scalargrad import runner
 from scalargrad.errors import Unsupported
 
+# end to end: the command in child interpreters (a contributor's quick run is -m "not slow")
+pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "reference"
 

@@ -56,6 +56,7 @@ def outcomes() -> dict:
     return {e["id"]: SimpleNamespace(**e) for e in json.loads(proc.stdout)["examples"]}
 
 
+@pytest.mark.slow
 @pytest.mark.no_sympy_check
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.id for e in EXAMPLES])
 def test_program_reproduces_pytorch(example, outcomes):
@@ -141,6 +142,7 @@ def test_capture_is_what_live_pytorch_prints(program, torch_ref):
     assert ok and (out, err) == (entry["torch_output"], entry["torch_stderr"])
 
 
+@pytest.mark.slow
 def test_verify_corpus_command_prints_the_summary(tmp_path):
     # `scalargrad verify --corpus` over a corpus of three programs: one that reproduces, one
     # stopped by a missing feature its entry lists under "needs" ("not yet supported"), one

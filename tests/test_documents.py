@@ -518,6 +518,7 @@ def cli(*args: str, cwd: str) -> subprocess.CompletedProcess:
                           encoding="utf-8", cwd=cwd, timeout=300)
 
 
+@pytest.mark.slow
 def test_cli_verify_documents_json_and_exit_status(tmp_path, no_matplotlib):
     page = tmp_path / "page.md"
     page.write_text(MARKDOWN_MISTAKES, encoding="utf-8")
@@ -534,6 +535,7 @@ def test_cli_verify_documents_json_and_exit_status(tmp_path, no_matplotlib):
                                  "1 unsupported, 1 error, 1 skipped, 2 ran; SymPy disagreements: 0")
 
 
+@pytest.mark.slow
 def test_cli_verify_documents_table_and_markdown(tmp_path):
     proc = cli("verify", NOTEBOOK_003, cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr
@@ -545,6 +547,7 @@ def test_cli_verify_documents_table_and_markdown(tmp_path):
     assert "| n/a |" in md.stdout  # --no-check: nothing proved
 
 
+@pytest.mark.slow
 def test_cli_verify_exit_status_2_and_3(tmp_path):
     page = tmp_path / "opt.md"
     page.write_text("```python\nimport torch\ntorch.optim.LBFGS([])\n```\n", encoding="utf-8")
@@ -555,6 +558,7 @@ def test_cli_verify_exit_status_2_and_3(tmp_path):
     assert proc.stderr == f"scalargrad verify: {tmp_path / 'missing.ipynb'}: no such file or directory\n"
 
 
+@pytest.mark.slow
 def test_cli_verify_help_documents_exit_statuses_and_json():
     proc = cli("verify", "--help", cwd=HERE)
     text = " ".join(proc.stdout.split())

@@ -41,7 +41,7 @@ import scalargrad
 import scalargrad.optim.elements as elements
 from scalargrad.errors import Unsupported
 
-from faithfulness import fuses
+from faithfulness import fuses, product_first
 
 F32, F64 = scalargrad.float32, scalargrad.float64
 
@@ -179,23 +179,8 @@ def live_fusing(torch):
     if fuses(torch):
         yield
         return
-    from scalargrad._base.dtypes import round_f32
-    from scalargrad._ops import pointwise
-    from scalargrad._tensor import build
-
-    def product_first(r):
-        return lambda a, b, c: r(r(a * b) + c)
-
-    saved = pointwise.fused, build._fma, dict(elements._ROUNDING)
-    pointwise.fused = lambda r, a, b, c: r(r(a * b) + c)  # addcmul, lerp
-    build._fma = lambda y, al, x, dt, f32, fma_chain: dt.round(dt.round(y * al) + x)  # add with alpha, tensors
-    elements._ROUNDING.update({F32: (round_f32, product_first(round_f32)), F64: (float, product_first(float))})
-    try:
+    with product_first():
         yield
-    finally:
-        pointwise.fused, build._fma = saved[:2]
-        elements._ROUNDING.clear()
-        elements._ROUNDING.update(saved[2])
 
 
 def assert_equal_to_live_pytorch(torch, run) -> None:

@@ -100,6 +100,7 @@ def test_forked_examples_are_isolated_and_captured(scratch, monkeypatch):
     assert outcomes(list(reversed(scratch)), jobs=1) == EXPECTED  # the order does not matter
 
 
+@pytest.mark.slow
 def test_fresh_interpreters_give_the_same_outcomes(scratch, monkeypatch):
     monkeypatch.setattr(warm_worker, "fork_available", lambda: False)
     assert outcomes(scratch, jobs=2) == EXPECTED
