@@ -80,6 +80,10 @@ def _scalargrad_computes_as_the_live_kernels(request):
     if _FUSES[0]:
         yield
         return
+    if request.node.get_closest_marker("vector_kernels"):
+        pytest.skip("models ATen's AVX2/AVX512 vector kernels bit for bit; PyTorch runs its generic code here "
+                    f"(CPU capability {_torch.backends.cpu.get_cpu_capability()}), whose other roundings "
+                    "(scalar libm in normal_, other vector widths) scalargrad does not model")
     with product_first():
         yield
 
