@@ -36,8 +36,12 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     # every test that takes PyTorch as the truth compares with the live kernels of this machine:
     # CI runs these again under other processors' kernel sets (.ci/run, README "Development")
+    # (and the "torch" instance of a fixture parametrized over both libraries, such as ``lib``,
+    # which asserts PyTorch's own figures of PyTorch)
     for item in items:
-        if LIVE_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        callspec = getattr(item, "callspec", None)
+        if LIVE_FIXTURES.intersection(getattr(item, "fixturenames", ())) or (
+                callspec is not None and "torch" in callspec.params.values()):
             item.add_marker(pytest.mark.live_torch)
 
 
