@@ -497,7 +497,15 @@ def test_json_schema_fields(tmp_path):
     json.dumps(entry)  # plain data
 
 
-def test_a_cell_that_hangs_is_stopped(tmp_path):
+@pytest.mark.parametrize("forks", [True, False])
+def test_a_cell_that_hangs_is_stopped(tmp_path, monkeypatch, forks):
+    # in a fork of the warm worker, or, in a process that runs other threads (PyTorch's pool, say),
+    # in a fresh interpreter
+    from scalargrad import warm_worker
+
+    if forks and not hasattr(os, "fork"):
+        pytest.skip("no os.fork here")
+    monkeypatch.setattr(warm_worker, "_threads", lambda: 1 if forks else 2)
     page = tmp_path / "slow.md"
     page.write_text(textwrap.dedent("""\
         ```python
