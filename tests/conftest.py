@@ -41,7 +41,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         callspec = getattr(item, "callspec", None)
         if LIVE_FIXTURES.intersection(getattr(item, "fixturenames", ())) or (
-                callspec is not None and "torch" in callspec.params.values()):
+                callspec is not None and any(isinstance(v, str) and v == "torch" for v in callspec.params.values())):
             item.add_marker(pytest.mark.live_torch)
 
 
