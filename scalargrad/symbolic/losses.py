@@ -4,6 +4,7 @@ backward pick elements by their targets."""
 
 from __future__ import annotations
 
+from .._base import ieee
 from .._ops import losses as LO
 from .._tensor.build import broadcast_shapes, positions
 from .element_op import Const, ElementOp, exact_number, fsum
@@ -98,12 +99,13 @@ class NllOf(ElementOp):
     def value(vals, c):
         ws, total = c
         terms = [-w * x for x, w in zip(vals, ws)]
-        return fsum(terms) / total, fsum([abs(t) for t in terms]) / abs(total)
+        # every target ignored: a total weight of 0, and PyTorch's nan (0/0)
+        return ieee.div(fsum(terms), total), ieee.div(fsum([abs(t) for t in terms]), abs(total))
 
     @staticmethod
     def partials(vals, c):
         ws, total = c
-        return [-w / total for w in ws]
+        return [ieee.div(-w, total) for w in ws]
 
     @staticmethod
     def sample():
@@ -125,13 +127,13 @@ class NllBackwardOf(ElementOp):
     @staticmethod
     def value(vals, c):
         w, total = c
-        v = -w * vals[0] / total
+        v = ieee.div(-w * vals[0], total)
         return v, abs(v)
 
     @staticmethod
     def partials(vals, c):
         w, total = c
-        return [-w / total]
+        return [ieee.div(-w, total)]
 
     @staticmethod
     def sample():
