@@ -61,8 +61,8 @@ from ._autograd.kernels import FloatKernel
 from ._base import dtypes, grad_mode
 from ._base.dtypes import TensorType
 from ._ops.elementwise import Elementwise
-from ._ops.shape import Unbind
 from ._ops.table import Op
+from ._ops.views import Unbind
 from ._tensor.tensor import Tensor, leaf
 from .symbolic_elements import NO_ELEMENT, Elem, ElementGraph, ElementOp, Opaque, element_index, shape_pick
 

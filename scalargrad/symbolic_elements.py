@@ -35,23 +35,23 @@ from ._autograd.kernels import _Scatter
 from ._base.dtypes import TensorType
 from ._ops import convolution as CV
 from ._ops import embedding as EM
-from ._ops import linalg as L
 from ._ops import losses as LO
 from ._ops import moments as MO
 from ._ops import normalization as NO
 from ._ops import norms as NM
 from ._ops import pooling as PO
+from ._ops import products as L
 from ._ops import reductions as R
 from ._ops import scans as SC
 from ._ops import scatter as W
 from ._ops import selection as SE
-from ._ops import shape as S
 from ._ops import softmax as SM
+from ._ops import views as S
 from ._ops.elementwise import CompareInplace, Elementwise
-from ._ops.shape import Layout
+from ._ops.views import Layout
 from ._tensor.build import broadcast_shapes, positions
 from ._tensor.indexing import IndexPut
-from ._tensor.reduce import group_index
+from ._tensor.reductions import group_index
 from ._tensor.softmax import slices
 from ._tensor.tensor import MANY
 

@@ -32,7 +32,7 @@ from heapq import heappop, heappush
 from operator import attrgetter
 
 from .._base import anomaly, grad_mode
-from .._ops import shape as S
+from .._ops import views as S
 from .._ops.table import saved_node_name, version_error
 from .._tensor import anomaly_trace, views
 from .._tensor.nodes import consumed_version, saves_input

@@ -22,12 +22,12 @@ from .._base.dtypes import TensorType, float32, float64, round_f32
 from .._base.errors import Unsupported
 from .._base.grad_mode import _state as _grad_state
 from .._ops import elementwise as E
-from .._ops import shape as S
+from .._ops import views as S
 from .._tensor import products, scans, views
 from .._tensor import scatter as writes
 from .._tensor.build import binary, broadcast_shapes, elementwise, result_dtype, unary
-from .._tensor.reduce import mean as tmean
-from .._tensor.reduce import sum as tsum
+from .._tensor.reductions import mean as tmean
+from .._tensor.reductions import sum as tsum
 from .._tensor.softmax import slices
 from .._tensor.tensor import MANY, Tensor, leaf, make
 

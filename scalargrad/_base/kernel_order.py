@@ -15,7 +15,7 @@ order of the additions. scalargrad reproduces PyTorch 2.13's CPU order bit for b
   Verified against PyTorch 2.13.0: contiguous float32 lengths 1..600, 1000, 1023-1025, 2047,
   2048, 4095, 4096; float32 and float64 reductions over every dim (and pair of dims) of 1-D
   (2..69), 2-D (up to 17x17) and 3-D (up to 6x6x6) shapes in contiguous, transposed, permuted,
-  sliced and expanded layouts (13,000+ cases); tests/test_shaped.py repeats a sample of this.
+  sliced and expanded layouts (13,000+ cases); tests/test_multi_element_tensors.py repeats a sample of this.
 * ``mm`` (2-D @ 2-D with at least 2 result columns, and 1-D @ 2-D) is MKL's sgemm: each result
   element is one fused multiply-add chain over k in order, starting from +0.0 (verified for
   every shape up to 8x8x8 with a contiguous second operand, float32 and float64).

@@ -8,23 +8,24 @@ from . import (
     convolution,
     elementwise,
     embedding,
-    linalg,
     losses,
     moments,
     normalization,
     norms,
     pointwise,
     pooling,
+    products,
     reductions,
     rounding,
     scans,
     scatter,
     selection,
-    shape,
     softmax,
+    views,
 )
 from .table import REGISTRY
 
-__all__ = ["REGISTRY", "activations", "angles", "convolution", "elementwise", "embedding", "linalg", "losses",
-           "moments", "normalization", "norms", "pointwise", "pooling", "reductions", "rounding", "scans", "scatter",
-           "selection", "shape", "softmax"]
+__all__ = ["REGISTRY", "activations", "angles", "convolution", "elementwise", "embedding", "losses",
+           "moments", "normalization", "norms", "pointwise", "pooling", "products", "reductions", "rounding", "scans",
+           "scatter",
+           "selection", "softmax", "views"]

@@ -7,7 +7,7 @@ value=-step_size)``), and ordinary differentiable ops besides.
 How PyTorch 2.13's CPU kernels round, found by experiment against torch on an Intel Xeon
 (AVX512) for 1, 7, 16, 31-33 and 1000 contiguous elements, 0-dim tensors, float32 and float64
 (every element agreed with the formula below, in the vectorised body and the scalar tail alike,
-so the result does not depend on an element's position; ``tests/test_pointwise_ops.py``
+so the result does not depend on an element's position; ``tests/test_pointwise.py``
 repeats the comparison):
 
 * ``addcmul(self, t1, t2, value)`` = fma(value * t1, t2, self): the product ``value * t1`` is

@@ -19,8 +19,8 @@ runs in four 8-lane (4-lane) vector accumulators before a tail loop. The tensor 
 from __future__ import annotations
 
 from .reductions import Reduced
-from .shape import Structural
 from .table import Api, Op, register
+from .views import Structural
 
 __all__ = ["Along", "Prod", "ProdDim", "Cumsum", "Cumprod", "Flip", "SCANS"]
 

@@ -11,8 +11,8 @@ the node a double backward sees. Their SymPy form is the identity (a copy) or 0.
 
 from __future__ import annotations
 
-from .shape import Structural
 from .table import Api, register
+from .views import Structural
 
 __all__ = ["Picked", "Gather", "IndexSelect", "MaskedSelect", "Take", "Sort", "SortStable", "Topk", "Kthvalue",
            "Tril", "Triu", "Diagonal", "DiagonalCopy", "DiagEmbed", "Repeat", "Roll", "MaskedScatterGrad",

@@ -8,7 +8,7 @@ over im2col's rows, started from the bias for some output sizes (4, 9 positions)
 bias added after it for others (36), other orders elsewhere. scalargrad gives every output
 element, and every gradient element, the exact sum of its products (and bias) rounded once to
 the dtype (``_base/exact_sum``): machine-independent, and within the classical error bound of
-any order PyTorch's kernels use (measured in tests/test_nn_conv.py).
+any order PyTorch's kernels use (measured in tests/test_convolution.py).
 
 An unbatched input (``(C, L)`` / ``(C, H, W)``) goes through ``unsqueeze(0)`` and
 ``squeeze(0)``, as ``at::convolution`` does (its grad_fn is ``SqueezeBackward1``).

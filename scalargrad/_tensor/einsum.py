@@ -19,7 +19,7 @@ from .._base.errors import Unsupported
 from .._ops import elementwise as E
 from .build import binary
 from .products import bmm
-from .reduce import sum as tsum
+from .reductions import sum as tsum
 from .selection import diagonal
 from .tensor import Tensor
 from .views import permute, reshape, unsqueeze, view

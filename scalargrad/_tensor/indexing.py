@@ -17,8 +17,8 @@ from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
 from .._base.grad_mode import _state as _grad_state
 from .._base.layout import contiguous_strides
-from .._ops.shape import Index, Layout, Structural
 from .._ops.table import register
+from .._ops.views import Index, Layout, Structural
 from .build import broadcast_shapes, positions
 from .inplace import LEAF_INPLACE, VIEW_OF_LEAF, check_inplace, rebase
 from .storage import write

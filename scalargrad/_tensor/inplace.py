@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from .._base.dtypes import can_cast, round_list
 from .._base.grad_mode import _state as _grad_state
-from .._ops.shape import Clone, Layout
 from .._ops.table import Op, saved_node_name, version_error
+from .._ops.views import Clone, Layout
 from .nodes import saves_input
 from .storage import mem, positions_in_base, regenerate, snapshot, write
 from .tensor import INFERENCE, Tensor, ext, leaf, make

@@ -16,7 +16,7 @@ from .._base.dtypes import TensorType
 from .._base.kernel_order import fma
 from .._ops import losses as LO
 from .build import broadcast_shapes, positions
-from .reduce import sum_values
+from .reductions import sum_values
 from .tensor import Tensor, leaf, make
 
 __all__ = ["pointwise_loss", "broadcast_values", "nll_loss", "nll_backward", "nll_of_gradient"]

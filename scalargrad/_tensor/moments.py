@@ -8,7 +8,7 @@ import warnings
 from .._base.dtypes import TensorType
 from .._ops import moments as M
 from .arguments import not_tensor
-from .reduce import _out_shape, group_index, sum_values
+from .reductions import _out_shape, group_index, sum_values
 from .tensor import Tensor, make
 from .views import norm_dims
 

@@ -19,7 +19,7 @@ contiguous inputs, step by step in the dtype:
 
 The backward's plane sums are ATen's ``vec::reduce_all``: in order below 8 elements, else in 8
 float lanes added pairwise at the end (``_reduce_all``). All of this is IEEE arithmetic in a
-fixed order, bit for bit with PyTorch 2.13 in float32 (tests/test_nn_norm.py), except where
+fixed order, bit for bit with PyTorch 2.13 in float32 (tests/test_normalization.py), except where
 PyTorch's own result depends on the machine: an input with one element per channel and plane
 (``BatchNorm1d`` on (N, C)) is added in per-thread float partial sums (the number of threads),
 and float64's backward sums, whose vector order was not modelled (within a measured bound).

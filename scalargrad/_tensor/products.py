@@ -17,9 +17,9 @@ from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.kernel_order import fma_chain, mkl_lanes8, mkl_sdot
 from .._base.layout import is_contiguous, numel
-from .._ops import linalg as L
-from .._ops import shape as S
-from .._ops.shape import Layout
+from .._ops import products as L
+from .._ops import views as S
+from .._ops.views import Layout
 from .arguments import not_tensor
 from .tensor import Tensor, leaf, make
 from .views import make_view, reshape, t, unsqueeze, view
@@ -257,7 +257,7 @@ def inner(a: Tensor, b: Tensor) -> Tensor:
     # tensordot(a, b, [-1], [-1]): a contracted dimension of size 1 in one operand is summed out of
     # the other first (broadcast); then the contracted dimension (-1, as given) goes last in a,
     # first in b
-    from .reduce import sum as tsum
+    from .reductions import sum as tsum
 
     if sb[-1] == 1:
         a = tsum(a, -1, keepdim=True)

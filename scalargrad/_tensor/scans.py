@@ -7,9 +7,9 @@ from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.kernel_order import VECTOR_LANES
 from .._ops import scans as SC
-from .._ops.shape import Layout
+from .._ops.views import Layout
 from .arguments import not_tensor
-from .reduce import _out_shape
+from .reductions import _out_shape
 from .softmax import slices
 from .tensor import Tensor, make
 from .views import gather_index, norm_dim, norm_dims, to_dtype

@@ -14,7 +14,7 @@ from .._base.dtypes import TensorType
 from .._base.kernel_order import fma
 from .._base.layout import contiguous_strides
 from .._ops import scatter as W
-from .._ops.shape import Layout
+from .._ops.views import Layout
 from .arguments import not_tensor
 from .build import broadcast_shapes, positions
 from .inplace import inplace
@@ -388,7 +388,7 @@ def index_fill_zero(g: Tensor, d: int, index: Tensor) -> Tensor:
 
 def index_fill_value_backward(g: Tensor, d: int, index: Tensor) -> Tensor:
     """``grad.index_select(dim, unique(index)).sum()`` (the distinct indices, in order)."""
-    from .reduce import sum as tsum
+    from .reductions import sum as tsum
     from .selection import index_select
 
     seen = []

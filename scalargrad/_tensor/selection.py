@@ -12,10 +12,10 @@ from .._base.errors import Unsupported
 from .._base.introsort import nth_element, partial_sort, sort_range, std_sort
 from .._base.layout import contiguous_strides
 from .._ops import selection as SE
-from .._ops.shape import Layout
+from .._ops.views import Layout
 from .arguments import not_tensor
 from .build import broadcast_shapes, positions
-from .reduce import _RETURN_TYPES, ReturnTypes, _out_shape
+from .reductions import _RETURN_TYPES, ReturnTypes, _out_shape
 from .softmax import slices
 from .tensor import Tensor, leaf, make
 from .views import norm_dim

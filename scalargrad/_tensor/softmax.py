@@ -15,7 +15,7 @@ float32 lanes with AVX2, 16 with AVX512) and as its kernels for an inner dimensi
 last-dimension slices are added lane by lane in PyTorch, which depends on the processor.
 Measured against PyTorch 2.13 (AVX512): the backward of softmax is bit for bit (IEEE only) for
 slices along another dimension and last-dimension slices shorter than 8; exp makes the rest
-machine-dependent (tests/test_nn_activations.py).
+machine-dependent (tests/test_activations.py).
 """
 
 from __future__ import annotations

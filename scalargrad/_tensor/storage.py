@@ -235,7 +235,7 @@ _MULTI_OUTPUT_CHANGED = (
 def regenerate(m: Tensor, old: Tensor) -> None:
     """Give view ``m`` PyTorch's regenerated history: an AsStridedBackward0 node over its base's
     current version; ``old`` (its ``snapshot``) keeps its former one."""
-    from .._ops import shape as S
+    from .._ops import views as S
 
     base = m._s.base
     layout = S.Layout(base._t.shape, base._t.dtype, map=positions_in_base(m), prev=old,

@@ -20,7 +20,7 @@ from .._base.formatting import tensor_repr
 from .._base.grad_mode import _state as _grad_state
 from .._base.layout import is_contiguous
 from .._ops import elementwise as E
-from .._ops import shape as S
+from .._ops import views as S
 from .._ops.table import REGISTRY
 from . import (
     einsum,
@@ -30,7 +30,7 @@ from . import (
     norms,
     pointwise,
     products,
-    reduce,
+    reductions,
     rounding,
     scans,
     selection,
@@ -542,10 +542,10 @@ def _install_pointwise() -> None:
 
 def _install_reductions() -> None:
     def sum_(self, dim=None, keepdim=False, *, dtype=None):
-        return reduce.sum(self, dim, keepdim, F.check_dtype(dtype, "sum"))
+        return reductions.sum(self, dim, keepdim, F.check_dtype(dtype, "sum"))
 
     def mean(self, dim=None, keepdim=False, *, dtype=None):
-        return reduce.mean(self, dim, keepdim, F.check_dtype(dtype, "mean"))
+        return reductions.mean(self, dim, keepdim, F.check_dtype(dtype, "mean"))
 
     _method("sum", sum_)
     _method("mean", mean)
@@ -555,8 +555,8 @@ def _install_reductions() -> None:
     def maxmin(largest):
         def method(self, dim=None, keepdim=False):
             if isinstance(dim, Tensor):
-                return reduce.max_min(self, other=dim, largest=largest)
-            return reduce.max_min(self, dim, keepdim, largest)
+                return reductions.max_min(self, other=dim, largest=largest)
+            return reductions.max_min(self, dim, keepdim, largest)
 
         return method
 
@@ -565,16 +565,16 @@ def _install_reductions() -> None:
         _method(name, m)
         _function(name, _clone_fn(m))
         _method("arg" + name, lambda self, dim=None, keepdim=False, _l=largest:
-                reduce.arg_max_min(self, dim, keepdim, _l))
+                reductions.arg_max_min(self, dim, keepdim, _l))
         _function("arg" + name, lambda input, dim=None, keepdim=False, _l=largest:  # noqa: A002
-                  reduce.arg_max_min(input, dim, keepdim, _l))
-        _method("a" + name, lambda self, dim=(), keepdim=False, _l=largest: reduce.amax(self, dim, keepdim, _l))
+                  reductions.arg_max_min(input, dim, keepdim, _l))
+        _method("a" + name, lambda self, dim=(), keepdim=False, _l=largest: reductions.amax(self, dim, keepdim, _l))
         _function("a" + name, lambda input, dim=(), keepdim=False, _l=largest:  # noqa: A002
-                  reduce.amax(input, dim, keepdim, _l))
-    _method("all", lambda self, dim=None, keepdim=False: reduce.all_any(self, dim, keepdim, True))
-    _method("any", lambda self, dim=None, keepdim=False: reduce.all_any(self, dim, keepdim, False))
-    _function("all", lambda input, dim=None, keepdim=False: reduce.all_any(input, dim, keepdim, True))  # noqa: A002
-    _function("any", lambda input, dim=None, keepdim=False: reduce.all_any(input, dim, keepdim, False))  # noqa: A002
+                  reductions.amax(input, dim, keepdim, _l))
+    _method("all", lambda self, dim=None, keepdim=False: reductions.all_any(self, dim, keepdim, True))
+    _method("any", lambda self, dim=None, keepdim=False: reductions.all_any(self, dim, keepdim, False))
+    _function("all", lambda input, dim=None, keepdim=False: reductions.all_any(input, dim, keepdim, True))  # noqa: A002
+    _function("any", lambda input, dim=None, keepdim=False: reductions.all_any(input, dim, keepdim, False))  # noqa: A002
 
 
 # ---------------------------------------------------------------- shapes, views, copies

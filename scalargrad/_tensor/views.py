@@ -18,8 +18,8 @@ from .._base.dtypes import TensorType, round_list
 from .._base.errors import Unsupported
 from .._base.grad_mode import _state as _grad_state
 from .._base.layout import contiguous_strides, is_contiguous, is_non_overlapping_and_dense, numel, view_strides
-from .._ops import shape as S
-from .._ops.shape import Layout
+from .._ops import views as S
+from .._ops.views import Layout
 from .build import check_size, result_dtype
 from .storage import alias
 from .tensor import Tensor, impl, leaf, make, next_seq

@@ -21,8 +21,8 @@ from .._tensor import losses as TL
 from .._tensor import softmax as SMX
 from .._tensor.arguments import not_tensor
 from .._tensor.build import broadcast_shapes, result_dtype, with_scalar
-from .._tensor.reduce import mean as _mean
-from .._tensor.reduce import sum as _sum
+from .._tensor.reductions import mean as _mean
+from .._tensor.reductions import sum as _sum
 from .._tensor.surface import _masked_fill
 from .._tensor.tensor import Tensor
 from .._tensor.views import expand, view

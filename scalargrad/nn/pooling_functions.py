@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .._tensor import pooling as POOL
 from .._tensor.arguments import not_tensor
-from .._tensor.reduce import mean
+from .._tensor.reductions import mean
 from .._tensor.tensor import Tensor
 from .._tensor.views import squeeze, unsqueeze
 
