@@ -47,7 +47,8 @@ from ._ops import scatter as W
 from ._ops import selection as SE
 from ._ops import softmax as SM
 from ._ops import views as S
-from ._ops.elementwise import CompareInplace, Elementwise
+from ._ops.comparison import CompareInplace
+from ._ops.elementwise import Elementwise
 from ._ops.views import Layout
 from ._tensor.build import broadcast_shapes, positions
 from ._tensor.indexing import IndexPut

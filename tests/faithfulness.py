@@ -395,7 +395,7 @@ def another_processor(steps: int) -> Iterator[None]:
     float64 results move by a float32 ulp too: coarser than any libm, on the safe side."""
     from scalargrad._autograd import kernels
     from scalargrad._base import ieee
-    from scalargrad._ops import elementwise
+    from scalargrad._ops import unary
     from scalargrad._tensor import products
 
     def moved(fn):
@@ -411,7 +411,7 @@ def another_processor(steps: int) -> Iterator[None]:
     saved = []
     # tensors with dimensions compute through C functions (``fast``): without them the elements
     # go through ``forward``, which calls the ieee functions moved below
-    for op in (elementwise.Exp, elementwise.Log, elementwise.Sqrt, elementwise.Tanh):
+    for op in (unary.Exp, unary.Log, unary.Sqrt, unary.Tanh):
         saved.append((op, "fast", op.__dict__["fast"]))
         op.fast = None
     for owner, names in ((ieee, ("exp", "log", "sqrt", "sin", "cos", "tanh", "pow")),

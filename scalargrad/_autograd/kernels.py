@@ -21,7 +21,9 @@ from .._base import dtypes, ieee
 from .._base.dtypes import TensorType, float32, float64, round_f32
 from .._base.errors import Unsupported
 from .._base.grad_mode import _state as _grad_state
-from .._ops import elementwise as E
+from .._ops import arithmetic as AR
+from .._ops import comparison as CM
+from .._ops import unary as UN
 from .._ops import views as S
 from .._tensor import products, scans, views
 from .._tensor import scatter as writes
@@ -117,7 +119,7 @@ class FloatKernel:
         if e == 0.0 and getattr(e, "number", e).__class__ is not bool:
             return 0.0
         r = cls.r
-        return cls.mul(g, cls.mul(r(e), r(E._pow_scalar(r, a, e - 1.0))))
+        return cls.mul(g, cls.mul(r(e), r(AR.pow_scalar(r, a, e - 1.0))))
 
     @classmethod
     def pow_backward_self(cls, g, a, b):
@@ -171,7 +173,7 @@ class FloatKernel:
 
     @staticmethod
     def floor_divide(a, b):
-        return E._floor_div(None, a, b)
+        return AR.floor_div(None, a, b)
 
     @classmethod
     def rdiv(cls, c, x):
@@ -364,7 +366,7 @@ class Float32Kernel(FloatKernel):
 
     @staticmethod
     def floor_divide(a, b):
-        return round_f32(E._floor_div(round_f32, a, b))
+        return round_f32(AR.floor_div(round_f32, a, b))
 
 
 _LO, _HI = 1.1754943508222875e-38, 3.4028234663852886e38  # float32's normal range
@@ -393,17 +395,17 @@ class TensorKernel:
     @staticmethod
     def add(a, b):
         if b.__class__ is _Scalar:
-            return _scalar_op(E.AddScalar, a, b)
+            return _scalar_op(AR.AddScalar, a, b)
         if a.__class__ is _Scalar:
-            return _scalar_op(E.AddScalar, b, a)
+            return _scalar_op(AR.AddScalar, b, a)
         return a + b
 
     @staticmethod
     def sub(a, b):
         if b.__class__ is _Scalar:
-            return _scalar_op(E.SubScalar, a, b)
+            return _scalar_op(AR.SubScalar, a, b)
         if a.__class__ is _Scalar:  # Scalar - tensor: rsub (RsubBackward1)
-            return _scalar_op(E.RSubC, b, a)
+            return _scalar_op(AR.RSubC, b, a)
         return a - b
 
     @staticmethod
@@ -415,15 +417,15 @@ class TensorKernel:
     @staticmethod
     def mul(a, b):
         if b.__class__ is _Scalar:
-            return _scalar_op(E.MulScalar, a, b)
+            return _scalar_op(AR.MulScalar, a, b)
         if a.__class__ is _Scalar:
-            return _scalar_op(E.MulScalar, b, a)
+            return _scalar_op(AR.MulScalar, b, a)
         return a * b
 
     @staticmethod
     def div(a, b):
         if b.__class__ is _Scalar:
-            return _scalar_op(E.DivScalar, a, b)
+            return _scalar_op(AR.DivScalar, a, b)
         return a / b
 
     @staticmethod
@@ -444,27 +446,27 @@ class TensorKernel:
 
     @staticmethod
     def log(x):
-        return unary(E.Log, x)
+        return unary(UN.Log, x)
 
     @staticmethod
     def exp(x):
-        return unary(E.Exp, x)
+        return unary(UN.Exp, x)
 
     @staticmethod
     def sqrt(x):
-        return unary(E.Sqrt, x)
+        return unary(UN.Sqrt, x)
 
     @staticmethod
     def sin(x):
-        return unary(E.Sin, x)
+        return unary(UN.Sin, x)
 
     @staticmethod
     def cos(x):
-        return unary(E.Cos, x)
+        return unary(UN.Cos, x)
 
     @staticmethod
     def pow(a, b):
-        return binary(E.Pow, a, b)
+        return binary(AR.Pow, a, b)
 
     @staticmethod
     def zero(g):
@@ -489,21 +491,21 @@ class TensorKernel:
 
     @staticmethod
     def tanh_backward(g, y):
-        return elementwise(E.TanhBackward, (g, y))
+        return elementwise(UN.TanhBackward, (g, y))
 
     @staticmethod
     def sigmoid_backward(g, y):
-        return elementwise(E.SigmoidBackward, (g, y))
+        return elementwise(UN.SigmoidBackward, (g, y))
 
     @staticmethod
     def threshold_backward(g, y, threshold):
-        return elementwise(E.ThresholdBackward, (g, y), threshold)
+        return elementwise(UN.ThresholdBackward, (g, y), threshold)
 
     @staticmethod
     def sgn(x):
         # self.sgn(): a node of its own (SgnBackward0, derivative 0), so that abs's gradient
         # stays connected to x under create_graph, as in PyTorch
-        return unary(E.Sgn, x)
+        return unary(UN.Sgn, x)
 
     @staticmethod
     def where(c, a, b):
@@ -530,7 +532,7 @@ class TensorKernel:
         # the base is first cast to the result type of (base, exponent): log(self) of a float32
         # base with a float64 exponent is taken in float64 (a ToCopyBackward0 under create_graph)
         a_ = views.to_dtype(a, result_dtype((a, b)))
-        return g * cls.where(_and(a == 0, b >= 0), _zeros_like_dtype(y, y), y * unary(E.Log, a_))
+        return g * cls.where(_and(a == 0, b >= 0), _zeros_like_dtype(y, y), y * unary(UN.Log, a_))
 
     @classmethod
     def rpow_backward(cls, g, a, c, y):
@@ -569,14 +571,14 @@ class TensorKernel:
 
     @staticmethod
     def floor_divide(a, b):
-        return binary(E.FloorDivide, a, b)
+        return binary(AR.FloorDivide, a, b)
 
     @staticmethod
     def rdiv(c, x):
         # ATen's Scalar / Tensor fills a tensor with the number and divides: one rounding (the
         # Python operator, number / tensor, is reciprocal(tensor) * number instead)
         dt = x._t.dtype
-        return binary(E.Div, leaf(dt.round(c), TensorType(dt, ())), x)
+        return binary(AR.Div, leaf(dt.round(c), TensorType(dt, ())), x)
 
     @staticmethod
     def softmax_backward(g, y, c, log):
@@ -719,7 +721,7 @@ class TensorKernel:
         if not c.keepdim and c.dims and c.in_shape:
             shape = tuple(1 if d in c.dims else s for d, s in enumerate(c.in_shape))
             g, y = views.reshape(g, shape), views.reshape(y, shape)
-        mask = binary(E.Eq, x, y)
+        mask = binary(CM.Eq, x, y)
         count = tsum(mask, c.dims if c.in_shape else None, keepdim=True) if c.dims or not c.in_shape \
             else tsum(mask, None)
         return (g / count) * mask
@@ -829,22 +831,22 @@ def _tensor_norm_backward(g, x, y, c):
     if p == 0.0:  # an undefined gradient, as PyTorch's
         return None
     if p == 1.0:
-        return unary(E.Sgn, x) * g
+        return unary(UN.Sgn, x) * g
     if p == 2.0:
-        return g * _masked_fill(x / y, binary(E.Eq, y, 0), 0, False)
+        return g * _masked_fill(x / y, binary(CM.Eq, y, 0), 0, False)
     if p in (math.inf, -math.inf):
-        a = unary(E.Abs, x)
-        mask = _or(binary(E.Eq, a, y), binary(E.Ne, a, a))
+        a = unary(UN.Abs, x)
+        mask = _or(binary(CM.Eq, a, y), binary(CM.Ne, a, a))
         count = tsum(mask, c.dims, keepdim=True) if (c.dims and not c.all) else tsum(mask, None)
-        return unary(E.Sgn, x) * ((g / count) * mask)
+        return unary(UN.Sgn, x) * ((g / count) * mask)
     if p < 1.0:
-        scaled = unary(E.Sgn, x) * _masked_fill(unary(E.Abs, x) ** (p - 1.0), binary(E.Eq, x, 0), 0, False)
+        scaled = unary(UN.Sgn, x) * _masked_fill(unary(UN.Abs, x) ** (p - 1.0), binary(CM.Eq, x, 0), 0, False)
         return scaled * g * y ** (1.0 - p)
     if p < 2.0:
-        scaled = unary(E.Sgn, x) * unary(E.Abs, x) ** (p - 1.0)
+        scaled = unary(UN.Sgn, x) * unary(UN.Abs, x) ** (p - 1.0)
     else:
-        scaled = x * unary(E.Abs, x) ** (p - 2.0)
-    return scaled * _masked_fill(g / y ** (p - 1.0), binary(E.Eq, y, 0), 0, False)
+        scaled = x * unary(UN.Abs, x) ** (p - 2.0)
+    return scaled * _masked_fill(g / y ** (p - 1.0), binary(CM.Eq, y, 0), 0, False)
 
 
 TensorKernel.norm_backward = staticmethod(_tensor_norm_backward)
@@ -946,7 +948,7 @@ def _tensor_var_backward(g, x, c):
     mean = tmean(x, c.dims if (c.dims and not c.all) else None, keepdim=True) if x._t.ndim else x
     if mean._t.ndim != x._t.ndim and x._t.ndim:
         mean = views.reshape(mean, (1,) * x._t.ndim)
-    return _scalar_op(E.MulScalar, g, _Scalar(scale)) * (x - mean)
+    return _scalar_op(AR.MulScalar, g, _Scalar(scale)) * (x - mean)
 
 
 def _tensor_std_backward(g, x, y, c):
@@ -954,7 +956,7 @@ def _tensor_std_backward(g, x, y, c):
     from .._tensor.surface import _masked_fill
 
     g = _as_tensor(g, x)
-    return _tensor_var_backward(_masked_fill(g / (y * 2), binary(E.Eq, y, 0), 0, False), x, c)
+    return _tensor_var_backward(_masked_fill(g / (y * 2), binary(CM.Eq, y, 0), 0, False), x, c)
 
 
 def _tensor_pick_backward(g, layout, name):
@@ -1162,8 +1164,8 @@ def _scalar_op(op, t, c):
     from .._tensor.build import _with_number
 
     if not isinstance(t, Tensor):
-        fn = {E.MulScalar: operator.mul, E.DivScalar: operator.truediv, E.SubScalar: operator.sub,
-              E.AddScalar: operator.add}.get(op)
+        fn = {AR.MulScalar: operator.mul, AR.DivScalar: operator.truediv, AR.SubScalar: operator.sub,
+              AR.AddScalar: operator.add}.get(op)
         return fn(t, float(c)) if fn is not None else float(c) - t
     return _with_number(op, t, c.number if c.__class__ is _Scalar else float(c))
 

@@ -5,6 +5,8 @@ its spellings. Imports only ``_base``: the tensor layer above makes the surface 
 from . import (
     activations,
     angles,
+    arithmetic,
+    comparison,
     convolution,
     elementwise,
     embedding,
@@ -21,11 +23,14 @@ from . import (
     scatter,
     selection,
     softmax,
+    unary,
     views,
 )
 from .table import REGISTRY
 
-__all__ = ["REGISTRY", "activations", "angles", "convolution", "elementwise", "embedding", "losses",
-           "moments", "normalization", "norms", "pointwise", "pooling", "products", "reductions", "rounding", "scans",
-           "scatter",
-           "selection", "softmax", "views"]
+SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIVES + unary.SCALAR_DERIVATIVES
+"""Every differentiable elementwise op with a non-trivial derivative, for the catalogue tests."""
+
+__all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
+           "elementwise", "embedding", "losses", "moments", "normalization", "norms", "pointwise", "pooling",
+           "products", "reductions", "rounding", "scans", "scatter", "selection", "softmax", "unary", "views"]

@@ -28,7 +28,7 @@ class Atan2(Binary):
 
     @staticmethod
     def backward(k, g, v):
-        from .elementwise import Reciprocal
+        from .unary import Reciprocal
 
         a, b = k.a(v), k.b(v)
         # 1 / (self^2 + other^2), 0 where that is infinite (at the origin), as PyTorch's

@@ -25,7 +25,9 @@ from .._base import dtypes
 from .._base.dtypes import TensorType, promote_types, round_list
 from .._base.errors import Unsupported
 from .._base.layout import elementwise_strides, numel
+from .._ops import arithmetic as AR
 from .._ops import elementwise as E
+from .._ops import unary as UN
 from .arguments import not_tensor
 from .tensor import Tensor, constant, defaults, impl, leaf, make, refuse_complex
 
@@ -216,7 +218,7 @@ def _bool_check(op, a, b) -> None:
     ba = a.__class__ is bool or (isinstance(a, Tensor) and a._t.dtype is dtypes.bool)
     bb = b.__class__ is bool or (isinstance(b, Tensor) and b._t.dtype is dtypes.bool)
     if ba and bb:  # a Python bool counts as a bool tensor (bool_tensor - True)
-        raise RuntimeError(E._BOOL_SUB2)
+        raise RuntimeError(E.BOOL_SUB2)
     if ba or bb:
         raise RuntimeError(op.bool_error)
 
@@ -270,10 +272,10 @@ def binary(op, a, b, alpha=None) -> Tensor:
             raise TypeError(f"{op.api.method if op.api else op.__name__}(): expected a Tensor operand")
         if op.number_first is not None and alpha is None:
             return _with_number(op.number_first, b, a)
-        if op is E.Add or op is E.Mul:
+        if op is AR.Add or op is AR.Mul:
             return binary(op, b, a)
-        if op is E.Div:  # number / tensor is reciprocal(tensor) * number, as in PyTorch
-            return _with_number(E.MulC, unary(E.Reciprocal, b), a)
+        if op is AR.Div:  # number / tensor is reciprocal(tensor) * number, as in PyTorch
+            return _with_number(AR.MulC, unary(UN.Reciprocal, b), a)
         a = _wrap_number(a, b, op)
     elif not tb:
         if op.with_number is not None and (alpha is None or alpha == 1):
@@ -340,13 +342,13 @@ def _with_number(op, a: Tensor, c) -> Tensor:
     t = number_type(a._t, c)
     if not t.contiguous:  # laid out as TensorIterator allocates it (the number is a 0-dim operand)
         t = TensorType(t.dtype, t.shape, elementwise_strides(t.shape, [(t.shape, t.strides), ((), ())]))
-    exact = op is E.PowC or op is E.RPowC
+    exact = op is AR.PowC or op is AR.RPowC
     if op.result == "float" and not t.dtype.is_floating_point:
         t = t.with_dtype(defaults["dtype"])
     dt = t.dtype
     if dt is dtypes.bool and op.bool_kernel is not None:
         raise refuse_bool(op.bool_kernel)
-    if op is E.PowC and not dt.is_floating_point and c.__class__ is int and c < 0:
+    if op is AR.PowC and not dt.is_floating_point and c.__class__ is int and c < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     r = dt.round
     if not exact:
@@ -372,7 +374,7 @@ def with_scalar(op, a: Tensor, number) -> Tensor:
     ``a (op) number`` is, the node keeping the number as given for its saved attribute."""
     y = _with_number(op, a, number)
     if y._op is not None:
-        y._c = E.ScalarArg(y._c, number)
+        y._c = AR.ScalarArg(y._c, number)
     return y
 
 
@@ -382,7 +384,7 @@ def _add_alpha(op, a: Tensor, b: Tensor, alpha, dt) -> Tensor:
     from .._base.kernel_order import fma_chain
 
     f32 = dt is dtypes.float32
-    al = dt.round(alpha) if op is E.Add else dt.round(-alpha)
+    al = dt.round(alpha) if op is AR.Add else dt.round(-alpha)
     shape = broadcast_shapes(a._t.shape, b._t.shape)
     n = check_size(shape)
     x = _column_cast(a, dt, shape)

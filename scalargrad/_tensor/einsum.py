@@ -16,7 +16,7 @@ BmmBackward0...) and the order of every addition (bmm's, sum's) follow from that
 from __future__ import annotations
 
 from .._base.errors import Unsupported
-from .._ops import elementwise as E
+from .._ops import arithmetic as AR
 from .build import binary
 from .products import bmm
 from .reductions import sum as tsum
@@ -79,7 +79,7 @@ def _parse_inputs(lhs: str, num_ops: int) -> list:
 def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list) -> Tensor:
     """``(left * right).sum(sum_dims, keepdim=True)`` through bmm, as ATen's sumproduct_pair."""
     if not sum_dims:
-        return binary(E.Mul, left, right)
+        return binary(AR.Mul, left, right)
     nd = left._t.ndim
     lro, lo, ro = [], [], []
     lro_size = lo_size = ro_size = sum_size = 1

@@ -229,7 +229,7 @@ def dot(a: Tensor, b: Tensor) -> Tensor:
 def outer(a: Tensor, b: Tensor) -> Tensor:
     """The outer product a b^T of two vectors (``ger``), composed as PyTorch's: ``a.reshape(n, 1)
     * b`` (ViewBackward0 under MulBackward0); each element one rounded product."""
-    from .._ops import elementwise as E
+    from .._ops import arithmetic as AR
     from .build import binary
 
     for name, x in (("self", a), ("vec2", b)):
@@ -237,19 +237,19 @@ def outer(a: Tensor, b: Tensor) -> Tensor:
             raise not_tensor(x, "outer", name, None)
         if x._t.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {x._t.ndim}-D")
-    return binary(E.Mul, reshape(a, a._t.shape[0], 1), b)
+    return binary(AR.Mul, reshape(a, a._t.shape[0], 1), b)
 
 
 def inner(a: Tensor, b: Tensor) -> Tensor:
     """``torch.inner``: a product over the last dimensions, composed as PyTorch composes it
     (``tensordot``: permute and reshape each operand to a matrix, mm, reshape the result);
     with a 0-dim operand, ``a * b``."""
-    from .._ops import elementwise as E
+    from .._ops import arithmetic as AR
     from .build import binary
     from .views import permute
 
     if not a._t.ndim or not b._t.ndim:
-        return binary(E.Mul, a, b)
+        return binary(AR.Mul, a, b)
     sa, sb = tuple(a._t.shape), tuple(b._t.shape)
     if sa[-1] != sb[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
@@ -417,8 +417,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             return view(out, *shape[:-1], out._t.shape[1])
     out = matmul(input, wt)
     if bias is not None:
-        from .._ops import elementwise as E
+        from .._ops import arithmetic as AR
         from .build import binary
 
-        out = binary(E.Add, out, bias)
+        out = binary(AR.Add, out, bias)
     return out

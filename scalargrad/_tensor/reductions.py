@@ -162,10 +162,10 @@ def max_min(x: Tensor, dim=None, keepdim: bool = False, largest: bool = True, ot
     (the elementwise maximum)."""
     name = "max" if largest else "min"
     if other is not None:
-        from .._ops import elementwise as E
+        from .._ops import comparison as CM
         from .build import binary
 
-        return binary(E.Maximum if largest else E.Minimum, x, other)
+        return binary(CM.Maximum if largest else CM.Minimum, x, other)
     vals = x._val if x._t.ndim else [x._val]
     if dim is None:
         if not vals:

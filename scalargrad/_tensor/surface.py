@@ -19,6 +19,8 @@ from .._base.errors import Unsupported
 from .._base.formatting import tensor_repr
 from .._base.grad_mode import _state as _grad_state
 from .._base.layout import is_contiguous
+from .._ops import arithmetic as AR
+from .._ops import comparison as CM
 from .._ops import elementwise as E
 from .._ops import views as S
 from .._ops.table import REGISTRY
@@ -224,10 +226,10 @@ def _install_elementwise() -> None:
 
     def pow_(self, exponent):
         _check_other("pow", exponent, 1)
-        return binary(E.Pow, self, exponent)
+        return binary(AR.Pow, self, exponent)
 
     _method("pow", pow_)
-    _method("pow_", lambda self, exponent: inplace(self, lambda t: binary(E.Pow, t, exponent)))
+    _method("pow_", lambda self, exponent: inplace(self, lambda t: binary(AR.Pow, t, exponent)))
 
     def pow_fn(input, exponent, *, out=None):  # noqa: A002
         refuse_complex(input, exponent)
@@ -239,24 +241,24 @@ def _install_elementwise() -> None:
                 " * (Tensor input, Tensor exponent, *, Tensor out = None)\n"
                 " * (Number self, Tensor exponent, *, Tensor out = None)\n"
                 " * (Tensor input, Number exponent, *, Tensor out = None)\n")
-        return binary(E.Pow, input, exponent)
+        return binary(AR.Pow, input, exponent)
 
     _function("pow", pow_fn)
-    _method("square", lambda self: binary(E.Pow, self, 2))
-    _method("square_", lambda self: inplace(self, lambda t: binary(E.Pow, t, 2)))
-    _function("square", lambda input: binary(E.Pow, input, 2))  # noqa: A002
-    _function("rsub", lambda input, other, alpha=1: binary(E.Sub, other, input, alpha if alpha != 1 else None))  # noqa: A002
+    _method("square", lambda self: binary(AR.Pow, self, 2))
+    _method("square_", lambda self: inplace(self, lambda t: binary(AR.Pow, t, 2)))
+    _function("square", lambda input: binary(AR.Pow, input, 2))  # noqa: A002
+    _function("rsub", lambda input, other, alpha=1: binary(AR.Sub, other, input, alpha if alpha != 1 else None))  # noqa: A002
     # positive(x) is x itself (PyTorch returns the same tensor), refused on bool as unary +
     _method("positive", lambda self: +self)
     _function("positive", lambda input: +input)  # noqa: A002
 
     # dunders beyond the hot ones in the class body
-    _method("__eq__", _compare(E.Eq))
-    _method("__ne__", _compare(E.Ne))
-    _method("__lt__", _compare(E.Lt))
-    _method("__le__", _compare(E.Le))
-    _method("__gt__", _compare(E.Gt))
-    _method("__ge__", _compare(E.Ge))
+    _method("__eq__", _compare(CM.Eq))
+    _method("__ne__", _compare(CM.Ne))
+    _method("__lt__", _compare(CM.Lt))
+    _method("__le__", _compare(CM.Le))
+    _method("__gt__", _compare(CM.Gt))
+    _method("__ge__", _compare(CM.Ge))
     Tensor.__hash__ = object.__hash__
     for name, fn in (("__iadd__", operator.add), ("__isub__", operator.sub), ("__imul__", operator.mul),
                      ("__itruediv__", operator.truediv), ("__ipow__", operator.pow), ("__imod__", operator.mod),
@@ -268,14 +270,14 @@ def _install_elementwise() -> None:
     _method("clip", _clamp)
     _method("clamp_", lambda self, min=None, max=None: _clamp_inplace(self, min, max))  # noqa: A002
     _method("clip_", lambda self, min=None, max=None: _clamp_inplace(self, min, max))  # noqa: A002
-    _method("clamp_min", lambda self, min: _clamp(self, min, None, E.ClampMin))  # noqa: A002
-    _method("clamp_max", lambda self, max: _clamp(self, None, max, E.ClampMax))  # noqa: A002
-    _method("clamp_min_", lambda self, min: _clamp_inplace(self, min, None, E.ClampMin))  # noqa: A002
-    _method("clamp_max_", lambda self, max: _clamp_inplace(self, None, max, E.ClampMax))  # noqa: A002
+    _method("clamp_min", lambda self, min: _clamp(self, min, None, CM.ClampMin))  # noqa: A002
+    _method("clamp_max", lambda self, max: _clamp(self, None, max, CM.ClampMax))  # noqa: A002
+    _method("clamp_min_", lambda self, min: _clamp_inplace(self, min, None, CM.ClampMin))  # noqa: A002
+    _method("clamp_max_", lambda self, max: _clamp_inplace(self, None, max, CM.ClampMax))  # noqa: A002
     for n in ("clamp", "clip"):
         _function(n, lambda input, min=None, max=None, *, out=None: _clamp(input, min, max))  # noqa: A002
-    _function("clamp_min", lambda input, min: _clamp(input, min, None, E.ClampMin))  # noqa: A002
-    _function("clamp_max", lambda input, max: _clamp(input, None, max, E.ClampMax))  # noqa: A002
+    _function("clamp_min", lambda input, min: _clamp(input, min, None, CM.ClampMin))  # noqa: A002
+    _function("clamp_max", lambda input, max: _clamp(input, None, max, CM.ClampMax))  # noqa: A002
 
     def where(condition, input=None, other=None):  # noqa: A002
         if input is None and other is None:
@@ -299,7 +301,7 @@ def _augmented(fn):
 
 def _div(a, b, rounding_mode):
     if rounding_mode is None:
-        return binary(E.Div, a, b)
+        return binary(AR.Div, a, b)
     if rounding_mode not in ("floor", "trunc"):
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                            f"'{rounding_mode}'")
@@ -308,7 +310,7 @@ def _div(a, b, rounding_mode):
     # a number operand is wrapped in a tensor (PyTorch saves it so), but promotes as a number
     dt = result_dtype((a, b))
     a_t, b_t = as_tensor_operand(a, b if isinstance(b, Tensor) else None), as_tensor_operand(b, a)
-    return elementwise(E.DivFloor if rounding_mode == "floor" else E.DivTrunc, (a_t, b_t), out_dtype=dt)
+    return elementwise(AR.DivFloor if rounding_mode == "floor" else AR.DivTrunc, (a_t, b_t), out_dtype=dt)
 
 
 def _compare_node(op, t: Tensor, other) -> Tensor:
@@ -404,15 +406,15 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
                     b = missing
             return leaf(dt.round(b), TensorType(dt, ()))
 
-        if op is E.ClampMin:  # torch.clamp_min(x, tensor): ClampMinBackward1
-            return binary(E.ClampMinT, self, lo)
-        if op is E.ClampMax:
-            return binary(E.ClampMaxT, self, hi)
+        if op is CM.ClampMin:  # torch.clamp_min(x, tensor): ClampMinBackward1
+            return binary(CM.ClampMinT, self, lo)
+        if op is CM.ClampMax:
+            return binary(CM.ClampMaxT, self, hi)
         if isinstance(lo, Tensor) and isinstance(hi, Tensor) and result_dtype((self, lo, hi)) is dtypes.bool:
             raise refuse_bool("clamp_cpu")
         inf = float("inf")
         # the missing side's flag in _c: PyTorch saves None for it (_saved_max)
-        return elementwise(E.ClampT, (self, bound(lo, -inf), bound(hi, inf)), (lo is None, hi is None))
+        return elementwise(CM.ClampT, (self, bound(lo, -inf), bound(hi, inf)), (lo is None, hi is None))
     dt = _clamp_dtype(self, lo, hi)
     t = self._t
     if dt is dtypes.float32:
@@ -427,13 +429,13 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
     # rounded for the comparisons, remembering the numbers given (PyTorch saves them: _saved_min)
     keep = constant if dt.is_floating_point else (lambda number, rounded: rounded)
     c = (None if lo is None else keep(lo, r(lo)), None if hi is None else keep(hi, r(hi)))
-    op = op or E.Clamp
+    op = op or CM.Clamp
     x = self if dt is t.dtype else views.to_dtype(self, dt)
     from .build import compute
 
     tt = x._t
     if not tt.ndim:
-        return make(op, tt, r(E._clamp(r, x._val, c)), (x,), c)
+        return make(op, tt, r(CM.clamp_value(r, x._val, c)), (x,), c)
     vals = compute(op, dt, [x._val], tt.numel, c)
     return make(op, tt, vals, (x,), c)
 
@@ -488,7 +490,7 @@ def _where(condition, a, b):
     vals = [p if c else q for c, p, q in zip(cv, xv, yv)]
     cond = leaf(cv if shape else cv[0], TensorType(dtypes.bool, shape))
     # laid out in its operands' memory order, condition first, as TensorIterator allocates it
-    return make(E.Where, laid_out(rd, shape, (condition._t, x._t, y._t)), vals if shape else vals[0], (x, y), cond)
+    return make(CM.Where, laid_out(rd, shape, (condition._t, x._t, y._t)), vals if shape else vals[0], (x, y), cond)
 
 
 # ---------------------------------------------------------------- addcmul, addcdiv, lerp

@@ -45,7 +45,8 @@ from .._base.dtypes import TensorType, round_f32
 from .._base.errors import Unsupported
 from .._base.grad_mode import _state as _grad_state
 from .._base.handles import add_hook
-from .._ops import elementwise as E
+from .._ops import arithmetic as AR
+from .._ops import unary as UN
 
 __all__ = ["Tensor", "make", "leaf", "MANY", "next_seq", "is_tensor", "get_default_dtype", "set_default_dtype",
            "impl", "flat", "defaults", "Constant", "constant"]
@@ -679,67 +680,67 @@ class Tensor:
 
     # ------------------------------------------------------------ arithmetic (0-dim fast paths)
 
-    __add__ = _arith(E.AddC, E.Add, operator.add, "+")
-    __sub__ = _arith(E.SubC, E.Sub, operator.sub, "-")
-    __mul__ = _arith(E.MulC, E.Mul, operator.mul, "*")
-    __truediv__ = _arith(E.DivC, E.Div, _div, "/")
-    __radd__ = _reflected(E.Add)
-    __rmul__ = _reflected(E.Mul)
+    __add__ = _arith(AR.AddC, AR.Add, operator.add, "+")
+    __sub__ = _arith(AR.SubC, AR.Sub, operator.sub, "-")
+    __mul__ = _arith(AR.MulC, AR.Mul, operator.mul, "*")
+    __truediv__ = _arith(AR.DivC, AR.Div, _div, "/")
+    __radd__ = _reflected(AR.Add)
+    __rmul__ = _reflected(AR.Mul)
 
     def __rsub__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
-            return impl.binary(E.Sub, other, self)
+            return impl.binary(AR.Sub, other, self)
         return _not_an_operand(other)
 
     def __rtruediv__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
-            return impl.binary(E.Div, other, self)
+            return impl.binary(AR.Div, other, self)
         return _not_an_operand(other)
 
     def __pow__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
-            return impl.binary(E.Pow, self, other)
+            return impl.binary(AR.Pow, self, other)
         return _not_an_operand(other)
 
     def __rpow__(self, other):
         if other.__class__ in (float, int, bool):
-            return impl.binary(E.Pow, other, self)
+            return impl.binary(AR.Pow, other, self)
         return _not_an_operand(other)
 
     def __floordiv__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
-            return impl.binary(E.FloorDivide, self, other)
+            return impl.binary(AR.FloorDivide, self, other)
         return _not_an_operand(other)
 
     def __rfloordiv__(self, other):
         if other.__class__ in (float, int, bool):
-            return impl.binary(E.FloorDivide, other, self)
+            return impl.binary(AR.FloorDivide, other, self)
         return _not_an_operand(other)
 
     def __mod__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
-            return impl.binary(E.Remainder, self, other)
+            return impl.binary(AR.Remainder, self, other)
         return _not_an_operand(other)
 
     def __rmod__(self, other):
         if other.__class__ in (float, int, bool):
-            return impl.binary(E.Remainder, other, self)
+            return impl.binary(AR.Remainder, other, self)
         return _not_an_operand(other)
 
     def __and__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (int, bool):
-            return impl.binary(E.BitwiseAnd, self, other)
-        return _bitwise_operand(other, E.BitwiseAnd, self)
+            return impl.binary(AR.BitwiseAnd, self, other)
+        return _bitwise_operand(other, AR.BitwiseAnd, self)
 
     def __or__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (int, bool):
-            return impl.binary(E.BitwiseOr, self, other)
-        return _bitwise_operand(other, E.BitwiseOr, self)
+            return impl.binary(AR.BitwiseOr, self, other)
+        return _bitwise_operand(other, AR.BitwiseOr, self)
 
     def __xor__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (int, bool):
-            return impl.binary(E.BitwiseXor, self, other)
-        return _bitwise_operand(other, E.BitwiseXor, self)
+            return impl.binary(AR.BitwiseXor, self, other)
+        return _bitwise_operand(other, AR.BitwiseXor, self)
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
@@ -755,10 +756,10 @@ class Tensor:
     def __invert__(self):
         if self._t.dtype.is_floating_point:
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
-        return impl.unary(E.BitwiseNot, self)
+        return impl.unary(AR.BitwiseNot, self)
 
     def __neg__(self):
-        return impl.unary(E.Neg, self)
+        return impl.unary(UN.Neg, self)
 
     def __pos__(self):
         if self._t.dtype is dtypes.bool:
@@ -766,7 +767,7 @@ class Tensor:
         return self
 
     def __abs__(self):
-        return impl.unary(E.Abs, self)
+        return impl.unary(UN.Abs, self)
 
 
 # ``type(t)`` prints ``<class 'torch.Tensor'>``, as it does under PyTorch (programs print it)

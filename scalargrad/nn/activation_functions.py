@@ -15,7 +15,7 @@ import warnings
 
 from .._base import dtypes
 from .._ops import activations as A
-from .._ops import elementwise as E
+from .._ops import unary as UN
 from .._tensor import softmax as _softmax
 from .._tensor.arguments import not_tensor
 from .._tensor.build import elementwise, unary
@@ -58,7 +58,7 @@ def _apply_unary(op, x: Tensor, inplace: bool) -> Tensor:
 
 def relu_(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter names
     """relu in place."""
-    return _inplace(_tensor(input, "relu_"), lambda t: unary(E.Relu, t))
+    return _inplace(_tensor(input, "relu_"), lambda t: unary(UN.Relu, t))
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -199,7 +199,7 @@ def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
     _floating(x, "log_sigmoid_cpu")
     y = unary(A.LogSigmoid, x)
     if y._op is not None:  # the buffer PyTorch saves: exp(-|x|)
-        y._c = unary(E.Exp, -abs(x.detach()))
+        y._c = unary(UN.Exp, -abs(x.detach()))
     return y
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from .._base import dtypes, rng
 from .._base.dtypes import TensorType
-from .._ops import elementwise as E
+from .._ops import arithmetic as AR
+from .._ops import unary as UN
 from .._tensor import products
 from .._tensor.arguments import not_tensor
 from .._tensor.build import binary, unary
@@ -31,8 +32,8 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002 - PyTorc
     """max(input, 0); ``inplace`` changes ``input`` itself."""
     x = _tensor(input, "relu")
     if inplace:
-        return _inplace(x, lambda t: unary(E.Relu, t))
-    return unary(E.Relu, x)
+        return _inplace(x, lambda t: unary(UN.Relu, t))
+    return unary(UN.Relu, x)
 
 
 def _inplace(x, fn):
@@ -41,12 +42,12 @@ def _inplace(x, fn):
 
 def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
     """1 / (1 + exp(-input))."""
-    return unary(E.Sigmoid, _tensor(input, "sigmoid"))
+    return unary(UN.Sigmoid, _tensor(input, "sigmoid"))
 
 
 def tanh(input: Tensor) -> Tensor:  # noqa: A002
     """tanh(input)."""
-    return unary(E.Tanh, _tensor(input, "tanh"))
+    return unary(UN.Tanh, _tensor(input, "tanh"))
 
 
 def _check_p(p) -> None:
@@ -76,8 +77,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         vals = [scale if k else 0.0 for k in keep]
     noise = leaf(vals if t.ndim else vals[0], t)
     if inplace:
-        return _inplace(x, lambda y: binary(E.Mul, y, noise))
-    return binary(E.Mul, x, noise)
+        return _inplace(x, lambda y: binary(AR.Mul, y, noise))
+    return binary(AR.Mul, x, noise)
 
 
 _DROPOUT2D_DIM = (
@@ -119,8 +120,8 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
         vals = [scale if k else 0.0 for k in keep]
     noise = leaf(vals, t)
     if inplace:
-        return _inplace(x, lambda y: binary(E.Mul, y, noise))
-    return binary(E.Mul, x, noise)
+        return _inplace(x, lambda y: binary(AR.Mul, y, noise))
+    return binary(AR.Mul, x, noise)
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002

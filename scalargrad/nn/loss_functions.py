@@ -15,7 +15,7 @@ import warnings
 
 from .._base import dtypes
 from .._base.errors import Unsupported
-from .._ops import elementwise as E
+from .._ops import arithmetic as AR
 from .._ops import losses as LO
 from .._tensor import losses as TL
 from .._tensor import softmax as SMX
@@ -323,14 +323,14 @@ def _cross_entropy_probabilities(x: Tensor, t: Tensor, weight, red: str, label_s
     if label_smoothing > 0.0:
         if label_smoothing > 1.0:
             raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
-        t = with_scalar(E.MulScalar, t, 1 - label_smoothing) + label_smoothing / n_classes
+        t = with_scalar(AR.MulScalar, t, 1 - label_smoothing) + label_smoothing / n_classes
     prod = logp * t
     if weight is not None:
         prod = prod * _class_weight(weight, logp._t.ndim, 1)
     if red == "mean":
         if x._t.numel == 0:
             raise Unsupported("cross_entropy with class probabilities on an empty input")
-        return with_scalar(E.DivScalar, -_sum(prod), x._t.numel // n_classes)
+        return with_scalar(AR.DivScalar, -_sum(prod), x._t.numel // n_classes)
     if red == "sum":
         return -_sum(prod)
     return -_sum(prod, class_dim)
@@ -360,7 +360,7 @@ def _cross_entropy_smoothed(x: Tensor, t: Tensor, weight, red: str, ignore_index
         ret = _sum(smooth)
     else:
         ret = smooth
-    return with_scalar(E.MulScalar, nll, 1 - label_smoothing) + with_scalar(E.MulScalar, ret,
+    return with_scalar(AR.MulScalar, nll, 1 - label_smoothing) + with_scalar(AR.MulScalar, ret,
                                                                             label_smoothing / n_classes)
 
 
