@@ -52,7 +52,7 @@ from ._base.grad_mode import (
 from ._base.presentation import present_as_torch
 from ._base.rng import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from ._tensor import surface as _surface
-from ._tensor.build import MAX_ELEMENTS
+from ._tensor.operands import MAX_ELEMENTS
 from ._tensor.tensor import Tensor, get_default_dtype, is_tensor, set_default_dtype
 from ._tensor.typename import typename
 from .version import __version__  # PyTorch's, as programs expect; scalargrad's: version.scalargrad_version

@@ -8,7 +8,7 @@ becomes one *element* per output element, whose inputs are the input elements it
 * A 0-dim node of 0-dim tensors is its own element (the tensor itself, no copy): a scalar
   program of millions of nodes is checked as cheaply as before tensors had dimensions.
 * An elementwise op's element ``j`` takes the element of each input broadcast to position
-  ``j`` (``_tensor.build.positions``), and keeps the op itself: its ``sympy`` form and its
+  ``j`` (``_tensor.operands.positions``), and keeps the op itself: its ``sympy`` form and its
   ``backward`` formula run on the element's numbers (the float kernels) as on a 0-dim node.
 * Reductions, products, views, copies, joins, indexing and losses are made of a few
   structural element ops, declared here with their form, value and partial derivatives side
@@ -50,8 +50,8 @@ from ._ops import views as S
 from ._ops.comparison import CompareInplace
 from ._ops.elementwise import Elementwise
 from ._ops.views import Layout
-from ._tensor.build import broadcast_shapes, positions
 from ._tensor.indexing import IndexPut
+from ._tensor.operands import broadcast_shapes, positions
 from ._tensor.reductions import group_index
 from ._tensor.softmax import slices
 from ._tensor.tensor import MANY

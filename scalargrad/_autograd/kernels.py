@@ -27,7 +27,8 @@ from .._ops import unary as UN
 from .._ops import views as S
 from .._tensor import products, scans, views
 from .._tensor import scatter as writes
-from .._tensor.build import binary, broadcast_shapes, elementwise, result_dtype, unary
+from .._tensor.elementwise import binary, elementwise, unary
+from .._tensor.operands import broadcast_shapes, result_dtype
 from .._tensor.reductions import mean as tmean
 from .._tensor.reductions import sum as tsum
 from .._tensor.softmax import slices
@@ -1161,13 +1162,13 @@ class _Scalar(float):
 
 
 def _scalar_op(op, t, c):
-    from .._tensor.build import _with_number
+    from .._tensor.elementwise import with_number
 
     if not isinstance(t, Tensor):
         fn = {AR.MulScalar: operator.mul, AR.DivScalar: operator.truediv, AR.SubScalar: operator.sub,
               AR.AddScalar: operator.add}.get(op)
         return fn(t, float(c)) if fn is not None else float(c) - t
-    return _with_number(op, t, c.number if c.__class__ is _Scalar else float(c))
+    return with_number(op, t, c.number if c.__class__ is _Scalar else float(c))
 
 
 def _zeros(like: Tensor) -> Tensor:
@@ -1194,7 +1195,7 @@ def _zeros_shape(shape, layout) -> Tensor:
 def _and(a: Tensor, b: Tensor) -> Tensor:
     av = a._val if a._t.ndim else [a._val]
     bv = b._val if b._t.ndim else [b._val]
-    from .._tensor.build import broadcast_shapes, positions
+    from .._tensor.operands import broadcast_shapes, positions
 
     shape = broadcast_shapes(a._t.shape, b._t.shape)
     xs = [av[i] for i in positions(a._t.shape, shape)]
@@ -1206,7 +1207,7 @@ def _and(a: Tensor, b: Tensor) -> Tensor:
 def _or(a: Tensor, b: Tensor) -> Tensor:
     av = a._val if a._t.ndim else [a._val]
     bv = b._val if b._t.ndim else [b._val]
-    from .._tensor.build import broadcast_shapes, positions
+    from .._tensor.operands import broadcast_shapes, positions
 
     shape = broadcast_shapes(a._t.shape, b._t.shape)
     xs = [av[i] for i in positions(a._t.shape, shape)]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .._base.errors import Unsupported
 from .._ops import arithmetic as AR
-from .build import binary
+from .elementwise import binary
 from .products import bmm
 from .reductions import sum as tsum
 from .selection import diagonal

@@ -15,7 +15,7 @@ from .._base import dtypes, rng
 from .._base.dtypes import TensorType, round_list
 from .._base.errors import Unsupported
 from .arguments import not_tensor
-from .build import check_size
+from .operands import check_size
 from .tensor import Tensor, defaults, leaf
 
 __all__ = ["device", "use_device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones",

@@ -19,8 +19,8 @@ from .._base.grad_mode import _state as _grad_state
 from .._base.layout import contiguous_strides
 from .._ops.table import register
 from .._ops.views import Index, Layout, Structural
-from .build import broadcast_shapes, positions
 from .inplace import LEAF_INPLACE, VIEW_OF_LEAF, check_inplace, rebase
+from .operands import broadcast_shapes, positions
 from .storage import write
 from .tensor import Tensor, leaf, make
 from .views import basic_index

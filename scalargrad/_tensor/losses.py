@@ -15,7 +15,7 @@ from .._base import dtypes, ieee
 from .._base.dtypes import TensorType
 from .._base.kernel_order import fma
 from .._ops import losses as LO
-from .build import broadcast_shapes, positions
+from .operands import broadcast_shapes, positions
 from .reductions import sum_values
 from .tensor import Tensor, leaf, make
 
@@ -33,7 +33,7 @@ def broadcast_values(t: Tensor, shape: tuple, dt) -> list:
 def pointwise_loss(op, x: Tensor, y: Tensor, c: LO.Loss) -> Tensor:
     """The loss node of ``op`` (a ``PointwiseLoss``) on input ``x`` and target ``y``, of the
     same shape; ``c`` says the reduction, parameters and weights (``numel`` is set here)."""
-    from .build import result_dtype
+    from .operands import result_dtype
 
     dt = result_dtype((x, y))
     shape = broadcast_shapes(x._t.shape, y._t.shape)

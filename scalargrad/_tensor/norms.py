@@ -17,7 +17,7 @@ from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._ops import norms as N
 from .arguments import not_tensor
-from .build import broadcast_shapes, cast, positions, result_dtype
+from .operands import broadcast_shapes, cast, positions, result_dtype
 from .reductions import _out_shape, _raw_dims, group_index
 from .tensor import Tensor, make
 from .views import norm_dims, to_dtype

@@ -12,7 +12,8 @@ from .._base.dtypes import TensorType
 from .._base.layout import elementwise_strides
 from .._ops import pointwise as P
 from .arguments import not_tensor
-from .build import _column_cast, broadcast_shapes, check_size, compute, result_dtype
+from .elementwise import column_cast, compute
+from .operands import broadcast_shapes, check_size, result_dtype
 from .tensor import Tensor, make
 
 __all__ = ["addcmul", "addcdiv", "lerp", "check_tensor", "check_number"]
@@ -57,7 +58,7 @@ def _apply(op, operands: tuple, c, dt: dtypes.dtype | None = None) -> Tensor:
         return make(op, TensorType(dt, ()), r(op.forward(r, *vals, c) if op.uses_c else op.forward(r, *vals)),
                     operands, c)
     n = check_size(shape)
-    cols = [_column_cast(x, dt, shape) for x in operands]
+    cols = [column_cast(x, dt, shape) for x in operands]
     vals = compute(op, dt, cols, n, c)
     strides = None
     if not all(x._t.contiguous for x in operands):

@@ -179,7 +179,7 @@ def baddbmm(bias: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, _f
     _check_batches(batch1, batch2, "baddbmm", _first)
     if beta != 1 or alpha != 1:
         raise Unsupported("baddbmm with beta or alpha other than 1")
-    from .build import broadcast_shapes, positions
+    from .operands import broadcast_shapes, positions
 
     shape = (batch1._t.shape[0], batch1._t.shape[1], batch2._t.shape[2])
     if bias._t.dtype is not batch1._t.dtype:
@@ -230,7 +230,7 @@ def outer(a: Tensor, b: Tensor) -> Tensor:
     """The outer product a b^T of two vectors (``ger``), composed as PyTorch's: ``a.reshape(n, 1)
     * b`` (ViewBackward0 under MulBackward0); each element one rounded product."""
     from .._ops import arithmetic as AR
-    from .build import binary
+    from .elementwise import binary
 
     for name, x in (("self", a), ("vec2", b)):
         if not isinstance(x, Tensor):
@@ -245,7 +245,7 @@ def inner(a: Tensor, b: Tensor) -> Tensor:
     (``tensordot``: permute and reshape each operand to a matrix, mm, reshape the result);
     with a 0-dim operand, ``a * b``."""
     from .._ops import arithmetic as AR
-    from .build import binary
+    from .elementwise import binary
     from .views import permute
 
     if not a._t.ndim or not b._t.ndim:
@@ -333,7 +333,7 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
     left operand folded into the transposed right one (mm or mv) when it requires grad or is a
     vector, else both broadcast over their batch dimensions, reshaped to 3-D and multiplied
     with bmm, the result viewed back (UnsafeViewBackward0)."""
-    from .build import broadcast_shapes
+    from .operands import broadcast_shapes
     from .views import contiguous, expand, mT, squeeze
     from .views import transpose as transpose_view
 
@@ -383,7 +383,7 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1) -> Tensor:
     if mat2._t.dtype is not dt or bias._t.dtype is not dt:
         other = mat2._t.dtype if mat2._t.dtype is not dt else bias._t.dtype
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {dt.c_name} != {other.c_name}")
-    from .build import broadcast_shapes, positions
+    from .operands import broadcast_shapes, positions
 
     if broadcast_shapes(bias._t.shape, (n, m)) != (n, m):
         raise RuntimeError(f"The expanded size of the tensor ({m}) must match the existing size "
@@ -418,7 +418,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     out = matmul(input, wt)
     if bias is not None:
         from .._ops import arithmetic as AR
-        from .build import binary
+        from .elementwise import binary
 
         out = binary(AR.Add, out, bias)
     return out

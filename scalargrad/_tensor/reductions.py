@@ -163,7 +163,7 @@ def max_min(x: Tensor, dim=None, keepdim: bool = False, largest: bool = True, ot
     name = "max" if largest else "min"
     if other is not None:
         from .._ops import comparison as CM
-        from .build import binary
+        from .elementwise import binary
 
         return binary(CM.Maximum if largest else CM.Minimum, x, other)
     vals = x._val if x._t.ndim else [x._val]

@@ -16,8 +16,8 @@ from .._base.layout import contiguous_strides
 from .._ops import scatter as W
 from .._ops.views import Layout
 from .arguments import not_tensor
-from .build import broadcast_shapes, positions
 from .inplace import inplace
+from .operands import broadcast_shapes, positions
 from .tensor import Tensor, leaf, make
 from .views import norm_dim
 

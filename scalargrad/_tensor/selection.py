@@ -14,7 +14,7 @@ from .._base.layout import contiguous_strides
 from .._ops import selection as SE
 from .._ops.views import Layout
 from .arguments import not_tensor
-from .build import broadcast_shapes, positions
+from .operands import broadcast_shapes, positions
 from .reductions import _RETURN_TYPES, ReturnTypes, _out_shape
 from .softmax import slices
 from .tensor import Tensor, leaf, make

@@ -42,9 +42,10 @@ from . import (
 from . import factories as F
 from . import scatter as writes
 from .arguments import not_tensor
-from .build import binary, broadcast_shapes, elementwise, laid_out, refuse_bool, result_dtype, unary
+from .elementwise import binary, elementwise, refuse_bool, unary
 from .inplace import check_inplace, inplace, rebase
 from .nodes import accumulate_grad_for
+from .operands import broadcast_shapes, laid_out, result_dtype
 from .storage import alias, write
 from .tensor import Tensor, constant, defaults, ext, impl, leaf, make, refuse_complex
 
@@ -305,7 +306,8 @@ def _div(a, b, rounding_mode):
     if rounding_mode not in ("floor", "trunc"):
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                            f"'{rounding_mode}'")
-    from .build import as_tensor_operand, result_dtype
+    from .elementwise import as_tensor_operand
+    from .operands import result_dtype
 
     # a number operand is wrapped in a tensor (PyTorch saves it so), but promotes as a number
     dt = result_dtype((a, b))
@@ -431,7 +433,7 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
     c = (None if lo is None else keep(lo, r(lo)), None if hi is None else keep(hi, r(hi)))
     op = op or CM.Clamp
     x = self if dt is t.dtype else views.to_dtype(self, dt)
-    from .build import compute
+    from .elementwise import compute
 
     tt = x._t
     if not tt.ndim:
@@ -471,7 +473,7 @@ def _where(condition, a, b):
     if condition._t.dtype is not dtypes.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{condition._t.dtype.short}")
-    from .build import positions, result_dtype
+    from .operands import positions, result_dtype
 
     rd = result_dtype((a, b))
     ops = []
@@ -894,7 +896,7 @@ def _copy_into(self, src, non_blocking=False):
     if broadcast_shapes(shape, src._t.shape) != shape:
         raise RuntimeError(f"The size of tensor a ({shape[-1] if shape else 1}) must match the size of tensor b "
                            f"({src._t.shape[-1]}) at non-singleton dimension {len(shape) - 1}")
-    from .build import positions
+    from .operands import positions
 
     sv = src._val if src._t.ndim else [src._val]
     col = [sv[i] for i in positions(src._t.shape, shape)] if tuple(src._t.shape) != shape else list(sv)
@@ -911,7 +913,7 @@ def _masked_fill(self, mask, value, in_place: bool):
     if isinstance(value, Tensor):
         value = value.item()
     shape = tuple(self._t.shape)
-    from .build import positions
+    from .operands import positions
 
     mv = mask._val if mask._t.ndim else [mask._val]
     m = [mv[i] for i in positions(mask._t.shape, shape)] if tuple(mask._t.shape) != shape else list(mv)
@@ -940,7 +942,7 @@ def _equal(a, b) -> bool:
 
 def _close_values(a, b, rtol, atol, equal_nan) -> list:
     shape = broadcast_shapes(a._t.shape, b._t.shape)
-    from .build import positions
+    from .operands import positions
 
     av = a._val if a._t.ndim else [a._val]
     bv = b._val if b._t.ndim else [b._val]

@@ -8,7 +8,7 @@ table, ``_ops``) and that op's inputs. One node per tensor op, as in PyTorch.
 
 A 0-dim graph is the hot case (a scalar program builds millions of nodes): ``+ - * /``
 between 0-dim float tensors and Python numbers are written out here with their float32
-rounding inline; every other case goes to ``build.py`` through ``_impl``. There are no per-node
+rounding inline; every other case goes to ``elementwise.py`` through ``_impl``. There are no per-node
 closures: an op is a class shared by all its nodes, so building a graph creates no cycles.
 
 Slots, for the engine's sake:
@@ -276,7 +276,7 @@ def _arith(op_number, op_tensor, compute, symbol: str):
 
     These four operators are most of any scalar graph, so the float32 and float64 cases are
     handled here in one call; every other case (shapes, other dtypes, promotion) goes to
-    ``build.py``. ``compute`` is the double-precision operation (IEEE-safe for division).
+    ``elementwise.py``. ``compute`` is the double-precision operation (IEEE-safe for division).
     """
 
     def method(self, other):

@@ -20,7 +20,7 @@ from .._base.grad_mode import _state as _grad_state
 from .._base.layout import contiguous_strides, is_contiguous, is_non_overlapping_and_dense, numel, view_strides
 from .._ops import views as S
 from .._ops.views import Layout
-from .build import check_size, result_dtype
+from .operands import check_size, result_dtype
 from .storage import alias
 from .tensor import Tensor, impl, leaf, make, next_seq
 
@@ -491,7 +491,7 @@ def expand(x: Tensor, *sizes) -> Tensor:
     for i, s in enumerate(shape):
         if s == new[lead + i]:
             mst[lead + i] = sst[i]
-    from .build import positions
+    from .operands import positions
 
     lmap = positions(shape, new) if new != shape else None
     return make_view(x, new, mst, offset_of(x), lmap, S.Expand, Layout(shape))

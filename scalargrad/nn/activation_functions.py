@@ -18,7 +18,7 @@ from .._ops import activations as A
 from .._ops import unary as UN
 from .._tensor import softmax as _softmax
 from .._tensor.arguments import not_tensor
-from .._tensor.build import elementwise, unary
+from .._tensor.elementwise import elementwise, unary
 from .._tensor.inplace import inplace as _inplace
 from .._tensor.tensor import Tensor
 

@@ -15,7 +15,7 @@ from .._ops import arithmetic as AR
 from .._ops import unary as UN
 from .._tensor import products
 from .._tensor.arguments import not_tensor
-from .._tensor.build import binary, unary
+from .._tensor.elementwise import binary, unary
 from .._tensor.inplace import inplace
 from .._tensor.tensor import Tensor, leaf
 

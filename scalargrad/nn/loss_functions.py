@@ -20,7 +20,8 @@ from .._ops import losses as LO
 from .._tensor import losses as TL
 from .._tensor import softmax as SMX
 from .._tensor.arguments import not_tensor
-from .._tensor.build import broadcast_shapes, result_dtype, with_scalar
+from .._tensor.elementwise import with_scalar
+from .._tensor.operands import broadcast_shapes, result_dtype
 from .._tensor.reductions import mean as _mean
 from .._tensor.reductions import sum as _sum
 from .._tensor.surface import _masked_fill

@@ -3,7 +3,7 @@
 PyTorch's single-tensor (for-loop) optimizers update each parameter with a few tensor ops
 (``param.add_(grad, alpha=-lr)``, ``exp_avg.lerp_(grad, 1 - beta1)``...). Each of those ops is
 elementwise, and its rounding is known exactly (``_ops/pointwise.py``, ``_ops/arithmetic.py``,
-``build._add_alpha``: add with alpha is one fused multiply-add), so the same update computed
+``_tensor/elementwise.add_alpha``: add with alpha is one fused multiply-add), so the same update computed
 element by element on floats gives the very same bits without building a tensor per op. That
 matters for scalar programs, where every parameter is a 0-dim tensor (micrograd's demo has 337
 of them). Each optimizer's module writes its update twice: with tensor ops, as PyTorch's

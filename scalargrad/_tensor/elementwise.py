@@ -1,4 +1,5 @@
-"""Applying an elementwise op: operand checks, type promotion, broadcasting, bulk compute.
+"""Applying an elementwise op (the op table's ``Elementwise`` declarations): operand checks, type
+promotion and broadcasting (``operands.py``), bulk compute.
 
 PyTorch's rules, in its order:
 
@@ -22,133 +23,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._base import dtypes
-from .._base.dtypes import TensorType, promote_types, round_list
-from .._base.errors import Unsupported
-from .._base.layout import elementwise_strides, numel
+from .._base.dtypes import TensorType, round_list
+from .._base.layout import elementwise_strides
 from .._ops import arithmetic as AR
 from .._ops import elementwise as E
 from .._ops import unary as UN
-from .arguments import not_tensor
+from .operands import broadcast_shapes, cast, check_size, laid_out, number_type, positions, result_dtype
 from .tensor import Tensor, constant, defaults, impl, leaf, make, refuse_complex
 
-__all__ = ["result_dtype", "broadcast_shapes", "positions", "binary", "unary", "elementwise", "number_type",
-           "as_tensor_operand", "check_size", "MAX_ELEMENTS", "cast", "compute", "with_scalar"]
-
-MAX_ELEMENTS = 1 << 20
-"""The largest tensor scalargrad builds (each element is a Python float in a list)."""
-
-_TOO_BIG = ("scalargrad keeps tensors as Python lists, so it refuses tensors of more than {limit} elements; "
-            "this one would have {n} (shape {shape}). Verify the computation on a smaller tensor.")
-
-
-def check_size(shape: Sequence[int]) -> int:
-    """The number of elements of ``shape``, or a clear error when scalargrad refuses it."""
-    for s in shape:
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
-    n = numel(shape)
-    if n > MAX_ELEMENTS:
-        raise RuntimeError(_TOO_BIG.format(limit=MAX_ELEMENTS, n=n, shape=list(shape)))
-    return n
-
-
-# ---------------------------------------------------------------- type promotion
-
-
-def _promote_all(dts):
-    out = None
-    for d in dts:
-        out = d if out is None else promote_types(out, d)
-    return out
-
-
-def _combine(higher, lower):
-    """c10's ``combine_categories``: a lower-priority group only counts when of a higher kind."""
-    if higher is None:
-        return lower
-    if lower is None:
-        return higher
-    if higher.is_floating_point:
-        return higher
-    if higher is dtypes.bool or lower.is_floating_point:
-        return promote_types(higher, lower)
-    return higher
-
-
-def number_dtype(x):
-    """The dtype PyTorch gives a Python number in type promotion."""
-    if x.__class__ is bool:
-        return dtypes.bool
-    if x.__class__ is int:
-        return dtypes.int64
-    return defaults["dtype"]
-
-
-def result_dtype(operands: Sequence) -> dtypes.dtype:
-    """PyTorch's ``result_type``: tensors with dimensions, then 0-dim tensors, then Python numbers."""
-    dim, zero, wrapped = [], [], []
-    for x in operands:
-        if isinstance(x, Tensor):
-            (dim if x._t.ndim else zero).append(x._t.dtype)
-        elif x is not None:
-            wrapped.append(number_dtype(x))
-    return _combine(_promote_all(dim), _combine(_promote_all(zero), _promote_all(wrapped)))
-
-
-def number_type(t: TensorType, c) -> TensorType:
-    """Result type of tensor (op) Python number: a float number makes an integer tensor float,
-    an int makes a bool tensor int64."""
-    dt = t.dtype
-    if c.__class__ is float and not dt.is_floating_point:
-        return t.with_dtype(defaults["dtype"])
-    if c.__class__ is int and dt is dtypes.bool:
-        return t.with_dtype(dtypes.int64)
-    return t
-
-
-# ---------------------------------------------------------------- broadcasting
-
-
-def broadcast_shapes(a: Sequence[int], b: Sequence[int]) -> tuple:
-    """The broadcast of two shapes, with PyTorch's message when they do not broadcast."""
-    if tuple(a) == tuple(b):
-        return tuple(a)
-    ndim = max(len(a), len(b))
-    out = [0] * ndim
-    for i in range(ndim - 1, -1, -1):
-        off = ndim - 1 - i
-        da, db = len(a) - 1 - off, len(b) - 1 - off
-        sa = a[da] if da >= 0 else 1
-        sb = b[db] if db >= 0 else 1
-        if not (sa == sb or sa == 1 or sb == 1):
-            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
-                               f"non-singleton dimension {i}")
-        out[i] = sb if sa == 1 else sa
-    return tuple(out)
-
-
-_positions_cache: dict = {}
-
-
-def positions(shape: Sequence[int], out_shape: Sequence[int]) -> list:
-    """For each position of ``out_shape``, the flat index of the element of ``shape`` broadcast there."""
-    key = (tuple(shape), tuple(out_shape))
-    pos = _positions_cache.get(key)
-    if pos is not None:
-        return pos
-    lead = len(out_shape) - len(shape)
-    strides = [0] * len(out_shape)
-    acc = 1
-    for i in range(len(shape) - 1, -1, -1):
-        strides[lead + i] = 0 if shape[i] == 1 else acc
-        acc *= shape[i]
-    idx = [0]
-    for size, st in zip(out_shape, strides):
-        idx = [base + i * st for base in idx for i in range(size)]
-    if len(_positions_cache) < 512:
-        _positions_cache[key] = idx
-    return idx
-
+__all__ = ["binary", "unary", "elementwise", "compute", "column_cast", "with_number", "with_scalar",
+           "as_tensor_operand", "refuse_bool"]
 
 def _column(x, out_shape: tuple, n: int):
     """The elements of operand ``x`` at each position of ``out_shape``: a list, or the number
@@ -166,7 +50,6 @@ def _column(x, out_shape: tuple, n: int):
     return [vals[i] for i in positions(t.shape, out_shape)]
 
 
-# ---------------------------------------------------------------- computing
 
 
 def compute(op, dt: dtypes.dtype, cols: list, n: int, c=None) -> list:
@@ -196,20 +79,6 @@ def compute(op, dt: dtypes.dtype, cols: list, n: int, c=None) -> list:
 
 def _repeat(x, n: int) -> list:
     return [x] * n
-
-
-def cast(x: Tensor, dt: dtypes.dtype):
-    """``x``'s elements (a number or a list) converted to ``dt``."""
-    if x._t.dtype is dt:
-        return x._val
-    return dtypes.cast_values(x._t.dtype, dt, x._val)
-
-
-# ---------------------------------------------------------------- the ops
-
-def _check_operand(x, name: str, arg: str, pos: int) -> None:
-    if not (isinstance(x, Tensor) or x.__class__ in (float, int, bool)):
-        raise not_tensor(x, name, arg, pos)
 
 
 def _bool_check(op, a, b) -> None:
@@ -271,15 +140,15 @@ def binary(op, a, b, alpha=None) -> Tensor:
         if not tb:
             raise TypeError(f"{op.api.method if op.api else op.__name__}(): expected a Tensor operand")
         if op.number_first is not None and alpha is None:
-            return _with_number(op.number_first, b, a)
+            return with_number(op.number_first, b, a)
         if op is AR.Add or op is AR.Mul:
             return binary(op, b, a)
         if op is AR.Div:  # number / tensor is reciprocal(tensor) * number, as in PyTorch
-            return _with_number(AR.MulC, unary(UN.Reciprocal, b), a)
+            return with_number(AR.MulC, unary(UN.Reciprocal, b), a)
         a = _wrap_number(a, b, op)
     elif not tb:
         if op.with_number is not None and (alpha is None or alpha == 1):
-            return _with_number(op.with_number, a, b)
+            return with_number(op.with_number, a, b)
         b = _wrap_number(b, a, op)
     rd = result_dtype((a, b))
     dt = _result_dt(op, rd)
@@ -292,7 +161,7 @@ def binary(op, a, b, alpha=None) -> Tensor:
     if alpha is not None and alpha != 1:
         if not cdt.is_floating_point and isinstance(alpha, float):
             raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
-        return _add_alpha(op, a, b, alpha, cdt)
+        return add_alpha(op, a, b, alpha, cdt)
     if not sa.ndim and not sb.ndim:
         r = cdt.round
         x = a._val if sa.dtype is cdt else r(a._val)
@@ -302,24 +171,15 @@ def binary(op, a, b, alpha=None) -> Tensor:
         return make(op, t, val, (a, b))
     shape = broadcast_shapes(sa.shape, sb.shape)
     n = check_size(shape)
-    x = _column_cast(a, cdt, shape)
-    y = _column_cast(b, cdt, shape)
+    x = column_cast(a, cdt, shape)
+    y = column_cast(b, cdt, shape)
     vals = compute(op, cdt, [x, y], n)
     if dt is not cdt:
         vals = round_list(dt, vals)
     return make(op, laid_out(dt, shape, (sa, sb)), vals, (a, b))
 
 
-def laid_out(dt, shape: tuple, operands) -> TensorType:
-    """The type of an elementwise result of ``shape`` over operands of these TensorTypes: laid
-    out in their memory order, as TensorIterator allocates it (``x.t() * 2`` keeps the
-    transposed strides; row-major when every operand is contiguous)."""
-    if all(t.contiguous for t in operands):
-        return TensorType(dt, shape)
-    return TensorType(dt, shape, elementwise_strides(shape, [(t.shape, t.strides) for t in operands]))
-
-
-def _column_cast(x: Tensor, dt, shape: tuple):
+def column_cast(x: Tensor, dt, shape: tuple):
     col = _column(x, shape, 0)
     if x._t.dtype is dt:
         return col
@@ -335,7 +195,7 @@ def _wrap_number(x, like: Tensor, op) -> Tensor:
     return leaf(dt.round(x), TensorType(dt, ()))
 
 
-def _with_number(op, a: Tensor, c) -> Tensor:
+def with_number(op, a: Tensor, c) -> Tensor:
     """``a (op) c`` for a Python number ``c``: the number stays in the node's ``_c``, rounded
     to the result dtype first (PyTorch casts the wrapped number to the computation dtype),
     except pow's exponent (kept as the double it was)."""
@@ -372,13 +232,13 @@ def _with_number(op, a: Tensor, c) -> Tensor:
 def with_scalar(op, a: Tensor, number) -> Tensor:
     """``a (op) Scalar`` as ATen's composite ops call it (``MulScalar``, ``DivScalar``): computed as
     ``a (op) number`` is, the node keeping the number as given for its saved attribute."""
-    y = _with_number(op, a, number)
+    y = with_number(op, a, number)
     if y._op is not None:
         y._c = AR.ScalarArg(y._c, number)
     return y
 
 
-def _add_alpha(op, a: Tensor, b: Tensor, alpha, dt) -> Tensor:
+def add_alpha(op, a: Tensor, b: Tensor, alpha, dt) -> Tensor:
     """add/sub with alpha != 1: ``a + alpha * b`` as ATen's kernel computes it, one fused
     multiply-add per element (float32: rounded once; float64: exactly rounded)."""
     from .._base.kernel_order import fma_chain
@@ -387,8 +247,8 @@ def _add_alpha(op, a: Tensor, b: Tensor, alpha, dt) -> Tensor:
     al = dt.round(alpha) if op is AR.Add else dt.round(-alpha)
     shape = broadcast_shapes(a._t.shape, b._t.shape)
     n = check_size(shape)
-    x = _column_cast(a, dt, shape)
-    y = _column_cast(b, dt, shape)
+    x = column_cast(a, dt, shape)
+    y = column_cast(b, dt, shape)
     if not shape:
         val = _fma(y, al, x, dt, f32, fma_chain)
         return make(op, TensorType(dt, ()), val, (a, b), alpha)
@@ -439,9 +299,6 @@ def as_tensor_operand(x, like: Tensor | None = None) -> Tensor:
         return leaf(d.round(x), TensorType(d, ()))
     raise TypeError(f"expected a Tensor or a Python number, but got {type(x).__name__}")
 
-
-def _unsupported(what: str):
-    raise Unsupported(what)
 
 
 impl.binary = binary
