@@ -10,11 +10,11 @@ Tensor and its surface), ``_autograd`` (kernels, engine, Function); then the pub
 
 from __future__ import annotations
 
-from . import _autograd as _autograd_layer  # noqa: F401 - binds Tensor.backward and the kernels
+from . import _autograd as _autograd_layer  # binds Tensor.backward and the kernels
 from . import autograd, cuda, random
-from ._autograd import api as _api  # noqa: F401
+from ._autograd import api as _api
 from ._base.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
-from ._base.dtypes import (  # noqa: A004 - torch's names
+from ._base.dtypes import (  # torch's names
     Size,
     bfloat16,
     bool,
@@ -65,7 +65,7 @@ from math import e, inf, nan, pi  # noqa: E402
 newaxis = None
 
 
-def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
+def is_inference(input: Tensor) -> bool:  # PyTorch's name
     """Whether ``input`` was made in inference mode."""
     return input.is_inference()
 

@@ -189,7 +189,7 @@ int8 = dtype("int8", "i", 0, 1, _wrapper(8, True), "signed char", "torch.CharTen
 int16 = dtype("int16", "i", 1, 2, _wrapper(16, True), "short int", "torch.ShortTensor")
 int32 = dtype("int32", "i", 2, 4, _wrapper(32, True), "int", "torch.IntTensor")
 int64 = dtype("int64", "i", 3, 8, _wrapper(64, True), "long int", "torch.LongTensor")
-bool = dtype("bool", "b", 0, 1, _round_bool, "bool", "torch.BoolTensor", signed=False)  # noqa: A001
+bool = dtype("bool", "b", 0, 1, _round_bool, "bool", "torch.BoolTensor", signed=False)
 
 
 def _refuse_complex_value(x):
@@ -214,11 +214,11 @@ uint8.short = "Byte"
 int8.short = "Char"
 int16.short = "Short"
 int64.short = "Long"
-float = float32  # noqa: A001 - torch.float
+float = float32  # torch.float
 double = float64
 half = float16
 long = int64
-int = int32  # noqa: A001 - torch.int
+int = int32  # torch.int
 short = int16
 chalf = complex32
 cfloat = complex64

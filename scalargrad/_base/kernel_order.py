@@ -154,7 +154,7 @@ def _compile(prog: Program, f32: bool):
         k += 1
     lines.append(f"    return [{', '.join(f'r{o}' for o in prog.outs)}]")
     ns = {"rf": round_f32}
-    exec(compile("\n".join(lines), "<sum program>", "exec"), ns)  # noqa: S102 - code made here, from integers
+    exec(compile("\n".join(lines), "<sum program>", "exec"), ns)  # code made here, from integers
     return ns["program"]
 
 

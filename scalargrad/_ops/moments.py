@@ -28,7 +28,7 @@ class Moments(Reduced):
 
     __slots__ = ("correction", "divisor_shift")
 
-    def __init__(self, in_shape, dims, keepdim: bool, all: bool, correction, shift: float,  # noqa: A002
+    def __init__(self, in_shape, dims, keepdim: bool, all: bool, correction, shift: float,
                  raw=None) -> None:
         super().__init__(in_shape, dims, keepdim, all, raw=raw)
         self.correction = correction

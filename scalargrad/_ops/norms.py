@@ -24,7 +24,7 @@ class Normed(Reduced):
 
     __slots__ = ("ord",)
 
-    def __init__(self, in_shape, dims, keepdim: bool, all: bool, ord, raw=None) -> None:  # noqa: A002
+    def __init__(self, in_shape, dims, keepdim: bool, all: bool, ord, raw=None) -> None:
         super().__init__(in_shape, dims, keepdim, all, raw=raw)
         self.ord = ord
 

@@ -18,7 +18,7 @@ class Reduced:
 
     __slots__ = ("in_shape", "dims", "keepdim", "numel", "indices", "all", "picked", "raw")
 
-    def __init__(self, in_shape, dims, keepdim: bool, all: bool, indices=None, raw=None) -> None:  # noqa: A002
+    def __init__(self, in_shape, dims, keepdim: bool, all: bool, indices=None, raw=None) -> None:
         self.in_shape = tuple(in_shape)
         self.dims = tuple(dims)
         self.keepdim = keepdim

@@ -30,7 +30,7 @@ class Along(Reduced):
 
     __slots__ = ("dim",)
 
-    def __init__(self, in_shape, dims, keepdim: bool, all: bool, dim=None, raw=None) -> None:  # noqa: A002
+    def __init__(self, in_shape, dims, keepdim: bool, all: bool, dim=None, raw=None) -> None:
         super().__init__(in_shape, dims, keepdim, all, raw=raw)
         self.dim = dim
 

@@ -23,7 +23,7 @@ class Layout:
     __slots__ = ("in_shape", "in_dtype", "map", "perm", "dim", "index", "start", "end", "step", "dims",
                  "sizes", "split_sizes", "outputs", "value", "raw", "tensors", "prev", "fn", "error")
 
-    def __init__(self, in_shape, in_dtype=None, map=None, **params) -> None:  # noqa: A002 - the index map
+    def __init__(self, in_shape, in_dtype=None, map=None, **params) -> None:  # the index map
         self.in_shape = tuple(in_shape)
         self.in_dtype = in_dtype
         self.map = map

@@ -311,19 +311,19 @@ def _like(v: Tensor, value, dtype, requires_grad, what: str) -> Tensor:
     return from_values([value] * v._t.numel, tuple(v._t.shape), dt, requires_grad, what)
 
 
-def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     return _like(input, 0, dtype, requires_grad, "zeros_like")
 
 
-def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     return _like(input, 1, dtype, requires_grad, "ones_like")
 
 
-def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     return _like(input, 0, dtype, requires_grad, "empty_like")
 
 
-def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     return _like(input, fill_value, dtype, requires_grad, "full_like")
 
 
@@ -380,7 +380,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
     return from_values(vals, (n,), dt, requires_grad, "randperm")
 
 
-def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False,  # noqa: A002
+def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False,
                  memory_format=None, generator=None) -> Tensor:
     """Integers in [low, high) (``randint_like(input, high)`` too) in ``input``'s shape and dtype,
     drawn as ``randint`` draws them."""
@@ -390,11 +390,11 @@ def randint_like(input, low, high=None, *, dtype=None, device=None, requires_gra
                    requires_grad=requires_grad)
 
 
-def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randn_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+def randn_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     return randn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 

@@ -78,7 +78,7 @@ def construct(cls, args: tuple, kwargs: dict, dt=None) -> Tensor:
     raise _invalid(args, kwargs)
 
 
-class tensortype(type):  # noqa: N801 - PyTorch's name
+class tensortype(type):  # PyTorch's name
     """The metaclass of the legacy tensor types: ``torch.FloatTensor(2, 3)`` builds a float32
     tensor, ``isinstance(x, torch.FloatTensor)`` is true for a float32 tensor."""
 
@@ -129,7 +129,7 @@ def legacy_dtype(spec):
 _default_device = {"device": None}
 
 
-def set_default_device(device) -> None:  # noqa: A002 - PyTorch's parameter name
+def set_default_device(device) -> None:  # PyTorch's parameter name
     """``torch.set_default_device``: the CPU (or None, the CPU again); scalargrad has no other."""
     if device is not None:
         d = device if isinstance(device, device_type) else device_type(device)

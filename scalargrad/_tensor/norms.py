@@ -25,20 +25,20 @@ from .views import norm_dims, to_dtype
 __all__ = ["vector_norm", "norm", "linalg_norm", "dist"]
 
 
-def _order(ord, what: str):  # noqa: A002 - PyTorch's name
+def _order(ord, what: str):  # PyTorch's name
     if isinstance(ord, Tensor) and not ord._t.ndim:  # a 0-dim tensor passes as its number
-        ord = ord.item()  # noqa: A001
-        ord = int(ord) if ord.__class__ is bool else ord  # noqa: A001
+        ord = ord.item()
+        ord = int(ord) if ord.__class__ is bool else ord
     if ord.__class__ is bool or not isinstance(ord, (int, float)):
         raise TypeError(f"{what}(): argument 'ord' must be Number, not {type(ord).__name__}")
     return ord
 
 
-def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """``linalg.vector_norm``: the ``ord``-norm over ``dim`` (every element if None)."""
     if not isinstance(x, Tensor):
         raise not_tensor(x, "linalg_vector_norm")
-    ord = _order(ord, "linalg_vector_norm")  # noqa: A001
+    ord = _order(ord, "linalg_vector_norm")
     if not x._t.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{x._t.dtype.short}")
@@ -93,7 +93,7 @@ def norm(x: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Ten
     return vector_norm(x, p, dim, keepdim, dtype=dtype)
 
 
-def linalg_norm(x: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def linalg_norm(x: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """``linalg.norm``: with ``ord`` None the 2-norm of the elements (over ``dim``); a vector
     with a number ``ord``: ``vector_norm``; a matrix with "fro": the 2-norm over its two dims.
     The other matrix norms (nuclear, spectral, max row/column sums) are not implemented."""

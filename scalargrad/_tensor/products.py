@@ -395,7 +395,7 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1) -> Tensor:
     return make(L.Addmm, TensorType(dt, (n, m)), vals, (bias, mat1, mat2))
 
 
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``nn.functional.linear``: input @ weight.T + bias, composed as PyTorch 2.13's
     ``at::linear`` composes it (AddmmBackward0 for 2-D input with a bias, ViewBackward0 over it
     for 3-D input, MmBackward0 / SqueezeBackward4 / UnsafeViewBackward0 without a bias)."""

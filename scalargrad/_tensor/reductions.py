@@ -71,7 +71,7 @@ def _reduced_dtype(x: Tensor, dtype):
     return dt
 
 
-def sum(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:  # noqa: A001 - torch.sum
+def sum(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:  # torch.sum
     """Sum over all elements or over ``dim``, added in PyTorch's CPU kernel order."""
     nd = x._t.ndim
     dims = norm_dims(dim, nd)

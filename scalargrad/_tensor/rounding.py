@@ -35,5 +35,5 @@ def install(method, function) -> None:
     """Bind the spellings on Tensor (``method(name, fn)``) and in torch (``function``)."""
     method("round", lambda self, decimals=None: round_(self, decimals=decimals))
     method("round_", lambda self, decimals=None: inplace(self, lambda t: round_(t, decimals=decimals)))
-    function("round", lambda input, *, decimals=None, out=None: round_(input, decimals=decimals))  # noqa: A002
+    function("round", lambda input, *, decimals=None, out=None: round_(input, decimals=decimals))
     method("fix_", lambda self: inplace(self, lambda t: unary(R.Trunc, t)))

@@ -424,22 +424,22 @@ def install(method, function) -> None:
 
     method("scatter", scatter_method)
     method("scatter_", scatter_inplace)
-    function("scatter", lambda input, dim, index, src=None, value=None, *, reduce=None, out=None: scatter(  # noqa: A002
+    function("scatter", lambda input, dim, index, src=None, value=None, *, reduce=None, out=None: scatter(
         input, dim, index, src, value, reduce=reduce))
     method("scatter_add", scatter_add)
     method("scatter_add_", lambda self, dim, index, src: inplace(self, lambda t: scatter_add(t, dim, index, src)))
-    function("scatter_add", lambda input, dim, index, src, *, out=None: scatter_add(input, dim, index, src))  # noqa: A002
+    function("scatter_add", lambda input, dim, index, src, *, out=None: scatter_add(input, dim, index, src))
     method("index_add", index_add)
     method("index_add_", lambda self, dim, index, source, *, alpha=1: inplace(
         self, lambda t: index_add(t, dim, index, source, alpha=alpha)))
-    function("index_add", lambda input, dim, index, source, *, alpha=1, out=None: index_add(  # noqa: A002
+    function("index_add", lambda input, dim, index, source, *, alpha=1, out=None: index_add(
         input, dim, index, source, alpha=alpha))
     method("index_copy", index_copy)
     method("index_copy_", lambda self, dim, index, source: inplace(self, lambda t: index_copy(t, dim, index, source)))
-    function("index_copy", lambda input, dim, index, source, *, out=None: index_copy(input, dim, index, source))  # noqa: A002
+    function("index_copy", lambda input, dim, index, source, *, out=None: index_copy(input, dim, index, source))
     method("index_fill", index_fill)
     method("index_fill_", lambda self, dim, index, value: inplace(self, lambda t: index_fill(t, dim, index, value)))
-    function("index_fill", lambda input, dim, index, value: index_fill(input, dim, index, value))  # noqa: A002
+    function("index_fill", lambda input, dim, index, value: index_fill(input, dim, index, value))
     method("masked_scatter", masked_scatter)
     method("masked_scatter_", lambda self, mask, source: inplace(self, lambda t: masked_scatter(t, mask, source)))
-    function("masked_scatter", lambda input, mask, source: masked_scatter(input, mask, source))  # noqa: A002
+    function("masked_scatter", lambda input, mask, source: masked_scatter(input, mask, source))

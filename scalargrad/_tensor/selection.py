@@ -225,7 +225,7 @@ def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     return sort(x, dim, descending, stable=stable)[1]
 
 
-def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """``topk``: the ``k`` largest (smallest) along ``dim`` (TopkBackward0); equal values in
     index order."""
     size = x._t.shape[norm_dim(dim, x._t.ndim)] if x._t.ndim else 1

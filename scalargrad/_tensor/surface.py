@@ -135,13 +135,13 @@ def _bind_unary(op) -> None:
         for n in (api.inplace,) + tuple(a + "_" for a in api.aliases):  # absolute_, negative_, fix_
             _method(n, lambda self: inplace(self, lambda t: unary(op, t)))
     for fname in api.function:
-        def function(input, *, out=None, _n=fname):  # noqa: A002 - PyTorch's names
+        def function(input, *, out=None, _n=fname):  # PyTorch's names
             _check_input(_n, input)
             return unary(op, input)
 
         _function(fname, function)
     if api.functional:
-        FUNCTIONAL[api.functional] = FUNCTIONS.get(api.functional) or (lambda input: unary(op, input))  # noqa: A002
+        FUNCTIONAL[api.functional] = FUNCTIONS.get(api.functional) or (lambda input: unary(op, input))
 
 
 def _clone_fn(fn):
@@ -171,11 +171,11 @@ def _bind_binary(op, tensor_only: bool = False, alpha: bool = False) -> None:
             return inplace(self, lambda t: _compare_node(op, t, other))
         return inplace(self, lambda t: apply(t, other, alpha))
 
-    def function(input, other, *, alpha=1, out=None):  # noqa: A002
+    def function(input, other, *, alpha=1, out=None):
         if not isinstance(input, Tensor) and not (isinstance(other, Tensor) and _is_operand(input)):
             if op.numbers_only and _is_operand(input) and _is_operand(other):
                 # both numbers become tensors (int64, bool or the default dtype), as PyTorch wraps them
-                input, other = F.tensor(input), F.tensor(other)  # noqa: A001
+                input, other = F.tensor(input), F.tensor(other)
             else:
                 _check_input(name, input)
         _check_other(name, other, 2, tensor_only)
@@ -214,9 +214,9 @@ def _install_elementwise() -> None:
     for n in ("div_", "divide_", "true_divide_"):
         _method(n, lambda self, other, *, rounding_mode=None: inplace(self, lambda t: _div(t, other, rounding_mode)))
 
-    def div_fn(input, other, *, rounding_mode=None, out=None):  # noqa: A002
+    def div_fn(input, other, *, rounding_mode=None, out=None):
         if not isinstance(input, Tensor) and _is_operand(input) and _is_operand(other):
-            input = F.tensor(input) if not isinstance(other, Tensor) else input  # noqa: A001 - as torch.mul's
+            input = F.tensor(input) if not isinstance(other, Tensor) else input  # as torch.mul's
         else:
             _check_input("div", input)
         _check_other("div", other, 2)
@@ -232,7 +232,7 @@ def _install_elementwise() -> None:
     _method("pow", pow_)
     _method("pow_", lambda self, exponent: inplace(self, lambda t: binary(AR.Pow, t, exponent)))
 
-    def pow_fn(input, exponent, *, out=None):  # noqa: A002
+    def pow_fn(input, exponent, *, out=None):
         refuse_complex(input, exponent)
         if not (isinstance(input, Tensor) and _is_operand(exponent)
                 or isinstance(exponent, Tensor) and _is_operand(input)):
@@ -247,11 +247,11 @@ def _install_elementwise() -> None:
     _function("pow", pow_fn)
     _method("square", lambda self: binary(AR.Pow, self, 2))
     _method("square_", lambda self: inplace(self, lambda t: binary(AR.Pow, t, 2)))
-    _function("square", lambda input: binary(AR.Pow, input, 2))  # noqa: A002
-    _function("rsub", lambda input, other, alpha=1: binary(AR.Sub, other, input, alpha if alpha != 1 else None))  # noqa: A002
+    _function("square", lambda input: binary(AR.Pow, input, 2))
+    _function("rsub", lambda input, other, alpha=1: binary(AR.Sub, other, input, alpha if alpha != 1 else None))
     # positive(x) is x itself (PyTorch returns the same tensor), refused on bool as unary +
     _method("positive", lambda self: +self)
-    _function("positive", lambda input: +input)  # noqa: A002
+    _function("positive", lambda input: +input)
 
     # dunders beyond the hot ones in the class body
     _method("__eq__", _compare(CM.Eq))
@@ -269,18 +269,18 @@ def _install_elementwise() -> None:
     # clamp with number or tensor bounds
     _method("clamp", _clamp)
     _method("clip", _clamp)
-    _method("clamp_", lambda self, min=None, max=None: _clamp_inplace(self, min, max))  # noqa: A002
-    _method("clip_", lambda self, min=None, max=None: _clamp_inplace(self, min, max))  # noqa: A002
-    _method("clamp_min", lambda self, min: _clamp(self, min, None, CM.ClampMin))  # noqa: A002
-    _method("clamp_max", lambda self, max: _clamp(self, None, max, CM.ClampMax))  # noqa: A002
-    _method("clamp_min_", lambda self, min: _clamp_inplace(self, min, None, CM.ClampMin))  # noqa: A002
-    _method("clamp_max_", lambda self, max: _clamp_inplace(self, None, max, CM.ClampMax))  # noqa: A002
+    _method("clamp_", lambda self, min=None, max=None: _clamp_inplace(self, min, max))
+    _method("clip_", lambda self, min=None, max=None: _clamp_inplace(self, min, max))
+    _method("clamp_min", lambda self, min: _clamp(self, min, None, CM.ClampMin))
+    _method("clamp_max", lambda self, max: _clamp(self, None, max, CM.ClampMax))
+    _method("clamp_min_", lambda self, min: _clamp_inplace(self, min, None, CM.ClampMin))
+    _method("clamp_max_", lambda self, max: _clamp_inplace(self, None, max, CM.ClampMax))
     for n in ("clamp", "clip"):
-        _function(n, lambda input, min=None, max=None, *, out=None: _clamp(input, min, max))  # noqa: A002
-    _function("clamp_min", lambda input, min: _clamp(input, min, None, CM.ClampMin))  # noqa: A002
-    _function("clamp_max", lambda input, max: _clamp(input, None, max, CM.ClampMax))  # noqa: A002
+        _function(n, lambda input, min=None, max=None, *, out=None: _clamp(input, min, max))
+    _function("clamp_min", lambda input, min: _clamp(input, min, None, CM.ClampMin))
+    _function("clamp_max", lambda input, max: _clamp(input, None, max, CM.ClampMax))
 
-    def where(condition, input=None, other=None):  # noqa: A002
+    def where(condition, input=None, other=None):
         if input is None and other is None:
             return _nonzero(condition)
         return _where(condition, input, other)
@@ -360,7 +360,7 @@ def _clamp_dtype(self, lo, hi) -> dtypes.dtype:
     return dt
 
 
-def _clamp_inplace(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's parameter names
+def _clamp_inplace(self, min=None, max=None, op=None):  # PyTorch's parameter names
     """clamp_ and its spellings: with number bounds, ATen's own cast check (it names the
     dtype as C++ does: 'long int')."""
     lo, hi = _number_bound(min, self), _number_bound(max, self)
@@ -372,7 +372,7 @@ def _clamp_inplace(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's
     return inplace(self, lambda t: _clamp(t, min, max, op))
 
 
-def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's parameter names
+def _clamp(self, min=None, max=None, op=None):  # PyTorch's parameter names
     """clamp with number bounds (ClampBackward1, or ClampMin/MaxBackward0 for clamp_min/max),
     or with tensor bounds (ClampBackward0)."""
     if min is None and max is None:
@@ -513,7 +513,7 @@ def _install_pointwise() -> None:
             check(_n, "tensor2", 2, tensor2)
             return inplace(self, lambda t: _f(t, tensor1, tensor2, value))
 
-        def function(input, tensor1, tensor2, *, value=1, out=None, _n=name, _f=fn):  # noqa: A002
+        def function(input, tensor1, tensor2, *, value=1, out=None, _n=name, _f=fn):
             check(_n, "input", 1, input)
             check(_n, "tensor1", 2, tensor1)
             check(_n, "tensor2", 3, tensor2)
@@ -531,7 +531,7 @@ def _install_pointwise() -> None:
         check("lerp_", "end", 1, end)
         return inplace(self, lambda t: pointwise.lerp(t, end, weight))
 
-    def lerp_fn(input, end, weight, *, out=None):  # noqa: A002
+    def lerp_fn(input, end, weight, *, out=None):
         check("lerp", "input", 1, input)
         check("lerp", "end", 2, end)
         return pointwise.lerp(input, end, weight)
@@ -553,8 +553,8 @@ def _install_reductions() -> None:
 
     _method("sum", sum_)
     _method("mean", mean)
-    _function("sum", lambda input, dim=None, keepdim=False, *, dtype=None: sum_(input, dim, keepdim, dtype=dtype))  # noqa: A002
-    _function("mean", lambda input, dim=None, keepdim=False, *, dtype=None: mean(input, dim, keepdim, dtype=dtype))  # noqa: A002
+    _function("sum", lambda input, dim=None, keepdim=False, *, dtype=None: sum_(input, dim, keepdim, dtype=dtype))
+    _function("mean", lambda input, dim=None, keepdim=False, *, dtype=None: mean(input, dim, keepdim, dtype=dtype))
 
     def maxmin(largest):
         def method(self, dim=None, keepdim=False):
@@ -570,15 +570,15 @@ def _install_reductions() -> None:
         _function(name, _clone_fn(m))
         _method("arg" + name, lambda self, dim=None, keepdim=False, _l=largest:
                 reductions.arg_max_min(self, dim, keepdim, _l))
-        _function("arg" + name, lambda input, dim=None, keepdim=False, _l=largest:  # noqa: A002
+        _function("arg" + name, lambda input, dim=None, keepdim=False, _l=largest:
                   reductions.arg_max_min(input, dim, keepdim, _l))
         _method("a" + name, lambda self, dim=(), keepdim=False, _l=largest: reductions.amax(self, dim, keepdim, _l))
-        _function("a" + name, lambda input, dim=(), keepdim=False, _l=largest:  # noqa: A002
+        _function("a" + name, lambda input, dim=(), keepdim=False, _l=largest:
                   reductions.amax(input, dim, keepdim, _l))
     _method("all", lambda self, dim=None, keepdim=False: reductions.all_any(self, dim, keepdim, True))
     _method("any", lambda self, dim=None, keepdim=False: reductions.all_any(self, dim, keepdim, False))
-    _function("all", lambda input, dim=None, keepdim=False: reductions.all_any(input, dim, keepdim, True))  # noqa: A002
-    _function("any", lambda input, dim=None, keepdim=False: reductions.all_any(input, dim, keepdim, False))  # noqa: A002
+    _function("all", lambda input, dim=None, keepdim=False: reductions.all_any(input, dim, keepdim, True))
+    _function("any", lambda input, dim=None, keepdim=False: reductions.all_any(input, dim, keepdim, False))
 
 
 # ---------------------------------------------------------------- shapes, views, copies
@@ -593,8 +593,8 @@ def _install_shapes() -> None:
     _method("unflatten", views.unflatten)
     _method("softmax", lambda self, dim, dtype=None: softmax.softmax(self, dim, False, dtype))
     _method("log_softmax", lambda self, dim, dtype=None: softmax.softmax(self, dim, True, dtype))
-    _function("softmax", lambda input, dim, dtype=None: softmax.softmax(input, dim, False, dtype))  # noqa: A002
-    _function("log_softmax", lambda input, dim, dtype=None: softmax.softmax(input, dim, True, dtype))  # noqa: A002
+    _function("softmax", lambda input, dim, dtype=None: softmax.softmax(input, dim, False, dtype))
+    _function("log_softmax", lambda input, dim, dtype=None: softmax.softmax(input, dim, True, dtype))
     _method("ravel", lambda self: views.reshape(self, -1))
     _method("squeeze", views.squeeze)
     _method("unsqueeze", views.unsqueeze)
@@ -707,8 +707,8 @@ def _install_shapes() -> None:
                      ("cat", views.cat), ("concat", views.cat), ("concatenate", views.cat), ("stack", views.stack),
                      ("matmul", products.matmul), ("mm", products.mm), ("mv", products.mv), ("dot", products.dot),
                      ("inner", products.inner), ("outer", products.outer), ("ger", products.outer),
-                     ("addmm", products.addmm), ("bmm", lambda input, mat2: products.bmm(input, mat2)),  # noqa: A002
-                     ("baddbmm", lambda input, batch1, batch2, *, beta=1, alpha=1: products.baddbmm(  # noqa: A002
+                     ("addmm", products.addmm), ("bmm", lambda input, mat2: products.bmm(input, mat2)),
+                     ("baddbmm", lambda input, batch1, batch2, *, beta=1, alpha=1: products.baddbmm(
                          input, batch1, batch2, beta=beta, alpha=alpha)),
                      ("equal", _equal), ("allclose", _allclose), ("isclose", _isclose),
                      ("masked_fill", lambda input, mask, value: _masked_fill(input, mask, value, False)),
@@ -1068,26 +1068,26 @@ def install_unsupported() -> None:
 def _install_scans() -> None:
     _method("prod", lambda self, dim=None, keepdim=False, *, dtype=None: scans.prod(
         self, dim, keepdim, F.check_dtype(dtype, "prod")))
-    _function("prod", lambda input, dim=None, keepdim=False, *, dtype=None: scans.prod(  # noqa: A002
+    _function("prod", lambda input, dim=None, keepdim=False, *, dtype=None: scans.prod(
         input, dim, keepdim, F.check_dtype(dtype, "prod")))
     for name, fn in (("cumsum", scans.cumsum), ("cumprod", scans.cumprod)):
         _method(name, lambda self, dim, *, dtype=None, _f=fn: _f(self, dim, F.check_dtype(dtype)))
         _method(name + "_", lambda self, dim, *, dtype=None, _f=fn: inplace(
             self, lambda t: _f(t, dim, F.check_dtype(dtype))))
-        _function(name, lambda input, dim, *, dtype=None, out=None, _f=fn: _f(  # noqa: A002
+        _function(name, lambda input, dim, *, dtype=None, out=None, _f=fn: _f(
             input, dim, F.check_dtype(dtype)))
     _method("flip", scans.flip)
     _method("fliplr", lambda self: scans.flip_side(self, False))
     _method("flipud", lambda self: scans.flip_side(self, True))
-    _function("flip", lambda input, dims: scans.flip(input, dims))  # noqa: A002
-    _function("fliplr", lambda input: scans.flip_side(input, False))  # noqa: A002
-    _function("flipud", lambda input: scans.flip_side(input, True))  # noqa: A002
+    _function("flip", lambda input, dims: scans.flip(input, dims))
+    _function("fliplr", lambda input: scans.flip_side(input, False))
+    _function("flipud", lambda input: scans.flip_side(input, True))
 
 
 def _install_selection() -> None:
     sel = selection
     _method("gather", lambda self, dim, index, *, sparse_grad=False: sel.gather(self, dim, index))
-    _function("gather", lambda input, dim, index, *, sparse_grad=False, out=None: sel.gather(  # noqa: A002
+    _function("gather", lambda input, dim, index, *, sparse_grad=False, out=None: sel.gather(
         input, dim, index))
     for name in ("index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
                  "diagonal", "diag", "roll"):
@@ -1125,7 +1125,7 @@ def _install_inplace_functions() -> None:
         except AttributeError:  # not implemented (Unsupported): so is torch.<name>
             continue
 
-        def function(input, *args, _n=name, **kwargs):  # noqa: A002 - PyTorch's name
+        def function(input, *args, _n=name, **kwargs):  # PyTorch's name
             if not isinstance(input, Tensor) and _n in _OVERLOADS:
                 got = ", ".join(type(a).__name__ for a in (input,) + args)
                 sigs = "".join(f"\n * (Tensor input, {kind} {_OVERLOADS[_n].format(kind)})"
@@ -1143,22 +1143,22 @@ def _install_layers() -> None:
     from . import convolution, normalization, pooling
 
     def conv(dims):
-        return lambda input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1: (  # noqa: A002
+        return lambda input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1: (
             convolution.convolution(input, weight, bias, stride, padding, dilation, groups, dims))
 
     _function("conv1d", conv(1))
     _function("conv2d", conv(2))
-    _function("max_pool2d", lambda input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False:  # noqa: A002
+    _function("max_pool2d", lambda input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False:
               pooling.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode))
-    _function("max_pool1d", lambda input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False:  # noqa: A002
+    _function("max_pool1d", lambda input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False:
               pooling.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode))
-    _function("avg_pool1d", lambda input, kernel_size, stride=(), padding=0, ceil_mode=False,  # noqa: A002
+    _function("avg_pool1d", lambda input, kernel_size, stride=(), padding=0, ceil_mode=False,
               count_include_pad=True: pooling.avg_pool1d(input, kernel_size, stride, padding, ceil_mode,
                                                          count_include_pad))
-    _function("batch_norm", lambda input, weight, bias, running_mean, running_var, training, momentum, eps,  # noqa: A002
+    _function("batch_norm", lambda input, weight, bias, running_mean, running_var, training, momentum, eps,
               cudnn_enabled=False: normalization.batch_norm(input, running_mean, running_var, weight, bias, training,
                                                             momentum, eps))
-    _function("layer_norm", lambda input, normalized_shape, weight=None, bias=None, eps=1e-05,  # noqa: A002
+    _function("layer_norm", lambda input, normalized_shape, weight=None, bias=None, eps=1e-05,
               cudnn_enable=True: normalization.layer_norm(input, normalized_shape, weight, bias, eps))
 
 
@@ -1170,7 +1170,7 @@ def install() -> None:
     _install_shapes()
     rounding.install(_method, _function)
     _method("norm", lambda self, p="fro", dim=None, keepdim=False, dtype=None: norms.norm(self, p, dim, keepdim, dtype))
-    _function("norm", lambda input, p="fro", dim=None, keepdim=False, out=None, dtype=None:  # noqa: A002
+    _function("norm", lambda input, p="fro", dim=None, keepdim=False, out=None, dtype=None:
               norms.norm(input, p, dim, keepdim, dtype))
     _method("dist", lambda self, other, p=2: norms.dist(self, other, p))
     _install_scans()
@@ -1183,7 +1183,7 @@ def install() -> None:
 
         _method(name, method)
         _function(name, _clone_fn(method))
-    _function("dist", lambda input, other, p=2: norms.dist(input, other, p))  # noqa: A002
+    _function("dist", lambda input, other, p=2: norms.dist(input, other, p))
     _install_inplace_functions()
     _install_layers()
     for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",

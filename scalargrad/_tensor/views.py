@@ -248,7 +248,7 @@ def t(x: Tensor) -> Tensor:
     return _permuted(x, [1, 0] if nd == 2 else list(range(nd)), S.T, Layout(x._t.shape))
 
 
-def T(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's property name
+def T(x: Tensor) -> Tensor:  # PyTorch's property name
     nd = x._t.ndim
     if nd != 2 and "T" not in _warned:
         _warned.add("T")
@@ -256,7 +256,7 @@ def T(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's property name
     return _permuted(x, list(range(nd - 1, -1, -1)), S.Permute, Layout(x._t.shape))
 
 
-def mT(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's property name
+def mT(x: Tensor) -> Tensor:  # PyTorch's property name
     """``x.mT``: the last two dimensions swapped; a 0-dim tensor is its own (deprecated)."""
     nd = x._t.ndim
     if nd == 0:

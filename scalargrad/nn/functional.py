@@ -28,7 +28,7 @@ def _tensor(x, fn: str) -> Tensor:
     return x
 
 
-def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002 - PyTorch's parameter names
+def relu(input: Tensor, inplace: bool = False) -> Tensor:  # PyTorch's parameter names
     """max(input, 0); ``inplace`` changes ``input`` itself."""
     x = _tensor(input, "relu")
     if inplace:
@@ -40,12 +40,12 @@ def _inplace(x, fn):
     return inplace(x, fn)
 
 
-def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+def sigmoid(input: Tensor) -> Tensor:
     """1 / (1 + exp(-input))."""
     return unary(UN.Sigmoid, _tensor(input, "sigmoid"))
 
 
-def tanh(input: Tensor) -> Tensor:  # noqa: A002
+def tanh(input: Tensor) -> Tensor:
     """tanh(input)."""
     return unary(UN.Tanh, _tensor(input, "tanh"))
 
@@ -55,7 +55,7 @@ def _check_p(p) -> None:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero ``input`` with probability ``p`` and scale it by ``1 / (1 - p)`` otherwise, in
     training; the identity (``input`` itself) in evaluation or when ``p == 0``.
 
@@ -93,7 +93,7 @@ _DROPOUT2D_3D = (
     "channel-wise dropout behavior, please switch to using dropout1d instead.")
 
 
-def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels (dimension 1) with probability ``p``, scaling the others by 1 / (1 - p):
     ``input * noise`` with noise of shape (N, C, 1, ...) drawn as ``bernoulli_(1 - p)`` (MulBackward0)."""
     import warnings
@@ -124,7 +124,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return binary(AR.Mul, x, noise)
 
 
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias (see ``_tensor/products.linear``)."""
     return products.linear(input, weight, bias)
 

@@ -70,7 +70,7 @@ def _tensor(x, fn: str, arg: str, pos: int) -> Tensor:
     return x
 
 
-def _size_warning(input: Tensor, target: Tensor) -> None:  # noqa: A002 - PyTorch's names
+def _size_warning(input: Tensor, target: Tensor) -> None:  # PyTorch's names
     if target.size() != input.size():
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
@@ -115,7 +115,7 @@ def _weighted(errors: Tensor, weight: Tensor, reduction: str) -> Tensor:
 # ---------------------------------------------------------------- l1, mse, smooth_l1, huber
 
 
-def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",  # noqa: A002
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
             weight: Tensor | None = None) -> Tensor:
     """The absolute differences, reduced: ``(input - target).abs()`` then ``mean()``/``sum()``."""
     x, y = _tensor(input, "l1_loss", "input", 1), _tensor(target, "l1_loss", "target", 2)
@@ -130,7 +130,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduc
     return _apply_reduction((ex - ey).abs(), _reduction(reduction))
 
 
-def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",  # noqa: A002
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
     """The squared differences, reduced (a MseLossBackward0 node)."""
     x, y = _tensor(input, "mse_loss", "input", 1), _tensor(target, "mse_loss", "target", 2)
@@ -147,7 +147,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     return TL.pointwise_loss(LO.MseLoss, ex, ey, LO.Loss(red, 0))
 
 
-def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,  # noqa: A002
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere, reduced; beta = 0 is l1_loss."""
     x, y = _tensor(input, "smooth_l1_loss", "input", 1), _tensor(target, "smooth_l1_loss", "target", 2)
@@ -164,7 +164,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return TL.pointwise_loss(LO.SmoothL1Loss, ex, ey, LO.Loss(red, 0, beta=beta, param=dt.round(beta)))
 
 
-def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,  # noqa: A002
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere, reduced."""
     x, y = _tensor(input, "huber_loss", "input", 1), _tensor(target, "huber_loss", "target", 2)
@@ -195,7 +195,7 @@ def _not_differentiable(fn: str, arg: str, t: Tensor | None) -> None:
                            "cannot have requires_grad True.")
 
 
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,  # noqa: A002
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     """-(t log x + (1 - t) log(1 - x)), each log clamped at -100, times the weight, reduced."""
     x, y = _tensor(input, "binary_cross_entropy", "input", 1), _tensor(target, "binary_cross_entropy", "target", 2)
@@ -220,7 +220,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return TL.pointwise_loss(LO.BinaryCrossEntropy, x, y, LO.Loss(red, 0, weight=weight, weights=weights))
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average=None, reduce=None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
     """binary_cross_entropy of sigmoid(input), computed stably from the logits: ``(1 - t) x -
@@ -249,7 +249,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
 # ---------------------------------------------------------------- nll_loss, cross_entropy
 
 
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,  # noqa: A002
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """The negative log likelihood: ``-input[i, target[i]] * weight[target[i]]``, reduced (a mean
     divides by the sum of the weights of the samples not ignored)."""
@@ -281,7 +281,7 @@ def _nll_nd(x: Tensor, t: Tensor, weight: Tensor | None, reduction: str, ignore_
     return TL.nll_loss(x, t, weight, reduction, ignore_index)
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,  # noqa: A002
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
     """log_softmax over the classes (dimension 1, or 0 for an unbatched input), then nll_loss with
