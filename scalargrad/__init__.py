@@ -49,6 +49,7 @@ from ._base.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from ._base.missing_api import missing_attribute
 from ._base.presentation import present_as_torch
 from ._base.rng import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from ._tensor import surface as _surface
@@ -86,6 +87,4 @@ def __getattr__(name: str):
     fn = _surface.FUNCTIONS.get(name)  # an op added to the table after import
     if fn is not None:
         return fn
-    from ._base.missing_api import missing_attribute
-
     return missing_attribute("torch", name)

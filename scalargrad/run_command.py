@@ -9,6 +9,9 @@ import os
 import sys
 import traceback
 
+from .proof_summary import summarise_checks
+from .runner import run_path
+
 __all__ = ["run"]
 
 
@@ -25,9 +28,6 @@ def run(args: argparse.Namespace) -> int:
     """Run a program with ``torch`` resolved to scalargrad; 0 on success, 1 on its error,
     3 when it needs a part of PyTorch scalargrad does not have. ``--graph FILE`` draws the
     last backward call it made."""
-    from .proof_summary import summarise_checks
-    from .runner import run_path
-
     path = args.script
     if not os.path.isfile(path):
         print(f"scalargrad run: no such file: {path}", file=sys.stderr)
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     report = None
     graph = None
     if getattr(args, "graph", None):
-        from .viz.program_graph import ProgramGraph
+        from .viz.program_graph import ProgramGraph  # --graph alone needs the picture (viz loads nn)
 
         graph = ProgramGraph(args.graph)
 

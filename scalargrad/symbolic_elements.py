@@ -21,7 +21,7 @@ becomes one *element* per output element, whose inputs are the input elements it
   ``BackwardHookFunction``); otherwise its elements are opaque.
 
 Which version of an input a node consumed is decided at the tensor level first
-(``engine._route``: a tensor changed in place since), then the node is expanded.
+(``engine.route``: a tensor changed in place since), then the node is expanded.
 """
 
 from __future__ import annotations
@@ -29,12 +29,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from ._autograd.engine import _route
+from ._autograd.engine import route
 from ._autograd.function import Pick as FunctionPick
-from ._autograd.kernels import _Scatter
 from ._base.dtypes import TensorType
+from ._base.layout import slices
 from ._ops import convolution as CV
 from ._ops import embedding as EM
+from ._ops import fill as FI
+from ._ops import joins as J
 from ._ops import losses as LO
 from ._ops import moments as MO
 from ._ops import normalization as NO
@@ -49,11 +51,10 @@ from ._ops import softmax as SM
 from ._ops import views as S
 from ._ops.comparison import CompareInplace
 from ._ops.elementwise import Elementwise
+from ._ops.indexing import IndexPut, Scatter
 from ._ops.views import Layout
-from ._tensor.indexing import IndexPut
 from ._tensor.operands import broadcast_shapes, positions
 from ._tensor.reductions import group_index
-from ._tensor.softmax import slices
 from ._tensor.tensor import MANY
 
 __all__ = ["Elem", "ElementGraph", "ElementOp", "ELEMENT_OPS", "Same", "Const", "SumOf", "MeanOf", "MaxOf", "MinOf",
@@ -544,7 +545,7 @@ class NormOf(ElementOp):
 
     @staticmethod
     def sympy(sp, args, c):
-        return NM._sympy_norm(sp, args, float(c))
+        return NM.sympy_norm(sp, args, float(c))
 
     @staticmethod
     def value(vals, c):
@@ -580,7 +581,7 @@ class DistOf(NormOf):
     @staticmethod
     def sympy(sp, args, c):
         m = len(args) // 2
-        return NM._sympy_norm(sp, [x - y for x, y in zip(args[:m], args[m:])], float(c))
+        return NM.sympy_norm(sp, [x - y for x, y in zip(args[:m], args[m:])], float(c))
 
     @staticmethod
     def value(vals, c):
@@ -1105,7 +1106,7 @@ def _seq(v) -> int:
 _special: dict = {}  # op -> does a node of it need expanding whatever its shape
 # ops whose elements are not their declared form (a filled element is the number, not the
 # input; an assigned number has no input): expanded even on 0-dim tensors
-_ALWAYS_EXPANDED = (S.Fill, S.MaskedFill, IndexPut, W.Written)
+_ALWAYS_EXPANDED = (FI.Fill, FI.MaskedFill, IndexPut, W.Written)
 
 
 def shape_pick(v) -> bool:
@@ -1150,7 +1151,7 @@ class ElementGraph:
             vin = v._in
             for u in vin:
                 if u._rg and u._seq > vseq:  # changed in place since: take the version v consumed
-                    vin = tuple(_route(u, v, False) if (u._rg and u._seq > vseq) else u for u in v._in)
+                    vin = tuple(route(u, v, False) if (u._rg and u._seq > vseq) else u for u in v._in)
                     break
             node_ins[v] = vin
             for u in vin:
@@ -1833,15 +1834,15 @@ _BUILDERS = {
     **{op: _normalized for op in NO.NORMALIZATION_OPS},
     PO.MaxPool2d: _max_pool, PO.AvgPool2d: _avg_pool, PO.AvgPool2dBackward: _avg_pool_backward,
     PO.AdaptiveAvgPool2d: _avg_pool, PO.AdaptiveAvgPool2dBackward: _avg_pool_backward,
-    S.Cat: _join, S.Stack: _join, S.MaskedFill: _masked_fill, S.Fill: _fill, S.Zero: _fill, S.CopyInto: _copy_into,
-    IndexPut: _index_put, R.Amax: _reduction(MaxOf), R.Amin: _reduction(MinOf), S.FillTensor: _fill_tensor,
+    J.Cat: _join, J.Stack: _join, FI.MaskedFill: _masked_fill, FI.Fill: _fill, FI.Zero: _fill, FI.CopyInto: _copy_into,
+    IndexPut: _index_put, R.Amax: _reduction(MaxOf), R.Amin: _reduction(MinOf), FI.FillTensor: _fill_tensor,
     **{op: _pointwise_loss for op in LO.POINTWISE_LOSSES},
     SM.Softmax: _along(SoftmaxOf), SM.LogSoftmax: _along(LogSoftmaxOf),
     SM.SoftmaxBackwardData: _along_backward(SoftmaxBackwardOf),
     SM.LogSoftmaxBackwardData: _along_backward(LogSoftmaxBackwardOf),
 }
 # an in-place comparison's elements are its 1s and 0s, constants
-_BUILDERS_BY_CLASS = [(W.Written, _written), (SE.Picked, _picked), (_Scatter, _scatter), (IndexPut, _index_put),
+_BUILDERS_BY_CLASS = [(W.Written, _written), (SE.Picked, _picked), (Scatter, _scatter), (IndexPut, _index_put),
                       (CompareInplace, _fill),
                       (S.Structural, _same_order)]
 

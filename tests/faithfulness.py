@@ -393,9 +393,8 @@ def another_processor(steps: int) -> Iterator[None]:
     ``steps`` places on float32's line. Exact results (a double that already is a float32 number:
     125.0 = 5 ** 3, 2.0 = sqrt(4), log(1) = 0) stay, as every library returns them exactly.
     float64 results move by a float32 ulp too: coarser than any libm, on the safe side."""
-    from scalargrad._autograd import kernels
     from scalargrad._base import ieee
-    from scalargrad._ops import unary
+    from scalargrad._ops import float_kernel, unary
     from scalargrad._tensor import products
 
     def moved(fn):
@@ -415,7 +414,7 @@ def another_processor(steps: int) -> Iterator[None]:
         saved.append((op, "fast", op.__dict__["fast"]))
         op.fast = None
     for owner, names in ((ieee, ("exp", "log", "sqrt", "sin", "cos", "tanh", "pow")),
-                         (kernels.FloatKernel, ("exp", "log", "sqrt", "sin", "cos", "pow")),  # bound at import
+                         (float_kernel.FloatKernel, ("exp", "log", "sqrt", "sin", "cos", "pow")),  # bound at import
                          (products, ("fma_chain", "mkl_sdot", "mkl_lanes8"))):
         for name in names:
             original = owner.__dict__[name]

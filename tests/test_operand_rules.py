@@ -187,7 +187,7 @@ def test_zero_gradients_keep_pytorchs_sign(torch_ref, program):
 
 
 def test_the_efficient_zero_passes_through_arithmetic_as_atens_zerotensor():
-    from scalargrad._autograd.kernels import EFFICIENT_ZERO as Z
+    from scalargrad._ops.float_kernel import EFFICIENT_ZERO as Z
 
     # buffered first it adds nothing (ATen's add of a ZeroTensor returns the other, sign kept);
     # arriving at a buffered ordinary gradient it is added in place, materialised (-0.0 + 0.0);

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 
 import scalargrad as torch
 from scalargrad import nn, symbolic
-from scalargrad._autograd import kernels as K
 from scalargrad._ops import arithmetic as AR
 from scalargrad._ops import unary as UN
 from scalargrad._ops.table import REGISTRY
+from scalargrad._tensor import tensor_kernel as K
 from scalargrad.symbolic import SymbolicMismatch, check_every_backward, sympy_check, to_sympy
 from scalargrad.symbolic_elements import ELEMENT_OPS, Elem, ElementGraph, SumOf, covers
 

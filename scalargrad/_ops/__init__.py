@@ -10,6 +10,9 @@ from . import (
     convolution,
     elementwise,
     embedding,
+    fill,
+    indexing,
+    joins,
     losses,
     moments,
     normalization,
@@ -32,5 +35,6 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 """Every differentiable elementwise op with a non-trivial derivative, for the catalogue tests."""
 
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
-           "elementwise", "embedding", "losses", "moments", "normalization", "norms", "pointwise", "pooling",
+           "elementwise", "embedding", "fill", "indexing", "joins", "losses", "moments", "normalization", "norms",
+           "pointwise", "pooling",
            "products", "reductions", "rounding", "scans", "scatter", "selection", "softmax", "unary", "views"]

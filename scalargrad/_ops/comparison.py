@@ -9,6 +9,7 @@ from __future__ import annotations
 import operator
 
 from .elementwise import Binary, Elementwise, WithNumber, spellings
+from .float_kernel import helper
 from .table import Api, Op, register
 
 __all__ = ["Minimum", "Maximum", "Clamp", "ClampMin", "ClampMax", "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "COMPARISONS",
@@ -250,3 +251,34 @@ class ClampMaxT(Binary):
 
 SCALAR_DERIVATIVES = [Minimum, Maximum, Clamp, ClampMin, ClampMax]
 """The ops of this family with a non-trivial derivative, for the catalogue tests."""
+
+
+# ---------------------------------------------------------------- derivative helpers, on floats
+
+
+@helper
+def clamp_backward(g, a, c):
+    lo, hi = c
+    inside = (lo is None or a >= lo) and (hi is None or a <= hi)
+    return g if inside else 0.0
+
+
+@helper
+def min_max_backward(k, g, a, b, is_min):
+    # a tie splits the gradient in halves; with a nan neither mask applies
+    if a == b:
+        h = k.div(g, 2.0)
+        return h, h
+    if is_min:
+        return (0.0 if a > b else g), (0.0 if a < b else g)
+    return (0.0 if a < b else g), (0.0 if a > b else g)
+
+
+@helper
+def clamp_tensor_backward(g, a, lo, hi, open_sides):
+    # clamp_backward and clamp_backward_min_max: min gets the gradient where self < min < max,
+    # max where self > max or max < min. An open side's bound is an infinity, which never
+    # binds, except min = inf with no max: PyTorch's test is then self < min alone
+    inside = a >= lo and a <= hi
+    return (g if inside else 0.0), (g if (a < lo and (open_sides[1] or lo < hi)) else 0.0), \
+        (g if (a > hi or hi < lo) else 0.0)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from .._base import ieee
 from .._base.dtypes import round_f32
-from .._base.kernel_order import _fma32, _fma64
+from .._base.kernel_order import fma32, fma64
 from .elementwise import Elementwise
 from .table import Api, register
 
@@ -43,9 +43,9 @@ def fused(r, a, b, c):
     """``a * b + c`` rounded once, to the dtype whose rounding is ``r`` (a fused multiply-add:
     float32 and float64; integers are exact anyway)."""
     if r is round_f32:
-        return _fma32(a, b, c)
+        return fma32(a, b, c)
     if r is float:
-        return _fma64(a, b, c)
+        return fma64(a, b, c)
     return r(a * b + c)
 
 

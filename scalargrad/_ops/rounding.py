@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from .arithmetic import step_function, trunc_div
+from .arithmetic import DivTrunc, step_function, trunc_div
 from .elementwise import Binary, Unary, WithNumber
 from .table import Api, register
 
@@ -145,8 +145,6 @@ class Fmod(Binary):
     @staticmethod
     def backward(k, g, v):
         # self: grad; other: -grad * self.div(other, rounding_mode="trunc")
-        from .arithmetic import DivTrunc
-
         return g, k.mul(k.neg(g), k.pointwise(DivTrunc, k.a(v), k.b(v)))
 
     sympy = staticmethod(_fmod_form)

@@ -12,6 +12,7 @@ import operator
 from .._base import ieee
 from .correctly_rounded import tanh_correctly_rounded
 from .elementwise import BOOL_NEG, Binary, Unary, spellings
+from .float_kernel import helper
 from .table import register
 
 __all__ = ["Neg", "Reciprocal", "Log", "Exp", "Log1p", "Expm1", "Sqrt", "Tanh", "Sigmoid", "Relu", "Abs", "Sgn",
@@ -280,3 +281,27 @@ class ThresholdBackward(Binary):
 
 SCALAR_DERIVATIVES = [Neg, Log, Log1p, Exp, Expm1, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin, Cos, Reciprocal]
 """The ops of this family with a non-trivial derivative, for the catalogue tests."""
+
+
+# ---------------------------------------------------------------- derivative helpers, on floats
+
+
+@helper
+def tanh_backward(k, g, y):
+    # PyTorch's CPU kernel fuses 1 - y*y into one rounding
+    return k.mul(g, k.r(ieee.one_minus_square(y)))
+
+
+@helper
+def sigmoid_backward(k, g, y):
+    return k.mul(k.mul(g, k.sub(1.0, y)), y)
+
+
+@helper
+def threshold_backward(g, y, threshold):
+    return 0.0 if y <= threshold else g
+
+
+@helper
+def sgn(x):
+    return 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)  # sgn(nan) is 0 in PyTorch

@@ -24,14 +24,18 @@ from collections.abc import Sequence
 
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
+from .._base.kernel_order import fma_chain
 from .._base.layout import elementwise_strides
 from .._ops import arithmetic as AR
 from .._ops import elementwise as E
 from .._ops import unary as UN
+from .._ops.table import REGISTRY
+from .arguments import check_input, check_other, is_operand
+from .inplace import inplace
 from .operands import broadcast_shapes, cast, check_size, laid_out, number_type, positions, result_dtype
 from .tensor import Tensor, constant, defaults, impl, leaf, make, refuse_complex
 
-__all__ = ["binary", "unary", "elementwise", "compute", "column_cast", "with_number", "with_scalar",
+__all__ = ["binary", "unary", "elementwise", "compute", "column_cast", "with_number", "with_scalar", "install",
            "as_tensor_operand", "refuse_bool"]
 
 def _column(x, out_shape: tuple, n: int):
@@ -241,8 +245,6 @@ def with_scalar(op, a: Tensor, number) -> Tensor:
 def add_alpha(op, a: Tensor, b: Tensor, alpha, dt) -> Tensor:
     """add/sub with alpha != 1: ``a + alpha * b`` as ATen's kernel computes it, one fused
     multiply-add per element (float32: rounded once; float64: exactly rounded)."""
-    from .._base.kernel_order import fma_chain
-
     f32 = dt is dtypes.float32
     al = dt.round(alpha) if op is AR.Add else dt.round(-alpha)
     shape = broadcast_shapes(a._t.shape, b._t.shape)
@@ -250,15 +252,15 @@ def add_alpha(op, a: Tensor, b: Tensor, alpha, dt) -> Tensor:
     x = column_cast(a, dt, shape)
     y = column_cast(b, dt, shape)
     if not shape:
-        val = _fma(y, al, x, dt, f32, fma_chain)
+        val = _fma(y, al, x, dt, f32)
         return make(op, TensorType(dt, ()), val, (a, b), alpha)
     xs = x if isinstance(x, list) else [x] * n
     ys = y if isinstance(y, list) else [y] * n
-    vals = [_fma(q, al, p, dt, f32, fma_chain) for p, q in zip(xs, ys)]
+    vals = [_fma(q, al, p, dt, f32) for p, q in zip(xs, ys)]
     return make(op, TensorType(dt, shape), vals, (a, b), alpha)
 
 
-def _fma(y, al, x, dt, f32, fma_chain):
+def _fma(y, al, x, dt, f32):
     if not dt.is_floating_point:
         return dt.round(x + al * y)
     # fma(y, al, x) = y * al + x, one rounding: fma_chain over [1, y] . [x, al] adds x first
@@ -303,3 +305,80 @@ def as_tensor_operand(x, like: Tensor | None = None) -> Tensor:
 
 impl.binary = binary
 impl.unary = unary
+
+
+# ---------------------------------------------------------------- spellings from the op table
+
+
+def _bind_unary(op, method, function) -> None:
+    api = op.api
+
+    def apply(self):
+        return unary(op, self)
+
+    for n in (api.method,) + api.aliases:
+        method(n, apply)
+    if api.inplace:
+        for n in (api.inplace,) + tuple(a + "_" for a in api.aliases):  # absolute_, negative_, fix_
+            method(n, lambda self: inplace(self, lambda t: unary(op, t)))
+    for fname in api.function:
+        def call(input, *, out=None, _n=fname):  # PyTorch's names
+            check_input(_n, input)
+            return unary(op, input)
+
+        function(fname, call)
+
+
+def _bind_binary(op, method, function) -> None:
+    api = op.api
+    name = api.method
+    tensor_only, alpha = op.other_tensor_only, op.takes_alpha
+
+    def apply(a, b, al=1):
+        if alpha:
+            return binary(op, a, b, al if al != 1 else None)
+        return binary(op, a, b)
+
+    def apply_method(self, other, *, alpha=1):
+        check_other(name, other, 1, tensor_only)
+        return apply(self, other, alpha)
+
+    def apply_inplace(self, other, *, alpha=1):
+        check_other(name + "_", other, 1, tensor_only)
+        return inplace(self, lambda t: apply(t, other, alpha))
+
+    def call(input, other, *, alpha=1, out=None):
+        if not isinstance(input, Tensor) and not (isinstance(other, Tensor) and is_operand(input)):
+            if op.numbers_only and is_operand(input) and is_operand(other):
+                # both numbers become tensors (int64, bool or the default dtype), as PyTorch wraps them
+                input, other = as_tensor_operand(input), as_tensor_operand(other)
+            else:
+                check_input(name, input)
+        check_other(name, other, 2, tensor_only)
+        return apply(input, other, alpha)
+
+    for n in (name,) + api.aliases:
+        method(n, apply_method)
+    if api.inplace and op.result != "bool":  # a comparison's in-place form is the comparison family's
+        method(api.inplace, apply_inplace)
+        for n in api.aliases:  # subtract_, multiply_
+            method(n + "_", apply_inplace)
+    for fname in api.function:
+        function(fname, call)
+
+
+# elementwise ops whose arguments are their own, bound by their family; every other elementwise
+# op of the table gets its spellings from its declaration alone, by arity
+OWN_ARGUMENTS = {"Div", "Pow", "Clamp", "ClampMin", "ClampMax", "Where", "Addcmul", "Addcdiv", "LerpScalar"}
+
+
+def install(method, function) -> None:
+    """The spellings the op table declares (``op.api``) of every elementwise op, with PyTorch's
+    argument checks: ``x.op()``, ``x.op_()``, ``torch.op``."""
+    for op in REGISTRY.values():
+        if not issubclass(op, E.Elementwise) or op.api is None or op.__name__ in OWN_ARGUMENTS:
+            continue
+        if op.arity == 1 and not op.uses_c:
+            _bind_unary(op, method, function)
+        elif op.arity == 2:
+            _bind_binary(op, method, function)

@@ -26,7 +26,7 @@ Slots, for the engine's sake:
            the creation number of the nodes that saved it
     _g     accumulated .grad (leaves and retain_grad): None, a Tensor, or the bare number /
            list that the ``_grad`` property turns into a Tensor when it is first read
-    _ext   None, or an ``_Ext`` with what backward can observe: hooks, the grad_fn object,
+    _ext   None, or an ``Ext`` with what backward can observe: hooks, the grad_fn object,
            retain_grad (its presence sends the engine to its exact path)
     _s     None, or the tensor's ``storage.Mem``: its version counter, and the tensors it
            shares memory with (views, ``.data``, ``.detach()``)
@@ -41,10 +41,11 @@ from collections import OrderedDict
 
 from .._base import dtypes
 from .._base import grad_mode as _grad_mode
-from .._base.dtypes import TensorType, round_f32
+from .._base.dtypes import FLOAT32_MAX, FLOAT32_MIN_NORMAL, TensorType, round_f32
 from .._base.errors import Unsupported
-from .._base.grad_mode import _state as _grad_state
+from .._base.grad_mode import state as _grad_state
 from .._base.handles import add_hook
+from .._base.ieee import div
 from .._ops import arithmetic as AR
 from .._ops import unary as UN
 
@@ -103,7 +104,7 @@ def _leaf_c_here():
 
 
 _grad_mode.inference_listeners.append(_inference_changed)
-_F32_LO, _F32_HI = 1.1754943508222875e-38, 3.4028234663852886e38  # float32's normal range
+_F32_LO, _F32_HI = FLOAT32_MIN_NORMAL, FLOAT32_MAX  # float32's normal range
 _new = object.__new__
 _f32_consts: dict = {}  # Python float -> its float32 rounding, for the + - * / fast path
 _f32_int_consts: dict = {}  # the same for Python ints (2 and 2.0 are one dict key, not one constant)
@@ -177,7 +178,7 @@ class _Impl:
 impl = _Impl()
 
 
-class _Ext:
+class Ext:
     """The rarely used parts of a tensor that backward can observe; its presence sends the
     engine to its exact path."""
 
@@ -197,10 +198,10 @@ class _Ext:
         self.saved_self = None  # an in-place op's node: the clone of self it saved (CloneBackward0)
 
 
-def ext(v: Tensor) -> _Ext:
+def ext(v: Tensor) -> Ext:
     e = v._ext
     if e is None:
-        e = v._ext = _Ext()
+        e = v._ext = Ext()
     return e
 
 
@@ -373,8 +374,6 @@ def _div(a: float, b: float) -> float:
     try:
         return a / b
     except ZeroDivisionError:
-        from .._base.ieee import div
-
         return div(a, b)
 
 

@@ -11,6 +11,7 @@ the tensor under PyTorch's in-place rules, with PyTorch's node for it (``LeakyRe
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 from .._base import dtypes
@@ -206,7 +207,7 @@ def logsigmoid(input: Tensor) -> Tensor:
 def _lambd(x: Tensor, lambd, kernel: str) -> A.ShrinkParams:
     dt = x._t.dtype
     if dt.is_floating_point:
-        top = 3.4028234663852886e38 if dt is dtypes.float32 else 1.7976931348623157e308
+        top = dtypes.FLOAT32_MAX if dt is dtypes.float32 else sys.float_info.max
         if not 0 <= lambd <= top:
             raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {dt.short}, but found "
                                f"{lambd:g}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .._base import dtypes, rng
 from .._base.dtypes import TensorType
+from .._base.missing_api import missing_attribute
 from .._ops import arithmetic as AR
 from .._ops import unary as UN
 from .._tensor import products
@@ -212,6 +213,4 @@ __all__ += ["batch_norm", "layer_norm"]
 
 
 def __getattr__(name: str):
-    from .._base.missing_api import missing_attribute
-
     return missing_attribute("torch.nn.functional", name)

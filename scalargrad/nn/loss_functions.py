@@ -15,16 +15,18 @@ import warnings
 
 from .._base import dtypes
 from .._base.errors import Unsupported
+from .._base.grad_mode import is_grad_enabled
 from .._ops import arithmetic as AR
 from .._ops import losses as LO
 from .._tensor import losses as TL
 from .._tensor import softmax as SMX
 from .._tensor.arguments import not_tensor
 from .._tensor.elementwise import with_scalar
+from .._tensor.factories import tensor as _tensor_of
+from .._tensor.fill import masked_fill as _masked_fill
 from .._tensor.operands import broadcast_shapes, result_dtype
 from .._tensor.reductions import mean as _mean
 from .._tensor.reductions import sum as _sum
-from .._tensor.surface import _masked_fill
 from .._tensor.tensor import Tensor
 from .._tensor.views import expand, view
 
@@ -188,8 +190,6 @@ def _huber(x: Tensor, y: Tensor, reduction: str, delta: float) -> Tensor:
 
 
 def _not_differentiable(fn: str, arg: str, t: Tensor | None) -> None:
-    from .._base.grad_mode import is_grad_enabled
-
     if t is not None and t._rg and is_grad_enabled():
         raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{arg}'. This input "
                            "cannot have requires_grad True.")
@@ -351,8 +351,6 @@ def _cross_entropy_smoothed(x: Tensor, t: Tensor, weight, red: str, ignore_index
     if red == "mean":
         if weight is not None:
             kept = [int(v) for v, m in zip(_flat(t), _flat(ignore_mask)) if not m]
-            from .._tensor.factories import tensor as _tensor_of
-
             picked = _tensor_of([_flat(weight)[i] for i in kept], dtype=weight._t.dtype)
             ret = _sum(smooth) / _sum(picked)
         else:

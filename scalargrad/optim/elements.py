@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from .._base import dtypes, ieee
 from .._base.dtypes import TensorType, round_f32
-from .._base.kernel_order import _fma32, _fma64
+from .._base.kernel_order import fma32, fma64
 from .._ops.comparison import max_forward
 from .._ops.pointwise import addcdiv_element, addcmul_element, lerp_element
 from .._tensor.storage import mem, write
@@ -27,7 +27,7 @@ from .._tensor.tensor import Tensor, leaf
 __all__ = ["rounding", "grad_values", "store", "numbers", "new_state", "same_layout", "sqrt", "maximum",
            "lerp_element", "addcmul_element", "addcdiv_element", "has_grad"]
 
-_ROUNDING = {dtypes.float32: (round_f32, _fma32), dtypes.float64: (float, _fma64)}
+_ROUNDING = {dtypes.float32: (round_f32, fma32), dtypes.float64: (float, fma64)}
 
 
 def rounding(dt: dtypes.dtype):

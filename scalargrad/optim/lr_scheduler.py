@@ -20,6 +20,7 @@ from collections import Counter
 from functools import wraps
 from weakref import ref
 
+from .._base.missing_api import missing_attribute
 from .._base.presentation import present_as_torch
 from .._tensor.tensor import Tensor
 from .optimizer import Optimizer, _to_scalar
@@ -310,6 +311,4 @@ present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTo
 
 def __getattr__(name: str):
     # a PyTorch name scalargrad lacks is Unsupported in every spelling (missing_api.py)
-    from .._base.missing_api import missing_attribute
-
     return missing_attribute("torch.optim.lr_scheduler", name)

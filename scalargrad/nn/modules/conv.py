@@ -94,7 +94,7 @@ class _ConvNd(Module):
         with no_grad():
             init.kaiming_uniform_(self.weight, a=math.sqrt(5))
             if self.bias is not None:
-                fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+                fan_in, _ = init.calculate_fan_in_and_fan_out(self.weight)
                 bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
                 init.uniform_(self.bias, -bound, bound)
 
