@@ -59,8 +59,8 @@ from ._tensor.tensor import MANY
 
 __all__ = ["Elem", "ElementGraph", "ElementOp", "ELEMENT_OPS", "Same", "Const", "SumOf", "MeanOf", "MaxOf", "MinOf",
            "DotOf", "AddmmOf", "MseOf", "PointwiseLossOf", "LOSS_ELEMENTS", "NllOf", "NllBackwardOf", "SoftmaxOf",
-           "LogSoftmaxOf", "SoftmaxBackwardOf", "LogSoftmaxBackwardOf", "Opaque", "opaque_op", "element_index",
-           "NO_ELEMENT", "shape_pick", "covers", "WindowMeanOf", "WindowSpreadOf",
+           "LogSoftmaxOf", "LogsumexpOf", "SoftmaxBackwardOf", "LogSoftmaxBackwardOf", "Opaque", "opaque_op",
+           "element_index", "NO_ELEMENT", "shape_pick", "covers", "WindowMeanOf", "WindowSpreadOf",
            "NormalizedOf", "LastOf"]
 
 
@@ -764,6 +764,41 @@ class LogSoftmaxOf(ElementOp):
         return [0.75, -1.25, 2.5], 1
 
 
+class LogsumexpOf(ElementOp):
+    """A logsumexp of input elements (``logsumexp``): the op table's ``Logsumexp.sympy``; its
+    partials are the slice's softmax weights, ``exp(x_i - y)``."""
+
+    name = "logsumexp"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return R.Logsumexp.sympy(sp, *args)
+
+    @staticmethod
+    def value(vals, c):
+        if any(not math.isfinite(x) for x in vals):
+            return math.nan, 0.0
+        m, _, s = _softmax_of(vals)
+        ls = math.log(s)
+        return m + ls, abs(m) + abs(ls) + 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        if any(not math.isfinite(x) for x in vals):
+            return [math.nan] * len(vals)
+        _, e, s = _softmax_of(vals)
+        return [x / s for x in e]
+
+    @staticmethod
+    def partial_scales(vals, c):
+        """exp(x_i - y) carries the rounding of x_i - y: relative to |x_i| + |y|."""
+        if any(not math.isfinite(x) for x in vals):
+            return [math.nan] * len(vals)
+        m, e, s = _softmax_of(vals)
+        y = m + math.log(s)
+        return [x / s * (1.0 + abs(v) + abs(y)) for x, v in zip(e, vals)]
+
+
 class SoftmaxBackwardOf(ElementOp):
     """Element ``c`` of ``_softmax_backward_data``, inputs (g_0..g_n-1, y_0..y_n-1) of its slice:
     ``(g_c - sum g_i y_i) y_c``, the op table's ``SoftmaxBackwardData.sympy``."""
@@ -1092,8 +1127,8 @@ class LastOf(ElementOp):
 
 
 ELEMENT_OPS = [Same, Const, SumOf, MeanOf, MaxOf, MinOf, DotOf, AddmmOf, *LOSS_ELEMENTS.values(), NllOf,
-               NllBackwardOf, SoftmaxOf, LogSoftmaxOf, SoftmaxBackwardOf, LogSoftmaxBackwardOf, ScaledSumOf,
-               EmbeddingPickOf, WindowMeanOf, WindowSpreadOf, NormalizedOf, LastOf]
+               NllBackwardOf, SoftmaxOf, LogSoftmaxOf, LogsumexpOf, SoftmaxBackwardOf, LogSoftmaxBackwardOf,
+               ScaledSumOf, EmbeddingPickOf, WindowMeanOf, WindowSpreadOf, NormalizedOf, LastOf]
 
 
 # ---------------------------------------------------------------- the graph
@@ -1836,6 +1871,7 @@ _BUILDERS = {
     PO.AdaptiveAvgPool2d: _avg_pool, PO.AdaptiveAvgPool2dBackward: _avg_pool_backward,
     J.Cat: _join, J.Stack: _join, FI.MaskedFill: _masked_fill, FI.Fill: _fill, FI.Zero: _fill, FI.CopyInto: _copy_into,
     IndexPut: _index_put, R.Amax: _reduction(MaxOf), R.Amin: _reduction(MinOf), FI.FillTensor: _fill_tensor,
+    R.Logsumexp: _reduction(LogsumexpOf),
     **{op: _pointwise_loss for op in LO.POINTWISE_LOSSES},
     SM.Softmax: _along(SoftmaxOf), SM.LogSoftmax: _along(LogSoftmaxOf),
     SM.SoftmaxBackwardData: _along_backward(SoftmaxBackwardOf),

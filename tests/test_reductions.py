@@ -24,6 +24,7 @@ import sympy as sp
 
 import scalargrad as sg
 from scalargrad._ops.reductions import Logsumexp
+from scalargrad.symbolic import sympy_check
 
 from faithfulness import FLOAT32, FLOAT64, correctly_rounded, f32, same, ulps
 
@@ -197,3 +198,17 @@ def test_values_and_gradient_are_within_the_measured_bound_of_pytorch(torch_ref,
             want = correctly_rounded("exp", _f(xv - yv, dtype), dtype=dtype)
             assert ulps(gv, want, dtype) <= 1, (xv, yv, gv, want)
 
+
+@pytest.mark.parametrize("strategy", ["whole", "local"])
+def test_sympy_check_proves_a_logsumexp_graph_element_by_element(strategy):
+    # z = sum_j 2 * logsumexp over dim 0 (keepdim) of a 2x3 float64 x: d z / d x_ij is
+    # 2 exp(x_ij) / (exp(x_0j) + exp(x_1j)), the column's softmax weight twice (hand derivation)
+    rows = [[1.0, 2.0, 3.0], [0.5, -1.0, 4.0]]
+    x = sg.tensor(rows, dtype=sg.float64, requires_grad=True)
+    report = sympy_check((sg.logsumexp(x, 0, keepdim=True) * 2).sum(), {x: "x"}, strategy=strategy)
+    assert report.ok and report.verified, str(report)
+    for i in range(2):
+        for j in range(3):
+            want = 2 * math.exp(rows[i][j]) / (math.exp(rows[0][j]) + math.exp(rows[1][j]))
+            got = report[f"x[{i}, {j}]"]
+            assert got.status == "ok" and got.symbolic == pytest.approx(want, rel=1e-14), str(report)
