@@ -403,7 +403,7 @@ def product_first() -> Iterator[None]:
     from scalargrad._base import kernel_order, rng
     from scalargrad._base.dtypes import round_f32
     from scalargrad._ops import pointwise
-    from scalargrad._tensor import build
+    from scalargrad._tensor import elementwise as tensor_elementwise
     from scalargrad.optim import elements
 
     def f32_first(a, b, c):
@@ -414,10 +414,10 @@ def product_first() -> Iterator[None]:
 
     unfused = {id(f): (f, g) for f, g in (
         (kernel_order.fma, lambda a, b, c, f32: f32_first(a, b, c) if f32 else f64_first(a, b, c)),
-        (kernel_order._fma32, f32_first), (kernel_order._fma64, f64_first),
-        (rng._fma32, f32_first), (rng._fma64, f64_first),
+        (kernel_order.fma32, f32_first), (kernel_order.fma64, f64_first),
+        (rng.fma32, f32_first), (rng.fma64, f64_first),
         (pointwise.fused, lambda r, a, b, c: r(r(a * b) + c)),
-        (build._fma, lambda y, al, x, dt, f32, fma_chain: dt.round(dt.round(y * al) + x)))}
+        (tensor_elementwise._fma, lambda y, al, x, dt, f32: dt.round(dt.round(y * al) + x)))}
     saved = [(elements, "_ROUNDING", dict(elements._ROUNDING))]
     for name, module in list(sys.modules.items()):
         # kernel_order's own fma_chain models MKL's sgemm, which fuses whatever ATen runs: the
