@@ -95,6 +95,8 @@ _CALLS = [
     "torch.logsumexp(torch.zeros(2, 0), 0)", "torch.logsumexp(x.t(), 1)",
     "torch.logsumexp(torch.tensor([float('nan'), 1.0]), 0)", "torch.logsumexp(torch.tensor([float('inf'), -1.0]), 0)",
     "torch.logsumexp(input=x, dim=1)", "x.logsumexp(dim=1, keepdim=True).shape",
+    "torch.logsumexp(x, torch.tensor([[1]]))", "x.logsumexp(torch.tensor([True]))", "x.logsumexp(torch.tensor([0, 1]))",
+    "x.logsumexp(torch.tensor(1.0))",
 ]
 
 

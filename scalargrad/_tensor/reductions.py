@@ -27,7 +27,7 @@ from .comparison import where
 from .elementwise import binary, unary
 from .factories import check_dtype
 from .indexing import scatter_into
-from .tensor import Tensor, defaults, leaf, make
+from .tensor import Tensor, defaults, flat, leaf, make
 from .tensor_kernel import helper
 from .views import expand, gather_index, norm_dim, norm_dims, reshape, to_dtype, unsqueeze, view
 
@@ -329,8 +329,8 @@ def _logsumexp_arguments(name: str, args: tuple, kwargs: dict, first: int) -> tu
     if dim is _MISSING:
         raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
     where = f" (position {first})" if args else ""
-    if isinstance(dim, Tensor) and not dim._t.ndim and dim._t.dtype.kind in ("i", "u"):
-        dim = int(dim._val)
+    if isinstance(dim, Tensor) and dim._t.numel == 1 and dim._t.dtype.kind in ("i", "u", "b"):
+        dim = int(flat(dim)[0])  # a one-element integer or bool tensor is an int (its __index__)
     if isinstance(dim, (list, tuple)):
         for i, d in enumerate(dim):
             if d.__class__ is float:
