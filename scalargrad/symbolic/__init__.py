@@ -85,7 +85,7 @@ from .normalization import NormalizedOf
 from .norms import DistOf, NormOf
 from .pooling import WindowMeanOf, WindowSpreadOf
 from .products import AddmmOf, DotOf
-from .reductions import MaxOf, MeanOf, MinOf, SumOf
+from .reductions import LogsumexpOf, MaxOf, MeanOf, MinOf, SumOf
 from .report import BackwardChecks, InputCheck, SymbolicMismatch, SymbolicReport
 from .rules import element_proof
 from .scans import ProdOf
@@ -98,5 +98,5 @@ __all__ = ["to_sympy", "sympy_check", "SymbolicReport", "InputCheck", "SymbolicM
            "Elem", "ElementGraph", "ElementOp", "ELEMENT_OPS", "Same", "Const", "Opaque", "opaque_op", "element_index",
            "NO_ELEMENT", "shape_pick", "covers", "SumOf", "MeanOf", "MaxOf", "MinOf", "DotOf", "AddmmOf", "ProdOf",
            "MomentOf", "NormOf", "DistOf", "PointwiseLossOf", "LOSS_ELEMENTS", "MseOf", "NllOf", "NllBackwardOf",
-           "SoftmaxOf", "LogSoftmaxOf", "SoftmaxBackwardOf", "LogSoftmaxBackwardOf", "EmbeddingPickOf", "ScaledSumOf",
-           "WindowMeanOf", "WindowSpreadOf", "NormalizedOf", "LastOf"]
+           "SoftmaxOf", "LogSoftmaxOf", "LogsumexpOf", "SoftmaxBackwardOf", "LogSoftmaxBackwardOf", "EmbeddingPickOf",
+           "ScaledSumOf", "WindowMeanOf", "WindowSpreadOf", "NormalizedOf", "LastOf"]

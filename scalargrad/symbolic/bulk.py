@@ -4,11 +4,11 @@ with the one its elements' verified partials give: a wrong bulk formula is found
 
 from __future__ import annotations
 
-from .._autograd.engine import adapt
 from .._autograd.function import Pick as FunctionPick
+from .._autograd.gradients import adapt
 from .._base import grad_mode
 from .._base.dtypes import TensorType
-from .._ops.shape import Unbind
+from .._ops.joins import Unbind
 from .._tensor.tensor import Tensor, leaf
 from .forms import ROW, STRUCT, op_kind
 from .graph import Elem, element_index, shape_pick

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from .._ops.elementwise import CompareInplace
+from .._ops.comparison import CompareInplace
 from .graph import elements_of
 from .views import fill
 

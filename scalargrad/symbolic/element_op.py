@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import types
 
-from .._ops import shape as S
+from .._ops import views as S
 
 __all__ = ["ElementOp", "ELEMENT_OPS", "Same", "Const", "Opaque", "opaque_op", "fsum", "exact_number"]
 

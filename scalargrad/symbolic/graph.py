@@ -8,7 +8,7 @@ becomes one *element* per output element, whose inputs are the input elements it
 * A 0-dim node of 0-dim tensors is its own element (the tensor itself, no copy): a scalar
   program of millions of nodes is checked as cheaply as before tensors had dimensions.
 * An elementwise op's element ``j`` takes the element of each input broadcast to position
-  ``j`` (``_tensor.build.positions``), and keeps the op itself: its ``sympy`` form and its
+  ``j`` (``_tensor.operands.positions``), and keeps the op itself: its ``sympy`` form and its
   ``backward`` formula run on the element's numbers (the float kernels) as on a 0-dim node.
 * Every other family (reductions, products, views, losses...) says, in its module of this
   package, which structural element ops (``element_op.ElementOp``) a node of each of its ops is
@@ -29,9 +29,9 @@ from collections.abc import Callable, Iterable
 from .._autograd.function import Pick as FunctionPick
 from .._base.dtypes import TensorType
 from .._ops.elementwise import Elementwise
-from .._ops.shape import Layout
-from .._tensor.build import positions
+from .._ops.views import Layout
 from .._tensor.nodes import consumed_version
+from .._tensor.operands import positions
 from .._tensor.tensor import MANY
 from .element_op import Same, opaque_op
 

@@ -4,9 +4,8 @@ select/slice/index as a node (double backward) holds zeros but where the gradien
 
 from __future__ import annotations
 
-from .._autograd.kernels import BackwardScatter
-from .._tensor.build import positions
-from .._tensor.indexing import IndexPut
+from .._ops.indexing import IndexPut, Scatter
+from .._tensor.operands import positions
 from .element_op import Const, Same
 from .graph import elements_of, expanded_always
 from .reductions import SumOf
@@ -53,5 +52,5 @@ def _scatter(v, vin, vals):
 
 
 elements_of(IndexPut, subclasses=True)(_index_put)
-elements_of(BackwardScatter, subclasses=True)(_scatter)
+elements_of(Scatter, subclasses=True)(_scatter)
 expanded_always(IndexPut)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .._base import ieee
 from .._ops import losses as LO
-from .._tensor.build import broadcast_shapes, positions
+from .._tensor.operands import broadcast_shapes, positions
 from .element_op import Const, ElementOp, exact_number, fsum
 from .graph import elements_of
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from .._ops import norms as NM
-from .._tensor.build import positions
+from .._tensor.operands import positions
 from .element_op import ElementOp
 from .graph import elements_of
 from .reductions import reduction

@@ -1,11 +1,11 @@
-"""The products family's elements (``_ops/linalg.py``): each element of ``mm``, ``mv``, ``dot``,
+"""The products family's elements (``_ops/products.py``): each element of ``mm``, ``mv``, ``dot``,
 ``bmm`` is the dot product of a row and a column (``DotOf``), of ``addmm``/``baddbmm`` that plus its
 bias (``AddmmOf``)."""
 
 from __future__ import annotations
 
-from .._ops import linalg as L
-from .._tensor.build import positions
+from .._ops import products as L
+from .._tensor.operands import positions
 from .element_op import ElementOp, fsum
 from .graph import elements_of
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from .._ops import reductions as R
-from .._tensor.reduce import group_index
+from .._tensor.reductions import group_index
 from .element_op import ElementOp, Same, fsum
 from .graph import elements_of
 
@@ -105,6 +105,48 @@ class MinOf(MaxOf):
     largest = False
 
 
+def _exp_shifted(vals) -> tuple:
+    """(max, exp(x_i - max), their exact sum): logsumexp without overflow."""
+    m = max(vals)
+    e = [math.exp(x - m) for x in vals]
+    return m, e, fsum(e)
+
+
+class LogsumexpOf(ElementOp):
+    """A logsumexp of input elements (``logsumexp``): the op table's ``Logsumexp.sympy``; its
+    partials are the group's softmax weights, ``exp(x_i - y)``."""
+
+    name = "logsumexp"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return R.Logsumexp.sympy(sp, *args)
+
+    @staticmethod
+    def value(vals, c):
+        if any(not math.isfinite(x) for x in vals):
+            return math.nan, 0.0
+        m, _, s = _exp_shifted(vals)
+        ls = math.log(s)
+        return m + ls, abs(m) + abs(ls) + 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        if any(not math.isfinite(x) for x in vals):
+            return [math.nan] * len(vals)
+        _, e, s = _exp_shifted(vals)
+        return [x / s for x in e]
+
+    @staticmethod
+    def partial_scales(vals, c):
+        """exp(x_i - y) carries the rounding of x_i - y: relative to |x_i| + |y|."""
+        if any(not math.isfinite(x) for x in vals):
+            return [math.nan] * len(vals)
+        m, e, s = _exp_shifted(vals)
+        y = m + math.log(s)
+        return [x / s * (1.0 + abs(v) + abs(y)) for x, v in zip(e, vals)]
+
+
 def reduction(elem_op):
     """The build of a reduction node whose every output element is ``elem_op`` of its group."""
 
@@ -140,6 +182,7 @@ elements_of(R.Sum, R.SumDim)(reduction(SumOf))
 elements_of(R.Mean, R.MeanDim)(reduction(MeanOf))
 elements_of(R.Amax)(reduction(MaxOf))
 elements_of(R.Amin)(reduction(MinOf))
+elements_of(R.Logsumexp)(reduction(LogsumexpOf))
 elements_of(R.MaxAll)(_max_all(MaxOf))
 elements_of(R.MinAll)(_max_all(MinOf))
 elements_of(R.MaxDim, R.MinDim)(_max_dim)

@@ -9,8 +9,8 @@ import math
 
 import sympy as sp
 
-from .._autograd.kernels import FloatKernel
 from .._base import dtypes
+from .._ops.float_kernel import FloatKernel
 from .forms import at_values, declared_form, evaluate, exact, exact_operand
 
 __all__ = ["Rule", "rule_of", "FnRule", "function_rule", "element_proof", "same"]

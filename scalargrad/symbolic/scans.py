@@ -3,8 +3,8 @@ element of ``cumsum``/``cumprod`` the sum/product of its slice up to it."""
 
 from __future__ import annotations
 
+from .._base.layout import slices
 from .._ops import scans as SC
-from .._tensor.softmax import slices
 from .element_op import ElementOp
 from .graph import elements_of
 from .reductions import SumOf, reduction

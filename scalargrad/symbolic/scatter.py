@@ -5,7 +5,7 @@ self's plus the writes."""
 from __future__ import annotations
 
 from .._ops import scatter as W
-from .._ops import shape as S
+from .._ops import views as S
 from .element_op import Const, ElementOp, Same
 from .embedding import ScaledSumOf
 from .graph import elements_of, expanded_always

@@ -5,9 +5,9 @@ partial derivatives (``derived``): the family's calculus is written once, in ``_
 
 from __future__ import annotations
 
+from .._base.layout import slices
 from .._ops import softmax as SM
-from .._tensor.build import positions
-from .._tensor.softmax import slices
+from .._tensor.operands import positions
 from .derived import FormElementOp
 from .graph import elements_of
 

@@ -4,9 +4,11 @@ into a tensor make constants or another tensor's elements."""
 
 from __future__ import annotations
 
-from .._ops import shape as S
-from .._ops.shape import Layout
-from .._tensor.build import positions
+from .._ops import fill as FI
+from .._ops import joins as J
+from .._ops import views as S
+from .._ops.views import Layout
+from .._tensor.operands import positions
 from .element_op import Const, Same
 from .graph import elements_of, expanded_always
 
@@ -61,9 +63,9 @@ def _copy_into(v, vin, vals):
 
 
 elements_of(S.Structural, subclasses=True)(_same_order)
-elements_of(S.Cat, S.Stack)(_join)
-elements_of(S.MaskedFill)(_masked_fill)
-elements_of(S.Fill, S.Zero)(fill)
-elements_of(S.FillTensor)(_fill_tensor)
-elements_of(S.CopyInto)(_copy_into)
-expanded_always(S.Fill, S.MaskedFill)
+elements_of(J.Cat, J.Stack)(_join)
+elements_of(FI.MaskedFill)(_masked_fill)
+elements_of(FI.Fill, FI.Zero)(fill)
+elements_of(FI.FillTensor)(_fill_tensor)
+elements_of(FI.CopyInto)(_copy_into)
+expanded_always(FI.Fill, FI.MaskedFill)
