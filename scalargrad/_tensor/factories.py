@@ -262,26 +262,50 @@ def shape_arg(size, what: str) -> tuple:
     return tuple(out)
 
 
+_RAND_SIGNATURES = (
+    " * (tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+    " * (tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
+
+
+def sizes(size: tuple, keyword, what: str) -> tuple:
+    """The shape of ``f(2, 3)``, ``f((2, 3))`` or ``f(size=(2, 3))``, as PyTorch's argument
+    parser takes them (``keyword``: the ``size=`` argument, None if not given)."""
+    if keyword is None:
+        return shape_arg(size, what)
+    if size:
+        if what in ("rand", "randn"):
+            got = ", ".join(type(s).__name__ for s in size)
+            raise TypeError(f"{what}() received an invalid combination of arguments - got ({got}, size="
+                            f"{type(keyword).__name__}), but expected one of:\n{_RAND_SIGNATURES}")
+        raise TypeError(f"{what}() got multiple values for argument 'size'")
+    if not isinstance(keyword, (tuple, list)) or not all(
+            isinstance(s, int) and not isinstance(s, bool) for s in keyword):
+        raise TypeError(f"{what}(): argument 'size' must be tuple of ints, not {type(keyword).__name__}")
+    return shape_arg((tuple(keyword),), what)
+
+
 def _filled(value, shape: tuple, dtype, requires_grad, what: str = "tensor") -> Tensor:
     dt = check_dtype(dtype, what) or defaults["dtype"]
     n = math.prod(shape)
     return from_values([value] * n, shape, dt, requires_grad, what)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     _check_device(device)
-    return _filled(0, shape_arg(size, "zeros"), dtype, requires_grad, "zeros")
+    return _filled(0, sizes(shape, size, "zeros"), dtype, requires_grad, "zeros")
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def ones(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     _check_device(device)
-    return _filled(1, shape_arg(size, "ones"), dtype, requires_grad, "ones")
+    return _filled(1, sizes(shape, size, "ones"), dtype, requires_grad, "ones")
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     """Like zeros: scalargrad has no uninitialised memory to show."""
     _check_device(device)
-    return _filled(0, shape_arg(size, "empty"), dtype, requires_grad, "empty")
+    return _filled(0, sizes(shape, size, "empty"), dtype, requires_grad, "empty")
 
 
 def _dtype_of_number(x):
@@ -336,18 +360,18 @@ def _float_dtype(dtype, what: str):
     return dt
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     """Uniform numbers in [0, 1), drawn as PyTorch's CPU generator draws them."""
     _check_device(device)
-    shape = shape_arg(size, "rand")
+    shape = sizes(shape, size, "rand")
     dt = _float_dtype(dtype, "rand")
     return from_values(rng.uniform(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad, "rand")
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     """Standard normal numbers, drawn as PyTorch's CPU generator draws them."""
     _check_device(device)
-    shape = shape_arg(size, "randn")
+    shape = sizes(shape, size, "randn")
     dt = _float_dtype(dtype, "randn")
     return from_values(rng.normal(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad, "randn")
 
