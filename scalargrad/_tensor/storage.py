@@ -43,11 +43,14 @@ class Counter:
 class Store:
     """Tensors sharing memory: the root's elements and the members (weakly held)."""
 
-    __slots__ = ("data", "members", "__weakref__")
+    __slots__ = ("data", "members", "written", "__weakref__")
 
     def __init__(self, data: list) -> None:
         self.data = data  # the root's elements, row-major (the root's own list if it has dimensions)
         self.members: list = []  # weak references to the member tensors
+        # the stamp of the last write through any member, those with a version counter of
+        # their own (``.data``, ``detach()`` of a leaf) included: when values last changed
+        self.written = 0
 
 
 class Mem:
@@ -138,6 +141,7 @@ def write(t: Tensor, values, keep=None) -> None:
         _stamp(t, stamp)
         return
     stale = _stale_views(st, ver, keep)
+    st.written = stamp
     data = st.data
     idx = s.index
     if idx is None:
