@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import weakref
 
+from .._base.grad_mode import _state as _grad_state
 from .tensor import INFERENCE, Tensor, _Ext, ext, leaf, next_seq
 
 __all__ = ["Counter", "Mem", "Store", "mem", "write", "alias", "version_then", "snapshot", "regenerate",
@@ -139,6 +140,7 @@ def write(t: Tensor, values, keep=None) -> None:
         else:
             t._val = values
         _stamp(t, stamp)
+        _refuse_inference(t)
         return
     stale = _stale_views(st, ver, keep)
     st.written = stamp
@@ -174,6 +176,20 @@ def write(t: Tensor, values, keep=None) -> None:
     st.members = live
     for m, old in stale:
         regenerate(m, old)
+    _refuse_inference(t)
+
+
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
+    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
+def _refuse_inference(t: Tensor) -> None:
+    """PyTorch changes an inference tensor in place outside inference mode, then refuses (its
+    version counter, which it has not, is bumped after the kernel ran)."""
+    if t._c is INFERENCE and t._op is None and not _grad_state.inference:
+        raise RuntimeError(INFERENCE_INPLACE)
 
 
 def _stale_views(st: Store, ver: Counter, keep) -> list:
