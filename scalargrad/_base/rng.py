@@ -324,9 +324,6 @@ class Generator:
         hi = self.random()
         return (hi << 32) | self.random()
 
-    def __repr__(self) -> str:
-        return "<scalargrad.random.Generator object>"
-
 
 default_generator = Generator()
 # PyTorch seeds its default CPU generator from the OS at start-up.
