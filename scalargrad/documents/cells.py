@@ -61,3 +61,4 @@ class Document:
     kind: str  # 'notebook', 'markdown', 'restructuredtext', 'python', 'doctest text'
     cells: list[Cell] = field(default_factory=list)
     note: str = ""  # e.g. why nothing in it can run
+    prelude: str = ""  # code run before the cells, which the document assumes (import torch)

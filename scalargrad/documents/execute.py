@@ -4,12 +4,20 @@ The cells run as the document's reader would run them: ``import torch`` resolves
 scalargrad (``runner.torch_alias``), the working directory is the document's, and the
 namespace is a fresh ``__main__`` module shared by all cells (a Python file's docstring
 examples get a copy of the module's namespace each, as ``doctest`` gives them). Per cell,
-what it printed (and displayed: a notebook cell's last expression, a doctest example's value),
-its warnings, its exception and the SymPy proof of every backward call it made are recorded.
-A cell's exception does not stop the document: the next cell runs, as in a notebook.
+what it printed (and displayed: a notebook cell's last expression as IPython shows it, a
+doctest example's value), its warnings, its exception, the SymPy proof of every backward call
+it made, whether it drew random numbers from a generator the document did not seed, and the
+``id()`` values it computed are recorded. A cell's exception does not stop the document: the
+next cell runs, as in a notebook.
 
-Run a document in a process of its own (``verify`` forks one per document): the cells may
-change global state (the random generator, the default dtype, global module hooks).
+Time limits: a cell that runs longer than ``cell_timeout`` seconds is stopped (its status says
+so) and the next cell runs; when the whole document has run ``doc_timeout`` seconds, the cell
+running is stopped and the rest are not run. ``progress`` is called with each cell's record as
+it ends, so that a check stopped from outside keeps what it had.
+
+Run a document in a process of its own (``verify`` forks one per document): the cells change
+global state (the random generators, the default dtype, global module hooks). At the start the
+generators are seeded from the operating system, as in a fresh interpreter.
 """
 
 from __future__ import annotations
@@ -18,55 +26,68 @@ import ast
 import builtins
 import io
 import os
-import pprint
+import random
+import re
+import signal
 import sys
+import threading
 import time
 import traceback
 import types
 import warnings
+from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from ..errors import Unsupported
 from ..warm_worker import fresh_warning_filters
 from .cells import Cell, Document
+from .display import display_text
 
-__all__ = ["CellRun", "run_document", "display_text", "CHECK_LIMIT"]
+__all__ = ["CellRun", "run_document", "display_text", "CHECK_LIMIT", "CellTimeout", "error_line"]
 
 CHECK_LIMIT = 200
 """Backward calls proved with SymPy per document (a training loop makes thousands)."""
 
-_WIDTH = 79  # IPython's pretty printer breaks lines longer than this
+
+class CellTimeout(BaseException):
+    """Raised in a cell that ran past its time limit (a BaseException: ``except Exception`` in
+    the cell does not swallow it)."""
 
 
 @dataclass
 class CellRun:
-    """What one cell did."""
+    """What one cell did (plain data: it crosses processes as JSON)."""
 
     ran: bool = False
     output: str = ""  # printed and displayed text, in order
+    sorted_output: str | None = None  # the same with the displayed dict's keys sorted (IPython < 5)
     stderr: str = ""
     error: str | None = None  # "Category: message" of the exception
-    exception: BaseException | None = field(default=None, repr=False)
+    error_kind: str = ""  # "name" (NameError), "module" (ModuleNotFoundError), "file" (FileNotFoundError)
+    error_name: str | None = None  # the missing name, module or file
     unsupported: str | None = None  # the feature, for an Unsupported error
-    checks: list | None = None  # SymbolicReports of its backward calls (None: not checked)
+    sympy: dict | None = None  # summarise_checks of its backward calls (None: not checked)
     unchecked: int = 0  # backward calls past CHECK_LIMIT
     seconds: float = 0.0
+    timed_out: str = ""  # why it was stopped ("the cell's time limit, 60 s")
+    drew: bool = False  # it drew from a random generator the document did not seed
+    ids: list = field(default_factory=list)  # id() values it computed
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> CellRun:
+        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
 
 
-_PICTURES = ("_repr_svg_", "_repr_png_", "_repr_jpeg_")
-
-
-def display_text(value) -> str:
-    """A displayed result as IPython shows it: ``repr``, with containers too long for one line
-    broken one item per line; "" for an object Jupyter shows as a picture (a graph drawn by
-    ``make_dot``), whose picture is not compared."""
-    if any(hasattr(type(value), a) for a in _PICTURES):
-        return ""
-    text = repr(value)
-    if len(text) > _WIDTH and isinstance(value, (dict, list, tuple, set, frozenset)):
-        return pprint.pformat(value, width=_WIDTH, sort_dicts=False)
-    return text
+def error_line(exc: BaseException) -> str:
+    """``Category: message``, the last line of the traceback, without the class's module path."""
+    line = traceback.format_exception_only(type(exc), exc)[-1].strip()
+    name = type(exc).__qualname__
+    k = line.find(name)
+    return line[k:] if k > 0 and line[:k].endswith(".") else line
 
 
 def _display(*objs, **kwargs) -> None:
@@ -77,12 +98,63 @@ def _display(*objs, **kwargs) -> None:
             print(text)
 
 
-def error_line(exc: BaseException) -> str:
-    """``Category: message``, the last line of the traceback, without the class's module path."""
-    line = traceback.format_exception_only(type(exc), exc)[-1].strip()
-    name = type(exc).__qualname__
-    k = line.find(name)
-    return line[k:] if k > 0 and line[:k].endswith(".") else line
+# ---------------------------------------------------------------- random generators
+
+
+class _Generators:
+    """Which of the generators a document may draw from it did not seed: scalargrad's (or
+    PyTorch's, when the cells run on PyTorch), Python's ``random`` and NumPy's global one.
+    ``drew()`` says whether one was drawn from since the last call."""
+
+    def __init__(self, alias_torch: bool, doc: Document) -> None:
+        self.torch = None
+        if not alias_torch:
+            import torch
+
+            self.torch = torch
+            torch.seed()
+            self.torch_start = torch.initial_seed()
+        else:
+            from .._base import rng
+
+            self.rng = rng
+            rng.default_generator.seed()  # a fresh interpreter's: from the operating system
+        random.seed()
+        if "numpy" in sys.modules:
+            sys.modules["numpy"].random.seed()
+        source = "\n".join(c.source for c in doc.cells)
+        self.python_seeded = bool(re.search(r"\brandom\.seed\s*\(", source))
+        self.numpy_seeded = bool(re.search(r"\brandom\.seed\s*\(|default_rng\s*\(\s*\d", source))
+        self._last = self._state()
+
+    def _state(self) -> tuple:
+        if self.torch is not None:
+            t = self.torch
+            torch_state = (t.initial_seed() == self.torch_start, bytes(t.get_rng_state().tolist()))
+        else:
+            torch_state = self.rng.ENTROPY.draws
+        np = sys.modules.get("numpy")
+        np_state = None
+        if np is not None and not self.numpy_seeded:
+            try:
+                np_state = np.random.get_state()[1].tobytes()
+            except Exception:  # noqa: BLE001 - a NumPy without the legacy state: not tracked
+                np_state = None
+        py_state = None if self.python_seeded else random.getstate()
+        return torch_state, np_state, py_state
+
+    def drew(self) -> bool:
+        now = self._state()
+        last, self._last = self._last, now
+        if self.torch is not None:
+            unseeded, state = now[0]
+            torch_drew = unseeded and state != last[0][1]
+        else:
+            torch_drew = now[0] != last[0]
+        return torch_drew or now[1] != last[1] or now[2] != last[2]
+
+
+# ---------------------------------------------------------------- running
 
 
 @contextmanager
@@ -128,47 +200,121 @@ def _compile(cell: Cell, filename: str):
     return compile(tree, filename, "exec", dont_inherit=True), last
 
 
-def _run_cell(cell: Cell, namespace: dict, filename: str, run: CellRun) -> None:
+class _Clock:
+    """The time limits, as SIGALRM raising CellTimeout in the cell (re-raised every second,
+    should the cell swallow it); no limits where signals cannot be used (not the main thread)."""
+
+    def __init__(self, cell_timeout: float | None, doc_timeout: float | None) -> None:
+        self.cell_timeout = cell_timeout
+        self.deadline = time.monotonic() + doc_timeout if doc_timeout else None
+        self.doc_timeout = doc_timeout
+        self.why = ""
+        self.usable = (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+                       and (cell_timeout or doc_timeout))
+        self._old = None
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def _fire(self, signum, frame) -> None:
+        raise CellTimeout(self.why)
+
+    def start(self) -> None:
+        if not self.usable:
+            return
+        limits = []
+        if self.cell_timeout:
+            limits.append((self.cell_timeout, f"stopped after {self.cell_timeout:g} s (the time limit of a cell)"))
+        if self.deadline is not None:
+            left = max(self.deadline - time.monotonic(), 0.001)
+            limits.append((left, f"stopped when the document had run {self.doc_timeout:g} s (its time limit)"))
+        seconds, self.why = min(limits)
+        self._old = signal.signal(signal.SIGALRM, self._fire)
+        signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
+
+    def stop(self) -> None:
+        if not self.usable:
+            return
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self._old if self._old is not None else signal.SIG_DFL)
+
+
+def _run_cell(cell: Cell, namespace: dict, filename: str, run: CellRun, clock: _Clock) -> None:
     out, err = io.StringIO(), io.StringIO()
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = out, err
     start = time.perf_counter()
+    shown = None
     try:
-        code, last = _compile(cell, filename)
-        exec(code, namespace)
-        if last is not None:
-            value = eval(last, namespace)
-            if value is not None:
-                namespace["_"] = value
-                text = display_text(value)
-                if text:
-                    print(text)
+        clock.start()
+        try:
+            code, last = _compile(cell, filename)
+            exec(code, namespace)
+            if last is not None:
+                value = eval(last, namespace)
+                if value is not None:
+                    namespace["_"] = value
+                    shown = value
+                    text = display_text(value)
+                    if text:
+                        before = out.getvalue()
+                        print(text)
+                        sorted_text = display_text(value, sort_dict_keys=True)
+                        if sorted_text != text:
+                            run.sorted_output = before + sorted_text + "\n"
+        finally:
+            clock.stop()
     except KeyboardInterrupt:
         raise
+    except CellTimeout as e:
+        run.timed_out = str(e)
     except Unsupported as e:
-        run.error, run.exception, run.unsupported = error_line(e), e, e.feature
-    except BaseException as e:  # the cell's own error is a result (SystemExit included)
-        run.error, run.exception = error_line(e), e
+        run.error, run.unsupported = error_line(e), e.feature
+    except BaseException as e:  # noqa: BLE001 - the cell's own error is a result (SystemExit included)
+        run.error = error_line(e)
+        if isinstance(e, ModuleNotFoundError):
+            run.error_kind, run.error_name = "module", e.name
+        elif isinstance(e, NameError):
+            run.error_kind, run.error_name = "name", getattr(e, "name", None)
+        elif isinstance(e, FileNotFoundError):
+            run.error_kind, run.error_name = "file", e.filename
     finally:
         sys.stdout.flush()
         sys.stdout, sys.stderr = saved
         run.seconds = time.perf_counter() - start
+    del shown
     run.ran = True
     run.output, run.stderr = out.getvalue(), err.getvalue()
 
 
-def run_document(doc: Document, check: bool = True, alias_torch: bool = True) -> list[CellRun]:
+def run_document(doc: Document, check: bool = True, alias_torch: bool = True, cell_timeout: float | None = None,
+                 doc_timeout: float | None = None, progress: Callable[[int, CellRun], None] | None = None
+                 ) -> list[CellRun]:
     """Run every cell of ``doc`` (skipped ones excepted) and return what each did.
     ``alias_torch=False`` runs the cells on whatever ``import torch`` imports (the tests run
     them on PyTorch itself, to show the verdicts are the same); ``check`` is then pointless."""
+    from ..proof_summary import summarise_checks
     from ..symbolic import check_every_backward
 
     module = types.ModuleType("__main__")
     module.__file__ = os.path.abspath(doc.path)
-    module.__dict__.update(__builtins__=builtins, display=_display)
+    ids: list = []
+
+    def recorded_id(obj) -> int:
+        value = builtins.id(obj)
+        ids.append(value)
+        return value
+
+    own_builtins = dict(builtins.__dict__, id=recorded_id)
+    module.__dict__.update(__builtins__=own_builtins, display=_display)
     namespaces: dict = {}
     runs: list[CellRun] = []
+    clock = _Clock(cell_timeout, doc_timeout)
     with _document_context(doc, module, alias_torch):
+        generators = _Generators(alias_torch, doc)
+        if doc.prelude:
+            exec(compile(doc.prelude, doc.path, "exec"), module.__dict__)
+            generators.drew()
         checker = check_every_backward(limit=CHECK_LIMIT) if check else None
         log = checker.__enter__() if checker is not None else None
         calls = _BackwardCounter()
@@ -178,6 +324,8 @@ def run_document(doc: Document, check: bool = True, alias_torch: bool = True) ->
                 runs.append(run)
                 if cell.skip:
                     continue
+                if clock.out_of_time():
+                    break
                 if cell.mode == "module":
                     module.__name__ = os.path.splitext(os.path.basename(doc.path))[0]
                     namespace = module.__dict__
@@ -189,14 +337,23 @@ def run_document(doc: Document, check: bool = True, alias_torch: bool = True) ->
                     namespace = module.__dict__
                 filename = doc.path if cell.mode != "notebook" else f"{doc.path} (cell {cell.index})"
                 before, made_before = (len(log) if log is not None else 0), calls.count
-                _run_cell(cell, namespace, filename, run)
+                del ids[:]
+                _run_cell(cell, namespace, filename, run, clock)
+                run.ids = list(ids)
+                run.drew = generators.drew()
                 if log is not None:
-                    run.checks = list(log[before:])
-                    run.unchecked = max(0, calls.count - made_before - len(run.checks))
+                    checks = list(log[before:])
+                    run.sympy = summarise_checks(checks)
+                    if len(log) >= CHECK_LIMIT:  # (a backward that raised has nothing to prove)
+                        run.unchecked = max(0, calls.count - made_before - len(checks))
+                if progress is not None:
+                    progress(cell.index, run)
         finally:
             if checker is not None:
                 checker.__exit__(None, None, None)
             calls.stop()
+    while len(runs) < len(doc.cells):
+        runs.append(CellRun())
     return runs
 
 
