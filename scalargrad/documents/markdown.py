@@ -200,13 +200,28 @@ def read_markdown(path: str) -> Document:
     return add_cells(doc, pairs)
 
 
+_TRACEBACK = "Traceback (most recent call last):"
+
+
+def _expected(text: str) -> Expected:
+    """An output block's text; one that ends in a traceback shows what was printed before it
+    and the error (its last line)."""
+    lines = text.split("\n")
+    for k, line in enumerate(lines):
+        if line.strip() == _TRACEBACK:
+            rest = [ln for ln in lines[k + 1:] if ln.strip()]
+            if rest and not rest[-1].startswith(" "):
+                return Expected(text="\n".join(lines[:k]) + ("\n" if k else ""), error=rest[-1].strip())
+    return Expected(text=text)
+
+
 def add_cells(doc: Document, pairs: list[tuple[Block, Block | None]]) -> Document:
     """``doc`` with a cell per code block (one per example for a ``>>>`` block)."""
     for block, output in pairs:
         if block.text.lstrip().startswith(">>>"):
             cells = examples_in(block.text, block.line)
         else:
-            expected = Expected(text=output.text) if output is not None else None
+            expected = _expected(output.text) if output is not None else None
             cells = [Cell(index=0, line=block.line, source=block.text, mode="exec", expected=expected)]
         for cell in cells:
             cell.index = len(doc.cells) + 1
