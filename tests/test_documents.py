@@ -620,3 +620,135 @@ def test_a_graph_picture_in_a_notebook_is_not_compared(tmp_path):
     entry = document_report(notebook(cells, tmp_path / "graph.ipynb"))
     assert statuses(entry) == [("reproduced", "")]
     assert entry["cells"][0]["notes"] == ["its picture is not compared"]
+
+
+# ---------------------------------------------------------------- pages read right
+
+LABELLED = """\
+# 自动求梯度
+
+```python
+x = torch.ones(2, 2, requires_grad=True)
+print(x)
+```
+
+输出：
+```python
+tensor([[1., 1.],
+        [1., 1.]], requires_grad=True)
+```
+
+```python
+y = (x * 3).sum()
+print(y.grad_fn)
+```
+
+出力:
+
+```py
+<SumBackward0 object at 0x7f1e2d3c4b50>
+```
+
+```python
+y.backward()
+print(x.grad)
+```
+
+```python
+tensor([[3., 3.],
+        [3., 3.]])
+```
+
+```python
+z = x.sum() * 2
+print(z)
+```
+
+```python
+# output
+tensor(8., grad_fn=<MulBackward0>)
+```
+
+```python
+w = x.sum()
+print(w)
+```
+
+```shell
+tensor(4., grad_fn=<SumBackward0>)
+```
+
+실행 결과
+```shell
+tensor(4., grad_fn=<SumBackward0>)
+```
+"""
+
+
+def test_pages_read_output_blocks_tagged_as_code(tmp_path):
+    page = tmp_path / "labels.md"
+    page.write_text(LABELLED, encoding="utf-8")
+    entry = document_report(str(page))
+    # torch is used, never imported: the page runs with import torch first, and says so
+    assert entry["note"] == "it uses torch without importing it: run with import torch first"
+    assert statuses(entry) == [("reproduced", "")] * 4 + [("ran", "")]
+    assert [c["expected"].split("\n")[0] for c in entry["cells"][:4]] == [
+        "tensor([[1., 1.],", "<SumBackward0 object at 0x7f1e2d3c4b50>", "tensor([[3., 3.],",
+        "tensor(8., grad_fn=<MulBackward0>)"]
+    # a shell block without a label is not an output; with one ("실행 결과") it is, but it
+    # follows no code block here
+    assert entry["cells"][4]["expected"] is None
+
+
+def test_a_page_that_imports_torch_has_no_prelude(tmp_path):
+    page = tmp_path / "imports.md"
+    page.write_text("```python\nimport torch as t\nprint(t.ones(1))\n```\n\n```\ntensor([1.])\n```\n",
+                    encoding="utf-8")
+    entry = document_report(str(page))
+    assert entry["note"] == "" and statuses(entry) == [("reproduced", "")]
+
+
+def test_a_notebook_cell_that_prints_then_fails(tmp_path):
+    """The text printed before a stored error is compared, then the error's type and message."""
+    cells = [("import torch\nx = torch.tensor(3.0, requires_grad=True)\ny = x * x\n", []),
+             ("print(y.detach())\ny.backward()\ny.backward()\n",
+              stdout("tensor(99.)\n") + error("RuntimeError", GRAPH_AGAIN)),
+             ("print(y.detach())\ny.backward()\n",
+              stdout("tensor(9.)\n") + error("RuntimeError", GRAPH_AGAIN)),
+             ("print(y.detach())\ny.backward()\n",
+              stdout("tensor(9.)\n") + error("ValueError", GRAPH_AGAIN)),
+             ("print(y.detach())\ny.backward()\n",
+              stdout("tensor(9.)\n") + error("RuntimeError", "Trying to backward through the graph twice"))]
+    entry = document_report(notebook(cells, tmp_path / "errors.ipynb"))
+    assert statuses(entry)[:3] == [
+        ("reproduced", ""),  # run by its author, it showed nothing: nothing is what it prints
+        ("differs", "line 1: the document shows 'tensor(99.)', scalargrad prints 'tensor(9.)'"),
+        ("reproduced", "")]
+    assert [s for s, _ in statuses(entry)[3:]] == ["differs", "differs"]
+
+
+def test_warnings_the_document_shows_must_be_given(tmp_path):
+    code = "import warnings\nwarnings.warn('the mesh is coarse')\n"
+    given = [{"output_type": "stream", "name": "stderr", "text": "/tmp/x.py:2: UserWarning: the mesh is coarse\n"}]
+    other = [{"output_type": "stream", "name": "stderr", "text": "/tmp/x.py:2: UserWarning: the mesh is fine\n"}]
+    again = code.replace("coarse", "medium")  # (a warning is shown once per place, as in a fresh kernel)
+    entry = document_report(notebook([(code, given), (again, other), ("x = 1\n", given)], tmp_path / "w.ipynb"))
+    assert statuses(entry) == [
+        ("reproduced", ""),
+        ("differs", "the document shows the warning 'UserWarning: the mesh is fine', scalargrad gives "
+                    "'UserWarning: the mesh is medium'"),
+        ("differs", "the document shows the warning 'UserWarning: the mesh is coarse', which scalargrad does not "
+                    "give")]
+
+
+def test_cli_an_unreadable_document_is_one_line_and_the_others_are_checked(tmp_path):
+    bad = tmp_path / "bad.ipynb"
+    bad.write_text("{not json", encoding="utf-8")
+    good = tmp_path / "good.md"
+    good.write_text("```python\nprint(1)\n```\n\n```\n1\n```\n", encoding="utf-8")
+    proc = cli("verify", str(bad), str(tmp_path / "missing.md"), str(good), cwd=str(tmp_path))
+    assert proc.returncode == 2
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 2 and lines[0].startswith(f"scalargrad verify: {bad}: not a notebook (not valid JSON:")
+    assert lines[1] == f"scalargrad verify: {tmp_path / 'missing.md'}: no such file or directory"
+    assert proc.stdout.startswith(f"{good} (markdown, 1 cells)") and "1 reproduced" in proc.stdout
