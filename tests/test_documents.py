@@ -752,3 +752,41 @@ def test_cli_an_unreadable_document_is_one_line_and_the_others_are_checked(tmp_p
     assert len(lines) == 2 and lines[0].startswith(f"scalargrad verify: {bad}: not a notebook (not valid JSON:")
     assert lines[1] == f"scalargrad verify: {tmp_path / 'missing.md'}: no such file or directory"
     assert proc.stdout.startswith(f"{good} (markdown, 1 cells)") and "1 reproduced" in proc.stdout
+
+
+GALLERY_RST = """\
+Autograd
+========
+
+.. code-block:: python
+
+   import torch
+   x = torch.ones(2, requires_grad=True)
+   print(x * 2)
+
+.. rst-class:: sphx-glr-script-out
+
+ Out:
+
+ .. code-block:: python
+
+    tensor([2., 2.], grad_fn=<MulBackward0>)
+
+.. code-block:: python
+
+   print((x * 3).sum())
+
+.. code-block:: python
+
+   print("a second block of code, not an output")
+"""
+
+
+def test_restructured_text_outputs_after_a_label(tmp_path):
+    page = tmp_path / "gallery.rst"
+    page.write_text(GALLERY_RST, encoding="utf-8")
+    doc = read_document(str(page))
+    assert [(c.source.split("\n")[-2], None if c.expected is None else c.expected.text) for c in doc.cells] == [
+        ("print(x * 2)", "tensor([2., 2.], grad_fn=<MulBackward0>)\n"),
+        ("print((x * 3).sum())", None),
+        ('print("a second block of code, not an output")', None)]

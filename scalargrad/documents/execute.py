@@ -212,12 +212,14 @@ class _Clock:
         self.usable = (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
                        and (cell_timeout or doc_timeout))
         self._old = None
+        self.armed = False  # the alarm raises only while a cell runs
 
     def out_of_time(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
 
     def _fire(self, signum, frame) -> None:
-        raise CellTimeout(self.why)
+        if self.armed:
+            raise CellTimeout(self.why)
 
     def start(self) -> None:
         if not self.usable:
@@ -229,14 +231,19 @@ class _Clock:
             left = max(self.deadline - time.monotonic(), 0.001)
             limits.append((left, f"stopped when the document had run {self.doc_timeout:g} s (its time limit)"))
         seconds, self.why = min(limits)
-        self._old = signal.signal(signal.SIGALRM, self._fire)
+        old = signal.signal(signal.SIGALRM, self._fire)
+        self._old = old if old is not None else signal.SIG_DFL
+        self.armed = True
         signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
 
     def stop(self) -> None:
-        if not self.usable:
+        """Disarm (idempotent: called again where an alarm may have cut it short)."""
+        self.armed = False
+        if not self.usable or self._old is None:
             return
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, self._old if self._old is not None else signal.SIG_DFL)
+        signal.signal(signal.SIGALRM, self._old)
+        self._old = None
 
 
 def _run_cell(cell: Cell, namespace: dict, filename: str, run: CellRun, clock: _Clock) -> None:
@@ -267,6 +274,7 @@ def _run_cell(cell: Cell, namespace: dict, filename: str, run: CellRun, clock: _
     except KeyboardInterrupt:
         raise
     except CellTimeout as e:
+        clock.stop()
         run.timed_out = str(e)
     except Unsupported as e:
         run.error, run.unsupported = error_line(e), e.feature
