@@ -790,3 +790,42 @@ def test_restructured_text_outputs_after_a_label(tmp_path):
         ("print(x * 2)", "tensor([2., 2.], grad_fn=<MulBackward0>)\n"),
         ("print((x * 3).sum())", None),
         ('print("a second block of code, not an output")', None)]
+
+
+def test_numbers_of_uninitialised_memory_are_attributed(tmp_path):
+    """torch.empty holds anything in PyTorch: under verify it holds different numbers in each
+    run, which excuses exactly the numbers printed from it."""
+    page = tmp_path / "empty.md"
+    page.write_text(textwrap.dedent("""\
+        ```python
+        import torch
+        x = torch.empty(2, 3)
+        print(x)
+        print(torch.ones(2).sum())
+        ```
+
+        ```
+        tensor([[-8.9209e-11,  4.5846e-41, -8.9209e-11],
+                [ 4.5846e-41,  0.0000e+00,  0.0000e+00]])
+        tensor(2.)
+        ```
+
+        ```python
+        print(x.shape, torch.ones(3).sum())
+        ```
+
+        ```
+        torch.Size([2, 3]) tensor(4.)
+        ```
+    """), encoding="utf-8")
+    entry = document_report(str(page))
+    assert statuses(entry) == [
+        ("named difference", "uninitialised memory"),
+        ("differs", "line 1: the document shows 'torch.Size([2, 3]) tensor(4.)', scalargrad prints "
+                    "'torch.Size([2, 3]) tensor(3.)'")]
+    assert [x["shown"] for x in entry["cells"][0]["excused"]] == [
+        "-8.9209e-11", "4.5846e-41", "-8.9209e-11", "4.5846e-41", "0.0000e+00", "0.0000e+00"]
+    # outside verify, scalargrad's uninitialised memory holds zeros
+    import scalargrad
+
+    assert scalargrad.empty(2).tolist() == [0.0, 0.0]

@@ -302,10 +302,37 @@ def ones(*shape, size=None, dtype=None, device=None, requires_grad=False, out=No
     return _filled(1, sizes(shape, size, "ones"), dtype, requires_grad, "ones")
 
 
+class _Uninitialised:
+    """What ``torch.empty``, ``empty_like`` and ``torch.Tensor(2, 3)`` hold: zeros, as
+    scalargrad has no uninitialised memory. ``scalargrad verify`` gives them arbitrary numbers
+    instead (``source(n, dtype)``), as PyTorch's memory holds, so that the numbers a document
+    printed from such memory are told from the others; ``reads`` counts those tensors."""
+
+    __slots__ = ("source", "reads")
+
+    def __init__(self) -> None:
+        self.source = None
+        self.reads = 0
+
+
+UNINITIALISED = _Uninitialised()
+
+
+def uninitialised(n: int, dt) -> list:
+    """The elements of a new tensor of ``n`` elements whose memory is not initialised."""
+    source = UNINITIALISED.source
+    if source is None or not n:
+        return [0] * n
+    UNINITIALISED.reads += 1
+    return source(n, dt)
+
+
 def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
-    """Like zeros: scalargrad has no uninitialised memory to show."""
+    """Uninitialised memory (``uninitialised``): zeros."""
     _check_device(device)
-    return _filled(0, sizes(shape, size, "empty"), dtype, requires_grad, "empty")
+    shape = sizes(shape, size, "empty")
+    dt = check_dtype(dtype, "empty") or defaults["dtype"]
+    return from_values(uninitialised(math.prod(shape), dt), shape, dt, requires_grad, "empty")
 
 
 def _dtype_of_number(x):
@@ -344,7 +371,10 @@ def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format
 
 
 def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
-    return _like(input, 0, dtype, requires_grad, "empty_like")
+    if not isinstance(input, Tensor):
+        raise not_tensor(input, "empty_like", 'input', 1)
+    dt = check_dtype(dtype, "empty_like") or input._t.dtype
+    return from_values(uninitialised(input._t.numel, dt), tuple(input._t.shape), dt, requires_grad, "empty_like")
 
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002

@@ -170,8 +170,8 @@ def _entry(path: str, doc: Document | None, result: dict, reruns: list[dict]) ->
     entry = document_entry(path, doc, runs, verdicts)
     if reruns:
         entry["note"] = "; ".join(n for n in (entry["note"], f"a cell draws from a random generator the document "
-                                              f"does not seed: run {1 + len(reruns)} times, from different unseeded "
-                                              "states") if n)
+                                              "does not seed, or reads uninitialised memory: run "
+                                              f"{1 + len(reruns)} times, from different unseeded states") if n)
     if ended:
         entry["crashed"] = True
     return entry
@@ -238,7 +238,7 @@ def check_documents(paths: list[str], jobs: int = 1, check: bool = True, cell_ti
 
 
 def _drew(result: dict) -> bool:
-    return any(r.get("drew") for r in result.get("runs", []))
+    return any(r.get("drew") or r.get("uninitialised") for r in result.get("runs", []))
 
 
 class _Runs:

@@ -206,9 +206,10 @@ def _aligned(a: list[Token], b: list[Token]) -> bool:
     return len(a) == len(b) and all(x.kind == y.kind for x, y in zip(a, b))
 
 
-def template(runs: list[str], ids: frozenset = frozenset()) -> Template:
+def template(runs: list[str], ids: frozenset = frozenset(), varies: str = UNSEEDED) -> Template:
     """The template of scalargrad's text ``runs[0]``, given the same cell's text in runs from
-    other unseeded generator states (``runs[1:]``) and the ``id()`` values the cell computed."""
+    other unseeded generator states (``runs[1:]``) and the ``id()`` values the cell computed;
+    ``varies`` names what makes the runs differ (the rule their differences are excused by)."""
     texts = [normalise(canonical_ordered_dicts(r)[0]) for r in runs]
     lead, first = tokens(texts[0])
     n = len(first)
@@ -253,7 +254,7 @@ def template(runs: list[str], ids: frozenset = frozenset()) -> Template:
         if i in inserts:
             kinds = {k for k, _ in inserts[i]}
             items.append(Item("hole", "", first[i].line if i < n else (first[-1].line if n else 0),
-                              frozenset(kinds), frozenset(t for k, t in inserts[i] if k != "num"), None, UNSEEDED))
+                              frozenset(kinds), frozenset(t for k, t in inserts[i] if k != "num"), None, varies))
         if i == n:
             break
         t = first[i]
@@ -265,7 +266,7 @@ def template(runs: list[str], ids: frozenset = frozenset()) -> Template:
                 pool |= seen.get(j, set())
                 j += 1
             items.append(Item("hole", t.text, t.line, frozenset(k for k, _ in pool),
-                              frozenset(x for k, x in pool if k != "num"), None, UNSEEDED))
+                              frozenset(x for k, x in pool if k != "num"), None, varies))
             i = j
             continue
         padded = (i > 0 and vary[i - 1]) or (i + 1 < n and vary[i + 1]) or vary[i]
@@ -274,7 +275,7 @@ def template(runs: list[str], ids: frozenset = frozenset()) -> Template:
             items.append(Item("var", t.text, t.line, frozenset({"addr"}), gap=gap, why="address"))
         elif vary[i]:
             kinds = {t.kind} | {k for k, _ in seen.get(i, ())}
-            items.append(Item("var", t.text, t.line, frozenset(kinds), gap=gap, why=UNSEEDED))
+            items.append(Item("var", t.text, t.line, frozenset(kinds), gap=gap, why=varies))
         elif t.kind == "num" and ids and _as_int(t.text) in ids:
             items.append(Item("var", t.text, t.line, frozenset({"num"}), gap=gap, why="id() value"))
         else:
@@ -485,13 +486,13 @@ def _step(i: int, wraps: tuple, phase: int, d: Token, items: list, n: int):
             why = it.why
 
             def excuse(j, d=d, it=it):
-                if why == UNSEEDED and d.text != it.text:
-                    return (Excused(UNSEEDED, d.line, it.line, d.text, it.text),)
+                if why not in ("address", "id() value") and d.text != it.text:
+                    return (Excused(why, d.line, it.line, d.text, it.text),)
                 return ()
             yield (i + 1, wraps, 0), excuse
         return
     if it.kind == "hole" and d.kind in it.kinds and (d.kind == "num" or d.text in it.words or d.kind == "addr"):
-        yield (i, wraps, 0), lambda j: (Excused(UNSEEDED, d.line, it.line, d.text, "..."),)
+        yield (i, wraps, 0), lambda j: (Excused(it.why, d.line, it.line, d.text, "..."),)
 
 
 def _space(d: Token, it: Item):

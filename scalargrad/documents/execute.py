@@ -62,6 +62,7 @@ class CellRun:
     ran: bool = False
     output: str = ""  # printed and displayed text, in order
     sorted_output: str | None = None  # the same with the displayed dict's keys sorted (IPython < 5)
+    displayed: str | None = None  # a page's block: its last expression as it would be displayed
     stderr: str = ""
     error: str | None = None  # "Category: message" of the exception
     error_kind: str = ""  # "name" (NameError), "module" (ModuleNotFoundError), "file" (FileNotFoundError)
@@ -72,6 +73,7 @@ class CellRun:
     seconds: float = 0.0
     timed_out: str = ""  # why it was stopped ("the cell's time limit, 60 s")
     drew: bool = False  # it drew from a random generator the document did not seed
+    uninitialised: bool = False  # it made a tensor of uninitialised memory (torch.empty)
     ids: list = field(default_factory=list)  # id() values it computed
 
     def as_dict(self) -> dict:
@@ -101,6 +103,20 @@ def _display(*objs, **kwargs) -> None:
 # ---------------------------------------------------------------- random generators
 
 
+_ARBITRARY = random.Random()
+
+
+def _arbitrary_numbers(n: int, dtype) -> list:
+    """Numbers for uninitialised memory: anything, different in every run."""
+    seed = int.from_bytes(os.urandom(8), "little")
+    _ARBITRARY.seed(seed)
+    if dtype.is_floating_point:
+        return [dtype.round(_ARBITRARY.uniform(-1.0, 1.0) * 10.0 ** _ARBITRARY.randint(-9, 9)) for _ in range(n)]
+    if dtype.name == "bool":
+        return [_ARBITRARY.random() < 0.5 for _ in range(n)]
+    return [_ARBITRARY.randint(-(2 ** 15), 2 ** 15) for _ in range(n)]
+
+
 class _Generators:
     """Which of the generators a document may draw from it did not seed: scalargrad's (or
     PyTorch's, when the cells run on PyTorch), Python's ``random`` and NumPy's global one.
@@ -116,9 +132,14 @@ class _Generators:
             self.torch_start = torch.initial_seed()
         else:
             from .._base import rng
+            from .._tensor import factories
 
             self.rng = rng
             rng.default_generator.seed()  # a fresh interpreter's: from the operating system
+            # torch.empty's memory holds arbitrary numbers, different in every run, as PyTorch's does
+            self.memory = factories.UNINITIALISED
+            self.memory.source = _arbitrary_numbers
+            self._reads = self.memory.reads
         random.seed()
         if "numpy" in sys.modules:
             sys.modules["numpy"].random.seed()
@@ -142,6 +163,18 @@ class _Generators:
                 np_state = None
         py_state = None if self.python_seeded else random.getstate()
         return torch_state, np_state, py_state
+
+    def read_uninitialised(self) -> bool:
+        """Whether a tensor was made of uninitialised memory since the last call."""
+        if self.torch is not None:
+            return False
+        now = self.memory.reads
+        changed, self._reads = now != self._reads, now
+        return changed
+
+    def stop(self) -> None:
+        if self.torch is None:
+            self.memory.source = None
 
     def drew(self) -> bool:
         now = self._state()
@@ -188,10 +221,10 @@ def _document_context(doc: Document, module: types.ModuleType, alias_torch: bool
 
 def _compile(cell: Cell, filename: str):
     """The cell's code objects: (statements, last expression to display or None)."""
-    padded = "\n" * (cell.line - 1) + cell.source if cell.mode in ("exec", "doctest", "module") else cell.source
+    padded = "\n" * (cell.line - 1) + cell.source if cell.mode != "notebook" else cell.source
     if cell.mode == "doctest":
         return compile(padded, filename, "single", dont_inherit=True), None
-    if cell.mode != "notebook":
+    if cell.mode not in ("notebook", "page"):
         return compile(padded, filename, "exec", dont_inherit=True), None
     tree = ast.parse(padded, filename)
     last = None
@@ -259,7 +292,12 @@ def _run_cell(cell: Cell, namespace: dict, filename: str, run: CellRun, clock: _
             exec(code, namespace)
             if last is not None:
                 value = eval(last, namespace)
-                if value is not None:
+                if value is not None and cell.mode == "page":
+                    try:
+                        run.displayed = display_text(value) + "\n"
+                    except Exception:  # noqa: BLE001 - a repr that fails: a script would not show it
+                        run.displayed = None
+                elif value is not None:
                     namespace["_"] = value
                     shown = value
                     text = display_text(value)
@@ -349,6 +387,7 @@ def run_document(doc: Document, check: bool = True, alias_torch: bool = True, ce
                 _run_cell(cell, namespace, filename, run, clock)
                 run.ids = list(ids)
                 run.drew = generators.drew()
+                run.uninitialised = generators.read_uninitialised()
                 if log is not None:
                     checks = list(log[before:])
                     run.sympy = summarise_checks(checks)
@@ -360,6 +399,7 @@ def run_document(doc: Document, check: bool = True, alias_torch: bool = True, ce
             if checker is not None:
                 checker.__exit__(None, None, None)
             calls.stop()
+            generators.stop()
     while len(runs) < len(doc.cells):
         runs.append(CellRun())
     return runs

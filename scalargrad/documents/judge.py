@@ -43,6 +43,7 @@ from .named_differences import (
     EXPLANATIONS,
     MODULEDICT_ORDER,
     ORDERED_DICT_SPELLING,
+    UNINITIALISED,
     UNSEEDED,
     WARNINGS,
     warning_change,
@@ -102,6 +103,15 @@ def _defined_names(source: str) -> set:
     return names
 
 
+def _loaded_names(source: str) -> set:
+    """Names a cell's code reads."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+
+
 def _skip_reason(run: CellRun, failed: list[tuple[int, set]]) -> str:
     """Why an exception means "could not be checked" rather than "error" ("" if it does not)."""
     if run.error_kind == "name" and run.error_name:
@@ -147,12 +157,13 @@ class _Judged:
 
 
 def _compare_text(want: str, texts: list[str], variants: list[tuple[str, list[str]]], ids: frozenset, judged: _Judged,
-                  part: str) -> tuple[bool, str, str]:
+                  part: str, varies: str = UNSEEDED) -> tuple[bool, str, str]:
     """Match the document's ``want`` with scalargrad's ``texts`` (this run and the reruns), or
-    a variant of them a rule gives; returns (equal, first difference, diff)."""
+    a variant of them (a rule's, or another reading of the cell: rule ""); returns (equal,
+    first difference, diff)."""
     first = None
     for rule, alt in [("", texts)] + variants:
-        m = match(want, template(alt, ids))
+        m = match(want, template(alt, ids, varies))
         if m.equal:
             if rule:
                 judged.name(rule)
@@ -217,6 +228,10 @@ def _compare_warnings(shown: list[str], given: list[str], judged: _Judged) -> st
 
 def _variants(cell: Cell, runs: list[CellRun], texts: list[str]) -> list[tuple[str, list[str]]]:
     out = []
+    if cell.mode == "page" and runs[0].displayed is not None:
+        # a page made from a notebook shows the block's last expression as it was displayed
+        texts = [t + (r.displayed or "") for r, t in zip(runs, texts)]
+        out.append(("", texts))
     sorted_md = [moduledict_sorted(normalise(t)) for t in texts]
     if sorted_md[0] is not None:
         out.append((MODULEDICT_ORDER, [s if s is not None else normalise(t) for s, t in zip(sorted_md, texts)]))
@@ -226,7 +241,7 @@ def _variants(cell: Cell, runs: list[CellRun], texts: list[str]) -> list[tuple[s
     return out
 
 
-def _compare(cell: Cell, runs: list[CellRun]) -> Verdict:
+def _compare(cell: Cell, runs: list[CellRun], varies: str) -> Verdict:
     exp = cell.expected
     main = runs[0]
     judged = _Judged()
@@ -246,7 +261,7 @@ def _compare(cell: Cell, runs: list[CellRun]) -> Verdict:
             want = texts[0]
         else:
             want = want.replace("<BLANKLINE>", "")
-    equal, detail, diff = _compare_text(want, texts, _variants(cell, runs, texts), ids, judged, "output")
+    equal, detail, diff = _compare_text(want, texts, _variants(cell, runs, texts), ids, judged, "output", varies)
     if not equal:
         return Verdict("differs", detail, diff=diff)
     if exp.error is not None:
@@ -254,7 +269,7 @@ def _compare(cell: Cell, runs: list[CellRun]) -> Verdict:
         raised = [_error_text(r.error) for r in runs if r.ran and r.error]
         if cell.options & doctest.IGNORE_EXCEPTION_DETAIL:
             shown, raised = shown.split(":")[0], [r.split(":")[0] for r in raised]
-        equal, _, _ = _compare_text(shown, raised or [""], [], ids, judged, "error")
+        equal, _, _ = _compare_text(shown, raised or [""], [], ids, judged, "error", varies)
         if not equal:
             return Verdict("differs", f"the document shows {shown!r}, scalargrad raises {_error_text(main.error)!r}")
     if exp.warnings is not None:
@@ -267,7 +282,8 @@ def _compare(cell: Cell, runs: list[CellRun]) -> Verdict:
     return Verdict("named difference", detail, differences=judged.names, excused=judged.excused)
 
 
-def judge_cell(cell: Cell, runs: list[CellRun], failed: list[tuple[int, set]], stopped: str = "") -> Verdict:
+def judge_cell(cell: Cell, runs: list[CellRun], failed: list[tuple[int, set]], stopped: str = "",
+               varies: str = UNSEEDED) -> Verdict:
     """The verdict on ``cell`` given what it did in each run (``runs[0]``, then the reruns
     from other unseeded generator states, if any); ``failed`` lists the earlier cells that did
     not run to the end and the names they would have defined; ``stopped``: why the document's
@@ -290,7 +306,7 @@ def judge_cell(cell: Cell, runs: list[CellRun], failed: list[tuple[int, set]], s
     if cell.expected.error is not None and run.error is None:
         return Verdict("differs", f"the document shows {_error_text(cell.expected.error)!r}, scalargrad runs "
                                   "without error")
-    return _compare(cell, runs)
+    return _compare(cell, runs, varies)
 
 
 def judge_document(doc: Document, runs: list[CellRun], reruns: list[list[CellRun]] | None = None) -> list[Verdict]:
@@ -299,10 +315,24 @@ def judge_document(doc: Document, runs: list[CellRun], reruns: list[list[CellRun
     reruns = reruns or []
     verdicts = []
     failed: list[tuple[int, set]] = []  # cells that did not run to the end: what they would define
+    stale: dict = {}  # a name a cell that did not run to the end should have (re)defined -> that cell
     stopped = ""
+    # what makes the runs differ: unseeded draws, or else only uninitialised memory
+    varies = UNSEEDED if any(r.drew for r in runs) or not any(r.uninitialised for r in runs) else UNINITIALISED
     for k, (cell, run) in enumerate(zip(doc.cells, runs)):
         others = [r[k] for r in reruns if k < len(r)]
-        v = judge_cell(cell, [run] + others, failed, stopped)
+        v = judge_cell(cell, [run] + others, failed, stopped, varies)
+        if v.status in ("differs", "error"):
+            # a value an earlier failing cell should have made: that cell is where it went wrong
+            used = sorted((n for n in _loaded_names(cell.source) if n in stale), key=lambda n: stale[n])
+            if used:
+                v = Verdict("skipped", f"needs {used[0]!r} from cell {stale[used[0]]}, which did not run to the end")
+        bound = _defined_names(cell.source)
+        if run.error is not None or cell.skip or run.timed_out or not run.ran:
+            stale.update(dict.fromkeys(bound, cell.index))
+        else:
+            for name in bound:
+                stale.pop(name, None)
         if run.timed_out.startswith("stopped when the document"):
             stopped = f"the document's time limit ran out in cell {cell.index}"
         elif run.timed_out.startswith("the check of the document"):
@@ -317,8 +347,9 @@ def judge_document(doc: Document, runs: list[CellRun], reruns: list[list[CellRun
             v.notes.append(f"{run.unchecked} backward call(s) not proved with SymPy (over the limit of "
                            f"{CHECK_LIMIT} per document)")
         if run.drew:
-            v.notes.append("draws from a random generator the document does not seed"
-                           + ("" if reruns else " (not run again: its numbers are compared as they are)"))
+            v.notes.append("draws from a random generator the document does not seed")
+        if run.uninitialised:
+            v.notes.append("makes a tensor of uninitialised memory (torch.empty)")
         if run.ran:
             s = run.sympy or {"summary": "n/a", "ok": None}
             v.sympy, v.sympy_ok = s["summary"], s["ok"]

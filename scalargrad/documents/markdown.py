@@ -222,7 +222,7 @@ def add_cells(doc: Document, pairs: list[tuple[Block, Block | None]]) -> Documen
             cells = examples_in(block.text, block.line)
         else:
             expected = _expected(output.text) if output is not None else None
-            cells = [Cell(index=0, line=block.line, source=block.text, mode="exec", expected=expected)]
+            cells = [Cell(index=0, line=block.line, source=block.text, mode="page", expected=expected)]
         for cell in cells:
             cell.index = len(doc.cells) + 1
             doc.cells.append(cell)

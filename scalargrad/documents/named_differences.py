@@ -24,6 +24,9 @@ records every place it used one (the verdict lists them with the lines they excu
   line breaks); a token is never joined with or split from another.
 - ``UNSEEDED``: a number that differs between runs of the document from other unseeded
   generator states (the cell's output depends on a draw the document did not seed).
+- ``UNINITIALISED``: the same, in a document that drew nothing unseeded but printed a tensor
+  of uninitialised memory (``torch.empty``), which scalargrad fills with different numbers in
+  each run, as PyTorch's memory holds anything.
 - ``WARNINGS``: a warning PyTorch 2.13 gives where an older PyTorch gave none or another one,
   as ``WARNING_CHANGES`` lists them; any other difference of warnings is a difference.
 """
@@ -34,8 +37,8 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["NODE_NAMES", "ANGLE_BRACKETS", "ORDERED_DICT", "ORDERED_DICT_SPELLING", "MODULEDICT_ORDER",
-           "DICT_KEYS_SORTED", "WHITE_SPACE", "UNSEEDED", "WARNINGS", "EXPLANATIONS", "HISTORICAL_NODE_NAMES",
-           "historical_node_name", "WarningChange", "WARNING_CHANGES", "warning_change"]
+           "DICT_KEYS_SORTED", "WHITE_SPACE", "UNSEEDED", "UNINITIALISED", "WARNINGS", "EXPLANATIONS",
+           "HISTORICAL_NODE_NAMES", "historical_node_name", "WarningChange", "WARNING_CHANGES", "warning_change"]
 
 NODE_NAMES = "node names of an older PyTorch"
 ANGLE_BRACKETS = "text in angle brackets dropped"
@@ -45,6 +48,7 @@ MODULEDICT_ORDER = "ModuleDict order"
 DICT_KEYS_SORTED = "dict keys sorted"
 WHITE_SPACE = "white space"
 UNSEEDED = "unseeded random numbers"
+UNINITIALISED = "uninitialised memory"
 WARNINGS = "warnings differ"
 
 EXPLANATIONS = {
@@ -63,6 +67,8 @@ EXPLANATIONS = {
     UNSEEDED: "the number differs between runs of the document from other unseeded generator states: the cell "
               "draws random numbers the document does not seed (PyTorch seeds its generator from the "
               "operating system)",
+    UNINITIALISED: "the number differs between runs of the document: it was printed from a tensor whose memory "
+                   "was not initialised (torch.empty, torch.Tensor(2, 3)), which holds anything",
     WARNINGS: "a warning of PyTorch 2.13 that an older PyTorch did not give, or gave in other words",
 }
 
