@@ -507,9 +507,9 @@ def test_a_cell_that_hangs_is_stopped_and_the_others_keep_their_verdicts(tmp_pat
     assert statuses(entry) == [("reproduced", ""), ("timed out", "stopped after 1 s (the time limit of a cell)"),
                                ("reproduced", "")]
     assert not entry.get("crashed") and exit_status([entry]) == 1
-    [entry] = check_documents([str(page)], cell_timeout=60, doc_timeout=1)
+    [entry] = check_documents([str(page)], cell_timeout=60, doc_timeout=8)
     assert statuses(entry) == [
-        ("reproduced", ""), ("timed out", "stopped when the document had run 1 s (its time limit)"),
+        ("reproduced", ""), ("timed out", "stopped when the document had run 8 s (its time limit)"),
         ("skipped", "not run: the document's time limit ran out in cell 2")]
 
 
@@ -521,10 +521,10 @@ def test_a_run_that_cannot_stop_itself_is_killed_and_keeps_its_verdicts(tmp_path
     page.write_text("```python\nprint(3)\n```\n\n```\n3\n```\n\n```python\nimport signal, time\n"
                     "signal.signal(signal.SIGALRM, signal.SIG_IGN)\ntime.sleep(60)\n```\n\n```python\nprint(4)\n```\n",
                     encoding="utf-8")
-    [entry] = check_documents([str(page)], doc_timeout=1)
+    [entry] = check_documents([str(page)], doc_timeout=8)
     assert entry["crashed"] and entry["error"] is None
     assert statuses(entry) == [("reproduced", ""), ("timed out", "the check of the document was killed: timed out "
-                                                                  "after 2 s"),
+                                                                  "after 9 s"),
                                ("skipped", "not run: the check of the document was stopped in cell 2")]
     assert exit_status([entry]) == 1
 

@@ -122,9 +122,10 @@ def _assumed_imports(doc: Document) -> None:
 
 
 def run_cells(path: str, check: bool, alias_torch: bool, cell_timeout: float | None, doc_timeout: float | None,
-              progress_path: str | None = None) -> dict:
-    """Run the document once, here; ``{"runs": [cell records]}`` or ``{"error": why it cannot
-    be read}``. With ``progress_path``, each cell's record is also appended there as it ends."""
+              progress_path: str | None = None, last_cell: int | None = None) -> dict:
+    """Run the document once, here (its cells up to ``last_cell``); ``{"runs": [cell
+    records]}`` or ``{"error": why it cannot be read}``. With ``progress_path``, each cell's
+    record is also appended there as it ends."""
     from .execute import run_document
 
     try:
@@ -137,7 +138,7 @@ def run_cells(path: str, check: bool, alias_torch: bool, cell_timeout: float | N
             with open(progress_path, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(run.as_dict()) + "\n")
     runs = run_document(doc, check=check, alias_torch=alias_torch, cell_timeout=cell_timeout,
-                        doc_timeout=doc_timeout, progress=progress)
+                        doc_timeout=doc_timeout, progress=progress, last_cell=last_cell)
     return {"runs": [r.as_dict() for r in runs]}
 
 
@@ -228,13 +229,29 @@ def check_documents(paths: list[str], jobs: int = 1, check: bool = True, cell_ti
         if i not in todo:
             finish(i, {"error": docs[i]}, [])
     runner = _Runs(cell_timeout, doc_timeout, alias_torch)
-    first = runner.run([(paths[i], check) for i in todo], jobs)
-    again_for = [i for i, r in zip(todo, first) if reruns and _drew(r)]
-    again = runner.run([(paths[i], False) for i in again_for for _ in range(reruns)], jobs)
+    first = runner.run([(paths[i], check, None) for i in todo], jobs)
+    again_for = [(i, r) for i, r in zip(todo, first) if reruns and _drew(r)]
+    again = runner.run([(paths[i], False, _rerun_limits(r, doc_timeout)) for i, r in again_for
+                        for _ in range(reruns)], jobs)
+    again_for = [i for i, _ in again_for]
     extra = {i: again[k * reruns:(k + 1) * reruns] for k, i in enumerate(again_for)}
     for i, r in zip(todo, first):
         finish(i, r, extra.get(i, []))
     return entries
+
+
+def _rerun_limits(result: dict, doc_timeout: float) -> tuple:
+    """A rerun runs the cells the first run finished (not one that timed out, nor any after),
+    within twice the time they took (and a minute), at most the document's limit."""
+    runs = result.get("runs", [])
+    last = 0
+    for k, r in enumerate(runs, 1):
+        if r.get("timed_out"):
+            break
+        if r.get("ran"):
+            last = k
+    seconds = sum(r.get("seconds", 0.0) for r in runs[:last])
+    return last, min(doc_timeout, 2 * seconds + 60)
 
 
 def _drew(result: dict) -> bool:
@@ -248,35 +265,39 @@ class _Runs:
     def __init__(self, cell_timeout: float, doc_timeout: float, alias_torch: bool) -> None:
         self.cell_timeout, self.doc_timeout, self.alias_torch = cell_timeout, doc_timeout, alias_torch
 
-    def run(self, work: list[tuple[str, bool]], jobs: int) -> list[dict]:
+    def run(self, work: list[tuple[str, bool, tuple | None]], jobs: int) -> list[dict]:
+        """Run each (path, check, (last cell, time limit) or None) once."""
         from .. import warm_worker
 
         if not work:
             return []
+        limits = [(None, self.doc_timeout) if lim is None else lim for _, _, lim in work]
         if not self.alias_torch:
-            return [run_cells(os.path.abspath(p), c, False, self.cell_timeout, self.doc_timeout) for p, c in work]
+            return [run_cells(os.path.abspath(p), c, False, self.cell_timeout, t, None, last)
+                    for (p, c, _), (last, t) in zip(work, limits)]
         with tempfile.TemporaryDirectory(prefix="scalargrad-documents-") as tmp:
             progress = [os.path.join(tmp, f"progress-{k}.jsonl") for k in range(len(work))]
             if warm_worker.fork_available():
                 warm_worker.warm_up()
-                tasks = [warm_worker.Task(run_cells, (os.path.abspath(p), c, True, self.cell_timeout,
-                                                      self.doc_timeout, progress[k]))
-                         for k, (p, c) in enumerate(work)]
-                finished = warm_worker.run_tasks(tasks, jobs=jobs, timeout=self.doc_timeout + _GRACE)
+                tasks = [warm_worker.Task(run_cells, (os.path.abspath(p), c, True, self.cell_timeout, t, progress[k],
+                                                      last))
+                         for k, ((p, c, _), (last, t)) in enumerate(zip(work, limits))]
+                finished = warm_worker.run_tasks(tasks, jobs=jobs, timeout=max(t for _, t in limits) + _GRACE)
                 return [f.result if f.result is not None else _partial(progress[k], _ending(f.ending))
                         for k, f in enumerate(finished)]
-            return [self._fresh(os.path.abspath(p), c, progress[k]) for k, (p, c) in enumerate(work)]
+            return [self._fresh(os.path.abspath(p), c, progress[k], last, t)
+                    for k, ((p, c, _), (last, t)) in enumerate(zip(work, limits))]
 
-    def _fresh(self, path: str, check: bool, progress_path: str) -> dict:
+    def _fresh(self, path: str, check: bool, progress_path: str, last: int | None, limit: float) -> dict:
         code = ("import json, sys; from scalargrad.documents import run_cells; "
                 "print(json.dumps(run_cells(sys.argv[1], sys.argv[2] == '1', True, float(sys.argv[3]), "
-                "float(sys.argv[4]), sys.argv[5])))")
+                "float(sys.argv[4]), sys.argv[5], int(sys.argv[6]) if sys.argv[6] else None)))")
         try:
             proc = subprocess.run([sys.executable, "-c", code, path, "1" if check else "0", str(self.cell_timeout),
-                                   str(self.doc_timeout), progress_path], capture_output=True, text=True,
-                                  encoding="utf-8", timeout=self.doc_timeout + _GRACE)
+                                   str(limit), progress_path, "" if last is None else str(last)],
+                                  capture_output=True, text=True, encoding="utf-8", timeout=limit + _GRACE)
         except subprocess.TimeoutExpired:
-            return _partial(progress_path, f"was killed after {self.doc_timeout + _GRACE:.0f} s")
+            return _partial(progress_path, f"was killed after {limit + _GRACE:.0f} s")
         try:
             return json.loads(proc.stdout.strip().splitlines()[-1])
         except (ValueError, IndexError):

@@ -334,11 +334,12 @@ def _run_cell(cell: Cell, namespace: dict, filename: str, run: CellRun, clock: _
 
 
 def run_document(doc: Document, check: bool = True, alias_torch: bool = True, cell_timeout: float | None = None,
-                 doc_timeout: float | None = None, progress: Callable[[int, CellRun], None] | None = None
-                 ) -> list[CellRun]:
-    """Run every cell of ``doc`` (skipped ones excepted) and return what each did.
-    ``alias_torch=False`` runs the cells on whatever ``import torch`` imports (the tests run
-    them on PyTorch itself, to show the verdicts are the same); ``check`` is then pointless."""
+                 doc_timeout: float | None = None, progress: Callable[[int, CellRun], None] | None = None,
+                 last_cell: int | None = None) -> list[CellRun]:
+    """Run every cell of ``doc`` (skipped ones excepted; none after ``last_cell``, a cell's
+    index) and return what each did. ``alias_torch=False`` runs the cells on whatever ``import
+    torch`` imports (the tests run them on PyTorch itself, to show the verdicts are the same);
+    ``check`` is then pointless."""
     from ..proof_summary import summarise_checks
     from ..symbolic import check_every_backward
 
@@ -370,7 +371,7 @@ def run_document(doc: Document, check: bool = True, alias_torch: bool = True, ce
                 runs.append(run)
                 if cell.skip:
                     continue
-                if clock.out_of_time():
+                if clock.out_of_time() or (last_cell is not None and cell.index > last_cell):
                     break
                 if cell.mode == "module":
                     module.__name__ = os.path.splitext(os.path.basename(doc.path))[0]
