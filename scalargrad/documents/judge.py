@@ -228,7 +228,7 @@ def _compare_warnings(shown: list[str], given: list[str], judged: _Judged) -> st
 
 def _variants(cell: Cell, runs: list[CellRun], texts: list[str]) -> list[tuple[str, list[str]]]:
     out = []
-    if cell.mode == "page" and runs[0].displayed is not None:
+    if cell.mode == "page" and runs[0].displayed is not None and runs[0].output.strip():
         # a page made from a notebook shows the block's last expression as it was displayed
         texts = [t + (r.displayed or "") for r, t in zip(runs, texts)]
         out.append(("", texts))
@@ -248,6 +248,9 @@ def _compare(cell: Cell, runs: list[CellRun], varies: str) -> Verdict:
     ids = frozenset(i for r in runs[:1] for i in r.ids)
     want = exp.text
     texts = [r.output for r in runs]
+    if cell.mode == "page" and main.displayed is not None and not main.output.strip():
+        # it printed nothing: as a page made from a notebook, it shows its last expression
+        texts = [t + (r.displayed or "") for r, t in zip(runs, texts)]
     if cell.mode == "notebook" and exp.picture:
         # a plotting cell's displayed result is the figure's repr: only printed text counts
         texts = ["\n".join(ln for ln in t.split("\n") if not re.match(r"^[\[(]?<matplotlib\.|^<Figure", ln))
@@ -324,7 +327,8 @@ def judge_document(doc: Document, runs: list[CellRun], reruns: list[list[CellRun
         v = judge_cell(cell, [run] + others, failed, stopped, varies)
         if v.status in ("differs", "error"):
             # a value an earlier failing cell should have made: that cell is where it went wrong
-            used = sorted((n for n in _loaded_names(cell.source) if n in stale), key=lambda n: stale[n])
+            own = _defined_names(cell.source)  # (a loop variable of its own is no earlier cell's)
+            used = sorted((n for n in _loaded_names(cell.source) - own if n in stale), key=lambda n: stale[n])
             if used:
                 v = Verdict("skipped", f"needs {used[0]!r} from cell {stale[used[0]]}, which did not run to the end")
         bound = _defined_names(cell.source)
