@@ -152,15 +152,16 @@ reproduced, named difference, differs (with a diff), unsupported (the feature na
 timed out, skipped (shell/magic lines, plots, missing files or packages, with the reason) or
 ran (nothing to compare), beside the SymPy proof of its backward calls. Every number must be
 the document's, except those that differ between runs of the document from other unseeded
-generator states (a document that draws unseeded is run three times). The named differences,
-each a precise rule, reported with the lines it excused: node names of an older PyTorch (from
-a table of historical names: LogBackward for LogBackward0), text in angle brackets dropped
-(only where the document lacks a <...> group scalargrad prints), OrderedDict printed as dict,
-ModuleDict order (the entries of one ModuleDict sorted by key), dict keys sorted (a displayed
-dict, IPython before 5), white space (between tokens, never joining them), unseeded random
-numbers, warnings differ (a warning PyTorch 2.13 gives where 1.x gave none or another, from a
-table). Each document runs in a process of its own; a document that cannot be read is one
-line on stderr.
+generator states (a document that draws unseeded, or prints uninitialised memory, is run
+three times). The named differences, each a precise rule, reported with the lines it
+excused: node names of an older PyTorch (from a table of historical names: LogBackward for
+LogBackward0), text in angle brackets dropped (only where the document lacks a <...> group
+scalargrad prints), OrderedDict printed as dict, ModuleDict order (the entries of one
+ModuleDict sorted by key), dict keys sorted (a displayed dict, IPython before 5), white space
+(between tokens, never joining them), unseeded random numbers, uninitialised memory
+(torch.empty's numbers, different in each run), warnings differ (a warning PyTorch 2.13 gives
+where 1.x gave none or another, from a table). Each document runs in a process of its own; a
+document that cannot be read is one line on stderr.
 
 --timeout SECONDS stops a cell that runs longer (default 300; the next cell runs);
 --document-timeout SECONDS stops a document that runs longer (default 1800), keeping the
