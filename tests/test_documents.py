@@ -829,3 +829,20 @@ def test_numbers_of_uninitialised_memory_are_attributed(tmp_path):
     import scalargrad
 
     assert scalargrad.empty(2).tolist() == [0.0, 0.0]
+
+
+def test_memory_scalargrad_allocates_and_initialises_is_not_uninitialised():
+    import scalargrad
+    from scalargrad._tensor import factories
+
+    memory = factories.UNINITIALISED
+    saved = memory.source, memory.reads
+    memory.source, memory.reads = (lambda n, dt: [7.0] * n), 0
+    try:
+        scalargrad.manual_seed(0)
+        scalargrad.nn.Linear(3, 2)  # allocates its weight with empty, then initialises it
+        assert memory.reads == 0
+        assert scalargrad.empty(2).tolist() == [7.0, 7.0]  # the document's own empty
+        assert memory.reads == 1
+    finally:
+        memory.source, memory.reads = saved

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 import warnings
 
 from .._base import dtypes, rng
@@ -319,12 +320,21 @@ UNINITIALISED = _Uninitialised()
 
 
 def uninitialised(n: int, dt) -> list:
-    """The elements of a new tensor of ``n`` elements whose memory is not initialised."""
+    """The elements of a new tensor of ``n`` elements whose memory is not initialised: zeros
+    where scalargrad itself asked for it (``nn.Linear`` initialises what it allocates)."""
     source = UNINITIALISED.source
-    if source is None or not n:
+    if source is None or not n or _asked_by_scalargrad():
         return [0] * n
     UNINITIALISED.reads += 1
     return source(n, dt)
+
+
+def _asked_by_scalargrad() -> bool:
+    """Whether the first caller outside the tensor layer is scalargrad's own code."""
+    f = sys._getframe(2)
+    while f is not None and f.f_globals.get("__name__", "").startswith("scalargrad._tensor"):
+        f = f.f_back
+    return f is not None and f.f_globals.get("__name__", "").startswith("scalargrad.")
 
 
 def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
