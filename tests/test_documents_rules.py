@@ -217,3 +217,12 @@ def test_warning_rules():
     assert warning_change("UserWarning: something else", "FutureWarning: " + FULL) is None
     assert warning_change("UserWarning: the document's own", None) is None  # shown, not given: a difference
     assert warning_change(None, "UserWarning: Implicit dimension choice for softmax has been deprecated.") is None
+
+
+def test_a_whole_line_in_angle_brackets_needs_the_empty_line_html_leaves():
+    printed = "0.weight torch.Size([3])\n<class 'generator'>\n0.bias torch.Size([3])"
+    # HTML swallowed the line: the page keeps it empty
+    assert rules("0.weight torch.Size([3])\n\n0.bias torch.Size([3])", printed) == [WHITE_SPACE, ANGLE_BRACKETS]
+    # the line is gone: a dropped line, not dropped text
+    assert rules("0.weight torch.Size([3])\n0.bias torch.Size([3])", printed) is None
+    assert rules("0.bias torch.Size([3])", "<class 'generator'>\n0.bias torch.Size([3])") is None

@@ -359,9 +359,9 @@ class Match:
         return seen
 
 
-def _angle_groups(items: list[Item]) -> dict[int, int]:
-    """Template position of each ``<`` that opens a ``<...>`` group on one line -> the
-    position after its ``>``."""
+def _angle_groups(items: list[Item]) -> dict[int, tuple[int, bool]]:
+    """Template position of each ``<`` that opens a ``<...>`` group on one line -> (the
+    position after its ``>``, whether the group is the whole line)."""
     groups, stack = {}, []
     for i, it in enumerate(items):
         if it.kind != "lit":
@@ -371,7 +371,9 @@ def _angle_groups(items: list[Item]) -> dict[int, int]:
         elif it.text == ">" and stack:
             j = stack.pop()
             if items[j].line == it.line:
-                groups[j] = i + 1
+                alone = ((j == 0 or items[j - 1].line != it.line)
+                         and (i + 1 == len(items) or items[i + 1].line != it.line))
+                groups[j] = (i + 1, alone)
     return groups
 
 
@@ -390,7 +392,7 @@ def match(want: str, tpl: Template) -> Match:
     events0: tuple = ()
     if tpl.lead is not None and lead != tpl.lead:
         events0 = (Excused(WHITE_SPACE, 0, 0, lead, tpl.lead),)
-    states = _closure({start: events0}, items, skips, -1)
+    states = _closure({start: events0}, items, skips, None)
     for j, d in enumerate(doc):
         nxt: dict = {}
         for (i, wraps, phase), ev in states.items():
@@ -398,7 +400,7 @@ def match(want: str, tpl: Template) -> Match:
                 _keep(nxt, state, ev + extra(j))
         if not nxt:
             return _failed(doc, j, items, states, tpl)
-        states = _closure(nxt, items, skips, d.line)
+        states = _closure(nxt, items, skips, d)
     finals = [ev for (i, wraps, phase), ev in states.items() if i == n and phase == 0]
     if not finals:
         return _failed(doc, len(doc), items, states, tpl)
@@ -412,9 +414,12 @@ def _keep(states: dict, state, events: tuple) -> None:
         states[state] = events
 
 
-def _closure(states: dict, items: list, skips: dict, line: int) -> dict:
+def _closure(states: dict, items: list, skips: dict, prev: Token | None) -> dict:
     """Add the states reachable without reading a token: past a hole, past a ``<...>`` group
-    the document lacks (after its token on ``line``)."""
+    the document lacks (after its token ``prev``). A group that is a whole line is taken
+    only where the document has a blank line in its place (HTML leaves the line empty; a
+    line dropped from the output leaves nothing)."""
+    line = prev.line if prev is not None else 0
     todo = list(states.items())
     while todo:
         (i, wraps, phase), ev = todo.pop()
@@ -423,9 +428,9 @@ def _closure(states: dict, items: list, skips: dict, line: int) -> dict:
         targets = []
         if items[i].kind == "hole":
             targets.append(((i + 1, wraps, 0), ()))
-        if i in skips:
+        if i in skips and (not skips[i][1] or (prev is not None and prev.gap.count("\n") >= 2)):
             it = items[i]
-            close = skips[i]
+            close = skips[i][0]
             dropped = "".join(x.text + (x.gap or "") for x in items[i:close]).strip()
             targets.append(((close, wraps, 0), (("skip", it.line, dropped),)))
         for state, extra in targets:
