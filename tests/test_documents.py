@@ -831,6 +831,18 @@ def test_numbers_of_uninitialised_memory_are_attributed(tmp_path):
     assert scalargrad.empty(2).tolist() == [0.0, 0.0]
 
 
+def test_a_failing_cell_makes_stale_only_the_names_it_did_not_bind(tmp_path):
+    cells = [("import torch\nx = torch.tensor(2.0)\nz = torch.tensor(1.0)\n", []),
+             # torch and y are bound before the error; z is not (it keeps its old value)
+             ("import torch\ny = x * 3\nz = x.frobnicate()\n", []),
+             ("print(y)\n", stdout("tensor(7.)\n")),  # y was made: a real difference
+             ("print(z)\n", stdout("tensor(8.)\n"))]  # z was not: the earlier cell is where it went wrong
+    entry = document_report(notebook(cells, tmp_path / "stale.ipynb"))
+    assert statuses(entry)[2:] == [
+        ("differs", "line 1: the document shows 'tensor(7.)', scalargrad prints 'tensor(6.)'"),
+        ("skipped", "needs 'z' from cell 2, which did not run to the end")]
+
+
 def test_memory_scalargrad_allocates_and_initialises_is_not_uninitialised():
     import scalargrad
     from scalargrad._tensor import factories

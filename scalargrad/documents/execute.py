@@ -74,6 +74,7 @@ class CellRun:
     timed_out: str = ""  # why it was stopped ("the cell's time limit, 60 s")
     drew: bool = False  # it drew from a random generator the document did not seed
     uninitialised: bool = False  # it made a tensor of uninitialised memory (torch.empty)
+    unbound: list | None = None  # it did not run to the end: the names its code binds that it did not bind
     ids: list = field(default_factory=list)  # id() values it computed
 
     def as_dict(self) -> dict:
@@ -385,7 +386,12 @@ def run_document(doc: Document, check: bool = True, alias_torch: bool = True, ce
                 filename = doc.path if cell.mode != "notebook" else f"{doc.path} (cell {cell.index})"
                 before, made_before = (len(log) if log is not None else 0), calls.count
                 del ids[:]
+                names = _bound_names(cell.source)
+                old = {n: namespace.get(n, _MISSING) for n in names}
                 _run_cell(cell, namespace, filename, run, clock)
+                if run.error is not None or run.timed_out:
+                    run.unbound = sorted(n for n in names if namespace.get(n, _MISSING) is old[n])
+                del old
                 run.ids = list(ids)
                 run.drew = generators.drew()
                 run.uninitialised = generators.read_uninitialised()
@@ -404,6 +410,34 @@ def run_document(doc: Document, check: bool = True, alias_torch: bool = True, ce
     while len(runs) < len(doc.cells):
         runs.append(CellRun())
     return runs
+
+
+_MISSING = object()
+
+
+def _bound_names(source: str) -> set:
+    """The names a cell's code binds at its top level or in its loops and blocks (not inside
+    its functions and classes)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names: set = set()
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+            continue
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+                names.add(child.id)
+            else:
+                todo.append(child)  # (a function or class met here: its name only, above)
+    return names
 
 
 class _BackwardCounter:

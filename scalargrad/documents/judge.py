@@ -292,7 +292,10 @@ def judge_cell(cell: Cell, runs: list[CellRun], failed: list[tuple[int, set]], s
     not run to the end and the names they would have defined; ``stopped``: why the document's
     run ended before this cell, if it did."""
     run = runs[0]
-    runs = [run] + [r for r in runs[1:] if r.ran]
+    # a rerun in which the cell ended otherwise (an error, or none, or the time limit) says
+    # nothing about which of its numbers vary
+    runs = [run] + [r for r in runs[1:] if r.ran and not r.timed_out and (r.error is None) == (run.error is None)
+                    and _error_text(r.error).split(":")[0] == _error_text(run.error).split(":")[0]]
     if cell.skip:
         return Verdict("skipped", cell.skip)
     if not run.ran:
@@ -333,7 +336,10 @@ def judge_document(doc: Document, runs: list[CellRun], reruns: list[list[CellRun
                 v = Verdict("skipped", f"needs {used[0]!r} from cell {stale[used[0]]}, which did not run to the end")
         bound = _defined_names(cell.source)
         if run.error is not None or cell.skip or run.timed_out or not run.ran:
-            stale.update(dict.fromkeys(bound, cell.index))
+            missed = bound if run.unbound is None else set(run.unbound)  # (what it did bind is fine)
+            stale.update(dict.fromkeys(missed, cell.index))
+            for name in bound - missed:
+                stale.pop(name, None)
         else:
             for name in bound:
                 stale.pop(name, None)
