@@ -761,9 +761,10 @@ def test_cli_an_unreadable_document_is_one_line_and_the_others_are_checked(tmp_p
     proc = cli("verify", str(bad), str(tmp_path / "missing.md"), str(good), cwd=str(tmp_path))
     assert proc.returncode == 2
     lines = proc.stderr.splitlines()
-    assert len(lines) == 2 and lines[0].startswith(f"scalargrad verify: {bad}: not a notebook (not valid JSON:")
+    assert len(lines) == 2
+    assert lines[0].startswith(f"scalargrad verify: {bad}: cannot be read: not a notebook (not valid JSON:")
     assert lines[1] == f"scalargrad verify: {tmp_path / 'missing.md'}: no such file or directory"
-    assert proc.stdout.startswith(f"{good} (markdown, 1 cells)") and "1 reproduced" in proc.stdout
+    assert proc.stdout.startswith(f"{good} (markdown, 1 cell)\n") and "1 reproduced" in proc.stdout
 
 
 GALLERY_RST = """\
