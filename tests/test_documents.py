@@ -181,7 +181,7 @@ def test_notebook_with_deliberate_mistakes(tmp_path, no_matplotlib):
     assert cells[3]["diff"].split("\n")[2:] == ["@@ -1,2 +1,2 @@", " x.grad tensor(0.6000)", "-q.grad tensor(1.6095)",
                                                 "+q.grad tensor(1.6094)"]
     assert cells[3]["sympy"] == "1 backward: 2 grads agree" and cells[3]["sympy_ok"] is True
-    assert cells[11]["notes"] == ["its picture is not compared"]
+    assert cells[11]["notes"] == ["left out: the import of matplotlib (not installed)", "its picture is not compared"]
     # x.grad: 3/5 from cell 4, plus d(log(x) * x**3)/dx = x**2 + 3 x**2 log(x) = 25 + 75 ln 5 at 5
     assert cells[17]["expected"] is None and cells[17]["produced"] == "tensor(146.3079)\n"
     assert exit_status([entry]) == 1
@@ -871,3 +871,26 @@ def test_memory_scalargrad_allocates_and_initialises_is_not_uninitialised():
         assert memory.reads == 1
     finally:
         memory.source, memory.reads = saved
+
+
+def test_an_import_of_a_package_not_installed_is_left_out_and_the_rest_runs(tmp_path, no_matplotlib):
+    cells = [  # a notebook's first cell, as many begin: the plotting import before torch's
+        ("import matplotlib.pyplot as plt\nimport os, no_such_package_here as nsp\nimport torch\n"
+         "from no_such_package_here.sub import thing\nx = torch.tensor(2.0, requires_grad=True)\nprint(os.sep)\n",
+         stdout("/\n")),
+        ("(x ** 3).backward()\nprint(x.grad)\n", stdout("tensor(13.)\n")),  # 3 x**2 = 12: judged, and wrong
+        ("plt.plot([1, 2])\n", []),
+        ("print(nsp.f(x))\n", stdout("1\n")),
+        ("thing\n", []),
+        ("print(x.grad * 2)\n", stdout("tensor(24.)\n"))]
+    entry = document_report(notebook(cells, tmp_path / "imports.ipynb"))
+    assert statuses(entry) == [
+        ("reproduced", ""),
+        ("differs", "line 1: the document shows 'tensor(13.)', scalargrad prints 'tensor(12.)'"),
+        ("skipped", "draws a plot (matplotlib is not installed)"),
+        ("skipped", "needs the package no_such_package_here, which is not installed"),
+        ("skipped", "needs the package no_such_package_here, which is not installed"),
+        ("reproduced", "")]
+    assert entry["cells"][0]["notes"] == [
+        "left out: the import of matplotlib, no_such_package_here (not installed)"]
+    assert exit_status([entry]) == 1

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib.util
 import io
 import os
 import random
@@ -75,6 +76,7 @@ class CellRun:
     drew: bool = False  # it drew from a random generator the document did not seed
     uninitialised: bool = False  # it made a tensor of uninitialised memory (torch.empty)
     unbound: list | None = None  # it did not run to the end: the names its code binds that it did not bind
+    missing: dict = field(default_factory=dict)  # name an import left out would bind -> its package (not installed)
     ids: list = field(default_factory=list)  # id() values it computed
 
     def as_dict(self) -> dict:
@@ -220,18 +222,50 @@ def _document_context(doc: Document, module: types.ModuleType, alias_torch: bool
             sys.modules["__main__"] = main
 
 
-def _compile(cell: Cell, filename: str):
-    """The cell's code objects: (statements, last expression to display or None)."""
+def _compile(cell: Cell, filename: str, missing: dict):
+    """The cell's code objects: (statements, last expression to display or None). A notebook
+    cell's or a page block's top-level import of a package that is not installed is left out,
+    so that the rest of the cell runs; ``missing`` gets the names it would have bound -> the
+    package (a later use of one fails with NameError, and the judge says which package)."""
     padded = "\n" * (cell.line - 1) + cell.source if cell.mode != "notebook" else cell.source
     if cell.mode == "doctest":
         return compile(padded, filename, "single", dont_inherit=True), None
     if cell.mode not in ("notebook", "page"):
         return compile(padded, filename, "exec", dont_inherit=True), None
     tree = ast.parse(padded, filename)
+    kept = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            present = [a for a in node.names if _absent(a.name) is None]
+            missing.update({(a.asname or a.name).split(".")[0]: _absent(a.name)
+                            for a in node.names if a not in present})
+            if present:
+                node.names = present
+                kept.append(node)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module and _absent(node.module):
+            missing.update({a.asname or a.name: _absent(node.module) for a in node.names})
+        else:
+            kept.append(node)
+    if len(kept) != len(tree.body):
+        tree.body = kept or [ast.copy_location(ast.Pass(), tree.body[0])]
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr) and not cell.source.rstrip().endswith(";"):
         last = compile(ast.Expression(tree.body.pop().value), filename, "eval", dont_inherit=True)
     return compile(tree, filename, "exec", dont_inherit=True), last
+
+
+def _absent(module: str) -> str | None:
+    """The package that importing ``module`` needs if it is not installed (None: it is; torch
+    is always there, as scalargrad)."""
+    top = module.split(".")[0]
+    if top in ("torch", "scalargrad", "__future__"):
+        return None
+    if top in sys.modules:  # (None there: import fails, as for a package not installed)
+        return None if sys.modules[top] is not None else top
+    try:
+        return top if importlib.util.find_spec(top) is None else None
+    except (ImportError, ValueError):
+        return top
 
 
 class _Clock:
@@ -289,7 +323,7 @@ def _run_cell(cell: Cell, namespace: dict, filename: str, run: CellRun, clock: _
     try:
         clock.start()
         try:
-            code, last = _compile(cell, filename)
+            code, last = _compile(cell, filename, run.missing)
             exec(code, namespace)
             if last is not None:
                 value = eval(last, namespace)

@@ -112,18 +112,25 @@ def _loaded_names(source: str) -> set:
     return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
 
 
-def _skip_reason(run: CellRun, failed: list[tuple[int, set]]) -> str:
-    """Why an exception means "could not be checked" rather than "error" ("" if it does not)."""
+def _package_reason(top: str) -> str:
+    if top in _PLOTTING:
+        return f"draws a plot ({top} is not installed)"
+    return f"needs the package {top}, which is not installed"
+
+
+def _skip_reason(run: CellRun, failed: list[tuple[int, set]], absent: dict | None = None) -> str:
+    """Why an exception means "could not be checked" rather than "error" ("" if it does not);
+    ``absent``: names that imports of packages not installed would have bound -> the package."""
+    if run.error_kind == "name" and run.error_name in (absent or {}):
+        return _package_reason(absent[run.error_name])
     if run.error_kind == "name" and run.error_name:
         for index, names in reversed(failed):
             if run.error_name in names:
                 return f"needs {run.error_name!r} from cell {index}, which did not run to the end"
     if run.error_kind == "module" and run.error_name:
         top = run.error_name.split(".")[0]
-        if top in _PLOTTING:
-            return f"draws a plot ({top} is not installed)"
         if top not in ("torch", "scalargrad"):
-            return f"needs the package {top}, which is not installed"
+            return _package_reason(top)
     if run.error_kind == "file":
         return f"needs the file {run.error_name}" if run.error_name else "needs a file that is not there"
     return ""
@@ -286,11 +293,12 @@ def _compare(cell: Cell, runs: list[CellRun], varies: str) -> Verdict:
 
 
 def judge_cell(cell: Cell, runs: list[CellRun], failed: list[tuple[int, set]], stopped: str = "",
-               varies: str = UNSEEDED) -> Verdict:
+               varies: str = UNSEEDED, absent: dict | None = None) -> Verdict:
     """The verdict on ``cell`` given what it did in each run (``runs[0]``, then the reruns
     from other unseeded generator states, if any); ``failed`` lists the earlier cells that did
     not run to the end and the names they would have defined; ``stopped``: why the document's
-    run ended before this cell, if it did."""
+    run ended before this cell, if it did; ``absent``: the names this and earlier cells' imports
+    of packages that are not installed would have bound -> the package."""
     run = runs[0]
     # a rerun in which the cell ended otherwise (an error, or none, or the time limit) says
     # nothing about which of its numbers vary
@@ -305,7 +313,7 @@ def judge_cell(cell: Cell, runs: list[CellRun], failed: list[tuple[int, set]], s
     if run.unsupported is not None:
         return Verdict("unsupported", run.unsupported)
     if run.error is not None and (cell.expected is None or cell.expected.error is None):
-        reason = _skip_reason(run, failed)
+        reason = _skip_reason(run, failed, absent)
         return Verdict("skipped", reason) if reason else Verdict("error", run.error)
     if cell.expected is None:
         return Verdict("ran")
@@ -325,9 +333,11 @@ def judge_document(doc: Document, runs: list[CellRun], reruns: list[list[CellRun
     stopped = ""
     # what makes the runs differ: unseeded draws, or else only uninitialised memory
     varies = UNSEEDED if any(r.drew for r in runs) or not any(r.uninitialised for r in runs) else UNINITIALISED
+    absent: dict = {}  # a name an import of a package not installed would have bound -> the package
     for k, (cell, run) in enumerate(zip(doc.cells, runs)):
         others = [r[k] for r in reruns if k < len(r)]
-        v = judge_cell(cell, [run] + others, failed, stopped, varies)
+        absent.update(run.missing)
+        v = judge_cell(cell, [run] + others, failed, stopped, varies, absent)
         if v.status in ("differs", "error"):
             # a value an earlier failing cell should have made: that cell is where it went wrong
             own = _defined_names(cell.source)  # (a loop variable of its own is no earlier cell's)
@@ -349,6 +359,9 @@ def judge_document(doc: Document, runs: list[CellRun], reruns: list[list[CellRun
             stopped = f"the check of the document was stopped in cell {cell.index}"
         if run.error is not None or cell.skip or run.timed_out or not run.ran:
             failed.append((cell.index, _defined_names(cell.source)))
+        if run.missing:
+            v.notes.append("left out: the import of " + ", ".join(sorted(set(run.missing.values())))
+                           + " (not installed)")
         if cell.skipped_lines:
             v.notes.append("left out (IPython shell or magic): " + "; ".join(cell.skipped_lines))
         if cell.expected is not None and cell.expected.picture:
