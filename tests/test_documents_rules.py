@@ -54,6 +54,7 @@ def test_what_never_counts():
     ("LogBackward", "LogBackward0"), ("ThAddBackward", "AddBackward0"), ("ThnnConv2DBackward", "ConvolutionBackward0"),
     ("MkldnnConvolutionBackward", "ConvolutionBackward0"), ("AddmmBackward", "AddmmBackward0"),
     ("ThAddmmBackward", "AddmmBackward0"), ("NllLossBackward", "NllLossBackward0"), ("MeanBackward1", "MeanBackward0"),
+    ("AddBackward", "AddBackward0"), ("MulBackward", "MulBackward0"), ("SubBackward", "SubBackward0"),
 ])
 def test_historical_node_names(shown, printed):
     assert rules(f"grad_fn=<{shown}>)", f"grad_fn=<{printed}>)") == [NODE_NAMES]
@@ -68,6 +69,8 @@ def test_historical_node_names(shown, printed):
     ("LogBackward0", "LogBackward"),  # the document has the new name, scalargrad an old one
     ("ThAddBackward", "MulBackward0"),
     ("MeanBackward0", "MeanBackward1"),
+    ("AddBackward", "MulBackward0"), ("MulBackward", "AddBackward0"),  # the old name of another node
+    ("AddBackward", "AddBackward1"),  # nor another index of it
 ])
 def test_other_node_names_differ(shown, printed):
     assert rules(f"grad_fn=<{shown}>)", f"grad_fn=<{printed}>)") is None

@@ -95,6 +95,9 @@ _RENAMED = {
     "ThDivBackward": "DivBackward0", "ThAddmmBackward": "AddmmBackward0", "ThAddmvBackward": "AddmvBackward0",
     "ThAddbmmBackward": "AddbmmBackward0", "ThBaddbmmBackward": "BaddbmmBackward0",
     "ThAddcmulBackward": "AddcmulBackward0", "ThAddcdivBackward": "AddcdivBackward0",
+    # PyTorch 0.4.1 and 1.0 printed the nodes of add, sub and mul without an index (the
+    # tutorials of those years show grad_fn=<AddBackward> beside <MeanBackward1>, <PowBackward0>)
+    "AddBackward": "AddBackward0", "SubBackward": "SubBackward0", "MulBackward": "MulBackward0",
     # older PyTorch (0.4, early 1.x) numbered the mean over all elements 1 ("out = z.mean()")
     "MeanBackward1": "MeanBackward0",
     # every convolution's backward is ConvolutionBackward0 since PyTorch 1.11
