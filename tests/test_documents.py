@@ -894,3 +894,19 @@ def test_an_import_of_a_package_not_installed_is_left_out_and_the_rest_runs(tmp_
     assert entry["cells"][0]["notes"] == [
         "left out: the import of matplotlib, no_such_package_here (not installed)"]
     assert exit_status([entry]) == 1
+
+
+def test_a_differing_cell_of_a_document_that_drew_is_run_more_times(tmp_path):
+    # the number of the cell's loop depends on an unseeded draw but comes out the same in the
+    # first three runs (here: the runs count themselves in a file, so that it is certain)
+    counting = ("import os\nn = int(open('runs').read()) if os.path.exists('runs') else 0\n"
+                "open('runs', 'w').write(str(n + 1))\n")
+    cells = [("import torch\nx = torch.rand(3)\n" + counting, []),
+             ("print(512 if n < 3 else 1024)\n", stdout("2048\n")),  # varies in later runs: excused
+             ("print(7)\n", stdout("8\n"))]  # never varies: a difference after every run
+    entry = document_report(notebook(cells, tmp_path / "loops.ipynb"), check=False)
+    assert statuses(entry)[1:] == [
+        ("named difference", "unseeded random numbers"),
+        ("differs", "line 1: the document shows '8', scalargrad prints '7'")]
+    assert (tmp_path / "runs").read_text() == "7"  # 1 run, 2 reruns, 4 more for the differing cells
+    assert "run 7 times" in entry["note"]

@@ -42,6 +42,7 @@ READERS = {
 }
 
 RERUNS = 2  # runs from other unseeded generator states, for a document that drew unseeded
+CONFIRM_RERUNS = 4  # more of them when a cell of such a document differs: do its numbers vary after all?
 CELL_TIMEOUT = 300.0  # seconds a cell may run
 DOCUMENT_TIMEOUT = 1800.0  # seconds a document may run (each of its runs)
 _GRACE = 30.0  # past the document's limit, a run that did not stop itself is killed
@@ -235,15 +236,31 @@ def check_documents(paths: list[str], jobs: int = 1, check: bool = True, cell_ti
                         for _ in range(reruns)], jobs)
     again_for = [i for i, _ in again_for]
     extra = {i: again[k * reruns:(k + 1) * reruns] for k, i in enumerate(again_for)}
+    # a number can depend on an unseeded draw and yet come out the same in a few runs (a loop
+    # that doubles a random vector until its norm passes 1000 runs 9 or 10 times): where a cell
+    # of such a document differs, more runs (up to that cell) say whether its numbers vary
+    results = dict(zip(todo, first))
+    confirm = [(i, last) for i in again_for if (last := _last_differing(paths[i], docs[i], results[i], extra[i]))]
+    more = runner.run([(paths[i], False, _rerun_limits(results[i], doc_timeout, last)) for i, last in confirm
+                       for _ in range(CONFIRM_RERUNS)], jobs)
+    for k, (i, _) in enumerate(confirm):
+        extra[i] = extra[i] + more[k * CONFIRM_RERUNS:(k + 1) * CONFIRM_RERUNS]
     for i, r in zip(todo, first):
         finish(i, r, extra.get(i, []))
     return entries
 
 
-def _rerun_limits(result: dict, doc_timeout: float) -> tuple:
-    """A rerun runs the cells the first run finished (not one that timed out, nor any after),
-    within twice the time they took (and a minute), at most the document's limit."""
-    runs = result.get("runs", [])
+def _last_differing(path: str, doc: Document, result: dict, reruns: list[dict]) -> int:
+    """The index of the last cell that differs in the judgement from these runs (0: none)."""
+    cells = _entry(path, doc, result, reruns)["cells"]
+    return max((c["index"] for c in cells if c["status"] == "differs"), default=0)
+
+
+def _rerun_limits(result: dict, doc_timeout: float, upto: int | None = None) -> tuple:
+    """A rerun runs the cells the first run finished (not one that timed out, nor any after;
+    none after cell ``upto``), within twice the time they took (and a minute), at most the
+    document's limit."""
+    runs = result.get("runs", [])[:upto]
     last = 0
     for k, r in enumerate(runs, 1):
         if r.get("timed_out"):
