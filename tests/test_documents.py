@@ -910,3 +910,15 @@ def test_a_differing_cell_of_a_document_that_drew_is_run_more_times(tmp_path):
         ("differs", "line 1: the document shows '8', scalargrad prints '7'")]
     assert (tmp_path / "runs").read_text() == "7"  # 1 run, 2 reruns, 4 more for the differing cells
     assert "run 7 times" in entry["note"]
+
+
+def test_an_import_that_a_cell_makes_possible_is_not_left_out(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "helpers_of_the_book.py").write_text("def twice(x):\n    return 2 * x\n", encoding="utf-8")
+    cells = [("import sys\nsys.path.append('lib')\nimport helpers_of_the_book as d2l\nprint(d2l.twice(21))\n",
+              stdout("42\n"))]
+    # and a document that shows the error gets it
+    cells.append(("import no_such_package_here\n",
+                  error("ModuleNotFoundError", "No module named 'no_such_package_here'")))
+    entry = document_report(notebook(cells, tmp_path / "book.ipynb"), check=False)
+    assert statuses(entry) == [("reproduced", ""), ("reproduced", "")] and entry["cells"][0]["notes"] == []

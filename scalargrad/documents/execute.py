@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import importlib.util
 import io
 import os
 import random
@@ -222,50 +221,61 @@ def _document_context(doc: Document, module: types.ModuleType, alias_torch: bool
             sys.modules["__main__"] = main
 
 
-def _compile(cell: Cell, filename: str, missing: dict):
+def _compile(cell: Cell, filename: str):
     """The cell's code objects: (statements, last expression to display or None). A notebook
-    cell's or a page block's top-level import of a package that is not installed is left out,
-    so that the rest of the cell runs; ``missing`` gets the names it would have bound -> the
-    package (a later use of one fails with NameError, and the judge says which package)."""
+    cell's or a page block's top-level import that fails for a package that is not installed
+    is left out (unless the document shows the cell's error), so that the rest of the cell
+    runs: ``_MissingPackages`` records the names it would have bound; a later use of one fails
+    with NameError, and the judge names the package."""
     padded = "\n" * (cell.line - 1) + cell.source if cell.mode != "notebook" else cell.source
     if cell.mode == "doctest":
         return compile(padded, filename, "single", dont_inherit=True), None
     if cell.mode not in ("notebook", "page"):
         return compile(padded, filename, "exec", dont_inherit=True), None
     tree = ast.parse(padded, filename)
-    kept = []
+    shows_error = cell.expected is not None and cell.expected.error is not None
+    body = []
     for node in tree.body:
-        if isinstance(node, ast.Import):
-            present = [a for a in node.names if _absent(a.name) is None]
-            missing.update({(a.asname or a.name).split(".")[0]: _absent(a.name)
-                            for a in node.names if a not in present})
-            if present:
-                node.names = present
-                kept.append(node)
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module and _absent(node.module):
-            missing.update({a.asname or a.name: _absent(node.module) for a in node.names})
+        if shows_error:  # (the document may show the ModuleNotFoundError itself)
+            body.append(node)
+        elif isinstance(node, ast.Import):
+            body += [_guarded(ast.copy_location(ast.Import(names=[a]), node), [(a.asname or a.name).split(".")[0]])
+                     if a.name.split(".")[0] not in _ALWAYS_THERE else ast.copy_location(ast.Import(names=[a]), node)
+                     for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module \
+                and node.module.split(".")[0] not in _ALWAYS_THERE:
+            body.append(_guarded(node, [a.asname or a.name for a in node.names if a.name != "*"]))
         else:
-            kept.append(node)
-    if len(kept) != len(tree.body):
-        tree.body = kept or [ast.copy_location(ast.Pass(), tree.body[0])]
+            body.append(node)
+    tree.body = body
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr) and not cell.source.rstrip().endswith(";"):
         last = compile(ast.Expression(tree.body.pop().value), filename, "eval", dont_inherit=True)
-    return compile(tree, filename, "exec", dont_inherit=True), last
+    return compile(ast.fix_missing_locations(tree), filename, "exec", dont_inherit=True), last
 
 
-def _absent(module: str) -> str | None:
-    """The package that importing ``module`` needs if it is not installed (None: it is; torch
-    is always there, as scalargrad)."""
-    top = module.split(".")[0]
-    if top in ("torch", "scalargrad", "__future__"):
-        return None
-    if top in sys.modules:  # (None there: import fails, as for a package not installed)
-        return None if sys.modules[top] is not None else top
-    try:
-        return top if importlib.util.find_spec(top) is None else None
-    except (ImportError, ValueError):
-        return top
+_ALWAYS_THERE = {"torch", "scalargrad", "__future__"}  # (torch: scalargrad, or PyTorch in the tests)
+_NOTE_MISSING = "__scalargrad_missing_package__"  # its name in the cells' builtins
+
+
+def _guarded(node: ast.stmt, names: list[str]) -> ast.stmt:
+    """``try: <import> except ModuleNotFoundError: <note_missing>(names)``."""
+    note = ast.Expr(ast.Call(ast.Name(_NOTE_MISSING, ast.Load()), [ast.Constant(tuple(names))], []))
+    handler = ast.ExceptHandler(ast.Name("ModuleNotFoundError", ast.Load()), None, [note])
+    return ast.copy_location(ast.Try([node], [handler], [], []), node)
+
+
+class _MissingPackages:
+    """Called where a cell's top-level import failed for a missing package: records the names
+    it would have bound -> the package, in ``into`` (the running cell's ``CellRun.missing``)."""
+
+    def __init__(self) -> None:
+        self.into: dict = {}
+
+    def __call__(self, names: tuple) -> None:
+        exc = sys.exc_info()[1]
+        package = (getattr(exc, "name", None) or "?").split(".")[0]
+        self.into.update(dict.fromkeys(names, package))
 
 
 class _Clock:
@@ -323,7 +333,7 @@ def _run_cell(cell: Cell, namespace: dict, filename: str, run: CellRun, clock: _
     try:
         clock.start()
         try:
-            code, last = _compile(cell, filename, run.missing)
+            code, last = _compile(cell, filename)
             exec(code, namespace)
             if last is not None:
                 value = eval(last, namespace)
@@ -387,7 +397,8 @@ def run_document(doc: Document, check: bool = True, alias_torch: bool = True, ce
         ids.append(value)
         return value
 
-    own_builtins = dict(builtins.__dict__, id=recorded_id)
+    note_missing = _MissingPackages()
+    own_builtins = dict(builtins.__dict__, id=recorded_id, **{_NOTE_MISSING: note_missing})
     module.__dict__.update(__builtins__=own_builtins, display=_display)
     namespaces: dict = {}
     runs: list[CellRun] = []
@@ -422,6 +433,7 @@ def run_document(doc: Document, check: bool = True, alias_torch: bool = True, ce
                 del ids[:]
                 names = _bound_names(cell.source)
                 old = {n: namespace.get(n, _MISSING) for n in names}
+                note_missing.into = run.missing
                 _run_cell(cell, namespace, filename, run, clock)
                 if run.error is not None or run.timed_out:
                     run.unbound = sorted(n for n in names if namespace.get(n, _MISSING) is old[n])
