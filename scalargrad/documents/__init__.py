@@ -23,10 +23,14 @@ import sys
 import tempfile
 from collections.abc import Callable
 
+from .. import warm_worker
 from .cells import Cell, Document, Expected, UnreadableDocument
 from .doctests import read_python
+from .execute import CellRun, run_document
+from .judge import judge_document
 from .markdown import read_markdown
 from .notebook import read_notebook
+from .report import document_entry
 from .restructured import read_restructured
 
 __all__ = ["read_document", "document_report", "check_documents", "expand_paths", "Cell", "Document",
@@ -127,8 +131,6 @@ def run_cells(path: str, check: bool, alias_torch: bool, cell_timeout: float | N
     """Run the document once, here (its cells up to ``last_cell``); ``{"runs": [cell
     records]}`` or ``{"error": why it cannot be read}``. With ``progress_path``, each cell's
     record is also appended there as it ends."""
-    from .execute import run_document
-
     try:
         doc = read_document(path)
     except UnreadableDocument as e:
@@ -154,10 +156,6 @@ def _partial(progress_path: str, ending: str) -> dict:
 
 
 def _entry(path: str, doc: Document | None, result: dict, reruns: list[dict]) -> dict:
-    from .execute import CellRun
-    from .judge import judge_document
-    from .report import document_entry
-
     if doc is None or "error" in result:
         return document_entry(path, None, [], [], error=result.get("error", "cannot be read"))
     runs = [CellRun.from_dict(d) for d in result["runs"]]
@@ -284,8 +282,6 @@ class _Runs:
 
     def run(self, work: list[tuple[str, bool, tuple | None]], jobs: int) -> list[dict]:
         """Run each (path, check, (last cell, time limit) or None) once."""
-        from .. import warm_worker
-
         if not work:
             return []
         limits = [(None, self.doc_timeout) if lim is None else lim for _, _, lim in work]
