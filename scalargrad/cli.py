@@ -31,8 +31,8 @@ EXIT_STATUS = """\
 exit status:
   0  done (verify: no example regressed; verify PATH: every cell reproduced, differs only by a
      named difference, ran or was skipped)
-  1  verify: an example regressed; verify PATH: a cell differs or raised an error, SymPy disagrees
-     with autograd, or a check crashed or timed out; run: the program raised an error (its
+  1  verify: an example regressed; verify PATH: a cell differs, raised an error or timed out,
+     SymPy disagrees with autograd, or a check crashed; run: the program raised an error (its
      traceback, as python shows it)
   2  bad command line: no command, unknown command or option, bad value, missing script,
      directory or document; verify PATH: a document cannot be read, or the PATHs hold no code
@@ -110,34 +110,37 @@ def _verify_catalogue(args: argparse.Namespace, v, examples: list, tty: bool) ->
 
 
 def verify_documents_cmd(args: argparse.Namespace, tty: bool) -> int:
-    """``scalargrad verify PATH...``: each document checked in a process of its own."""
+    """``scalargrad verify PATH...``: each document checked in a process of its own. A document
+    that is missing or cannot be read is one line on stderr; the others are still checked."""
     from .documents import check_documents, expand_paths, report  # the readers and judges load with the command
-
-    for p in args.paths:
-        if not os.path.exists(p):
-            raise UsageError(f"scalargrad verify: {p}: no such file or directory")
 
     def progress(done: int, total: int, path: str) -> None:
         if tty:
             _progress_line(f"verifying [{done}/{total}] {path}")
 
-    entries = check_documents(expand_paths(args.paths), jobs=args.jobs, check=not args.no_check, progress=progress)
+    paths = expand_paths(args.paths)
+    entries = check_documents(paths, jobs=args.jobs, check=not args.no_check, cell_timeout=args.timeout,
+                              doc_timeout=args.document_timeout, progress=progress)
     if tty:
         _progress_line("")
     for e in entries:  # a failure of the command: one line on stderr (the report says it too)
-        if e["error"]:
-            print(f"scalargrad verify: {e['path']}: cannot be read: {e['error']}", file=sys.stderr)
+        if e["error"] and not e.get("crashed"):
+            why = "no such file or directory" if e["error"] == "no such file" else f"cannot be read: {e['error']}"
+            print(f"scalargrad verify: {e['path']}: {why}", file=sys.stderr)
     if not any(e["cells"] for e in entries) and not any(e["error"] for e in entries):
         found = ", ".join(e["path"] for e in entries) or " ".join(args.paths)
         raise UsageError(f"scalargrad verify: nothing to check: no code cells in {found}")
     status = report.exit_status(entries)
+    readable = [e for e in entries if not e["error"] or e.get("crashed")]
     if args.json:
         print(json.dumps({"schema": report.SCHEMA, "summary": report.summary(entries), "exit_status": status,
                           "documents": entries}, ensure_ascii=False, indent=2))
+    elif not readable:
+        pass  # nothing was checked: the lines on stderr say why
     elif args.markdown:
-        print(report.markdown(entries))
+        print(report.markdown(readable))
     else:
-        print(report.table(entries))
+        print(report.table(readable))
     return status
 
 
@@ -149,23 +152,37 @@ hooks, custom Functions, state_dict, printing); exit status 1 while a program di
 for a reason other than a feature its entry lists under "needs".
 
 With PATHs: check your own documents. A notebook (.ipynb: code cells in order, in one
-namespace, against their stored outputs), a Markdown (.md) or reStructuredText (.rst) page
-(Python code blocks, each against the output block after it), or a Python file (.py: the
->>> examples of its docstrings); a directory stands for the notebooks and pages under it.
-Each cell is reported as reproduced, named difference (an older PyTorch's spelling, what the
-page did to white space...), differs (with a diff), unsupported (the feature named), error,
-skipped (shell/magic lines, plots, missing files or packages, with the reason) or ran
-(nothing to compare), beside the SymPy proof of its backward calls. Each document runs in a
-process of its own.
+namespace, against their stored outputs; a cell's last expression shown as IPython's pretty
+printer shows it), a Markdown (.md) or reStructuredText (.rst) page (Python code blocks, each
+against the output block after it), or a Python file (.py: the >>> examples of its
+docstrings); a directory stands for the notebooks and pages under it. Each cell is reported as
+reproduced, named difference, differs (with a diff), unsupported (the feature named), error,
+timed out, skipped (shell/magic lines, plots, missing files or packages, with the reason) or
+ran (nothing to compare), beside the SymPy proof of its backward calls. Every number must be
+the document's, except those that differ between runs of the document from other unseeded
+generator states (a document that draws unseeded, or prints uninitialised memory, is run
+three times). The named differences, each a precise rule, reported with the lines it
+excused: node names of an older PyTorch (from a table of historical names: LogBackward for
+LogBackward0), text in angle brackets dropped (only where the document lacks a <...> group
+scalargrad prints), OrderedDict printed as dict, ModuleDict order (the entries of one
+ModuleDict sorted by key), dict keys sorted (a displayed dict, IPython before 5), white space
+(between tokens, never joining them), unseeded random numbers, uninitialised memory
+(torch.empty's numbers, different in each run), warnings differ (a warning PyTorch 2.13 gives
+where 1.x gave none or another, from a table). Each document runs in a process of its own; a
+document that cannot be read is one line on stderr.
+
+--timeout SECONDS stops a cell that runs longer (default 300; the next cell runs);
+--document-timeout SECONDS stops a document that runs longer (default 1800), keeping the
+verdicts of its cells so far.
 
 exit status (PATHs): 0 all cells reproduced, differ only by named differences, ran or were
-skipped; 1 a cell differs or raised an error, SymPy disagrees with autograd, or a check
-crashed or timed out; 2 a document cannot be read; 3 otherwise, a cell needs a part of
-PyTorch that scalargrad does not implement.
+skipped; 1 a cell differs, raised an error or timed out, SymPy disagrees with autograd, or a
+check crashed; 2 a document cannot be read; 3 otherwise, a cell needs a part of PyTorch that
+scalargrad does not implement.
 
---json (PATHs) prints {"schema": "scalargrad-verify-documents/1", "summary", "exit_status",
+--json (PATHs) prints {"schema": "scalargrad-verify-documents/2", "summary", "exit_status",
 "documents": [{"path", "kind", "error", "note", "cells": [{"index", "line", "status",
-"detail", "differences", "source", "expected", "expected_error", "produced",
+"detail", "differences", "excused", "source", "expected", "expected_error", "produced",
 "produced_error", "diff", "notes", "sympy", "sympy_ok", "seconds"}]}]} (see README.md).
 """
 
@@ -185,6 +202,16 @@ def _positive(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
     return n
+
+
+def _seconds(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not x > 0 or x == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return x
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -212,6 +239,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-k", help="only catalogue examples whose id or document contains this text")
     p.add_argument("--no-check", action="store_true", help="skip the SymPy check of each backward")
     p.add_argument("--jobs", type=_positive, default=os.cpu_count() or 1, help="examples or documents run at once")
+    p.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
+                   help="PATHs: stop a cell that runs longer (default 300); the next cell runs")
+    p.add_argument("--document-timeout", type=_seconds, default=None, metavar="SECONDS",
+                   help="PATHs: stop a document that runs longer (default 1800), keeping the verdicts of "
+                        "its cells so far")
     p.add_argument("--debug", **sub_debug)
     p = sub.add_parser("run", help="run a PyTorch program with torch resolved to scalargrad",
                        epilog=EXIT_STATUS, formatter_class=argparse.RawDescriptionHelpFormatter)

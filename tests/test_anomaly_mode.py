@@ -11,7 +11,9 @@ import scalargrad as torch
 
 ENABLED = ("Anomaly Detection has been enabled. This mode will increase the runtime and should only be enabled "
            "for debugging.")
+# PyTorch 2.13 warns from two lines of python_anomaly_mode.cpp: 122 with a forward traceback, 100 without
 TRIGGERED = " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)"
+TRIGGERED_NO_TRACE = " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:100.)"
 
 
 def _messages(caught) -> list:
@@ -84,7 +86,7 @@ def test_node_made_before_anomaly_mode():
             y.backward()
     assert _messages(caught) == [
         "Error detected in DivBackward0. No forward pass information available. Enable detect anomaly during "
-        "forward pass for more information." + TRIGGERED]
+        "forward pass for more information." + TRIGGERED_NO_TRACE]
 
 
 def test_matches_pytorch(torch_ref):
@@ -105,5 +107,18 @@ def test_matches_pytorch(torch_ref):
                 out.append(repr(w.grad))
         out.extend(str(w.message).split("Traceback")[0] for w in caught)
         return out
+
+    assert run(torch) == run(torch_ref)
+
+
+def test_warning_without_forward_information_matches_pytorch(torch_ref):
+    def run(lib):
+        x = lib.tensor([0.0, 1.0], requires_grad=True)
+        y = (x / x).sum()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with lib.autograd.set_detect_anomaly(True), pytest.raises(RuntimeError):
+                y.backward()
+        return _messages(caught)
 
     assert run(torch) == run(torch_ref)

@@ -141,6 +141,12 @@ CASES = [
     "torch.as_tensor(3.0)",
     "t = torch.tensor([1.0]); torch.as_tensor(t) is t",
     "t = torch.tensor([1.0]); torch.as_tensor(t, dtype=torch.float64)",
+    # the size= keyword (PyTorch's argument parser takes it; its errors as PyTorch words them)
+    *[f"torch.manual_seed(0); torch.{f}(size={size})" for f in ("zeros", "ones", "rand", "randn")
+      for size in ("(2, 3)", "[2]", "torch.Size([1, 2])", "()", "3", "(2.0,)")],
+    *[f"torch.{f}(size=(2, 3)).shape" for f in ("empty", "zeros")],
+    *[f"torch.{f}(2, size=(3,))" for f in ("zeros", "ones", "empty", "rand", "randn")],
+    "torch.manual_seed(0); torch.randn(size=(2,), dtype=torch.float64, requires_grad=True)",
 ]
 
 

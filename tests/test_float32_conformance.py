@@ -245,15 +245,15 @@ def test_the_issue_11_figures_lie_in_the_hull():
     # what PyTorch 2.13 gave on an AMD EPYC (AVX512, MKL) where the capture machine's bits differ:
     # VML's sqrt(83.95614) 1 ulp high makes d(x ** 1.5)/dx 2 ulp high; its log(5.0398) 1 ulp high
     # makes d(x ** y)/dy 2 ulp high. Both are PyTorch's formula on sub-results within 1 ulp, and
-    # scalargrad's values (the correctly rounded reference) are 2 ulp away.
-    ours = reference(TRANSCENDENTAL["x ** c"].formula, 83.95613861083984, 1.5, "float32")[0][1]
+    # the correctly rounded reference (mpmath; what scalargrad computes) is 2 ulp away.
+    rounded = reference(TRANSCENDENTAL["x ** c"].formula, 83.95613861083984, 1.5, "float32")[0][1]
     bounds = hull(TRANSCENDENTAL["x ** c"].formula, 83.95613861083984, 1.5, "float32")[1]
     amd = 13.744138717651367
-    assert ours == 13.744136810302734 and amd == bounds[1] and ulps(ours, amd) == 2
-    ours = reference(POW.formula, (5.039822101593018, -2.4517805576324463), None, "float32")[0][2]
+    assert rounded == 13.744136810302734 and amd == bounds[1] and ulps(rounded, amd) == 2
+    rounded = reference(POW.formula, (5.039822101593018, -2.4517805576324463), None, "float32")[0][2]
     bounds = hull(POW.formula, (5.039822101593018, -2.4517805576324463), None, "float32")[2]
     amd = 0.03066490776836872
-    assert ours == 0.030664904043078423 and inside(amd, bounds) and ulps(ours, amd) == 2
+    assert rounded == 0.030664904043078423 and inside(amd, bounds) and ulps(rounded, amd) == 2
 
 
 def test_scalar_exponent_is_not_rounded_to_float32():

@@ -359,6 +359,10 @@ def test_save_for_backward_refuses_non_tensors(L):
 
     assert _error(lambda: SavesNumber.apply(L.tensor(1.0, requires_grad=True))) == (
         TypeError, "save_for_backward can only save variables, but argument 1 is of type float")
+    # nothing is recorded (no input requires grad, or grad mode is off): nothing is checked
+    assert repr(SavesNumber.apply(L.tensor(127.0))) == "tensor(127.)"
+    with L.no_grad():
+        assert repr(SavesNumber.apply(L.tensor(2.0, requires_grad=True))) == "tensor(2.)"
 
 
 def test_calling_an_instance_legacy_style(L):

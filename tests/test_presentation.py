@@ -48,3 +48,34 @@ def test_classes_and_default_reprs_read_as_pytorchs():
         "<class 'torch.autograd.grad_mode.no_grad'>"
     handle = scalargrad.tensor(1.0, requires_grad=True).register_hook(lambda g: g)
     assert repr(handle).startswith("<torch.utils.hooks.RemovableHandle object at 0x")
+
+
+_GRAPH_PROGRAM = """
+x = torch.tensor(2.0, requires_grad=True)
+class Twice(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+y = x * 3
+nodes = [y.grad_fn, y.grad_fn.next_functions[0][0], Twice.apply(x).grad_fn]
+shown = [str(type(n)) for n in nodes] + [repr(x.register_hook(lambda g: g)), repr(torch.Generator())]
+"""
+
+
+def test_graph_nodes_handles_and_generators_read_as_pytorchs(torch_ref):
+    """The classes of graph nodes (C++ classes in PyTorch, a Python one for a custom Function),
+    and the default reprs of a hook handle and a generator, in a fresh namespace (nothing else
+    of scalargrad's imported first)."""
+    import re
+    import subprocess
+    import sys
+
+    def shown(lib: str) -> list:
+        code = f"import {lib} as torch\n{_GRAPH_PROGRAM}\nprint(shown)"
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        return re.sub(r"0x[0-9a-f]+", "0x", out)
+
+    assert shown("scalargrad") == shown("torch")

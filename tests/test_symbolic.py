@@ -278,6 +278,20 @@ def test_a_result_changed_through_a_detached_alias_has_no_forward_value_to_compa
                    for f in report.failures), str(report)
 
 
+@pytest.mark.parametrize("shape", [(), (3,)])
+def test_a_leaf_changed_through_data_has_no_forward_value_to_compare(shape):
+    # y = x * x; x.data *= 100; y.backward(): PyTorch allows it (.data has a version counter of
+    # its own) and its gradient is 2 * 200 = 400, read from the changed x; y's forward value
+    # 4 is not x * x any more, which is no disagreement (issue 21's false alarm)
+    x = torch.full(shape, 2.0, requires_grad=True)
+    y = (x * x).sum()
+    x.data *= 100
+    report = sympy_check(y, [x])
+    assert report.ok and report.verified and not report.failures, str(report)
+    y.backward()
+    assert x.grad.tolist() == (400.0 if not shape else [400.0] * 3)
+
+
 # ---------------------------------------------------------------- PyTorch's conventions
 
 

@@ -52,12 +52,16 @@ class FunctionCtx:
         self._saved_versions = None  # the saved tensors' versions when forward returned
 
     def save_for_backward(self, *tensors) -> None:
-        """Keep these tensors (or None) for backward, where ``saved_tensors`` returns them."""
-        for t in tensors:
-            if t is not None and not isinstance(t, Tensor):
-                raise TypeError("save_for_backward can only save variables, but argument "
-                                f"{tensors.index(t)} is of type {type(t).__name__}")
+        """Keep these tensors (or None) for backward, where ``saved_tensors`` returns them.
+        As in PyTorch, what was saved is only checked when the call is recorded (grad mode on
+        and an input requiring grad): otherwise anything may be passed, and is dropped."""
         self._saved = tensors
+
+    def _check_saved(self) -> None:
+        for i, t in enumerate(self._saved):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
+                                f"{type(t).__name__}")
 
     @property
     def saved_tensors(self) -> tuple:
@@ -308,9 +312,10 @@ class Function(metaclass=_FunctionMeta):
                 result = cls.forward(ctx, *args, **kwargs)
         record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
         if not record:
+            ctx._saved = ()  # not kept (and not checked) when nothing is recorded
             _bump_dirty(ctx)
-            _remember_versions(ctx)
             return result
+        ctx._check_saved()
         inputs = tuple(args[i] for i in positions)
         is_tuple = isinstance(result, tuple)
         outs = list(result) if is_tuple else [result]

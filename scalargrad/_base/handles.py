@@ -5,6 +5,8 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+from .presentation import present_as_torch
+
 
 class RemovableHandle:
     """A handle that removes a hook from the dict(s) it was registered in.
@@ -52,3 +54,6 @@ def add_hook(hooks: dict, hook: Any, *, extra_dict: Any = None, prepend: bool = 
     if prepend:
         hooks.move_to_end(handle.id, last=False)
     return handle
+
+
+present_as_torch({"RemovableHandle": RemovableHandle})  # its default repr names torch.utils.hooks, as PyTorch's

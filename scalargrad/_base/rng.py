@@ -223,6 +223,7 @@ class Generator:
         "_seed",
         "_next_double_normal",
         "_next_float_normal",
+        "_entropy",
     )
 
     def __init__(self, device: str = "cpu") -> None:
@@ -244,6 +245,7 @@ class Generator:
         self._seeded = True
         self._next_double_normal = None
         self._next_float_normal = None
+        self._entropy = False
 
     def manual_seed(self, seed: int) -> Generator:
         """Seed like ``torch.Generator.manual_seed``; returns ``self``."""
@@ -257,6 +259,7 @@ class Generator:
         """Reseed from the OS entropy source and return the new 64-bit seed."""
         value = int.from_bytes(os.urandom(8), "little")
         self._set_seed(value)
+        self._entropy = True
         return value
 
     def get_state(self) -> tuple[int, ...]:
@@ -268,6 +271,8 @@ class Generator:
         _LEGACY_NORMAL.pack_into(buf, _OFF_NORMAL, 0.0, 0.0 if cached is None else cached, 0.0, cached is not None)
         fcached = self._next_float_normal
         _FLOAT_CACHE.pack_into(buf, _OFF_FLOAT, 0.0 if fcached is None else fcached, fcached is not None)
+        if self._entropy:
+            ENTROPY.states.add(hash(bytes(buf)))
         return tuple(buf)
 
     def set_state(self, new_state: Iterable[int]) -> Generator:
@@ -293,6 +298,7 @@ class Generator:
         self._state = [w & _U32 for w in _WORDS.unpack_from(raw, _OFF_WORDS)]
         self._next_double_normal = normal_y if normal_valid else None
         self._next_float_normal = fsample if fvalid else None
+        self._entropy = hash(raw) in ENTROPY.states
         return self
 
     def _twist(self) -> None:
@@ -326,9 +332,21 @@ class Generator:
         hi = self.random()
         return (hi << 32) | self.random()
 
-    def __repr__(self) -> str:
-        return "<scalargrad.random.Generator object>"
 
+class _Entropy:
+    """Draws from a state that came from the OS entropy source rather than ``manual_seed``
+    (the default generator's at start-up, ``seed()``, a state saved from one and loaded back):
+    the numbers they give differ from run to run. ``scalargrad verify`` reads ``draws`` to
+    know whether a document's output can depend on them."""
+
+    __slots__ = ("draws", "states")
+
+    def __init__(self) -> None:
+        self.draws = 0  # calls that drew from such a state
+        self.states: set = set()  # hashes of the states get_state() returned while in one
+
+
+ENTROPY = _Entropy()
 
 default_generator = Generator()
 # PyTorch seeds its default CPU generator from the OS at start-up.
@@ -372,7 +390,10 @@ def _dtype_name(dtype: Any) -> str:
 
 
 def _gen(generator: Generator | None) -> Generator:
-    return default_generator if generator is None else generator
+    g = default_generator if generator is None else generator
+    if g._entropy:
+        ENTROPY.draws += 1
+    return g
 
 
 def _check_count(n: int) -> int:

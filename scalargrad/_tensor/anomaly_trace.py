@@ -12,7 +12,9 @@ from .tensor import Tensor, ext, node_watchers, watch
 __all__ = ["record", "forward_trace", "report"]
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # scalargrad/
-_TRIGGERED = " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)"
+# where PyTorch 2.13's C++ warns, as its message ends: the two warnings come from two lines
+_TRIGGERED = " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:{}.)"
+_NO_TRACE_LINE, _TRACE_LINE = 100, 122
 
 
 def record(v: Tensor) -> None:
@@ -54,10 +56,11 @@ def report(v: Tensor) -> None:
     trace = forward_trace(v)
     if trace is None:
         text = (f"Error detected in {name}. No forward pass information available. Enable detect anomaly during "
-                "forward pass for more information.")
+                "forward pass for more information." + _TRIGGERED.format(_NO_TRACE_LINE))
     else:
-        text = f"Error detected in {name}. Traceback of forward call that caused the error:\n{trace}"
-    warnings.warn(text + _TRIGGERED, UserWarning, stacklevel=2)
+        text = (f"Error detected in {name}. Traceback of forward call that caused the error:\n{trace}"
+                + _TRIGGERED.format(_TRACE_LINE))
+    warnings.warn(text, UserWarning, stacklevel=2)
 
 
 node_watchers.append(record)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 import warnings
 
 from .._base import dtypes, rng
@@ -262,26 +263,86 @@ def shape_arg(size, what: str) -> tuple:
     return tuple(out)
 
 
+_RAND_SIGNATURES = (
+    " * (tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+    " * (tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
+
+
+def sizes(size: tuple, keyword, what: str) -> tuple:
+    """The shape of ``f(2, 3)``, ``f((2, 3))`` or ``f(size=(2, 3))``, as PyTorch's argument
+    parser takes them (``keyword``: the ``size=`` argument, None if not given)."""
+    if keyword is None:
+        return shape_arg(size, what)
+    if size:
+        if what in ("rand", "randn"):
+            got = ", ".join(type(s).__name__ for s in size)
+            raise TypeError(f"{what}() received an invalid combination of arguments - got ({got}, size="
+                            f"{type(keyword).__name__}), but expected one of:\n{_RAND_SIGNATURES}")
+        raise TypeError(f"{what}() got multiple values for argument 'size'")
+    if not isinstance(keyword, (tuple, list)) or not all(
+            isinstance(s, int) and not isinstance(s, bool) for s in keyword):
+        raise TypeError(f"{what}(): argument 'size' must be tuple of ints, not {type(keyword).__name__}")
+    return shape_arg((tuple(keyword),), what)
+
+
 def _filled(value, shape: tuple, dtype, requires_grad, what: str = "tensor") -> Tensor:
     dt = check_dtype(dtype, what) or defaults["dtype"]
     n = math.prod(shape)
     return from_values([value] * n, shape, dt, requires_grad, what)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     _check_device(device)
-    return _filled(0, shape_arg(size, "zeros"), dtype, requires_grad, "zeros")
+    return _filled(0, sizes(shape, size, "zeros"), dtype, requires_grad, "zeros")
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def ones(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     _check_device(device)
-    return _filled(1, shape_arg(size, "ones"), dtype, requires_grad, "ones")
+    return _filled(1, sizes(shape, size, "ones"), dtype, requires_grad, "ones")
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
-    """Like zeros: scalargrad has no uninitialised memory to show."""
+class _Uninitialised:
+    """What ``torch.empty``, ``empty_like`` and ``torch.Tensor(2, 3)`` hold: zeros, as
+    scalargrad has no uninitialised memory. ``scalargrad verify`` gives them arbitrary numbers
+    instead (``source(n, dtype)``), as PyTorch's memory holds, so that the numbers a document
+    printed from such memory are told from the others; ``reads`` counts those tensors."""
+
+    __slots__ = ("source", "reads")
+
+    def __init__(self) -> None:
+        self.source = None
+        self.reads = 0
+
+
+UNINITIALISED = _Uninitialised()
+
+
+def uninitialised(n: int, dt) -> list:
+    """The elements of a new tensor of ``n`` elements whose memory is not initialised: zeros
+    where scalargrad itself asked for it (``nn.Linear`` initialises what it allocates)."""
+    source = UNINITIALISED.source
+    if source is None or not n or _asked_by_scalargrad():
+        return [0] * n
+    UNINITIALISED.reads += 1
+    return source(n, dt)
+
+
+def _asked_by_scalargrad() -> bool:
+    """Whether the first caller outside the tensor layer is scalargrad's own code."""
+    f = sys._getframe(2)
+    while f is not None and f.f_globals.get("__name__", "").startswith("scalargrad._tensor"):
+        f = f.f_back
+    return f is not None and f.f_globals.get("__name__", "").startswith("scalargrad.")
+
+
+def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+    """Uninitialised memory (``uninitialised``): zeros."""
     _check_device(device)
-    return _filled(0, shape_arg(size, "empty"), dtype, requires_grad, "empty")
+    shape = sizes(shape, size, "empty")
+    dt = check_dtype(dtype, "empty") or defaults["dtype"]
+    return from_values(uninitialised(math.prod(shape), dt), shape, dt, requires_grad, "empty")
 
 
 def _dtype_of_number(x):
@@ -320,7 +381,10 @@ def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format
 
 
 def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
-    return _like(input, 0, dtype, requires_grad, "empty_like")
+    if not isinstance(input, Tensor):
+        raise not_tensor(input, "empty_like", 'input', 1)
+    dt = check_dtype(dtype, "empty_like") or input._t.dtype
+    return from_values(uninitialised(input._t.numel, dt), tuple(input._t.shape), dt, requires_grad, "empty_like")
 
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
@@ -336,18 +400,18 @@ def _float_dtype(dtype, what: str):
     return dt
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     """Uniform numbers in [0, 1), drawn as PyTorch's CPU generator draws them."""
     _check_device(device)
-    shape = shape_arg(size, "rand")
+    shape = sizes(shape, size, "rand")
     dt = _float_dtype(dtype, "rand")
     return from_values(rng.uniform(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad, "rand")
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     """Standard normal numbers, drawn as PyTorch's CPU generator draws them."""
     _check_device(device)
-    shape = shape_arg(size, "randn")
+    shape = sizes(shape, size, "randn")
     dt = _float_dtype(dtype, "randn")
     return from_values(rng.normal(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad, "randn")
 

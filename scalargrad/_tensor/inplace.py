@@ -21,7 +21,7 @@ from .._ops.table import Op, saved_node_name, version_error
 from .._ops.views import Clone, Layout
 from .nodes import saves_input
 from .storage import mem, positions_in_base, regenerate, snapshot, write
-from .tensor import INFERENCE, Tensor, ext, leaf, make
+from .tensor import Tensor, ext, leaf, make
 
 __all__ = ["inplace", "LEAF_INPLACE", "VIEW_OF_LEAF", "check_inplace", "rebase", "rebase_view", "retype"]
 
@@ -29,17 +29,11 @@ LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place 
 VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 
 
-INFERENCE_INPLACE = (
-    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
-    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
-)
-
 
 def check_inplace(t: Tensor) -> None:
-    """PyTorch's refusals of an in-place change of ``t`` (an inference tensor outside inference
-    mode; while grad mode is on, leaves that require grad and some views)."""
-    if t._c is INFERENCE and t._op is None and not _grad_state.inference:
-        raise RuntimeError(INFERENCE_INPLACE)
+    """PyTorch's refusals of an in-place change of ``t`` before it is made: while grad mode is
+    on, leaves that require grad and some views (an inference tensor outside inference mode is
+    changed, then refused: ``storage.write``)."""
     if not _grad_state.enabled:
         return
     if t._rg and t._op is None:

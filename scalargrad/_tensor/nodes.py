@@ -139,6 +139,7 @@ class AccumulateGrad(Node):
     """The node that accumulates a leaf's gradient into its ``.grad``."""
 
     __slots__ = ()
+    __module__ = "builtins"  # a C++ class in PyTorch: <class 'AccumulateGrad'>
     _qualified = "torch::autograd::AccumulateGrad"
 
     @property
@@ -298,12 +299,14 @@ def node_class(name: str, op=None) -> type:
     key = (name, op.base if op is not None else None)
     cls = _classes.get(key)
     if cls is None:
-        attrs: dict = {"__slots__": ()}
+        attrs: dict = {"__slots__": (), "__module__": "builtins"}  # PyTorch's are C++ classes: <class 'MulBackward0'>
         if op is not None:
             for entry in op.base.saved:
                 attrs["_saved_" + entry[0]] = _saved(*entry)
             if op.base.namespace:
                 attrs["_qualified"] = op.base.namespace + name
+            if getattr(op.base, "function", None) is not None:  # a custom Function's: Python-made in PyTorch
+                attrs["__module__"] = "torch.autograd.function"
         cls = _classes[key] = type(name, (Node,), attrs)
     return cls
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import weakref
 
+from .._base.grad_mode import state as grad_state
 from .._ops import views as S
 from .tensor import INFERENCE, Ext, Tensor, ext, leaf, next_seq
 
@@ -44,11 +45,14 @@ class Counter:
 class Store:
     """Tensors sharing memory: the root's elements and the members (weakly held)."""
 
-    __slots__ = ("data", "members", "__weakref__")
+    __slots__ = ("data", "members", "written", "__weakref__")
 
     def __init__(self, data: list) -> None:
         self.data = data  # the root's elements, row-major (the root's own list if it has dimensions)
         self.members: list = []  # weak references to the member tensors
+        # the stamp of the last write through any member, those with a version counter of
+        # their own (``.data``, ``detach()`` of a leaf) included: when values last changed
+        self.written = 0
 
 
 class Mem:
@@ -137,8 +141,10 @@ def write(t: Tensor, values, keep=None) -> None:
         else:
             t._val = values
         _stamp(t, stamp)
+        _refuse_inference(t)
         return
     stale = _stale_views(st, ver, keep)
+    st.written = stamp
     data = st.data
     idx = s.index
     if idx is None:
@@ -171,6 +177,20 @@ def write(t: Tensor, values, keep=None) -> None:
     st.members = live
     for m, old in stale:
         regenerate(m, old)
+    _refuse_inference(t)
+
+
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
+    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
+def _refuse_inference(t: Tensor) -> None:
+    """PyTorch changes an inference tensor in place outside inference mode, then refuses (its
+    version counter, which it has not, is bumped after the kernel ran)."""
+    if t._c is INFERENCE and t._op is None and not grad_state.inference:
+        raise RuntimeError(INFERENCE_INPLACE)
 
 
 def _stale_views(st: Store, ver: Counter, keep) -> list:

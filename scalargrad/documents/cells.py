@@ -36,10 +36,12 @@ class Expected:
 class Cell:
     """One code cell: a notebook cell, a Markdown/reST code block, or one ``>>>`` example.
 
-    ``mode`` says how it runs: ``exec`` (a block of statements), ``notebook`` (a notebook
-    cell: its last expression is displayed), ``doctest`` (one example, compiled as the
-    interactive interpreter compiles a line, so an expression echoes its value), or
-    ``module`` (a Python file's own body, run before its docstrings' examples).
+    ``mode`` says how it runs: ``exec`` (a block of statements), ``page`` (a page's code
+    block: a block of statements, whose last expression's value is kept, since pages made from
+    notebooks show it and pages written as scripts do not), ``notebook`` (a notebook cell: its
+    last expression is displayed), ``doctest`` (one example, compiled as the interactive
+    interpreter compiles a line, so an expression echoes its value), or ``module`` (a Python
+    file's own body, run before its docstrings' examples).
     """
 
     index: int  # 1-based position among the document's cells
@@ -61,3 +63,4 @@ class Document:
     kind: str  # 'notebook', 'markdown', 'restructuredtext', 'python', 'doctest text'
     cells: list[Cell] = field(default_factory=list)
     note: str = ""  # e.g. why nothing in it can run
+    prelude: str = ""  # code run before the cells, which the document assumes (import torch)

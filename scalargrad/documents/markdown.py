@@ -3,14 +3,25 @@
 A fenced block (three or more backticks or tildes) whose info string names Python
 (``python``, ``py``, ``python3``, ``ipython``, ``pycon``, MyST's ``{code-cell} ipython3``...)
 is a cell; the blocks run in order in one namespace. Its expected output is the next fenced
-block if that one names no language or an output one (``text``, ``output``, ``console``...)
-and only blank lines, or one short line such as "Output:", stand between them. A Python block
-whose lines start with ``>>>`` holds doctest examples: each is a cell with the output written
-after it. Other languages (``bash``, ``cpp``...) are not run.
+block when only blank lines, or one short line such as "Output:", stand between them, and that
+block is an output block:
+
+- it names no language, or an output one (``text``, ``output``, ``console``...); or
+- it is tagged as Python but is an output all the same (pages do that): a label before it says
+  so ("Output:", "Out:", "输出：", "結果:", "出力:", "출력:", "실행 결과" and the like), its first
+  line is such a label as a comment (``# output``), it is not Python at all
+  (``<AddBackward0 object at 0x...>``), or it is only what a printed value looks like: literals
+  and calls of names the page never defines and Python does not have (``tensor([1., 2.])``,
+  ``Linear(in_features=3, ...)``).
+
+A Python block whose lines start with ``>>>`` holds doctest examples: each is a cell with the
+output written after it. Other languages (``bash``, ``cpp``...) are not run.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
 import re
 from typing import NamedTuple
 
@@ -74,19 +85,108 @@ def _blocks(text: str) -> list[Block]:
     return out
 
 
+_LABEL_WORDS = (r"out(?:put)?s?(?:\s*\[\d*\])?|results?|prints?|printed|console|stdout|"
+                r"输出(?:结果)?|輸出(?:結果)?|运行结果|運行結果|打印结果|结果|結果|出力(?:結果)?|実行結果|"
+                r"출력(?:\s*결과)?|실행\s*결과|결과|resultado|sortie|ausgabe")
+_LABEL = re.compile(rf"^[\s>*_#]*(?:{_LABEL_WORDS})[\s*_]*[:：]?[\s*_]*$", re.IGNORECASE)
+_ENDS_WITH_LABEL = re.compile(rf"(?:{_LABEL_WORDS})\s*(?:如下|は次の通り|is|are|as follows|will be)?\s*[:：][\s*_]*$",
+                              re.IGNORECASE)
+_COMMENT_LABEL = re.compile(rf"^\s*#\s*(?:{_LABEL_WORDS})\s*[:：]?\s*$", re.IGNORECASE)
+
+
+def is_label(line: str) -> bool:
+    """Is this line of text a label announcing an output ("Output:", "输出：", "실행 결과")?"""
+    line = line.strip()
+    return bool(_LABEL.match(line) or (len(line) <= 80 and _ENDS_WITH_LABEL.search(line)))
+
+
+def _bound_names(blocks: list[Block], is_code) -> set:
+    """Names the page's code binds anywhere (assigned, defined, imported)."""
+    names: set = set()
+    for b in blocks:
+        if not is_code(b):
+            continue
+        try:
+            tree = ast.parse(b.text)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+    return names
+
+
+def _looks_printed(text: str, bound: set) -> bool:
+    """Is ``text`` not Python, or only literals and calls of names the page never binds and
+    Python does not have (what a printed value looks like)?"""
+    if text.lstrip().startswith(">>>"):
+        return False
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return True
+    if not tree.body or not all(isinstance(st, ast.Expr) for st in tree.body):
+        return False
+
+    def printed(e) -> bool:
+        if isinstance(e, ast.Constant):
+            return True
+        if isinstance(e, ast.UnaryOp):
+            return printed(e.operand)
+        if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
+            return all(printed(x) for x in e.elts)
+        if isinstance(e, ast.Dict):
+            return all(k is None or printed(k) for k in e.keys) and all(printed(v) for v in e.values)
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name):
+            name = e.func.id
+            return (name not in bound and not hasattr(builtins, name)
+                    and all(printed(a) for a in e.args) and all(printed(k.value) for k in e.keywords))
+        if isinstance(e, ast.Attribute):  # torch.float32, torch.Size([2]) (as a call's func, below)
+            return isinstance(e.value, ast.Name) and e.value.id == "torch" and e.attr[:1].islower() and \
+                e.attr.startswith(("float", "int", "bool", "complex", "uint", "bfloat", "half", "double", "long"))
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute):
+            return (isinstance(e.func.value, ast.Name) and e.func.value.id == "torch" and e.func.attr in ("Size",)
+                    and all(printed(a) for a in e.args))
+        if isinstance(e, ast.Name):
+            return e.id in ("True", "False", "None", "nan", "inf")
+        return False
+
+    return all(printed(st.value) for st in tree.body)
+
+
 def pair_code_and_output(blocks: list[Block], lines: list[str], is_code, is_output) -> list[tuple[Block, Block | None]]:
     """Each code block with the output block right after it (or None): only blank lines, or up
-    to one short line of text, may stand between them."""
+    to one short line of text, may stand between them. A block tagged as code is the output
+    of the one before it when a label announces it, or it reads as a printed value."""
+    bound = _bound_names(blocks, is_code)
     pairs = []
-    for k, block in enumerate(blocks):
+    k = 0
+    while k < len(blocks):
+        block = blocks[k]
         if not is_code(block):
+            k += 1
             continue
         output = None
-        if k + 1 < len(blocks) and is_output(blocks[k + 1]):
-            gap = [ln.strip() for ln in lines[block.end:blocks[k + 1].start] if ln.strip()]
-            if len(gap) <= _MAX_GAP_LINES and all(len(g) <= _MAX_GAP_CHARS and not g.startswith("#") for g in gap):
-                output = blocks[k + 1]
+        if k + 1 < len(blocks):
+            nxt = blocks[k + 1]
+            gap = [ln.strip() for ln in lines[block.end:nxt.start] if ln.strip()]
+            near = len(gap) <= _MAX_GAP_LINES and all(len(g) <= _MAX_GAP_CHARS and not g.startswith("#") for g in gap)
+            labelled = bool(gap) and len(gap) <= 2 and is_label(gap[-1])
+            if (is_output(nxt) and (near or labelled)) or (labelled and not is_code(nxt)):
+                output = nxt  # an output block, or one in another language a label calls an output
+            elif is_code(nxt) and (labelled or (near and (_COMMENT_LABEL.match(nxt.text.split("\n", 1)[0])
+                                                          or _looks_printed(nxt.text, bound)))):
+                first, _, rest = nxt.text.partition("\n")
+                output = nxt._replace(text=rest) if _COMMENT_LABEL.match(first) else nxt
+                k += 1  # it is an output, not a cell
         pairs.append((block, output))
+        k += 1
     return pairs
 
 
@@ -100,14 +200,29 @@ def read_markdown(path: str) -> Document:
     return add_cells(doc, pairs)
 
 
+_TRACEBACK = "Traceback (most recent call last):"
+
+
+def _expected(text: str) -> Expected:
+    """An output block's text; one that ends in a traceback shows what was printed before it
+    and the error (its last line)."""
+    lines = text.split("\n")
+    for k, line in enumerate(lines):
+        if line.strip() == _TRACEBACK:
+            rest = [ln for ln in lines[k + 1:] if ln.strip()]
+            if rest and not rest[-1].startswith(" "):
+                return Expected(text="\n".join(lines[:k]) + ("\n" if k else ""), error=rest[-1].strip())
+    return Expected(text=text)
+
+
 def add_cells(doc: Document, pairs: list[tuple[Block, Block | None]]) -> Document:
     """``doc`` with a cell per code block (one per example for a ``>>>`` block)."""
     for block, output in pairs:
         if block.text.lstrip().startswith(">>>"):
             cells = examples_in(block.text, block.line)
         else:
-            expected = Expected(text=output.text) if output is not None else None
-            cells = [Cell(index=0, line=block.line, source=block.text, mode="exec", expected=expected)]
+            expected = _expected(output.text) if output is not None else None
+            cells = [Cell(index=0, line=block.line, source=block.text, mode="page", expected=expected)]
         for cell in cells:
             cell.index = len(doc.cells) + 1
             doc.cells.append(cell)

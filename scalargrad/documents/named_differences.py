@@ -1,198 +1,181 @@
-"""Named differences: the ways an older PyTorch (or the page that printed its output) differs
-from what PyTorch 2.13 prints, without the computation being different.
+"""Named differences: the ways a document's output may differ from what PyTorch 2.13 prints
+without the computation being different, each a precise rule.
 
-A document written for PyTorch 1.x shows ``grad_fn=<LogBackward>`` where 2.13 prints
-``LogBackward0``; a blog engine strips white space and ``<...>``. ``classify`` tells such a
-cell (``named difference``, with the names) from one whose output really differs. Each rule
-rewrites both texts the same way; the texts count as equal under the smallest set of rules
-that makes them equal. The catalogue in ``reference/`` names the same differences by hand.
+``compare`` applies the rules while it matches a document's text with scalargrad's, and
+records every place it used one (the verdict lists them with the lines they excused):
+
+- ``NODE_NAMES``: the document shows a name of a graph node as an older PyTorch printed it,
+  where scalargrad prints its PyTorch 2.13 name, and ``HISTORICAL_NODE_NAMES`` says the older
+  name is that node's (``LogBackward`` became ``LogBackward0`` in 1.10, ``ThAddBackward`` was
+  0.4's ``AddBackward0``, every 1.x convolution backward is 2.x's ``ConvolutionBackward0``).
+  No other name, and no other index: ``PowBackward0`` is not ``PowBackward1``.
+- ``ANGLE_BRACKETS``: a ``<...>`` group of scalargrad's text (on one line) is missing from the
+  document, as a page whose HTML swallowed it shows it (``grad_fn=`` for
+  ``grad_fn=<AddBackward0>``). A document that has brackets there must match them.
+- ``ORDERED_DICT``: the document shows ``OrderedDict(...)`` around a dict scalargrad prints
+  plain (``Module._parameters`` and its kin were OrderedDicts before PyTorch 2.0).
+  ``OrderedDict([('a', 1)])`` and ``OrderedDict({'a': 1})`` are one object spelled by two
+  Pythons: that is no difference at all.
+- ``MODULEDICT_ORDER``: the entries of a printed ModuleDict/ParameterDict in key order, as an
+  older PyTorch sorted a plain dict given to them; the entries move whole, nothing else moves.
+- ``DICT_KEYS_SORTED``: a notebook's displayed dict with its keys sorted, as IPython before
+  version 5 did (with Python before 3.6); only a cell's displayed value, nothing it printed.
+- ``WHITE_SPACE``: the white space between two tokens differs (indentation, blank lines,
+  line breaks); a token is never joined with or split from another.
+- ``UNSEEDED``: a number that differs between runs of the document from other unseeded
+  generator states (the cell's output depends on a draw the document did not seed).
+- ``UNINITIALISED``: the same, in a document that drew nothing unseeded but printed a tensor
+  of uninitialised memory (``torch.empty``), which scalargrad fills with different numbers in
+  each run, as PyTorch's memory holds anything.
+- ``WARNINGS``: a warning PyTorch 2.13 gives where an older PyTorch gave none or another one,
+  as ``WARNING_CHANGES`` lists them; any other difference of warnings is a difference.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Rule", "RULES", "UNSEEDED_RANDOM", "classify", "normalise"]
+__all__ = ["NODE_NAMES", "ANGLE_BRACKETS", "ORDERED_DICT", "ORDERED_DICT_SPELLING", "MODULEDICT_ORDER",
+           "DICT_KEYS_SORTED", "WHITE_SPACE", "UNSEEDED", "UNINITIALISED", "WARNINGS", "EXPLANATIONS",
+           "HISTORICAL_NODE_NAMES", "historical_node_name", "WarningChange", "WARNING_CHANGES", "warning_change"]
 
-_ADDR = re.compile(r"0x[0-9a-fA-F]{6,}")
+NODE_NAMES = "node names of an older PyTorch"
+ANGLE_BRACKETS = "text in angle brackets dropped"
+ORDERED_DICT = "OrderedDict printed as dict"
+ORDERED_DICT_SPELLING = "OrderedDict spelled by another Python"
+MODULEDICT_ORDER = "ModuleDict order"
+DICT_KEYS_SORTED = "dict keys sorted"
+WHITE_SPACE = "white space"
+UNSEEDED = "unseeded random numbers"
+UNINITIALISED = "uninitialised memory"
+WARNINGS = "warnings differ"
+
+EXPLANATIONS = {
+    NODE_NAMES: "the document shows a graph node's name as an older PyTorch printed it (LogBackward became "
+                "LogBackward0 in PyTorch 1.10; ThAddBackward was PyTorch 0.4's AddBackward0)",
+    ANGLE_BRACKETS: "the page dropped a <...> group of the output, as HTML does (grad_fn=<AddBackward0> shown as "
+                    "grad_fn=)",
+    ORDERED_DICT: "before PyTorch 2.0 a module's _parameters, _buffers and _modules were OrderedDicts; "
+                  "PyTorch 2.13 prints a plain dict",
+    ORDERED_DICT_SPELLING: "Python 3.12 prints OrderedDict({'a': 1}) where older Pythons (and IPython's "
+                           "display) print OrderedDict([('a', 1)]): the same object",
+    MODULEDICT_ORDER: "an older PyTorch sorted the keys of a plain dict given to ModuleDict/ParameterDict; "
+                      "PyTorch 2.13 keeps their order",
+    DICT_KEYS_SORTED: "IPython before version 5 displayed a dict with its keys sorted",
+    WHITE_SPACE: "the page's white space between tokens differs (indentation, blank lines, line breaks)",
+    UNSEEDED: "the number differs between runs of the document from other unseeded generator states: the cell "
+              "draws random numbers the document does not seed (PyTorch seeds its generator from the "
+              "operating system)",
+    UNINITIALISED: "the number differs between runs of the document: it was printed from a tensor whose memory "
+                   "was not initialised (torch.empty, torch.Tensor(2, 3)), which holds anything",
+    WARNINGS: "a warning of PyTorch 2.13 that an older PyTorch did not give, or gave in other words",
+}
+
+
+# ---------------------------------------------------------------- graph node names
+
+# Names of single-formula ops, which PyTorch printed without an index until 1.10 (when every
+# node name got the index of its formula: LogBackward became LogBackward0)
+_BEFORE_1_10 = """
+Abs Acos Asin Atan Atan2 Cos Cosh Sin Sinh Tan Tanh Exp Expm1 Log Log10 Log1p Log2 Sqrt Rsqrt Reciprocal Neg
+Sigmoid Erf Erfinv Digamma Lgamma Floor Ceil Round Trunc Frac Sign Addmm Addmv Addbmm Baddbmm Addcmul Addcdiv Bmm
+Mm Mv Dot T View UnsafeView Expand Clone Select Slice Index IndexSelect Gather Stack Cat Permute Repeat Flip Roll
+AsStrided Diag Tril Triu Trace Cumsum Cumprod NllLoss NllLoss2D MseLoss L1Loss SmoothL1Loss BinaryCrossEntropy
+BinaryCrossEntropyWithLogits KlDiv LogSoftmax Softmax Embedding EmbeddingBag NativeBatchNorm NativeLayerNorm
+MaxPool2DWithIndices MaxPool1DWithIndices MaxPool3DWithIndices AvgPool2D AvgPool3D AdaptiveAvgPool2D
+AdaptiveMaxPool2D Hardtanh LeakyRelu Elu Gelu Silu Softplus Softshrink Hardshrink Logsumexp Dist Sort Topk
+Kthvalue Polygamma Unfold Narrow Split SplitWithSizes Unbind
+""".split()
+
+# Older names of PyTorch 2.13's nodes, with the versions that printed them
+_RENAMED = {
+    # PyTorch 0.4 named nodes of ops bound from TH after it
+    "ThAddBackward": "AddBackward0", "ThSubBackward": "SubBackward0", "ThMulBackward": "MulBackward0",
+    "ThDivBackward": "DivBackward0", "ThAddmmBackward": "AddmmBackward0", "ThAddmvBackward": "AddmvBackward0",
+    "ThAddbmmBackward": "AddbmmBackward0", "ThBaddbmmBackward": "BaddbmmBackward0",
+    "ThAddcmulBackward": "AddcmulBackward0", "ThAddcdivBackward": "AddcdivBackward0",
+    # PyTorch 0.4.1 and 1.0 printed the nodes of add, sub and mul without an index (the
+    # tutorials of those years show grad_fn=<AddBackward> beside <MeanBackward1>, <PowBackward0>)
+    "AddBackward": "AddBackward0", "SubBackward": "SubBackward0", "MulBackward": "MulBackward0",
+    # older PyTorch (0.4, early 1.x) numbered the mean over all elements 1 ("out = z.mean()")
+    "MeanBackward1": "MeanBackward0",
+    # every convolution's backward is ConvolutionBackward0 since PyTorch 1.11
+    "ThnnConv2DBackward": "ConvolutionBackward0", "ThnnConv2DBackward0": "ConvolutionBackward0",
+    "SlowConv2DBackward0": "ConvolutionBackward0", "MkldnnConvolutionBackward": "ConvolutionBackward0",
+    "MkldnnConvolutionBackward0": "ConvolutionBackward0", "CudnnConvolutionBackward": "ConvolutionBackward0",
+    "CudnnConvolutionBackward0": "ConvolutionBackward0", "ThnnConvDepthwise2DBackward": "ConvolutionBackward0",
+    "ThnnConvDepthwise2DBackward0": "ConvolutionBackward0", "SlowConvDilated2DBackward": "ConvolutionBackward0",
+    "ThnnConvTranspose2DBackward": "ConvolutionBackward0", "SlowConvTranspose2DBackward0": "ConvolutionBackward0",
+    "CudnnConvolutionTransposeBackward": "ConvolutionBackward0",
+    # batch normalisation on cuDNN; PyTorch 2.13's CPU node
+    "CudnnBatchNormBackward": "NativeBatchNormBackward0", "CudnnBatchNormBackward0": "NativeBatchNormBackward0",
+    # PyTorch 1.10 to 1.12 named reshape's node ReshapeAliasBackward0
+    "ReshapeAliasBackward0": "ViewBackward0",
+    # torch.where was SWhereBackward before 1.10; std/var over all elements were numbered 1
+    "SWhereBackward": "WhereBackward0", "StdBackward1": "StdBackward0", "VarBackward1": "VarBackward0",
+    # x.norm() was NormBackward0/1 before linalg.vector_norm
+    "NormBackward0": "LinalgVectorNormBackward0", "NormBackward1": "LinalgVectorNormBackward0",
+    # 0.3's max_pool2d
+    "MaxPool2DBackward": "MaxPool2DWithIndicesBackward0",
+}
+
+HISTORICAL_NODE_NAMES: dict[str, str] = {f"{n}Backward": f"{n}Backward0" for n in _BEFORE_1_10}
+HISTORICAL_NODE_NAMES.update(_RENAMED)
+
+
+def historical_node_name(name: str) -> str | None:
+    """PyTorch 2.13's name of the node an older PyTorch printed as ``name`` (None if the
+    table has none)."""
+    return HISTORICAL_NODE_NAMES.get(name)
+
+
+# ---------------------------------------------------------------- warnings
 
 
 @dataclass(frozen=True)
-class Rule:
-    """One way two outputs may differ without the computation differing."""
+class WarningChange:
+    """A warning PyTorch 2.13 gives (``now``, a pattern of "Category: message"), and what an
+    older PyTorch gave instead: nothing (``silent_before``) or one of ``before`` (patterns)."""
 
-    name: str
-    explanation: str
-    apply: Callable[[str], str]
-
-
-def normalise(text: str) -> str:
-    """What never counts as a difference: memory addresses, line endings, white space at the
-    end of lines, blank lines at the start and the end."""
-    text = _ADDR.sub("0xADDR", text.replace("\r\n", "\n"))
-    return "\n".join(line.rstrip() for line in text.split("\n")).strip("\n")
+    now: str
+    before: tuple
+    silent_before: bool
+    why: str
 
 
-def _node_index(text: str) -> str:
-    return re.sub(r"\b(\w+Backward)\d+\b", r"\1", text)
+_NON_FULL_HOOK = (r"Using a non-full backward hook when the forward contains multiple autograd Nodes is deprecated "
+                  r"and will be removed in future versions\. This hook will be missing some grad_input\. Please use "
+                  r"register_full_backward_hook to get the documented behavior\.")
 
-
-def _split_top(text: str, sep: str = ",") -> list[str]:
-    """``text`` split at ``sep`` outside brackets and string quotes."""
-    parts, depth, quote, start, i = [], 0, "", 0, 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-        i += 1
-    parts.append(text[start:])
-    return parts
-
-
-def _matching(text: str, open_at: int) -> int:
-    """Index of the bracket closing the one at ``open_at`` (-1 if none)."""
-    depth, quote, i = 0, "", open_at
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return -1
-
-
-def _ordered_dict(text: str) -> str:
-    """``OrderedDict([('a', 1)])`` (Python < 3.12), ``OrderedDict({'a': 1})`` and
-    ``OrderedDict()`` as the plain dict ``{'a': 1}``."""
-    out, pos = [], 0
-    while True:
-        k = text.find("OrderedDict(", pos)
-        if k < 0:
-            break
-        close = _matching(text, k + len("OrderedDict"))
-        if close < 0:
-            break
-        inner = text[k + len("OrderedDict("):close].strip()
-        if inner.startswith("[") and inner.endswith("]"):
-            items = []
-            for item in _split_top(inner[1:-1]):
-                item = item.strip()
-                if item.startswith("(") and item.endswith(")"):
-                    kv = _split_top(item[1:-1])
-                    if len(kv) == 2:
-                        items.append(f"{kv[0].strip()}: {kv[1].strip()}")
-                        continue
-                items = None
-                break
-            replacement = None if items is None else "{" + ", ".join(items) + "}"
-        elif inner.startswith("{") or not inner:
-            replacement = inner or "{}"
-        else:
-            replacement = None
-        out.append(text[pos:k])
-        out.append(_ordered_dict(replacement) if replacement is not None else text[k:close + 1])
-        pos = close + 1
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def _container_order(text: str) -> str:
-    """The entries of a printed ``ModuleDict`` / ``ParameterDict`` in sorted order."""
-    lines = text.split("\n")
-    out, i = [], 0
-    while i < len(lines):
-        out.append(lines[i])
-        if re.search(r"\b(?:ModuleDict|ParameterDict)\($", lines[i].rstrip()):
-            j = i + 1
-            while j < len(lines) and not lines[j].strip().startswith(")"):
-                j += 1
-            out += sorted(lines[i + 1:j], key=str.strip)
-            i = j
-            continue
-        i += 1
-    return "\n".join(out)
-
-
-def _angle_brackets(text: str) -> str:
-    return re.sub(r"<[^<>\n]*>", "", text)
-
-
-def _white_space(text: str) -> str:
-    return re.sub(r"\s+", "", text)
-
-
-def _numbers(text: str) -> str:
-    return re.sub(r"-?\d+(?:\.\d*)?(?:e[-+]?\d+)?", "#", text)
-
-
-RULES = [
-    Rule("node names gained an index",
-         "PyTorch 1.10 and later name graph nodes with an index: LogBackward is now LogBackward0", _node_index),
-    Rule("OrderedDict printed as dict",
-         "an older PyTorch (or Python) printed these dictionaries as OrderedDict(...)", _ordered_dict),
-    Rule("ModuleDict order",
-         "an older PyTorch sorted the keys of a plain dict given to ModuleDict/ParameterDict; "
-         "PyTorch 2.13 keeps their order", _container_order),
-    Rule("text in angle brackets dropped",
-         "the page dropped text in angle brackets, as HTML does (grad_fn=<AddBackward0> became grad_fn=)",
-         _angle_brackets),
-    Rule("white space",
-         "the page's white space differs (indentation, blank lines, line breaks)", _white_space),
+WARNING_CHANGES = [
+    WarningChange("FutureWarning: " + _NON_FULL_HOOK, ("UserWarning: " + _NON_FULL_HOOK,), True,
+                  "register_backward_hook: PyTorch 1.7 and older gave no warning, 1.8 to 1.13 a UserWarning, "
+                  "2.x a FutureWarning"),
+    WarningChange(r"UserWarning: The \.grad attribute of a Tensor that is not a leaf Tensor is being accessed\..*",
+                  (), True, "reading .grad of a non-leaf tensor: PyTorch 1.6 and older gave no warning"),
 ]
 
-UNSEEDED_RANDOM = Rule("unseeded random numbers",
-                       "the cell draws random numbers without torch.manual_seed: PyTorch seeds its generator "
-                       "from the operating system, so no two runs print the same",
-                       _numbers)
+# warnings an older PyTorch gave that PyTorch 2.13 does not
+_WARNINGS_GONE = [
+    (r"FutureWarning: You are using `torch\.load` with `weights_only=False`.*",
+     "torch.load: PyTorch 2.4 and 2.5 warned about weights_only; 2.6 made it the default"),
+]
 
 
-def classify(expected: str, produced: str, rules: list[Rule] | None = None) -> tuple[bool, list[Rule]]:
-    """(equal?, the rules needed): ``(True, [])`` when the texts agree as they are (after
-    ``normalise``), ``(True, rules)`` when they agree under those named differences and under
-    no smaller set of them, ``(False, [])`` otherwise."""
-    rules = RULES if rules is None else rules
-    want, got = normalise(expected), normalise(produced)
-    if want == got:
-        return True, []
-    applied: list[Rule] = []
-    for rule in rules:
-        applied.append(rule)
-        if _equal_under(want, got, applied):
-            break
-    else:
-        return False, []
-    for rule in list(reversed(applied)):  # the smallest set: drop each rule that is not needed
-        fewer = [r for r in applied if r is not rule]
-        if _equal_under(want, got, fewer):
-            applied = fewer
-    return True, applied
-
-
-def _equal_under(want: str, got: str, rules: list[Rule]) -> bool:
-    for rule in rules:
-        want, got = rule.apply(want), rule.apply(got)
-    return want == got
+def warning_change(shown: str | None, given: str | None) -> str | None:
+    """Why a document's warning ``shown`` and scalargrad's ``given`` (either None: no warning
+    there) are a named difference, or None if no rule explains them."""
+    if given is not None:
+        for change in WARNING_CHANGES:
+            if re.fullmatch(change.now, given):
+                if shown is None and change.silent_before:
+                    return change.why
+                if shown is not None and any(re.fullmatch(b, shown) for b in change.before):
+                    return change.why
+        return None
+    if shown is not None:
+        for pattern, why in _WARNINGS_GONE:
+            if re.fullmatch(pattern, shown):
+                return why
+    return None

@@ -1,9 +1,9 @@
 """Reports of ``scalargrad verify PATH...``: a table, Markdown, or JSON, and the exit status.
 
-The JSON report (``--json``), schema ``scalargrad-verify-documents/1``::
+The JSON report (``--json``), schema ``scalargrad-verify-documents/2``::
 
     {
-      "schema": "scalargrad-verify-documents/1",
+      "schema": "scalargrad-verify-documents/2",
       "summary": "<the summary line>",
       "exit_status": 0 | 1 | 2 | 3,
       "documents": [
@@ -11,23 +11,28 @@ The JSON report (``--json``), schema ``scalargrad-verify-documents/1``::
           "path": "tutorial.ipynb",
           "kind": "notebook" | "markdown" | "restructuredtext" | "python" | null,
           "error": null | "<why the document could not be read or checked>",
-          "crashed": true,                      # only when the check itself failed or timed out
-          "note": "<remark on the document, or empty>",
+          "crashed": true,                      # only when a run of it was killed or crashed
+          "note": "<remarks on the document (run again from other unseeded states...), or empty>",
           "cells": [
             {
               "index": 1,                       # position among the document's code cells
               "line": 12,                       # line in the file (a notebook: the cell's number)
               "status": "reproduced" | "named difference" | "differs" | "unsupported"
-                        | "error" | "skipped" | "ran",
+                        | "error" | "timed out" | "skipped" | "ran",
               "detail": "<first difference, feature, error, reason for skipping, or empty>",
               "differences": [{"name": "...", "explanation": "..."}],   # named differences
+              "excused": [{"rule": "<a named difference>",
+                           "part": "output" | "error" | "warnings",
+                           "document_line": 3 | null, "document": "<that line of the document>",
+                           "scalargrad_line": 3 | null, "scalargrad": "<that line of scalargrad's>",
+                           "shown": "<the document's token(s)>", "printed": "<scalargrad's>"}],
               "source": "<the code run>",
               "expected": "<output the document shows>" | null,        # null: it shows none
               "expected_error": "<exception the document shows>" | null,
               "produced": "<what scalargrad printed>" | null,           # null: not run
               "produced_error": "<exception scalargrad raised>" | null,
               "diff": "<unified diff, expected -> produced>",           # status differs
-              "notes": ["<skipped magic lines, pictures not compared...>"],
+              "notes": ["<skipped magic lines, pictures not compared, unseeded draws...>"],
               "sympy": "<summary of the SymPy proof of its backward calls>",
               "sympy_ok": true | false | null,  # false: autograd and SymPy disagree
               "seconds": 0.01
@@ -37,19 +42,20 @@ The JSON report (``--json``), schema ``scalargrad-verify-documents/1``::
       ]
     }
 
+Lines are counted from 1 in the cell's output (its error message for ``part`` "error").
 Exit status: 0 when every cell reproduced, differs only by named differences, ran, or was
-skipped; 1 when a cell differs or raised an error, SymPy disagrees with autograd, or the check
-of a document crashed or timed out; 2 when a document cannot be read; 3 when nothing else is
-wrong but a cell needs a part of PyTorch that scalargrad does not implement.
+skipped; 1 when a cell differs, raised an error or timed out, SymPy disagrees with autograd,
+or a run of a document was killed or crashed; 2 when a document cannot be read; 3 when
+nothing else is wrong but a cell needs a part of PyTorch that scalargrad does not implement.
 """
 
 from __future__ import annotations
 
-from .judge import STATUSES
+from .judge import FAILING, STATUSES
 
 __all__ = ["SCHEMA", "document_entry", "summary", "table", "markdown", "exit_status"]
 
-SCHEMA = "scalargrad-verify-documents/1"
+SCHEMA = "scalargrad-verify-documents/2"
 
 
 def document_entry(path: str, doc, runs: list, verdicts: list, error: str | None = None) -> dict:
@@ -61,6 +67,7 @@ def document_entry(path: str, doc, runs: list, verdicts: list, error: str | None
             cells.append({
                 "index": cell.index, "line": cell.line, "status": v.status, "detail": v.detail,
                 "differences": [{"name": n, "explanation": e} for n, e in v.differences],
+                "excused": list(v.excused),
                 "source": cell.source,
                 "expected": None if exp is None else exp.text,
                 "expected_error": None if exp is None else exp.error,
@@ -76,7 +83,7 @@ def document_entry(path: str, doc, runs: list, verdicts: list, error: str | None
 def exit_status(entries: list[dict]) -> int:
     """0, 1, 2 or 3, as the module docstring says."""
     cells = [c for e in entries for c in e["cells"]]
-    if any(c["status"] in ("differs", "error") or c["sympy_ok"] is False for c in cells) \
+    if any(c["status"] in FAILING or c["sympy_ok"] is False for c in cells) \
             or any(e.get("crashed") for e in entries):
         return 1
     if any(e["error"] for e in entries):
@@ -108,6 +115,29 @@ def summary(entries: list[dict]) -> str:
     return line
 
 
+def excused_lines(excused: list[dict], limit: int = 6) -> list[str]:
+    """What each named difference excused, a line each (the first ``limit`` per rule)."""
+    out, per_rule = [], {}
+    for x in excused:
+        n = per_rule[x["rule"]] = per_rule.get(x["rule"], 0) + 1
+        if n > limit:
+            continue
+        where = x["part"] + (f" line {x['document_line']}" if x["document_line"] else "")
+        if x["rule"] == "ModuleDict order":
+            what = "a ModuleDict's entries in the order of their keys"
+        elif x["rule"] == "dict keys sorted":
+            what = "the displayed dict's keys in sorted order"
+        elif x["shown"] or x["printed"]:
+            what = f"{x['shown']!r} shown where scalargrad prints {x['printed']!r}"
+        else:
+            what = "the lines as a whole"
+        out.append(f"{x['rule']}: {where}: {what}")
+    for rule, n in per_rule.items():
+        if n > limit:
+            out.append(f"{rule}: {n - limit} more")
+    return out
+
+
 def _cut(text: str, width: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[:width - 1] + "…"
@@ -125,7 +155,7 @@ def table(entries: list[dict]) -> str:
         lines.append(head + (f": {e['note']}" if e["note"] else ""))
         rows = [("cell", "line", "status", "detail", "SymPy check")]
         for c in e["cells"]:
-            status = c["status"].upper() if c["status"] in ("differs", "error") else c["status"]
+            status = c["status"].upper() if c["status"] in FAILING else c["status"]
             sympy = c["sympy"] + (" DISAGREES" if c["sympy_ok"] is False else "")
             rows.append((str(c["index"]), str(c["line"]), status, _cut(c["detail"], 60), sympy))
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
@@ -133,7 +163,7 @@ def table(entries: list[dict]) -> str:
             lines.append("  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip())
             if j == 0:
                 lines.append("  ".join("-" * w for w in widths))
-        shown = [c for c in e["cells"] if c["status"] in ("differs", "error") or c["notes"]]
+        shown = [c for c in e["cells"] if c["status"] in FAILING or c["notes"] or c["excused"]]
         if shown:
             lines.append("")
         for c in shown:
@@ -142,6 +172,9 @@ def table(entries: list[dict]) -> str:
                 lines += ["    " + d for d in c["diff"].split("\n")[2:14] if c["diff"]]
             elif c["status"] == "error":
                 lines.append(f"  cell {c['index']} raised {c['detail']}")
+            elif c["status"] == "timed out":
+                lines.append(f"  cell {c['index']} timed out: {c['detail']}")
+            lines += [f"  cell {c['index']}: {x}" for x in excused_lines(c["excused"])]
             for note in c["notes"]:
                 lines.append(f"  cell {c['index']}: {note}")
         lines.append("")

@@ -55,6 +55,9 @@ def overwritten(v, ins) -> bool:
     seq = v._seq
     for x in (v, *ins):
         t = x.node if x.__class__ is Elem else x
+        s = t._s
+        if s is not None and s.store is not None and s.store.written > seq:
+            return True  # written through an alias with a version counter of its own (x.data *= 100)
         if t._op is None:
             if t is not v and t._seq > seq:  # a leaf's _seq is its last change
                 return True
