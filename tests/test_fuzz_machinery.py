@@ -21,6 +21,7 @@ from tests.fuzz.campaign import KINDS, causes_of, program_for
 from tests.fuzz.causes import classify
 from tests.fuzz.compare import Divergence, compare, libm_call
 from tests.fuzz.interpreter import run_program
+from tests.fuzz.kernels import KernelCall
 from tests.fuzz.mpbackend import derivatives
 from tests.fuzz.outcome import ErrorRecord, Outcome, StepRecord, encode_float, error_record
 from tests.fuzz.program import GRAD, Program, Step
@@ -224,7 +225,14 @@ def test_a_different_grad_fn_name_alone_does_not_stop_the_comparison():
     assert v.root is v.divergences[1]  # a name changes nothing later; a value does
 
 
-def test_the_1_ulp_rule_accepts_scalargrad_correctly_rounded():
+class _Mode:
+    """What kernels.Substitution reports: the calls whose bits it replaced."""
+
+    def __init__(self, *calls):
+        self.calls, self.failed = list(calls), []
+
+
+def test_a_kernel_difference_is_admitted_only_when_the_rerun_agrees():
     x = f32(0.7)
     cr = libm.correctly_rounded("exp", [x], "float32")
     with mpmath.workprec(300):
@@ -232,11 +240,27 @@ def test_the_1_ulp_rule_accepts_scalargrad_correctly_rounded():
     p = Program("graphs", 0, 0, [Step("torch.tensor(0.7)", "v0"), Step("v0.exp()", "v1", ("v0",), "exp")])
     sg = outcome((tensor_obs(x), None), (tensor_obs(cr), None))
     th = outcome((tensor_obs(x), None), (tensor_obs(next_f32(cr)), None))
-    v = compare(p, sg, th)
-    assert v.agrees and v.libm_steps == [1]
-    # the other way round (scalargrad one ulp off the correctly rounded result) is a divergence
-    v = compare(p, th, sg)
-    assert v.cls == "libm_last_bit"
+    # strictly, one ulp is a difference
+    assert compare(p, sg, th).cls == "silently_wrong_value"
+    # PyTorch re-run with scalargrad's bits at its exp kernel agrees: admitted, attributed to exp
+    v = compare(p, sg, th, rerun_torch=lambda: (sg, _Mode(KernelCall("exp", "float32", 1, True, True))))
+    assert v.agrees and not v.strict and v.admitted == "kernel" and v.category == "kernel"
+    assert [c.kernel for c in v.kernels] == ["exp"]
+    # a rerun that changed no kernel's bits admits nothing
+    assert compare(p, sg, th, rerun_torch=lambda: (th, _Mode())).cls == "silently_wrong_value"
+    # scalargrad's own kernel value failing the kernel's check is scalargrad's fault
+    v = compare(p, sg, th, rerun_torch=lambda: (sg, _Mode(KernelCall("exp", "float32", 1, False, True))))
+    assert not v.agrees and v.cls == "libm_last_bit"
+
+
+def test_a_difference_the_rerun_does_not_remove_stays():
+    p = Program("graphs", 0, 0, [Step("torch.tensor(0.7)", "v0"), Step("v0.exp()", "v1", ("v0",), "exp"),
+                                 Step("v1 * 3", "v2", ("v1",), "mul")])
+    sg = outcome((tensor_obs(0.5), None), (tensor_obs(1.5), None), (tensor_obs(4.5), None))
+    th = outcome((tensor_obs(0.5), None), (tensor_obs(next_f32(1.5)), None), (tensor_obs(4.75), None))
+    th2 = outcome((tensor_obs(0.5), None), (tensor_obs(1.5), None), (tensor_obs(4.75), None))
+    v = compare(p, sg, th, rerun_torch=lambda: (th2, _Mode(KernelCall("exp", "float32", 1, True, True))))
+    assert v.cls == "silently_wrong_value" and v.divergences[0].step == 2
 
 
 def test_the_1_ulp_rule_is_for_math_library_calls_only():

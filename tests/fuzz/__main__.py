@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from .campaign import KINDS, Campaign
+from .campaign import GENERATORS, Campaign
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -15,8 +15,9 @@ def main(argv: list[str] | None = None) -> int:
         "(issue 14). Needs PyTorch installed."))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--programs", type=int, default=1000)
-    ap.add_argument("--kind", choices=KINDS + ["mixed"], default="mixed",
-                    help="one kind of program, or the fixed mix (graphs 72%%, errors 18%%, modules 8%%, threads 2%%)")
+    ap.add_argument("--kind", choices=list(GENERATORS) + ["mixed"], default="mixed",
+                    help="one family of programs, or issue 14's fixed mix (graphs 72%%, errors 18%%, modules 8%%, "
+                         "threads 2%%)")
     ap.add_argument("--shapes", action="store_true", help="graphs also over shapes (2,), (2, 3), (1,)")
     ap.add_argument("--time-budget", type=float, default=None, help="stop after this many seconds")
     ap.add_argument("--report", help="write the figures and the cause groups as JSON")

@@ -64,14 +64,11 @@ def _alarm(signum, frame):
     raise ProgramTimeout("the program ran out of time")
 
 
-def run_program(program: Program, lib, patches: dict | None = None, timeout: float = 20.0,
-                namespace: dict | None = None) -> Outcome:
+def run_program(program: Program, lib, timeout: float = 20.0, namespace: dict | None = None,
+                mode=None) -> Outcome:
     """Run ``program`` with ``torch`` bound to ``lib``; ``namespace``: a dict to run it in (to read
-    its variables afterwards).
-
-    ``patches`` maps a step's name to the elements written into that tensor's storage right
-    after the step (through ``.data``, outside the graph and its version counter): the
-    comparator uses it to carry on past a last-bit difference of the math library.
+    its variables afterwards); ``mode``: a context entered around the whole run (the kernel
+    rule's ``kernels.Substitution`` for PyTorch).
     """
     _reset(lib)
     pkg = _package_dir(lib)
@@ -85,6 +82,8 @@ def run_program(program: Program, lib, patches: dict | None = None, timeout: flo
         old = signal.signal(signal.SIGALRM, _alarm)
         signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
+        if mode is not None:
+            mode.__enter__()
         for i, step in enumerate(program.steps):
             rec = StepRecord(i)
             out.records.append(rec)
@@ -107,11 +106,9 @@ def run_program(program: Program, lib, patches: dict | None = None, timeout: flo
                 if not step.guard or rec.error.type == "ProgramTimeout":
                     out.error, out.error_step = rec.error, i
                     break
-            elif patches and step.name in patches:
-                t = ns[step.name]
-                with lib.no_grad():
-                    t.data.copy_(lib.tensor(patches[step.name], dtype=t.dtype).reshape(t.shape))
     finally:
+        if mode is not None:
+            mode.__exit__(None, None, None)
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, old)
