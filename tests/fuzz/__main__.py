@@ -26,12 +26,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--triage", metavar="FILE.md", help="write the cause sections of a triage (use with --shrink)")
     ap.add_argument("--dump", help="write every disagreeing program and its divergences as JSON lines")
     ap.add_argument("--repro", metavar="KIND:SEED:INDEX", help="print one program as Python and its verdict")
+    ap.add_argument("--mutate", metavar="NAME", help="make one of scalargrad's derivatives 0.1%% wrong in this process "
+                    "(tests/fuzz/mutations.py: cos, mul_other, sum) and show how the judge takes the programs it "
+                    "changes")
+    ap.add_argument("--strict", action="store_true", help="no kernel rule: every value bit for bit")
     args = ap.parse_args(argv)
     kind = None if args.kind == "mixed" else args.kind
     if args.repro:
         return _repro(args.repro, args.shapes)
+    if args.mutate:
+        from .mutations import judge
+
+        r = judge(args.mutate, args.seed, args.programs, kind)
+        print(r["stats"].summary())
+        print(f"mutation {args.mutate}: {r['changed']} programs changed by it, {r['failed']} judged a divergence, "
+              f"{len(r['accepted'])} judged to agree {r['accepted'][:10]}")
+        return 0
     dump = open(args.dump, "w") if args.dump else None
-    campaign = Campaign(args.seed, kind, args.shapes, dump=dump)
+    campaign = Campaign(args.seed, kind, args.shapes, dump=dump, rule=not args.strict)
     stats = campaign.run(args.programs, args.time_budget, progress=max(1000, args.programs // 20))
     if dump:
         dump.close()
@@ -64,10 +76,16 @@ def _repro(ident: str, shapes: bool) -> int:
     kind, seed, index = ident.split(":")
     program = program_for(int(seed), int(index), kind, shapes)
     print(program.source())
-    verdict, _, _ = run_pair(program, load_library("scalargrad"), load_library("torch"))
-    print(f"# case: {verdict.case}, class: {verdict.cls}")
-    for d in verdict.divergences:
-        print(f"# {d.cls} at step {d.step}: {d.detail}")
+    from .campaign import causes_of
+
+    verdict, s, _ = run_pair(program, load_library("scalargrad"), load_library("torch"))
+    print(f"# case: {verdict.case}, class: {verdict.cls}, program: {verdict.category}")
+    if verdict.kernels:
+        print("# kernel rule: PyTorch re-run with scalargrad's bits at " + ", ".join(
+            f"{c.kernel} ({c.dtype}, {c.elements} elements{'' if c.sg_ok else ', scalargrad fails the check'})"
+            for c in verdict.kernels))
+    for key, _, d in causes_of(program, verdict, s):
+        print(f"# {d.cls} at step {d.step} [{key}]: {d.detail}")
     return 0
 
 

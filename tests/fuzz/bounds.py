@@ -144,12 +144,13 @@ class Err:
                    + n * _tiny(dt), dt)
 
 
-def within(value: float, ref: Err, factor: float = ALGORITHMIC) -> bool:
-    """Whether ``value`` lies within ``factor`` times ``ref``'s bound of its exact value (nan
-    and inf must match exactly: no bound covers them)."""
+def within(value: float, ref: Err, factor: float | None = None) -> bool:
+    """Whether ``value`` lies within ``factor`` (default ``ALGORITHMIC``) times ``ref``'s bound
+    of its exact value (nan and inf must match exactly: no bound covers them)."""
+    factor = ALGORITHMIC if factor is None else factor
     if not math.isfinite(value):
         v = ref.v
-        return (value != value and mpmath.isnan(v)) or (mpmath.isinf(v) and value == float(v))
+        return bool((value != value and mpmath.isnan(v)) or (mpmath.isinf(v) and value == float(v)))
     if not mpmath.isfinite(ref.e):
         return True  # the formula itself is ill-conditioned here: no bound can be given
     with mpmath.workprec(_PREC):

@@ -31,7 +31,7 @@ from .gen_ops import generate_ops
 from .gen_threads import generate_thread
 from .gen_training import generate_training
 from .gen_views import generate_views
-from .interpreter import load_library, run_program
+from .interpreter import load_library, run_program, warm_up
 from .kernels import Substitution
 from .program import Program
 from .shrink import shrink
@@ -255,15 +255,16 @@ class Campaign:
     """Run programs of one seed on scalargrad and PyTorch and keep the figures and the groups."""
 
     def __init__(self, seed: int, kind: str | None = None, shapes: bool = False, sg=None, torch=None,
-                 dump=None) -> None:
+                 dump=None, rule: bool = True) -> None:
         self.seed = seed
         self.kind = kind
         self.shapes = shapes
-        self.sg = sg or load_library("scalargrad")
-        self.torch = torch or load_library("torch")
+        self.sg = warm_up(sg or load_library("scalargrad"))
+        self.torch = warm_up(torch or load_library("torch"))
         self.stats = Stats()
         self.groups: dict[str, Group] = {}
         self.dump = dump  # a file: one JSON line per program that disagrees
+        self.rule = rule  # the kernel rule (else every value bit for bit)
 
     def program(self, i: int) -> Program:
         return program_for(self.seed, i, self.kind, self.shapes)
@@ -274,7 +275,7 @@ class Campaign:
             if time_budget is not None and time.perf_counter() - start > time_budget:
                 break
             program = self.program(i)
-            verdict, s, t = run_pair(program, self.sg, self.torch)
+            verdict, s, t = run_pair(program, self.sg, self.torch, rule=self.rule)
             self.account(program, verdict, s, t)
             if progress and (i + 1) % progress == 0:
                 print(f"... {i + 1} programs, {time.perf_counter() - start:.0f} s", flush=True)

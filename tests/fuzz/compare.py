@@ -205,6 +205,8 @@ def _error_divergence(i: int, step, es: ErrorRecord | None, et: ErrorRecord | No
     detail = f"scalargrad: {_error(es)} | PyTorch: {_error(et)}"
     if et is not None and _pytorch_bug(et.message):
         cls = "pytorch_bug"
+    elif et is not None and et.type == "ProgramTimeout":
+        cls = "timeout"  # PyTorch ran out of time (a slow first import): nothing to judge scalargrad by
     elif es is None:  # PyTorch refuses, scalargrad goes on
         cls = "silently_wrong_grad" if (step.op in BACKWARD_STEPS or step.tag == GRAD) and later_grads \
             else "missing_error"

@@ -43,6 +43,11 @@ FUNCTIONS = {
     "too_many": ("return x * 2", "return gs[0] * 2, None, None", 1, False),
     "wrong_shape": ("return x * 2", "return (gs[0] * 2).sum(), None", 1, False),
     "wrong_dtype": ("return x * 2", "return (gs[0] * 2).double(), None", 1, False),
+    "saved_variables": ("ctx.save_for_backward(x)\nreturn x * 3", "x, = ctx.saved_variables\nreturn gs[0] * 3, None",
+                        1, False),
+    "dirty_non_input": ("t = x * 2\nctx.mark_dirty(t)\nreturn t", "return gs[0] * 2, None", 1, False),
+    "saved_twice": ("ctx.save_for_backward(x)\nreturn x * x", "a, = ctx.saved_tensors\nb, = ctx.saved_tensors\n"
+                    "return gs[0] * (a + b), None", 1, False),
     "nested": ("with torch.enable_grad():\n    t = x.detach().requires_grad_()\n    (t * t).sum().backward()\n"
                "ctx.save_for_backward(t.grad)\nreturn x * 2", "g2, = ctx.saved_tensors\nreturn gs[0] * g2, None",
                1, False),

@@ -109,8 +109,15 @@ def generate_inplace(seed: int, index: int) -> Program:
     out = saved if saved is not None and rng.random() < 0.7 else target.name
     if sibling is not None and rng.random() < 0.3:
         out = sibling.name
-    y = b.probe(f"({out} * torch.arange(1, {out}.numel() + 1, dtype={out}.dtype).reshape({out}.shape)).sum()"
-                + (f" + ({x.name} * 3).sum()" if rng.random() < 0.4 else ""), "reduce")
+    weighted = f"({out} * torch.arange(1, {out}.numel() + 1, dtype={out}.dtype).reshape({out}.shape)).sum()"
+    r = rng.random()
+    if r < 0.3:  # another leaf's branch before or after: is its .grad written when backward then fails?
+        z = b.leaf((), dtype, rg=True)
+        leaves.append(z)
+        weighted = f"({z.name} * 3) + {weighted}" if rng.random() < 0.5 else f"{weighted} + {z.name} * 3"
+    elif r < 0.5:
+        weighted += f" + ({x.name} * 3).sum()"
+    y = b.probe(weighted, "reduce")
     if rng.random() < 0.6:
         b.do(f"{y}.backward()", "backward", guard=True)
         for m in leaves:

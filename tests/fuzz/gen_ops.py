@@ -120,7 +120,8 @@ def generate_ops(seed: int, index: int) -> Program:
     rng = b.rng
     dtype = rng.choice(["float32"] * 3 + ["float64"])
     edge = rng.choice([0.0, 0.0, 0.15, 0.4])
-    x = b.leaf(b.shape(max_dims=3, empty=0.08), dtype, rg=True, edge=edge)
+    shape = () if rng.random() < 0.2 else b.shape(max_dims=3, empty=0.08)  # 0-dim: .item() of its gradient
+    x = b.leaf(shape, dtype, rg=True, edge=edge)
     if edge and rng.random() < 0.3 and dtype == "float64":
         b.steps.pop()  # a float64 leaf at the edge of overflow
         b.n -= 1

@@ -17,7 +17,7 @@ import warnings
 from .outcome import Outcome, StepRecord, encode, error_record
 from .program import HELPERS, HIDDEN, Program
 
-__all__ = ["run_program", "load_library", "ProgramTimeout"]
+__all__ = ["run_program", "load_library", "warm_up", "ProgramTimeout"]
 
 
 class ProgramTimeout(Exception):
@@ -30,10 +30,21 @@ def _compiled(source: str, mode: str = "exec"):
 
 
 def load_library(name: str):
-    """``scalargrad`` or ``torch``, imported."""
+    """``scalargrad`` or ``torch``, imported with the parts programs use, so that no program's
+    time budget pays for a first import (PyTorch imports torch._dynamo on its first optimizer)."""
     import importlib
 
-    return importlib.import_module(name)
+    return warm_up(importlib.import_module(name))
+
+
+@functools.cache
+def warm_up(lib):
+    """``lib`` after the imports a program's first optimizer or DataLoader would make."""
+    lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.1)
+    lib.utils.data.DataLoader([1])
+    if lib.__name__ == "torch":
+        from torch.utils._python_dispatch import TorchDispatchMode  # noqa: F401 - the kernel rule's
+    return lib
 
 
 @functools.cache

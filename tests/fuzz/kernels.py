@@ -160,6 +160,7 @@ class Kernel:
     check: object
     outputs: tuple = (0,)  # which outputs of a tuple-returning op are substituted
     torch_check: object = None  # PyTorch's documented accuracy, where it is looser than ``check``
+    prepare: object = None  # (args, kwargs) -> what ``sg`` needs from before the call (a generator's state)
 
     def accuracy(self, *a) -> bool:
         return (self.torch_check or self.check)(*a)
@@ -583,6 +584,49 @@ def _gelu_kernel(backward: bool) -> Kernel:
     return Kernel("gelu_backward" if backward else "gelu", sg_values, check)
 
 
+def _uniform_kernel() -> Kernel:
+    """uniform_(from, to): x * (to - from) + from, x = k * 2**-24 drawn from the generator
+    (ATen's uniform_real_distribution), fused in the AVX2/AVX512 builds and rounded twice in the
+    build without AVX. scalargrad's generator reproduces PyTorch's: it is given the state
+    PyTorch's generator had before the call, draws, and is put back."""
+
+    def prepare(args, kwargs):
+        import torch
+
+        gen = kwargs.get("generator") or (args[3] if len(args) > 3 else None) or torch.default_generator
+        return gen.get_state()
+
+    def sg_values(sg, args, kwargs, state=None):
+        saved = sg.get_rng_state()
+        try:
+            sg.set_rng_state(sg.tensor(state.tolist(), dtype=sg.uint8))
+            t = sg.empty(tuple(args[0].shape), dtype=getattr(sg, _dtype(args[0])))
+            t.uniform_(float(args[1]) if len(args) > 1 else 0.0, float(args[2]) if len(args) > 2 else 1.0)
+            return [_values(t)]
+        finally:
+            sg.set_rng_state(saved)
+
+    def check(args, kwargs, k, i, value, dt, shape):
+        """``value`` is x * (to - from) + from, fused or not, for a draw x on the 2**-24 grid."""
+        lo = libm.round_to(float(args[1] if len(args) > 1 else 0.0), dt)
+        hi = libm.round_to(float(args[2] if len(args) > 2 else 1.0), dt)
+        span = libm.round_to(hi - lo, dt)
+        if not span or not math.isfinite(value):
+            return False
+        bits = 24 if dt == "float32" else 53
+        k0 = round((value - lo) / span * 2.0 ** bits)
+        return any(_same(value, v) for k in range(k0 - 4, k0 + 5) if 0 <= k < 2 ** bits
+                   for v in fma_pair(k * 2.0 ** -bits, span, lo, dt))
+
+    return Kernel("uniform_", sg_values, check, prepare=prepare)
+
+
+def _cpu_capability() -> str:
+    import torch
+
+    return torch.backends.cpu.get_cpu_capability()
+
+
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
 
@@ -653,7 +697,7 @@ UNARY = ("exp", "log", "sin", "cos", "tanh", "sqrt", "sigmoid", "log1p", "expm1"
 KERNELS = UNARY + ("pow", "add", "sub", "addcmul", "addcdiv", "lerp", "tanh_backward", "mm", "bmm", "addmm",
                    "baddbmm", "mv", "dot", "softmax", "log_softmax", "softmax_backward", "log_softmax_backward",
                    "layer_norm", "layer_norm_backward", "batch_norm", "batch_norm_backward", "norm", "gelu",
-                   "gelu_backward", "binary_cross_entropy", "binary_cross_entropy_with_logits")
+                   "gelu_backward", "binary_cross_entropy", "binary_cross_entropy_with_logits", "uniform_")
 """The kernels the rule substitutes."""
 
 
@@ -698,6 +742,7 @@ def _table() -> dict:
     put(_gelu_kernel(True), aten.gelu_backward.default)
     put(_bce_kernel(False), aten.binary_cross_entropy.default)
     put(_bce_kernel(True), aten.binary_cross_entropy_with_logits.default)
+    put(_uniform_kernel(), aten.uniform_.default)
     return table
 
 
@@ -740,16 +785,17 @@ def Substitution(sg):  # noqa: N802 - made on demand: PyTorch is imported only w
                 operands[0] = args[0].detach().clone()
             # the running statistics batch_norm updates in place: their values before the call
             saved = [a.detach().clone() if isinstance(a, torch.Tensor) else a for a in operands]
+            before = kernel.prepare(args, kwargs) if kernel.prepare is not None else None
             out = func(*args, **kwargs)
             try:
                 with _grad(sg, False):
-                    self._substitute(kernel, saved, kwargs, out, args)
+                    self._substitute(kernel, saved, kwargs, out, args, before)
             except Exception as e:  # scalargrad refuses the call: no substitution, the difference stays
                 self.failed.append(f"{kernel.name}: {type(e).__name__}: {e}"[:200])
             return out
 
-        def _substitute(self, kernel: Kernel, args, kwargs, out, originals) -> None:
-            results = kernel.sg(sg, args, kwargs)
+        def _substitute(self, kernel: Kernel, args, kwargs, out, originals, before=None) -> None:
+            results = kernel.sg(sg, args, kwargs) if kernel.prepare is None else kernel.sg(sg, args, kwargs, before)
             if results is None:
                 return
             outs = list(out) if isinstance(out, (tuple, list)) else [out]
