@@ -16,19 +16,38 @@ from .causes import Cause, Ctx
 __all__ = ["CATALOGUE"]
 
 _VERSION = "modified by an inplace operation"
-_SUBSCRIPT = re.compile(r"\bv\d+\[([^\]\n]*)\]")
+_SUBSCRIPTED = re.compile(r"\bv\d+\[")
+
+
+def _index_parts(code: str) -> list[list[str]]:
+    """The top-level entries of every ``vN[...]`` subscript in ``code``."""
+    out = []
+    for m in _SUBSCRIPTED.finditer(code):
+        depth, parts, cur = 0, [], ""
+        for ch in code[m.end():]:
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                if depth == 0:
+                    break
+                depth -= 1
+            if ch == "," and depth == 0:
+                parts.append(cur.strip())
+                cur = ""
+            else:
+                cur += ch
+        out.append(parts + [cur.strip()])
+    return out
 
 
 def _two_none(c: Ctx) -> bool:
     """Whether an index up to the divergent step has two or more None entries."""
-    return any(sum(part.strip() == "None" for part in m.group(1).split(",")) >= 2
-               for s in c.steps_before() for m in _SUBSCRIPT.finditer(s.code))
+    return any(parts.count("None") >= 2 for s in c.steps_before() for parts in _index_parts(s.code))
 
 
 def _bool_index(c: Ctx) -> bool:
     """Whether an index up to the divergent step has a Python bool entry."""
-    return any(part.strip() in ("True", "False") for s in c.steps_before() for m in _SUBSCRIPT.finditer(s.code)
-               for part in m.group(1).split(","))
+    return any(("True" in parts or "False" in parts) for s in c.steps_before() for parts in _index_parts(s.code))
 
 
 def _multi_view_message(text: str) -> bool:
@@ -88,9 +107,10 @@ CATALOGUE: list[Cause] = [
                                                  or "expected Tensor as element" in c.se
                                                  or "'NoneType' object has no attribute" in c.se)),
     Cause("view-of-0dim-index-error",
-          "unbind/select of a 0-dim tensor: Python's IndexError \"tuple index out of range\" (PyTorch: \"Dimension "
-          "specified as 0 but tensor has no dimensions\")", "_tensor/views.py", "new",
-          lambda c: "tuple index out of range" in c.se and "no dimensions" in c.te),
+          "unbind/select/indexing of a 0-dim tensor: Python's IndexError \"tuple index out of range\" (PyTorch: "
+          "\"Dimension specified as 0 but tensor has no dimensions\", \"too many indices for tensor of dimension 0\")",
+          "_tensor/views.py, _tensor/indexing.py", "new",
+          lambda c: "tuple index out of range" in c.se),
     Cause("diagonal-beyond-2d",
           "diagonal of a tensor other than a matrix is refused as Unsupported", "_tensor/views.py", "new: missing",
           lambda c: c.is_("unsupported") and "diagonal" in c.se),
@@ -300,7 +320,7 @@ CATALOGUE: list[Cause] = [
     Cause("mask-broadcast",
           "where/masked_fill with a mask that does not broadcast: accepted, or Python's IndexError",
           "_tensor/selection.py", "issue 22: masked_fill with a mask that does not broadcast",
-          lambda c: c.op == "where" and ("must match the size" in c.te or c.se.startswith("IndexError"))),
+          lambda c: c.op == "where" and ("must match the size" in c.te or c.se.startswith("IndexError") or c.values)),
     Cause("layout-strides",
           "Where a result lies in memory: strides of size-1 dimensions, of empty tensors, of clamp/where/dtype "
           "conversions of strided inputs (scalargrad keeps the input's strides or makes them contiguous where "

@@ -147,6 +147,7 @@ def generate_functions(seed: int, index: int) -> Program:
         b.probe(f"torch.autograd.grad({z}, [{names}], allow_unused=True)", "autograd.grad", GRAD)
     else:
         b.do(f"{z}.backward(create_graph=True)", "backward_create_graph", guard=True)
+        b.let(f"{x.name}.grad", "read_grad", GRAD, show=False)  # before it is used: None or not
         b.do(f"ev.append('second')\n{x.name}.grad.sum().backward()", "double_backward", guard=True)
     b.observe_events()
     for m in (x, y):

@@ -101,6 +101,7 @@ def generate_hooks(seed: int, index: int) -> Program:
         b.do(f"{z.name}.backward()", "backward", guard=True)
     else:
         b.do(f"{z.name}.backward(create_graph=True)", "backward_create_graph", guard=True)
+        b.let(f"{x.name}.grad", "read_grad", GRAD, show=False)  # before it is used: None or not
         b.do(f"ev.append('second')\n({x.name}.grad * {x.name}.grad).sum().backward()", "double_backward", guard=True)
     b.observe_events()
     for n in [m.name for m in leaves] + retained:
