@@ -1,7 +1,7 @@
 """The differential fuzzer against live PyTorch, within a CI budget (issues 14, 22 and 26).
 
-* issue 14's mix (seed 14: graphs, error paths, module trees, threads; at most ``PROGRAMS``
-  programs within ``BUDGET`` seconds) holds issue 14's six bars strictly;
+* issue 14's mix (seed 14: graphs, error paths, module trees, threads; the first ``PROGRAMS``
+  programs, the same on every machine and setting) holds issue 14's six bars strictly;
 * each of issue 22's families runs ``FAMILY_PROGRAMS[family]`` programs of seed 14 and must not
   get worse than ``MEASURED`` (agreement may only rise, defects, raw errors and wrong errors
   only fall, and no cause outside the recorded ones may appear). These figures are not issue
@@ -36,8 +36,7 @@ from tests.fuzz.mutations import MUTATIONS, judge
 pytestmark = [pytest.mark.no_sympy_check, pytest.mark.slow]
 
 SEED = 14
-PROGRAMS = 20_000
-BUDGET = 35.0  # seconds of issue 14's mix: on the project's 2-core machine 1,200 (busy) to 8,000 programs
+PROGRAMS = 1_500  # issue 14's mix: 10 s on the project's 2-core machine when quiet, up to a minute when busy
 FAMILY_PROGRAMS = {"views": 150, "indexing": 150, "inplace": 150, "hooks": 150, "functions": 100, "modes": 150,
                    "ops": 150, "training": 16}
 _RUN: dict = {}
@@ -52,7 +51,7 @@ def _campaign(torch) -> Campaign:
         import scalargrad
 
         campaign = Campaign(SEED, sg=scalargrad, torch=torch)
-        campaign.run(PROGRAMS, time_budget=BUDGET)
+        campaign.run(PROGRAMS)
         _RUN["mix"] = campaign
         warnings.warn(FuzzFigures(f"differential fuzzer, seed {SEED}: {campaign.stats.summary()}"), stacklevel=1)
     return _RUN["mix"]
@@ -83,7 +82,7 @@ def test_pytorch_agrees_with_itself(torch_ref, kind):
 
 def test_the_campaign_covers_every_kind(torch_ref):
     stats = _campaign(torch_ref).stats
-    assert stats.programs >= 1000, stats.summary()
+    assert stats.programs == PROGRAMS, stats.summary()
     assert set(stats.by_kind) == set(KINDS)
     assert stats.cases["value"] and stats.cases["error"] and stats.cases["module"]
 

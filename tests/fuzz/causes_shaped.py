@@ -119,8 +119,9 @@ CATALOGUE: list[Cause] = [
           "of the two dims' strides, offset at the diagonal's start)", "_tensor/views.py (diagonal)", "new",
           lambda c: c.is_("wrong_layout", "wrong_metadata") and c.op == "diagonal"),
     Cause("view-or-copy",
-          "Whether a result is a view of its base (`_base`, `_is_view()`) differs: reshape/flatten/contiguous of "
-          "a tensor that PyTorch can view, or can not", "_tensor/views.py", "new",
+          "`_base` and `_is_view()` differ: a view of a view keeps the intermediate tensor as its `_base` (PyTorch: "
+          "the root), and reshape/flatten/contiguous view where PyTorch copies or the reverse", "_tensor/views.py",
+          "new",
           lambda c: c.op == "is_view" and c.values),
     Cause("missing-view-ops", "movedim, logsumexp and other ops are refused as Unsupported", "_tensor/surface.py",
           "new: missing", lambda c: c.is_("unsupported") and re.search(r"movedim|logsumexp|tile", c.se) is not None),
@@ -273,8 +274,9 @@ CATALOGUE: list[Cause] = [
           and (c.values or c.is_("wrong_requires_grad", "missing_error", "refused", "wrong_message", "wrong_type"))),
     # ------------------------------------------------------------ ops
     Cause("sign-negative-zero",
-          "sign()/sgn()'s backward gives -0.0 (PyTorch: +0.0, the ZeroTensor materialised), and other gradients that "
-          "differ only in the sign of zero", "_ops/elementwise.py (Sgn.backward)",
+          "The sign of a zero gradient through sgn's derivative (sign(), sgn(), abs() and its double backward): "
+          "sign()'s backward gives -0.0 where PyTorch's ZeroTensor materialises +0.0, and the reverse after abs",
+          "_ops/elementwise.py (Sgn.backward, EfficientZero)",
           "issue 22: sign()'s backward gives -0.0",
           lambda c: c.vk == "signed zero" and c.before(r"\.(sign|sgn|abs)\(\)")),
     Cause("item-of-zero-grad",

@@ -504,9 +504,51 @@ def _batch_norm_backward_kernel() -> Kernel:
         return [None if not m or gr is None else _values(gr) for gr, m in zip(grads, mask)]
 
     def check(args, kwargs, k, i, value, dt, shape):
-        return True  # scalargrad's autograd of batch_norm is compared through its forward's check
+        g, x, w, rm, rv, save_mean, save_invstd, train, eps = args[:9]
+        channels = x.shape[1] if x.dim() > 1 else 1
+        per = lambda t, c: _flat(t.detach().transpose(0, 1)[c]) if x.dim() > 1 else _flat(t)  # noqa: E731
+        c = (_unravel(i, shape)[1] if len(shape) > 1 else 0) if k == 0 else i
+        if c >= channels:
+            return False
+        xs, gs = per(x, c), per(g, c)
+        n = len(xs)
+        wc = float(_flat(w)[c]) if w is not None else 1.0
+        if not all(math.isfinite(v) for v in xs + gs):
+            return False
+        if train:
+            mean, var = _moments(xs, dt)
+        else:
+            mean, var = Err(_flat(rm)[c], 0, dt), Err(_flat(rv)[c], 0, dt)
+        invstd = 1 / (var + eps).sqrt()
+        xh = [(Err(v, 0, dt) - mean) * invstd for v in xs]
+        if k == 2:
+            ref = Err.sum([Err(v, 0, dt) for v in gs], dt)
+        elif k == 1:
+            ref = Err.sum([Err(a, 0, dt) * b for a, b in zip(gs, xh)], dt)
+        else:
+            pos = _position_in_channel(x, i) if x.dim() > 1 else i
+            if train:
+                s1 = Err.sum([Err(v, 0, dt) for v in gs], dt)
+                s2 = Err.sum([Err(a, 0, dt) * b for a, b in zip(gs, xh)], dt)
+                ref = invstd * wc / n * (Err(gs[pos], 0, dt) * n - s1 - xh[pos] * s2)
+            else:
+                ref = Err(gs[pos], 0, dt) * invstd * wc
+        return within(value, ref)
 
     return Kernel("batch_norm_backward", sg_values, check, outputs=(0, 1, 2))
+
+
+def _position_in_channel(x, j: int) -> int:
+    """Where flat element ``j`` of ``x`` (N, C, ...) falls in its channel's values as
+    ``x.transpose(0, 1)[c]`` lists them."""
+    shape = list(x.shape)
+    coords = _unravel(j, shape)
+    rest = [coords[0]] + coords[2:]
+    dims = [shape[0]] + shape[2:]
+    pos = 0
+    for c, d in zip(rest, dims):
+        pos = pos * d + c
+    return pos
 
 
 def _norm_kernel() -> Kernel:
@@ -521,9 +563,20 @@ def _norm_kernel() -> Kernel:
         x = args[0]
         ord_ = float(args[1] if len(args) > 1 else kwargs.get("ord", 2))
         dim = args[2] if len(args) > 2 else kwargs.get("dim")
-        if dim is not None and x.dim() > 1:
-            return True  # reductions over a dim: the element's slice is not rebuilt here
+        keep = args[3] if len(args) > 3 else kwargs.get("keepdim", False)
         xs = _flat(x)
+        if dim is not None and x.dim() > 0:
+            dims = {d % x.dim() for d in ([dim] if isinstance(dim, int) else dim)}
+            coords = iter(_unravel(i, shape)) if shape else iter(())
+            idx = []
+            for d in range(x.dim()):
+                if d in dims:
+                    idx.append(slice(None))
+                    if keep:
+                        next(coords)
+                else:
+                    idx.append(next(coords))
+            xs = _flat(x.detach()[tuple(idx)])
         if not all(math.isfinite(v) for v in xs):
             return False
         with mpmath.workprec(200):
@@ -534,7 +587,7 @@ def _norm_kernel() -> Kernel:
             elif ord_ == 2:
                 ref = Err.sum([Err(v, 0, dt) * v for v in xs], dt).sqrt()
             else:
-                return True
+                return False  # no reference here: the difference is not admitted
         return within(value, ref)
 
     return Kernel("norm", sg_values, check)
