@@ -21,6 +21,7 @@ def summarise_checks(reports) -> dict:
         if not r.inputs and r.notes:
             counts["unverifiable"] = counts.get("unverifiable", 0) + 1
     agree = counts.pop("ok", 0)
-    parts = [f"{agree} grads agree"] + [f"{n} {status}" for status, n in sorted(counts.items())]
+    agreed = f"{agree} grad agrees" if agree == 1 else f"{agree} grads agree"
+    parts = [agreed] + [f"{n} {status}" for status, n in sorted(counts.items())]
     calls = f"{len(reports)} backward" + ("s" if len(reports) > 1 else "")
     return {"summary": f"{calls}: " + ", ".join(parts), "ok": all(r.ok for r in reports)}

@@ -73,7 +73,11 @@ def run(args: argparse.Namespace) -> int:
                        "sympy": checks}, fh)
     status = 0 if result.ok else 1
     if result.unsupported:
-        print(f"scalargrad run: {path} stopped: {result.error}", file=sys.stderr)
+        if getattr(args, "debug", False):
+            traceback.print_exception(type(result.error), result.error, _program_frames(result.error, path))
+        line = _program_line(result.error, path)
+        where = f"{path}, line {line}" if line is not None else path
+        print(f"scalargrad run: {where}: stopped: {result.error}", file=sys.stderr)
         status = 3
     elif isinstance(result.error, SystemExit):
         # sys.exit(n) / sys.exit("message"), as the interpreter itself handles them
@@ -89,6 +93,19 @@ def run(args: argparse.Namespace) -> int:
         if report:
             print(str(report), file=sys.stderr)
     return status
+
+
+def _program_line(error: BaseException, path: str) -> int | None:
+    """The line of the program (its last frame in the traceback) that was running when
+    ``error`` was raised; None if the program's own code is not in the traceback."""
+    target = os.path.abspath(path)
+    line = None
+    tb = error.__traceback__
+    while tb is not None:
+        if os.path.abspath(tb.tb_frame.f_code.co_filename) == target:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
 
 
 def _program_frames(error: BaseException, path: str):
