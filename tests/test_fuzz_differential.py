@@ -98,19 +98,12 @@ THRESHOLDS = {
 }
 
 
-# the bars on values compare PyTorch's numbers to the bit with scalargrad's model of ATen's
-# vector kernels, whose multiply-adds are fused (AVX2, AVX512: every x86-64 processor CI runs
-# on); ATen's generic code (ATEN_CPU_CAPABILITY=default) rounds each product first, a kernel set
-# scalargrad does not model, so there only the bars that do not read a value's last bit hold
-VALUE_BARS = {"value cases agree >= 99%", "module cases agree >= 99%", "no silently wrong gradients"}
-
-
+# Under ATen's generic kernels (ATEN_CPU_CAPABILITY=default: no fused multiply-add) the bars
+# hold as well: the kernel rule gives PyTorch scalargrad's bits at every kernel whose rounding
+# depends on the build, each checked against its machine-independent reference (and the
+# conftest has scalargrad round products first there, as ATen's generic code does)
 @pytest.mark.parametrize("bar", THRESHOLDS)
 def test_issue_14_thresholds(torch_ref, bar):
-    from faithfulness import fuses
-
-    if bar in VALUE_BARS and not fuses(torch_ref):
-        pytest.skip("PyTorch runs ATen's generic kernels (no fused multiply-add), which scalargrad does not model")
     stats = _campaign(torch_ref).stats
     assert THRESHOLDS[bar](stats), f"{bar}: not met\n{stats.summary()}"
 
@@ -208,12 +201,15 @@ def test_family_does_not_get_worse(torch_ref, family):
     campaign, causes = _family(torch_ref, family)
     st = campaign.stats
     agree = st.categories["agree"] + st.categories["kernel"]
-    now = {"agree": agree, "defect": st.categories["defect"], "raw": st.categories["raw"],
+    # a defect and a raw error are counted together: where scalargrad models ATen's generic
+    # kernels (conftest, under ATEN_CPU_CAPABILITY=default) a program can move from one to the other
+    now = {"agree": agree, "defect + raw": st.categories["defect"] + st.categories["raw"],
            "error": st.categories["error"]}
     want = MEASURED[family]
-    worse = [f"{k}: {now[k]} (measured {want[k]})" for k in ("defect", "raw", "error") if now[k] > want[k]]
-    if agree < want["agree"]:
-        worse.append(f"agree: {agree} (measured {want['agree']})")
+    measured = {"agree": want["agree"], "defect + raw": want["defect"] + want["raw"], "error": want["error"]}
+    worse = [f"{k}: {now[k]} (measured {measured[k]})" for k in ("defect + raw", "error") if now[k] > measured[k]]
+    if agree < measured["agree"]:
+        worse.append(f"agree: {agree} (measured {measured['agree']})")
     new = sorted(causes - set(want["causes"]))
     assert not worse and not new, (f"{family}: worse than measured: {worse}; new causes: {new}\n{st.summary()}"
                                    f"\n(a fix that moves a figure: record the new one in MEASURED)")

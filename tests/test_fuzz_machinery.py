@@ -246,13 +246,13 @@ def test_a_kernel_difference_is_admitted_only_when_the_rerun_agrees():
     # strictly, one ulp is a difference
     assert compare(p, sg, th).cls == "silently_wrong_value"
     # PyTorch re-run with scalargrad's bits at its exp kernel agrees: admitted, attributed to exp
-    v = compare(p, sg, th, rerun_torch=lambda: (sg, _Mode(KernelCall("exp", "float32", 1, True, True))))
+    v = compare(p, sg, th, rerun_torch=lambda **_: (sg, _Mode(KernelCall("exp", "float32", 1, True, True))))
     assert v.agrees and not v.strict and v.admitted == "kernel" and v.category == "kernel"
     assert [c.kernel for c in v.kernels] == ["exp"]
     # a rerun that changed no kernel's bits admits nothing
-    assert compare(p, sg, th, rerun_torch=lambda: (th, _Mode())).cls == "silently_wrong_value"
+    assert compare(p, sg, th, rerun_torch=lambda **_: (th, _Mode())).cls == "silently_wrong_value"
     # scalargrad's own kernel value failing the kernel's check is scalargrad's fault
-    v = compare(p, sg, th, rerun_torch=lambda: (sg, _Mode(KernelCall("exp", "float32", 1, False, True))))
+    v = compare(p, sg, th, rerun_torch=lambda **_: (sg, _Mode(KernelCall("exp", "float32", 1, False, True))))
     assert not v.agrees and v.cls == "libm_last_bit"
 
 
@@ -262,7 +262,7 @@ def test_a_difference_the_rerun_does_not_remove_stays():
     sg = outcome((tensor_obs(0.5), None), (tensor_obs(1.5), None), (tensor_obs(4.5), None))
     th = outcome((tensor_obs(0.5), None), (tensor_obs(next_f32(1.5)), None), (tensor_obs(4.75), None))
     th2 = outcome((tensor_obs(0.5), None), (tensor_obs(1.5), None), (tensor_obs(4.75), None))
-    v = compare(p, sg, th, rerun_torch=lambda: (th2, _Mode(KernelCall("exp", "float32", 1, True, True))))
+    v = compare(p, sg, th, rerun_torch=lambda **_: (th2, _Mode(KernelCall("exp", "float32", 1, True, True))))
     assert v.cls == "silently_wrong_value" and v.divergences[0].step == 2
 
 

@@ -69,8 +69,8 @@ def run_pair(program: Program, sg, torch, timeout: float = 20.0, rule: bool = Tr
     s = run_program(program, sg, timeout=timeout)
     t = run_program(program, torch, timeout=timeout)
 
-    def rerun():
-        mode = Substitution(sg)
+    def rerun(alternative: bool = False):
+        mode = Substitution(sg, alternative)
         return run_program(program, torch, timeout=timeout, mode=mode), mode
 
     v = compare(program, s, t, rerun_torch=rerun if rule else None)

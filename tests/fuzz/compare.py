@@ -352,9 +352,9 @@ def _walk(program: Program, sg: Outcome, th: Outcome) -> list[Divergence]:
 def compare(program: Program, sg: Outcome, th: Outcome, rerun_torch=None) -> Verdict:
     """Classify ``program`` from scalargrad's outcome ``sg`` and PyTorch's ``th``.
 
-    ``rerun_torch()`` runs the program on PyTorch again under ``kernels.Substitution`` and
-    returns (outcome, the mode): the kernel rule (see the module doc). Without it the
-    comparison is strict.
+    ``rerun_torch(alternative=False)`` runs the program on PyTorch again under
+    ``kernels.Substitution`` and returns (outcome, the mode): the kernel rule (see the module
+    doc). Without it the comparison is strict.
     """
     torch_raised = th.error is not None or any(r.error is not None for r in th.records)
     case = "module" if program.kind == "modules" else ("error" if torch_raised else "value")
@@ -364,9 +364,16 @@ def compare(program: Program, sg: Outcome, th: Outcome, rerun_torch=None) -> Ver
     found = _walk(program, sg, th)
     if found and rerun_torch is not None:
         th2, mode = rerun_torch()
+        again = _walk(program, sg, th2)
+        if again and getattr(mode, "alternatives", False):
+            # a kernel with two legitimate forms met: the other form for every call of it, kept
+            # if scalargrad then agrees further into the program
+            th3, mode3 = rerun_torch(alternative=True)
+            again3 = _walk(program, sg, th3)
+            if not again3 or again3[0].step > again[0].step:
+                th2, mode, again = th3, mode3, again3
         if mode.calls:  # some machine-dependent kernel gave PyTorch other bits than scalargrad
             verdict.kernels = list(mode.calls)
-            again = _walk(program, sg, th2)
             unsound = [c for c in mode.calls if not c.sg_ok]
             if unsound:
                 # scalargrad's own value at a kernel fails the kernel's check: not PyTorch's

@@ -161,6 +161,7 @@ class Kernel:
     outputs: tuple = (0,)  # which outputs of a tuple-returning op are substituted
     torch_check: object = None  # PyTorch's documented accuracy, where it is looser than ``check``
     prepare: object = None  # (args, kwargs) -> what ``sg`` needs from before the call (a generator's state)
+    alternative: bool = False  # ``sg(..., alternative=True)`` gives the other legitimate form (see Substitution)
 
     def accuracy(self, *a) -> bool:
         return (self.torch_check or self.check)(*a)
@@ -265,25 +266,37 @@ def _lerp_kernel() -> Kernel:
     return Kernel("lerp", sg_values, check)
 
 
+def _fuses(lib) -> bool:
+    """Whether ``lib`` rounds ``a + alpha * b`` once: PyTorch's AVX2/AVX512 builds and scalargrad
+    by default do, ATen's generic code does not, nor scalargrad while it models that code
+    (``tests/faithfulness.product_first``). a = 1 + 2**-12: -1 + a * a differs between the two."""
+    a = 1 + 2.0**-12
+    got = lib.full((1,), -1.0, dtype=lib.float32).add_(lib.full((1,), a, dtype=lib.float32), alpha=a).item()
+    return got == 2.0**-11 + 2.0**-24
+
+
 def _tanh_backward_kernel() -> Kernel:
-    """grad * (1 - y*y): 1 - y*y fused in PyTorch's AVX2/AVX512 builds, rounded twice without."""
+    """grad * (1 - y*y): 1 - y*y fused in PyTorch's AVX2/AVX512 builds, rounded twice without.
+    scalargrad has no public tanh_backward: its value is the form scalargrad computes in (it
+    fuses unless it models ATen's generic code), and must be one of the two."""
 
     def pair(g: float, y: float, dt: str) -> tuple:
         fused, unfused = fma_pair(-y, y, 1.0, dt)
         return libm.round_to(g * fused, dt), libm.round_to(g * unfused, dt)
 
-    def sg_values(sg, args, kwargs):  # scalargrad has no public tanh_backward: the fused reference
+    def sg_values(sg, args, kwargs, alternative=False):
         import torch
 
         g, y = torch.broadcast_tensors(args[0].detach(), args[1].detach())
         dt = _dtype(args[0])
-        return [[pair(gv, yv, dt)[0] for gv, yv in zip(_flat(g), _flat(y))]]
+        form = (0 if _fuses(sg) else 1) ^ int(alternative)
+        return [[pair(gv, yv, dt)[form] for gv, yv in zip(_flat(g), _flat(y))]]
 
     def check(args, kwargs, k, i, value, dt, shape):
         return any(_same(value, c) for c in pair(float(_element(args[0], i, shape)),
                                                  float(_element(args[1], i, shape)), dt))
 
-    return Kernel("tanh_backward", sg_values, check)
+    return Kernel("tanh_backward", sg_values, check, alternative=True)
 
 
 def _product_kernel(name: str) -> Kernel:
@@ -812,10 +825,13 @@ def kernel_table() -> dict:
 # ---------------------------------------------------------------- the mode
 
 
-def Substitution(sg):  # noqa: N802 - made on demand: PyTorch is imported only when it is there
+def Substitution(sg, alternative: bool = False):  # noqa: N802 - made on demand: PyTorch imported only then
     """A ``TorchDispatchMode`` writing scalargrad's result into each machine-dependent kernel's
     output; ``mode.calls`` lists the calls whose bits it changed, ``mode.failed`` the calls
-    scalargrad could not compute (left as PyTorch's)."""
+    scalargrad could not compute (left as PyTorch's). A kernel scalargrad has no public op for
+    (tanh_backward) gets the form scalargrad computes in as far as a probe can tell, or with
+    ``alternative`` the other one: every call of the run gets the same form, and
+    ``mode.alternatives`` says whether such a kernel was met."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -826,6 +842,7 @@ def Substitution(sg):  # noqa: N802 - made on demand: PyTorch is imported only w
             super().__init__()
             self.calls: list[KernelCall] = []
             self.failed: list[str] = []
+            self.alternatives = False
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
@@ -848,7 +865,13 @@ def Substitution(sg):  # noqa: N802 - made on demand: PyTorch is imported only w
             return out
 
         def _substitute(self, kernel: Kernel, args, kwargs, out, originals, before=None) -> None:
-            results = kernel.sg(sg, args, kwargs) if kernel.prepare is None else kernel.sg(sg, args, kwargs, before)
+            if kernel.prepare is not None:
+                results = kernel.sg(sg, args, kwargs, before)
+            elif kernel.alternative:
+                self.alternatives = True
+                results = kernel.sg(sg, args, kwargs, alternative)
+            else:
+                results = kernel.sg(sg, args, kwargs)
             if results is None:
                 return
             outs = list(out) if isinstance(out, (tuple, list)) else [out]
