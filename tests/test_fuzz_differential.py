@@ -9,9 +9,9 @@
   record the new one here (the test says which); once the defects are fixed, these checks
   become issue 22's bars (at least 97% of programs agree, the kernel rule included; no defect,
   no raw error; no defect in training runs);
-* the judge cannot be fooled (issue 26): with a derivative of scalargrad made 0.1% wrong in this
-  process (``tests/fuzz/mutations.py``), the bars fail and no program whose outcome the
-  mutation changed is judged to agree.
+* the judge cannot be fooled (issue 26): with any of eighteen derivatives of scalargrad made 0.1%
+  wrong in this process (``tests/fuzz/mutations.py``), the bars fail and no program whose
+  outcome the mutation changed is judged to agree.
 
 Every figure is given as a ``FuzzFigures`` warning (pytest's warnings summary), strict and with
 the kernel rule, whatever the outcome. The comparison holds under ``ATEN_CPU_CAPABILITY=default``,
@@ -72,11 +72,12 @@ def _family(torch, family: str) -> tuple[Campaign, set]:
 @pytest.mark.parametrize("kind", KINDS + list(FAMILIES))
 def test_pytorch_agrees_with_itself(torch_ref, kind):
     # the comparator and the interpreter, with PyTorch on both sides: any divergence is the
-    # fuzzer's own (a nondeterministic encoding, a wrong rule), not a library's
+    # fuzzer's own (a nondeterministic encoding, a wrong rule), not a library's; a run that ran
+    # out of time (a training run on a busy machine) has nothing to compare
     for i in range(80 if kind in KINDS else 4 if kind == "training" else 40):
         p = program_for(SEED, i, kind)
         v = compare(p, run_program(p, torch_ref), run_program(p, torch_ref))
-        assert all(d.cls == "failed_load_changed_state" for d in v.divergences), \
+        assert all(d.cls in ("failed_load_changed_state", "timeout") for d in v.divergences), \
             (p.source(), [d.detail for d in v.divergences])
 
 
@@ -217,18 +218,22 @@ def test_family_does_not_get_worse(torch_ref, family):
 
 @pytest.mark.parametrize("mutation", list(MUTATIONS))
 def test_a_wrong_derivative_fails_the_bars(torch_ref, mutation):
-    # issue 26: the judge's rules may not let a wrong gradient through
+    # issue 26: the judge's rules may not let a wrong gradient through. Each derivative of
+    # MUTATIONS made 0.1% wrong, on the programs of its family: every program whose outcome the
+    # mutation changes is judged a divergence (none agrees, strictly or by the kernel rule), and
+    # some are judged a defect, which fails the bars (issue 14's, or the family's MEASURED)
     import scalargrad
 
-    kind = "ops" if mutation == "sum" else "graphs"
-    result = judge(mutation, SEED, 300, kind, sg=scalargrad, torch=torch_ref)
+    result = judge(mutation, SEED, 300, sg=scalargrad, torch=torch_ref)
     st = result["stats"]
-    warnings.warn(FuzzFigures(f"mutation {mutation}: {result['changed']} programs changed, {result['failed']} "
-                              f"failed, {len(result['accepted'])} accepted\n{st.summary()}"), stacklevel=1)
-    assert result["changed"] >= 5, result
+    warnings.warn(FuzzFigures(f"mutation {mutation} ({result['kind']}): {result['changed']} programs changed, "
+                              f"{result['failed']} failed ({result['defects']} a defect), {len(result['accepted'])} "
+                              f"accepted\n{st.summary()}"), stacklevel=1)
+    assert result["changed"] >= 2, result
     assert result["accepted"] == [], result["accepted"]
-    assert st.categories["defect"] > 0 and not (kind == "graphs" and THRESHOLDS["value cases agree >= 99%"](st)
-                                                 and THRESHOLDS["no silently wrong gradients"](st))
+    assert result["caught"], result
+    if result["kind"] == "graphs":
+        assert not all(THRESHOLDS[bar](st) for bar in THRESHOLDS), st.summary()
 
 
 def test_a_listed_defect_is_filed_under_its_cause(torch_ref):
@@ -242,3 +247,29 @@ def test_a_listed_defect_is_filed_under_its_cause(torch_ref):
         Step("v0[None, None, 1:3]", "v1", ("v0",), "getitem")])
     v = compare(p, run_program(p, scalargrad), run_program(p, torch_ref))
     assert v.agrees or {k for k, _, _ in causes_of(p, v)} == {"index-two-none"}, v.divergences
+
+
+def test_the_softmax_backward_check_refuses_a_slightly_wrong_gradient_of_about_0(torch_ref):
+    # softmax(x).sum()'s gradient is 0 in exact arithmetic; the kernel leaves (1 - sum) * y, a
+    # rounding residue within the sum's error bound. A derivative 0.1% off stays inside that bound
+    # (the mutation "softmax" slipped through it), but is not a value the kernel's last step gives
+    # for any sum within the bound: the check refuses it and accepts the kernel's own value
+    from tests.fuzz import libm
+    from tests.fuzz.kernels import kernel_table
+
+    x = torch_ref.tensor([0.5, 1.5, -2.0, 3.0])
+    y = torch_ref.softmax(x, 0)
+    g = torch_ref.ones(4)
+    kernel, _ = kernel_table()[torch_ref.ops.aten._softmax_backward_data.default]
+    args = (g, y, 0, torch_ref.float32)
+    f32 = lambda v: libm.round_to(v, "float32")  # noqa: E731
+    s = 0.0
+    for v in y.tolist():  # one order of the sum, rounded at each step
+        s = f32(s + v)
+    assert s != 1.0  # a residue to be off by 0.1%
+    for j, yj in enumerate(y.tolist()):
+        exact_kernel = f32(yj * f32(1.0 - s))
+        assert kernel.check(args, {}, 0, j, exact_kernel, "float32", [4])
+        assert exact_kernel != 0
+        assert not kernel.check(args, {}, 0, j, f32(exact_kernel * 1.001), "float32", [4])
+        assert kernel.accuracy(args, {}, 0, j, f32(exact_kernel * 1.001), "float32", [4])  # inside the bound

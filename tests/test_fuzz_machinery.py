@@ -414,10 +414,16 @@ def test_the_two_roundings_of_a_multiply_add():
 
 
 def test_a_mutation_changes_the_derivative_and_is_undone():
+    # one program through every mutated op, each with a nonzero derivative: each mutation moves
+    # the gradients, and leaving its block restores them
     def grads():
         x = scalargrad.tensor([0.5, 1.0], requires_grad=True)
         y = scalargrad.tensor(0.3, requires_grad=True)
-        (x.cos() * y).sum().backward()
+        z = x.cos() + x.sin() + x.exp() + x.log() + x.sqrt() + x.tanh() + x.sigmoid() + x.reciprocal()
+        w = (z * y) / (y + 2) + x ** y + x ** 1.5
+        m = w.reshape(2, 1) @ x.reshape(1, 2)
+        total = w.sum() + w.mean() + scalargrad.softmax(w, 0)[0] + m.sum() + w.norm()
+        total.backward()
         return x.grad.tolist(), y.grad.tolist()
 
     before = grads()

@@ -27,20 +27,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dump", help="write every disagreeing program and its divergences as JSON lines")
     ap.add_argument("--repro", metavar="KIND:SEED:INDEX", help="print one program as Python and its verdict")
     ap.add_argument("--mutate", metavar="NAME", help="make one of scalargrad's derivatives 0.1%% wrong in this process "
-                    "(tests/fuzz/mutations.py: cos, mul_other, sum) and show how the judge takes the programs it "
-                    "changes")
+                    "(tests/fuzz/mutations.py; 'all': each in turn, and the mutation score) and show how the judge "
+                    "takes the programs it changes (with --kind: those programs, else the mutation's family)")
     ap.add_argument("--strict", action="store_true", help="no kernel rule: every value bit for bit")
     args = ap.parse_args(argv)
     kind = None if args.kind == "mixed" else args.kind
     if args.repro:
         return _repro(args.repro, args.shapes)
     if args.mutate:
-        from .mutations import judge
+        from .mutations import MUTATIONS, judge
 
-        r = judge(args.mutate, args.seed, args.programs, kind)
-        print(r["stats"].summary())
-        print(f"mutation {args.mutate}: {r['changed']} programs changed by it, {r['failed']} judged a divergence, "
-              f"{len(r['accepted'])} judged to agree {r['accepted'][:10]}")
+        names = list(MUTATIONS) if args.mutate == "all" else [args.mutate]
+        caught = 0
+        for name in names:
+            r = judge(name, args.seed, args.programs, kind)
+            if len(names) == 1:
+                print(r["stats"].summary())
+            caught += r["caught"]
+            print(f"mutation {name} ({r['kind']}): {r['changed']} programs changed by it, {r['failed']} judged a "
+                  f"divergence ({r['defects']} a defect), {len(r['accepted'])} judged to agree "
+                  f"{r['accepted'][:10]}: {'caught' if r['caught'] else 'NOT CAUGHT'}", flush=True)
+        print(f"mutation score: {caught} of {len(names)} caught")
         return 0
     dump = open(args.dump, "w") if args.dump else None
     campaign = Campaign(args.seed, kind, args.shapes, dump=dump, rule=not args.strict)

@@ -380,8 +380,9 @@ def compare(program: Program, sg: Outcome, th: Outcome, rerun_torch=None) -> Ver
                 # machine, scalargrad's fault (a float64 libm result not correctly rounded)
                 first = (again or found)[0].step
                 names = ", ".join(sorted({f"{c.kernel} ({c.dtype})" for c in unsound}))
-                again = [Divergence("libm_last_bit", first, f"scalargrad's {names} not correctly rounded (or "
-                                    f"outside the kernel's error bound)", None, None)] + again
+                again = [Divergence("libm_last_bit", first, f"scalargrad's {names} fails the kernel's check (not "
+                                    f"correctly rounded, outside its error bound, or not a value its formula "
+                                    f"gives)", None, None)] + again
             elif not again:
                 verdict.admitted = "kernel"
             found = again

@@ -36,7 +36,7 @@ from fractions import Fraction
 import mpmath
 
 from . import libm
-from .bounds import Err, fma_pair, within
+from .bounds import ALGORITHMIC, Err, fma_pair, within
 
 __all__ = ["Substitution", "KernelCall", "KERNELS", "kernel_table"]
 
@@ -360,7 +360,39 @@ def _softmax_kernel(log: bool) -> Kernel:
     return Kernel("log_softmax" if log else "softmax", sg_values, check)
 
 
+_MAX_SUMS = 512
+"""At most this many candidate sums are tried by a structural check; beyond, the bound decides."""
+
+
+def _floats_within(ref: Err, dt: str) -> list[float] | None:
+    """Every number of ``dt`` within ``ALGORITHMIC`` times ``ref``'s bound of its exact value:
+    the values a sum in some order can take (None: more than ``_MAX_SUMS``, or no finite bound)."""
+    if not (mpmath.isfinite(ref.v) and mpmath.isfinite(ref.e)):
+        return None
+    centre = libm.round_to(float(ref.v), dt)
+    if not math.isfinite(centre):
+        return None
+    reach = int(mpmath.ceil(ALGORITHMIC * ref.e / libm.ulp(centre, dt))) + 1
+    if 2 * reach + 1 > _MAX_SUMS:
+        return None
+    return [x for x in (_step(centre, n, dt) for n in range(-reach, reach + 1)) if within(x, ref)]
+
+
+def _step(x: float, n: int, dt: str) -> float:
+    from tests.faithfulness import step
+
+    return step(x, n, dt)
+
+
 def _softmax_backward_kernel(log: bool) -> Kernel:
+    """ATen's softmax backward: a sum over the dim in the order of its vector lanes
+    (machine-dependent), then one IEEE step per element: ``(grad - sum) * output``, or for
+    log_softmax ``grad - exp(output) * sum`` (exp to 1 ulp, the multiply-subtract fused or not).
+    scalargrad's value must be that step applied to some sum within the sum's error bound: a
+    derivative a little off cannot hide in the bound of a result that cancels to about 0 (the
+    gradient of ``softmax(x).sum()``). PyTorch's own values are checked against the bound of the
+    whole formula (its documented accuracy)."""
+
     def sg_values(sg, args, kwargs):
         g, out, dim = args[0], args[1], args[2]
         x = _FORWARD_INPUT.get((log, dim, tuple(float(v).hex() for v in _flat(out))))
@@ -372,13 +404,16 @@ def _softmax_backward_kernel(log: bool) -> Kernel:
             gx, = sg.autograd.grad(y, [xs], _to_sg(sg, g))
         return [_values(gx)]
 
-    def check(args, kwargs, k, i, value, dt, shape):
+    def operands(args, i, shape):
         g, out, dim = args[0], args[1], args[2]
         coords = _unravel(i, shape) if shape else []
         d = dim % out.dim() if out.dim() else 0
         gs = _slice_of(g, d, coords) if out.dim() else [g.item()]
         ys = _slice_of(out, d, coords) if out.dim() else [out.item()]
-        j = coords[d] if out.dim() else 0
+        return gs, ys, (coords[d] if out.dim() else 0)
+
+    def bound(args, kwargs, k, i, value, dt, shape):
+        gs, ys, j = operands(args, i, shape)
         if not all(math.isfinite(v) for v in gs + ys):
             return False
         with mpmath.workprec(200):
@@ -389,7 +424,33 @@ def _softmax_backward_kernel(log: bool) -> Kernel:
                 ref = Err(ys[j], 0, dt) * (Err(gs[j], 0, dt) - s)
         return within(value, ref)
 
-    return Kernel("log_softmax_backward" if log else "softmax_backward", sg_values, check)
+    def check(args, kwargs, k, i, value, dt, shape):
+        gs, ys, j = operands(args, i, shape)
+        if not all(math.isfinite(v) for v in gs + ys):
+            return False
+        with mpmath.workprec(200):
+            if log:
+                sums = _floats_within(Err.sum([Err(v, 0, dt) for v in gs], dt), dt)
+            else:
+                sums = _floats_within(Err.sum([Err(a, 0, dt) * b for a, b in zip(gs, ys)], dt), dt)
+        if sums is None:
+            return bound(args, kwargs, k, i, value, dt, shape)
+        if log:
+            e = libm.correctly_rounded("exp", [ys[j]], dt)
+            if e is None or not math.isfinite(e):
+                return bound(args, kwargs, k, i, value, dt, shape)
+            cands = set()
+            for ex in (_step(e, -1, dt), e, _step(e, 1, dt)):
+                for sp in sums:
+                    cands.update(fma_pair(-ex, sp, gs[j], dt))
+        else:
+            # float32: a difference of two float32 numbers and a product of two are exact in
+            # float64 (but for exponents 29 apart), so one rounding to float32 is the kernel's
+            r = lambda v: libm.round_to(v, dt)  # noqa: E731
+            cands = {r(ys[j] * r(gs[j] - sp)) for sp in sums}
+        return any(_same(value, c) for c in cands)
+
+    return Kernel("log_softmax_backward" if log else "softmax_backward", sg_values, check, torch_check=bound)
 
 
 def _moments(xs: list, dt: str) -> tuple[Err, Err]:

@@ -5,15 +5,20 @@ purpose, the fuzzer must fail its bars and accept no wrong gradient. ``mutated(n
 one op of scalargrad's op table for the duration of a ``with`` block, the way a bug in the
 formula would read: the scalar formula and its tensor twin (``_ops.table._bulk``) both.
 
-``MUTATIONS``: cos's derivative, the second operand's derivative of a product, and the
-derivative of a sum (every reduction over all or some dimensions).
+``MUTATIONS``: eighteen derivatives, each with the family of programs that exercises it -
+elementwise math on 0-dim graphs, each operand of a product, a quotient and a power, and the
+reductions, softmax, matrix products and norms of the ``ops`` family. tanh's, softmax's and the
+matrix products' derivatives run through kernels the kernel rule substitutes (tanh_backward,
+_softmax_backward_data, mm): there the wrong bits reach PyTorch's re-run, and the kernel's
+machine-independent check must refuse them. ``score`` runs them all: a mutation is caught when the programs it changes
+fail the fuzzer's bars and none of them is judged to agree.
 """
 
 from __future__ import annotations
 
 import contextlib
 
-__all__ = ["MUTATIONS", "mutated"]
+__all__ = ["MUTATIONS", "mutated", "judge", "score"]
 
 FACTOR = 1.001  # 0.1% wrong
 
@@ -23,11 +28,27 @@ def _scaled(outputs: tuple, which, k) -> tuple:
                  for i, g in enumerate(outputs))
 
 
-# name -> (op classes, which outputs of their backward are scaled: None for all)
+# name -> ((module, op classes...), which outputs of their backward are scaled (None: all),
+# the family of programs that exercises it)
 MUTATIONS = {
-    "cos": (("elementwise", "Cos"), None),
-    "mul_other": (("elementwise", "Mul"), (1,)),
-    "sum": (("reductions", "Sum", "SumDim"), None),
+    "cos": (("elementwise", "Cos"), None, "graphs"),
+    "sin": (("elementwise", "Sin"), None, "graphs"),
+    "exp": (("elementwise", "Exp"), None, "graphs"),
+    "log": (("elementwise", "Log"), None, "graphs"),
+    "sqrt": (("elementwise", "Sqrt"), None, "graphs"),
+    "tanh": (("elementwise", "Tanh"), None, "graphs"),
+    "sigmoid": (("elementwise", "Sigmoid"), None, "graphs"),
+    "reciprocal": (("elementwise", "Reciprocal"), None, "graphs"),
+    "mul_self": (("elementwise", "Mul"), (0,), "graphs"),
+    "mul_other": (("elementwise", "Mul"), (1,), "graphs"),
+    "div_self": (("elementwise", "Div"), (0,), "graphs"),
+    "div_other": (("elementwise", "Div"), (1,), "graphs"),
+    "pow": (("elementwise", "Pow", "PowC"), None, "graphs"),
+    "sum": (("reductions", "Sum", "SumDim"), None, "ops"),
+    "mean": (("reductions", "Mean", "MeanDim"), None, "ops"),
+    "softmax": (("softmax", "Softmax", "LogSoftmax"), None, "ops"),
+    "matmul": (("linalg", "Mm", "Bmm", "Mv", "Dot"), None, "ops"),
+    "norm": (("norms", "VectorNorm"), None, "ops"),
 }
 
 
@@ -38,7 +59,7 @@ def mutated(name: str):
 
     from scalargrad._ops.table import _bulk
 
-    (module, *classes), which = MUTATIONS[name]
+    (module, *classes), which, _ = MUTATIONS[name]
     mod = importlib.import_module(f"scalargrad._ops.{module}")
     saved = []
     try:
@@ -64,18 +85,21 @@ def mutated(name: str):
 
 
 def judge(name: str, seed: int, programs: int, kind: str | None = None, sg=None, torch=None) -> dict:
-    """Run ``programs`` programs with derivative ``name`` mutated and count how the judge took
-    the programs whose outcome the mutation changed: ``changed`` (scalargrad's outcome differs
-    from the unmutated one), ``failed`` (judged a divergence), ``accepted`` (judged agreement,
-    strictly or by the kernel rule: a wrong gradient let through), and the campaign's stats."""
+    """Run ``programs`` programs (of ``kind``, by default the mutation's family) with derivative
+    ``name`` mutated and count how the judge took the programs whose outcome the mutation
+    changed: ``changed`` (scalargrad's outcome differs from the unmutated one), ``failed``
+    (judged a divergence), ``defects`` (of those, judged a silently wrong value or gradient or
+    another defect: what fails the bars), ``accepted`` (judged agreement, strictly or by the
+    kernel rule: a wrong gradient let through), and the campaign's stats."""
     from .campaign import Campaign, program_for, run_pair
     from .compare import _walk
     from .interpreter import load_library, run_program
 
+    kind = kind or MUTATIONS[name][2]
     sg = sg or load_library("scalargrad")
     torch = torch or load_library("torch")
     campaign = Campaign(seed, kind, sg=sg, torch=torch)
-    changed, failed, accepted = [], [], []
+    changed, failed, defects, accepted = [], [], [], []
     for i in range(programs):
         p = program_for(seed, i, kind)
         before = run_program(p, sg)
@@ -86,5 +110,14 @@ def judge(name: str, seed: int, programs: int, kind: str | None = None, sg=None,
             continue  # the mutation changed nothing this program observes
         changed.append(p.ident)
         (accepted if verdict.agrees else failed).append(p.ident)
-    return {"mutation": name, "programs": programs, "changed": len(changed), "failed": len(failed),
-            "accepted": accepted, "stats": campaign.stats}
+        if verdict.category == "defect":
+            defects.append(p.ident)
+    return {"mutation": name, "kind": kind, "programs": programs, "changed": len(changed), "failed": len(failed),
+            "defects": len(defects), "accepted": accepted, "stats": campaign.stats,
+            "caught": bool(changed) and not accepted and bool(defects)}
+
+
+def score(seed: int, programs: int, names=None, sg=None, torch=None) -> list[dict]:
+    """``judge`` for each mutation of ``names`` (all by default); the mutation score is how many
+    are ``caught``."""
+    return [judge(name, seed, programs, sg=sg, torch=torch) for name in (names or MUTATIONS)]
