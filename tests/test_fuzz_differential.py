@@ -127,7 +127,7 @@ MEASURED: dict = {
             'view-of-0dim-index-error',
             'view-or-copy',
         ]},
-    "indexing": {"agree": 116, "defect": 5, "raw": 1, "error": 12,
+    "indexing": {"agree": 116, "defect": 4, "raw": 1, "error": 13,
         "causes": [
             'index-bool-scalar',
             'index-out-of-bounds-message',
