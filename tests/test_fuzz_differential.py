@@ -262,7 +262,7 @@ def test_the_softmax_backward_check_refuses_a_slightly_wrong_gradient_of_about_0
     g = torch_ref.ones(4)
     kernel, _ = kernel_table()[torch_ref.ops.aten._softmax_backward_data.default]
     args = (g, y, 0, torch_ref.float32)
-    f32 = lambda v: libm.round_to(v, "float32")  # noqa: E731
+    f32 = lambda v: libm.round_to(v, "float32")
     s = 0.0
     for v in y.tolist():  # one order of the sum, rounded at each step
         s = f32(s + v)

@@ -151,7 +151,7 @@ def v_unflatten(rng, s):
     return f".unflatten(0, (2, {s[0] // 2}))", (2, s[0] // 2) + s[1:]
 
 
-def v_T(rng, s):  # noqa: N802 - PyTorch's attribute names
+def v_T(rng, s):
     choice = rng.random()
     if choice < 0.4:
         return ".T", tuple(reversed(s))  # a UserWarning beyond 2-D (and an error in time)

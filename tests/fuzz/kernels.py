@@ -236,7 +236,7 @@ def _addc_kernel(name: str) -> Kernel:
     def check(args, kwargs, k, i, value, dt, shape):
         s = libm.round_to(float(kwargs.get("value", 1)), dt)
         x, t1, t2 = (float(_element(t, i, shape)) for t in args[:3])
-        r = lambda v: libm.round_to(v, dt)  # noqa: E731
+        r = lambda v: libm.round_to(v, dt)
         if name == "addcmul":  # x + (s * t1) * t2 or x + s * (t1 * t2), the last step fused or not
             cands = fma_pair(r(s * t1), t2, x, dt) + fma_pair(s, r(t1 * t2), x, dt)
         else:  # x + (s * t1) / t2, or x + s * (t1 / t2) fused or not
@@ -446,7 +446,7 @@ def _softmax_backward_kernel(log: bool) -> Kernel:
         else:
             # float32: a difference of two float32 numbers and a product of two are exact in
             # float64 (but for exponents 29 apart), so one rounding to float32 is the kernel's
-            r = lambda v: libm.round_to(v, dt)  # noqa: E731
+            r = lambda v: libm.round_to(v, dt)
             cands = {r(ys[j] * r(gs[j] - sp)) for sp in sums}
         return any(_same(value, c) for c in cands)
 
@@ -580,7 +580,7 @@ def _batch_norm_backward_kernel() -> Kernel:
     def check(args, kwargs, k, i, value, dt, shape):
         g, x, w, rm, rv, save_mean, save_invstd, train, eps = args[:9]
         channels = x.shape[1] if x.dim() > 1 else 1
-        per = lambda t, c: _flat(t.detach().transpose(0, 1)[c]) if x.dim() > 1 else _flat(t)  # noqa: E731
+        per = lambda t, c: _flat(t.detach().transpose(0, 1)[c]) if x.dim() > 1 else _flat(t)
         c = (_unravel(i, shape)[1] if len(shape) > 1 else 0) if k == 0 else i
         if c >= channels:
             return False
@@ -808,7 +808,7 @@ def _bce_kernel(logits: bool) -> Kernel:
     return Kernel("binary_cross_entropy_with_logits" if logits else "binary_cross_entropy", sg_values, check)
 
 
-class _grad:  # noqa: N801 - a context manager
+class _grad:
     def __init__(self, sg, on: bool) -> None:
         self.sg, self.on = sg, on
 
@@ -886,7 +886,7 @@ def kernel_table() -> dict:
 # ---------------------------------------------------------------- the mode
 
 
-def Substitution(sg, alternative: bool = False):  # noqa: N802 - made on demand: PyTorch imported only then
+def Substitution(sg, alternative: bool = False):
     """A ``TorchDispatchMode`` writing scalargrad's result into each machine-dependent kernel's
     output; ``mode.calls`` lists the calls whose bits it changed, ``mode.failed`` the calls
     scalargrad could not compute (left as PyTorch's). A kernel scalargrad has no public op for
