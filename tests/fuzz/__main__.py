@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from .campaign import KINDS, Campaign
+from .campaign import GENERATORS, Campaign
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -15,8 +15,9 @@ def main(argv: list[str] | None = None) -> int:
         "(issue 14). Needs PyTorch installed."))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--programs", type=int, default=1000)
-    ap.add_argument("--kind", choices=KINDS + ["mixed"], default="mixed",
-                    help="one kind of program, or the fixed mix (graphs 72%%, errors 18%%, modules 8%%, threads 2%%)")
+    ap.add_argument("--kind", choices=list(GENERATORS) + ["mixed"], default="mixed",
+                    help="one family of programs, or issue 14's fixed mix (graphs 72%%, errors 18%%, modules 8%%, "
+                         "threads 2%%)")
     ap.add_argument("--shapes", action="store_true", help="graphs also over shapes (2,), (2, 3), (1,)")
     ap.add_argument("--time-budget", type=float, default=None, help="stop after this many seconds")
     ap.add_argument("--report", help="write the figures and the cause groups as JSON")
@@ -25,12 +26,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--triage", metavar="FILE.md", help="write the cause sections of a triage (use with --shrink)")
     ap.add_argument("--dump", help="write every disagreeing program and its divergences as JSON lines")
     ap.add_argument("--repro", metavar="KIND:SEED:INDEX", help="print one program as Python and its verdict")
+    ap.add_argument("--mutate", metavar="NAME", help="make one of scalargrad's derivatives 0.1%% wrong in this process "
+                    "(tests/fuzz/mutations.py; 'all': each in turn, and the mutation score) and show how the judge "
+                    "takes the programs it changes (with --kind: those programs, else the mutation's family)")
+    ap.add_argument("--strict", action="store_true", help="no kernel rule: every value bit for bit")
     args = ap.parse_args(argv)
     kind = None if args.kind == "mixed" else args.kind
     if args.repro:
         return _repro(args.repro, args.shapes)
+    if args.mutate:
+        from .mutations import MUTATIONS, judge
+
+        names = list(MUTATIONS) if args.mutate == "all" else [args.mutate]
+        caught = 0
+        for name in names:
+            r = judge(name, args.seed, args.programs, kind)
+            if len(names) == 1:
+                print(r["stats"].summary())
+            caught += r["caught"]
+            print(f"mutation {name} ({r['kind']}): {r['changed']} programs changed by it, {r['failed']} judged a "
+                  f"divergence ({r['defects']} a defect), {len(r['accepted'])} judged to agree "
+                  f"{r['accepted'][:10]}: {'caught' if r['caught'] else 'NOT CAUGHT'}", flush=True)
+        print(f"mutation score: {caught} of {len(names)} caught")
+        return 0
     dump = open(args.dump, "w") if args.dump else None
-    campaign = Campaign(args.seed, kind, args.shapes, dump=dump)
+    campaign = Campaign(args.seed, kind, args.shapes, dump=dump, rule=not args.strict)
     stats = campaign.run(args.programs, args.time_budget, progress=max(1000, args.programs // 20))
     if dump:
         dump.close()
@@ -63,10 +83,16 @@ def _repro(ident: str, shapes: bool) -> int:
     kind, seed, index = ident.split(":")
     program = program_for(int(seed), int(index), kind, shapes)
     print(program.source())
-    verdict, _, _ = run_pair(program, load_library("scalargrad"), load_library("torch"))
-    print(f"# case: {verdict.case}, class: {verdict.cls}")
-    for d in verdict.divergences:
-        print(f"# {d.cls} at step {d.step}: {d.detail}")
+    from .campaign import causes_of
+
+    verdict, s, _ = run_pair(program, load_library("scalargrad"), load_library("torch"))
+    print(f"# case: {verdict.case}, class: {verdict.cls}, program: {verdict.category}")
+    if verdict.kernels:
+        print("# kernel rule: PyTorch re-run with scalargrad's bits at " + ", ".join(
+            f"{c.kernel} ({c.dtype}, {c.elements} elements{'' if c.sg_ok else ', scalargrad fails the check'})"
+            for c in verdict.kernels))
+    for key, _, d in causes_of(program, verdict, s):
+        print(f"# {d.cls} at step {d.step} [{key}]: {d.detail}")
     return 0
 
 

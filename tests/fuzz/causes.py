@@ -627,8 +627,16 @@ CATALOGUE: list[Cause] = [
           lambda c: c.is_("wrong_message", "wrong_type")),
 ]
 
+ISSUE_14_KINDS = ("graphs", "errors", "modules", "threads")
+
+
 def classify(program: Program, d: Divergence, sg: Outcome | None = None, prior: tuple = ()) -> Cause | None:
     """The catalogue's cause of divergence ``d`` of ``program`` (None: unclassified); ``sg`` is
-    scalargrad's outcome, ``prior`` the program's earlier divergences, which some rules read."""
+    scalargrad's outcome, ``prior`` the program's earlier divergences, which some rules read.
+    Issue 22's families have their own catalogue (``causes_shaped``)."""
     ctx = Ctx(program, d, sg, prior)
-    return next((cause for cause in CATALOGUE if cause.rule(ctx)), None)
+    if program.kind in ISSUE_14_KINDS:
+        catalogue = CATALOGUE
+    else:
+        from .causes_shaped import CATALOGUE as catalogue
+    return next((cause for cause in catalogue if cause.rule(ctx)), None)

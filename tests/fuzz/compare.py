@@ -9,15 +9,17 @@ gradient's graph): recorded, and the walk goes on. The first propagating diverge
 program's *root* (``Verdict.root``); ``campaign.causes_of`` files every divergence under a
 cause of ``causes.CATALOGUE``. ``SEVERITY`` orders the classes.
 
-The 1-ulp rule: a step whose result PyTorch takes from its math library (``libm_call``) may
-differ in the last bit when scalargrad's result is the correctly rounded one (mpmath), element
-by element. Then PyTorch's run is repeated with scalargrad's bits written into that result
-(``patches``), so the rest of the program is still compared bit for bit. A gradient through
-sin, cos or pow calls the math library in PyTorch's backward too; there a gradient counts as
-agreement when PyTorch's library is shown not correctly rounded at one of those calls (mpmath
-on the same operands) and the gradients differ by at most 8 ulps of the largest value the
-program met (a last-bit difference of a derivative term, magnified at most by cancellation
-against the other terms).
+The judge is strict: every value bit for bit, every error by type and message. Where
+scalargrad differs, PyTorch runs the program again with scalargrad's result written into each
+call of a machine-dependent kernel (``kernels.Substitution``: exp, log, sin, cos, tanh,
+sigmoid, sqrt, pow, matrix products, softmax, tanh_backward - forward and backward alike); if
+scalargrad then agrees in every observable and its value at each replaced call passes that
+kernel's machine-independent check (correctly rounded, or within the classical error bound of
+that element's own terms), the case is *admitted by the kernel rule* and attributed to the
+kernels whose bits were replaced (``Verdict.kernels``). Nothing else is tolerated: IEEE
+arithmetic around those kernels (every derivative formula) must agree bit for bit. A program
+whose only difference is where a tensor lies in memory (strides, storage offset,
+is_contiguous) is *layout-only*.
 """
 
 from __future__ import annotations
@@ -26,9 +28,8 @@ import ast
 import math
 from dataclasses import dataclass, field
 
-from . import libm
 from .outcome import ErrorRecord, Outcome
-from .program import GRAD, GRAD_GRAPH, Program
+from .program import EVENTS, GRAD, GRAD_GRAPH, Program
 
 __all__ = ["Divergence", "Verdict", "compare", "SEVERITY", "RAW_TYPES", "GROUPS"]
 
@@ -48,21 +49,22 @@ SEVERITY = {
     "wrong_message": (6, "wrong message"),
     "refused": (7, "other"),
     "unsupported": (8, "other"),
-    "wrong_requires_grad": (9, "other"),
+    "wrong_requires_grad": (9, "silently wrong"),
+    "wrong_events": (9, "silently wrong"),  # hooks fired in another order, twice, or not at all
     "wrong_grad_graph": (10, "other"),
     "libm_last_bit": (11, "other"),
     "wrong_metadata": (12, "other"),
+    "wrong_layout": (12, "layout"),
     "wrong_repr": (13, "other"),
     "wrong_warning": (14, "other"),
     "timeout": (15, "other"),
     "pytorch_bug": (16, "other"),  # PyTorch failed an internal assertion: not scalargrad's fault
 }
-GROUPS = ["silently wrong", "raw Python error", "wrong message", "other"]
+GROUPS = ["silently wrong", "raw Python error", "wrong message", "other", "layout"]
 _VALUE_FIELDS = {"val", "dtype", "shape", "structure"}
 _FLAG_FIELDS = {"rg", "leaf", "param"}  # they change what later steps do
-_MAX_PATCHES = 8
-_GRAD_ULPS = 8  # how far a gradient through a math-library derivative may drift, in ulps of the
-# largest value the program met (see the module doc)
+_LAYOUT_FIELDS = {"stride", "offset", "contig"}
+_GRAPH_FIELDS = {"fn", "next"}
 BACKWARD_STEPS = ("backward", "gradient", "backward_create_graph", "autograd.grad", "load_state_dict")
 
 
@@ -90,8 +92,8 @@ class Verdict:
 
     case: str  # "value", "error", "module", or "excluded" (PyTorch failed an internal assertion)
     divergences: list[Divergence] = field(default_factory=list)
-    libm_steps: list[int] = field(default_factory=list)  # steps accepted under the 1-ulp rule
-    libm_backward: bool = False  # gradients accepted as PyTorch's C-library drift
+    admitted: str | None = None  # "kernel": agrees once machine-dependent kernels give scalargrad's bits
+    kernels: list = field(default_factory=list)  # kernels.KernelCall of the rerun that changed bits
 
     @property
     def agrees(self) -> bool:
@@ -104,6 +106,22 @@ class Verdict:
     @property
     def cls(self) -> str:
         return self.worst.cls if self.divergences else "agree"
+
+    @property
+    def strict(self) -> bool:
+        """Agrees bit for bit without any rule."""
+        return not self.divergences and self.admitted is None
+
+    @property
+    def category(self) -> str:
+        """issue 22's classification of the program: agree (strictly), kernel (a last-bit
+        difference of a machine-dependent kernel), layout (only where tensors lie in memory),
+        defect (silently wrong), raw, error (a wrong error), other (what is shown differs)."""
+        if not self.divergences:
+            return "agree" if self.admitted is None else "kernel"
+        group = SEVERITY[self.cls][1]
+        return {"silently wrong": "defect", "raw Python error": "raw", "wrong message": "error",
+                "layout": "layout"}.get(group, "other")
 
     @property
     def root(self) -> Divergence | None:
@@ -187,6 +205,8 @@ def _error_divergence(i: int, step, es: ErrorRecord | None, et: ErrorRecord | No
     detail = f"scalargrad: {_error(es)} | PyTorch: {_error(et)}"
     if et is not None and _pytorch_bug(et.message):
         cls = "pytorch_bug"
+    elif et is not None and et.type == "ProgramTimeout":
+        cls = "timeout"  # PyTorch ran out of time (a slow first import): nothing to judge scalargrad by
     elif es is None:  # PyTorch refuses, scalargrad goes on
         cls = "silently_wrong_grad" if (step.op in BACKWARD_STEPS or step.tag == GRAD) and later_grads \
             else "missing_error"
@@ -252,132 +272,6 @@ def libm_call(code: str) -> tuple | None:
     return None
 
 
-def _operand(x, names: dict, sg: Outcome, dtype: str) -> list | None:
-    """An operand's numbers: a tensor's elements rounded to the computation dtype (as PyTorch
-    converts them), or the Python number itself."""
-    if isinstance(x, str):
-        rec = sg.record(names.get(x, -1))
-        vals = _elements(rec.obs)[0] if rec is not None else None
-        return None if vals is None else [libm.round_to(v, dtype) for v in vals]
-    return [float(x)]
-
-
-def _libm_args(call: tuple, names: dict, sg: Outcome, dtype: str, n: int = 1) -> list | None:
-    """The operands of each of the ``n`` elements of a math-library call (a one-element operand
-    broadcast), or None."""
-    ops = [_operand(a, names, sg, dtype) for a in call[1]]
-    if any(o is None or len(o) not in (1, n) for o in ops):
-        return None
-    return [[o[i] if len(o) == n else o[0] for o in ops] for i in range(n)]
-
-
-def _backward_calls(program: Program, names: dict, sg: Outcome) -> list[tuple[str, list, str, bool]]:
-    """The math-library calls PyTorch's backward makes: (function, operands, dtype, whether a
-    pow's exponent is a Python number: ``self.pow(exponent - 1)`` then takes ATen's Scalar
-    path, where 0.5 is a sqrt and 2 a multiplication)."""
-    calls = []
-    for i, s in enumerate(program.steps):
-        call = libm_call(s.code) if s.name else None
-        if not call or call[0] not in ("sin", "cos", "pow"):
-            continue
-        rec = sg.record(i)
-        if rec is None or rec.obs is None:
-            continue
-        vals, dt = _elements(rec.obs)
-        if dt not in ("float32", "float64"):
-            continue
-        number = not isinstance(call[1][1], str) if call[0] == "pow" else False
-        for args in _libm_args(call, names, sg, dt, len(vals)) or []:
-            if call[0] in ("sin", "cos"):
-                calls += [("sin", args[:1], dt, False), ("cos", args[:1], dt, False)]
-            else:
-                a, b = args
-                calls += [("pow", [a, b - 1], dt, number), ("pow", [a, b], dt, number), ("log", [a], dt, False),
-                          ("pow", [a, b - 2], dt, number)]
-    return calls
-
-
-def _last_bit(call: tuple, a, b, names: dict, sg: Outcome) -> str | None:
-    """How a math-library step's results differ, element by element: "correct" when every
-    difference is one ulp with scalargrad correctly rounded (the 1-ulp rule), "off" when they are
-    at most two ulps but scalargrad is not correctly rounded, else None (a real difference)."""
-    s_vals, dt = _elements(a)
-    t_vals, _ = _elements(b)
-    if s_vals is None or t_vals is None or len(s_vals) != len(t_vals) or dt not in ("float32", "float64"):
-        return None
-    args = _libm_args(call, names, sg, dt, len(s_vals))
-    if args is None:
-        return None
-    result = "correct"
-    for i, (x, y) in enumerate(zip(a["val"], b["val"])):
-        if x == y:
-            continue
-        s, t = s_vals[i], t_vals[i]
-        if libm.sg_is_correct(call[0], args[i], dt, s, t):
-            continue
-        ulps = libm.ulps_apart(s, t, dt)
-        if ulps is None or ulps > 2:
-            return None
-        result = "off"
-    return result
-
-
-def _torch_libm_is_off(calls: list, torch) -> bool:
-    """Whether PyTorch's C library misses the correctly rounded result on one of ``calls``."""
-    for fn, args, dt, number in calls:
-        if any(not math.isfinite(a) for a in args) or (fn == "log" and args[0] <= 0):
-            continue
-        want = libm.correctly_rounded(fn, args, dt)
-        if want is None:
-            continue
-        t = [torch.tensor(a, dtype=getattr(torch, dt)) for a in args]
-        if fn == "pow":
-            got = (t[0] ** (args[1] if number else t[1])).item()
-        else:
-            got = getattr(torch, fn)(t[0]).item()
-        if got != want and not (got != got and want != want):
-            return True
-    return False
-
-
-def _magnitude(out: Outcome, upto: int) -> float:
-    """The largest finite number among the values the program bound up to step ``upto``."""
-    m = 0.0
-    stack = [r.obs for r in out.records if r.index <= upto]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, dict) and "val" in x:
-            for v in x["val"] or []:
-                f = _number(v)
-                if f is not None and math.isfinite(f):
-                    m = max(m, abs(f))
-        elif isinstance(x, list):
-            stack.extend(y for y in x if isinstance(y, (dict, list)))
-    return m
-
-
-def _gradient_drift(a, b, scale: float) -> bool:
-    """Two encoded gradients that differ only in values at most ``_GRAD_ULPS`` ulps of ``scale``
-    apart (a derivative's last-bit difference, magnified at most by the values it met)."""
-    if isinstance(a, dict) and isinstance(b, dict) and "dtype" in a:
-        if {k for k in set(a) | set(b) if a.get(k) != b.get(k)} - {"val", "repr"}:
-            return False
-        dt = a["dtype"].replace("torch.", "")
-        for x, y in zip(a["val"], b["val"]):
-            nx, ny = _number(x), _number(y)
-            if x == y or nx == ny:  # (the encoded values are equal for two nans)
-                continue
-            if nx is None or ny is None or not (math.isfinite(nx) and math.isfinite(ny)):
-                return False
-            if abs(nx - ny) > _GRAD_ULPS * libm.ulp(max(scale, abs(nx), abs(ny)), dt):
-                return False
-        return True
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b) == 2 and a[0] == b[0] \
-            and a[0] in ("tuple", "list") and len(a[1]) == len(b[1]):
-        return all(x == y or _gradient_drift(x, y, scale) for x, y in zip(a[1], b[1]))
-    return a == b
-
-
 # ---------------------------------------------------------------- the walk
 
 
@@ -398,11 +292,9 @@ def _listed(obs) -> list:
     return obs[1] if isinstance(obs, list) and len(obs) == 2 and isinstance(obs[1], list) else []
 
 
-def _walk(program: Program, sg: Outcome, th: Outcome, verdict: Verdict, names: dict, torch) -> tuple:
-    """Compare step by step. Returns (divergences, patch) where patch = (name, value) asks the
-    caller to rerun PyTorch with scalargrad's bits at a step accepted under the 1-ulp rule."""
+def _walk(program: Program, sg: Outcome, th: Outcome) -> list[Divergence]:
+    """Compare step by step; a propagating divergence ends the walk."""
     found: list[Divergence] = []
-    backward_off = None
     n = max(len(sg.records), len(th.records))
     for i in range(n):
         rs, rt = sg.record(i), th.record(i)
@@ -418,7 +310,7 @@ def _walk(program: Program, sg: Outcome, th: Outcome, verdict: Verdict, names: d
             found.append(_error_divergence(i, step, es, et, later_grads))
             if step.guard and es is not None and et is not None:
                 continue  # both refused and both went on: what follows is still comparable
-            return found, None
+            return found
         if step.op == "changed" and _load_failed(program, sg, i):
             # a failed load must leave the module as it was (issue 14); PyTorch's own partial
             # load is not the reference here
@@ -431,66 +323,70 @@ def _walk(program: Program, sg: Outcome, th: Outcome, verdict: Verdict, names: d
                                     f"{rt.warnings}", rs.warnings, rt.warnings, propagates=False))
         if rs.obs == rt.obs:
             continue
-        diffs = _diff(rs.obs, rt.obs)
-        fields = {f for f, _ in diffs}
         detail = f"{step.name}: scalargrad {_short(rs.obs)} | PyTorch {_short(rt.obs)}"
+        if step.tag == EVENTS:
+            found.append(Divergence("wrong_events", i, detail, rs.obs, rt.obs))
+            continue
+        fields = {f for f, _ in _diff(rs.obs, rt.obs)}
         if step.tag == GRAD_GRAPH:
             found.append(Divergence("wrong_grad_graph", i, detail, rs.obs, rt.obs, propagates=False))
             continue
         if fields & _VALUE_FIELDS:
-            # the 1-ulp rule at a C-library step
-            call = libm_call(step.code) if fields & _VALUE_FIELDS == {"val"} else None
-            if call:
-                last_bit = _last_bit(call, rs.obs, rt.obs, names, sg)
-                if last_bit == "correct":
-                    verdict.libm_steps.append(i)
-                    return found, (step.name, _elements(rs.obs)[0])
-                if last_bit == "off":
-                    s_vals, dt = _elements(rs.obs)
-                    found.append(Divergence("libm_last_bit", i, f"{detail} (scalargrad not correctly rounded)",
-                                            rs.obs, rt.obs))
-                    return found, (step.name, s_vals)
-            if step.tag == GRAD and _gradient_drift(rs.obs, rt.obs, _magnitude(sg, i)):
-                if backward_off is None:
-                    backward_off = _torch_libm_is_off(_backward_calls(program, names, sg), torch)
-                if backward_off:
-                    verdict.libm_backward = True
-                    continue
             cls = "silently_wrong_grad" if step.tag == GRAD else "silently_wrong_value"
             found.append(Divergence(cls, i, detail, rs.obs, rt.obs))
-            return found, None
+            return found
         if fields & _FLAG_FIELDS:
             found.append(Divergence("wrong_requires_grad", i, detail, rs.obs, rt.obs))
-        elif "fn" in fields:
+        elif fields & _GRAPH_FIELDS:
             cls = "wrong_grad_graph" if step.tag == GRAD else "wrong_metadata"
             found.append(Divergence(cls, i, detail, rs.obs, rt.obs, propagates=False))
         elif "repr" in fields:
             found.append(Divergence("wrong_repr", i, detail, rs.obs, rt.obs, propagates=False))
-    return found, None
+        elif fields & _LAYOUT_FIELDS:
+            found.append(Divergence("wrong_layout", i, detail, rs.obs, rt.obs, propagates=False))
+        else:
+            found.append(Divergence("wrong_metadata", i, detail, rs.obs, rt.obs, propagates=False))
+    return found
 
 
-def compare(program: Program, sg: Outcome, th: Outcome, rerun_torch=None, torch=None) -> Verdict:
+def compare(program: Program, sg: Outcome, th: Outcome, rerun_torch=None) -> Verdict:
     """Classify ``program`` from scalargrad's outcome ``sg`` and PyTorch's ``th``.
 
-    ``rerun_torch(patches)`` reruns PyTorch with results overwritten (the 1-ulp rule); without
-    it a last-bit difference at a C-library step ends the comparison there.
+    ``rerun_torch(alternative=False)`` runs the program on PyTorch again under
+    ``kernels.Substitution`` and returns (outcome, the mode): the kernel rule (see the module
+    doc). Without it the comparison is strict.
     """
-    names = {s.name: i for i, s in enumerate(program.steps) if s.name}
     torch_raised = th.error is not None or any(r.error is not None for r in th.records)
     case = "module" if program.kind == "modules" else ("error" if torch_raised else "value")
     if any(e is not None and _pytorch_bug(e.message) for e in [th.error] + [r.error for r in th.records]):
         case = "excluded"  # a bug of PyTorch's (e.g. ``False ** x``): nothing to compare with
     verdict = Verdict(case)
-    patches: dict = {}
-    carried: list[Divergence] = []  # last-bit differences already patched over
-    while True:
-        found, patch = _walk(program, sg, th, verdict, names, torch)
-        if patch is None or rerun_torch is None or len(patches) >= _MAX_PATCHES or patch[0] in patches:
-            break
-        carried += [d for d in found if d.cls == "libm_last_bit"]
-        patches[patch[0]] = patch[1]
-        th = rerun_torch(dict(patches))
-    verdict.divergences = _dedup(carried + found)
+    found = _walk(program, sg, th)
+    if found and rerun_torch is not None:
+        th2, mode = rerun_torch()
+        again = _walk(program, sg, th2)
+        if again and getattr(mode, "alternatives", False):
+            # a kernel with two legitimate forms met: the other form for every call of it, kept
+            # if scalargrad then agrees further into the program
+            th3, mode3 = rerun_torch(alternative=True)
+            again3 = _walk(program, sg, th3)
+            if not again3 or again3[0].step > again[0].step:
+                th2, mode, again = th3, mode3, again3
+        if mode.calls:  # some machine-dependent kernel gave PyTorch other bits than scalargrad
+            verdict.kernels = list(mode.calls)
+            unsound = [c for c in mode.calls if not c.sg_ok]
+            if unsound:
+                # scalargrad's own value at a kernel fails the kernel's check: not PyTorch's
+                # machine, scalargrad's fault (a float64 libm result not correctly rounded)
+                first = (again or found)[0].step
+                names = ", ".join(sorted({f"{c.kernel} ({c.dtype})" for c in unsound}))
+                again = [Divergence("libm_last_bit", first, f"scalargrad's {names} fails the kernel's check (not "
+                                    f"correctly rounded, outside its error bound, or not a value its formula "
+                                    f"gives)", None, None)] + again
+            elif not again:
+                verdict.admitted = "kernel"
+            found = again
+    verdict.divergences = _dedup(found)
     return verdict
 
 

@@ -17,7 +17,7 @@ import warnings
 from .outcome import Outcome, StepRecord, encode, error_record
 from .program import HELPERS, HIDDEN, Program
 
-__all__ = ["run_program", "load_library", "ProgramTimeout"]
+__all__ = ["run_program", "load_library", "warm_up", "ProgramTimeout"]
 
 
 class ProgramTimeout(Exception):
@@ -30,10 +30,21 @@ def _compiled(source: str, mode: str = "exec"):
 
 
 def load_library(name: str):
-    """``scalargrad`` or ``torch``, imported."""
+    """``scalargrad`` or ``torch``, imported with the parts programs use, so that no program's
+    time budget pays for a first import (PyTorch imports torch._dynamo on its first optimizer)."""
     import importlib
 
-    return importlib.import_module(name)
+    return warm_up(importlib.import_module(name))
+
+
+@functools.cache
+def warm_up(lib):
+    """``lib`` after the imports a program's first optimizer or DataLoader would make."""
+    lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.1)
+    lib.utils.data.DataLoader([1])
+    if lib.__name__ == "torch":
+        from torch.utils._python_dispatch import TorchDispatchMode  # noqa: F401 - the kernel rule's
+    return lib
 
 
 @functools.cache
@@ -46,7 +57,8 @@ def _package_dir(lib) -> str | None:
 
 # Warnings both libraries give once per process (PyTorch's TORCH_WARN_ONCE): whether a program
 # sees one depends on the programs that ran before it, so they are not compared
-ONCE_PER_PROCESS = ("Using backward() with create_graph=True will create a reference cycle",)
+ONCE_PER_PROCESS = ("Using backward() with create_graph=True will create a reference cycle",
+                    "The use of `x.T` on tensors of dimension other than 2", "Tensor.T is deprecated on 0-D tensors")
 
 
 def _warning_text(message) -> str:
@@ -64,14 +76,11 @@ def _alarm(signum, frame):
     raise ProgramTimeout("the program ran out of time")
 
 
-def run_program(program: Program, lib, patches: dict | None = None, timeout: float = 20.0,
-                namespace: dict | None = None) -> Outcome:
+def run_program(program: Program, lib, timeout: float = 20.0, namespace: dict | None = None,
+                mode=None) -> Outcome:
     """Run ``program`` with ``torch`` bound to ``lib``; ``namespace``: a dict to run it in (to read
-    its variables afterwards).
-
-    ``patches`` maps a step's name to the elements written into that tensor's storage right
-    after the step (through ``.data``, outside the graph and its version counter): the
-    comparator uses it to carry on past a last-bit difference of the math library.
+    its variables afterwards); ``mode``: a context entered around the whole run (the kernel
+    rule's ``kernels.Substitution`` for PyTorch).
     """
     _reset(lib)
     pkg = _package_dir(lib)
@@ -85,6 +94,8 @@ def run_program(program: Program, lib, patches: dict | None = None, timeout: flo
         old = signal.signal(signal.SIGALRM, _alarm)
         signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
+        if mode is not None:
+            mode.__enter__()
         for i, step in enumerate(program.steps):
             rec = StepRecord(i)
             out.records.append(rec)
@@ -107,11 +118,9 @@ def run_program(program: Program, lib, patches: dict | None = None, timeout: flo
                 if not step.guard or rec.error.type == "ProgramTimeout":
                     out.error, out.error_step = rec.error, i
                     break
-            elif patches and step.name in patches:
-                t = ns[step.name]
-                with lib.no_grad():
-                    t.data.copy_(lib.tensor(patches[step.name], dtype=t.dtype).reshape(t.shape))
     finally:
+        if mode is not None:
+            mode.__exit__(None, None, None)
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, old)

@@ -70,6 +70,10 @@ def _f(name: str, args: list):
             return mpmath.sqrt(x) if x >= 0 else mpmath.mpf("nan")
         if name == "pow":
             return mpmath.power(x, m[1])
+        if name == "log1p":
+            return mpmath.log1p(x) if x > -1 else (mpmath.mpf("-inf") if x == -1 else mpmath.mpf("nan"))
+        if name == "expm1":
+            return mpmath.expm1(x)
     raise KeyError(name)
 
 

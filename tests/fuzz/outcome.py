@@ -88,6 +88,19 @@ def _element(x):
     return repr(x)
 
 
+def _attempt(fn):
+    """What ``fn()`` returns, or its exception's type (an observation never ends a program)."""
+    try:
+        return fn()
+    except Exception as e:
+        return f"<{type(e).__name__}>"
+
+
+def _values(x) -> list:
+    # an exception here is the step's (PyTorch's storage-less ZeroTensor raises when read)
+    return [_element(e) for e in _flat(x.tolist())]
+
+
 def encode(x, lib, show: bool = False, depth: int = 0):
     """The canonical, JSON-ready form of a value bound by a step."""
     if depth > 6:
@@ -97,14 +110,19 @@ def encode(x, lib, show: bool = False, depth: int = 0):
         rec = {
             "dtype": str(x.dtype),
             "shape": list(x.shape),
-            "val": [_element(e) for e in _flat(x.tolist())],
+            "val": _values(x),
             "rg": bool(x.requires_grad),
             "leaf": bool(x.is_leaf),
             "fn": None if fn is None else fn.name(),
             "param": isinstance(x, lib.nn.Parameter),
+            "stride": _attempt(lambda: list(x.stride())),
+            "offset": _attempt(x.storage_offset),
+            "contig": _attempt(x.is_contiguous),
         }
+        if fn is not None:
+            rec["next"] = _attempt(lambda: [[None if n is None else n.name(), k] for n, k in fn.next_functions])
         if show:
-            rec["repr"] = repr(x)
+            rec["repr"] = _attempt(lambda: repr(x))
         return rec
     if x is None or isinstance(x, (bool, str)):
         return x

@@ -17,6 +17,7 @@ __all__ = ["Step", "Program", "HELPERS", "lit", "number_source"]
 # what a step's result is, for the classifier
 VALUE, GRAD, GRAD_GRAPH, MODULE, STATE, SETUP = "value", "grad", "grad_graph", "module", "state", "setup"
 HIDDEN = "hidden"  # bound but not observed (holds identities that differ between libraries by nature)
+EVENTS = "events"  # a list of the events hooks recorded, compared in order
 
 
 @dataclass(frozen=True)

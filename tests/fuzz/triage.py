@@ -50,23 +50,30 @@ def _differing(sg: list[str], th: list[str], context: int = 1) -> tuple[list[str
     return sg[start:start + 8], th[start:start + 8]
 
 
-def markdown(report: dict) -> str:
-    """The cause sections of the triage, most severe first."""
+_CLASSIFICATION = {"silently wrong": "defect (silently wrong)", "raw Python error": "raw Python error",
+                   "wrong message": "wrong error", "other": "other (what is shown, or missing)",
+                   "layout": "layout-only"}
+
+
+def markdown(report: dict, level: int = 2) -> str:
+    """The cause sections of the triage, most severe first (``level``: the heading level of the
+    severity groups)."""
+    h = "#" * level
     lines: list[str] = []
     groups = report["groups"]
     for sev in GROUPS:
         members = [g for g in groups if g["severity"] == sev]
         if not members:
             continue
-        lines.append(f"\n## {sev[0].upper() + sev[1:]} ({sum(g['count'] for g in members)} program-causes)\n")
+        lines.append(f"\n{h} {sev[0].upper() + sev[1:]} ({sum(g['count'] for g in members)} program-causes)\n")
         for g in members:
             title = g["title"] or "Unclassified: " + g["cause"].removeprefix("unclassified: ")
-            lines.append(f"### `{g['cause']}` - {g['count']} programs\n")
+            lines.append(f"{h}# `{g['cause']}` - {g['count']} programs ({_CLASSIFICATION[sev]})\n")
             lines.append(title + "\n")
             if g["where"]:
                 lines.append(f"- where: `{g['where']}`")
             if g["issue"]:
-                lines.append(f"- issue 14: {g['issue']}")
+                lines.append(f"- issue: {g['issue']}")
             classes = ", ".join(f"{c} {n}" for c, n in sorted(g["classes"].items(), key=lambda x: SEVERITY[x[0]][0]))
             cases = ", ".join(f"{n} {c}" for c, n in sorted(g.get("cases", {}).items()))
             alone = sum(g.get("sole", {}).values())
