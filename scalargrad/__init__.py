@@ -65,6 +65,20 @@ from math import e, inf, nan, pi  # noqa: E402
 newaxis = None
 
 
+def is_warn_always_enabled() -> bool:
+    """False: PyTorch's default (warn-once warnings warn once); ``set_warn_always(True)`` is refused."""
+    return False
+
+
+def set_warn_always(b: bool) -> None:
+    """``False`` is PyTorch's default and changes nothing; ``True`` is refused by name."""
+    if b:
+        from ._base.errors import Unsupported
+
+        raise Unsupported("torch.set_warn_always(True)", "scalargrad's once-per-process warnings do not consult it: "
+                                                          "each still warns once")
+
+
 def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
     """Whether ``input`` was made in inference mode."""
     return input.is_inference()

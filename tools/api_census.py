@@ -573,6 +573,10 @@ warnings.simplefilter("ignore")
 from scalargrad.runner import torch_alias
 from scalargrad.errors import Unsupported
 from scalargrad._base.missing_api import MissingModule
+try:
+    from scalargrad._base.refusals import reason
+except ImportError:  # a scalargrad from before the refusal reasons
+    reason = lambda name: ""  # noqa: E731
 names = json.load(sys.stdin)
 MARK = "not implemented by scalargrad"
 
@@ -612,9 +616,11 @@ with torch_alias():
                 out[name] = ["missing", ""]
                 continue
             r = refusal(value)
+            if r is not None:  # a stand-in: it raises Unsupported(name) when used
+                r = r or reason(name)
             out[name] = ["implemented", ""] if r is None else (["refused", r] if r else ["missing", ""])
         except Unsupported as e:
-            hint = str(e).partition(" (")[2].rstrip(")") if " (" in str(e) else ""
+            hint = getattr(e, "reason", "")
             out[name] = ["refused", hint] if hint else ["missing", ""]
         except Exception:  # no such name in scalargrad (AttributeError, ModuleNotFoundError...)
             out[name] = ["missing", ""]
