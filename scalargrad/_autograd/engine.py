@@ -774,7 +774,10 @@ def _accumulate(run: _Run, u: Tensor, g) -> None:
     if e is not None and e.post_acc:
         for hook in list(e.post_acc.values()):
             res = hook(u)
-            if res is not None:
+            # PyTorch accepts None or the tensor itself (``return p.add_(...)``), nothing else
+            if res is not None and res is not u:
+                if not isinstance(res, Tensor):
+                    raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
     if node is not None and node._post:
         g_out = (_wrap(g, u._t),)
