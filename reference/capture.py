@@ -14,6 +14,11 @@ Usage::
     python3 reference/capture.py --check    # re-run, report drift, write nothing
     python3 reference/capture.py 003_abae214ff6de8937   # only these documents
 
+Under Python 3.10 or 3.11 (PyTorch 2.13's wheel is for 3.11). Each program runs once more
+with Python's own reprs printing as Python 3.12's (``python_reprs.py``: OrderedDict); where that
+changes the output, the entry's ``torch_output_python`` holds it, labelled with how it was
+captured.
+
 Exit status: 0 if everything was captured (or, with --check, nothing
 drifted), 1 otherwise.
 """
@@ -30,7 +35,7 @@ import run_with_torch  # noqa: E402
 KEY_ORDER = [
     "id", "program", "title", "variant_of", "document_lines",
     "document_output", "document_claim", "torch_output", "torch_stderr",
-    "status", "differences", "needs", "notes",
+    "torch_output_python", "status", "differences", "needs", "notes",
 ]
 STATUSES = {"reproduced", "named_difference", "document_error"}
 EXPECTED_TORCH = "2.13"
@@ -57,6 +62,10 @@ def doc_dirs(selected):
 def main(argv):
     check = "--check" in argv
     selected = [a for a in argv[1:] if not a.startswith("--")]
+    if sys.version_info >= (3, 12):
+        print("the base capture is what Python 3.10 and 3.11 print: run this under one of them",
+              file=sys.stderr)
+        return 1
     import torch
     if not torch.__version__.startswith(EXPECTED_TORCH):
         print("warning: torch %s, the catalogue is for %s"
@@ -78,14 +87,20 @@ def main(argv):
                 problems += 1
                 continue
             out, err, ok = run_with_torch.run(program)
+            # what a newer Python prints (its own reprs changed): README.md
+            variants = run_with_torch.python_variants(program, (out, err))
             if check:
-                for field, new in (("torch_output", out), ("torch_stderr", err)):
-                    if entry.get(field) != new:
+                for field, new in (("torch_output", out), ("torch_stderr", err),
+                                   ("torch_output_python", variants)):
+                    if entry.get(field, []) != new:
                         print("%s/%s: %s drifted" % (name, entry["id"], field))
                         problems += 1
             else:
                 entry["torch_output"] = out
                 entry["torch_stderr"] = err
+                entry.pop("torch_output_python", None)
+                if variants:
+                    entry["torch_output_python"] = variants
             print("%-22s %-45s %-16s %s" % (
                 name, entry["program"], entry.get("status"),
                 "ran" if ok else "raised: " + (err.strip().splitlines() or ["?"])[-1][:60]))

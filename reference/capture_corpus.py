@@ -48,9 +48,9 @@ import run_with_torch  # noqa: E402
 CORPUS = os.path.join(HERE, "corpus", "programs")
 KEY_ORDER = [
     "id", "program", "title", "source", "status", "machine_dependent", "torch_output",
-    "torch_stderr", "torch_other_cpu", "needs", "notes",
+    "torch_stderr", "torch_other_cpu", "torch_output_python", "needs", "notes",
 ]
-CAPTURED = ("machine_dependent", "torch_output", "torch_stderr", "torch_other_cpu")
+CAPTURED = ("machine_dependent", "torch_output", "torch_stderr", "torch_other_cpu", "torch_output_python")
 # other processors, as far as one machine can play them: ATen's scalar kernels, its AVX2
 # kernels (on an AVX512 machine), and MKL's processor-independent code path (MKL_CBWR)
 OTHER_CPUS = (
@@ -83,23 +83,41 @@ def capture(program):
     saved = {k: os.environ.pop(k) for k in ("ATEN_CPU_CAPABILITY", "MKL_CBWR") if k in os.environ}
     try:
         out, err, _ = run_with_torch.run(program)
-        others = []
-        for env in OTHER_CPUS:
-            o, e, _ = run_with_torch.run(program, extra_env=env)
-            if (o, e) != (out, err) and not any((x["stdout"], x["stderr"]) == (o, e) for x in others):
-                label = " ".join("%s=%s" % kv for kv in env.items())
-                others.append({"environment": label, "stdout": o, "stderr": e})
+        others = _others(program, (out, err))
+        # what a newer Python prints (its own reprs changed: ../README.md), on every kernel set
+        variants = run_with_torch.python_variants(program, (out, err))
+        for v in variants:
+            python = tuple(int(x) for x in v["python"].split("."))
+            v_others = _others(program, (v["torch_output"], v["torch_stderr"]), python)
+            if v_others:
+                v["torch_other_cpu"] = v_others
     finally:
         os.environ.update(saved)
     fields = {"machine_dependent": bool(others), "torch_output": out, "torch_stderr": err}
     if others:
         fields["torch_other_cpu"] = others
+    if variants:
+        fields["torch_output_python"] = variants
     return fields
+
+
+def _others(program, base, python=None):
+    others = []
+    for env in OTHER_CPUS:
+        o, e, _ = run_with_torch.run(program, extra_env=env, python=python)
+        if (o, e) != tuple(base) and not any((x["stdout"], x["stderr"]) == (o, e) for x in others):
+            label = " ".join("%s=%s" % kv for kv in env.items())
+            others.append({"environment": label, "stdout": o, "stderr": e})
+    return others
 
 
 def main(argv):
     check = "--check" in argv
     selected = [a for a in argv[1:] if not a.startswith("--")]
+    if sys.version_info >= (3, 12):
+        print("the base capture is what Python 3.10 and 3.11 print: run this under one of them",
+              file=sys.stderr)
+        return 1
     import torch
     if not torch.__version__.startswith(EXPECTED_TORCH):
         print("warning: torch %s, the corpus is for %s" % (torch.__version__, EXPECTED_TORCH),

@@ -115,11 +115,16 @@ def install_alias():
     sys.meta_path.insert(0, _AliasFinder())
 
 
-def _child(program):
+def _child(program, python=None):
     import runpy
     import traceback
     import warnings
 
+    if python is not None:  # Python's own reprs as that Python prints them (python_reprs.py)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import python_reprs
+        python_reprs.install(python)
+        sys.path.pop(0)
     program = os.path.abspath(program)
     prog_dir = os.path.dirname(program)
 
@@ -183,19 +188,22 @@ def normalise(text, program):
     return text
 
 
-def run(program, timeout=600, extra_env=None):
+def run(program, timeout=600, extra_env=None, python=None):
     """Run ``program`` under torch; return (stdout, stderr, ok), normalised.
     ``extra_env`` adds variables to the child's environment (e.g.
-    ``ATEN_CPU_CAPABILITY``)."""
+    ``ATEN_CPU_CAPABILITY``); ``python`` (a version such as ``(3, 12)``)
+    makes Python's own reprs print as that Python's (``python_reprs``)."""
     env = dict(os.environ)
     env.update(extra_env or {})
     env["PYTHONIOENCODING"] = "utf-8"
     env["PYTHONHASHSEED"] = "0"
     env.pop("PYTHONWARNINGS", None)
     env.pop("PYTHONSTARTUP", None)
+    python_option = [] if python is None else [
+        "--python", "%d.%d" % tuple(python)]
     proc = subprocess.run(
         [sys.executable, os.path.abspath(__file__), "--child",
-         os.path.abspath(program)],
+         os.path.abspath(program)] + python_option,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
         timeout=timeout)
     out = proc.stdout.decode("utf-8", "replace")
@@ -203,9 +211,27 @@ def run(program, timeout=600, extra_env=None):
     return normalise(out, program), normalise(err, program), proc.returncode == 0
 
 
+def python_variants(program, base, extra_env=None):
+    """What PyTorch prints for ``program`` under each newer Python whose own reprs change it
+    (``python_reprs.CHANGES``): a list of ``{"python", "captured", "torch_output",
+    "torch_stderr"}``, empty when every Python prints ``base`` (stdout, stderr)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import python_reprs
+    sys.path.pop(0)
+    variants = []
+    for version in python_reprs.CHANGES:
+        out, err, _ = run(program, extra_env=extra_env, python=version)
+        if (out, err) != tuple(base):
+            variants.append({"python": "%d.%d" % version, "captured": python_reprs.label(version),
+                             "torch_output": out, "torch_stderr": err})
+    return variants
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "--child":
         return _child(argv[2])
+    if len(argv) == 5 and argv[1] == "--child" and argv[3] == "--python":
+        return _child(argv[2], tuple(int(x) for x in argv[4].split(".")))
     if len(argv) != 2:
         sys.stderr.write("usage: run_with_torch.py PROGRAM.py\n")
         return 2

@@ -4,12 +4,13 @@
     scalargrad verify --corpus                         ... or the corpus of real-program patterns
     scalargrad verify [--markdown | --json] PATH...     check notebooks, Markdown/reST pages,
                                                         docstring examples against scalargrad
-    scalargrad run [--check] [--graph FILE] script.py [args...]
+    scalargrad run [--check] [--check-report FILE] [--graph FILE] script.py [args...]
                                                         run a PyTorch program on scalargrad
     scalargrad demo                                     z = log(x ** q) and its gradients
 
-A failure of the command itself (bad command line, missing file, unreadable catalogue, a bug) is
-one line on stderr and the exit status ``EXIT_STATUS`` lists; ``--debug`` adds the traceback.
+A failure of the command itself (bad command line, missing file, unreadable catalogue or
+document, a bug) is one line on stderr and the exit status ``EXIT_STATUS`` lists; ``--debug``
+adds the traceback. ``scalargrad`` with no command prints its usage line to stderr, status 2.
 """
 
 from __future__ import annotations
@@ -29,10 +30,13 @@ exit status:
   1  verify: an example regressed; verify PATH: a cell differs or raised an error, SymPy disagrees
      with autograd, or a check crashed or timed out; run: the program raised an error (its
      traceback, as python shows it)
-  2  bad command line: unknown command or option, bad value, missing script, directory or
-     document; verify PATH: a document cannot be read
-  3  run: the program needs a part of PyTorch that scalargrad does not implement; verify PATH:
-     a cell does (and nothing worse happened)
+  2  bad command line: no command, unknown command or option, bad value, missing script,
+     directory or document; verify PATH: a document cannot be read, or the PATHs hold no code
+     to check
+  3  run: the program needs a part of PyTorch that scalargrad does not implement (the line of
+     the program that used it is named; --debug adds the traceback); verify PATH: a cell does
+     (and nothing worse happened). A program that asks for a CUDA device fails as under
+     PyTorch's CPU build: AssertionError "Torch not compiled with CUDA enabled", status 1
   4  verify: the reference catalogue is missing, unreadable or not valid
   5  scalargrad itself failed (a bug; --debug shows the traceback)
   130  interrupted (Ctrl-C)
@@ -119,6 +123,12 @@ def verify_documents_cmd(args: argparse.Namespace, tty: bool) -> int:
     entries = check_documents(expand_paths(args.paths), jobs=args.jobs, check=not args.no_check, progress=progress)
     if tty:
         _progress_line("")
+    for e in entries:  # a failure of the command: one line on stderr (the report says it too)
+        if e["error"]:
+            print(f"scalargrad verify: {e['path']}: cannot be read: {e['error']}", file=sys.stderr)
+    if not any(e["cells"] for e in entries) and not any(e["error"] for e in entries):
+        found = ", ".join(e["path"] for e in entries) or " ".join(args.paths)
+        raise UsageError(f"scalargrad verify: nothing to check: no code cells in {found}")
     status = r.exit_status(entries)
     if args.json:
         print(json.dumps({"schema": r.SCHEMA, "summary": r.summary(entries), "exit_status": status,
@@ -207,7 +217,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", **sub_debug)
     p = sub.add_parser("run", help="run a PyTorch program with torch resolved to scalargrad",
                        epilog=EXIT_STATUS, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--check", action="store_true", help="prove every backward with SymPy, report at exit")
+    p.add_argument("--check", action="store_true", help="prove every backward with SymPy and print a summary at "
+                   "exit (backward passes, gradient elements proved, the worst disagreement and where, time)")
+    p.add_argument("--check-report", metavar="FILE", help="with --check (implied): write the full table, "
+                   "element by element, to FILE: JSON if it ends in .json, Markdown if in .md (JSON schema: "
+                   "scalargrad/check_report.py)")
     p.add_argument("--graph", metavar="FILE", help="draw the last backward call's graph, its hooks numbered "
                    "in the order they fired (.dot: DOT text; .svg, .png, .pdf: needs Graphviz)")
     p.add_argument("--report-json", help=argparse.SUPPRESS)
@@ -229,7 +243,9 @@ def main(argv: list[str] | None = None) -> int:
             return verify_cmd(args)
         if args.command == "run":
             return run(args)
-        return demo()
+        if args.command == "demo":
+            return demo()
+        raise UsageError(f"scalargrad: no command given; {_parser().format_usage().strip()} (see scalargrad --help)")
     except UsageError as e:
         return _failed(str(e), 2, args)
     except CatalogueError as e:

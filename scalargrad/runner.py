@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import os
 import runpy
@@ -35,13 +36,29 @@ def _aliased(name: str) -> bool:
     return name == "torch" or name.startswith("torch.") or name in _VIZ
 
 
+class _AliasSpec(importlib.machinery.ModuleSpec):
+    """The alias's spec, which importlib puts on the module while it sets it up (``exec_module``
+    puts the real one back). Its ``parent`` is the real module's package: importlib reads
+    attributes such as ``__path__`` meanwhile, which reaches a module's ``__getattr__``, whose
+    relative import would otherwise see ``__package__ != __spec__.parent`` (a
+    DeprecationWarning from Python 3.12 on)."""
+
+    real_parent: str | None = None
+
+    @property
+    def parent(self):
+        if self.real_parent is not None:
+            return self.real_parent
+        return super().parent
+
+
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finder and loader that hand out scalargrad's module for every ``torch`` name."""
 
     def find_spec(self, fullname, path=None, target=None):
         if not _aliased(fullname):
             return None
-        return importlib.util.spec_from_loader(fullname, self)
+        return _AliasSpec(fullname, self)
 
     def __init__(self) -> None:
         self._specs: dict = {}
@@ -57,6 +74,8 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                 return missing_module(spec.name)
             raise Unsupported(spec.name) from None
         self._specs[spec.name] = module.__spec__
+        if isinstance(spec, _AliasSpec):
+            spec.real_parent = module.__spec__.parent
         return module
 
     def exec_module(self, module) -> None:

@@ -1425,7 +1425,9 @@ class SymbolicReport:
         raise KeyError(name)
 
     def __str__(self) -> str:
-        size = f"{self.nodes} nodes" if not self.elements else f"{self.nodes} nodes, {self.elements} elements"
+        size = f"{self.nodes} node{'s' * (self.nodes != 1)}"
+        if self.elements:
+            size += f", {self.elements} element{'s' * (self.elements != 1)}"
         head = f"{self.label}: {'OK' if self.ok else 'MISMATCH'} ({self.strategy} strategy, {size}, {self.dtype})"
         lines = [head]
         if self.expression is not None:

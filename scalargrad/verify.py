@@ -31,8 +31,8 @@ from pathlib import Path
 
 from . import warm_worker
 
-__all__ = ["Example", "Outcome", "CatalogueError", "reference_dir", "load_catalogue", "verify", "normalise_stdout",
-           "normalise_stderr", "lists_feature"]
+__all__ = ["Example", "Outcome", "CatalogueError", "reference_dir", "load_catalogue", "for_this_python", "verify",
+           "normalise_stdout", "normalise_stderr", "lists_feature"]
 
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _SOURCE_TREE = os.path.join(_PACKAGE_PARENT, "reference")  # a checkout used without installing
@@ -192,14 +192,27 @@ def load_catalogue(ref_dir: str) -> list[Example]:
             program = os.path.join(ref_dir, doc, e["program"])
             if not os.path.isfile(program):
                 raise CatalogueError(f"{f}: the program of {e['id']} is missing ({program})")
+            printed = for_this_python(e)
             out.append(Example(
                 document=doc, id=e["id"], program=program,
                 title=e.get("title", e["id"]), status=e.get("status", ""),
-                torch_output=e.get("torch_output", ""), torch_stderr=e.get("torch_stderr", ""),
+                torch_output=printed.get("torch_output", ""), torch_stderr=printed.get("torch_stderr", ""),
                 document_output=e.get("document_output", ""), differences=list(e.get("differences", [])),
                 needs=list(e.get("needs", [])), source=e.get("source", ""),
-                other_cpu=[(o.get("stdout", ""), o.get("stderr", "")) for o in e.get("torch_other_cpu", [])]))
+                other_cpu=[(o.get("stdout", ""), o.get("stderr", "")) for o in printed.get("torch_other_cpu", [])]))
     return out
+
+
+def for_this_python(entry: dict, version: tuple = sys.version_info[:2]) -> dict:
+    """The captured fields of a catalogue entry for the Python ``version`` (the running one):
+    the entry itself (what Python 3.10 and 3.11 print), or the newest of its
+    ``torch_output_python`` captures whose ``python`` is not newer than ``version`` (Python's own
+    reprs changed: ``OrderedDict({'a': 1})`` from 3.12 on; reference/README.md)."""
+    chosen = entry
+    for variant in entry.get("torch_output_python", []):
+        if tuple(int(x) for x in variant["python"].split(".")) <= tuple(version):
+            chosen = variant
+    return chosen
 
 
 def normalise_stdout(text: str) -> str:
@@ -376,10 +389,14 @@ def summary(outcomes: list[Outcome]) -> str:
     errs = sum(o.example.status == "document_error" for o in outcomes)
     sym_bad = sum(o.sympy_ok is False for o in outcomes)
     if outcomes and all(o.example.status == "corpus" for o in outcomes):
-        return (f"{n} corpus programs: {rep} reproduced exactly, {unsup} not yet supported, "
-                f"{reg} differ or fail; SymPy disagreements: {sym_bad}")
-    return (f"{n} examples from {docs} documents: {rep} reproduced exactly, {unsup} not yet supported, "
-            f"{reg} regressed; {errs} document errors recorded; SymPy disagreements: {sym_bad}")
+        return (f"{_count(n, 'corpus program')}: {rep} reproduced exactly, {unsup} not yet supported, "
+                f"{reg} {'differs or fails' if reg == 1 else 'differ or fail'}; SymPy disagreements: {sym_bad}")
+    return (f"{_count(n, 'example')} from {_count(docs, 'document')}: {rep} reproduced exactly, {unsup} not yet "
+            f"supported, {reg} regressed; {_count(errs, 'document error')} recorded; SymPy disagreements: {sym_bad}")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("s" if n != 1 else "")
 
 
 def markdown(outcomes: list[Outcome]) -> str:

@@ -8,8 +8,8 @@ scalargrad and SymPy, most of an example's time. Here the parent imports them on
 (``warm_up``), then forks one child per task: the child starts from the parent's clean,
 warm state, runs the task with its stdout and stderr sent to files, writes the task's result
 (JSON) to a third, and exits. Up to ``jobs`` children run at once; a child that runs longer
-than ``timeout`` is killed. Where ``os.fork`` does not exist, ``fork_available()`` is False
-and callers use fresh interpreters instead.
+than ``timeout`` is killed. Where ``os.fork`` does not exist, or the process runs other threads,
+``fork_available()`` is False and callers use fresh interpreters instead.
 """
 
 from __future__ import annotations
@@ -81,7 +81,22 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def fork_available() -> bool:
-    return hasattr(os, "fork") and sys.platform != "win32"
+    """Can tasks run in forks of this process? Not without ``os.fork``, and not while this
+    process runs other threads (a library's thread pool, a program's threads): a fork copies
+    only the calling thread, so a lock another thread holds stays locked in the child forever
+    (Python 3.12 warns about it). Then callers use fresh interpreters: slower, the same results."""
+    return hasattr(os, "fork") and sys.platform != "win32" and _threads() == 1
+
+
+def _threads() -> int:
+    """The threads this process runs, the operating system's count where it tells (Linux's
+    /proc/self/task also counts threads started by C libraries), else Python's."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
 
 
 def warm_up() -> None:

@@ -24,10 +24,26 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 
 SYMPY_CHECKS_PER_TEST = 3
+# the fixtures that hand a test live PyTorch (test_random's ``torch``, test_run_conformance's
+# ``runs`` of every catalogue program under PyTorch)
+LIVE_FIXTURES = {"torch_ref", "torch", "runs"}
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "no_sympy_check: do not prove this test's backward passes with SymPy")
+
+
+def pytest_collection_modifyitems(config, items):
+    # every test that takes PyTorch as the truth compares with the live kernels of this machine:
+    # CI runs these again under other processors' kernel sets (.ci/run, README "Development")
+    # (and the "torch" instance of a fixture parametrized over both libraries, such as ``lib``,
+    # which asserts PyTorch's own figures of PyTorch)
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if LIVE_FIXTURES.intersection(getattr(item, "fixturenames", ())) or (
+                callspec is not None and any(isinstance(v, str) and v == "torch" for v in callspec.params.values())):
+            item.add_marker(pytest.mark.live_torch)
+
 
 
 @pytest.fixture(autouse=True)
@@ -47,6 +63,33 @@ def _sympy_checks_every_backward(request):
     if bad:
         pytest.fail("SymPy disagrees with autograd in this test's backward pass(es):\n"
                     + "\n".join(str(r) for r in bad), pytrace=False)
+
+
+_FUSES: list = []
+
+
+@pytest.fixture(autouse=True)
+def _scalargrad_computes_as_the_live_kernels(request):
+    """A live-PyTorch test compares with ATen's kernels as this machine runs them: where they do
+    not fuse multiply-adds (ATen's generic code, ``ATEN_CPU_CAPABILITY=default``; a probe tells,
+    ``faithfulness.fuses``), scalargrad rounds each product first too for the test
+    (``faithfulness.product_first``)."""
+    if _torch is None or request.node.get_closest_marker("live_torch") is None:
+        yield
+        return
+    from faithfulness import fuses, product_first
+
+    if not _FUSES:
+        _FUSES.append(fuses(_torch))
+    if _FUSES[0]:
+        yield
+        return
+    if request.node.get_closest_marker("vector_kernels"):
+        pytest.skip("models ATen's AVX2/AVX512 vector kernels bit for bit; PyTorch runs its generic code here "
+                    f"(CPU capability {_torch.backends.cpu.get_cpu_capability()}), whose other roundings "
+                    "(scalar libm in normal_, other vector widths) scalargrad does not model")
+    with product_first():
+        yield
 
 
 @pytest.fixture

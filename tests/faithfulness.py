@@ -191,9 +191,10 @@ class Kernel:
     """PyTorch's CPU arithmetic in one dtype: every IEEE step rounded exactly once, and each
     machine-dependent sub-result correctly rounded, then moved by the next of ``shifts`` ulps."""
 
-    def __init__(self, dtype: str, shifts: tuple = ()) -> None:
+    def __init__(self, dtype: str, shifts: tuple = (), fused: bool = True) -> None:
         self.dtype = dtype
         self.shifts = shifts
+        self.fused = fused  # the multiply-adds of ATen's vector code fused (AVX2, AVX512), or not
         self.machine_dependent = 0  # sub-results taken so far
         self.margins: list = []  # their rounding margins
 
@@ -218,7 +219,10 @@ class Kernel:
             return math.nan if a != a or a == 0 else math.copysign(math.inf, a) * math.copysign(1.0, b)
 
     def one_minus_square(self, y):
-        """1 - y*y rounded once: PyTorch's tanh_backward, where the compiler fuses the product."""
+        """1 - y*y rounded once: PyTorch's tanh_backward, where the compiler fuses the product
+        (ATen's generic code, ``ATEN_CPU_CAPABILITY=default``, rounds the product first)."""
+        if not self.fused:
+            return self.sub(1, self.mul(y, y))
         return round_exact(1 - Fraction(y) ** 2, self.dtype) if math.isfinite(y) else self.r(1 - y * y)
 
     def ieee_sqrt(self, x):
@@ -337,23 +341,24 @@ POW = Transcendental(lambda L, a, b: a**b, lambda r: (r.uniform(0, 50), r.unifor
 SAFE_MARGIN = 2.0**-40
 
 
-def reference(formula, x, c, dtype: str, shifts: tuple = ()) -> tuple[list, list]:
+def reference(formula, x, c, dtype: str, shifts: tuple = (), fused: bool = True) -> tuple[list, list]:
     """``[forward, *gradients]`` by PyTorch's formula with correctly rounded sub-results (moved by
     ``shifts`` ulps), and the rounding margins of those sub-results."""
-    k = Kernel(dtype, shifts)
+    k = Kernel(dtype, shifts, fused)
     y, grads = formula(k, *x) if isinstance(x, tuple) else formula(k, x, c)
     return [y, *grads], k.margins
 
 
-def hull(formula, x, c, dtype: str, reach: int = 1) -> list[tuple[float, float]]:
+def hull(formula, x, c, dtype: str, reach: int = 1, fused: bool = True) -> list[tuple[float, float]]:
     """For each of ``[forward, *gradients]``, the least and greatest value PyTorch's formula gives
-    when every machine-dependent sub-result is anywhere within ``reach`` ulps of correct."""
-    values, margins = reference(formula, x, c, dtype)
+    when every machine-dependent sub-result is anywhere within ``reach`` ulps of correct (with
+    its multiply-adds fused or not: ``fuses``)."""
+    values, margins = reference(formula, x, c, dtype, fused=fused)
     n = len(margins)
     outs = [values]
     for shifts in itertools.product(range(-reach, reach + 1), repeat=n):
         if any(shifts):
-            outs.append(reference(formula, x, c, dtype, shifts)[0])
+            outs.append(reference(formula, x, c, dtype, shifts, fused)[0])
     return [(min(v), max(v)) for v in zip(*outs)]
 
 
@@ -362,6 +367,77 @@ def inside(value: float, bounds: tuple[float, float]) -> bool:
     if value != value or lo != lo:
         return value != value and lo != lo
     return lo <= value <= hi
+
+
+# ---------------------------------------------------------------- which kernels PyTorch runs
+
+
+def fuses(torch) -> bool:
+    """Does live PyTorch round ``a + alpha * b`` once (a fused multiply-add), as ATen's AVX2 and
+    AVX512 kernels do (every x86-64 processor since 2013-2015; what scalargrad models), or the
+    product first, as ATen's generic code does (``ATEN_CPU_CAPABILITY=default``)? Probed with
+    ``add`` and alpha in both dtypes on 1, 7 and 17 elements (scalar, tail and vector code), on
+    -1 + a * a with a = 1 + 2**-12 (float32; 1 + 2**-27 in float64), where the two differ."""
+    found = set()
+    for dt, e in ((torch.float32, 12), (torch.float64, 27)):
+        a = 1 + 2.0**-e
+        # a * a = 1 + 2**(1-e) + 2**-2e exactly; rounding it first drops the last term (a tie
+        # to even in float32, under half an ulp in float64)
+        fused, product_first = 2.0 ** (1 - e) + 2.0 ** (-2 * e), 2.0 ** (1 - e)
+        for n in (1, 7, 17):
+            got = set(torch.full((n,), -1.0, dtype=dt).add_(torch.full((n,), a, dtype=dt), alpha=a).tolist())
+            assert got in ({fused}, {product_first}), got
+            found.add(got == {fused})
+    assert len(found) == 1, "PyTorch fuses the multiply-add in some of its kernels and not in others"
+    return found == {True}
+
+
+@contextmanager
+def product_first() -> Iterator[None]:
+    """While active, scalargrad rounds the product of each multiply-add first, as ATen's generic
+    code computes (``fuses`` is False there): every fused multiply-add it models (``add`` with
+    alpha, ``addcmul``, ``lerp``, the random generator's ``uniform_``, the optimizers' updates,
+    the kernels that call ``kernel_order.fma``) becomes two roundings."""
+    import sys
+
+    from scalargrad._base import kernel_order, rng
+    from scalargrad._base.dtypes import round_f32
+    from scalargrad._ops import pointwise
+    from scalargrad._tensor import build
+    from scalargrad.optim import elements
+
+    def f32_first(a, b, c):
+        return round_f32(round_f32(a * b) + c)
+
+    def f64_first(a, b, c):
+        return a * b + c
+
+    unfused = {id(f): (f, g) for f, g in (
+        (kernel_order.fma, lambda a, b, c, f32: f32_first(a, b, c) if f32 else f64_first(a, b, c)),
+        (kernel_order._fma32, f32_first), (kernel_order._fma64, f64_first),
+        (rng._fma32, f32_first), (rng._fma64, f64_first),
+        (pointwise.fused, lambda r, a, b, c: r(r(a * b) + c)),
+        (build._fma, lambda y, al, x, dt, f32, fma_chain: dt.round(dt.round(y * al) + x)))}
+    saved = [(elements, "_ROUNDING", dict(elements._ROUNDING))]
+    for name, module in list(sys.modules.items()):
+        # kernel_order's own fma_chain models MKL's sgemm, which fuses whatever ATen runs: the
+        # modules that import its fused multiply-adds for ATen's kernels are switched, not it
+        if (name == "scalargrad" or name.startswith("scalargrad.")) and module is not kernel_order:
+            for attr, value in list(vars(module).items()):
+                hit = unfused.get(id(value))
+                if hit is not None and hit[0] is value:
+                    saved.append((module, attr, value))
+                    setattr(module, attr, hit[1])
+    elements._ROUNDING.update({dt: (r, unfused.get(id(fma), (fma, fma))[1]) for dt, (r, fma) in saved[0][2].items()})
+    try:
+        yield
+    finally:
+        for module, attr, value in reversed(saved):
+            if attr == "_ROUNDING":
+                module._ROUNDING.clear()
+                module._ROUNDING.update(value)
+            else:
+                setattr(module, attr, value)
 
 
 # ---------------------------------------------------------------- matrix products

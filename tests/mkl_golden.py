@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import struct
 from pathlib import Path
@@ -80,9 +81,10 @@ def load() -> dict:
 
 
 def is_capture_machine(torch) -> bool:
-    """Is this the recorded processor model, with the same PyTorch, MKL and capability?"""
+    """Is this the recorded processor model, with the same PyTorch, MKL and capability, and MKL
+    free to pick its kernel for it (no ``MKL_CBWR``, as when the figures were recorded)?"""
     here = machine(torch)
-    return here["vendor"] is not None and here == load()["machine"]
+    return here["vendor"] is not None and here == load()["machine"] and not os.environ.get("MKL_CBWR")
 
 
 def _flat(t) -> list:

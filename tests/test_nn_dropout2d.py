@@ -25,6 +25,7 @@ def _run(L, dtype="float32"):
         [str(m.message) for m in w], d(x) is x
 
 
+@pytest.mark.vector_kernels  # the random draws' vectorised transform
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_dropout_layers_match_pytorch(torch_ref, dtype):
     assert _run(scalargrad, dtype) == _run(torch_ref, dtype)

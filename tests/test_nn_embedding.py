@@ -32,6 +32,7 @@ def _case(L, padding_idx, scale, dtype, create_graph=False):
     return emb, y, gw
 
 
+@pytest.mark.vector_kernels  # the weight's normal_ draws
 @pytest.mark.parametrize("padding_idx", [None, 4, -2])
 @pytest.mark.parametrize("scale", [False, True])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

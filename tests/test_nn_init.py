@@ -35,6 +35,7 @@ DRAWS = {
 }
 
 
+@pytest.mark.vector_kernels  # normal_'s vectorised transform
 @pytest.mark.parametrize("name", list(DRAWS))
 @pytest.mark.parametrize("shape", [(3, 4), (5, 2, 3), (40, 5)])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

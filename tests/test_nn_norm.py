@@ -63,6 +63,7 @@ SLOW_PROOF = pytest.mark.no_sympy_check
 EXACT_SHAPES = [(3, 2, 5), (2, 3, 2, 3), (2, 2, 4, 4), (4, 3, 3, 3), (2, 2, 8, 8), (2, 1, 5, 7)]
 
 
+@pytest.mark.vector_kernels  # ATen's 8-lane sums (vector width)
 @SLOW_PROOF
 @pytest.mark.parametrize("shape", EXACT_SHAPES)
 @pytest.mark.parametrize("train", [True, False])
@@ -74,6 +75,7 @@ def test_batch_norm_matches_pytorch_bit_for_bit_in_float32(torch_ref, shape, tra
             assert all(map(same, p.reshape(-1).tolist(), q.reshape(-1).tolist()))
 
 
+@pytest.mark.vector_kernels  # ATen's 8-lane sums (vector width)
 @SLOW_PROOF
 @pytest.mark.parametrize("options", [{"momentum": None, "steps": 3}, {"affine": False}, {"momentum": 0.5, "steps": 2}])
 def test_batch_norm_options_match_pytorch(torch_ref, options):

@@ -3,14 +3,23 @@
 Trajectories: 25 steps of every optimizer and option, float32 and float64, 0-dim and n-d
 parameters in one group (and nn.Linear's), each step's gradient a fixed function of the
 current parameters computed in Python (so both libraries get the same gradients and the
-comparison is of the optimizers alone). SGD involves only IEEE + - * and fused multiply-adds:
-its trajectories must equal live PyTorch's bit for bit. The others take square roots, which
-PyTorch computes with MKL's vector library (not always correctly rounded, and different on
-other processors): their trajectories must equal, bit for bit, PyTorch's own optimizer run
-with ``Tensor.sqrt`` replaced by the correctly rounded square root (``correctly_rounded_sqrt``),
-and live PyTorch within ``SQRT_BOUND_ULPS``: twice the largest distance measured over this
-file's trajectories on the capture machine (Intel Xeon, AVX512, MKL 2024.2), which was 8 ulp
-in float32 and 4 in float64 after 25 steps (Adagrad with lr decay; Adam 4 and AdamW 2).
+comparison is of the optimizers alone). The updates are IEEE + - * /, fused multiply-adds
+(``add`` with alpha, ``addcmul``, ``lerp``) and square roots. Two of these depend on the
+processor, and each test decides from what it can know of the live kernels:
+
+* fusing: ATen's vectorised kernels for AVX2 and AVX512 (every x86-64 processor CI runs on)
+  fuse, which scalargrad models; its generic code (``ATEN_CPU_CAPABILITY=default``) rounds the
+  product first. ``live_fusing`` probes PyTorch's ``add`` with alpha on operands where the two
+  differ and, for the generic code, has scalargrad round the product first too, for the test;
+* the square root: PyTorch takes it with MKL's vector library, within 1 ulp but not always
+  correctly rounded (on the AMD EPYC of issue 20 for 15.5% of float32 inputs, here under
+  ``MKL_CBWR=COMPATIBLE``). The trajectories must equal, bit for bit, PyTorch's own optimizer
+  run with ``Tensor.sqrt`` correctly rounded (``correctly_rounded_sqrt``), which is what
+  scalargrad computes; and live PyTorch bit for bit once scalargrad is handed the live square
+  roots (``recorded_sqrt``, ``replayed_sqrt``), each of which must lie within 1 ulp of the
+  correctly rounded value (the accuracy MKL documents). No bound measured on one machine: the
+  optimizer's arithmetic is checked exactly on any processor, and the kernel against its
+  documented accuracy.
 
 Without PyTorch: single steps derived by hand in exact arithmetic, printed forms and state
 dicts captured from PyTorch 2.13, PyTorch-format state dicts as plain data, hooks, errors.
@@ -32,8 +41,9 @@ import scalargrad
 import scalargrad.optim.elements as elements
 from scalargrad.errors import Unsupported
 
+from faithfulness import fuses, product_first
+
 F32, F64 = scalargrad.float32, scalargrad.float64
-SQRT_BOUND_ULPS = {"float32": 16, "float64": 8}
 
 
 # ---------------------------------------------------------------- trajectories
@@ -81,10 +91,6 @@ def ordered(b: bytes) -> int:
     return i if i >= 0 else -(i & ((1 << (8 * len(b) - 1)) - 1))
 
 
-def ulps_apart(a: list, b: list) -> int:
-    return max(abs(ordered(x) - ordered(y)) for ra, rb in zip(a, b) for pa, pb in zip(ra, rb) for x, y in zip(pa, pb))
-
-
 @contextlib.contextmanager
 def correctly_rounded_sqrt(torch):
     """PyTorch with ``Tensor.sqrt``/``sqrt_`` giving the correctly rounded square root (in
@@ -101,6 +107,92 @@ def correctly_rounded_sqrt(torch):
         yield
     finally:
         torch.Tensor.sqrt, torch.Tensor.sqrt_ = old
+
+
+def _key(x: float) -> bytes:
+    return struct.pack("<d", x)  # -0.0 and 0.0 apart
+
+
+@contextlib.contextmanager
+def recorded_sqrt(torch):
+    """PyTorch as it is, recording what its ``Tensor.sqrt``/``sqrt_`` gave for each element:
+    yields ``{input bits: (dtype, output)}``; an input met twice must give the same output."""
+    table: dict = {}
+    old = torch.Tensor.sqrt, torch.Tensor.sqrt_
+
+    def note(before, after) -> None:
+        dt = str(after.dtype).removeprefix("torch.")
+        for x, y in zip(before.double().reshape(-1).tolist(), after.detach().double().reshape(-1).tolist()):
+            seen = table.setdefault(_key(x), (dt, y))
+            assert _key(seen[1]) == _key(y), f"PyTorch's sqrt({x!r}) gave {seen[1]!r} and {y!r}"
+
+    def sqrt(self):
+        before = self.detach().clone()
+        out = old[0](self)
+        note(before, out)
+        return out
+
+    def sqrt_(self):
+        before = self.detach().clone()
+        old[1](self)
+        note(before, self)
+        return self
+
+    torch.Tensor.sqrt, torch.Tensor.sqrt_ = sqrt, sqrt_
+    try:
+        yield table
+    finally:
+        torch.Tensor.sqrt, torch.Tensor.sqrt_ = old
+
+
+def assert_within_one_ulp_of_the_correct_square_root(table: dict) -> None:
+    from faithfulness import rounded, ulps
+
+    for key, (dt, y) in table.items():
+        x = struct.unpack("<d", key)[0]
+        correct = rounded(math.sqrt(x), dt) if x >= 0 else math.nan
+        assert ulps(y, correct, dt) <= 1, f"PyTorch's {dt} sqrt({x!r}) = {y!r}, the correctly rounded {correct!r}"
+
+
+@contextlib.contextmanager
+def replayed_sqrt(table: dict):
+    """scalargrad's square root giving, for an input PyTorch's took, what PyTorch's gave."""
+    from scalargrad._base import ieee
+
+    original = ieee.sqrt
+
+    def live(x: float) -> float:
+        hit = table.get(_key(x))
+        return original(x) if hit is None else hit[1]
+
+    ieee.sqrt = live
+    try:
+        yield
+    finally:
+        ieee.sqrt = original
+
+
+@contextlib.contextmanager
+def live_fusing(torch):
+    """scalargrad's fused multiply-adds as the live PyTorch computes them (``fuses``): as they
+    are, or, where PyTorch rounds the product first, rounding it first too."""
+    if fuses(torch):
+        yield
+        return
+    with product_first():
+        yield
+
+
+def assert_equal_to_live_pytorch(torch, run) -> None:
+    """``run(L)`` (a trajectory of bit patterns) on scalargrad, with the square roots live
+    PyTorch took, equals live PyTorch's, bit for bit; each of those square roots is within 1 ulp
+    of the correctly rounded one."""
+    with recorded_sqrt(torch) as table:
+        theirs = run(torch)
+    assert_within_one_ulp_of_the_correct_square_root(table)
+    with replayed_sqrt(table):
+        ours = run(scalargrad)
+    assert ours == theirs
 
 
 SGD_CASES = [
@@ -126,18 +218,20 @@ SQRT_CASES = [
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 @pytest.mark.parametrize("kwargs", SGD_CASES, ids=str)
 def test_sgd_trajectories_bit_equal_to_pytorch(torch_ref, dt, kwargs):
-    assert trajectory(scalargrad, "SGD", kwargs, dt) == trajectory(torch_ref, "SGD", kwargs, dt)
+    with live_fusing(torch_ref):
+        assert trajectory(scalargrad, "SGD", kwargs, dt) == trajectory(torch_ref, "SGD", kwargs, dt)
 
 
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 @pytest.mark.parametrize("name, kwargs", SQRT_CASES, ids=str)
 def test_trajectories_bit_equal_to_pytorch_with_a_correctly_rounded_sqrt(torch_ref, dt, name, kwargs):
-    ours = trajectory(scalargrad, name, kwargs, dt)
-    with correctly_rounded_sqrt(torch_ref):
-        assert ours == trajectory(torch_ref, name, kwargs, dt)
-    # live PyTorch: MKL's square root may be 1 ulp off, and the trajectories drift apart by a
-    # few ulp over the steps (see the module docstring for the measurement)
-    assert ulps_apart(ours, trajectory(torch_ref, name, kwargs, dt)) <= SQRT_BOUND_ULPS[dt]
+    with live_fusing(torch_ref):
+        ours = trajectory(scalargrad, name, kwargs, dt)
+        with correctly_rounded_sqrt(torch_ref):
+            assert ours == trajectory(torch_ref, name, kwargs, dt)
+        # live PyTorch: its square roots (within 1 ulp, not always correctly rounded) handed
+        # to scalargrad, the rest of the arithmetic compared bit for bit (module docstring)
+        assert_equal_to_live_pytorch(torch_ref, lambda L: trajectory(L, name, kwargs, dt))
 
 
 @pytest.mark.parametrize("dt", ["float32", "float64"])
@@ -147,9 +241,10 @@ def test_trajectories_bit_equal_to_pytorch_with_a_correctly_rounded_sqrt(torch_r
 def test_the_tensor_path_gives_the_same_bits(torch_ref, monkeypatch, dt, name, kwargs):
     # every parameter through the tensor ops (addcmul_, lerp_...) instead of the element loop
     monkeypatch.setattr(elements, "rounding", lambda dt: None)
-    ours = trajectory(scalargrad, name, kwargs, dt, steps=12)
-    with correctly_rounded_sqrt(torch_ref):
-        assert ours == trajectory(torch_ref, name, kwargs, dt, steps=12)
+    with live_fusing(torch_ref):
+        ours = trajectory(scalargrad, name, kwargs, dt, steps=12)
+        with correctly_rounded_sqrt(torch_ref):
+            assert ours == trajectory(torch_ref, name, kwargs, dt, steps=12)
 
 
 @pytest.mark.parametrize("name, kwargs", [("SGD", dict(lr=0.1, momentum=0.9))] + SQRT_CASES[::3], ids=str)
@@ -167,9 +262,10 @@ def test_foreach_runs_the_for_loop_which_pytorch_matches_on_the_cpu(torch_ref, n
 def test_parameter_groups_with_their_own_options(torch_ref, name):
     groups = [{"params": [0, 2], "lr": 0.02}, {"params": [1], "weight_decay": 0.1}]
     kwargs = dict(lr=0.05, momentum=0.9) if name == "SGD" else dict(lr=0.01)
-    ours = trajectory(scalargrad, name, kwargs, "float32", groups=groups)
-    with correctly_rounded_sqrt(torch_ref):
-        assert ours == trajectory(torch_ref, name, kwargs, "float32", groups=groups)
+    with live_fusing(torch_ref):
+        ours = trajectory(scalargrad, name, kwargs, "float32", groups=groups)
+        with correctly_rounded_sqrt(torch_ref):
+            assert ours == trajectory(torch_ref, name, kwargs, "float32", groups=groups)
 
 
 @pytest.mark.parametrize("name, kwargs", [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.01)),
@@ -190,13 +286,11 @@ def test_nn_linear_parameters(torch_ref, name, kwargs):
             rows.append([bits(p.detach().reshape(-1).tolist(), "float32") for p in model.parameters()])
         return rows
 
-    ours = run(scalargrad)
-    with correctly_rounded_sqrt(torch_ref):
-        assert ours == run(torch_ref)
-    if name == "SGD":
-        assert ours == run(torch_ref)
-    else:
-        assert ulps_apart(ours, run(torch_ref)) <= SQRT_BOUND_ULPS["float32"]
+    with live_fusing(torch_ref):
+        ours = run(scalargrad)
+        with correctly_rounded_sqrt(torch_ref):
+            assert ours == run(torch_ref)
+        assert_equal_to_live_pytorch(torch_ref, run)
 
 
 def test_tensor_learning_rate_and_version_counters(torch_ref):
@@ -237,7 +331,8 @@ def test_differentiable_step_records_the_update(torch_ref, name, kwargs):
         p = w.clone()
         opt = getattr(L.optim, name)([p], differentiable=True, **kwargs)
         p.grad = 3 * w * w
-        opt.step()
+        with live_fusing(torch_ref):
+            opt.step()
         (p * 2).sum().backward()
         out[L] = (p.tolist(), w.grad.tolist(), p.grad_fn.name())
     if name == "SGD":

@@ -10,11 +10,14 @@ directory only, so this environment's editable install of scalargrad stays out).
 from __future__ import annotations
 
 import configparser
+import email
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -53,16 +56,47 @@ def _run(cmd: list, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env, timeout=300, **kw)
 
 
-@pytest.mark.slow
-def test_verify_runs_from_an_installed_wheel(tmp_path):
-    src = tmp_path / "src"
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel ``pip wheel`` builds from a clean copy of the repository."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"
     shutil.copytree(REPO, src, ignore=_NOT_SOURCE)
-    dist = tmp_path / "dist"
+    dist = tmp / "dist"
     offline = ["--no-build-isolation"] if _builds_without_isolation() else []  # else pip fetches setuptools
     build = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", dist, *offline, src])
     assert build.returncode == 0, build.stdout + build.stderr
-    (wheel,) = dist.glob("scalargrad-*.whl")
+    (built,) = dist.glob("scalargrad-*.whl")
+    return built
 
+
+@pytest.mark.slow
+def test_the_wheel_carries_the_license_the_corpus_readme_and_the_classifiers(wheel):
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        (dist_info,) = {n.split("/")[0] for n in names if n.split("/")[0].endswith(".dist-info")}
+        metadata = email.message_from_bytes(z.read(f"{dist_info}/METADATA"))
+        license_text = [z.read(n).decode() for n in names if n.startswith(dist_info) and "LICENSE" in n]
+    assert license_text == [(REPO / "LICENSE").read_text(encoding="utf-8")]
+    assert license_text[0].startswith("MIT License") and metadata["License"] == "MIT"
+    for readme in ("README.md", "corpus/README.md"):
+        assert f"scalargrad/_reference/{readme}" in names
+    assert "scalargrad/_reference/corpus/programs/examples.json" in names
+    classifiers = metadata.get_all("Classifier")
+    assert "License :: OSI Approved :: MIT License" in classifiers
+    assert any(c.startswith("Development Status :: ") for c in classifiers)
+    # every minor version from python_requires' floor to the newest .ci/run tests, and no other
+    floor = metadata["Requires-Python"]
+    assert floor == ">=3.10"
+    minors = [c.rsplit(" ", 1)[1] for c in classifiers if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)]
+    assert sorted(minors) == ["3.10", "3.11", "3.12", "3.13"]
+    # the optional rendering dependency is a range, not one exact release
+    viz = [r for r in metadata.get_all("Requires-Dist") if r.startswith("graphviz") and 'extra == "viz"' in r]
+    assert len(viz) == 1 and "==" not in viz[0].split(";")[0] and ">=" in viz[0], viz
+
+
+@pytest.mark.slow
+def test_verify_runs_from_an_installed_wheel(wheel, tmp_path):
     venv = tmp_path / "venv"
     made = _run([sys.executable, "-m", "venv", "--without-pip", venv])
     assert made.returncode == 0, made.stderr
@@ -83,5 +117,5 @@ def test_verify_runs_from_an_installed_wheel(tmp_path):
     scalargrad = python.parent / "scalargrad"  # the console script pip installed
     proc = _run([scalargrad, "verify", "-k", "module_code_1"], cwd=elsewhere)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "1 examples from 1 documents: 1 reproduced exactly, 0 not yet supported, 0 regressed" in proc.stdout
+    assert "1 example from 1 document: 1 reproduced exactly, 0 not yet supported, 0 regressed" in proc.stdout
     assert "1 backward: 2 grads agree" in proc.stdout  # the SymPy check ran in the worker too

@@ -393,6 +393,7 @@ if given is not None:
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.vector_kernels  # normal_'s vectorised transform (under ATEN_CPU_CAPABILITY=default: the C library's)
 def test_rand_randn_sweep_matches_torch(torch):
     for s in range(0, 60):
         for n in (1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 40):
@@ -405,6 +406,7 @@ def test_rand_randn_sweep_matches_torch(torch):
                 assert R.get_rng_state() == tuple(torch.get_rng_state().tolist())
 
 
+@pytest.mark.vector_kernels  # normal_'s vectorised transform (under ATEN_CPU_CAPABILITY=default: the C library's)
 def test_uniform_and_normal_parameters_match_torch(torch):
     rng = pyrandom.Random(1)
     for _ in range(150):
@@ -440,6 +442,7 @@ def test_non_contiguous_normal_matches_torch(torch):
     assert R.normal(16, "float32", contiguous=False) == t[:, ::2].flatten().tolist()
 
 
+@pytest.mark.vector_kernels  # normal_'s vectorised transform (under ATEN_CPU_CAPABILITY=default: the C library's)
 def test_mixed_call_sequence_matches_torch(torch):
     def run_torch():
         torch.manual_seed(2024)
@@ -568,6 +571,7 @@ def test_crafted_state_yields_requested_outputs():
     assert [g.random() for _ in outputs] == outputs
 
 
+@pytest.mark.vector_kernels  # normal_'s vectorised transform (under ATEN_CPU_CAPABILITY=default: the C library's)
 def test_float32_block_math_on_chosen_uniforms(torch):
     # Feed hand-picked 24-bit uniforms (edges, the three sin/cos inputs where
     # an unfused extended-precision reduction would differ, random ones)

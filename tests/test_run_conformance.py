@@ -46,7 +46,7 @@ WORKERS = 4
 TIMEOUT = 300
 
 _IMPORT = re.compile(r"^(\s*)(import|from)(\s+)scalargrad\b")
-_STOPPED = re.compile(r"^scalargrad run: (?P<path>.+?) stopped: (?P<message>.+)$")
+_STOPPED = re.compile(r"^scalargrad run: (?P<path>.+?), line \d+: stopped: (?P<message>.+)$")
 # ``scalargrad run`` with the machine-dependent kernels moved by some ulps (see faithfulness.py)
 _ON_ANOTHER_PROCESSOR = ("import sys; sys.path.insert(0, {tests!r}); import faithfulness; "
                          "faithfulness.another_processor({steps}).__enter__(); from scalargrad.cli import main; "

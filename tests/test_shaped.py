@@ -1388,6 +1388,7 @@ def test_program_folds_add_like_the_program(shape, dims):
         assert _fold_sum(fold, vals) == want[o]
 
 
+@pytest.mark.vector_kernels  # randn's vectorised normal_ transform draws the inputs
 @pytest.mark.parametrize("batch", [3, 8, 9, 32, 40])
 def test_linear_bias_gradient_over_a_batch_matches_torch(torch_ref, batch):
     # the bias gradient is a sum over the batch (the modelled sum order, not MKL): bit for bit

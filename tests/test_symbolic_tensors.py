@@ -370,10 +370,11 @@ def _polynomial_step():
 
 def test_the_polynomial_step_is_checked_in_well_under_a_few_seconds():
     (a, b, c, d), x, loss = _polynomial_step()
-    t = time.perf_counter()
+    # this process's CPU time, not the wall clock: other jobs on a busy CI machine do not count
+    t = time.process_time()
     with check_every_backward() as log:
         loss.backward()
-    elapsed = time.perf_counter() - t
+    elapsed = time.process_time() - t
     (report,) = log
     assert report.ok and report.verified, str(report)
     assert report.strategy == "local" and report.elements > 8 * 2000

@@ -127,8 +127,12 @@ def check_documents(paths: list[str], jobs: int = 1, check: bool = True, timeout
     for i, p in enumerate(paths):  # no fork: a fresh interpreter per document
         code = ("import json, sys; from scalargrad.documents import document_report; "
                 "print(json.dumps(document_report(sys.argv[1], sys.argv[2] == '1')))")
-        proc = subprocess.run([sys.executable, "-c", code, os.path.abspath(p), "1" if check else "0"],
-                              capture_output=True, text=True, encoding="utf-8", timeout=timeout)
+        try:
+            proc = subprocess.run([sys.executable, "-c", code, os.path.abspath(p), "1" if check else "0"],
+                                  capture_output=True, text=True, encoding="utf-8", timeout=timeout)
+        except subprocess.TimeoutExpired:  # as a fork that overran: the document's entry says so
+            finished(i, _failed_entry(p, f"timed out after {timeout:.0f} s"))
+            continue
         try:
             entry = json.loads(proc.stdout.strip().splitlines()[-1])
             entry["path"] = p

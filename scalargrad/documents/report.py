@@ -101,7 +101,7 @@ def summary(entries: list[dict]) -> str:
     unread = sum(1 for e in entries if e["error"])
     docs = len(entries) - unread
     parts = ", ".join(_plural(counts[s], s) for s in STATUSES)
-    line = (f"{len(cells)} cells in {docs} document{'s' if docs != 1 else ''}: {parts}; "
+    line = (f"{len(cells)} cell{'s' if len(cells) != 1 else ''} in {docs} document{'s' if docs != 1 else ''}: {parts}; "
             f"SymPy disagreements: {sum(c['sympy_ok'] is False for c in cells)}")
     if unread:
         line += f"; {unread} document{'s' if unread != 1 else ''} could not be read"
@@ -120,7 +120,9 @@ def table(entries: list[dict]) -> str:
         if e["error"]:
             lines += [f"{e['path']}: cannot be read: {e['error']}", ""]
             continue
-        lines.append(f"{e['path']} ({e['kind']}, {len(e['cells'])} cells)" + (f": {e['note']}" if e["note"] else ""))
+        n = len(e["cells"])
+        head = f"{e['path']} ({e['kind']}, {n} cell{'s' if n != 1 else ''})"
+        lines.append(head + (f": {e['note']}" if e["note"] else ""))
         rows = [("cell", "line", "status", "detail", "SymPy check")]
         for c in e["cells"]:
             status = c["status"].upper() if c["status"] in ("differs", "error") else c["status"]
