@@ -1183,7 +1183,7 @@ def install() -> None:
     _install_inplace_functions()
     _install_layers()
     for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
-                 "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
+                 "normal", "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
                  "arange", "linspace", "logspace", "randint_like", "eye", "randperm"):
         FUNCTIONS[name] = getattr(F, name)
     FUNCTIONS["device"] = F.device
