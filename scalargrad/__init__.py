@@ -58,9 +58,10 @@ from ._tensor.typename import typename
 from .version import __version__  # PyTorch's, as programs expect; scalargrad's: version.scalargrad_version
 
 globals().update(_surface.FUNCTIONS)
-
 # PyTorch's constants: Python floats (torch.pi is math.pi), and None for indexing
 from math import e, inf, nan, pi  # noqa: E402
+
+from .functional import meshgrid  # noqa: E402 - torch.meshgrid is torch.functional.meshgrid, as in PyTorch
 
 newaxis = None
 
