@@ -269,12 +269,20 @@ def _filled(value, shape: tuple, dtype, requires_grad, what: str = "tensor") -> 
     return from_values([value] * n, shape, dt, requires_grad, what)
 
 
+def _refuse_out(out, name: str) -> None:
+    """PyTorch writes a factory's result into ``out``; scalargrad does not yet, and never ignores it."""
+    if out is not None:
+        raise Unsupported(f"torch.{name}(out=...)", f"write the result with out.copy_(torch.{name}(...)) instead")
+
+
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+    _refuse_out(out, "zeros")
     _check_device(device)
     return _filled(0, shape_arg(size, "zeros"), dtype, requires_grad, "zeros")
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+    _refuse_out(out, "ones")
     _check_device(device)
     return _filled(1, shape_arg(size, "ones"), dtype, requires_grad, "ones")
 
@@ -339,6 +347,7 @@ def _float_dtype(dtype, what: str):
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     """Uniform numbers in [0, 1), drawn as PyTorch's CPU generator draws them."""
+    _refuse_out(out, "rand")
     _check_device(device)
     shape = shape_arg(size, "rand")
     dt = _float_dtype(dtype, "rand")
@@ -347,6 +356,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     """Standard normal numbers, drawn as PyTorch's CPU generator draws them."""
+    _refuse_out(out, "randn")
     _check_device(device)
     shape = shape_arg(size, "randn")
     dt = _float_dtype(dtype, "randn")
@@ -406,8 +416,7 @@ def normal(*args, **kwargs) -> Tensor:
         raise TypeError('normal() missing 1 required positional arguments: "mean"')
     mean, std, size = bound.get("mean"), bound.get("std", 1.0), bound.get("size")
     generator = bound.get("generator")
-    if bound.get("out") is not None:
-        raise Unsupported("torch.normal(out=...)", "write the result with out.copy_(torch.normal(...)) instead")
+    _refuse_out(bound.get("out"), "normal")
     factory = size is not None or any(k in bound for k in _NORMAL_FACTORY_KEYWORDS)
     if _is_number(mean) and _is_number(std):
         if not isinstance(size, (tuple, list, dtypes.Size)) or (not factory and "std" not in bound):

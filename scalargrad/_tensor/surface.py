@@ -71,6 +71,9 @@ def _input_checked(name: str, fn):
     when ``fn`` fails, so a well-typed call pays one frame."""
 
     def function(*args, **kwargs):
+        if kwargs and kwargs.get("out") is not None:
+            # PyTorch writes the result into ``out``; scalargrad does not yet, and never ignores it
+            raise Unsupported(f"torch.{name}(out=...)", f"write the result with out.copy_(torch.{name}(...)) instead")
         try:
             return fn(*args, **kwargs)
         except AttributeError as e:
