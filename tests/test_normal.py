@@ -112,3 +112,22 @@ def test_the_values_follow_atens_order_of_operations():
     scalargrad.manual_seed(11)
     want = scalargrad.empty(3).normal_(0.0, 2.0) + scalargrad.tensor([0.1, 0.2, 0.3])
     assert got.tolist() == want.tolist()
+
+
+def _size_keyword(L) -> list:
+    L.manual_seed(4)
+    out = [tuple(L.rand(size=(2,)).shape), L.randn(size=[2, 1], dtype=L.float64).tolist(),
+           L.zeros(size=(2,), requires_grad=True).tolist(), L.ones(size=L.Size([1, 2])).tolist(),
+           tuple(L.empty(size=(3,)).shape), L.rand(2).tolist()]
+    for bad in (lambda: L.zeros(2, size=(3,)), lambda: L.ones(size=3)):
+        try:
+            bad()
+            out.append("no error")
+        except TypeError as e:
+            out.append(str(e))
+    return out
+
+
+def test_factories_take_pytorchs_size_keyword(torch_ref):
+    # torch.randn(size=(2, 3)): d2l's spelling; scalargrad's factories took the sizes positionally only
+    assert _size_keyword(scalargrad) == _size_keyword(torch_ref)

@@ -269,26 +269,41 @@ def _filled(value, shape: tuple, dtype, requires_grad, what: str = "tensor") -> 
     return from_values([value] * n, shape, dt, requires_grad, what)
 
 
+def _sizes(sizes: tuple, size, what: str) -> tuple:
+    """The sizes given positionally (``zeros(2, 3)``, ``zeros((2, 3))``) or by PyTorch's
+    keyword (``zeros(size=(2, 3))``), as the positional tuple."""
+    if size is None:
+        return sizes
+    if sizes:
+        raise TypeError(f"{what}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list, dtypes.Size)):
+        raise TypeError(f"{what}(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+    return (size,)
+
+
 def _refuse_out(out, name: str) -> None:
     """PyTorch writes a factory's result into ``out``; scalargrad does not yet, and never ignores it."""
     if out is not None:
         raise Unsupported(f"torch.{name}(out=...)", f"write the result with out.copy_(torch.{name}(...)) instead")
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def zeros(*sizes, size=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+    size = _sizes(sizes, size, "zeros")
     _refuse_out(out, "zeros")
     _check_device(device)
     return _filled(0, shape_arg(size, "zeros"), dtype, requires_grad, "zeros")
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def ones(*sizes, size=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+    size = _sizes(sizes, size, "ones")
     _refuse_out(out, "ones")
     _check_device(device)
     return _filled(1, shape_arg(size, "ones"), dtype, requires_grad, "ones")
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+def empty(*sizes, size=None, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     """Like zeros: scalargrad has no uninitialised memory to show."""
+    size = _sizes(sizes, size, "empty")
     _check_device(device)
     return _filled(0, shape_arg(size, "empty"), dtype, requires_grad, "empty")
 
@@ -345,8 +360,9 @@ def _float_dtype(dtype, what: str):
     return dt
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def rand(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     """Uniform numbers in [0, 1), drawn as PyTorch's CPU generator draws them."""
+    size = _sizes(sizes, size, "rand")
     _refuse_out(out, "rand")
     _check_device(device)
     shape = shape_arg(size, "rand")
@@ -354,8 +370,9 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
     return from_values(rng.uniform(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad, "rand")
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def randn(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     """Standard normal numbers, drawn as PyTorch's CPU generator draws them."""
+    size = _sizes(sizes, size, "randn")
     _refuse_out(out, "randn")
     _check_device(device)
     shape = shape_arg(size, "randn")
