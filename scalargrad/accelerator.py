@@ -106,7 +106,7 @@ def reset_peak_memory_stats(device_index=None, /) -> None:
     raise _unavailable()
 
 
-class device_index:  # noqa: N801 - PyTorch's name
+class device_index:
     """``with torch.accelerator.device_index(i):``: None does nothing, an index raises on entry."""
 
     def __init__(self, device, /) -> None:

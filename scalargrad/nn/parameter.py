@@ -10,8 +10,9 @@ from __future__ import annotations
 from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.grad_mode import is_inference_mode_enabled
+from .._tensor.attributes import deepcopy as _deepcopy
+from .._tensor.factories import empty
 from .._tensor.storage import alias
-from .._tensor.surface import _deepcopy
 from .._tensor.tensor import Tensor, defaults, leaf
 from .._tensor.views import offset_of
 
@@ -149,7 +150,7 @@ class UninitializedTensorMixin:
     def half(self, memory_format=None):
         return self._cast(dtypes.float16)
 
-    def float(self, memory_format=None):  # noqa: A003 - PyTorch's name
+    def float(self, memory_format=None):
         return self._cast(dtypes.float32)
 
     def double(self, memory_format=None):
@@ -172,8 +173,6 @@ class UninitializedTensorMixin:
 
     def materialize(self, shape, device=None, dtype=None) -> None:
         """Become a ``cls_to_become`` of ``shape`` (uninitialised numbers, as ``torch.empty``)."""
-        from .._tensor.factories import empty
-
         self.data = empty(shape, dtype=dtype if dtype is not None else self._t.dtype)
         self.__class__ = self.cls_to_become
 

@@ -36,7 +36,7 @@ swa_utils = placeholder_module("torch.optim.swa_utils")
 # PyTorch's torch.optim does not keep its submodules as attributes (``torch.optim.sgd`` is an
 # AttributeError there; ``from torch.optim.sgd import SGD`` works through the import system)
 del adadelta, adagrad, adam, adamax, adamw, asgd, elements, lbfgs, nadam, optimizer, radam, rmsprop, rprop  # noqa: F821
-del sgd  # noqa: F821
+del cyclic_lr, scheduler, sgd  # noqa: F821
 del single_tensor  # noqa: F821 - bound by the imports above
 del placeholder, placeholder_function, placeholder_module, unsupported  # noqa: F821
 

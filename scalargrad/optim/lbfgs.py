@@ -190,7 +190,7 @@ class LBFGS(Optimizer):
             return orig_loss
         d, t = state.get("d"), state.get("t")
         old_dirs, old_stps, ro = state.get("old_dirs"), state.get("old_stps"), state.get("ro")
-        H_diag = state.get("H_diag")  # noqa: N806 - PyTorch's name, kept in the state dict
+        H_diag = state.get("H_diag")
         prev_flat_grad, prev_loss = state.get("prev_flat_grad"), state.get("prev_loss")
         n_iter = 0
         while n_iter < max_iter:
@@ -199,33 +199,10 @@ class LBFGS(Optimizer):
             if state["n_iter"] == 1:
                 d = flat_grad.neg()
                 old_dirs, old_stps, ro = [], [], []
-                H_diag = 1  # noqa: N806
+                H_diag = 1
             else:
-                # the L-BFGS update: the newest (s, y) pair, then the two-loop recursion
-                y = flat_grad.sub(prev_flat_grad)
-                s = d.mul(t)
-                ys = y.dot(s)
-                if ys > 1e-10:
-                    if len(old_dirs) == history_size:
-                        old_dirs.pop(0)
-                        old_stps.pop(0)
-                        ro.pop(0)
-                    old_dirs.append(y)
-                    old_stps.append(s)
-                    ro.append(1.0 / ys)
-                    H_diag = ys / y.dot(y)  # noqa: N806
-                num_old = len(old_dirs)
-                if "al" not in state:
-                    state["al"] = [None] * history_size
-                al = state["al"]
-                q = flat_grad.neg()
-                for i in range(num_old - 1, -1, -1):
-                    al[i] = old_stps[i].dot(q) * ro[i]
-                    q.add_(old_dirs[i], alpha=-al[i])
-                d = r = FUNCTIONS["mul"](q, H_diag)
-                for i in range(num_old):
-                    be_i = old_dirs[i].dot(r) * ro[i]
-                    r.add_(old_stps[i], alpha=al[i] - be_i)
+                d, H_diag = _lbfgs_direction(state, flat_grad, prev_flat_grad, d, t, old_dirs, old_stps, ro, H_diag,
+                                             history_size)
             if prev_flat_grad is None:
                 prev_flat_grad = flat_grad.clone()
             else:
@@ -271,3 +248,34 @@ class LBFGS(Optimizer):
         state["H_diag"] = H_diag
         state["prev_flat_grad"], state["prev_loss"] = prev_flat_grad, prev_loss
         return orig_loss
+
+
+def _lbfgs_direction(state: dict, flat_grad, prev_flat_grad, d, t, old_dirs: list, old_stps: list, ro: list, H_diag,
+                     history_size: int):
+    """The L-BFGS update, as PyTorch's step writes it: the newest (s, y) pair into the history
+    (lists changed in place), then the two-loop recursion; the new direction and ``H_diag``."""
+    y = flat_grad.sub(prev_flat_grad)
+    s = d.mul(t)
+    ys = y.dot(s)
+    if ys > 1e-10:
+        if len(old_dirs) == history_size:
+            old_dirs.pop(0)
+            old_stps.pop(0)
+            ro.pop(0)
+        old_dirs.append(y)
+        old_stps.append(s)
+        ro.append(1.0 / ys)
+        H_diag = ys / y.dot(y)
+    num_old = len(old_dirs)
+    if "al" not in state:
+        state["al"] = [None] * history_size
+    al = state["al"]
+    q = flat_grad.neg()
+    for i in range(num_old - 1, -1, -1):
+        al[i] = old_stps[i].dot(q) * ro[i]
+        q.add_(old_dirs[i], alpha=-al[i])
+    d = r = FUNCTIONS["mul"](q, H_diag)
+    for i in range(num_old):
+        be_i = old_dirs[i].dot(r) * ro[i]
+        r.add_(old_stps[i], alpha=al[i] - be_i)
+    return d, H_diag

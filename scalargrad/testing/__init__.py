@@ -7,6 +7,8 @@ import warnings
 
 from .._base import dtypes
 from .._base.missing_api import missing_attribute
+from .._tensor.surface import FUNCTIONS
+from .._tensor.tensor import Tensor
 from ._comparison import assert_close
 
 __all__ = ["assert_close", "assert_allclose"]
@@ -15,8 +17,6 @@ __all__ = ["assert_close", "assert_allclose"]
 def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg="") -> None:
     """Deprecated (PyTorch warns): ``assert_close`` with ``equal_nan=True`` and no dtype check,
     numbers turned into tensors first."""
-    from .._tensor.surface import FUNCTIONS
-    from .._tensor.tensor import Tensor
 
     warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
                   "release. Please use `torch.testing.assert_close()` instead. You can find detailed upgrade "

@@ -15,6 +15,7 @@ import collections.abc
 import contextlib
 
 from .._base import dtypes
+from .._base.errors import Unsupported
 from .._tensor.surface import FUNCTIONS
 from .._tensor.tensor import Tensor
 
@@ -29,7 +30,7 @@ _NUMBER_DTYPES = {int: dtypes.int64, float: dtypes.float64}
 class _Failure(Exception):
     """A comparison that failed: the error to raise, and where (the item path)."""
 
-    def __init__(self, kind: type, msg: str, id: tuple = ()) -> None:  # noqa: A002 - PyTorch's name
+    def __init__(self, kind: type, msg: str, id: tuple = ()) -> None:
         super().__init__(msg)
         self.kind, self.msg, self.id = kind, msg, id
 
@@ -46,7 +47,7 @@ class _NotMine(Exception):
     """This kind of pair does not take these inputs: the next kind is tried."""
 
 
-def _tolerances(*dts, rtol, atol, id: tuple) -> tuple:  # noqa: A002
+def _tolerances(*dts, rtol, atol, id: tuple) -> tuple:
     if (rtol is None) ^ (atol is None):
         raise _Failure(ValueError, "Both 'rtol' and 'atol' must be either specified or omitted, but got no "
                                    f"{'rtol' if rtol is None else 'atol'}.", id)
@@ -110,7 +111,7 @@ def _tensor_mismatch(actual: Tensor, expected: Tensor, matches: Tensor, rtol, at
 
 
 class _NonePair:
-    def __init__(self, actual, expected, id, **options) -> None:  # noqa: A002
+    def __init__(self, actual, expected, id, **options) -> None:
         if not (actual is None or expected is None):
             raise _NotMine
         self.actual, self.expected, self.id = actual, expected, id
@@ -121,7 +122,7 @@ class _NonePair:
 
 
 class _BooleanPair:
-    def __init__(self, actual, expected, id, **options) -> None:  # noqa: A002
+    def __init__(self, actual, expected, id, **options) -> None:
         if not (isinstance(actual, bool) and isinstance(expected, bool)):
             raise _NotMine
         self.actual, self.expected, self.id = actual, expected, id
@@ -132,13 +133,11 @@ class _BooleanPair:
 
 
 class _NumberPair:
-    def __init__(self, actual, expected, id, rtol=None, atol=None, equal_nan=False, **options) -> None:  # noqa: A002
+    def __init__(self, actual, expected, id, rtol=None, atol=None, equal_nan=False, **options) -> None:
         if not (isinstance(actual, (int, float, complex)) and isinstance(expected, (int, float, complex))):
             raise _NotMine
         for x in (actual, expected):
             if isinstance(x, complex):
-                from .._base.errors import Unsupported
-
                 raise Unsupported("torch.testing.assert_close of complex numbers")
         self.actual, self.expected, self.id = actual, expected, id
         self.rtol, self.atol = _tolerances(*[_NUMBER_DTYPES[type(x)] for x in (actual, expected)], rtol=rtol,
@@ -158,7 +157,7 @@ class _NumberPair:
 
 
 class _TensorLikePair:
-    def __init__(self, actual, expected, id, allow_subclasses=True, rtol=None, atol=None, equal_nan=False,  # noqa: A002
+    def __init__(self, actual, expected, id, allow_subclasses=True, rtol=None, atol=None, equal_nan=False,
                  check_device=True, check_dtype=True, check_layout=True, check_stride=False, **options) -> None:
         related = isinstance(actual, type(expected)) or isinstance(expected, type(actual))
         if not related or (not allow_subclasses and type(actual) is not type(expected)):
@@ -173,7 +172,7 @@ class _TensorLikePair:
     def _as_tensor(x) -> Tensor:
         try:
             return FUNCTIONS["as_tensor"](x)
-        except Exception:  # noqa: BLE001 - not a tensor-like: the next kind of pair is tried
+        except Exception:
             raise _NotMine from None
 
     def _attribute(self, name: str, a, e) -> None:
@@ -205,7 +204,7 @@ class _TensorLikePair:
 _PAIRS = (_NonePair, _BooleanPair, _NumberPair, _TensorLikePair)
 
 
-def _pairs(actual, expected, id: tuple = (), **options) -> list:  # noqa: A002
+def _pairs(actual, expected, id: tuple = (), **options) -> list:
     seq = collections.abc.Sequence
     if isinstance(actual, seq) and not isinstance(actual, str) and isinstance(expected, seq) and \
             not isinstance(expected, str):

@@ -95,7 +95,7 @@ class _ConvNd(Module):
         with no_grad():
             init.kaiming_uniform_(self.weight, a=math.sqrt(5))
             if self.bias is not None:
-                fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+                fan_in, _ = init.calculate_fan_in_and_fan_out(self.weight)
                 bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
                 init.uniform_(self.bias, -bound, bound)
 
@@ -125,11 +125,11 @@ class Conv1d(_ConvNd):
 
     _dims = 1
 
-    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:  # noqa: A002
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
         self._check_mode()
         return conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter name
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
         return self._conv_forward(input, self.weight, self.bias)
 
 
@@ -138,11 +138,11 @@ class Conv2d(_ConvNd):
 
     _dims = 2
 
-    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:  # noqa: A002
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
         self._check_mode()
         return conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter name
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
         return self._conv_forward(input, self.weight, self.bias)
 
 
@@ -153,7 +153,7 @@ class _LazyConvXdMixin(LazyModuleMixin):
         if not self.has_uninitialized_params() and self.in_channels != 0:
             super().reset_parameters()
 
-    def initialize_parameters(self, input, *args, **kwargs) -> None:  # noqa: A002 - PyTorch's name
+    def initialize_parameters(self, input, *args, **kwargs) -> None:
         if self.has_uninitialized_params():
             self.in_channels = self._get_in_channels(input)
             if self.in_channels % self.groups != 0:
@@ -163,7 +163,7 @@ class _LazyConvXdMixin(LazyModuleMixin):
                 self.bias.materialize((self.out_channels,))
             self.reset_parameters()
 
-    def _get_in_channels(self, input) -> int:  # noqa: A002
+    def _get_in_channels(self, input) -> int:
         unbatched = self._dims + 1
         batched = unbatched + 1
         if input.dim() not in (unbatched, batched):

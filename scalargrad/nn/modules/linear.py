@@ -62,7 +62,7 @@ class Linear(Module):
             b = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             _uniform_(self.bias, -b, b)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter name
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
@@ -91,7 +91,7 @@ class LazyLinear(LazyModuleMixin, Linear):
         if not self.has_uninitialized_params() and self.in_features != 0:
             super().reset_parameters()
 
-    def initialize_parameters(self, input) -> None:  # noqa: A002 - PyTorch's name
+    def initialize_parameters(self, input) -> None:
         if self.has_uninitialized_params():
             with no_grad():
                 self.in_features = input.shape[-1]
