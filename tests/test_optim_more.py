@@ -36,7 +36,7 @@ from scalargrad.errors import Unsupported
 def replayed_sqrt_in_bulk(table: dict):
     """``replayed_sqrt`` for a tensor's elements too: a tensor with dimensions takes its square
     roots through the op's bulk function (``Sqrt.fast``), not ``ieee.sqrt``."""
-    from scalargrad._ops.elementwise import Sqrt
+    from scalargrad._ops.unary import Sqrt
 
     original = Sqrt.fast
 
