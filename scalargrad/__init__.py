@@ -40,6 +40,7 @@ from ._base.dtypes import (  # torch's names
     short,
     uint8,
 )
+from ._base.errors import Unsupported as _Unsupported
 from ._base.formatting import set_printoptions
 from ._base.grad_mode import (
     enable_grad,
@@ -59,11 +60,24 @@ from ._tensor.typename import typename
 from .version import __version__  # PyTorch's, as programs expect; scalargrad's: version.scalargrad_version
 
 globals().update(_surface.FUNCTIONS)
-
 # PyTorch's constants: Python floats (torch.pi is math.pi), and None for indexing
 from math import e, inf, nan, pi  # noqa: E402
 
+from .functional import meshgrid  # noqa: E402 - torch.meshgrid is torch.functional.meshgrid, as in PyTorch
+
 newaxis = None
+
+
+def is_warn_always_enabled() -> bool:
+    """False: PyTorch's default (warn-once warnings warn once); ``set_warn_always(True)`` is refused."""
+    return False
+
+
+def set_warn_always(b: bool) -> None:
+    """``False`` is PyTorch's default and changes nothing; ``True`` is refused by name."""
+    if b:
+        raise _Unsupported("torch.set_warn_always(True)", "scalargrad's once-per-process warnings do not consult it: "
+                                                          "each still warns once")
 
 
 def is_inference(input: Tensor) -> bool:  # PyTorch's name

@@ -131,7 +131,7 @@ MISTAKES = [
      "reproduced", ""),
     ("y = x * 2\n", error("RuntimeError", "x is not defined"), "differs",
      "the document shows 'RuntimeError: x is not defined', scalargrad runs without error"),
-    ("opt = torch.optim.LBFGS([x])\n", [], "unsupported", "torch.optim.LBFGS"),
+    ("opt = torch.optim.Adafactor([x])\n", [], "unsupported", "torch.optim.Adafactor"),
     ("rows = open('measurements.csv').read().splitlines()\n", [], "skipped", "needs the file measurements.csv"),
     ("print(len(rows))\n", stdout("3\n"), "skipped", "needs 'rows' from cell 10, which did not run to the end"),
     ("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()\n",
@@ -192,7 +192,7 @@ def test_mistakes_get_the_same_verdicts_on_pytorch(tmp_path, torch_ref, no_matpl
     on_torch = statuses(document_report(path, check=False, alias_torch=False))
     on_scalargrad = statuses(document_report(path, check=False))
     unsupported = [i for i, (status, _) in enumerate(on_scalargrad) if status == "unsupported"]
-    assert unsupported == [8]  # PyTorch has torch.optim.LBFGS: there the cell runs
+    assert unsupported == [8]  # PyTorch has torch.optim.Adafactor: there the cell runs
     assert on_torch[8] == ("ran", "") or on_torch[8][0] == "reproduced"
     assert [s for i, s in enumerate(on_torch) if i != 8] == [s for i, s in enumerate(on_scalargrad) if i != 8]
 
@@ -240,7 +240,7 @@ pip install torch
 ```
 
 ```python
-torch.optim.LBFGS([a])
+torch.optim.Adafactor([a])
 ```
 
 ```python
@@ -296,7 +296,7 @@ def test_markdown_with_deliberate_mistakes(tmp_path):
     assert statuses(entry) == [
         ("reproduced", ""),
         ("differs", "line 1: the document shows 'tensor(25.)', scalargrad prints 'tensor(24.)'"),
-        ("unsupported", "torch.optim.LBFGS"),
+        ("unsupported", "torch.optim.Adafactor"),
         ("error", "NameError: name 'undefined_name' is not defined"),
         ("ran", ""),  # its would-be output block is too far away
         ("reproduced", ""),  # >>> b.grad_fn.name()
@@ -306,7 +306,7 @@ def test_markdown_with_deliberate_mistakes(tmp_path):
         ("reproduced", ""),  # the block in a list item
     ]
     assert [c["line"] for c in entry["cells"]] == [line_of(MARKDOWN_MISTAKES, s) for s in (
-        "import torch", "print(a.grad * 2)", "torch.optim.LBFGS([a])", "print(undefined_name)", "print(b)",
+        "import torch", "print(a.grad * 2)", "torch.optim.Adafactor([a])", "print(undefined_name)", "print(b)",
         ">>> b.grad_fn.name()", ">>> 1 / 0", ">>> print(a)  # doctest: +ELLIPSIS", ">>> import os  # doctest: +SKIP",
         "   print(a.requires_grad)")]
     assert entry["cells"][0]["sympy"] == "1 backward: 1 grad agrees"
@@ -578,7 +578,7 @@ def test_cli_verify_documents_table_and_markdown(tmp_path):
 @pytest.mark.slow
 def test_cli_verify_exit_status_2_and_3(tmp_path):
     page = tmp_path / "opt.md"
-    page.write_text("```python\nimport torch\ntorch.optim.LBFGS([])\n```\n", encoding="utf-8")
+    page.write_text("```python\nimport torch\ntorch.optim.Adafactor([])\n```\n", encoding="utf-8")
     assert cli("verify", str(page), cwd=str(tmp_path)).returncode == 3
     proc = cli("verify", str(tmp_path / "missing.ipynb"), cwd=str(tmp_path))
     # a missing document is a command-line failure: one line on stderr, exit status 2

@@ -85,7 +85,10 @@ def post_accumulate_hooks(u: Tensor, hooks: dict) -> None:
     """A leaf's post-accumulate-grad hooks, after its ``.grad`` was updated."""
     for hook in list(hooks.values()):
         res = hook(u)
-        if res is not None:
+        # PyTorch accepts None or the tensor itself (``return p.add_(...)``), nothing else
+        if res is not None and res is not u:
+            if not isinstance(res, Tensor):
+                raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
             raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 

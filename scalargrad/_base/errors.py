@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .refusals import reason
+
 SCOPE = "scalargrad implements PyTorch's autograd and nn.Module on small real tensors"
 
 
@@ -14,8 +16,10 @@ class Unsupported(AttributeError, NotImplementedError):
 
     def __init__(self, feature: str, hint: str = "") -> None:
         self.feature = feature
+        # the reason: the caller's, else the one ``refusals.py`` gives the feature's area ("" if none)
+        self.reason = hint or reason(feature)
         msg = f"{feature} is not supported: {SCOPE}"
-        super().__init__(msg + (f" ({hint})" if hint else ""))
+        super().__init__(msg + (f" ({self.reason})" if self.reason else ""))
 
 
 class ScalarOnly(Unsupported, ValueError):
@@ -23,5 +27,6 @@ class ScalarOnly(Unsupported, ValueError):
 
     def __init__(self, what: str, n: int) -> None:
         self.feature = "tensors with more than one element"
+        self.reason = ""
         Exception.__init__(self, f"scalargrad is scalar-only: every tensor holds exactly one number, but {what} "
                                  f"has {n} elements. Multi-element tensors are not supported yet.")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dis
 import importlib
+import os
 import sys
 import types
 
@@ -28,6 +29,7 @@ from .errors import Unsupported
 __all__ = ["MissingModule", "missing_attribute", "missing_module", "pytorch_names", "is_pytorch_module"]
 
 _IMPORT_FROM = dis.opmap["IMPORT_FROM"]
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _names: dict[str, dict[str, str]] | None = None
 _modules: dict[str, MissingModule] = {}
 
@@ -54,7 +56,10 @@ def _importing_by_name() -> bool:
     """Whether the attribute is being read by ``from M import name`` (the first frame outside
     scalargrad executes IMPORT_FROM, or importlib's fromlist handling probes it)."""
     frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("scalargrad"):
+    # scalargrad's own frames, also when a module of it was loaded under a torch name (``sys.modules
+    # ['torch'] = scalargrad``, then ``import torch.functional``)
+    while frame is not None and (frame.f_globals.get("__name__", "").startswith("scalargrad")
+                                 or frame.f_code.co_filename.startswith(_PACKAGE)):
         frame = frame.f_back
     if frame is None:
         return False
@@ -65,14 +70,15 @@ def _importing_by_name() -> bool:
     return 0 <= lasti < len(code.co_code) and code.co_code[lasti] == _IMPORT_FROM
 
 
-def missing_attribute(module: str, name: str):
+def missing_attribute(module: str, name: str, kind: str | None = None):
     """The answer of ``module``'s ``__getattr__`` (``module`` spelled as torch spells it) for a
     name it does not define: a MissingModule for a PyTorch submodule, a stand-in while
-    ``from module import name`` runs, else ``Unsupported`` naming ``module.name``."""
+    ``from module import name`` runs, else ``Unsupported`` naming ``module.name``. ``kind``
+    says what PyTorch's name is for a module the walk does not cover (``torch.functional``)."""
     if name.startswith("__") and name.endswith("__"):
         raise AttributeError(f"module '{module}' has no attribute '{name}'")
     known = pytorch_names(module)
-    kind = known.get(name)
+    kind = kind or known.get(name)
     if kind == "module":
         return _submodule(f"{module}.{name}")
     # a module outside the walk (torch.distributions.normal): any name may be PyTorch's

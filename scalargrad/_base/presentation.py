@@ -22,6 +22,7 @@ WHERE = {
     "save_on_cpu": "torch.autograd.graph", "saved_tensors_hooks": "torch.autograd.graph",
     "Identity": "torch.nn.modules.linear",
     "BatchNorm1d": "torch.nn.modules.batchnorm", "BatchNorm2d": "torch.nn.modules.batchnorm",
+    "LazyBatchNorm1d": "torch.nn.modules.batchnorm", "LazyBatchNorm2d": "torch.nn.modules.batchnorm",
     "WeightedRandomSampler": "torch.utils.data.sampler", "DistributedSampler": "torch.utils.data.distributed",
 }
 

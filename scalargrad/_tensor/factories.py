@@ -15,16 +15,17 @@ import warnings
 from .._base import dtypes, rng
 from .._base.dtypes import TensorType, round_list
 from .._base.errors import Unsupported
+from .._base.grad_mode import is_grad_enabled
 from .._base.kernel_order import fma
 from .._base.layout import numel
 from .arguments import not_tensor
-from .operands import check_size
+from .operands import broadcast_shapes, check_size
 from .tensor import Tensor, defaults, leaf
 from .views import to_dtype
 
 __all__ = ["install", "device", "use_device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros",
-           "ones", "full", "empty", "rand", "randn", "randint", "zeros_like", "ones_like", "full_like", "empty_like",
-           "rand_like", "randn_like", "arange", "linspace", "logspace", "randint_like", "eye", "randperm",
+           "ones", "full", "empty", "rand", "randn", "normal", "randint", "zeros_like", "ones_like", "full_like",
+           "empty_like", "rand_like", "randn_like", "arange", "linspace", "logspace", "randint_like", "eye", "randperm",
            "from_values", "parse_data", "shape_arg", "check_dtype"]
 
 
@@ -293,12 +294,20 @@ def _filled(value, shape: tuple, dtype, requires_grad, what: str = "tensor") -> 
     return from_values([value] * n, shape, dt, requires_grad, what)
 
 
+def _refuse_out(out, name: str) -> None:
+    """PyTorch writes a factory's result into ``out``; scalargrad does not yet, and never ignores it."""
+    if out is not None:
+        raise Unsupported(f"torch.{name}(out=...)", f"write the result with out.copy_(torch.{name}(...)) instead")
+
+
 def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+    _refuse_out(out, "zeros")
     _check_device(device)
     return _filled(0, sizes(shape, size, "zeros"), dtype, requires_grad, "zeros")
 
 
 def ones(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+    _refuse_out(out, "ones")
     _check_device(device)
     return _filled(1, sizes(shape, size, "ones"), dtype, requires_grad, "ones")
 
@@ -402,6 +411,7 @@ def _float_dtype(dtype, what: str):
 
 def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     """Uniform numbers in [0, 1), drawn as PyTorch's CPU generator draws them."""
+    _refuse_out(out, "rand")
     _check_device(device)
     shape = sizes(shape, size, "rand")
     dt = _float_dtype(dtype, "rand")
@@ -410,10 +420,99 @@ def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_gr
 
 def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     """Standard normal numbers, drawn as PyTorch's CPU generator draws them."""
+    _refuse_out(out, "randn")
     _check_device(device)
     shape = sizes(shape, size, "randn")
     dt = _float_dtype(dtype, "randn")
     return from_values(rng.normal(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad, "randn")
+
+
+_NORMAL_OVERLOADS = (
+    " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, Tensor out = None, "
+    "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    "bool requires_grad = False)\n")
+_NORMAL_FACTORY_KEYWORDS = frozenset({"dtype", "layout", "device", "pin_memory", "requires_grad"})
+
+
+def _normal_misuse(args: tuple, kwargs: dict) -> TypeError:
+    def kind(x) -> str:
+        if isinstance(x, Tensor):
+            return "Tensor"
+        if isinstance(x, dtypes.dtype):
+            return "torch.dtype"
+        return type(x).__name__
+
+    got = [kind(a) for a in args] + [f"{k}={kind(v)}" for k, v in sorted(kwargs.items())]
+    return TypeError(f"normal() received an invalid combination of arguments - got ({', '.join(got)}), but expected "
+                     f"one of:\n{_NORMAL_OVERLOADS}")
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, Tensor)
+
+
+def _check_std_tensor(std: Tensor) -> None:
+    vals = std._val if std._t.ndim else [std._val]
+    if any(not v >= 0 for v in vals):  # a NaN fails as in PyTorch's ``std.min().ge(0)``
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+
+
+def normal(*args, **kwargs) -> Tensor:
+    """``torch.normal``, PyTorch's four overloads: ``(Tensor mean, Tensor std)``, ``(Tensor
+    mean, float std=1)``, ``(float mean, Tensor std)`` and ``(float mean, float std, size, *,
+    dtype, requires_grad...)``. As ATen computes it: with a float ``std`` and ``mean`` the
+    generator's ``normal_(mean, std)``; a tensor ``mean`` adds itself to ``normal_(0, std)``; a
+    tensor ``std`` multiplies ``normal_(0, 1)`` and then the mean (a 0-dim tensor of the result's
+    dtype) is added. The result has ``mean``'s shape, ``std``'s, or their broadcast. A mean or
+    std that requires grad (PyTorch's NormalBackward1-3, a zero gradient) is refused by name."""
+    names = ("mean", "std", "size")
+    if len(args) > 3:
+        raise _normal_misuse(args, kwargs)
+    bound = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k in bound or k not in (*names, "generator", "out", *_NORMAL_FACTORY_KEYWORDS):
+            raise _normal_misuse(args, kwargs)
+        bound[k] = v
+    if "mean" not in bound:
+        raise TypeError('normal() missing 1 required positional arguments: "mean"')
+    mean, std, size = bound.get("mean"), bound.get("std", 1.0), bound.get("size")
+    generator = bound.get("generator")
+    _refuse_out(bound.get("out"), "normal")
+    factory = size is not None or any(k in bound for k in _NORMAL_FACTORY_KEYWORDS)
+    if _is_number(mean) and _is_number(std):
+        if not isinstance(size, (tuple, list, dtypes.Size)) or (not factory and "std" not in bound):
+            raise _normal_misuse(args, kwargs)
+        shape = shape_arg((size,), "normal")
+        _check_device(bound.get("device"))
+        dt = _float_dtype(bound.get("dtype"), "normal")
+        if not std >= 0.0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
+        vals = rng.normal(math.prod(shape), dt.name, mean, std, generator=generator)
+        return from_values(vals, shape, dt, bound.get("requires_grad", False), "normal")
+    tensors = [x for x in (mean, std) if isinstance(x, Tensor)]
+    if factory or not tensors or not all(isinstance(x, Tensor) or _is_number(x) for x in (mean, std)):
+        raise _normal_misuse(args, kwargs)
+    if is_grad_enabled() and any(x._rg for x in tensors):
+        raise Unsupported("torch.normal with a mean or std that requires grad",
+                          "its NormalBackward node (a zero gradient) is not implemented yet")
+    if isinstance(mean, Tensor) and not isinstance(std, Tensor):  # (Tensor mean, float std)
+        if not std >= 0.0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
+        dt = _float_dtype(mean._t.dtype, "normal")
+        out = from_values(rng.normal(mean._t.numel, dt.name, 0.0, std, generator=generator), mean._t.shape, dt)
+        return out.add_(mean)
+    _check_std_tensor(std)
+    if not isinstance(mean, Tensor):  # (float mean, Tensor std)
+        dt = _float_dtype(std._t.dtype, "normal")
+        out = from_values(rng.normal(std._t.numel, dt.name, 0.0, 1.0, generator=generator), std._t.shape, dt)
+        return out.mul_(std).add_(from_values([mean], (), dt))
+    shape = broadcast_shapes(mean._t.shape, std._t.shape)
+    dt = _float_dtype(mean._t.dtype, "normal")
+    out = from_values(rng.normal(math.prod(shape), dt.name, 0.0, 1.0, generator=generator), shape, dt)
+    return out.mul_(std).add_(mean)
 
 
 def randint(low, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -572,7 +671,7 @@ def _new_filled(value):
 def install(method, function) -> None:
     """The torch factories (as they are: no input to check) and ``Tensor.new_*``."""
     for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
-                 "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
+                 "normal", "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
                  "arange", "linspace", "logspace", "randint_like", "eye", "randperm", "device", "layout", "strided"):
         function(name, globals()[name], checked=False)
     method("new_tensor", lambda self, data, dtype=None, device=None, requires_grad=False:

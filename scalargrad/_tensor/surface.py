@@ -89,6 +89,9 @@ def _input_checked(name: str, fn):
     when ``fn`` fails, so a well-typed call pays one frame."""
 
     def function(*args, **kwargs):
+        if kwargs and kwargs.get("out") is not None:
+            # PyTorch writes the result into ``out``; scalargrad does not yet, and never ignores it
+            raise Unsupported(f"torch.{name}(out=...)", f"write the result with out.copy_(torch.{name}(...)) instead")
         try:
             return fn(*args, **kwargs)
         except AttributeError as e:
@@ -165,6 +168,49 @@ def install() -> None:
         family.install(bind_method, bind_function)
     _install_inplace_functions()
     install_unsupported()
+    _install_numpy_names()
+
+
+# PyTorch's argument parser takes NumPy's names for two parameters of every function it parses
+# (``x.sum(axis=0)``, ``x.mean(1, keepdims=True)``); the functions PyTorch writes in Python do not
+_NUMPY_NAMES = (("axis", "dim"), ("keepdims", "keepdim"))
+_PYTHON_METHODS = frozenset({"norm", "split", "unflatten", "unique", "unique_consecutive", "stft", "istft"})
+_PYTHON_FUNCTIONS = frozenset({"norm", "split", "unique", "unique_consecutive", "stft", "istft"})
+
+
+def _with_numpy_names(name: str, fn, python_defined: frozenset):
+    """``fn`` taking ``axis=``/``keepdims=`` for its ``dim``/``keepdim``, if it has them and
+    PyTorch's is not written in Python (``python_defined``)."""
+    code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
+    if code is None or name in python_defined:
+        return fn
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    if "dim" not in params and "keepdim" not in params:
+        return fn
+
+    def function(*args, **kwargs):
+        if kwargs:
+            for alias, real in _NUMPY_NAMES:
+                if alias in kwargs:
+                    if real in kwargs:
+                        raise TypeError(f"{name}() got an unexpected keyword argument '{alias}'")
+                    kwargs[real] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+
+    function.__name__, function.__qualname__, function.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    function.__wrapped__ = fn
+    return function
+
+
+def _install_numpy_names() -> None:
+    for name, fn in list(vars(Tensor).items()):
+        if not name.startswith("_") and callable(fn) and not isinstance(fn, type):
+            wrapped = _with_numpy_names(name, fn, _PYTHON_METHODS)
+            if wrapped is not fn:
+                setattr(Tensor, name, wrapped)
+    for name, fn in list(FUNCTIONS.items()):
+        if callable(fn) and not isinstance(fn, type):
+            FUNCTIONS[name] = _with_numpy_names(name, fn, _PYTHON_FUNCTIONS)
 
 
 install()

@@ -1,4 +1,5 @@
-"""``torch.optim``: SGD, Adam, AdamW, RMSprop, Adagrad and the ``lr_scheduler`` module.
+"""``torch.optim``: SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop,
+LBFGS and the ``lr_scheduler`` module.
 
 PyTorch 2.13's optimizers as its single-tensor (for-loop) implementation computes them, bit
 for bit in float32 and float64 (``elements.py`` says how), with PyTorch's parameter groups,
@@ -11,30 +12,32 @@ from __future__ import annotations
 
 from .._base.presentation import present_as_torch
 from . import lr_scheduler
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
+from .adamax import Adamax
 from .adamw import AdamW
+from .asgd import ASGD
+from .lbfgs import LBFGS
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 from .unsupported import placeholder, placeholder_function, placeholder_module
 
-Adadelta = placeholder("torch.optim", "Adadelta")
 Adafactor = placeholder("torch.optim", "Adafactor")
-Adamax = placeholder("torch.optim", "Adamax")
-ASGD = placeholder("torch.optim", "ASGD")
-LBFGS = placeholder("torch.optim", "LBFGS")
 Muon = placeholder("torch.optim", "Muon")
-NAdam = placeholder("torch.optim", "NAdam")
-RAdam = placeholder("torch.optim", "RAdam")
-Rprop = placeholder("torch.optim", "Rprop")
 SparseAdam = placeholder("torch.optim", "SparseAdam")
 swap_in_optimizer_params_and_state = placeholder_function("torch.optim", "swap_in_optimizer_params_and_state")
 swa_utils = placeholder_module("torch.optim.swa_utils")
 
 # PyTorch's torch.optim does not keep its submodules as attributes (``torch.optim.sgd`` is an
 # AttributeError there; ``from torch.optim.sgd import SGD`` works through the import system)
-del adagrad, adam, adamw, elements, optimizer, rmsprop, sgd  # noqa: F821 - bound by the imports above
+del adadelta, adagrad, adam, adamax, adamw, asgd, elements, lbfgs, nadam, optimizer, radam, rmsprop, rprop  # noqa: F821
+del cyclic_lr, scheduler, sgd  # noqa: F821
+del single_tensor  # noqa: F821 - bound by the imports above
 del placeholder, placeholder_function, placeholder_module, unsupported  # noqa: F821
 
 __all__ = ["Adafactor", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler", "Muon",

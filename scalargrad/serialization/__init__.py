@@ -4,15 +4,22 @@
 and lists, tuples, dicts, OrderedDicts and sets of them: a model's or an optimizer's
 ``state_dict()``, a checkpoint dict, one tensor) to a path or a binary file object as a zip
 archive holding a JSON object tree and each storage's raw little-endian bytes
-(``archive.py`` gives the layout). ``load(f)`` reads it back. A whole Module or optimizer
-is not plain data: saving one raises ``Unsupported`` with the state_dict way instead.
+(``archive.py`` gives the layout). ``load(f)`` reads it back.
+
+A whole Module (``torch.save(model, f)``) is saved as PyTorch pickles it, but as data: its
+class by name (a reference, never code) and its ``__dict__`` (parameters, buffers, submodules,
+attributes). As in PyTorch 2.13, ``torch.load(f)`` then refuses it (``weights_only`` is True by
+default: the same UnpicklingError naming the first class not allowlisted, e.g. ``__main__.Net``),
+and ``torch.load(f, weights_only=False)`` (or the class allowlisted with ``add_safe_globals`` /
+``safe_globals``) rebuilds it from a class the program has defined or imported: the file only
+names it, and nothing is imported or run on its say. An optimizer object is still refused
+(save its ``state_dict()``).
 
 A file written by PyTorch's own ``torch.save`` stores its objects as a pickle, which only an
 unpickler can read and which can run arbitrary code: ``load`` recognises both of PyTorch's
 formats (the zip archive with ``data.pkl``, and the older bare pickle stream) and says so.
-Every object ``save`` writes is one that PyTorch's ``weights_only=True`` loader accepts, so
-``weights_only`` changes nothing here; ``pickle_module``, ``pickle_protocol`` and the other
-pickle arguments are accepted and have nothing to act on.
+``pickle_module``, ``pickle_protocol`` and the other pickle arguments are accepted and have
+nothing to act on.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from .._base.errors import Unsupported
 from .._tensor.factories import device
 from . import archive
 from .element_bytes import from_bytes, to_bytes
-from .object_tree import Encoder, decode
+from .object_tree import Encoder, decode, shown_name
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals"]
 
@@ -66,17 +73,18 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
     is_path = isinstance(f, (str, os.PathLike))
     if mmap and not is_path:
         raise ValueError("f must be a file path in order to use the mmap argument")
+    rules = (weights_only is not False, frozenset(_allowed_names()))
     if is_path:
         with open(f, "rb") as stream:
-            return _load_stream(stream, map_location)
+            return _load_stream(stream, map_location, rules)
     if not hasattr(f, "read"):
         raise AttributeError(f"'{type(f).__name__}' object has no attribute 'seek'. You can only torch.load from a "
                              "file that is seekable. Please pre-load the data into a buffer like io.BytesIO and try "
                              "to load from it instead.")
-    return _load_stream(f, map_location)
+    return _load_stream(f, map_location, rules)
 
 
-def _load_stream(f, map_location):
+def _load_stream(f, map_location, rules):
     seekable = getattr(f, "seekable", None)
     if seekable is None or not seekable():
         f = archive.seekable_copy(f)
@@ -106,7 +114,7 @@ def _load_stream(f, map_location):
         storages.append(values)
     if storages:
         _check_location(map_location)
-    return decode(header["object"], header["tensors"], storages)
+    return decode(header["object"], header["tensors"], storages, *rules)
 
 
 def _pytorch_format(what: str) -> Unsupported:
@@ -149,9 +157,21 @@ def _check_location(map_location) -> None:
 _safe: list = []
 
 
+def _allowed_names() -> list:
+    """The ``module.qualname`` of each allowlisted class or function (an entry may also be a
+    ``(callable, "name")`` pair, as PyTorch accepts)."""
+    names = []
+    for entry in _safe:
+        if isinstance(entry, tuple) and len(entry) == 2:
+            names.append(entry[1])
+        else:
+            names.append(shown_name(entry))
+    return names
+
+
 def add_safe_globals(safe_globals: list) -> None:
-    """Recorded only: PyTorch lets ``weights_only`` loads unpickle these classes; scalargrad
-    never unpickles, and what it saves needs no permission to load."""
+    """Allow ``torch.load``'s ``weights_only`` mode to rebuild these classes (and to hand back
+    these functions), as PyTorch's does."""
     _safe.extend(safe_globals)
 
 

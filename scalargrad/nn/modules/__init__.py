@@ -29,10 +29,11 @@ from .activation import (
     Threshold,
 )
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d
+from .conv import Conv1d, Conv2d, LazyConv1d, LazyConv2d
 from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
-from .linear import Linear
+from .lazy import LazyModuleMixin
+from .linear import LazyLinear, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -44,7 +45,7 @@ from .loss import (
     SmoothL1Loss,
 )
 from .module import Module
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, LazyBatchNorm1d, LazyBatchNorm2d
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .sparse import Embedding
 
@@ -55,4 +56,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "Softmax", "Softmin", "LogSoftmax", "Softmax2d", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss",
            "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss", "Conv1d", "Conv2d",
            "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-           "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout2d"]
+           "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout2d", "LazyLinear", "LazyConv1d", "LazyConv2d",
+           "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyModuleMixin"]

@@ -18,10 +18,11 @@ from ..._tensor.tensor import Tensor
 from ..._tensor.tensor import defaults as _defaults
 from .. import init
 from ..convolution_functions import conv1d, conv2d
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "LazyConv1d", "LazyConv2d"]
 
 
 def _ntuple(x, n: int) -> tuple:
@@ -143,3 +144,57 @@ class Conv2d(_ConvNd):
 
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
         return self._conv_forward(input, self.weight, self.bias)
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """What the lazy convolutions share: ``in_channels`` from the first input's channel size."""
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs) -> None:
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            self.weight.materialize((self.out_channels, self.in_channels // self.groups, *self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input) -> int:
+        unbatched = self._dims + 1
+        batched = unbatched + 1
+        if input.dim() not in (unbatched, batched):
+            raise RuntimeError(f"Expected {unbatched}D (unbatched) or {batched}D (batched) input to "
+                               f"{self.__class__.__name__}, but got input of size: {input.shape}")
+        return input.shape[1] if input.dim() == batched else input.shape[0]
+
+
+class LazyConv1d(_LazyConvXdMixin, Conv1d):
+    """A Conv1d whose ``in_channels`` comes from its first input."""
+
+    cls_to_become = Conv1d
+
+    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
+                 bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, dtype=dtype)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+
+class LazyConv2d(_LazyConvXdMixin, Conv2d):
+    """A Conv2d whose ``in_channels`` comes from its first input."""
+
+    cls_to_become = Conv2d
+
+    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
+                 bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, dtype=dtype)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)

@@ -17,10 +17,11 @@ from ..._tensor.factories import empty
 from ..._tensor.tensor import Tensor
 from ..._tensor.tensor import defaults as _defaults
 from .. import functional as F
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Linear"]
+__all__ = ["Linear", "LazyLinear", "NonDynamicallyQuantizableLinear"]
 
 
 def _uniform_(p: Tensor, low: float, high: float) -> None:
@@ -66,3 +67,40 @@ class Linear(Module):
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear that PyTorch's dynamic quantisation leaves alone (MultiheadAttention's output
+    projection); as a layer, Linear itself."""
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """``LazyLinear(out_features, bias=True)``: a Linear whose ``in_features`` is the last size of
+    its first input (drawn then, as ``Linear`` draws)."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
+        if self.in_features == 0:
+            if input.shape[-1] != self.weight.shape[-1]:
+                raise AssertionError(f"The in_features inferred from input: {input.shape[-1]} is not equal to "
+                                     f"in_features from self.weight: {self.weight.shape[-1]}")
+            self.in_features = input.shape[-1]

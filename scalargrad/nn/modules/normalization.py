@@ -10,10 +10,11 @@ from ..._tensor.tensor import Tensor
 from ..._tensor.tensor import defaults as _defaults
 from .. import init
 from ..normalization_functions import batch_norm, layer_norm
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "LazyBatchNorm1d", "LazyBatchNorm2d"]
 
 
 class _BatchNorm(Module):
@@ -140,3 +141,49 @@ class LayerNorm(Module):
     def extra_repr(self) -> str:
         return ("{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(**self.__dict__)
                 + f", bias={self.bias is not None}")
+
+
+class _LazyNormBase(LazyModuleMixin, _BatchNorm):
+    """What the lazy batch norms share: ``num_features`` from the first input's channel size."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
+                 bias=True) -> None:
+        super().__init__(0, eps, momentum, False, False, dtype=dtype, bias=False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = UninitializedParameter(dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(dtype=dtype)
+        if self.track_running_stats:
+            self.running_mean = UninitializedBuffer(dtype=dtype)
+            self.running_var = UninitializedBuffer(dtype=dtype)
+            self.num_batches_tracked = tensor(0, dtype=dtypes.int64)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                if self.bias is not None:
+                    self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
+    """A BatchNorm1d whose ``num_features`` comes from its first input."""
+
+    cls_to_become = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
+    """A BatchNorm2d whose ``num_features`` comes from its first input."""
+
+    cls_to_become = BatchNorm2d

@@ -1,0 +1,116 @@
+"""Why scalargrad refuses a part of PyTorch: one reason per area, by PyTorch's name.
+
+``Unsupported(feature)`` without a hint of its own takes its reason from here (``reason``): the
+longest entry that is the feature's name or a dotted prefix of it. An area listed here is one
+scalargrad does not do by design (a GPU, several processes, a compiled graph, complex numbers,
+sparse layouts, quantised kernels, C++ extensions...); a PyTorch name that is missing for no such
+reason stays without one (``Unsupported`` then names it alone), and the API census
+(``tools/api_census.py``) lists it as missing.
+"""
+
+from __future__ import annotations
+
+__all__ = ["reason"]
+
+GPU = "it needs a GPU: scalargrad computes on the CPU, as PyTorch's CPU build does"
+PROCESSES = ("it needs several processes and a communication backend: scalargrad runs a program in one Python "
+             "process")
+COMPILED = "it builds a compiled graph ({}), which scalargrad does not: it runs a program eagerly, op by op"
+COMPLEX = "it needs complex numbers: scalargrad's tensors are real"
+SPARSE = "it needs sparse layouts: scalargrad's tensors are dense (strided)"
+NATIVE = "it loads or defines native (C++/CUDA) code, which scalargrad, pure Python, cannot run"
+QUANTIZED = "it needs quantised (int8) kernels, which scalargrad does not have"
+PROFILER = "it measures PyTorch's kernels (time, memory), which scalargrad does not have"
+TRANSFORMS = ("it needs functorch's function transforms (vmap, forward-mode AD), which scalargrad does not "
+              "implement: use torch.autograd.grad and torch.autograd.functional")
+AUTOCAST = "it runs ops in lower precision (float16/bfloat16 autocast kernels), which scalargrad does not"
+NESTED = "it needs nested (ragged) tensors"
+NUMPY = "it shares memory with a NumPy array; scalargrad keeps its own elements: use torch.tensor(array.tolist())"
+
+_REASONS: dict[str, str] = {
+    # a GPU or another accelerator
+    "torch.cuda": GPU, "torch.accelerator": GPU, "torch.mps": GPU, "torch.xpu": GPU, "torch.mtia": GPU,
+    "torch.backends.cudnn.is_available": GPU,
+    "torch.Tensor.cuda": GPU, "torch.Tensor.pin_memory": GPU, "torch.Tensor.is_pinned": GPU,
+    "torch.nn.Module.cuda": GPU, "torch.nn.Module.xpu": GPU, "torch.nn.Module.ipu": GPU, "torch.nn.Module.mtia": GPU,
+    "torch.nn.parallel.scatter": GPU, "torch.nn.parallel.gather": GPU, "torch.nn.parallel.replicate": GPU,
+    "torch.nn.parallel.parallel_apply": GPU, "torch.nn.parallel.data_parallel": GPU, "torch.nn.SyncBatchNorm": GPU,
+    "torch.Stream": GPU, "torch.Event": GPU,
+    # several processes
+    "torch.distributed": PROCESSES, "torch.nn.parallel.DistributedDataParallel": PROCESSES,
+    "torch.multiprocessing": PROCESSES, "torch.utils.data.distributed": PROCESSES,
+    "torch.utils.data.DistributedSampler": PROCESSES, "torch.Tensor.share_memory_": PROCESSES,
+    "torch.nn.Module.share_memory": PROCESSES,
+    # compiled graphs
+    "torch.compile": COMPILED.format("TorchDynamo and Inductor"), "torch.nn.Module.compile":
+        COMPILED.format("TorchDynamo and Inductor"), "torch._dynamo": COMPILED.format("TorchDynamo"),
+    "torch._inductor": COMPILED.format("Inductor"), "torch.compiler": COMPILED.format("TorchDynamo and Inductor"),
+    "torch.jit": COMPILED.format("TorchScript"), "torch.fx": COMPILED.format("torch.fx"),
+    "torch.export": COMPILED.format("torch.export"), "torch._export": COMPILED.format("torch.export"),
+    "torch.onnx": COMPILED.format("an ONNX export"), "torch.cond": COMPILED.format("a control-flow operator"),
+    "torch._check": COMPILED.format("a symbolic shape check"),
+    # complex numbers
+    "torch.complex": COMPLEX, "torch.polar": COMPLEX, "torch.view_as_complex": COMPLEX, "torch.view_as_real": COMPLEX,
+    "torch.fft": COMPLEX, "torch.stft": COMPLEX, "torch.istft": COMPLEX, "torch.cfloat": COMPLEX,
+    "torch.cdouble": COMPLEX, "torch.complex64": COMPLEX, "torch.complex128": COMPLEX, "torch.Tensor.cfloat": COMPLEX,
+    "torch.Tensor.cdouble": COMPLEX, "torch.Tensor.chalf": COMPLEX, "torch.Tensor.conj": COMPLEX,
+    "torch.Tensor.conj_physical": COMPLEX, "torch.Tensor.resolve_conj": COMPLEX, "torch.Tensor.real": COMPLEX,
+    "torch.Tensor.imag": COMPLEX, "torch.Tensor.angle": COMPLEX, "torch.conj": COMPLEX, "torch.real": COMPLEX,
+    "torch.imag": COMPLEX, "torch.angle": COMPLEX, "torch.Tensor.mH": COMPLEX, "torch.Tensor.adjoint": COMPLEX,
+    "torch.Tensor.vdot": COMPLEX, "torch.vdot": COMPLEX,
+    # sparse layouts
+    "torch.sparse": SPARSE, "torch.sparse_coo_tensor": SPARSE, "torch.sparse_csr_tensor": SPARSE,
+    "torch.sparse_csc_tensor": SPARSE, "torch.sparse_coo": SPARSE, "torch.sparse_csr": SPARSE,
+    "torch.Tensor.to_sparse": SPARSE, "torch.Tensor.to_sparse_coo": SPARSE, "torch.Tensor.to_sparse_csr": SPARSE,
+    "torch.Tensor.to_sparse_csc": SPARSE, "torch.Tensor.to_dense": SPARSE, "torch.Tensor.indices": SPARSE,
+    "torch.Tensor.values": SPARSE, "torch.Tensor.coalesce": SPARSE, "torch.Tensor.is_coalesced": SPARSE,
+    "torch.Tensor.crow_indices": SPARSE, "torch.Tensor.col_indices": SPARSE, "torch.optim.SparseAdam": SPARSE,
+    "torch.nn.EmbeddingBag": SPARSE.replace("sparse layouts", "offsets-based bag reductions (embedding_bag)"),
+    # native code
+    "torch.utils.cpp_extension": NATIVE, "torch.library": NATIVE, "torch.ops": NATIVE, "torch.classes": NATIVE,
+    "torch._C": NATIVE, "torch.hub": "it downloads code and weights from the network",
+    "torch.utils.model_zoo": "it downloads weights from the network",
+    # quantisation
+    "torch.ao": QUANTIZED, "torch.quantization": QUANTIZED, "torch.backends.quantized": QUANTIZED,
+    "torch.quantize_per_tensor": QUANTIZED, "torch.quantize_per_channel": QUANTIZED, "torch.qint8": QUANTIZED,
+    "torch.quint8": QUANTIZED, "torch.Tensor.dequantize": QUANTIZED, "torch.Tensor.int_repr": QUANTIZED,
+    # measuring kernels
+    "torch.profiler": PROFILER, "torch.autograd.profiler": PROFILER, "torch.utils.benchmark": PROFILER,
+    "torch.cuda.memory": PROFILER, "torch._logging": "it configures the logs of TorchDynamo and Inductor",
+    "torch.utils.tensorboard": "it writes TensorBoard event files (the tensorboard package)",
+    # function transforms
+    "torch.func": TRANSFORMS, "torch.vmap": TRANSFORMS, "torch.autograd.forward_ad": TRANSFORMS,
+    # lower precision
+    "torch.autocast": AUTOCAST, "torch.amp": AUTOCAST, "torch.cpu.amp": AUTOCAST, "torch.GradScaler": AUTOCAST,
+    # other layouts and memory
+    "torch.nested": NESTED, "torch.Tensor.to_padded_tensor": NESTED,
+    "torch.Tensor.name": "it needs named tensors (a prototype feature of PyTorch's): scalargrad's dimensions have "
+                         "no names", "torch.Tensor.names": "it needs named tensors (a prototype feature of PyTorch's)",
+    "torch.Tensor.refine_names": "it needs named tensors (a prototype feature of PyTorch's)",
+    "torch.futures": "it serves asynchronous RPC and TorchScript's fork: scalargrad runs a program synchronously, "
+                     "in one process",
+    "torch.nn.utils.skip_init": "it leaves the parameters as uninitialised memory, whose values PyTorch does not "
+                                "specify: initialise them (or load a state_dict) instead",
+    "torch.channels_last": "it needs the channels-last memory format: scalargrad lays tensors out contiguously",
+    "torch.Tensor.untyped_storage": "it exposes raw storage bytes and pointers, which scalargrad's tensors, "
+                                   "Python lists, do not have",
+    "torch.Tensor.data_ptr": "it exposes a raw memory address, which scalargrad's tensors, Python lists, do not have",
+    "torch.Tensor.storage": "it exposes raw storage bytes, which scalargrad's tensors, Python lists, do not have",
+    "torch.from_numpy": NUMPY, "torch.Tensor.numpy": NUMPY, "torch.frombuffer": NUMPY,
+    "torch.from_dlpack": NUMPY.replace("a NumPy array", "another library's array (DLPack)"),
+    "torch.utils.dlpack": NUMPY.replace("a NumPy array", "another library's array (DLPack)"),
+}
+
+
+def reason(feature: str) -> str:
+    """The reason scalargrad refuses ``feature`` (``torch.cuda.set_device``, ``Tensor.cfloat``,
+    ``torch.distributed.init_process_group``...), or "" when no area is listed."""
+    name = feature.split("(", 1)[0].strip()
+    if name.startswith(("Tensor.", "nn.Module.", "nn.")):
+        name = "torch." + name
+    while name:
+        found = _REASONS.get(name)
+        if found is not None:
+            return found
+        name = name.rpartition(".")[0]
+    return ""

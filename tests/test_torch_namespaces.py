@@ -1,0 +1,90 @@
+"""Names issue 23's census found programs using, answered as PyTorch's CPU build answers them:
+``torch.accelerator`` (no accelerator), ``torch.functional`` (importable outside ``scalargrad
+run`` too), ``torch.is_warn_always_enabled``; and the reasons ``Unsupported`` gives for the
+areas scalargrad refuses by design."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import scalargrad
+from scalargrad.errors import Unsupported
+
+
+def _answers(L):
+    A = L.accelerator
+    out = [A.is_available(), A.device_count(), A.current_accelerator(), A.current_accelerator(check_available=True)]
+    with A.device_index(None):
+        out.append("none entered")
+    for call in (A.current_device_index, A.synchronize, A.empty_cache, A.memory_allocated, A.current_stream,
+                 lambda: A.set_device_index(0), lambda: A.device_index(0).__enter__()):
+        try:
+            call()
+        except RuntimeError as e:
+            out.append(str(e))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            A.current_device_idx()
+        except RuntimeError as e:
+            out.append(str(e))
+    out.append([(w.category.__name__, str(w.message)) for w in caught])
+    out.append(L.is_warn_always_enabled())
+    device = A.current_accelerator().type if A.is_available() else "cpu"  # the tutorials' idiom
+    out.append(device)
+    return out
+
+
+def test_accelerator_and_warn_always_as_pytorchs(torch_ref):
+    assert _answers(scalargrad) == _answers(torch_ref)
+
+
+def test_set_warn_always_true_is_refused_by_name():
+    scalargrad.set_warn_always(False)
+    with pytest.raises(Unsupported, match=r"^torch\.set_warn_always\(True\) is not supported: .*warns once"):
+        scalargrad.set_warn_always(True)
+
+
+def test_torch_functional_outside_scalargrad_run(tmp_path):
+    # a program that makes scalargrad its torch by hand (sys.modules), then imports torch.functional
+    prog = tmp_path / "prog.py"
+    prog.write_text("import sys, scalargrad\nsys.modules['torch'] = scalargrad\nimport torch.functional as F\n"
+                    "from torch.functional import einsum, split\n"
+                    "print(F.norm(scalargrad.tensor([3.0, 4.0])).item(), einsum.__name__)\n"
+                    "from torch.functional import unique\ntry:\n    unique(scalargrad.tensor([1]))\n"
+                    "except Exception as e:\n    print(type(e).__name__, e.feature)\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert proc.stdout == "5.0 einsum\nUnsupported torch.functional.unique\n", proc.stderr
+
+
+@pytest.mark.parametrize("use, reason", [
+    (lambda t: t.cuda.set_device(0), "it needs a GPU"),
+    (lambda t: t.distributed.init_process_group("gloo"), "several processes"),
+    (lambda t: t.compile(t.nn.Linear(1, 1)), "a compiled graph (TorchDynamo and Inductor)"),
+    (lambda t: t.jit.script, "a compiled graph (TorchScript)"),
+    (lambda t: t.tensor([1.0]).cfloat(), "complex numbers"),
+    (lambda t: t.sparse_coo_tensor, "sparse layouts"),
+    (lambda t: t.from_numpy, "shares memory with a NumPy array"),
+    (lambda t: t.nn.parallel.DistributedDataParallel, "several processes"),
+    (lambda t: t.profiler.profile, "PyTorch's kernels"),
+    (lambda t: t.tensor([1.0]).untyped_storage(), "raw storage bytes and pointers"),
+])
+def test_refusals_carry_their_reason(use, reason):
+    from scalargrad.runner import torch_alias
+
+    with torch_alias():
+        import torch
+
+        with pytest.raises(Unsupported) as info:
+            use(torch)
+    assert reason in info.value.reason and f"({info.value.reason})" in str(info.value)
+
+
+def test_a_missing_name_without_a_design_reason_has_none():
+    with pytest.raises(Unsupported) as info:
+        _ = scalargrad.nn.LSTM
+    assert info.value.reason == ""
