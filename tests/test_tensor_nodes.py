@@ -376,6 +376,54 @@ def test_version_errors_match_torch(torch_ref):
     assert _version_story(scalargrad) == _version_story(torch_ref)
 
 
+def _view_result_story(lib) -> list:
+    """An op on a view that saves its result (relu_, exp_, sigmoid_), then a change of that
+    memory through the view, an item of it, its base or a view of the base."""
+    ops = {"relu_": lambda v: v.relu_(), "exp_": lambda v: v.exp_(), "sigmoid_": lambda v: v.sigmoid_()}
+    changes = {"nothing": lambda v, b: None, "v.mul_(2)": lambda v, b: v.mul_(2),
+               "v[0] = 5": lambda v, b: v.__setitem__(0, 5.0), "v.add_(1)": lambda v, b: v.add_(1),
+               "b[2] = 5": lambda v, b: b.__setitem__(2, 5.0), "b.add_(1)": lambda v, b: b.add_(1),
+               "b[2:] no_grad": lambda v, b: _under_no_grad(lib, lambda: b[2:].zero_())}
+    out = []
+    for op_name, op in ops.items():
+        for change_name, change in changes.items():
+            a = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+            b = a * 2
+            v = b[:2]
+            op(v)
+            change(v, b)
+            try:
+                b.sum().backward()
+                got = repr(a.grad)
+            except RuntimeError as e:
+                got = str(e)
+            out.append((op_name, change_name, got))
+    return out
+
+
+def _under_no_grad(lib, f):
+    with lib.no_grad():
+        f()
+
+
+@pytest.mark.no_sympy_check
+def test_view_result_changed_by_hand():
+    out = {(op, change): got for op, change, got in _view_result_story(scalargrad)}
+    # relu_ on b[:2] = [2, -4] saved [2, 0] at version 1; any later write of b's memory moves it to 2
+    assert out["relu_", "nothing"] == "tensor([2., 0., 2.])"
+    assert ("[torch.FloatTensor [2]], which is output 0 of AsStrided, is at version 2; expected version 1 instead."
+            in out["relu_", "v[0] = 5"])
+    assert "which is output 0 of Relu, is at version 2; expected version 1" in out["relu_", "v.mul_(2)"]
+    assert "which is output 0 of Exp, is at version 2" in out["exp_", "v.add_(1)"]
+    assert "which is output 0 of AsStrided, is at version 2" in out["sigmoid_", "b[2:] no_grad"]
+    assert all("modified by an inplace operation" in got for (op, change), got in out.items() if change != "nothing")
+
+
+@pytest.mark.no_sympy_check
+def test_view_result_changed_matches_torch(torch_ref):
+    assert _view_result_story(scalargrad) == _view_result_story(torch_ref)
+
+
 def _hooks_around_in_place(lib) -> list:
     ev = []
     x = lib.tensor([1.0, 2.0], requires_grad=True)

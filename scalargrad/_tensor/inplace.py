@@ -120,6 +120,12 @@ def rebase_view(t: Tensor, res: Tensor) -> Tensor:
     if e is not None and e.pick is not None:
         h, i = e.pick
         raise RuntimeError(_MULTI_OUTPUT_VIEW.format(i=i, name=h.grad_fn.name().replace("Backward0", "")))
+    prior = t._c.saved_out if isinstance(t._c, Layout) else None
+    if prior is not None and res._op.name != "CopySlices":
+        # an earlier op on this view saved its result; PyTorch's error then names that op (the
+        # view's AsStridedBackward0 it remembered is regenerated away by this op, but not by an
+        # item assignment, which writes through a view of the view)
+        prior[2] = saved_node_name(prior[3])
     base = t._s.base
     pos = positions_in_base(t)
     if len(set(pos)) != len(pos):
@@ -147,6 +153,10 @@ def rebase_view(t: Tensor, res: Tensor) -> Tensor:
     regenerate(t, old_t)
     if overwritten is not None:
         layout.error = (overwritten, ver.n - 1)
+    if res._op.saves_output:
+        # backward reads the view as the op left it: any later change of its memory (through
+        # the view, its base or another view) makes that a version error
+        layout.saved_out = t._c.saved_out = [old_t, ver.n, "AsStrided", res._op.namespace + res._op.name]
     return t
 
 
@@ -222,6 +232,10 @@ class _CopySlices(Op):
             view, then = c.error
             which = f", which is output 0 of {saved_node_name(view.grad_fn.name())},"
             raise version_error(view, which, view._version, then)
+        if c.saved_out is not None:
+            view, then, name, _ = c.saved_out
+            if v._version != then:
+                raise version_error(view, f", which is output 0 of {name},", v._version, then)
         scalar = not k.bulk
         if scalar:
             k = k.tensors
