@@ -118,6 +118,42 @@ def test_several_outputs_share_one_node(L):
     assert x.grad.item() == 22.5
 
 
+@pytest.mark.no_sympy_check  # forward changes its input in place
+def test_a_dirty_input_among_several_outputs(L):
+    class Twice(L.autograd.Function):  # returns the dirty input at both places
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x, x
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 + g2 * 3
+
+    class Beside(L.autograd.Function):  # the dirty input and a new tensor
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x, x * 2
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 + g2 * 3
+
+    a = L.tensor(1.0, requires_grad=True)
+    x = a.clone()
+    y1, y2 = Twice.apply(x)
+    assert y1 is x and y2 is x and x._version == 1
+    # the same tensor at both places is output 1 (the last wrapping wins): y1 + y2 = 2x sends
+    # 2 there and zeros to output 0, so backward gives 0 + 2 * 3; clone passes it to a
+    (y1 + y2).backward()
+    assert a.grad.item() == 6.0
+    a = L.tensor([1.0, 2.0], requires_grad=True)
+    y1, y2 = Beside.apply(a.clone())
+    (y1 * L.tensor([1.0, 2.0]) + y2).sum().backward()  # g1 = [1, 2], g2 = [1, 1]
+    assert a.grad.tolist() == [4.0, 5.0]
+
+
 def test_unused_output_gets_zeros_or_none(L):
     seen = []
 

@@ -365,8 +365,11 @@ class Function(metaclass=_FunctionMeta):
                 outs[i] = first
                 continue
             if id(o) in dirty:
-                _become(o, Pick, (hidden,), slot, next_seq())
+                # the hidden node consumes the input's version from before forward changed it
+                was = _become(o, Pick, (hidden,), slot, next_seq())
+                hidden._in = tuple(was if u is o else u for u in hidden._in)
                 o._ext.pick = (hidden, slot)
+                made[id(o)] = o
                 continue
             out = _as_output(o, inputs)
             if id(o) not in non_diff:
@@ -413,15 +416,17 @@ def _bump_dirty(ctx: FunctionCtx) -> None:
         write(t, list(t._val) if t._t.ndim else t._val)
 
 
-def _become(t: Tensor, op, inputs: tuple, c, seq: int) -> None:
+def _become(t: Tensor, op, inputs: tuple, c, seq: int) -> Tensor:
     """Dirty input ``t`` (changed in place by forward) becomes the output node itself, as PyTorch
-    rebases it on the Function's node; its version moves on."""
+    rebases it on the Function's node; its version moves on. Returns the tensor that took
+    ``t``'s former place in the graph."""
     res = leaf(list(t._val) if t._t.ndim else t._val, t._t)
     _connect(res, op, inputs, c, seq)
-    rebase_root(t, res)
+    was = rebase_root(t, res)
     ext(t)
     if isinstance(c, FunctionCtx):
         c._node = weakref.ref(t)
+    return was
 
 
 def _as_output(o: Tensor, inputs: tuple) -> Tensor:

@@ -160,9 +160,10 @@ def rebase_view(t: Tensor, res: Tensor) -> Tensor:
     return t
 
 
-def rebase_root(t: Tensor, res: Tensor, keep=None, index=_SAME) -> None:
+def rebase_root(t: Tensor, res: Tensor, keep=None, index=_SAME) -> Tensor:
     """``rebase`` of a tensor that is not a view (or of an in-place view op's target, retyped
-    by ``index``); view ``keep`` of it is left to the caller to regenerate."""
+    by ``index``); view ``keep`` of it is left to the caller to regenerate. Returns the
+    snapshot that keeps ``t``'s former version in the graph."""
     # what was registered on the old version stays with it: its grad_fn object and the tensor
     # hooks (a hook registered before mul_ sees the older version's gradient)
     old = snapshot(t)
@@ -202,6 +203,7 @@ def rebase_root(t: Tensor, res: Tensor, keep=None, index=_SAME) -> None:
         # first), which the op then overwrites: backward through the node is a version error
         t._op = t._op.stale
         ext(t).saved_version = ver.n - 1
+    return old
 
 
 class _CopySlices(Op):
