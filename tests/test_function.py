@@ -154,6 +154,33 @@ def test_a_dirty_input_among_several_outputs(L):
     assert a.grad.tolist() == [4.0, 5.0]
 
 
+def test_setup_context_receives_forwards_defaults(L):
+    seen = []
+
+    class Scale(L.autograd.Function):
+        @staticmethod
+        def forward(x, k=3.0):
+            return x * k
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            seen.append(inputs[1:])
+            ctx.k = inputs[1]
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.k, None
+
+    a = L.tensor(1.0, requires_grad=True)
+    y = Scale.apply(a)
+    y.backward()
+    assert (seen, y.item(), a.grad.item()) == ([(3.0,)], 3.0, 3.0)
+    y = Scale.apply(a, 2.0)
+    assert (seen[-1], y.grad_fn.needs_input_grad) == ((2.0,), (True, False))
+    with pytest.raises(TypeError, match="too many positional arguments"):
+        Scale.apply(a, 1.0, 2.0)
+
+
 def test_unused_output_gets_zeros_or_none(L):
     seen = []
 

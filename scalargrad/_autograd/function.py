@@ -10,6 +10,7 @@ gradient over, so the user's backward runs once with every output's gradient, as
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 import weakref
 
@@ -292,7 +293,14 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        """Run forward without recording and connect its outputs to the graph."""
+        """Run forward without recording and connect its outputs to the graph. With
+        ``setup_context``, the arguments are first bound to forward's signature with its
+        defaults filled in, as PyTorch does: forward, setup_context's ``inputs`` and backward's
+        gradients all cover the defaulted arguments too."""
+        if cls.setup_context is not _BASE_SETUP_CONTEXT:
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
         ctx = FunctionCtx()
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
