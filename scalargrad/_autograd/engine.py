@@ -38,7 +38,7 @@ from .._tensor import anomaly_trace, views
 from .._tensor.nodes import consumed_version, saves_input
 from .._tensor.saved_hooks import unpacked
 from .._tensor.storage import version_then, write
-from .._tensor.tensor import MANY, Tensor, ext, leaf, make, next_seq
+from .._tensor.tensor import INFERENCE_VIEW, MANY, Tensor, ext, leaf, make, next_seq
 from .kernels import EFFICIENT_ZERO, EfficientZero, GraphKernel, TensorKernel, ZeroTensor, sum_to
 from .kernels import running as kernels_running
 
@@ -736,6 +736,8 @@ def _add_into(old: Tensor, g) -> None:
 
 def _accumulate(run: _Run, u: Tensor, g) -> None:
     """A leaf's turn: tensor hooks, then capture or accumulation, then post-accumulate hooks."""
+    if u._c is INFERENCE_VIEW:
+        return  # a view made in inference mode: PyTorch's edge to it leads nowhere
     e = u._ext
     if e is None and run.capture is None and not run.graph and g is not None:
         # a leaf without hooks in plain backward: _store_grad's in-place accumulation, inline,

@@ -20,7 +20,7 @@ from .._ops.shape import Clone, Layout
 from .._ops.table import Op, saved_node_name, version_error
 from .nodes import saves_input
 from .storage import mem, positions_in_base, regenerate, snapshot, write
-from .tensor import INFERENCE, Tensor, ext, leaf, make
+from .tensor import INFERENCE, INFERENCE_VIEW, Tensor, ext, leaf, make
 
 __all__ = ["inplace", "LEAF_INPLACE", "VIEW_OF_LEAF", "check_inplace", "rebase", "rebase_view", "retype"]
 
@@ -33,6 +33,12 @@ INFERENCE_INPLACE = (
     "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
 )
 
+INFERENCE_VIEW_INPLACE = (
+    "A view was created in inference mode and is being modified inplace in normal mode. Given that this use case "
+    "is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
+    "inplace either both inside the inference_mode block (if you don't want the inplace to be tracked) or both "
+    "outside (if you want the inplace to be tracked).")
+
 
 def check_inplace(t: Tensor) -> None:
     """PyTorch's refusals of an in-place change of ``t`` (an inference tensor outside inference
@@ -41,6 +47,8 @@ def check_inplace(t: Tensor) -> None:
         raise RuntimeError(INFERENCE_INPLACE)
     if not _grad_state.enabled:
         return
+    if t._c is INFERENCE_VIEW and t._op is None:
+        raise RuntimeError(INFERENCE_VIEW_INPLACE)
     if t._rg and t._op is None:
         raise RuntimeError(LEAF_INPLACE)
     s = t._s

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import weakref
 
-from .tensor import INFERENCE, Tensor, _Ext, ext, leaf, next_seq
+from .tensor import INFERENCE, INFERENCE_VIEW, Tensor, _Ext, ext, leaf, next_seq
 
 __all__ = ["Counter", "Mem", "Store", "mem", "write", "alias", "version_then", "snapshot", "regenerate",
            "positions_in_base"]
@@ -104,6 +104,11 @@ def alias(t: Tensor, new: Tensor, index=None, share_version: bool = True, view: 
     st.members.append(weakref.ref(new))
     if t._c is INFERENCE and t._op is None and new._op is None:
         new._c = INFERENCE  # a view (or detach) of an inference tensor is one too
+    elif new._c is INFERENCE and new._op is None:
+        # made inside inference mode from a normal tensor: a normal tensor; a view keeps its
+        # base's requires_grad, without a history (PyTorch records none in the mode)
+        new._rg = view and t._rg
+        new._c = INFERENCE_VIEW if new._rg else None
     return new
 
 
