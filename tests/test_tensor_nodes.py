@@ -376,6 +376,42 @@ def test_version_errors_match_torch(torch_ref):
     assert _version_story(scalargrad) == _version_story(torch_ref)
 
 
+def _sibling_view_story(lib) -> list:
+    """Views of a tensor that does not require grad, made in grad mode; then an in-place op
+    with an operand that requires grad on the tensor, one of the views or an item of it."""
+    def show(*ts):
+        return [(t.requires_grad, None if t.grad_fn is None else t.grad_fn.name()) for t in ts]
+
+    out = []
+    changes = {"v1.add_(q)": lambda base, v1, q: v1.add_(q), "base.add_(q)": lambda base, v1, q: base.add_(q.repeat(2)),
+               "base[:2] = q": lambda base, v1, q: base.__setitem__(slice(0, 2), q),
+               "v1.mul_(q)": lambda base, v1, q: v1.mul_(q)}
+    for name, change in changes.items():
+        q = lib.tensor([1.0, 2.0], requires_grad=True)
+        base = lib.ones(4)
+        v1, v2 = base[:2], base[2:]
+        v3, d = v2[:1], base.detach()
+        change(base, v1, q)
+        out.append((name, show(base, v1, v2, v3, d)))
+        (v2 * lib.tensor([5.0, 6.0]) + v1 * lib.tensor([7.0, 8.0])).sum().backward()
+        out.append((name, q.grad.tolist()))
+    return out
+
+
+def test_sibling_views_by_hand():
+    out = _sibling_view_story(scalargrad)
+    as_strided = (True, "AsStridedBackward0")
+    copy_slices = (True, "torch::autograd::CopySlices")
+    assert out[0] == ("v1.add_(q)", [copy_slices, as_strided, as_strided, as_strided, (False, None)])
+    assert out[2][1][:3] == [(True, "AddBackward0"), as_strided, as_strided]
+    # v1 = ones + q: d/dq of sum((7, 8) * v1) is (7, 8); base.add_ adds q at 2: too, weighted (5, 6)
+    assert [g for name, g in out[1::2]] == [[7.0, 8.0], [12.0, 14.0], [7.0, 8.0], [7.0, 8.0]]
+
+
+def test_sibling_views_match_torch(torch_ref):
+    assert _sibling_view_story(scalargrad) == _sibling_view_story(torch_ref)
+
+
 def _view_result_story(lib) -> list:
     """An op on a view that saves its result (relu_, exp_, sigmoid_), then a change of that
     memory through the view, an item of it, its base or a view of the base."""

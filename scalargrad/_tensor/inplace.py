@@ -196,7 +196,7 @@ def rebase_root(t: Tensor, res: Tensor, keep=None, index=_SAME) -> Tensor:
         clone._seq, seq = seq, clone._seq
     if index is not _SAME:  # squeeze_, t_...: t takes the view's shape and layout
         retype(t, res, index)
-    write(t, vals, keep=keep)
+    write(t, vals, keep=keep, graph=True)
     t._rg = True
     t._op = res._op
     t._in = ins

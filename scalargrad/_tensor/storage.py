@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import weakref
 
+from .._base.grad_mode import _state as _grad_state
 from .tensor import INFERENCE, INFERENCE_VIEW, Tensor, _Ext, ext, leaf, next_seq
 
 __all__ = ["Counter", "Mem", "Store", "mem", "write", "alias", "version_then", "snapshot", "regenerate",
@@ -54,7 +55,7 @@ class Mem:
     """A tensor's place in memory sharing: its version counter, its store and index map, and
     the tensor it is a view of (``._base``)."""
 
-    __slots__ = ("ver", "store", "index", "base", "offset")
+    __slots__ = ("ver", "store", "index", "base", "offset", "no_grad")
 
     def __init__(self, ver: Counter, store: Store | None = None, index=None, base=None, offset: int = 0) -> None:
         self.ver = ver
@@ -62,6 +63,7 @@ class Mem:
         self.index = index  # flat positions of this tensor's elements in store.data; None: same order
         self.base = base  # the tensor this is a view of (PyTorch's ._base)
         self.offset = offset  # PyTorch's storage_offset()
+        self.no_grad = False  # a view made while grad mode was off (PyTorch's CreationMeta::NO_GRAD_MODE)
 
 
 def mem(t: Tensor) -> Mem:
@@ -101,6 +103,8 @@ def alias(t: Tensor, new: Tensor, index=None, share_version: bool = True, view: 
     if view:
         base = ts.base if ts.base is not None else t
     new._s = Mem(ver, st, index, base, offset)
+    if view and not _grad_state.enabled:
+        new._s.no_grad = True
     st.members.append(weakref.ref(new))
     if t._c is INFERENCE and t._op is None and new._op is None:
         new._c = INFERENCE  # a view (or detach) of an inference tensor is one too
@@ -121,12 +125,13 @@ def version_then(t: Tensor, seq: int) -> int:
     return s.ver.n - after
 
 
-def write(t: Tensor, values, keep=None) -> None:
+def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
     """Store ``values`` (a number for a 0-dim tensor, a row-major list otherwise) as ``t``'s
     elements, in place: every tensor sharing the memory sees them, the version counter moves
     on, and the change is stamped on the tensors sharing the counter. The views among them
     that are graph nodes get a new history over their base (``regenerate``), except ``keep``,
-    which the caller regenerates itself."""
+    which the caller regenerates itself; with ``graph`` (the change is recorded, so the memory
+    now requires grad) so do the views made in grad mode that did not require grad."""
     s = mem(t)
     st = s.store
     stamp = next_seq()
@@ -142,7 +147,7 @@ def write(t: Tensor, values, keep=None) -> None:
             t._val = values
         _stamp(t, stamp)
         return
-    stale = _stale_views(st, ver, keep)
+    stale = _stale_views(st, ver, keep, graph)
     data = st.data
     idx = s.index
     if idx is None:
@@ -177,16 +182,19 @@ def write(t: Tensor, values, keep=None) -> None:
         regenerate(m, old)
 
 
-def _stale_views(st: Store, ver: Counter, keep) -> list:
+def _stale_views(st: Store, ver: Counter, keep, graph: bool = False) -> list:
     """The views sharing ``ver`` whose history PyTorch regenerates when their memory changes
-    (views in a graph), each with a snapshot of its present version."""
+    (views in a graph; with ``graph``, also those made in grad mode that did not require grad:
+    PyTorch regenerates a view's grad_fn whenever its base's version moved on), each with a
+    snapshot of its present version."""
     out = []
     for ref in st.members:
         m = ref()
         if m is None or m is keep:
             continue
         ms = m._s
-        if ms.ver is ver and ms.base is not None and m._op is not None:
+        if ms.ver is ver and ms.base is not None and (
+                m._op is not None or graph and not m._rg and not ms.no_grad):
             out.append((m, snapshot(m)))
     return out
 
