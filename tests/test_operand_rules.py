@@ -177,7 +177,35 @@ _ZERO_SIGNS = {
     "negated ZeroTensor": "x = torch.tensor(-0.15, dtype=torch.float64, requires_grad=True)\n"
                           "g, = torch.autograd.grad(torch.abs(-x), [x], create_graph=True)\n"
                           "g.backward()\nout = x.grad",
+    # sgn's ZeroTensor stored into .grad, captured or shown to a hook is materialised: +0.0 zeros
+    "sign of a vector": "x = torch.tensor([-2.0, 3.0], requires_grad=True)\n"
+                        "(x.sign() * torch.tensor([-1.0, -1.0])).sum().backward()\nout = x.grad",
+    "ZeroTensor into a -0.0 .grad": "x = torch.tensor([-2.0, 3.0], requires_grad=True)\n"
+                                    "(x * torch.tensor([-0.0, -0.0])).sum().backward()\n"
+                                    "(x.sign() * -1).sum().backward()\nout = x.grad",
+    "ZeroTensor captured": "x = torch.tensor([-2.0, 3.0], requires_grad=True)\n"
+                           "out, = torch.autograd.grad((x.sign() * -1).sum(), x)",
+    "ZeroTensor at a leaf's hook": "x = torch.tensor([-2.0, 3.0], requires_grad=True)\nout = []\n"
+                                   "x.register_hook(lambda g: out.append(repr(g)))\n"
+                                   "(x.sign() * -1).sum().backward()\nout.append(repr(x.grad))",
+    "item of a 0-dim ZeroTensor grad": "a = torch.tensor(0.0, requires_grad=True)\na.sign().backward()\n"
+                                       "out = (type(a.grad.item()).__name__, a.grad.item())\n"
+                                       "(a * -0.0).backward()\nout += (a.grad,)",
 }
+
+
+def test_zero_gradients_of_sign_by_hand():
+    def run(source):
+        env = {"torch": scalargrad}
+        exec(source, env)  # noqa: S102 - the test's own programs
+        return env["out"]
+
+    assert repr(run(_ZERO_SIGNS["sign of a vector"])) == "tensor([0., 0.])"
+    assert repr(run(_ZERO_SIGNS["ZeroTensor into a -0.0 .grad"])) == "tensor([0., 0.])"  # -0.0 + 0.0
+    assert repr(run(_ZERO_SIGNS["ZeroTensor captured"])) == "tensor([0., 0.])"
+    assert run(_ZERO_SIGNS["ZeroTensor at a leaf's hook"]) == ["tensor([0., 0.])", "tensor([0., 0.])"]
+    kind, value, grad = run(_ZERO_SIGNS["item of a 0-dim ZeroTensor grad"])
+    assert (kind, str(value), repr(grad)) == ("float", "0.0", "tensor(0.)")  # 0.0 + -0.0 in place
 
 
 @pytest.mark.parametrize("program", _ZERO_SIGNS)

@@ -153,8 +153,20 @@ def _needed(order: list, inputs) -> set:
 
 def _wrap(g, t):
     if isinstance(g, Tensor):
+        if g.__class__ is ZeroTensor and g._t.ndim:  # the engine's -0.0 zeros, as a user sees them
+            return leaf([0.0] * g._t.numel, g._t, cls=ZeroTensor)
         return g
     return leaf(g, t, cls=ZeroTensor) if g.__class__ is EfficientZero else leaf(g, t)
+
+
+def _materialised(g):
+    """A gradient as AccumulateGrad stores it: an efficient zero (sgn's derivative) becomes
+    ordinary +0.0 zeros, as ATen materialises a ZeroTensor."""
+    if g.__class__ is EfficientZero:
+        return 0.0
+    if g.__class__ is ZeroTensor:
+        return leaf([0.0] * g._t.numel if g._t.ndim else 0.0, g._t)
+    return g
 
 
 def _unwrap(g, graph: bool):
@@ -742,6 +754,7 @@ def _accumulate(run: _Run, u: Tensor, g) -> None:
     if e is None and run.capture is None and not run.graph and g is not None:
         # a leaf without hooks in plain backward: _store_grad's in-place accumulation, inline,
         # on the bare number that Tensor._grad turns into a tensor when it is read
+        g = _materialised(g)
         old = u._g
         if old is None:
             u._g = g if not isinstance(g, Tensor) else _fresh(g, u._t)
@@ -764,6 +777,7 @@ def _accumulate(run: _Run, u: Tensor, g) -> None:
             g = _unwrap(gv[0], run.graph)
     if g is None:
         return  # undefined: AccumulateGrad does nothing
+    g = _materialised(g)
     if run.capture is not None:
         if u in run.capture:
             if run.accumulate:

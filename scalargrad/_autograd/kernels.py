@@ -475,11 +475,12 @@ class TensorKernel:
 
     @staticmethod
     def no_gradient(g):
-        """PyTorch's ``_efficientzerotensor``: -0.0 everywhere, outside the graph (see
+        """PyTorch's ``_efficientzerotensor``: a ZeroTensor of -0.0 everywhere (summed, it changes
+        nothing), outside the graph; a leaf's .grad gets it as +0.0 (engine._materialised; see
         FloatKernel.no_gradient)."""
         if isinstance(g, Tensor):
             t = g._t
-            return leaf([-0.0] * t.numel if t.ndim else -0.0, TensorType(t.dtype, t.shape))
+            return leaf([-0.0] * t.numel if t.ndim else -0.0, TensorType(t.dtype, t.shape), cls=ZeroTensor)
         return -0.0
 
     @staticmethod
