@@ -5,6 +5,7 @@ the error must agree."""
 
 from __future__ import annotations
 
+import math
 import platform
 
 import pytest
@@ -255,3 +256,30 @@ def test_integer_power_by_hand():
     # (2**63 - 1)**2 = 2**126 - 2**64 + 1, which is 1 modulo 2**64: odd powers give 2**63 - 1 back
     big = scalargrad.tensor(2**63 - 1)
     assert (big ** scalargrad.tensor(2)).item() == 1 and (big ** big).item() == 2**63 - 1
+
+
+_ADD_ALPHA = [(a, b, alpha, dt) for dt in ("float32", "float64")
+              for a, b, alpha in ((-0.0, -0.0, 2), (0.0, -0.0, 2), (-0.0, 0.0, -2.5), (1.0, math.inf, 0.0),
+                                  (math.inf, math.inf, -1.0), (1.8e308, 1.8e308, 2), (1e300, 1e300, 1e10),
+                                  (math.nan, 1.0, 2))]
+
+
+def _add_alpha(lib) -> list:
+    out = []
+    for a, b, alpha, dt in _ADD_ALPHA:
+        d = getattr(lib, dt)
+        out.append(repr(lib.add(lib.tensor([a], dtype=d), lib.tensor([b], dtype=d), alpha=alpha)))
+        out.append(repr(lib.sub(lib.tensor(a, dtype=d), lib.tensor(b, dtype=d), alpha=-alpha)))
+    return out
+
+
+def test_add_with_alpha_keeps_ieee_signs_and_specials_by_hand():
+    got = _add_alpha(scalargrad)[::2]  # the add of each case (-0.0 == 0.0: no dict keys)
+    assert got[0] == "tensor([-0.])"  # -0 * 2 + -0 is -0 (IEEE)
+    assert got[1] == "tensor([0.])"  # -0 * 2 + 0 is +0
+    assert got[11] == "tensor([nan], dtype=torch.float64)"  # inf * 0 + 1
+    assert got[14] == "tensor([inf], dtype=torch.float64)"  # 1e310 + 1e300: past float64
+
+
+def test_add_with_alpha_matches_torch(torch_ref):
+    assert _add_alpha(scalargrad) == _add_alpha(torch_ref)

@@ -379,7 +379,7 @@ def with_scalar(op, a: Tensor, number) -> Tensor:
 def _add_alpha(op, a: Tensor, b: Tensor, alpha, dt) -> Tensor:
     """add/sub with alpha != 1: ``a + alpha * b`` as ATen's kernel computes it, one fused
     multiply-add per element (float32: rounded once; float64: exactly rounded)."""
-    from .._base.kernel_order import fma_chain
+    from .._base.kernel_order import fma
 
     f32 = dt is dtypes.float32
     al = dt.round(alpha) if op is E.Add else dt.round(-alpha)
@@ -388,20 +388,19 @@ def _add_alpha(op, a: Tensor, b: Tensor, alpha, dt) -> Tensor:
     x = _column_cast(a, dt, shape)
     y = _column_cast(b, dt, shape)
     if not shape:
-        val = _fma(y, al, x, dt, f32, fma_chain)
+        val = _fma(y, al, x, dt, f32, fma)
         return make(op, TensorType(dt, ()), val, (a, b), alpha)
     xs = x if isinstance(x, list) else [x] * n
     ys = y if isinstance(y, list) else [y] * n
-    vals = [_fma(q, al, p, dt, f32, fma_chain) for p, q in zip(xs, ys)]
+    vals = [_fma(q, al, p, dt, f32, fma) for p, q in zip(xs, ys)]
     return make(op, TensorType(dt, shape), vals, (a, b), alpha)
 
 
-def _fma(y, al, x, dt, f32, fma_chain):
+def _fma(y, al, x, dt, f32, fma):
     if not dt.is_floating_point:
         return dt.round(x + al * y)
-    # fma(y, al, x) = y * al + x, one rounding: fma_chain over [1, y] . [x, al] adds x first
-    # (exact: 1 * x), then the product, rounding once
-    return fma_chain([1.0, y], [x, al], f32)
+    # y * al + x, one rounding (a chain from +0.0 would lose x's sign when both are zeros)
+    return fma(y, al, x, f32)
 
 
 def elementwise(op, operands: Sequence, c=None, out_dtype=None) -> Tensor:
