@@ -18,6 +18,12 @@ PROGRAMS = {
                                "g.sum().backward()\nout = (g, b.grad)",
     "unbind with a hook": "d = torch.tensor([1.0, 2.0], requires_grad=True)\nu = d.unbind()\nout = []\n"
                           "u[0].register_hook(lambda g: out.append(g))\n(u[0] * 3).backward()\nout.append(d.grad)",
+    "max(dim) of a 0-dim tensor": "a = torch.tensor(1.5, requires_grad=True)\n"
+                                  "v, i = a.max(0)\n(v * 2).backward()\nout = (v, i, a.grad)",
+    "min(dim, keepdim) of a 0-dim tensor": "a = torch.tensor(1.5, requires_grad=True)\n"
+                                           "v, i = a.min(0, keepdim=True)\n(v * 2).backward()\nout = (v, i, a.grad)",
+    "flip of a 0-dim tensor": "a = torch.tensor(1.5, requires_grad=True)\n(a.flip(0) * 3).backward()\nout = a.grad",
+    "roll of a 0-dim tensor": "out = torch.tensor(1.5).roll(1, 0)",
 }
 
 
@@ -35,6 +41,9 @@ def test_degenerate_operands_by_hand():
         return _run(scalargrad, PROGRAMS[name])
 
     assert got("unbind of a vector, backward") == "tensor([1., 2., 0.])"
+    assert got("max(dim) of a 0-dim tensor") == "(tensor(1.5000, grad_fn=<MaxBackward0>), tensor(0), tensor(2.))"
+    assert got("flip of a 0-dim tensor") == "tensor(3.)"
+    assert got("roll of a 0-dim tensor") == "IndexError: Dimension specified as 0 but tensor has no dimensions"
 
 
 @pytest.mark.parametrize("name", PROGRAMS)

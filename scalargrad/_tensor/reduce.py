@@ -186,7 +186,8 @@ def max_min(x: Tensor, dim=None, keepdim: bool = False, largest: bool = True, ot
     op = R.MaxDim if largest else R.MinDim
     c = Reduced(shape, (d,) if nd else (), bool(keepdim), False, indices=idx, raw={"dim": dim})
     c.picked = picked  # the flat input index each value came from, for the backward
-    out = make(op, TensorType(x._t.dtype, out_shape), values if out_shape else values[0], (x,), c)
+    # the backward is a scatter, which only the tensor kernel has: a 0-dim input runs it too
+    out = make(op if nd else op.tensor, TensorType(x._t.dtype, out_shape), values if out_shape else values[0], (x,), c)
     return ReturnTypes(name, out, idx)
 
 

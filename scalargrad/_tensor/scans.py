@@ -165,4 +165,5 @@ def flip(x: Tensor, *dims) -> Tensor:
     out = [vals[i] for i in idx]
     layout = Layout(shape, x._t.dtype, map=idx, dims=ds)
     layout.raw = {"dims": tuple(dims)}
-    return make(SC.Flip, TensorType(x._t.dtype, shape), out if nd else out[0], (x,), layout)
+    # the backward flips on the tensor kernel, which a 0-dim input runs too
+    return make(SC.Flip if nd else SC.Flip.tensor, TensorType(x._t.dtype, shape), out if nd else out[0], (x,), layout)

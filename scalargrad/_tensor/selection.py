@@ -326,6 +326,8 @@ def roll(x: Tensor, shifts, dims=None) -> Tensor:
         st = contiguous_strides(shape)
         m = list(range(n))
         for s, d in zip(sh, ds):
+            if not shape:
+                raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
             d = norm_dim(d, len(shape))
             size = shape[d]
             m = [m[j - ((j // st[d]) % size) * st[d] + (((j // st[d]) % size - s) % size) * st[d]] for j in range(n)]
