@@ -24,6 +24,9 @@ PROGRAMS = {
                                            "v, i = a.min(0, keepdim=True)\n(v * 2).backward()\nout = (v, i, a.grad)",
     "flip of a 0-dim tensor": "a = torch.tensor(1.5, requires_grad=True)\n(a.flip(0) * 3).backward()\nout = a.grad",
     "roll of a 0-dim tensor": "out = torch.tensor(1.5).roll(1, 0)",
+    "softmax of an empty vector": "out = (torch.softmax(torch.zeros(0), 0), torch.log_softmax(torch.zeros(0), 0))",
+    "softmax over an empty dim": "x = torch.zeros(2, 0, requires_grad=True)\ny = torch.log_softmax(x, 1)\n"
+                                 "y.sum().backward()\nout = (y, x.grad, torch.softmax(torch.zeros(0, 3), 0))",
 }
 
 
@@ -44,6 +47,7 @@ def test_degenerate_operands_by_hand():
     assert got("max(dim) of a 0-dim tensor") == "(tensor(1.5000, grad_fn=<MaxBackward0>), tensor(0), tensor(2.))"
     assert got("flip of a 0-dim tensor") == "tensor(3.)"
     assert got("roll of a 0-dim tensor") == "IndexError: Dimension specified as 0 but tensor has no dimensions"
+    assert got("softmax of an empty vector") == "(tensor([]), tensor([]))"
 
 
 @pytest.mark.parametrize("name", PROGRAMS)

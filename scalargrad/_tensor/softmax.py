@@ -66,6 +66,8 @@ def softmax(x: Tensor, dim: int, log: bool = False, dtype=None) -> Tensor:
     vals = x._val if nd else [x._val]
     out = [0.0] * len(vals)
     for idx in slices(shape, d if nd else 0):
+        if not idx:  # a slice along a dimension of size 0: nothing to normalise
+            continue
         row = [vals[i] for i in idx]
         m = _max(row)
         shifted = [r(a - m) for a in row]
