@@ -27,6 +27,11 @@ PROGRAMS = {
     "softmax of an empty vector": "out = (torch.softmax(torch.zeros(0), 0), torch.log_softmax(torch.zeros(0), 0))",
     "softmax over an empty dim": "x = torch.zeros(2, 0, requires_grad=True)\ny = torch.log_softmax(x, 1)\n"
                                  "y.sum().backward()\nout = (y, x.grad, torch.softmax(torch.zeros(0, 3), 0))",
+    "axis and keepdims": "x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 7.0]])\n"
+                         "out = (x.sum(axis=1), torch.sum(x, axis=1, keepdims=True), x.mean(axis=0), x.max(axis=1), "
+                         "x.std(axis=1), x.argmax(axis=1), x.softmax(axis=1), torch.cat([x, x], axis=0).shape, "
+                         "x.cumsum(axis=1), x.sum(axis=(0, 1)), x.unbind(axis=1))",
+    "axis where PyTorch's function is Python": "out = torch.tensor([1.0, 2.0]).norm(axis=0)",
 }
 
 
@@ -48,6 +53,7 @@ def test_degenerate_operands_by_hand():
     assert got("flip of a 0-dim tensor") == "tensor(3.)"
     assert got("roll of a 0-dim tensor") == "IndexError: Dimension specified as 0 but tensor has no dimensions"
     assert got("softmax of an empty vector") == "(tensor([]), tensor([]))"
+    assert got("axis and keepdims").startswith("(tensor([ 6., 16.]), tensor([[ 6.],\n        [16.]]), ")
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
