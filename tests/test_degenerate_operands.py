@@ -32,6 +32,13 @@ PROGRAMS = {
                          "x.std(axis=1), x.argmax(axis=1), x.softmax(axis=1), torch.cat([x, x], axis=0).shape, "
                          "x.cumsum(axis=1), x.sum(axis=(0, 1)), x.unbind(axis=1))",
     "axis where PyTorch's function is Python": "out = torch.tensor([1.0, 2.0]).norm(axis=0)",
+    "clamp with a nan bound": "out = torch.clamp(torch.tensor([1.0, -2.0]), 3.5e38, float('nan'))",
+    "clamp bound past float32": "out = torch.clamp(torch.tensor([1.0, -2.0]), max=3.5e38)",
+    "clamp bound past half": "out = torch.clamp(torch.tensor([1.0, -2.0]).half(), 0, 70000.0)",
+    "clamp bound past int8": "out = torch.clamp(torch.tensor([1, 2], dtype=torch.int8), 300)",
+    "clamp bound in int64": "out = torch.clamp(torch.tensor([1, 2]), 2 ** 40)",
+    "clamp with nan, backward": "x = torch.tensor([1.0, -2.0], requires_grad=True)\n"
+                                "torch.clamp(x, 0.0, float('nan')).sum().backward()\nout = x.grad",
 }
 
 
@@ -54,6 +61,10 @@ def test_degenerate_operands_by_hand():
     assert got("roll of a 0-dim tensor") == "IndexError: Dimension specified as 0 but tensor has no dimensions"
     assert got("softmax of an empty vector") == "(tensor([]), tensor([]))"
     assert got("axis and keepdims").startswith("(tensor([ 6., 16.]), tensor([[ 6.],\n        [16.]]), ")
+    assert got("clamp with a nan bound") == "tensor([nan, nan])"
+    assert got("clamp bound past half") == "RuntimeError: value cannot be converted to type c10::Half without overflow"
+    assert got("clamp bound past int8") == "RuntimeError: value cannot be converted to type int8_t without overflow"
+    assert got("clamp with nan, backward") == "tensor([0., 0.])"  # x >= 0 and x <= nan: never
 
 
 @pytest.mark.parametrize("name", PROGRAMS)

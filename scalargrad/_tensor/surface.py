@@ -451,14 +451,12 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
         return elementwise(E.ClampT, (self, bound(lo, -inf), bound(hi, inf)), (lo is None, hi is None))
     dt = _clamp_dtype(self, lo, hi)
     t = self._t
-    if dt is dtypes.float32:
-        for bound in (lo, hi):  # PyTorch converts a clamp bound with an overflow check
-            if bound.__class__ is float and 3.4028234663852886e38 < abs(bound) < float("inf"):
-                raise RuntimeError("value cannot be converted to type float without overflow")
-    if not dt.is_floating_point:
-        for bound in (lo, hi):
-            if bound is not None and bound != bound or bound in (float("inf"), float("-inf")):
-                raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    given = [b for b in (lo, hi) if b is not None]
+    if len(given) < 2 or all(b == b for b in given):
+        # PyTorch converts each bound to the tensor's C++ type with an overflow check, except
+        # when both are given and one is nan: then it fills the result with nan
+        for bound in given:
+            _check_clamp_bound(dt, bound)
     r = dt.round
     # rounded for the comparisons, remembering the numbers given (PyTorch saves them: _saved_min)
     keep = constant if dt.is_floating_point else (lambda number, rounded: rounded)
@@ -472,6 +470,19 @@ def _clamp(self, min=None, max=None, op=None):  # noqa: A002 - PyTorch's paramet
         return make(op, tt, r(E._clamp(r, x._val, c)), (x,), c)
     vals = compute(op, dt, [x._val], tt.numel, c)
     return make(op, tt, vals, (x,), c)
+
+
+_HALF_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38}
+
+
+def _check_clamp_bound(dt, bound) -> None:
+    """c10's checked conversion of a clamp bound to ``dt`` ("value cannot be converted to type
+    c10::Half without overflow"): half and bfloat16 are checked here too."""
+    top = _HALF_MAX.get(dt.name)
+    if top is None:
+        dtypes.check_fits(dt, bound)
+    elif bound == bound and abs(bound) != float("inf") and abs(bound) > top:
+        raise RuntimeError(f"value cannot be converted to type {dt.c_name} without overflow")
 
 
 def _nonzero(condition) -> tuple:
