@@ -779,13 +779,13 @@ def _accumulate(run: _Run, u: Tensor, g) -> None:
         return  # undefined: AccumulateGrad does nothing
     g = _materialised(g)
     if run.capture is not None:
-        if u in run.capture:
-            if run.accumulate:
-                _store_grad(u, g, run.graph, True)
-            else:
-                prev = run.captured.get(u)
-                run.captured[u] = g if prev is None else (GraphKernel if run.graph else u._t.kernel).add(prev, g)
-        return
+        if u not in run.capture:
+            return
+        if not run.accumulate:
+            prev = run.captured.get(u)
+            run.captured[u] = g if prev is None else (GraphKernel if run.graph else u._t.kernel).add(prev, g)
+            return
+        # backward(inputs=[leaf]): AccumulateGrad runs as in a plain backward, hooks included
     _store_grad(u, g, run.graph, True)
     if e is not None and e.post_acc:
         for hook in list(e.post_acc.values()):
