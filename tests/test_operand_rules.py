@@ -189,6 +189,8 @@ _ZERO_SIGNS = {
     "ZeroTensor at a leaf's hook": "x = torch.tensor([-2.0, 3.0], requires_grad=True)\nout = []\n"
                                    "x.register_hook(lambda g: out.append(repr(g)))\n"
                                    "(x.sign() * -1).sum().backward()\nout.append(repr(x.grad))",
+    "ZeroTensor through a slice": "x = torch.tensor([1.0, -2.0, 3.0, 0.0, 5.0, -6.0], requires_grad=True)\n"
+                                  "x[::2].sgn().sum().backward()\nout = x.grad",
     "item of a 0-dim ZeroTensor grad": "a = torch.tensor(0.0, requires_grad=True)\na.sign().backward()\n"
                                        "out = (type(a.grad.item()).__name__, a.grad.item())\n"
                                        "(a * -0.0).backward()\nout += (a.grad,)",
@@ -204,6 +206,7 @@ def test_zero_gradients_of_sign_by_hand():
     assert repr(run(_ZERO_SIGNS["sign of a vector"])) == "tensor([0., 0.])"
     assert repr(run(_ZERO_SIGNS["ZeroTensor into a -0.0 .grad"])) == "tensor([0., 0.])"  # -0.0 + 0.0
     assert repr(run(_ZERO_SIGNS["ZeroTensor captured"])) == "tensor([0., 0.])"
+    assert repr(run(_ZERO_SIGNS["ZeroTensor through a slice"])) == "tensor([0., 0., 0., 0., 0., 0.])"
     assert run(_ZERO_SIGNS["ZeroTensor at a leaf's hook"]) == ["tensor([0., 0.])", "tensor([0., 0.])"]
     kind, value, grad = run(_ZERO_SIGNS["item of a 0-dim ZeroTensor grad"])
     assert (kind, str(value), repr(grad)) == ("float", "0.0", "tensor(0.)")  # 0.0 + -0.0 in place

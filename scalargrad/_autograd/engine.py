@@ -153,8 +153,6 @@ def _needed(order: list, inputs) -> set:
 
 def _wrap(g, t):
     if isinstance(g, Tensor):
-        if g.__class__ is ZeroTensor and g._t.ndim:  # the engine's -0.0 zeros, as a user sees them
-            return leaf([0.0] * g._t.numel, g._t, cls=ZeroTensor)
         return g
     return leaf(g, t, cls=ZeroTensor) if g.__class__ is EfficientZero else leaf(g, t)
 
