@@ -55,13 +55,13 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ._autograd import engine
-from ._autograd.engine import _adapt
 from ._autograd.function import Pick as FunctionPick
-from ._autograd.kernels import FloatKernel
+from ._autograd.gradients import adapt
 from ._base import dtypes, grad_mode
 from ._base.dtypes import TensorType
 from ._ops.elementwise import Elementwise
-from ._ops.shape import Unbind
+from ._ops.float_kernel import FloatKernel
+from ._ops.joins import Unbind
 from ._ops.table import Op
 from ._tensor.tensor import Tensor, leaf
 from .symbolic_elements import NO_ELEMENT, Elem, ElementGraph, ElementOp, Opaque, element_index, shape_pick
@@ -1237,13 +1237,13 @@ class _Local:
         its elements' verified partials give."""
         if not self.graph.expanded:
             return
-        prev = grad_mode._state.enabled
-        grad_mode._state.enabled = False  # the tensor kernel's ops must record nothing
+        prev = grad_mode.state.enabled
+        grad_mode.state.enabled = False  # the tensor kernel's ops must record nothing
         try:
             for v in self.graph.expanded:
                 self._vjp(v)
         finally:
-            grad_mode._state.enabled = prev
+            grad_mode.state.enabled = prev
 
     def _vjp(self, v) -> None:
         op = v._op
@@ -1285,7 +1285,7 @@ class _Local:
         for u, gi in zip(vin, grads):
             if gi is None or not u._rg:
                 continue
-            gi = _adapt(gi, u, v, False)
+            gi = adapt(gi, u, v, False)
             vals = gi._val if isinstance(gi, Tensor) else gi
             vals = list(vals) if isinstance(vals, list) else [vals]
             prev = got.get(u)

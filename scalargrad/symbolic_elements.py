@@ -8,7 +8,7 @@ becomes one *element* per output element, whose inputs are the input elements it
 * A 0-dim node of 0-dim tensors is its own element (the tensor itself, no copy): a scalar
   program of millions of nodes is checked as cheaply as before tensors had dimensions.
 * An elementwise op's element ``j`` takes the element of each input broadcast to position
-  ``j`` (``_tensor.build.positions``), and keeps the op itself: its ``sympy`` form and its
+  ``j`` (``_tensor.operands.positions``), and keeps the op itself: its ``sympy`` form and its
   ``backward`` formula run on the element's numbers (the float kernels) as on a 0-dim node.
 * Reductions, products, views, copies, joins, indexing and losses are made of a few
   structural element ops, declared here with their form, value and partial derivatives side
@@ -21,7 +21,7 @@ becomes one *element* per output element, whose inputs are the input elements it
   ``BackwardHookFunction``); otherwise its elements are opaque.
 
 Which version of an input a node consumed is decided at the tensor level first
-(``engine._route``: a tensor changed in place since), then the node is expanded.
+(``engine.route``: a tensor changed in place since), then the node is expanded.
 """
 
 from __future__ import annotations
@@ -29,36 +29,38 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from ._autograd.engine import _route
+from ._autograd.engine import route
 from ._autograd.function import Pick as FunctionPick
-from ._autograd.kernels import _Scatter
 from ._base.dtypes import TensorType
+from ._base.layout import slices
 from ._ops import convolution as CV
 from ._ops import embedding as EM
-from ._ops import linalg as L
+from ._ops import fill as FI
+from ._ops import joins as J
 from ._ops import losses as LO
 from ._ops import moments as MO
 from ._ops import normalization as NO
 from ._ops import norms as NM
 from ._ops import pooling as PO
+from ._ops import products as L
 from ._ops import reductions as R
 from ._ops import scans as SC
 from ._ops import scatter as W
 from ._ops import selection as SE
-from ._ops import shape as S
 from ._ops import softmax as SM
-from ._ops.elementwise import CompareInplace, Elementwise
-from ._ops.shape import Layout
-from ._tensor.build import broadcast_shapes, positions
-from ._tensor.indexing import IndexPut
-from ._tensor.reduce import group_index
-from ._tensor.softmax import slices
+from ._ops import views as S
+from ._ops.comparison import CompareInplace
+from ._ops.elementwise import Elementwise
+from ._ops.indexing import IndexPut, Scatter
+from ._ops.views import Layout
+from ._tensor.operands import broadcast_shapes, positions
+from ._tensor.reductions import group_index
 from ._tensor.tensor import MANY
 
 __all__ = ["Elem", "ElementGraph", "ElementOp", "ELEMENT_OPS", "Same", "Const", "SumOf", "MeanOf", "MaxOf", "MinOf",
            "DotOf", "AddmmOf", "MseOf", "PointwiseLossOf", "LOSS_ELEMENTS", "NllOf", "NllBackwardOf", "SoftmaxOf",
-           "LogSoftmaxOf", "SoftmaxBackwardOf", "LogSoftmaxBackwardOf", "Opaque", "opaque_op", "element_index",
-           "NO_ELEMENT", "shape_pick", "covers", "WindowMeanOf", "WindowSpreadOf",
+           "LogSoftmaxOf", "LogsumexpOf", "SoftmaxBackwardOf", "LogSoftmaxBackwardOf", "Opaque", "opaque_op",
+           "element_index", "NO_ELEMENT", "shape_pick", "covers", "WindowMeanOf", "WindowSpreadOf",
            "NormalizedOf", "LastOf"]
 
 
@@ -543,7 +545,7 @@ class NormOf(ElementOp):
 
     @staticmethod
     def sympy(sp, args, c):
-        return NM._sympy_norm(sp, args, float(c))
+        return NM.sympy_norm(sp, args, float(c))
 
     @staticmethod
     def value(vals, c):
@@ -579,7 +581,7 @@ class DistOf(NormOf):
     @staticmethod
     def sympy(sp, args, c):
         m = len(args) // 2
-        return NM._sympy_norm(sp, [x - y for x, y in zip(args[:m], args[m:])], float(c))
+        return NM.sympy_norm(sp, [x - y for x, y in zip(args[:m], args[m:])], float(c))
 
     @staticmethod
     def value(vals, c):
@@ -760,6 +762,41 @@ class LogSoftmaxOf(ElementOp):
     @staticmethod
     def sample():
         return [0.75, -1.25, 2.5], 1
+
+
+class LogsumexpOf(ElementOp):
+    """A logsumexp of input elements (``logsumexp``): the op table's ``Logsumexp.sympy``; its
+    partials are the slice's softmax weights, ``exp(x_i - y)``."""
+
+    name = "logsumexp"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return R.Logsumexp.sympy(sp, *args)
+
+    @staticmethod
+    def value(vals, c):
+        if any(not math.isfinite(x) for x in vals):
+            return math.nan, 0.0
+        m, _, s = _softmax_of(vals)
+        ls = math.log(s)
+        return m + ls, abs(m) + abs(ls) + 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        if any(not math.isfinite(x) for x in vals):
+            return [math.nan] * len(vals)
+        _, e, s = _softmax_of(vals)
+        return [x / s for x in e]
+
+    @staticmethod
+    def partial_scales(vals, c):
+        """exp(x_i - y) carries the rounding of x_i - y: relative to |x_i| + |y|."""
+        if any(not math.isfinite(x) for x in vals):
+            return [math.nan] * len(vals)
+        m, e, s = _softmax_of(vals)
+        y = m + math.log(s)
+        return [x / s * (1.0 + abs(v) + abs(y)) for x, v in zip(e, vals)]
 
 
 class SoftmaxBackwardOf(ElementOp):
@@ -1090,8 +1127,8 @@ class LastOf(ElementOp):
 
 
 ELEMENT_OPS = [Same, Const, SumOf, MeanOf, MaxOf, MinOf, DotOf, AddmmOf, *LOSS_ELEMENTS.values(), NllOf,
-               NllBackwardOf, SoftmaxOf, LogSoftmaxOf, SoftmaxBackwardOf, LogSoftmaxBackwardOf, ScaledSumOf,
-               EmbeddingPickOf, WindowMeanOf, WindowSpreadOf, NormalizedOf, LastOf]
+               NllBackwardOf, SoftmaxOf, LogSoftmaxOf, LogsumexpOf, SoftmaxBackwardOf, LogSoftmaxBackwardOf,
+               ScaledSumOf, EmbeddingPickOf, WindowMeanOf, WindowSpreadOf, NormalizedOf, LastOf]
 
 
 # ---------------------------------------------------------------- the graph
@@ -1104,7 +1141,7 @@ def _seq(v) -> int:
 _special: dict = {}  # op -> does a node of it need expanding whatever its shape
 # ops whose elements are not their declared form (a filled element is the number, not the
 # input; an assigned number has no input): expanded even on 0-dim tensors
-_ALWAYS_EXPANDED = (S.Fill, S.MaskedFill, IndexPut, W.Written)
+_ALWAYS_EXPANDED = (FI.Fill, FI.MaskedFill, IndexPut, W.Written)
 
 
 def shape_pick(v) -> bool:
@@ -1149,7 +1186,7 @@ class ElementGraph:
             vin = v._in
             for u in vin:
                 if u._rg and u._seq > vseq:  # changed in place since: take the version v consumed
-                    vin = tuple(_route(u, v, False) if (u._rg and u._seq > vseq) else u for u in v._in)
+                    vin = tuple(route(u, v, False) if (u._rg and u._seq > vseq) else u for u in v._in)
                     break
             node_ins[v] = vin
             for u in vin:
@@ -1832,15 +1869,16 @@ _BUILDERS = {
     **{op: _normalized for op in NO.NORMALIZATION_OPS},
     PO.MaxPool2d: _max_pool, PO.AvgPool2d: _avg_pool, PO.AvgPool2dBackward: _avg_pool_backward,
     PO.AdaptiveAvgPool2d: _avg_pool, PO.AdaptiveAvgPool2dBackward: _avg_pool_backward,
-    S.Cat: _join, S.Stack: _join, S.MaskedFill: _masked_fill, S.Fill: _fill, S.Zero: _fill, S.CopyInto: _copy_into,
-    IndexPut: _index_put, R.Amax: _reduction(MaxOf), R.Amin: _reduction(MinOf), S.FillTensor: _fill_tensor,
+    J.Cat: _join, J.Stack: _join, FI.MaskedFill: _masked_fill, FI.Fill: _fill, FI.Zero: _fill, FI.CopyInto: _copy_into,
+    IndexPut: _index_put, R.Amax: _reduction(MaxOf), R.Amin: _reduction(MinOf), FI.FillTensor: _fill_tensor,
+    R.Logsumexp: _reduction(LogsumexpOf),
     **{op: _pointwise_loss for op in LO.POINTWISE_LOSSES},
     SM.Softmax: _along(SoftmaxOf), SM.LogSoftmax: _along(LogSoftmaxOf),
     SM.SoftmaxBackwardData: _along_backward(SoftmaxBackwardOf),
     SM.LogSoftmaxBackwardData: _along_backward(LogSoftmaxBackwardOf),
 }
 # an in-place comparison's elements are its 1s and 0s, constants
-_BUILDERS_BY_CLASS = [(W.Written, _written), (SE.Picked, _picked), (_Scatter, _scatter), (IndexPut, _index_put),
+_BUILDERS_BY_CLASS = [(W.Written, _written), (SE.Picked, _picked), (Scatter, _scatter), (IndexPut, _index_put),
                       (CompareInplace, _fill),
                       (S.Structural, _same_order)]
 

@@ -112,7 +112,7 @@ def assert_grads():
     from scalargrad.autograd import grad
     from scalargrad.symbolic import sympy_check
 
-    def check(output, expected: dict, rel=None, abs=None, symbols=None):  # noqa: A002 - pytest's name
+    def check(output, expected: dict, rel=None, abs=None, symbols=None):  # pytest's name
         inputs = list(expected)
         got = grad(output, inputs, retain_graph=True, allow_unused=True)
         for i, (g, want) in enumerate(zip(got, expected.values())):

@@ -14,7 +14,7 @@ import sympy as sp
 
 import scalargrad as torch
 from scalargrad._autograd import engine
-from scalargrad._ops import elementwise as E
+from scalargrad._ops import unary as UN
 from scalargrad.symbolic import (
     WHOLE_MAX_NODES,
     SymbolicMismatch,
@@ -234,7 +234,7 @@ def _wrong_sin(k, g, v):
 
 @pytest.mark.parametrize("strategy", ["whole", "local"])
 def test_a_wrong_derivative_rule_is_caught(monkeypatch, strategy):
-    monkeypatch.setattr(E.Sin, "backward", staticmethod(_wrong_sin))
+    monkeypatch.setattr(UN.Sin, "backward", staticmethod(_wrong_sin))
     x = leaf(0.7)
     z = x.sin() * 2
     report = sympy_check(z, strategy=strategy)
@@ -247,7 +247,7 @@ def test_a_wrong_derivative_rule_is_caught(monkeypatch, strategy):
 
 
 def test_a_wrong_forward_is_caught(monkeypatch):
-    monkeypatch.setattr(E.Tanh, "forward", staticmethod(lambda r, a: math.sin(a)))
+    monkeypatch.setattr(UN.Tanh, "forward", staticmethod(lambda r, a: math.sin(a)))
     x = leaf(0.7)
     report = sympy_check(x.tanh() + x)
     assert any("forward value" in f and "tanh(a0)" in f for f in report.failures)
@@ -429,7 +429,7 @@ def test_check_every_backward_with_create_graph_and_big_graphs():
 
 @pytest.mark.no_sympy_check  # installs wrong derivative rules on purpose
 def test_check_every_backward_reports_and_raises_on_wrong_rules(monkeypatch):
-    monkeypatch.setattr(E.Sin, "backward", staticmethod(_wrong_sin))
+    monkeypatch.setattr(UN.Sin, "backward", staticmethod(_wrong_sin))
     with check_every_backward() as log:
         x = leaf(0.7)
         x.sin().backward()

@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 
 import scalargrad as torch
 from scalargrad import nn, symbolic
-from scalargrad._autograd import kernels as K
-from scalargrad._ops import elementwise as E
+from scalargrad._ops import arithmetic as AR
+from scalargrad._ops import unary as UN
 from scalargrad._ops.table import REGISTRY
+from scalargrad._tensor import tensor_kernel as K
 from scalargrad.symbolic import SymbolicMismatch, check_every_backward, sympy_check, to_sympy
 from scalargrad.symbolic_elements import ELEMENT_OPS, Elem, ElementGraph, SumOf, covers
 
@@ -395,7 +396,7 @@ def _wrong_mul_bulk(k, g, v):
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_a_wrong_bulk_formula_is_caught(monkeypatch, strategy):
     # the engine runs MulBulk's formula on nodes of tensors with dimensions
-    monkeypatch.setattr(E.Mul.tensor, "backward", staticmethod(_wrong_mul_bulk))
+    monkeypatch.setattr(AR.Mul.tensor, "backward", staticmethod(_wrong_mul_bulk))
     x, w = leaf([[1.0, 2.0], [3.0, 4.0]]), leaf([0.5, -1.5])
     report = sympy_check((x * w).sum(), {x: "x", w: "w"}, strategy=strategy)
     assert not report.ok
@@ -424,7 +425,7 @@ def test_a_wrong_tensor_kernel_helper_is_caught(monkeypatch):
 @pytest.mark.no_sympy_check  # installs a wrong declared formula on purpose
 def test_a_wrong_declared_formula_is_caught_on_elements(monkeypatch):
     # the declared formula runs on each element's numbers with the float kernel
-    monkeypatch.setattr(E.Sin, "backward", staticmethod(lambda k, g, v: (k.mul(g, k.cos(k.ins(v)[0])) * 1.01,)))
+    monkeypatch.setattr(UN.Sin, "backward", staticmethod(lambda k, g, v: (k.mul(g, k.cos(k.ins(v)[0])) * 1.01,)))
     x = leaf([0.5, 0.7])
     report = sympy_check(x.sin().sum(), strategy="local")
     assert any(f.startswith("SinBackward0 (node 1 of 2), element [0]: d/d(input 0)") for f in report.failures), \

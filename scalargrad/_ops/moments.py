@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+from .._base import ieee
+from .float_kernel import helper
 from .reductions import Reduced
 from .table import Api, Op, register
 
@@ -28,7 +30,7 @@ class Moments(Reduced):
 
     __slots__ = ("correction", "divisor_shift")
 
-    def __init__(self, in_shape, dims, keepdim: bool, all: bool, correction, shift: float,  # noqa: A002
+    def __init__(self, in_shape, dims, keepdim: bool, all: bool, correction, shift: float,
                  raw=None) -> None:
         super().__init__(in_shape, dims, keepdim, all, raw=raw)
         self.correction = correction
@@ -99,3 +101,17 @@ class Std(Op):
 
 
 MOMENTS = [Var, Std]
+
+
+# ---------------------------------------------------------------- derivative helpers, on floats
+
+
+@helper
+def var_backward(k, g, x, c):
+    """var_backward of a 0-dim input: (2 / (1 - correction)) * grad * (self - self)."""
+    return k.mul(k.mul(k.r(ieee.div(2.0, 1.0 - c.divisor_shift)), g), k.sub(x, x))
+
+
+@helper
+def std_backward(k, g, x, y, c):
+    return var_backward(k, 0.0 if y == 0 else k.div(g, k.mul(y, 2.0)), x, c)

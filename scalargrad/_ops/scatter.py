@@ -16,8 +16,8 @@ input element it ends as, or the sum of the self element and the writes
 
 from __future__ import annotations
 
-from .shape import Structural
 from .table import Api, no_derivative, register
+from .views import Structural
 
 __all__ = ["Written", "Scatter", "ScatterValue", "ScatterAdd", "ScatterReduce", "ScatterReduceValue",
            "ScatterReduceInplace", "ScatterReduceValueInplace", "IndexAdd",

@@ -42,7 +42,7 @@ class WorkerInfo:
     """What ``get_worker_info()`` returns inside a worker: ``id``, ``num_workers``, ``seed`` and
     the worker's copy of the ``dataset``."""
 
-    def __init__(self, id: int, num_workers: int, seed: int, dataset) -> None:  # noqa: A002 - PyTorch's name
+    def __init__(self, id: int, num_workers: int, seed: int, dataset) -> None:
         self.id = id
         self.num_workers = num_workers
         self.seed = seed
