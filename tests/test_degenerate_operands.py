@@ -31,6 +31,10 @@ PROGRAMS = {
                          "out = (x.sum(axis=1), torch.sum(x, axis=1, keepdims=True), x.mean(axis=0), x.max(axis=1), "
                          "x.std(axis=1), x.argmax(axis=1), x.softmax(axis=1), torch.cat([x, x], axis=0).shape, "
                          "x.cumsum(axis=1), x.sum(axis=(0, 1)), x.unbind(axis=1))",
+    "softmax of an empty vector, backward": "x = torch.zeros(0, requires_grad=True)\n"
+                                            "torch.softmax(x, 0).sum().backward()\nout = x.grad",
+    "axis and keepdims of logsumexp": "x = torch.tensor([[1.0, 2.0], [3.0, 5.0]])\n"
+                                      "out = (x.logsumexp(axis=1), torch.logsumexp(x, axis=0, keepdims=True))",
     "axis where PyTorch's function is Python": "out = torch.tensor([1.0, 2.0]).norm(axis=0)",
     "clamp with a nan bound": "out = torch.clamp(torch.tensor([1.0, -2.0]), 3.5e38, float('nan'))",
     "clamp bound past float32": "out = torch.clamp(torch.tensor([1.0, -2.0]), max=3.5e38)",

@@ -67,6 +67,8 @@ def backward_data(g: Tensor, y: Tensor, c: Along, log: bool) -> Tensor:
     last = not nd or c.dim == nd - 1
     out = [0.0] * len(yv)
     for idx in slices(shape, c.dim):
+        if not idx:  # a slice along a dimension of size 0
+            continue
         vals = backward_slice([gv[i] for i in idx], [yv[i] for i in idx], r, log, last, fused)
         for i, v in zip(idx, vals):
             out[i] = v
