@@ -322,6 +322,10 @@ def _logsumexp_arguments(name: str, args: tuple, kwargs: dict, first: int) -> tu
     if len(args) > 2:
         raise TypeError(f"{name}() takes from {first} to {first + 1} positional arguments but "
                         f"{len(args) + first - 1} were given")
+    for alias, real, at in (("axis", "dim", 0), ("keepdims", "keepdim", 1)):  # NumPy's names, as the parser's
+        if alias in kwargs and real not in kwargs and len(args) <= at:
+            kwargs = dict(kwargs)
+            kwargs[real] = kwargs.pop(alias)
     for key in kwargs:
         if key not in ("dim", "keepdim", "out"):
             raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
