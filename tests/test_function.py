@@ -181,6 +181,37 @@ def test_setup_context_receives_forwards_defaults(L):
         Scale.apply(a, 1.0, 2.0)
 
 
+def test_integer_outputs_take_no_gradient(L):
+    seen = []
+
+    class Count(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, (x > 0).sum()
+
+        @staticmethod
+        def backward(ctx, g, h):
+            seen.append(h.tolist())
+            return g * 2
+
+    class Only(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return (x > 0).sum()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = L.tensor([1.0, -1.0], requires_grad=True)
+    y, n = Count.apply(x)
+    assert (n.requires_grad, n.grad_fn, y.grad_fn is not None) == (False, None, True)
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0] and seen == [0]  # the integer output's gradient: zeros
+    m = Only.apply(x)
+    assert (m.requires_grad, m.grad_fn, m.item()) == (False, None, 1)
+
+
 def test_unused_output_gets_zeros_or_none(L):
     seen = []
 

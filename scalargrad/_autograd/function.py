@@ -349,7 +349,7 @@ class Function(metaclass=_FunctionMeta):
                 return o
             out = _as_output(o, inputs)
             _remember_versions(ctx)
-            if id(o) in non_diff:
+            if id(o) in non_diff or not o._t.dtype.is_floating_point:  # integers take no gradient
                 return out
             _connect(out, cls._op, inputs, ctx, seq)
             return out
@@ -380,7 +380,7 @@ class Function(metaclass=_FunctionMeta):
                 made[id(o)] = o
                 continue
             out = _as_output(o, inputs)
-            if id(o) not in non_diff:
+            if id(o) not in non_diff and o._t.dtype.is_floating_point:  # integers take no gradient
                 _connect(out, Pick, (hidden,), slot, next_seq())
                 e = out._ext = Ext()
                 e.pick = (hidden, slot)
