@@ -212,6 +212,37 @@ def test_integer_outputs_take_no_gradient(L):
     assert (m.requires_grad, m.grad_fn, m.item()) == (False, None, 1)
 
 
+@pytest.mark.no_sympy_check  # forward changes its input in place
+def test_a_dirty_view(L):
+    class Double(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    a = L.tensor([-2.25, 1.75], requires_grad=True)
+    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is being used in an "):
+        Double.apply(a[0])
+    assert a.tolist() == [-4.5, 1.75] and a._version == 2  # forward ran, under no_grad
+    with L.no_grad():
+        w = a[1]
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad has been used in an in-place"):
+        Double.apply(w)
+    # a view of a non-leaf: its base becomes CopySlices over the Function's node, so c[1]'s
+    # gradient is doubled and c[0]'s passes through
+    b = L.tensor([1.0, 2.0], requires_grad=True)
+    c = b * 1
+    r = Double.apply(c[1])
+    assert (r.item(), c.tolist(), c.grad_fn.name()) == (4.0, [1.0, 4.0], "torch::autograd::CopySlices")
+    c.sum().backward()
+    assert b.grad.tolist() == [1.0, 2.0]
+
+
 def test_unused_output_gets_zeros_or_none(L):
     seen = []
 

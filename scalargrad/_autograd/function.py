@@ -16,9 +16,10 @@ import weakref
 
 from .._base import grad_mode
 from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
 from .._ops.table import SECOND_BACKWARD, Op, version_error
 from .._tensor import views
-from .._tensor.inplace import rebase_root
+from .._tensor.inplace import VIEW_OF_LEAF, rebase, rebase_root
 from .._tensor.nodes import short_name
 from .._tensor.reductions import sum_to
 from .._tensor.saved_hooks import current_hooks, unpack_one
@@ -315,6 +316,12 @@ class Function(metaclass=_FunctionMeta):
             else:
                 result = cls.forward(ctx, *args, **kwargs)
         record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
+        if grad_mode.is_grad_enabled():
+            for t in ctx._dirty:  # a view of a leaf made under no_grad requires grad in PyTorch
+                base = t._s.base if t._s is not None else None
+                if base is not None and t._s.no_grad and base._rg and base._op is None:
+                    _bump_dirty(ctx)
+                    raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
         if not record:
             _bump_dirty(ctx)
             _remember_versions(ctx)
@@ -327,6 +334,14 @@ class Function(metaclass=_FunctionMeta):
         for t in ctx._dirty:
             if t._op is None and t._rg:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+            base = t._s.base if t._s is not None else None
+            if base is not None and base._rg and base._op is None:
+                _bump_dirty(ctx)  # PyTorch counts the change before refusing it
+                raise RuntimeError(VIEW_OF_LEAF)
+            if base is not None and (is_tuple or not inputs or inputs[0] is not t):
+                # PyTorch rebases the view's base on CopySlices over the Function's node
+                raise Unsupported("a custom Function that marks dirty a view that is not its only output and "
+                                  "first tensor input")
         if not tensor_idx:
             _bump_dirty(ctx)
             _remember_versions(ctx)
@@ -426,10 +441,17 @@ def _bump_dirty(ctx: FunctionCtx) -> None:
 
 def _become(t: Tensor, op, inputs: tuple, c, seq: int) -> Tensor:
     """Dirty input ``t`` (changed in place by forward) becomes the output node itself, as PyTorch
-    rebases it on the Function's node; its version moves on. Returns the tensor that took
-    ``t``'s former place in the graph."""
+    rebases it on the Function's node; its version moves on (a view: its base becomes a
+    CopySlices node over the Function's, as for any in-place op on a view). Returns the tensor
+    that took ``t``'s former place in the graph."""
     res = leaf(list(t._val) if t._t.ndim else t._val, t._t)
     _connect(res, op, inputs, c, seq)
+    if t._s is not None and t._s.base is not None:
+        rebase(t, res)
+        ext(t)
+        if isinstance(c, FunctionCtx):
+            c._node = weakref.ref(res)
+        return None
     was = rebase_root(t, res)
     ext(t)
     if isinstance(c, FunctionCtx):
