@@ -29,7 +29,7 @@ LAYERS = [
     ("autograd", "utils", "random", "cuda", "errors", "linalg", "backends", "version", "torch_version"),
     ("nn",),
     ("optim", "serialization"),
-    ("symbolic", "symbolic_elements"),
+    ("symbolic",),
     ("runner", "run_command", "verify", "cli", "__main__", "documents", "viz", "warm_worker", "proof_summary",
      "check_report"),
 ]
@@ -198,9 +198,8 @@ def test_the_checker_sees_a_deferred_import(tmp_path):
 
 MAX_FILE_LINES = 800
 MAX_FUNCTION_LINES = 100
-# files that may be longer: nn.Module mirrors PyTorch's module.py method for method; the symbolic
-# proofs (symbolic.py, symbolic_elements.py) are being split into a package of their own
-LONG_FILES = {"scalargrad.nn.modules.module", "scalargrad.symbolic", "scalargrad.symbolic_elements"}
+# files that may be longer: nn.Module mirrors PyTorch's module.py method for method
+LONG_FILES = {"scalargrad.nn.modules.module"}
 
 # imports inside functions: a deferred import is a dependency the layer test still counts, and
 # costs a lookup per call; each kept one is here with its reason (at most 10)
@@ -221,8 +220,6 @@ DEFERRED_IMPORTS = {
         "a document's proofs load SymPy in the forked child, where the check runs",
     ("scalargrad.warm_worker", "warm_up", "scalargrad"):
         "the warm worker's one purpose: import what the children need, in the parent, before forking",
-    ("scalargrad.symbolic", "sympy_check", "scalargrad._autograd.api"):
-        "symbolic.py is being made a package (branch refactor-symbolic), which decides its imports",
 }
 MAX_DEFERRED_IMPORTS = 10
 

@@ -21,7 +21,7 @@ from .float_kernel import helper
 from .reductions import Reduced
 from .table import Api, Op, register
 
-__all__ = ["Moments", "Var", "Std", "MOMENTS", "variance"]
+__all__ = ["Moments", "Var", "Std", "MOMENTS", "variance", "variance_form"]
 
 
 class Moments(Reduced):
@@ -59,6 +59,13 @@ def variance(vals: list, shift: float) -> float:
     return s / d
 
 
+def variance_form(sp, args, correction):
+    """The SymPy form of the variance of ``args``: sum((a - mean)**2) / (n - correction)."""
+    n = len(args)
+    mean = sp.Add(*args) / n
+    return sp.Add(*[(a - mean) ** 2 for a in args]) / (n - sp.nsimplify(correction))
+
+
 @register
 class Var(Op):
     """var (VarBackward0)."""
@@ -75,9 +82,7 @@ class Var(Op):
 
     @staticmethod
     def sympy(sp, *args):
-        n = len(args)
-        mean = sp.Add(*args) / n
-        return sp.Add(*[(a - mean) ** 2 for a in args]) / (n - 1)
+        return variance_form(sp, args, 1)
 
 
 @register
