@@ -284,5 +284,29 @@ def test_add_with_alpha_keeps_ieee_signs_and_specials_by_hand():
     assert got[14] == "tensor([inf], dtype=torch.float64)"  # 1e310 + 1e300: past float64
 
 
+def _alpha_fits(lib) -> list:
+    out = []
+    for dt in ("float32", "float16", "int8", "float64", "int64"):
+        for alpha in (1e308, 70000.0, 300, 2 ** 40, math.inf, -3.5e38):
+            d = getattr(lib, dt)
+            try:
+                out.append(repr(lib.add(lib.ones(1, dtype=d), lib.ones(1, dtype=d), alpha=alpha)))
+            except RuntimeError as e:
+                out.append(str(e))
+    return out
+
+
+def test_alpha_is_converted_with_an_overflow_check_by_hand():
+    got = _alpha_fits(scalargrad)
+    assert got[0] == "value cannot be converted to type float without overflow"  # 1e308 into float32
+    assert got[7] == "value cannot be converted to type c10::Half without overflow"  # 70000 into half
+    assert got[14] == "value cannot be converted to type int8_t without overflow"  # 300 into int8
+    assert got[10] == "tensor([inf], dtype=torch.float16)"  # inf converts
+
+
+def test_alpha_is_converted_as_torchs(torch_ref):
+    assert _alpha_fits(scalargrad) == _alpha_fits(torch_ref)
+
+
 def test_add_with_alpha_matches_torch(torch_ref):
     assert _add_alpha(scalargrad) == _add_alpha(torch_ref)

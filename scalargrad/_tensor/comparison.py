@@ -129,7 +129,7 @@ def clamp(self, min=None, max=None, op=None):  # PyTorch's parameter names
         # PyTorch converts each bound to the tensor's C++ type with an overflow check, except
         # when both are given and one is nan: then it fills the result with nan
         for bound in given:
-            _check_clamp_bound(dt, bound)
+            dtypes.check_scalar_fits(dt, bound)
     r = dt.round
     # rounded for the comparisons, remembering the numbers given (PyTorch saves them: _saved_min)
     keep = constant if dt.is_floating_point else (lambda number, rounded: rounded)
@@ -292,19 +292,6 @@ def logical_and(a: Tensor, b: Tensor) -> Tensor:
 def logical_or(a: Tensor, b: Tensor) -> Tensor:
     """Two bool masks' elementwise or (broadcast), outside the graph."""
     return _logical(a, b, False)
-
-
-_HALF_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38}
-
-
-def _check_clamp_bound(dt, bound) -> None:
-    """c10's checked conversion of a clamp bound to ``dt`` ("value cannot be converted to type
-    c10::Half without overflow"): half and bfloat16 are checked here too."""
-    top = _HALF_MAX.get(dt.name)
-    if top is None:
-        dtypes.check_fits(dt, bound)
-    elif bound == bound and abs(bound) != float("inf") and abs(bound) > top:
-        raise RuntimeError(f"value cannot be converted to type {dt.c_name} without overflow")
 
 
 def _clamp_masks_fit(a: Tensor, lo: Tensor, hi: Tensor) -> None:

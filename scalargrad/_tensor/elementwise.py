@@ -165,6 +165,7 @@ def binary(op, a, b, alpha=None) -> Tensor:
     if alpha is not None and alpha != 1:
         if not cdt.is_floating_point and isinstance(alpha, float):
             raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+        dtypes.check_scalar_fits(cdt, alpha)
         return add_alpha(op, a, b, alpha, cdt)
     if not sa.ndim and not sb.ndim:
         r = cdt.round
