@@ -35,6 +35,15 @@ PROGRAMS = {
                                             "torch.softmax(x, 0).sum().backward()\nout = x.grad",
     "axis and keepdims of logsumexp": "x = torch.tensor([[1.0, 2.0], [3.0, 5.0]])\n"
                                       "out = (x.logsumexp(axis=1), torch.logsumexp(x, axis=0, keepdims=True))",
+    "masked_fill with a mask longer than the tensor": "out = torch.tensor([0.0, -1.25]).masked_fill("
+                                                      "torch.tensor([True, False, True]), -9.0)",
+    "masked_fill_ with a mask longer than the tensor": "out = torch.tensor([0.0, -1.25]).masked_fill_("
+                                                       "torch.tensor([True, False, True]), -9.0)",
+    "masked_fill with a mask of more dims": "x = torch.tensor([0.0, -1.25], requires_grad=True)\n"
+                                            "y = x.masked_fill(torch.tensor([[True], [False]]), -9.0)\n"
+                                            "(y * torch.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()\n"
+                                            "out = (y, x.grad)",
+    "masked_fill_ with a mask of more dims": "out = torch.tensor([1.0]).masked_fill_(torch.tensor([True, False]), 0.0)",
     "axis where PyTorch's function is Python": "out = torch.tensor([1.0, 2.0]).norm(axis=0)",
     "clamp with a nan bound": "out = torch.clamp(torch.tensor([1.0, -2.0]), 3.5e38, float('nan'))",
     "clamp bound past float32": "out = torch.clamp(torch.tensor([1.0, -2.0]), max=3.5e38)",
@@ -69,6 +78,10 @@ def test_degenerate_operands_by_hand():
     assert got("clamp bound past half") == "RuntimeError: value cannot be converted to type c10::Half without overflow"
     assert got("clamp bound past int8") == "RuntimeError: value cannot be converted to type int8_t without overflow"
     assert got("clamp with nan, backward") == "tensor([0., 0.])"  # x >= 0 and x <= nan: never
+    assert got("masked_fill with a mask longer than the tensor") == (
+        "RuntimeError: The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0")
+    # the [2] tensor expanded to the mask's [2, 1] rows: row 0 filled, row 1 x; x's gradient is row 1's
+    assert got("masked_fill with a mask of more dims").endswith("tensor([3., 4.]))")
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
