@@ -317,11 +317,7 @@ class Function(metaclass=_FunctionMeta):
                 result = cls.forward(ctx, *args, **kwargs)
         record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
         if grad_mode.is_grad_enabled():
-            for t in ctx._dirty:  # a view of a leaf made under no_grad requires grad in PyTorch
-                base = t._s.base if t._s is not None else None
-                if base is not None and t._s.no_grad and base._rg and base._op is None:
-                    _bump_dirty(ctx)
-                    raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+            _check_dirty_no_grad_views(ctx)
         if not record:
             _bump_dirty(ctx)
             _remember_versions(ctx)
@@ -331,17 +327,7 @@ class Function(metaclass=_FunctionMeta):
         outs = list(result) if is_tuple else [result]
         tensor_idx = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
         dirty = {id(t) for t in ctx._dirty}
-        for t in ctx._dirty:
-            if t._op is None and t._rg:
-                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
-            base = t._s.base if t._s is not None else None
-            if base is not None and base._rg and base._op is None:
-                _bump_dirty(ctx)  # PyTorch counts the change before refusing it
-                raise RuntimeError(VIEW_OF_LEAF)
-            if base is not None and (is_tuple or not inputs or inputs[0] is not t):
-                # PyTorch rebases the view's base on CopySlices over the Function's node
-                raise Unsupported("a custom Function that marks dirty a view that is not its only output and "
-                                  "first tensor input")
+        _check_dirty(ctx, inputs, is_tuple)
         if not tensor_idx:
             _bump_dirty(ctx)
             _remember_versions(ctx)
@@ -432,6 +418,35 @@ def _remember_versions(ctx: FunctionCtx) -> None:
     which ``saved_tensors`` checks."""
     if ctx._saved:
         ctx._saved_versions = tuple(None if t is None else _version_of(t) for t in ctx._saved)
+
+
+def _check_dirty_no_grad_views(ctx: FunctionCtx) -> None:
+    """A view of a leaf made under no_grad requires grad in PyTorch: marked dirty, it is the
+    leaf error."""
+    for t in ctx._dirty:
+        base = t._s.base if t._s is not None else None
+        if base is not None and t._s.no_grad and base._rg and base._op is None:
+            _bump_dirty(ctx)
+            raise RuntimeError(_LEAF_DIRTY)
+
+
+def _check_dirty(ctx: FunctionCtx, inputs: tuple, is_tuple: bool) -> None:
+    """PyTorch's refusals of the tensors forward marked dirty: a leaf that requires grad, a view
+    of one (counted as changed first); a view that is not the only output and first input is
+    beyond what scalargrad rebases (PyTorch: CopySlices over the Function's node)."""
+    for t in ctx._dirty:
+        if t._op is None and t._rg:
+            raise RuntimeError(_LEAF_DIRTY)
+        base = t._s.base if t._s is not None else None
+        if base is not None and base._rg and base._op is None:
+            _bump_dirty(ctx)
+            raise RuntimeError(VIEW_OF_LEAF)
+        if base is not None and (is_tuple or not inputs or inputs[0] is not t):
+            raise Unsupported("a custom Function that marks dirty a view that is not its only output and "
+                              "first tensor input")
+
+
+_LEAF_DIRTY = "a leaf Variable that requires grad has been used in an in-place operation."
 
 
 def _bump_dirty(ctx: FunctionCtx) -> None:
