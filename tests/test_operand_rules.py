@@ -191,7 +191,7 @@ _ZERO_SIGNS = {
                                    "(x.sign() * -1).sum().backward()\nout.append(repr(x.grad))",
     "ZeroTensor through a slice": "x = torch.tensor([1.0, -2.0, 3.0, 0.0, 5.0, -6.0], requires_grad=True)\n"
                                   "x[::2].sgn().sum().backward()\nout = x.grad",
-    "item of a 0-dim ZeroTensor grad": "a = torch.tensor(0.0, requires_grad=True)\na.sign().backward()\n"
+    "item of a 0-dim ZeroTensor grad": "a = torch.tensor(2.0, requires_grad=True)\na.sign().backward()\n"
                                        "out = (type(a.grad.item()).__name__, a.grad.item())\n"
                                        "(a * -0.0).backward()\nout += (a.grad,)",
 }
