@@ -329,3 +329,62 @@ def test_persistent_workers_draw_one_seed_for_all_epochs(torch_ref):
         return epochs, torch_mod.rand(2).tolist()
 
     assert run(torch, data) == run(torch_ref, ref_data)
+
+
+def _iterable_workers(lib) -> list:
+    """IterableDatasets under num_workers=2: one that shards itself by get_worker_info() (the
+    DataLoader docs' example), one that does not, one that reads each worker's random states."""
+    import math
+    import random
+
+    data = lib.utils.data
+
+    class Range(data.IterableDataset):
+        def __init__(self, start, end):
+            self.start, self.end = start, end
+
+        def __iter__(self):
+            info = data.get_worker_info()
+            if info is None:
+                return iter(range(self.start, self.end))
+            per = int(math.ceil((self.end - self.start) / info.num_workers))
+            lo = self.start + info.id * per
+            return iter(range(lo, min(lo + per, self.end)))
+
+    class Three(data.IterableDataset):
+        def __iter__(self):
+            return iter(range(3))
+
+    class Random(data.IterableDataset):
+        def __iter__(self):
+            info = data.get_worker_info()
+            for _ in range(2):
+                yield info.id, lib.initial_seed() == info.seed, lib.rand(2), random.random()
+
+    lib.manual_seed(3)
+    random.seed(1)
+    out = [[x.tolist() for x in data.DataLoader(Range(3, 7), num_workers=2)],
+           [x.tolist() for x in data.DataLoader(Range(3, 12), num_workers=2, batch_size=2)],
+           [x.tolist() for x in data.DataLoader(Range(3, 12), num_workers=2, batch_size=2, drop_last=True)],
+           list(data.DataLoader(Range(3, 7), num_workers=2, batch_size=None)),
+           [x.tolist() for x in data.DataLoader(Three(), num_workers=2)],
+           [[x.tolist() for x in batch] for batch in data.DataLoader(Random(), num_workers=2, batch_size=2)],
+           lib.rand(1).tolist(), random.random(), data.get_worker_info()]
+    return out
+
+
+def test_iterable_dataset_workers_by_hand():
+    got = _iterable_workers(torch)
+    # worker 0 has 3, 4 and worker 1 has 5, 6; batches come from the workers in turn
+    assert got[0] == [[3], [5], [4], [6]]
+    assert got[1] == [[3, 4], [8, 9], [5, 6], [10, 11], [7]]
+    assert got[2] == [[3, 4], [8, 9], [5, 6], [10, 11]]  # each worker drops its own short batch
+    assert got[3] == [3, 5, 4, 6]
+    assert got[4] == [[0], [0], [1], [1], [2], [2]]  # not sharded: each worker yields it all
+    ids, seeded = got[5][0][0], got[5][0][1]
+    assert ids == [0, 0] and seeded == [True, True] and got[5][1][0] == [1, 1]
+    assert got[8] is None  # outside the workers
+
+
+def test_iterable_dataset_workers_match_torch(torch_ref):
+    assert _iterable_workers(torch) == _iterable_workers(torch_ref)

@@ -118,6 +118,131 @@ def test_several_outputs_share_one_node(L):
     assert x.grad.item() == 22.5
 
 
+@pytest.mark.no_sympy_check  # forward changes its input in place
+def test_a_dirty_input_among_several_outputs(L):
+    class Twice(L.autograd.Function):  # returns the dirty input at both places
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x, x
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 + g2 * 3
+
+    class Beside(L.autograd.Function):  # the dirty input and a new tensor
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x, x * 2
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 + g2 * 3
+
+    a = L.tensor(1.0, requires_grad=True)
+    x = a.clone()
+    y1, y2 = Twice.apply(x)
+    assert y1 is x and y2 is x and x._version == 1
+    # the same tensor at both places is output 1 (the last wrapping wins): y1 + y2 = 2x sends
+    # 2 there and zeros to output 0, so backward gives 0 + 2 * 3; clone passes it to a
+    (y1 + y2).backward()
+    assert a.grad.item() == 6.0
+    a = L.tensor([1.0, 2.0], requires_grad=True)
+    y1, y2 = Beside.apply(a.clone())
+    (y1 * L.tensor([1.0, 2.0]) + y2).sum().backward()  # g1 = [1, 2], g2 = [1, 1]
+    assert a.grad.tolist() == [4.0, 5.0]
+
+
+def test_setup_context_receives_forwards_defaults(L):
+    seen = []
+
+    class Scale(L.autograd.Function):
+        @staticmethod
+        def forward(x, k=3.0):
+            return x * k
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            seen.append(inputs[1:])
+            ctx.k = inputs[1]
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.k, None
+
+    a = L.tensor(1.0, requires_grad=True)
+    y = Scale.apply(a)
+    y.backward()
+    assert (seen, y.item(), a.grad.item()) == ([(3.0,)], 3.0, 3.0)
+    y = Scale.apply(a, 2.0)
+    assert (seen[-1], y.grad_fn.needs_input_grad) == ((2.0,), (True, False))
+    with pytest.raises(TypeError, match="too many positional arguments"):
+        Scale.apply(a, 1.0, 2.0)
+
+
+def test_integer_outputs_take_no_gradient(L):
+    seen = []
+
+    class Count(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, (x > 0).sum()
+
+        @staticmethod
+        def backward(ctx, g, h):
+            seen.append(h.tolist())
+            return g * 2
+
+    class Only(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return (x > 0).sum()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = L.tensor([1.0, -1.0], requires_grad=True)
+    y, n = Count.apply(x)
+    assert (n.requires_grad, n.grad_fn, y.grad_fn is not None) == (False, None, True)
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0] and seen == [0]  # the integer output's gradient: zeros
+    m = Only.apply(x)
+    assert (m.requires_grad, m.grad_fn, m.item()) == (False, None, 1)
+
+
+@pytest.mark.no_sympy_check  # forward changes its input in place
+def test_a_dirty_view(L):
+    class Double(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    a = L.tensor([-2.25, 1.75], requires_grad=True)
+    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is being used in an "):
+        Double.apply(a[0])
+    assert a.tolist() == [-4.5, 1.75] and a._version == 2  # forward ran, under no_grad
+    with L.no_grad():
+        w = a[1]
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad has been used in an in-place"):
+        Double.apply(w)
+    # a view of a non-leaf: its base becomes CopySlices over the Function's node, so c[1]'s
+    # gradient is doubled and c[0]'s passes through
+    b = L.tensor([1.0, 2.0], requires_grad=True)
+    c = b * 1
+    r = Double.apply(c[1])
+    assert (r.item(), c.tolist(), c.grad_fn.name()) == (4.0, [1.0, 4.0], "torch::autograd::CopySlices")
+    c.sum().backward()
+    assert b.grad.tolist() == [1.0, 2.0]
+
+
 def test_unused_output_gets_zeros_or_none(L):
     seen = []
 

@@ -316,6 +316,23 @@ def autograd_grad_runs_leaf_hooks_but_accumulates_nothing(L, ev):
     ev.append(("grad", _v(g), _v(x.grad)))
 
 
+# backward(inputs=[x]) accumulates through AccumulateGrad as a plain backward: its post-accumulate
+# hook runs and its in-place change of .grad is what stays (1 * 3), then 3 + 1 * 3 tripled
+@scenario([("post-accumulate", 1.0), ("x.grad", 3.0), ("post-accumulate", 4.0), ("x.grad", 12.0)])
+def backward_with_inputs_runs_post_accumulate_hooks(L, ev):
+    x = L.tensor(2.0, requires_grad=True)
+
+    def triple(t):
+        ev.append(("post-accumulate", _v(t.grad)))
+        t.grad.mul_(3)
+
+    x.register_post_accumulate_grad_hook(triple)
+    L.autograd.backward([x * 1.0], inputs=[x])
+    ev.append(("x.grad", _v(x.grad)))
+    (x * 1.0).backward(inputs=[x])
+    ev.append(("x.grad", _v(x.grad)))
+
+
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_scenario(name):
     assert events(scalargrad, name) == EXPECTED[name]

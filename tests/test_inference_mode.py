@@ -137,3 +137,50 @@ def test_inference_mode_is_per_thread():
         t.start()
         t.join()
     assert inside.is_inference() and other == [False]
+
+
+def _views_of_normal_tensors(lib) -> list:
+    """Views, detach and .data made inside inference mode of normal tensors (a non-leaf and a
+    leaf that require grad), then used outside it."""
+    out = []
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1
+    with lib.inference_mode():
+        views = {"b[:1]": b[:1], "a[1:]": a[1:], "b.view(2, 1)": b.view(2, 1)}
+        others = {"b.detach()": b.detach(), "b.data": b.data}
+    for name, t in {**views, **others}.items():
+        out.append((name, t.is_inference(), t.requires_grad, t.grad_fn is None, t.is_leaf))
+    heard = []
+    v = views["b[:1]"]
+    v.register_hook(lambda g: heard.append(g.tolist()))
+    (v * 3).sum().backward()  # the edge to the view leads nowhere: nothing reaches v or a
+    out.append(("backward", a.grad, v.grad, heard))
+    try:
+        lib.autograd.grad((v * 3).sum(), v)
+    except RuntimeError as e:
+        out.append(("grad", str(e)))
+    try:
+        v.add_(1)
+    except RuntimeError as e:
+        out.append(("add_", str(e)))
+    with lib.inference_mode():
+        v.add_(1)  # allowed inside the mode, written through to b
+    out.append(("in the mode", b.tolist()))
+    return out
+
+
+@pytest.mark.no_sympy_check  # the backward reaches no leaf, as in PyTorch
+def test_views_of_normal_tensors_in_the_mode():
+    got = _views_of_normal_tensors(torch)
+    assert got[:5] == [("b[:1]", False, True, True, True), ("a[1:]", False, True, True, True),
+                       ("b.view(2, 1)", False, True, True, True), ("b.detach()", False, False, True, True),
+                       ("b.data", False, False, True, True)]
+    assert got[5] == ("backward", None, None, [])
+    assert got[6][1].startswith("The differentiated Tensor at index 0 appears to not have been used in the graph")
+    assert got[7][1].startswith("A view was created in inference mode and is being modified inplace in normal mode")
+    assert got[8] == ("in the mode", [2.0, 2.0])
+
+
+@pytest.mark.no_sympy_check
+def test_views_of_normal_tensors_match_pytorch(torch_ref):
+    assert _views_of_normal_tensors(torch) == _views_of_normal_tensors(torch_ref)

@@ -182,6 +182,41 @@ def test_float32_two_norm_within_measured_ulps(torch_ref):
     assert worst <= 4
 
 
+_OUT_OF_RANGE = [[3.4e38, 1.0], [0.0, 3.4e38], [1.5e19, 1.5e19], [1.3e19, 1.3e19], [1e30] * 3, [3.4e38], [1e-30],
+                 [1e-30, 1e-30], [1e-23, 1e-23], [1e-20, 1e-20], [3e-20, 4e-20]]
+
+
+_F32_34E38 = struct.unpack("f", struct.pack("f", 3.4e38))[0]
+
+
+def _out_of_range(lib) -> list:
+    out = []
+    for data in _OUT_OF_RANGE:
+        t = lib.tensor(data)
+        out.append([t.norm().item(), lib.linalg.vector_norm(t, 3).item(), lib.linalg.vector_norm(t, -2).item(),
+                    t.norm(p=1).item(), lib.tensor([data, data]).norm(dim=1).tolist(),
+                    lib.dist(t, lib.zeros(len(data))).item(), lib.tensor(data, dtype=lib.float16).norm().item()])
+    return out
+
+
+def test_float32_norms_leave_the_range_as_pytorchs_accumulation_does():
+    got = dict(zip(map(tuple, _OUT_OF_RANGE), _out_of_range(sg)))
+    # (3.4e38)**2 is past float32's largest number (3.4028e38): the sum of squares is inf
+    assert got[3.4e38, 1.0][0] == math.inf and got[3.4e38, 1.0][3] == _F32_34E38
+    # one element: |x|, no power taken
+    assert got[3.4e38,][0] == _F32_34E38
+    # (1.3e19)**2 = 1.69e38 twice is 3.38e38, still finite; the cubes are not
+    assert got[1.3e19, 1.3e19][0] < math.inf and got[1.3e19, 1.3e19][1] == math.inf
+    # (1e-23)**2 = 1e-46 is below half float32's smallest subnormal (1.4e-45): every square is 0
+    assert got[1e-23, 1e-23][0] == 0.0
+    # (1e30)**-2 = 1e-60 underflows: the sum is 0 and 0 ** (-1/2) is inf
+    assert got[1e30, 1e30, 1e30][2] == math.inf
+
+
+def test_float32_norms_out_of_range_match_torch(torch_ref):
+    assert _out_of_range(sg) == _out_of_range(torch_ref)
+
+
 def test_a_0_dim_norm_gradient_takes_pytorchs_pow_of_a_number():
     # d|x|**p / dx at a 0-dim float32 x: PyTorch's norm_backward computes abs(x).pow(p - 1) with
     # pow_tensor_scalar, whose p - 1 = -0.5 is 1 / sqrt (PyTorch 2.13 prints 1.0 for x = 0.375,

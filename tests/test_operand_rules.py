@@ -5,6 +5,7 @@ the error must agree."""
 
 from __future__ import annotations
 
+import math
 import platform
 
 import pytest
@@ -177,7 +178,38 @@ _ZERO_SIGNS = {
     "negated ZeroTensor": "x = torch.tensor(-0.15, dtype=torch.float64, requires_grad=True)\n"
                           "g, = torch.autograd.grad(torch.abs(-x), [x], create_graph=True)\n"
                           "g.backward()\nout = x.grad",
+    # sgn's ZeroTensor stored into .grad, captured or shown to a hook is materialised: +0.0 zeros
+    "sign of a vector": "x = torch.tensor([-2.0, 3.0], requires_grad=True)\n"
+                        "(x.sign() * torch.tensor([-1.0, -1.0])).sum().backward()\nout = x.grad",
+    "ZeroTensor into a -0.0 .grad": "x = torch.tensor([-2.0, 3.0], requires_grad=True)\n"
+                                    "(x * torch.tensor([-0.0, -0.0])).sum().backward()\n"
+                                    "(x.sign() * -1).sum().backward()\nout = x.grad",
+    "ZeroTensor captured": "x = torch.tensor([-2.0, 3.0], requires_grad=True)\n"
+                           "out, = torch.autograd.grad((x.sign() * -1).sum(), x)",
+    "ZeroTensor at a leaf's hook": "x = torch.tensor([-2.0, 3.0], requires_grad=True)\nout = []\n"
+                                   "x.register_hook(lambda g: out.append(repr(g)))\n"
+                                   "(x.sign() * -1).sum().backward()\nout.append(repr(x.grad))",
+    "ZeroTensor through a slice": "x = torch.tensor([1.0, -2.0, 3.0, 0.0, 5.0, -6.0], requires_grad=True)\n"
+                                  "x[::2].sgn().sum().backward()\nout = x.grad",
+    "item of a 0-dim ZeroTensor grad": "a = torch.tensor(2.0, requires_grad=True)\na.sign().backward()\n"
+                                       "out = (type(a.grad.item()).__name__, a.grad.item())\n"
+                                       "(a * -0.0).backward()\nout += (a.grad,)",
 }
+
+
+def test_zero_gradients_of_sign_by_hand():
+    def run(source):
+        env = {"torch": scalargrad}
+        exec(source, env)
+        return env["out"]
+
+    assert repr(run(_ZERO_SIGNS["sign of a vector"])) == "tensor([0., 0.])"
+    assert repr(run(_ZERO_SIGNS["ZeroTensor into a -0.0 .grad"])) == "tensor([0., 0.])"  # -0.0 + 0.0
+    assert repr(run(_ZERO_SIGNS["ZeroTensor captured"])) == "tensor([0., 0.])"
+    assert repr(run(_ZERO_SIGNS["ZeroTensor through a slice"])) == "tensor([0., 0., 0., 0., 0., 0.])"
+    assert run(_ZERO_SIGNS["ZeroTensor at a leaf's hook"]) == ["tensor([0., 0.])", "tensor([0., 0.])"]
+    kind, value, grad = run(_ZERO_SIGNS["item of a 0-dim ZeroTensor grad"])
+    assert (kind, str(value), repr(grad)) == ("float", "0.0", "tensor(0.)")  # 0.0 + -0.0 in place
 
 
 @pytest.mark.parametrize("program", _ZERO_SIGNS)
@@ -227,3 +259,54 @@ def test_integer_power_by_hand():
     # (2**63 - 1)**2 = 2**126 - 2**64 + 1, which is 1 modulo 2**64: odd powers give 2**63 - 1 back
     big = scalargrad.tensor(2**63 - 1)
     assert (big ** scalargrad.tensor(2)).item() == 1 and (big ** big).item() == 2**63 - 1
+
+
+_ADD_ALPHA = [(a, b, alpha, dt) for dt in ("float32", "float64")
+              for a, b, alpha in ((-0.0, -0.0, 2), (0.0, -0.0, 2), (-0.0, 0.0, -2.5), (1.0, math.inf, 0.0),
+                                  (math.inf, math.inf, -1.0), (1.8e308, 1.8e308, 2), (1e300, 1e300, 1e10),
+                                  (math.nan, 1.0, 2))]
+
+
+def _add_alpha(lib) -> list:
+    out = []
+    for a, b, alpha, dt in _ADD_ALPHA:
+        d = getattr(lib, dt)
+        out.append(repr(lib.add(lib.tensor([a], dtype=d), lib.tensor([b], dtype=d), alpha=alpha)))
+        out.append(repr(lib.sub(lib.tensor(a, dtype=d), lib.tensor(b, dtype=d), alpha=-alpha)))
+    return out
+
+
+def test_add_with_alpha_keeps_ieee_signs_and_specials_by_hand():
+    got = _add_alpha(scalargrad)[::2]  # the add of each case (-0.0 == 0.0: no dict keys)
+    assert got[0] == "tensor([-0.])"  # -0 * 2 + -0 is -0 (IEEE)
+    assert got[1] == "tensor([0.])"  # -0 * 2 + 0 is +0
+    assert got[11] == "tensor([nan], dtype=torch.float64)"  # inf * 0 + 1
+    assert got[14] == "tensor([inf], dtype=torch.float64)"  # 1e310 + 1e300: past float64
+
+
+def _alpha_fits(lib) -> list:
+    out = []
+    for dt in ("float32", "float16", "int8", "float64", "int64"):
+        for alpha in (1e308, 70000.0, 300, 2 ** 40, math.inf, -3.5e38):
+            d = getattr(lib, dt)
+            try:
+                out.append(repr(lib.add(lib.ones(1, dtype=d), lib.ones(1, dtype=d), alpha=alpha)))
+            except RuntimeError as e:
+                out.append(str(e))
+    return out
+
+
+def test_alpha_is_converted_with_an_overflow_check_by_hand():
+    got = _alpha_fits(scalargrad)
+    assert got[0] == "value cannot be converted to type float without overflow"  # 1e308 into float32
+    assert got[7] == "value cannot be converted to type c10::Half without overflow"  # 70000 into half
+    assert got[14] == "value cannot be converted to type int8_t without overflow"  # 300 into int8
+    assert got[10] == "tensor([inf], dtype=torch.float16)"  # inf converts
+
+
+def test_alpha_is_converted_as_torchs(torch_ref):
+    assert _alpha_fits(scalargrad) == _alpha_fits(torch_ref)
+
+
+def test_add_with_alpha_matches_torch(torch_ref):
+    assert _add_alpha(scalargrad) == _add_alpha(torch_ref)

@@ -132,3 +132,33 @@ def test_matches_pytorch(torch_ref):
     cases = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(cases)
     assert cases.run(torch) == cases.run(torch_ref)
+
+
+def _double_backward_through_hooks(lib) -> list:
+    """Double backward of y = a * a (or of a non-leaf b = a * 1) whose saved tensors went
+    through hooks: one pair that gives the elements back (2x, x/2), one that changes them."""
+    out = []
+    pairs = {"2x, x/2": (lambda x: 2 * x, lambda x: x / 2), "x, 3x": (lambda x: x, lambda x: x * 3)}
+    for name, (pack, unpack) in pairs.items():
+        for through in ("leaf", "non-leaf"):
+            a = lib.tensor([2.0, -1.0], requires_grad=True)
+            with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+                b = a if through == "leaf" else a * 1
+                y = (b * b).sum()
+            g, = lib.autograd.grad(y, a, create_graph=True)
+            g2, = lib.autograd.grad(g.sum(), a)
+            out.append((name, through, g.tolist(), g2.tolist()))
+    return out
+
+
+@pytest.mark.no_sympy_check  # the unpack hook that triples changes the gradient on purpose
+def test_double_backward_reaches_the_leaf_through_hooks():
+    got = _double_backward_through_hooks(torch)
+    # g = grad * other + grad * self, each read through the hooks; both reach a, so g2 = 1 + 1
+    assert got == [("2x, x/2", "leaf", [4.0, -2.0], [2.0, 2.0]), ("2x, x/2", "non-leaf", [4.0, -2.0], [2.0, 2.0]),
+                   ("x, 3x", "leaf", [12.0, -6.0], [2.0, 2.0]), ("x, 3x", "non-leaf", [12.0, -6.0], [2.0, 2.0])]
+
+
+@pytest.mark.no_sympy_check
+def test_double_backward_through_hooks_matches_pytorch(torch_ref):
+    assert _double_backward_through_hooks(torch) == _double_backward_through_hooks(torch_ref)

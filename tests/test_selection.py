@@ -163,6 +163,44 @@ def test_refusals_are_torchs(torch_ref):
     assert run(sg) == run(torch_ref)
 
 
+def _diagonal_writes(lib) -> list:
+    """In-place ops through diagonal() views reach the base, with their versions and graph."""
+    out = []
+    x = lib.zeros(3, 3)
+    x.diagonal().fill_(1.0)
+    out.append(x.tolist())
+    x = lib.zeros(3, 3)
+    x.diagonal(1).add_(2.0)
+    x.diagonal(-2).sub_(1.0)
+    out.append(x.tolist())
+    x = lib.zeros(2, 3)
+    x.t().diagonal().copy_(lib.tensor([5.0, 6.0]))
+    out.append((x.tolist(), x._version))
+    a = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    x = a.clone()
+    d = x.diagonal()
+    t = lib.tensor([2.0, 3.0], requires_grad=True)
+    d.mul_(t)
+    x.sum().backward()
+    out.append((x.tolist(), x.grad_fn.name(), d.stride(), x.diagonal(1).storage_offset(), a.grad.tolist(),
+                t.grad.tolist(), a.diagonal()._base is a))
+    return out
+
+
+def test_diagonal_is_a_view_by_hand():
+    got = _diagonal_writes(sg)
+    assert got[0] == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    assert got[1] == [[0.0, 2.0, 0.0], [0.0, 0.0, 2.0], [-1.0, 0.0, 0.0]]
+    assert got[2] == ([[5.0, 0.0, 0.0], [0.0, 6.0, 0.0]], 1)
+    # x[0][0] *= 2, x[1][1] *= 3: d/da is 2 and 3 there, d/dt the diagonal (1, 5)
+    assert got[3] == ([[2.0, 2.0, 3.0], [4.0, 15.0, 6.0]], "torch::autograd::CopySlices", (4,), 1,
+                      [[2.0, 1.0, 1.0], [1.0, 3.0, 1.0]], [1.0, 5.0], True)
+
+
+def test_diagonal_writes_match_torch(torch_ref):
+    assert _diagonal_writes(sg) == _diagonal_writes(torch_ref)
+
+
 _SIGNED_ZERO_PICKS = {
     "gather": lambda lib, x: x.gather(0, lib.tensor(0) if not x.dim() else lib.tensor([0])),
     "take": lambda lib, x: x.take(lib.tensor(0)),

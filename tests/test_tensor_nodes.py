@@ -376,6 +376,90 @@ def test_version_errors_match_torch(torch_ref):
     assert _version_story(scalargrad) == _version_story(torch_ref)
 
 
+def _sibling_view_story(lib) -> list:
+    """Views of a tensor that does not require grad, made in grad mode; then an in-place op
+    with an operand that requires grad on the tensor, one of the views or an item of it."""
+    def show(*ts):
+        return [(t.requires_grad, None if t.grad_fn is None else t.grad_fn.name()) for t in ts]
+
+    out = []
+    changes = {"v1.add_(q)": lambda base, v1, q: v1.add_(q), "base.add_(q)": lambda base, v1, q: base.add_(q.repeat(2)),
+               "base[:2] = q": lambda base, v1, q: base.__setitem__(slice(0, 2), q),
+               "v1.mul_(q)": lambda base, v1, q: v1.mul_(q)}
+    for name, change in changes.items():
+        q = lib.tensor([1.0, 2.0], requires_grad=True)
+        base = lib.ones(4)
+        v1, v2 = base[:2], base[2:]
+        v3, d = v2[:1], base.detach()
+        change(base, v1, q)
+        out.append((name, show(base, v1, v2, v3, d)))
+        (v2 * lib.tensor([5.0, 6.0]) + v1 * lib.tensor([7.0, 8.0])).sum().backward()
+        out.append((name, q.grad.tolist()))
+    return out
+
+
+def test_sibling_views_by_hand():
+    out = _sibling_view_story(scalargrad)
+    as_strided = (True, "AsStridedBackward0")
+    copy_slices = (True, "torch::autograd::CopySlices")
+    assert out[0] == ("v1.add_(q)", [copy_slices, as_strided, as_strided, as_strided, (False, None)])
+    assert out[2][1][:3] == [(True, "AddBackward0"), as_strided, as_strided]
+    # v1 = ones + q: d/dq of sum((7, 8) * v1) is (7, 8); base.add_ adds q at 2: too, weighted (5, 6)
+    assert [g for name, g in out[1::2]] == [[7.0, 8.0], [12.0, 14.0], [7.0, 8.0], [7.0, 8.0]]
+
+
+def test_sibling_views_match_torch(torch_ref):
+    assert _sibling_view_story(scalargrad) == _sibling_view_story(torch_ref)
+
+
+def _view_result_story(lib) -> list:
+    """An op on a view that saves its result (relu_, exp_, sigmoid_), then a change of that
+    memory through the view, an item of it, its base or a view of the base."""
+    ops = {"relu_": lambda v: v.relu_(), "exp_": lambda v: v.exp_(), "sigmoid_": lambda v: v.sigmoid_()}
+    changes = {"nothing": lambda v, b: None, "v.mul_(2)": lambda v, b: v.mul_(2),
+               "v[0] = 5": lambda v, b: v.__setitem__(0, 5.0), "v.add_(1)": lambda v, b: v.add_(1),
+               "b[2] = 5": lambda v, b: b.__setitem__(2, 5.0), "b.add_(1)": lambda v, b: b.add_(1),
+               "b[2:] no_grad": lambda v, b: _under_no_grad(lib, lambda: b[2:].zero_())}
+    out = []
+    for op_name, op in ops.items():
+        for change_name, change in changes.items():
+            a = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+            b = a * 2
+            v = b[:2]
+            op(v)
+            change(v, b)
+            try:
+                b.sum().backward()
+                got = repr(a.grad)
+            except RuntimeError as e:
+                got = str(e)
+            out.append((op_name, change_name, got))
+    return out
+
+
+def _under_no_grad(lib, f):
+    with lib.no_grad():
+        f()
+
+
+@pytest.mark.no_sympy_check
+def test_view_result_changed_by_hand():
+    out = {(op, change): got for op, change, got in _view_result_story(scalargrad)}
+    # relu_ on b[:2] = [2, -4] saved [2, 0] at version 1; any later write of b's memory moves it to 2
+    assert out["relu_", "nothing"] == "tensor([2., 0., 2.])"
+    assert ("[torch.FloatTensor [2]], which is output 0 of AsStrided, is at version 2; expected version 1 instead."
+            in out["relu_", "v[0] = 5"])
+    assert "which is output 0 of Relu, is at version 2; expected version 1" in out["relu_", "v.mul_(2)"]
+    assert "which is output 0 of Exp, is at version 2" in out["exp_", "v.add_(1)"]
+    assert "which is output 0 of AsStrided, is at version 2" in out["sigmoid_", "b[2:] no_grad"]
+    assert all("modified by an inplace operation" in got for (op, change), got in out.items() if change != "nothing")
+
+
+@pytest.mark.no_sympy_check
+def test_view_result_changed_matches_torch(torch_ref):
+    assert _view_result_story(scalargrad) == _view_result_story(torch_ref)
+
+
 def _hooks_around_in_place(lib) -> list:
     ev = []
     x = lib.tensor([1.0, 2.0], requires_grad=True)

@@ -37,10 +37,10 @@ from .._tensor import anomaly_trace
 from .._tensor.nodes import consumed_version, saves_input
 from .._tensor.saved_hooks import unpacked
 from .._tensor.storage import version_then
-from .._tensor.tensor import MANY, Tensor, ext, leaf, next_seq
+from .._tensor.tensor import INFERENCE_VIEW, MANY, Tensor, ext, leaf, next_seq
 from .._tensor.tensor_kernel import GraphKernel, TensorKernel
 from .._tensor.tensor_kernel import running as kernels_running
-from .gradients import adapt, add_into, fresh, store_grad, unwrap, wrap
+from .gradients import adapt, add_into, fresh, materialised, store_grad, unwrap, wrap
 from .hooks import n_outputs, output_types, post_accumulate_hooks, post_hooks, pre_hooks, tensor_hooks
 
 _ABSENT = object()  # no gradient reached the node (None means an undefined gradient did)
@@ -609,8 +609,11 @@ def _deliver_one(run: _Run, v: Tensor, u: Tensor, gi, buf: dict) -> None:
 
 def _accumulate(run: _Run, u: Tensor, g) -> None:
     """A leaf's turn: tensor hooks, then capture or accumulation, then post-accumulate hooks."""
+    if u._c is INFERENCE_VIEW:
+        return  # a view made in inference mode: PyTorch's edge to it leads nowhere
     e = u._ext
     if e is None and run.capture is None and not run.graph and g is not None:
+        g = materialised(g)
         # a leaf without hooks in plain backward: _store_grad's in-place accumulation, inline,
         # on the bare number that Tensor._grad turns into a tensor when it is read
         old = u._g
@@ -630,14 +633,15 @@ def _accumulate(run: _Run, u: Tensor, g) -> None:
             g = pre_hooks(node, (g,), (u._t,), run.graph)[0]
     if g is None:
         return  # undefined: AccumulateGrad does nothing
+    g = materialised(g)
     if run.capture is not None:
-        if u in run.capture:
-            if run.accumulate:
-                store_grad(u, g, run.graph, True)
-            else:
-                prev = run.captured.get(u)
-                run.captured[u] = g if prev is None else (GraphKernel if run.graph else u._t.kernel).add(prev, g)
-        return
+        if u not in run.capture:
+            return
+        if not run.accumulate:
+            prev = run.captured.get(u)
+            run.captured[u] = g if prev is None else (GraphKernel if run.graph else u._t.kernel).add(prev, g)
+            return
+        # backward(inputs=[leaf]): AccumulateGrad runs as in a plain backward, hooks included
     store_grad(u, g, run.graph, True)
     if e is not None and e.post_acc:
         post_accumulate_hooks(u, e.post_acc)

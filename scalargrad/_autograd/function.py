@@ -10,14 +10,16 @@ gradient over, so the user's backward runs once with every output's gradient, as
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 import weakref
 
 from .._base import grad_mode
 from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
 from .._ops.table import SECOND_BACKWARD, Op, version_error
 from .._tensor import views
-from .._tensor.inplace import rebase_root
+from .._tensor.inplace import VIEW_OF_LEAF, rebase, rebase_root
 from .._tensor.nodes import short_name
 from .._tensor.reductions import sum_to
 from .._tensor.saved_hooks import current_hooks, unpack_one
@@ -296,7 +298,14 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        """Run forward without recording and connect its outputs to the graph."""
+        """Run forward without recording and connect its outputs to the graph. With
+        ``setup_context``, the arguments are first bound to forward's signature with its
+        defaults filled in, as PyTorch does: forward, setup_context's ``inputs`` and backward's
+        gradients all cover the defaulted arguments too."""
+        if cls.setup_context is not _BASE_SETUP_CONTEXT:
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
         ctx = FunctionCtx()
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
@@ -311,6 +320,8 @@ class Function(metaclass=_FunctionMeta):
             else:
                 result = cls.forward(ctx, *args, **kwargs)
         record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
+        if grad_mode.is_grad_enabled():
+            _check_dirty_no_grad_views(ctx)
         if not record:
             ctx._saved = ()  # not kept (and not checked) when nothing is recorded
             _bump_dirty(ctx)
@@ -321,9 +332,7 @@ class Function(metaclass=_FunctionMeta):
         outs = list(result) if is_tuple else [result]
         tensor_idx = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
         dirty = {id(t) for t in ctx._dirty}
-        for t in ctx._dirty:
-            if t._op is None and t._rg:
-                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+        _check_dirty(ctx, inputs, is_tuple)
         if not tensor_idx:
             _bump_dirty(ctx)
             _remember_versions(ctx)
@@ -346,7 +355,7 @@ class Function(metaclass=_FunctionMeta):
                 return o
             out = _as_output(o, inputs)
             _remember_versions(ctx)
-            if id(o) in non_diff:
+            if id(o) in non_diff or not o._t.dtype.is_floating_point:  # integers take no gradient
                 return out
             _connect(out, cls._op, inputs, ctx, seq)
             return out
@@ -370,11 +379,14 @@ class Function(metaclass=_FunctionMeta):
                 outs[i] = first
                 continue
             if id(o) in dirty:
-                _become(o, Pick, (hidden,), slot, next_seq())
+                # the hidden node consumes the input's version from before forward changed it
+                was = _become(o, Pick, (hidden,), slot, next_seq())
+                hidden._in = tuple(was if u is o else u for u in hidden._in)
                 o._ext.pick = (hidden, slot)
+                made[id(o)] = o
                 continue
             out = _as_output(o, inputs)
-            if id(o) not in non_diff:
+            if id(o) not in non_diff and o._t.dtype.is_floating_point:  # integers take no gradient
                 _connect(out, Pick, (hidden,), slot, next_seq())
                 e = out._ext = Ext()
                 e.pick = (hidden, slot)
@@ -413,20 +425,58 @@ def _remember_versions(ctx: FunctionCtx) -> None:
         ctx._saved_versions = tuple(None if t is None else _version_of(t) for t in ctx._saved)
 
 
+def _check_dirty_no_grad_views(ctx: FunctionCtx) -> None:
+    """A view of a leaf made under no_grad requires grad in PyTorch: marked dirty, it is the
+    leaf error."""
+    for t in ctx._dirty:
+        base = t._s.base if t._s is not None else None
+        if base is not None and t._s.no_grad and base._rg and base._op is None:
+            _bump_dirty(ctx)
+            raise RuntimeError(_LEAF_DIRTY)
+
+
+def _check_dirty(ctx: FunctionCtx, inputs: tuple, is_tuple: bool) -> None:
+    """PyTorch's refusals of the tensors forward marked dirty: a leaf that requires grad, a view
+    of one (counted as changed first); a view that is not the only output and first input is
+    beyond what scalargrad rebases (PyTorch: CopySlices over the Function's node)."""
+    for t in ctx._dirty:
+        if t._op is None and t._rg:
+            raise RuntimeError(_LEAF_DIRTY)
+        base = t._s.base if t._s is not None else None
+        if base is not None and base._rg and base._op is None:
+            _bump_dirty(ctx)
+            raise RuntimeError(VIEW_OF_LEAF)
+        if base is not None and (is_tuple or not inputs or inputs[0] is not t):
+            raise Unsupported("a custom Function that marks dirty a view that is not its only output and "
+                              "first tensor input")
+
+
+_LEAF_DIRTY = "a leaf Variable that requires grad has been used in an in-place operation."
+
+
 def _bump_dirty(ctx: FunctionCtx) -> None:
     for t in ctx._dirty:
         write(t, list(t._val) if t._t.ndim else t._val)
 
 
-def _become(t: Tensor, op, inputs: tuple, c, seq: int) -> None:
+def _become(t: Tensor, op, inputs: tuple, c, seq: int) -> Tensor:
     """Dirty input ``t`` (changed in place by forward) becomes the output node itself, as PyTorch
-    rebases it on the Function's node; its version moves on."""
+    rebases it on the Function's node; its version moves on (a view: its base becomes a
+    CopySlices node over the Function's, as for any in-place op on a view). Returns the tensor
+    that took ``t``'s former place in the graph."""
     res = leaf(list(t._val) if t._t.ndim else t._val, t._t)
     _connect(res, op, inputs, c, seq)
-    rebase_root(t, res)
+    if t._s is not None and t._s.base is not None:
+        rebase(t, res)
+        ext(t)
+        if isinstance(c, FunctionCtx):
+            c._node = weakref.ref(res)
+        return None
+    was = rebase_root(t, res)
     ext(t)
     if isinstance(c, FunctionCtx):
         c._node = weakref.ref(t)
+    return was
 
 
 def _as_output(o: Tensor, inputs: tuple) -> Tensor:

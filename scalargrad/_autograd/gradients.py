@@ -15,13 +15,23 @@ from .._tensor.storage import write
 from .._tensor.tensor import Tensor, leaf, make
 from .._tensor.tensor_kernel import ZeroTensor
 
-__all__ = ["wrap", "unwrap", "adapt", "fresh", "store_grad", "add_into"]
+__all__ = ["wrap", "unwrap", "materialised", "adapt", "fresh", "store_grad", "add_into"]
 
 
 def wrap(g, t):
     if isinstance(g, Tensor):
         return g
     return leaf(g, t, cls=ZeroTensor) if g.__class__ is EfficientZero else leaf(g, t)
+
+
+def materialised(g):
+    """A gradient as AccumulateGrad stores it: an efficient zero (sgn's derivative) becomes
+    ordinary +0.0 zeros, as ATen materialises a ZeroTensor."""
+    if g.__class__ is EfficientZero:
+        return 0.0
+    if g.__class__ is ZeroTensor:
+        return leaf([0.0] * g._t.numel if g._t.ndim else 0.0, g._t)
+    return g
 
 
 def unwrap(g, graph: bool):

@@ -21,7 +21,7 @@ from .errors import Unsupported
 
 __all__ = ["dtype", "float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8",
            "bool", "Size", "round_f32", "round_f32_list", "TensorType", "promote_types", "can_cast", "overflows",
-           "check_fits", "by_name", "complex32", "complex64", "complex128",
+           "check_fits", "check_scalar_fits", "by_name", "complex32", "complex64", "complex128",
            "set_kernels", "FLOAT32_MAX", "FLOAT32_MIN_NORMAL"]
 
 _F32 = struct.Struct("f")
@@ -364,6 +364,20 @@ def check_fits(dt: dtype, x, cpp: bool = True) -> None:
     if x.__class__ is not builtins.bool and overflows(dt, x):
         raise RuntimeError(f"value cannot be converted to type {_CPP_SCALAR[dt.name] if cpp else dt.name} "
                            "without overflow")
+
+
+_HALF_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38}
+
+
+def check_scalar_fits(dt: dtype, x) -> None:
+    """c10's checked conversion of an op's Scalar argument (clamp's bounds, add's alpha) to
+    ``dt``: ``check_fits``, and half and bfloat16 checked too ("value cannot be converted to type
+    c10::Half without overflow"); inf and nan pass for the floating types."""
+    top = _HALF_MAX.get(dt.name)
+    if top is None:
+        check_fits(dt, x)
+    elif x == x and abs(x) != math.inf and abs(x) > top:
+        raise RuntimeError(f"value cannot be converted to type {dt.c_name} without overflow")
 
 
 def can_cast(src: dtype, dst: dtype) -> bool:

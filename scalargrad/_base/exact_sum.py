@@ -107,4 +107,4 @@ def _rounded_rational(pairs, extra) -> float:
     try:
         return float(exact)
     except OverflowError:
-        return math.copysign(math.inf, exact)
+        return math.inf if exact > 0 else -math.inf  # copysign would convert the Fraction: overflow

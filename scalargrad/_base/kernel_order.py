@@ -412,9 +412,7 @@ def fma_chain(a: Sequence[float], b: Sequence[float], f32: bool) -> float:
         for x, y in zip(a, b):
             acc = fma32(x, y, acc)
         return acc
-    import math
-
-    fma = getattr(math, "fma", None)
+    fma = _math_fma
     for x, y in zip(a, b):
         acc = fma(x, y, acc) if fma is not None else fma64(x, y, acc)
     return acc
@@ -424,8 +422,20 @@ def fma(a: float, b: float, c: float, f32: bool) -> float:
     """a * b + c rounded once (float32 when ``f32``), as a fused multiply-add gives it."""
     if f32:
         return fma32(a, b, c)
-    f = getattr(math, "fma", None)
+    f = _math_fma
     return f(a, b, c) if f is not None else fma64(a, b, c)
+
+
+def _ieee_fma(a: float, b: float, c: float) -> float:
+    """Python 3.13's math.fma, with IEEE's nan for an invalid operation (0 * inf, inf - inf),
+    where math.fma raises ValueError."""
+    try:
+        return math.fma(a, b, c)
+    except ValueError:
+        return math.nan
+
+
+_math_fma = _ieee_fma if hasattr(math, "fma") else None
 
 
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter for doubles
@@ -475,7 +485,7 @@ def _fma64_exact(a: float, b: float, c: float) -> float:
     try:
         return float(exact)
     except OverflowError:
-        return math.copysign(math.inf, exact)
+        return math.inf if exact > 0 else -math.inf  # copysign would convert the Fraction: overflow
 
 
 def _finite(x: float) -> bool:

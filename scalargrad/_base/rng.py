@@ -183,7 +183,7 @@ def fma64(a: float, b: float, c: float) -> float:
     try:
         return float(exact)  # int/int true division rounds correctly
     except OverflowError:
-        return math.copysign(math.inf, exact)
+        return math.inf if exact > 0 else -math.inf  # copysign would convert the Fraction: overflow
 
 
 # --------------------------------------------------------------------------

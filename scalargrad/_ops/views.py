@@ -23,7 +23,7 @@ class Layout:
     parameters."""
 
     __slots__ = ("in_shape", "in_dtype", "map", "perm", "dim", "index", "start", "end", "step", "dims",
-                 "sizes", "split_sizes", "outputs", "value", "raw", "tensors", "prev", "fn", "error")
+                 "sizes", "split_sizes", "outputs", "value", "raw", "tensors", "prev", "fn", "error", "saved_out")
 
     def __init__(self, in_shape, in_dtype=None, map=None, **params) -> None:  # the index map
         self.in_shape = tuple(in_shape)
@@ -34,7 +34,9 @@ class Layout:
             setattr(self, name, params.get(name))
         # raw: the arguments as the caller gave them ({"dim": -1}), which PyTorch saves where the
         # computation needs them normalised; tensors: saved tensors (a mask, index tensors);
-        # prev: a regenerated view's older version; fn: the in-place op a CopySlices node replays
+        # prev: a regenerated view's older version; fn: the in-place op a CopySlices node replays;
+        # saved_out: [view, version, name] when fn saved its result, the view (inplace.rebase_view)
+        self.saved_out = None
 
 
 class Structural(Op):

@@ -124,14 +124,12 @@ def clamp(self, min=None, max=None, op=None):  # PyTorch's parameter names
         return elementwise(CM.ClampT, (self, bound(lo, -inf), bound(hi, inf)), (lo is None, hi is None))
     dt = _clamp_dtype(self, lo, hi)
     t = self._t
-    if dt is dtypes.float32:
-        for bound in (lo, hi):  # PyTorch converts a clamp bound with an overflow check
-            if bound.__class__ is float and dtypes.FLOAT32_MAX < abs(bound) < float("inf"):
-                raise RuntimeError("value cannot be converted to type float without overflow")
-    if not dt.is_floating_point:
-        for bound in (lo, hi):
-            if bound is not None and bound != bound or bound in (float("inf"), float("-inf")):
-                raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    given = [b for b in (lo, hi) if b is not None]
+    if len(given) < 2 or all(b == b for b in given):
+        # PyTorch converts each bound to the tensor's C++ type with an overflow check, except
+        # when both are given and one is nan: then it fills the result with nan
+        for bound in given:
+            dtypes.check_scalar_fits(dt, bound)
     r = dt.round
     # rounded for the comparisons, remembering the numbers given (PyTorch saves them: _saved_min)
     keep = constant if dt.is_floating_point else (lambda number, rounded: rounded)

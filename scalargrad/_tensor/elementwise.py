@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
-from .._base.kernel_order import fma_chain
+from .._base.kernel_order import fma
 from .._base.layout import elementwise_strides
 from .._ops import arithmetic as AR
 from .._ops import elementwise as E
@@ -165,6 +165,7 @@ def binary(op, a, b, alpha=None) -> Tensor:
     if alpha is not None and alpha != 1:
         if not cdt.is_floating_point and isinstance(alpha, float):
             raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+        dtypes.check_scalar_fits(cdt, alpha)
         return add_alpha(op, a, b, alpha, cdt)
     if not sa.ndim and not sb.ndim:
         r = cdt.round
@@ -263,9 +264,8 @@ def add_alpha(op, a: Tensor, b: Tensor, alpha, dt) -> Tensor:
 def _fma(y, al, x, dt, f32):
     if not dt.is_floating_point:
         return dt.round(x + al * y)
-    # fma(y, al, x) = y * al + x, one rounding: fma_chain over [1, y] . [x, al] adds x first
-    # (exact: 1 * x), then the product, rounding once
-    return fma_chain([1.0, y], [x, al], f32)
+    # y * al + x, one rounding (a chain from +0.0 would lose x's sign when both are zeros)
+    return fma(y, al, x, f32)
 
 
 def elementwise(op, operands: Sequence, c=None, out_dtype=None) -> Tensor:

@@ -17,6 +17,7 @@ from .operands import broadcast_shapes, positions
 from .storage import write
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
+from .views import expand
 
 __all__ = ["fill", "masked_fill", "masked_zero", "mask_of", "copy_into", "random_fill", "install"]
 
@@ -89,7 +90,17 @@ def masked_fill(self, mask, value, in_place: bool = False):
     if isinstance(value, Tensor):
         value = value.item()
     shape = tuple(self._t.shape)
-
+    if tuple(mask._t.shape) != shape:
+        # the mask broadcasts with the tensor: in place only to the tensor's own shape; out of
+        # place both are expanded first (PyTorch's expand_outplace), in PyTorch's words if not
+        if in_place:
+            full = broadcast_shapes(shape, mask._t.shape)
+            if tuple(full) != shape:
+                raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(full)}")
+        else:
+            full = tuple(broadcast_shapes(mask._t.shape, shape))
+            if full != shape:
+                return masked_fill(expand(self, full), mask, value)
     mv = mask._val if mask._t.ndim else [mask._val]
     m = [mv[i] for i in positions(mask._t.shape, shape)] if tuple(mask._t.shape) != shape else list(mv)
     dt = self._t.dtype

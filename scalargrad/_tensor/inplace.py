@@ -21,13 +21,19 @@ from .._ops.table import Op, saved_node_name, version_error
 from .._ops.views import Clone, Layout
 from .nodes import saves_input
 from .storage import mem, positions_in_base, regenerate, snapshot, write
-from .tensor import Tensor, ext, leaf, make
+from .tensor import INFERENCE_VIEW, Tensor, ext, leaf, make
 
 __all__ = ["inplace", "LEAF_INPLACE", "VIEW_OF_LEAF", "check_inplace", "rebase", "rebase_view", "retype"]
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 
+
+INFERENCE_VIEW_INPLACE = (
+    "A view was created in inference mode and is being modified inplace in normal mode. Given that this use case "
+    "is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
+    "inplace either both inside the inference_mode block (if you don't want the inplace to be tracked) or both "
+    "outside (if you want the inplace to be tracked).")
 
 
 def check_inplace(t: Tensor) -> None:
@@ -36,6 +42,8 @@ def check_inplace(t: Tensor) -> None:
     changed, then refused: ``storage.write``)."""
     if not _grad_state.enabled:
         return
+    if t._c is INFERENCE_VIEW and t._op is None:
+        raise RuntimeError(INFERENCE_VIEW_INPLACE)
     if t._rg and t._op is None:
         raise RuntimeError(LEAF_INPLACE)
     s = t._s
@@ -115,6 +123,12 @@ def rebase_view(t: Tensor, res: Tensor) -> Tensor:
     if e is not None and e.pick is not None:
         h, i = e.pick
         raise RuntimeError(_MULTI_OUTPUT_VIEW.format(i=i, name=h.grad_fn.name().replace("Backward0", "")))
+    prior = t._c.saved_out if isinstance(t._c, Layout) else None
+    if prior is not None and res._op.name != "CopySlices":
+        # an earlier op on this view saved its result; PyTorch's error then names that op (the
+        # view's AsStridedBackward0 it remembered is regenerated away by this op, but not by an
+        # item assignment, which writes through a view of the view)
+        prior[2] = saved_node_name(prior[3])
     base = t._s.base
     pos = positions_in_base(t)
     if len(set(pos)) != len(pos):
@@ -142,12 +156,17 @@ def rebase_view(t: Tensor, res: Tensor) -> Tensor:
     regenerate(t, old_t)
     if overwritten is not None:
         layout.error = (overwritten, ver.n - 1)
+    if res._op.saves_output:
+        # backward reads the view as the op left it: any later change of its memory (through
+        # the view, its base or another view) makes that a version error
+        layout.saved_out = t._c.saved_out = [old_t, ver.n, "AsStrided", res._op.namespace + res._op.name]
     return t
 
 
-def rebase_root(t: Tensor, res: Tensor, keep=None, index=_SAME) -> None:
+def rebase_root(t: Tensor, res: Tensor, keep=None, index=_SAME) -> Tensor:
     """``rebase`` of a tensor that is not a view (or of an in-place view op's target, retyped
-    by ``index``); view ``keep`` of it is left to the caller to regenerate."""
+    by ``index``); view ``keep`` of it is left to the caller to regenerate. Returns the
+    snapshot that keeps ``t``'s former version in the graph."""
     # what was registered on the old version stays with it: its grad_fn object and the tensor
     # hooks (a hook registered before mul_ sees the older version's gradient)
     old = snapshot(t)
@@ -172,7 +191,7 @@ def rebase_root(t: Tensor, res: Tensor, keep=None, index=_SAME) -> None:
         clone._seq, seq = seq, clone._seq
     if index is not _SAME:  # squeeze_, t_...: t takes the view's shape and layout
         retype(t, res, index)
-    write(t, vals, keep=keep)
+    write(t, vals, keep=keep, graph=True)
     t._rg = True
     t._op = res._op
     t._in = ins
@@ -187,6 +206,7 @@ def rebase_root(t: Tensor, res: Tensor, keep=None, index=_SAME) -> None:
         # first), which the op then overwrites: backward through the node is a version error
         t._op = t._op.stale
         ext(t).saved_version = ver.n - 1
+    return old
 
 
 class _CopySlices(Op):
@@ -214,6 +234,10 @@ class _CopySlices(Op):
             view, then = c.error
             which = f", which is output 0 of {saved_node_name(view.grad_fn.name())},"
             raise version_error(view, which, view._version, then)
+        if c.saved_out is not None:
+            view, then, name, _ = c.saved_out
+            if v._version != then:
+                raise version_error(view, f", which is output 0 of {name},", v._version, then)
         scalar = not k.bulk
         if scalar:
             k = k.tensors

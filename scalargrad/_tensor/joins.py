@@ -211,8 +211,11 @@ def unbind_backward(gs, layout):
     d = layout.dim
     parts = []
     for (shape, _map), g in zip(layout.outputs, gs):
-        parts.append(g if g is not None else leaf([0.0] * numel(shape) if shape else 0.0,
-                                                  TensorType(layout.in_dtype or float32, tuple(shape))))
+        if g is None:
+            g = leaf([0.0] * numel(shape) if shape else 0.0, TensorType(layout.in_dtype or float32, tuple(shape)))
+        elif not isinstance(g, Tensor):  # a 0-dim output's gradient on the float path
+            g = leaf(g, TensorType(layout.in_dtype or float32, ()))
+        parts.append(g)
     if len(parts[0]._t.shape) < len(layout.in_shape):
         return stack(parts, d)
     return cat(parts, d)

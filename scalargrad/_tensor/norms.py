@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from .._base.dtypes import TensorType
+from .._base.dtypes import TensorType, float32, float64
 from .._base.errors import Unsupported
 from .._ops import comparison as CM
 from .._ops import norms as N
@@ -39,6 +39,34 @@ def _order(ord, what: str):  # PyTorch's name
     if ord.__class__ is bool or not isinstance(ord, (int, float)):
         raise TypeError(f"{what}(): argument 'ord' must be Number, not {type(ord).__name__}")
     return ord
+
+
+def _norm_value(vals: list, p: float, dt) -> float:
+    """``norm_value``, except where PyTorch's float32 accumulation (also half's and bfloat16's)
+    leaves the range: over two or more elements it sums the powers |x|**p computed in float32,
+    so a sum past float32's largest number is inf (inf ** (1/p): 0 for p < 0) and powers that
+    all underflow give 0 (inf for p < 0); subnormal powers are taken as float32 holds them (a
+    single element's norm is |x|)."""
+    if dt is float64 or len(vals) < 2 or p in (0.0, 1.0, math.inf, -math.inf) or any(x != x for x in vals):
+        return N.norm_value(vals, p)
+    f32 = float32.round
+    terms = []
+    for x in vals:
+        try:
+            terms.append(f32(abs(x) ** p) if x else (0.0 if p > 0 else math.inf))
+        except OverflowError:
+            terms.append(math.inf)
+    total = math.fsum(terms) if math.inf not in terms else math.inf
+    if f32(total) == math.inf:
+        return math.inf if p > 0 else 0.0
+    if total == 0.0:
+        return 0.0 if p > 0 else math.inf
+    if any(0.0 < t < _F32_TINY for t in terms):  # subnormal powers keep only float32's few bits
+        return total ** (1.0 / p)
+    return N.norm_value(vals, p)
+
+
+_F32_TINY = 1.1754943508222875e-38  # float32's smallest normal number
 
 
 def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
@@ -69,7 +97,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
         raise RuntimeError(f"linalg.vector_norm cannot compute the {word} norm on an empty tensor because the "
                            "operation does not have an identity")
     r = dt.round
-    out = [r(N.norm_value(g, p)) for g in groups]
+    out = [r(_norm_value(g, p, dt)) for g in groups]
     out_shape = () if dim is None else _out_shape(shape, dims, keepdim)
     if dim is None and keepdim:
         out_shape = (1,) * nd
@@ -141,7 +169,7 @@ def dist(x: Tensor, other: Tensor, p=2) -> Tensor:
     ov = cast(other, dt) if other._t.ndim else [cast(other, dt)]
     diff = [r(xv[i] - ov[j]) for i, j in zip(positions(x._t.shape, shape), positions(other._t.shape, shape))]
     c = N.Normed(shape, tuple(range(len(shape))), False, True, p)
-    return make(N.Dist, TensorType(dt, ()), r(N.norm_value(diff, float(p))), (x, other), c)
+    return make(N.Dist, TensorType(dt, ()), r(_norm_value(diff, float(p), dt)), (x, other), c)
 
 
 def install(method, function) -> None:

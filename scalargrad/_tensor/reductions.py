@@ -194,7 +194,8 @@ def max_min(x: Tensor, dim=None, keepdim: bool = False, largest: bool = True, ot
     op = R.MaxDim if largest else R.MinDim
     c = Reduced(shape, (d,) if nd else (), bool(keepdim), False, indices=idx, raw={"dim": dim})
     c.picked = picked  # the flat input index each value came from, for the backward
-    out = make(op, TensorType(x._t.dtype, out_shape), values if out_shape else values[0], (x,), c)
+    # the backward is a scatter, which only the tensor kernel has: a 0-dim input runs it too
+    out = make(op if nd else op.tensor, TensorType(x._t.dtype, out_shape), values if out_shape else values[0], (x,), c)
     return ReturnTypes(name, out, idx)
 
 
@@ -321,6 +322,10 @@ def _logsumexp_arguments(name: str, args: tuple, kwargs: dict, first: int) -> tu
     if len(args) > 2:
         raise TypeError(f"{name}() takes from {first} to {first + 1} positional arguments but "
                         f"{len(args) + first - 1} were given")
+    for alias, real, at in (("axis", "dim", 0), ("keepdims", "keepdim", 1)):  # NumPy's names, as the parser's
+        if alias in kwargs and real not in kwargs and len(args) <= at:
+            kwargs = dict(kwargs)
+            kwargs[real] = kwargs.pop(alias)
     for key in kwargs:
         if key not in ("dim", "keepdim", "out"):
             raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")

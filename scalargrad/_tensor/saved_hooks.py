@@ -15,7 +15,8 @@ Function's ``save_for_backward`` tensors are packed after its forward returns.
 from __future__ import annotations
 
 from .._base import grad_mode
-from .tensor import INFERENCE, Ext, Tensor, node_watchers, watch
+from .._ops.views import Alias, Layout
+from .tensor import INFERENCE, Ext, Tensor, make, node_watchers, watch
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "watch_node", "unpacked",
            "unpack_one", "current_hooks", "SAVED_INFERENCE"]
@@ -165,6 +166,14 @@ def unpack_one(original: Tensor, packed, unpack) -> Tensor:
                         f"{type(got).__name__}")
     if got is original:
         return original
+    if original._op is None and original._rg:
+        # a leaf: PyTorch's unpacked tensor accumulates into the leaf's .grad (a double backward
+        # reaches it); the leaf itself when the hook gave its elements back, else an alias node
+        # of it holding the unpacked elements
+        if got._t == original._t and _same_elements(got, original):
+            return original
+        return make(Alias, got._t, list(got._val) if got._t.ndim else got._val, (original,),
+                    Layout(original._t.shape))
     r = object.__new__(type(original))
     for s in ("_rg", "_op", "_a", "_b", "_c", "_seq"):
         setattr(r, s, getattr(original, s))
@@ -174,6 +183,12 @@ def unpack_one(original: Tensor, packed, unpack) -> Tensor:
     r._ext = original._ext if original._op is not None else None
     r._s = None
     return r
+
+
+def _same_elements(a: Tensor, b: Tensor) -> bool:
+    """Equal elements, bit for bit as far as Python numbers tell (signed zeros, nan)."""
+    xs, ys = (a._val, b._val) if a._t.ndim else ([a._val], [b._val])
+    return all(x == y and (x != 0 or str(x) == str(y)) or (x != x and y != y) for x, y in zip(xs, ys))
 
 
 def unpacked(v: Tensor) -> Tensor:

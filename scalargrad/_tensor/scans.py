@@ -170,7 +170,8 @@ def flip(x: Tensor, *dims) -> Tensor:
     out = [vals[i] for i in idx]
     layout = Layout(shape, x._t.dtype, map=idx, dims=ds)
     layout.raw = {"dims": tuple(dims)}
-    return make(SC.Flip, TensorType(x._t.dtype, shape), out if nd else out[0], (x,), layout)
+    # the backward flips on the tensor kernel, which a 0-dim input runs too
+    return make(SC.Flip if nd else SC.Flip.tensor, TensorType(x._t.dtype, shape), out if nd else out[0], (x,), layout)
 
 
 def install(method, function) -> None:
@@ -256,8 +257,10 @@ def cumsum_backward(g, c):
 @helper
 def cumprod_backward(g, x, y, c):
     """cumprod_backward: ``reversed_cumsum(result * grad) / self`` without zeros in the input;
-    with zeros, d out_j / d x_i = the product of x_0..x_j without x_i (computed from the
-    elements, rounded once)."""
+    with zeros, PyTorch's masked form, slice by slice: before the first zero z1 the same
+    formula over the outputs before z1; at z1 the products of the elements before the second
+    zero without x_z1 (computed from the elements, rounded once) times their gradients; after
+    z1 zero (an infinity beyond a zero gives no nan)."""
     if x._t.numel <= 1 or not x._t.ndim or x._t.shape[c.dim] == 1:
         return g
     vals = x._val
@@ -267,17 +270,25 @@ def cumprod_backward(g, x, y, c):
         raise Unsupported("the double backward of cumprod through an input element equal to zero")
     dt = x._t.dtype
     gv = g._val
+    yv = y._val
     out = [0.0] * len(vals)
     for s in slices(tuple(x._t.shape), c.dim):
-        for a, i in enumerate(s):
+        zeros_at = [j for j, i in enumerate(s) if vals[i] == 0] + [len(s), len(s)]
+        z1, z2 = zeros_at[0], zeros_at[1]
+        r = dt.round
+        acc = 0.0  # ATen's cumsum adds in double, each output rounded
+        for a in range(z1 - 1, -1, -1):
+            acc += r(yv[s[a]] * gv[s[a]])
+            out[s[a]] = r(r(acc) / vals[s[a]])  # x before the first zero is not 0
+        if z1 < len(s):
             total = 0.0
-            for j in range(a, len(s)):
+            for j in range(z1, z2):
                 p = 1.0
                 for b in range(j + 1):
-                    if b != a:
+                    if b != z1:
                         p *= vals[s[b]]
                 total += gv[s[j]] * p
-            out[i] = dt.round(total)
+            out[s[z1]] = r(total)
     return leaf(out, TensorType(dt, tuple(x._t.shape)))
 
 

@@ -20,7 +20,7 @@ from .operands import broadcast_shapes, positions
 from .reductions import _RETURN_TYPES, ReturnTypes, _out_shape
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
-from .views import norm_dim
+from .views import make_view, norm_dim, offset_of
 
 __all__ = ["gather", "index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
            "diagonal", "diag", "repeat", "roll", "install"]
@@ -276,7 +276,15 @@ def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, _op=SE.Di
         offset = -offset
     m = [(i * cols + i + offset) if offset >= 0 else ((i - offset) * cols + i)
          for i in range(max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols)))]
-    return pick_elements(_op, x, (len(m),), m, dim1=_uint(dim1), dim2=_uint(dim2), offset=_uint(offset))
+    raw = {"dim1": _uint(dim1), "dim2": _uint(dim2), "offset": _uint(offset)}
+    if _op is not SE.Diagonal:
+        return pick_elements(_op, x, (len(m),), m, **raw)
+    # a view of x's memory (writes through it reach x), stepping both dimensions' strides
+    st0, st1 = x._t.strides
+    start = offset_of(x) + (offset * st1 if offset >= 0 else -offset * st0) if m else offset_of(x)
+    layout = Layout(x._t.shape, x._t.dtype)
+    layout.raw = raw
+    return make_view(x, (len(m),), [st0 + st1], start, list(m), _op, layout)
 
 
 def diag(x: Tensor, diagonal: int = 0) -> Tensor:
@@ -328,6 +336,8 @@ def roll(x: Tensor, shifts, dims=None) -> Tensor:
         st = contiguous_strides(shape)
         m = list(range(n))
         for s, d in zip(sh, ds):
+            if not shape:
+                raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
             d = norm_dim(d, len(shape))
             size = shape[d]
             m = [m[j - ((j // st[d]) % size) * st[d] + (((j // st[d]) % size - s) % size) * st[d]] for j in range(n)]

@@ -41,6 +41,8 @@ def softmax(x: Tensor, dim: int, log: bool = False, dtype=None) -> Tensor:
     vals = x._val if nd else [x._val]
     out = [0.0] * len(vals)
     for idx in slices(shape, d if nd else 0):
+        if not idx:  # a slice along a dimension of size 0: nothing to normalise
+            continue
         for i, y in zip(idx, forward_slice([vals[i] for i in idx], r, log, last)):
             out[i] = y
     op = SM.LogSoftmax if log else SM.Softmax
@@ -65,6 +67,8 @@ def backward_data(g: Tensor, y: Tensor, c: Along, log: bool) -> Tensor:
     last = not nd or c.dim == nd - 1
     out = [0.0] * len(yv)
     for idx in slices(shape, c.dim):
+        if not idx:  # a slice along a dimension of size 0
+            continue
         vals = backward_slice([gv[i] for i in idx], [yv[i] for i in idx], r, log, last, fused)
         for i, v in zip(idx, vals):
             out[i] = v

@@ -23,7 +23,7 @@ import weakref
 
 from .._base.grad_mode import state as grad_state
 from .._ops import views as S
-from .tensor import INFERENCE, Ext, Tensor, ext, leaf, next_seq
+from .tensor import INFERENCE, INFERENCE_VIEW, Ext, Tensor, ext, leaf, next_seq
 
 __all__ = ["Counter", "Mem", "Store", "mem", "write", "alias", "version_then", "snapshot", "regenerate",
            "positions_in_base"]
@@ -59,7 +59,7 @@ class Mem:
     """A tensor's place in memory sharing: its version counter, its store and index map, and
     the tensor it is a view of (``._base``)."""
 
-    __slots__ = ("ver", "store", "index", "base", "offset")
+    __slots__ = ("ver", "store", "index", "base", "offset", "no_grad")
 
     def __init__(self, ver: Counter, store: Store | None = None, index=None, base=None, offset: int = 0) -> None:
         self.ver = ver
@@ -67,6 +67,7 @@ class Mem:
         self.index = index  # flat positions of this tensor's elements in store.data; None: same order
         self.base = base  # the tensor this is a view of (PyTorch's ._base)
         self.offset = offset  # PyTorch's storage_offset()
+        self.no_grad = False  # a view made while grad mode was off (PyTorch's CreationMeta::NO_GRAD_MODE)
 
 
 def mem(t: Tensor) -> Mem:
@@ -106,9 +107,16 @@ def alias(t: Tensor, new: Tensor, index=None, share_version: bool = True, view: 
     if view:
         base = ts.base if ts.base is not None else t
     new._s = Mem(ver, st, index, base, offset)
+    if view and not grad_state.enabled:
+        new._s.no_grad = True
     st.members.append(weakref.ref(new))
     if t._c is INFERENCE and t._op is None and new._op is None:
         new._c = INFERENCE  # a view (or detach) of an inference tensor is one too
+    elif new._c is INFERENCE and new._op is None:
+        # made inside inference mode from a normal tensor: a normal tensor; a view keeps its
+        # base's requires_grad, without a history (PyTorch records none in the mode)
+        new._rg = view and t._rg
+        new._c = INFERENCE_VIEW if new._rg else None
     return new
 
 
@@ -121,12 +129,13 @@ def version_then(t: Tensor, seq: int) -> int:
     return s.ver.n - after
 
 
-def write(t: Tensor, values, keep=None) -> None:
+def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
     """Store ``values`` (a number for a 0-dim tensor, a row-major list otherwise) as ``t``'s
     elements, in place: every tensor sharing the memory sees them, the version counter moves
     on, and the change is stamped on the tensors sharing the counter. The views among them
     that are graph nodes get a new history over their base (``regenerate``), except ``keep``,
-    which the caller regenerates itself."""
+    which the caller regenerates itself; with ``graph`` (the change is recorded, so the memory
+    now requires grad) so do the views made in grad mode that did not require grad."""
     s = mem(t)
     st = s.store
     stamp = next_seq()
@@ -143,7 +152,7 @@ def write(t: Tensor, values, keep=None) -> None:
         _stamp(t, stamp)
         _refuse_inference(t)
         return
-    stale = _stale_views(st, ver, keep)
+    stale = _stale_views(st, ver, keep, graph)
     st.written = stamp
     data = st.data
     idx = s.index
@@ -193,16 +202,19 @@ def _refuse_inference(t: Tensor) -> None:
         raise RuntimeError(INFERENCE_INPLACE)
 
 
-def _stale_views(st: Store, ver: Counter, keep) -> list:
+def _stale_views(st: Store, ver: Counter, keep, graph: bool = False) -> list:
     """The views sharing ``ver`` whose history PyTorch regenerates when their memory changes
-    (views in a graph), each with a snapshot of its present version."""
+    (views in a graph; with ``graph``, also those made in grad mode that did not require grad:
+    PyTorch regenerates a view's grad_fn whenever its base's version moved on), each with a
+    snapshot of its present version."""
     out = []
     for ref in st.members:
         m = ref()
         if m is None or m is keep:
             continue
         ms = m._s
-        if ms.ver is ver and ms.base is not None and m._op is not None:
+        if ms.ver is ver and ms.base is not None and (
+                m._op is not None or graph and not m._rg and not ms.no_grad):
             out.append((m, snapshot(m)))
     return out
 

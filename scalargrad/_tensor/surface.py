@@ -10,6 +10,8 @@ every declared spelling exists on its surface.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import types
 
 from .._base import dtypes
@@ -74,13 +76,44 @@ def _named(fn, name: str, qualname: str):
 
 def bind_method(name: str, fn) -> None:
     """``Tensor.<name>``."""
-    setattr(Tensor, name, _named(fn, name, "Tensor." + name))
+    setattr(Tensor, name, _numpy_names(name, _named(fn, name, "Tensor." + name)))
 
 
 def bind_function(name: str, fn, checked: bool = True) -> None:
     """``torch.<name>``; ``checked``: refusing a first argument that is not a tensor in PyTorch's
     words (factories take no tensor)."""
-    FUNCTIONS[name] = _input_checked(name, _named(fn, name, name)) if checked else fn
+    FUNCTIONS[name] = _input_checked(name, _numpy_names(name, _named(fn, name, name))) if checked else fn
+
+
+# Python-defined in PyTorch (torch/_tensor.py, torch/functional.py): no NumPy names there
+_PYTHON_DEFINED = frozenset({"norm", "split", "unique", "unique_consecutive", "stft", "istft", "unflatten",
+                             "tensordot", "cdist", "chain_matmul"})
+_NUMPY_NAMES = (("axis", "dim"), ("keepdims", "keepdim"))
+
+
+def _numpy_names(name: str, fn):
+    """``fn`` taking NumPy's ``axis`` and ``keepdims`` for its ``dim`` and ``keepdim``, as
+    PyTorch's argument parser does for its C++-bound functions and methods (``x.sum(axis=1)``);
+    ``fn`` itself when it has neither parameter. A name given twice is left to fail."""
+    if name in _PYTHON_DEFINED:
+        return fn
+    try:
+        params = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return fn
+    aliases = tuple((a, p, params.index(p)) for a, p in _NUMPY_NAMES if p in params)
+    if not aliases:
+        return fn
+
+    @functools.wraps(fn)
+    def numpy_named(*args, **kwargs):
+        if kwargs:
+            for alias, real, at in aliases:
+                if alias in kwargs and real not in kwargs and len(args) <= at:
+                    kwargs[real] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+
+    return numpy_named
 
 
 def _input_checked(name: str, fn):

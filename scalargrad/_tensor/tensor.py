@@ -57,6 +57,10 @@ MANY = type("Many", (), {"__repr__": lambda self: "MANY", "__slots__": ()})()  #
 INFERENCE = type("Inference", (), {"__repr__": lambda self: "INFERENCE", "__slots__": ()})()
 """A leaf's ``_c`` when it was made in inference mode (an inference tensor); a leaf has no
 other use for ``_c``."""
+INFERENCE_VIEW = type("InferenceView", (), {"__repr__": lambda self: "INFERENCE_VIEW", "__slots__": ()})()
+"""A leaf's ``_c`` when it is a view made in inference mode of a normal tensor that requires
+grad: a normal tensor that requires grad without a history; PyTorch accumulates nothing
+into it and refuses to change it in place in normal mode."""
 _leaf_c = None  # what a new leaf's _c is: INFERENCE while inference mode is on
 _watch = False  # new nodes are shown to node_watchers (inference tensors, saved-tensor hooks, anomaly mode)
 _watch_reasons: set = set()

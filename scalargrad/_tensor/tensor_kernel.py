@@ -155,11 +155,13 @@ class TensorKernel:
 
     @staticmethod
     def no_gradient(g):
-        """PyTorch's ``_efficientzerotensor``: -0.0 everywhere, outside the graph (see
-        FloatKernel.no_gradient)."""
+        """PyTorch's ``_efficientzerotensor``: a ZeroTensor (added to a tensor it gives that
+        tensor, multiplied it stays itself) outside the graph; what the structural backwards
+        (slices, selects) make of it, and a leaf's .grad, are ordinary +0.0 zeros, as ATen
+        materialises it (see FloatKernel.no_gradient)."""
         if isinstance(g, Tensor):
             t = g._t
-            return leaf([-0.0] * t.numel if t.ndim else -0.0, TensorType(t.dtype, t.shape))
+            return leaf([0.0] * t.numel if t.ndim else 0.0, TensorType(t.dtype, t.shape), cls=ZeroTensor)
         return -0.0
 
     @staticmethod

@@ -6,16 +6,23 @@ None), even when nothing is shuffled, so a program's later random numbers match 
 With ``shuffle=True`` the RandomSampler draws its own seed when the first batch is fetched.
 A loader with ``persistent_workers`` restarts one iterator instead, drawing no new seed.
 
-``num_workers > 0`` loads in this process too: PyTorch's workers fetch the same indices and
-the main process hands the batches out in sampler order, so the batches are the same; only
-randomness inside a dataset's ``__getitem__`` (each worker has its own seed) and
-``get_worker_info()`` (None here) would differ, and a ``worker_init_fn`` is refused.
+``num_workers > 0`` loads in this process too. For a map-style dataset PyTorch's workers fetch
+the same indices and the main process hands the batches out in sampler order, so the batches
+are the same; only randomness inside a dataset's ``__getitem__`` (each worker has its own seed)
+and ``get_worker_info()`` (None there) would differ. An ``IterableDataset`` is iterated as by
+PyTorch's workers: each worker has its own copy of the dataset (``copy.deepcopy``, where PyTorch
+pickles it), its ``get_worker_info()`` (id, num_workers, seed = base seed + id, its copy), and
+its own default generator and ``random`` state seeded with that seed; the batches come in turn
+from each worker still yielding, so a dataset that does not shard itself by
+``get_worker_info()`` is yielded once per worker, as in PyTorch. A ``worker_init_fn`` is refused.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 import os
+import random
 import warnings
 from typing import Generic, TypeVar
 
@@ -31,9 +38,64 @@ T_co = TypeVar("T_co", covariant=True)
 _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
 
 
-def get_worker_info() -> None:
-    """None: every batch is loaded in the main process."""
-    return None
+class WorkerInfo:
+    """What ``get_worker_info()`` returns inside a worker: ``id``, ``num_workers``, ``seed`` and
+    the worker's copy of the ``dataset``."""
+
+    def __init__(self, id: int, num_workers: int, seed: int, dataset) -> None:
+        self.id = id
+        self.num_workers = num_workers
+        self.seed = seed
+        self.dataset = dataset
+
+    def __repr__(self) -> str:
+        return (f"WorkerInfo(id={self.id}, num_workers={self.num_workers}, seed={self.seed}, "
+                f"dataset={self.dataset!r})")
+
+
+_current_worker: list = [None]  # the WorkerInfo of the iterable-dataset worker running now
+
+
+def get_worker_info() -> WorkerInfo | None:
+    """The running worker's ``WorkerInfo`` while an ``IterableDataset`` worker runs (its
+    ``__iter__``, its items, the collate function); None in the main process."""
+    return _current_worker[0]
+
+
+class _Worker:
+    """One of PyTorch's worker processes for an iterable dataset, run in this process: its copy
+    of the dataset, its iterator, and its own random states, swapped in while it runs."""
+
+    def __init__(self, loader: DataLoader, wid: int, base_seed: int) -> None:
+        seed = base_seed + wid
+        self.info = WorkerInfo(wid, loader.num_workers, seed, copy.deepcopy(loader.dataset))
+        self.torch_state = rng.Generator().manual_seed(seed).get_state()
+        saved = random.getstate()
+        random.seed(seed)
+        self.random_state = random.getstate()
+        random.setstate(saved)
+        self.iterator = None
+        self.alive = True
+
+    def run(self, fn, *args):
+        """``fn(*args)`` as this worker: its WorkerInfo, its generator and ``random`` states."""
+        main_torch = rng.default_generator.get_state()
+        main_random = random.getstate()
+        rng.default_generator.set_state(self.torch_state)
+        random.setstate(self.random_state)
+        _current_worker[0] = self.info
+        try:
+            return fn(*args)
+        finally:
+            _current_worker[0] = None
+            self.torch_state = rng.default_generator.get_state()
+            self.random_state = random.getstate()
+            rng.default_generator.set_state(main_torch)
+            random.setstate(main_random)
+
+    def restart(self) -> None:
+        self.iterator = self.run(iter, self.info.dataset)
+        self.alive = True
 
 
 class _Forever:
@@ -193,13 +255,26 @@ class _LoaderIterator:
         self._sampler_iter = iter(loader._index_sampler)
         # drawn for the workers' seeds in PyTorch, whether or not there are workers
         self._base_seed = rng.random_int64(loader.generator)
-        self._dataset_iter = iter(loader.dataset) if loader._iterable else None
+        self._dataset_iter = None
+        self._workers = None
+        if loader._iterable and loader.num_workers:
+            self._workers = [_Worker(loader, i, self._base_seed) for i in range(loader.num_workers)]
+            for w in self._workers:
+                w.restart()
+            self._turn = 0
+        elif loader._iterable:
+            self._dataset_iter = iter(loader.dataset)
         self._ended = False
 
     def _restart(self) -> None:
         """A new pass for a loader with persistent workers (PyTorch's ``_reset``)."""
         self._sampler_iter = iter(self._loader._index_sampler)
-        if self._loader._iterable:
+        if self._workers is not None:
+            for w in self._workers:
+                w.restart()
+            self._turn = 0
+            self._ended = False
+        elif self._loader._iterable:
             self._dataset_iter = iter(self._loader.dataset)
             self._ended = False
 
@@ -222,6 +297,8 @@ class _LoaderIterator:
         return loader.collate_fn(data)
 
     def _next_from_iterable(self, index):
+        if self._workers is not None:
+            return self._next_from_workers(index)
         if self._ended:
             raise StopIteration
         if not self._auto_collation:
@@ -236,3 +313,40 @@ class _LoaderIterator:
         if not data or (self._loader.drop_last and len(data) < len(index)):
             raise StopIteration
         return self._loader.collate_fn(data)
+
+    def _next_from_workers(self, index):
+        """The next batch from the workers in turn (PyTorch's round robin over the workers
+        whose dataset iterator has not ended)."""
+        workers = self._workers
+        n = len(workers)
+        for _ in range(n):
+            w = workers[self._turn]
+            self._turn = (self._turn + 1) % n
+            if not w.alive:
+                continue
+            got = w.run(self._fetch, w.iterator, index)
+            if got is not _ENDED:
+                return got
+            w.alive = False
+        raise StopIteration
+
+    def _fetch(self, iterator, index):
+        """One batch (one item without auto-collation) from a worker's iterator, or _ENDED."""
+        loader = self._loader
+        if not self._auto_collation:
+            try:
+                return loader.collate_fn(next(iterator))
+            except StopIteration:
+                return _ENDED
+        data = []
+        for _ in index:
+            try:
+                data.append(next(iterator))
+            except StopIteration:
+                break
+        if not data or (loader.drop_last and len(data) < len(index)):
+            return _ENDED
+        return loader.collate_fn(data)
+
+
+_ENDED = object()

@@ -1,0 +1,89 @@
+"""Operands at the edges of an op's domain that raised raw Python errors or were accepted where
+PyTorch refuses (issue 22): backward through an output of unbind or max(dim) of 0-dim tensors,
+flip and roll of a 0-dim tensor, softmax over a dimension of size 0, NumPy's ``axis`` and
+``keepdims`` names, clamp bounds that do not fit the tensor's type. Each program runs under
+PyTorch and scalargrad; what it prints (or the error it raises) must agree."""
+
+from __future__ import annotations
+
+import pytest
+
+import scalargrad
+
+PROGRAMS = {
+    "unbind of a vector, backward": "a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
+                                    "u = a.unbind(0)\n(u[1] * 2 + u[0]).backward()\nout = a.grad",
+    "unbind, double backward": "b = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)\n"
+                               "g, = torch.autograd.grad(b.unbind()[2] ** 2, b, create_graph=True)\n"
+                               "g.sum().backward()\nout = (g, b.grad)",
+    "unbind with a hook": "d = torch.tensor([1.0, 2.0], requires_grad=True)\nu = d.unbind()\nout = []\n"
+                          "u[0].register_hook(lambda g: out.append(g))\n(u[0] * 3).backward()\nout.append(d.grad)",
+    "max(dim) of a 0-dim tensor": "a = torch.tensor(1.5, requires_grad=True)\n"
+                                  "v, i = a.max(0)\n(v * 2).backward()\nout = (v, i, a.grad)",
+    "min(dim, keepdim) of a 0-dim tensor": "a = torch.tensor(1.5, requires_grad=True)\n"
+                                           "v, i = a.min(0, keepdim=True)\n(v * 2).backward()\nout = (v, i, a.grad)",
+    "flip of a 0-dim tensor": "a = torch.tensor(1.5, requires_grad=True)\n(a.flip(0) * 3).backward()\nout = a.grad",
+    "roll of a 0-dim tensor": "out = torch.tensor(1.5).roll(1, 0)",
+    "softmax of an empty vector": "out = (torch.softmax(torch.zeros(0), 0), torch.log_softmax(torch.zeros(0), 0))",
+    "softmax over an empty dim": "x = torch.zeros(2, 0, requires_grad=True)\ny = torch.log_softmax(x, 1)\n"
+                                 "y.sum().backward()\nout = (y, x.grad, torch.softmax(torch.zeros(0, 3), 0))",
+    "axis and keepdims": "x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 7.0]])\n"
+                         "out = (x.sum(axis=1), torch.sum(x, axis=1, keepdims=True), x.mean(axis=0), x.max(axis=1), "
+                         "x.std(axis=1), x.argmax(axis=1), x.softmax(axis=1), torch.cat([x, x], axis=0).shape, "
+                         "x.cumsum(axis=1), x.sum(axis=(0, 1)), x.unbind(axis=1))",
+    "softmax of an empty vector, backward": "x = torch.zeros(0, requires_grad=True)\n"
+                                            "torch.softmax(x, 0).sum().backward()\nout = x.grad",
+    "axis and keepdims of logsumexp": "x = torch.tensor([[1.0, 2.0], [3.0, 5.0]])\n"
+                                      "out = (x.logsumexp(axis=1), torch.logsumexp(x, axis=0, keepdims=True))",
+    "masked_fill with a mask longer than the tensor": "out = torch.tensor([0.0, -1.25]).masked_fill("
+                                                      "torch.tensor([True, False, True]), -9.0)",
+    "masked_fill_ with a mask longer than the tensor": "out = torch.tensor([0.0, -1.25]).masked_fill_("
+                                                       "torch.tensor([True, False, True]), -9.0)",
+    "masked_fill with a mask of more dims": "x = torch.tensor([0.0, -1.25], requires_grad=True)\n"
+                                            "y = x.masked_fill(torch.tensor([[True], [False]]), -9.0)\n"
+                                            "(y * torch.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()\n"
+                                            "out = (y, x.grad)",
+    "masked_fill_ with a mask of more dims": "out = torch.tensor([1.0]).masked_fill_(torch.tensor([True, False]), 0.0)",
+    "axis where PyTorch's function is Python": "out = torch.tensor([1.0, 2.0]).norm(axis=0)",
+    "clamp with a nan bound": "out = torch.clamp(torch.tensor([1.0, -2.0]), 3.5e38, float('nan'))",
+    "clamp bound past float32": "out = torch.clamp(torch.tensor([1.0, -2.0]), max=3.5e38)",
+    "clamp bound past half": "out = torch.clamp(torch.tensor([1.0, -2.0]).half(), 0, 70000.0)",
+    "clamp bound past int8": "out = torch.clamp(torch.tensor([1, 2], dtype=torch.int8), 300)",
+    "clamp bound in int64": "out = torch.clamp(torch.tensor([1, 2]), 2 ** 40)",
+    "clamp with nan, backward": "x = torch.tensor([1.0, -2.0], requires_grad=True)\n"
+                                "torch.clamp(x, 0.0, float('nan')).sum().backward()\nout = x.grad",
+}
+
+
+def _run(lib, source: str) -> str:
+    env = {"torch": lib}
+    try:
+        exec(source, env)
+    except (RuntimeError, IndexError, TypeError) as e:
+        return f"{type(e).__name__}: {e}"
+    return repr(env["out"])
+
+
+def test_degenerate_operands_by_hand():
+    def got(name):
+        return _run(scalargrad, PROGRAMS[name])
+
+    assert got("unbind of a vector, backward") == "tensor([1., 2., 0.])"
+    assert got("max(dim) of a 0-dim tensor") == "(tensor(1.5000, grad_fn=<MaxBackward0>), tensor(0), tensor(2.))"
+    assert got("flip of a 0-dim tensor") == "tensor(3.)"
+    assert got("roll of a 0-dim tensor") == "IndexError: Dimension specified as 0 but tensor has no dimensions"
+    assert got("softmax of an empty vector") == "(tensor([]), tensor([]))"
+    assert got("axis and keepdims").startswith("(tensor([ 6., 16.]), tensor([[ 6.],\n        [16.]]), ")
+    assert got("clamp with a nan bound") == "tensor([nan, nan])"
+    assert got("clamp bound past half") == "RuntimeError: value cannot be converted to type c10::Half without overflow"
+    assert got("clamp bound past int8") == "RuntimeError: value cannot be converted to type int8_t without overflow"
+    assert got("clamp with nan, backward") == "tensor([0., 0.])"  # x >= 0 and x <= nan: never
+    assert got("masked_fill with a mask longer than the tensor") == (
+        "RuntimeError: The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0")
+    # the [2] tensor expanded to the mask's [2, 1] rows: row 0 filled, row 1 x; x's gradient is row 1's
+    assert got("masked_fill with a mask of more dims").endswith("tensor([3., 4.]))")
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_degenerate_operands_match_torch(torch_ref, name):
+    assert _run(scalargrad, PROGRAMS[name]) == _run(torch_ref, PROGRAMS[name])
