@@ -100,6 +100,10 @@ def test_complex_numbers_are_refused_by_name(expression):
         eval(expression, env)
 
 
+# the SymPy check's 0-dim path takes CopySlices for its base's identity and misses the view's
+# mul_ (it reports 2 where PyTorch's and this test's gradient is 4): a known false alarm of the
+# checker, kept out of this test until the element graph expands a 0-dim CopySlices
+@pytest.mark.no_sympy_check
 def test_a_view_with_dimensions_of_a_0dim_tensor_shows_its_in_place_change():
     # the fuzzer's silently wrong value: the view printed its old element after mul_
     x = scalargrad.tensor(-0.12, requires_grad=True)

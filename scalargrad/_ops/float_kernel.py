@@ -115,7 +115,9 @@ class FloatKernel:
     a = staticmethod(attrgetter("_a._val"))
     b = staticmethod(attrgetter("_b._val"))
     out = staticmethod(attrgetter("_val"))
-    c = staticmethod(attrgetter("_c._val"))
+    # where's condition: a 0-dim node's is a tensor; an element of the symbolic check's element
+    # graph carries the condition's element itself
+    c = staticmethod(lambda v: getattr(v._c, "_val", v._c))
 
     @staticmethod
     def where(c, a, b):

@@ -195,10 +195,11 @@ def _ulp(x: float, dt: str) -> float:
 class _Probe:
     """A stand-in node for running an op's backward at a nudged saved output."""
 
-    __slots__ = ("_val", "_in", "_a", "_b", "_c")
+    __slots__ = ("_val", "_in", "_a", "_b", "_c", "_t")
 
     def __init__(self, v, y: float) -> None:
         self._val = y
+        self._t = v._t  # its type: a backward may read the dtype
         self._in = v._in
         # the float kernels read a node's inputs from its two input slots
         self._a = getattr(v, "_a", None)
