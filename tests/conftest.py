@@ -15,7 +15,11 @@ asserts autograd's gradients (exactly, or within ``rel``/``abs``) AND proves the
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+import kernel_record
 
 try:  # the conformance tests compare with PyTorch and skip without it
     import torch as _torch
@@ -29,11 +33,39 @@ SYMPY_CHECKS_PER_TEST = 3
 LIVE_FIXTURES = {"torch_ref", "torch", "runs"}
 
 
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true",
+                     help="also run the slow end-to-end tests (the default when CI is set; README \"Development\")")
+    kernel_record.addoption(parser)
+
+
+def _quick_run(config) -> bool:
+    """The contributor's default: a plain ``pytest`` (no paths, no -m, no --slow, CI unset)
+    leaves out the ``slow`` end-to-end tests; naming them, ``--slow`` or CI runs them."""
+    source = getattr(config, "args_source", None)  # pytest 7.2+
+    return not (config.getoption("--slow") or os.environ.get("CI") or config.option.markexpr
+                or source is None or source.name != "TESTPATHS")
+
+
+def pytest_report_header(config):
+    if _quick_run(config):
+        return "the quick run: the slow end-to-end tests are left out (--slow or CI=true runs everything)"
+    return None
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "no_sympy_check: do not prove this test's backward passes with SymPy")
+    # CI's reruns under other kernel sets: the record of which ops each live test calls, and the
+    # selection of the tests that can come out differently (tests/kernel_record.py)
+    kernel_record.configure(config)
 
 
 def pytest_collection_modifyitems(config, items):
+    if _quick_run(config):
+        slow = [item for item in items if item.get_closest_marker("slow")]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if not item.get_closest_marker("slow")]
     # every test that takes PyTorch as the truth compares with the live kernels of this machine:
     # CI runs these again under other processors' kernel sets (.ci/run, README "Development")
     # (and the "torch" instance of a fixture parametrized over both libraries, such as ``lib``,

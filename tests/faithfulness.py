@@ -398,6 +398,31 @@ def product_first() -> Iterator[None]:
     code computes (``fuses`` is False there): every fused multiply-add it models (``add`` with
     alpha, ``addcmul``, ``lerp``, the random generator's ``uniform_``, the optimizers' updates,
     the kernels that call ``kernel_order.fma``) becomes two roundings."""
+    with _fmas_replaced(lambda fused, unfused: unfused):
+        yield
+
+
+@contextmanager
+def fmas_used(used) -> Iterator[None]:
+    """While active, scalargrad computes as always and calls ``used()`` whenever it reaches one
+    of the fused multiply-adds ``product_first`` switches (tests/kernel_record.py: a test that
+    never does computes the same under ``product_first``)."""
+
+    def flagged(fused, unfused):
+        def fma(*args):
+            used()
+            return fused(*args)
+
+        return fma
+
+    with _fmas_replaced(flagged):
+        yield
+
+
+@contextmanager
+def _fmas_replaced(replace) -> Iterator[None]:
+    """Every fused multiply-add scalargrad models, wherever a module holds it, replaced by
+    ``replace(fused, unfused)`` (unfused: the same arguments, the product rounded first)."""
     import sys
 
     from scalargrad._base import kernel_order, rng
@@ -412,7 +437,7 @@ def product_first() -> Iterator[None]:
     def f64_first(a, b, c):
         return a * b + c
 
-    unfused = {id(f): (f, g) for f, g in (
+    unfused = {id(f): (f, replace(f, g)) for f, g in (
         (kernel_order.fma, lambda a, b, c, f32: f32_first(a, b, c) if f32 else f64_first(a, b, c)),
         (kernel_order._fma32, f32_first), (kernel_order._fma64, f64_first),
         (rng._fma32, f32_first), (rng._fma64, f64_first),
@@ -428,7 +453,8 @@ def product_first() -> Iterator[None]:
                 if hit is not None and hit[0] is value:
                     saved.append((module, attr, value))
                     setattr(module, attr, hit[1])
-    elements._ROUNDING.update({dt: (r, unfused.get(id(fma), (fma, fma))[1]) for dt, (r, fma) in saved[0][2].items()})
+    elements._ROUNDING.update({dt: (r, unfused[id(fma)][1] if id(fma) in unfused else fma)
+                               for dt, (r, fma) in saved[0][2].items()})
     try:
         yield
     finally:
