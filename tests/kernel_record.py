@@ -39,10 +39,15 @@ import pytest
 
 # ATen ops whose result is the same on every processor and kernel set: no arithmetic, or
 # arithmetic that is exact or rounds once, where ATen's scalar and vector loops compute the same
-# IEEE operation (BinaryOpsKernel.cpp: mul_kernel, div_true_kernel, the floor and remainder
-# kernels). ``add``/``sub``/``rsub`` only with alpha 1 (with another alpha the vector code fuses
-# ``a + alpha * b``). Nothing that sums (sum, mean, mm, softmax...), no transcendental, no random
-# draw but the integer ones. Every overload of these (data movement, comparisons, exact ops):
+# IEEE operation (BinaryOpsKernel.cpp: mul_kernel, div_true_kernel). ``add``/``sub``/``rsub`` only
+# with alpha 1 (with another alpha the vector code fuses ``a + alpha * b``). Nothing that sums
+# (sum, mean, mm, softmax...), no transcendental, no random draw but the integer ones, no fmod
+# (``remainder``, ``floor_divide``, ``div`` with a rounding mode: the AVX512 fmod gives nan for
+# remainder(24.8, 2**-126), the generic code 0). tests/test_kernel_record.py checks the list on
+# PyTorch under each setting. One difference is allowed: which nan (its sign and payload) comes
+# out of max/min/maximum/minimum and the conversions where an input is nan (ATen's vector code
+# propagates another one); IEEE leaves it open, nothing prints it, scalargrad does not model it.
+# Every overload of these (data movement, comparisons, exact ops):
 EXACT_FAMILIES = frozenset(f"aten.{name}" for name in """
     empty empty_strided empty_like new_empty new_empty_strided zeros zeros_like new_zeros ones ones_like
     new_ones full full_like new_full fill fill_ zero_ scalar_tensor copy copy_ _copy_from
@@ -55,20 +60,21 @@ EXACT_FAMILIES = frozenset(f"aten.{name}" for name in """
     eq ne lt le gt ge isnan isinf isposinf isneginf signbit logical_not logical_and logical_or
     logical_xor any all equal
     abs neg sign sgn floor ceil trunc clamp clamp_ clamp_min clamp_max maximum minimum max min amax amin
-    argmax argmin sort topk relu relu_ threshold threshold_backward remainder floor_divide reciprocal
+    argmax argmin sort topk relu relu_ threshold threshold_backward reciprocal
     random_ randperm
 """.split())
 # ... and only these overloads of the arithmetic (``round.decimals`` multiplies, for instance)
 EXACT_OPS = frozenset(f"aten.{name}" for name in """
     round.default mul.Tensor mul.Scalar mul_.Tensor mul_.Scalar div.Tensor div.Scalar div_.Tensor
-    div_.Scalar div.Tensor_mode div.Scalar_mode div_.Tensor_mode div_.Scalar_mode add.Tensor
-    add.Scalar add_.Tensor add_.Scalar sub.Tensor sub.Scalar sub_.Tensor sub_.Scalar rsub.Tensor
-    rsub.Scalar
+    div_.Scalar add.Tensor add.Scalar add_.Tensor add_.Scalar sub.Tensor sub.Scalar sub_.Tensor
+    sub_.Scalar rsub.Tensor rsub.Scalar
 """.split())
 
 
 def exact(op: str) -> bool:
     """Is the recorded op one whose result is the same on every processor?"""
+    if op.endswith(")"):  # an overload with what makes it kernel-dependent: add(alpha), index_put_(accumulate)
+        return False
     return op in EXACT_OPS or op.rsplit(".", 1)[0] in EXACT_FAMILIES
 
 
@@ -97,6 +103,23 @@ def _op_name(torch, func, args, kwargs, out) -> str | None:
     return name
 
 
+def recording_mode(torch, record):
+    """A ``TorchDispatchMode`` class that calls ``record(name)`` for every ATen op run under it
+    (forward and backward) except those whose tensors are all integers or booleans (see ``_op_name``)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Record(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            out = func(*args, **kwargs)
+            name = _op_name(torch, func, args, kwargs, out)
+            if name is not None:
+                record(name)
+            return out
+
+    return Record
+
+
 class _Entry:
     """What one test or fixture did: its ops, whether it reached scalargrad's fused multiply-adds,
     and what escaped the record (a subprocess, a fork, a thread)."""
@@ -112,7 +135,6 @@ class Recorder:
 
     def __init__(self, path: str):
         import torch
-        from torch.utils._python_dispatch import TorchDispatchMode
 
         self.path = path
         self.torch = torch
@@ -123,17 +145,11 @@ class Recorder:
         self.recording = False
         recorder = self
 
-        class Record(TorchDispatchMode):
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                kwargs = kwargs or {}
-                out = func(*args, **kwargs)
-                if recorder.current:
-                    name = _op_name(torch, func, args, kwargs, out)
-                    if name is not None:
-                        recorder.current[-1].ops.add(name)
-                return out
+        def record(name: str) -> None:
+            if recorder.current:
+                recorder.current[-1].ops.add(name)
 
-        self.mode_type = Record
+        self.mode_type = recording_mode(torch, record)
         self._watch_escapes()
 
     def _watch_escapes(self):
