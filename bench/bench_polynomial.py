@@ -3,6 +3,7 @@
     python3 bench/bench_polynomial.py                # 5 interleaved rounds of 20 steps per peer
     python3 bench/bench_polynomial.py --quick        # 2 rounds of 5 steps
     python3 bench/bench_polynomial.py --tutorial     # also: the tutorial's 2000 steps under `scalargrad run`
+    python3 bench/bench_polynomial.py --profile      # cProfile of 50 scalargrad steps per dtype, top 25
 
 The step (Learning PyTorch with Examples, "PyTorch: Tensors and autograd"): 2000 points on
 [-pi, pi], y = sin(x), a cubic a + b x + c x^2 + d x^3 with 0-dim parameters, the sum of squared
@@ -26,9 +27,11 @@ then of the training arithmetic alone, which PyTorch computes the same way on ev
 from __future__ import annotations
 
 import argparse
+import cProfile
 import gc
 import math
 import os
+import pstats
 import statistics
 import subprocess
 import sys
@@ -190,6 +193,23 @@ def tutorial() -> None:
     print("last lines:", *out.stdout.strip().splitlines()[-2:], sep="\n  ")
 
 
+def profile(steps: int = 50) -> None:
+    """cProfile of scalargrad's step in each dtype (after a warm-up), top 25 by own time."""
+    sg = _scalargrad()
+    for dt in ("float64", "float32"):
+        peer = TensorPeer(sg, dt, f"scalargrad-{dt}")
+        for _ in range(3):
+            peer.step()
+        gc.collect()
+        pr = cProfile.Profile()
+        pr.enable()
+        for _ in range(steps):
+            peer.step()
+        pr.disable()
+        print(f"\nscalargrad {dt}: {steps} steps under cProfile (shares of the total, not times to quote)")
+        pstats.Stats(pr, stream=sys.stdout).sort_stats("tottime").print_stats(25)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
@@ -197,7 +217,11 @@ def main() -> None:
     ap.add_argument("--steps", type=int)
     ap.add_argument("--peers", default="scalargrad-f64,scalargrad-f32,torch-f32,torch-f64,floor")
     ap.add_argument("--tutorial", action="store_true")
+    ap.add_argument("--profile", action="store_true", help="cProfile scalargrad's step instead of timing")
     args = ap.parse_args()
+    if args.profile:
+        profile()
+        return
     rounds = args.rounds or (2 if args.quick else 5)
     steps = args.steps or (5 if args.quick else 20)
     print(f"bench_polynomial: Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "

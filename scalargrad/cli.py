@@ -4,7 +4,7 @@
     scalargrad verify --corpus                         ... or the corpus of real-program patterns
     scalargrad verify [--markdown | --json] PATH...     check notebooks, Markdown/reST pages,
                                                         docstring examples against scalargrad
-    scalargrad run [--check] [--graph FILE] script.py [args...]
+    scalargrad run [--check] [--check-report FILE] [--graph FILE] script.py [args...]
                                                         run a PyTorch program on scalargrad
     scalargrad demo                                     z = log(x ** q) and its gradients
 
@@ -217,7 +217,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", **sub_debug)
     p = sub.add_parser("run", help="run a PyTorch program with torch resolved to scalargrad",
                        epilog=EXIT_STATUS, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--check", action="store_true", help="prove every backward with SymPy, report at exit")
+    p.add_argument("--check", action="store_true", help="prove every backward with SymPy and print a summary at "
+                   "exit (backward passes, gradient elements proved, the worst disagreement and where, time)")
+    p.add_argument("--check-report", metavar="FILE", help="with --check (implied): write the full table, "
+                   "element by element, to FILE: JSON if it ends in .json, Markdown if in .md (JSON schema: "
+                   "scalargrad/check_report.py)")
     p.add_argument("--graph", metavar="FILE", help="draw the last backward call's graph, its hooks numbered "
                    "in the order they fired (.dot: DOT text; .svg, .png, .pdf: needs Graphviz)")
     p.add_argument("--report-json", help=argparse.SUPPRESS)

@@ -7,9 +7,10 @@ import argparse
 import json
 import os
 import sys
+import time
 import traceback
 
-__all__ = ["run"]
+__all__ = ["run", "ProofClock"]
 
 
 def _sympy_checker():
@@ -21,11 +22,62 @@ def _sympy_checker():
     return check_every_backward()
 
 
+class ProofClock:
+    """The time the SymPy check takes, apart from the program's own backward calls: engine
+    observers placed just before and just after the check's own one time its planning (on entry
+    to each backward call) and its comparison (once the call has finished). ``seconds`` is wall
+    time, ``cpu_seconds`` this process's CPU time (what a loaded machine does not stretch)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.cpu_seconds = 0.0
+        self._t = self._c = 0.0
+
+    def _begin(self) -> None:
+        self._t = time.perf_counter()
+        self._c = time.process_time()
+
+    def _end(self) -> None:
+        self.seconds += time.perf_counter() - self._t
+        self.cpu_seconds += time.process_time() - self._c
+
+    def _start(self, *args):
+        self._begin()
+        return self._start_finish
+
+    def _stop(self, *args):
+        self._end()
+        return self._stop_finish
+
+    def _start_finish(self, result) -> None:
+        self._begin()
+
+    def _stop_finish(self, result) -> None:
+        self._end()
+
+    def around(self, observer) -> None:
+        """Time ``observer``, which must be in the engine's list of observers."""
+        from ._autograd import engine
+
+        i = engine.observers.index(observer)
+        engine.observers.insert(i + 1, self._stop)
+        engine.observers.insert(i, self._start)
+
+    def stop(self) -> None:
+        from ._autograd import engine
+
+        for f in (self._start, self._stop):
+            if f in engine.observers:
+                engine.observers.remove(f)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run a program with ``torch`` resolved to scalargrad; 0 on success, 1 on its error,
     3 when it needs a part of PyTorch scalargrad does not have. ``--graph FILE`` draws the
-    last backward call it made."""
-    from .proof_summary import summarise_checks
+    last backward call it made; ``--check`` proves every backward call with SymPy and prints a
+    summary at exit, ``--check-report FILE`` (which implies it) writes the full table."""
+    from .check_report import report_format, write_report
+    from .proof_summary import summarise_checks, summarise_proof
     from .runner import run_path
 
     path = args.script
@@ -38,7 +90,14 @@ def run(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"scalargrad run: cannot read {path}: {e.strerror}", file=sys.stderr)
         return 2
-    checker = _sympy_checker() if args.check else None
+    report_path = getattr(args, "check_report", None)
+    if report_path is not None and report_format(report_path) is None:
+        print(f"scalargrad run: --check-report {report_path}: the file name must end in .json (JSON) or .md "
+              "(Markdown)", file=sys.stderr)
+        return 2
+    check = args.check or report_path is not None
+    checker = _sympy_checker() if check else None
+    clock = ProofClock() if checker is not None else None
     report = None
     graph = None
     if getattr(args, "graph", None):
@@ -49,7 +108,10 @@ def run(args: argparse.Namespace) -> int:
     def start() -> None:
         nonlocal report
         if checker is not None:
+            from ._autograd import engine
+
             report = checker.__enter__()
+            clock.around(engine.observers[-1])  # the check's observer, just added
         if graph is not None:
             graph.start()
 
@@ -57,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
         result = run_path(path, args.args, on_start=start)
     finally:
         if checker is not None and report is not None:
+            clock.stop()
             checker.__exit__(None, None, None)
         if graph is not None:
             graph.stop()
@@ -65,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         message = graph.write()
         if message:
             print(f"scalargrad run --graph: {message}", file=sys.stderr)
-    checks = summarise_checks(report) if args.check else None
+    checks = summarise_checks(report) if check else None
     if args.report_json:
         with open(args.report_json, "w", encoding="utf-8") as fh:
             json.dump({"ok": result.ok, "error": result.summary,
@@ -88,10 +151,19 @@ def run(args: argparse.Namespace) -> int:
             print(code, file=sys.stderr)
     elif result.error is not None:
         traceback.print_exception(type(result.error), result.error, _program_frames(result.error, path))
-    if args.check and not args.report_json:
-        print(f"\nSymPy check: {checks['summary']}", file=sys.stderr)
-        if report:
-            print(str(report), file=sys.stderr)
+    if check and not args.report_json:
+        summary = summarise_proof(report, clock.seconds, clock.cpu_seconds)
+        lines = summary.lines()
+        if report_path is not None:
+            try:
+                write_report(report_path, path, report, summary)
+                lines.append(f"  the full table: {report_path}")
+            except OSError as e:
+                lines.append(f"  the full table could not be written to {report_path}: {e.strerror}")
+                status = status or 2
+        elif report:
+            lines.append("  the full table, element by element: --check-report FILE.md (or FILE.json)")
+        print("\n" + "\n".join(lines), file=sys.stderr)
     return status
 
 

@@ -459,16 +459,19 @@ CHECKED = """\
 
 def test_run_check_reports_sympy_at_exit_and_passes_argv(tmp_path):
     write(tmp_path, "prog.py", CHECKED)
-    proc = scalargrad_cli("run", "--check", "prog.py", "alpha", "--beta", "7", cwd=tmp_path)
+    proc = scalargrad_cli("run", "--check", "--check-report", "proof.md", "prog.py", "alpha", "--beta", "7",
+                          cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     # python3 prog.py alpha --beta 7 with PyTorch 2.13
     assert proc.stdout == "['prog.py', 'alpha', '--beta', '7']\ntensor(12.5000)\n"
     report = proc.stderr.strip().splitlines()
-    assert report[0] == "SymPy check: 1 backward: 1 grad agrees"
-    assert report[1].startswith("backward #1: OK")
-    # the derivative SymPy proved, d/dx (x**3 + log x) = 3x**2 + 1/x = 12.5 at x = 2
-    assert re.search(r"3\*x0\*\*2 \+ 1/x0", proc.stderr)
-    assert re.search(r"^\s+x0\s+12\.5\s+12\.5\s", proc.stderr, re.M)
+    assert report[0].startswith("SymPy check: OK, 1 backward pass checked, 1 of 1 gradient elements proved, in ")
+    assert report[1] == "  (1 backward: 1 grad agrees)"
+    assert report[-1] == "  the full table: proof.md"
+    # the derivative SymPy proved, d/dx (x**3 + log x) = 3x**2 + 1/x = 12.5 at x = 2, in the full table
+    table = (tmp_path / "proof.md").read_text(encoding="utf-8")
+    assert "## backward #1: OK" in table
+    assert re.search(r"^\| `x0` \| 12\.5 \| 12\.5 \| ok \| [^|]+ \| `3\*x0\*\*2 \+ 1/x0` \|", table, re.M), table
 
 
 def test_run_options_after_the_script_belong_to_the_program(tmp_path):

@@ -26,7 +26,8 @@ LAYERS = [
     ("nn",),
     ("optim", "serialization"),
     ("symbolic", "symbolic_elements"),
-    ("runner", "run_command", "verify", "cli", "__main__", "documents", "viz", "warm_worker", "proof_summary"),
+    ("runner", "run_command", "verify", "cli", "__main__", "documents", "viz", "warm_worker", "proof_summary",
+     "check_report"),
 ]
 
 

@@ -345,10 +345,12 @@ def basic_index(src: Tensor, index, select_dim=None, force_slice: bool = False, 
             dim += nd - specified
             odim += nd - specified
         elif isinstance(it, slice):
-            if dim < nd:
+            # dim: where the slice acts in the partly indexed result (Nones before it count);
+            # odim: the dimension of src it walks
+            if odim < nd:
                 start, stop, step = slice(it.start, it.stop, 1 if it.step is None else it.step).indices(
-                    src._t.shape[dim]) if (it.step is None or it.step > 0) else (0, 0, 0)
-                if not (start == 0 and stop == src._t.shape[dim] and step == 1):
+                    src._t.shape[odim]) if (it.step is None or it.step > 0) else (0, 0, 0)
+                if not (start == 0 and stop == src._t.shape[odim] and step == 1):
                     steps.append((dim, it))
             dim += 1
             odim += 1

@@ -1,0 +1,43 @@
+# PyTorch's tutorial "Learning PyTorch with Examples: PyTorch: nn"
+# (pytorch.org/tutorials/beginner/examples_nn/polynomial_nn.html), at its real size: the cubic as
+# nn.Sequential(Linear(3, 1), Flatten(0, 1)) on the features (x, x^2, x^3), MSELoss(sum), the SGD
+# step written by hand; 2000 points, 2000 steps. The seed is ours (Linear's initial weights).
+import math
+
+import torch
+
+torch.manual_seed(0)
+
+x = torch.linspace(-math.pi, math.pi, 2000)
+y = torch.sin(x)
+
+p = torch.tensor([1, 2, 3])
+xx = x.unsqueeze(-1).pow(p)
+
+model = torch.nn.Sequential(
+    torch.nn.Linear(3, 1),
+    torch.nn.Flatten(0, 1)
+)
+
+loss_fn = torch.nn.MSELoss(reduction="sum")
+
+learning_rate = 1e-6
+for t in range(2000):
+    y_pred = model(xx)
+
+    loss = loss_fn(y_pred, y)
+    if t % 100 == 99:
+        print(t, loss.item())
+
+    model.zero_grad()
+
+    loss.backward()
+
+    with torch.no_grad():
+        for param in model.parameters():
+            param -= learning_rate * param.grad
+
+linear_layer = model[0]
+
+print(f"Result: y = {linear_layer.bias.item()} + {linear_layer.weight[:, 0].item()} x + "
+      f"{linear_layer.weight[:, 1].item()} x^2 + {linear_layer.weight[:, 2].item()} x^3")
