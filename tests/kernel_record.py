@@ -183,14 +183,17 @@ class Recorder:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_fixture_setup(self, fixturedef, request):
-        if fixturedef.argname in _SETTING_FIXTURES:
+        if fixturedef.argname in _SETTING_FIXTURES and self.recording:
             with self._push(_Entry()):  # its probe's ops are not the test's
                 yield
             return
+        if fixturedef.scope == "function":  # set up for this test alone: its ops are the test's
+            yield
+            return
+        # a module's or session's fixture: its ops belong to every test that uses it
         entry = self.fixtures.setdefault(fixturedef.argname, _Entry())
         if not self.recording:
-            # set up for a test outside the record, then perhaps used by a live one
-            entry.escaped.add("fixture set up outside the record")
+            entry.escaped.add("fixture set up outside the record")  # for a test that is not live
             yield
             return
         with self._push(entry):
