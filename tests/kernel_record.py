@@ -11,16 +11,18 @@ can only come out differently there if something it computes does:
   not fuse (``faithfulness.product_first``, under ``ATEN_CPU_CAPABILITY=default``): the main run
   records whether any was called.
 
-A test is *kernel-independent* when it completed in the main run, every op it called is in
-``EXACT_OPS`` (data movement, comparisons, exact operations, and those that round once, the same in ATen's
-scalar and vector code: ``mul``, ``div``, ``add``/``sub`` with alpha 1), or all of an op's tensors
-are integers or booleans, and nothing it did escaped the record. Such a test runs the same ops on
-the same values under every setting (its code is deterministic, every PyTorch result it sees is
-the same), so it takes the same path to the same outcome: the reruns leave it out. Everything
-else is run again, conservatively: an op not listed, a subprocess, a fork or a thread it started
-(their PyTorch is not recorded), a hypothesis test (its examples differ between runs), a test
-that skipped or was not recorded (a new test, a changed id), and, under
-``ATEN_CPU_CAPABILITY=default``, one that reached scalargrad's fused multiply-adds.
+A test is *kernel-independent* when it completed in the main run and every op it called is in
+``EXACT_FAMILIES``/``EXACT_OPS`` (data movement, comparisons, exact operations, and those that
+round once, the same in ATen's scalar and vector code: ``mul``, ``div``, ``add``/``sub`` with
+alpha 1) or has only integer or boolean tensors, and nothing it did escaped the record. Such a
+test runs the same ops on the same values under every setting (its code is deterministic, every
+PyTorch result it sees is the same), so it takes the same path to the same outcome: the reruns
+leave it out. Everything else is run again, conservatively: an op not listed, a subprocess, a
+fork or a thread it started (their PyTorch is not recorded), a module's or session's fixture
+first set up outside the record (and every test, if the test modules' imports call an op not
+listed), a hypothesis test (its examples differ between runs), a test that skipped or was not
+recorded (a new test, a changed id), and, under ``ATEN_CPU_CAPABILITY=default``, one that
+reached scalargrad's fused multiply-adds.
 
 ``pytest --kernel-record=PATH`` writes the record; ``pytest --kernel-rerun=PATH --kernel-setting=
 NAME -m live_torch`` runs only the tests that can differ under NAME (the record is CI's own, made
@@ -140,6 +142,7 @@ class Recorder:
         self.torch = torch
         self.tests: dict[str, dict] = {}
         self.fixtures: dict[str, _Entry] = {}
+        self.collection = _Entry()  # the test modules' imports
         self.current: list[_Entry] = []
         self.completed: set[str] = set()
         self.recording = False
@@ -180,6 +183,16 @@ class Recorder:
         self.current.append(entry)
         stack.callback(self.current.pop)
         return stack
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_make_collect_report(self, collector):
+        # what a test module (and any helper it imports first) computes with PyTorch as it is
+        # imported: every test collected from then on may use it
+        if not isinstance(collector, pytest.Module):
+            yield
+            return
+        with self.mode_type(), self._push(self.collection):
+            yield
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_fixture_setup(self, fixturedef, request):
@@ -233,8 +246,9 @@ class Recorder:
             self.completed.add(report.nodeid)
 
     def pytest_sessionfinish(self, session):
+        collection = {"ops": sorted(self.collection.ops), "escaped": sorted(self.collection.escaped)}
         with open(self.path, "w", encoding="utf-8") as f:
-            json.dump({"tests": self.tests}, f, indent=0, sort_keys=True)
+            json.dump({"collection": collection, "tests": self.tests}, f, indent=0, sort_keys=True)
 
 
 def reasons_to_rerun(entry: dict | None, setting: str) -> list[str]:
@@ -258,15 +272,20 @@ class Selection:
 
     def __init__(self, path: str, setting: str):
         with open(path, encoding="utf-8") as f:
-            self.record = json.load(f)["tests"]
+            found = json.load(f)
+        self.record = found["tests"]
         self.setting = setting
         self.left_out = 0
+        # PyTorch computing as the test modules are imported feeds any test: then every one runs
+        collection = found["collection"]
+        self.collection = [f"the test modules' imports call {op}" for op in collection["ops"] if not exact(op)]
+        self.collection += [f"the test modules' imports started a {what}" for what in collection["escaped"]]
 
     @pytest.hookimpl(trylast=True)  # after the conftest has marked the live tests
     def pytest_collection_modifyitems(self, config, items):
         keep, drop = [], []
         for item in items:
-            independent = (item.get_closest_marker("live_torch") is not None
+            independent = (not self.collection and item.get_closest_marker("live_torch") is not None
                            and not reasons_to_rerun(self.record.get(item.nodeid), self.setting))
             (drop if independent else keep).append(item)
         if drop:
@@ -279,6 +298,8 @@ class Selection:
                 "every PyTorch op is the same on every processor are left out")
 
     def pytest_terminal_summary(self, terminalreporter):
+        for reason in self.collection:
+            terminalreporter.write_line(f"kernel selection: none left out, {reason}")
         terminalreporter.write_line(
             f"kernel selection ({self.setting}): {self.left_out} live tests left out, every op they call is "
             "the same on every processor (tests/kernel_record.py)")
