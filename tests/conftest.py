@@ -55,8 +55,8 @@ def pytest_report_header(config):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "no_sympy_check: do not prove this test's backward passes with SymPy")
-    # CI's reruns under other kernel sets: the record of which ops each live test calls, and the
-    # selection of the tests that can come out differently (tests/kernel_record.py)
+    # --kernel-record / --kernel-rerun: which ATen ops each live test calls, and the selection of
+    # the tests that can come out differently under another kernel set (tests/kernel_record.py)
     kernel_record.configure(config)
 
 

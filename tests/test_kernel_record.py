@@ -100,7 +100,7 @@ def test_a_test_is_left_out_only_with_nothing_that_can_differ():
             "calls aten.mm.default"]
         assert reasons_to_rerun(_entry(completed=False), setting) == ["did not complete in the recorded run"]
         assert reasons_to_rerun(_entry(hypothesis=True), setting) == ["hypothesis draws other examples each run"]
-        assert reasons_to_rerun(_entry(escaped=["subprocess"]), setting) == ["started a subprocess"]
+        assert reasons_to_rerun(_entry(escaped=["started a subprocess"]), setting) == ["started a subprocess"]
         # scalargrad's fused multiply-adds are rounded product-first only under the generic kernels
         assert bool(reasons_to_rerun(_entry(fma=True), setting)) == (setting == NEEDS_FMA_SETTING)
 
