@@ -21,8 +21,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import scalargrad as torch  # noqa: E402
-from scalargrad.symbolic import WHOLE_MAX_NODES, sympy_check  # noqa: E402
+import scalargrad as torch
+from scalargrad.symbolic import WHOLE_MAX_NODES, sympy_check
 
 
 def chain(n: int):

@@ -10,11 +10,11 @@ Tensor and its surface), ``_autograd`` (kernels, engine, Function); then the pub
 
 from __future__ import annotations
 
-from . import _autograd as _autograd_layer  # noqa: F401 - binds Tensor.backward and the kernels
+from . import _autograd as _autograd_layer  # binds Tensor.backward and the kernels
 from . import autograd, cuda, random
-from ._autograd import api as _api  # noqa: F401
+from ._autograd import api as _api
 from ._base.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
-from ._base.dtypes import (  # noqa: A004 - torch's names
+from ._base.dtypes import (  # torch's names
     Size,
     bfloat16,
     bool,
@@ -49,10 +49,11 @@ from ._base.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from ._base.missing_api import missing_attribute
 from ._base.presentation import present_as_torch
 from ._base.rng import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from ._tensor import surface as _surface
-from ._tensor.build import MAX_ELEMENTS
+from ._tensor.operands import MAX_ELEMENTS
 from ._tensor.tensor import Tensor, get_default_dtype, is_tensor, set_default_dtype
 from ._tensor.typename import typename
 from .version import __version__  # PyTorch's, as programs expect; scalargrad's: version.scalargrad_version
@@ -65,7 +66,7 @@ from math import e, inf, nan, pi  # noqa: E402
 newaxis = None
 
 
-def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
+def is_inference(input: Tensor) -> bool:  # PyTorch's name
     """Whether ``input`` was made in inference mode."""
     return input.is_inference()
 
@@ -86,6 +87,4 @@ def __getattr__(name: str):
     fn = _surface.FUNCTIONS.get(name)  # an op added to the table after import
     if fn is not None:
         return fn
-    from ._base.missing_api import missing_attribute
-
     return missing_attribute("torch", name)

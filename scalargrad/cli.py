@@ -21,7 +21,11 @@ import os
 import sys
 import traceback
 
+from . import verify as v
 from .run_command import run
+from .verify import CatalogueError
+from .version import __version__ as pytorch_version
+from .version import scalargrad_version
 
 EXIT_STATUS = """\
 exit status:
@@ -72,8 +76,6 @@ def verify_cmd(args: argparse.Namespace) -> int:
     tty = sys.stderr.isatty()
     if args.paths:
         return verify_documents_cmd(args, tty)
-    from . import verify as v
-
     if args.reference is not None and not os.path.isdir(args.reference):
         raise UsageError(f"scalargrad verify: --reference {args.reference}: no such directory")
     with v.reference_dir(args.reference) as ref:
@@ -109,8 +111,7 @@ def _verify_catalogue(args: argparse.Namespace, v, examples: list, tty: bool) ->
 
 def verify_documents_cmd(args: argparse.Namespace, tty: bool) -> int:
     """``scalargrad verify PATH...``: each document checked in a process of its own."""
-    from .documents import check_documents, expand_paths
-    from .documents import report as r
+    from .documents import check_documents, expand_paths, report  # the readers and judges load with the command
 
     for p in args.paths:
         if not os.path.exists(p):
@@ -129,14 +130,14 @@ def verify_documents_cmd(args: argparse.Namespace, tty: bool) -> int:
     if not any(e["cells"] for e in entries) and not any(e["error"] for e in entries):
         found = ", ".join(e["path"] for e in entries) or " ".join(args.paths)
         raise UsageError(f"scalargrad verify: nothing to check: no code cells in {found}")
-    status = r.exit_status(entries)
+    status = report.exit_status(entries)
     if args.json:
-        print(json.dumps({"schema": r.SCHEMA, "summary": r.summary(entries), "exit_status": status,
+        print(json.dumps({"schema": report.SCHEMA, "summary": report.summary(entries), "exit_status": status,
                           "documents": entries}, ensure_ascii=False, indent=2))
     elif args.markdown:
-        print(r.markdown(entries))
+        print(report.markdown(entries))
     else:
-        print(r.table(entries))
+        print(report.table(entries))
     return status
 
 
@@ -192,9 +193,6 @@ def _parser() -> argparse.ArgumentParser:
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     debug = dict(action="store_true", help="on a failure, show the traceback too")
     parser.add_argument("--debug", **debug)
-    from .version import __version__ as pytorch_version
-    from .version import scalargrad_version
-
     parser.add_argument("--version", action="version",
                         version=f"scalargrad {scalargrad_version} (reproduces PyTorch {pytorch_version})")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -234,8 +232,6 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """The ``scalargrad`` command; returns the exit status (``EXIT_STATUS``)."""
-    from .verify import CatalogueError
-
     args = None
     try:
         args = _parser().parse_args(argv)

@@ -3,6 +3,7 @@ norm of matrices); every other function raises ``Unsupported`` naming it."""
 
 from __future__ import annotations
 
+from ._base.missing_api import missing_attribute
 from ._tensor.norms import linalg_norm as norm
 from ._tensor.norms import vector_norm
 
@@ -10,6 +11,4 @@ __all__ = ["norm", "vector_norm"]
 
 
 def __getattr__(name: str):
-    from ._base.missing_api import missing_attribute
-
     return missing_attribute("torch.linalg", name)

@@ -10,6 +10,11 @@ import sys
 import time
 import traceback
 
+from ._autograd import engine
+from .check_report import report_format, write_report
+from .proof_summary import summarise_checks, summarise_proof
+from .runner import run_path
+
 __all__ = ["run", "ProofClock"]
 
 
@@ -57,15 +62,11 @@ class ProofClock:
 
     def around(self, observer) -> None:
         """Time ``observer``, which must be in the engine's list of observers."""
-        from ._autograd import engine
-
         i = engine.observers.index(observer)
         engine.observers.insert(i + 1, self._stop)
         engine.observers.insert(i, self._start)
 
     def stop(self) -> None:
-        from ._autograd import engine
-
         for f in (self._start, self._stop):
             if f in engine.observers:
                 engine.observers.remove(f)
@@ -76,10 +77,6 @@ def run(args: argparse.Namespace) -> int:
     3 when it needs a part of PyTorch scalargrad does not have. ``--graph FILE`` draws the
     last backward call it made; ``--check`` proves every backward call with SymPy and prints a
     summary at exit, ``--check-report FILE`` (which implies it) writes the full table."""
-    from .check_report import report_format, write_report
-    from .proof_summary import summarise_checks, summarise_proof
-    from .runner import run_path
-
     path = args.script
     if not os.path.isfile(path):
         print(f"scalargrad run: no such file: {path}", file=sys.stderr)
@@ -101,15 +98,13 @@ def run(args: argparse.Namespace) -> int:
     report = None
     graph = None
     if getattr(args, "graph", None):
-        from .viz.program_graph import ProgramGraph
+        from .viz.program_graph import ProgramGraph  # --graph alone needs the picture (viz loads nn)
 
         graph = ProgramGraph(args.graph)
 
     def start() -> None:
         nonlocal report
         if checker is not None:
-            from ._autograd import engine
-
             report = checker.__enter__()
             clock.around(engine.observers[-1])  # the check's observer, just added
         if graph is not None:

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import warm_worker
+from .run_command import run
 
 __all__ = ["Example", "Outcome", "CatalogueError", "reference_dir", "load_catalogue", "for_this_python", "verify",
            "normalise_stdout", "normalise_stderr", "lists_feature"]
@@ -303,8 +304,6 @@ def _run_in_worker(program: str, check: bool) -> dict:
     """In a forked worker (working directory: the program's): what ``scalargrad run
     --report-json R [--check] program`` does; returns the report (empty if none was written)."""
     import argparse
-
-    from .run_command import run
 
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")

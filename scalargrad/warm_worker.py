@@ -105,16 +105,14 @@ def warm_up() -> None:
     (``gc.freeze``), so that a child neither scans nor copies it."""
     import sympy  # noqa: F401
 
-    import scalargrad as torch
-    from scalargrad import autograd, nn  # noqa: F401
-    from scalargrad.nn import functional  # noqa: F401
-    from scalargrad.symbolic import sympy_check
+    import scalargrad as torch  # the library, torch.nn (and its functional) and the proofs, loaded here
 
+    torch.nn.functional, torch.autograd  # noqa: B018 - the attribute loads the module
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         x = torch.tensor(2.0, requires_grad=True)
         q = torch.tensor(3.0, requires_grad=True)
-        str(sympy_check(torch.log(x ** q) * torch.tanh(q) / (x + 1.0), [x, q]))
+        str(torch.symbolic.sympy_check(torch.log(x ** q) * torch.tanh(q) / (x + 1.0), [x, q]))
     gc.collect()
     gc.freeze()
 

@@ -428,7 +428,7 @@ def _fmas_replaced(replace) -> Iterator[None]:
     from scalargrad._base import kernel_order, rng
     from scalargrad._base.dtypes import round_f32
     from scalargrad._ops import pointwise
-    from scalargrad._tensor import build
+    from scalargrad._tensor import elementwise as tensor_elementwise
     from scalargrad.optim import elements
 
     def f32_first(a, b, c):
@@ -439,10 +439,10 @@ def _fmas_replaced(replace) -> Iterator[None]:
 
     unfused = {id(f): (f, replace(f, g)) for f, g in (
         (kernel_order.fma, lambda a, b, c, f32: f32_first(a, b, c) if f32 else f64_first(a, b, c)),
-        (kernel_order._fma32, f32_first), (kernel_order._fma64, f64_first),
-        (rng._fma32, f32_first), (rng._fma64, f64_first),
+        (kernel_order.fma32, f32_first), (kernel_order.fma64, f64_first),
+        (rng.fma32, f32_first), (rng.fma64, f64_first),
         (pointwise.fused, lambda r, a, b, c: r(r(a * b) + c)),
-        (build._fma, lambda y, al, x, dt, f32, fma_chain: dt.round(dt.round(y * al) + x)))}
+        (tensor_elementwise._fma, lambda y, al, x, dt, f32: dt.round(dt.round(y * al) + x)))}
     saved = [(elements, "_ROUNDING", dict(elements._ROUNDING))]
     for name, module in list(sys.modules.items()):
         # kernel_order's own fma_chain models MKL's sgemm, which fuses whatever ATen runs: the
@@ -553,9 +553,8 @@ def another_processor(steps: int) -> Iterator[None]:
     ``steps`` places on float32's line. Exact results (a double that already is a float32 number:
     125.0 = 5 ** 3, 2.0 = sqrt(4), log(1) = 0) stay, as every library returns them exactly.
     float64 results move by a float32 ulp too: coarser than any libm, on the safe side."""
-    from scalargrad._autograd import kernels
     from scalargrad._base import ieee
-    from scalargrad._ops import elementwise
+    from scalargrad._ops import float_kernel, unary
     from scalargrad._tensor import products
 
     def moved(fn):
@@ -571,11 +570,11 @@ def another_processor(steps: int) -> Iterator[None]:
     saved = []
     # tensors with dimensions compute through C functions (``fast``): without them the elements
     # go through ``forward``, which calls the ieee functions moved below
-    for op in (elementwise.Exp, elementwise.Log, elementwise.Sqrt, elementwise.Tanh):
+    for op in (unary.Exp, unary.Log, unary.Sqrt, unary.Tanh):
         saved.append((op, "fast", op.__dict__["fast"]))
         op.fast = None
     for owner, names in ((ieee, ("exp", "log", "sqrt", "sin", "cos", "tanh", "pow")),
-                         (kernels.FloatKernel, ("exp", "log", "sqrt", "sin", "cos", "pow")),  # bound at import
+                         (float_kernel.FloatKernel, ("exp", "log", "sqrt", "sin", "cos", "pow")),  # bound at import
                          (products, ("fma_chain", "mkl_sdot", "mkl_lanes8"))):
         for name in names:
             original = owner.__dict__[name]

@@ -2,7 +2,7 @@
 
 MKL picks its sgemm / sgemv / sdot kernel by processor (vendor, vector width, microarchitecture),
 so the order in which a product adds its terms, and with it the last bit, is the capture
-machine's. scalargrad models that order (``scalargrad/kernel_order.py``); tests/test_shaped.py
+machine's. scalargrad models that order (``scalargrad/kernel_order.py``); tests/test_multi_element_tensors.py
 checks the model bit for bit against these recorded figures, which are the same wherever the
 tests run, and compares with live PyTorch bit for bit only on the machine recorded here
 (``is_capture_machine``), elsewhere within rounding bounds.
@@ -21,7 +21,7 @@ from pathlib import Path
 
 GOLDEN = Path(__file__).with_name("mkl_golden.json")
 
-# the shapes of tests/test_shaped.py's product test: (n, k, m) for a (n x k) @ b (k x m); "vm" is
+# the shapes of tests/test_multi_element_tensors.py's product test: (n, k, m) for a (n x k) @ b (k x m); "vm" is
 # a (k,) @ b (k x m), "dot" a (k,) @ b (k,)
 PRODUCT_DIMS = [(1, 1, 1), (1, 3, 1), (2, 3, 4), (1, 4, 3), (3, 5, 2), (4, 4, 4), (1, 8, 5), (6, 2, 3)]
 KINDS = ["mm", "vm", "dot"]

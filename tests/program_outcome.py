@@ -9,7 +9,7 @@ def outcome(mod, source: str, read=lambda env: repr(env["out"]), refusals=(Runti
     refusal it raised (one of ``refusals``) as ``"Type: message"``."""
     env = {"torch": mod}
     try:
-        exec(source, env)  # noqa: S102 - the tests' own programs
+        exec(source, env)  # the tests' own programs
     except refusals as e:
         return f"{type(e).__name__}: {e}"
     return read(env)

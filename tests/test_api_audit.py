@@ -25,7 +25,7 @@ from scalargrad.errors import Unsupported
 from scalargrad.runner import torch_alias
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import pytorch_api  # noqa: E402 - the walk, beside this file
+import pytorch_api  # the walk, beside this file
 
 MODULES = [m for m in BY_KIND if m not in ("torch.Tensor", "torch.nn.Module")]
 NAMES = {m: {n: k for k, ns in kinds.items() for n in ns} for m, kinds in BY_KIND.items()}
@@ -51,7 +51,7 @@ def _outcome(owner, name: str, feature: str) -> str:
         # Tensor's own refusals spell the feature "Tensor.X"
         assert e.feature in (feature, feature.removeprefix("torch.")), f"{feature}: Unsupported names {e.feature!r}"
         return "unsupported"
-    except Exception as e:  # noqa: BLE001 - the audit reports every other error
+    except Exception as e:  # the audit reports every other error
         pytest.fail(f"{feature}: {type(e).__name__}: {e}")
     return "missing module" if isinstance(value, MissingModule) else "implemented"
 
@@ -86,8 +86,8 @@ def test_from_import_binds_a_name_that_raises_unsupported_when_used(module):
         for name, kind in NAMES[module].items():
             namespace: dict = {}
             try:
-                exec(f"from {module} import {name}", namespace)  # noqa: S102 - the spelling under test
-            except Exception as e:  # noqa: BLE001
+                exec(f"from {module} import {name}", namespace)  # the spelling under test
+            except Exception as e:
                 pytest.fail(f"from {module} import {name}: {type(e).__name__}: {e}")
             value = namespace[name]
             own = importlib.import_module(module)
@@ -107,8 +107,8 @@ def test_import_spellings_of_modules_and_their_submodules(module):
             namespace: dict = {}
             for statement in (f"import {target}", f"import {target} as m"):
                 try:
-                    exec(statement, namespace)  # noqa: S102 - the spelling under test
-                except Exception as e:  # noqa: BLE001
+                    exec(statement, namespace)  # the spelling under test
+                except Exception as e:
                     pytest.fail(f"{statement}: {type(e).__name__}: {e}")
             assert isinstance(namespace["m"], types.ModuleType)
             assert namespace["m"] is sys.modules[target]
@@ -140,7 +140,7 @@ def test_names_pytorch_does_not_have_keep_pythons_errors():
         import torch
 
         with pytest.raises(ImportError, match="cannot import name 'NoSuchLayer'"):
-            exec("from torch.nn import NoSuchLayer", {})  # noqa: S102
+            exec("from torch.nn import NoSuchLayer", {})
     # dunder probes stay plain AttributeErrors (libraries call hasattr with them)
     for owner in (torch, torch.nn, torch.nn.functional, torch.fft):
         assert not hasattr(owner, "__wrapped__")

@@ -42,7 +42,7 @@ def test_hessian_of_sum_of_cubes_is_diagonal():
 def test_products_with_vectors():
     y = torch.tensor([0.5, -2.0], dtype=torch.float64)
     v = torch.tensor([1.0, 0.5], dtype=torch.float64)
-    cubes = lambda a: (a ** 3).sum()  # noqa: E731
+    cubes = lambda a: (a ** 3).sum()
     out, hv = F.hvp(cubes, y, v)
     assert out.item() == 0.125 - 8.0 and hv.tolist() == [3.0, -6.0]  # H v = 6 y * v
     assert F.vhp(cubes, y, v)[1].tolist() == [3.0, -6.0]

@@ -618,7 +618,7 @@ def test_torch_alias_resolves_torch_to_scalargrad_and_restores_sys_modules():
             torch.distributions.Normal(0.0, 1.0)
         assert info.value.feature == "torch.distributions.Normal"
         with pytest.raises(Unsupported) as info:
-            import torch.utils.tensorboard  # noqa: F401 - outside the walk of PyTorch's names: named at import
+            import torch.utils.tensorboard  # outside the walk of PyTorch's names: named at import
         assert info.value.feature == "torch.utils.tensorboard"
     after = _torch_modules()
     assert after.keys() == before.keys() and all(after[k] is before[k] for k in before)

@@ -152,9 +152,9 @@ def outcome(torch, case: str) -> str:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for statement in statements:
-                exec(statement, namespace)  # noqa: S102 - the case's set-up
-            result = eval(expression, namespace)  # noqa: S307 - the case's expression
-    except Exception as e:  # noqa: BLE001 - an error is an outcome to compare
+                exec(statement, namespace)  # the case's set-up
+            result = eval(expression, namespace)  # the case's expression
+    except Exception as e:  # an error is an outcome to compare
         return f"{type(e).__name__}: {e}"
     text = repr(result)
     dtype = getattr(result, "dtype", None)

@@ -1334,7 +1334,7 @@ def test_parameter_code_4_sums_a_shared_parameter_gradient_and_code_5_splits_it(
         'powModel2.powParam': half['powModel.powParam'], 'logModel2.logParam': half['logModel.logParam']}
 
 def test_functional_code_1_and_2_have_linear_now():
-    # nn.Linear and F.linear exist since multi-element tensors (tests/test_shaped.py runs
+    # nn.Linear and F.linear exist since multi-element tensors (tests/test_multi_element_tensors.py runs
     # Functional Code 1 and 2 and checks PyTorch's output, "z tensor(6., grad_fn=<SqueezeBackward0>)")
     lin = scalargrad.nn.Linear(in_features=1, out_features=1, bias=False)
     lin.weight.data.fill_(2.0)

@@ -538,7 +538,7 @@ def test_legacy_backward_hook_sees_the_last_operation_of_the_module(lib):
 
 def test_legacy_backward_hook_warnings(lib):
     ev = []
-    hook = lambda mod, gi, go: ev.append(f"{type(mod).__name__} {gi} {go}")  # noqa: E731
+    hook = lambda mod, gi, go: ev.append(f"{type(mod).__name__} {gi} {go}")
     a = lib.tensor(0.5, requires_grad=True)
     sig = lib.nn.Sigmoid()
     sig.register_backward_hook(hook)

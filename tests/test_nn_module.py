@@ -276,7 +276,7 @@ def _shared_tree(torch):
 
 def test_named_members_prefix_recurse_and_duplicates(lib):
     t = _shared_tree(lib)
-    names = lambda it: [n for n, _ in it]  # noqa: E731
+    names = lambda it: [n for n, _ in it]
     assert names(t.named_parameters()) == ['a.w', 'b.w', 'seq.1.w']
     assert names(t.named_parameters(remove_duplicate=False)) == ['a.w', 'b.w', 'shared.w', 'seq.0.w', 'seq.1.w']
     assert names(t.named_parameters(prefix='root', recurse=False)) == []

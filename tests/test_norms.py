@@ -180,3 +180,25 @@ def test_float32_two_norm_within_measured_ulps(torch_ref):
         data = _data(1000, seed)
         worst = max(worst, ulps32(sg.tensor(data).norm().item(), torch_ref.tensor(data).norm().item()))
     assert worst <= 4
+
+
+def test_a_0_dim_norm_gradient_takes_pytorchs_pow_of_a_number():
+    # d|x|**p / dx at a 0-dim float32 x: PyTorch's norm_backward computes abs(x).pow(p - 1) with
+    # pow_tensor_scalar, whose p - 1 = -0.5 is 1 / sqrt (PyTorch 2.13 prints 1.0 for x = 0.375,
+    # p = 0.5); the float kernel once took the general pow there (1.0000001192092896), the tensor
+    # kernel never did (tests/test_kernel_twins.py found the difference)
+    for shape in ((), (1,)):
+        x = sg.full(shape, 0.375, requires_grad=True)
+        x.norm(0.5).backward()
+        assert x.grad.reshape(-1)[0].item() == 1.0
+
+
+def test_a_0_dim_norm_gradient_is_torchs(torch_ref):
+    for p in (0.5, 1.5, 2.5, 3.0, -0.5):
+        for shape in ((), (1,)):
+            got = []
+            for lib in (sg, torch_ref):
+                x = lib.full(shape, 0.375, requires_grad=True)
+                x.norm(p).backward()
+                got.append(struct.pack("<f", x.grad.reshape(-1)[0].item()))
+            assert got[0] == got[1], (p, shape)

@@ -1,4 +1,4 @@
-"""Every op of ``_ops.elementwise.SCALAR_DERIVATIVES``, in every operand order, against an independent table of
+"""Every op of ``_ops.SCALAR_DERIVATIVES``, in every operand order, against an independent table of
 hand-derived derivatives, central differences and PyTorch.
 
 FORMS is the table: each entry is one way a user writes an op (``x * y``, ``x * c``,
@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import scalargrad
-from scalargrad._ops.elementwise import SCALAR_DERIVATIVES
+from scalargrad._ops import SCALAR_DERIVATIVES
 
 from faithfulness import POW, TRANSCENDENTAL, hull, inside, rounded
 

@@ -17,8 +17,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import scalargrad
-from scalargrad._ops import elementwise as E
-from scalargrad._ops.elementwise import SCALAR_DERIVATIVES
+from scalargrad._ops import SCALAR_DERIVATIVES
+from scalargrad._ops import arithmetic as AR
+from scalargrad._ops import comparison as CM
+from scalargrad._ops import unary as UN
 from scalargrad.symbolic import sympy_check
 
 KINK = 1e-3  # keep this far from non-differentiable points
@@ -76,36 +78,36 @@ def _maximum(lib, a, b):
 
 
 STEPS = {
-    "add": (E.Add, 2, None, lambda lib, a, b: a + b),
-    "sub": (E.Sub, 2, None, lambda lib, a, b: a - b),
-    "mul": (E.Mul, 2, None, lambda lib, a, b: a * b),
-    "div": (E.Div, 2, None, lambda lib, a, b: a / _pos(b)),
-    "pow": (E.Pow, 2, None, lambda lib, a, b: _pos(a) ** b.tanh()),
-    "minimum": (E.Minimum, 2, None, _minimum),
-    "maximum": (E.Maximum, 2, None, _maximum),
-    "addc": (E.AddC, 1, [0.5, -1.25, 3.0], lambda lib, a, c: a + c),
-    "subc": (E.SubC, 1, [0.5, 2.0], lambda lib, a, c: a - c),
-    "rsubc": (E.RSubC, 1, [1.0, -0.75], lambda lib, a, c: c - a),
-    "mulc": (E.MulC, 1, [0.5, -3.0, 1.1], lambda lib, a, c: a * c),
-    "divc": (E.DivC, 1, [3.0, -0.7], lambda lib, a, c: a / c),
-    "powc": (E.PowC, 1, [2.0, 3.0, 0.5, -0.5, -1.0, -2.0, 1.5], lambda lib, a, c: _pos(a) ** c),
-    "rpowc": (E.RPowC, 1, [2.0, 0.5, 3.0], lambda lib, a, c: c ** a.tanh()),
-    "reciprocal": (E.Reciprocal, 1, None, lambda lib, a: _pos(a).reciprocal()),
-    "clamp": (E.Clamp, 1, [(-0.5, 0.5), (0.0, 2.0)], _clamp),
-    "clamp_min": (E.ClampMin, 1, [-0.5, 0.25], _clamp_min),
-    "clamp_max": (E.ClampMax, 1, [0.5, -0.25], _clamp_max),
-    "neg": (E.Neg, 1, None, lambda lib, a: -a),
-    "log": (E.Log, 1, None, lambda lib, a: _pos(a).log()),
-    "exp": (E.Exp, 1, None, lambda lib, a: a.tanh().exp()),
-    "log1p": (E.Log1p, 1, None, lambda lib, a: _pos(a).log1p()),
-    "expm1": (E.Expm1, 1, None, lambda lib, a: a.tanh().expm1()),
-    "sqrt": (E.Sqrt, 1, None, lambda lib, a: _pos(a).sqrt()),
-    "tanh": (E.Tanh, 1, None, lambda lib, a: a.tanh()),
-    "sigmoid": (E.Sigmoid, 1, None, lambda lib, a: a.sigmoid()),
-    "relu": (E.Relu, 1, None, _relu),
-    "abs": (E.Abs, 1, None, _abs),
-    "sin": (E.Sin, 1, None, lambda lib, a: a.sin()),
-    "cos": (E.Cos, 1, None, lambda lib, a: a.cos()),
+    "add": (AR.Add, 2, None, lambda lib, a, b: a + b),
+    "sub": (AR.Sub, 2, None, lambda lib, a, b: a - b),
+    "mul": (AR.Mul, 2, None, lambda lib, a, b: a * b),
+    "div": (AR.Div, 2, None, lambda lib, a, b: a / _pos(b)),
+    "pow": (AR.Pow, 2, None, lambda lib, a, b: _pos(a) ** b.tanh()),
+    "minimum": (CM.Minimum, 2, None, _minimum),
+    "maximum": (CM.Maximum, 2, None, _maximum),
+    "addc": (AR.AddC, 1, [0.5, -1.25, 3.0], lambda lib, a, c: a + c),
+    "subc": (AR.SubC, 1, [0.5, 2.0], lambda lib, a, c: a - c),
+    "rsubc": (AR.RSubC, 1, [1.0, -0.75], lambda lib, a, c: c - a),
+    "mulc": (AR.MulC, 1, [0.5, -3.0, 1.1], lambda lib, a, c: a * c),
+    "divc": (AR.DivC, 1, [3.0, -0.7], lambda lib, a, c: a / c),
+    "powc": (AR.PowC, 1, [2.0, 3.0, 0.5, -0.5, -1.0, -2.0, 1.5], lambda lib, a, c: _pos(a) ** c),
+    "rpowc": (AR.RPowC, 1, [2.0, 0.5, 3.0], lambda lib, a, c: c ** a.tanh()),
+    "reciprocal": (UN.Reciprocal, 1, None, lambda lib, a: _pos(a).reciprocal()),
+    "clamp": (CM.Clamp, 1, [(-0.5, 0.5), (0.0, 2.0)], _clamp),
+    "clamp_min": (CM.ClampMin, 1, [-0.5, 0.25], _clamp_min),
+    "clamp_max": (CM.ClampMax, 1, [0.5, -0.25], _clamp_max),
+    "neg": (UN.Neg, 1, None, lambda lib, a: -a),
+    "log": (UN.Log, 1, None, lambda lib, a: _pos(a).log()),
+    "exp": (UN.Exp, 1, None, lambda lib, a: a.tanh().exp()),
+    "log1p": (UN.Log1p, 1, None, lambda lib, a: _pos(a).log1p()),
+    "expm1": (UN.Expm1, 1, None, lambda lib, a: a.tanh().expm1()),
+    "sqrt": (UN.Sqrt, 1, None, lambda lib, a: _pos(a).sqrt()),
+    "tanh": (UN.Tanh, 1, None, lambda lib, a: a.tanh()),
+    "sigmoid": (UN.Sigmoid, 1, None, lambda lib, a: a.sigmoid()),
+    "relu": (UN.Relu, 1, None, _relu),
+    "abs": (UN.Abs, 1, None, _abs),
+    "sin": (UN.Sin, 1, None, lambda lib, a: a.sin()),
+    "cos": (UN.Cos, 1, None, lambda lib, a: a.cos()),
 }
 ARITH = ["add", "sub", "mul", "addc", "subc", "rsubc", "mulc", "divc", "neg"]
 

@@ -156,8 +156,34 @@ def test_refusals_are_torchs(torch_ref):
             try:
                 f()
                 out.append("ok")
-            except Exception as e:  # noqa: BLE001 - the refusal is compared
+            except Exception as e:  # the refusal is compared
                 out.append((type(e).__name__, str(e).split("\n")[0]))
         return out
 
     assert run(sg) == run(torch_ref)
+
+
+_SIGNED_ZERO_PICKS = {
+    "gather": lambda lib, x: x.gather(0, lib.tensor(0) if not x.dim() else lib.tensor([0])),
+    "take": lambda lib, x: x.take(lib.tensor(0)),
+    "index_select": lambda lib, x: x.index_select(0, lib.tensor(0) if not x.dim() else lib.tensor([0])),
+    "sort": lambda lib, x: x.sort()[0],
+    "kthvalue": lambda lib, x: x.kthvalue(1)[0],
+    "roll": lambda lib, x: x.roll(1),
+    "tril": lambda lib, x: x.reshape(1, 1).tril(),
+    "masked_select": lambda lib, x: x.masked_select(lib.tensor(True)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SIGNED_ZERO_PICKS))
+@pytest.mark.parametrize("shape", [(), (1,)])
+def test_a_minus_zero_gradient_keeps_or_loses_its_sign_as_in_pytorch(torch_ref, name, shape):
+    # gather, take and index_select add the gradient into zeros (scatter_add, put, index_add:
+    # -0.0 arrives as +0.0); sort, kthvalue, roll, tril and masked_select write it (-0.0 stays)
+    signs = []
+    for lib in (sg, torch_ref):
+        x = lib.full(shape, 0.7, requires_grad=True)
+        y = _SIGNED_ZERO_PICKS[name](lib, x)
+        (g,) = lib.autograd.grad(y, x, lib.full(tuple(y.shape), -0.0))
+        signs.append(math.copysign(1.0, g.reshape(-1)[0].item()))
+    assert signs[0] == signs[1]

@@ -17,11 +17,22 @@ from hypothesis import strategies as st
 
 import scalargrad as torch
 from scalargrad import nn, symbolic
-from scalargrad._autograd import kernels as K
-from scalargrad._ops import elementwise as E
+from scalargrad._ops import arithmetic as AR
+from scalargrad._ops import softmax as SM
+from scalargrad._ops import unary as UN
 from scalargrad._ops.table import REGISTRY
-from scalargrad.symbolic import SymbolicMismatch, check_every_backward, sympy_check, to_sympy
-from scalargrad.symbolic_elements import ELEMENT_OPS, Elem, ElementGraph, SumOf, covers
+from scalargrad._tensor import tensor_kernel as K
+from scalargrad.symbolic import (
+    ELEMENT_OPS,
+    Elem,
+    ElementGraph,
+    SumOf,
+    SymbolicMismatch,
+    check_every_backward,
+    covers,
+    sympy_check,
+    to_sympy,
+)
 
 STRATEGIES = ["whole", "local"]
 
@@ -245,6 +256,36 @@ def test_mse_loss(reduction):
     assert [c.symbolic for c in report.inputs] == want + [-g for g in want]
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_masked_softmax_is_proved(strategy):
+    # attention masks a score with -inf: its weight is 0, and so is its gradient. By hand, with
+    # y = softmax([1, 0.5]): softmax's loss y0 + 3 y2 has the gradient (-2 y0 y2, 0, 2 y0 y2),
+    # log_softmax's (1 - 4 y0, 0, 3 - 4 y2)
+    x = leaf([1.0, 2.0, 0.5])
+    mask = torch.tensor([0.0, -math.inf, 0.0])
+    y0 = 1 / (1 + math.exp(-0.5))
+    y2 = 1 - y0
+    for out, want in (((x + mask).softmax(0), [-2 * y0 * y2, 0.0, 2 * y0 * y2]),
+                      ((x + mask).log_softmax(0), [1 - 4 * y0, 0.0, 3 - 4 * y2])):
+        report = sympy_check(out[0] + 3 * out[2], strategy=strategy)
+        assert report.ok and report.verified and not report.failures, str(report)
+        assert [c.symbolic for c in report.inputs] == pytest.approx(want, rel=1e-12, abs=1e-15)
+
+
+def test_softmax_elements_take_their_calculus_from_the_op_table(monkeypatch):
+    # the elements' value and partials are those of the op table's form, not a second copy:
+    # change the form, and the engine's softmax (still the real one) disagrees with it
+    def doubled(sp, a, *others):
+        return sp.exp(2 * a) / (sp.exp(2 * a) + sp.Add(*[sp.exp(2 * b) for b in others]))
+
+    monkeypatch.setattr(SM.Softmax, "sympy", staticmethod(doubled))
+    x = leaf([0.5, -1.0, 2.0])
+    report = sympy_check((x.softmax(0) * torch.tensor([1.0, 2.0, 3.0])).sum(), strategy="local")
+    assert not report.ok
+    assert any(f.startswith("SoftmaxBackward0") and "forward value" in f for f in report.failures), report.failures
+    assert any("its backward, run as the engine runs it" in f for f in report.failures), report.failures
+
+
 def test_an_output_with_several_elements_needs_a_gradient():
     x = leaf([1.0, 2.0])
     with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
@@ -395,7 +436,7 @@ def _wrong_mul_bulk(k, g, v):
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_a_wrong_bulk_formula_is_caught(monkeypatch, strategy):
     # the engine runs MulBulk's formula on nodes of tensors with dimensions
-    monkeypatch.setattr(E.Mul.tensor, "backward", staticmethod(_wrong_mul_bulk))
+    monkeypatch.setattr(AR.Mul.tensor, "backward", staticmethod(_wrong_mul_bulk))
     x, w = leaf([[1.0, 2.0], [3.0, 4.0]]), leaf([0.5, -1.5])
     report = sympy_check((x * w).sum(), {x: "x", w: "w"}, strategy=strategy)
     assert not report.ok
@@ -424,7 +465,7 @@ def test_a_wrong_tensor_kernel_helper_is_caught(monkeypatch):
 @pytest.mark.no_sympy_check  # installs a wrong declared formula on purpose
 def test_a_wrong_declared_formula_is_caught_on_elements(monkeypatch):
     # the declared formula runs on each element's numbers with the float kernel
-    monkeypatch.setattr(E.Sin, "backward", staticmethod(lambda k, g, v: (k.mul(g, k.cos(k.ins(v)[0])) * 1.01,)))
+    monkeypatch.setattr(UN.Sin, "backward", staticmethod(lambda k, g, v: (k.mul(g, k.cos(k.ins(v)[0])) * 1.01,)))
     x = leaf([0.5, 0.7])
     report = sympy_check(x.sin().sum(), strategy="local")
     assert any(f.startswith("SinBackward0 (node 1 of 2), element [0]: d/d(input 0)") for f in report.failures), \
@@ -437,7 +478,7 @@ def test_every_op_of_the_table_has_its_elements_expanded():
 
 
 def test_every_structural_element_op_is_proved_by_sympy():
-    assert {op.name: symbolic._element_proof(op) for op in ELEMENT_OPS} == {op.name: None for op in ELEMENT_OPS}
+    assert {op.name: symbolic.element_proof(op) for op in ELEMENT_OPS} == {op.name: None for op in ELEMENT_OPS}
 
     class WrongSum(SumOf):
         name = "wrong sum"
@@ -446,7 +487,7 @@ def test_every_structural_element_op_is_proved_by_sympy():
         def partials(vals, c):
             return [2.0] * len(vals)
 
-    assert symbolic._element_proof(WrongSum).startswith("the wrong sum element's declared partial d/d(input 0) is 2.0")
+    assert symbolic.element_proof(WrongSum).startswith("the wrong sum element's declared partial d/d(input 0) is 2.0")
 
 
 # ---------------------------------------------------------------- random programs of tensors

@@ -1,6 +1,6 @@
-"""Backward: the kernels formulas run on, the engine, custom Functions, ``backward``/``grad``
-and gradcheck. Imports ``_base``, ``_ops`` and ``_tensor``; binds ``Tensor.backward``."""
+"""Backward: the engine and its hooks, custom Functions, ``backward``/``grad`` and gradcheck.
+Imports ``_base``, ``_ops`` and ``_tensor``; binds ``Tensor.backward``."""
 
-from . import api, engine, function, kernels
+from . import api, engine, function
 
-__all__ = ["api", "engine", "function", "kernels"]
+__all__ = ["api", "engine", "function"]

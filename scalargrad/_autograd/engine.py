@@ -32,20 +32,21 @@ from heapq import heappop, heappush
 from operator import attrgetter
 
 from .._base import anomaly, grad_mode
-from .._ops import shape as S
 from .._ops.table import saved_node_name, version_error
-from .._tensor import anomaly_trace, views
+from .._tensor import anomaly_trace
 from .._tensor.nodes import consumed_version, saves_input
 from .._tensor.saved_hooks import unpacked
-from .._tensor.storage import version_then, write
-from .._tensor.tensor import MANY, Tensor, ext, leaf, make, next_seq
-from .kernels import EFFICIENT_ZERO, EfficientZero, GraphKernel, TensorKernel, ZeroTensor, sum_to
-from .kernels import running as kernels_running
+from .._tensor.storage import version_then
+from .._tensor.tensor import MANY, Tensor, ext, leaf, next_seq
+from .._tensor.tensor_kernel import GraphKernel, TensorKernel
+from .._tensor.tensor_kernel import running as kernels_running
+from .gradients import adapt, add_into, fresh, store_grad, unwrap, wrap
+from .hooks import n_outputs, output_types, post_accumulate_hooks, post_hooks, pre_hooks, tensor_hooks
 
 _ABSENT = object()  # no gradient reached the node (None means an undefined gradient did)
 
 
-def _route(u: Tensor, v: Tensor, check: bool) -> Tensor:
+def route(u: Tensor, v: Tensor, check: bool) -> Tensor:
     """The version of ``u`` that ``v`` consumed: ``u`` was changed in place after ``v`` was made
     (its stamp is newer). A rebased tensor's older versions hang off its first input (a view
     regenerated over its changed base keeps it in ``_c.prev``). With ``check``, a node that
@@ -110,7 +111,7 @@ def _discover(roots) -> tuple[list, dict, set]:
                 for u in (b,) if b is not MANY else v._a:
                     if u._rg:
                         if u._seq > vseq:
-                            u = _route(u, v, False)
+                            u = route(u, v, False)
                         if u._op is None:
                             leaves[u] = leaves.get(u, 0) + 1
                         elif u not in seen:
@@ -122,7 +123,7 @@ def _discover(roots) -> tuple[list, dict, set]:
             if not u._rg:
                 break
             if u._seq > vseq:
-                u = _route(u, v, False)
+                u = route(u, v, False)
             if u._op is None:
                 leaves[u] = leaves.get(u, 0) + 1
                 break
@@ -145,58 +146,10 @@ def _needed(order: list, inputs) -> set:
             continue
         vseq = v._seq
         for u in v._in:
-            if u._rg and (_route(u, v, False) if u._seq > vseq else u) in need:
+            if u._rg and (route(u, v, False) if u._seq > vseq else u) in need:
                 need.add(v)
                 break
     return need
-
-
-def _wrap(g, t):
-    if isinstance(g, Tensor):
-        return g
-    return leaf(g, t, cls=ZeroTensor) if g.__class__ is EfficientZero else leaf(g, t)
-
-
-def _unwrap(g, graph: bool):
-    if g is None or graph or not isinstance(g, Tensor) or g._t.ndim:
-        return g
-    return EFFICIENT_ZERO if g.__class__ is ZeroTensor else g._val
-
-
-def _expandable(shape: tuple, to: tuple) -> bool:
-    if len(shape) > len(to):
-        return False
-    return all(a == b or a == 1 for a, b in zip(reversed(shape), reversed(to)))
-
-
-def _adapt(g, u: Tensor, v, graph: bool):
-    """The gradient ``g`` for input ``u``, in ``u``'s shape, dtype and representation (a float
-    for a 0-dim tensor in plain backward). A gradient that cannot be summed to ``u``'s shape is
-    refused in PyTorch's words."""
-    t = u._t
-    if isinstance(g, Tensor):
-        gt = g._t
-        if gt.shape != t.shape:
-            try:
-                # PyTorch's is_expandable_to: u's shape must broadcast to the gradient's
-                g = sum_to(g, tuple(t.shape)) if _expandable(tuple(t.shape), tuple(gt.shape)) else None
-            except RuntimeError:
-                g = None
-            if g is None or tuple(g._t.shape) != tuple(t.shape):
-                name = v.grad_fn.name() if v is not None and v._op is not None else "backward"
-                i = list(v._in).index(u) if v is not None and u in v._in else 0
-                raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - got "
-                                   f"{list(gt.shape)} but expected shape compatible with {list(t.shape)}")
-        if g._t.dtype is not t.dtype:
-            g = views.to_dtype(g, t.dtype)
-        if not graph and not t.ndim:
-            return g._val
-        return g
-    if graph:
-        return leaf(t.dtype.round(g), t)
-    if t.ndim:
-        return views.expand(leaf(t.dtype.round(g), t.with_shape(())), t.shape)
-    return t.dtype.round(g)
 
 
 running = kernels_running
@@ -267,8 +220,8 @@ def _run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=Non
         if anomaly.state.enabled:
             for v in order:
                 ext(v)
-    prev_mode = grad_mode._state.enabled
-    grad_mode._state.enabled = create_graph
+    prev_mode = grad_mode.state.enabled
+    grad_mode.state.enabled = create_graph
     run.task = next(_tasks)
     running.append(run)
     try:
@@ -278,7 +231,7 @@ def _run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=Non
             _execute(run, roots, grads, order, leaves)
     finally:
         running.pop()
-        grad_mode._state.enabled = prev_mode
+        grad_mode.state.enabled = prev_mode
     if inputs is not None and not accumulate:
         return [run.captured.get(i) for i in inputs]
     return None
@@ -301,32 +254,41 @@ def _root_buffer(roots, grads, graph: bool) -> dict:
     return buf
 
 
-def _fast_sweep(run: _Run, roots, grads) -> None:
-    """A plain backward call (no ``inputs``, no ``create_graph``) run without the discovery pass.
+# The fast sweep. Discovery exists for the moment each leaf accumulates: PyTorch's
+# AccumulateGrad runs as soon as the leaf's last gradient has arrived, which hooks, custom
+# Functions and anything else that runs user code during backward can observe. Until such a
+# thing is met, nothing can observe it, so this sweep needs no delivery counts: it keeps the
+# nodes that have a gradient in a heap by creation number (the same newest-first order as the
+# sorted sweep: a node's consumers are all newer than it), sums gradients as they arrive, as
+# ``_sweep`` does, and adds the leaves' sums to ``.grad`` at the end. Less the heap's cost, that
+# saves 13-17% of a backward (W1, W2, W3 in bench/).
+#
+# Before the first node that has ``_ext`` (hooks, retain_grad, grad_fn objects, tensor hooks),
+# runs user code, has 3+ inputs, got an undefined gradient, or has an input with ``_ext``,
+# changed in place since, or of another dtype, it hands over: ``_handover`` puts the engine in
+# the state the exact sweep would have reached, and ``_sweep`` goes on. An error from a node's
+# backward (second backward, stale saved value) hands over too, so the exact sweep raises it with
+# the leaves accumulated as PyTorch leaves them. ``tests/test_engine_sweeps.py`` runs both sweeps
+# on random graphs and compares the gradients bit for bit.
 
-    Discovery exists for the moment each leaf accumulates: PyTorch's AccumulateGrad runs as
-    soon as the leaf's last gradient has arrived, which hooks, custom Functions and anything
-    else that runs user code during backward can observe. Until such a thing is met, nothing
-    can observe it, so this sweep needs no delivery counts: it keeps the nodes that have a
-    gradient in a heap by creation number (the same newest-first order as the sorted sweep:
-    a node's consumers are all newer than it), sums gradients as they arrive, as ``_sweep``
-    does, and adds the leaves' sums to ``.grad`` at the end. Less the heap's cost, that saves
-    13-17% of a backward (W1, W2, W3 in bench/).
 
-    Before the first node that has ``_ext`` (hooks, retain_grad, grad_fn objects, tensor
-    tensor hooks), runs user code, has 3+ inputs, got an undefined gradient, or has an input with
-    ``_ext``, changed in place since, or of another dtype, it hands over: ``_handover`` puts
-    the engine in the state the exact sweep would have reached, and ``_sweep`` goes on. An
-    error from a node's backward (second backward, stale saved value) hands over too, so the
-    exact sweep raises it with the leaves accumulated as PyTorch leaves them.
-    """
-    buf = _root_buffer(roots, grads, False)
-    heap = []  # minus the creation numbers of the nodes with a gradient and not yet run
-    nodes = {}  # creation number -> node
+def _pending_roots(buf: dict) -> tuple:
+    """The fast sweep's heap (minus the creation numbers of the nodes with a gradient, not yet
+    run) and its nodes by creation number, from the roots' gradients."""
+    heap = []
+    nodes = {}
     for r in buf:
         if r._op is not None:
             heappush(heap, -r._seq)
             nodes[r._seq] = r
+    return heap, nodes
+
+
+def _fast_sweep(run: _Run, roots, grads) -> None:
+    """A plain backward call (no ``inputs``, no ``create_graph``) run without the discovery pass
+    (see the comment above)."""
+    buf = _root_buffer(roots, grads, False)
+    heap, nodes = _pending_roots(buf)
     keep = run.keep
     get = buf.get
     pop = buf.pop
@@ -376,7 +338,7 @@ def _fast_sweep(run: _Run, roots, grads) -> None:
             if gi is None or u._seq > s or u._ext is not None:
                 return _handover(run, buf, heap, nodes, [] if nxt is None else [nxt], (v, grads))
             if u._t is not vt:  # another shape or dtype: summed and cast to the input's
-                gi = _adapt(gi, u, v, False)
+                gi = adapt(gi, u, v, False)
                 prev = get(u)
                 buf[u] = gi if prev is None else u._t.kernel.add(prev, gi)
                 if prev is None and u._op is not None:
@@ -398,7 +360,7 @@ def _fast_sweep(run: _Run, roots, grads) -> None:
             if gi is None or b._seq > s or b._ext is not None:
                 return _handover(run, buf, heap, nodes, [] if nxt is None else [nxt], (v, grads[1:]))
             if b._t is not vt:
-                gi = _adapt(gi, b, v, False)
+                gi = adapt(gi, b, v, False)
                 prev = get(b)
                 buf[b] = gi if prev is None else b._t.kernel.add(prev, gi)
             else:
@@ -442,7 +404,7 @@ def _handover(run: _Run, buf: dict, heap: list, nodes: dict, first: list, rest: 
         edges = tuple(zip(v._in[len(v._in) - len(grads):], grads))
         for u, _ in edges:
             if u._rg:
-                u = _route(u, v, False) if u._seq > v._seq else u  # the version v consumed
+                u = route(u, v, False) if u._seq > v._seq else u  # the version v consumed
                 (to_leaves if u._op is None else pending).append(u)
     order, leaves, reachable = _discover(pending)
     for u in to_leaves:
@@ -615,10 +577,10 @@ def _deliver_one(run: _Run, v: Tensor, u: Tensor, gi, buf: dict) -> None:
     """Add the gradient ``gi`` that ``v`` computed for its input ``u`` into ``u``'s buffer."""
     if not u._rg:
         if u._seq > v._seq:  # a constant this node saved was changed in place since
-            _route(u, v, True)
+            route(u, v, True)
         return
     if u._seq > v._seq:
-        u = _route(u, v, True)
+        u = route(u, v, True)
     elif u._op is not None and _modified_since(u, v) and _saves(v, u) and not _packed(v):
         raise _version_error(u, v)
     if run.need is not None and u not in run.need:
@@ -631,7 +593,7 @@ def _deliver_one(run: _Run, v: Tensor, u: Tensor, gi, buf: dict) -> None:
             buf[u] = None
     else:
         if u._t is not v._t or graph or isinstance(gi, Tensor) != (graph or bool(u._t.ndim)):
-            gi = _adapt(gi, u, v, graph)
+            gi = adapt(gi, u, v, graph)
         b = buf.get(u)
         if b is None:
             buf[u] = gi
@@ -645,95 +607,6 @@ def _deliver_one(run: _Run, v: Tensor, u: Tensor, gi, buf: dict) -> None:
             _accumulate(run, u, buf.pop(u))
 
 
-def _legacy_type(t) -> str:
-    return t._t.dtype.legacy
-
-
-def _tensor_hooks(v: Tensor, g, graph: bool):
-    """Run ``v``'s tensor hooks; an undefined gradient (None) is passed to them as None. A hook
-    may return a replacement of the same shape and dtype."""
-    hooks = v._ext.hooks
-    if hooks:
-        t = v._t
-        gv = None if g is None else _wrap(g, t)
-        for hook in list(hooks.values()):
-            res = hook(gv)
-            if res is not None:
-                name = getattr(hook, "__name__", hook)
-                if not isinstance(res, Tensor):
-                    raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
-                if gv is not None and res._t.dtype is not gv._t.dtype:
-                    raise RuntimeError(f"hook '{name}' has changed the type of value (was {gv._t.dtype.legacy} "
-                                       f"got {res._t.dtype.legacy})")
-                if gv is not None and tuple(res._t.shape) != tuple(gv._t.shape):
-                    raise RuntimeError(f"hook '{name}' has changed the size of value")
-                gv = res
-        g = None if gv is None else (gv if graph else _unwrap(gv, False))
-    return g
-
-
-def _hook_result(hook, res, prev: tuple) -> tuple:
-    """A node hook's returned gradients, checked as PyTorch checks them: a tuple of as many
-    values, each None or a tensor of the replaced gradient's type and size."""
-    if not isinstance(res, tuple):
-        raise TypeError(f"expected tuple, but hook returned '{type(res).__name__}'")
-    name = getattr(hook, "__name__", None)
-    name = name if isinstance(name, str) else "<unknown>"
-    if len(res) != len(prev):
-        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got {len(res)}, but "
-                           f"expected {len(prev)})")
-    for old, new in zip(prev, res):
-        if new is None:
-            continue
-        if old is None:
-            raise RuntimeError("can't replace a None gradient with a non-None value")
-        if not isinstance(new, Tensor):
-            raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
-        if new._t.dtype is not old._t.dtype:
-            raise RuntimeError(f"hook '{name}' has changed the type of value (was {old._t.dtype.legacy} got "
-                               f"{new._t.dtype.legacy})")
-        if tuple(new._t.shape) != tuple(old._t.shape):
-            raise RuntimeError(f"hook '{name}' has changed the size of value")
-    return res
-
-
-def _fresh(g, t):
-    """A gradient stored into ``.grad``: a tensor of its own (a formula may hand the same
-    tensor to several inputs)."""
-    if isinstance(g, Tensor):
-        return leaf(list(g._val) if g._t.ndim else g._val, t)
-    return leaf(g, t)
-
-
-def _store_grad(v: Tensor, g, graph: bool, in_place: bool) -> None:
-    """Add ``g`` into ``v.grad`` as AccumulateGrad does (in place unless building a graph)."""
-    old = v._grad
-    t = v._t
-    if old is None:
-        if graph and isinstance(g, Tensor) and g._rg:
-            # PyTorch copies the first gradient into new zeros: CopyBackwards(None, grad)
-            zeros = leaf([t.dtype.round(0)] * t.numel if t.ndim else t.dtype.round(0), t)
-            v._grad = make(S.CopyInto, t, list(g._val) if t.ndim else g._val, (zeros, g), S.Layout(t.shape, t.dtype))
-        elif graph and isinstance(g, Tensor):
-            v._grad = g
-        else:
-            v._grad = _fresh(g, t)
-    elif graph or not in_place:
-        v._grad = old + _wrap(g, t)
-    else:
-        _add_into(old, g)  # in place, even a gradient that requires grad (no grad mode here)
-
-
-def _add_into(old: Tensor, g) -> None:
-    """``old += g`` in place (AccumulateGrad: the ``.grad`` tensor a user holds sees it)."""
-    k = old._t.kernel
-    if old._t.ndim:
-        new = k.add(old, g if isinstance(g, Tensor) else _wrap(g, old._t))
-        write(old, list(new._val))
-    else:
-        write(old, old._t.dtype.round(old._val + (g._val if isinstance(g, Tensor) else g)))
-
-
 def _accumulate(run: _Run, u: Tensor, g) -> None:
     """A leaf's turn: tensor hooks, then capture or accumulation, then post-accumulate hooks."""
     e = u._ext
@@ -742,62 +615,34 @@ def _accumulate(run: _Run, u: Tensor, g) -> None:
         # on the bare number that Tensor._grad turns into a tensor when it is read
         old = u._g
         if old is None:
-            u._g = g if not isinstance(g, Tensor) else _fresh(g, u._t)
+            u._g = g if not isinstance(g, Tensor) else fresh(g, u._t)
             return
         if not isinstance(old, Tensor):
             u._g = u._t.dtype.round(old + g)
             return
-        _add_into(old, g)
+        add_into(old, g)
         return
     node = None
     if e is not None:
-        g = _tensor_hooks(u, g, run.graph)
+        g = tensor_hooks(u, g, run.graph)
         node = e.node  # the AccumulateGrad node, if one was asked for (it may hold hooks)
         if g is not None and node is not None and node._pre:
-            gv = (_wrap(g, u._t),)
-            for hook in list(node._pre.values()):
-                res = hook(gv)
-                if res is not None:
-                    gv = _hook_result(hook, res, gv)
-            g = _unwrap(gv[0], run.graph)
+            g = pre_hooks(node, (g,), (u._t,), run.graph)[0]
     if g is None:
         return  # undefined: AccumulateGrad does nothing
     if run.capture is not None:
         if u in run.capture:
             if run.accumulate:
-                _store_grad(u, g, run.graph, True)
+                store_grad(u, g, run.graph, True)
             else:
                 prev = run.captured.get(u)
                 run.captured[u] = g if prev is None else (GraphKernel if run.graph else u._t.kernel).add(prev, g)
         return
-    _store_grad(u, g, run.graph, True)
+    store_grad(u, g, run.graph, True)
     if e is not None and e.post_acc:
-        for hook in list(e.post_acc.values()):
-            res = hook(u)
-            if res is not None:
-                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+        post_accumulate_hooks(u, e.post_acc)
     if node is not None and node._post:
-        g_out = (_wrap(g, u._t),)
-        for hook in list(node._post.values()):
-            hook((), g_out)
-
-
-def _n_outputs(h: Tensor) -> int:
-    c = h._c
-    outs = getattr(c, "outputs", None)
-    if outs is None:
-        outs = c.outputs_types
-    return len(outs)
-
-
-def _output_types(v: Tensor, multi: bool) -> tuple:
-    if not multi:
-        return (v._t,)
-    c = v._c
-    types = getattr(c, "outputs_types", None)
-    if types is not None:
-        return tuple(types)
-    return tuple(None for _ in c.outputs)
+        post_hooks(node, (), (wrap(g, u._t),))
 
 
 def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
@@ -807,12 +652,12 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
     e = v._ext
     pick = e.pick
     if not isinstance(g, list):
-        g = _tensor_hooks(v, g, graph)
+        g = tensor_hooks(v, g, graph)
     if e.retain and g is not None:
-        _store_grad(v, g, graph, False)
+        store_grad(v, g, graph, False)
     if run.capture is not None and v in run.capture and g is not None:
         if run.accumulate:  # backward(inputs=[non-leaf]) accumulates into its .grad
-            _store_grad(v, g, graph, True)
+            store_grad(v, g, graph, True)
         else:
             prev = run.captured.get(v)
             run.captured[v] = g if prev is None else (GraphKernel if graph else v._t.kernel).add(prev, g)
@@ -824,20 +669,13 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
         h, i = pick
         slots = buf.get(h)
         if slots is None:
-            slots = buf[h] = [None] * _n_outputs(h)
+            slots = buf[h] = [None] * n_outputs(h)
         slots[i] = g
         return None
     node = e.node
     multi = isinstance(g, list)
     if node is not None and node._pre:
-        outs = tuple(g) if multi else (g,)
-        types = _output_types(v, multi)
-        gv = tuple(None if x is None else _wrap(x, t) for x, t in zip(outs, types))
-        for hook in list(node._pre.values()):
-            res = hook(gv)
-            if res is not None:
-                gv = _hook_result(hook, res, gv)
-        vals = [_unwrap(x, graph) for x in gv]
+        vals = pre_hooks(node, tuple(g) if multi else (g,), output_types(v, multi), graph)
         g = vals if multi else vals[0]
     if g is None:
         return [None] * len(v._in)  # undefined: nothing to differentiate
@@ -847,17 +685,12 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
         grads = _backward(v, g, graph)
     if node is not None and node._post:
         outs = tuple(g) if multi else (g,)
-        types = _output_types(v, multi)
-        g_out = tuple(None if x is None else _wrap(x, t) for x, t in zip(outs, types))
+        g_out = tuple(None if x is None else wrap(x, t) for x, t in zip(outs, output_types(v, multi)))
         # built-in ops compute no gradient for inputs that do not require one (None, as in
         # PyTorch); a custom Function's hooks see whatever its backward returned
         custom = getattr(v._op, "function", None) is not None
         g_in = tuple(None if (x is None or (not u._rg and not custom)) else
-                     _wrap(_adapt(x, u, v, graph) if u._rg else x, u._t) for u, x in zip(v._in, grads))
-        g_in = g_in + (None,) * v._op.extra_none
-        for hook in list(node._post.values()):
-            res = hook(g_in, g_out)
-            if res is not None:
-                g_in = _hook_result(hook, res, g_in)
-        grads = [_unwrap(x, graph) for x in g_in[:len(v._in)]]
+                     wrap(adapt(x, u, v, graph) if u._rg else x, u._t) for u, x in zip(v._in, grads))
+        g_in = post_hooks(node, g_in + (None,) * v._op.extra_none, g_out)
+        grads = [unwrap(x, graph) for x in g_in[:len(v._in)]]
     return grads

@@ -18,11 +18,11 @@ from .._base.dtypes import TensorType
 from .._ops.table import SECOND_BACKWARD, Op, version_error
 from .._tensor import views
 from .._tensor.inplace import rebase_root
-from .._tensor.nodes import _short_name
+from .._tensor.nodes import short_name
+from .._tensor.reductions import sum_to
 from .._tensor.saved_hooks import current_hooks, unpack_one
 from .._tensor.storage import alias, write
-from .._tensor.tensor import Tensor, _Ext, _new, ext, leaf, next_seq
-from .kernels import sum_to
+from .._tensor.tensor import Ext, Tensor, ext, leaf, next_seq
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -71,7 +71,7 @@ class FunctionCtx:
         if versions is not None:
             for t, then in zip(self._saved, versions):
                 if t is not None and then is not None and _version_of(t) != then:
-                    which = "" if t._op is None else f", which is output 0 of {_short_name(t.grad_fn.name())},"
+                    which = "" if t._op is None else f", which is output 0 of {short_name(t.grad_fn.name())},"
                     raise version_error(t, which, _version_of(t), then)
         return self._saved
 
@@ -346,7 +346,7 @@ class Function(metaclass=_FunctionMeta):
             _connect(out, cls._op, inputs, ctx, seq)
             return out
         # several outputs: one hidden node runs the backward for all of them
-        hidden = _new(Tensor)
+        hidden = object.__new__(Tensor)
         hidden._val = None
         hidden._t = ctx.outputs_types[0]
         hidden._g = None
@@ -371,7 +371,7 @@ class Function(metaclass=_FunctionMeta):
             out = _as_output(o, inputs)
             if id(o) not in non_diff:
                 _connect(out, Pick, (hidden,), slot, next_seq())
-                e = out._ext = _Ext()
+                e = out._ext = Ext()
                 e.pick = (hidden, slot)
             out._s = out._s if hasattr(out, "_s") else None
             outs[i] = out
@@ -444,7 +444,7 @@ def _connect(v: Tensor, op, inputs: tuple, c, seq: int) -> None:
     v._c = c
     v._seq = seq
     if v._ext is None:
-        v._ext = _Ext()  # user code runs at this node: the engine takes its exact path there
+        v._ext = Ext()  # user code runs at this node: the engine takes its exact path there
 
 
 _TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"

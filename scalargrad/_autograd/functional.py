@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from .._base import grad_mode
 from .._base.errors import Unsupported
-from .._tensor import views
+from .._tensor import joins
 from .._tensor.factories import zeros_like
 from .._tensor.tensor import Tensor
 from .api import grad
@@ -250,7 +250,7 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
                         raise RuntimeError(f"The jacobian of the user-provided function is independent of input {i}. "
                                            "This is not allowed in strict mode when create_graph=True.")
                     rows[k].append(g)
-            result.append(tuple(views.stack(r, 0).view(tuple(out.size()) + tuple(inputs[k].size()))
+            result.append(tuple(joins.stack(r, 0).view(tuple(out.size()) + tuple(inputs[k].size()))
                                 for k, r in enumerate(rows)))
         return _unpack_pair(_finish(tuple(result), create_graph), outputs_tuple, inputs_tuple)
 

@@ -19,9 +19,12 @@ import math
 import warnings
 from collections.abc import Callable
 
+from .._base import rng
 from .._base.dtypes import TensorType, float64, promote_types
-from .._tensor.tensor import Tensor as Value
-from .._tensor.tensor import leaf
+from .._base.errors import Unsupported
+from .._base.ieee import div
+from .._tensor.tensor import Tensor, leaf
+from .api import grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -88,23 +91,23 @@ def _as_tuple(x) -> tuple:
 
 
 def _differentiable(outputs: tuple) -> tuple:
-    return tuple(o for o in outputs if isinstance(o, Value) and o._rg)
+    return tuple(o for o in outputs if isinstance(o, Tensor) and o._rg)
 
 
 def _diff_inputs(inputs: tuple) -> list:
-    return [x for x in inputs if isinstance(x, Value) and x._rg]
+    return [x for x in inputs if isinstance(x, Tensor) and x._rg]
 
 
-def _flat(t: Value) -> list:
+def _flat(t: Tensor) -> list:
     return list(t._val) if t._t.ndim else [t._val]
 
 
-def _matrix(vals: list, rows: int, cols: int, dtype) -> Value:
+def _matrix(vals: list, rows: int, cols: int, dtype) -> Tensor:
     """A Jacobian (rows = input elements, columns = output elements) as a tensor, for messages."""
     return leaf(vals, TensorType(dtype, (rows, cols)))
 
 
-def _scalar(x: float, dtype) -> Value:
+def _scalar(x: float, dtype) -> Tensor:
     return leaf(x, TensorType(dtype, ()))
 
 
@@ -125,7 +128,7 @@ def _allclose(a: list, b: list, rtol: float, atol: float, dtype) -> bool:
 def _check_inputs(inputs: tuple) -> None:
     found = False
     for idx, x in enumerate(inputs):
-        if isinstance(x, Value) and x._rg:
+        if isinstance(x, Tensor) and x._rg:
             if x._t.dtype is not float64:
                 warnings.warn(_NOT_DOUBLE.format(idx=idx), UserWarning, stacklevel=4)
             if any(st == 0 and sz > 1 for st, sz in zip(x._t.strides, x._t.shape)):
@@ -138,7 +141,7 @@ def _check_inputs(inputs: tuple) -> None:
         raise ValueError(_NO_INPUT)
 
 
-def _set(x: Value, i: int, value: float) -> None:
+def _set(x: Tensor, i: int, value: float) -> None:
     """Write element ``i`` of ``x`` without a version bump (PyTorch writes through ``x.data``);
     aliases sharing ``x``'s list see it, as they share its memory in PyTorch."""
     if x._t.ndim:
@@ -147,7 +150,7 @@ def _set(x: Value, i: int, value: float) -> None:
         x._val = value
 
 
-def _difference(func, inputs: tuple, x: Value, index, delta, eps: float) -> list:
+def _difference(func, inputs: tuple, x: Tensor, index, delta, eps: float) -> list:
     """``(f(x + delta) - f(x - delta)) / (2 eps)`` for every float output, flat, in the
     output's dtype: ``delta`` perturbs element ``index`` (a number) or, with ``index`` None,
     every element (a list, fast mode)."""
@@ -165,10 +168,10 @@ def _difference(func, inputs: tuple, x: Value, index, delta, eps: float) -> list
     try:
         put(x, place, lo)
         outa = _as_tuple(func(*inputs))
-        outa = [_flat(o) if isinstance(o, Value) else None for o in outa]
+        outa = [_flat(o) if isinstance(o, Tensor) else None for o in outa]
         put(x, place, hi)
         outb = _as_tuple(func(*inputs))
-        outb = [(o._t.dtype, _flat(o)) if isinstance(o, Value) else None for o in outb]
+        outb = [(o._t.dtype, _flat(o)) if isinstance(o, Tensor) else None for o in outb]
     finally:
         put(x, place, orig)
     cols = []
@@ -178,11 +181,11 @@ def _difference(func, inputs: tuple, x: Value, index, delta, eps: float) -> list
             continue
         r = b[0].round
         two_eps = r(2 * eps)
-        cols.append([r(_div(r(q - p), two_eps)) for p, q in zip(a, b[1])])
+        cols.append([r(div(r(q - p), two_eps)) for p, q in zip(a, b[1])])
     return cols
 
 
-def _put_all(x: Value, _index, values) -> None:
+def _put_all(x: Tensor, _index, values) -> None:
     if x._t.ndim:
         x._val[:] = values
     else:
@@ -207,19 +210,11 @@ def _numerical(func, inputs: tuple, eps: float) -> list:
     return result
 
 
-def _div(a: float, b: float) -> float:
-    from .._base.ieee import div
-
-    return div(a, b)
-
-
-def _vjp(output: Value, diff_inputs: list, go: Value) -> list:
-    from .api import grad
-
+def _vjp(output: Tensor, diff_inputs: list, go: Tensor) -> list:
     return list(grad(output, diff_inputs, go, retain_graph=True, allow_unused=True))
 
 
-def _unit(t: TensorType, j: int) -> Value:
+def _unit(t: TensorType, j: int) -> Tensor:
     z = t.dtype.round(0)
     one = t.dtype.round(1.0)
     if not t.ndim:
@@ -229,7 +224,7 @@ def _unit(t: TensorType, j: int) -> Value:
     return leaf(vals, TensorType(t.dtype, t.shape))
 
 
-def _analytical_rows(output: Value, diff_inputs: list) -> list:
+def _analytical_rows(output: Tensor, diff_inputs: list) -> list:
     """``[input]`` Jacobians (flat, row = input element, in the input's dtype) from one
     ``autograd.grad`` call per output element."""
     m = output._t.numel
@@ -262,7 +257,7 @@ def _reentrant(j1: list, j2: list, tol: float) -> bool:
     return True
 
 
-def _analytical(output: Value, diff_inputs: list, nondet_tol: float) -> list:
+def _analytical(output: Tensor, diff_inputs: list, nondet_tol: float) -> list:
     first = _analytical_rows(output, diff_inputs)
     again = _analytical_rows(output, diff_inputs)
     if not _reentrant(first, again, nondet_tol):
@@ -279,7 +274,7 @@ def _slow(func, func_out: tuple, inputs: tuple, eps: float, rtol: float, atol: f
         _all_zero(numerical)
         return
     diff_inputs = _diff_inputs(inputs)
-    float_outs = [o for o in func_out if isinstance(o, Value) and o._t.dtype.is_floating_point]
+    float_outs = [o for o in func_out if isinstance(o, Tensor) and o._t.dtype.is_floating_point]
     keep = [k for k, o in enumerate(float_outs) if o._rg]
     for i, o in enumerate(outputs):
         analytical = _analytical(o, diff_inputs, nondet_tol)
@@ -305,12 +300,10 @@ def _all_zero(numerical: list) -> None:
 
 def _random_unit(n: int, dtype, gen) -> list:
     """``torch.rand(n, generator=gen).to(dtype)`` divided by its norm (``_vec_from_tensor``)."""
-    from .._base import rng
-
     r = dtype.round
     vec = [r(v) for v in rng.uniform(n, "float32", generator=gen)]
     norm = r(math.sqrt(math.fsum(v * v for v in vec)))
-    return [r(_div(v, norm)) for v in vec]
+    return [r(div(v, norm)) for v in vec]
 
 
 def _dot(u: list, v: list, dtype) -> float:
@@ -326,8 +319,6 @@ def _fast(func, func_out: tuple, inputs: tuple, eps: float, rtol: float, atol: f
     """PyTorch's fast mode: ``v^T J u`` for random unit vectors ``u`` (per input) and ``v``
     (per output) drawn from a fresh generator, by finite differences along ``u`` and by one
     backward call with ``v``. A mismatch recomputes that pair in slow mode for the message."""
-    from .._base import rng
-
     outputs = _differentiable(func_out)
     diff_inputs = _diff_inputs(inputs)
     gen = rng.Generator()
@@ -337,7 +328,7 @@ def _fast(func, func_out: tuple, inputs: tuple, eps: float, rtol: float, atol: f
     for x, u in zip(diff_inputs, all_u):
         r = x._t.dtype.round
         ju = _difference(func, inputs, x, None, [r(e * eps) for e in u], eps)
-        ju = [c for c, o in zip(ju, func_out) if isinstance(o, Value) and o._t.dtype.is_floating_point]
+        ju = [c for c, o in zip(ju, func_out) if isinstance(o, Tensor) and o._t.dtype.is_floating_point]
         if not outputs:
             if any(c and max(abs(e) for e in c) > nondet_tol for c in ju):
                 raise GradcheckError("Numerical gradient for function expected to be zero")
@@ -397,8 +388,6 @@ def _all_zero_grads(got) -> bool:
 
 
 def _check_mul_by_grad_output(outputs: tuple, inputs: tuple) -> None:
-    from .api import grad
-
     diff_inputs = _diff_inputs(inputs)
     got = grad(list(outputs), diff_inputs, _zeros_for(outputs), allow_unused=True)
     for g, x in zip(got, diff_inputs):
@@ -415,8 +404,6 @@ def _check_mul_by_grad_output(outputs: tuple, inputs: tuple) -> None:
 def _check_undefined_grad(func, inputs: tuple) -> None:
     # scalargrad has no undefined gradients: a custom Function sees zeros, which is what
     # PyTorch materializes for it by default
-    from .api import grad
-
     diff_inputs = _diff_inputs(inputs)
     outputs = _differentiable(_as_tuple(func(*inputs)))
     if not outputs:
@@ -435,8 +422,6 @@ def _check_undefined_grad(func, inputs: tuple) -> None:
 
 
 def _unsupported(check_forward_ad: bool, check_batched_grad: bool, check_batched_forward_grad: bool) -> None:
-    from .._base.errors import Unsupported
-
     if check_forward_ad or check_batched_forward_grad:
         raise Unsupported("forward-mode AD (gradcheck(check_forward_ad=True))")
     if check_batched_grad:
@@ -495,8 +480,6 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
         raise AssertionError("Setting check_undefined_grad=True requires check_rev_over_rev to be True")
     if check_batched_grad and not check_rev_over_rev:
         raise AssertionError("Setting check_batched_grad=True requires check_rev_over_rev to be True")
-    from .api import grad
-
     tupled = _as_tuple(inputs)
     if grad_outputs is None:
         outs = _differentiable(_as_tuple(func(*tupled)))
@@ -504,8 +487,8 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
     else:
         grad_outs = _as_tuple(grad_outputs)
     n_out = len(grad_outs)
-    diff_args = {i for i, x in enumerate(tupled) if isinstance(x, Value) and x._rg}
-    diff_grad_outs = {i for i, x in enumerate(grad_outs) if isinstance(x, Value) and x._rg}
+    diff_args = {i for i, x in enumerate(tupled) if isinstance(x, Tensor) and x._rg}
+    diff_grad_outs = {i for i, x in enumerate(grad_outs) if isinstance(x, Tensor) and x._rg}
 
     def new_func(*args):
         input_args = tuple(x.requires_grad_() if i in diff_args else x for i, x in enumerate(args[:-n_out]))
@@ -522,10 +505,8 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
                      check_backward_ad=check_rev_over_rev, masked=masked)
 
 
-def _random_like(t: TensorType) -> Value:
+def _random_like(t: TensorType) -> Tensor:
     """``torch.testing.make_tensor(shape, low=-1, high=1, requires_grad=True)``: uniform on
     [-1, 1) from the global generator, as PyTorch draws gradgradcheck's grad_outputs."""
-    from .._base import rng
-
     vals = rng.uniform(t.numel, t.dtype.name, -1.0, 1.0)
     return leaf(vals if t.ndim else vals[0], TensorType(t.dtype, t.shape), requires_grad=True)

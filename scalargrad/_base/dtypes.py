@@ -17,14 +17,18 @@ import builtins
 import math
 import struct
 
+from .errors import Unsupported
+
 __all__ = ["dtype", "float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8",
            "bool", "Size", "round_f32", "round_f32_list", "TensorType", "promote_types", "can_cast", "overflows",
            "check_fits", "by_name", "complex32", "complex64", "complex128",
-           "set_kernels"]
+           "set_kernels", "FLOAT32_MAX", "FLOAT32_MIN_NORMAL"]
 
 _F32 = struct.Struct("f")
-_F32_MAX = 3.4028234663852886e38
-_F32_MIN_NORMAL = 1.1754943508222875e-38
+FLOAT32_MAX = 3.4028234663852886e38
+"""The largest finite float32, FLT_MAX (the one place it is written)."""
+FLOAT32_MIN_NORMAL = 1.1754943508222875e-38
+"""The smallest normal float32, FLT_MIN."""
 # Halfway between FLT_MAX and 2**128: from here on round-to-nearest-even gives inf.
 _F32_OVERFLOW = 3.4028235677973366e38
 # Veltkamp splitting constant 2**29 + 1: c - (c - x) keeps the top 24 significant bits of x,
@@ -46,7 +50,7 @@ def round_f32(x: float) -> float:
     c = _SPLIT * x
     r = c - (c - x)
     # zeros are common (relu, masked gradients) and come out of the split exact, sign included
-    if _F32_MIN_NORMAL <= r <= _F32_MAX or -_F32_MAX <= r <= -_F32_MIN_NORMAL or x == 0.0:
+    if FLOAT32_MIN_NORMAL <= r <= FLOAT32_MAX or -FLOAT32_MAX <= r <= -FLOAT32_MIN_NORMAL or x == 0.0:
         return r
     if x - x != 0.0:  # inf or nan
         return x
@@ -189,14 +193,12 @@ int8 = dtype("int8", "i", 0, 1, _wrapper(8, True), "signed char", "torch.CharTen
 int16 = dtype("int16", "i", 1, 2, _wrapper(16, True), "short int", "torch.ShortTensor")
 int32 = dtype("int32", "i", 2, 4, _wrapper(32, True), "int", "torch.IntTensor")
 int64 = dtype("int64", "i", 3, 8, _wrapper(64, True), "long int", "torch.LongTensor")
-bool = dtype("bool", "b", 0, 1, _round_bool, "bool", "torch.BoolTensor", signed=False)  # noqa: A001
+bool = dtype("bool", "b", 0, 1, _round_bool, "bool", "torch.BoolTensor", signed=False)
 
 
 def _refuse_complex_value(x):
     # the one place a value would be made in a complex dtype: every factory, cast and op rounds
     # its results through the dtype, so none of them can produce a complex tensor by accident
-    from .errors import Unsupported
-
     raise Unsupported("complex numbers and complex dtypes")
 
 
@@ -214,11 +216,11 @@ uint8.short = "Byte"
 int8.short = "Char"
 int16.short = "Short"
 int64.short = "Long"
-float = float32  # noqa: A001 - torch.float
+float = float32  # torch.float
 double = float64
 half = float16
 long = int64
-int = int32  # noqa: A001 - torch.int
+int = int32  # torch.int
 short = int16
 chalf = complex32
 cfloat = complex64
@@ -324,7 +326,6 @@ def set_kernels(kernels: dict) -> None:
         t.kernel = _kernels.get((t.dtype, t.ndim == 0))
 
 
-_FLT_MAX = 3.4028234663852886e38
 # the C++ scalar type ATen names when a Scalar does not fit (fill_, full, clamp)
 _CPP_SCALAR = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
                "float32": "float"}
@@ -341,11 +342,11 @@ def overflows(dt: dtype, x) -> bool:
         if x != x or x in (math.inf, -math.inf):
             return dt.kind != "f"
         if dt.kind == "f":
-            return abs(x) > _FLT_MAX
+            return abs(x) > FLOAT32_MAX
         lo, hi = _int_limits(dt)
         return x < builtins.float(lo) or x > builtins.float(hi)
     if dt.kind == "f":
-        return abs(x) > _FLT_MAX
+        return abs(x) > FLOAT32_MAX
     lo, hi = _int_limits(dt)
     if not dt.is_signed:
         return x > hi or (x < 0 and -x > hi)

@@ -7,7 +7,7 @@ import inspect
 import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-           "is_inference_mode_enabled"]
+           "is_inference_mode_enabled", "state"]
 
 
 class _State(threading.local):
@@ -15,7 +15,7 @@ class _State(threading.local):
     inference = False
 
 
-_state = _State()
+state = _State()
 
 inference_listeners: list = []
 """Callables ``fn(on: bool)`` told when inference mode starts or ends (the tensor layer marks
@@ -23,20 +23,20 @@ the tensors made meanwhile)."""
 
 
 def _set_inference(on: bool) -> None:
-    if _state.inference is not on:
-        _state.inference = on
+    if state.inference is not on:
+        state.inference = on
         for fn in inference_listeners:
             fn(on)
 
 
 def is_inference_mode_enabled() -> bool:
     """True inside ``inference_mode()``."""
-    return _state.inference
+    return state.inference
 
 
 def is_grad_enabled() -> bool:
     """True when ops record the graph for backward."""
-    return _state.enabled
+    return state.enabled
 
 
 class _GradModeContext:
@@ -45,11 +45,11 @@ class _GradModeContext:
     _mode: bool
 
     def __enter__(self):
-        self._prev = _state.enabled
-        _state.enabled = self._mode
+        self._prev = state.enabled
+        state.enabled = self._mode
 
     def __exit__(self, *exc):
-        _state.enabled = self._prev
+        state.enabled = self._prev
         return False
 
     def __call__(self, func):
@@ -59,12 +59,12 @@ class _GradModeContext:
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            prev = _state.enabled
-            _state.enabled = mode
+            prev = state.enabled
+            state.enabled = mode
             try:
                 return func(*args, **kwargs)
             finally:
-                _state.enabled = prev
+                state.enabled = prev
 
         return wrapper
 
@@ -77,12 +77,12 @@ def _generator_wrapper(func, mode: bool):
     caller's mode is back at every yield (as PyTorch's _wrap_generator does)."""
 
     def run_step(step, *args):
-        prev = _state.enabled
-        _state.enabled = mode
+        prev = state.enabled
+        state.enabled = mode
         try:
             return step(*args)
         finally:
-            _state.enabled = prev
+            state.enabled = prev
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -144,13 +144,13 @@ class inference_mode(_GradModeContext):
         self._mode = not mode
 
     def __enter__(self):
-        self._prev = _state.enabled
-        self._prev_inference = _state.inference
-        _state.enabled = self._mode
+        self._prev = state.enabled
+        self._prev_inference = state.inference
+        state.enabled = self._mode
         _set_inference(self.mode)
 
     def __exit__(self, *exc):
-        _state.enabled = self._prev
+        state.enabled = self._prev
         _set_inference(self._prev_inference)
         return False
 
@@ -196,20 +196,20 @@ class set_grad_enabled(_GradModeContext):
         if mode.__class__ is not bool:  # PyTorch's argument parser takes a bool only
             raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
                             f"{type(mode).__name__}")
-        self._prev = _state.enabled
+        self._prev = state.enabled
         self._mode = mode
-        _state.enabled = self._mode
+        state.enabled = self._mode
 
     def __enter__(self):
         pass
 
     def __exit__(self, *exc):
-        _state.enabled = self._prev
+        state.enabled = self._prev
         return False
 
     def __call__(self, func):
         # used as a decorator, the call that built it must not change the mode for good
-        _state.enabled = self._prev
+        state.enabled = self._prev
         return super().__call__(func)
 
     def clone(self):

@@ -79,7 +79,7 @@ def sigmoid(x: float) -> float:
     return e / (1.0 + e)
 
 
-def pow(a: float, b: float) -> float:  # noqa: A001 - the IEEE pow
+def pow(a: float, b: float) -> float:  # the IEEE pow
     """C's pow(): 0**-1 is inf, (-8)**(1/3) is nan, overflow is inf."""
     try:
         b = float(b)  # C's pow takes a double: an int exponent past 2**53 has the double's parity

@@ -15,7 +15,7 @@ order of the additions. scalargrad reproduces PyTorch 2.13's CPU order bit for b
   Verified against PyTorch 2.13.0: contiguous float32 lengths 1..600, 1000, 1023-1025, 2047,
   2048, 4095, 4096; float32 and float64 reductions over every dim (and pair of dims) of 1-D
   (2..69), 2-D (up to 17x17) and 3-D (up to 6x6x6) shapes in contiguous, transposed, permuted,
-  sliced and expanded layouts (13,000+ cases); tests/test_shaped.py repeats a sample of this.
+  sliced and expanded layouts (13,000+ cases); tests/test_multi_element_tensors.py repeats a sample of this.
 * ``mm`` (2-D @ 2-D with at least 2 result columns, and 1-D @ 2-D) is MKL's sgemm: each result
   element is one fused multiply-add chain over k in order, starting from +0.0 (verified for
   every shape up to 8x8x8 with a contiguous second operand, float32 and float64).
@@ -45,7 +45,7 @@ import math
 import struct
 from collections.abc import Sequence
 
-from .dtypes import round_f32
+from .dtypes import FLOAT32_MAX, FLOAT32_MIN_NORMAL, round_f32
 from .layout import coalesce, contiguous_strides, iteration_order, numel
 
 __all__ = ["Program", "sum_program", "fma_chain", "fma", "mkl_sdot", "mkl_lanes8", "VECTOR_LANES", "ELEMENTWISE_LANES",
@@ -143,18 +143,18 @@ def _compile(prog: Program, f32: bool):
     if n:
         lines.append(f"    {', '.join(f'r{i}' for i in range(n))}{',' if n == 1 else ''} = v")
     lines.append(f"    r{n} = 0.0")
+    lo, hi = repr(FLOAT32_MIN_NORMAL), repr(FLOAT32_MAX)  # float32's normal range, as constants of the code
     k = n + 1
     for a, b in prog.steps:
         if f32:
             lines.append(f"    t = r{a} + r{b}; c = 536870913.0 * t; r{k} = c - (c - t)")
-            lines.append(f"    if not (1.1754943508222875e-38 <= r{k} <= 3.4028234663852886e38 or "
-                         f"-3.4028234663852886e38 <= r{k} <= -1.1754943508222875e-38 or t == 0.0): r{k} = rf(t)")
+            lines.append(f"    if not ({lo} <= r{k} <= {hi} or -{hi} <= r{k} <= -{lo} or t == 0.0): r{k} = rf(t)")
         else:
             lines.append(f"    r{k} = r{a} + r{b}")
         k += 1
     lines.append(f"    return [{', '.join(f'r{o}' for o in prog.outs)}]")
     ns = {"rf": round_f32}
-    exec(compile("\n".join(lines), "<sum program>", "exec"), ns)  # noqa: S102 - code made here, from integers
+    exec(compile("\n".join(lines), "<sum program>", "exec"), ns)  # code made here, from integers
     return ns["program"]
 
 
@@ -385,7 +385,7 @@ def sum_program(shape: tuple, strides: tuple, dims: tuple, dtype_name: str) -> P
     return prog
 
 
-def _fma32(a: float, b: float, c: float) -> float:
+def fma32(a: float, b: float, c: float) -> float:
     """float32 fused multiply-add: round(a*b + c) once. a*b is exact in double for float32 a, b;
     the double sum s loses ``err`` (two-sum), which only matters when s falls exactly halfway
     between two float32 numbers: then the sign of ``err`` picks the side."""
@@ -410,22 +410,22 @@ def fma_chain(a: Sequence[float], b: Sequence[float], f32: bool) -> float:
     acc = 0.0
     if f32:
         for x, y in zip(a, b):
-            acc = _fma32(x, y, acc)
+            acc = fma32(x, y, acc)
         return acc
     import math
 
     fma = getattr(math, "fma", None)
     for x, y in zip(a, b):
-        acc = fma(x, y, acc) if fma is not None else _fma64(x, y, acc)
+        acc = fma(x, y, acc) if fma is not None else fma64(x, y, acc)
     return acc
 
 
 def fma(a: float, b: float, c: float, f32: bool) -> float:
     """a * b + c rounded once (float32 when ``f32``), as a fused multiply-add gives it."""
     if f32:
-        return _fma32(a, b, c)
+        return fma32(a, b, c)
     f = getattr(math, "fma", None)
-    return f(a, b, c) if f is not None else _fma64(a, b, c)
+    return f(a, b, c) if f is not None else fma64(a, b, c)
 
 
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter for doubles
@@ -433,7 +433,7 @@ _PACK = struct.Struct("<d")
 _UNPACK = struct.Struct("<q")
 
 
-def _fma64(a: float, b: float, c: float) -> float:
+def fma64(a: float, b: float, c: float) -> float:
     """float64 fused multiply-add, a*b + c rounded once (Python < 3.13 has no math.fma).
 
     Boldo and Melquiond's emulation ("Emulation of FMA and correctly rounded sums: proved

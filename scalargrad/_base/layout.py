@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["contiguous_strides", "is_contiguous", "is_non_overlapping_and_dense", "view_strides",
+__all__ = ["slices", "contiguous_strides", "is_contiguous", "is_non_overlapping_and_dense", "view_strides",
            "iteration_order", "coalesce", "elementwise_strides", "broadcast_strides", "numel"]
 
 
@@ -207,3 +207,18 @@ def elementwise_strides(out_shape: Sequence[int], inputs: Sequence[tuple]) -> tu
         strides[d] = acc
         acc *= out_shape[d]
     return tuple(strides)
+
+
+def slices(shape: Sequence[int], d: int) -> list:
+    """The flat (row-major) indices of each slice of ``shape`` along dimension ``d`` (one slice
+    holding the one element of a 0-dim shape)."""
+    if not shape:
+        return [[0]]
+    size = shape[d]
+    inner = 1
+    for s in shape[d + 1:]:
+        inner *= s
+    outer = 1
+    for s in shape[:d]:
+        outer *= s
+    return [[o * size * inner + k * inner + i for k in range(size)] for o in range(outer) for i in range(inner)]

@@ -75,6 +75,8 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
+from .dtypes import FLOAT32_MAX
+
 __all__ = [
     "DEFAULT_SEED",
     "STATE_SIZE",
@@ -106,7 +108,7 @@ _U32 = 0xFFFFFFFF
 _U64 = 0xFFFFFFFFFFFFFFFF
 _MASK24 = (1 << 24) - 1
 _MASK53 = (1 << 53) - 1
-_FLT_MAX = 3.4028234663852886e38
+
 
 # Byte layout of CPUGeneratorImplState (x86-64, little endian): the legacy TH
 # header, 624 state words widened to uint64, the legacy normal cache (only
@@ -147,7 +149,7 @@ def _f32_neighbour(r: float, up: bool) -> float:
     return _f32_from_bits(b + 1 if (r > 0.0) == up else b - 1)
 
 
-def _fma32(a: float, b: float, c: float) -> float:
+def fma32(a: float, b: float, c: float) -> float:
     """float32 fused multiply-add with a single rounding.
 
     The product of two float32 values is exact in a double, and rounding the
@@ -170,7 +172,7 @@ def _fma32(a: float, b: float, c: float) -> float:
     return r
 
 
-def _fma64(a: float, b: float, c: float) -> float:
+def fma64(a: float, b: float, c: float) -> float:
     """Double fused multiply-add with a single rounding (math.fma needs 3.13)."""
     if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
         return a * b + c
@@ -402,7 +404,7 @@ def uniform(
     high = float(high)
     if dt == "float32":
         for name, v in (("from", low), ("to", high)):
-            if not -_FLT_MAX <= v <= _FLT_MAX:
+            if not -FLOAT32_MAX <= v <= FLOAT32_MAX:
                 raise RuntimeError(f"{name} is out of bounds for float")
     if not low <= high:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
@@ -412,11 +414,11 @@ def uniform(
     if dt == "float32":
         lo, hi = _f32(low), _f32(high)
         span = _f32(hi - lo)
-        if span > _FLT_MAX:
+        if span > FLOAT32_MAX:
             raise RuntimeError("uniform_ expects to-from <= std::numeric_limits<float>::max()")
         out = []
         for _ in range(n):
-            v = _fma32(_uniform24(g), span, lo)
+            v = fma32(_uniform24(g), span, lo)
             out.append(lo if v == hi else v)
         return out
     span = high - low
@@ -424,7 +426,7 @@ def uniform(
         raise RuntimeError("uniform_ expects to-from <= std::numeric_limits<double>::max()")
     out = []
     for _ in range(n):
-        v = _fma64(_uniform53(g), span, low)
+        v = fma64(_uniform53(g), span, low)
         out.append(low if v == high else v)
     return out
 
@@ -471,12 +473,12 @@ def _log256(x: float) -> float:
     z = _f32(m * m)
     y = _LOG_P[0]
     for p in _LOG_P[1:]:
-        y = _fma32(y, m, p)
+        y = fma32(y, m, p)
     y = _f32(y * m)
-    y = _fma32(y, z, _f32(e * _LOG_Q1))
+    y = fma32(y, z, _f32(e * _LOG_Q1))
     y = _f32(y - z * 0.5)
     r = _f32(m + y)
-    return _fma32(e, _LOG_Q2, r)
+    return fma32(e, _LOG_Q2, r)
 
 
 def _sincos256(x: float) -> tuple[float, float]:
@@ -490,17 +492,17 @@ def _sincos256(x: float) -> tuple[float, float]:
     cos_negative = ((j - 2) & 4) == 0
     small_branch = (j & 2) == 0
     for dp in _DP:
-        x = _fma32(y, dp, x)
+        x = fma32(y, dp, x)
     z = _f32(x * x)
-    yc = _fma32(_COS_P[0], z, _COS_P[1])
-    yc = _fma32(yc, z, _COS_P[2])
+    yc = fma32(_COS_P[0], z, _COS_P[1])
+    yc = fma32(yc, z, _COS_P[2])
     yc = _f32(yc * z)
-    yc = _fma32(yc, z, -(z * 0.5))
+    yc = fma32(yc, z, -(z * 0.5))
     yc = _f32(yc + 1.0)
-    ys = _fma32(_SIN_P[0], z, _SIN_P[1])
-    ys = _fma32(ys, z, _SIN_P[2])
+    ys = fma32(_SIN_P[0], z, _SIN_P[1])
+    ys = fma32(ys, z, _SIN_P[2])
     ys = _f32(ys * z)
-    ys = _fma32(ys, x, x)
+    ys = fma32(ys, x, x)
     # Blend exactly as the masked and/sub/add sequence does, signed zeros included.
     ysin2 = ys if small_branch else 0.0
     ysin1 = 0.0 if small_branch else yc
@@ -515,8 +517,8 @@ def _fill16_f32(buf: list[float], i: int, mean: float, std: float) -> None:
         u2 = buf[j + 8]
         radius = _f32(math.sqrt(-2.0 * _log256(u1)))
         s, c = _sincos256(_f32(_TWO_PI_F32 * u2))
-        buf[j] = _fma32(_f32(radius * c), std, mean)
-        buf[j + 8] = _fma32(_f32(radius * s), std, mean)
+        buf[j] = fma32(_f32(radius * c), std, mean)
+        buf[j + 8] = fma32(_f32(radius * s), std, mean)
 
 
 def _fill16_f64(buf: list[float], i: int, mean: float, std: float) -> None:
@@ -526,8 +528,8 @@ def _fill16_f64(buf: list[float], i: int, mean: float, std: float) -> None:
         u2 = buf[j + 8]
         radius = math.sqrt(-2.0 * math.log(u1))
         theta = two_pi * u2
-        buf[j] = _fma64(radius * math.cos(theta), std, mean)
-        buf[j + 8] = _fma64(radius * math.sin(theta), std, mean)
+        buf[j] = fma64(radius * math.cos(theta), std, mean)
+        buf[j + 8] = fma64(radius * math.sin(theta), std, mean)
 
 
 def normal(
@@ -579,7 +581,7 @@ def normal(
             theta = two_pi * u1
             g._next_double_normal = r * math.sin(theta)
             z = r * math.cos(theta)
-        v = _fma64(z, std, mean)
+        v = fma64(z, std, mean)
         out.append(_f32(v) if dt == "float32" else v)
     return out
 

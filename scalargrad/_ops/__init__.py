@@ -5,26 +5,36 @@ its spellings. Imports only ``_base``: the tensor layer above makes the surface 
 from . import (
     activations,
     angles,
+    arithmetic,
+    comparison,
     convolution,
     elementwise,
     embedding,
-    linalg,
+    fill,
+    indexing,
+    joins,
     losses,
     moments,
     normalization,
     norms,
     pointwise,
     pooling,
+    products,
     reductions,
     rounding,
     scans,
     scatter,
     selection,
-    shape,
     softmax,
+    unary,
+    views,
 )
 from .table import REGISTRY
 
-__all__ = ["REGISTRY", "activations", "angles", "convolution", "elementwise", "embedding", "linalg", "losses",
-           "moments", "normalization", "norms", "pointwise", "pooling", "reductions", "rounding", "scans", "scatter",
-           "selection", "shape", "softmax"]
+SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIVES + unary.SCALAR_DERIVATIVES
+"""Every differentiable elementwise op with a non-trivial derivative, for the catalogue tests."""
+
+__all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
+           "elementwise", "embedding", "fill", "indexing", "joins", "losses", "moments", "normalization", "norms",
+           "pointwise", "pooling",
+           "products", "reductions", "rounding", "scans", "scatter", "selection", "softmax", "unary", "views"]

@@ -26,7 +26,8 @@ from collections import namedtuple
 
 from .._base import ieee
 from .._base.kernel_order import vectorized_count
-from . import elementwise as E
+from . import comparison as CM
+from . import unary as UN
 from .elementwise import Binary, Elementwise, Unary
 from .table import register
 
@@ -320,7 +321,7 @@ def _gelu_tanh_double(k, g, go, x):
     beta, kappa = k.const(GELU_BETA), k.const(GELU_KAPPA)
     x_sq = k.mul(x, x)
     u = k.mul(beta, k.add(x, k.mul(kappa, k.mul(x_sq, x))))
-    t = k.pointwise(E.Tanh, u)
+    t = k.pointwise(UN.Tanh, u)
     du = k.mul(beta, k.add(k.const(1.0), k.mul(k.const(3.0 * GELU_KAPPA), x_sq)))
     ddu_half = k.mul(k.const(3.0 * GELU_BETA * GELU_KAPPA), x)
     inner = k.add(k.sub(du, k.mul(k.mul(x, t), k.mul(du, du))), k.mul(x, ddu_half))
@@ -392,7 +393,7 @@ def _silu_backward(k, g, v):
     x = k.a(v)
     if k.graph:
         # infinitely_differentiable_silu_backward: grad_output * sigmoid * (1.0 + input * (1.0 - sigmoid))
-        s = k.pointwise(E.Sigmoid, x)
+        s = k.pointwise(UN.Sigmoid, x)
         return (k.mul(k.mul(g, s), k.add(k.const(1.0), k.mul(x, k.sub(k.const(1.0), s)))),)
     return (k.pointwise(SiluBackward, g, x),)
 
@@ -435,8 +436,8 @@ def _mish_backward(k, g, v):
     x = k.a(v)
     if k.graph:
         # infinitely_differentiable_mish_backward
-        s = k.pointwise(E.Sigmoid, x)
-        t = k.pointwise(E.Tanh, k.pointwise(E.Log1p, k.exp(x)))
+        s = k.pointwise(UN.Sigmoid, x)
+        t = k.pointwise(UN.Tanh, k.pointwise(UN.Log1p, k.exp(x)))
         inner = k.add(t, k.mul(k.mul(x, s), k.sub(k.const(1.0), k.mul(t, t))))
         return (k.mul(g, inner),)
     return (k.pointwise(MishBackward, g, x),)
@@ -487,7 +488,7 @@ class SoftplusBackward(ActivationBackward):
         # self: softplus_double_backward(grad * grad_output, self, beta, threshold):
         # sigmoid_backward(grad, (input * beta).sigmoid()) * (input * beta < threshold) * beta
         xb = k.mul(x, k.const(c.b))
-        dd = k.mul(k.sigmoid_backward(k.mul(g, go), k.pointwise(E.Sigmoid, xb)), k.const(c.b))
+        dd = k.mul(k.sigmoid_backward(k.mul(g, go), k.pointwise(UN.Sigmoid, xb)), k.const(c.b))
         return k.pointwise(SoftplusBackward, g, x, c=c), k.where(xb < c.th, dd, k.zero(dd))
 
     @staticmethod
@@ -539,7 +540,7 @@ class Hardtanh(Activation):
 
     name = "HardtanhBackward0"
     saved = (("max_val", "c.max_val"), ("min_val", "c.min_val"), ("self", 0))
-    forward = staticmethod(lambda r, a, c: E._clamp(r, a, (c.lo, c.hi)))
+    forward = staticmethod(lambda r, a, c: CM.clamp_value(r, a, (c.lo, c.hi)))
     backward = staticmethod(lambda k, g, v: (k.pointwise(HardtanhBackward, g, k.a(v), c=v._c),))
 
     @staticmethod
@@ -576,7 +577,7 @@ class Hardsigmoid(Unary):
     name = "HardsigmoidBackward0"
     saved = (("self", 0),)
     result = "float"
-    forward = staticmethod(lambda r, x: E._clamp(r, r(x + 3.0), (0.0, 6.0)) / 6.0)
+    forward = staticmethod(lambda r, x: CM.clamp_value(r, r(x + 3.0), (0.0, 6.0)) / 6.0)
     backward = staticmethod(lambda k, g, v: (k.pointwise(HardsigmoidBackward, g, k.a(v)),))
     sympy = staticmethod(lambda sp, x: sp.Piecewise((0, x <= -3), (1, x >= 3), ((x + 3) / 6, True)))
 
@@ -625,7 +626,7 @@ class Hardswish(Unary):
     name = "HardswishBackward0"
     saved = (("self", 0),)
     result = "float"
-    forward = staticmethod(lambda r, x: r(x * E._clamp(r, r(x + 3.0), (0.0, 6.0))) / 6.0)
+    forward = staticmethod(lambda r, x: r(x * CM.clamp_value(r, r(x + 3.0), (0.0, 6.0))) / 6.0)
     backward = staticmethod(lambda k, g, v: (k.pointwise(HardswishBackward, g, k.a(v)),))
     sympy = staticmethod(lambda sp, x: sp.Piecewise((0, x <= -3), (x, x >= 3), (x * (x + 3) / 6, True)))
 
@@ -733,7 +734,7 @@ class LogSigmoidBackward(Binary):
     def backward(k, g, v):
         go, x = k.ins(v)
         # self: log_sigmoid_double_backward(grad * grad_output, self) = that * (z - 1) * z, z = sigmoid(self)
-        z = k.pointwise(E.Sigmoid, x)
+        z = k.pointwise(UN.Sigmoid, x)
         return k.pointwise(LogSigmoidBackward, g, x), k.mul(k.mul(k.mul(g, go), k.sub(z, k.const(1.0))), z)
 
     sympy = staticmethod(lambda sp, g, x: g / (1 + sp.exp(x)))

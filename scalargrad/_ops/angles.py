@@ -13,6 +13,7 @@ import math
 
 from .elementwise import Binary
 from .table import Api, register
+from .unary import Reciprocal
 
 __all__ = ["Atan2"]
 
@@ -28,8 +29,6 @@ class Atan2(Binary):
 
     @staticmethod
     def backward(k, g, v):
-        from .elementwise import Reciprocal
-
         a, b = k.a(v), k.b(v)
         # 1 / (self^2 + other^2), 0 where that is infinite (at the origin), as PyTorch's
         recip = k.zero_where_inf(k.pointwise(Reciprocal, k.add(k.mul(a, a), k.mul(b, b))))

@@ -22,6 +22,7 @@ from collections import namedtuple
 from .._base import ieee
 from .._base.kernel_order import vectorized_count
 from . import elementwise as E
+from . import unary as UN
 from .elementwise import Elementwise
 from .table import Op, register
 
@@ -506,7 +507,7 @@ class BinaryCrossEntropyWithLogits(PointwiseLoss):
     def backward(k, g, v):
         x, t = k.ins(v)
         c = v._c
-        s = k.pointwise(E.Sigmoid, x)
+        s = k.pointwise(UN.Sigmoid, x)
         # binary_cross_entropy_with_logits_backward: (sigmoid(x) - t) * grad, or with pos_weight
         # ((pw * t + 1 - t) * sigmoid(x) - pw * t) * grad; times weight; divided by numel for a mean
         if c.pos_weight is not None:

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import math
 
+from .._base import ieee
+from .float_kernel import helper
 from .reductions import Reduced
 from .table import Api, Op, register
 
-__all__ = ["Moments", "Var", "Std", "MOMENTS", "variance"]
+__all__ = ["Moments", "Var", "Std", "MOMENTS", "variance", "variance_form"]
 
 
 class Moments(Reduced):
@@ -28,7 +30,7 @@ class Moments(Reduced):
 
     __slots__ = ("correction", "divisor_shift")
 
-    def __init__(self, in_shape, dims, keepdim: bool, all: bool, correction, shift: float,  # noqa: A002
+    def __init__(self, in_shape, dims, keepdim: bool, all: bool, correction, shift: float,
                  raw=None) -> None:
         super().__init__(in_shape, dims, keepdim, all, raw=raw)
         self.correction = correction
@@ -57,6 +59,13 @@ def variance(vals: list, shift: float) -> float:
     return s / d
 
 
+def variance_form(sp, args, correction):
+    """The SymPy form of the variance of ``args``: sum((a - mean)**2) / (n - correction)."""
+    n = len(args)
+    mean = sp.Add(*args) / n
+    return sp.Add(*[(a - mean) ** 2 for a in args]) / (n - sp.nsimplify(correction))
+
+
 @register
 class Var(Op):
     """var (VarBackward0)."""
@@ -73,9 +82,7 @@ class Var(Op):
 
     @staticmethod
     def sympy(sp, *args):
-        n = len(args)
-        mean = sp.Add(*args) / n
-        return sp.Add(*[(a - mean) ** 2 for a in args]) / (n - 1)
+        return variance_form(sp, args, 1)
 
 
 @register
@@ -99,3 +106,17 @@ class Std(Op):
 
 
 MOMENTS = [Var, Std]
+
+
+# ---------------------------------------------------------------- derivative helpers, on floats
+
+
+@helper
+def var_backward(k, g, x, c):
+    """var_backward of a 0-dim input: (2 / (1 - correction)) * grad * (self - self)."""
+    return k.mul(k.mul(k.r(ieee.div(2.0, 1.0 - c.divisor_shift)), g), k.sub(x, x))
+
+
+@helper
+def std_backward(k, g, x, y, c):
+    return var_backward(k, 0.0 if y == 0 else k.div(g, k.mul(y, 2.0)), x, c)

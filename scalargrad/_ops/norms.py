@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+from .arithmetic import pow_scalar
+from .float_kernel import helper
 from .reductions import Reduced
 from .table import Api, Op, register
 
@@ -24,7 +26,7 @@ class Normed(Reduced):
 
     __slots__ = ("ord",)
 
-    def __init__(self, in_shape, dims, keepdim: bool, all: bool, ord, raw=None) -> None:  # noqa: A002
+    def __init__(self, in_shape, dims, keepdim: bool, all: bool, ord, raw=None) -> None:
         super().__init__(in_shape, dims, keepdim, all, raw=raw)
         self.ord = ord
 
@@ -81,7 +83,7 @@ def norm_partials(vals: list, p: float, norm: float) -> list:
     return [_sgn(x) * abs(x) ** (p - 1) / norm ** (p - 1) for x in vals]
 
 
-def _sympy_norm(sp, args, p):
+def sympy_norm(sp, args, p):
     if p == 1:
         return sp.Add(*[sp.Abs(a) for a in args])
     if p == 2:
@@ -113,7 +115,7 @@ class VectorNorm(Op):
 
     @staticmethod
     def sympy(sp, *args):
-        return _sympy_norm(sp, args, 2.0)
+        return sympy_norm(sp, args, 2.0)
 
 
 @register
@@ -142,3 +144,34 @@ class Dist(Op):
 
 
 NORMS = [VectorNorm, Dist]
+
+
+# ---------------------------------------------------------------- derivative helpers, on floats
+
+
+def _pow(k, a, e):
+    """``a ** e`` for a number ``e`` as the tensor twin computes it (PyTorch's pow_tensor_scalar,
+    which takes its own path for 0.5, -0.5, 2, 3, -1, -2: ``x ** -0.5`` is 1 / sqrt(x))."""
+    return k.r(pow_scalar(k.r, a, e))
+
+
+@helper
+def norm_backward(k, g, x, y, c):
+    """norm_backward (FunctionsManual.cpp) of a 0-dim input: its norm is |x| for any order."""
+    p = float(c.ord)
+    sgn = k.sgn(x)
+    if p == 0.0:  # an undefined gradient, as PyTorch's
+        return None
+    if p == 1.0:
+        return k.mul(sgn, g)
+    if p == 2.0:
+        return k.mul(g, 0.0 if y == 0 else k.div(x, y))
+    if p in (math.inf, -math.inf):
+        hit = 1.0 if (abs(x) == y or x != x) else 0.0
+        return k.mul(sgn, k.mul(k.div(g, hit), hit))
+    if p < 1.0:
+        scaled = k.mul(sgn, 0.0 if x == 0 else _pow(k, abs(x), p - 1.0))
+        return k.mul(k.mul(scaled, g), _pow(k, y, 1.0 - p))
+    scaled = k.mul(sgn, _pow(k, abs(x), p - 1.0)) if p < 2.0 else k.mul(x, _pow(k, abs(x), p - 2.0))
+    scale = 0.0 if y == 0 else k.div(g, _pow(k, y, p - 1.0))
+    return k.mul(scaled, scale)

@@ -7,7 +7,7 @@ value=-step_size)``), and ordinary differentiable ops besides.
 How PyTorch 2.13's CPU kernels round, found by experiment against torch on an Intel Xeon
 (AVX512) for 1, 7, 16, 31-33 and 1000 contiguous elements, 0-dim tensors, float32 and float64
 (every element agreed with the formula below, in the vectorised body and the scalar tail alike,
-so the result does not depend on an element's position; ``tests/test_pointwise_ops.py``
+so the result does not depend on an element's position; ``tests/test_pointwise.py``
 repeats the comparison):
 
 * ``addcmul(self, t1, t2, value)`` = fma(value * t1, t2, self): the product ``value * t1`` is
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from .._base import ieee
 from .._base.dtypes import round_f32
-from .._base.kernel_order import _fma32, _fma64
+from .._base.kernel_order import fma32, fma64
 from .elementwise import Elementwise
 from .table import Api, register
 
@@ -43,9 +43,9 @@ def fused(r, a, b, c):
     """``a * b + c`` rounded once, to the dtype whose rounding is ``r`` (a fused multiply-add:
     float32 and float64; integers are exact anyway)."""
     if r is round_f32:
-        return _fma32(a, b, c)
+        return fma32(a, b, c)
     if r is float:
-        return _fma64(a, b, c)
+        return fma64(a, b, c)
     return r(a * b + c)
 
 

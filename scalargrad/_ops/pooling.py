@@ -4,7 +4,7 @@
 The node's ``_c`` is a ``PoolGeometry``: the arguments PyTorch saves and, per output element,
 its *window* (the flat input positions it reads, in ATen's loop order) and, for avg_pool2d,
 its divisor. max_pool2d's backward is a scatter-add of the gradient at the picked positions
-(``_autograd.kernels._scatter``). The tensor layer computes the values (``_tensor/pooling.py``).
+(``_tensor/indexing.scatter_into``). The tensor layer computes the values (``_tensor/pooling.py``).
 """
 
 from __future__ import annotations

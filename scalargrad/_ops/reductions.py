@@ -1,4 +1,5 @@
-"""Reductions: sum, mean, max/min (all elements, or along a dimension), argmax/argmin.
+"""Reductions: sum, mean, max/min (all elements, or along a dimension), argmax/argmin, amax/amin,
+logsumexp.
 
 Their values are added in the order of PyTorch's CPU kernels (``_base/kernel_order.py``):
 the tensor layer computes them; these declarations hold the derivatives and forms. The node's
@@ -8,9 +9,10 @@ max/min along a dimension, the indices of the picked elements).
 
 from __future__ import annotations
 
+from .float_kernel import helper
 from .table import Api, Op, register
 
-__all__ = ["Reduced", "REDUCTIONS"]
+__all__ = ["Reduced", "REDUCTIONS", "Logsumexp"]
 
 
 class Reduced:
@@ -18,7 +20,7 @@ class Reduced:
 
     __slots__ = ("in_shape", "dims", "keepdim", "numel", "indices", "all", "picked", "raw")
 
-    def __init__(self, in_shape, dims, keepdim: bool, all: bool, indices=None, raw=None) -> None:  # noqa: A002
+    def __init__(self, in_shape, dims, keepdim: bool, all: bool, indices=None, raw=None) -> None:
         self.in_shape = tuple(in_shape)
         self.dims = tuple(dims)
         self.keepdim = keepdim
@@ -193,4 +195,53 @@ class Amin(Amax):
         return sp.Min(*args)
 
 
-REDUCTIONS = [Sum, SumDim, Mean, MeanDim, MaxAll, MinAll, MaxDim, MinDim, Amax, Amin]
+@register
+class Logsumexp(Reduction):
+    """logsumexp(dim, keepdim) (LogsumexpBackward0): ``log(sum(exp(x)))`` over ``dim``, computed as
+    ATen's ``logsumexp_out_impl`` does (the tensor layer: the maxima taken out first). Its
+    derivative is derivatives.yaml's ``logsumexp_backward``: ``grad * (self - result).exp()``,
+    grad and result first given back the reduced dims (``unsqueeze_multiple``) unless keepdim."""
+
+    name = "LogsumexpBackward0"
+    saves, saves_inputs, saves_output = True, True, True
+    saved = (("dim", "c.dims"), ("keepdim", "c.keepdim"), ("result", "result"), ("self", 0))
+    api = Api(method="logsumexp", function="logsumexp")
+
+    @staticmethod
+    def backward(k, g, v):
+        c = v._c
+        g, y = k.restore_reduced(g, c), k.restore_reduced(k.out(v), c)
+        return (k.mul(g, k.exp(k.sub(k.a(v), y))),)
+
+    @staticmethod
+    def sympy(sp, *args):
+        """One result element, the reduced slice's elements ``args``."""
+        return sp.log(sp.Add(*[sp.exp(a) for a in args]))
+
+
+REDUCTIONS = [Sum, SumDim, Mean, MeanDim, MaxAll, MinAll, MaxDim, MinDim, Amax, Amin, Logsumexp]
+
+
+# ---------------------------------------------------------------- derivative helpers, on floats
+
+
+@helper
+def sum_to(g, shape):
+    # at::sum_to to a 0-dim shape is a sum, which starts at +0.0: -0.0 becomes +0.0
+    return g + 0.0
+
+
+@helper
+def sum_backward(g, c):
+    return g
+
+
+@helper
+def evenly_distribute(g, x, y):
+    return g
+
+
+@helper
+def restore_reduced(g, c):
+    """``unsqueeze_multiple`` of a reduction's gradient or result: a 0-dim input has no dims."""
+    return g

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import math
 
-from .elementwise import Binary, Unary, WithNumber, _step_function, _trunc_div
+from .arithmetic import DivTrunc, step_function, trunc_div
+from .elementwise import Binary, Unary, WithNumber
 from .table import Api, register
 
 __all__ = ["Floor", "Ceil", "Round", "RoundDecimals", "Trunc", "Frac", "Fmod", "FmodC", "ROUNDING", "floor",
@@ -64,7 +65,7 @@ def fmod(a, b):
 
 def _step(sp, name: str, fn):
     """A one-argument SymPy step function of derivative 0, valued by ``fn``."""
-    f = _step_function(sp, "step_" + name, lambda x, _y: fn(float(x)))
+    f = step_function(sp, "step_" + name, lambda x, _y: fn(float(x)))
     return lambda a: f(a, 0)
 
 
@@ -110,7 +111,7 @@ class RoundDecimals(WithNumber):
     float_only_kernel = "round_cpu"
     forward = staticmethod(_round_decimals)
     backward = staticmethod(lambda k, g, v: (k.zero(g),))
-    sympy = staticmethod(lambda sp, a, c: _step_function(
+    sympy = staticmethod(lambda sp, a, c: step_function(
         sp, "round_decimals", lambda x, d: _round_decimals(float, float(x), int(d)))(a, c))
 
 
@@ -128,7 +129,7 @@ class Frac(Unary):
 
 
 def _fmod_form(sp, a, b):
-    return a - b * _step_function(sp, "div_trunc", lambda x, y: _trunc_div(float, x, y))(a, b)
+    return a - b * step_function(sp, "div_trunc", lambda x, y: trunc_div(float, x, y))(a, b)
 
 
 @register
@@ -144,8 +145,6 @@ class Fmod(Binary):
     @staticmethod
     def backward(k, g, v):
         # self: grad; other: -grad * self.div(other, rounding_mode="trunc")
-        from .elementwise import DivTrunc
-
         return g, k.mul(k.neg(g), k.pointwise(DivTrunc, k.a(v), k.b(v)))
 
     sympy = staticmethod(_fmod_form)

@@ -11,13 +11,13 @@ Derivatives are ``derivatives.yaml``'s, made of the tensor ops they name (``grad
 index)``, ``grad.scatter(dim, index, 0)``, ``grad.index_select(dim, index)``...), which the tensor
 kernels provide, so a double backward records PyTorch's nodes. An element's SymPy form is the
 input element it ends as, or the sum of the self element and the writes
-(``symbolic_elements``); the op's own ``sympy`` is the identity of the element written last.
+(``symbolic.scatter``); the op's own ``sympy`` is the identity of the element written last.
 """
 
 from __future__ import annotations
 
-from .shape import Structural
 from .table import Api, no_derivative, register
+from .views import Structural
 
 __all__ = ["Written", "Scatter", "ScatterValue", "ScatterAdd", "ScatterReduce", "ScatterReduceValue",
            "ScatterReduceInplace", "ScatterReduceValueInplace", "IndexAdd",

@@ -3,16 +3,20 @@ masked_select, take, sort, topk, kthvalue, tril/triu, diagonal/diag, repeat, rol
 
 The node's ``_c`` is a ``Layout`` whose ``map`` gives, for each output element, the flat index
 of the input element it copies (-1: a zero, as tril/triu and diag write). The derivative of all
-of them is the same: the gradient added back into zeros of the input's shape at those indices
-(PyTorch's gather_backward, index_select_backward, masked_select_backward, value_selecting
-_reduction_backward...), which the kernels' ``pick_backward`` computes; ``backward_name`` is
-the node a double backward sees. Their SymPy form is the identity (a copy) or 0.
+of them is the same: the gradient put back at those indices of the input's shape, zeros
+elsewhere (PyTorch's gather_backward, index_select_backward, masked_select_backward,
+value_selecting_reduction_backward...), which the kernels' ``pick_backward`` computes;
+``backward_name`` is the node a double backward sees. ``adds_into_zeros``: PyTorch adds the
+gradient into zeros (scatter_add, index_add, put, a sum: -0.0 arrives as +0.0) rather than
+writing it (scatter, masked_scatter, a roll or a triangle of the gradient: -0.0 stays). Their
+SymPy form is the identity (a copy) or 0.
 """
 
 from __future__ import annotations
 
-from .shape import Structural
+from .float_kernel import helper
 from .table import Api, register
+from .views import Structural
 
 __all__ = ["Picked", "Gather", "IndexSelect", "MaskedSelect", "Take", "Sort", "SortStable", "Topk", "Kthvalue",
            "Tril", "Triu", "Diagonal", "DiagonalCopy", "DiagEmbed", "Repeat", "Roll", "MaskedScatterGrad",
@@ -23,15 +27,23 @@ class Picked(Structural):
     """An op whose output elements are input elements at ``_c.map`` (-1: zero)."""
 
     backward_name = "IndexBackwardBackward0"
+    adds_into_zeros = False
+
+
+# the double backward ops of the selection ops whose backward adds the gradient into zeros
+_ADDING = ("ScatterAddBackward0", "IndexAddBackward0", "PutBackward0", "SumBackward1")
 
 
 def _picked(cls_name: str, name: str, saved: tuple, api: Api | None, backward_name: str, saves: bool = False):
+    adds = backward_name in _ADDING
+
     def backward(k, g, v):
-        return (k.pick_backward(g, v._c, backward_name),)
+        return (k.pick_backward(g, v._c, backward_name, adds),)
 
     return register(type(cls_name, (Picked,), {"name": name, "saved": saved, "api": api,
                                                "backward_name": backward_name, "saves": saves,
-                                               "saves_inputs": False, "backward": staticmethod(backward)}))
+                                               "adds_into_zeros": adds, "saves_inputs": False,
+                                               "backward": staticmethod(backward)}))
 
 
 _SIZES = ("self_sym_sizes", "c.in_shape")
@@ -76,3 +88,14 @@ MaskedScatterGrad = _picked("MaskedScatterGrad", "MaskedScatterBackwardBackward0
 
 SELECTION = [Gather, IndexSelect, MaskedSelect, Take, Sort, SortStable, Topk, Kthvalue, Tril, Triu, Diagonal,
              DiagonalCopy, DiagEmbed, Repeat, Roll, MaskedScatterGrad]
+
+
+# ---------------------------------------------------------------- derivative helpers, on floats
+
+
+@helper
+def pick_backward(g, layout, name, adds_into_zeros):
+    """A selection op on a 0-dim input: the element itself (added into a zero, or not), or a zero."""
+    if layout.map != [0]:
+        return 0.0
+    return g + 0.0 if adds_into_zeros else g

@@ -6,7 +6,7 @@ An op is one class. It declares, side by side:
 * ``forward(r, *args)``: the element function, in double (``r`` rounds an intermediate result
   to the result dtype where PyTorch's float32 kernel rounds one); the caller rounds the result;
 * ``backward(k, g, v)``: the derivative as ``derivatives.yaml`` writes it, term by term, against
-  a kernel ``k`` (``_autograd/kernels.py``): floats for 0-dim graphs, tensors for the others,
+  a kernel ``k`` (``float_kernel.py``, ``_tensor/tensor_kernel.py``): floats for 0-dim graphs, tensors for the others,
   and graph-recording tensors under ``create_graph``. One formula serves all three. It returns
   one gradient per input of node ``v`` (None where there is none), in the node's shape: the
   engine sums a broadcast input's gradient back to its shape, as PyTorch's ``validate_outputs``;

@@ -1,7 +1,8 @@
-"""The Tensor: one class for every shape, its nodes, views, reductions, products, indexing,
-factories and the surface made from the op table. Imports ``_base`` and ``_ops``."""
+"""The Tensor: one class for every shape, its nodes, each op family's tensor side (applying its
+ops, its spellings, its derivative helpers on tensors), the tensor kernels, and the surface
+bound from the families. Imports ``_base`` and ``_ops``."""
 
-from . import anomaly_trace, saved_hooks, surface  # noqa: F401 - Tensor methods, node watchers
+from . import anomaly_trace, saved_hooks, surface, unary  # Tensor methods, node watchers, kernel helpers
 from .tensor import Tensor
 
 __all__ = ["Tensor"]

@@ -1,7 +1,12 @@
-"""PyTorch's argument parser's refusal of a non-tensor where a tensor is expected, in one place:
-``add(): argument 'other' (position 1) must be Tensor, not str``."""
+"""PyTorch's argument parser's checks of the operands of an op, in one place: the refusal of a
+non-tensor where a tensor is expected (``add(): argument 'other' (position 1) must be Tensor,
+not str``), and what counts as an operand."""
 
 from __future__ import annotations
+
+from .tensor import Tensor, refuse_complex
+
+__all__ = ["not_tensor", "is_operand", "arg_type", "check_input", "check_other"]
 
 
 def not_tensor(x, fn: str, arg: str = "input", pos: int | None = 1) -> TypeError:
@@ -9,3 +14,28 @@ def not_tensor(x, fn: str, arg: str = "input", pos: int | None = 1) -> TypeError
     keyword-only argument, which PyTorch names without a position)."""
     where = f" (position {pos})" if pos is not None else ""
     return TypeError(f"{fn}(): argument '{arg}'{where} must be Tensor, not {type(x).__name__}")
+
+
+def is_operand(x) -> bool:
+    """A tensor or a Python number (what an elementwise op takes)."""
+    return isinstance(x, Tensor) or x.__class__ in (float, int, bool)
+
+
+def arg_type(x) -> str:
+    """An argument's type as PyTorch's parser names it in "got (...)"."""
+    return "Tensor" if isinstance(x, Tensor) else type(x).__name__
+
+
+def check_input(name: str, x) -> None:
+    """``x``, the ``input`` of torch function ``name``, must be a (real) tensor."""
+    refuse_complex(x)
+    if not isinstance(x, Tensor):
+        raise not_tensor(x, name, 'input', 1)
+
+
+def check_other(name: str, x, pos: int, tensor_only: bool = False) -> None:
+    """``x``, the ``other`` operand of ``name`` at ``pos``, must be a tensor or a Python number
+    (a tensor alone for ``tensor_only``)."""
+    refuse_complex(x)
+    if tensor_only and not isinstance(x, Tensor) or not is_operand(x):
+        raise not_tensor(x, name, 'other', pos)

@@ -8,7 +8,7 @@ over im2col's rows, started from the bias for some output sizes (4, 9 positions)
 bias added after it for others (36), other orders elsewhere. scalargrad gives every output
 element, and every gradient element, the exact sum of its products (and bias) rounded once to
 the dtype (``_base/exact_sum``): machine-independent, and within the classical error bound of
-any order PyTorch's kernels use (measured in tests/test_nn_conv.py).
+any order PyTorch's kernels use (measured in tests/test_convolution.py).
 
 An unbatched input (``(C, L)`` / ``(C, H, W)``) goes through ``unsqueeze(0)`` and
 ``squeeze(0)``, as ``at::convolution`` does (its grad_fn is ``SqueezeBackward1``).
@@ -22,9 +22,10 @@ from .._base.errors import Unsupported
 from .._base.exact_sum import rounded_dot, rounded_sum
 from .._ops import convolution as CV
 from .tensor import Tensor, leaf, make
-from .views import squeeze, unsqueeze
+from .tensor_kernel import graph_helper, helper
+from .views import squeeze, to_dtype, unsqueeze
 
-__all__ = ["convolution", "backward"]
+__all__ = ["convolution", "backward", "install"]
 
 
 def _tuple(x, n: int, what: str) -> tuple:
@@ -133,8 +134,6 @@ def backward(g: Tensor, v: Tensor) -> tuple:
     x, w = ins[0], ins[1]
     dt = x._t.dtype
     if g._t.dtype is not dt:
-        from .views import to_dtype
-
         g = to_dtype(g, dt)
     f32 = dt is dtypes.float32
     gv = g._val if g._t.ndim else [g._val] * len(geo.taps)
@@ -160,3 +159,18 @@ def backward(g: Tensor, v: Tensor) -> tuple:
             sums[oc].append(gv[o])
         gb = leaf([rounded_sum(s, f32) for s in sums], TensorType(dt, (geo.weight_shape[0],)))
     return (gx, gw, gb)[:len(ins)]
+
+
+def install(method, function) -> None:
+    """torch.conv1d and torch.conv2d."""
+    function("conv1d", lambda input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1:
+             convolution(input, weight, bias, stride, padding, dilation, groups, 1))
+    function("conv2d", lambda input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1:
+             convolution(input, weight, bias, stride, padding, dilation, groups, 2))
+
+def _no_double_backward(g, v):
+    raise Unsupported("the double backward of convolution (ConvolutionBackwardBackward0, create_graph=True)")
+
+
+helper(backward, name="convolution_backward")
+graph_helper("convolution_backward", _no_double_backward)

@@ -16,15 +16,15 @@ BmmBackward0...) and the order of every addition (bmm's, sum's) follow from that
 from __future__ import annotations
 
 from .._base.errors import Unsupported
-from .._ops import elementwise as E
-from .build import binary
+from .._ops import arithmetic as AR
+from .elementwise import binary
 from .products import bmm
-from .reduce import sum as tsum
+from .reductions import sum as tsum
 from .selection import diagonal
 from .tensor import Tensor
 from .views import permute, reshape, unsqueeze, view
 
-__all__ = ["einsum"]
+__all__ = ["einsum", "install"]
 
 _LETTERS = 26
 _ELLIPSIS = 2 * _LETTERS
@@ -79,7 +79,7 @@ def _parse_inputs(lhs: str, num_ops: int) -> list:
 def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list) -> Tensor:
     """``(left * right).sum(sum_dims, keepdim=True)`` through bmm, as ATen's sumproduct_pair."""
     if not sum_dims:
-        return binary(E.Mul, left, right)
+        return binary(AR.Mul, left, right)
     nd = left._t.ndim
     lro, lo, ro = [], [], []
     lro_size = lo_size = ro_size = sum_size = 1
@@ -117,9 +117,7 @@ def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list) -> Tensor:
     return permute(view(bmm(a, b), *out_size), *operm)
 
 
-def einsum(equation: str, *operands) -> Tensor:
-    """``torch.einsum(equation, *operands)``: operands contracted left to right (PyTorch 2.13
-    without opt_einsum, or with two operands or fewer)."""
+def _checked_operands(equation, operands) -> tuple:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not isinstance(equation, str):
@@ -130,11 +128,11 @@ def einsum(equation: str, *operands) -> Tensor:
         if not isinstance(t, Tensor):
             raise TypeError(f"einsum(): argument 'tensors' (position 2) must be tuple of Tensors, not "
                             f"{type(t).__name__}")
-    num_ops = len(operands)
-    arrow = equation.find("->")
-    lhs = equation if arrow < 0 else equation[:arrow]
-    op_labels = _parse_inputs(lhs, num_ops)
+    return operands
 
+
+def _count_labels(operands, op_labels) -> tuple:
+    """How many operands each label appears in, and the most dimensions an ellipsis covers."""
     label_count = [0] * _ELLIPSIS
     ell_num_dim = 0
     for i, (t, labels) in enumerate(zip(operands, op_labels)):
@@ -153,46 +151,57 @@ def einsum(equation: str, *operands) -> Tensor:
                                + ("is more than the number of dimensions (" if has_ell else
                                   "does not match the number of dimensions (")
                                + f"{nd}) for operand {i}" + ("" if has_ell else " and no ellipsis was given"))
+    return label_count, ell_num_dim
 
-    perm_index_of = [-1] * _ELLIPSIS
-    perm_index = 0
-    ell_index = 0
+
+def _output_labels(rhs: str, lhs_len: int, label_count: list, ell_num_dim: int, perm_index_of: list) -> tuple:
+    """The explicit output ``rhs``: each label's place in the output; (ellipsis place, number of
+    output dimensions, whether the ellipsis is in the output)."""
+    perm_index = ell_index = 0
     ell_in_output = False
+    i = 0
+    while i < len(rhs):
+        c = rhs[i]
+        if c == " ":
+            pass
+        elif c == ".":
+            if ell_in_output:
+                raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was already found")
+            if not (i + 2 < len(rhs) and rhs[i + 1] == "." and rhs[i + 2] == "."):
+                raise RuntimeError("einsum(): found '.' for output that is not part of any ellipsis (...)")
+            i += 2
+            ell_index = perm_index
+            perm_index += ell_num_dim
+            ell_in_output = True
+        else:
+            if not _is_label(c):
+                raise RuntimeError(f"einsum(): invalid subscript given at index {lhs_len + 2 + i} in the "
+                                   f"equation string, subscripts must be in [a-zA-Z]")
+            s = _subscript(c)
+            if not (label_count[s] > 0 and perm_index_of[s] == -1):
+                why = " appears more than once in the output" if perm_index_of[s] > -1 else \
+                    " does not appear in the equation for any input operand"
+                raise RuntimeError(f"einsum(): output subscript {c}{why}")
+            perm_index_of[s] = perm_index
+            perm_index += 1
+        i += 1
+    return ell_index, perm_index, ell_in_output
+
+
+def _permutation(equation: str, arrow: int, lhs_len: int, label_count: list, ell_num_dim: int) -> tuple:
+    """Where each label's dimension goes: the output's first (implicitly, the labels seen once,
+    in order), then the ones summed over. Returns (perm_index_of, ell_index, out_num_dim,
+    number of dimensions)."""
+    perm_index_of = [-1] * _ELLIPSIS
     if arrow < 0:
-        perm_index = ell_num_dim
-        ell_in_output = True
+        perm_index, ell_index, ell_in_output = ell_num_dim, 0, True
         for s in range(_ELLIPSIS):
             if label_count[s] == 1:
                 perm_index_of[s] = perm_index
                 perm_index += 1
     else:
-        rhs = equation[arrow + 2:]
-        i = 0
-        while i < len(rhs):
-            c = rhs[i]
-            if c == " ":
-                pass
-            elif c == ".":
-                if ell_in_output:
-                    raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was already found")
-                if not (i + 2 < len(rhs) and rhs[i + 1] == "." and rhs[i + 2] == "."):
-                    raise RuntimeError("einsum(): found '.' for output that is not part of any ellipsis (...)")
-                i += 2
-                ell_index = perm_index
-                perm_index += ell_num_dim
-                ell_in_output = True
-            else:
-                if not _is_label(c):
-                    raise RuntimeError(f"einsum(): invalid subscript given at index {len(lhs) + 2 + i} in the "
-                                       f"equation string, subscripts must be in [a-zA-Z]")
-                s = _subscript(c)
-                if not (label_count[s] > 0 and perm_index_of[s] == -1):
-                    why = " appears more than once in the output" if perm_index_of[s] > -1 else \
-                        " does not appear in the equation for any input operand"
-                    raise RuntimeError(f"einsum(): output subscript {c}{why}")
-                perm_index_of[s] = perm_index
-                perm_index += 1
-            i += 1
+        ell_index, perm_index, ell_in_output = _output_labels(equation[arrow + 2:], lhs_len, label_count,
+                                                              ell_num_dim, perm_index_of)
     out_num_dim = perm_index
     if not ell_in_output:
         ell_index = perm_index
@@ -201,7 +210,12 @@ def einsum(equation: str, *operands) -> Tensor:
         if label_count[s] > 0 and perm_index_of[s] == -1:
             perm_index_of[s] = perm_index
             perm_index += 1
+    return perm_index_of, ell_index, out_num_dim, perm_index
 
+
+def _aligned(operands, op_labels, perm_index_of: list, ell_index: int, ell_num_dim: int, perm_index: int) -> tuple:
+    """Each operand permuted (and unsqueezed) to the common dimension order, repeated labels
+    taken as diagonals; and, per dimension, how many operands have it of a size other than 1."""
     label_size = [1] * _ELLIPSIS
     ell_sizes = [1] * ell_num_dim
     dim_counts = [0] * perm_index
@@ -249,7 +263,12 @@ def einsum(equation: str, *operands) -> Tensor:
                 perm[k] = dim
                 dim += 1
         ops.append(permute(op, *perm))
+    return ops, dim_counts
 
+
+def _contract(ops: list, dim_counts: list, out_num_dim: int, perm_index: int) -> Tensor:
+    """The aligned operands multiplied left to right, each dimension summed as soon as no operand
+    left needs it."""
     while len(ops) > 1:
         a, b = ops[0], ops[1]
         del ops[:2]
@@ -272,10 +291,30 @@ def einsum(equation: str, *operands) -> Tensor:
         if b_sum:
             b = tsum(b, b_sum, keepdim=True)
         ops.insert(0, _sumproduct_pair(a, b, sum_dims))
+    return ops[0]
 
-    result = ops[0]
+
+def einsum(equation: str, *operands) -> Tensor:
+    """``torch.einsum(equation, *operands)``: operands contracted left to right (PyTorch 2.13
+    without opt_einsum, or with two operands or fewer), as ATen's ``einsum`` does it: labels
+    counted, the output's dimensions first, each operand aligned to them, then contracted."""
+    operands = _checked_operands(equation, operands)
+    num_ops = len(operands)
+    arrow = equation.find("->")
+    lhs = equation if arrow < 0 else equation[:arrow]
+    op_labels = _parse_inputs(lhs, num_ops)
+    label_count, ell_num_dim = _count_labels(operands, op_labels)
+    perm_index_of, ell_index, out_num_dim, perm_index = _permutation(equation, arrow, len(lhs), label_count,
+                                                                     ell_num_dim)
+    ops, dim_counts = _aligned(operands, op_labels, perm_index_of, ell_index, ell_num_dim, perm_index)
+    result = _contract(ops, dim_counts, out_num_dim, perm_index)
     if perm_index - out_num_dim > 0:
         if num_ops > 1:
             return view(result, *result._t.shape[:out_num_dim])
         return tsum(result, list(range(out_num_dim, perm_index)))
     return result
+
+
+def install(method, function) -> None:
+    """torch.einsum."""
+    function("einsum", einsum)

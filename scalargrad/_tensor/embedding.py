@@ -12,7 +12,9 @@ from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.kernel_order import fma
 from .._ops import embedding as EM
-from .tensor import Tensor, make
+from .fill import masked_fill
+from .tensor import Tensor, leaf, make
+from .tensor_kernel import helper
 
 __all__ = ["embedding", "dense_backward", "double_backward"]
 
@@ -70,9 +72,10 @@ def double_backward(gg: Tensor, c: EM.EmbeddingRows) -> Tensor:
     """embedding_dense_double_backward: the picked rows of ``gg``, zero at the padding index."""
     y = embedding(gg, c.indices, c.padding_idx)
     if c.padding_idx >= 0 and c.padding_idx in c.rows:
-        from .surface import _masked_fill
-        from .tensor import leaf
-
         mask = [k == c.padding_idx for k in c.rows for _ in range(c.dim)]
-        y = _masked_fill(y, leaf(mask, TensorType(dtypes.bool, tuple(y._t.shape))), 0.0, False)
+        y = masked_fill(y, leaf(mask, TensorType(dtypes.bool, tuple(y._t.shape))), 0.0, False)
     return y
+
+
+helper(dense_backward, name="embedding_backward")
+helper(double_backward, name="embedding_double_backward")

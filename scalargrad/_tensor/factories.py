@@ -14,15 +14,17 @@ import warnings
 from .._base import dtypes, rng
 from .._base.dtypes import TensorType, round_list
 from .._base.errors import Unsupported
+from .._base.kernel_order import fma
+from .._base.layout import numel
 from .arguments import not_tensor
-from .build import check_size
+from .operands import check_size
 from .tensor import Tensor, defaults, leaf
+from .views import to_dtype
 
-__all__ = ["device", "use_device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones",
-           "full", "empty", "rand", "randn",
-           "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "arange",
-           "linspace", "logspace", "randint_like", "eye", "randperm", "from_values", "parse_data", "shape_arg",
-           "check_dtype"]
+__all__ = ["install", "device", "use_device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros",
+           "ones", "full", "empty", "rand", "randn", "randint", "zeros_like", "ones_like", "full_like", "empty_like",
+           "rand_like", "randn_like", "arange", "linspace", "logspace", "randint_like", "eye", "randperm",
+           "from_values", "parse_data", "shape_arg", "check_dtype"]
 
 
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
@@ -230,8 +232,6 @@ def tensor(data=_NO_DATA, *extra, dtype=None, device=None, requires_grad=False, 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """``data`` itself if it is a tensor of that dtype, else a new tensor."""
     if isinstance(data, Tensor):
-        from .views import to_dtype
-
         return data if dtype is None else to_dtype(data, dtype)
     return tensor(data, dtype=dtype, device=device)
 
@@ -311,19 +311,19 @@ def _like(v: Tensor, value, dtype, requires_grad, what: str) -> Tensor:
     return from_values([value] * v._t.numel, tuple(v._t.shape), dt, requires_grad, what)
 
 
-def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     return _like(input, 0, dtype, requires_grad, "zeros_like")
 
 
-def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     return _like(input, 1, dtype, requires_grad, "ones_like")
 
 
-def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     return _like(input, 0, dtype, requires_grad, "empty_like")
 
 
-def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     return _like(input, fill_value, dtype, requires_grad, "full_like")
 
 
@@ -380,7 +380,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
     return from_values(vals, (n,), dt, requires_grad, "randperm")
 
 
-def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False,  # noqa: A002
+def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False,
                  memory_format=None, generator=None) -> Tensor:
     """Integers in [low, high) (``randint_like(input, high)`` too) in ``input``'s shape and dtype,
     drawn as ``randint`` draws them."""
@@ -390,11 +390,11 @@ def randint_like(input, low, high=None, *, dtype=None, device=None, requires_gra
                    requires_grad=requires_grad)
 
 
-def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randn_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:  # noqa: A002
+def randn_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     return randn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
@@ -422,8 +422,6 @@ def linspace(start, end, steps: int, dtype=None, device=None, requires_grad=Fals
     """``torch.linspace``: ``steps`` evenly spaced numbers from start to end, as ATen's CPU
     kernel computes them: ``start + step * i`` for the first half and ``end - step * (steps - 1 - i)``
     for the rest, each one fused multiply-add (the compiler contracts the expression)."""
-    from .._base.kernel_order import fma
-
     if isinstance(steps, bool) or not isinstance(steps, int):
         raise TypeError(f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
     if steps < 0:
@@ -497,3 +495,25 @@ def eye(n: int, m: int | None = None, dtype=None, device=None, requires_grad=Fal
             raise RuntimeError(f"{letter} must be greater or equal to 0, got {size}")
     dt = check_dtype(dtype, "eye") or defaults["dtype"]
     return from_values([1 if i == j else 0 for i in range(n) for j in range(m)], (n, m), dt, requires_grad, "eye")
+
+
+def _new_filled(value):
+    def apply(self, *size, dtype=None, device=None, requires_grad=False):
+        shape = shape_arg(size, "new")
+        return from_values([value] * numel(shape), shape, dtype or self._t.dtype, requires_grad)
+
+    return apply
+
+
+def install(method, function) -> None:
+    """The torch factories (as they are: no input to check) and ``Tensor.new_*``."""
+    for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
+                 "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
+                 "arange", "linspace", "logspace", "randint_like", "eye", "randperm", "device", "layout", "strided"):
+        function(name, globals()[name], checked=False)
+    method("new_tensor", lambda self, data, dtype=None, device=None, requires_grad=False:
+           tensor(data, dtype=dtype or self._t.dtype, requires_grad=requires_grad))
+    for name, value in (("new_zeros", 0), ("new_ones", 1), ("new_empty", 0)):
+        method(name, _new_filled(value))
+    method("new_full", lambda self, size, fill_value, dtype=None, device=None, requires_grad=False:
+           full(size, fill_value, dtype=dtype or self._t.dtype, requires_grad=requires_grad))

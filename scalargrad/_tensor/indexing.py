@@ -15,52 +15,21 @@ from __future__ import annotations
 
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
-from .._base.grad_mode import _state as _grad_state
+from .._base.errors import Unsupported
+from .._base.grad_mode import state as _grad_state
 from .._base.layout import contiguous_strides
-from .._ops.shape import Index, Layout, Structural
-from .._ops.table import register
-from .build import broadcast_shapes, positions
+from .._ops.indexing import CopySlices, Index, IndexPut, scatter_class
+from .._ops.views import Layout
+from .factories import tensor
+from .fill import mask_of, masked_zero
 from .inplace import LEAF_INPLACE, VIEW_OF_LEAF, check_inplace, rebase
+from .operands import broadcast_shapes, positions
 from .storage import write
 from .tensor import Tensor, leaf, make
-from .views import basic_index
+from .tensor_kernel import helper
+from .views import basic_index, reshape, unsqueeze
 
-__all__ = ["getitem", "setitem", "resolve", "IndexPut", "CopySlices"]
-
-
-@register
-class IndexPut(Structural):
-    """``t[index] = value`` on a tensor in a graph: inputs (old t, value); the old values'
-    gradient is zero at the assigned positions; the value gets the gradient there."""
-
-    name = "IndexPutBackward0"
-    saves = True  # the indices: freed by a backward without retain_graph, as PyTorch's
-    saved = (("accumulate", "false"), ("indices", "c.tensors"))
-
-    @staticmethod
-    def backward(k, g, v):
-        if k.bulk:
-            return k.index_put_backward(g, v._c)
-        # a 0-dim tensor: its one element was assigned (or, through a False mask, nothing was)
-        hit = bool(v._c.map)
-        return (0.0 if hit else g), (g if hit else 0.0)
-
-    @staticmethod
-    def forward(r, a, b=None):
-        return b
-
-    @staticmethod
-    def sympy(sp, a, b=None, assigned: bool = True):
-        # an assigned element is the value's (a number when the value is one); any other is a's
-        return (b if b is not None else sp.Integer(0) * a) if assigned else a
-
-
-@register
-class CopySlices(IndexPut):
-    name = "CopySlices"
-    namespace = "torch::autograd::"
-    saves = False  # a copy into a view saves nothing: a second backward goes through
-    saved = ()
+__all__ = ["getitem", "setitem", "resolve", "install", "scatter_into", "gather_at"]
 
 
 def _is_advanced(it) -> bool:
@@ -70,13 +39,22 @@ def _is_advanced(it) -> bool:
 
 
 def resolve(x: Tensor, index) -> tuple:
-    """(result shape, flat positions in ``x``, advanced?) of ``x[index]``."""
+    """(result shape, flat positions in ``x``) of ``x[index]`` with an advanced index (None for
+    a basic one): bool masks become one integer index per dimension they cover, each dimension
+    of ``x`` gets its source (an index, a slice, all of it, a new one), and the advanced indices
+    broadcast together, placed as PyTorch places them."""
     items = index if isinstance(index, tuple) else (index,)
     if not any(_is_advanced(it) for it in items):
         return None
     shape = list(x._t.shape)
+    dims_src = _dimension_sources(_expanded(items, shape), shape)
+    return _positions(dims_src, shape)
+
+
+def _expanded(items, shape: list) -> list:
+    """The index items, each bool mask as one ("idx", positions, shape) per dimension it covers
+    (a 0-dim mask as ("new", hits)), integer tensors and lists as ("idx", values, shape)."""
     nd = len(shape)
-    # expand bool masks into one integer index per dimension they cover
     expanded = []
     for it in items:
         if isinstance(it, list):
@@ -103,7 +81,14 @@ def resolve(x: Tensor, index) -> tuple:
             expanded.append(("idx", [int(v) for v in vals], tuple(it._t.shape)))
             continue
         expanded.append(it)
-    # the positions: advanced indices broadcast together; basic ones (slices, ints) walk their dim
+    return expanded
+
+
+def _dimension_sources(expanded: list, shape: list) -> list:
+    """Each dimension's source: ("all", d), ("new", item), ("idx", d, positions, shape) or
+    ("slice", d, positions), checked against ``x``'s sizes."""
+    nd = len(shape)
+    # advanced indices broadcast together; basic ones (slices, ints) walk their dim
     dims_src = []
     d = 0
     specified = sum(1 for e in expanded if e is not None and e is not Ellipsis and not (
@@ -138,6 +123,11 @@ def resolve(x: Tensor, index) -> tuple:
     while d < nd:
         dims_src.append(("all", d))
         d += 1
+    return dims_src
+
+
+def _positions(dims_src: list, shape: list) -> tuple:
+    """The result's shape and the flat positions in ``x`` of its elements."""
     adv = [s for s in dims_src if s[0] == "idx"]
     bshape = ()
     for s in adv:
@@ -184,8 +174,6 @@ def resolve(x: Tensor, index) -> tuple:
 
 
 def _list_index(lst: list) -> Tensor:
-    from .factories import tensor
-
     return tensor(lst)
 
 
@@ -196,12 +184,8 @@ def _is_bool_scalar(it) -> bool:
 def _bool_scalar_index(x: Tensor, index):
     """``x[b]`` for a 0-dim bool ``b``, as PyTorch does it: a new leading dimension of size 1,
     indexed by ``[0]`` (True) or ``[]`` (False)."""
-    from .views import unsqueeze
-
     items = index if isinstance(index, tuple) else (index,)
     if len(items) != 1:
-        from .._base.errors import Unsupported
-
         raise Unsupported("indexing with a 0-dim bool tensor beside other indices")
     y = unsqueeze(x, 0)
     picks = leaf([0] if items[0]._val else [], TensorType(dtypes.int64, (1 if items[0]._val else 0,)))
@@ -306,8 +290,6 @@ def setitem(x: Tensor, index, value) -> None:
         flat = list(range(x._t.numel)) if index._val else []
         advanced = False
     elif isinstance(index, tuple) and any(_is_bool_scalar(it) for it in index):
-        from .._base.errors import Unsupported
-
         raise Unsupported("assigning through a 0-dim bool tensor index beside other indices")
     elif _has_advanced(index):
         target, yindex, saved = _apply_basic(x, index) if _grad_state.enabled else (x, index, ())
@@ -350,3 +332,68 @@ def setitem(x: Tensor, index, value) -> None:
     res = make(op.tensor if not target._t.ndim else op, target._t, new if target._t.ndim else new[0],
                (target, value), layout)
     rebase(target, res)
+
+
+def install(method, function) -> None:
+    """``x[index]`` and ``x[index] = value``."""
+    method("__getitem__", getitem)
+    method("__setitem__", setitem)
+
+
+# ---------------------------------------------------------------- derivative helpers, on tensors
+
+
+def scatter_into(g, in_shape, m, name: str, accumulate: bool = False, from_zero: bool = True) -> Tensor:
+    """Zeros of ``in_shape`` with ``g``'s elements at the flat positions ``m`` (added in order
+    when ``accumulate``: into the zero, or, without ``from_zero``, onto the first one written):
+    a node named ``name`` (SliceBackwardBackward0...), differentiable."""
+    gv = g._val if g._t.ndim else [g._val]
+    n = 1
+    for s in in_shape:
+        n *= s
+    dt = g._t.dtype
+    z = dt.round(0)
+    out = [z] * n
+    if accumulate:
+        r = dt.round
+        seen = set()
+        for i, x in zip(m, gv):
+            out[i] = r(out[i] + x) if i in seen else (r(z + x) if from_zero else x)
+            seen.add(i)
+    else:
+        for i, x in zip(m, gv):
+            out[i] = x
+    layout = Layout(in_shape, dt, map=list(m))
+    layout.sizes = tuple(g._t.shape)
+    return make(scatter_class(name), TensorType(dt, tuple(in_shape)), out if in_shape else out[0], (g,), layout)
+
+
+@helper(name="gather_positions")
+def gather_at(g: Tensor, m, shape) -> Tensor:
+    """``g``'s elements at the flat positions ``m``, in ``shape`` (an IndexBackward0 node)."""
+    gv = g._val if g._t.ndim else [g._val]
+    vals = [gv[i] for i in m]
+    layout = Layout(g._t.shape, g._t.dtype, map=list(m))
+    shape = tuple(shape)
+    return make(Index, TensorType(g._t.dtype, shape), vals if shape else vals[0], (g,), layout)
+
+
+@helper(name="scatter")
+def _scatter_grad(g, layout, name="SliceBackwardBackward0"):
+    """``g`` put back at the picked positions of zeros; under create_graph a node named
+    ``name`` (the view op's own double backward: SelectBackwardBackward0 for select)."""
+    m = layout.map
+    if m is None:
+        return reshape(g, layout.in_shape)
+    return scatter_into(g, layout.in_shape, m, name)
+
+
+@helper
+def index_backward(g, layout):
+    return scatter_into(g, layout.in_shape, layout.map, "IndexBackwardBackward0", accumulate=True)
+
+
+@helper
+def index_put_backward(g, layout):
+    m = layout.map
+    return masked_zero(g, mask_of(m, g)), gather_at(g, m, layout.sizes)

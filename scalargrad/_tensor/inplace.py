@@ -9,15 +9,16 @@ and be castable to its dtype. Then:
 * with a graph, the tensor is *rebased*: a snapshot takes its old identity in the graph (the
   nodes made before keep consuming it) and the tensor becomes the in-place op's node, whose
   first input is the snapshot. The engine routes the gradients of older consumers to the
-  snapshot (``engine._route``), as PyTorch's version of the tensor they saved.
+  snapshot (``engine.route``), as PyTorch's version of the tensor they saved.
 """
 
 from __future__ import annotations
 
-from .._base.dtypes import can_cast, round_list
-from .._base.grad_mode import _state as _grad_state
-from .._ops.shape import Clone, Layout
+from .._base import dtypes
+from .._base.dtypes import TensorType, can_cast, round_list
+from .._base.grad_mode import state as _grad_state
 from .._ops.table import Op, saved_node_name, version_error
+from .._ops.views import Clone, Layout
 from .nodes import saves_input
 from .storage import mem, positions_in_base, regenerate, snapshot, write
 from .tensor import INFERENCE, Tensor, ext, leaf, make
@@ -214,9 +215,6 @@ class _CopySlices(Op):
 
     @staticmethod
     def backward(k, g, v):
-        from .._base import dtypes
-        from .._base.dtypes import TensorType
-
         c = v._c
         if c.error is not None:  # the op's operand was the view it overwrote (rebase_view)
             view, then = c.error

@@ -16,8 +16,10 @@ from .._base import dtypes
 from .._base.errors import Unsupported
 from .factories import device, from_values, parse_data, shape_arg, use_device
 from .tensor import Tensor, defaults, impl
+from .views import basic_index
 
-__all__ = ["tensortype", "LEGACY_TYPES", "construct", "legacy_dtype", "set_default_device", "get_default_device"]
+__all__ = ["install", "tensortype", "LEGACY_TYPES", "construct", "legacy_dtype", "set_default_device",
+           "get_default_device"]
 
 _FIRST_SIGNATURE = "\n * (*, torch.device device = None)"
 _OTHER_SIGNATURES = (
@@ -62,8 +64,6 @@ def construct(cls, args: tuple, kwargs: dict, dt=None) -> Tensor:
     if len(args) == 1 and isinstance(first, Tensor):
         if explicit and first._t.dtype is not dt:  # torch.Tensor(t) aliases t whatever its dtype
             raise TypeError(f"expected {_options(dt)} (got {_options(first._t.dtype)})")
-        from .views import basic_index
-
         return basic_index(first, Ellipsis)  # Tensor.alias()
     if len(args) == 1 and isinstance(first, (list, tuple)) and not isinstance(first, dtypes.Size):
         values, shape, _ = parse_data(first)
@@ -78,7 +78,7 @@ def construct(cls, args: tuple, kwargs: dict, dt=None) -> Tensor:
     raise _invalid(args, kwargs)
 
 
-class tensortype(type):  # noqa: N801 - PyTorch's name
+class tensortype(type):  # PyTorch's name
     """The metaclass of the legacy tensor types: ``torch.FloatTensor(2, 3)`` builds a float32
     tensor, ``isinstance(x, torch.FloatTensor)`` is true for a float32 tensor."""
 
@@ -129,7 +129,7 @@ def legacy_dtype(spec):
 _default_device = {"device": None}
 
 
-def set_default_device(device) -> None:  # noqa: A002 - PyTorch's parameter name
+def set_default_device(device) -> None:  # PyTorch's parameter name
     """``torch.set_default_device``: the CPU (or None, the CPU again); scalargrad has no other."""
     if device is not None:
         d = device if isinstance(device, device_type) else device_type(device)
@@ -145,3 +145,12 @@ def get_default_device():
 
 device_type = device
 impl.construct = construct
+
+
+def install(method, function) -> None:
+    """torch.FloatTensor... (the legacy types), torch.set_default_device, get_default_device."""
+    for name, cls in LEGACY_TYPES.items():
+        function(name, cls, checked=False)
+    for name, fn in (("tensortype", tensortype), ("set_default_device", set_default_device),
+                     ("get_default_device", get_default_device)):
+        function(name, fn, checked=False)

@@ -15,9 +15,10 @@ from .._base import dtypes, ieee
 from .._base.dtypes import TensorType
 from .._base.kernel_order import fma
 from .._ops import losses as LO
-from .build import broadcast_shapes, positions
-from .reduce import sum_values
+from .operands import broadcast_shapes, positions, result_dtype
+from .reductions import sum_values
 from .tensor import Tensor, leaf, make
+from .tensor_kernel import helper
 
 __all__ = ["pointwise_loss", "broadcast_values", "nll_loss", "nll_backward", "nll_of_gradient"]
 
@@ -33,8 +34,6 @@ def broadcast_values(t: Tensor, shape: tuple, dt) -> list:
 def pointwise_loss(op, x: Tensor, y: Tensor, c: LO.Loss) -> Tensor:
     """The loss node of ``op`` (a ``PointwiseLoss``) on input ``x`` and target ``y``, of the
     same shape; ``c`` says the reduction, parameters and weights (``numel`` is set here)."""
-    from .build import result_dtype
-
     dt = result_dtype((x, y))
     shape = broadcast_shapes(x._t.shape, y._t.shape)
     xs = broadcast_values(x, shape, dt)
@@ -182,3 +181,7 @@ def nll_of_gradient(g: Tensor, c: LO.Nll) -> Tensor:
 
 def _nll_result(g: Tensor, c: LO.Nll, val, shape: tuple) -> Tensor:
     return make(LO.NllLoss, TensorType(g._t.dtype, shape), val, (g,), c)
+
+
+helper(nll_backward)
+helper(nll_of_gradient, name="nll_forward")

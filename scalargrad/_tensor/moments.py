@@ -5,14 +5,20 @@ from __future__ import annotations
 import math
 import warnings
 
+from .._base import ieee
 from .._base.dtypes import TensorType
+from .._ops import arithmetic as AR
+from .._ops import comparison as CM
 from .._ops import moments as M
 from .arguments import not_tensor
-from .reduce import _out_shape, group_index, sum_values
+from .elementwise import binary
+from .fill import masked_fill
+from .reductions import _out_shape, group_index, mean, sum_values
 from .tensor import Tensor, make
-from .views import norm_dims
+from .tensor_kernel import Scalar, as_tensor, helper, scalar_op
+from .views import norm_dims, reshape
 
-__all__ = ["var_std"]
+__all__ = ["var_std", "install"]
 
 _DOF_WARNING = ("{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
                 "(input numel divided by output numel). (Triggered internally at "
@@ -99,3 +105,40 @@ def var_std(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     op = M.Std if take_sqrt else M.Var
     return make(op, TensorType(x._t.dtype, out_shape), out if out_shape else out[0], (x,), c)
 
+
+def _var_std(take_sqrt: bool):
+    def apply(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return var_std(self, dim, unbiased, keepdim, correction=correction, take_sqrt=take_sqrt)
+
+    return apply
+
+
+def install(method, function) -> None:
+    """var and std."""
+    for name, root in (("var", False), ("std", True)):
+        method(name, _var_std(root))
+        function(name, _var_std(root))
+
+
+# ---------------------------------------------------------------- derivative helpers, on tensors
+
+
+@helper
+def var_backward(g, x, c):
+    """var_backward (FunctionsManual.cpp): ``(2 / (n - correction)) * grad * (self -
+    self.mean(dim, keepdim=True))``, the Scalar first rounded to the dtype as ATen casts it."""
+    g = as_tensor(g, x)
+    if not c.all and not c.keepdim and c.dims and c.in_shape:
+        g = reshape(g, tuple(1 if d in c.dims else s for d, s in enumerate(c.in_shape)))
+    scale = ieee.div(2.0, c.count() - c.divisor_shift)
+    m = mean(x, c.dims if (c.dims and not c.all) else None, keepdim=True) if x._t.ndim else x
+    if m._t.ndim != x._t.ndim and x._t.ndim:
+        m = reshape(m, (1,) * x._t.ndim)
+    return scalar_op(AR.MulScalar, g, Scalar(scale)) * (x - m)
+
+
+@helper
+def std_backward(g, x, y, c):
+    """std_backward: ``(grad / (result * 2)).masked_fill_(result == 0, 0)``, then var_backward."""
+    g = as_tensor(g, x)
+    return var_backward(masked_fill(g / (y * 2), binary(CM.Eq, y, 0), 0, False), x, c)

@@ -13,10 +13,14 @@ from __future__ import annotations
 import abc
 from collections import OrderedDict
 
+from .._base import dtypes
+from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
 from .._base.handles import add_hook
-from .._ops.table import SECOND_BACKWARD
+from .._ops.table import SECOND_BACKWARD, version_error
 from .saved_hooks import unpack_one
-from .tensor import MANY, Tensor, _Ext, ext, impl, leaf
+from .storage import version_then
+from .tensor import MANY, Ext, Tensor, ext, impl, leaf
 
 __all__ = ["Node", "AccumulateGrad", "node_for", "accumulate_grad_for", "node_class"]
 
@@ -123,8 +127,6 @@ class Node(abc.ABC):  # noqa: B024 - an ABC so that isinstance() recognises ever
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __call__(self, *args):
-        from .._base.errors import Unsupported
-
         raise Unsupported("calling a grad_fn Node directly")
 
     def __repr__(self) -> str:
@@ -243,12 +245,9 @@ def _saved_input(v: Tensor, i: int):
     PyTorch's version error if it was changed in place since ``v`` saved it."""
     u = v._in[i]
     if u._seq > v._seq or (u._ext is not None and u._ext.modified > v._seq):
-        from .._ops.table import version_error
-        from .storage import version_then
-
         which = ""
         if u._op is not None:
-            which = f", which is output 0 of {_short_name(u.grad_fn.name())},"
+            which = f", which is output 0 of {short_name(u.grad_fn.name())},"
         now = u._version
         raise version_error(u, which, max(now, 1), min(version_then(u, v._seq), max(now, 1) - 1))
     return u
@@ -262,16 +261,13 @@ def _copy_of(t: Tensor) -> Tensor:
     return r
 
 
-def _short_name(name: str) -> str:
+def short_name(name: str) -> str:
     """A node's name as PyTorch's version error gives it ("Mul", "Pow1"), as the engine does."""
     return name.replace("Backward0", "").replace("Backward", "")
 
 
 def _wrapped(c):
     """A Python-number operand as PyTorch saves it: a 0-dim tensor (int64, float64 or bool)."""
-    from .._base import dtypes
-    from .._base.dtypes import TensorType
-
     c = getattr(c, "number", c)
     if isinstance(c, bool):
         return leaf(c, TensorType(dtypes.bool, ()))
@@ -289,7 +285,7 @@ def _result_view(v: Tensor) -> Tensor:
     for s in ("_val", "_t", "_rg", "_op", "_a", "_b", "_c", "_seq", "_g", "_s"):
         setattr(r, s, getattr(v, s))
     r._g = None
-    r._ext = _Ext()
+    r._ext = Ext()
     r._ext.node = v.grad_fn
     return r
 

@@ -19,7 +19,7 @@ contiguous inputs, step by step in the dtype:
 
 The backward's plane sums are ATen's ``vec::reduce_all``: in order below 8 elements, else in 8
 float lanes added pairwise at the end (``_reduce_all``). All of this is IEEE arithmetic in a
-fixed order, bit for bit with PyTorch 2.13 in float32 (tests/test_nn_norm.py), except where
+fixed order, bit for bit with PyTorch 2.13 in float32 (tests/test_normalization.py), except where
 PyTorch's own result depends on the machine: an input with one element per channel and plane
 (``BatchNorm1d`` on (N, C)) is added in per-thread float partial sums (the number of threads),
 and float64's backward sums, whose vector order was not modelled (within a measured bound).
@@ -43,8 +43,9 @@ from .._base.kernel_order import fma
 from .._ops import normalization as NO
 from .storage import write
 from .tensor import Tensor, leaf, make
+from .tensor_kernel import graph_helper, helper
 
-__all__ = ["batch_norm", "batch_norm_backward", "layer_norm", "layer_norm_backward"]
+__all__ = ["batch_norm", "batch_norm_backward", "layer_norm", "layer_norm_backward", "install"]
 
 
 def _vals(t: Tensor) -> list:
@@ -350,3 +351,25 @@ def layer_norm_backward(g: Tensor, v: Tensor) -> tuple:
     if len(ins) > 2:
         out.append(leaf([rounded_sum(t, f32) for t in gb_terms], TensorType(dt, pshape)) if ins[2]._rg else None)
     return tuple(out)
+
+
+def install(method, function) -> None:
+    """torch.batch_norm and torch.layer_norm."""
+    function("batch_norm", lambda input, weight, bias, running_mean, running_var, training, momentum, eps,
+             cudnn_enabled=False: batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps))
+    function("layer_norm", lambda input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True:
+             layer_norm(input, normalized_shape, weight, bias, eps))
+
+
+def _no_double_backward(what: str):
+    def refuse(g, v):
+        raise Unsupported(f"the double backward of {what} (Native{what.title().replace('_', '')}BackwardBackward0, "
+                          "create_graph=True)")
+
+    return refuse
+
+
+helper(batch_norm_backward)
+helper(layer_norm_backward)
+graph_helper("batch_norm_backward", _no_double_backward("batch_norm"))
+graph_helper("layer_norm_backward", _no_double_backward("layer_norm"))

@@ -15,30 +15,37 @@ import math
 
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
+from .._ops import comparison as CM
 from .._ops import norms as N
+from .._ops import unary as UN
 from .arguments import not_tensor
-from .build import broadcast_shapes, cast, positions, result_dtype
-from .reduce import _out_shape, _raw_dims, group_index
+from .comparison import logical_or
+from .elementwise import binary, unary
+from .fill import masked_fill
+from .operands import broadcast_shapes, cast, positions, result_dtype
+from .reductions import _out_shape, _raw_dims, group_index
+from .reductions import sum as tsum
 from .tensor import Tensor, make
-from .views import norm_dims, to_dtype
+from .tensor_kernel import as_tensor, helper
+from .views import norm_dims, reshape, to_dtype
 
-__all__ = ["vector_norm", "norm", "linalg_norm", "dist"]
+__all__ = ["vector_norm", "norm", "linalg_norm", "dist", "install"]
 
 
-def _order(ord, what: str):  # noqa: A002 - PyTorch's name
+def _order(ord, what: str):  # PyTorch's name
     if isinstance(ord, Tensor) and not ord._t.ndim:  # a 0-dim tensor passes as its number
-        ord = ord.item()  # noqa: A001
-        ord = int(ord) if ord.__class__ is bool else ord  # noqa: A001
+        ord = ord.item()
+        ord = int(ord) if ord.__class__ is bool else ord
     if ord.__class__ is bool or not isinstance(ord, (int, float)):
         raise TypeError(f"{what}(): argument 'ord' must be Number, not {type(ord).__name__}")
     return ord
 
 
-def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """``linalg.vector_norm``: the ``ord``-norm over ``dim`` (every element if None)."""
     if not isinstance(x, Tensor):
         raise not_tensor(x, "linalg_vector_norm")
-    ord = _order(ord, "linalg_vector_norm")  # noqa: A001
+    ord = _order(ord, "linalg_vector_norm")
     if not x._t.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{x._t.dtype.short}")
@@ -93,7 +100,7 @@ def norm(x: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Ten
     return vector_norm(x, p, dim, keepdim, dtype=dtype)
 
 
-def linalg_norm(x: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def linalg_norm(x: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """``linalg.norm``: with ``ord`` None the 2-norm of the elements (over ``dim``); a vector
     with a number ``ord``: ``vector_norm``; a matrix with "fro": the 2-norm over its two dims.
     The other matrix norms (nuclear, spectral, max row/column sums) are not implemented."""
@@ -136,3 +143,44 @@ def dist(x: Tensor, other: Tensor, p=2) -> Tensor:
     c = N.Normed(shape, tuple(range(len(shape))), False, True, p)
     return make(N.Dist, TensorType(dt, ()), r(N.norm_value(diff, float(p))), (x, other), c)
 
+
+def install(method, function) -> None:
+    """norm and dist."""
+    method("norm", lambda self, p="fro", dim=None, keepdim=False, dtype=None: norm(self, p, dim, keepdim, dtype))
+    function("norm", lambda input, p="fro", dim=None, keepdim=False, out=None, dtype=None:
+             norm(input, p, dim, keepdim, dtype))
+    method("dist", lambda self, other, p=2: dist(self, other, p))
+    function("dist", lambda input, other, p=2: dist(input, other, p))
+
+
+# ---------------------------------------------------------------- derivative helpers, on tensors
+
+
+@helper
+def norm_backward(g, x, y, c):
+    """norm_backward (FunctionsManual.cpp) on tensors: ``g`` and the norm ``y`` get the reduced
+    dims back (unsqueeze_multiple), then PyTorch's formula for the order."""
+    g = as_tensor(g, x)
+    if not c.all and not c.keepdim and c.dims and c.in_shape:
+        shape = tuple(1 if d in c.dims else s for d, s in enumerate(c.in_shape))
+        g, y = reshape(g, shape), reshape(y, shape)
+    p = float(c.ord)
+    if p == 0.0:  # an undefined gradient, as PyTorch's
+        return None
+    if p == 1.0:
+        return unary(UN.Sgn, x) * g
+    if p == 2.0:
+        return g * masked_fill(x / y, binary(CM.Eq, y, 0), 0, False)
+    if p in (math.inf, -math.inf):
+        a = unary(UN.Abs, x)
+        mask = logical_or(binary(CM.Eq, a, y), binary(CM.Ne, a, a))
+        count = tsum(mask, c.dims, keepdim=True) if (c.dims and not c.all) else tsum(mask, None)
+        return unary(UN.Sgn, x) * ((g / count) * mask)
+    if p < 1.0:
+        scaled = unary(UN.Sgn, x) * masked_fill(unary(UN.Abs, x) ** (p - 1.0), binary(CM.Eq, x, 0), 0, False)
+        return scaled * g * y ** (1.0 - p)
+    if p < 2.0:
+        scaled = unary(UN.Sgn, x) * unary(UN.Abs, x) ** (p - 1.0)
+    else:
+        scaled = x * unary(UN.Abs, x) ** (p - 2.0)
+    return scaled * masked_fill(g / y ** (p - 1.0), binary(CM.Eq, y, 0), 0, False)

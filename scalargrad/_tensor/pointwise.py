@@ -12,10 +12,12 @@ from .._base.dtypes import TensorType
 from .._base.layout import elementwise_strides
 from .._ops import pointwise as P
 from .arguments import not_tensor
-from .build import _column_cast, broadcast_shapes, check_size, compute, result_dtype
+from .elementwise import column_cast, compute
+from .inplace import inplace
+from .operands import broadcast_shapes, check_size, result_dtype
 from .tensor import Tensor, make
 
-__all__ = ["addcmul", "addcdiv", "lerp", "check_tensor", "check_number"]
+__all__ = ["addcmul", "addcdiv", "lerp", "check_tensor", "check_number", "install"]
 
 _INTEGER_ADDCDIV = (
     "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a true "
@@ -57,7 +59,7 @@ def _apply(op, operands: tuple, c, dt: dtypes.dtype | None = None) -> Tensor:
         return make(op, TensorType(dt, ()), r(op.forward(r, *vals, c) if op.uses_c else op.forward(r, *vals)),
                     operands, c)
     n = check_size(shape)
-    cols = [_column_cast(x, dt, shape) for x in operands]
+    cols = [column_cast(x, dt, shape) for x in operands]
     vals = compute(op, dt, cols, n, c)
     strides = None
     if not all(x._t.contiguous for x in operands):
@@ -98,3 +100,51 @@ def lerp(self: Tensor, end: Tensor, weight) -> Tensor:
 def _floating_only(dt: dtypes.dtype, kernel: str) -> None:
     if not dt.is_floating_point:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.short}\'')
+
+
+def _checked(name: str, fn, in_place: bool = False):
+    def apply(self, tensor1, tensor2, *, value=1):
+        check_tensor(name, "tensor1", 1, tensor1)
+        check_tensor(name, "tensor2", 2, tensor2)
+        if in_place:
+            return inplace(self, lambda t: fn(t, tensor1, tensor2, value))
+        return fn(self, tensor1, tensor2, value)
+
+    return apply
+
+
+def _checked_function(name: str, fn):
+    def apply(input, tensor1, tensor2, *, value=1, out=None):
+        check_tensor(name, "input", 1, input)
+        check_tensor(name, "tensor1", 2, tensor1)
+        check_tensor(name, "tensor2", 3, tensor2)
+        return fn(input, tensor1, tensor2, value)
+
+    return apply
+
+
+def _lerp_method(self, end, weight):
+    check_tensor("lerp", "end", 1, end)
+    return lerp(self, end, weight)
+
+
+def _lerp_inplace(self, end, weight):
+    check_tensor("lerp_", "end", 1, end)
+    return inplace(self, lambda t: lerp(t, end, weight))
+
+
+def _lerp_function(input, end, weight, *, out=None):
+    check_tensor("lerp", "input", 1, input)
+    check_tensor("lerp", "end", 2, end)
+    return lerp(input, end, weight)
+
+
+def install(method, function) -> None:
+    """addcmul, addcdiv, lerp: methods, in-place forms, torch functions."""
+    for name, fn in (("addcmul", addcmul), ("addcdiv", addcdiv)):
+        method(name, _checked(name, fn))
+        method(name + "_", _checked(name + "_", fn, in_place=True))
+        function(name, _checked_function(name, fn))
+    method("lerp", _lerp_method)
+    method("lerp_", _lerp_inplace)
+    function("lerp", _lerp_function)

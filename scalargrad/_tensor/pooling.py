@@ -19,10 +19,12 @@ from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._ops import pooling as P
 from .arguments import not_tensor
+from .indexing import scatter_into
 from .tensor import Tensor, leaf, make
+from .tensor_kernel import helper
 from .views import squeeze, unsqueeze
 
-__all__ = ["max_pool2d", "avg_pool2d", "avg_pool2d_backward", "avg_pool2d_of", "max_pool1d", "avg_pool1d",
+__all__ = ["install", "max_pool2d", "avg_pool2d", "avg_pool2d_backward", "avg_pool2d_of", "max_pool1d", "avg_pool1d",
            "adaptive_avg_pool2d"]
 
 
@@ -198,3 +200,23 @@ def avg_pool1d(x: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool =
     st = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else _single(stride)
     return squeeze(avg_pool2d(unsqueeze(x, -2), (1, k), (1, st), (0, _single(padding)), ceil_mode,
                               count_include_pad), -2)
+
+
+def install(method, function) -> None:
+    """torch.max_pool1d/2d and torch.avg_pool1d."""
+    function("max_pool2d", lambda input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False:
+             max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode))
+    function("max_pool1d", lambda input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False:
+             max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode))
+    function("avg_pool1d", lambda input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True:
+             avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad))
+
+
+@helper
+def max_pool2d_backward(g, geo):
+    """max_pool2d_with_indices_backward: the gradient added at each window's picked position."""
+    return scatter_into(g, geo.in_shape, geo.picked, "MaxPool2DWithIndicesBackwardBackward0", accumulate=True)
+
+
+helper(avg_pool2d_backward)
+helper(avg_pool2d_of, name="avg_pool2d")

@@ -17,14 +17,21 @@ from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.kernel_order import fma_chain, mkl_lanes8, mkl_sdot
 from .._base.layout import is_contiguous, numel
-from .._ops import linalg as L
-from .._ops import shape as S
-from .._ops.shape import Layout
+from .._ops import arithmetic as AR
+from .._ops import products as L
+from .._ops import views as S
+from .._ops.views import Layout
 from .arguments import not_tensor
+from .elementwise import binary
+from .inplace import inplace
+from .operands import broadcast_shapes, positions
+from .reductions import sum as tsum
 from .tensor import Tensor, leaf, make
-from .views import make_view, reshape, t, unsqueeze, view
+from .tensor_kernel import helper
+from .views import contiguous, expand, flatten, make_view, mT, permute, reshape, squeeze, t, unsqueeze, view
+from .views import transpose as transpose_view
 
-__all__ = ["matmul", "mm", "mv", "dot", "inner", "addmm", "linear", "outer", "bmm", "baddbmm"]
+__all__ = ["matmul", "mm", "mv", "dot", "inner", "addmm", "linear", "outer", "bmm", "baddbmm", "install"]
 
 
 def _dot_value(av: list, bv: list, dt, kind: str):
@@ -179,8 +186,6 @@ def baddbmm(bias: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, _f
     _check_batches(batch1, batch2, "baddbmm", _first)
     if beta != 1 or alpha != 1:
         raise Unsupported("baddbmm with beta or alpha other than 1")
-    from .build import broadcast_shapes, positions
-
     shape = (batch1._t.shape[0], batch1._t.shape[1], batch2._t.shape[2])
     if bias._t.dtype is not batch1._t.dtype:
         raise RuntimeError(f"expected scalar type {batch1._t.dtype.short} but found {bias._t.dtype.short}")
@@ -229,27 +234,20 @@ def dot(a: Tensor, b: Tensor) -> Tensor:
 def outer(a: Tensor, b: Tensor) -> Tensor:
     """The outer product a b^T of two vectors (``ger``), composed as PyTorch's: ``a.reshape(n, 1)
     * b`` (ViewBackward0 under MulBackward0); each element one rounded product."""
-    from .._ops import elementwise as E
-    from .build import binary
-
     for name, x in (("self", a), ("vec2", b)):
         if not isinstance(x, Tensor):
             raise not_tensor(x, "outer", name, None)
         if x._t.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {x._t.ndim}-D")
-    return binary(E.Mul, reshape(a, a._t.shape[0], 1), b)
+    return binary(AR.Mul, reshape(a, a._t.shape[0], 1), b)
 
 
 def inner(a: Tensor, b: Tensor) -> Tensor:
     """``torch.inner``: a product over the last dimensions, composed as PyTorch composes it
     (``tensordot``: permute and reshape each operand to a matrix, mm, reshape the result);
     with a 0-dim operand, ``a * b``."""
-    from .._ops import elementwise as E
-    from .build import binary
-    from .views import permute
-
     if not a._t.ndim or not b._t.ndim:
-        return binary(E.Mul, a, b)
+        return binary(AR.Mul, a, b)
     sa, sb = tuple(a._t.shape), tuple(b._t.shape)
     if sa[-1] != sb[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
@@ -257,8 +255,6 @@ def inner(a: Tensor, b: Tensor) -> Tensor:
     # tensordot(a, b, [-1], [-1]): a contracted dimension of size 1 in one operand is summed out of
     # the other first (broadcast); then the contracted dimension (-1, as given) goes last in a,
     # first in b
-    from .reduce import sum as tsum
-
     if sb[-1] == 1:
         a = tsum(a, -1, keepdim=True)
     elif sa[-1] == 1:
@@ -266,8 +262,6 @@ def inner(a: Tensor, b: Tensor) -> Tensor:
     pa, pb = permute(a, *range(len(sa) - 1), -1), permute(b, -1, *range(len(sb) - 1))
     n, m = numel(sa[:-1]), numel(sb[:-1])
     if n == 1 and m == 1:  # one output element: a dot product of the flattened operands
-        from .views import flatten
-
         return reshape(dot(flatten(pa), flatten(pb)), sa[:-1] + sb[:-1])
     k = pa._t.shape[-1]
     return reshape(mm(reshape(pa, n, k), reshape(pb, k, m)), sa[:-1] + sb[:-1])
@@ -333,10 +327,6 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
     left operand folded into the transposed right one (mm or mv) when it requires grad or is a
     vector, else both broadcast over their batch dimensions, reshaped to 3-D and multiplied
     with bmm, the result viewed back (UnsafeViewBackward0)."""
-    from .build import broadcast_shapes
-    from .views import contiguous, expand, mT, squeeze
-    from .views import transpose as transpose_view
-
     da, db = a._t.ndim, b._t.ndim
     if da <= 2 and db >= 3 and _should_fold_swapped(a, b):
         t1 = mT(b)
@@ -383,8 +373,6 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1) -> Tensor:
     if mat2._t.dtype is not dt or bias._t.dtype is not dt:
         other = mat2._t.dtype if mat2._t.dtype is not dt else bias._t.dtype
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {dt.c_name} != {other.c_name}")
-    from .build import broadcast_shapes, positions
-
     if broadcast_shapes(bias._t.shape, (n, m)) != (n, m):
         raise RuntimeError(f"The expanded size of the tensor ({m}) must match the existing size "
                            f"({bias._t.shape[-1]}) at non-singleton dimension 1.  Target sizes: [{n}, {m}].  "
@@ -395,7 +383,7 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1) -> Tensor:
     return make(L.Addmm, TensorType(dt, (n, m)), vals, (bias, mat1, mat2))
 
 
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``nn.functional.linear``: input @ weight.T + bias, composed as PyTorch 2.13's
     ``at::linear`` composes it (AddmmBackward0 for 2-D input with a bias, ViewBackward0 over it
     for 3-D input, MmBackward0 / SqueezeBackward4 / UnsafeViewBackward0 without a bias)."""
@@ -417,8 +405,52 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             return view(out, *shape[:-1], out._t.shape[1])
     out = matmul(input, wt)
     if bias is not None:
-        from .._ops import elementwise as E
-        from .build import binary
-
-        out = binary(E.Add, out, bias)
+        out = binary(AR.Add, out, bias)
     return out
+
+
+def install(method, function) -> None:
+    """matmul (``@``), mm, mv, dot, bmm, baddbmm, inner, outer/ger, addmm (and in place)."""
+    method("__matmul__", lambda self, other: matmul(self, other) if isinstance(other, Tensor) else NotImplemented)
+    method("__rmatmul__", lambda self, other: matmul(other, self) if isinstance(other, Tensor) else NotImplemented)
+    method("bmm", lambda self, mat2: bmm(self, mat2, _first=0))
+    method("baddbmm", lambda self, batch1, batch2, *, beta=1, alpha=1: baddbmm(
+        self, batch1, batch2, beta=beta, alpha=alpha, _first=1))
+    method("baddbmm_", lambda self, batch1, batch2, *, beta=1, alpha=1: inplace(self, lambda t: baddbmm(
+        t, batch1, batch2, beta=beta, alpha=alpha, _first=1)))
+    method("addmm", lambda self, mat1, mat2, *, beta=1, alpha=1: addmm(self, mat1, mat2, beta, alpha))
+    method("addmm_", lambda self, mat1, mat2, *, beta=1, alpha=1: inplace(
+        self, lambda t: addmm(t, mat1, mat2, beta, alpha)))
+    for name, fn in (("matmul", matmul), ("mm", mm), ("mv", mv), ("dot", dot), ("inner", inner), ("outer", outer),
+                     ("ger", outer)):
+        method(name, fn)
+        function(name, fn)
+    function("addmm", addmm)
+    function("bmm", lambda input, mat2: bmm(input, mat2))
+    function("baddbmm", lambda input, batch1, batch2, *, beta=1, alpha=1: baddbmm(input, batch1, batch2, beta=beta,
+                                                                                   alpha=alpha))
+
+
+# ---------------------------------------------------------------- derivative helpers, on tensors
+
+
+helper(mv)
+helper(bmm)
+helper(outer)
+
+
+@helper
+def mm_mat1_backward(g, mat2, mat1, alpha):
+    # a column-major mat1 gets its gradient computed as (mat2 @ grad.T).T (FunctionsManual)
+    sizes, strides = mat1._t.shape, mat1._t.strides
+    if strides[0] == 1 and strides[1] == sizes[0] and sizes[0] > 1 and sizes[1] > 1:
+        return t(mm(mat2, t(g)))
+    return mm(g, t(mat2))
+
+
+@helper
+def mm_mat2_backward(g, mat1, mat2, alpha):
+    sizes, strides = mat2._t.shape, mat2._t.strides
+    if strides[0] == 1 and strides[1] == sizes[0] and sizes[0] > 1 and sizes[1] > 1:
+        return t(mm(t(g), mat1))
+    return mm(t(mat1), g)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .._base import dtypes
 from .._ops import rounding as R
 from .arguments import not_tensor
-from .build import _with_number, refuse_bool, unary
+from .elementwise import refuse_bool, unary, with_number
 from .inplace import inplace
 from .tensor import Tensor
 
@@ -28,12 +28,12 @@ def round_(x: Tensor, decimals: int | None = None) -> Tensor:
         raise refuse_bool("round_cpu")
     if not dt.is_floating_point:
         raise NotImplementedError(f"\"round_cpu\" not implemented for '{dt.short}'")
-    return _with_number(R.RoundDecimals, x, decimals)
+    return with_number(R.RoundDecimals, x, decimals)
 
 
 def install(method, function) -> None:
     """Bind the spellings on Tensor (``method(name, fn)``) and in torch (``function``)."""
     method("round", lambda self, decimals=None: round_(self, decimals=decimals))
     method("round_", lambda self, decimals=None: inplace(self, lambda t: round_(t, decimals=decimals)))
-    function("round", lambda input, *, decimals=None, out=None: round_(input, decimals=decimals))  # noqa: A002
+    function("round", lambda input, *, decimals=None, out=None: round_(input, decimals=decimals))
     method("fix_", lambda self: inplace(self, lambda t: unary(R.Trunc, t)))

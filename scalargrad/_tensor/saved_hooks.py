@@ -15,7 +15,7 @@ Function's ``save_for_backward`` tensors are packed after its forward returns.
 from __future__ import annotations
 
 from .._base import grad_mode
-from .tensor import INFERENCE, Tensor, _Ext, node_watchers, watch
+from .tensor import INFERENCE, Ext, Tensor, node_watchers, watch
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "watch_node", "unpacked",
            "unpack_one", "current_hooks", "SAVED_INFERENCE"]
@@ -130,16 +130,16 @@ def watch_node(v: Tensor) -> None:
         return
     pack, unpack = hooks
     packed = {}
-    prev = grad_mode._state.enabled
-    grad_mode._state.enabled = False  # PyTorch packs under no_grad
+    prev = grad_mode.state.enabled
+    grad_mode.state.enabled = False  # PyTorch packs under no_grad
     try:
         for name, source, t in saved:
             packed[name] = (source, pack(_output_of(v) if t is None else t), unpack)
     finally:
-        grad_mode._state.enabled = prev
+        grad_mode.state.enabled = prev
     e = v._ext
     if e is None:
-        e = v._ext = _Ext()
+        e = v._ext = Ext()
     e.packed = packed
 
 
@@ -150,7 +150,7 @@ def _output_of(v: Tensor) -> Tensor:
     for s in ("_val", "_t", "_rg", "_op", "_a", "_b", "_c", "_seq", "_s"):
         setattr(r, s, getattr(v, s))
     r._g = None
-    r._ext = _Ext()
+    r._ext = Ext()
     r._ext.node = v.grad_fn
     return r
 

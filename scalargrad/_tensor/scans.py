@@ -5,16 +5,21 @@ from __future__ import annotations
 
 from .._base import dtypes
 from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
+from .._base.grad_mode import state as _grad_state
 from .._base.kernel_order import VECTOR_LANES
+from .._base.layout import slices
 from .._ops import scans as SC
-from .._ops.shape import Layout
+from .._ops.views import Layout
 from .arguments import not_tensor
-from .reduce import _out_shape
-from .softmax import slices
-from .tensor import Tensor, make
-from .views import gather_index, norm_dim, norm_dims, to_dtype
+from .factories import check_dtype
+from .inplace import inplace
+from .reductions import _out_shape
+from .tensor import Tensor, leaf, make
+from .tensor_kernel import as_tensor, helper, zeros
+from .views import gather_index, norm_dim, norm_dims, to_dtype, unsqueeze
 
-__all__ = ["prod", "cumsum", "cumprod", "flip", "flip_side", "prod_values"]
+__all__ = ["prod", "cumsum", "cumprod", "flip", "flip_side", "prod_values", "install"]
 
 
 def _check(x, name: str) -> None:
@@ -166,3 +171,114 @@ def flip(x: Tensor, *dims) -> Tensor:
     layout = Layout(shape, x._t.dtype, map=idx, dims=ds)
     layout.raw = {"dims": tuple(dims)}
     return make(SC.Flip, TensorType(x._t.dtype, shape), out if nd else out[0], (x,), layout)
+
+
+def install(method, function) -> None:
+    """prod, cumsum, cumprod (and their in-place forms), flip, fliplr, flipud."""
+    method("prod", lambda self, dim=None, keepdim=False, *, dtype=None: prod(
+        self, dim, keepdim, check_dtype(dtype, "prod")))
+    function("prod", lambda input, dim=None, keepdim=False, *, dtype=None: prod(
+        input, dim, keepdim, check_dtype(dtype, "prod")))
+    for name, fn in (("cumsum", cumsum), ("cumprod", cumprod)):
+        method(name, lambda self, dim, *, dtype=None, _f=fn: _f(self, dim, check_dtype(dtype)))
+        method(name + "_", lambda self, dim, *, dtype=None, _f=fn: inplace(
+            self, lambda t: _f(t, dim, check_dtype(dtype))))
+        function(name, lambda input, dim, *, dtype=None, out=None, _f=fn: _f(
+            input, dim, check_dtype(dtype)))
+    method("flip", flip)
+    method("fliplr", lambda self: flip_side(self, False))
+    method("flipud", lambda self: flip_side(self, True))
+    function("flip", lambda input, dims: flip(input, dims))
+    function("fliplr", lambda input: flip_side(input, False))
+    function("flipud", lambda input: flip_side(input, True))
+
+
+# ---------------------------------------------------------------- derivative helpers, on tensors
+
+
+def _reversed_cumsum(w: Tensor, d: int) -> Tensor:
+    return flip(cumsum(flip(w, d), d), d)
+
+
+def _exclusive_products(x: Tensor, d: int | None) -> Tensor:
+    """prod_safe_zeros_backward's ``exclusive_normal * exclusive_reverse``: for each element the
+    products of the elements before it and after it along ``d`` (the whole flattened tensor for
+    None), each a cumulative product accumulated in double and rounded, as ATen's cumprod."""
+    dt = x._t.dtype
+    r = dt.round
+    shape = tuple(x._t.shape)
+    vals = x._val if x._t.ndim else [x._val]
+    groups = [list(range(len(vals)))] if d is None else slices(shape, d)
+    out = [0.0] * len(vals)
+    for grp in groups:
+        before, acc = [], 1.0
+        for i in grp:
+            before.append(r(acc))
+            acc *= vals[i]
+        after, acc = [], 1.0
+        for i in reversed(grp):
+            after.append(r(acc))
+            acc *= vals[i]
+        after.reverse()
+        for i, b, a in zip(grp, before, after):
+            out[i] = r(b * a)
+    return leaf(out if shape else out[0], x._t.with_dtype(dt) if x._t.contiguous else TensorType(dt, shape))
+
+
+@helper
+def prod_backward(g, x, y, c):
+    """prod_backward (FunctionsManual.cpp): ``grad * (result / self)`` without zeros in the
+    input, else ``grad`` times the product of the other elements."""
+    if not x._t.ndim:
+        return g
+    g = as_tensor(g, x)
+    if not c.all and not c.keepdim:
+        g, y = unsqueeze(g, c.dim), unsqueeze(y, c.dim)
+    vals = x._val
+    if not any(v == 0 for v in vals):
+        return g * (y / x)
+    if _grad_state.enabled:
+        raise Unsupported("the double backward of prod through an input element equal to zero")
+    if c.all:
+        if sum(1 for v in vals if v == 0) > 1:  # every product of the others holds a zero
+            return g * zeros(x)
+        return g * _exclusive_products(x, None)
+    return g * _exclusive_products(x, c.dim)
+
+
+@helper
+def cumsum_backward(g, c):
+    if g._t.numel <= 1 or not g._t.ndim or g._t.shape[c.dim] == 1:
+        return g
+    return _reversed_cumsum(g, c.dim)
+
+
+@helper
+def cumprod_backward(g, x, y, c):
+    """cumprod_backward: ``reversed_cumsum(result * grad) / self`` without zeros in the input;
+    with zeros, d out_j / d x_i = the product of x_0..x_j without x_i (computed from the
+    elements, rounded once)."""
+    if x._t.numel <= 1 or not x._t.ndim or x._t.shape[c.dim] == 1:
+        return g
+    vals = x._val
+    if not any(v == 0 for v in vals):
+        return _reversed_cumsum(y * g, c.dim) / x
+    if _grad_state.enabled:
+        raise Unsupported("the double backward of cumprod through an input element equal to zero")
+    dt = x._t.dtype
+    gv = g._val
+    out = [0.0] * len(vals)
+    for s in slices(tuple(x._t.shape), c.dim):
+        for a, i in enumerate(s):
+            total = 0.0
+            for j in range(a, len(s)):
+                p = 1.0
+                for b in range(j + 1):
+                    if b != a:
+                        p *= vals[s[b]]
+                total += gv[s[j]] * p
+            out[i] = dt.round(total)
+    return leaf(out, TensorType(dt, tuple(x._t.shape)))
+
+
+helper(lambda g, dims: flip(g, dims), name="flip")

@@ -14,12 +14,16 @@ from .._base.dtypes import TensorType
 from .._base.kernel_order import fma
 from .._base.layout import contiguous_strides
 from .._ops import scatter as W
-from .._ops.shape import Layout
+from .._ops import selection as SE
+from .._ops.views import Layout
 from .arguments import not_tensor
-from .build import broadcast_shapes, positions
 from .inplace import inplace
+from .operands import broadcast_shapes, positions
+from .reductions import sum as tsum
+from .selection import gather, index_select, pick_elements
 from .tensor import Tensor, leaf, make
-from .views import norm_dim
+from .tensor_kernel import helper, running
+from .views import expand, norm_dim, reshape
 
 __all__ = ["scatter", "scatter_add", "index_add", "index_copy", "index_fill", "masked_scatter", "install"]
 
@@ -355,42 +359,50 @@ def masked_scatter(x: Tensor, mask, source) -> Tensor:
     return out
 
 
-# ---------------------------------------------------------------- backward helpers (the tensor kernels')
+# ---------------------------------------------------------------- derivative helpers, on tensors
 
 
-def gather_src(g: Tensor, d: int, index: Tensor) -> Tensor:
-    """``grad.gather(dim, index)``: src's gradient, in index's shape."""
-    from .selection import gather
+@helper
+def gather_src(g: Tensor, d: int, index: Tensor, v: Tensor) -> Tensor | None:
+    """src's gradient of a scatter node ``v``, ``grad.gather(dim, index)``: in index's shape,
+    which PyTorch's engine refuses (validate_outputs) when src's shape does not broadcast to
+    it, if src's gradient is wanted at all (``autograd.grad`` of other inputs computes none)."""
+    out = gather(g, d, index)
+    src = v._in[1]
+    got, want = tuple(out._t.shape), tuple(src._t.shape)
+    if got == want or (len(want) <= len(got) and all(a in (b, 1) for a, b in zip(want[::-1], got[::-1]))):
+        return out
+    need = running[-1].need if running else None
+    if need is not None and src not in need:
+        return None
+    raise RuntimeError(f"Function {v.grad_fn.name()} returned an invalid gradient at index 1 - got {list(got)} "
+                       f"but expected shape compatible with {list(want)}")
 
-    return gather(g, d, index)
 
-
+@helper(name="scatter_value")
 def scatter_zero(g: Tensor, d: int, index: Tensor, value=0) -> Tensor:
     """``grad.scatter(dim, index, 0)``."""
     return scatter(g, d, index, value=value)
 
 
+@helper
 def index_select_as(g: Tensor, d: int, index: Tensor, source: Tensor) -> Tensor:
     """``grad.index_select(dim, index).expand_as(source)`` (a 0-dim source: its one slice)."""
-    from .selection import index_select
-    from .views import expand, reshape
-
     if not source._t.ndim:
         return reshape(index_select(g, d, reshape(index, -1) if index._t.ndim else index), ())
     part = index_select(g, d, index)
     return expand(part, *source._t.shape)
 
 
+@helper
 def index_fill_zero(g: Tensor, d: int, index: Tensor) -> Tensor:
     """``grad.index_fill(dim, index, 0)``."""
     return index_fill(g, d, index, 0)
 
 
+@helper
 def index_fill_value_backward(g: Tensor, d: int, index: Tensor) -> Tensor:
     """``grad.index_select(dim, unique(index)).sum()`` (the distinct indices, in order)."""
-    from .reduce import sum as tsum
-    from .selection import index_select
-
     seen = []
     size = g._t.shape[d] if g._t.ndim else 1
     for i in _flat(index):
@@ -399,15 +411,13 @@ def index_fill_value_backward(g: Tensor, d: int, index: Tensor) -> Tensor:
     return tsum(index_select(g, d, leaf(seen, TensorType(dtypes.int64, (len(seen),)))))
 
 
+@helper
 def masked_scatter_backward(g: Tensor, c: Layout, source: Tensor) -> Tensor:
     """masked_scatter_backward: the gradient's elements where the mask holds, in order, then
     zeros, in source's shape (MaskedScatterBackwardBackward0)."""
-    from .._ops import selection as SE
-    from .selection import _pick
-
     m = [dest for dest, _ in c.map]
     m += [-1] * (source._t.numel - len(m))
-    return _pick(SE.MaskedScatterGrad, g, tuple(source._t.shape), m, tensors=c.tensors)
+    return pick_elements(SE.MaskedScatterGrad, g, tuple(source._t.shape), m, tensors=c.tensors)
 
 
 # ---------------------------------------------------------------- the surface
@@ -424,22 +434,22 @@ def install(method, function) -> None:
 
     method("scatter", scatter_method)
     method("scatter_", scatter_inplace)
-    function("scatter", lambda input, dim, index, src=None, value=None, *, reduce=None, out=None: scatter(  # noqa: A002
+    function("scatter", lambda input, dim, index, src=None, value=None, *, reduce=None, out=None: scatter(
         input, dim, index, src, value, reduce=reduce))
     method("scatter_add", scatter_add)
     method("scatter_add_", lambda self, dim, index, src: inplace(self, lambda t: scatter_add(t, dim, index, src)))
-    function("scatter_add", lambda input, dim, index, src, *, out=None: scatter_add(input, dim, index, src))  # noqa: A002
+    function("scatter_add", lambda input, dim, index, src, *, out=None: scatter_add(input, dim, index, src))
     method("index_add", index_add)
     method("index_add_", lambda self, dim, index, source, *, alpha=1: inplace(
         self, lambda t: index_add(t, dim, index, source, alpha=alpha)))
-    function("index_add", lambda input, dim, index, source, *, alpha=1, out=None: index_add(  # noqa: A002
+    function("index_add", lambda input, dim, index, source, *, alpha=1, out=None: index_add(
         input, dim, index, source, alpha=alpha))
     method("index_copy", index_copy)
     method("index_copy_", lambda self, dim, index, source: inplace(self, lambda t: index_copy(t, dim, index, source)))
-    function("index_copy", lambda input, dim, index, source, *, out=None: index_copy(input, dim, index, source))  # noqa: A002
+    function("index_copy", lambda input, dim, index, source, *, out=None: index_copy(input, dim, index, source))
     method("index_fill", index_fill)
     method("index_fill_", lambda self, dim, index, value: inplace(self, lambda t: index_fill(t, dim, index, value)))
-    function("index_fill", lambda input, dim, index, value: index_fill(input, dim, index, value))  # noqa: A002
+    function("index_fill", lambda input, dim, index, value: index_fill(input, dim, index, value))
     method("masked_scatter", masked_scatter)
     method("masked_scatter_", lambda self, mask, source: inplace(self, lambda t: masked_scatter(t, mask, source)))
-    function("masked_scatter", lambda input, mask, source: masked_scatter(input, mask, source))  # noqa: A002
+    function("masked_scatter", lambda input, mask, source: masked_scatter(input, mask, source))

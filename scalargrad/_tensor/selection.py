@@ -10,18 +10,20 @@ from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.introsort import nth_element, partial_sort, sort_range, std_sort
-from .._base.layout import contiguous_strides
+from .._base.layout import contiguous_strides, slices
 from .._ops import selection as SE
-from .._ops.shape import Layout
+from .._ops.views import Layout
 from .arguments import not_tensor
-from .build import broadcast_shapes, positions
-from .reduce import _RETURN_TYPES, ReturnTypes, _out_shape
-from .softmax import slices
+from .indexing import gather_at, scatter_into
+from .inplace import inplace
+from .operands import broadcast_shapes, positions
+from .reductions import _RETURN_TYPES, ReturnTypes, _out_shape
 from .tensor import Tensor, leaf, make
+from .tensor_kernel import helper
 from .views import norm_dim
 
 __all__ = ["gather", "index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
-           "diagonal", "diag", "repeat", "roll"]
+           "diagonal", "diag", "repeat", "roll", "install"]
 
 for _name in ("sort", "topk", "kthvalue"):
     _RETURN_TYPES[_name] = type(_name, (ReturnTypes,), {"__slots__": (), "_name": _name,
@@ -36,7 +38,7 @@ def _flat(x: Tensor) -> list:
     return x._val if x._t.ndim else [x._val]
 
 
-def _pick(op, x: Tensor, shape, m: list, **saved) -> Tensor:
+def pick_elements(op, x: Tensor, shape, m: list, **saved) -> Tensor:
     """The node of ``op`` copying ``x``'s elements at ``m`` (-1: zero) into ``shape``."""
     vals = _flat(x)
     z = x._t.dtype.round(0)
@@ -79,7 +81,7 @@ def gather(x: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> 
         pos = [(j // its[k]) % ishape[k] for k in range(nd)]
         pos[d] = i % shape[d]
         m.append(sum(p * s for p, s in zip(pos, xs)))
-    return _pick(SE.Gather, x, index._t.shape, m, dim=_uint(dim), tensors=index)
+    return pick_elements(SE.Gather, x, index._t.shape, m, dim=_uint(dim), tensors=index)
 
 
 def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -97,7 +99,7 @@ def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
         for i in idx:
             if i not in (0, -1):
                 raise IndexError("index out of range in self")
-        return _pick(SE.IndexSelect, x, (), [0] * len(idx), dim=_uint(dim), tensors=index)  # a 0-dim result
+        return pick_elements(SE.IndexSelect, x, (), [0] * len(idx), dim=_uint(dim), tensors=index)  # a 0-dim result
     size = shape[d]
     for i in idx:
         if not 0 <= i < size:
@@ -109,7 +111,7 @@ def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
         pos = [(j // s) % n for s, n in zip(contiguous_strides(out_shape), out_shape)]
         pos[d] = idx[pos[d]]
         m.append(sum(p * s for p, s in zip(pos, xs)))
-    return _pick(SE.IndexSelect, x, out_shape, m, dim=_uint(dim), tensors=index)
+    return pick_elements(SE.IndexSelect, x, out_shape, m, dim=_uint(dim), tensors=index)
 
 
 def masked_select(x: Tensor, mask: Tensor) -> Tensor:
@@ -124,7 +126,7 @@ def masked_select(x: Tensor, mask: Tensor) -> Tensor:
     mv = _flat(mask)
     pm = positions(mask._t.shape, shape)
     m = [j for j in range(math.prod(shape)) if mv[pm[j]]]
-    return _pick(SE.MaskedSelect, x, (len(m),), m, tensors=mask)
+    return pick_elements(SE.MaskedSelect, x, (len(m),), m, tensors=mask)
 
 
 def take(x: Tensor, index: Tensor) -> Tensor:
@@ -136,7 +138,7 @@ def take(x: Tensor, index: Tensor) -> Tensor:
         if not -n <= i < n:
             raise IndexError(f"out of range: tried to access index {i} on a tensor of {n} elements.")
         m.append(i % n)
-    return _pick(SE.Take, x, index._t.shape, m, tensors=index)
+    return pick_elements(SE.Take, x, index._t.shape, m, tensors=index)
 
 
 def _order(vals: list, descending: bool, stable: bool = True) -> list:
@@ -186,7 +188,7 @@ def _along(x: Tensor, dim: int, k: int | None, descending: bool, op, name: str, 
     if pick is not None and not keep:
         out_shape = list(_out_shape(shape, (d,) if nd else (), False))
     indices = leaf(idx if out_shape else idx[0], TensorType(dtypes.int64, tuple(out_shape)))
-    values = _pick(op, x, out_shape, m, dim=_uint(dim), tensors=indices, **saved)
+    values = pick_elements(op, x, out_shape, m, dim=_uint(dim), tensors=indices, **saved)
     return ReturnTypes(name, values, indices)
 
 
@@ -225,7 +227,7 @@ def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     return sort(x, dim, descending, stable=stable)[1]
 
 
-def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """``topk``: the ``k`` largest (smallest) along ``dim`` (TopkBackward0); equal values in
     index order."""
     size = x._t.shape[norm_dim(dim, x._t.ndim)] if x._t.ndim else 1
@@ -254,7 +256,7 @@ def _triangle(x: Tensor, diagonal: int, lower: bool) -> Tensor:
         r, c = (j // cols) % rows, j % cols
         keep = (c - r <= diagonal) if lower else (c - r >= diagonal)
         m.append(j if keep else -1)
-    return _pick(SE.Tril if lower else SE.Triu, x, shape, m, diagonal=_uint(diagonal))
+    return pick_elements(SE.Tril if lower else SE.Triu, x, shape, m, diagonal=_uint(diagonal))
 
 
 def tril(x: Tensor, diagonal: int = 0) -> Tensor:
@@ -274,7 +276,7 @@ def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, _op=SE.Di
         offset = -offset
     m = [(i * cols + i + offset) if offset >= 0 else ((i - offset) * cols + i)
          for i in range(max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols)))]
-    return _pick(_op, x, (len(m),), m, dim1=_uint(dim1), dim2=_uint(dim2), offset=_uint(offset))
+    return pick_elements(_op, x, (len(m),), m, dim1=_uint(dim1), dim2=_uint(dim2), offset=_uint(offset))
 
 
 def diag(x: Tensor, diagonal: int = 0) -> Tensor:
@@ -288,7 +290,7 @@ def diag(x: Tensor, diagonal: int = 0) -> Tensor:
     for i in range(x._t.shape[0]):
         r, c = (i, i + diagonal) if diagonal >= 0 else (i - diagonal, i)
         m[r * n + c] = i
-    return _pick(SE.DiagEmbed, x, (n, n), m, dim1=_uint(-2), dim2=_uint(-1), offset=_uint(diagonal))
+    return pick_elements(SE.DiagEmbed, x, (n, n), m, dim1=_uint(-2), dim2=_uint(-1), offset=_uint(diagonal))
 
 
 def repeat(x: Tensor, *sizes) -> Tensor:
@@ -305,7 +307,7 @@ def repeat(x: Tensor, *sizes) -> Tensor:
     m = []
     for j in range(math.prod(out_shape)):
         m.append(sum(((j // o) % n) % s * st for o, n, s, st in zip(os_, out_shape, src, ss)))
-    return _pick(SE.Repeat, x, out_shape, m, repeats=tuple(sizes))
+    return pick_elements(SE.Repeat, x, out_shape, m, repeats=tuple(sizes))
 
 
 def roll(x: Tensor, shifts, dims=None) -> Tensor:
@@ -329,4 +331,36 @@ def roll(x: Tensor, shifts, dims=None) -> Tensor:
             d = norm_dim(d, len(shape))
             size = shape[d]
             m = [m[j - ((j // st[d]) % size) * st[d] + (((j // st[d]) % size - s) % size) * st[d]] for j in range(n)]
-    return _pick(SE.Roll, x, shape, m, dims=tuple(_uint(d) for d in ds), shifts=tuple(_uint(v) for v in sh))
+    return pick_elements(SE.Roll, x, shape, m, dims=tuple(_uint(d) for d in ds), shifts=tuple(_uint(v) for v in sh))
+
+
+def install(method, function) -> None:
+    """gather, index_select, masked_select, take, sort, argsort, topk, kthvalue, tril, triu, diagonal,
+    diag, roll, repeat."""
+    method("gather", lambda self, dim, index, *, sparse_grad=False: gather(self, dim, index))
+    function("gather", lambda input, dim, index, *, sparse_grad=False, out=None: gather(input, dim, index))
+    for name in ("index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
+                 "diagonal", "diag", "roll"):
+        fn = globals()[name]
+        method(name, fn)
+        function(name, fn)
+    method("repeat", repeat)
+    method("tril_", lambda self, diagonal=0: inplace(self, lambda t: tril(t, diagonal)))
+    method("triu_", lambda self, diagonal=0: inplace(self, lambda t: triu(t, diagonal)))
+
+
+# ---------------------------------------------------------------- derivative helpers, on tensors
+
+
+@helper
+def pick_backward(g, layout, name, adds_into_zeros):
+    """The gradient of a selection op: ``g``'s elements put at ``layout.map`` of zeros of the
+    input's shape (skipping the -1 entries, the zeros the op wrote), in order; added into the
+    zeros, or written with elements picked twice added."""
+    g = g if isinstance(g, Tensor) else leaf(g, TensorType(layout.in_dtype, ()))
+    m = layout.map
+    if any(i < 0 for i in m):
+        keep = [j for j, i in enumerate(m) if i >= 0]
+        g = gather_at(g, keep, (len(keep),))
+        m = [m[j] for j in keep]
+    return scatter_into(g, layout.in_shape, m, name, accumulate=True, from_zero=adds_into_zeros)

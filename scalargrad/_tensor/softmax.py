@@ -1,48 +1,23 @@
-"""softmax and log_softmax along a dimension, and their backward, as ATen's CPU kernels compute them.
-
-The slices along ``dim`` are computed one by one, as ``SoftMaxKernel.cpp`` does, each step
-rounded to the dtype:
-
-* forward: ``m = max(slice)``, ``e = exp(x - m)``, ``s`` = the sum of ``e`` in order; softmax is
-  ``e * (1 / s)`` along the last dimension (``_vec_softmax_lastdim``) and ``e / s`` along another
-  (``_vec_softmax``); log_softmax is ``(x - m) - log(s)``;
-* backward: softmax's ``(g - s) * y`` with ``s`` the sum of the rounded products ``g * y`` along
-  the last dimension and a chain of fused multiply-adds along another; log_softmax's
-  ``g - exp(y) * s`` (one fused multiply-add) with ``s`` the sum of ``g``.
-
-The sums are in order, as ATen's vectorised reductions add slices shorter than a vector (8
-float32 lanes with AVX2, 16 with AVX512) and as its kernels for an inner dimension do; longer
-last-dimension slices are added lane by lane in PyTorch, which depends on the processor.
-Measured against PyTorch 2.13 (AVX512): the backward of softmax is bit for bit (IEEE only) for
-slices along another dimension and last-dimension slices shorter than 8; exp makes the rest
-machine-dependent (tests/test_nn_activations.py).
+"""softmax and log_softmax along a dimension on tensors (``_ops/softmax.py``): the slices along
+``dim`` are computed one by one, as ``SoftMaxKernel.cpp`` does, by the op table's
+``forward_slice`` and ``backward_slice`` (the one place the arithmetic is written, with how
+PyTorch rounds it). Measured against PyTorch 2.13 (AVX512): the backward of softmax is bit for
+bit (IEEE only) for slices along another dimension and last-dimension slices shorter than 8; exp
+makes the rest machine-dependent (tests/test_activations.py).
 """
 
 from __future__ import annotations
 
-from .._base import ieee
 from .._base.dtypes import TensorType
-from .._base.kernel_order import fma
+from .._base.layout import slices
 from .._ops import softmax as SM
-from .._ops.softmax import Along
+from .._ops.softmax import Along, backward_slice, forward_slice
+from .reductions import sum as tsum
 from .tensor import Tensor, make
+from .tensor_kernel import helper
 from .views import norm_dim, to_dtype
 
-__all__ = ["softmax", "backward_data", "slices"]
-
-
-def slices(shape: tuple, d: int) -> list:
-    """The flat (row-major) indices of each slice of ``shape`` along dimension ``d``."""
-    if not shape:
-        return [[0]]
-    size = shape[d]
-    inner = 1
-    for s in shape[d + 1:]:
-        inner *= s
-    outer = 1
-    for s in shape[:d]:
-        outer *= s
-    return [[o * size * inner + k * inner + i for k in range(size)] for o in range(outer) for i in range(inner)]
+__all__ = ["softmax", "backward_data", "install"]
 
 
 def _kernel_name(log: bool, last: bool) -> str:
@@ -66,42 +41,13 @@ def softmax(x: Tensor, dim: int, log: bool = False, dtype=None) -> Tensor:
     vals = x._val if nd else [x._val]
     out = [0.0] * len(vals)
     for idx in slices(shape, d if nd else 0):
-        row = [vals[i] for i in idx]
-        m = _max(row)
-        shifted = [r(a - m) for a in row]
-        e = [r(ieee.exp(a)) for a in shifted]
-        s = _sum(e, r)
-        if log:
-            ls = r(ieee.log(s))
-            ys = [r(a - ls) for a in shifted]
-        elif last:
-            inv = r(ieee.div(1.0, s))
-            ys = [r(a * inv) for a in e]
-        else:
-            ys = [r(ieee.div(a, s)) for a in e]
-        for i, y in zip(idx, ys):
+        for i, y in zip(idx, forward_slice([vals[i] for i in idx], r, log, last)):
             out[i] = y
     op = SM.LogSoftmax if log else SM.Softmax
     return make(op, TensorType(dt, shape), out if nd else out[0], (x,), Along(d if nd else 0, shape, dim))
 
 
-def _max(row: list) -> float:
-    m = row[0]
-    for a in row:
-        if a != a:
-            return a  # ATen's vectorised maximum propagates nan
-        if a > m:
-            m = a
-    return m
-
-
-def _sum(xs: list, r) -> float:
-    s = r(0.0)
-    for a in xs:
-        s = r(s + a)
-    return s
-
-
+@helper(name="softmax_backward")
 def backward_data(g: Tensor, y: Tensor, c: Along, log: bool) -> Tensor:
     """``_softmax_backward_data(g, y, dim)`` (``log``: ``_log_softmax_backward_data``): a node of
     its own when grad mode is on (double backward)."""
@@ -114,28 +60,29 @@ def backward_data(g: Tensor, y: Tensor, c: Along, log: bool) -> Tensor:
     if tuple(g._t.shape) != shape:  # a 0-dim gradient of a one-element result
         gv = gv * len(yv)
     r = dt.round
-    f32 = dt.name == "float32"
+    fused = True if dt.name == "float32" else (False if dt.name == "float64" else None)
     nd = len(shape)
     last = not nd or c.dim == nd - 1
     out = [0.0] * len(yv)
     for idx in slices(shape, c.dim):
-        gs = [gv[i] for i in idx]
-        ys = [yv[i] for i in idx]
-        if log:
-            s = _sum(gs, r)
-            vals = [fma(-r(ieee.exp(b)), s, a, f32) if f32 or dt.name == "float64" else r(a - ieee.exp(b) * s)
-                    for a, b in zip(gs, ys)]
-        else:
-            if last:
-                s = _sum([r(a * b) for a, b in zip(gs, ys)], r)
-            else:
-                s = r(0.0)
-                for a, b in zip(gs, ys):
-                    s = fma(a, b, s, f32) if f32 or dt.name == "float64" else r(s + a * b)
-            vals = [r(r(a - s) * b) for a, b in zip(gs, ys)]
+        vals = backward_slice([gv[i] for i in idx], [yv[i] for i in idx], r, log, last, fused)
         for i, v in zip(idx, vals):
             out[i] = v
     op = SM.LogSoftmaxBackwardData if log else SM.SoftmaxBackwardData
     return make(op, TensorType(dt, shape), out if nd else out[0], (g, y), c)
 
 
+def install(method, function) -> None:
+    """softmax and log_softmax."""
+    method("softmax", lambda self, dim, dtype=None: softmax(self, dim, False, dtype))
+    method("log_softmax", lambda self, dim, dtype=None: softmax(self, dim, True, dtype))
+    function("softmax", lambda input, dim, dtype=None: softmax(input, dim, False, dtype))
+    function("log_softmax", lambda input, dim, dtype=None: softmax(input, dim, True, dtype))
+
+
+@helper
+def sum_along(x, c):
+    """``x.sum(dim, keepdim=True)`` along a softmax node's dimension."""
+    if not x._t.ndim:
+        return x
+    return tsum(x, c.dim, keepdim=True)

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import weakref
 
-from .tensor import INFERENCE, Tensor, _Ext, ext, leaf, next_seq
+from .._ops import views as S
+from .tensor import INFERENCE, Ext, Tensor, ext, leaf, next_seq
 
 __all__ = ["Counter", "Mem", "Store", "mem", "write", "alias", "version_then", "snapshot", "regenerate",
            "positions_in_base"]
@@ -200,7 +201,7 @@ def snapshot(t: Tensor) -> Tensor:
     e = t._ext
     old._ext = None
     if e is not None:
-        oe = old._ext = _Ext()
+        oe = old._ext = Ext()
         oe.node, oe.hooks, oe.modified, oe.pick = e.node, e.hooks, e.modified, e.pick
         oe.saved_self = e.saved_self
         if oe.node is not None:
@@ -235,8 +236,6 @@ _MULTI_OUTPUT_CHANGED = (
 def regenerate(m: Tensor, old: Tensor) -> None:
     """Give view ``m`` PyTorch's regenerated history: an AsStridedBackward0 node over its base's
     current version; ``old`` (its ``snapshot``) keeps its former one."""
-    from .._ops import shape as S
-
     base = m._s.base
     layout = S.Layout(base._t.shape, base._t.dtype, map=positions_in_base(m), prev=old,
                       raw={"size": tuple(m._t.shape), "stride": tuple(m._t.strides), "storage_offset": m._s.offset})

@@ -8,7 +8,7 @@ table, ``_ops``) and that op's inputs. One node per tensor op, as in PyTorch.
 
 A 0-dim graph is the hot case (a scalar program builds millions of nodes): ``+ - * /``
 between 0-dim float tensors and Python numbers are written out here with their float32
-rounding inline; every other case goes to ``build.py`` through ``_impl``. There are no per-node
+rounding inline; every other case goes to ``elementwise.py`` through ``_impl``. There are no per-node
 closures: an op is a class shared by all its nodes, so building a graph creates no cycles.
 
 Slots, for the engine's sake:
@@ -26,7 +26,7 @@ Slots, for the engine's sake:
            the creation number of the nodes that saved it
     _g     accumulated .grad (leaves and retain_grad): None, a Tensor, or the bare number /
            list that the ``_grad`` property turns into a Tensor when it is first read
-    _ext   None, or an ``_Ext`` with what backward can observe: hooks, the grad_fn object,
+    _ext   None, or an ``Ext`` with what backward can observe: hooks, the grad_fn object,
            retain_grad (its presence sends the engine to its exact path)
     _s     None, or the tensor's ``storage.Mem``: its version counter, and the tensors it
            shares memory with (views, ``.data``, ``.detach()``)
@@ -41,11 +41,13 @@ from collections import OrderedDict
 
 from .._base import dtypes
 from .._base import grad_mode as _grad_mode
-from .._base.dtypes import TensorType, round_f32
+from .._base.dtypes import FLOAT32_MAX, FLOAT32_MIN_NORMAL, TensorType, round_f32
 from .._base.errors import Unsupported
-from .._base.grad_mode import _state as _grad_state
+from .._base.grad_mode import state as _grad_state
 from .._base.handles import add_hook
-from .._ops import elementwise as E
+from .._base.ieee import div
+from .._ops import arithmetic as AR
+from .._ops import unary as UN
 
 __all__ = ["Tensor", "make", "leaf", "MANY", "next_seq", "is_tensor", "get_default_dtype", "set_default_dtype",
            "impl", "flat", "defaults", "Constant", "constant"]
@@ -102,7 +104,7 @@ def _leaf_c_here():
 
 
 _grad_mode.inference_listeners.append(_inference_changed)
-_F32_LO, _F32_HI = 1.1754943508222875e-38, 3.4028234663852886e38  # float32's normal range
+_F32_LO, _F32_HI = FLOAT32_MIN_NORMAL, FLOAT32_MAX  # float32's normal range
 _new = object.__new__
 _f32_consts: dict = {}  # Python float -> its float32 rounding, for the + - * / fast path
 _f32_int_consts: dict = {}  # the same for Python ints (2 and 2.0 are one dict key, not one constant)
@@ -176,7 +178,7 @@ class _Impl:
 impl = _Impl()
 
 
-class _Ext:
+class Ext:
     """The rarely used parts of a tensor that backward can observe; its presence sends the
     engine to its exact path."""
 
@@ -196,10 +198,10 @@ class _Ext:
         self.saved_self = None  # an in-place op's node: the clone of self it saved (CloneBackward0)
 
 
-def ext(v: Tensor) -> _Ext:
+def ext(v: Tensor) -> Ext:
     e = v._ext
     if e is None:
-        e = v._ext = _Ext()
+        e = v._ext = Ext()
     return e
 
 
@@ -275,7 +277,7 @@ def _arith(op_number, op_tensor, compute, symbol: str):
 
     These four operators are most of any scalar graph, so the float32 and float64 cases are
     handled here in one call; every other case (shapes, other dtypes, promotion) goes to
-    ``build.py``. ``compute`` is the double-precision operation (IEEE-safe for division).
+    ``elementwise.py``. ``compute`` is the double-precision operation (IEEE-safe for division).
     """
 
     def method(self, other):
@@ -372,8 +374,6 @@ def _div(a: float, b: float) -> float:
     try:
         return a / b
     except ZeroDivisionError:
-        from .._base.ieee import div
-
         return div(a, b)
 
 
@@ -679,67 +679,67 @@ class Tensor:
 
     # ------------------------------------------------------------ arithmetic (0-dim fast paths)
 
-    __add__ = _arith(E.AddC, E.Add, operator.add, "+")
-    __sub__ = _arith(E.SubC, E.Sub, operator.sub, "-")
-    __mul__ = _arith(E.MulC, E.Mul, operator.mul, "*")
-    __truediv__ = _arith(E.DivC, E.Div, _div, "/")
-    __radd__ = _reflected(E.Add)
-    __rmul__ = _reflected(E.Mul)
+    __add__ = _arith(AR.AddC, AR.Add, operator.add, "+")
+    __sub__ = _arith(AR.SubC, AR.Sub, operator.sub, "-")
+    __mul__ = _arith(AR.MulC, AR.Mul, operator.mul, "*")
+    __truediv__ = _arith(AR.DivC, AR.Div, _div, "/")
+    __radd__ = _reflected(AR.Add)
+    __rmul__ = _reflected(AR.Mul)
 
     def __rsub__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
-            return impl.binary(E.Sub, other, self)
+            return impl.binary(AR.Sub, other, self)
         return _not_an_operand(other)
 
     def __rtruediv__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
-            return impl.binary(E.Div, other, self)
+            return impl.binary(AR.Div, other, self)
         return _not_an_operand(other)
 
     def __pow__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
-            return impl.binary(E.Pow, self, other)
+            return impl.binary(AR.Pow, self, other)
         return _not_an_operand(other)
 
     def __rpow__(self, other):
         if other.__class__ in (float, int, bool):
-            return impl.binary(E.Pow, other, self)
+            return impl.binary(AR.Pow, other, self)
         return _not_an_operand(other)
 
     def __floordiv__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
-            return impl.binary(E.FloorDivide, self, other)
+            return impl.binary(AR.FloorDivide, self, other)
         return _not_an_operand(other)
 
     def __rfloordiv__(self, other):
         if other.__class__ in (float, int, bool):
-            return impl.binary(E.FloorDivide, other, self)
+            return impl.binary(AR.FloorDivide, other, self)
         return _not_an_operand(other)
 
     def __mod__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
-            return impl.binary(E.Remainder, self, other)
+            return impl.binary(AR.Remainder, self, other)
         return _not_an_operand(other)
 
     def __rmod__(self, other):
         if other.__class__ in (float, int, bool):
-            return impl.binary(E.Remainder, other, self)
+            return impl.binary(AR.Remainder, other, self)
         return _not_an_operand(other)
 
     def __and__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (int, bool):
-            return impl.binary(E.BitwiseAnd, self, other)
-        return _bitwise_operand(other, E.BitwiseAnd, self)
+            return impl.binary(AR.BitwiseAnd, self, other)
+        return _bitwise_operand(other, AR.BitwiseAnd, self)
 
     def __or__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (int, bool):
-            return impl.binary(E.BitwiseOr, self, other)
-        return _bitwise_operand(other, E.BitwiseOr, self)
+            return impl.binary(AR.BitwiseOr, self, other)
+        return _bitwise_operand(other, AR.BitwiseOr, self)
 
     def __xor__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (int, bool):
-            return impl.binary(E.BitwiseXor, self, other)
-        return _bitwise_operand(other, E.BitwiseXor, self)
+            return impl.binary(AR.BitwiseXor, self, other)
+        return _bitwise_operand(other, AR.BitwiseXor, self)
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
@@ -755,10 +755,10 @@ class Tensor:
     def __invert__(self):
         if self._t.dtype.is_floating_point:
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
-        return impl.unary(E.BitwiseNot, self)
+        return impl.unary(AR.BitwiseNot, self)
 
     def __neg__(self):
-        return impl.unary(E.Neg, self)
+        return impl.unary(UN.Neg, self)
 
     def __pos__(self):
         if self._t.dtype is dtypes.bool:
@@ -766,7 +766,7 @@ class Tensor:
         return self
 
     def __abs__(self):
-        return impl.unary(E.Abs, self)
+        return impl.unary(UN.Abs, self)
 
 
 # ``type(t)`` prints ``<class 'torch.Tensor'>``, as it does under PyTorch (programs print it)

@@ -14,19 +14,21 @@ import warnings
 from collections.abc import Sequence
 
 from .._base import dtypes
-from .._base.dtypes import TensorType, round_list
+from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
-from .._base.grad_mode import _state as _grad_state
+from .._base.grad_mode import state as _grad_state
 from .._base.layout import contiguous_strides, is_contiguous, is_non_overlapping_and_dense, numel, view_strides
-from .._ops import shape as S
-from .._ops.shape import Layout
-from .build import check_size, result_dtype
-from .storage import alias
-from .tensor import Tensor, impl, leaf, make, next_seq
+from .._ops import views as S
+from .._ops.views import Layout
+from .inplace import check_inplace, rebase
+from .operands import broadcast_shapes, check_size, positions
+from .storage import alias, write
+from .tensor import Tensor, flat, impl, leaf, make
+from .tensor_kernel import helper
 
 __all__ = ["norm_dim", "norm_dims", "sizes_arg", "view", "reshape", "flatten", "squeeze", "unsqueeze", "expand",
-           "t", "T", "transpose", "permute", "select", "narrow", "basic_index", "unbind", "split", "chunk", "cat",
-           "stack", "clone", "contiguous", "mT", "to_dtype", "detach", "data", "gather_index", "infer_shape",
+           "t", "T", "transpose", "permute", "select", "narrow", "basic_index", "install",
+           "clone", "contiguous", "mT", "to_dtype", "detach", "data", "gather_index", "infer_shape",
            "make_view", "strides_of", "offset_of"]
 
 _T_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
@@ -96,17 +98,13 @@ def gather_index(shape: Sequence[int], strides: Sequence[int], offset: int) -> l
     return idx
 
 
-def _elements(x: Tensor) -> list:
-    return x._val if x._t.ndim else [x._val]
-
-
 def make_view(src: Tensor, shape, mstrides, moffset: int, lmap, op, layout: Layout, copy: bool = False) -> Tensor:
     """A view of ``src`` with ``shape``, laid out in memory as (mstrides, moffset), whose
     elements are ``src``'s at the flat logical positions ``lmap`` (None: the same order): a
     node of ``op`` when recording, sharing ``src``'s memory unless ``copy``."""
     shape = tuple(shape)
     check_size(shape)
-    src_vals = _elements(src)
+    src_vals = flat(src)
     vals = list(src_vals) if lmap is None else [src_vals[i] for i in lmap]
     val = vals if shape else vals[0]
     t = TensorType(src._t.dtype, shape, None if mstrides is None else tuple(mstrides))
@@ -248,7 +246,7 @@ def t(x: Tensor) -> Tensor:
     return _permuted(x, [1, 0] if nd == 2 else list(range(nd)), S.T, Layout(x._t.shape))
 
 
-def T(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's property name
+def T(x: Tensor) -> Tensor:  # PyTorch's property name
     nd = x._t.ndim
     if nd != 2 and "T" not in _warned:
         _warned.add("T")
@@ -256,7 +254,7 @@ def T(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's property name
     return _permuted(x, list(range(nd - 1, -1, -1)), S.Permute, Layout(x._t.shape))
 
 
-def mT(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's property name
+def mT(x: Tensor) -> Tensor:  # PyTorch's property name
     """``x.mT``: the last two dimensions swapped; a 0-dim tensor is its own (deprecated)."""
     nd = x._t.ndim
     if nd == 0:
@@ -493,168 +491,11 @@ def expand(x: Tensor, *sizes) -> Tensor:
     for i, s in enumerate(shape):
         if s == new[lead + i]:
             mst[lead + i] = sst[i]
-    from .build import positions
-
     lmap = positions(shape, new) if new != shape else None
     return make_view(x, new, mst, offset_of(x), lmap, S.Expand, Layout(shape))
 
 
 # ---------------------------------------------------------------- splits and joins
-
-
-def unbind(x: Tensor, dim: int = 0) -> tuple:
-    """The slices of ``x`` along ``dim``: outputs of one UnbindBackward0 node."""
-    d = norm_dim(dim, x._t.ndim)
-    return _multi(x, [basic_index(x, (slice(None),) * d + (i,), select_dim=d) for i in range(x._t.shape[d])],
-                  S.Unbind, Layout(x._t.shape, dim=d, raw={"dim": dim}))
-
-
-def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
-    if not x._t.ndim:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    d = norm_dim(dim, x._t.ndim)
-    size = x._t.shape[d]
-    if isinstance(split_size_or_sections, int):
-        step = split_size_or_sections
-        if step <= 0 and size:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-        starts = list(range(0, size, step)) or [0]
-        parts = [(s, min(step, size - s)) for s in starts]
-        op, layout = S.Split, Layout(x._t.shape, dim=d, index=step, raw={"dim": dim, "split_size": step})
-    else:
-        sizes = list(split_size_or_sections)
-        if sum(sizes) != size:
-            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
-                               f"at dimension {d}), but got split_sizes={sizes}")
-        parts, s = [], 0
-        for n in sizes:
-            parts.append((s, n))
-            s += n
-        op, layout = S.SplitWithSizes, Layout(x._t.shape, dim=d, split_sizes=tuple(sizes), raw={"dim": dim})
-    outs = [basic_index(x, (slice(None),) * d + (slice(s, s + n),), force_slice=True) for s, n in parts]
-    return _multi(x, outs, op, layout)
-
-
-def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple:
-    if not x._t.ndim:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
-    d = norm_dim(dim, x._t.ndim)
-    size = x._t.shape[d]
-    step = -(-size // chunks) if size else 0
-    return split(x, step, dim) if step else (x,)
-
-
-def _multi(x: Tensor, outs: list, op, layout: Layout) -> tuple:
-    """Outputs of one node of ``op`` with several outputs (unbind, split): each output's node
-    hands its gradient to the shared node (``_ext.pick``), as PyTorch's one node with several
-    outputs does."""
-    if not (x._rg and _grad_state.enabled):
-        return tuple(outs)
-    from .tensor import ext
-
-    layout.outputs = tuple((o._t.shape, o._c.map) for o in outs)
-    hidden = make(op, TensorType(x._t.dtype, x._t.shape), x._val, (x,), layout)
-    for i, o in enumerate(outs):
-        ext(o).pick = (hidden, i)
-        o._op = _pick_op(o._op)
-        o._a = hidden
-        o._b = None
-        o._seq = next_seq()  # an output is newer than the node it hands its gradient to
-    return tuple(outs)
-
-
-_picks: dict = {}
-
-
-def _pick_op(op):
-    """The op of an output of a multi-output node: it hands its gradient over."""
-    from .._ops.table import Op
-
-    p = _picks.get(op.name)
-    if p is None:
-        p = _picks[op.name] = type("Pick", (Op,), {"name": op.name, "saves": False, "saves_inputs": False,
-                                                   "backward": staticmethod(_pick_backward),
-                                                   "forward": staticmethod(lambda r, a: a),
-                                                   "sympy": staticmethod(lambda sp, a: a)})
-    return p
-
-
-def _pick_backward(k, g, v):
-    raise RuntimeError("an output of a multi-output node hands its gradient to the node (engine)")
-
-
-def _check_join(tensors, what: str) -> list:
-    tensors = list(tensors)
-    for i, x in enumerate(tensors):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(x).__name__}")
-    return tensors
-
-
-def cat(tensors: Sequence, dim: int = 0) -> Tensor:
-    """``torch.cat``: join tensors of equal shapes (but along ``dim``) along ``dim``."""
-    if isinstance(tensors, Tensor):
-        raise TypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
-    tensors = _check_join(tensors, "cat")
-    if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    for i, x in enumerate(tensors):
-        if not x._t.ndim:
-            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    # legacy: 1-D empty tensors are skipped
-    nd = tensors[0]._t.ndim
-    d = norm_dim(dim, nd)
-    ref = tensors[0]._t.shape
-    for i, x in enumerate(tensors[1:], 1):
-        s = x._t.shape
-        if len(s) != nd:
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and {len(s)}")
-        for k in range(nd):
-            if k != d and s[k] != ref[k]:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {ref[k]} "
-                                   f"but got size {s[k]} for tensor number {i} in the list.")
-    return _join(tensors, d, S.Cat, False, dim)
-
-
-def stack(tensors: Sequence, dim: int = 0) -> Tensor:
-    """``torch.stack``: join tensors of one shape along a new dimension ``dim``."""
-    tensors = _check_join(tensors, "stack")
-    if not tensors:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    ref = tuple(tensors[0]._t.shape)
-    for i, x in enumerate(tensors):
-        if tuple(x._t.shape) != ref:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ref)} at entry 0 and "
-                               f"{list(x._t.shape)} at entry {i}")
-    n = len(ref) + 1
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return _join(tensors, dim % n, S.Stack, True, dim)
-
-
-def _join(tensors: list, d: int, op, new_dim: bool, given: int) -> Tensor:
-    rd = result_dtype(tensors) if len({x._t.dtype for x in tensors}) > 1 else tensors[0]._t.dtype
-    ref = list(tensors[0]._t.shape)
-    if new_dim:
-        out_shape = ref[:d] + [len(tensors)] + ref[d:]
-        chunks = [numel(ref[d:])] * len(tensors)
-        outer = numel(ref[:d])
-    else:
-        out_shape = ref[:d] + [sum(x._t.shape[d] for x in tensors)] + ref[d + 1:]
-        inner = numel(ref[d + 1:])
-        chunks = [x._t.shape[d] * inner for x in tensors]
-        outer = numel(ref[:d])
-    check_size(out_shape)
-    cols = [_elements(x) if x._t.dtype is rd else round_list(rd, _elements(x)) for x in tensors]
-    vals: list = []
-    for o in range(outer):
-        for col, c in zip(cols, chunks):
-            vals.extend(col[o * c:(o + 1) * c])
-    layout = Layout(tuple(out_shape), dim=d, raw={"dim": given})
-    layout.outputs = tuple((tuple(x._t.shape), x._t.dtype) for x in tensors)
-    return make(op, TensorType(rd, tuple(out_shape)), vals if out_shape else vals[0], tuple(tensors), layout)
 
 
 # ---------------------------------------------------------------- copies
@@ -700,3 +541,100 @@ def data(x: Tensor) -> Tensor:
 
 impl.detach = detach
 impl.data = data
+
+
+_INPLACE_VIEWS = {S.Squeeze: S.SqueezeInplaceAll, S.SqueezeDim: S.SqueezeInplace, S.SqueezeDims: S.SqueezeInplaceDims,
+                  S.Unsqueeze: S.UnsqueezeInplace, S.T: S.TInplace, S.Transpose: S.TransposeInplace}
+
+
+def _inplace_view(self, view_of):
+    """``squeeze_``/``unsqueeze_``/``t_``/``transpose_``: ``self`` takes the view's shape and
+    strides (its memory stays; the version counter moves on). In a graph, ``self`` becomes the
+    in-place op's node (SqueezeBackward3, TBackward1...) over its old version."""
+    check_inplace(self)
+    v = view_of(self)  # a view of self: its layout, its elements' places in memory
+    index = v._s.index if v._s is not None else None
+    vals = list(v._val) if v._t.ndim else v._val
+    if v._op is not None and self._op is not None and _grad_state.enabled:
+        op = _INPLACE_VIEWS.get(v._op.base, v._op.base)
+        res = make(op, v._t, vals, (self,), v._c)
+        return rebase(self, res, index=index)
+    if self._s is not None and self._s.store is not None:
+        self._s.index = index
+    self._t = v._t
+    self._val = v._val  # the store's own list when in memory order, as for any member
+    write(self, vals)
+    return self
+
+
+def _broadcast_tensors(*tensors):
+    """``torch.broadcast_tensors``: each tensor expanded to the common shape (a tensor that
+    already has it is returned itself, as ATen's expand_outplace does)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = ()
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {len(shape)} in argument 0, but got {type(t).__name__}")
+        shape = broadcast_shapes(shape, t._t.shape)
+    return tuple(t if tuple(t._t.shape) == shape else expand(t, shape) for t in tensors)
+
+
+def _broadcast_shapes(*shapes):
+    out = ()
+    for s in shapes:
+        out = broadcast_shapes(out, (s,) if isinstance(s, int) else tuple(s))
+    return dtypes.Size(out)
+
+
+def install(method, function) -> None:
+    """The view and copy spellings: view, reshape, flatten, squeeze/unsqueeze (and in place),
+    expand, t/T/mT, transpose, permute, select, narrow, clone, contiguous, detach, broadcasting."""
+    method("view", view)
+    method("reshape", reshape)
+    method("view_as", lambda self, other: view(self, other._t.shape))
+    method("reshape_as", lambda self, other: reshape(self, other._t.shape))
+    method("flatten", flatten)
+    method("unflatten", unflatten)
+    method("ravel", lambda self: reshape(self, -1))
+    method("squeeze", squeeze)
+    method("unsqueeze", unsqueeze)
+    method("squeeze_", lambda self, dim=None: _inplace_view(self, lambda t: squeeze(t, dim)))
+    method("unsqueeze_", lambda self, dim: _inplace_view(self, lambda t: unsqueeze(t, dim)))
+    method("expand", expand)
+    method("expand_as", lambda self, other: expand(self, other._t.shape))
+    method("broadcast_to", lambda self, size: expand(self, size))
+    method("t", t)
+    method("t_", lambda self: _inplace_view(self, t))
+    Tensor.T = property(T)
+    Tensor.mT = property(mT)
+    for n in ("transpose", "swapaxes", "swapdims"):
+        method(n, transpose)
+        method(n + "_", lambda self, d0, d1: _inplace_view(self, lambda x: transpose(x, d0, d1)))
+        function(n, transpose)
+    method("permute", permute)
+    method("select", select)
+    method("narrow", narrow)
+    method("contiguous", contiguous)
+    method("clone", clone)
+    for name, fn in (("reshape", reshape), ("flatten", flatten), ("squeeze", squeeze), ("unsqueeze", unsqueeze),
+                     ("t", t), ("permute", permute), ("select", select), ("narrow", narrow), ("clone", clone),
+                     ("unflatten", unflatten), ("broadcast_shapes", _broadcast_shapes),
+                     ("broadcast_tensors", _broadcast_tensors), ("detach", lambda input: detach(input))):
+        function(name, fn)
+
+
+# ---------------------------------------------------------------- derivative helpers, on tensors
+
+
+@helper(name="reshape")
+def _reshape_grad(g, shape):
+    if tuple(g._t.shape) == tuple(shape):
+        return g
+    return reshape(g, tuple(shape))
+
+
+helper(permute)
+helper(t)
+helper(transpose)  # ``grad.transpose(dim0, dim1)``: transpose's backward (TransposeBackward0)
+helper(to_dtype)

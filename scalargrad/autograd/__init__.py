@@ -12,6 +12,7 @@ from .._base.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .._base.missing_api import missing_attribute
 from .._base.presentation import present_as_torch
 from . import anomaly_mode, function, functional, grad_mode, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
@@ -28,6 +29,4 @@ present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTo
 
 def __getattr__(name: str):
     # a PyTorch name scalargrad lacks is Unsupported in every spelling (missing_api.py)
-    from .._base.missing_api import missing_attribute
-
     return missing_attribute("torch.autograd", name)

@@ -3,6 +3,7 @@ multi-grad hooks, gradient edges."""
 
 from .._autograd.edges import GradientEdge, get_gradient_edge, increment_version
 from .._autograd.graph_task import register_multi_grad_hook
+from .._base.missing_api import missing_attribute
 from .._base.presentation import present_as_torch
 from .._tensor.nodes import AccumulateGrad, Node
 from .._tensor.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
@@ -15,6 +16,4 @@ present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTo
 
 
 def __getattr__(name: str):
-    from .._base.missing_api import missing_attribute
-
     return missing_attribute("torch.autograd.graph", name)

@@ -1,11 +1,11 @@
 """``torch.backends.cuda``: absent from a CPU-only build."""
 
+from .._base.missing_api import missing_attribute
+
 
 def is_built() -> bool:
     return False
 
 
 def __getattr__(name: str):
-    from .._base.missing_api import missing_attribute
-
     return missing_attribute("torch.backends.cuda", name)

@@ -2,6 +2,8 @@
 reproducibility boilerplate sets (``cudnn.deterministic = True``); they keep PyTorch's defaults
 until a program sets them, and change nothing here."""
 
+from .._base.missing_api import missing_attribute
+
 enabled = True
 benchmark = False
 deterministic = False
@@ -17,6 +19,4 @@ def version() -> None:
 
 
 def __getattr__(name: str):
-    from .._base.missing_api import missing_attribute
-
     return missing_attribute("torch.backends.cudnn", name)

@@ -1,5 +1,7 @@
 """``torch.backends.mps``: Apple's Metal backend, absent from a CPU-only build."""
 
+from .._base.missing_api import missing_attribute
+
 
 def is_available() -> bool:
     return False
@@ -10,6 +12,4 @@ def is_built() -> bool:
 
 
 def __getattr__(name: str):
-    from .._base.missing_api import missing_attribute
-
     return missing_attribute("torch.backends.mps", name)

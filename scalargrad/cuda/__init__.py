@@ -1,5 +1,7 @@
 """``torch.cuda`` as seen from a CPU-only library: nothing is available."""
 
+from .._base.missing_api import missing_attribute
+
 
 def is_available() -> bool:
     return False
@@ -58,6 +60,4 @@ current_device = synchronize = get_device_name = get_device_properties = get_dev
 
 def __getattr__(name: str):
     # a PyTorch name scalargrad lacks is Unsupported in every spelling (missing_api.py)
-    from .._base.missing_api import missing_attribute
-
     return missing_attribute("torch.cuda", name)

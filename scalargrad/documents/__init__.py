@@ -16,10 +16,14 @@ import subprocess
 import sys
 from collections.abc import Callable
 
+from .. import warm_worker
 from .cells import Cell, Document, Expected, UnreadableDocument
 from .doctests import read_python
+from .execute import run_document
+from .judge import judge_document
 from .markdown import read_markdown
 from .notebook import read_notebook
+from .report import document_entry
 from .restructured import read_restructured
 
 __all__ = ["read_document", "document_report", "check_documents", "expand_paths", "Cell", "Document",
@@ -73,10 +77,6 @@ def read_document(path: str) -> Document:
 def document_report(path: str, check: bool = True, alias_torch: bool = True) -> dict:
     """Read, run and judge the document at ``path``; the report's entry for it (``report``).
     ``alias_torch=False``: run on the real ``torch`` (for the tests)."""
-    from .execute import run_document
-    from .judge import judge_document
-    from .report import document_entry
-
     try:
         doc = read_document(path)
     except UnreadableDocument as e:
@@ -86,8 +86,6 @@ def document_report(path: str, check: bool = True, alias_torch: bool = True) -> 
 
 
 def _failed_entry(path: str, why: str) -> dict:
-    from .report import document_entry
-
     entry = document_entry(path, None, [], [], error=f"could not be checked: {why}")
     entry["crashed"] = True
     return entry
@@ -98,8 +96,6 @@ def check_documents(paths: list[str], jobs: int = 1, check: bool = True, timeout
     """``document_report`` for every path, each document in a process of its own (a fork of
     this warm one where possible: ``warm_worker``), ``jobs`` at a time, in the given order.
     ``progress(done, total, path)`` is called as each one ends."""
-    from .. import warm_worker
-
     entries: list = [None] * len(paths)
     total = len(paths)
     done = 0

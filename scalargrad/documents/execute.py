@@ -27,7 +27,9 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from .._autograd import engine
 from ..errors import Unsupported
+from ..runner import torch_alias
 from ..warm_worker import fresh_warning_filters
 from .cells import Cell, Document
 
@@ -87,8 +89,6 @@ def error_line(exc: BaseException) -> str:
 
 @contextmanager
 def _document_context(doc: Document, module: types.ModuleType, alias_torch: bool):
-    from ..runner import torch_alias
-
     directory = os.path.dirname(os.path.abspath(doc.path))
     saved = (sys.argv, list(sys.path), os.getcwd(), sys.modules.get("__main__"), sys.displayhook)
     sys.argv = [doc.path]
@@ -204,8 +204,6 @@ class _BackwardCounter:
     """Counts backward calls (to report those past the SymPy check's limit)."""
 
     def __init__(self) -> None:
-        from .._autograd import engine
-
         self.count = 0
         self._engine = engine
         engine.observers.append(self)

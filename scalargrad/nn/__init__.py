@@ -5,6 +5,7 @@ of parameters, buffers and submodules, forward and backward hooks, state dicts, 
 layers, activations, losses, Embedding, ``nn.init`` and ``nn.utils``.
 """
 
+from .._base.missing_api import missing_attribute
 from .._base.presentation import present_as_torch
 from . import functional, init, modules, parameter, utils
 from .modules import *  # noqa: F403 - every Module class of torch.nn
@@ -18,6 +19,4 @@ present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTo
 
 
 def __getattr__(name: str):
-    from .._base.missing_api import missing_attribute
-
     return missing_attribute("torch.nn", name)

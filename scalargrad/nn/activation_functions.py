@@ -11,14 +11,15 @@ the tensor under PyTorch's in-place rules, with PyTorch's node for it (``LeakyRe
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 from .._base import dtypes
 from .._ops import activations as A
-from .._ops import elementwise as E
+from .._ops import unary as UN
 from .._tensor import softmax as _softmax
 from .._tensor.arguments import not_tensor
-from .._tensor.build import elementwise, unary
+from .._tensor.elementwise import elementwise, unary
 from .._tensor.inplace import inplace as _inplace
 from .._tensor.tensor import Tensor
 
@@ -56,12 +57,12 @@ def _apply_unary(op, x: Tensor, inplace: bool) -> Tensor:
     return unary(op, x)
 
 
-def relu_(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter names
+def relu_(input: Tensor) -> Tensor:  # PyTorch's parameter names
     """relu in place."""
-    return _inplace(_tensor(input, "relu_"), lambda t: unary(E.Relu, t))
+    return _inplace(_tensor(input, "relu_"), lambda t: unary(UN.Relu, t))
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else ``negative_slope * x``."""
     x = _tensor(input, "leaky_relu")
     _floating(x, "leaky_relu_cpu")
@@ -69,7 +70,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     return _apply(A.LeakyRelu, x, c, inplace, A.LeakyReluInplace)
 
 
-def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return leaky_relu(input, negative_slope, True)
 
 
@@ -79,29 +80,29 @@ def _elu_params(dt, alpha, scale, input_scale, backward_input_scale=None) -> A.E
                        input_scale if backward_input_scale is None else backward_input_scale)
 
 
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x for x > 0, ``alpha * (exp(x) - 1)`` below."""
     x = _tensor(input, "elu")
     _floating(x, "elu_cpu")
     return _apply(A.Elu, x, _elu_params(x._t.dtype, alpha, 1, 1), inplace, A.EluInplace)
 
 
-def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     return elu(input, alpha, True)
 
 
-def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants (an EluBackward0 node)."""
     x = _tensor(input, "selu")
     _floating(x, "elu_cpu")
     return _apply(A.Elu, x, _elu_params(x._t.dtype, SELU_ALPHA, SELU_SCALE, 1), inplace, A.EluInplace)
 
 
-def selu_(input: Tensor) -> Tensor:  # noqa: A002
+def selu_(input: Tensor) -> Tensor:
     return selu(input, True)
 
 
-def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: elu(x, alpha, 1, 1 / alpha)."""
     x = _tensor(input, "celu")
     if alpha == 0:
@@ -114,11 +115,11 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  #
     return _apply(A.Celu, x, c, inplace, A.CeluInplace)
 
 
-def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     return celu(input, alpha, True)
 
 
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """``x * Phi(x)`` (Phi the normal distribution function); ``approximate='tanh'`` its tanh form."""
     x = _tensor(input, "gelu")
     if approximate not in ("none", "tanh"):
@@ -127,21 +128,21 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
     return unary(A.Gelu if approximate == "none" else A.GeluTanh, x)
 
 
-def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)``."""
     x = _tensor(input, "silu")
     _floating(x, "silu_cpu")
     return _apply_unary(A.Silu, x, inplace)
 
 
-def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
     x = _tensor(input, "mish")
     _floating(x, "mish_cpu")
     return _apply_unary(A.Mish, x, inplace)
 
 
-def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:  # noqa: A002
+def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``; x itself where ``beta * x > threshold``."""
     x = _tensor(input, "softplus")
     _floating(x, "softplus_cpu")
@@ -149,7 +150,7 @@ def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:  
     return elementwise(A.Softplus, (x,), A.SoftplusParams(r(beta), r(threshold), beta, threshold))
 
 
-def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     """``clamp(x, min_val, max_val)``, with gradient 0 at the bounds."""
     x = _tensor(input, "hardtanh")
     if min_val > max_val:
@@ -170,43 +171,43 @@ def _hardtanh(x: Tensor, min_val, max_val, inplace: bool) -> Tensor:
     return _apply(A.Hardtanh, x, A.HardtanhParams(lo, hi, min_val, max_val), inplace)
 
 
-def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:  # noqa: A002
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     return hardtanh(input, min_val, max_val, True)
 
 
-def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``min(max(0, x), 6)``: hardtanh(x, 0, 6)."""
     return _hardtanh(_tensor(input, "relu6"), 0, 6, inplace)
 
 
-def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``min(max(x + 3, 0), 6) / 6``."""
     x = _tensor(input, "hardsigmoid")
     _floating(x, "hardsigmoid_cpu")
     return _apply_unary(A.Hardsigmoid, x, inplace)
 
 
-def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * min(max(x + 3, 0), 6) / 6``."""
     x = _tensor(input, "hardswish")
     _floating(x, "hardswish_cpu")
     return _apply_unary(A.Hardswish, x, inplace)
 
 
-def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
+def logsigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x))``, computed as ``min(x, 0) - log1p(exp(-|x|))``."""
     x = _tensor(input, "log_sigmoid")
     _floating(x, "log_sigmoid_cpu")
     y = unary(A.LogSigmoid, x)
     if y._op is not None:  # the buffer PyTorch saves: exp(-|x|)
-        y._c = unary(E.Exp, -abs(x.detach()))
+        y._c = unary(UN.Exp, -abs(x.detach()))
     return y
 
 
 def _lambd(x: Tensor, lambd, kernel: str) -> A.ShrinkParams:
     dt = x._t.dtype
     if dt.is_floating_point:
-        top = 3.4028234663852886e38 if dt is dtypes.float32 else 1.7976931348623157e308
+        top = dtypes.FLOAT32_MAX if dt is dtypes.float32 else sys.float_info.max
         if not 0 <= lambd <= top:
             raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {dt.short}, but found "
                                f"{lambd:g}")
@@ -214,7 +215,7 @@ def _lambd(x: Tensor, lambd, kernel: str) -> A.ShrinkParams:
     return A.ShrinkParams(dt.round(lambd), lambd)
 
 
-def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above lambd, ``x + lambd`` below -lambd, 0 between."""
     x = _tensor(input, "softshrink")
     if not x._t.dtype.is_floating_point:
@@ -222,14 +223,14 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
     return elementwise(A.Softshrink, (x,), _lambd(x, lambd, "softshrink_cpu"))
 
 
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 for ``-lambd <= x <= lambd``, x elsewhere."""
     x = _tensor(input, "hardshrink")
     _floating(x, "hardshrink_cpu")
     return elementwise(A.Hardshrink, (x,), A.ShrinkParams(x._t.dtype.round(lambd), lambd))
 
 
-def _threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:  # noqa: A002
+def _threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``value`` where ``x <= threshold``, x elsewhere (named ``threshold`` in the namespace, as in
     PyTorch, whose parameter of that name would otherwise hide the function)."""
     x = _tensor(input, "threshold")
@@ -244,16 +245,16 @@ def _threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fa
 threshold = _threshold
 
 
-def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     return _threshold(input, threshold, value, True)
 
 
-def softsign(input: Tensor) -> Tensor:  # noqa: A002
+def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)``, composed as PyTorch composes it: ``input / (input.abs() + 1)``."""
     return input / (input.abs() + 1)
 
 
-def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
+def tanhshrink(input: Tensor) -> Tensor:
     """``x - tanh(x)``."""
     return input - input.tanh()
 
@@ -264,7 +265,7 @@ def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim`` (a SoftmaxBackward0 node)."""
     x = _tensor(input, "softmax")
     if dim is None:
@@ -272,7 +273,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     return _softmax.softmax(x, dim, False, dtype)
 
 
-def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``softmax(-x)``."""
     x = _tensor(input, "softmin")
     if dim is None:
@@ -280,7 +281,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     return _softmax.softmax(-x, dim, False, dtype)
 
 
-def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``log(softmax(x))``, computed as ``(x - max) - log(sum(exp(x - max)))``."""
     x = _tensor(input, "log_softmax")
     if dim is None:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from .._base import dtypes, rng
 from .._base.dtypes import TensorType
-from .._ops import elementwise as E
+from .._base.missing_api import missing_attribute
+from .._ops import arithmetic as AR
+from .._ops import unary as UN
 from .._tensor import products
 from .._tensor.arguments import not_tensor
-from .._tensor.build import binary, unary
+from .._tensor.elementwise import binary, unary
 from .._tensor.inplace import inplace
 from .._tensor.tensor import Tensor, leaf
 
@@ -27,26 +29,26 @@ def _tensor(x, fn: str) -> Tensor:
     return x
 
 
-def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002 - PyTorch's parameter names
+def relu(input: Tensor, inplace: bool = False) -> Tensor:  # PyTorch's parameter names
     """max(input, 0); ``inplace`` changes ``input`` itself."""
     x = _tensor(input, "relu")
     if inplace:
-        return _inplace(x, lambda t: unary(E.Relu, t))
-    return unary(E.Relu, x)
+        return _inplace(x, lambda t: unary(UN.Relu, t))
+    return unary(UN.Relu, x)
 
 
 def _inplace(x, fn):
     return inplace(x, fn)
 
 
-def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+def sigmoid(input: Tensor) -> Tensor:
     """1 / (1 + exp(-input))."""
-    return unary(E.Sigmoid, _tensor(input, "sigmoid"))
+    return unary(UN.Sigmoid, _tensor(input, "sigmoid"))
 
 
-def tanh(input: Tensor) -> Tensor:  # noqa: A002
+def tanh(input: Tensor) -> Tensor:
     """tanh(input)."""
-    return unary(E.Tanh, _tensor(input, "tanh"))
+    return unary(UN.Tanh, _tensor(input, "tanh"))
 
 
 def _check_p(p) -> None:
@@ -54,7 +56,7 @@ def _check_p(p) -> None:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero ``input`` with probability ``p`` and scale it by ``1 / (1 - p)`` otherwise, in
     training; the identity (``input`` itself) in evaluation or when ``p == 0``.
 
@@ -76,8 +78,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         vals = [scale if k else 0.0 for k in keep]
     noise = leaf(vals if t.ndim else vals[0], t)
     if inplace:
-        return _inplace(x, lambda y: binary(E.Mul, y, noise))
-    return binary(E.Mul, x, noise)
+        return _inplace(x, lambda y: binary(AR.Mul, y, noise))
+    return binary(AR.Mul, x, noise)
 
 
 _DROPOUT2D_DIM = (
@@ -92,7 +94,7 @@ _DROPOUT2D_3D = (
     "channel-wise dropout behavior, please switch to using dropout1d instead.")
 
 
-def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels (dimension 1) with probability ``p``, scaling the others by 1 / (1 - p):
     ``input * noise`` with noise of shape (N, C, 1, ...) drawn as ``bernoulli_(1 - p)`` (MulBackward0)."""
     import warnings
@@ -119,11 +121,11 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
         vals = [scale if k else 0.0 for k in keep]
     noise = leaf(vals, t)
     if inplace:
-        return _inplace(x, lambda y: binary(E.Mul, y, noise))
-    return binary(E.Mul, x, noise)
+        return _inplace(x, lambda y: binary(AR.Mul, y, noise))
+    return binary(AR.Mul, x, noise)
 
 
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias (see ``_tensor/products.linear``)."""
     return products.linear(input, weight, bias)
 
@@ -211,6 +213,4 @@ __all__ += ["batch_norm", "layer_norm"]
 
 
 def __getattr__(name: str):
-    from .._base.missing_api import missing_attribute
-
     return missing_attribute("torch.nn.functional", name)

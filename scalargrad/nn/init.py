@@ -12,8 +12,11 @@ from __future__ import annotations
 import math
 import warnings
 
+from .._base import ieee
 from .._base.errors import Unsupported
 from .._base.grad_mode import no_grad
+from .._base.missing_api import missing_attribute
+from .._tensor.factories import empty
 from .._tensor.storage import write
 from .._tensor.tensor import Tensor
 
@@ -103,8 +106,6 @@ def _trunc_by_uniform(tensor: Tensor, mean: float, std: float, a: float, b: floa
     """The narrow-interval branch: uniform proposals on [a, b], each accepted when
     log(u) <= -(x - mean)^2 / (2 std^2) - log_peak (every step rounded to the dtype, as the
     in-place tensor ops compute it)."""
-    from .._base import ieee
-
     dt = tensor._t.dtype
     r = dt.round
     mode = max(a, min(mean, b))
@@ -138,8 +139,6 @@ def _values(t: Tensor) -> list:
 
 
 def _like(t: Tensor) -> Tensor:
-    from .._tensor.factories import empty
-
     return empty(tuple(t._t.shape), dtype=t._t.dtype)
 
 
@@ -190,7 +189,7 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     return tensor
 
 
-def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple:
+def calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple:
     dimensions = tensor.dim()
     if dimensions < 2:
         raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
@@ -203,9 +202,12 @@ def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple:
     return num_input_fmaps * receptive_field_size, num_output_fmaps * receptive_field_size
 
 
+_calculate_fan_in_and_fan_out = calculate_fan_in_and_fan_out  # PyTorch's spelling, which programs call
+
+
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     """Uniform on [-a, a], a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot)."""
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std
     return _no_grad_uniform_(tensor, -a, a, generator)
@@ -213,7 +215,7 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     """N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out)) (Glorot)."""
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return _no_grad_normal_(tensor, 0.0, std, generator)
 
@@ -223,7 +225,7 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
     valid_modes = ["fan_in", "fan_out"]
     if mode not in valid_modes:
         raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
 
@@ -297,6 +299,4 @@ sparse = _make_deprecate(sparse_)
 
 def __getattr__(name: str):
     # a PyTorch name scalargrad lacks is Unsupported in every spelling (missing_api.py)
-    from .._base.missing_api import missing_attribute
-
     return missing_attribute("torch.nn.init", name)

@@ -15,15 +15,18 @@ import warnings
 
 from .._base import dtypes
 from .._base.errors import Unsupported
-from .._ops import elementwise as E
+from .._base.grad_mode import is_grad_enabled
+from .._ops import arithmetic as AR
 from .._ops import losses as LO
 from .._tensor import losses as TL
 from .._tensor import softmax as SMX
 from .._tensor.arguments import not_tensor
-from .._tensor.build import broadcast_shapes, result_dtype, with_scalar
-from .._tensor.reduce import mean as _mean
-from .._tensor.reduce import sum as _sum
-from .._tensor.surface import _masked_fill
+from .._tensor.elementwise import with_scalar
+from .._tensor.factories import tensor as _tensor_of
+from .._tensor.fill import masked_fill as _masked_fill
+from .._tensor.operands import broadcast_shapes, result_dtype
+from .._tensor.reductions import mean as _mean
+from .._tensor.reductions import sum as _sum
 from .._tensor.tensor import Tensor
 from .._tensor.views import expand, view
 
@@ -69,7 +72,7 @@ def _tensor(x, fn: str, arg: str, pos: int) -> Tensor:
     return x
 
 
-def _size_warning(input: Tensor, target: Tensor) -> None:  # noqa: A002 - PyTorch's names
+def _size_warning(input: Tensor, target: Tensor) -> None:  # PyTorch's names
     if target.size() != input.size():
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
@@ -114,7 +117,7 @@ def _weighted(errors: Tensor, weight: Tensor, reduction: str) -> Tensor:
 # ---------------------------------------------------------------- l1, mse, smooth_l1, huber
 
 
-def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",  # noqa: A002
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
             weight: Tensor | None = None) -> Tensor:
     """The absolute differences, reduced: ``(input - target).abs()`` then ``mean()``/``sum()``."""
     x, y = _tensor(input, "l1_loss", "input", 1), _tensor(target, "l1_loss", "target", 2)
@@ -129,7 +132,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduc
     return _apply_reduction((ex - ey).abs(), _reduction(reduction))
 
 
-def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",  # noqa: A002
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
     """The squared differences, reduced (a MseLossBackward0 node)."""
     x, y = _tensor(input, "mse_loss", "input", 1), _tensor(target, "mse_loss", "target", 2)
@@ -146,7 +149,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     return TL.pointwise_loss(LO.MseLoss, ex, ey, LO.Loss(red, 0))
 
 
-def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,  # noqa: A002
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere, reduced; beta = 0 is l1_loss."""
     x, y = _tensor(input, "smooth_l1_loss", "input", 1), _tensor(target, "smooth_l1_loss", "target", 2)
@@ -163,7 +166,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return TL.pointwise_loss(LO.SmoothL1Loss, ex, ey, LO.Loss(red, 0, beta=beta, param=dt.round(beta)))
 
 
-def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,  # noqa: A002
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere, reduced."""
     x, y = _tensor(input, "huber_loss", "input", 1), _tensor(target, "huber_loss", "target", 2)
@@ -187,14 +190,12 @@ def _huber(x: Tensor, y: Tensor, reduction: str, delta: float) -> Tensor:
 
 
 def _not_differentiable(fn: str, arg: str, t: Tensor | None) -> None:
-    from .._base.grad_mode import is_grad_enabled
-
     if t is not None and t._rg and is_grad_enabled():
         raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{arg}'. This input "
                            "cannot have requires_grad True.")
 
 
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,  # noqa: A002
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     """-(t log x + (1 - t) log(1 - x)), each log clamped at -100, times the weight, reduced."""
     x, y = _tensor(input, "binary_cross_entropy", "input", 1), _tensor(target, "binary_cross_entropy", "target", 2)
@@ -219,7 +220,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return TL.pointwise_loss(LO.BinaryCrossEntropy, x, y, LO.Loss(red, 0, weight=weight, weights=weights))
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average=None, reduce=None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
     """binary_cross_entropy of sigmoid(input), computed stably from the logits: ``(1 - t) x -
@@ -248,7 +249,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
 # ---------------------------------------------------------------- nll_loss, cross_entropy
 
 
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,  # noqa: A002
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """The negative log likelihood: ``-input[i, target[i]] * weight[target[i]]``, reduced (a mean
     divides by the sum of the weights of the samples not ignored)."""
@@ -280,7 +281,7 @@ def _nll_nd(x: Tensor, t: Tensor, weight: Tensor | None, reduction: str, ignore_
     return TL.nll_loss(x, t, weight, reduction, ignore_index)
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,  # noqa: A002
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
     """log_softmax over the classes (dimension 1, or 0 for an unbatched input), then nll_loss with
@@ -323,14 +324,14 @@ def _cross_entropy_probabilities(x: Tensor, t: Tensor, weight, red: str, label_s
     if label_smoothing > 0.0:
         if label_smoothing > 1.0:
             raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
-        t = with_scalar(E.MulScalar, t, 1 - label_smoothing) + label_smoothing / n_classes
+        t = with_scalar(AR.MulScalar, t, 1 - label_smoothing) + label_smoothing / n_classes
     prod = logp * t
     if weight is not None:
         prod = prod * _class_weight(weight, logp._t.ndim, 1)
     if red == "mean":
         if x._t.numel == 0:
             raise Unsupported("cross_entropy with class probabilities on an empty input")
-        return with_scalar(E.DivScalar, -_sum(prod), x._t.numel // n_classes)
+        return with_scalar(AR.DivScalar, -_sum(prod), x._t.numel // n_classes)
     if red == "sum":
         return -_sum(prod)
     return -_sum(prod, class_dim)
@@ -350,8 +351,6 @@ def _cross_entropy_smoothed(x: Tensor, t: Tensor, weight, red: str, ignore_index
     if red == "mean":
         if weight is not None:
             kept = [int(v) for v, m in zip(_flat(t), _flat(ignore_mask)) if not m]
-            from .._tensor.factories import tensor as _tensor_of
-
             picked = _tensor_of([_flat(weight)[i] for i in kept], dtype=weight._t.dtype)
             ret = _sum(smooth) / _sum(picked)
         else:
@@ -360,7 +359,7 @@ def _cross_entropy_smoothed(x: Tensor, t: Tensor, weight, red: str, ignore_index
         ret = _sum(smooth)
     else:
         ret = smooth
-    return with_scalar(E.MulScalar, nll, 1 - label_smoothing) + with_scalar(E.MulScalar, ret,
+    return with_scalar(AR.MulScalar, nll, 1 - label_smoothing) + with_scalar(AR.MulScalar, ret,
                                                                             label_smoothing / n_classes)
 
 

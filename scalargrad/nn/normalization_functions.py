@@ -9,7 +9,7 @@ from .._tensor.tensor import Tensor
 __all__ = ["batch_norm", "layer_norm"]
 
 
-def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,  # noqa: A002
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
                weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalise each channel by the batch's statistics (training; the running ones are updated
@@ -28,7 +28,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     return NORM.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
-def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,  # noqa: A002
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dimensions, then scale and shift."""
     return NORM.layer_norm(input, normalized_shape, weight, bias, eps)

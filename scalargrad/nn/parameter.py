@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from .._base.dtypes import TensorType
 from .._base.grad_mode import is_inference_mode_enabled
+from .._tensor.attributes import deepcopy as _deepcopy
 from .._tensor.storage import alias
-from .._tensor.surface import _deepcopy
 from .._tensor.tensor import Tensor, defaults, leaf
 from .._tensor.views import offset_of
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .._tensor import pooling as POOL
 from .._tensor.arguments import not_tensor
-from .._tensor.reduce import mean
+from .._tensor.reductions import mean
 from .._tensor.tensor import Tensor
 from .._tensor.views import squeeze, unsqueeze
 
@@ -13,38 +13,38 @@ __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg
            "max_pool1d_with_indices", "max_pool2d_with_indices"]
 
 
-def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,  # noqa: A002
+def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """The maximum of each window (a MaxPool2DWithIndicesBackward0 node); with ``return_indices``
     also their positions within each plane (int64)."""
     return POOL.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
-def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode: bool = False, return_indices: bool = True):
     """max_pool2d returning (values, indices)."""
     return POOL.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,  # noqa: A002
+def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """max_pool2d over a height-1 view of (N, C, L) or (C, L)."""
     return POOL.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
-def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode: bool = False, return_indices: bool = True):
     """max_pool1d returning (values, indices)."""
     return POOL.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,  # noqa: A002
+def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """The mean of each window (an AvgPool2DBackward0 node)."""
     return POOL.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,  # noqa: A002
+def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """avg_pool2d over a height-1 view of (N, C, L) or (C, L)."""
     return POOL.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
@@ -56,7 +56,7 @@ def _output_size(output_size, n: int) -> tuple:
     return tuple(output_size)
 
 
-def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     """Adaptive average pooling (AdaptiveAvgPool2DBackward0); an output of (1, 1) is
     ``input.mean((-1, -2), keepdim=True)``, as ATen computes it (MeanBackward1)."""
     if not isinstance(input, Tensor):
@@ -70,7 +70,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002
     return POOL.adaptive_avg_pool2d(input, size)
 
 
-def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:  # noqa: A002
+def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     """Adaptive average pooling over the last dimension (a 2-D pool over a height-1 view)."""
     size = _output_size(output_size, 1)
     if size == (1,):

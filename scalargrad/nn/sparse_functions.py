@@ -15,7 +15,7 @@ from .._tensor.tensor import Tensor, leaf
 __all__ = ["embedding", "one_hot"]
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,  # noqa: A002
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
               norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """The rows of ``weight`` picked by the indices ``input`` (an EmbeddingBackward0 node); the
     padding row gets no gradient; ``max_norm`` renormalises the picked rows in place first."""

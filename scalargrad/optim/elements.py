@@ -2,8 +2,8 @@
 
 PyTorch's single-tensor (for-loop) optimizers update each parameter with a few tensor ops
 (``param.add_(grad, alpha=-lr)``, ``exp_avg.lerp_(grad, 1 - beta1)``...). Each of those ops is
-elementwise, and its rounding is known exactly (``_ops/pointwise.py``, ``_ops/elementwise.py``,
-``build._add_alpha``: add with alpha is one fused multiply-add), so the same update computed
+elementwise, and its rounding is known exactly (``_ops/pointwise.py``, ``_ops/arithmetic.py``,
+``_tensor/elementwise.add_alpha``: add with alpha is one fused multiply-add), so the same update computed
 element by element on floats gives the very same bits without building a tensor per op. That
 matters for scalar programs, where every parameter is a 0-dim tensor (micrograd's demo has 337
 of them). Each optimizer's module writes its update twice: with tensor ops, as PyTorch's
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from .._base import dtypes, ieee
 from .._base.dtypes import TensorType, round_f32
-from .._base.kernel_order import _fma32, _fma64
-from .._ops.elementwise import _max_forward
+from .._base.kernel_order import fma32, fma64
+from .._ops.comparison import max_forward
 from .._ops.pointwise import addcdiv_element, addcmul_element, lerp_element
 from .._tensor.storage import mem, write
 from .._tensor.tensor import Tensor, leaf
@@ -27,7 +27,7 @@ from .._tensor.tensor import Tensor, leaf
 __all__ = ["rounding", "grad_values", "store", "numbers", "new_state", "same_layout", "sqrt", "maximum",
            "lerp_element", "addcmul_element", "addcdiv_element", "has_grad"]
 
-_ROUNDING = {dtypes.float32: (round_f32, _fma32), dtypes.float64: (float, _fma64)}
+_ROUNDING = {dtypes.float32: (round_f32, fma32), dtypes.float64: (float, fma64)}
 
 
 def rounding(dt: dtypes.dtype):
@@ -82,4 +82,4 @@ def sqrt(r, x: float) -> float:
     return r(ieee.sqrt(x))
 
 
-maximum = _max_forward  # torch.maximum of one element pair (nan propagates)
+maximum = max_forward  # torch.maximum of one element pair (nan propagates)

@@ -20,6 +20,7 @@ from collections import Counter
 from functools import wraps
 from weakref import ref
 
+from .._base.missing_api import missing_attribute
 from .._base.presentation import present_as_torch
 from .._tensor.tensor import Tensor
 from .optimizer import Optimizer, _to_scalar
@@ -267,7 +268,7 @@ class CosineAnnealingLR(LRScheduler):
     """``CosineAnnealingLR(optimizer, T_max, eta_min=0.0, last_epoch=-1)``: cosine annealing from
     the initial lr to ``eta_min`` over ``T_max`` epochs, in PyTorch's recursive form."""
 
-    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1) -> None:  # noqa: N803
+    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1) -> None:
         self.T_max = T_max
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
@@ -310,6 +311,4 @@ present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTo
 
 def __getattr__(name: str):
     # a PyTorch name scalargrad lacks is Unsupported in every spelling (missing_api.py)
-    from .._base.missing_api import missing_attribute
-
     return missing_attribute("torch.optim.lr_scheduler", name)

@@ -21,7 +21,7 @@ from copy import deepcopy
 from itertools import chain
 
 from .._base import dtypes
-from .._base.grad_mode import _state as _grad_state
+from .._base.grad_mode import state as _grad_state
 from .._base.handles import RemovableHandle, add_hook
 from .._tensor.tensor import Tensor, defaults
 from .._tensor.typename import typename

@@ -85,7 +85,7 @@ class Digraph:
             raise GraphvizUnavailable(f"rendering a graph needs Graphviz: {_INSTALL}") from None
         return graphviz, graphviz.Source(self.source)
 
-    def pipe(self, format: str | None = None) -> bytes:  # noqa: A002 - graphviz's and torchviz's name
+    def pipe(self, format: str | None = None) -> bytes:  # graphviz's and torchviz's name
         """The picture in ``format`` (svg, png, pdf...; default ``self.format``) as bytes, drawn by
         Graphviz's ``dot``."""
         graphviz, src = self._graphviz_source()
@@ -95,7 +95,7 @@ class Digraph:
             raise GraphvizUnavailable(f"Graphviz's dot program was not found: {_INSTALL}") from None
 
     def render(self, filename: str = "Digraph.gv", directory: str | None = None, view: bool = False,
-               cleanup: bool = False, format: str | None = None, outfile: str | None = None) -> str:  # noqa: A002
+               cleanup: bool = False, format: str | None = None, outfile: str | None = None) -> str:
         """Write the DOT text to ``filename`` and the picture beside it (``filename.format``), or to
         ``outfile`` (its extension gives the format); returns the picture's path."""
         if outfile is not None:

@@ -26,7 +26,7 @@ Today's core, read below: a tensor of any shape is its own graph node, whose rar
 (hooks, its grad_fn object, retain_grad) live in ``_ext``; the graph is the tensors' ``_in``;
 an output of a node with several outputs (unbind, a custom Function) "picks" its gradient from
 a hidden tensor that holds the node (``_ext.pick``); graph nodes keep their hooks in ``_pre`` /
-``_post``; module hooks live on ``nn.hooks.BackwardHook`` objects or in ``_ModuleBoundHook``
+``_post``; module hooks live on ``nn.hooks.BackwardHook`` objects or in ``ModuleBoundHook``
 wrappers.
 """
 
@@ -34,6 +34,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from ..nn.hooks import BackwardHook
+from ..nn.modules.module import ModuleBoundHook
 
 __all__ = ["HookSlot", "_hook_points", "hook_name"]
 
@@ -58,7 +61,7 @@ class HookSlot:
 
 def hook_name(hook: Any) -> str:
     """How a hook is named on the picture: its function's name."""
-    inner = getattr(hook, "hook", None)  # nn.modules.module._ModuleBoundHook
+    inner = getattr(hook, "hook", None)  # nn.modules.module.ModuleBoundHook
     if inner is not None and callable(inner):
         hook = inner
     name = getattr(hook, "__name__", None)
@@ -75,9 +78,6 @@ def _dict_slots(kind: str, hooks) -> list[HookSlot]:
 
 def _post_hook_slots(post) -> list[HookSlot]:
     """A node's post-hooks, a module's backward hooks listed as the module's."""
-    from ..nn.hooks import BackwardHook
-    from ..nn.modules.module import _ModuleBoundHook
-
     slots = []
     for key, hook in (post or {}).items():
         owner = getattr(hook, "__self__", None)
@@ -88,7 +88,7 @@ def _post_hook_slots(post) -> list[HookSlot]:
             else:
                 hooks, kind = owner.user_pre_hooks, "module backward pre-hook"
             slots += [HookSlot(kind, hook_name(h) + of, hooks, i) for i, h in enumerate(hooks)]
-        elif isinstance(hook, _ModuleBoundHook):
+        elif isinstance(hook, ModuleBoundHook):
             module = hook.module_ref()
             of = f" of {type(module).__name__}" if module is not None else ""
             slots.append(HookSlot("module backward hook (legacy)", hook_name(hook) + of, post, key))

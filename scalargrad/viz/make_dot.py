@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._tensor.tensor import is_tensor
 from .digraph import Digraph
 from .hook_points import HookSlot, _hook_points
 from .recorder import BackwardCall, HookRecorder
@@ -31,8 +32,6 @@ _NOTE_COLOUR = "darkgoldenrod"
 
 
 def _is_tensor(x: Any) -> bool:
-    from .._tensor.tensor import is_tensor
-
     return is_tensor(x)
 
 
@@ -91,6 +90,115 @@ def _hook_lines(slots: list[HookSlot], order: BackwardCall | None) -> str:
     return "".join(line + "\\l" for line in lines)
 
 
+class _Drawer:
+    """One drawing: torchviz's ``make_dot`` walk (its nested functions, as methods), iteratively."""
+
+    def __init__(self, param_map: dict, points: dict, show_attrs: bool, show_saved: bool, max_attr_chars: int):
+        self.dot = Digraph(node_attr=_NODE_ATTR, graph_attr=dict(size="12,12"))
+        self.seen: set = set()
+        self.notes: list[tuple[str, list[HookSlot]]] = []  # (id of the annotated node, its hooks)
+        self.param_map = param_map
+        self.points = points
+        self.show_attrs = show_attrs
+        self.show_saved = show_saved
+        self.max_attr_chars = max_attr_chars
+
+    def var_name(self, v, name: str | None = None) -> str:
+        if not name:
+            name = self.param_map.get(id(v), "")
+        return f"{name}\n {'(' + ', '.join(str(int(s)) for s in v.size()) + ')'}"
+
+    def note(self, target: Any) -> None:
+        point = self.points.get(id(target))
+        if point is not None and point[0] is target:
+            self.notes.append((str(id(target)), point[1]))
+
+    def saved(self, fn) -> None:
+        """``show_saved``: the tensors ``fn`` saved, in orange."""
+        dot = self.dot
+        for attr in dir(fn):
+            if not attr.startswith(SAVED_PREFIX):
+                continue
+            val = getattr(fn, attr)
+            _add_seen(self.seen, val)
+            attr = attr[len(SAVED_PREFIX):]
+            if _is_tensor(val):
+                dot.edge(str(id(fn)), str(id(val)), dir="none")
+                dot.node(str(id(val)), self.var_name(val, attr), fillcolor="orange")
+            if isinstance(val, tuple):
+                for i, t in enumerate(val):
+                    if _is_tensor(t):
+                        dot.edge(str(id(fn)), str(id(t)), dir="none")
+                        dot.node(str(id(t)), self.var_name(t, f"{attr}[{i}]"), fillcolor="orange")
+
+    def enter(self, fn) -> bool:
+        """torchviz's add_nodes up to its recursion; False if ``fn`` was drawn already."""
+        if fn in self.seen:
+            return False
+        self.seen.add(fn)
+        if self.show_saved:
+            self.saved(fn)
+        if hasattr(fn, "variable"):
+            leaf = fn.variable
+            self.seen.add(leaf)
+            self.dot.node(str(id(leaf)), self.var_name(leaf), fillcolor="lightblue")
+            self.dot.edge(str(id(leaf)), str(id(fn)))
+            self.note(leaf)
+        self.dot.node(str(id(fn)), _fn_label(fn, self.show_attrs, self.max_attr_chars))
+        self.note(fn)
+        return True
+
+    def leave(self, fn) -> None:
+        """torchviz's add_nodes after its recursion: a custom Function's saved tensors."""
+        if hasattr(fn, "saved_tensors"):
+            for t in fn.saved_tensors:
+                self.seen.add(t)
+                self.dot.edge(str(id(t)), str(id(fn)), dir="none")
+                self.dot.node(str(id(t)), self.var_name(t), fillcolor="orange")
+
+    def add_nodes(self, root_fn) -> None:
+        if not self.enter(root_fn):
+            return
+        stack = [(root_fn, iter(getattr(root_fn, "next_functions", ())))]
+        while stack:
+            fn, pending = stack[-1]
+            for u in pending:
+                if u[0] is not None:
+                    self.dot.edge(str(id(u[0])), str(id(fn)))
+                    if self.enter(u[0]):
+                        stack.append((u[0], iter(getattr(u[0], "next_functions", ()))))
+                        break
+            else:
+                stack.pop()
+                self.leave(fn)
+
+    def add_base_tensor(self, v, color: str = "darkolivegreen1") -> None:
+        # torchviz recurses into a view's base and then draws the dotted edge base -> view
+        dotted = []
+        while v not in self.seen:
+            self.seen.add(v)
+            self.dot.node(str(id(v)), self.var_name(v), fillcolor=color)
+            fn = v.grad_fn
+            if fn:
+                self.add_nodes(fn)
+                self.dot.edge(str(id(fn)), str(id(v)))
+            else:
+                self.note(v)
+            if not (hasattr(type(v), "_is_view") and v._is_view()):
+                break
+            dotted.append((v._base, v))
+            v, color = v._base, "darkolivegreen3"
+        for base, view in reversed(dotted):
+            self.dot.edge(str(id(base)), str(id(view)), style="dotted")
+
+    def hook_notes(self, hook_order) -> None:
+        for target, slots in self.notes:
+            name = f"hooks_{target}"
+            self.dot.node(name, _hook_lines(slots, hook_order), shape="note", fillcolor="lightyellow",
+                          color=_NOTE_COLOUR, fontcolor="black")
+            self.dot.edge(name, target, style="dashed", arrowhead="none", color=_NOTE_COLOUR)
+
+
 def make_dot(var, params: dict | None = None, show_attrs: bool = False, show_saved: bool = False,
              max_attr_chars: int = 50, *, show_hooks: bool = True,
              hook_order: BackwardCall | HookRecorder | None = None) -> Digraph:
@@ -112,116 +220,17 @@ def make_dot(var, params: dict | None = None, show_attrs: bool = False, show_sav
         param_map = {}
     if isinstance(hook_order, HookRecorder):
         hook_order = hook_order.last
-
-    dot = Digraph(node_attr=_NODE_ATTR, graph_attr=dict(size="12,12"))
-    seen: set = set()
-    notes: list[tuple[str, list[HookSlot]]] = []  # (id of the annotated node, its hooks)
     points: dict = {}
     if show_hooks:
         points = _hook_points(var if isinstance(var, tuple) else (var,))
         if hook_order is not None:  # the hooks as they were during that call (some may be gone)
             points = {**points, **hook_order.points}
-
-    def size_to_str(size) -> str:
-        return "(" + ", ".join(str(int(v)) for v in size) + ")"
-
-    def var_name(v, name: str | None = None) -> str:
-        if not name:
-            name = param_map.get(id(v), "")
-        return f"{name}\n {size_to_str(v.size())}"
-
-    def note(target: Any) -> None:
-        point = points.get(id(target))
-        if point is not None and point[0] is target:
-            notes.append((str(id(target)), point[1]))
-
-    def enter(fn) -> bool:
-        """torchviz's add_nodes up to its recursion; False if ``fn`` was drawn already."""
-        if fn in seen:
-            return False
-        seen.add(fn)
-        if show_saved:
-            for attr in dir(fn):
-                if not attr.startswith(SAVED_PREFIX):
-                    continue
-                val = getattr(fn, attr)
-                _add_seen(seen, val)
-                attr = attr[len(SAVED_PREFIX):]
-                if _is_tensor(val):
-                    dot.edge(str(id(fn)), str(id(val)), dir="none")
-                    dot.node(str(id(val)), var_name(val, attr), fillcolor="orange")
-                if isinstance(val, tuple):
-                    for i, t in enumerate(val):
-                        if _is_tensor(t):
-                            dot.edge(str(id(fn)), str(id(t)), dir="none")
-                            dot.node(str(id(t)), var_name(t, f"{attr}[{i}]"), fillcolor="orange")
-        if hasattr(fn, "variable"):
-            leaf = fn.variable
-            seen.add(leaf)
-            dot.node(str(id(leaf)), var_name(leaf), fillcolor="lightblue")
-            dot.edge(str(id(leaf)), str(id(fn)))
-            note(leaf)
-        dot.node(str(id(fn)), _fn_label(fn, show_attrs, max_attr_chars))
-        note(fn)
-        return True
-
-    def leave(fn) -> None:
-        """torchviz's add_nodes after its recursion: a custom Function's saved tensors."""
-        if hasattr(fn, "saved_tensors"):
-            for t in fn.saved_tensors:
-                seen.add(t)
-                dot.edge(str(id(t)), str(id(fn)), dir="none")
-                dot.node(str(id(t)), var_name(t), fillcolor="orange")
-
-    def add_nodes(root_fn) -> None:
-        if not enter(root_fn):
-            return
-        stack = [(root_fn, iter(getattr(root_fn, "next_functions", ())))]
-        while stack:
-            fn, pending = stack[-1]
-            for u in pending:
-                if u[0] is not None:
-                    dot.edge(str(id(u[0])), str(id(fn)))
-                    if enter(u[0]):
-                        stack.append((u[0], iter(getattr(u[0], "next_functions", ()))))
-                        break
-            else:
-                stack.pop()
-                leave(fn)
-
-    def add_base_tensor(v, color: str = "darkolivegreen1") -> None:
-        # torchviz recurses into a view's base and then draws the dotted edge base -> view
-        dotted = []
-        while v not in seen:
-            seen.add(v)
-            dot.node(str(id(v)), var_name(v), fillcolor=color)
-            fn = v.grad_fn
-            if fn:
-                add_nodes(fn)
-                dot.edge(str(id(fn)), str(id(v)))
-            else:
-                note(v)
-            if not (hasattr(type(v), "_is_view") and v._is_view()):
-                break
-            dotted.append((v._base, v))
-            v, color = v._base, "darkolivegreen3"
-        for base, view in reversed(dotted):
-            dot.edge(str(id(base)), str(id(view)), style="dotted")
-
-    if isinstance(var, tuple):
-        for v in var:
-            add_base_tensor(v)
-    else:
-        add_base_tensor(var)
-
-    for target, slots in notes:
-        name = f"hooks_{target}"
-        dot.node(name, _hook_lines(slots, hook_order), shape="note", fillcolor="lightyellow",
-                 color=_NOTE_COLOUR, fontcolor="black")
-        dot.edge(name, target, style="dashed", arrowhead="none", color=_NOTE_COLOUR)
-
-    resize_graph(dot)
-    return dot
+    drawer = _Drawer(param_map, points, show_attrs, show_saved, max_attr_chars)
+    for v in (var if isinstance(var, tuple) else (var,)):
+        drawer.add_base_tensor(v)
+    drawer.hook_notes(hook_order)
+    resize_graph(drawer.dot)
+    return drawer.dot
 
 
 def _add_seen(seen: set, val: Any) -> None:

@@ -13,6 +13,9 @@ from __future__ import annotations
 import os
 import sys
 
+from .._autograd import engine
+from .._tensor.tensor import is_tensor
+from ..nn.modules.module import Module
 from .digraph import GraphvizUnavailable
 from .make_dot import make_dot
 from .recorder import HookRecorder
@@ -33,8 +36,6 @@ class ProgramGraph:
     def start(self) -> None:
         """Call inside the running program's context (``runner.run_path``'s ``on_start``)."""
         self.recorder.start()
-        from .._autograd import engine
-
         def remember(*args):
             main = sys.modules.get("__main__")
             self.namespace = getattr(main, "__dict__", None)
@@ -43,8 +44,6 @@ class ProgramGraph:
         self._remember = remember
 
     def stop(self) -> None:
-        from .._autograd import engine
-
         self.recorder.stop()
         if getattr(self, "_remember", None) in engine.observers:
             engine.observers.remove(self._remember)
@@ -53,9 +52,6 @@ class ProgramGraph:
         """Names for the tensors drawn (``make_dot``'s ``params``): the parameters of the
         program's global modules as ``named_parameters`` names them, then the global names of
         other tensors that require grad (a leaf, or the output), one name per tensor."""
-        from .._tensor.tensor import is_tensor
-        from ..nn.modules.module import Module
-
         named: dict = {}  # id -> (name, tensor)
         items = [(k, v) for k, v in (self.namespace or {}).items() if not k.startswith("__")]
         for name, obj in items:

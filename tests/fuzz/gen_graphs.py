@@ -451,7 +451,7 @@ class GraphBuilder:
         if rng.random() < 0.1:
             self.default = "float64"
             self.statement("torch.set_default_dtype(torch.float64)", "set_default_dtype")
-        shape = lambda: rng.choice(SHAPES) if self.shapes and rng.random() < 0.6 else ()  # noqa: E731
+        shape = lambda: rng.choice(SHAPES) if self.shapes and rng.random() < 0.6 else ()
         for _ in range(rng.choice([1, 1, 2, 2, 3])):
             self.leaf(rng.choice(["float32"] * 4 + ["float64"]), True, shape())
         for _ in range(rng.choice([0, 0, 1, 2])):

@@ -93,9 +93,9 @@ class MPTensor:
         _away(self.v)
         return MPTensor(abs(self.v))
 
-    add, sub, mul, div, pow = __add__, __sub__, __mul__, __truediv__, __pow__  # noqa: A003
+    add, sub, mul, div, pow = __add__, __sub__, __mul__, __truediv__, __pow__
     neg = __neg__
-    abs = __abs__  # noqa: A003
+    abs = __abs__
 
     def exp(self):
         return _check(mpmath.exp(self.v))
@@ -133,7 +133,7 @@ class MPTensor:
     def square(self):
         return _check(self.v * self.v)
 
-    def clamp(self, min=None, max=None):  # noqa: A002 - PyTorch's names
+    def clamp(self, min=None, max=None):  # PyTorch's names
         v = self.v
         if min is not None:
             _away(v, _v(min))
@@ -143,10 +143,10 @@ class MPTensor:
             v = v if v < _v(max) else _v(max)
         return MPTensor(v)
 
-    def clamp_min(self, min):  # noqa: A002
+    def clamp_min(self, min):
         return self.clamp(min=min)
 
-    def clamp_max(self, max):  # noqa: A002
+    def clamp_max(self, max):
         return self.clamp(max=max)
 
     def minimum(self, o):
@@ -157,7 +157,7 @@ class MPTensor:
         _away(self.v, _v(o))
         return MPTensor(max(self.v, _v(o)))
 
-    def sum(self):  # noqa: A003
+    def sum(self):
         return self
 
     def mean(self):
@@ -197,7 +197,7 @@ class MPTorch:
         return MPTensor(mpmath.mpf(data))
 
     @staticmethod
-    def clamp(x, min=None, max=None):  # noqa: A002
+    def clamp(x, min=None, max=None):
         return x.clamp(min, max)
 
     def __getattr__(self, name):

@@ -132,7 +132,7 @@ class Sequential(Module):
     def __iter__(self):
         return iter(self._modules.values())
 
-    def forward(self, input):  # noqa: A002 - PyTorch's parameter name
+    def forward(self, input):  # PyTorch's parameter name
         for module in self:
             input = module(input)
         return input

@@ -94,7 +94,7 @@ class _ConvNd(Module):
         with no_grad():
             init.kaiming_uniform_(self.weight, a=math.sqrt(5))
             if self.bias is not None:
-                fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+                fan_in, _ = init.calculate_fan_in_and_fan_out(self.weight)
                 bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
                 init.uniform_(self.bias, -bound, bound)
 
@@ -124,11 +124,11 @@ class Conv1d(_ConvNd):
 
     _dims = 1
 
-    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:  # noqa: A002
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
         self._check_mode()
         return conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter name
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
         return self._conv_forward(input, self.weight, self.bias)
 
 
@@ -137,9 +137,9 @@ class Conv2d(_ConvNd):
 
     _dims = 2
 
-    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:  # noqa: A002
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
         self._check_mode()
         return conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter name
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
         return self._conv_forward(input, self.weight, self.bias)

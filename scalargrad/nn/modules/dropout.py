@@ -19,7 +19,7 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter name
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
         return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
@@ -29,5 +29,5 @@ class Dropout(Module):
 class Dropout2d(Dropout):
     """``F.dropout2d(x, p, self.training, inplace)``: whole channels zeroed."""
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter name
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
         return F.dropout2d(input, self.p, self.training, self.inplace)

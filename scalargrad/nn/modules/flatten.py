@@ -19,7 +19,7 @@ class Flatten(Module):
         self.start_dim = start_dim
         self.end_dim = end_dim
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter name
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
         return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
@@ -37,7 +37,7 @@ class Unflatten(Module):
         self.dim = dim
         self.unflattened_size = unflattened_size
 
-    def _require_tuple_int(self, input) -> None:  # noqa: A002
+    def _require_tuple_int(self, input) -> None:
         if isinstance(input, (tuple, list)):
             for idx, elem in enumerate(input):
                 if not isinstance(elem, int):
@@ -46,7 +46,7 @@ class Unflatten(Module):
             return
         raise TypeError(f"unflattened_size must be a tuple of ints, but found type {type(input).__name__}")
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return input.unflatten(self.dim, self.unflattened_size)
 
     def extra_repr(self) -> str:

@@ -61,7 +61,7 @@ class Linear(Module):
             b = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             _uniform_(self.bias, -b, b)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's parameter name
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:

@@ -18,9 +18,13 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from ..._base.dtypes import dtype as dtype_class
 from ..._base.errors import Unsupported
 from ..._base.grad_mode import no_grad
 from ..._base.handles import RemovableHandle, add_hook
+from ..._base.missing_api import pytorch_names
+from ..._tensor.factories import device as device_class
+from ..._tensor.factories import use_device
 from ..._tensor.tensor import Tensor
 from ..._tensor.typename import typename
 from ..hooks import BackwardHook
@@ -152,7 +156,7 @@ def _type_name(obj) -> str:
     return type(obj).__name__
 
 
-class _ModuleBoundHook:
+class ModuleBoundHook:
     """``hook(module, *args)`` for a hook stored away from the module (a legacy backward hook on
     a graph node, a load_state_dict pre-hook), holding the module weakly."""
 
@@ -387,8 +391,6 @@ class Module:
         if "_modules" in d and name in d["_modules"]:
             return d["_modules"][name]
         if not name.startswith("_"):
-            from ..._base.missing_api import pytorch_names
-
             if name in pytorch_names("torch.nn.Module"):  # PyTorch's Module has it: compile, to_empty...
                 raise Unsupported(f"torch.nn.Module.{name}")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -617,10 +619,6 @@ class Module:
     def to(self, *args, **kwargs) -> Module:
         """``to(dtype)``, ``to(device)``, ``to(tensor)``, ``to(device, dtype)``: cast the floating
         point parameters and buffers; only the CPU exists."""
-        from ..._base.dtypes import dtype as dtype_class
-        from ..._tensor.factories import device as device_class
-        from ..._tensor.factories import use_device
-
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)
@@ -655,8 +653,6 @@ class Module:
 
     def cuda(self, device=None) -> Module:
         """Refused: scalargrad has only the CPU."""
-        from ..._tensor.factories import use_device
-
         use_device("cuda" if device is None else device if not isinstance(device, int) else f"cuda:{device}")
         return self
 
@@ -848,7 +844,7 @@ class Module:
             grad_fn = _first_tensor(state.result).grad_fn
             if grad_fn is not None:
                 for hook in non_full_hooks:
-                    grad_fn.register_hook(_ModuleBoundHook(hook, self))
+                    grad_fn.register_hook(ModuleBoundHook(hook, self))
                 self._maybe_warn_non_full_backward_hook(state.args, state.result, grad_fn)
         return state.result
 
@@ -946,7 +942,7 @@ class Module:
         return destination
 
     def _register_load_state_dict_pre_hook(self, hook: Callable, with_module: bool = False) -> RemovableHandle:
-        return add_hook(self._load_state_dict_pre_hooks, _ModuleBoundHook(hook, self) if with_module else hook)
+        return add_hook(self._load_state_dict_pre_hooks, ModuleBoundHook(hook, self) if with_module else hook)
 
     def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,

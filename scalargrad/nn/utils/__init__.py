@@ -1,5 +1,6 @@
 """``torch.nn.utils``: gradient clipping and flattening parameters into one vector."""
 
+from ..._base.missing_api import missing_attribute
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
@@ -8,6 +9,4 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_
 
 
 def __getattr__(name: str):
-    from ..._base.missing_api import missing_attribute
-
     return missing_attribute("torch.nn.utils", name)

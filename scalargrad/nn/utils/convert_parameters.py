@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+from ..._tensor.joins import cat
 from ..._tensor.tensor import Tensor
-from ..modules.module import _typename
+from ..._tensor.typename import typename as _typename
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 
 def parameters_to_vector(parameters) -> Tensor:
     """``torch.cat`` of each parameter's ``view(-1)`` (in the graph: ViewBackward0 nodes, CatBackward0)."""
-    from ..._tensor.views import cat
-
     return cat([param.view(-1) for param in parameters])
 
 

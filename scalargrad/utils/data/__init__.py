@@ -1,5 +1,6 @@
 """``torch.utils.data``: datasets, samplers and the DataLoader, with PyTorch's batch order."""
 
+from ..._base.missing_api import missing_attribute
 from ..._base.presentation import present_as_torch
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader, get_worker_info
@@ -27,6 +28,4 @@ present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTo
 
 def __getattr__(name: str):
     # a PyTorch name scalargrad lacks is Unsupported in every spelling (missing_api.py)
-    from ..._base.missing_api import missing_attribute
-
     return missing_attribute("torch.utils.data", name)

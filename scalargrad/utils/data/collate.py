@@ -14,8 +14,8 @@ import copy
 
 from ..._base import dtypes
 from ..._tensor.factories import as_tensor, tensor
+from ..._tensor.joins import stack
 from ..._tensor.tensor import Tensor
-from ..._tensor.views import stack
 
 __all__ = ["default_collate", "default_convert"]
 

@@ -8,18 +8,31 @@ for the input's shape and memory layout, and the sum follows it. The accumulator
 
 from __future__ import annotations
 
+import builtins
 import math
 
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
+from .._base.grad_mode import no_grad
+from .._base.ieee import div
 from .._base.kernel_order import sum_program
 from .._base.layout import contiguous_strides
+from .._ops import arithmetic as AR
+from .._ops import comparison as CM
 from .._ops import reductions as R
+from .._ops import unary as UN
 from .._ops.reductions import Reduced
-from .tensor import Tensor, leaf, make
-from .views import gather_index, norm_dim, norm_dims, to_dtype
+from .arguments import not_tensor
+from .comparison import where
+from .elementwise import binary, unary
+from .factories import check_dtype
+from .indexing import scatter_into
+from .tensor import Tensor, defaults, flat, leaf, make
+from .tensor_kernel import helper
+from .views import expand, gather_index, norm_dim, norm_dims, reshape, to_dtype, unsqueeze, view
 
-__all__ = ["sum", "mean", "max_min", "amax", "arg_max_min", "all_any", "ReturnTypes", "sum_values", "group_index"]
+__all__ = ["sum", "mean", "max_min", "amax", "arg_max_min", "all_any", "ReturnTypes", "sum_values", "group_index",
+           "install", "sum_to", "logsumexp"]
 
 
 def _out_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
@@ -71,7 +84,7 @@ def _reduced_dtype(x: Tensor, dtype):
     return dt
 
 
-def sum(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:  # noqa: A001 - torch.sum
+def sum(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:  # torch.sum
     """Sum over all elements or over ``dim``, added in PyTorch's CPU kernel order."""
     nd = x._t.ndim
     dims = norm_dims(dim, nd)
@@ -106,8 +119,6 @@ def mean(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     for d in dims if nd else ():
         n *= x._t.shape[d]
     r = dt.round
-    from .._base.ieee import div
-
     vals = [r(div(s, float(n))) for s in sums]
     out_shape = () if dim is None else _out_shape(tuple(x._t.shape), dims, keepdim)
     op = R.Mean if dim is None else R.MeanDim
@@ -162,10 +173,7 @@ def max_min(x: Tensor, dim=None, keepdim: bool = False, largest: bool = True, ot
     (the elementwise maximum)."""
     name = "max" if largest else "min"
     if other is not None:
-        from .._ops import elementwise as E
-        from .build import binary
-
-        return binary(E.Maximum if largest else E.Minimum, x, other)
+        return binary(CM.Maximum if largest else CM.Minimum, x, other)
     vals = x._val if x._t.ndim else [x._val]
     if dim is None:
         if not vals:
@@ -276,4 +284,196 @@ def all_any(x: Tensor, dim=None, keepdim: bool = False, want_all: bool = True) -
     return leaf(res if out_shape else res[0], TensorType(dtypes.bool, out_shape))
 
 
-_ = math
+_MISSING = object()
+
+
+def logsumexp(x: Tensor, dim, keepdim: bool = False) -> Tensor:
+    """``torch.logsumexp(x, dim, keepdim)``: ``log(sum(exp(x)))`` over ``dim`` (an int or a tuple
+    of ints), as ATen's ``logsumexp_out_impl`` computes it, each step in the dtype: the maxima
+    along ``dim`` (an infinite one taken as 0), ``exp(x - max)`` summed in the sum kernel's order,
+    then ``log`` of the sum plus the maxima. An integer or bool input is computed in the default
+    float dtype. One node, LogsumexpBackward0."""
+    given = (dim,) if isinstance(dim, int) else tuple(dim)
+    nd = x._t.ndim
+    if not given and nd and not keepdim:  # ATen reduces every dim, then cannot add the maxima
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape {[1] * nd}")
+    dims = (norm_dims(given, nd) if given else tuple(range(nd))) if nd else (norm_dims(given, 1) and ())
+    src = x if x._t.dtype.is_floating_point else to_dtype(x, defaults["dtype"])
+    with no_grad():  # the steps are ATen's ops; the node is the one below
+        if not src._t.numel:
+            y = unary(UN.Log, sum(unary(UN.Exp, src), dims, keepdim=bool(keepdim)))
+        else:
+            maxes = amax(src, dims, keepdim=True) if nd else src
+            mv = maxes._val if nd else [maxes._val]
+            masked = [0.0 if v in (math.inf, -math.inf) else v for v in mv]  # maxes_squeezed.masked_fill_
+            maxes = leaf(masked if nd else masked[0], TensorType(src._t.dtype, tuple(maxes._t.shape)))
+            exps = unary(UN.Exp, binary(AR.Sub, src, maxes))
+            sums = sum(exps, dims, keepdim=bool(keepdim)) if nd else exps
+            shape = _out_shape(tuple(x._t.shape), dims, bool(keepdim))
+            y = binary(AR.Add, unary(UN.Log, sums), reshape(maxes, shape) if nd else maxes)
+    c = Reduced(x._t.shape, dims, bool(keepdim), False, raw={"dims": tuple(int(d) for d in given)})
+    return make(R.Logsumexp, y._t, y._val, (src,), c)
+
+
+def _logsumexp_arguments(name: str, args: tuple, kwargs: dict, first: int) -> tuple:
+    """(dim, keepdim) from a logsumexp call, checked as PyTorch's argument parser checks them
+    (``first``: dim's position in the call, 1 for the method, 2 for torch.logsumexp)."""
+    if len(args) > 2:
+        raise TypeError(f"{name}() takes from {first} to {first + 1} positional arguments but "
+                        f"{len(args) + first - 1} were given")
+    for key in kwargs:
+        if key not in ("dim", "keepdim", "out"):
+            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+    dim = args[0] if args else kwargs.get("dim", _MISSING)
+    keepdim = args[1] if len(args) > 1 else kwargs.get("keepdim", False)
+    if dim is _MISSING:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+    where = f" (position {first})" if args else ""
+    if isinstance(dim, Tensor) and dim._t.numel == 1 and dim._t.dtype.kind in ("i", "u", "b"):
+        dim = int(flat(dim)[0])  # a one-element integer or bool tensor is an int (its __index__)
+    if isinstance(dim, (list, tuple)):
+        for i, d in enumerate(dim):
+            if d.__class__ is float:
+                raise TypeError(f"{name}(): argument 'dim'{where} must be tuple of ints, but found element of type "
+                                f"float at pos {i}")
+            if not isinstance(d, int) or isinstance(d, bool):
+                raise TypeError(f"{name}(): argument 'dim' failed to unpack the object at pos {i + 1} with error "
+                                f'"type must be tuple of ints,but got {type(d).__name__}"')
+    elif not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"{name}(): argument 'dim'{where} must be tuple of ints, not {type(dim).__name__}")
+    if keepdim.__class__ is not bool:
+        raise TypeError(f"{name}(): argument 'keepdim' must be bool, not {type(keepdim).__name__}")
+    return dim, keepdim
+
+
+def _logsumexp_method(self, *args, **kwargs):
+    return logsumexp(self, *_logsumexp_arguments("logsumexp", args, kwargs, 1))
+
+
+def _logsumexp_function(input, *args, **kwargs):
+    if not isinstance(input, Tensor):
+        raise not_tensor(input, "logsumexp", "input", 1)
+    return logsumexp(input, *_logsumexp_arguments("logsumexp", args, kwargs, 2))
+
+
+def _sum_method(self, dim=None, keepdim=False, *, dtype=None):
+    return sum(self, dim, keepdim, check_dtype(dtype, "sum"))
+
+
+def _mean_method(self, dim=None, keepdim=False, *, dtype=None):
+    return mean(self, dim, keepdim, check_dtype(dtype, "mean"))
+
+
+def _max_min_method(largest: bool):
+    def apply(self, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):
+            return max_min(self, other=dim, largest=largest)
+        return max_min(self, dim, keepdim, largest)
+
+    return apply
+
+
+def install(method, function) -> None:
+    """sum, mean, max/min (and argmax/argmin, amax/amin), all, any."""
+    method("sum", _sum_method)
+    method("mean", _mean_method)
+    function("sum", lambda input, dim=None, keepdim=False, *, dtype=None: _sum_method(input, dim, keepdim,
+                                                                                      dtype=dtype))
+    function("mean", lambda input, dim=None, keepdim=False, *, dtype=None: _mean_method(input, dim, keepdim,
+                                                                                        dtype=dtype))
+    for name, largest in (("max", True), ("min", False)):
+        method(name, _max_min_method(largest))
+        function(name, _max_min_method(largest))
+        method("arg" + name, lambda self, dim=None, keepdim=False, _l=largest: arg_max_min(self, dim, keepdim, _l))
+        function("arg" + name, lambda input, dim=None, keepdim=False, _l=largest:
+                 arg_max_min(input, dim, keepdim, _l))
+        method("a" + name, lambda self, dim=(), keepdim=False, _l=largest: amax(self, dim, keepdim, _l))
+        function("a" + name, lambda input, dim=(), keepdim=False, _l=largest: amax(input, dim, keepdim, _l))
+    method("all", lambda self, dim=None, keepdim=False: all_any(self, dim, keepdim, True))
+    method("any", lambda self, dim=None, keepdim=False: all_any(self, dim, keepdim, False))
+    function("all", lambda input, dim=None, keepdim=False: all_any(input, dim, keepdim, True))
+    function("any", lambda input, dim=None, keepdim=False: all_any(input, dim, keepdim, False))
+    method("logsumexp", _logsumexp_method)
+    function("logsumexp", _logsumexp_function)
+
+
+# ---------------------------------------------------------------- derivative helpers, on tensors
+
+
+def sum_to(g: Tensor, shape: tuple) -> Tensor:
+    """``at::sum_to``: sum a broadcast gradient back to ``shape`` (keepdim sum over the
+    broadcast dims, then a view dropping the leading ones)."""
+    gshape = tuple(g._t.shape)
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
+    if dims:
+        g = sum(g, dims, keepdim=True)
+    if lead:
+        g = view(g, shape) if shape else reshape(g, ())
+    return g
+
+
+@helper(name="sum_to")
+def _sum_to_grad(g, shape):
+    # ExpandBackward0's at::sum_to: to a 0-dim shape it is always a sum (SumBackward0 under
+    # create_graph; +0.0 for -0.0), otherwise the dims that were broadcast are summed
+    if not shape and isinstance(g, Tensor):
+        return sum(g)
+    return sum_to(g, tuple(shape))
+
+
+@helper
+def sum_backward(g, c):
+    if not isinstance(g, Tensor):
+        g = leaf(g, TensorType(dtypes.float64 if isinstance(g, float) else dtypes.int64, ()))
+    if not c.all and not c.keepdim:
+        for d in c.dims:
+            g = unsqueeze(g, d)
+    return expand(g, c.in_shape)
+
+
+@helper
+def evenly_distribute(g, x, y):
+    """evenly_distribute_backward: the gradient shared by the elements equal to the result
+    (the nans, for a nan result), zeros elsewhere."""
+    yv = y._val
+    xv = x._val if x._t.ndim else [x._val]
+    mask = [e != e for e in xv] if yv != yv else [e == yv for e in xv]
+    share = g / float(builtins.sum(mask))
+    t = x._t
+    m = leaf(mask if t.ndim else mask[0], TensorType(dtypes.bool, t.shape))
+    zeros = leaf([0.0] * t.numel if t.ndim else 0.0, TensorType(share._t.dtype, t.shape))
+    return where(m, share, zeros)
+
+
+@helper
+def amax_backward(g, x, y, c):
+    """scale_grad_by_count(restore_reduced_dims(grad), restore_reduced_dims(result) == self,
+    dims): ``grad / count * mask``, the count of the elements equal to their slice's
+    extreme (a nan slice counts none: its gradient is nan)."""
+    if not isinstance(g, Tensor):
+        g = leaf(g, TensorType(x._t.dtype, ()))
+    if not c.keepdim and c.dims and c.in_shape:
+        shape = tuple(1 if d in c.dims else s for d, s in enumerate(c.in_shape))
+        g, y = reshape(g, shape), reshape(y, shape)
+    mask = binary(CM.Eq, x, y)
+    count = sum(mask, c.dims if c.in_shape else None, keepdim=True) if c.dims or not c.in_shape else sum(mask, None)
+    return (g / count) * mask
+
+
+@helper
+def value_selecting_backward(g, c):
+    return scatter_into(g, c.in_shape, c.picked, "SelectBackwardBackward0")
+
+
+@helper
+def restore_reduced(g, c):
+    """``unsqueeze_multiple(g, dims)`` (FunctionsManual): a reduction's gradient or result given
+    back its reduced dims, one UnsqueezeBackward0 each under create_graph; as it is with keepdim."""
+    if c.keepdim or not c.in_shape:
+        return g
+    for d in c.dims:
+        g = unsqueeze(g, d)
+    return g

@@ -5,7 +5,7 @@ or im2col + MKL's GEMM, whose kernel also depends on the shape), so scalargrad g
 and gradient element the exact sum rounded once (``_base/exact_sum``): asserted bit for bit
 against an exact rational reference (``Fraction``).
 Live PyTorch is compared within the classical bound of any order of additions, gamma_k * sum
-|a_i b_i| (``faithfulness.product_error_bound``). ``python tests/test_nn_conv.py`` measures how
+|a_i b_i| (``faithfulness.product_error_bound``). ``python tests/test_convolution.py`` measures how
 far PyTorch lands from the exact value on this machine (README, "How faithful it is").
 """
 

@@ -1,4 +1,5 @@
-"""Applying an elementwise op: operand checks, type promotion, broadcasting, bulk compute.
+"""Applying an elementwise op (the op table's ``Elementwise`` declarations): operand checks, type
+promotion and broadcasting (``operands.py``), bulk compute.
 
 PyTorch's rules, in its order:
 
@@ -22,131 +23,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._base import dtypes
-from .._base.dtypes import TensorType, promote_types, round_list
-from .._base.errors import Unsupported
-from .._base.layout import elementwise_strides, numel
+from .._base.dtypes import TensorType, round_list
+from .._base.kernel_order import fma_chain
+from .._base.layout import elementwise_strides
+from .._ops import arithmetic as AR
 from .._ops import elementwise as E
-from .arguments import not_tensor
+from .._ops import unary as UN
+from .._ops.table import REGISTRY
+from .arguments import check_input, check_other, is_operand
+from .inplace import inplace
+from .operands import broadcast_shapes, cast, check_size, laid_out, number_type, positions, result_dtype
 from .tensor import Tensor, constant, defaults, impl, leaf, make, refuse_complex
 
-__all__ = ["result_dtype", "broadcast_shapes", "positions", "binary", "unary", "elementwise", "number_type",
-           "as_tensor_operand", "check_size", "MAX_ELEMENTS", "cast", "compute", "with_scalar"]
-
-MAX_ELEMENTS = 1 << 20
-"""The largest tensor scalargrad builds (each element is a Python float in a list)."""
-
-_TOO_BIG = ("scalargrad keeps tensors as Python lists, so it refuses tensors of more than {limit} elements; "
-            "this one would have {n} (shape {shape}). Verify the computation on a smaller tensor.")
-
-
-def check_size(shape: Sequence[int]) -> int:
-    """The number of elements of ``shape``, or a clear error when scalargrad refuses it."""
-    for s in shape:
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
-    n = numel(shape)
-    if n > MAX_ELEMENTS:
-        raise RuntimeError(_TOO_BIG.format(limit=MAX_ELEMENTS, n=n, shape=list(shape)))
-    return n
-
-
-# ---------------------------------------------------------------- type promotion
-
-
-def _promote_all(dts):
-    out = None
-    for d in dts:
-        out = d if out is None else promote_types(out, d)
-    return out
-
-
-def _combine(higher, lower):
-    """c10's ``combine_categories``: a lower-priority group only counts when of a higher kind."""
-    if higher is None:
-        return lower
-    if lower is None:
-        return higher
-    if higher.is_floating_point:
-        return higher
-    if higher is dtypes.bool or lower.is_floating_point:
-        return promote_types(higher, lower)
-    return higher
-
-
-def number_dtype(x):
-    """The dtype PyTorch gives a Python number in type promotion."""
-    if x.__class__ is bool:
-        return dtypes.bool
-    if x.__class__ is int:
-        return dtypes.int64
-    return defaults["dtype"]
-
-
-def result_dtype(operands: Sequence) -> dtypes.dtype:
-    """PyTorch's ``result_type``: tensors with dimensions, then 0-dim tensors, then Python numbers."""
-    dim, zero, wrapped = [], [], []
-    for x in operands:
-        if isinstance(x, Tensor):
-            (dim if x._t.ndim else zero).append(x._t.dtype)
-        elif x is not None:
-            wrapped.append(number_dtype(x))
-    return _combine(_promote_all(dim), _combine(_promote_all(zero), _promote_all(wrapped)))
-
-
-def number_type(t: TensorType, c) -> TensorType:
-    """Result type of tensor (op) Python number: a float number makes an integer tensor float,
-    an int makes a bool tensor int64."""
-    dt = t.dtype
-    if c.__class__ is float and not dt.is_floating_point:
-        return t.with_dtype(defaults["dtype"])
-    if c.__class__ is int and dt is dtypes.bool:
-        return t.with_dtype(dtypes.int64)
-    return t
-
-
-# ---------------------------------------------------------------- broadcasting
-
-
-def broadcast_shapes(a: Sequence[int], b: Sequence[int]) -> tuple:
-    """The broadcast of two shapes, with PyTorch's message when they do not broadcast."""
-    if tuple(a) == tuple(b):
-        return tuple(a)
-    ndim = max(len(a), len(b))
-    out = [0] * ndim
-    for i in range(ndim - 1, -1, -1):
-        off = ndim - 1 - i
-        da, db = len(a) - 1 - off, len(b) - 1 - off
-        sa = a[da] if da >= 0 else 1
-        sb = b[db] if db >= 0 else 1
-        if not (sa == sb or sa == 1 or sb == 1):
-            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
-                               f"non-singleton dimension {i}")
-        out[i] = sb if sa == 1 else sa
-    return tuple(out)
-
-
-_positions_cache: dict = {}
-
-
-def positions(shape: Sequence[int], out_shape: Sequence[int]) -> list:
-    """For each position of ``out_shape``, the flat index of the element of ``shape`` broadcast there."""
-    key = (tuple(shape), tuple(out_shape))
-    pos = _positions_cache.get(key)
-    if pos is not None:
-        return pos
-    lead = len(out_shape) - len(shape)
-    strides = [0] * len(out_shape)
-    acc = 1
-    for i in range(len(shape) - 1, -1, -1):
-        strides[lead + i] = 0 if shape[i] == 1 else acc
-        acc *= shape[i]
-    idx = [0]
-    for size, st in zip(out_shape, strides):
-        idx = [base + i * st for base in idx for i in range(size)]
-    if len(_positions_cache) < 512:
-        _positions_cache[key] = idx
-    return idx
-
+__all__ = ["binary", "unary", "elementwise", "compute", "column_cast", "with_number", "with_scalar", "install",
+           "as_tensor_operand", "refuse_bool"]
 
 def _column(x, out_shape: tuple, n: int):
     """The elements of operand ``x`` at each position of ``out_shape``: a list, or the number
@@ -164,7 +54,6 @@ def _column(x, out_shape: tuple, n: int):
     return [vals[i] for i in positions(t.shape, out_shape)]
 
 
-# ---------------------------------------------------------------- computing
 
 
 def compute(op, dt: dtypes.dtype, cols: list, n: int, c=None) -> list:
@@ -196,27 +85,13 @@ def _repeat(x, n: int) -> list:
     return [x] * n
 
 
-def cast(x: Tensor, dt: dtypes.dtype):
-    """``x``'s elements (a number or a list) converted to ``dt``."""
-    if x._t.dtype is dt:
-        return x._val
-    return dtypes.cast_values(x._t.dtype, dt, x._val)
-
-
-# ---------------------------------------------------------------- the ops
-
-def _check_operand(x, name: str, arg: str, pos: int) -> None:
-    if not (isinstance(x, Tensor) or x.__class__ in (float, int, bool)):
-        raise not_tensor(x, name, arg, pos)
-
-
 def _bool_check(op, a, b) -> None:
     if op.bool_error is None:
         return
     ba = a.__class__ is bool or (isinstance(a, Tensor) and a._t.dtype is dtypes.bool)
     bb = b.__class__ is bool or (isinstance(b, Tensor) and b._t.dtype is dtypes.bool)
     if ba and bb:  # a Python bool counts as a bool tensor (bool_tensor - True)
-        raise RuntimeError(E._BOOL_SUB2)
+        raise RuntimeError(E.BOOL_SUB2)
     if ba or bb:
         raise RuntimeError(op.bool_error)
 
@@ -269,15 +144,15 @@ def binary(op, a, b, alpha=None) -> Tensor:
         if not tb:
             raise TypeError(f"{op.api.method if op.api else op.__name__}(): expected a Tensor operand")
         if op.number_first is not None and alpha is None:
-            return _with_number(op.number_first, b, a)
-        if op is E.Add or op is E.Mul:
+            return with_number(op.number_first, b, a)
+        if op is AR.Add or op is AR.Mul:
             return binary(op, b, a)
-        if op is E.Div:  # number / tensor is reciprocal(tensor) * number, as in PyTorch
-            return _with_number(E.MulC, unary(E.Reciprocal, b), a)
+        if op is AR.Div:  # number / tensor is reciprocal(tensor) * number, as in PyTorch
+            return with_number(AR.MulC, unary(UN.Reciprocal, b), a)
         a = _wrap_number(a, b, op)
     elif not tb:
         if op.with_number is not None and (alpha is None or alpha == 1):
-            return _with_number(op.with_number, a, b)
+            return with_number(op.with_number, a, b)
         b = _wrap_number(b, a, op)
     rd = result_dtype((a, b))
     dt = _result_dt(op, rd)
@@ -290,7 +165,7 @@ def binary(op, a, b, alpha=None) -> Tensor:
     if alpha is not None and alpha != 1:
         if not cdt.is_floating_point and isinstance(alpha, float):
             raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
-        return _add_alpha(op, a, b, alpha, cdt)
+        return add_alpha(op, a, b, alpha, cdt)
     if not sa.ndim and not sb.ndim:
         r = cdt.round
         x = a._val if sa.dtype is cdt else r(a._val)
@@ -300,24 +175,15 @@ def binary(op, a, b, alpha=None) -> Tensor:
         return make(op, t, val, (a, b))
     shape = broadcast_shapes(sa.shape, sb.shape)
     n = check_size(shape)
-    x = _column_cast(a, cdt, shape)
-    y = _column_cast(b, cdt, shape)
+    x = column_cast(a, cdt, shape)
+    y = column_cast(b, cdt, shape)
     vals = compute(op, cdt, [x, y], n)
     if dt is not cdt:
         vals = round_list(dt, vals)
     return make(op, laid_out(dt, shape, (sa, sb)), vals, (a, b))
 
 
-def laid_out(dt, shape: tuple, operands) -> TensorType:
-    """The type of an elementwise result of ``shape`` over operands of these TensorTypes: laid
-    out in their memory order, as TensorIterator allocates it (``x.t() * 2`` keeps the
-    transposed strides; row-major when every operand is contiguous)."""
-    if all(t.contiguous for t in operands):
-        return TensorType(dt, shape)
-    return TensorType(dt, shape, elementwise_strides(shape, [(t.shape, t.strides) for t in operands]))
-
-
-def _column_cast(x: Tensor, dt, shape: tuple):
+def column_cast(x: Tensor, dt, shape: tuple):
     col = _column(x, shape, 0)
     if x._t.dtype is dt:
         return col
@@ -333,20 +199,20 @@ def _wrap_number(x, like: Tensor, op) -> Tensor:
     return leaf(dt.round(x), TensorType(dt, ()))
 
 
-def _with_number(op, a: Tensor, c) -> Tensor:
+def with_number(op, a: Tensor, c) -> Tensor:
     """``a (op) c`` for a Python number ``c``: the number stays in the node's ``_c``, rounded
     to the result dtype first (PyTorch casts the wrapped number to the computation dtype),
     except pow's exponent (kept as the double it was)."""
     t = number_type(a._t, c)
     if not t.contiguous:  # laid out as TensorIterator allocates it (the number is a 0-dim operand)
         t = TensorType(t.dtype, t.shape, elementwise_strides(t.shape, [(t.shape, t.strides), ((), ())]))
-    exact = op is E.PowC or op is E.RPowC
+    exact = op is AR.PowC or op is AR.RPowC
     if op.result == "float" and not t.dtype.is_floating_point:
         t = t.with_dtype(defaults["dtype"])
     dt = t.dtype
     if dt is dtypes.bool and op.bool_kernel is not None:
         raise refuse_bool(op.bool_kernel)
-    if op is E.PowC and not dt.is_floating_point and c.__class__ is int and c < 0:
+    if op is AR.PowC and not dt.is_floating_point and c.__class__ is int and c < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     r = dt.round
     if not exact:
@@ -370,33 +236,31 @@ def _with_number(op, a: Tensor, c) -> Tensor:
 def with_scalar(op, a: Tensor, number) -> Tensor:
     """``a (op) Scalar`` as ATen's composite ops call it (``MulScalar``, ``DivScalar``): computed as
     ``a (op) number`` is, the node keeping the number as given for its saved attribute."""
-    y = _with_number(op, a, number)
+    y = with_number(op, a, number)
     if y._op is not None:
-        y._c = E.ScalarArg(y._c, number)
+        y._c = AR.ScalarArg(y._c, number)
     return y
 
 
-def _add_alpha(op, a: Tensor, b: Tensor, alpha, dt) -> Tensor:
+def add_alpha(op, a: Tensor, b: Tensor, alpha, dt) -> Tensor:
     """add/sub with alpha != 1: ``a + alpha * b`` as ATen's kernel computes it, one fused
     multiply-add per element (float32: rounded once; float64: exactly rounded)."""
-    from .._base.kernel_order import fma_chain
-
     f32 = dt is dtypes.float32
-    al = dt.round(alpha) if op is E.Add else dt.round(-alpha)
+    al = dt.round(alpha) if op is AR.Add else dt.round(-alpha)
     shape = broadcast_shapes(a._t.shape, b._t.shape)
     n = check_size(shape)
-    x = _column_cast(a, dt, shape)
-    y = _column_cast(b, dt, shape)
+    x = column_cast(a, dt, shape)
+    y = column_cast(b, dt, shape)
     if not shape:
-        val = _fma(y, al, x, dt, f32, fma_chain)
+        val = _fma(y, al, x, dt, f32)
         return make(op, TensorType(dt, ()), val, (a, b), alpha)
     xs = x if isinstance(x, list) else [x] * n
     ys = y if isinstance(y, list) else [y] * n
-    vals = [_fma(q, al, p, dt, f32, fma_chain) for p, q in zip(xs, ys)]
+    vals = [_fma(q, al, p, dt, f32) for p, q in zip(xs, ys)]
     return make(op, TensorType(dt, shape), vals, (a, b), alpha)
 
 
-def _fma(y, al, x, dt, f32, fma_chain):
+def _fma(y, al, x, dt, f32):
     if not dt.is_floating_point:
         return dt.round(x + al * y)
     # fma(y, al, x) = y * al + x, one rounding: fma_chain over [1, y] . [x, al] adds x first
@@ -438,9 +302,83 @@ def as_tensor_operand(x, like: Tensor | None = None) -> Tensor:
     raise TypeError(f"expected a Tensor or a Python number, but got {type(x).__name__}")
 
 
-def _unsupported(what: str):
-    raise Unsupported(what)
-
 
 impl.binary = binary
 impl.unary = unary
+
+
+# ---------------------------------------------------------------- spellings from the op table
+
+
+def _bind_unary(op, method, function) -> None:
+    api = op.api
+
+    def apply(self):
+        return unary(op, self)
+
+    for n in (api.method,) + api.aliases:
+        method(n, apply)
+    if api.inplace:
+        for n in (api.inplace,) + tuple(a + "_" for a in api.aliases):  # absolute_, negative_, fix_
+            method(n, lambda self: inplace(self, lambda t: unary(op, t)))
+    for fname in api.function:
+        def call(input, *, out=None, _n=fname):  # PyTorch's names
+            check_input(_n, input)
+            return unary(op, input)
+
+        function(fname, call)
+
+
+def _bind_binary(op, method, function) -> None:
+    api = op.api
+    name = api.method
+    tensor_only, alpha = op.other_tensor_only, op.takes_alpha
+
+    def apply(a, b, al=1):
+        if alpha:
+            return binary(op, a, b, al if al != 1 else None)
+        return binary(op, a, b)
+
+    def apply_method(self, other, *, alpha=1):
+        check_other(name, other, 1, tensor_only)
+        return apply(self, other, alpha)
+
+    def apply_inplace(self, other, *, alpha=1):
+        check_other(name + "_", other, 1, tensor_only)
+        return inplace(self, lambda t: apply(t, other, alpha))
+
+    def call(input, other, *, alpha=1, out=None):
+        if not isinstance(input, Tensor) and not (isinstance(other, Tensor) and is_operand(input)):
+            if op.numbers_only and is_operand(input) and is_operand(other):
+                # both numbers become tensors (int64, bool or the default dtype), as PyTorch wraps them
+                input, other = as_tensor_operand(input), as_tensor_operand(other)
+            else:
+                check_input(name, input)
+        check_other(name, other, 2, tensor_only)
+        return apply(input, other, alpha)
+
+    for n in (name,) + api.aliases:
+        method(n, apply_method)
+    if api.inplace and op.result != "bool":  # a comparison's in-place form is the comparison family's
+        method(api.inplace, apply_inplace)
+        for n in api.aliases:  # subtract_, multiply_
+            method(n + "_", apply_inplace)
+    for fname in api.function:
+        function(fname, call)
+
+
+# elementwise ops whose arguments are their own, bound by their family; every other elementwise
+# op of the table gets its spellings from its declaration alone, by arity
+OWN_ARGUMENTS = {"Div", "Pow", "Clamp", "ClampMin", "ClampMax", "Where", "Addcmul", "Addcdiv", "LerpScalar"}
+
+
+def install(method, function) -> None:
+    """The spellings the op table declares (``op.api``) of every elementwise op, with PyTorch's
+    argument checks: ``x.op()``, ``x.op_()``, ``torch.op``."""
+    for op in REGISTRY.values():
+        if not issubclass(op, E.Elementwise) or op.api is None or op.__name__ in OWN_ARGUMENTS:
+            continue
+        if op.arity == 1 and not op.uses_c:
+            _bind_unary(op, method, function)
+        elif op.arity == 2:
+            _bind_binary(op, method, function)

@@ -236,9 +236,9 @@ def test_gradient_reaches_the_version_before_an_in_place_op_of_three_inputs():
 
 
 def test_float64_fused_multiply_add_emulation_is_correctly_rounded():
-    # kernel_order._fma64 (round-to-odd emulation) against the exact rational sum, on random
+    # kernel_order.fma64 (round-to-odd emulation) against the exact rational sum, on random
     # operands and on the hard cases: c cancelling a*b, and a*b + c at or near a halfway point
-    from scalargrad._base.kernel_order import _fma64
+    from scalargrad._base.kernel_order import fma64
 
     rnd = random.Random(5)
     for i in range(20000):
@@ -248,4 +248,4 @@ def test_float64_fused_multiply_add_emulation_is_correctly_rounded():
         c = [rnd.uniform(-1, 1) * 2.0 ** rnd.randint(-40, 40), -p, -p + (p - p * (1 + 2.0 ** -52)),
              abs(p) * 2.0 ** -53 * rnd.choice([-1, 1])][i % 4]
         exact = Fraction(a) * Fraction(b) + Fraction(c)
-        assert _fma64(a, b, c) == float(exact), (a.hex(), b.hex(), c.hex())
+        assert fma64(a, b, c) == float(exact), (a.hex(), b.hex(), c.hex())

@@ -49,7 +49,7 @@ def _run(lib, code: str):
 def _error(lib, code: str):
     try:
         _run(lib, code)
-    except Exception as e:  # noqa: BLE001 - the exception is what is compared
+    except Exception as e:  # the exception is what is compared
         return type(e).__name__, str(e)
     return None, None
 

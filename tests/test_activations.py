@@ -557,3 +557,19 @@ def test_activation_modules_reprs_and_forward(lib):
         nn.Softmax2d()(x)
     with pytest.warns(FutureWarning, match="keyword argument `min_value` is deprecated and renamed to `min_val`"):
         assert repr(nn.Hardtanh(min_value=-2.0)) == "Hardtanh(min_val=-2.0, max_val=1.0)"
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("shape, dim", [((), 0), ((1,), 0), ((1, 1), 0), ((1, 1), 1), ((3,), 0), ((3, 2), 0)])
+@pytest.mark.parametrize("cg", [False, True])
+def test_softmax_backward_of_minus_zero_gradients_is_torchs(torch_ref, log, shape, dim, cg):
+    # an all -0.0 gradient: ATen sums a last-dimension slice from its first element (reduce_all:
+    # -0.0 stays) and another dimension's from 0 (-0.0 becomes +0.0); the one slice formula,
+    # _ops/softmax.backward_slice, serves the float kernel, the tensor kernel and create_graph alike
+    out = []
+    for lib in (torch_ref, scalargrad):
+        x = lib.full(shape, 0.7, requires_grad=True) if shape else lib.tensor(0.7, requires_grad=True)
+        y = (lib.log_softmax if log else lib.softmax)(x, dim)
+        (g,) = lib.autograd.grad(y, x, lib.full(tuple(y.shape), -0.0), create_graph=cg)
+        out.append([math.copysign(1.0, v) for v in g.reshape(-1).tolist()])
+    assert out[0] == out[1]

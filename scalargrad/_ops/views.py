@@ -1,5 +1,6 @@
-"""Shape ops: views (view, reshape, squeeze, transpose, permute, select, slice, expand...),
-copies (clone, to), joins (cat, stack), splits (unbind) and advanced indexing.
+"""Views (view, reshape, squeeze, transpose, permute, select, slice, expand...) and copies
+(clone, to); the ``Layout`` and ``Structural`` base every op that moves elements shares (joins,
+indexing, fills, scatter, selection, scans).
 
 Every output element of these ops is one input element (or a sum of them, for the backward of
 expand): their SymPy form is the identity. What an op needs to say how its output's elements
@@ -10,9 +11,10 @@ and for the ops that reorder or pick elements the flat input index of each outpu
 
 from __future__ import annotations
 
+from .float_kernel import helper
 from .table import Api, Op, register
 
-__all__ = ["Layout", "SHAPE_OPS"]
+__all__ = ["Layout", "Structural"]
 
 
 class Layout:
@@ -23,7 +25,7 @@ class Layout:
     __slots__ = ("in_shape", "in_dtype", "map", "perm", "dim", "index", "start", "end", "step", "dims",
                  "sizes", "split_sizes", "outputs", "value", "raw", "tensors", "prev", "fn", "error")
 
-    def __init__(self, in_shape, in_dtype=None, map=None, **params) -> None:  # noqa: A002 - the index map
+    def __init__(self, in_shape, in_dtype=None, map=None, **params) -> None:  # the index map
         self.in_shape = tuple(in_shape)
         self.in_dtype = in_dtype
         self.map = map
@@ -86,59 +88,6 @@ class ToCopy(Structural):
 
     name = "ToCopyBackward0"
     backward = staticmethod(lambda k, g, v: (k.to_dtype(g, v._c.in_dtype),))
-
-
-@register
-class CopyInto(Structural):
-    """``copy_(src)`` on a tensor in a graph: its old values no longer matter; ``src``'s
-    gradient is the tensor's (in src's dtype, summed to its shape by the engine)."""
-
-    name = "CopyBackwards"
-    namespace = "torch::autograd::"
-    backward = staticmethod(lambda k, g, v: (k.zero(g), k.to_dtype(g, v._c.in_dtype)))
-
-    @staticmethod
-    def forward(r, a, b):
-        return b
-
-    @staticmethod
-    def sympy(sp, a, b):
-        return b
-
-
-@register
-class Fill(Structural):
-    """``fill_``/``zero_`` on a tensor in a graph: every element becomes the value
-    (``_c.value``); the old values no longer matter."""
-
-    name = "FillBackward2"
-    backward = staticmethod(lambda k, g, v: (k.zero(g),))
-
-    @staticmethod
-    def sympy(sp, a, value=0):
-        return sp.Integer(0) * a + value
-
-
-@register
-class Zero(Fill):
-    name = "ZeroBackward0"
-
-
-@register
-class FillTensor(Structural):
-    """``fill_(value)`` with a 0-dim tensor: inputs (old tensor, value); the value's gradient
-    is the sum of the tensor's (the engine sums it to the value's shape)."""
-
-    name = "FillBackward3"
-    backward = staticmethod(lambda k, g, v: (k.zero(g), g))
-
-    @staticmethod
-    def forward(r, a, b):
-        return b
-
-    @staticmethod
-    def sympy(sp, a, b):
-        return b
 
 
 @register
@@ -229,76 +178,6 @@ class Expand(Structural):
     backward = staticmethod(lambda k, g, v: (k.sum_to(g, v._c.in_shape),))
 
 
-@register
-class Index(Structural):
-    """Advanced indexing (integer tensors, lists, boolean masks): picks elements, maybe the same
-    one twice; the gradient is added back into zeros in index order (index_put_ accumulate)."""
-
-    name = "IndexBackward0"
-    saves = True  # the indices: freed by a backward without retain_graph, as PyTorch's
-    saved = (("indices", "c.tensors"), ("self_sym_sizes", "c.in_shape"))
-    backward = staticmethod(lambda k, g, v: (k.index_backward(g, v._c),))
-
-
-@register
-class Cat(Structural):
-    """``cat``: each input's gradient is its slice of the output's."""
-
-    name = "CatBackward0"
-    saved = (("dim", "c.dim"),)
-    backward = staticmethod(lambda k, g, v: k.cat_backward(g, v._c))
-
-
-@register
-class Stack(Cat):
-    name = "StackBackward0"
-
-
-@register
-class Unbind(Structural):
-    """``unbind``/``split``/``chunk``: one node with several outputs; its gradient is the list
-    of the outputs' (None where an output got none)."""
-
-    name = "UnbindBackward0"
-    saved = (("dim", "c.dim"),)
-    backward = staticmethod(lambda k, g, v: (k.unbind_backward(g, v._c),))
-
-
-@register
-class Split(Unbind):
-    name = "SplitBackward0"
-    saved = (("dim", "c.dim"), ("self_sym_sizes", "c.in_shape"), ("split_size", "c.index"))
-
-
-@register
-class SplitWithSizes(Unbind):
-    name = "SplitWithSizesBackward0"
-    saved = (("dim", "c.dim"), ("self_sym_sizes", "c.in_shape"), ("split_sizes", "c.split_sizes"))
-
-
-@register
-class MaskedFill(Op):
-    """``masked_fill(mask, number)`` and masked assignment ``x[mask] = number``: the filled
-    positions get no gradient."""
-
-    name = "MaskedFillBackward0"
-    saved = (("mask", "c.tensors"),)
-    saves_inputs = False
-    backward = staticmethod(lambda k, g, v: (k.masked_zero(g, v._c),))
-    forward = staticmethod(lambda r, a: a)
-
-    @staticmethod
-    def sympy(sp, a, filled: bool = False, value=0):
-        # an element of the mask is the value; any other is the input's element
-        return sp.Integer(0) * a + value if filled else a
-
-
-SHAPE_OPS = [View, Reshape, UnsafeView, Squeeze, SqueezeDim, SqueezeDims, SqueezeInplace, SqueezeInplaceAll,
-             SqueezeInplaceDims, Unsqueeze, UnsqueezeInplace, TransposeInplace, TInplace, Alias, Clone, Copy,
-             CopyInto, ToCopy, Fill, Zero, FillTensor, Permute, Transpose, T, Select, Slice, AsStrided, Expand, Index,
-             Cat,
-             Stack, Unbind, Split, SplitWithSizes, MaskedFill]
-
 # spellings are bound by the tensor layer (their argument parsing is per op); recorded here
 # so the spelling test finds every one
 View.api = Api(method="view")
@@ -313,8 +192,32 @@ T.api = Api(method="t", inplace="t_", function="t")
 Expand.api = Api(method="expand", aliases=("expand_as",))
 Select.api = Api(method="select", function="select")
 Slice.api = Api(method="narrow", function="narrow")
-Cat.api = Api(function=("cat", "concat", "concatenate"))
-Stack.api = Api(function="stack")
-Unbind.api = Api(method="unbind", function="unbind")
-Split.api = Api(method="split", aliases=("chunk",), function=("split", "chunk"))
-MaskedFill.api = Api(method="masked_fill", inplace="masked_fill_", function="masked_fill")
+
+
+# ---------------------------------------------------------------- derivative helpers, on floats
+# on a 0-dim node every shape op is the identity
+
+
+@helper
+def reshape(g, shape):
+    return g
+
+
+@helper
+def permute(g, perm):
+    return g
+
+
+@helper
+def t(g):
+    return g
+
+
+@helper
+def transpose(g, dim0, dim1):
+    return g
+
+
+@helper
+def to_dtype(g, dt):
+    return dt.round(g)

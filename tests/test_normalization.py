@@ -5,7 +5,7 @@ step by step (``_tensor/normalization.py``): in float32 forward, backward and ru
 statistics are compared with PyTorch 2.13 bit for bit. Where PyTorch's own order depends on the
 machine (BatchNorm1d on (N, C): per-thread partial sums; float64's vectorised backward sums)
 and for layer_norm (a vectorised Welford cascade; scalargrad: exact moments) the comparison is
-within a bound measured here (``python tests/test_nn_norm.py`` prints the measurement).
+within a bound measured here (``python tests/test_normalization.py`` prints the measurement).
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def _gx_scale(x, w, g, layer: bool) -> float:
     return max(abs(v) for v in g.reshape(-1).tolist()) * wmax / min(stds)
 
 
-# measured on the capture machine (python tests/test_nn_norm.py): the largest difference from
+# measured on the capture machine (python tests/test_normalization.py): the largest difference from
 # PyTorch, in units of the dtype's epsilon times the largest magnitude in the tensor (for the
 # input gradient, the size of its terms: ``_gx_scale``); at most 7.4 measured, asserted with margin
 BOUND = 16

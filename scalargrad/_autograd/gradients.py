@@ -1,0 +1,103 @@
+"""Gradients as the engine hands them around: a float for a 0-dim tensor in plain backward, a
+tensor otherwise; ``wrap``/``unwrap`` between the two (PyTorch's ZeroTensor included), ``adapt``
+to an input's shape and dtype (PyTorch's ``validate_outputs``), and the accumulation into
+``.grad`` (AccumulateGrad).
+"""
+
+from __future__ import annotations
+
+from .._ops import fill as FI
+from .._ops.float_kernel import EFFICIENT_ZERO, EfficientZero
+from .._ops.views import Layout
+from .._tensor import views
+from .._tensor.reductions import sum_to
+from .._tensor.storage import write
+from .._tensor.tensor import Tensor, leaf, make
+from .._tensor.tensor_kernel import ZeroTensor
+
+__all__ = ["wrap", "unwrap", "adapt", "fresh", "store_grad", "add_into"]
+
+
+def wrap(g, t):
+    if isinstance(g, Tensor):
+        return g
+    return leaf(g, t, cls=ZeroTensor) if g.__class__ is EfficientZero else leaf(g, t)
+
+
+def unwrap(g, graph: bool):
+    if g is None or graph or not isinstance(g, Tensor) or g._t.ndim:
+        return g
+    return EFFICIENT_ZERO if g.__class__ is ZeroTensor else g._val
+
+
+def _expandable(shape: tuple, to: tuple) -> bool:
+    if len(shape) > len(to):
+        return False
+    return all(a == b or a == 1 for a, b in zip(reversed(shape), reversed(to)))
+
+
+def adapt(g, u: Tensor, v, graph: bool):
+    """The gradient ``g`` for input ``u``, in ``u``'s shape, dtype and representation (a float
+    for a 0-dim tensor in plain backward). A gradient that cannot be summed to ``u``'s shape is
+    refused in PyTorch's words."""
+    t = u._t
+    if isinstance(g, Tensor):
+        gt = g._t
+        if gt.shape != t.shape:
+            try:
+                # PyTorch's is_expandable_to: u's shape must broadcast to the gradient's
+                g = sum_to(g, tuple(t.shape)) if _expandable(tuple(t.shape), tuple(gt.shape)) else None
+            except RuntimeError:
+                g = None
+            if g is None or tuple(g._t.shape) != tuple(t.shape):
+                name = v.grad_fn.name() if v is not None and v._op is not None else "backward"
+                i = list(v._in).index(u) if v is not None and u in v._in else 0
+                raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - got "
+                                   f"{list(gt.shape)} but expected shape compatible with {list(t.shape)}")
+        if g._t.dtype is not t.dtype:
+            g = views.to_dtype(g, t.dtype)
+        if not graph and not t.ndim:
+            return g._val
+        return g
+    if graph:
+        return leaf(t.dtype.round(g), t)
+    if t.ndim:
+        return views.expand(leaf(t.dtype.round(g), t.with_shape(())), t.shape)
+    return t.dtype.round(g)
+
+
+def fresh(g, t):
+    """A gradient stored into ``.grad``: a tensor of its own (a formula may hand the same
+    tensor to several inputs)."""
+    if isinstance(g, Tensor):
+        return leaf(list(g._val) if g._t.ndim else g._val, t)
+    return leaf(g, t)
+
+
+def store_grad(v: Tensor, g, graph: bool, in_place: bool) -> None:
+    """Add ``g`` into ``v.grad`` as AccumulateGrad does (in place unless building a graph)."""
+    old = v._grad
+    t = v._t
+    if old is None:
+        if graph and isinstance(g, Tensor) and g._rg:
+            # PyTorch copies the first gradient into new zeros: CopyBackwards(None, grad)
+            zeros = leaf([t.dtype.round(0)] * t.numel if t.ndim else t.dtype.round(0), t)
+            v._grad = make(FI.CopyInto, t, list(g._val) if t.ndim else g._val, (zeros, g), Layout(t.shape, t.dtype))
+        elif graph and isinstance(g, Tensor):
+            v._grad = g
+        else:
+            v._grad = fresh(g, t)
+    elif graph or not in_place:
+        v._grad = old + wrap(g, t)
+    else:
+        add_into(old, g)  # in place, even a gradient that requires grad (no grad mode here)
+
+
+def add_into(old: Tensor, g) -> None:
+    """``old += g`` in place (AccumulateGrad: the ``.grad`` tensor a user holds sees it)."""
+    k = old._t.kernel
+    if old._t.ndim:
+        new = k.add(old, g if isinstance(g, Tensor) else wrap(g, old._t))
+        write(old, list(new._val))
+    else:
+        write(old, old._t.dtype.round(old._val + (g._val if isinstance(g, Tensor) else g)))

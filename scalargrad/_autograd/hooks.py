@@ -1,0 +1,107 @@
+"""Hooks during backward, in PyTorch's order and with its checks: a tensor's hooks (they may
+replace its gradient), a node's pre hooks (on the gradients of its outputs) and post hooks (on
+its inputs' gradients too), a leaf's post-accumulate hooks. The engine (``engine.py``) decides
+when each runs; here is what running one means.
+"""
+
+from __future__ import annotations
+
+from .._tensor.tensor import Tensor
+from .gradients import unwrap, wrap
+
+__all__ = ["tensor_hooks", "pre_hooks", "post_hooks", "post_accumulate_hooks", "n_outputs", "output_types"]
+
+
+def tensor_hooks(v: Tensor, g, graph: bool):
+    """Run ``v``'s tensor hooks; an undefined gradient (None) is passed to them as None. A hook
+    may return a replacement of the same shape and dtype."""
+    hooks = v._ext.hooks
+    if hooks:
+        t = v._t
+        gv = None if g is None else wrap(g, t)
+        for hook in list(hooks.values()):
+            res = hook(gv)
+            if res is not None:
+                name = getattr(hook, "__name__", hook)
+                if not isinstance(res, Tensor):
+                    raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
+                if gv is not None and res._t.dtype is not gv._t.dtype:
+                    raise RuntimeError(f"hook '{name}' has changed the type of value (was {gv._t.dtype.legacy} "
+                                       f"got {res._t.dtype.legacy})")
+                if gv is not None and tuple(res._t.shape) != tuple(gv._t.shape):
+                    raise RuntimeError(f"hook '{name}' has changed the size of value")
+                gv = res
+        g = None if gv is None else (gv if graph else unwrap(gv, False))
+    return g
+
+
+def _checked(hook, res, prev: tuple) -> tuple:
+    """A node hook's returned gradients, checked as PyTorch checks them: a tuple of as many
+    values, each None or a tensor of the replaced gradient's type and size."""
+    if not isinstance(res, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(res).__name__}'")
+    name = getattr(hook, "__name__", None)
+    name = name if isinstance(name, str) else "<unknown>"
+    if len(res) != len(prev):
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got {len(res)}, but "
+                           f"expected {len(prev)})")
+    for old, new in zip(prev, res):
+        if new is None:
+            continue
+        if old is None:
+            raise RuntimeError("can't replace a None gradient with a non-None value")
+        if not isinstance(new, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+        if new._t.dtype is not old._t.dtype:
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was {old._t.dtype.legacy} got "
+                               f"{new._t.dtype.legacy})")
+        if tuple(new._t.shape) != tuple(old._t.shape):
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return res
+
+
+def pre_hooks(node, grads: tuple, types: tuple, graph: bool) -> list:
+    """Run a node's pre hooks on the gradients of its outputs (None: undefined); a hook may
+    return replacements. Returns the gradients in the engine's representation."""
+    gv = tuple(None if x is None else wrap(x, t) for x, t in zip(grads, types))
+    for hook in list(node._pre.values()):
+        res = hook(gv)
+        if res is not None:
+            gv = _checked(hook, res, gv)
+    return [unwrap(x, graph) for x in gv]
+
+
+def post_hooks(node, g_in: tuple, g_out: tuple) -> tuple:
+    """Run a node's post hooks on its inputs' gradients and its outputs'; a hook may return
+    replacements of the inputs' gradients."""
+    for hook in list(node._post.values()):
+        res = hook(g_in, g_out)
+        if res is not None:
+            g_in = _checked(hook, res, g_in)
+    return g_in
+
+
+def post_accumulate_hooks(u: Tensor, hooks: dict) -> None:
+    """A leaf's post-accumulate-grad hooks, after its ``.grad`` was updated."""
+    for hook in list(hooks.values()):
+        res = hook(u)
+        if res is not None:
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+
+
+def n_outputs(h: Tensor) -> int:
+    c = h._c
+    outs = getattr(c, "outputs", None)
+    if outs is None:
+        outs = c.outputs_types
+    return len(outs)
+
+
+def output_types(v: Tensor, multi: bool) -> tuple:
+    if not multi:
+        return (v._t,)
+    c = v._c
+    types = getattr(c, "outputs_types", None)
+    if types is not None:
+        return tuple(types)
+    return tuple(None for _ in c.outputs)

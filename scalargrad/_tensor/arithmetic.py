@@ -1,0 +1,142 @@
+"""Arithmetic on tensors (``_ops/arithmetic.py``) beyond what the table's declarations give:
+``div`` with ``rounding_mode``, ``pow``/``square`` (a number or a tensor exponent, PyTorch's
+overload refusal), ``rsub``, ``positive`` and the augmented assignments (``x += y``...), which
+are in place.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from .._base import ieee
+from .._ops import arithmetic as AR
+from .._ops import unary as UN
+from .arguments import arg_type, check_input, check_other, is_operand
+from .comparison import logical_and
+from .elementwise import as_tensor_operand, binary, elementwise, unary
+from .inplace import inplace
+from .operands import result_dtype
+from .tensor import Tensor, refuse_complex
+from .tensor_kernel import helper, zeros, zeros_like_dtype
+from .views import to_dtype
+
+__all__ = ["div", "install"]
+
+
+def div(a, b, rounding_mode=None):
+    """``a / b`` (DivBackward0), or rounded to the floor or towards zero (DivBackward2)."""
+    if rounding_mode is None:
+        return binary(AR.Div, a, b)
+    if rounding_mode not in ("floor", "trunc"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+    # a number operand is wrapped in a tensor (PyTorch saves it so), but promotes as a number
+    dt = result_dtype((a, b))
+    a_t, b_t = as_tensor_operand(a, b if isinstance(b, Tensor) else None), as_tensor_operand(b, a)
+    return elementwise(AR.DivFloor if rounding_mode == "floor" else AR.DivTrunc, (a_t, b_t), out_dtype=dt)
+
+
+def _augmented(fn):
+    """``x op= other``: in place, with PyTorch's in-place rules (NotImplemented for other types)."""
+
+    def method(self, other):
+        if not is_operand(other):
+            return NotImplemented
+        return inplace(self, lambda t: fn(t, other))
+
+    return method
+
+
+def _pow_function(input, exponent, *, out=None):
+    refuse_complex(input, exponent)
+    if not (isinstance(input, Tensor) and is_operand(exponent)
+            or isinstance(exponent, Tensor) and is_operand(input)):
+        raise TypeError(
+            "pow() received an invalid combination of arguments - got "
+            f"({arg_type(input)}, {arg_type(exponent)}), but expected one of:\n"
+            " * (Tensor input, Tensor exponent, *, Tensor out = None)\n"
+            " * (Number self, Tensor exponent, *, Tensor out = None)\n"
+            " * (Tensor input, Number exponent, *, Tensor out = None)\n")
+    return binary(AR.Pow, input, exponent)
+
+
+def _div_function(input, other, *, rounding_mode=None, out=None):
+    if not isinstance(input, Tensor) and is_operand(input) and is_operand(other):
+        input = as_tensor_operand(input) if not isinstance(other, Tensor) else input  # as torch.mul's
+    else:
+        check_input("div", input)
+    check_other("div", other, 2)
+    return div(input, other, rounding_mode)
+
+
+def _div_method(self, other, *, rounding_mode=None):
+    check_other("div", other, 1)
+    return div(self, other, rounding_mode)
+
+
+def _pow_method(self, exponent):
+    check_other("pow", exponent, 1)
+    return binary(AR.Pow, self, exponent)
+
+
+def install(method, function) -> None:
+    """The spellings of div, pow, square, rsub, positive and the augmented assignments."""
+    for n in ("div", "divide", "true_divide"):
+        method(n, _div_method)
+        method(n + "_", lambda self, other, *, rounding_mode=None: inplace(self, lambda t: div(t, other,
+                                                                                                 rounding_mode)))
+        function(n, _div_function)
+    method("pow", _pow_method)
+    method("pow_", lambda self, exponent: inplace(self, lambda t: binary(AR.Pow, t, exponent)))
+    function("pow", _pow_function)
+    method("square", lambda self: binary(AR.Pow, self, 2))
+    method("square_", lambda self: inplace(self, lambda t: binary(AR.Pow, t, 2)))
+    function("square", lambda input: binary(AR.Pow, input, 2))
+    function("rsub", lambda input, other, alpha=1: binary(AR.Sub, other, input, alpha if alpha != 1 else None))
+    # positive(x) is x itself (PyTorch returns the same tensor), refused on bool as unary +
+    method("positive", lambda self: +self)
+    function("positive", lambda input: +input)
+    for name, fn in (("__iadd__", operator.add), ("__isub__", operator.sub), ("__imul__", operator.mul),
+                     ("__itruediv__", operator.truediv), ("__ipow__", operator.pow), ("__imod__", operator.mod),
+                     ("__ifloordiv__", operator.floordiv)):
+        method(name, _augmented(fn))
+
+
+# ---------------------------------------------------------------- derivative helpers, on tensors
+
+
+@helper
+def pow_backward(k, g, a, e):
+    # zeros_like(self) for the exponent 0, not for False (see the float twin)
+    if e == 0.0 and getattr(e, "number", e).__class__ is not bool:
+        return zeros(a)
+    # grad * (exponent * self.pow(exponent - 1)): exponent a Scalar (MulBackward1)
+    # pow_backward takes exponent.toDouble(): _saved_other 3.0 and _saved_exponent 2.0 for 3
+    return k.mul(g, k.mul(k.const(float(e)), a ** (float(e) - 1.0)))
+
+
+@helper
+def pow_backward_self(k, g, a, b):
+    # where(exponent == 0, 0, grad * (exponent * pow(self, exponent - 1)))
+    return k.where(b == 0, zeros_like_dtype(g, a), g * (b * a ** k.sub(b, k.const(1.0))))
+
+
+@helper
+def pow_backward_exponent(k, g, a, b, y):
+    # the base is first cast to the result type of (base, exponent): log(self) of a float32
+    # base with a float64 exponent is taken in float64 (a ToCopyBackward0 under create_graph)
+    a_ = to_dtype(a, result_dtype((a, b)))
+    return g * k.where(logical_and(a == 0, b >= 0), zeros_like_dtype(y, y), y * unary(UN.Log, a_))
+
+
+@helper
+def rpow_backward(k, g, a, c, y):
+    # grad * (result * log(base)), log(base) a Scalar
+    if c == 0.0:
+        return g * k.where(a >= 0, zeros_like_dtype(y, y), k.mul(y, k.const(ieee.log(c))))
+    return k.mul(g, k.mul(y, k.const(ieee.log(c))))
+
+
+@helper
+def floor_divide(a, b):
+    return binary(AR.FloorDivide, a, b)

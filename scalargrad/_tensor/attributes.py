@@ -1,0 +1,186 @@
+"""A tensor's attributes and Python protocols: ``repr``, iteration, ``tolist``, ``copy``/``deepcopy``,
+the ``.grad`` and ``.data`` setters, ``detach_``, and what a tensor answers about itself (size,
+stride, contiguity, device, layout...), as PyTorch's.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+
+from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
+from .._base.formatting import tensor_repr
+from .._base.layout import is_contiguous, numel
+from .factories import device, strided, use_device
+from .joins import unbind
+from .storage import alias
+from .tensor import Tensor, defaults, impl, leaf
+from .views import norm_dim, offset_of
+
+__all__ = ["deepcopy", "install"]
+
+
+def _size_dim(t: Tensor, dim, what: str) -> int:
+    """The dim of ``size(dim)``/``stride(dim)``: a 0-dim tensor has none to give."""
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"{what}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+    if not t._t.ndim:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return norm_dim(dim, t._t.ndim)
+
+
+def _grad_dtype(self):
+    if self._op is not None:
+        raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+    return self._t.dtype
+
+
+def _iter(self):
+    if not self._t.ndim:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(unbind(self, 0))
+
+
+def _nest(vals: list, shape: tuple):
+    if len(shape) <= 1:
+        return list(vals)
+    step = numel(shape[1:])
+    return [_nest(vals[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def _tolist(self):
+    if not self._t.ndim:
+        return self._val
+    return _nest(self._val, tuple(self._t.shape))
+
+
+def deepcopy(self, memo: dict):
+    # copy.deepcopy (of a tensor, or of a Module holding buffers): leaves only, as PyTorch
+    if self._op is not None:
+        raise RuntimeError(
+            "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
+            "the moment.  If you were attempting to deepcopy a module, this may be because of a "
+            "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
+    if id(self) in memo:
+        return memo[id(self)]
+    new = memo[id(self)] = leaf(list(self._val) if self._t.ndim else self._val, self._t, self._rg, type(self))
+    g = self._grad
+    if g is not None:
+        new._g = deepcopy(g, memo)
+    attrs = getattr(self, "__dict__", None)
+    if attrs:
+        new.__dict__.update(_copy.deepcopy(attrs, memo))
+    return new
+
+
+def _copy_tensor(self):
+    # copy.copy: a new tensor object over the same memory and graph node
+    new = object.__new__(type(self))
+    for s in ("_val", "_t", "_rg", "_op", "_a", "_b", "_c", "_seq", "_g", "_ext", "_s"):
+        setattr(new, s, getattr(self, s))
+    return new
+
+
+def _detach_(self):
+    if self._s is not None and self._s.base is not None:
+        raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+    self._op = None
+    self._a = None
+    self._b = None
+    self._c = None
+    self._rg = False
+    self._ext = None
+    return self
+
+
+def _wrap_grad(t: Tensor, g) -> Tensor:
+    return leaf(g, t._t if t._t.contiguous else TensorType(t._t.dtype, t._t.shape))
+
+
+def _set_grad(t: Tensor, g) -> None:
+    if g is None:
+        t._g = None
+        return
+    if not isinstance(g, Tensor):
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(g).__name__}")
+    if tuple(g._t.shape) != tuple(t._t.shape):
+        raise RuntimeError(f"attempting to assign a gradient of size '{list(g._t.shape)}' to a tensor of size "
+                           f"'{list(t._t.shape)}'. Please ensure that the gradient and the tensor are the same size")
+    if g._t.dtype is not t._t.dtype:
+        raise RuntimeError(
+            f"attempting to assign a gradient with dtype '{g._t.dtype.c_name}' to a tensor with grad_dtype "
+            f"'{t._t.dtype.short}'. The gradient must match the tensor's grad_dtype (defaults to the tensor's "
+            "dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+            "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
+            "downstream systems that assume they match.")
+    t._g = g
+
+
+def _repr(t: Tensor) -> str:
+    name = None
+    if t._op is not None:
+        name = type(t.grad_fn).__name__  # PyTorch prints the class name (CopySlices, not its name())
+    vals = t._val if t._t.ndim else [t._val]
+    return tensor_repr(vals, t._t.shape, t._t.dtype, requires_grad=t._rg, grad_fn=name,
+                       default_dtype=defaults["dtype"])
+
+
+def _set_data(t: Tensor, new) -> None:
+    """``t.data = new``: ``t`` takes ``new``'s memory, shape and dtype, outside the graph; its
+    own version counter stays (PyTorch's set_data)."""
+    if not isinstance(new, Tensor):
+        raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
+    ts, ns = t._s, new._s
+    if ts is not None and ns is not None and ts.store is not None and ts.store is ns.store \
+            and ts.index == ns.index and t._t is new._t:
+        return  # ``t.data += 1``: the change went through t's own memory already
+    counter = ts.ver if ts is not None else None
+    t._val = list(new._val) if new._t.ndim else new._val
+    t._t = new._t
+    t._s = None
+    alias(new, t, share_version=False)
+    if counter is not None:
+        t._s.ver = counter
+
+
+impl.repr = _repr
+impl.wrap_grad = _wrap_grad
+impl.set_grad = _set_grad
+impl.set_data = _set_data
+
+
+def install(method, function) -> None:
+    """Python's protocols (iteration, copies, indexing is ``indexing.py``'s) and the metadata."""
+    method("__iter__", _iter)
+    method("tolist", _tolist)
+    method("__deepcopy__", deepcopy)
+    method("__copy__", _copy_tensor)
+    method("detach_", _detach_)
+    method("is_contiguous", lambda self, memory_format=None: self._t.contiguous or is_contiguous(self._t.shape,
+                                                                                                 self._t.strides))
+    method("stride", lambda self, dim=None: self._t.strides if dim is None else
+           self._t.strides[_size_dim(self, dim, "stride")])
+    method("storage_offset", lambda self: offset_of(self))
+    method("element_size", lambda self: self._t.dtype.itemsize)
+    method("size", lambda self, dim=None: self._t.shape if dim is None else
+           self._t.shape[_size_dim(self, dim, "size")])
+    method("is_floating_point", lambda self: self._t.dtype.is_floating_point)
+    method("is_complex", lambda self: False)
+    method("_is_view", lambda self: self._s is not None and self._s.base is not None)
+    Tensor._base = property(lambda self: None if self._s is None else self._s.base)
+    Tensor.is_cuda = property(lambda self: False)
+    Tensor.is_sparse = property(lambda self: False)
+    Tensor.is_quantized = property(lambda self: False)
+    Tensor.is_meta = property(lambda self: False)
+    Tensor.layout = property(lambda self: strided)
+    Tensor.device = property(lambda self: device("cpu"))
+    Tensor.output_nr = property(lambda self: self._ext.pick[1] if self._ext is not None and self._ext.pick else 0)
+    Tensor.grad_dtype = property(_grad_dtype)
+    method("get_device", lambda self: -1)
+    method("cpu", lambda self, memory_format=None: self)
+    method("cuda", lambda self, *a, **k: use_device("cuda"))
+    method("numpy", lambda self, *a, **k: (_ for _ in ()).throw(
+        Unsupported("Tensor.numpy()", "scalargrad has no NumPy arrays; use tolist()")))
+    for name, fn in (("numel", lambda input: input._t.numel), ("is_tensor", lambda obj: isinstance(obj, Tensor)),
+                     ("is_floating_point", lambda input: input._t.dtype.is_floating_point)):
+        function(name, fn)

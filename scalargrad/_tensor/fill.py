@@ -1,0 +1,152 @@
+"""Fills (``_ops/fill.py``): ``fill_``/``zero_``, ``masked_fill``, ``copy_``, and the random fills
+``uniform_``/``normal_``, which write into a tensor's memory (in a graph, as nodes whose old
+values get no gradient).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .._base import dtypes, rng
+from .._base.dtypes import TensorType, round_list
+from .._ops import fill as FI
+from .._ops.views import Layout
+from .arguments import not_tensor
+from .inplace import check_inplace, inplace
+from .operands import broadcast_shapes, positions
+from .storage import write
+from .tensor import Tensor, leaf, make
+from .tensor_kernel import helper
+
+__all__ = ["fill", "masked_fill", "masked_zero", "mask_of", "copy_into", "random_fill", "install"]
+
+
+def fill(self, value, zero: bool = False):
+    """``fill_``: every element becomes ``value`` (FillBackward2, FillBackward3 with a tensor
+    value, ZeroBackward0 for ``zero_``, in a graph)."""
+    source = None
+    if isinstance(value, Tensor):
+        if value._t.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._t.ndim} dimensions.")
+        source = value
+        value = value._val
+    elif value.__class__ not in (int, float, bool):
+        raise TypeError(f"fill_(): argument 'value' (position 1) must be Number, not {type(value).__name__}")
+    dt = self._t.dtype
+    if source is None:
+        dtypes.check_fits(dt, value)
+    v = dt.round(value)
+    vals = [v] * self._t.numel if self._t.ndim else v
+    layout = Layout(self._t.shape, value=v)
+    if source is not None:
+        return inplace(self, lambda t: make(FI.FillTensor, t._t, vals, (t, source), layout))
+    op = FI.Zero if zero else FI.Fill  # fill_(0) is FillBackward2, zero_() ZeroBackward0
+    return inplace(self, lambda t: make(op, t._t, vals, (t,), layout))
+
+
+def random_fill(self, draw, *args, generator=None):
+    """``uniform_``/``normal_``: new numbers from the generator, written in place."""
+
+    check_inplace(self)
+    t = self._t
+    if not t.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{'check_uniform_bounds' if draw == 'uniform' else 'normal_kernel_cpu'}\" "
+                                  f"not implemented for '{t.dtype.short}'")
+    n = t.numel
+    if draw == "uniform":
+        vals = rng.uniform(n, t.dtype.name, *args, generator=generator)
+    else:
+        vals = rng.normal(n, t.dtype.name, *args, generator=generator, contiguous=t.contiguous)
+    vals = round_list(t.dtype, vals)
+    write(self, vals if t.ndim else vals[0])
+    return self
+
+
+def copy_into(self, src, non_blocking=False):
+    """``copy_(src)``: ``src``'s elements, broadcast and cast to this tensor's dtype."""
+    if not isinstance(src, Tensor):
+        raise not_tensor(src, 'copy_', 'src', 1)
+    shape = tuple(self._t.shape)
+    if broadcast_shapes(shape, src._t.shape) != shape:
+        raise RuntimeError(f"The size of tensor a ({shape[-1] if shape else 1}) must match the size of tensor b "
+                           f"({src._t.shape[-1]}) at non-singleton dimension {len(shape) - 1}")
+
+    sv = src._val if src._t.ndim else [src._val]
+    col = [sv[i] for i in positions(src._t.shape, shape)] if tuple(src._t.shape) != shape else list(sv)
+    dt = self._t.dtype
+    col = dtypes.cast_values(src._t.dtype, dt, col) if src._t.dtype is not dt else col
+    vals = col if shape else col[0]
+    return inplace(self, lambda t: make(FI.CopyInto, t._t, vals, (t, src), Layout(src._t.shape, src._t.dtype)))
+
+
+def masked_fill(self, mask, value, in_place: bool = False):
+    """``masked_fill(mask, value)`` (``in_place``: ``masked_fill_``): ``value`` where the bool ``mask``,
+    broadcast to the tensor's shape, holds (MaskedFillBackward0 in a graph)."""
+    if not isinstance(mask, Tensor) or mask._t.dtype is not dtypes.bool:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask._t.dtype.short if isinstance(mask, Tensor) else type(mask).__name__}")
+    if isinstance(value, Tensor):
+        value = value.item()
+    shape = tuple(self._t.shape)
+
+    mv = mask._val if mask._t.ndim else [mask._val]
+    m = [mv[i] for i in positions(mask._t.shape, shape)] if tuple(mask._t.shape) != shape else list(mv)
+    dt = self._t.dtype
+    c = dt.round(value)
+    old = self._val if self._t.ndim else [self._val]
+    vals = [c if b else x for x, b in zip(old, m)]
+    layout = Layout(shape, map=[i for i, b in enumerate(m) if b], value=c, tensors=mask)
+
+    def compute(t):
+        return make(FI.MaskedFill, t._t, vals if shape else vals[0], (t,), layout)
+
+    if in_place:
+        return inplace(self, compute)
+    return compute(self)
+
+
+def install(method, function) -> None:
+    """fill_, zero_, uniform_, normal_, copy_, masked_fill(_)."""
+    method("uniform_", lambda self, a=0.0, b=1.0, *, generator=None: random_fill(self, "uniform", a, b,
+                                                                                  generator=generator))
+    method("normal_", lambda self, mean=0.0, std=1.0, *, generator=None: random_fill(self, "normal", mean, std,
+                                                                                      generator=generator))
+    method("fill_", fill)
+    method("zero_", lambda self: fill(self, 0, zero=True))
+    method("copy_", copy_into)
+    method("masked_fill", lambda self, mask, value: masked_fill(self, mask, value, False))
+    method("masked_fill_", lambda self, mask, value: masked_fill(self, mask, value, True))
+    function("masked_fill", lambda input, mask, value: masked_fill(input, mask, value, False))
+
+
+def masked_zero(g: Tensor, mask: Tensor) -> Tensor:
+    """``g.masked_fill(mask, 0)``: a masked-out gradient."""
+    return masked_fill(g, mask, 0.0, False)
+
+
+def mask_of(m, like: Tensor) -> Tensor:
+    """A bool mask of ``like``'s shape, True at the flat positions ``m``."""
+    n = like._t.numel
+    vals = [False] * n
+    for i in m:
+        vals[i] = True
+    return leaf(vals if like._t.ndim else vals[0], TensorType(dtypes.bool, like._t.shape))
+
+
+@helper(name="masked_zero")
+def _masked_zero_grad(g, layout):
+    """masked_fill's backward: the gradient with zeros where the mask held."""
+    return masked_zero(g, mask_of(layout.map, g))
+
+
+helper(masked_zero, name="masked_fill_zero")
+
+
+@helper
+def zero_where_inf(x):
+    """``x.masked_fill(x.isinf(), 0)``."""
+    vals = x._val if x._t.ndim else [x._val]
+    mask = leaf([v in (math.inf, -math.inf) for v in vals] if x._t.ndim else vals[0] in (math.inf, -math.inf),
+                TensorType(dtypes.bool, tuple(x._t.shape)))
+    return masked_fill(x, mask, 0, False) if any(mask._val if x._t.ndim else [mask._val]) else x
