@@ -15,7 +15,11 @@ asserts autograd's gradients (exactly, or within ``rel``/``abs``) AND proves the
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+import kernel_record
 
 try:  # the conformance tests compare with PyTorch and skip without it
     import torch as _torch
@@ -29,11 +33,39 @@ SYMPY_CHECKS_PER_TEST = 3
 LIVE_FIXTURES = {"torch_ref", "torch", "runs"}
 
 
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true",
+                     help="also run the slow end-to-end tests (the default when CI is set; README \"Development\")")
+    kernel_record.addoption(parser)
+
+
+def _quick_run(config) -> bool:
+    """The contributor's default: a plain ``pytest`` (no paths, no -m, no --slow, CI unset)
+    leaves out the ``slow`` end-to-end tests; naming them, ``--slow`` or CI runs them."""
+    source = getattr(config, "args_source", None)  # pytest 7.2+
+    return not (config.getoption("--slow") or os.environ.get("CI") or config.option.markexpr
+                or source is None or source.name != "TESTPATHS")
+
+
+def pytest_report_header(config):
+    if _quick_run(config):
+        return "the quick run: the slow end-to-end tests are left out (--slow or CI=true runs everything)"
+    return None
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "no_sympy_check: do not prove this test's backward passes with SymPy")
+    # --kernel-record / --kernel-rerun: which ATen ops each live test calls, and the selection of
+    # the tests that can come out differently under another kernel set (tests/kernel_record.py)
+    kernel_record.configure(config)
 
 
 def pytest_collection_modifyitems(config, items):
+    if _quick_run(config):
+        slow = [item for item in items if item.get_closest_marker("slow")]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if not item.get_closest_marker("slow")]
     # every test that takes PyTorch as the truth compares with the live kernels of this machine:
     # CI runs these again under other processors' kernel sets (.ci/run, README "Development")
     # (and the "torch" instance of a fixture parametrized over both libraries, such as ``lib``,
@@ -84,7 +116,8 @@ def _scalargrad_computes_as_the_live_kernels(request):
     if _FUSES[0]:
         yield
         return
-    if request.node.get_closest_marker("vector_kernels"):
+    vector_kernels = request.node.get_closest_marker("vector_kernels")
+    if vector_kernels is not None and not vector_kernels.kwargs.get("reference"):
         pytest.skip("models ATen's AVX2/AVX512 vector kernels bit for bit; PyTorch runs its generic code here "
                     f"(CPU capability {_torch.backends.cpu.get_cpu_capability()}), whose other roundings "
                     "(scalar libm in normal_, other vector widths) scalargrad does not model")

@@ -398,6 +398,31 @@ def product_first() -> Iterator[None]:
     code computes (``fuses`` is False there): every fused multiply-add it models (``add`` with
     alpha, ``addcmul``, ``lerp``, the random generator's ``uniform_``, the optimizers' updates,
     the kernels that call ``kernel_order.fma``) becomes two roundings."""
+    with _fmas_replaced(lambda fused, unfused: unfused):
+        yield
+
+
+@contextmanager
+def fmas_used(used) -> Iterator[None]:
+    """While active, scalargrad computes as always and calls ``used()`` whenever it reaches one
+    of the fused multiply-adds ``product_first`` switches (tests/kernel_record.py: a test that
+    never does computes the same under ``product_first``)."""
+
+    def flagged(fused, unfused):
+        def fma(*args):
+            used()
+            return fused(*args)
+
+        return fma
+
+    with _fmas_replaced(flagged):
+        yield
+
+
+@contextmanager
+def _fmas_replaced(replace) -> Iterator[None]:
+    """Every fused multiply-add scalargrad models, wherever a module holds it, replaced by
+    ``replace(fused, unfused)`` (unfused: the same arguments, the product rounded first)."""
     import sys
 
     from scalargrad._base import kernel_order, rng
@@ -412,7 +437,7 @@ def product_first() -> Iterator[None]:
     def f64_first(a, b, c):
         return a * b + c
 
-    unfused = {id(f): (f, g) for f, g in (
+    unfused = {id(f): (f, replace(f, g)) for f, g in (
         (kernel_order.fma, lambda a, b, c, f32: f32_first(a, b, c) if f32 else f64_first(a, b, c)),
         (kernel_order.fma32, f32_first), (kernel_order.fma64, f64_first),
         (rng.fma32, f32_first), (rng.fma64, f64_first),
@@ -428,7 +453,8 @@ def product_first() -> Iterator[None]:
                 if hit is not None and hit[0] is value:
                     saved.append((module, attr, value))
                     setattr(module, attr, hit[1])
-    elements._ROUNDING.update({dt: (r, unfused.get(id(fma), (fma, fma))[1]) for dt, (r, fma) in saved[0][2].items()})
+    elements._ROUNDING.update({dt: (r, unfused[id(fma)][1] if id(fma) in unfused else fma)
+                               for dt, (r, fma) in saved[0][2].items()})
     try:
         yield
     finally:
@@ -438,6 +464,64 @@ def product_first() -> Iterator[None]:
                 module._ROUNDING.update(value)
             else:
                 setattr(module, attr, value)
+
+
+# ---------------------------------------------------------------- normal_'s draws
+
+
+# Measured on the capture machine (Intel Xeon, AVX512), randn and normal_ of 1-40 elements for
+# seeds 0-29 in both dtypes: |value - exact| / (eps * (std * radius + |mean|)) reached 6.65 for
+# ATen's vector transform (and scalargrad's model of it), 4.0 for its generic code
+# (ATEN_CPU_CAPABILITY=default) and 5.7 in float64 (eps: 2**-24 in float32, 2**-53 in float64);
+# twice the largest, rounded up
+NORMAL_BOUND = 16
+
+
+def normal_reference(n: int, dtype: str, mean: float, std: float, generator) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+    """What ``torch.empty(n).normal_(mean, std)`` computes, exactly (mpmath, 120 bits), from the
+    uniforms the generator (scalargrad's, in PyTorch's state) gives it in PyTorch's order: Box-Muller
+    on 16-element blocks of 24- or 53-bit uniforms (the last block redrawn over the tail) from 16
+    elements on, else pairs of 53-bit uniforms (the sine kept for the next draw). Per element: the
+    exact value and its scale ``std * radius + |mean|`` for ``normal_outside``."""
+    from scalargrad._base import rng
+
+    with mpmath.workprec(120):
+        two_pi = 2 * mpmath.pi
+        if n >= 16:
+            draw = rng._uniform24 if dtype == FLOAT32 else rng._uniform53
+            buf = [draw(generator) for _ in range(n)]
+            out: list = [None] * n
+
+            def fill(i: int) -> None:
+                for j in range(i, i + 8):
+                    r = mpmath.sqrt(-2 * mpmath.log(1 - mpmath.mpf(buf[j])))
+                    theta = two_pi * mpmath.mpf(buf[j + 8])
+                    out[j] = (mean + std * r * mpmath.cos(theta), std * r + abs(mean))
+                    out[j + 8] = (mean + std * r * mpmath.sin(theta), std * r + abs(mean))
+
+            for i in range(0, n - 15, 16):
+                fill(i)
+            if n % 16:
+                buf[n - 16:] = [draw(generator) for _ in range(16)]
+                fill(n - 16)
+            return out
+        out, cached = [], None
+        for _ in range(n):
+            if cached is None:
+                u1, u2 = mpmath.mpf(rng._uniform53(generator)), mpmath.mpf(rng._uniform53(generator))
+                r = mpmath.sqrt(-2 * mpmath.log1p(-u2))
+                z, cached = (r * mpmath.cos(two_pi * u1), r), (r * mpmath.sin(two_pi * u1), r)
+            else:
+                z, cached = cached, None
+            out.append((mean + std * z[0], std * z[1] + abs(mean)))
+        return out
+
+
+def normal_outside(values: list[float], reference: list, dtype: str) -> list[tuple[int, float, float]]:
+    """The elements of ``values`` farther than ``NORMAL_BOUND`` from ``normal_reference``'s."""
+    eps = 2.0**-24 if dtype == FLOAT32 else 2.0**-53
+    return [(i, v, float(e)) for i, (v, (e, scale)) in enumerate(zip(values, reference, strict=True))
+            if not abs(mpmath.mpf(v) - e) <= NORMAL_BOUND * eps * scale]
 
 
 # ---------------------------------------------------------------- matrix products

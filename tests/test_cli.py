@@ -25,7 +25,7 @@ import pytest
 from scalargrad import runner
 from scalargrad.errors import Unsupported
 
-# end to end: the command in child interpreters (a contributor's quick run is -m "not slow")
+# end to end: the command in child interpreters (a plain pytest leaves it out: --slow runs it)
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "reference"

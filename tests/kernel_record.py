@@ -1,0 +1,341 @@
+"""Which live-PyTorch tests can come out differently on another processor: a record and a selection.
+
+CI runs the ``live_torch`` tests a second, third and fourth time under other processors' kernel
+sets (``ATEN_CPU_CAPABILITY=default``, ``=avx2``, ``MKL_CBWR=COMPATIBLE``; ``.ci/run``). A test
+can only come out differently there if something it computes does:
+
+- a PyTorch op whose result depends on the kernels (a vector width, a fused multiply-add, a
+  transcendental, a summation order, MKL). The main run records, with a ``TorchDispatchMode``, every
+  ATen op each live test and each of its fixtures calls, forward and backward;
+- scalargrad's fused multiply-adds, which the conftest rounds product-first where PyTorch does
+  not fuse (``faithfulness.product_first``, under ``ATEN_CPU_CAPABILITY=default``): the main run
+  records whether any was called.
+
+A test is *kernel-independent* when it completed in the main run and every op it called is in
+``EXACT_FAMILIES``/``EXACT_OPS`` (data movement, comparisons, exact operations, and those that
+round once, the same in ATen's scalar and vector code: ``mul``, ``div``, ``add``/``sub`` with
+alpha 1) or has only integer or boolean tensors, and nothing it did escaped the record. Such a
+test runs the same ops on the same values under every setting (its code is deterministic, every
+PyTorch result it sees is the same), so it takes the same path to the same outcome: the reruns
+leave it out. Everything else is run again, conservatively: an op not listed, a subprocess, a
+fork or a thread it started (their PyTorch is not recorded), a look at the CPU capability, a
+module's or session's fixture first set up outside the record (and every test, if the test
+modules' imports call an op not listed), a hypothesis test (its examples differ between runs),
+a test that skipped or was not recorded (a new test, a changed id), and, under
+``ATEN_CPU_CAPABILITY=default``, one that reached scalargrad's fused multiply-adds.
+
+``pytest --kernel-record=PATH`` writes the record; ``pytest --kernel-rerun=PATH --kernel-setting=
+NAME -m live_torch`` runs only the tests that can differ under NAME (from a record made by the same
+checkout).
+
+Not used by CI yet: under a ``TorchDispatchMode`` PyTorch decomposes some composite ops otherwise
+(``matmul`` of a 3-D tensor that requires grad with a batch of one folds into ``mm`` instead of
+``bmm``: test_einsum's graph comparison fails), so the record cannot be made in CI's main run
+without changing what it checks, and a separate recording pass costs about what the selection
+saves. PyTorch's profiler (``torch.autograd.profiler.profile(record_shapes=True)``) sees the same
+ops without changing them, alpha among its concrete inputs (measured on 2.13): the next step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import threading
+from contextlib import ExitStack
+
+import pytest
+
+# ATen ops whose result is the same on every processor and kernel set: no arithmetic, or
+# arithmetic that is exact or rounds once, where ATen's scalar and vector loops compute the same
+# IEEE operation (BinaryOpsKernel.cpp: mul_kernel, div_true_kernel). ``add``/``sub``/``rsub`` only
+# with alpha 1 (with another alpha the vector code fuses ``a + alpha * b``). Nothing that sums
+# (sum, mean, mm, softmax...), no transcendental, no random draw but the integer ones, no fmod
+# (``remainder``, ``floor_divide``, ``div`` with a rounding mode: the AVX512 fmod gives nan for
+# remainder(24.8, 2**-126), the generic code 0). tests/test_kernel_record.py checks the list on
+# PyTorch under each setting. One difference is allowed: which nan (its sign and payload) comes
+# out of max/min/maximum/minimum and the conversions where an input is nan (ATen's vector code
+# propagates another one); IEEE leaves it open, nothing prints it, scalargrad does not model it.
+# Every overload of these (data movement, comparisons, exact ops):
+EXACT_FAMILIES = frozenset(f"aten.{name}" for name in """
+    empty empty_strided empty_like new_empty new_empty_strided zeros zeros_like new_zeros ones ones_like
+    new_ones full full_like new_full fill fill_ zero_ scalar_tensor copy copy_ _copy_from
+    _copy_from_and_resize clone _to_copy lift_fresh lift_fresh_copy detach detach_ alias
+    _local_scalar_dense view _unsafe_view _reshape_alias reshape expand expand_copy permute transpose t
+    select slice unsqueeze squeeze as_strided unfold diagonal narrow split split_with_sizes unbind cat
+    stack flip roll repeat index index_select gather masked_fill masked_fill_ masked_select where nonzero
+    index_put index_put_ _unsafe_index constant_pad_nd set_ resize_ resize_as_ select_backward
+    slice_backward select_scatter slice_scatter as_strided_scatter diagonal_backward expand_as
+    eq ne lt le gt ge isnan isinf isposinf isneginf signbit logical_not logical_and logical_or
+    logical_xor any all equal
+    abs neg sign sgn floor ceil trunc clamp clamp_ clamp_min clamp_max maximum minimum max min amax amin
+    argmax argmin sort topk relu relu_ threshold threshold_backward reciprocal
+    random_ randperm
+""".split())
+# ... and only these overloads of the arithmetic (``round.decimals`` multiplies, for instance)
+EXACT_OPS = frozenset(f"aten.{name}" for name in """
+    round.default mul.Tensor mul.Scalar mul_.Tensor mul_.Scalar div.Tensor div.Scalar div_.Tensor
+    div_.Scalar add.Tensor add.Scalar add_.Tensor add_.Scalar sub.Tensor sub.Scalar sub_.Tensor
+    sub_.Scalar rsub.Tensor rsub.Scalar
+""".split())
+
+
+def exact(op: str) -> bool:
+    """Is the recorded op one whose result is the same on every processor?"""
+    if op.endswith(")"):  # an overload with what makes it kernel-dependent: add(alpha), index_put_(accumulate)
+        return False
+    return op in EXACT_OPS or op.rsplit(".", 1)[0] in EXACT_FAMILIES
+
+
+_ALPHA_OPS = ("aten.add", "aten.sub", "aten.rsub")
+# the conftest's own probe of which kernels PyTorch runs (``faithfulness.fuses``): what it
+# decides is recorded as the test's use of scalargrad's fused multiply-adds instead
+_SETTING_FIXTURES = {"_scalargrad_computes_as_the_live_kernels"}
+NEEDS_FMA_SETTING = "ATEN_CPU_CAPABILITY=default"
+
+
+def _integral(torch, value) -> bool:
+    return not (value.is_floating_point() or value.is_complex())
+
+
+def _op_name(torch, func, args, kwargs, out) -> str | None:
+    """The op's name, or None where its result cannot depend on the kernels (all its tensors
+    are integers or booleans)."""
+    name = str(func)
+    if name.startswith(_ALPHA_OPS) and kwargs.get("alpha", 1) != 1:
+        return name + "(alpha)"
+    if name.startswith("aten.index_put") and (kwargs.get("accumulate") or (len(args) > 3 and args[3])):
+        return name + "(accumulate)"  # it adds
+    tensors = [t for t in torch.utils._pytree.tree_leaves((args, kwargs, out)) if isinstance(t, torch.Tensor)]
+    if tensors and all(_integral(torch, t) for t in tensors):
+        return None
+    return name
+
+
+def recording_mode(torch, record):
+    """A ``TorchDispatchMode`` class that calls ``record(name)`` for every ATen op run under it
+    (forward and backward) except those whose tensors are all integers or booleans (see ``_op_name``)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Record(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            out = func(*args, **kwargs)
+            name = _op_name(torch, func, args, kwargs, out)
+            if name is not None:
+                record(name)
+            return out
+
+    return Record
+
+
+class _Entry:
+    """What one test or fixture did: its ops, whether it reached scalargrad's fused multiply-adds,
+    and what escaped the record (a subprocess, a fork, a thread)."""
+
+    def __init__(self):
+        self.ops: set[str] = set()
+        self.fma = False
+        self.escaped: set[str] = set()
+
+
+class Recorder:
+    """``--kernel-record=PATH``: record every live test's ops, write them at the session's end."""
+
+    def __init__(self, path: str):
+        import torch
+
+        self.path = path
+        self.torch = torch
+        self.tests: dict[str, dict] = {}
+        self.fixtures: dict[str, _Entry] = {}
+        self.collection = _Entry()  # the test modules' imports
+        self.current: list[_Entry] = []
+        self.completed: set[str] = set()
+        self.recording = False
+        recorder = self
+
+        def record(name: str) -> None:
+            if recorder.current:
+                recorder.current[-1].ops.add(name)
+
+        self.mode_type = recording_mode(torch, record)
+        self._watch_escapes()
+
+    def _watch_escapes(self):
+        """What a test can learn of the kernels, or compute with PyTorch, beside the ATen ops the
+        mode sees: the CPU capability it reads (mkl_golden.is_capture_machine reads it and
+        MKL_CBWR), subprocesses, forks and threads."""
+        recorder = self
+
+        def escaped(what):
+            if recorder.current:
+                recorder.current[-1].escaped.add(what)
+
+        popen_init = subprocess.Popen.__init__
+
+        def init(self, *args, **kwargs):
+            escaped("started a subprocess")
+            popen_init(self, *args, **kwargs)
+
+        subprocess.Popen.__init__ = init
+        os.register_at_fork(before=lambda: escaped("forked"))
+        thread_start = threading.Thread.start
+
+        def start(self, *args, **kwargs):
+            escaped("started a thread")
+            return thread_start(self, *args, **kwargs)
+
+        threading.Thread.start = start
+        cpu = self.torch.backends.cpu
+        capability = cpu.get_cpu_capability
+
+        def get_cpu_capability():
+            escaped("read the CPU capability")
+            return capability()
+
+        cpu.get_cpu_capability = get_cpu_capability
+
+    def _push(self, entry: _Entry) -> ExitStack:
+        stack = ExitStack()
+        self.current.append(entry)
+        stack.callback(self.current.pop)
+        return stack
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_make_collect_report(self, collector):
+        # what a test module (and any helper it imports first) computes with PyTorch as it is
+        # imported: every test collected from then on may use it
+        if not isinstance(collector, pytest.Module):
+            yield
+            return
+        with self.mode_type(), self._push(self.collection):
+            yield
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_fixture_setup(self, fixturedef, request):
+        if fixturedef.argname in _SETTING_FIXTURES and self.recording:
+            with self._push(_Entry()):  # its probe's ops are not the test's
+                yield
+            return
+        if fixturedef.scope == "function":  # set up for this test alone: its ops are the test's
+            yield
+            return
+        # a module's or session's fixture: its ops belong to every test that uses it
+        entry = self.fixtures.setdefault(fixturedef.argname, _Entry())
+        if not self.recording:
+            entry.escaped.add("uses a fixture first set up outside the record")  # for a test not live
+            yield
+            return
+        with self._push(entry):
+            yield
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        if item.get_closest_marker("live_torch") is None:
+            yield
+            return
+        from faithfulness import fmas_used
+
+        entry = _Entry()
+
+        def used():
+            if self.current:
+                self.current[-1].fma = True
+
+        with self.mode_type(), fmas_used(used), self._push(entry):
+            self.recording = True
+            try:
+                yield
+            finally:
+                self.recording = False
+        fixtures = [self.fixtures[name] for name in item.fixturenames if name in self.fixtures]
+        self.tests[item.nodeid] = {
+            "completed": item.nodeid in self.completed,
+            "hypothesis": bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False)),
+            "ops": sorted(set().union(entry.ops, *(f.ops for f in fixtures))),
+            "fma": entry.fma or any(f.fma for f in fixtures),
+            "escaped": sorted(set().union(entry.escaped, *(f.escaped for f in fixtures))),
+        }
+
+    def pytest_runtest_logreport(self, report):
+        # completed: the call ran to its end or to its failure (not a skip, not a setup error)
+        if report.when == "call" and not report.skipped:
+            self.completed.add(report.nodeid)
+
+    def pytest_sessionfinish(self, session):
+        collection = {"ops": sorted(self.collection.ops), "escaped": sorted(self.collection.escaped)}
+        with open(self.path, "w", encoding="utf-8") as f:
+            json.dump({"collection": collection, "tests": self.tests}, f, indent=0, sort_keys=True)
+
+
+def reasons_to_rerun(entry: dict | None, setting: str) -> list[str]:
+    """Why a test could come out differently under ``setting``: empty if it cannot."""
+    if entry is None:
+        return ["not in the record"]
+    why = []
+    if not entry["completed"]:
+        why.append("did not complete in the recorded run")
+    if entry["hypothesis"]:
+        why.append("hypothesis draws other examples each run")
+    why += entry["escaped"]
+    why += [f"calls {op}" for op in entry["ops"] if not exact(op)]
+    if entry["fma"] and setting == NEEDS_FMA_SETTING:
+        why.append("reaches scalargrad's fused multiply-adds (rounded product-first there)")
+    return why
+
+
+class Selection:
+    """``--kernel-rerun=PATH --kernel-setting=NAME``: deselect the kernel-independent tests."""
+
+    def __init__(self, path: str, setting: str):
+        with open(path, encoding="utf-8") as f:
+            found = json.load(f)
+        self.record = found["tests"]
+        self.setting = setting
+        self.left_out = 0
+        # PyTorch computing as the test modules are imported feeds any test: then every one runs
+        collection = found["collection"]
+        self.collection = [f"the test modules' imports call {op}" for op in collection["ops"] if not exact(op)]
+        self.collection += [f"the test modules' imports {what}" for what in collection["escaped"]]
+
+    @pytest.hookimpl(trylast=True)  # after the conftest has marked the live tests
+    def pytest_collection_modifyitems(self, config, items):
+        keep, drop = [], []
+        for item in items:
+            independent = (not self.collection and item.get_closest_marker("live_torch") is not None
+                           and not reasons_to_rerun(self.record.get(item.nodeid), self.setting))
+            (drop if independent else keep).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+        self.left_out = len(drop)
+
+    def pytest_report_header(self, config):
+        return (f"kernel selection for {self.setting}: of {len(self.record)} recorded live tests, those whose "
+                "every PyTorch op is the same on every processor are left out")
+
+    def pytest_terminal_summary(self, terminalreporter):
+        for reason in self.collection:
+            terminalreporter.write_line(f"kernel selection: none left out, {reason}")
+        terminalreporter.write_line(
+            f"kernel selection ({self.setting}): {self.left_out} live tests left out, every op they call is "
+            "the same on every processor (tests/kernel_record.py)")
+
+
+def addoption(parser) -> None:
+    group = parser.getgroup("kernel selection")
+    group.addoption("--kernel-record", metavar="PATH",
+                    help="record which ATen ops each live_torch test calls (tests/kernel_record.py)")
+    group.addoption("--kernel-rerun", metavar="PATH",
+                    help="with a record: run only the live_torch tests whose outcome can depend on the kernels")
+    group.addoption("--kernel-setting", metavar="NAME=VALUE", default="",
+                    help="the environment setting the rerun is under (ATEN_CPU_CAPABILITY=default...)")
+
+
+def configure(config) -> None:
+    record, rerun = config.getoption("--kernel-record"), config.getoption("--kernel-rerun")
+    if record:
+        config.pluginmanager.register(Recorder(record), "kernel-record")
+    if rerun:
+        config.pluginmanager.register(Selection(rerun, config.getoption("--kernel-setting")), "kernel-rerun")

@@ -1,0 +1,131 @@
+"""tests/kernel_record.py: which live tests CI runs again under other kernel sets.
+
+The selection leaves a test out only when every PyTorch op it called is in the list of ops whose
+result is the same on every processor. The list is checked here against PyTorch itself: a
+battery of those ops, on edge and random values of both dtypes and lengths around every vector
+width, gives the same bits in child interpreters under each setting CI uses as in this one; and
+the op that must differ (``add`` with alpha, fused by the vector kernels) does differ, so the
+comparison can fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kernel_record import NEEDS_FMA_SETTING, exact, reasons_to_rerun, recording_mode
+
+TESTS = Path(__file__).resolve().parent
+SETTINGS = ("ATEN_CPU_CAPABILITY=default", "ATEN_CPU_CAPABILITY=avx2", "MKL_CBWR=COMPATIBLE")
+
+# every listed arithmetic op, as bits: run here and in a child under each setting
+_BATTERY = r'''
+import json, math, random, sys
+import torch
+rng = random.Random(7)
+edges = [0.0, -0.0, 1.0, -1.0, 2.0 ** -149, 2.0 ** -126, 3.4e38, -3.4e38, math.inf, -math.inf, math.nan, 0.1, 1 / 3]
+out = {}
+for dt, bits in ((torch.float32, torch.int32), (torch.float64, torch.int64)):
+    for n in (1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 64, 67):
+        draw = lambda r: [rng.choice(edges) if rng.random() < 0.2 else rng.uniform(-r, r) for _ in range(n)]
+        a, b = torch.tensor(draw(50), dtype=dt), torch.tensor(draw(5), dtype=dt)
+        s = rng.uniform(-3, 3)
+        results = {
+            "mul": a * b, "div": a / b, "add": a + b, "sub": a - b, "rsub": torch.rsub(a, b), "mul_s": a * s,
+            "div_s": a / s, "add_s": a + s, "sub_s": a - s, "reciprocal": a.reciprocal(),
+            "round": a.round(), "floor": a.floor(), "ceil": a.ceil(), "trunc": a.trunc(), "abs": a.abs(),
+            "neg": -a, "clamp": a.clamp(-1.5, 2.5), "maximum": torch.maximum(a, b), "minimum": torch.minimum(a, b),
+            "relu": torch.relu(a), "sign": a.sign(), "half": a.half().to(dt), "bfloat16": a.bfloat16().to(dt),
+            "float": a.float().to(dt), "where": torch.where(a > b, a, b), "max": a.max().reshape(1),
+            "alpha": torch.add(a, b, alpha=s),
+        }
+        for name, r in results.items():
+            # the bits, and any nan as None (which nan comes out is allowed to differ: kernel_record.py)
+            out[f"{dt}/{n}/{name}"] = [None if v != v else b for v, b in zip(r.tolist(), r.view(bits).tolist())]
+json.dump(out, sys.stdout)
+'''
+
+
+def _battery(env: dict) -> dict:
+    proc = subprocess.run([sys.executable, "-c", _BATTERY], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.slow  # four interpreters importing PyTorch
+def test_the_listed_ops_give_the_same_bits_under_every_setting():
+    torch = pytest.importorskip("torch")  # not live_torch: it runs PyTorch in children, once
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("ATEN_CPU_CAPABILITY", "MKL_CBWR"))}
+    here = _battery(base)
+    fuses_here = torch.backends.cpu.get_cpu_capability() in ("AVX2", "AVX512")
+    for setting in SETTINGS:
+        name, value = setting.split("=")
+        there = _battery({**base, name: value})
+        differs = sorted({k.rsplit("/", 1)[1] for k in here if here[k] != there[k]})
+        # add with alpha is not listed: ATen's vector code fuses it, its generic code does not
+        assert differs == (["alpha"] if fuses_here and setting == "ATEN_CPU_CAPABILITY=default" else []), setting
+
+
+def test_the_record_names_ops_with_what_makes_them_kernel_dependent(torch_ref):
+    torch = torch_ref
+    names: list[str] = []
+    x = torch.tensor([0.5, 1.5, -2.0], requires_grad=True)
+    with recording_mode(torch, names.append)():
+        y = (x * 2 + 1).view(3)
+        torch.add(y, y, alpha=3)
+        torch.arange(4) + torch.arange(4)  # integers only: nothing to record
+        y.exp().sum().backward()
+    assert "aten.exp.default" in names and "aten.sum.default" in names and "aten.add.Tensor(alpha)" in names
+    assert [n for n in names if n.startswith("aten.arange")] == []
+    assert not exact("aten.exp.default") and not exact("aten.add.Tensor(alpha)") and not exact("aten.mm.default")
+    assert exact("aten.mul.Tensor") and exact("aten.view.default") and exact("aten.max.dim")
+    assert not exact("aten.round.decimals") and not exact("aten.index_put_.default(accumulate)")
+
+
+def _entry(**changes) -> dict:
+    return {"completed": True, "hypothesis": False, "escaped": [], "fma": False,
+            "ops": ["aten.mul.Tensor", "aten.view.default", "aten._local_scalar_dense.default"], **changes}
+
+
+def test_a_test_is_left_out_only_with_nothing_that_can_differ():
+    for setting in SETTINGS:
+        assert reasons_to_rerun(_entry(), setting) == []
+        assert reasons_to_rerun(None, setting) == ["not in the record"]
+        assert reasons_to_rerun(_entry(ops=["aten.mul.Tensor", "aten.mm.default"]), setting) == [
+            "calls aten.mm.default"]
+        assert reasons_to_rerun(_entry(completed=False), setting) == ["did not complete in the recorded run"]
+        assert reasons_to_rerun(_entry(hypothesis=True), setting) == ["hypothesis draws other examples each run"]
+        assert reasons_to_rerun(_entry(escaped=["started a subprocess"]), setting) == ["started a subprocess"]
+        # scalargrad's fused multiply-adds are rounded product-first only under the generic kernels
+        assert bool(reasons_to_rerun(_entry(fma=True), setting)) == (setting == NEEDS_FMA_SETTING)
+
+
+@pytest.mark.slow  # two pytest runs in child interpreters
+def test_a_rerun_leaves_out_the_recorded_kernel_independent_tests(tmp_path):
+    # a live test file, recorded, then rerun under a setting: only the one calling exp runs again
+    pytest.importorskip("torch")
+    (tmp_path / "test_two.py").write_text(
+        "def test_moves(torch_ref):\n    assert torch_ref.tensor([1.0, 2.0]).flip(0).tolist() == [2.0, 1.0]\n\n"
+        "def test_exp(torch_ref):\n    assert torch_ref.tensor([0.0]).exp().item() == 1.0\n", encoding="utf-8")
+    record = tmp_path / "record.json"
+
+    def run(*args):
+        # the suite's conftest, loaded as a plugin: its live_torch marker, its options
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), str(TESTS.parent)])}
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "conftest",
+                               "-m", "live_torch", "test_two.py", *args],
+                              capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env)
+
+    first = run(f"--kernel-record={record}")
+    assert first.returncode == 0, first.stdout + first.stderr
+    tests = json.loads(record.read_text())["tests"]
+    assert sorted(tests) == ["test_two.py::test_exp", "test_two.py::test_moves"]
+    again = run(f"--kernel-rerun={record}", "--kernel-setting=MKL_CBWR=COMPATIBLE", "--collect-only")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert [line for line in again.stdout.splitlines() if "::" in line] == ["test_two.py::test_exp"]
+    assert "1 live tests left out" in again.stdout
