@@ -96,7 +96,8 @@ def _verify_catalogue(args: argparse.Namespace, v, examples: list, tty: bool) ->
         if tty:
             _progress_line(f"verifying [{done}/{total}] {ex.document} {ex.id}")
 
-    outcomes = v.verify(examples, check=not args.no_check, jobs=args.jobs, progress=progress)
+    outcomes = v.verify(examples, check=not args.no_check, jobs=args.jobs, progress=progress,
+                        timeout=args.timeout or 300.0)
     if tty:
         _progress_line("")
     if args.json:
@@ -171,7 +172,8 @@ ModuleDict sorted by key), dict keys sorted (a displayed dict, IPython before 5)
 where 1.x gave none or another, from a table). Each document runs in a process of its own; a
 document that cannot be read is one line on stderr.
 
---timeout SECONDS stops a cell that runs longer (default 300; the next cell runs);
+--timeout SECONDS stops a cell, or a catalogue example or corpus program, that runs longer
+(default 300; the next one runs);
 --document-timeout SECONDS stops a document that runs longer (default 1800), keeping the
 verdicts of its cells so far.
 
@@ -240,7 +242,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-check", action="store_true", help="skip the SymPy check of each backward")
     p.add_argument("--jobs", type=_positive, default=os.cpu_count() or 1, help="examples or documents run at once")
     p.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
-                   help="PATHs: stop a cell that runs longer (default 300); the next cell runs")
+                   help="stop a catalogue example or corpus program, or with PATHs a cell, that runs longer "
+                        "(default 300; the next one runs)")
     p.add_argument("--document-timeout", type=_seconds, default=None, metavar="SECONDS",
                    help="PATHs: stop a document that runs longer (default 1800), keeping the verdicts of "
                         "its cells so far")

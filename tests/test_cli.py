@@ -201,6 +201,20 @@ def test_verify_detects_a_regression(tmp_path):
                           "optim_other_need": ("not supported", True)}
 
 
+def test_verify_timeout_stops_a_catalogue_example(tmp_path):
+    # --timeout bounds each example's process too (CI gives a loaded machine's corpus runs more)
+    doc = tmp_path / "ref" / "003_abae214ff6de8937"
+    doc.mkdir(parents=True)
+    (doc / "slow.py").write_text("import time\nprint('start')\ntime.sleep(60)\n", encoding="utf-8")
+    entry = {"id": "slow", "program": "slow.py", "title": "slow", "status": "reproduced",
+             "torch_output": "start\n", "torch_stderr": "", "needs": []}
+    (doc / "examples.json").write_text(json.dumps([entry]), encoding="utf-8")
+    proc = scalargrad_cli("verify", "--no-check", "--timeout", "2", "--reference", str(tmp_path / "ref"),
+                          cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "timed out after 2 s" in proc.stdout, proc.stdout
+
+
 @pytest.mark.parametrize("needs, feature, listed", [
     (["torch.optim.Adam", "Module.parameters"], "torch.optim", True),
     (["multi-element tensors", "nn.Linear"], "torch.nn.Linear", True),
