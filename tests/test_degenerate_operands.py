@@ -87,3 +87,32 @@ def test_degenerate_operands_by_hand():
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_degenerate_operands_match_torch(torch_ref, name):
     assert _run(scalargrad, PROGRAMS[name]) == _run(torch_ref, PROGRAMS[name])
+
+
+def _masked_fill_layouts(lib) -> list:
+    x = lib.arange(6.0).reshape(2, 3)
+    both = lib.tensor([[True, False], [False, True], [True, True]])
+    cases = [(lib.arange(6.0)[::2], lib.tensor([True, False, True])),
+             (lib.tensor([3.0]), lib.tensor([True, False, True])),
+             (x.t(), both), (x.t(), lib.tensor([True, False])),
+             (lib.arange(3.0).reshape(3, 1), both),
+             (lib.arange(3.0).reshape(3, 1).expand(3, 2), both)]
+    out = []
+    for a, m in cases:
+        a = a.detach().requires_grad_()
+        r = a.masked_fill(m, 9.0)
+        (r * lib.arange(1.0, r.numel() + 1).reshape(r.shape)).sum().backward()
+        out.append((tuple(r.shape), r.stride(), r.is_contiguous(), r.sum().item(), r.flatten().tolist(),
+                    a.grad.flatten().tolist()))
+    return out
+
+
+def test_masked_fill_out_of_place_is_a_contiguous_clone(torch_ref):
+    # an expanded input kept its zero strides, and the result's sum read them: 7.5 for
+    # [2.5, 3.0, 2.5] (the fuzzer's ops:14:16)
+    assert _masked_fill_layouts(scalargrad) == _masked_fill_layouts(torch_ref)
+
+
+def test_masked_fill_of_an_expanded_tensor_by_hand():
+    r = scalargrad.tensor([3.0]).masked_fill(scalargrad.tensor([True, False, True]), 2.5)
+    assert r.stride() == (1,) and r.sum().item() == 8.0  # 2.5 + 3.0 + 2.5

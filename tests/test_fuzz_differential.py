@@ -137,7 +137,7 @@ MEASURED: dict = {
             'setitem-node-names',
             'view-of-0dim-index-error',
         ]},
-    "inplace": {"agree": 123, "defect": 11, "raw": 2, "error": 3,
+    "inplace": {"agree": 123, "defect": 11, "raw": 2, "error": 4,
         "causes": [
             'copy-number-source',
             'diagonal-strides',

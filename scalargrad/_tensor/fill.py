@@ -114,7 +114,10 @@ def masked_fill(self, mask, value, in_place: bool = False):
 
     if in_place:
         return inplace(self, compute)
-    return compute(self)
+    # out of place PyTorch fills a contiguous clone (clone(MemoryFormat::Contiguous)): an
+    # expanded, sliced or transposed input's strides are not the result's
+    out_t = self._t if self._t.contiguous else TensorType(dt, shape)
+    return make(FI.MaskedFill, out_t, vals if shape else vals[0], (self,), layout)
 
 
 def install(method, function) -> None:
