@@ -310,7 +310,7 @@ class _Runs:
                                    str(limit), progress_path, "" if last is None else str(last)],
                                   capture_output=True, text=True, encoding="utf-8", timeout=limit + _GRACE)
         except subprocess.TimeoutExpired:
-            return _partial(progress_path, f"was killed after {limit + _GRACE:.0f} s")
+            return _partial(progress_path, _ending(f"timed out after {limit + _GRACE:.0f} s"))
         try:
             return json.loads(proc.stdout.strip().splitlines()[-1])
         except (ValueError, IndexError):
