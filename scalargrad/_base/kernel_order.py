@@ -428,11 +428,14 @@ def fma(a: float, b: float, c: float, f32: bool) -> float:
 
 def _ieee_fma(a: float, b: float, c: float) -> float:
     """Python 3.13's math.fma, with IEEE's nan for an invalid operation (0 * inf, inf - inf),
-    where math.fma raises ValueError."""
+    where math.fma raises ValueError, and IEEE's signed infinity where the rounded result
+    overflows, where it raises OverflowError (the emulation gives it)."""
     try:
         return math.fma(a, b, c)
     except ValueError:
         return math.nan
+    except OverflowError:
+        return fma64(a, b, c)
 
 
 _math_fma = _ieee_fma if hasattr(math, "fma") else None
