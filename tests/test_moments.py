@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import struct
 import warnings
+import zlib
 
 import pytest
 
@@ -94,7 +95,8 @@ _LONG = pytest.mark.no_sympy_check
                                    pytest.param((1, 100), marks=_LONG), pytest.param((7, 5), marks=_LONG)])
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_moments_are_torchs_bit_for_bit(torch_ref, name, shape, dtype):
-    rnd = random.Random(hash((name, shape)) % 1000)
+    # a seed of its own per case, the same in every run (str's hash changes with PYTHONHASHSEED)
+    rnd = random.Random(zlib.crc32(repr((name, shape)).encode()) % 1000)
     data = [f32(rnd.uniform(-3, 3)) for _ in range(shape[0] * shape[1])]
     assert _run(sg, name, data, shape, dtype) == _run(torch_ref, name, data, shape, dtype)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import random
 import struct
+import zlib
 
 import pytest
 
@@ -116,7 +117,7 @@ _LONG = pytest.mark.no_sympy_check
                                    pytest.param((1, 100), marks=_LONG), pytest.param((5, 33), marks=_LONG)])
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_scans_are_torchs_bit_for_bit(torch_ref, name, shape, dtype):
-    data = _data(shape[0] * shape[1], hash((name, shape)) % 997)
+    data = _data(shape[0] * shape[1], zlib.crc32(repr((name, shape)).encode()) % 997)
     assert _run(sg, name, data, shape, dtype) == _run(torch_ref, name, data, shape, dtype)
 
 
