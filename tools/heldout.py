@@ -15,6 +15,7 @@ Steps, each a subcommand::
     python tools/heldout.py capture        # PyTorch's output on four kernel sets -> ROOT/captures/
     python tools/heldout.py verify         # re-extract every program from the snapshots, check its sha256
     python tools/heldout.py compare [--set en60|fresh40|all] [-j N]   # scalargrad run vs PyTorch
+    python tools/heldout.py causes OUT.json   # what stopped programs, grouped (compare --out OUT.json)
 
 How a program is made from its source (the manifest's ``kind``):
 
@@ -908,6 +909,36 @@ def cmd_compare(args) -> int:
     return 0
 
 
+def cmd_causes(args) -> int:
+    """What stopped the programs of a compare's ``--out`` file, grouped: the names ``Unsupported``
+    gave, the raw errors by their first words, the outputs that differ."""
+    results = json.loads(Path(args.results).read_text())
+    order = ["exact", "last digits", "unsupported", "differs", "crashed"]
+    for s in SETS:
+        rs = [r for r in results if r["set"] == s]
+        if rs:
+            c = {k: sum(r["verdict"] == k for r in rs) for k in order}
+            print(f"{s}: {len(rs)} programs: {c['exact'] + c['last digits']} print what PyTorch prints (" +
+                  ", ".join(f"{c[k]} {k}" for k in order) + ")")
+    groups: dict = {}
+    for r in results:
+        if r["verdict"] in ("exact", "last digits"):
+            continue
+        if r["verdict"] == "unsupported":
+            key = ("unsupported", r["detail"].split(":")[0].strip()[:90])
+        elif r["verdict"] == "crashed":
+            key = ("crashed", re.sub(r"\d+", "N", r["detail"].strip().splitlines()[-1] if r["detail"].strip()
+                                     else "?")[:90])
+        else:
+            key = ("differs", "")
+        groups.setdefault(key, []).append(r)
+    for (verdict, what), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], -len(kv[1]), kv[0][1])):
+        print(f"\n{verdict}: {what} ({len(rs)})" if what else f"\n{verdict} ({len(rs)})")
+        for r in rs:
+            print(f"  {r['set']:7s} {r['id']}: {r['detail'][:160]}")
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--root", type=Path, default=Path("/work/heldout"), help="where the programs live (not in git)")
@@ -933,9 +964,11 @@ def main(argv=None) -> int:
     s.add_argument("--out", help="write the verdicts as JSON here")
     s.add_argument("--scalargrad", type=Path, default=REPO,
                    help="the scalargrad source tree to run (default: this worktree; e.g. `git archive` of a commit)")
+    s = sub.add_parser("causes")
+    s.add_argument("results", help="a compare --out file")
     args = p.parse_args(argv)
     return {"candidates": cmd_candidates, "screen": cmd_screen, "select": cmd_select, "capture": cmd_capture,
-            "verify": cmd_verify, "compare": cmd_compare}[args.command](args)
+            "verify": cmd_verify, "compare": cmd_compare, "causes": cmd_causes}[args.command](args)
 
 
 if __name__ == "__main__":
