@@ -761,7 +761,8 @@ def cmd_verify(args) -> int:
             e = {**e, "stored": str(args.root / "sources" / "issues" / (e["id"].split(":", 1)[1] + ".py"))}
         text, made_of = extract(e)
         prog = args.root / "programs" / e["id"].replace(":", "__") / "main.py"
-        ok = sha256(text) == e["sha256"] and prog.exists() and prog.read_bytes().decode("utf-8") == render(e, made_of)  # CRLF kept
+        # the bytes, not read_text: a source with CRLF line ends keeps them in its program
+        ok = sha256(text) == e["sha256"] and prog.exists() and prog.read_bytes().decode("utf-8") == render(e, made_of)
         if not ok:
             bad += 1
             print(f"{e['id']}: does not match the manifest")
