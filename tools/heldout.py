@@ -883,10 +883,27 @@ def cmd_compare(args) -> int:
     if args.k:
         programs = [p for p in programs if any(k in p["id"] for k in args.k)]
 
+    runs = root / "runs"
+    runs.mkdir(exist_ok=True)
+    if args.only_captured:
+        programs = [p for p in programs if (root / "captures" / (p["id"].replace(":", "__") + ".json")).exists()]
+    if args.skip_run:
+        programs = [p for p in programs if not (runs / (p["id"].replace(":", "__") + ".json")).exists()]
+
     def one(e):
-        d = root / "programs" / e["id"].replace(":", "__")
-        cap = json.loads((root / "captures" / (e["id"].replace(":", "__") + ".json")).read_text())
-        run = run_scalargrad(d / "main.py", root, timeout=args.timeout, source=args.scalargrad)
+        name = e["id"].replace(":", "__")
+        d = root / "programs" / name
+        cap_path = root / "captures" / (name + ".json")
+        if cap_path.exists():
+            cap = json.loads(cap_path.read_text())
+        else:  # not captured yet: the screen's run on this machine is the only truth so far
+            cap = {**json.loads((root / "screen-out" / (name + ".json")).read_text()), "other_cpu": []}
+        saved = runs / (name + ".json")
+        if args.reuse_runs and saved.exists():  # classify scalargrad's recorded run again (a newer capture)
+            run = json.loads(saved.read_text())
+        else:
+            run = run_scalargrad(d / "main.py", root, timeout=args.timeout, source=args.scalargrad)
+            saved.write_text(json.dumps(run, ensure_ascii=False))
         verdict, detail = classify(e, cap, run, (d / "main.py").read_text(encoding="utf-8"))
         return e, verdict, detail, run["seconds"]
 
@@ -964,6 +981,9 @@ def main(argv=None) -> int:
     s.add_argument("--timeout", type=int, default=SG_TIMEOUT, help="seconds a program may run under scalargrad")
     s.add_argument("-k", action="append", help="only programs whose id contains this")
     s.add_argument("--out", help="write the verdicts as JSON here")
+    s.add_argument("--reuse-runs", action="store_true", help="classify the runs recorded under ROOT/runs again")
+    s.add_argument("--only-captured", action="store_true", help="only the programs captured already")
+    s.add_argument("--skip-run", action="store_true", help="leave out the programs with a recorded run")
     s.add_argument("--scalargrad", type=Path, default=REPO,
                    help="the scalargrad source tree to run (default: this worktree; e.g. `git archive` of a commit)")
     s = sub.add_parser("causes")
