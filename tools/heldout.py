@@ -946,8 +946,7 @@ def cmd_causes(args) -> int:
         if r["verdict"] == "unsupported":
             key = ("unsupported", r["detail"].split(":")[0].strip()[:90])
         elif r["verdict"] == "crashed":
-            key = ("crashed", re.sub(r"\d+", "N", r["detail"].strip().splitlines()[-1] if r["detail"].strip()
-                                     else "?")[:90])
+            key = ("crashed", (r["detail"].strip().splitlines() or ["?"])[0][:90])
         else:
             key = ("differs", "")
         groups.setdefault(key, []).append(r)
