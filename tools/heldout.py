@@ -101,7 +101,7 @@ STRATA = {
     "micrograd-tests": ("karpathy/micrograd", "en", 2, "en60", 2),
     "examples": ("pytorch/examples", "en", 2, "en60", 14),
     "d2l-en": ("d2l-ai/d2l-en", "en", 4, "en60", 24),
-    "docs-en": ("pytorch/pytorch", "en", None, "en60", 66),
+    "docs-en": ("pytorch/pytorch", "en", None, "en60", 200),
     "zerotoall-ko": ("deeplearningzerotoall/PyTorch", "ko", 8, "fresh40", 30),
     "tutorials-kr": ("PyTorchKorea/tutorials-kr", "ko", 4, "fresh40", 131),
     "handbook-zh": ("zergtant/pytorch-handbook", "zh", 4, "fresh40", 14),
@@ -110,7 +110,7 @@ STRATA = {
     "tutorials-jp": ("YutaroOgawa/pytorch_tutorials_jp", "ja", 1, "fresh40", 43),
     "entering-jp": ("convergence-lab/Entering-PyTorch", "ja", 1, "fresh40", 2),
     "intro-jp": ("yuji0001/2020Introduction_of_Pytorch", "ja", 1, "fresh40", 2),
-    "docstrings": ("pytorch/pytorch", "en", None, "fresh40", 36),
+    "docstrings": ("pytorch/pytorch", "en", None, "fresh40", 80),
 }
 # PyTorch's docstrings of these modules are its English docs of nn, optim, autograd and data
 # (stratum docs-en); the others (tensor ops: _torch_docs, _tensor_docs, functional, ...) are docstrings.
@@ -707,8 +707,9 @@ def cmd_screen(args) -> int:
 
 def cmd_select(args) -> int:
     root = args.root
-    if MANIFEST.exists() and not args.force:
-        raise SystemExit(f"{MANIFEST} exists: the corpus is frozen (--force to draw again)")
+    if MANIFEST.exists() and not (args.force or args.extend):
+        raise SystemExit(f"{MANIFEST} exists: the corpus is frozen (--extend after raising a cap, --force to redraw)")
+    before = json.loads(MANIFEST.read_text()) if args.extend else None
     entries = json.loads((root / "candidates.json").read_text())
     screen = json.loads((root / "screen.json").read_text())
     order = draw_order(entries, root)
@@ -722,12 +723,19 @@ def cmd_select(args) -> int:
                           "pool": len(order[stratum])}
         chosen += sorted(taken, key=lambda e: e["id"])
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+    frozen_at = {}
+    if before:  # a larger cap only lengthens each stratum's prefix: every program frozen before is kept
+        frozen_at = {p["id"]: p["date_frozen"] for p in before["programs"]}
+        lost = set(frozen_at) - {e["id"] for e in chosen}
+        if lost:
+            raise SystemExit(f"--extend would drop programs frozen before: {sorted(lost)}")
     manifest = {
         "schema": "scalargrad-heldout/2",
         "about": "Held-out real programs (issue 23), frozen before scalargrad ran on them; the programs live "
                  "outside git (tools/heldout.py).",
         "select_seed": SELECT_SEED, "order": "random.Random(f'{select_seed}:{stratum}').shuffle(ids sorted)",
-        "date_frozen": today, "python": sys.version.split()[0], "torch": torch_commit(),
+        "date_frozen": sorted({today, *frozen_at.values()}), "python": sys.version.split()[0],
+        "torch": torch_commit(),
         "screen_timeout_seconds": {"before session 3": TIMEOUT, "session 3": SCREEN_TIMEOUT},
         "sets": SETS,
         "strata": {k: {"repository": v[0], "language": v[1], "quota": v[2], "set": v[3], "cap": v[4],
@@ -735,10 +743,12 @@ def cmd_select(args) -> int:
         "excluded_seen": {"why": "run under scalargrad before this draw (measure-*.json of an earlier session)",
                           "ids": seen_ids(root)},
         "programs": [{**{k: v for k, v in e.items() if k != "stored"}, "set": STRATA[e["stratum"]][3],
-                      "date_frozen": today} for e in chosen],
+                      "date_frozen": frozen_at.get(e["id"], today)} for e in chosen],
     }
     MANIFEST.write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     for e in chosen:
+        if e["id"] in frozen_at:
+            continue  # its directory holds its captures' and runs' program already
         src = root / "candidates" / e["id"].replace(":", "__")
         dst = root / "programs" / e["id"].replace(":", "__")
         if dst.exists():
@@ -968,6 +978,7 @@ def main(argv=None) -> int:
     s.add_argument("--timeout", type=int, default=SCREEN_TIMEOUT, help="seconds a program may run under PyTorch")
     s = sub.add_parser("select")
     s.add_argument("--force", action="store_true")
+    s.add_argument("--extend", action="store_true", help="add what larger caps draw; keep every frozen program")
     s = sub.add_parser("capture")
     s.add_argument("--again", action="store_true")
     s.add_argument("--kernel-programs-only", action="store_true",
