@@ -24,7 +24,7 @@ from .._ops.views import Layout
 from .arguments import not_tensor
 from .elementwise import binary
 from .inplace import inplace
-from .operands import broadcast_shapes, positions
+from .operands import broadcast_shapes, check_size, positions
 from .reductions import sum as tsum
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
@@ -73,6 +73,7 @@ def _product_values(a: Tensor, b: Tensor, bias: list | None = None) -> list:
     """a (n x k) @ b (k x m) (+ bias, n x m, added once per element), in MKL's order."""
     n, k = a._t.shape
     m = b._t.shape[1]
+    check_size((n, m))
     dt = a._t.dtype
     ea, eb = _elements(a), _elements(b)
     kind = _gemm_kind(b, n, m)
@@ -128,6 +129,7 @@ ones go to MKL's gemm (machine-dependent, modelled as mm's order)."""
 def _bmm_values(a: Tensor, b: Tensor, bias: list | None = None) -> list:
     bs, n, k = a._t.shape
     m = b._t.shape[2]
+    check_size((bs, n, m))
     dt = a._t.dtype
     r = dt.round
     ea, eb = _elements(a), _elements(b)

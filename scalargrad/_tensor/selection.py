@@ -16,7 +16,7 @@ from .._ops.views import Layout
 from .arguments import not_tensor
 from .indexing import gather_at, scatter_into
 from .inplace import inplace
-from .operands import broadcast_shapes, positions
+from .operands import broadcast_shapes, check_size, positions
 from .reductions import _RETURN_TYPES, ReturnTypes, _out_shape
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
@@ -311,6 +311,7 @@ def repeat(x: Tensor, *sizes) -> Tensor:
                            "tensor")
     src = (1,) * (len(sizes) - len(shape)) + shape
     out_shape = tuple(a * b for a, b in zip(src, sizes))
+    check_size(out_shape)
     ss, os_ = contiguous_strides(src), contiguous_strides(out_shape)
     m = []
     for j in range(math.prod(out_shape)):
