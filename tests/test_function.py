@@ -594,3 +594,52 @@ def test_document_l2_regularization_corrected(L):
     # 4 + 0.01 * 2 in float32 (the document's comment "less than 0" is wrong)
     assert str(input.grad) == "tensor(4.0200)"
     assert input.grad.item() == 4.019999980926514
+
+
+@pytest.mark.no_sympy_check  # 2,000 nested backward calls
+def test_reentrant_backward_two_thousand_deep(L):
+    """A Function whose backward calls backward, nested 2,000 deep (PyTorch's engine hands a
+    too-deep reentrant call to another thread; a Python stack would overflow at ~200)."""
+    seen = []
+
+    class R(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, depth):
+            ctx.depth = depth
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append(L.is_grad_enabled())
+            if ctx.depth == 0:
+                return g * 2, None
+            with L.enable_grad():
+                t = L.ones(1, requires_grad=True)
+                if ctx.depth % 2:
+                    R.apply(t, ctx.depth - 1).sum().backward()
+                    assert t.grad.tolist() == [2.0]
+                else:
+                    (gt,) = L.autograd.grad(R.apply(t, ctx.depth - 1).sum(), t)
+                    assert gt.tolist() == [2.0]
+            return g * 2, None
+
+    x = L.ones(2, requires_grad=True)
+    R.apply(x, 2000).sum().backward()
+    assert (x.grad.tolist(), len(seen), any(seen)) == ([2.0, 2.0], 2001, False)
+
+    class Fails(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, depth):
+            ctx.depth = depth
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            if ctx.depth == 0:
+                raise ValueError("deepest")
+            with L.enable_grad():
+                Fails.apply(L.ones(1, requires_grad=True), ctx.depth - 1).sum().backward()
+            return g * 2, None
+
+    with pytest.raises(ValueError, match="deepest"):
+        Fails.apply(x, 500).sum().backward()
