@@ -643,3 +643,39 @@ def test_reentrant_backward_two_thousand_deep(L):
 
     with pytest.raises(ValueError, match="deepest"):
         Fails.apply(x, 500).sum().backward()
+
+
+def test_backward_and_vjp_both_defined_is_refused_vjp_alone_is_used(L):
+    class Both(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g
+
+    class VjpOnly(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 3
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g * 5
+
+    x = L.tensor([1.0, 2.0], requires_grad=True)
+    y = Both.apply(x)
+    assert y.tolist() == [1.0, 4.0]
+    with pytest.raises(RuntimeError, match=r"^Implementing both 'backward' and 'vjp' for a custom Function is not "
+                                           r"allowed\. You should only implement one of them\.$"):
+        y.sum().backward()
+    assert x.grad is None
+    with pytest.raises(RuntimeError, match="Implementing both"):
+        L.autograd.grad(Both.apply(x).sum(), x)
+    VjpOnly.apply(x).sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]

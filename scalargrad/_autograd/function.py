@@ -37,6 +37,8 @@ _NO_BACKWARD = (
     "You must implement either the backward or vjp method for your custom autograd.Function "
     "to use it with backward mode AD."
 )
+_BOTH = ("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. "
+         "You should only implement one of them.")
 
 
 class FunctionCtx:
@@ -554,10 +556,11 @@ def _refusing(o):
 def _user_backward(fn, ctx: FunctionCtx, grads_out: list, graph: bool) -> tuple:
     """The Function's own ``backward(ctx, *grads_out)``, run with grad mode on only when
     building a graph (create_graph); its result as a tuple."""
-    if fn.backward is Function.backward and fn.vjp is Function.vjp:
-        raise NotImplementedError(_NO_BACKWARD)
+    if fn.backward is not Function.backward and fn.vjp is not Function.vjp:
+        raise RuntimeError(_BOTH)
+    user = fn.vjp if fn.vjp is not Function.vjp else fn.backward  # Function.backward raises
     with grad_mode.set_grad_enabled(graph):
-        res = fn.backward(ctx, *grads_out)
+        res = user(ctx, *grads_out)
     return res if isinstance(res, tuple) else (res,)
 
 
