@@ -64,3 +64,61 @@ def test_two_nones_then_a_slice_by_hand():
     z = sg.zeros(4, 4)
     z[None, None, ::2] = 1.0
     assert z.tolist() == [[1.0] * 4, [0.0] * 4, [1.0] * 4, [0.0] * 4]
+
+
+# A Python bool (or a 0-dim bool tensor) in an index: PyTorch adds a dimension of size 1 (True)
+# or 0 (False) there and indexes it as an advanced index (issue 22: scalargrad took True as the
+# integer 1). "B" stands for a 0-dim bool tensor, "I" for an index tensor.
+BOOL_POOL = [True, False, "B", None, Ellipsis, 0, slice(1, 3), "I"]
+
+
+def _item(lib, it):
+    if it == "B" and isinstance(it, str):
+        return lib.tensor(True)
+    if it == "I" and isinstance(it, str):
+        return lib.tensor([1, 0])
+    return it
+
+
+def _run_bools(lib, index):
+    index = tuple(_item(lib, it) for it in index)
+    x = lib.arange(24.0).reshape(2, 3, 4).requires_grad_()
+    out = []
+    try:
+        y = x[index]
+        w = lib.arange(float(y.numel())).reshape(y.shape) + 1
+        (y * w).sum().backward()
+        out += [tuple(y.shape), y.detach().flatten().tolist(), y.grad_fn.name(), x.grad.flatten().tolist()]
+    except IndexError as exc:
+        out.append(("IndexError", str(exc)))
+    v = lib.tensor(-2.5, requires_grad=True)
+    z = x.detach() * 1
+    z.requires_grad_()
+    z = z * 1
+    try:
+        z[index] = v * 2
+        (z * (lib.arange(24.0).reshape(2, 3, 4) + 1)).sum().backward()
+        out += [z.detach().flatten().tolist(), v.grad.item()]
+    except IndexError as exc:
+        out.append(("IndexError", str(exc)))
+    with lib.no_grad():
+        z = lib.zeros(2, 3, 4)
+        try:
+            z[index] = 7.0
+            out.append(z.flatten().tolist())
+        except IndexError as exc:
+            out.append(("IndexError", str(exc)))
+    return out
+
+
+@pytest.mark.no_sympy_check
+def test_bool_in_an_index_as_pytorch(torch_ref):
+    n = 0
+    for k in (1, 2, 3):
+        for combo in itertools.product(BOOL_POOL, repeat=k):
+            if combo.count(Ellipsis) > 1 or not any(it is True or it is False or it == "B" for it in combo
+                                                    if isinstance(it, (bool, str))):
+                continue
+            assert _run_bools(sg, combo) == _run_bools(torch_ref, combo), combo
+            n += 1
+    assert n > 300

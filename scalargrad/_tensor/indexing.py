@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
-from .._base.errors import Unsupported
 from .._base.grad_mode import state as _grad_state
 from .._base.layout import contiguous_strides
 from .._ops.indexing import CopySlices, Index, IndexPut, scatter_class
@@ -27,12 +26,25 @@ from .operands import broadcast_shapes, positions
 from .storage import write
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
-from .views import basic_index, reshape, unsqueeze
+from .views import basic_index, reshape
 
 __all__ = ["getitem", "setitem", "resolve", "install", "scatter_into", "gather_at"]
 
 
+def _is_bool(it) -> bool:
+    """A Python bool or a 0-dim bool tensor: PyTorch's applySlicing adds a dimension there
+    (``unsqueeze``) and indexes it with ``[0]`` (True) or ``[]`` (False), an advanced index."""
+    return it is True or it is False or _is_bool_scalar(it)
+
+
+def _bool_index(it) -> Tensor:
+    on = it if it is True or it is False else bool(it._val)
+    return leaf([0] if on else [], TensorType(dtypes.int64, (1 if on else 0,)))
+
+
 def _is_advanced(it) -> bool:
+    if it is True or it is False:
+        return True
     return isinstance(it, (Tensor, list)) and not (isinstance(it, Tensor) and not it._t.ndim
                                                     and not it._t.dtype.is_floating_point
                                                     and it._t.dtype is not dtypes.bool)
@@ -130,8 +142,12 @@ def _positions(dims_src: list, shape: list) -> tuple:
     """The result's shape and the flat positions in ``x`` of its elements."""
     adv = [s for s in dims_src if s[0] == "idx"]
     bshape = ()
-    for s in adv:
-        bshape = broadcast_shapes(bshape, s[3])
+    try:
+        for s in adv:
+            bshape = broadcast_shapes(bshape, s[3])
+    except RuntimeError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(str(list(s[3])) for s in adv)) from None
     adv_lists = [[s[2][p] for p in positions(s[3], bshape)] if s[3] != bshape else s[2] for s in adv]
     n_adv = 1
     for s in bshape:
@@ -181,24 +197,11 @@ def _is_bool_scalar(it) -> bool:
     return isinstance(it, Tensor) and not it._t.ndim and it._t.dtype is dtypes.bool
 
 
-def _bool_scalar_index(x: Tensor, index):
-    """``x[b]`` for a 0-dim bool ``b``, as PyTorch does it: a new leading dimension of size 1,
-    indexed by ``[0]`` (True) or ``[]`` (False)."""
-    items = index if isinstance(index, tuple) else (index,)
-    if len(items) != 1:
-        raise Unsupported("indexing with a 0-dim bool tensor beside other indices")
-    y = unsqueeze(x, 0)
-    picks = leaf([0] if items[0]._val else [], TensorType(dtypes.int64, (1 if items[0]._val else 0,)))
-    return getitem(y, picks)
-
-
 def getitem(x: Tensor, index):
     """``x[index]``: a view for basic indexing, a copy (IndexBackward0) for advanced."""
     if isinstance(index, Tensor) and not index._t.ndim and index._t.dtype not in (dtypes.bool,) \
             and not index._t.dtype.is_floating_point:
         index = int(index._val)
-    if _is_bool_scalar(index) or (isinstance(index, tuple) and any(_is_bool_scalar(it) for it in index)):
-        return _bool_scalar_index(x, index)
     if not _has_advanced(index):
         return basic_index(x, index)
     y, yindex, saved = _apply_basic(x, index)
@@ -211,7 +214,7 @@ def getitem(x: Tensor, index):
 
 def _has_advanced(index) -> bool:
     items = index if isinstance(index, tuple) else (index,)
-    return any(_is_advanced(it) for it in items)
+    return any(_is_advanced(it) or _is_bool(it) for it in items)
 
 
 def _apply_basic(x: Tensor, index) -> tuple:
@@ -223,6 +226,8 @@ def _apply_basic(x: Tensor, index) -> tuple:
     nd = x._t.ndim
     consumed = 0
     for it in items:
+        if _is_bool(it):
+            continue  # a new dimension, as None
         if isinstance(it, Tensor) and _is_advanced(it):
             consumed += it._t.ndim if it._t.dtype is dtypes.bool else 1
         elif it is not None and it is not Ellipsis:
@@ -233,6 +238,10 @@ def _apply_basic(x: Tensor, index) -> tuple:
             basic.append(it)
             yindex.append(slice(None))
             saved.append(None)
+        elif _is_bool(it):
+            basic.append(None)
+            yindex.append(_bool_index(it))
+            saved.append(yindex[-1])
         elif it is Ellipsis:
             k = max(nd - consumed, 0)
             basic.append(Ellipsis)
@@ -284,15 +293,18 @@ def setitem(x: Tensor, index, value) -> None:
             and not index._t.dtype.is_floating_point:
         index = int(index._val)
     target, saved = x, ()
+    if index is False:
+        return  # PyTorch's setitem does nothing for a lone False, not even check the value
+    if index is True:
+        index = tensor(True)
     if _is_bool_scalar(index):
         # PyTorch: a view with a new dimension of size 1 (True) or 0 (False), written through
         shape = (1,) + tuple(x._t.shape) if index._val else (0,) + tuple(x._t.shape)
         flat = list(range(x._t.numel)) if index._val else []
         advanced = False
-    elif isinstance(index, tuple) and any(_is_bool_scalar(it) for it in index):
-        raise Unsupported("assigning through a 0-dim bool tensor index beside other indices")
     elif _has_advanced(index):
-        target, yindex, saved = _apply_basic(x, index) if _grad_state.enabled else (x, index, ())
+        bools = isinstance(index, tuple) and any(_is_bool(it) for it in index)
+        target, yindex, saved = _apply_basic(x, index) if _grad_state.enabled or bools else (x, index, ())
         shape, flat = resolve(target, yindex)
         advanced = True
     else:
