@@ -122,3 +122,27 @@ def test_bool_in_an_index_as_pytorch(torch_ref):
             assert _run_bools(sg, combo) == _run_bools(torch_ref, combo), combo
             n += 1
     assert n > 300
+
+
+SETITEM_DTYPE_CASES = [
+    "x[L.tensor([True, False, True])] = L.tensor([0.5, 0.25])", "x[L.tensor([True, False, True])] = L.tensor(0.5)",
+    "x[L.tensor(True)] = L.tensor([0.5])", "x[L.tensor([0])] = L.tensor(0.5)", "x[L.tensor([0])] = 0.5",
+    "x[[0]] = L.tensor([0.5])", "x[L.tensor([0])] = L.tensor([1])", "x[0:1, False] = L.tensor([0.5])",
+    "x[False] = L.tensor([0.5])", "x[L.tensor([0, 2])] = L.tensor([0.5], dtype=L.float64)",
+]
+
+
+@pytest.mark.no_sympy_check
+@pytest.mark.parametrize("rg", [False, True])
+def test_index_put_needs_the_values_dtype_as_pytorch(torch_ref, rg):
+    """An advanced index writes with index_put_, which refuses a value of another dtype unless
+    it dispatches to masked_fill_ (one bool mask, a one-element value)."""
+    def run(L, case):
+        x = L.zeros(3, dtype=L.float64, requires_grad=rg).clone()
+        try:
+            exec(case, {"L": L, "x": x})
+        except RuntimeError as e:
+            return str(e)
+        return x.tolist()
+    for case in SETITEM_DTYPE_CASES:
+        assert run(sg, case) == run(torch_ref, case), case

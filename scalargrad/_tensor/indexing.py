@@ -275,6 +275,15 @@ def _target(x: Tensor, index) -> tuple:
     return tuple(v._t.shape), flat, False
 
 
+def _masked_fill_dispatch(index, value: Tensor) -> bool:
+    """PyTorch's index_put_ runs ``masked_fill_`` (which converts the value) for a one-element
+    value and a single index tensor that is a bool mask (canDispatchToMaskedFill)."""
+    items = index if isinstance(index, tuple) else (index,)
+    adv = [_list_index(it) if isinstance(it, list) else it for it in items if _is_advanced(it) or _is_bool(it)]
+    return (value._t.numel == 1 and len(adv) == 1 and isinstance(adv[0], Tensor)
+            and adv[0]._t.dtype is dtypes.bool and adv[0]._t.ndim > 0)
+
+
 def _no_grad_index(x: Tensor, index):
     prev = _grad_state.enabled
     _grad_state.enabled = False
@@ -295,12 +304,12 @@ def setitem(x: Tensor, index, value) -> None:
     target, saved = x, ()
     if index is False:
         return  # PyTorch's setitem does nothing for a lone False, not even check the value
-    if index is True:
-        index = tensor(True)
     if _is_bool_scalar(index):
-        # PyTorch: a view with a new dimension of size 1 (True) or 0 (False), written through
-        shape = (1,) + tuple(x._t.shape) if index._val else (0,) + tuple(x._t.shape)
-        flat = list(range(x._t.numel)) if index._val else []
+        index = (index,)  # index_put_ through a new dimension, as beside other indices
+    if index is True:
+        # PyTorch: a copy into a view with a new dimension of size 1
+        shape = (1,) + tuple(x._t.shape)
+        flat = list(range(x._t.numel))
         advanced = False
     elif _has_advanced(index):
         bools = isinstance(index, tuple) and any(_is_bool(it) for it in index)
@@ -318,6 +327,9 @@ def setitem(x: Tensor, index, value) -> None:
         if full != tuple(shape):
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(value._t.shape)} cannot be "
                                f"broadcast to indexing result of shape {list(shape)}")
+        if advanced and value._t.dtype is not dt and not _masked_fill_dispatch(index, value):
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got {dt.short} for "
+                               f"the destination and {value._t.dtype.short} for the source.")
         vv = value._val if value._t.ndim else [value._val]
         col = [vv[i] for i in positions(value._t.shape, shape)] if value._t.shape != tuple(shape) else list(vv)
         col = round_list(dt, col) if value._t.dtype is not dt else col
