@@ -679,3 +679,33 @@ def test_backward_and_vjp_both_defined_is_refused_vjp_alone_is_used(L):
         L.autograd.grad(Both.apply(x).sum(), x)
     VjpOnly.apply(x).sum().backward()
     assert x.grad.tolist() == [5.0, 5.0]
+
+
+@pytest.mark.parametrize("once", [False, True])
+def test_a_gradient_that_does_not_expand_to_the_input_is_refused(L, once):
+    """A backward returning a 0-dim gradient for a [2, 2, 1] input (or [3] for [2, 1]): the
+    input's shape does not expand to it, so PyTorch's validate_outputs refuses it (a [1, 1]
+    input does expand to [2, 1, 1]: summed down)."""
+    def make(shape_of):
+        class F(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return shape_of(g)
+        if once:
+            F.backward = staticmethod(L.autograd.function.once_differentiable(F.backward))
+        return F
+
+    x = L.ones(2, 2, 1, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^Function FBackward returned an invalid gradient at index 0 - got \[\] "
+                                           r"but expected shape compatible with \[2, 2, 1\]$"):
+        make(lambda g: (g * 2).sum()).apply(x).sum().backward()
+    y = L.ones(2, 1, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"got \[3\] but expected shape compatible with \[2, 1\]$"):
+        make(lambda g: L.ones(3)).apply(y).sum().backward()
+    z = L.ones(1, 1, requires_grad=True)
+    make(lambda g: L.ones(2, 1, 1)).apply(z).sum().backward()
+    assert z.grad.tolist() == [[2.0]]

@@ -25,6 +25,7 @@ from .._tensor.reductions import sum_to
 from .._tensor.saved_hooks import current_hooks, unpack_one
 from .._tensor.storage import alias, write
 from .._tensor.tensor import Ext, Tensor, ext, leaf, next_seq
+from .gradients import expandable
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -176,7 +177,7 @@ def _validated(name: str, i: int, r, u: Tensor):
     if tuple(r._t.shape) != shape:
         got = list(r._t.shape)
         try:
-            r = sum_to(r, shape)
+            r = sum_to(r, shape) if expandable(shape, tuple(r._t.shape)) else None
         except RuntimeError:
             r = None
         if r is None or tuple(r._t.shape) != shape:
