@@ -709,3 +709,39 @@ def test_a_gradient_that_does_not_expand_to_the_input_is_refused(L, once):
     z = L.ones(1, 1, requires_grad=True)
     make(lambda g: L.ones(2, 1, 1)).apply(z).sum().backward()
     assert z.grad.tolist() == [[2.0]]
+
+
+@pytest.mark.parametrize("make", ["x.view(-1)", "x[0]", "x.clone().view(-1)", "x.t()"])
+def test_a_view_made_in_forward_is_not_modified_in_place(L, make):
+    """PyTorch marks an output of forward that is a view (of an input or of a tensor forward
+    made) IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE beside another differentiable output, and
+    refuses an in-place op on it."""
+    class One(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return eval(make)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Two(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return eval(make), x * 2
+
+        @staticmethod
+        def backward(ctx, g, h):
+            return g
+
+    a = L.ones(2, 2, requires_grad=True) * 1
+    with pytest.raises(RuntimeError, match=r"^Output 0 of One is a view and is being modified inplace\. "
+                                           r"This view was created inside a custom Function \(or because an input "
+                                           r"was returned as-is\)"):
+        One.apply(a).add_(1)
+    v, w = Two.apply(a)
+    with pytest.raises(RuntimeError, match=r"^Output 0 of Two is a view and is being modified inplace\. "
+                                           r"This view is the output of a function that returns multiple views"):
+        v.mul_(2)
+    w.add_(1)  # not a view
+    assert w.tolist() == [[3.0, 3.0], [3.0, 3.0]]

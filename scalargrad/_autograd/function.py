@@ -207,6 +207,14 @@ _VIEW_OF_SEVERAL = (
 )
 
 
+def _view_output(o: Tensor, inputs: tuple, dirty: set) -> bool:
+    """An output PyTorch makes a view with a custom-Function creation meta: an input returned as
+    is (unless marked dirty), or a view made in forward."""
+    if any(o is u for u in inputs):
+        return id(o) not in dirty
+    return o._s is not None and o._s.base is not None
+
+
 def _check_view_inplace(ctx: FunctionCtx, slot: int, name: str) -> None:
     several = ctx._views.get(slot)
     if several is not None:
@@ -344,10 +352,12 @@ class Function(metaclass=_FunctionMeta):
         ctx._out_slots = tensor_idx
         ctx._n_outputs = len(outs)
         non_diff = {id(t) for t in ctx._non_differentiable}
-        # an input returned as is is a view in PyTorch, which refuses to modify it in place
+        # an input returned as is is a view in PyTorch, and so is a view made in forward (not a
+        # dirty input): PyTorch marks both IN_CUSTOM_FUNCTION (MULTI_OUTPUT_NODE with several
+        # differentiable outputs) and refuses to modify them in place
         diff = [slot for slot, i in enumerate(tensor_idx)
                 if id(outs[i]) not in non_diff and outs[i].dtype.is_floating_point]
-        ctx._views = {slot: len(diff) > 1 for slot in diff if any(outs[tensor_idx[slot]] is u for u in inputs)}
+        ctx._views = {slot: len(diff) > 1 for slot in diff if _view_output(outs[tensor_idx[slot]], inputs, dirty)}
         seq = next_seq()
         _pack_saved(ctx)
         if len(tensor_idx) == 1 and not is_tuple:
