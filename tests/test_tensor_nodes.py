@@ -801,7 +801,7 @@ def test_multi_output_views_after_a_change_match_torch(torch_ref):
     assert _multi_output_views_after_a_change(scalargrad) == _multi_output_views_after_a_change(torch_ref)
 
 
-def _using_a_changed_multi_output_view(lib) -> list:
+def _using_a_changed_multi_output_view(lib, changes: int) -> list:
     """What each use of an unbind output gives once another view changed its base in place:
     PyTorch refuses it wherever its grad_fn is read (an op recording a node over it, ``grad_fn``,
     ``is_leaf``), prints it as ``grad_fn=<Invalid>``, and lets values and no_grad ops through."""
@@ -812,7 +812,8 @@ def _using_a_changed_multi_output_view(lib) -> list:
     for use in uses + ["no_grad"]:
         x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True) * 2
         w, v = x.unbind(0)
-        x.select(1, 0).mul_(3)
+        for k in range(changes):
+            x.select(1, k % 2).mul_(3)
         try:
             if use == "no_grad":
                 with lib.no_grad():
@@ -827,8 +828,10 @@ def _using_a_changed_multi_output_view(lib) -> list:
     return out
 
 
-def test_using_a_changed_multi_output_view_as_pytorch(torch_ref):
-    assert _using_a_changed_multi_output_view(scalargrad) == _using_a_changed_multi_output_view(torch_ref)
+@pytest.mark.parametrize("changes", [1, 2, 3])
+def test_using_a_changed_multi_output_view_as_pytorch(torch_ref, changes):
+    assert (_using_a_changed_multi_output_view(scalargrad, changes)
+            == _using_a_changed_multi_output_view(torch_ref, changes))
 
 
 def _saved_tree(torch_mod, fn):

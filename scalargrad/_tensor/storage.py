@@ -275,6 +275,9 @@ def regenerate(m: Tensor, old: Tensor) -> None:
     if pick is not None:  # an output of unbind/split: PyTorch refuses to use it from now on
         h, i = pick
         layout.error = _MULTI_OUTPUT_CHANGED.format(i=i, name=h.grad_fn.name().replace("Backward0", ""))
+    else:
+        layout.error = refused_view(old)  # refused already: still refused after another change
+    if layout.error is not None:
         watch(_REFUSED, True)  # from now on new nodes check for such inputs (_refuse_inputs)
     op = S.AsStrided.tensor if (m._t.ndim or base._t.ndim) else S.AsStrided
     m._op = op
