@@ -975,3 +975,22 @@ def test_an_inplace_op_saves_a_clone_of_self(torch_ref):
                 [v.hex() for v in env["b"].grad.tolist()], repr(env["z"].grad_fn._saved_other))
 
     assert outcome(scalargrad, _INPLACE_SAVED_SELF, read, ()) == outcome(torch_ref, _INPLACE_SAVED_SELF, read, ())
+
+
+def _chunks_of_empty(lib) -> list:
+    """ATen's chunk splits a dimension of size 0 into ``chunks`` empty parts with
+    split_with_sizes (split would give one part); each is a multi-output view."""
+    out = []
+    for shape, chunks, dim in [((0, 1, 2), 2, 0), ((0, 1, 2), 1, 0), ((0, 3), 2, 1), ((2, 0), 3, 1), ((5,), 2, 0)]:
+        x = lib.zeros(shape, requires_grad=True) * 2
+        parts = x.chunk(chunks, dim)
+        out.append([(tuple(p.shape), type(p.grad_fn).__name__) for p in parts])
+        try:
+            parts[-1].add_(1)
+        except RuntimeError as e:
+            out.append(str(e))
+    return out
+
+
+def test_chunk_of_an_empty_dimension_as_pytorch(torch_ref):
+    assert _chunks_of_empty(scalargrad) == _chunks_of_empty(torch_ref)

@@ -62,8 +62,9 @@ def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = norm_dim(dim, x._t.ndim)
     size = x._t.shape[d]
-    step = -(-size // chunks) if size else 0
-    return split(x, step, dim) if step else (x,)
+    if not size:  # as ATen's chunk: `chunks` empty parts (split would give one)
+        return split(x, [0] * chunks, dim)
+    return split(x, -(-size // chunks), dim)
 
 
 def _multi(x: Tensor, outs: list, op, layout: Layout) -> tuple:
