@@ -146,3 +146,36 @@ def test_index_put_needs_the_values_dtype_as_pytorch(torch_ref, rg):
         return x.tolist()
     for case in SETITEM_DTYPE_CASES:
         assert run(sg, case) == run(torch_ref, case), case
+
+
+WHOLE_INDICES = ["...", "(...,)", "slice(None)", "(slice(None), ...)", "slice(0, 100)", "(..., slice(None))", "None",
+                 "True", "(Ellipsis, None)", "0", "slice(1, None)"]
+WHOLE_VALUES = ["2.0", "L.tensor(-2.0)", "L.tensor([1.0, 2.0])", "L.tensor(3.0, requires_grad=True)",
+                "L.tensor(3, dtype=L.int64)", "L.ones(1, 1, 2)", "L.ones(3)"]
+
+
+def _assign_whole(L, index: str, value: str) -> list:
+    out = []
+    for base in ("leaf", "clone", "plain"):
+        x0 = L.tensor([0.5, -1.0], requires_grad=base != "plain")
+        x = x0.clone() if base == "clone" else x0
+        try:
+            x[eval(index)] = eval(value)
+            out.append((x.tolist(), type(x.grad_fn).__name__ if x.grad_fn else None, x._version))
+            if x.requires_grad:
+                (x * L.tensor([3.0, 5.0])).sum().backward()
+                out.append(x0.grad.tolist() if x0.grad is not None else None)
+        except RuntimeError as e:
+            out.append(str(e))
+    return out
+
+
+@pytest.mark.no_sympy_check
+def test_assignment_to_the_whole_tensor_as_pytorch(torch_ref):
+    """Ellipsis and full slices select the tensor itself in PyTorch (applySlice's shortcut):
+    assigning is copy_/fill_ on it (CopyBackwards, FillBackward3, the leaf error), not a write
+    through a view (CopySlices, the view-of-a-leaf error); a value is stripped of its leading 1s
+    and expanded, as copy_to does."""
+    for index in WHOLE_INDICES:
+        for value in WHOLE_VALUES:
+            assert _assign_whole(sg, index, value) == _assign_whole(torch_ref, index, value), (index, value)

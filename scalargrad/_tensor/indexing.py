@@ -20,13 +20,13 @@ from .._base.layout import contiguous_strides
 from .._ops.indexing import CopySlices, Index, IndexPut, scatter_class
 from .._ops.views import Layout
 from .factories import tensor
-from .fill import mask_of, masked_zero
+from .fill import copy_into, fill, mask_of, masked_zero
 from .inplace import LEAF_INPLACE, VIEW_OF_LEAF, check_inplace, rebase
 from .operands import broadcast_shapes, positions
 from .storage import write
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
-from .views import basic_index, reshape
+from .views import basic_index, expand, reshape
 
 __all__ = ["getitem", "setitem", "resolve", "install", "scatter_into", "gather_at"]
 
@@ -275,6 +275,51 @@ def _target(x: Tensor, index) -> tuple:
     return tuple(v._t.shape), flat, False
 
 
+def _whole(x: Tensor, index) -> bool:
+    """Whether ``index`` is only Ellipsis and slices that each cover their whole dimension with
+    step 1: PyTorch's slicing then returns the tensor itself (applySlice's shortcut), and
+    assigning writes into it directly, not through a view."""
+    items = index if isinstance(index, tuple) else (index,)
+    if not all(it is Ellipsis or isinstance(it, slice) for it in items) or items.count(Ellipsis) > 1:
+        return False
+    shape = x._t.shape
+    n = len(items) - items.count(Ellipsis)
+    if n > len(shape):
+        return False
+    cut = items.index(Ellipsis) if Ellipsis in items else len(items)
+    dims = list(range(cut)) + list(range(len(shape) - (len(items) - cut - 1), len(shape)))
+    slices = [it for it in items if it is not Ellipsis]
+    try:
+        return all(s.indices(shape[d]) == (0, shape[d], 1) for s, d in zip(slices, dims))
+    except (TypeError, ValueError):  # a bad slice: the ordinary path raises PyTorch's error
+        return False
+
+
+def _copy_to(x: Tensor, value) -> None:
+    """PyTorch's copy_to for ``x[...] = value``: ``copy_`` of a value of ``x``'s shape, ``fill_``
+    of a 0-dim one (a number becomes a 0-dim tensor of ``x``'s dtype), else ``copy_`` of the value
+    without its leading 1s, expanded to ``x``'s shape."""
+    if value.__class__ in (int, float, bool):
+        fill(x, tensor(value, dtype=x._t.dtype))
+    elif not isinstance(value, Tensor):
+        raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
+    elif tuple(value._t.shape) == tuple(x._t.shape):
+        copy_into(x, value)
+    elif not value._t.ndim:
+        fill(x, value)
+    else:
+        copy_into(x, _expanded_value(value, x._t.shape))
+
+
+def _expanded_value(value: Tensor, shape) -> Tensor:
+    """``value`` without its leading 1s, expanded to ``shape`` (copy_to's slicePrefix1sSize and
+    expand_inplace), or expand's error."""
+    own = list(value._t.shape)
+    while own and own[0] == 1:
+        own.pop(0)
+    return expand(reshape(value, tuple(own)), *shape)
+
+
 def _masked_fill_dispatch(index, value: Tensor) -> bool:
     """PyTorch's index_put_ runs ``masked_fill_`` (which converts the value) for a one-element
     value and a single index tensor that is a bool mask (canDispatchToMaskedFill)."""
@@ -304,6 +349,9 @@ def setitem(x: Tensor, index, value) -> None:
     target, saved = x, ()
     if index is False:
         return  # PyTorch's setitem does nothing for a lone False, not even check the value
+    if _whole(x, index):
+        _copy_to(x, value)
+        return
     if _is_bool_scalar(index):
         index = (index,)  # index_put_ through a new dimension, as beside other indices
     if index is True:
@@ -324,6 +372,10 @@ def setitem(x: Tensor, index, value) -> None:
             full = broadcast_shapes(shape, value._t.shape)
         except RuntimeError:
             full = None
+        if full != tuple(shape) and not advanced:
+            # PyTorch's copy_to drops the value's leading 1s and expands it (or raises expand's error)
+            value = _expanded_value(value, shape)
+            full = tuple(shape)
         if full != tuple(shape):
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(value._t.shape)} cannot be "
                                f"broadcast to indexing result of shape {list(shape)}")
