@@ -149,7 +149,8 @@ def test_index_put_needs_the_values_dtype_as_pytorch(torch_ref, rg):
 
 
 WHOLE_INDICES = ["...", "(...,)", "slice(None)", "(slice(None), ...)", "slice(0, 100)", "(..., slice(None))", "None",
-                 "True", "(Ellipsis, None)", "0", "slice(1, None)"]
+                 "True", "(Ellipsis, None)", "0", "slice(1, None)", "slice(-2, None)",
+                 "slice(-100, 100)", "slice(None, 5)", "slice(0, 1)"]
 WHOLE_VALUES = ["2.0", "L.tensor(-2.0)", "L.tensor([1.0, 2.0])", "L.tensor(3.0, requires_grad=True)",
                 "L.tensor(3, dtype=L.int64)", "L.ones(1, 1, 2)", "L.ones(3)"]
 
@@ -179,3 +180,21 @@ def test_assignment_to_the_whole_tensor_as_pytorch(torch_ref):
     for index in WHOLE_INDICES:
         for value in WHOLE_VALUES:
             assert _assign_whole(sg, index, value) == _assign_whole(torch_ref, index, value), (index, value)
+
+
+@pytest.mark.no_sympy_check
+def test_which_slices_are_the_whole_tensor_as_pytorch(torch_ref):
+    """PyTorch's shortcut looks at the slice as given: start 0 or none, step 1 or none, stop at
+    or past the size (so x[-2:] of a 2-element x is still a view)."""
+    def run(L):
+        out = []
+        for n in (2, 1, 0):
+            for s in [slice(0, 2), slice(0, 100), slice(-2, None), slice(-1, None), slice(0, None), slice(None, 2),
+                      slice(0, 0), slice(1, None), slice(-100, 100), slice(None, -1), slice(0, 1)]:
+                x = L.zeros(n, requires_grad=True)
+                try:
+                    x[s] = 1.0
+                except RuntimeError as e:
+                    out.append((n, str(s), str(e)))
+        return out
+    assert run(sg) == run(torch_ref)

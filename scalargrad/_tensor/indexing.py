@@ -276,9 +276,9 @@ def _target(x: Tensor, index) -> tuple:
 
 
 def _whole(x: Tensor, index) -> bool:
-    """Whether ``index`` is only Ellipsis and slices that each cover their whole dimension with
-    step 1: PyTorch's slicing then returns the tensor itself (applySlice's shortcut), and
-    assigning writes into it directly, not through a view."""
+    """Whether ``index`` is only Ellipsis and slices that each start at 0 and stop at or past the
+    end of their dimension with step 1: PyTorch's slicing then returns the tensor itself
+    (applySlice's shortcut), and assigning writes into it directly, not through a view."""
     items = index if isinstance(index, tuple) else (index,)
     if not all(it is Ellipsis or isinstance(it, slice) for it in items) or items.count(Ellipsis) > 1:
         return False
@@ -289,8 +289,14 @@ def _whole(x: Tensor, index) -> bool:
     cut = items.index(Ellipsis) if Ellipsis in items else len(items)
     dims = list(range(cut)) + list(range(len(shape) - (len(items) - cut - 1), len(shape)))
     slices = [it for it in items if it is not Ellipsis]
+    # as given, not normalised: start 0 (or none), step 1 (or none), stop at or past the end
+    return all(s.start in (None, 0) and s.step in (None, 1) and (s.stop is None or _at_least(s.stop, shape[d]))
+               for s, d in zip(slices, dims))
+
+
+def _at_least(stop, size: int) -> bool:
     try:
-        return all(s.indices(shape[d]) == (0, shape[d], 1) for s, d in zip(slices, dims))
+        return int(stop) >= size
     except (TypeError, ValueError):  # a bad slice: the ordinary path raises PyTorch's error
         return False
 
