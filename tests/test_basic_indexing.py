@@ -198,3 +198,19 @@ def test_which_slices_are_the_whole_tensor_as_pytorch(torch_ref):
                     out.append((n, str(s), str(e)))
         return out
     assert run(sg) == run(torch_ref)
+
+
+@pytest.mark.no_sympy_check
+def test_too_many_indices_is_checked_first_as_pytorch(torch_ref):
+    """applySlicing counts the ints and slices before any item: more than the dimensions is
+    'too many indices' (a 0-dim tensor with `...` raised Python's IndexError)."""
+    def run(L):
+        out = []
+        for shape, index in [((), (Ellipsis, 0)), ((1, 1), (1, Ellipsis, -1, 0)), ((2,), (None, 5, 0)),
+                             ((2,), (5, None)), ((), (None, Ellipsis)), ((), (0,)), ((3,), (Ellipsis, slice(1), 0))]:
+            try:
+                out.append(tuple(L.ones(shape)[index].shape))
+            except IndexError as e:
+                out.append(str(e))
+        return out
+    assert run(sg) == run(torch_ref)

@@ -332,6 +332,8 @@ def basic_index(src: Tensor, index, select_dim=None, force_slice: bool = False, 
         return _one_step(src, index, select_dim, force_slice, raw)
     nd = src._t.ndim
     specified = sum(1 for it in index if it is not None and it is not Ellipsis)
+    if specified > nd:  # applySlicing checks the count before any item
+        raise IndexError(f"too many indices for tensor of dimension {nd}")
     steps = []
     dim = 0
     odim = 0  # the item's dimension in src, for PyTorch's error messages
