@@ -745,3 +745,45 @@ def test_a_view_made_in_forward_is_not_modified_in_place(L, make):
         v.mul_(2)
     w.add_(1)  # not a view
     assert w.tolist() == [[3.0, 3.0], [3.0, 3.0]]
+
+
+@pytest.mark.parametrize("several", [False, True])
+def test_a_saved_output_changed_in_place_names_the_function(L, several):
+    """A Function that saves its own output, changed in place afterwards: PyTorch's version
+    error names the Function's node and the output's slot (the saved output keeps its node),
+    not the in-place op that now heads the tensor; a saved input names its present node."""
+    class F(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            r = x.exp()
+            ctx.save_for_backward(r)
+            return (x * 2, r) if several else r
+
+        @staticmethod
+        def backward(ctx, *gs):
+            (r,) = ctx.saved_tensors
+            return gs[-1] * r
+
+    class G(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 3
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * x
+
+    a = L.tensor([0.5, 1.0], requires_grad=True)
+    out = F.apply(a)
+    r = out[1] if several else out
+    r += 2
+    with pytest.raises(RuntimeError, match=r"\[torch\.FloatTensor \[2\]\], which is output "
+                                           + ("1" if several else "0") + r" of F, is at version 1; expected version 0"):
+        r.sum().backward()
+    b = a * 1
+    y = G.apply(b)
+    b.mul_(2)
+    with pytest.raises(RuntimeError, match=r"which is output 0 of Mul, is at version 1; expected version 0"):
+        y.sum().backward()

@@ -55,6 +55,7 @@ class FunctionCtx:
         self._views = {}  # output slot -> True if the Function has several differentiable outputs
         self._dirty = ()
         self._saved_versions = None  # the saved tensors' versions when forward returned
+        self._output_slots = {}  # id(an output, as forward returned it or as apply did) -> its slot
 
     def save_for_backward(self, *tensors) -> None:
         """Keep these tensors (or None) for backward, where ``saved_tensors`` returns them.
@@ -80,7 +81,11 @@ class FunctionCtx:
         if versions is not None:
             for t, then in zip(self._saved, versions):
                 if t is not None and then is not None and _version_of(t) != then:
-                    which = "" if t._op is None else f", which is output 0 of {short_name(t.grad_fn.name())},"
+                    slot = self._output_slots.get(id(t))
+                    if slot is not None:  # a saved output names the Function's node, as PyTorch's
+                        which = f", which is output {slot} of {short_name(self._node_name)},"
+                    else:
+                        which = "" if t._op is None else f", which is output 0 of {short_name(t.grad_fn.name())},"
                     raise version_error(t, which, _version_of(t), then)
         return self._saved
 
@@ -318,6 +323,7 @@ class Function(metaclass=_FunctionMeta):
             bound.apply_defaults()
             args, kwargs = bound.args, bound.kwargs
         ctx = FunctionCtx()
+        ctx._node_name = cls._op.name
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
         ctx._tensor_positions = positions
@@ -371,6 +377,7 @@ class Function(metaclass=_FunctionMeta):
             if id(o) in non_diff or not o._t.dtype.is_floating_point:  # integers take no gradient
                 return out
             _connect(out, cls._op, inputs, ctx, seq)
+            ctx._output_slots = {id(o): 0, id(out): 0}
             return out
         # several outputs: one hidden node runs the backward for all of them
         hidden = object.__new__(Tensor)
@@ -381,6 +388,7 @@ class Function(metaclass=_FunctionMeta):
         hidden._s = None
         _connect(hidden, cls._op, inputs, ctx, seq)
         made: dict = {}  # id(returned tensor) -> its output tensor
+        slots: dict = {}  # id(returned or output tensor) -> its output slot
         for slot, i in enumerate(tensor_idx):
             o = outs[i]
             first = made.get(id(o))
@@ -390,6 +398,7 @@ class Function(metaclass=_FunctionMeta):
                 first._c = slot
                 first._ext.pick = (hidden, slot)
                 outs[i] = first
+                slots[id(o)] = slots[id(first)] = slot
                 continue
             if id(o) in dirty:
                 # the hidden node consumes the input's version from before forward changed it
@@ -406,6 +415,8 @@ class Function(metaclass=_FunctionMeta):
             out._s = out._s if hasattr(out, "_s") else None
             outs[i] = out
             made[id(o)] = out
+            slots[id(o)] = slots[id(out)] = slot
+        ctx._output_slots = slots
         _remember_versions(ctx)
         return tuple(outs) if is_tuple else outs[0]
 
