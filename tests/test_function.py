@@ -787,3 +787,36 @@ def test_a_saved_output_changed_in_place_names_the_function(L, several):
     b.mul_(2)
     with pytest.raises(RuntimeError, match=r"which is output 0 of Mul, is at version 1; expected version 0"):
         y.sum().backward()
+
+
+def test_mark_dirty_of_a_non_input_and_saved_variables_warn(L):
+    """PyTorch warns when forward marks dirty a tensor that is not an input (only while it
+    records a graph), and when backward reads the deprecated ``saved_variables``."""
+    class F(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            y = x * 2
+            ctx.mark_dirty(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_variables
+            return g * x
+
+    def caught(fn):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            fn()
+        return [(type(x.message).__name__, str(x.message).split(" (Triggered internally")[0]) for x in w]
+
+    a = L.tensor([1.0, 3.0], requires_grad=True)
+    box = []
+    assert caught(lambda: box.append(F.apply(a))) == [
+        ("UserWarning", "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have been "
+                        "mutated should be passed to ctx.mark_dirty().")]
+    assert caught(lambda: box[0].sum().backward()) == [
+        ("DeprecationWarning", "'saved_variables' is deprecated; use 'saved_tensors'")]
+    assert a.grad.tolist() == [1.0, 3.0]
+    assert caught(lambda: F.apply(L.tensor([1.0]))) == []  # nothing recorded: no warning

@@ -89,7 +89,11 @@ class FunctionCtx:
                     raise version_error(t, which, _version_of(t), then)
         return self._saved
 
-    saved_variables = saved_tensors
+    @property
+    def saved_variables(self) -> tuple:
+        """``saved_tensors`` under its deprecated name (PyTorch warns)."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
 
     def _node_freed(self) -> bool:
         ref = getattr(self, "_node", None)
@@ -464,6 +468,8 @@ def _check_dirty(ctx: FunctionCtx, inputs: tuple, is_tuple: bool) -> None:
     of one (counted as changed first); a view that is not the only output and first input is
     beyond what scalargrad rebases (PyTorch: CopySlices over the Function's node)."""
     for t in ctx._dirty:
+        if not any(t is u for u in inputs):
+            warnings.warn(_DIRTY_NOT_INPUT, UserWarning, stacklevel=3)
         if t._op is None and t._rg:
             raise RuntimeError(_LEAF_DIRTY)
         base = t._s.base if t._s is not None else None
@@ -475,6 +481,8 @@ def _check_dirty(ctx: FunctionCtx, inputs: tuple, is_tuple: bool) -> None:
                               "first tensor input")
 
 
+_DIRTY_NOT_INPUT = ("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have been "
+                    "mutated should be passed to ctx.mark_dirty().")
 _LEAF_DIRTY = "a leaf Variable that requires grad has been used in an in-place operation."
 
 
