@@ -745,6 +745,10 @@ def test_a_view_made_in_forward_is_not_modified_in_place(L, make):
         v.mul_(2)
     w.add_(1)  # not a view
     assert w.tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    leaf = L.ones(2, 2, requires_grad=True)  # the creation meta is checked before the view of a leaf
+    with pytest.raises(RuntimeError, match=r"^Output 0 of One is a view and is being modified inplace\. This view "
+                                           r"was created inside a custom Function"):
+        One.apply(leaf).add_(1)
 
 
 @pytest.mark.parametrize("several", [False, True])

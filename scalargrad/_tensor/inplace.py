@@ -46,14 +46,15 @@ def check_inplace(t: Tensor) -> None:
         raise RuntimeError(INFERENCE_VIEW_INPLACE)
     if t._rg and t._op is None:
         raise RuntimeError(LEAF_INPLACE)
-    s = t._s
-    if s is not None and s.base is not None and s.base._rg and s.base._op is None:
-        raise RuntimeError(VIEW_OF_LEAF)
+    # the view's creation meta first (PyTorch's handle_view_on_rebase), then the view of a leaf
     if t._rg and getattr(t._op, "check_inplace", None) is not None:
         t._op.check_inplace(t)  # a custom Function's output that PyTorch makes a view
     refused = refused_view(t)
     if refused is not None:  # an output of unbind/split after its base changed
         raise RuntimeError(refused.replace(_BASE_CHANGED, "is being modified inplace"))
+    s = t._s
+    if s is not None and s.base is not None and s.base._rg and s.base._op is None:
+        raise RuntimeError(VIEW_OF_LEAF)
 
 
 def _check_result(t: Tensor, res: Tensor) -> None:
