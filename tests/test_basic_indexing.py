@@ -214,3 +214,23 @@ def test_too_many_indices_is_checked_first_as_pytorch(torch_ref):
                 out.append(str(e))
         return out
     assert run(sg) == run(torch_ref)
+
+
+@pytest.mark.no_sympy_check
+def test_out_of_bounds_names_the_dimension_as_pytorch(torch_ref):
+    """An int out of bounds is named by its place in the index (applySlicing's real_dim); an
+    index tensor's by its place among the index tensors (ATen moves them to the front)."""
+    cases = ["x[None, 5]", "x[..., 5]", "x[0, ..., 7]", "x[5]", "x[:, 5]", "x[None, None, 0, 9]", "x[..., None, 9]",
+             "x[1, None, ..., -9]", "x[0, -2:-1, None, -5]", "x[0:1, 7]", "x[None, 0, L.tensor([0]), 9]",
+             "x[L.tensor([0]), 9]", "x[0, L.tensor([5])]", "x[None, L.tensor([5])]", "x[..., L.tensor([5])]",
+             "x[L.tensor([0]), :, L.tensor([7])]"]
+
+    def run(L):
+        out = []
+        for c in cases:
+            try:
+                out.append(tuple(eval(c, {"x": L.zeros(2, 3, 4), "L": L}).shape))
+            except IndexError as e:
+                out.append(str(e))
+        return out
+    assert run(sg) == run(torch_ref)

@@ -103,6 +103,7 @@ def _dimension_sources(expanded: list, shape: list) -> list:
     # advanced indices broadcast together; basic ones (slices, ints) walk their dim
     dims_src = []
     d = 0
+    k = 0  # the index tensor's place among them: ATen moves them to the front and names that place
     specified = sum(1 for e in expanded if e is not None and e is not Ellipsis and not (
         isinstance(e, tuple) and e[0] == "new"))
     for e in expanded:
@@ -118,9 +119,10 @@ def _dimension_sources(expanded: list, shape: list) -> list:
             size = shape[d]
             for i in e[1]:
                 if not -size <= i < size:
-                    raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+                    raise IndexError(f"index {i} is out of bounds for dimension {k} with size {size}")
             dims_src.append(("idx", d, [i % size for i in e[1]], e[2]))
             d += 1
+            k += 1
         elif isinstance(e, slice):
             start, stop, step = e.indices(shape[d])
             dims_src.append(("slice", d, list(range(start, stop, step))))
