@@ -327,7 +327,6 @@ class Function(metaclass=_FunctionMeta):
             bound.apply_defaults()
             args, kwargs = bound.args, bound.kwargs
         ctx = FunctionCtx()
-        ctx._node_name = cls._op.name
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
         ctx._tensor_positions = positions
@@ -384,13 +383,7 @@ class Function(metaclass=_FunctionMeta):
             ctx._output_slots = {id(o): 0, id(out): 0}
             return out
         # several outputs: one hidden node runs the backward for all of them
-        hidden = object.__new__(Tensor)
-        hidden._val = None
-        hidden._t = ctx.outputs_types[0]
-        hidden._g = None
-        hidden._ext = None
-        hidden._s = None
-        _connect(hidden, cls._op, inputs, ctx, seq)
+        hidden = _hidden_node(cls._op, ctx, inputs, seq)
         made: dict = {}  # id(returned tensor) -> its output tensor
         slots: dict = {}  # id(returned or output tensor) -> its output slot
         for slot, i in enumerate(tensor_idx):
@@ -522,9 +515,22 @@ def _as_output(o: Tensor, inputs: tuple) -> Tensor:
     return o
 
 
+def _hidden_node(op, ctx: FunctionCtx, inputs: tuple, seq: int) -> Tensor:
+    """The node that runs a multi-output Function's backward for all its outputs."""
+    hidden = object.__new__(Tensor)
+    hidden._val = None
+    hidden._t = ctx.outputs_types[0]
+    hidden._g = None
+    hidden._ext = None
+    hidden._s = None
+    _connect(hidden, op, inputs, ctx, seq)
+    return hidden
+
+
 def _connect(v: Tensor, op, inputs: tuple, c, seq: int) -> None:
     if isinstance(c, FunctionCtx):
         c._node = weakref.ref(v)  # (weak: the node holds its ctx)
+        c._node_name = op.name
     v._rg = True
     v._op = op
     v._in = inputs
