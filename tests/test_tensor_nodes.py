@@ -994,3 +994,19 @@ def _chunks_of_empty(lib) -> list:
 
 def test_chunk_of_an_empty_dimension_as_pytorch(torch_ref):
     assert _chunks_of_empty(scalargrad) == _chunks_of_empty(torch_ref)
+
+
+def _unbind_in_float64(lib) -> list:
+    """The gradient of a 0-dim unbind output of a float64 tensor stays float64 (it was made a
+    float32 tensor, rounding exp(0.75) / 4 to float32's bits)."""
+    out = []
+    for make in (lambda v: v.unbind(0)[0], lambda v: v.split(1)[0], lambda v: v.chunk(2)[1]):
+        v0 = lib.tensor([3.0, 2.0], dtype=lib.float64, requires_grad=True)
+        y = make(v0 / 4).exp()
+        y.sum().backward()
+        out.append([x.hex() for x in v0.grad.tolist()])
+    return out
+
+
+def test_unbind_of_float64_keeps_the_gradients_dtype(torch_ref):
+    assert _unbind_in_float64(scalargrad) == _unbind_in_float64(torch_ref)
