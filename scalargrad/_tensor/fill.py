@@ -119,10 +119,18 @@ def _random_bounds(dt) -> tuple:
     return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
-def copy_into(self, src, non_blocking=False):
-    """``copy_(src)``: ``src``'s elements, broadcast and cast to this tensor's dtype."""
-    if not isinstance(src, Tensor):
-        raise not_tensor(src, 'copy_', 'src', 1)
+_NUMBER_DTYPES = {bool: dtypes.bool, int: dtypes.int64, float: dtypes.float64}
+
+
+def copy_into(self, other, non_blocking=False):
+    """``copy_(other)``: ``other``'s elements (a tensor or a Python number, which PyTorch wraps as
+    a 0-dim bool, int64 or float64 tensor), broadcast and cast to this tensor's dtype."""
+    number = _NUMBER_DTYPES.get(other.__class__)
+    if number is not None:
+        other = leaf(other, TensorType(number, ()))
+    elif not isinstance(other, Tensor):
+        raise not_tensor(other, 'copy_', 'other', 1)
+    src = other
     shape = tuple(self._t.shape)
     if broadcast_shapes(shape, src._t.shape) != shape:
         raise RuntimeError(f"The size of tensor a ({shape[-1] if shape else 1}) must match the size of tensor b "

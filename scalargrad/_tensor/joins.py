@@ -26,7 +26,7 @@ def unbind(x: Tensor, dim: int = 0) -> tuple:
     """The slices of ``x`` along ``dim``: outputs of one UnbindBackward0 node."""
     d = norm_dim(dim, x._t.ndim)
     return _multi(x, [basic_index(x, (slice(None),) * d + (i,), select_dim=d) for i in range(x._t.shape[d])],
-                  J.Unbind, Layout(x._t.shape, dim=d, raw={"dim": dim}))
+                  J.Unbind, Layout(x._t.shape, x._t.dtype, dim=d, raw={"dim": dim}))
 
 
 def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
@@ -40,7 +40,7 @@ def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
         starts = list(range(0, size, step)) or [0]
         parts = [(s, min(step, size - s)) for s in starts]
-        op, layout = J.Split, Layout(x._t.shape, dim=d, index=step, raw={"dim": dim, "split_size": step})
+        op, layout = J.Split, Layout(x._t.shape, x._t.dtype, dim=d, index=step, raw={"dim": dim, "split_size": step})
     else:
         sizes = list(split_size_or_sections)
         if any(n < 0 for n in sizes):
@@ -53,7 +53,7 @@ def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         for n in sizes:
             parts.append((s, n))
             s += n
-        op, layout = J.SplitWithSizes, Layout(x._t.shape, dim=d, split_sizes=tuple(sizes), raw={"dim": dim})
+        op, layout = J.SplitWithSizes, Layout(x._t.shape, x._t.dtype, dim=d, split_sizes=tuple(sizes), raw={"dim": dim})
     outs = [basic_index(x, (slice(None),) * d + (slice(s, s + n),), force_slice=True) for s, n in parts]
     return _multi(x, outs, op, layout)
 
@@ -77,8 +77,9 @@ def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = norm_dim(dim, x._t.ndim)
     size = x._t.shape[d]
-    step = -(-size // chunks) if size else 0
-    return split(x, step, dim) if step else (x,)
+    if not size:  # as ATen's chunk: `chunks` empty parts (split would give one)
+        return split(x, [0] * chunks, dim)
+    return split(x, -(-size // chunks), dim)
 
 
 def _multi(x: Tensor, outs: list, op, layout: Layout) -> tuple:

@@ -332,10 +332,12 @@ def basic_index(src: Tensor, index, select_dim=None, force_slice: bool = False, 
         return _one_step(src, index, select_dim, force_slice, raw)
     nd = src._t.ndim
     specified = sum(1 for it in index if it is not None and it is not Ellipsis)
+    if specified > nd:  # applySlicing checks the count before any item
+        raise IndexError(f"too many indices for tensor of dimension {nd}")
     steps = []
     dim = 0
-    odim = 0  # the item's dimension in src, for PyTorch's error messages
-    for it in index:
+    odim = 0  # the item's dimension in src
+    for pos, it in enumerate(index):  # PyTorch's messages name the item's place in the index
         if it is None:
             steps.append((dim, None))
             dim += 1
@@ -357,7 +359,7 @@ def basic_index(src: Tensor, index, select_dim=None, force_slice: bool = False, 
                 size = src._t.shape[odim]
                 i = int(it)
                 if not -size <= i < size:
-                    raise IndexError(f"index {i} is out of bounds for dimension {odim} with size {size}")
+                    raise IndexError(f"index {i} is out of bounds for dimension {pos} with size {size}")
             steps.append((dim, it))
             odim += 1
     if plain and not steps:
