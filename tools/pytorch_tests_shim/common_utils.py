@@ -395,6 +395,10 @@ def instantiate_parametrized_tests(cls):
 
 def instantiate_device_type_tests(generic_test_class, scope, except_for=None, only_for=None, **kwargs):
     """CPU only: ``TestXDeviceType`` becomes ``TestXDeviceTypeCPU`` whose tests take device='cpu'."""
+    excluded = [except_for] if isinstance(except_for, str) else list(except_for or [])
+    wanted = [only_for] if isinstance(only_for, str) else list(only_for or ["cpu"])
+    if "cpu" in excluded or "cpu" not in wanted:
+        return None
     name = generic_test_class.__name__ + "CPU"
     attrs = {}
     for attr in dir(generic_test_class):
