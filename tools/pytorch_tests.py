@@ -135,6 +135,9 @@ class _ImportFailed:
             raise AttributeError(attr)
         raise self._error
 
+    def __mro_entries__(self, bases):  # ``class F(InplaceFunction)``: the import's error
+        raise self._error
+
     def __call__(self, *args, **kwargs):
         if len(args) == 1 and not kwargs and callable(args[0]) and getattr(args[0], "__name__", "").startswith("test"):
             error = self._error
@@ -421,11 +424,11 @@ def markdown(report: dict, rows: list[dict]) -> str:
     lines += ["", "## Tests that do not pass on scalargrad", ""]
     for r in counted:
         if r["scalargrad"] != "pass":
-            detail = r["detail"].strip().splitlines()[-1] if r["detail"].strip() else ""
+            detail = r["detail"].strip().splitlines()[0] if r["detail"].strip() else ""
             lines.append(f"- `{r['class']}.{r['test']}` ({r['group']}): **{r['scalargrad']}** {detail[:300]}")
     lines += ["", "## Selected but out of scope: real PyTorch does not pass them under the shim", ""]
     for r in out_of_scope:
-        detail = r["torch_detail"].strip().splitlines()[-1] if r["torch_detail"].strip() else ""
+        detail = r["torch_detail"].strip().splitlines()[0] if r["torch_detail"].strip() else ""
         lines.append(f"- `{r['file']}` `{r['class']}.{r['test']}`: PyTorch {r['torch']}: {detail[:200]}")
     for path, entry in report["files"].items():
         for backend in ("torch", "scalargrad"):
