@@ -720,3 +720,28 @@ def test_deepcopy_of_a_module_copies_parameters_buffers_children_and_hooks(lib):
     with pytest.raises(RuntimeError, match=r"^Only Tensors created explicitly by the user \(graph leaves\) "
                                            r"support the deepcopy protocol at the moment\."):
         copy.deepcopy(m.lin.weight * 2)
+
+
+def test_future_conversion_switches_are_off_and_apply_keeps_the_parameter(lib):
+    # torch.__future__: both switches default to False; with them off, .double() keeps each
+    # Parameter object and replaces its data, and setting False again changes nothing
+    fut = lib.__future__
+    assert fut.get_overwrite_module_params_on_conversion() is False
+    assert fut.get_swap_module_params_on_conversion() is False
+    fut.set_swap_module_params_on_conversion(False)
+    fut.set_overwrite_module_params_on_conversion(False)
+    m = lib.nn.Linear(2, 1)
+    weight = m.weight
+    m.double()
+    assert m.weight is weight and m.weight.dtype == lib.float64
+    assert fut.get_swap_module_params_on_conversion() is False
+
+
+def test_future_conversion_switches_on_are_unsupported():
+    from scalargrad.errors import Unsupported
+
+    with pytest.raises(Unsupported, match="swap_module_params_on_conversion"):
+        scalargrad.__future__.set_swap_module_params_on_conversion(True)
+    with pytest.raises(Unsupported, match="overwrite_module_params_on_conversion"):
+        scalargrad.__future__.set_overwrite_module_params_on_conversion(True)
+    assert scalargrad.__future__.get_swap_module_params_on_conversion() is False

@@ -372,6 +372,34 @@ class parametrize:
             yield name, dict(zip(self.arg_names, values)), decorators
 
 
+class swap(parametrize):
+    """``@swap([True, False])``: one test per value of
+    ``torch.__future__.set_swap_module_params_on_conversion`` (PyTorch's SwapTensorsGuard: the
+    previous value is read first and put back after), named ``test_f_swap_True``."""
+
+    def __init__(self, swap_values):
+        super().__init__("swap", swap_values)
+
+    def expand(self):
+        for value in self.arg_values:
+            yield f"swap_{value}", {}, [_swap_guard(value)]
+
+
+def _swap_guard(value):
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            previous = torch.__future__.get_swap_module_params_on_conversion()
+            if value is not None:
+                torch.__future__.set_swap_module_params_on_conversion(value)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                torch.__future__.set_swap_module_params_on_conversion(previous)
+        return wrapper
+    return decorate
+
+
 def instantiate_parametrized_tests(cls):
     for attr in list(vars(cls)):
         fn = getattr(cls, attr)
