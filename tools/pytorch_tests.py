@@ -258,8 +258,8 @@ class _Recorder(unittest.TestResult):
     def addSkip(self, test, reason):
         self.outcome = ("skip", None, reason)
 
-    def addExpectedFailure(self, test, err):
-        self._set("xfail", err)
+    def addExpectedFailure(self, test, err):  # an @expectedFailure test that fails: the suite passes
+        self.outcome = ("pass", None, "expected failure")
 
     def addUnexpectedSuccess(self, test):
         self.outcome = ("fail", None, "unexpected success of an expectedFailure test")

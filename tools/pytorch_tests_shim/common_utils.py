@@ -146,8 +146,20 @@ def _number_of(v):
     return int(v) if isinstance(v, bool) else v
 
 
+def _sequence_types() -> tuple:
+    # PyTorch's assertEqual compares these containers item by item, as Sequences and Mappings
+    nn = torch.nn
+    return (Sequence, nn.Sequential, nn.ModuleList, nn.ParameterList)
+
+
+def _mapping_types() -> tuple:
+    nn = torch.nn
+    return (Mapping, nn.ModuleDict, nn.ParameterDict)
+
+
 def _compare(x, y, rtol, atol, equal_nan, exact_dtype, path="") -> str | None:
     where = f" (at {path})" if path else ""
+    Sequence, Mapping = _sequence_types(), _mapping_types()  # PyTorch's wider kinds of container
     if x is None or y is None:
         return None if x is None and y is None else f"None mismatch{where}: {x!r} != {y!r}"
     tx, ty = isinstance(x, torch.Tensor), isinstance(y, torch.Tensor)
@@ -240,11 +252,18 @@ class TestCase(unittest.TestCase):
         self.fail("Did not raise when expected to")
 
     @contextlib.contextmanager
-    def assertNotWarn(self, msg=""):
+    def _assertNotWarn(self, msg=""):
         with warnings.catch_warnings(record=True) as ws:
             warnings.simplefilter("always")
             yield
         self.assertTrue(len(ws) == 0, msg or f"unexpected warnings: {[str(w.message) for w in ws]}")
+
+    def assertNotWarn(self, callable=None, msg=""):
+        """PyTorch's: ``assertNotWarn(fn, msg)`` calls fn and fails on any warning."""
+        if callable is None:
+            return self._assertNotWarn(msg)
+        with self._assertNotWarn(msg):
+            callable()
 
     @contextlib.contextmanager
     def assertWarnsOnceRegex(self, category, regex=""):
@@ -254,6 +273,9 @@ class TestCase(unittest.TestCase):
         import re
         found = [w for w in ws if issubclass(w.category, category) and re.search(regex, str(w.message))]
         self.assertTrue(found, f"{category.__name__} matching {regex!r} not raised")
+
+    def assertObjectIn(self, obj, iterable):
+        self.assertTrue(any(id(obj) == id(x) for x in iterable), f"{obj!r} not found by identity")
 
     def assertLeaksNoCudaTensors(self, name=None):
         return contextlib.nullcontext()
