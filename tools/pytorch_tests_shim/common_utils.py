@@ -363,6 +363,10 @@ class subtest:
         self.arg_values, self.name, self.decorators = arg_values, name, decorators or []
 
 
+def _plain(value) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool, torch.dtype))
+
+
 def _value_name(value) -> str:
     if isinstance(value, torch.dtype):
         return str(value).replace("torch.", "")
@@ -384,7 +388,7 @@ class parametrize:
         return fn
 
     def expand(self):
-        for v in self.arg_values:
+        for index, v in enumerate(self.arg_values):
             decorators = []
             if isinstance(v, subtest):
                 decorators, name, v = v.decorators, v.name, v.arg_values
@@ -394,8 +398,9 @@ class parametrize:
             if name is None:
                 if self.name_fn is not None:
                     name = self.name_fn(*values)
-                else:
-                    name = "_".join(f"{n}_{_value_name(x)}" for n, x in zip(self.arg_names, values))
+                else:  # PyTorch's default: name_value for plain values, name<index> for others
+                    name = "_".join(f"{n}_{_value_name(x)}" if _plain(x) else f"{n}{index}"
+                                    for n, x in zip(self.arg_names, values))
             yield name, dict(zip(self.arg_names, values)), decorators
 
 
