@@ -364,11 +364,12 @@ class subtest:
 
 
 def _plain(value) -> bool:
-    return value is None or isinstance(value, (str, int, float, bool, torch.dtype))
+    kinds = (str, int, float, bool, torch.dtype, getattr(torch, "layout", torch.dtype))
+    return value is None or isinstance(value, kinds)
 
 
 def _value_name(value) -> str:
-    if isinstance(value, torch.dtype):
+    if isinstance(value, (torch.dtype, getattr(torch, "layout", torch.dtype))):
         return str(value).replace("torch.", "")
     if isinstance(value, type) or callable(value):
         return getattr(value, "__name__", str(value))
