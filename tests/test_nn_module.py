@@ -745,3 +745,41 @@ def test_future_conversion_switches_on_are_unsupported():
     with pytest.raises(Unsupported, match="overwrite_module_params_on_conversion"):
         scalargrad.__future__.set_overwrite_module_params_on_conversion(True)
     assert scalargrad.__future__.get_swap_module_params_on_conversion() is False
+
+
+_TO_CALLS = [
+    ("cpu-copy", lambda t, m: m.to("cpu", copy=True)),
+    ("device-bool", lambda t, m: m.to(t.device("cpu"), True)),
+    ("long", lambda t, m: m.to(t.long)),
+    ("none-bool", lambda t, m: m.to(None, True)),
+    ("device-long-bool", lambda t, m: m.to(t.device("cpu"), t.long, True)),
+    ("device-dtype-kw", lambda t, m: m.to(t.device("cpu"), dtype=t.long, non_blocking=True)),
+    ("list", lambda t, m: m.to([])),
+    ("dict-kw", lambda t, m: m.to({}, non_blocking=True)),
+    ("long-tensor", lambda t, m: m.to(t.tensor(3, dtype=t.long), non_blocking=True)),
+    ("device-tensor", lambda t, m: m.to(t.device("cpu"), t.tensor(3, dtype=t.long), non_blocking=True)),
+    ("unknown-kw", lambda t, m: m.to("cpu", dtype=t.float64, foo=1)),
+    ("ok-device-dtype", lambda t, m: m.to("cpu", t.float64, False)),
+    ("ok-dtype-kw", lambda t, m: m.to(dtype=t.float64, non_blocking=True)),
+    ("ok-tensor", lambda t, m: m.to(t.zeros(1, dtype=t.float64))),
+]
+
+
+@pytest.mark.parametrize("name,call", _TO_CALLS, ids=[c[0] for c in _TO_CALLS])
+def test_module_to_parses_its_arguments_as_pytorch(name, call, torch_ref):
+    # Module.to's argument list by PyTorch's three signatures: what PyTorch accepts converts, what
+    # it rejects raises the same error class with the same first line (copy= is a RuntimeError)
+    def outcome(lib):
+        m = lib.nn.Linear(2, 1)
+        try:
+            out = call(lib, m)
+        except (TypeError, RuntimeError) as e:
+            return type(e).__name__, str(e).splitlines()[0]
+        return "ok", str(out.weight.dtype)
+
+    theirs, ours = outcome(torch_ref), outcome(scalargrad)
+    if name == "unknown-kw":  # PyTorch lists unknown keywords first; the class and the start agree
+        assert ours[0] == theirs[0] == "TypeError"
+        assert ours[1].startswith("to() received an invalid combination of arguments - got (str, ")
+    else:
+        assert ours == theirs
