@@ -783,3 +783,36 @@ def test_module_to_parses_its_arguments_as_pytorch(name, call, torch_ref):
         assert ours[1].startswith("to() received an invalid combination of arguments - got (str, ")
     else:
         assert ours == theirs
+
+
+def test_nn_modules_utils_is_an_attribute_after_import_torch(torch_ref):
+    # PyTorch's test_load_state_dict calls torch.nn.modules.utils.consume_prefix_in_state_dict_if_present
+    # with no import of its own; a fresh interpreter, so no other test has imported it first
+    import subprocess
+    import sys
+
+    code = ("import {m} as torch\n"
+            "sd = {{'module.w': 1, 'b': 2}}\n"
+            "torch.nn.modules.utils.consume_prefix_in_state_dict_if_present(sd, 'module.')\n"
+            "print(sorted(sd))\n")
+    outs = [subprocess.run([sys.executable, "-c", code.format(m=m)], capture_output=True, text=True, check=True).stdout
+            for m in ("scalargrad", torch_ref.__name__)]
+    assert outs[0] == outs[1] == "['b', 'w']\n"
+
+
+@pytest.mark.parametrize("version", [1, None])
+def test_batchnorm_loads_a_state_dict_from_before_num_batches_tracked(lib, version):
+    # version 1 (or no version) of BatchNorm's state dict had no num_batches_tracked: it loads,
+    # and the count is the module's own (0 here), as PyTorch's test_load_state_dict_BC checks
+    bn = lib.nn.BatchNorm2d(3)
+    sd = bn.state_dict()
+    del sd["num_batches_tracked"]
+    if version is None:
+        del sd._metadata[""]["version"]
+    else:
+        sd._metadata[""]["version"] = version
+    bn.load_state_dict(sd)
+    assert bn.num_batches_tracked.dtype == lib.long and bn.num_batches_tracked.item() == 0
+    sd._metadata[""]["version"] = 2  # from version 2 on the key is required
+    with pytest.raises(RuntimeError, match="Missing key"):
+        bn.load_state_dict(sd)
