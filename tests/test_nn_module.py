@@ -816,3 +816,19 @@ def test_batchnorm_loads_a_state_dict_from_before_num_batches_tracked(lib, versi
     sd._metadata[""]["version"] = 2  # from version 2 on the key is required
     with pytest.raises(RuntimeError, match="Missing key"):
         bn.load_state_dict(sd)
+
+
+@pytest.mark.parametrize("kind", ["list", "dict"])
+def test_parameter_container_replica_for_data_parallel(lib, kind):
+    # DataParallel's replica of a ParameterList/ParameterDict: parameters re-set as views of the
+    # originals, reached through the container's indexing (PyTorch's test_Parameter*_replication)
+    params = [lib.nn.Parameter(lib.randn(2, 2)) for _ in range(2)]
+    box = lib.nn.ParameterList(params) if kind == "list" else lib.nn.ParameterDict({"a": params[0], "b": params[1]})
+    replica = box._replicate_for_data_parallel()
+    assert type(replica) is type(box) and replica._is_replica and list(replica.parameters()) == []
+    for n, p in box.named_parameters():
+        setattr(replica, n, p.view_as(p))
+    got = list(replica) if kind == "list" else [replica[k] for k in replica]
+    for p, p2 in zip(params, got):
+        assert p2._base is p and type(p2.grad_fn).__name__ == "ViewBackward0"
+        assert lib.equal(p, p2)

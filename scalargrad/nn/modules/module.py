@@ -643,6 +643,18 @@ class Module:
         fn(self)
         return self
 
+    def _replicate_for_data_parallel(self) -> Module:
+        """A shallow replica, as DataParallel makes one per device: the same attributes, copies of
+        the buffer and submodule dicts, no registered parameters (the replica's parameters are then
+        set as plain attributes, views of the originals), marked ``_is_replica``."""
+        replica = self.__new__(type(self))
+        replica.__dict__ = self.__dict__.copy()
+        replica._parameters = {}
+        replica._buffers = replica._buffers.copy()
+        replica._modules = replica._modules.copy()
+        replica._is_replica = True
+        return replica
+
     def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
         """Convert every parameter (in place, keeping the Parameter object), its gradient and
         every buffer with ``fn``."""
