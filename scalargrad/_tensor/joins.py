@@ -19,7 +19,7 @@ from .tensor import Tensor, ext, flat, leaf, make, next_seq
 from .tensor_kernel import helper
 from .views import basic_index, narrow, norm_dim, select
 
-__all__ = ["unbind", "split", "chunk", "cat", "stack", "install"]
+__all__ = ["unbind", "split", "split_with_sizes", "chunk", "cat", "stack", "install"]
 
 
 def unbind(x: Tensor, dim: int = 0) -> tuple:
@@ -43,6 +43,9 @@ def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         op, layout = J.Split, Layout(x._t.shape, dim=d, index=step, raw={"dim": dim, "split_size": step})
     else:
         sizes = list(split_size_or_sections)
+        if any(n < 0 for n in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sizes}")
         if sum(sizes) != size:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
                                f"at dimension {d}), but got split_sizes={sizes}")
@@ -53,6 +56,18 @@ def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         op, layout = J.SplitWithSizes, Layout(x._t.shape, dim=d, split_sizes=tuple(sizes), raw={"dim": dim})
     outs = [basic_index(x, (slice(None),) * d + (slice(s, s + n),), force_slice=True) for s, n in parts]
     return _multi(x, outs, op, layout)
+
+
+def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
+    """``split_with_sizes``: ``split`` by a list of sizes alone (SplitWithSizesBackward0)."""
+    if not isinstance(split_sizes, (list, tuple)):
+        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, not "
+                        f"{type(split_sizes).__name__}")
+    for i, n in enumerate(split_sizes):
+        if n.__class__ is not int:
+            raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, but "
+                            f"found element of type {type(n).__name__} at pos {i}")
+    return split(input, list(split_sizes), dim)
 
 
 def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple:
@@ -176,8 +191,8 @@ def _join(tensors: list, d: int, op, new_dim: bool, given: int) -> Tensor:
 
 
 def install(method, function) -> None:
-    """unbind, split, chunk; cat (concat, concatenate) and stack."""
-    for name, fn in (("unbind", unbind), ("split", split), ("chunk", chunk)):
+    """unbind, split, split_with_sizes, chunk; cat (concat, concatenate) and stack."""
+    for name, fn in (("unbind", unbind), ("split", split), ("split_with_sizes", split_with_sizes), ("chunk", chunk)):
         method(name, fn)
         function(name, fn)
     for name in ("cat", "concat", "concatenate"):

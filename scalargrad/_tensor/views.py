@@ -587,9 +587,33 @@ def _broadcast_shapes(*shapes):
     return dtypes.Size(out)
 
 
+def movedim(input: Tensor, source, destination) -> Tensor:
+    """``movedim``/``moveaxis``: the dims ``source`` moved to ``destination``, the others kept in
+    order (ATen's ``movedim``: one permute, PermuteBackward0)."""
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
+                           f"same number of dims as destination ({dst} dims)")
+    n = input._t.ndim
+    src, dst = [norm_dim(d, n) for d in src], [norm_dim(d, n) for d in dst]
+    for name, ds, given in (("source", src, source), ("destination", dst, destination)):
+        if len(set(ds)) != len(ds):
+            given = [given] if isinstance(given, int) else list(given)
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given})")
+    if n == 0:  # ATen: self.alias()
+        return basic_index(input, Ellipsis)
+    order = [-1] * n
+    for a, b in zip(src, dst):
+        order[b] = a
+    rest = iter(d for d in range(n) if d not in src)
+    return permute(input, *[o if o >= 0 else next(rest) for o in order])
+
+
 def install(method, function) -> None:
     """The view and copy spellings: view, reshape, flatten, squeeze/unsqueeze (and in place),
-    expand, t/T/mT, transpose, permute, select, narrow, clone, contiguous, detach, broadcasting."""
+    expand, t/T/mT, transpose, permute, movedim/moveaxis, select, narrow, clone, contiguous, detach,
+    broadcasting."""
     method("view", view)
     method("reshape", reshape)
     method("view_as", lambda self, other: view(self, other._t.shape))
@@ -613,6 +637,9 @@ def install(method, function) -> None:
         method(n + "_", lambda self, d0, d1: _inplace_view(self, lambda x: transpose(x, d0, d1)))
         function(n, transpose)
     method("permute", permute)
+    for name in ("movedim", "moveaxis"):
+        method(name, movedim)
+        function(name, movedim)
     method("select", select)
     method("narrow", narrow)
     method("contiguous", contiguous)
