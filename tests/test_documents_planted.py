@@ -19,7 +19,7 @@ import pytest
 from scalargrad.documents import check_documents
 from scalargrad.documents.report import exit_status
 
-# eight documents judged in child processes, twice (about 35 s of CPU): end to end
+# eight documents judged in child processes, twice (16 s of CPU in the children for the first test alone): end to end
 pytestmark = pytest.mark.slow
 
 HERE = os.path.join(os.path.dirname(__file__), "documents", "planted")
