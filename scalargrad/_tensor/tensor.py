@@ -598,6 +598,8 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
+        if self._op is not None and isinstance(getattr(self._c, "error", None), str):
+            raise RuntimeError(self._c.error)  # a view PyTorch refuses to use (storage.refused_view)
         return self._op is None
 
     @property

@@ -332,10 +332,12 @@ def basic_index(src: Tensor, index, select_dim=None, force_slice: bool = False, 
         return _one_step(src, index, select_dim, force_slice, raw)
     nd = src._t.ndim
     specified = sum(1 for it in index if it is not None and it is not Ellipsis)
+    if specified > nd:  # applySlicing checks the count before any item
+        raise IndexError(f"too many indices for tensor of dimension {nd}")
     steps = []
     dim = 0
-    odim = 0  # the item's dimension in src, for PyTorch's error messages
-    for it in index:
+    odim = 0  # the item's dimension in src
+    for pos, it in enumerate(index):  # PyTorch's messages name the item's place in the index
         if it is None:
             steps.append((dim, None))
             dim += 1
@@ -357,7 +359,7 @@ def basic_index(src: Tensor, index, select_dim=None, force_slice: bool = False, 
                 size = src._t.shape[odim]
                 i = int(it)
                 if not -size <= i < size:
-                    raise IndexError(f"index {i} is out of bounds for dimension {odim} with size {size}")
+                    raise IndexError(f"index {i} is out of bounds for dimension {pos} with size {size}")
             steps.append((dim, it))
             odim += 1
     if plain and not steps:
@@ -587,9 +589,33 @@ def _broadcast_shapes(*shapes):
     return dtypes.Size(out)
 
 
+def movedim(input: Tensor, source, destination) -> Tensor:
+    """``movedim``/``moveaxis``: the dims ``source`` moved to ``destination``, the others kept in
+    order (ATen's ``movedim``: one permute, PermuteBackward0)."""
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
+                           f"same number of dims as destination ({dst} dims)")
+    n = input._t.ndim
+    src, dst = [norm_dim(d, n) for d in src], [norm_dim(d, n) for d in dst]
+    for name, ds, given in (("source", src, source), ("destination", dst, destination)):
+        if len(set(ds)) != len(ds):
+            given = [given] if isinstance(given, int) else list(given)
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given})")
+    if n == 0:  # ATen: self.alias()
+        return basic_index(input, Ellipsis)
+    order = [-1] * n
+    for a, b in zip(src, dst):
+        order[b] = a
+    rest = iter(d for d in range(n) if d not in src)
+    return permute(input, *[o if o >= 0 else next(rest) for o in order])
+
+
 def install(method, function) -> None:
     """The view and copy spellings: view, reshape, flatten, squeeze/unsqueeze (and in place),
-    expand, t/T/mT, transpose, permute, select, narrow, clone, contiguous, detach, broadcasting."""
+    expand, t/T/mT, transpose, permute, movedim/moveaxis, select, narrow, clone, contiguous, detach,
+    broadcasting."""
     method("view", view)
     method("reshape", reshape)
     method("view_as", lambda self, other: view(self, other._t.shape))
@@ -613,6 +639,9 @@ def install(method, function) -> None:
         method(n + "_", lambda self, d0, d1: _inplace_view(self, lambda x: transpose(x, d0, d1)))
         function(n, transpose)
     method("permute", permute)
+    for name in ("movedim", "moveaxis"):
+        method(name, movedim)
+        function(name, movedim)
     method("select", select)
     method("narrow", narrow)
     method("contiguous", contiguous)
