@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 
 import pytest
+import quick_run
 
 import kernel_record
 
@@ -28,6 +29,7 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 
 SYMPY_CHECKS_PER_TEST = 3
+SYMPY_CHECKS_QUICK = 1  # in the quick run (tests/quick_run.py): each test's first backward pass
 # the fixtures that hand a test live PyTorch (test_random's ``torch``, test_run_conformance's
 # ``runs`` of every catalogue program under PyTorch)
 LIVE_FIXTURES = {"torch_ref", "torch", "runs"}
@@ -41,7 +43,8 @@ def pytest_addoption(parser):
 
 def _quick_run(config) -> bool:
     """The contributor's default: a plain ``pytest`` (no paths, no -m, no --slow, CI unset)
-    leaves out the ``slow`` end-to-end tests; naming them, ``--slow`` or CI runs them."""
+    leaves out the ``slow`` end-to-end tests and runs a sample of each parametrized sweep
+    (``quick_run``); naming tests, ``--slow`` or CI runs everything."""
     source = getattr(config, "args_source", None)  # pytest 7.2+
     return not (config.getoption("--slow") or os.environ.get("CI") or config.option.markexpr
                 or source is None or source.name != "TESTPATHS")
@@ -49,7 +52,8 @@ def _quick_run(config) -> bool:
 
 def pytest_report_header(config):
     if _quick_run(config):
-        return "the quick run: the slow end-to-end tests are left out (--slow or CI=true runs everything)"
+        return ("the quick run: the slow end-to-end tests are left out, each parametrized sweep runs a covering "
+                f"sample, each hypothesis test {quick_run.QUICK_EXAMPLES} examples (--slow or CI=true runs everything)")
     return None
 
 
@@ -62,10 +66,7 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     if _quick_run(config):
-        slow = [item for item in items if item.get_closest_marker("slow")]
-        if slow:
-            config.hook.pytest_deselected(items=slow)
-            items[:] = [item for item in items if not item.get_closest_marker("slow")]
+        quick_run.select(config, items)
     # every test that takes PyTorch as the truth compares with the live kernels of this machine:
     # CI runs these again under other processors' kernel sets (.ci/run, README "Development")
     # (and the "torch" instance of a fixture parametrized over both libraries, such as ``lib``,
@@ -85,9 +86,11 @@ def _sympy_checks_every_backward(request):
         return
     from scalargrad.symbolic import check_every_backward
 
-    # the first backward passes of each test are proved; a hypothesis test's hundred examples
-    # would otherwise make the suite last hours (their ops are proved rule by rule anyway)
-    with check_every_backward(limit=SYMPY_CHECKS_PER_TEST) as checks:
+    # the first backward passes of each test are proved (the first one only in the quick run); a
+    # hypothesis test's hundred examples would otherwise make the suite last hours (their ops
+    # are proved rule by rule anyway)
+    limit = SYMPY_CHECKS_QUICK if _quick_run(request.config) else SYMPY_CHECKS_PER_TEST
+    with check_every_backward(limit=limit) as checks:
         yield
     # a backward that raised (a version error the test expects, say) leaves no report: any
     # report not ok is a disagreement between autograd and SymPy, or a crash of the checker

@@ -389,6 +389,7 @@ def test_verify_with_nothing_to_check_says_so_with_status_2(tmp_path):
     assert proc.stdout.rstrip().splitlines()[-1].startswith("1 cell in 2 documents: 1 reproduced, ")
 
 
+@pytest.mark.quick_sample  # in process: the quick run's share of this file
 def test_counts_are_spelled_in_the_singular_for_one():
     import scalargrad
     from scalargrad import proof_summary, verify
@@ -613,6 +614,7 @@ def _torch_modules() -> dict:
     return {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
 
 
+@pytest.mark.quick_sample  # in process: the quick run's share of this file
 def test_torch_alias_resolves_torch_to_scalargrad_and_restores_sys_modules():
     import scalargrad
     import scalargrad.nn

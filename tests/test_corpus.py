@@ -126,6 +126,7 @@ def test_cpp_warning_suffix_is_not_compared():
         "UserWarning: (Triggered internally at x.) then more"]
 
 
+@pytest.mark.slow  # each corpus program run under PyTorch in a child process
 @pytest.mark.parametrize("program", ["011_zero_grad_patterns.py", "048_tensor_repr_dtypes.py"])
 def test_capture_is_what_live_pytorch_prints(program, torch_ref):
     # the stored capture is PyTorch's, not edited: two programs re-run under the installed torch

@@ -85,6 +85,7 @@ def test_markdown_page_of_003_module_and_hook_examples():
     assert exit_status([entry]) == 0
 
 
+@pytest.mark.slow  # whole documents judged in child processes (10-60 s on a busy machine)
 def test_003_documents_give_the_same_verdicts_on_pytorch(torch_ref):
     """Run on PyTorch 2.13 itself, the 003 documents get the verdicts scalargrad gets."""
     for path in (NOTEBOOK_003, MARKDOWN_003):
@@ -173,6 +174,7 @@ def no_matplotlib(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as on a machine without it
 
 
+@pytest.mark.slow  # whole documents judged in child processes (10-60 s on a busy machine)
 def test_notebook_with_deliberate_mistakes(tmp_path, no_matplotlib):
     entry = document_report(notebook(MISTAKES, tmp_path / "mistakes.ipynb"))
     assert statuses(entry) == [(status, detail) for _code, _out, status, detail in MISTAKES]
@@ -187,6 +189,7 @@ def test_notebook_with_deliberate_mistakes(tmp_path, no_matplotlib):
     assert exit_status([entry]) == 1
 
 
+@pytest.mark.slow  # whole documents judged in child processes (10-60 s on a busy machine)
 def test_mistakes_get_the_same_verdicts_on_pytorch(tmp_path, torch_ref, no_matplotlib):
     path = notebook(MISTAKES, tmp_path / "mistakes.ipynb")
     on_torch = statuses(document_report(path, check=False, alias_torch=False))
@@ -425,6 +428,7 @@ def test_unreadable_documents(tmp_path):
 # ---------------------------------------------------------------- several documents, reports
 
 
+@pytest.mark.slow  # whole documents judged in child processes (10-60 s on a busy machine)
 def test_documents_run_each_in_their_own_process(tmp_path):
     """Global state does not leak between documents: the first changes the default dtype and
     registers a global module hook, the second sees PyTorch's defaults and no hook."""
@@ -443,6 +447,7 @@ def test_documents_run_each_in_their_own_process(tmp_path):
     assert [e["path"] for e in entries] == [str(first), str(second)]
 
 
+@pytest.mark.slow  # whole documents judged in child processes (10-60 s on a busy machine)
 def test_reports(tmp_path, no_matplotlib):
     entries = [document_report(MARKDOWN_003), document_report(notebook(MISTAKES, tmp_path / "m.ipynb"))]
     line = summary(entries)
@@ -458,6 +463,7 @@ def test_reports(tmp_path, no_matplotlib):
     assert f"### {MARKDOWN_003}" in md and "| 2 | 12 | named difference | node names of an older PyTorch |" in md
 
 
+@pytest.mark.slow  # whole documents judged in child processes (10-60 s on a busy machine)
 def test_json_schema_fields(tmp_path):
     entry = document_report(MARKDOWN_003)
     assert set(entry) == {"path", "kind", "error", "note", "cells"}
@@ -475,6 +481,7 @@ def test_json_schema_fields(tmp_path):
     json.dumps(entry)  # plain data
 
 
+@pytest.mark.slow  # whole documents judged in child processes (10-60 s on a busy machine)
 @pytest.mark.parametrize("forks", [True, False])
 def test_a_cell_that_hangs_is_stopped_and_the_others_keep_their_verdicts(tmp_path, monkeypatch, forks):
     # in a fork of the warm worker, or, in a process that runs other threads (PyTorch's pool, say),
@@ -805,6 +812,7 @@ def test_restructured_text_outputs_after_a_label(tmp_path):
         ('print("a second block of code, not an output")', None)]
 
 
+@pytest.mark.slow  # whole documents judged in child processes (10-60 s on a busy machine)
 def test_numbers_of_uninitialised_memory_are_attributed(tmp_path):
     """torch.empty holds anything in PyTorch: under verify it holds different numbers in each
     run, which excuses exactly the numbers printed from it."""
@@ -896,6 +904,7 @@ def test_an_import_of_a_package_not_installed_is_left_out_and_the_rest_runs(tmp_
     assert exit_status([entry]) == 1
 
 
+@pytest.mark.slow  # whole documents judged in child processes (10-60 s on a busy machine)
 def test_a_differing_cell_of_a_document_that_drew_is_run_more_times(tmp_path):
     # the number of the cell's loop depends on an unseeded draw but comes out the same in the
     # first three runs (here: the runs count themselves in a file, so that it is certain)

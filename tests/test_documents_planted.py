@@ -19,6 +19,9 @@ import pytest
 from scalargrad.documents import check_documents
 from scalargrad.documents.report import exit_status
 
+# eight documents judged in child processes, twice (16 s of CPU in the children for the first test alone): end to end
+pytestmark = pytest.mark.slow
+
 HERE = os.path.join(os.path.dirname(__file__), "documents", "planted")
 NAMES = ("autograd", "functions", "modules", "random")
 DOCUMENTS = [os.path.join(HERE, f"{n}.{ext}") for n in NAMES for ext in ("ipynb", "md")]

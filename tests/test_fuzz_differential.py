@@ -69,6 +69,7 @@ def _family(torch, family: str) -> tuple[Campaign, set]:
     return _RUN[family]
 
 
+@pytest.mark.quick_sample  # its first kind: the quick run's share of this file
 @pytest.mark.parametrize("kind", KINDS + list(FAMILIES))
 def test_pytorch_agrees_with_itself(torch_ref, kind):
     # the comparator and the interpreter, with PyTorch on both sides: any divergence is the

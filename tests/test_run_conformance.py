@@ -130,6 +130,7 @@ def stopped_feature(stderr: str) -> str:
     return "multi-element tensors"
 
 
+@pytest.mark.quick_sample  # no child process: the quick run's share of this file
 def test_plain_versions_import_torch_only():
     for ex in EXAMPLES:
         source = plain_pytorch(Path(ex.program).read_text(encoding="utf-8"))

@@ -24,6 +24,7 @@ from scalargrad._ops.table import REGISTRY
 from scalargrad._tensor import tensor_kernel as K
 from scalargrad.symbolic import (
     ELEMENT_OPS,
+    AddmmOf,
     Elem,
     ElementGraph,
     SumOf,
@@ -470,6 +471,57 @@ def test_a_wrong_declared_formula_is_caught_on_elements(monkeypatch):
     report = sympy_check(x.sin().sum(), strategy="local")
     assert any(f.startswith("SinBackward0 (node 1 of 2), element [0]: d/d(input 0)") for f in report.failures), \
         report.failures
+
+
+def _lenet_corner():
+    """A conv layer, a max pool and a linear layer, LeNet's shapes in small, with its loss."""
+    torch.manual_seed(3)
+    conv, fc = nn.Conv2d(1, 2, 3), nn.Linear(8, 3)
+    x = torch.randn(1, 1, 6, 6)
+    return conv, fc, lambda: fc(torch.flatten(torch.nn.functional.max_pool2d(conv(x).relu(), 2), 1)).pow(2).sum()
+
+
+@pytest.mark.no_sympy_check  # installs a wrong bulk formula on purpose
+def test_a_wrong_convolution_backward_is_caught_on_every_call(monkeypatch):
+    # the elements of a layer's nodes are made from its geometry's taps, worked out once per
+    # geometry: the second call of the layer (the same taps) is checked as fully as the first
+    right = K.TensorKernel.convolution_backward
+
+    def wrong(g, v):
+        gi, gw, gb = right(g, v)
+        return gi, gw * 1.01, gb
+
+    conv, fc, loss = _lenet_corner()
+    with check_every_backward() as log:
+        loss().backward()
+        monkeypatch.setattr(K.TensorKernel, "convolution_backward", staticmethod(wrong))
+        loss().backward()
+    first, second = log
+    assert first.ok, str(first)
+    assert not second.ok
+    # every element of conv.weight (2 x 1 x 3 x 3), and nothing else
+    wrong_ones = [c.name for c in second.inputs if c.status != "ok"]
+    assert len(wrong_ones) == conv.weight.numel() and len({n.split("[")[0] for n in wrong_ones}) == 1, wrong_ones
+    assert {c.status for c in second.inputs if c.name in wrong_ones} == {"mismatch"}
+    assert any(f.startswith("ConvolutionBackward0 (node 1 of") and "its backward" in f for f in second.failures), \
+        second.failures
+
+
+@pytest.mark.no_sympy_check  # plants a wrong derivative on purpose
+def test_a_wrong_partial_of_a_product_element_is_caught(monkeypatch):
+    # the chain rule is redone with each element's partials: a wrong partial of the linear
+    # layer's elements (d/d of its input) moves the reference of the convolution's weights below
+    right = AddmmOf.partials
+    conv, fc, loss = _lenet_corner()
+    out = loss()
+    monkeypatch.setattr(AddmmOf, "partials",
+                        staticmethod(lambda vals, c: [p * 1.5 if i == 1 else p for i, p in enumerate(right(vals, c))]))
+    report = sympy_check(out, {conv.weight: "w", conv.bias: "b", fc.weight: "v", fc.bias: "c"}, strategy="local")
+    assert not report.ok
+    # below the wrong partial (the pooled input's first element): conv's weights, not fc's own
+    assert "mismatch" in {c.status for c in report.inputs if c.name.startswith("w[")}
+    assert {c.status for c in report.inputs if c.name[0] in "vc"} == {"ok"}
+    assert any("AddmmBackward0" in f and "its backward" in f for f in report.failures), report.failures
 
 
 def test_every_op_of_the_table_has_its_elements_expanded():

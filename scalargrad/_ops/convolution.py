@@ -16,7 +16,7 @@ import itertools
 
 from .table import Op, register
 
-__all__ = ["ConvGeometry", "Convolution", "ConvolutionNoBias", "CONVOLUTION_OPS"]
+__all__ = ["ConvGeometry", "geometry", "Convolution", "ConvolutionNoBias", "CONVOLUTION_OPS"]
 
 
 class ConvGeometry:
@@ -79,6 +79,25 @@ class ConvGeometry:
                     channel.append(oc)
         self.taps = taps
         self.channel = channel
+
+
+_GEOMETRIES: dict = {}  # the arguments -> their ConvGeometry, the last few made
+_GEOMETRIES_KEPT = 4
+
+
+def geometry(in_shape: tuple, weight_shape: tuple, stride: tuple, padding: tuple, dilation: tuple, groups: int,
+             bias_sizes: tuple) -> ConvGeometry:
+    """The ``ConvGeometry`` of these arguments, made once for a few recent ones: a layer is called
+    with the same shapes at every step (gradcheck's numerical Jacobian, hundreds of times), and a
+    geometry is never changed once made (nodes share it as their ``_c``)."""
+    key = (tuple(in_shape), tuple(weight_shape), tuple(stride), tuple(padding), tuple(dilation), groups,
+           tuple(bias_sizes))
+    geo = _GEOMETRIES.get(key)
+    if geo is None:
+        if len(_GEOMETRIES) >= _GEOMETRIES_KEPT:
+            _GEOMETRIES.pop(next(iter(_GEOMETRIES)))
+        geo = _GEOMETRIES[key] = ConvGeometry(*key)
+    return geo
 
 
 def _prod(xs) -> int:

@@ -113,7 +113,7 @@ def _batched(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, di
         raise NotImplementedError(f"\"slow_conv2d_cpu\" not implemented for '{dt.short}'")
     if dt not in (dtypes.float32, dtypes.float64):
         raise Unsupported(f"convolution in {dt.name}")
-    geo = CV.ConvGeometry(xs, ws, stride, padding, dilation, groups, (ws[0],) if bias is not None else (0,))
+    geo = CV.geometry(xs, ws, stride, padding, dilation, groups, (ws[0],) if bias is not None else (0,))
     f32 = dt is dtypes.float32
     xv, wv = x._val, weight._val
     bv = bias._val if bias is not None else None

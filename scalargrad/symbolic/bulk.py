@@ -11,7 +11,7 @@ from .._base.dtypes import TensorType
 from .._ops.joins import Unbind
 from .._tensor.tensor import Tensor, leaf
 from .forms import ROW, STRUCT, op_kind
-from .graph import Elem, element_index, shape_pick
+from .graph import element_index, shape_pick
 from .rules import EPS, NODE_RTOL, TINY, dt_name, same
 
 __all__ = ["BulkChecks"]
@@ -60,21 +60,23 @@ class BulkChecks:
             vals = list(vals) if isinstance(vals, list) else [vals]
             prev = got.get(u)
             got[u] = vals if prev is None else [x + y for x, y in zip(prev, vals)]
-        ref = _unbind_reference(v, vin, probes) if unbind else _reference(self.graph, elems, probes)
+        ref = _unbind_reference(self.graph, v, vin, probes) if unbind else _reference(self.graph, elems, probes)
         if ref is not None:
             self._compare(v, vin, got, ref)
 
     def _compare(self, v, vin, got: dict, ref: dict) -> None:
         """Fail at the first element where the engine's vector-Jacobian product ``got`` departs
-        from the elements' ``ref`` ((input, element) -> [value, scale, terms])."""
-        for u in {key[0] for key in ref} | set(got):
+        from the elements' ``ref`` (input element -> [value, scale, terms])."""
+        graph = self.graph
+        node_of = graph.node_of
+        for u in {node_of(e) for e in ref} | set(got):
             if not u._rg:
                 continue
             have = got.get(u)
             dtu = dt_name(u._t)
             eps, tiny = EPS[dtu], TINY[dtu]
-            for q in range(u._t.numel):
-                r = ref.get((u, q))
+            for q, e in enumerate(graph.elements(u)):
+                r = ref.get(e)
                 want, scale, cnt = (0.0, 0.0, 0) if r is None else r
                 x = 0.0 if have is None else have[q]
                 if want != want and x != x:
@@ -124,21 +126,21 @@ def _add(ref: dict, key, t: float, a: float) -> None:
         r[2] += 1
 
 
-def _unbind_reference(v, vin, probes) -> dict:
+def _unbind_reference(graph, v, vin, probes) -> dict:
     """What the probe gradients of an unbind/split give its input: each lands where it was taken."""
     ref: dict = {}
-    u = vin[0]
+    es = graph.elements(vin[0])
     for (_shape, m), ps in zip(v._c.outputs, probes):
         for j, p in enumerate(ps):
-            _add(ref, (u, j if m is None else m[j]), p, abs(p))
+            _add(ref, es[j if m is None else m[j]], p, abs(p))
     return ref
 
 
 def _reference(graph, elems, probes) -> dict | None:
     """The vector-Jacobian product the elements' verified partials give for the probe gradient
-    ((input, element) -> [value, scale, terms]), or None where an element has no partials."""
+    (input element -> [value, scale, terms]), or None where an element has no partials."""
     ref: dict = {}
-    node_of = graph.node_of
+    get = ref.get
     for e, p in zip(elems, probes):
         ins = graph.ins[e]
         live_e, kind, _ = op_kind(e._op)
@@ -153,20 +155,30 @@ def _reference(graph, elems, probes) -> dict | None:
             return None
         # an element op whose backward formula cancels says what its rounding errors are
         # relative to (``partial_scales``); otherwise the partials themselves
-        scales = parts
         if kind == STRUCT and getattr(live_e, "partial_scales", None) is not None:
             scales = live_e.partial_scales([u._val for u in ins], e._c)
-        for u, s, m in zip(ins, parts, scales):
+            for u, s, m in zip(ins, parts, scales):
+                if s is None or not u._rg:
+                    continue
+                t = p * s
+                a = abs(p * m)
+                r = get(u)
+                if r is None:
+                    ref[u] = [t, a, 1]
+                else:
+                    r[0] += t
+                    r[1] += a
+                    r[2] += 1
+            continue
+        for u, s in zip(ins, parts):  # the scale of each term is the term itself: |p * s|
             if s is None or not u._rg:
                 continue
-            key = (node_of(u), u.index if u.__class__ is Elem else 0)
             t = p * s
-            a = abs(p * m)
-            r = ref.get(key)
+            r = get(u)
             if r is None:
-                ref[key] = [t, a, 1]
+                ref[u] = [t, abs(t), 1]
             else:
                 r[0] += t
-                r[1] += a
+                r[1] += abs(t)
                 r[2] += 1
     return ref

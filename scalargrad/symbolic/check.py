@@ -7,6 +7,7 @@ then compared with them element by element.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
@@ -22,7 +23,7 @@ from .forms import (
     at_values,
     base_names,
     declared_function,
-    element_name,
+    element_names,
     evaluate,
     exact,
     expressions,
@@ -112,9 +113,9 @@ class _Plan:
         self.targets = []
         self.names = []
         for t, base in zip(tensors, names):
-            for e in graph.elements(t):
-                self.targets.append(e)
-                self.names.append(element_name(base, t, e))
+            es = graph.elements(t)
+            self.targets.extend(es)
+            self.names.extend(element_names(base, t, es))
         self.graph = graph
         root_elems = []
         root_weights = []
@@ -192,9 +193,14 @@ class _Plan:
             bound = local.B.get(t, 0.0)
             depth = local.D.get(t, 0)
             tag_ids = local.T.get(t, NO_TAGS)
-            kinds = {texts[i][0] for i in tag_ids}
-            tnotes = sorted(texts[i][1] for i in tag_ids if texts[i][0] != "function")
-            departed = sorted(n for i in tag_ids for n in departures.get(i, ()))
+            if tag_ids:
+                kinds = {texts[i][0] for i in tag_ids}
+                tnotes = sorted(texts[i][1] for i in tag_ids if texts[i][0] != "function")
+                departed = sorted(n for i in tag_ids for n in departures.get(i, ()))
+            else:  # most elements: no note on their paths
+                kinds = NO_TAGS
+                tnotes = []
+                departed = []
             tol = self.atol + self.rtol * scale + 2 * bound
             if extra_tol is not None:
                 tol += extra_tol[k] or 0.0
@@ -257,6 +263,20 @@ def _targets_and_names(graph: ElementGraph, inputs, symbols) -> tuple:
         named = base_names(graph, [t for t in tensors if t not in given], None)
         names = [str(given[t]) if t in given else named[t] for t in tensors]
     return tensors, names
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused: the check allocates an element, a list or two per
+    element of the graph (millions for a CNN), none of them in a cycle the check leaves behind,
+    and each collection of the oldest generation would walk them all again."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 @contextmanager
@@ -337,10 +357,11 @@ class _Observer:
             return None
         label = f"backward #{len(self.log) + 1}" if accumulate else f"autograd.grad #{len(self.log) + 1}"
         try:
-            graph = ElementGraph(list(roots))
-            tensors, names = _targets_and_names(graph, None if inputs is None else list(inputs), None)
-            plan = _Plan(graph, list(roots), [_flat(g) for g in grads], tensors, names, self.strategy,
-                         self.rtol, self.atol)
+            with _no_cycle_collection():
+                graph = ElementGraph(list(roots))
+                tensors, names = _targets_and_names(graph, None if inputs is None else list(inputs), None)
+                plan = _Plan(graph, list(roots), [_flat(g) for g in grads], tensors, names, self.strategy,
+                             self.rtol, self.atol)
         except Exception as exc:  # a checker failure must not break the user's program
             crash = SymbolicReport([], "none", 0, "-", None, [f"the check itself failed: {exc!r}"], [], label)
             # reported once the backward call has finished: a backward that raises (the version
@@ -366,7 +387,8 @@ class _Observer:
             else:
                 values = [_flat(g) for g in result]
             try:
-                report = plan.report(values, extra, label)
+                with _no_cycle_collection():
+                    report = plan.report(values, extra, label)
             except Exception as exc:  # as above: report, do not break the program
                 report = SymbolicReport([], plan.strategy, len(plan.graph.nodes), plan.dtype, None,
                                         [f"the check itself failed: {exc!r}"], [], label)

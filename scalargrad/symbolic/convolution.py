@@ -5,8 +5,24 @@ from __future__ import annotations
 
 from .._ops import convolution as CV
 from .element_op import Const, Same
-from .graph import elements_of
+from .graph import Runs, elements_of
 from .products import AddmmOf, DotOf
+
+_SPLIT_KEEP = 8  # the geometries whose split taps are kept (a program has a few conv layers)
+_split: dict = {}  # a geometry's arguments -> per output element (input indices, weight indices)
+
+
+def _split_taps(geo) -> list:
+    """Per output element, its taps' input and weight flat indices, as two tuples: the same for
+    every node of the same geometry (a layer called at each step), so worked out once."""
+    key = (geo.in_shape, geo.weight_shape, geo.stride, geo.padding, geo.dilation, geo.groups)
+    got = _split.get(key)
+    if got is None or len(got) != len(geo.taps):
+        got = [(tuple(i for i, _ in taps), tuple(j for _, j in taps)) for taps in geo.taps]
+        if len(_split) >= _SPLIT_KEEP:
+            _split.pop(next(iter(_split)))
+        _split[key] = got
+    return got
 
 
 def _convolution(v, vin, vals):
@@ -16,12 +32,12 @@ def _convolution(v, vin, vals):
     x, w = vin[0], vin[1]
     bias = vin[2] if len(vin) > 2 else None
     spec = []
-    for taps, oc in zip(geo.taps, geo.channel):
-        pairs = tuple((x, i) for i, _ in taps) + tuple((w, j) for _, j in taps)
+    for (xs, ws), oc in zip(_split_taps(geo), geo.channel):
         if bias is not None:
-            spec.append((AddmmOf, None, ((bias, oc),) + pairs) if taps else (Same, None, ((bias, oc),)))
+            spec.append((AddmmOf, None, Runs(((bias, (oc,)), (x, xs), (w, ws)))) if xs
+                        else (Same, None, ((bias, oc),)))
         else:
-            spec.append((DotOf, None, pairs) if taps else (Const, 0.0, ()))
+            spec.append((DotOf, None, Runs(((x, xs), (w, ws)))) if xs else (Const, 0.0, ()))
     return spec
 
 

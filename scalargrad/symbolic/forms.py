@@ -4,6 +4,7 @@ built from each op's own ``sympy`` form (``_ops``) and from custom Functions' de
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 
@@ -140,6 +141,15 @@ def element_name(base: str, t, e) -> str:
         return base
     idx = ", ".join(str(i) for i in element_index(t._t.shape, e.index if e.__class__ is Elem else 0))
     return f"{base}[{idx}]"
+
+
+def element_names(base: str, t, elems) -> list:
+    """``element_name`` of each of ``elems`` (elements of tensor ``t``), the indices spelled
+    once per tensor."""
+    if not t._t.ndim:
+        return [base] * len(elems)
+    spelled = [f"{base}[{', '.join(map(str, idx))}]" for idx in itertools.product(*map(range, t._t.shape))]
+    return [spelled[e.index if e.__class__ is Elem else 0] for e in elems]
 
 
 def base_names(graph: ElementGraph, tensors, symbols) -> dict:

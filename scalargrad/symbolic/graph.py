@@ -35,7 +35,7 @@ from .._tensor.operands import positions
 from .._tensor.tensor import MANY
 from .element_op import Same, opaque_op
 
-__all__ = ["Elem", "ElementGraph", "NO_ELEMENT", "element_index", "shape_pick", "covers", "elements_of",
+__all__ = ["Elem", "ElementGraph", "NO_ELEMENT", "Runs", "element_index", "shape_pick", "covers", "elements_of",
            "expanded_always"]
 
 
@@ -126,6 +126,15 @@ def element_index(shape, flat: int) -> tuple:
 
 # ---------------------------------------------------------------- what each family's nodes are made of
 
+
+class Runs(tuple):
+    """An element's inputs given as runs, ``((input tensor, flat indices), ...)``: the same
+    inputs, in the same order, as the pairs ``((tensor, i) for i in indices)`` of each run in
+    turn, without a pair per input (a product's or a convolution's element reads hundreds)."""
+
+    __slots__ = ()
+
+
 _builders: dict = {}  # op class -> build(v, vin, vals)
 _class_builders: dict = {}  # op class -> the build of its nodes and its subclasses' (unless their own)
 _always: list = []  # op classes whose nodes are expanded whatever their shape
@@ -134,7 +143,8 @@ _always: list = []  # op classes whose nodes are expanded whatever their shape
 def elements_of(*ops: type, subclasses: bool = False) -> Callable:
     """Register, as a decorator, ``build(v, vin, vals)``: the structural elements of a node of
     any of ``ops`` (with ``subclasses``, of their subclasses too; the closest registered class
-    wins). It returns, per output element, ``(element op, c, ((input tensor, flat index), ...))``."""
+    wins). It returns, per output element, ``(element op, c, ((input tensor, flat index), ...))``
+    (or ``Runs`` of ``(input tensor, flat indices)`` in place of the pairs)."""
     table = _class_builders if subclasses else _builders
 
     def register(build: Callable) -> Callable:
@@ -381,16 +391,24 @@ class ElementGraph:
         self._add(v, elems)
 
     def _structural(self, v, t, vals, spec: list) -> None:
-        """``spec``: per output element, (element op, c, ((input tensor, flat index)...))."""
+        """``spec``: per output element, (element op, c, ((input tensor, flat index)...)), or
+        (element op, c, ``Runs``((input tensor, flat indices)...))."""
         elems = []
         cache: dict = {}
         for j, (op, c, srcs) in enumerate(spec):
             ins = []
-            for u, q in srcs:
-                es = cache.get(id(u))
-                if es is None:
-                    es = cache[id(u)] = self.elements(u)
-                ins.append(es[q])
+            if srcs.__class__ is Runs:
+                for u, idx in srcs:
+                    es = cache.get(id(u))
+                    if es is None:
+                        es = cache[id(u)] = self.elements(u)
+                    ins.extend(map(es.__getitem__, idx))
+            else:
+                for u, q in srcs:
+                    es = cache.get(id(u))
+                    if es is None:
+                        es = cache[id(u)] = self.elements(u)
+                    ins.append(es[q])
             elems.append(_elem(v, j, op, c, vals[j], t, tuple(ins)))
         self._add(v, elems)
 

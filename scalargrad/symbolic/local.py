@@ -53,8 +53,12 @@ def overwritten(v, ins) -> bool:
     no node saved ``c``'s values): the numbers there now are not the ones its forward computed
     with, so there is no forward value to compare (its gradient is still checked)."""
     seq = v._seq
+    last = None
     for x in (v, *ins):
         t = x.node if x.__class__ is Elem else x
+        if t is last:  # an element's inputs come in runs of one tensor's elements
+            continue
+        last = t
         s = t._s
         if s is not None and s.store is not None and s.store.written > seq:
             return True  # written through an alias with a version counter of its own (x.data *= 100)
@@ -66,6 +70,13 @@ def overwritten(v, ins) -> bool:
         if e is not None and e.modified > seq:
             return True
     return False
+
+
+def _any_nan(vals: list) -> bool:
+    try:
+        return any(map(math.isnan, vals))
+    except TypeError:  # not all floats
+        return any(x != x for x in vals)
 
 
 class LocalPass(FunctionChecks, BulkChecks):
@@ -85,7 +96,7 @@ class LocalPass(FunctionChecks, BulkChecks):
         self.G, self.A, self.B, self.T, self.D = {}, {}, {}, {}, {}
         self.functions: dict = {}  # custom Function node with a declared form -> _FnInfo
         self._hooks: dict = {}  # tensor -> its hook tag id, or None
-        self._proofs_failed: set = set()
+        self._proofs_seen: set = set()  # structural element ops met in this pass
         state: dict = {}  # element -> [gradient, scale, rounding bound, tags, depth]
         for r, w in zip(roots, weights):
             st = state.get(r)
@@ -151,14 +162,19 @@ class LocalPass(FunctionChecks, BulkChecks):
                 errs = [0.0] * len(ins)
             ag = abs(g)
             d_u = d_v + 1
+            k_eps = k_edge * eps
+            last_t = ueps = None
             for u, s, err in zip(ins, parts, errs):
                 if not u._rg:
                     continue
                 contrib = g * s
                 abs_s = abs(s)
-                bound = b_v * abs_s + ag * (err + k_edge * eps * abs_s)
-                udt = u._t.dtype
-                ueps = eps32 if udt is f32 else eps64 if udt is f64 else EPS.get(udt.name, eps64)
+                bound = b_v * abs_s + ag * (err + k_eps * abs_s if err else k_eps * abs_s)
+                ut = u._t
+                if ut is not last_t:  # an element's inputs mostly share a tensor (and its dtype)
+                    last_t = ut
+                    udt = ut.dtype
+                    ueps = eps32 if udt is f32 else eps64 if udt is f64 else EPS.get(udt.name, eps64)
                 su = state.get(u)
                 if su is None:
                     state[u] = [contrib, a_v * abs_s, bound + ueps * abs(contrib), t_v, d_u]
@@ -359,10 +375,10 @@ class LocalPass(FunctionChecks, BulkChecks):
     def _struct(self, v, op, ins, eps: float, t_v: frozenset):
         """A structural element (a sum, a dot product, a copy...): its declared partials,
         proved against its SymPy form once per op, and its forward value."""
-        if op not in self._proofs_failed:
+        if op not in self._proofs_seen:  # proved once per op (element_proof caches), failed once per pass
+            self._proofs_seen.add(op)
             problem = element_proof(op)
             if problem is not None:
-                self._proofs_failed.add(op)
                 self._fail(f"{self.graph.describe(v)}: {problem}")
         vals = [u._val for u in ins]
         c = v._c
@@ -370,7 +386,7 @@ class LocalPass(FunctionChecks, BulkChecks):
         conv = op.convention(vals, c)
         if conv is not None:
             t_v = union(t_v, frozenset((self.tags.id("convention", conv[0]),)))
-        if op.c_kind != "number" and not any(x != x for x in vals) and not overwritten(v, ins):
+        if op.c_kind != "number" and not _any_nan(vals) and not overwritten(v, ins):
             y = v._val
             value, scale = op.value(vals, c)
             dt = dt_name(v._t)

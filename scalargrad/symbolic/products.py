@@ -4,10 +4,12 @@ bias (``AddmmOf``)."""
 
 from __future__ import annotations
 
+from operator import mul
+
 from .._ops import products as L
 from .._tensor.operands import positions
 from .element_op import ElementOp, fsum
-from .graph import elements_of
+from .graph import Runs, elements_of
 
 __all__ = ["DotOf", "AddmmOf"]
 
@@ -25,13 +27,13 @@ class DotOf(ElementOp):
     @staticmethod
     def value(vals, c):
         k = len(vals) // 2
-        terms = [x * y for x, y in zip(vals[:k], vals[k:])]
-        return fsum(terms), fsum([abs(t) for t in terms])
+        terms = list(map(mul, vals[:k], vals[k:]))
+        return fsum(terms), fsum(list(map(abs, terms)))
 
     @staticmethod
     def partials(vals, c):
         k = len(vals) // 2
-        return list(vals[k:]) + list(vals[:k])
+        return [*vals[k:], *vals[:k]]
 
     @staticmethod
     def sample():
@@ -51,13 +53,13 @@ class AddmmOf(ElementOp):
     @staticmethod
     def value(vals, c):
         k = (len(vals) - 1) // 2
-        terms = [vals[0]] + [x * y for x, y in zip(vals[1:k + 1], vals[k + 1:])]
-        return fsum(terms), fsum([abs(t) for t in terms])
+        terms = [vals[0], *map(mul, vals[1:k + 1], vals[k + 1:])]
+        return fsum(terms), fsum(list(map(abs, terms)))
 
     @staticmethod
     def partials(vals, c):
         k = (len(vals) - 1) // 2
-        return [1.0] + list(vals[k + 1:]) + list(vals[1:k + 1])
+        return [1.0, *vals[k + 1:], *vals[1:k + 1]]
 
     @staticmethod
     def sample():
@@ -68,7 +70,7 @@ def _mm(v, vin, vals):
     a, b = vin
     n, k = a._t.shape
     m = b._t.shape[1]
-    return [(DotOf, None, tuple((a, i * k + x) for x in range(k)) + tuple((b, x * m + j) for x in range(k)))
+    return [(DotOf, None, Runs(((a, range(i * k, i * k + k)), (b, range(j, k * m, m)))))
             for i in range(n) for j in range(m)]
 
 
@@ -112,8 +114,7 @@ def _addmm(v, vin, vals):
     n, k = a._t.shape
     m = b._t.shape[1]
     spread = positions(bias._t.shape, (n, m))
-    return [(AddmmOf, None, ((bias, spread[i * m + j]),) + tuple((a, i * k + x) for x in range(k))
-             + tuple((b, x * m + j) for x in range(k)))
+    return [(AddmmOf, None, Runs(((bias, (spread[i * m + j],)), (a, range(i * k, i * k + k)), (b, range(j, k * m, m)))))
             for i in range(n) for j in range(m)]
 
 
