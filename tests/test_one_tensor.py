@@ -95,10 +95,12 @@ GENERIC = [(), (0,), (-1,), (OTHER_T,), (2.0,), (2,), (MASK,)]
 PATTERNS = {
     "view": [(-1,), ((-1,),), (1, -1)], "reshape": [(-1,), (1, -1)],
     "expand": [(2, -1), (SHAPE2,)], "broadcast_to": [(SHAPE2,)],
-    "permute": [(PERM,)], "transpose": [(0, -1)], "swapaxes": [(0, -1)], "swapdims": [(0, -1)],
+    "permute": [(PERM,)], "movedim": [(0, -1)], "moveaxis": [(0, -1)],
+    "transpose": [(0, -1)], "swapaxes": [(0, -1)], "swapdims": [(0, -1)],
     "transpose_": [(0, -1)], "swapaxes_": [(0, -1)], "swapdims_": [(0, -1)],
     "narrow": [(0, 0, 1), (-1, 0, 1)], "select": [(0, 0), (-1, 0)],
-    "split": [(1,), (1, -1), (1, 0)], "chunk": [(1,), (2,), (1, -1)],
+    "split": [(1,), (1, -1), (1, 0)],
+    "split_with_sizes": [([1, 1],), ([1],), ([1, 1], -1), ([1], -1)], "chunk": [(1,), (2,), (1, -1)],
     "masked_fill": [(MASK, 7.0)], "masked_fill_": [(MASK, 7.0)],
     "clamp": [(-1.0, 2.0), (0.0,), (None, 1.0)], "clamp_": [(-1.0, 2.0)], "clip": [(-1.0, 2.0)],
     "clip_": [(-1.0, 2.0)], "clamp_min": [(0.0,)], "clamp_max": [(0.0,)], "clamp_min_": [(0.0,)],
@@ -138,7 +140,7 @@ PATTERNS = {
 # not called here: they need a graph, a hook, a device, randomness or uninitialised memory, and
 # have tests of their own
 NOT_CALLED = {"backward", "register_hook", "register_post_accumulate_grad_hook", "cuda", "numpy", "uniform_",
-              "normal_", "new_empty", "data", "grad", "retain_grad", "detach_", "grad_fn"}
+              "normal_", "random_", "new_empty", "data", "grad", "retain_grad", "detach_", "grad_fn"}
 # integer and bool kernels alone (every call on this test's float tensors is refused): compared
 # with PyTorch on integer and bool tensors in test_operand_rules.py
 NOT_CALLED |= {f"bitwise_{n}{s}" for n in ("and", "or", "xor", "not") for s in ("", "_")}
