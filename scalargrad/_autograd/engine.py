@@ -684,7 +684,7 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
     if g is None:
         return [None] * len(v._in)  # undefined: nothing to differentiate
     if e.packed is not None and not v._op.is_freed:
-        grads = _backward(v, g, graph, unpacked(v))  # saved tensors read through the unpack hooks
+        grads = _backward(v, g, graph, unpacked(v, graph))  # saved tensors read through the unpack hooks
     else:
         grads = _backward(v, g, graph)
     if node is not None and node._post:

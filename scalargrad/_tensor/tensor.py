@@ -187,7 +187,7 @@ class Ext:
     engine to its exact path."""
 
     __slots__ = ("node", "hooks", "retain", "post_acc", "pick", "modified", "saved_version", "packed", "trace",
-                 "saved_self")
+                 "saved_self", "unpacked_out")
 
     def __init__(self) -> None:
         self.node = None  # the grad_fn (or AccumulateGrad) object, made on first request
@@ -200,6 +200,7 @@ class Ext:
         self.packed = None  # saved-tensor hooks: {saved name: (source, packed value, unpack hook)}
         self.trace = None  # anomaly mode: the traceback of the forward call that made this node
         self.saved_self = None  # an in-place op's node: the clone of self it saved (CloneBackward0)
+        self.unpacked_out = None  # a create_graph stand-in (saved_hooks.unpacked): the result its formula reads
 
 
 def ext(v: Tensor) -> Ext:
