@@ -57,10 +57,10 @@ MANY = type("Many", (), {"__repr__": lambda self: "MANY", "__slots__": ()})()  #
 INFERENCE = type("Inference", (), {"__repr__": lambda self: "INFERENCE", "__slots__": ()})()
 """A leaf's ``_c`` when it was made in inference mode (an inference tensor); a leaf has no
 other use for ``_c``."""
-INFERENCE_VIEW = type("InferenceView", (), {"__repr__": lambda self: "INFERENCE_VIEW", "__slots__": ()})()
-"""A leaf's ``_c`` when it is a view made in inference mode of a normal tensor that requires
-grad: a normal tensor that requires grad without a history; PyTorch accumulates nothing
-into it and refuses to change it in place in normal mode."""
+GRADLESS_VIEW = type("GradlessView", (), {"__repr__": lambda self: "GRADLESS_VIEW", "__slots__": ()})()
+"""A leaf's ``_c`` when it is a view made with grad mode off (no_grad, inference mode) of a
+normal tensor that requires grad: it requires grad without a history; PyTorch accumulates
+nothing into it and refuses to change it in place in grad mode (its CreationMeta)."""
 _leaf_c = None  # what a new leaf's _c is: INFERENCE while inference mode is on
 _watch = False  # new nodes are shown to node_watchers (inference tensors, saved-tensor hooks, anomaly mode)
 _watch_reasons: set = set()
@@ -167,6 +167,7 @@ class _Impl:
     they register their functions here at import, so that this module imports none of them."""
 
     binary = None  # (op, a, b) -> Tensor: an elementwise op on tensors/numbers, any shapes
+    view_history = None  # (view made with grad mode off) -> None, or PyTorch's error reading its history
     unary = None  # (op, a) -> Tensor
     node_for = None  # (tensor) -> its grad_fn Node object
     backward = None  # Tensor.backward
@@ -599,11 +600,17 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
+        s = self._s
+        if s is not None and s.no_grad:
+            impl.view_history(self)
         return self._op is None
 
     @property
     def grad_fn(self):
         """The Node that made this tensor (``<MulBackward0 ...>``), None for a leaf."""
+        s = self._s
+        if s is not None and s.no_grad:
+            impl.view_history(self)
         if self._op is None:
             return None
         e = ext(self)

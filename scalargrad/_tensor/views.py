@@ -22,7 +22,7 @@ from .._ops import views as S
 from .._ops.views import Layout
 from .inplace import check_inplace, rebase
 from .operands import broadcast_shapes, check_size, positions
-from .storage import alias, write
+from .storage import alias, creation_meta, write
 from .tensor import Tensor, flat, impl, leaf, make
 from .tensor_kernel import helper
 
@@ -112,6 +112,7 @@ def make_view(src: Tensor, shape, mstrides, moffset: int, lmap, op, layout: Layo
     out = make(op, t, val, (src,), layout)
     if not copy:
         alias(src, out, index=lmap if lmap is not None else None, view=True, offset=moffset)
+        creation_meta(src, out)
     return out
 
 
