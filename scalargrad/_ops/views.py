@@ -187,7 +187,7 @@ Reshape.api = Api(method="reshape", function="reshape")
 Squeeze.api = Api(method="squeeze", inplace="squeeze_", function="squeeze")
 Unsqueeze.api = Api(method="unsqueeze", inplace="unsqueeze_", function="unsqueeze")
 Clone.api = Api(method="clone", function="clone")
-Permute.api = Api(method="permute", function="permute")
+Permute.api = Api(method="permute", aliases=("movedim", "moveaxis"), function=("permute", "movedim", "moveaxis"))
 Transpose.api = Api(method="transpose", aliases=("swapaxes", "swapdims"), inplace="transpose_",
                     function=("transpose", "swapaxes", "swapdims"))
 T.api = Api(method="t", inplace="t_", function="t")

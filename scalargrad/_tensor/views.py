@@ -27,7 +27,7 @@ from .tensor import Tensor, flat, impl, leaf, make
 from .tensor_kernel import helper
 
 __all__ = ["norm_dim", "norm_dims", "sizes_arg", "view", "reshape", "flatten", "squeeze", "unsqueeze", "expand",
-           "t", "T", "transpose", "permute", "select", "narrow", "basic_index", "install",
+           "t", "T", "transpose", "permute", "movedim", "select", "narrow", "basic_index", "install",
            "clone", "contiguous", "mT", "to_dtype", "detach", "data", "gather_index", "infer_shape",
            "make_view", "strides_of", "offset_of"]
 
@@ -187,6 +187,9 @@ def unflatten(x: Tensor, dim: int, sizes) -> Tensor:
         raise RuntimeError("unflatten: sizes must be non-empty")
     nd = x._t.ndim
     d = norm_dim(dim, nd)
+    if not nd:  # 0 and -1 are in range, then refused (PyTorch's Python wrapper reports the C++ error)
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {d} but tensor has no "
+                           "dimensions")
     shape = tuple(x._t.shape)
     sizes = tuple(int(s) for s in sizes)
     if -1 in sizes:
@@ -291,6 +294,37 @@ def permute(x: Tensor, *dims) -> Tensor:
     if len(set(perm)) != nd:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     return _permuted(x, perm, S.Permute, Layout(x._t.shape, raw={"perm": tuple(dims)}))
+
+
+def movedim(x: Tensor, source, destination) -> Tensor:
+    """``x.movedim(source, destination)`` (``moveaxis``): the dims ``source`` moved to the
+    places ``destination``, the others keeping their order; PyTorch's permute of that order."""
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    for d in src + dst:
+        if not isinstance(d, int) or isinstance(d, bool):
+            raise TypeError(f"movedim() received an invalid combination of arguments - got "
+                            f"({type(source).__name__}, {type(destination).__name__}), but expected one of:\n"
+                            " * (tuple of ints source, tuple of ints destination)\n"
+                            " * (int source, int destination)\n")
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
+                           f"same number of dims as destination ({dst} dims)")
+    nd = x._t.ndim
+    given = {"source": src, "destination": dst}
+    src = [norm_dim(d, nd) for d in src]
+    dst = [norm_dim(d, nd) for d in dst]
+    for name, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given[name]})")
+    if not nd:  # PyTorch returns an alias (AliasBackward0)
+        return basic_index(x, Ellipsis)
+    order = [-1] * nd
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(nd) if d not in src)
+    order = [next(rest) if o == -1 else o for o in order]
+    return _permuted(x, order, S.Permute, Layout(x._t.shape, raw={"perm": tuple(order)}))
 
 
 def select(x: Tensor, dim: int, index: int) -> Tensor:
@@ -614,6 +648,9 @@ def install(method, function) -> None:
         method(n + "_", lambda self, d0, d1: _inplace_view(self, lambda x: transpose(x, d0, d1)))
         function(n, transpose)
     method("permute", permute)
+    for n in ("movedim", "moveaxis"):
+        method(n, movedim)
+        function(n, lambda input, source, destination: movedim(input, source, destination))
     method("select", select)
     method("narrow", narrow)
     method("contiguous", contiguous)

@@ -1,0 +1,84 @@
+"""View ops against live PyTorch: movedim/moveaxis, diagonal of any dims (a strided view:
+writes reach the base), and the 0-dim refusals of unbind and unflatten. Expected values,
+strides, node names and messages are PyTorch's own, read at test time."""
+
+from __future__ import annotations
+
+import pytest
+
+import scalargrad as torch
+
+_MOVES = [(0, 2), ((0, 1), (2, 0)), (-1, 0), (1, 1), ([], []), ((0, 2), (-1, 0)), ((0, 0), (1, 2)),
+          ((0, 1), (1, 1)), ((0, 1), (1,)), (3, 0), (0, -4)]
+_DIAGONALS = [(0, 0, 1), (1, 0, 2), (-1, 2, 0), (2, 1, 2), (0, -1, -3), (-2, 1, 0), (5, 0, 2), (0, 2, 1), (0, 1, -2)]
+
+
+def _outcome(f):
+    try:
+        r = f()
+    except Exception as exc:  # the message is what is compared
+        return f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+    if isinstance(r, tuple):
+        return [_outcome(lambda t=t: t) for t in r]
+    return (tuple(r.shape), r.stride(), r.storage_offset(), r.flatten().tolist(),
+            None if r.grad_fn is None else r.grad_fn.name(), r._is_view())
+
+
+def _moved(lib) -> list:
+    x = lib.arange(24.0).reshape(2, 3, 4).requires_grad_()
+    out = [_outcome(lambda m=m: x.movedim(*m)) for m in _MOVES]
+    out += [_outcome(lambda: lib.moveaxis(x, 0, 1)), _outcome(lambda: lib.movedim(x, -1, 0)),
+            _outcome(lambda: lib.tensor(1.0, requires_grad=True).movedim(0, -1)),
+            x.movedim(0, 2).grad_fn._saved_dims]
+    y = x.movedim((0, 2), (1, 0))
+    (y * lib.arange(24.0).reshape(y.shape)).sum().backward()
+    return out + [x.grad.flatten().tolist()]
+
+
+def test_movedim_as_pytorch(torch_ref):
+    assert _moved(torch) == _moved(torch_ref)
+
+
+def _diagonals(lib) -> list:
+    x = lib.arange(60.0).reshape(3, 4, 5).requires_grad_()
+    out = []
+    for c in _DIAGONALS:
+        out.append(_outcome(lambda c=c: x.diagonal(*c)))
+        out.append(_outcome(lambda c=c: x.transpose(0, 2).diagonal(*c)))  # strides of a non-contiguous base
+        if c[1:] == (1, -2):
+            continue  # refused (the same dim twice)
+        x.grad = None
+        r = x.diagonal(*c)
+        (r * lib.arange(float(r.numel())).reshape(r.shape)).sum().backward()
+        out.append(x.grad.flatten().tolist())
+    b = lib.zeros(2, 3, 3)
+    b.diagonal(0, 1, 2).fill_(1.0)  # through the view into the base
+    b[1].diagonal(1).add_(5.0)
+    out.append(b.tolist())
+    g = x.diagonal(1, 0, 2)
+    gg, = lib.autograd.grad((g * g).sum(), x, create_graph=True)
+    out.append((gg.grad_fn.name(), gg.sum().item()))
+    out.append(_outcome(lambda: lib.zeros(3).diagonal()))
+    return out
+
+
+def test_diagonal_of_any_dims_as_pytorch(torch_ref):
+    assert _diagonals(torch) == _diagonals(torch_ref)
+
+
+def _zero_dim(lib) -> list:
+    x = lib.tensor(-0.5, requires_grad=True)
+    return [_outcome(f) for f in (lambda: x.unbind(), lambda: x.unbind(-1), lambda: lib.unbind(x), lambda: x.unbind(2),
+                                  lambda: x.unflatten(0, (1,)), lambda: x.unflatten(-3, (1,)))]
+
+
+def test_zero_dim_unbind_and_unflatten_refuse_as_pytorch(torch_ref):
+    got, want = _zero_dim(torch), _zero_dim(torch_ref)
+    assert got == want  # unflatten's first line: PyTorch's message goes on with its C++ backtrace
+
+
+@pytest.mark.parametrize("dims", [(0, 1), (1, 2), (2, 0)])
+def test_a_diagonal_is_a_view_of_its_base(dims):
+    x = torch.zeros(2, 3, 3)
+    d = x.diagonal(0, *dims)
+    assert d._base is x and d._is_view()
