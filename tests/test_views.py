@@ -82,3 +82,15 @@ def test_a_diagonal_is_a_view_of_its_base(dims):
     x = torch.zeros(2, 3, 3)
     d = x.diagonal(0, *dims)
     assert d._base is x and d._is_view()
+
+
+def _shape_refusals(lib) -> list:
+    return [_outcome(f) for f in (lambda: lib.zeros(12).expand(2, -1, 3, 2), lambda: lib.zeros(3).expand(-1, 3),
+                                  lambda: lib.zeros(0).view(0, -1), lambda: lib.zeros(0).reshape(-1, 0),
+                                  lambda: lib.zeros(3).view(0, -1), lambda: lib.zeros(2, 0).reshape(3, -1, 0),
+                                  lambda: lib.zeros(0).view(-1))]
+
+
+def test_expand_and_view_refuse_in_pytorchs_order_and_words(torch_ref):
+    # expand checks from the last dim; a -1 among sizes whose product is 0, for 0 elements, is ambiguous
+    assert _shape_refusals(torch) == _shape_refusals(torch_ref)

@@ -131,6 +131,9 @@ def infer_shape(shape: tuple, n: int) -> tuple:
                 raise RuntimeError(f"invalid shape dimension {s}")
             known *= s
     if infer:
+        if known == 0 and n == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified "
+                               "dimension size -1 can be any value and is ambiguous")
         if known == 0 or n % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {n}")
         shape = tuple(n // known if s == -1 else s for s in shape)
@@ -503,13 +506,14 @@ def expand(x: Tensor, *sizes) -> Tensor:
                            f"of sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
                            f"in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
-    new = []
-    for i, s in enumerate(sizes):
+    new = [0] * len(sizes)
+    for i in reversed(range(len(sizes))):  # PyTorch checks from the last dim
+        s = sizes[i]
         if i < lead:
             if s < 0:
                 raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing "
                                    f"dimension {i}")
-            new.append(s)
+            new[i] = s
             continue
         have = shape[i - lead]
         if s == -1:
@@ -518,7 +522,7 @@ def expand(x: Tensor, *sizes) -> Tensor:
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
                                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                                f"{list(shape)}")
-        new.append(s)
+        new[i] = s
     new = tuple(new)
     check_size(new)
     mst = [0] * len(new)
