@@ -94,3 +94,35 @@ def _shape_refusals(lib) -> list:
 def test_expand_and_view_refuse_in_pytorchs_order_and_words(torch_ref):
     # expand checks from the last dim; a -1 among sizes whose product is 0, for 0 elements, is ambiguous
     assert _shape_refusals(torch) == _shape_refusals(torch_ref)
+
+
+_SQUEEZES = [((1,), lambda t: t.unsqueeze(1)), ((2, 1, 3), lambda t: t.squeeze()), ((2, 1, 3), lambda t: t.squeeze(1)),
+             ((2, 1, 3), lambda t: t.squeeze(0)), ((1, 2, 1), lambda t: t.squeeze((0, 2))),
+             ((1, 2, 1), lambda t: t.squeeze(-1)), ((2, 3), lambda t: t.unsqueeze(-1)), ((1,), lambda t: t.squeeze()),
+             ((1, 1), lambda t: t.clone().squeeze_()), ((1, 2), lambda t: t.clone().squeeze_(0)),
+             ((2,), lambda t: t.clone().unsqueeze_(0)), ((1, 2, 1), lambda t: t.clone().squeeze_((0, 2))),
+             ((), lambda t: t.unsqueeze(0)), ((), lambda t: t.squeeze())]
+
+
+def _node_names(f, out: list, depth: int = 0) -> list:
+    if f is not None and depth < 6:
+        out.append(f.name())
+        for n, _ in f.next_functions:
+            _node_names(n, out, depth + 1)
+    return out
+
+
+def _squeeze_graphs(lib) -> list:
+    out = []
+    for shape, fn in _SQUEEZES:
+        x = lib.arange(float(lib.zeros(shape).numel())).reshape(shape).requires_grad_()
+        y = fn(x)
+        g, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        g2, = lib.autograd.grad((g * g).sum(), x)
+        out.append((_node_names(g.grad_fn, []), tuple(g.shape), g.stride(), g2.tolist()))
+    return out
+
+
+def test_squeeze_and_unsqueeze_backward_nodes_as_pytorch(torch_ref):
+    # unsqueeze's gradient is squeezed (SqueezeBackward1), squeeze's unsqueezed at each dim of size 1
+    assert _squeeze_graphs(torch) == _squeeze_graphs(torch_ref)

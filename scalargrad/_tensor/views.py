@@ -677,6 +677,8 @@ def _reshape_grad(g, shape):
 
 
 helper(permute)
+helper(squeeze)  # unsqueeze's backward (SqueezeBackward1 under create_graph)
+helper(unsqueeze)  # squeeze's (unsqueeze_to: UnsqueezeBackward0)
 helper(t)
 helper(transpose)  # ``grad.transpose(dim0, dim1)``: transpose's backward (TransposeBackward0)
 helper(to_dtype)
