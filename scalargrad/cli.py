@@ -97,7 +97,7 @@ def _verify_catalogue(args: argparse.Namespace, v, examples: list, tty: bool) ->
             _progress_line(f"verifying [{done}/{total}] {ex.document} {ex.id}")
 
     outcomes = v.verify(examples, check=not args.no_check, jobs=args.jobs, progress=progress,
-                        timeout=args.timeout or 300.0)
+                        timeout=args.timeout or v.EXAMPLE_TIMEOUT)
     if tty:
         _progress_line("")
     if args.json:
@@ -243,7 +243,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=_positive, default=os.cpu_count() or 1, help="examples or documents run at once")
     p.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
                    help="stop a catalogue example or corpus program, or with PATHs a cell, that runs longer "
-                        "(default 300; the next one runs)")
+                        f"(default {v.EXAMPLE_TIMEOUT:g}; the next one runs)")
     p.add_argument("--document-timeout", type=_seconds, default=None, metavar="SECONDS",
                    help="PATHs: stop a document that runs longer (default 1800), keeping the verdicts of "
                         "its cells so far")

@@ -32,6 +32,8 @@ from pathlib import Path
 from . import warm_worker
 from .run_command import run
 
+EXAMPLE_TIMEOUT = 300.0  # seconds a catalogue example or corpus program may run (cli's --timeout)
+
 __all__ = ["Example", "Outcome", "CatalogueError", "reference_dir", "load_catalogue", "for_this_python", "verify",
            "normalise_stdout", "normalise_stderr", "lists_feature"]
 
@@ -248,7 +250,7 @@ def _first_difference(want: str, got: str) -> str:
     return ""
 
 
-def run_example(ex: Example, check: bool = True, timeout: float = 300.0) -> Outcome:
+def run_example(ex: Example, check: bool = True, timeout: float = EXAMPLE_TIMEOUT) -> Outcome:
     """Run one example in a fresh interpreter and compare with the PyTorch capture (where
     ``os.fork`` is missing; ``verify`` forks a warm worker instead)."""
     start = time.perf_counter()
@@ -315,7 +317,7 @@ def _run_in_worker(program: str, check: bool) -> dict:
 
 
 def verify(examples: list[Example], check: bool = True, jobs: int = 2, progress=None,
-           timeout: float = 300.0) -> list[Outcome]:
+           timeout: float = EXAMPLE_TIMEOUT) -> list[Outcome]:
     """Run the examples (``jobs`` at a time), each in a process of its own, and return their
     outcomes in catalogue order. Each process is a fork of this one after it imported
     scalargrad and SymPy (``warm_worker``), or, without ``os.fork``, a fresh interpreter."""
