@@ -126,3 +126,33 @@ def _squeeze_graphs(lib) -> list:
 def test_squeeze_and_unsqueeze_backward_nodes_as_pytorch(torch_ref):
     # unsqueeze's gradient is squeezed (SqueezeBackward1), squeeze's unsqueezed at each dim of size 1
     assert _squeeze_graphs(torch) == _squeeze_graphs(torch_ref)
+
+
+_LAYOUTS = {"permute": lambda t: t.permute(0, 3, 1, 2), "transpose": lambda t: t.transpose(1, 3),
+            "movedim": lambda t: t.movedim(1, 3), "mT": lambda t: t.mT, "select": lambda t: t[1],
+            "expand": lambda t: t[:1].expand(3, 3, 2, 3), "unsqueeze": lambda t: t.unsqueeze(1),
+            "diagonal": lambda t: t.diagonal(0, 1, 3), "view": lambda t: t.view(6, 6),
+            "contiguous": lambda t: t.mT.contiguous()}
+
+
+def _gradient_layouts(lib) -> list:
+    out = []
+    for name, f in _LAYOUTS.items():
+        x = lib.arange(36.0).reshape(2, 3, 2, 3).requires_grad_()
+        y = f(x)
+        w = lib.arange(float(y.numel())).reshape(y.shape)
+        for z in ((y * w).sum(), y.sum()):
+            g, = lib.autograd.grad(z, x, retain_graph=True)
+            z.backward()
+            out.append((name, g.stride(), g.is_contiguous(), x.grad.stride()))
+            x.grad = None
+    col = lib.tensor([[1.0], [2.0], [3.0]], requires_grad=True)  # a (3, 1) leaf, its gradient from a (1, 3) row
+    (col.t() * lib.tensor([[1.0, 2.0, 3.0]])).sum().backward()
+    out.append(("size-1 dim", col.grad.stride()))
+    return out
+
+
+def test_gradients_keep_pytorchs_layout(torch_ref):
+    # autograd.grad hands the gradient out as its formula laid it out (a permuted view, sum's
+    # expanded zeros-stride tensor); .grad keeps it when it obeys AccumulateGrad's layout contract
+    assert _gradient_layouts(torch) == _gradient_layouts(torch_ref)
