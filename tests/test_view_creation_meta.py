@@ -35,3 +35,8 @@ def test_a_view_made_under_no_grad_requires_grad_without_history():
                                            "with grad mode enabled"):
         v.mul_(2)
     assert x.tolist() == [[1.0, 2.0], [3.0, 4.0]]  # refused before anything was written
+
+
+@pytest.mark.no_sympy_check  # backward through views that lead nowhere
+def test_views_follow_their_base_requires_grad_as_pytorch(torch_ref):
+    assert cases.run_follow(torch) == cases.run_follow(torch_ref)

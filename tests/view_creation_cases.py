@@ -81,3 +81,32 @@ def run(lib) -> list:
 
                 _one(lib, rec, mode, make, base)
     return out
+
+
+def run_follow(lib) -> list:
+    """Views made before their base's requires_grad changes: their flag follows the base's (no
+    history, no AccumulateGrad), unless it was set on the view itself."""
+    out = []
+
+    def rec(label, f):
+        try:
+            r = f()
+        except Exception as exc:  # the message is what is compared
+            r = f"{type(exc).__name__}: {exc}"
+        out.append((label, r))
+
+    x = lib.ones(2, 2)
+    v = x[0]
+    x.requires_grad_()
+    rec("view", lambda: _flags(v))
+    rec("used", lambda: (_flags(v * 2), _edges(v * 2)))
+    rec("backward", lambda: ((v * 3).sum().backward(), _listed(v.grad), _listed(x.grad)))
+    rec("changed", lambda: v.mul_(2))
+    x.requires_grad_(False)
+    rec("base off", lambda: (_flags(v), _listed(v.mul_(2))))
+    y = lib.ones(2, 2)
+    w = y[1]
+    w.requires_grad_()
+    y.requires_grad = True
+    rec("own flag", lambda: ((w * 2).sum().backward(), _listed(w.grad), _listed(y.grad)))
+    return out

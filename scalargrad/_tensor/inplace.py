@@ -39,10 +39,10 @@ def check_inplace(t: Tensor) -> None:
     s = t._s
     if t._rg and s is not None and s.no_grad and s.base is not None:
         raise view_rebase_error(t, indirect=False)
+    if s is not None and s.base is not None and s.base._rg and s.base._op is None:
+        raise RuntimeError(VIEW_OF_LEAF)  # before the leaf check: a view that is a leaf itself
     if t._rg and t._op is None:
         raise RuntimeError(LEAF_INPLACE)
-    if s is not None and s.base is not None and s.base._rg and s.base._op is None:
-        raise RuntimeError(VIEW_OF_LEAF)
     if t._rg and getattr(t._op, "check_inplace", None) is not None:
         t._op.check_inplace(t)  # a custom Function's output that PyTorch makes a view
 

@@ -366,5 +366,20 @@ def _check_inputs(v: Tensor) -> None:
             view_history(u)
 
 
+def views_follow(base: Tensor) -> None:
+    """``base.requires_grad`` changed: its views without a history follow it, as PyTorch's view
+    requires grad when its base does (such a view has no AccumulateGrad: ``GRADLESS_VIEW``)."""
+    st = base._s.store
+    for ref in st.members if st is not None else ():
+        m = ref()
+        if m is None or m._s.base is not base or m._op is not None:
+            continue
+        if base._rg and not m._rg and m._c is None:
+            m._rg, m._c = True, GRADLESS_VIEW
+        elif not base._rg and m._c is GRADLESS_VIEW:  # not one whose own flag was set
+            m._rg, m._c = False, None
+
+
 impl.view_history = view_history
+impl.views_follow = views_follow
 node_watchers.append(_check_inputs)

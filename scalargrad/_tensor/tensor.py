@@ -168,6 +168,7 @@ class _Impl:
 
     binary = None  # (op, a, b) -> Tensor: an elementwise op on tensors/numbers, any shapes
     view_history = None  # (view made with grad mode off) -> None, or PyTorch's error reading its history
+    views_follow = None  # (leaf whose requires_grad changed) -> None: its views' flags follow it
     unary = None  # (op, a) -> Tensor
     node_for = None  # (tensor) -> its grad_fn Node object
     backward = None  # Tensor.backward
@@ -574,6 +575,8 @@ class Tensor:
         if flag and self._c is INFERENCE and not _grad_state.inference:
             raise RuntimeError(_INFERENCE_REQUIRES_GRAD)
         self._rg = flag
+        if self._s is not None:
+            impl.views_follow(self)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set requires_grad on a leaf (in place); returns self."""
@@ -592,6 +595,8 @@ class Tensor:
         if requires_grad and self._c is INFERENCE and not _grad_state.inference:
             raise RuntimeError(_INFERENCE_REQUIRES_GRAD)
         self._rg = requires_grad
+        if self._s is not None:
+            impl.views_follow(self)
         return self
 
     def is_inference(self) -> bool:
