@@ -64,3 +64,173 @@ def test_two_nones_then_a_slice_by_hand():
     z = sg.zeros(4, 4)
     z[None, None, ::2] = 1.0
     assert z.tolist() == [[1.0] * 4, [0.0] * 4, [1.0] * 4, [0.0] * 4]
+
+
+# A Python bool (or a 0-dim bool tensor) in an index: PyTorch adds a dimension of size 1 (True)
+# or 0 (False) there and indexes it as an advanced index (issue 22: scalargrad took True as the
+# integer 1). "B" stands for a 0-dim bool tensor, "I" for an index tensor.
+BOOL_POOL = [True, False, "B", None, Ellipsis, 0, slice(1, 3), "I"]
+
+
+def _item(lib, it):
+    if it == "B" and isinstance(it, str):
+        return lib.tensor(True)
+    if it == "I" and isinstance(it, str):
+        return lib.tensor([1, 0])
+    return it
+
+
+def _run_bools(lib, index):
+    index = tuple(_item(lib, it) for it in index)
+    x = lib.arange(24.0).reshape(2, 3, 4).requires_grad_()
+    out = []
+    try:
+        y = x[index]
+        w = lib.arange(float(y.numel())).reshape(y.shape) + 1
+        (y * w).sum().backward()
+        out += [tuple(y.shape), y.detach().flatten().tolist(), y.grad_fn.name(), x.grad.flatten().tolist()]
+    except IndexError as exc:
+        out.append(("IndexError", str(exc)))
+    v = lib.tensor(-2.5, requires_grad=True)
+    z = x.detach() * 1
+    z.requires_grad_()
+    z = z * 1
+    try:
+        z[index] = v * 2
+        (z * (lib.arange(24.0).reshape(2, 3, 4) + 1)).sum().backward()
+        out += [z.detach().flatten().tolist(), v.grad.item()]
+    except IndexError as exc:
+        out.append(("IndexError", str(exc)))
+    with lib.no_grad():
+        z = lib.zeros(2, 3, 4)
+        try:
+            z[index] = 7.0
+            out.append(z.flatten().tolist())
+        except IndexError as exc:
+            out.append(("IndexError", str(exc)))
+    return out
+
+
+@pytest.mark.no_sympy_check
+def test_bool_in_an_index_as_pytorch(torch_ref):
+    n = 0
+    for k in (1, 2, 3):
+        for combo in itertools.product(BOOL_POOL, repeat=k):
+            if combo.count(Ellipsis) > 1 or not any(it is True or it is False or it == "B" for it in combo
+                                                    if isinstance(it, (bool, str))):
+                continue
+            assert _run_bools(sg, combo) == _run_bools(torch_ref, combo), combo
+            n += 1
+    assert n > 300
+
+
+SETITEM_DTYPE_CASES = [
+    "x[L.tensor([True, False, True])] = L.tensor([0.5, 0.25])", "x[L.tensor([True, False, True])] = L.tensor(0.5)",
+    "x[L.tensor(True)] = L.tensor([0.5])", "x[L.tensor([0])] = L.tensor(0.5)", "x[L.tensor([0])] = 0.5",
+    "x[[0]] = L.tensor([0.5])", "x[L.tensor([0])] = L.tensor([1])", "x[0:1, False] = L.tensor([0.5])",
+    "x[False] = L.tensor([0.5])", "x[L.tensor([0, 2])] = L.tensor([0.5], dtype=L.float64)",
+]
+
+
+@pytest.mark.no_sympy_check
+@pytest.mark.parametrize("rg", [False, True])
+def test_index_put_needs_the_values_dtype_as_pytorch(torch_ref, rg):
+    """An advanced index writes with index_put_, which refuses a value of another dtype unless
+    it dispatches to masked_fill_ (one bool mask, a one-element value)."""
+    def run(L, case):
+        x = L.zeros(3, dtype=L.float64, requires_grad=rg).clone()
+        try:
+            exec(case, {"L": L, "x": x})
+        except RuntimeError as e:
+            return str(e)
+        return x.tolist()
+    for case in SETITEM_DTYPE_CASES:
+        assert run(sg, case) == run(torch_ref, case), case
+
+
+WHOLE_INDICES = ["...", "(...,)", "slice(None)", "(slice(None), ...)", "slice(0, 100)", "(..., slice(None))", "None",
+                 "True", "(Ellipsis, None)", "0", "slice(1, None)", "slice(-2, None)",
+                 "slice(-100, 100)", "slice(None, 5)", "slice(0, 1)"]
+WHOLE_VALUES = ["2.0", "L.tensor(-2.0)", "L.tensor([1.0, 2.0])", "L.tensor(3.0, requires_grad=True)",
+                "L.tensor(3, dtype=L.int64)", "L.ones(1, 1, 2)", "L.ones(3)"]
+
+
+def _assign_whole(L, index: str, value: str) -> list:
+    out = []
+    for base in ("leaf", "clone", "plain"):
+        x0 = L.tensor([0.5, -1.0], requires_grad=base != "plain")
+        x = x0.clone() if base == "clone" else x0
+        try:
+            x[eval(index)] = eval(value)
+            out.append((x.tolist(), type(x.grad_fn).__name__ if x.grad_fn else None, x._version))
+            if x.requires_grad:
+                (x * L.tensor([3.0, 5.0])).sum().backward()
+                out.append(x0.grad.tolist() if x0.grad is not None else None)
+        except RuntimeError as e:
+            out.append(str(e))
+    return out
+
+
+@pytest.mark.no_sympy_check
+def test_assignment_to_the_whole_tensor_as_pytorch(torch_ref):
+    """Ellipsis and full slices select the tensor itself in PyTorch (applySlice's shortcut):
+    assigning is copy_/fill_ on it (CopyBackwards, FillBackward3, the leaf error), not a write
+    through a view (CopySlices, the view-of-a-leaf error); a value is stripped of its leading 1s
+    and expanded, as copy_to does."""
+    for index in WHOLE_INDICES:
+        for value in WHOLE_VALUES:
+            assert _assign_whole(sg, index, value) == _assign_whole(torch_ref, index, value), (index, value)
+
+
+@pytest.mark.no_sympy_check
+def test_which_slices_are_the_whole_tensor_as_pytorch(torch_ref):
+    """PyTorch's shortcut looks at the slice as given: start 0 or none, step 1 or none, stop at
+    or past the size (so x[-2:] of a 2-element x is still a view)."""
+    def run(L):
+        out = []
+        for n in (2, 1, 0):
+            for s in [slice(0, 2), slice(0, 100), slice(-2, None), slice(-1, None), slice(0, None), slice(None, 2),
+                      slice(0, 0), slice(1, None), slice(-100, 100), slice(None, -1), slice(0, 1)]:
+                x = L.zeros(n, requires_grad=True)
+                try:
+                    x[s] = 1.0
+                except RuntimeError as e:
+                    out.append((n, str(s), str(e)))
+        return out
+    assert run(sg) == run(torch_ref)
+
+
+@pytest.mark.no_sympy_check
+def test_too_many_indices_is_checked_first_as_pytorch(torch_ref):
+    """applySlicing counts the ints and slices before any item: more than the dimensions is
+    'too many indices' (a 0-dim tensor with `...` raised Python's IndexError)."""
+    def run(L):
+        out = []
+        for shape, index in [((), (Ellipsis, 0)), ((1, 1), (1, Ellipsis, -1, 0)), ((2,), (None, 5, 0)),
+                             ((2,), (5, None)), ((), (None, Ellipsis)), ((), (0,)), ((3,), (Ellipsis, slice(1), 0))]:
+            try:
+                out.append(tuple(L.ones(shape)[index].shape))
+            except IndexError as e:
+                out.append(str(e))
+        return out
+    assert run(sg) == run(torch_ref)
+
+
+@pytest.mark.no_sympy_check
+def test_out_of_bounds_names_the_dimension_as_pytorch(torch_ref):
+    """An int out of bounds is named by its place in the index (applySlicing's real_dim); an
+    index tensor's by its place among the index tensors (ATen moves them to the front)."""
+    cases = ["x[None, 5]", "x[..., 5]", "x[0, ..., 7]", "x[5]", "x[:, 5]", "x[None, None, 0, 9]", "x[..., None, 9]",
+             "x[1, None, ..., -9]", "x[0, -2:-1, None, -5]", "x[0:1, 7]", "x[None, 0, L.tensor([0]), 9]",
+             "x[L.tensor([0]), 9]", "x[0, L.tensor([5])]", "x[None, L.tensor([5])]", "x[..., L.tensor([5])]",
+             "x[L.tensor([0]), :, L.tensor([7])]"]
+
+    def run(L):
+        out = []
+        for c in cases:
+            try:
+                out.append(tuple(eval(c, {"x": L.zeros(2, 3, 4), "L": L}).shape))
+            except IndexError as e:
+                out.append(str(e))
+        return out
+    assert run(sg) == run(torch_ref)

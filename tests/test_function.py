@@ -594,3 +594,233 @@ def test_document_l2_regularization_corrected(L):
     # 4 + 0.01 * 2 in float32 (the document's comment "less than 0" is wrong)
     assert str(input.grad) == "tensor(4.0200)"
     assert input.grad.item() == 4.019999980926514
+
+
+@pytest.mark.no_sympy_check  # 2,000 nested backward calls
+def test_reentrant_backward_two_thousand_deep(L):
+    """A Function whose backward calls backward, nested 2,000 deep (PyTorch's engine hands a
+    too-deep reentrant call to another thread; a Python stack would overflow at ~200)."""
+    seen = []
+
+    class R(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, depth):
+            ctx.depth = depth
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append(L.is_grad_enabled())
+            if ctx.depth == 0:
+                return g * 2, None
+            with L.enable_grad():
+                t = L.ones(1, requires_grad=True)
+                if ctx.depth % 2:
+                    R.apply(t, ctx.depth - 1).sum().backward()
+                    assert t.grad.tolist() == [2.0]
+                else:
+                    (gt,) = L.autograd.grad(R.apply(t, ctx.depth - 1).sum(), t)
+                    assert gt.tolist() == [2.0]
+            return g * 2, None
+
+    x = L.ones(2, requires_grad=True)
+    R.apply(x, 2000).sum().backward()
+    assert (x.grad.tolist(), len(seen), any(seen)) == ([2.0, 2.0], 2001, False)
+
+    class Fails(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, depth):
+            ctx.depth = depth
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            if ctx.depth == 0:
+                raise ValueError("deepest")
+            with L.enable_grad():
+                Fails.apply(L.ones(1, requires_grad=True), ctx.depth - 1).sum().backward()
+            return g * 2, None
+
+    with pytest.raises(ValueError, match="deepest"):
+        Fails.apply(x, 500).sum().backward()
+
+
+def test_backward_and_vjp_both_defined_is_refused_vjp_alone_is_used(L):
+    class Both(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g
+
+    class VjpOnly(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 3
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g * 5
+
+    x = L.tensor([1.0, 2.0], requires_grad=True)
+    y = Both.apply(x)
+    assert y.tolist() == [1.0, 4.0]
+    with pytest.raises(RuntimeError, match=r"^Implementing both 'backward' and 'vjp' for a custom Function is not "
+                                           r"allowed\. You should only implement one of them\.$"):
+        y.sum().backward()
+    assert x.grad is None
+    with pytest.raises(RuntimeError, match="Implementing both"):
+        L.autograd.grad(Both.apply(x).sum(), x)
+    VjpOnly.apply(x).sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]
+
+
+@pytest.mark.parametrize("once", [False, True])
+def test_a_gradient_that_does_not_expand_to_the_input_is_refused(L, once):
+    """A backward returning a 0-dim gradient for a [2, 2, 1] input (or [3] for [2, 1]): the
+    input's shape does not expand to it, so PyTorch's validate_outputs refuses it (a [1, 1]
+    input does expand to [2, 1, 1]: summed down)."""
+    def make(shape_of):
+        class F(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return shape_of(g)
+        if once:
+            F.backward = staticmethod(L.autograd.function.once_differentiable(F.backward))
+        return F
+
+    x = L.ones(2, 2, 1, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^Function FBackward returned an invalid gradient at index 0 - got \[\] "
+                                           r"but expected shape compatible with \[2, 2, 1\]$"):
+        make(lambda g: (g * 2).sum()).apply(x).sum().backward()
+    y = L.ones(2, 1, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"got \[3\] but expected shape compatible with \[2, 1\]$"):
+        make(lambda g: L.ones(3)).apply(y).sum().backward()
+    z = L.ones(1, 1, requires_grad=True)
+    make(lambda g: L.ones(2, 1, 1)).apply(z).sum().backward()
+    assert z.grad.tolist() == [[2.0]]
+
+
+@pytest.mark.parametrize("make", ["x.view(-1)", "x[0]", "x.clone().view(-1)", "x.t()"])
+def test_a_view_made_in_forward_is_not_modified_in_place(L, make):
+    """PyTorch marks an output of forward that is a view (of an input or of a tensor forward
+    made) IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE beside another differentiable output, and
+    refuses an in-place op on it."""
+    class One(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return eval(make)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Two(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return eval(make), x * 2
+
+        @staticmethod
+        def backward(ctx, g, h):
+            return g
+
+    a = L.ones(2, 2, requires_grad=True) * 1
+    with pytest.raises(RuntimeError, match=r"^Output 0 of One is a view and is being modified inplace\. "
+                                           r"This view was created inside a custom Function \(or because an input "
+                                           r"was returned as-is\)"):
+        One.apply(a).add_(1)
+    v, w = Two.apply(a)
+    with pytest.raises(RuntimeError, match=r"^Output 0 of Two is a view and is being modified inplace\. "
+                                           r"This view is the output of a function that returns multiple views"):
+        v.mul_(2)
+    w.add_(1)  # not a view
+    assert w.tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    leaf = L.ones(2, 2, requires_grad=True)  # the creation meta is checked before the view of a leaf
+    with pytest.raises(RuntimeError, match=r"^Output 0 of One is a view and is being modified inplace\. This view "
+                                           r"was created inside a custom Function"):
+        One.apply(leaf).add_(1)
+
+
+@pytest.mark.parametrize("several", [False, True])
+def test_a_saved_output_changed_in_place_names_the_function(L, several):
+    """A Function that saves its own output, changed in place afterwards: PyTorch's version
+    error names the Function's node and the output's slot (the saved output keeps its node),
+    not the in-place op that now heads the tensor; a saved input names its present node."""
+    class F(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            r = x.exp()
+            ctx.save_for_backward(r)
+            return (x * 2, r) if several else r
+
+        @staticmethod
+        def backward(ctx, *gs):
+            (r,) = ctx.saved_tensors
+            return gs[-1] * r
+
+    class G(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 3
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * x
+
+    a = L.tensor([0.5, 1.0], requires_grad=True)
+    out = F.apply(a)
+    r = out[1] if several else out
+    r += 2
+    with pytest.raises(RuntimeError, match=r"\[torch\.FloatTensor \[2\]\], which is output "
+                                           + ("1" if several else "0") + r" of F, is at version 1; expected version 0"):
+        r.sum().backward()
+    b = a * 1
+    y = G.apply(b)
+    b.mul_(2)
+    with pytest.raises(RuntimeError, match=r"which is output 0 of Mul, is at version 1; expected version 0"):
+        y.sum().backward()
+
+
+def test_mark_dirty_of_a_non_input_and_saved_variables_warn(L):
+    """PyTorch warns when forward marks dirty a tensor that is not an input (only while it
+    records a graph), and when backward reads the deprecated ``saved_variables``."""
+    class F(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            y = x * 2
+            ctx.mark_dirty(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_variables
+            return g * x
+
+    def caught(fn):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            fn()
+        return [(type(x.message).__name__, str(x.message).split(" (Triggered internally")[0]) for x in w]
+
+    a = L.tensor([1.0, 3.0], requires_grad=True)
+    box = []
+    assert caught(lambda: box.append(F.apply(a))) == [
+        ("UserWarning", "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have been "
+                        "mutated should be passed to ctx.mark_dirty().")]
+    assert caught(lambda: box[0].sum().backward()) == [
+        ("DeprecationWarning", "'saved_variables' is deprecated; use 'saved_tensors'")]
+    assert a.grad.tolist() == [1.0, 3.0]
+    assert caught(lambda: F.apply(L.tensor([1.0]))) == []  # nothing recorded: no warning

@@ -12,6 +12,7 @@ import threading
 import pytest
 
 import scalargrad
+from scalargrad.errors import Unsupported
 
 
 @pytest.fixture(params=["scalargrad", "torch"])
@@ -203,3 +204,28 @@ def test_aliases_in_autograd(L):
     assert L.autograd.enable_grad is L.enable_grad
     assert L.autograd.set_grad_enabled is L.set_grad_enabled
     assert L.autograd.inference_mode is L.inference_mode
+
+
+def test_force_original_view_tracking_false_is_the_default_mode(L):
+    # PyTorch's own test_autograd resets this in every tearDown; False is the default (no view
+    # replay: an in-place op on a view records AsStridedBackward0), as a call, a context manager
+    # and a decorator
+    def replayed_node():
+        out = L.ones(2, 2, requires_grad=True).clone().view(-1)
+        out.add_(1)
+        return type(out.grad_fn).__name__
+
+    assert L.autograd.is_view_replay_enabled() is False
+    L.autograd._force_original_view_tracking(False)
+    assert L.autograd.is_view_replay_enabled() is False
+    with L.autograd._force_original_view_tracking(False):
+        assert L.autograd.is_view_replay_enabled() is False
+        assert replayed_node() == "AsStridedBackward0"
+    assert L.autograd._force_original_view_tracking(False)(replayed_node)() == "AsStridedBackward0"
+    assert L.autograd.is_view_replay_enabled() is False
+
+
+def test_force_original_view_tracking_true_is_unsupported():
+    with pytest.raises(Unsupported, match="_force_original_view_tracking"):
+        scalargrad.autograd._force_original_view_tracking(True)
+    assert scalargrad.autograd.is_view_replay_enabled() is False

@@ -184,3 +184,33 @@ def test_torch_inplace_functions(torch_ref, name):
         return r is x, x._version, [round(v, 5) if v == v else "nan" for v in x.tolist()], err
 
     assert run(sg) == run(torch_ref)
+
+
+def _copy_a_number(L) -> list:
+    """copy_ of a Python number: PyTorch wraps it as a 0-dim bool / int64 / float64 tensor and
+    casts it into the tensor (CopyBackwards over the old history, CopySlices through a view)."""
+    out = []
+    for dtype, value in [(L.float32, 2.5), (L.float32, 1e300), (L.int64, 2.7), (L.int32, True), (L.bool, 0.5),
+                         (L.float16, 1e6), (L.float64, 3), (L.float32, float("nan"))]:
+        out.append(str(L.zeros(2, dtype=dtype).copy_(value).tolist()))  # str: nan == nan
+    w = L.tensor([1.0, 2.0], requires_grad=True).clone()
+    w.copy_(1.5)
+    out.append((w.tolist(), type(w.grad_fn).__name__, [type(f).__name__ for f, _ in w.grad_fn.next_functions]))
+    v = L.tensor([1.0, 2.0], requires_grad=True)
+    u = v.clone()
+    u[0].copy_(-1.0)
+    (u * L.tensor([3.0, 4.0])).sum().backward()
+    out.append((u.tolist(), type(u.grad_fn).__name__, v.grad.tolist()))
+    for bad in (L.zeros(2, requires_grad=True), "a", None):
+        try:
+            (bad if not isinstance(bad, str) and bad is not None else L.zeros(2)).copy_(1.0 if bad is not None and
+                                                                                          not isinstance(bad, str)
+                                                                                          else bad)
+        except (RuntimeError, TypeError) as e:
+            out.append((type(e).__name__, str(e)))
+    out.append(L.zeros(3).copy_(other=2.0).tolist())
+    return out
+
+
+def test_copy_of_a_python_number_as_pytorch(torch_ref):
+    assert _copy_a_number(sg) == _copy_a_number(torch_ref)

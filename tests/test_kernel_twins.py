@@ -133,6 +133,7 @@ def test_the_number_helpers_agree(dtype, data):
              ("rpow_backward", (g, a, y), lambda k, G, A, Y: k.rpow_backward(G, A, float(c), Y)),
              ("clamp_backward", (g, a), lambda k, G, A: k.clamp_backward(G, A, (lo, hi))),
              ("rdiv", (a,), lambda k, A: k.rdiv(float(c), A)),
+             ("pow_number", (a,), lambda k, A: k.pow_number(A, float(c))),
              ("const", (g,), lambda k, G: (k.mul(G, k.const(float(c))), k.div(G, k.const(float(c))),
                                           k.add(G, k.const(float(c))), k.sub(G, k.const(float(c)))))]
     args = {id(g): tg, id(a): ta, id(y): ty}
@@ -303,9 +304,9 @@ def test_a_nodes_saved_values_read_alike(dtype, a, b, cond):
 
 
 # every twin has a case above (a new helper written on both kernels must be added here)
-COVERED = (set(ELEMENTWISE) | {"pow_backward", "rpow_backward", "clamp_backward", "rdiv", "const", "where", "ge",
-                                "gt", "le", "lt", "min_max_backward", "clamp_tensor_backward", "pointwise",
-                                "no_gradient", "a", "b", "out", "ins", "c"} | set(REDUCTIONS)
+COVERED = (set(ELEMENTWISE) | {"pow_backward", "rpow_backward", "clamp_backward", "rdiv", "pow_number", "const",
+                                "where", "ge", "gt", "le", "lt", "min_max_backward", "clamp_tensor_backward",
+                                "pointwise", "no_gradient", "a", "b", "out", "ins", "c"} | set(REDUCTIONS)
            | {"reshape", "permute", "squeeze", "unsqueeze", "t", "transpose", "to_dtype", "sum_to", "masked_zero",
               "zero", "scatter", "index_backward", "pick_backward", "one", "held"})
 

@@ -27,7 +27,7 @@ LAYERS = [
     ("_tensor",),
     ("_autograd",),
     ("autograd", "utils", "random", "cuda", "errors", "linalg", "backends", "version", "torch_version", "functional",
-     "accelerator", "testing"),
+     "accelerator", "testing", "__future__"),
     ("nn",),
     ("optim", "serialization"),
     ("symbolic",),

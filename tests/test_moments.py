@@ -15,6 +15,7 @@ import zlib
 import pytest
 
 import scalargrad as sg
+from scalargrad.errors import Unsupported
 
 
 def f32(x: float) -> float:
@@ -112,3 +113,57 @@ def test_double_backward_is_torchs(torch_ref):
         return out
 
     assert run(sg) == run(torch_ref)
+
+
+# ---------------------------------------------------------------- var_mean and std_mean
+
+MEAN_CALLS = {
+    "all": lambda lib, f, x: f(x),
+    "unbiased": lambda lib, f, x: f(x, False),
+    "dim": lambda lib, f, x: f(x, 1),
+    "dim keepdim": lambda lib, f, x: f(x, dim=0, keepdim=True),
+    "dims unbiased": lambda lib, f, x: f(x, (0, 2), False, True),
+    "correction": lambda lib, f, x: f(x, dim=-1, correction=0),
+    "correction 2": lambda lib, f, x: f(x, correction=2),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("which", ["var_mean", "std_mean"])
+@pytest.mark.parametrize("call", sorted(MEAN_CALLS))
+def test_var_mean_and_std_mean_are_pytorchs_bit_for_bit(torch_ref, call, which, dtype):
+    """One Welford pass in double: its running mean differs from ``mean()`` in the last bit for
+    some of these draws, and PyTorch's var_mean returns that one (fewer than 32,768 elements:
+    PyTorch's reduction runs on one thread, the same on every machine)."""
+    rng = random.Random(zlib.crc32(f"{call}{which}{dtype}".encode()))
+    vals = [rng.gauss(1.0, 3.0) for _ in range(4 * 5 * 37)]
+    out = []
+    for lib in (sg, torch_ref):
+        x = lib.tensor(vals, dtype=getattr(lib, dtype)).reshape(4, 5, 37)
+        r = MEAN_CALLS[call](lib, getattr(lib, which), x)
+        assert type(r) is tuple and len(r) == 2
+        out.append([(t.shape, t.dtype is getattr(lib, dtype), t.flatten().tolist()) for t in r])
+    assert out[0] == out[1]
+
+
+def test_var_mean_edges_and_refusals_are_pytorchs(torch_ref):
+    seen = []
+    for lib in (sg, torch_ref):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = [str(lib.var_mean(lib.tensor([1.0]))), str(lib.std_mean(lib.tensor([])))]
+        r.append([str(w.message) for w in caught])
+        with pytest.raises(RuntimeError) as e:
+            lib.var_mean(lib.tensor([1, 2]))
+        r.append(str(e.value))
+        seen.append(r)
+    assert seen[0] == seen[1]
+
+
+def test_var_mean_of_a_tensor_that_requires_grad_is_refused_by_name():
+    x = sg.tensor([1.0, 2.0, 4.0], requires_grad=True)
+    with pytest.raises(Unsupported, match=r"torch.std_mean of a tensor that requires grad"):
+        sg.std_mean(x)
+    with sg.no_grad():
+        assert sg.var_mean(x)[1].item() == pytest.approx(7 / 3)
+    assert sg.var_mean(x.detach())[0].item() == pytest.approx(7 / 3)

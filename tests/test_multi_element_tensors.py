@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import struct
+import tracemalloc
 import warnings
 from fractions import Fraction
 from pathlib import Path
@@ -508,12 +509,52 @@ def test_errors_table_is_still_pytorchs(torch_ref):
 
 
 def test_too_many_elements_are_refused_with_the_reason():
+    assert MAX_ELEMENTS == 16 * 1024 * 1024  # issue 25: tensors of up to 16M elements
     n = MAX_ELEMENTS + 1
     with pytest.raises(RuntimeError, match=rf"more than {MAX_ELEMENTS} elements; this one would have {n}"):
         scalargrad.zeros(n)
     with pytest.raises(RuntimeError, match=rf"more than {MAX_ELEMENTS}"):
-        scalargrad.ones(MAX_ELEMENTS, 1).expand(MAX_ELEMENTS, 2)
+        scalargrad.ones(1, 1).expand(MAX_ELEMENTS, 2)
     assert scalargrad.zeros(4097).numel() == 4097
+
+
+@pytest.mark.parametrize("make", [
+    lambda: scalargrad.zeros(4097, 4096), lambda: scalargrad.ones(4097, 4096), lambda: scalargrad.empty(4097, 4096),
+    lambda: scalargrad.full((4097, 4096), 2.0), lambda: scalargrad.randn(4097, 4096),
+    lambda: scalargrad.rand(4097, 4096),
+    lambda: scalargrad.randint(0, 5, (4097, 4096)), lambda: scalargrad.nn.Linear(4097, 4096),
+    lambda: scalargrad.arange(MAX_ELEMENTS + 1), lambda: scalargrad.zeros(2, 2).repeat(2048, 2049),
+    lambda: scalargrad.cat([scalargrad.zeros(1, 4096)] * 4097), lambda: scalargrad.linspace(0, 1, MAX_ELEMENTS + 1),
+    lambda: scalargrad.eye(4097, 4096), lambda: scalargrad.zeros(1).new_zeros(4097, 4096),
+    lambda: scalargrad.zeros(4097, 1) @ scalargrad.zeros(1, 4096),
+    lambda: scalargrad.bmm(scalargrad.zeros(1, 4097, 1), scalargrad.zeros(1, 1, 4096)),
+], ids=["zeros", "ones", "empty", "full", "randn", "rand", "randint", "Linear", "arange", "repeat", "cat", "linspace",
+        "eye", "new_zeros", "mm", "bmm"])
+def test_too_many_elements_are_refused_before_memory_is_taken(make):
+    """One element over 16M is refused naming the size and the limit, having taken no memory
+    for the elements (a list of 16M would take 128 MB; the refusal must take under 1 MB; the
+    first call loads modules lazily, so the second is measured)."""
+    with pytest.raises(RuntimeError, match=f"more than {MAX_ELEMENTS}"):
+        make()
+    tracemalloc.start()
+    try:
+        with pytest.raises(RuntimeError, match=rf"more than {MAX_ELEMENTS} elements; this one would have \d+"):
+            make()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+
+
+def test_tensors_of_mnist_size_are_built():
+    """PyTorch's MNIST example's ``nn.Linear(9216, 128)`` and a 4096x4096 tensor (16M elements)."""
+    layer = scalargrad.nn.Linear(9216, 128)
+    assert tuple(layer.weight.shape) == (128, 9216) and layer.weight.numel() == 1179648
+    # init's bound 1/96 is drawn in float32, where a weight may round up to the bound's float32
+    bound32 = struct.unpack('<f', struct.pack('<f', 1 / 9216 ** 0.5))[0]
+    assert float(layer.weight.abs().max()) <= bound32
+    big = scalargrad.zeros(4096, 4096)
+    assert big.numel() == MAX_ELEMENTS and float(big[4095, 4095]) == 0.0
 
 
 def test_numpy_is_named_as_unsupported():

@@ -720,3 +720,115 @@ def test_deepcopy_of_a_module_copies_parameters_buffers_children_and_hooks(lib):
     with pytest.raises(RuntimeError, match=r"^Only Tensors created explicitly by the user \(graph leaves\) "
                                            r"support the deepcopy protocol at the moment\."):
         copy.deepcopy(m.lin.weight * 2)
+
+
+def test_future_conversion_switches_are_off_and_apply_keeps_the_parameter(lib):
+    # torch.__future__: both switches default to False; with them off, .double() keeps each
+    # Parameter object and replaces its data, and setting False again changes nothing
+    fut = lib.__future__
+    assert fut.get_overwrite_module_params_on_conversion() is False
+    assert fut.get_swap_module_params_on_conversion() is False
+    fut.set_swap_module_params_on_conversion(False)
+    fut.set_overwrite_module_params_on_conversion(False)
+    m = lib.nn.Linear(2, 1)
+    weight = m.weight
+    m.double()
+    assert m.weight is weight and m.weight.dtype == lib.float64
+    assert fut.get_swap_module_params_on_conversion() is False
+
+
+def test_future_conversion_switches_on_are_unsupported():
+    from scalargrad.errors import Unsupported
+
+    with pytest.raises(Unsupported, match="swap_module_params_on_conversion"):
+        scalargrad.__future__.set_swap_module_params_on_conversion(True)
+    with pytest.raises(Unsupported, match="overwrite_module_params_on_conversion"):
+        scalargrad.__future__.set_overwrite_module_params_on_conversion(True)
+    assert scalargrad.__future__.get_swap_module_params_on_conversion() is False
+
+
+_TO_CALLS = [
+    ("cpu-copy", lambda t, m: m.to("cpu", copy=True)),
+    ("device-bool", lambda t, m: m.to(t.device("cpu"), True)),
+    ("long", lambda t, m: m.to(t.long)),
+    ("none-bool", lambda t, m: m.to(None, True)),
+    ("device-long-bool", lambda t, m: m.to(t.device("cpu"), t.long, True)),
+    ("device-dtype-kw", lambda t, m: m.to(t.device("cpu"), dtype=t.long, non_blocking=True)),
+    ("list", lambda t, m: m.to([])),
+    ("dict-kw", lambda t, m: m.to({}, non_blocking=True)),
+    ("long-tensor", lambda t, m: m.to(t.tensor(3, dtype=t.long), non_blocking=True)),
+    ("device-tensor", lambda t, m: m.to(t.device("cpu"), t.tensor(3, dtype=t.long), non_blocking=True)),
+    ("unknown-kw", lambda t, m: m.to("cpu", dtype=t.float64, foo=1)),
+    ("ok-device-dtype", lambda t, m: m.to("cpu", t.float64, False)),
+    ("ok-dtype-kw", lambda t, m: m.to(dtype=t.float64, non_blocking=True)),
+    ("ok-tensor", lambda t, m: m.to(t.zeros(1, dtype=t.float64))),
+]
+
+
+@pytest.mark.parametrize("name,call", _TO_CALLS, ids=[c[0] for c in _TO_CALLS])
+def test_module_to_parses_its_arguments_as_pytorch(name, call, torch_ref):
+    # Module.to's argument list by PyTorch's three signatures: what PyTorch accepts converts, what
+    # it rejects raises the same error class with the same first line (copy= is a RuntimeError)
+    def outcome(lib):
+        m = lib.nn.Linear(2, 1)
+        try:
+            out = call(lib, m)
+        except (TypeError, RuntimeError) as e:
+            return type(e).__name__, str(e).splitlines()[0]
+        return "ok", str(out.weight.dtype)
+
+    theirs, ours = outcome(torch_ref), outcome(scalargrad)
+    if name == "unknown-kw":  # PyTorch lists unknown keywords first; the class and the start agree
+        assert ours[0] == theirs[0] == "TypeError"
+        assert ours[1].startswith("to() received an invalid combination of arguments - got (str, ")
+    else:
+        assert ours == theirs
+
+
+def test_nn_modules_utils_is_an_attribute_after_import_torch(torch_ref):
+    # PyTorch's test_load_state_dict calls torch.nn.modules.utils.consume_prefix_in_state_dict_if_present
+    # with no import of its own; a fresh interpreter, so no other test has imported it first
+    import subprocess
+    import sys
+
+    code = ("import {m} as torch\n"
+            "sd = {{'module.w': 1, 'b': 2}}\n"
+            "torch.nn.modules.utils.consume_prefix_in_state_dict_if_present(sd, 'module.')\n"
+            "print(sorted(sd))\n")
+    outs = [subprocess.run([sys.executable, "-c", code.format(m=m)], capture_output=True, text=True, check=True).stdout
+            for m in ("scalargrad", torch_ref.__name__)]
+    assert outs[0] == outs[1] == "['b', 'w']\n"
+
+
+@pytest.mark.parametrize("version", [1, None])
+def test_batchnorm_loads_a_state_dict_from_before_num_batches_tracked(lib, version):
+    # version 1 (or no version) of BatchNorm's state dict had no num_batches_tracked: it loads,
+    # and the count is the module's own (0 here), as PyTorch's test_load_state_dict_BC checks
+    bn = lib.nn.BatchNorm2d(3)
+    sd = bn.state_dict()
+    del sd["num_batches_tracked"]
+    if version is None:
+        del sd._metadata[""]["version"]
+    else:
+        sd._metadata[""]["version"] = version
+    bn.load_state_dict(sd)
+    assert bn.num_batches_tracked.dtype == lib.long and bn.num_batches_tracked.item() == 0
+    sd._metadata[""]["version"] = 2  # from version 2 on the key is required
+    with pytest.raises(RuntimeError, match="Missing key"):
+        bn.load_state_dict(sd)
+
+
+@pytest.mark.parametrize("kind", ["list", "dict"])
+def test_parameter_container_replica_for_data_parallel(lib, kind):
+    # DataParallel's replica of a ParameterList/ParameterDict: parameters re-set as views of the
+    # originals, reached through the container's indexing (PyTorch's test_Parameter*_replication)
+    params = [lib.nn.Parameter(lib.randn(2, 2)) for _ in range(2)]
+    box = lib.nn.ParameterList(params) if kind == "list" else lib.nn.ParameterDict({"a": params[0], "b": params[1]})
+    replica = box._replicate_for_data_parallel()
+    assert type(replica) is type(box) and replica._is_replica and list(replica.parameters()) == []
+    for n, p in box.named_parameters():
+        setattr(replica, n, p.view_as(p))
+    got = list(replica) if kind == "list" else [replica[k] for k in replica]
+    for p, p2 in zip(params, got):
+        assert p2._base is p and type(p2.grad_fn).__name__ == "ViewBackward0"
+        assert lib.equal(p, p2)

@@ -102,6 +102,7 @@ STEPS = {
     "log1p": (UN.Log1p, 1, None, lambda lib, a: _pos(a).log1p()),
     "expm1": (UN.Expm1, 1, None, lambda lib, a: a.tanh().expm1()),
     "sqrt": (UN.Sqrt, 1, None, lambda lib, a: _pos(a).sqrt()),
+    "rsqrt": (UN.Rsqrt, 1, None, lambda lib, a: _pos(a).rsqrt()),
     "tanh": (UN.Tanh, 1, None, lambda lib, a: a.tanh()),
     "sigmoid": (UN.Sigmoid, 1, None, lambda lib, a: a.sigmoid()),
     "relu": (UN.Relu, 1, None, _relu),

@@ -18,7 +18,9 @@ from fractions import Fraction
 
 import pytest
 
+import scalargrad
 import scalargrad._base.rng as R
+from scalargrad.errors import Unsupported
 
 from faithfulness import fuses, normal_outside, normal_reference
 
@@ -631,3 +633,59 @@ def test_uniform_rounding_to_high_matches_torch(torch):
     )
     g = R.Generator().set_state(state)
     assert R.uniform(2, "float32", 1.0, 2.0, generator=g) + R.uniform(2, "float64", 1.0, 2.0, generator=g) == expected
+
+
+# ---------------------------------------------------------------- Tensor.random_
+
+RANDOM_DTYPES = ["float32", "float64", "int64", "int32", "int16", "int8", "uint8", "bool"]
+
+
+def _random_draws(lib, dt: str) -> list:
+    out = []
+    lib.manual_seed(7)
+    x = lib.empty(5, dtype=getattr(lib, dt))
+    assert x.random_() is x
+    out.append(x.tolist())
+    x = lib.empty(2, 3, dtype=getattr(lib, dt))
+    out.append(x.random_(2).tolist())
+    if dt != "bool":
+        out.append(x.random_(-3 if dt != "uint8" else 3, 100).tolist())
+    g = lib.Generator().manual_seed(3)
+    out.append(lib.zeros(4, dtype=getattr(lib, dt)).random_(to=2, generator=g).tolist())
+    out.append(lib.zeros((), dtype=getattr(lib, dt)).random_(0, 2).tolist())
+    if dt in ("float32", "float64", "int64"):  # 32-bit words below a range of 2**28, 64-bit from it
+        for span in [(0, 1 << 24), (-5, 1 << 20), (1, 1 << 28), (0, 1 << 28), (1, 1 << 32), (0, (1 << 33) + 7)]:
+            if dt != "float32" or span[1] <= 1 << 24:
+                lib.manual_seed(11)
+                out.append(lib.empty(6, dtype=getattr(lib, dt)).random_(*span).tolist())
+    out.append(lib.rand(3).tolist())  # the generator's state after the draws
+    return out
+
+
+@pytest.mark.parametrize("dt", RANDOM_DTYPES)
+def test_random_is_pytorchs_bit_for_bit(torch_ref, dt):
+    assert _random_draws(scalargrad, dt) == _random_draws(torch_ref, dt)
+
+
+RANDOM_ERRORS = [lambda lib: lib.zeros(3).random_(5, 5), lambda lib: lib.zeros(3, dtype=lib.uint8).random_(-3, 100),
+                 lambda lib: lib.zeros(3, dtype=lib.int8).random_(0, 200),
+                 lambda lib: lib.zeros(3, requires_grad=True).random_()]
+
+
+@pytest.mark.parametrize("i", range(len(RANDOM_ERRORS)))
+def test_random_refuses_as_pytorch(torch_ref, i):
+    seen = []
+    for lib in (scalargrad, torch_ref):
+        with pytest.raises(RuntimeError) as e:
+            RANDOM_ERRORS[i](lib)
+        seen.append(str(e.value))
+    assert seen[0] == seen[1]
+
+
+def test_random_refuses_by_name_what_it_does_not_model():
+    with pytest.raises(Unsupported, match="non-contiguous"):
+        scalargrad.zeros(3, 2).t().random_()
+    with pytest.raises(Unsupported, match=r"random_\(0, 16777218\) on a float32"):
+        scalargrad.zeros(3).random_(0, (1 << 24) + 2)  # PyTorch adjusts the bound with a warning
+    with pytest.raises(Unsupported, match=r"random_\(from, None\)"):
+        scalargrad.zeros(3).random_(2, None)

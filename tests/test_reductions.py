@@ -214,3 +214,55 @@ def test_sympy_check_proves_a_logsumexp_graph_element_by_element(strategy):
             want = 2 * math.exp(rows[i][j]) / (math.exp(rows[0][j]) + math.exp(rows[1][j]))
             got = report[f"x[{i}, {j}]"]
             assert got.status == "ok" and got.symbolic == pytest.approx(want, rel=1e-14), str(report)
+
+
+# ---------------------------------------------------------------- trace
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32"])
+@pytest.mark.parametrize("shape", [(5, 5), (4, 7), (9, 3), (1, 1), (0, 3)])
+def test_trace_is_pytorchs_bit_for_bit(torch_ref, dtype, shape):
+    """The diagonal added in order in double and rounded once: float32 draws of mixed magnitude
+    whose float32 running sum would round differently (a scalar loop: every machine agrees)."""
+    rnd = random.Random(f"trace{dtype}{shape}")
+    n = shape[0] * shape[1]
+    vals = [rnd.uniform(-1, 1) * 10.0 ** rnd.randint(-4, 6) for _ in range(n)]
+    if dtype != "float32" and dtype != "float64":
+        vals = [int(v) for v in vals]
+    out = []
+    for lib in (sg, torch_ref):
+        x = lib.tensor(vals, dtype=getattr(lib, dtype)).reshape(shape)
+        floating = x.dtype.is_floating_point
+        if floating:
+            x.requires_grad_()
+        y = lib.trace(x) if dtype != "float64" else x.trace()
+        row = [y.dtype is getattr(lib, "int64" if not floating else dtype), y.item()]
+        if floating:
+            y.backward(lib.tensor(1.5, dtype=x.dtype))
+            row += [y.grad_fn.name(), x.grad.tolist()]
+        out.append(row)
+    assert out[0] == out[1]
+
+
+def test_trace_double_backward_nodes_and_refusals_are_pytorchs(torch_ref):
+    seen = []
+    for lib in (sg, torch_ref):
+        x = lib.arange(6.0, dtype=lib.float64).reshape(2, 3).requires_grad_()
+        v = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(lib.trace(x), x, grad_outputs=v, create_graph=True)
+        (h,) = lib.autograd.grad((g * g).sum(), v)
+        with pytest.raises(RuntimeError) as e:
+            lib.trace(lib.ones(3))
+        with pytest.raises(NotImplementedError) as b:
+            lib.ones(2, 2, dtype=lib.bool).trace()
+        seen.append((g.tolist(), g.grad_fn.name(), g.grad_fn.next_functions[0][0].name(), h.item(), str(e.value),
+                     str(b.value)))
+    assert seen[0] == seen[1]
+
+
+def test_trace_gradient_is_proved_by_sympy():
+    x = sg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    report = sympy_check(x.trace() * x.trace(), {x: "x"})
+    assert report.ok and report.verified, str(report)
+    # d/dx (x00 + x11)^2 = 2 (x00 + x11) = 12 on the diagonal, 0 elsewhere
+    assert [float(report[f"x[{i}, {j}]"].symbolic) for i in range(2) for j in range(3)] == [12, 0, 0, 0, 12, 0]

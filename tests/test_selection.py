@@ -225,3 +225,29 @@ def test_a_minus_zero_gradient_keeps_or_loses_its_sign_as_in_pytorch(torch_ref, 
         (g,) = lib.autograd.grad(y, x, lib.full(tuple(y.shape), -0.0))
         signs.append(math.copysign(1.0, g.reshape(-1)[0].item()))
     assert signs[0] == signs[1]
+
+
+# ---------------------------------------------------------------- tile
+
+TILES = [lambda lib, x: x.tile((2,)), lambda lib, x: lib.tile(x, (2, 1, 2)), lambda lib, x: x.tile(2, 2),
+         lambda lib, x: x.tile(dims=(1, 3)), lambda lib, x: lib.tile(x[0, 0], ()), lambda lib, x: x.tile((0, 2))]
+
+
+@pytest.mark.parametrize("i", range(len(TILES)))
+def test_tile_is_pytorchs(torch_ref, i):
+    out = []
+    for lib in (sg, torch_ref):
+        x = lib.arange(6.0).reshape(2, 3).requires_grad_()
+        y = TILES[i](lib, x)
+        (y * lib.arange(float(y.numel())).reshape(y.shape)).sum().backward()
+        out.append((tuple(y.shape), y.grad_fn.name(), y.tolist(), x.grad.tolist()))
+    assert out[0] == out[1]
+
+
+def test_tile_refuses_as_pytorch(torch_ref):
+    out = []
+    for lib in (sg, torch_ref):
+        with pytest.raises(RuntimeError) as e:
+            lib.zeros(2, 3).tile((-1,))
+        out.append(str(e.value))
+    assert out[0] == out[1]

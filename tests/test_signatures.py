@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import signatures
 
+import scalargrad
+
 
 def test_keywords_and_positions_as_pytorchs(torch_ref):
     rows = signatures.table(torch_ref)
@@ -21,6 +23,16 @@ def test_keywords_and_positions_as_pytorchs(torch_ref):
     assert core == signatures.recorded()
 
 
-def test_the_issues_example_is_listed_for_the_core():
-    # torch.matmul(input=..., other=...): scalargrad's matmul names its parameters a, b
-    assert signatures.recorded()["torch.matmul"] == ["input", "other", "out"]
+def test_the_issues_example_takes_pytorchs_keywords(torch_ref):
+    # torch.matmul(input=..., other=...): scalargrad's matmul named its parameters a, b; only
+    # out= (which scalargrad does not write into) is left listed
+    assert signatures.recorded()["torch.matmul"] == ["out"]
+    results = []
+    for lib in (scalargrad, torch_ref):
+        a, b, v = lib.tensor([[1.0, 2.0], [3.0, 4.0]]), lib.tensor([[0.5], [-1.0]]), lib.tensor([2.0, 3.0])
+        results.append([lib.matmul(input=a, other=b).tolist(), lib.mm(input=a, mat2=b).tolist(),
+                        lib.mv(input=a, vec=v).tolist(), lib.dot(input=v, tensor=v).item(),
+                        lib.outer(input=v, vec2=v).tolist(), lib.inner(input=v, other=v).item(),
+                        a.matmul(other=b).tolist(), a.mm(mat2=b).tolist(), v.dot(tensor=v).item(),
+                        v.ger(vec2=v).tolist()])
+    assert results[0] == results[1]

@@ -1,4 +1,4 @@
-"""View ops against live PyTorch: movedim/moveaxis, diagonal of any dims (a strided view:
+"""View ops against live PyTorch (issues 22 and 23): movedim/moveaxis, diagonal of any dims (a strided view:
 writes reach the base), and the 0-dim refusals of unbind and unflatten. Expected values,
 strides, node names and messages are PyTorch's own, read at test time."""
 
@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+import scalargrad
 import scalargrad as torch
 
 _MOVES = [(0, 2), ((0, 1), (2, 0)), (-1, 0), (1, 1), ([], []), ((0, 2), (-1, 0)), ((0, 0), (1, 2)),
@@ -156,3 +157,42 @@ def test_gradients_keep_pytorchs_layout(torch_ref):
     # autograd.grad hands the gradient out as its formula laid it out (a permuted view, sum's
     # expanded zeros-stride tensor); .grad keeps it when it obeys AccumulateGrad's layout contract
     assert _gradient_layouts(torch) == _gradient_layouts(torch_ref)
+
+
+# movedim as the api branch tested it
+MOVES = [lambda lib, x: x.movedim(0, 2), lambda lib, x: x.movedim((0, 1), (2, 0)),
+         lambda lib, x: lib.movedim(x, -1, 0), lambda lib, x: lib.moveaxis(x, 0, 1),
+         lambda lib, x: x.moveaxis([2, 0], [0, -1]), lambda lib, x: x.movedim((), ()),
+         lambda lib, x: x.movedim(source=1, destination=-1)]
+BAD_MOVES = [lambda lib, x: x.movedim((0, 1), (2,)), lambda lib, x: x.movedim(0, 3),
+             lambda lib, x: x.movedim((0, 0), (1, 2)), lambda lib, x: x.movedim((0, 1), (1, 1))]
+
+
+@pytest.mark.parametrize("i", range(len(MOVES)))
+def test_movedim_is_pytorchs(torch_ref, i):
+    out = []
+    for lib in (scalargrad, torch_ref):
+        x = lib.arange(24.0).reshape(2, 3, 4).requires_grad_()
+        y = MOVES[i](lib, x)
+        (y * lib.arange(24.0).reshape(y.shape)).sum().backward()
+        out.append((tuple(y.shape), y.stride(), y.grad_fn.name(), y.tolist(), x.grad.tolist()))
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("i", range(len(BAD_MOVES)))
+def test_movedim_refuses_as_pytorch(torch_ref, i):
+    out = []
+    for lib in (scalargrad, torch_ref):
+        with pytest.raises((RuntimeError, IndexError)) as e:
+            BAD_MOVES[i](lib, lib.zeros(2, 3, 4))
+        out.append((type(e.value).__name__, str(e.value)))
+    assert out[0] == out[1]
+
+
+def test_movedim_of_a_0dim_tensor_is_its_alias(torch_ref):
+    out = []
+    for lib in (scalargrad, torch_ref):
+        x = lib.tensor(2.0, requires_grad=True)
+        y = x.movedim(0, -1)
+        out.append((y.grad_fn.name(), y._base is x, y.item()))
+    assert out[0] == out[1]

@@ -394,11 +394,11 @@ class Resolver:
             if isinstance(obj, types.ModuleType):
                 try:
                     nxt = getattr(obj, attr)
-                except Exception:  # noqa: BLE001 - a lazy attribute may raise anything
+                except Exception:
                     nxt = None
                     try:
                         nxt = importlib.import_module(".".join(path + [attr]))
-                    except Exception:  # noqa: BLE001
+                    except Exception:
                         return (".".join(path + [attr]), False)
                 obj = nxt
                 path.append(attr)
@@ -700,7 +700,7 @@ def category(name: str) -> str:
 def summary(rows: list[dict]) -> dict:
     real = [r for r in rows if r["status"] != "not in PyTorch"]
     two = [r for r in real if r["sources"] >= 2]
-    count = lambda rs, st: sum(1 for r in rs if r["status"] == st)  # noqa: E731
+    count = lambda rs, st: sum(1 for r in rs if r["status"] == st)
     return {"names": len(real), "absent": len(rows) - len(real), "two": len(two),
             **{f"all_{s}": count(real, s) for s in ("implemented", "refused", "missing")},
             **{f"two_{s}": count(two, s) for s in ("implemented", "refused", "missing")}}

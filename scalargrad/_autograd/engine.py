@@ -42,6 +42,7 @@ from .._tensor.tensor_kernel import GraphKernel, TensorKernel
 from .._tensor.tensor_kernel import running as kernels_running
 from .gradients import adapt, add_into, fresh, materialised, store_grad, unwrap, wrap
 from .hooks import n_outputs, output_types, post_accumulate_hooks, post_hooks, pre_hooks, tensor_hooks
+from .reentrant import deep, on_fresh_thread
 
 _ABSENT = object()  # no gradient reached the node (None means an undefined gradient did)
 
@@ -184,6 +185,9 @@ is empty a backward call pays one truth test for it, not one per node."""
 def run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=None,
                  accumulate: bool = True, allow_unused: bool = False):
     """Backpropagate ``grads`` from ``roots`` (see ``_run_backward``), telling ``observers``."""
+    if running and deep():  # a reentrant call on a deep stack goes on with a fresh one (reentrant.py)
+        return on_fresh_thread(run_backward, roots, grads, keep_graph, create_graph, inputs, accumulate,
+                               allow_unused)
     if not observers:
         return _run_backward(roots, grads, keep_graph, create_graph, inputs, accumulate, allow_unused)
     finish = [f for f in [obs(roots, grads, keep_graph, create_graph, inputs, accumulate)

@@ -25,6 +25,7 @@ from .._tensor.reductions import sum_to
 from .._tensor.saved_hooks import current_hooks, unpack_one
 from .._tensor.storage import alias, write
 from .._tensor.tensor import Ext, Tensor, ext, leaf, next_seq
+from .gradients import expandable
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -37,6 +38,8 @@ _NO_BACKWARD = (
     "You must implement either the backward or vjp method for your custom autograd.Function "
     "to use it with backward mode AD."
 )
+_BOTH = ("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. "
+         "You should only implement one of them.")
 
 
 class FunctionCtx:
@@ -52,6 +55,7 @@ class FunctionCtx:
         self._views = {}  # output slot -> True if the Function has several differentiable outputs
         self._dirty = ()
         self._saved_versions = None  # the saved tensors' versions when forward returned
+        self._output_slots = {}  # id(an output, as forward returned it or as apply did) -> its slot
 
     def save_for_backward(self, *tensors) -> None:
         """Keep these tensors (or None) for backward, where ``saved_tensors`` returns them.
@@ -77,11 +81,19 @@ class FunctionCtx:
         if versions is not None:
             for t, then in zip(self._saved, versions):
                 if t is not None and then is not None and _version_of(t) != then:
-                    which = "" if t._op is None else f", which is output 0 of {short_name(t.grad_fn.name())},"
+                    slot = self._output_slots.get(id(t))
+                    if slot is not None:  # a saved output names the Function's node, as PyTorch's
+                        which = f", which is output {slot} of {short_name(self._node_name)},"
+                    else:
+                        which = "" if t._op is None else f", which is output 0 of {short_name(t.grad_fn.name())},"
                     raise version_error(t, which, _version_of(t), then)
         return self._saved
 
-    saved_variables = saved_tensors
+    @property
+    def saved_variables(self) -> tuple:
+        """``saved_tensors`` under its deprecated name (PyTorch warns)."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
 
     def _node_freed(self) -> bool:
         ref = getattr(self, "_node", None)
@@ -174,7 +186,7 @@ def _validated(name: str, i: int, r, u: Tensor):
     if tuple(r._t.shape) != shape:
         got = list(r._t.shape)
         try:
-            r = sum_to(r, shape)
+            r = sum_to(r, shape) if expandable(shape, tuple(r._t.shape)) else None
         except RuntimeError:
             r = None
         if r is None or tuple(r._t.shape) != shape:
@@ -202,6 +214,14 @@ _VIEW_OF_SEVERAL = (
     "This view is the output of a function that returns multiple views. Such functions do not allow the output "
     "views to be modified inplace. You should replace the inplace operation by an out-of-place one."
 )
+
+
+def _view_output(o: Tensor, inputs: tuple, dirty: set) -> bool:
+    """An output PyTorch makes a view with a custom-Function creation meta: an input returned as
+    is (unless marked dirty), or a view made in forward."""
+    if any(o is u for u in inputs):
+        return id(o) not in dirty
+    return o._s is not None and o._s.base is not None
 
 
 def _check_view_inplace(ctx: FunctionCtx, slot: int, name: str) -> None:
@@ -341,10 +361,12 @@ class Function(metaclass=_FunctionMeta):
         ctx._out_slots = tensor_idx
         ctx._n_outputs = len(outs)
         non_diff = {id(t) for t in ctx._non_differentiable}
-        # an input returned as is is a view in PyTorch, which refuses to modify it in place
+        # an input returned as is is a view in PyTorch, and so is a view made in forward (not a
+        # dirty input): PyTorch marks both IN_CUSTOM_FUNCTION (MULTI_OUTPUT_NODE with several
+        # differentiable outputs) and refuses to modify them in place
         diff = [slot for slot, i in enumerate(tensor_idx)
                 if id(outs[i]) not in non_diff and outs[i].dtype.is_floating_point]
-        ctx._views = {slot: len(diff) > 1 for slot in diff if any(outs[tensor_idx[slot]] is u for u in inputs)}
+        ctx._views = {slot: len(diff) > 1 for slot in diff if _view_output(outs[tensor_idx[slot]], inputs, dirty)}
         seq = next_seq()
         _pack_saved(ctx)
         if len(tensor_idx) == 1 and not is_tuple:
@@ -358,16 +380,12 @@ class Function(metaclass=_FunctionMeta):
             if id(o) in non_diff or not o._t.dtype.is_floating_point:  # integers take no gradient
                 return out
             _connect(out, cls._op, inputs, ctx, seq)
+            ctx._output_slots = {id(o): 0, id(out): 0}
             return out
         # several outputs: one hidden node runs the backward for all of them
-        hidden = object.__new__(Tensor)
-        hidden._val = None
-        hidden._t = ctx.outputs_types[0]
-        hidden._g = None
-        hidden._ext = None
-        hidden._s = None
-        _connect(hidden, cls._op, inputs, ctx, seq)
+        hidden = _hidden_node(cls._op, ctx, inputs, seq)
         made: dict = {}  # id(returned tensor) -> its output tensor
+        slots: dict = {}  # id(returned or output tensor) -> its output slot
         for slot, i in enumerate(tensor_idx):
             o = outs[i]
             first = made.get(id(o))
@@ -377,6 +395,7 @@ class Function(metaclass=_FunctionMeta):
                 first._c = slot
                 first._ext.pick = (hidden, slot)
                 outs[i] = first
+                slots[id(o)] = slots[id(first)] = slot
                 continue
             if id(o) in dirty:
                 # the hidden node consumes the input's version from before forward changed it
@@ -393,6 +412,8 @@ class Function(metaclass=_FunctionMeta):
             out._s = out._s if hasattr(out, "_s") else None
             outs[i] = out
             made[id(o)] = out
+            slots[id(o)] = slots[id(out)] = slot
+        ctx._output_slots = slots
         _remember_versions(ctx)
         return tuple(outs) if is_tuple else outs[0]
 
@@ -440,6 +461,8 @@ def _check_dirty(ctx: FunctionCtx, inputs: tuple, is_tuple: bool) -> None:
     of one (counted as changed first); a view that is not the only output and first input is
     beyond what scalargrad rebases (PyTorch: CopySlices over the Function's node)."""
     for t in ctx._dirty:
+        if not any(t is u for u in inputs):
+            warnings.warn(_DIRTY_NOT_INPUT, UserWarning, stacklevel=3)
         if t._op is None and t._rg:
             raise RuntimeError(_LEAF_DIRTY)
         base = t._s.base if t._s is not None else None
@@ -451,6 +474,8 @@ def _check_dirty(ctx: FunctionCtx, inputs: tuple, is_tuple: bool) -> None:
                               "first tensor input")
 
 
+_DIRTY_NOT_INPUT = ("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have been "
+                    "mutated should be passed to ctx.mark_dirty().")
 _LEAF_DIRTY = "a leaf Variable that requires grad has been used in an in-place operation."
 
 
@@ -490,9 +515,22 @@ def _as_output(o: Tensor, inputs: tuple) -> Tensor:
     return o
 
 
+def _hidden_node(op, ctx: FunctionCtx, inputs: tuple, seq: int) -> Tensor:
+    """The node that runs a multi-output Function's backward for all its outputs."""
+    hidden = object.__new__(Tensor)
+    hidden._val = None
+    hidden._t = ctx.outputs_types[0]
+    hidden._g = None
+    hidden._ext = None
+    hidden._s = None
+    _connect(hidden, op, inputs, ctx, seq)
+    return hidden
+
+
 def _connect(v: Tensor, op, inputs: tuple, c, seq: int) -> None:
     if isinstance(c, FunctionCtx):
         c._node = weakref.ref(v)  # (weak: the node holds its ctx)
+        c._node_name = op.name
     v._rg = True
     v._op = op
     v._in = inputs
@@ -554,10 +592,11 @@ def _refusing(o):
 def _user_backward(fn, ctx: FunctionCtx, grads_out: list, graph: bool) -> tuple:
     """The Function's own ``backward(ctx, *grads_out)``, run with grad mode on only when
     building a graph (create_graph); its result as a tuple."""
-    if fn.backward is Function.backward and fn.vjp is Function.vjp:
-        raise NotImplementedError(_NO_BACKWARD)
+    if fn.backward is not Function.backward and fn.vjp is not Function.vjp:
+        raise RuntimeError(_BOTH)
+    user = fn.vjp if fn.vjp is not Function.vjp else fn.backward  # Function.backward raises
     with grad_mode.set_grad_enabled(graph):
-        res = fn.backward(ctx, *grads_out)
+        res = user(ctx, *grads_out)
     return res if isinstance(res, tuple) else (res,)
 
 

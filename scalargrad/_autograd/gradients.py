@@ -17,7 +17,7 @@ from .._tensor.storage import write
 from .._tensor.tensor import Tensor, leaf, make
 from .._tensor.tensor_kernel import ZeroTensor
 
-__all__ = ["wrap", "unwrap", "materialised", "adapt", "fresh", "store_grad", "add_into"]
+__all__ = ["wrap", "unwrap", "materialised", "adapt", "fresh", "store_grad", "add_into", "expandable"]
 
 
 def wrap(g, t):
@@ -42,7 +42,8 @@ def unwrap(g, graph: bool):
     return EFFICIENT_ZERO if g.__class__ is ZeroTensor else g._val
 
 
-def _expandable(shape: tuple, to: tuple) -> bool:
+def expandable(shape: tuple, to: tuple) -> bool:
+    """PyTorch's is_expandable_to: ``shape`` broadcasts to ``to``."""
     if len(shape) > len(to):
         return False
     return all(a == b or a == 1 for a, b in zip(reversed(shape), reversed(to)))
@@ -58,7 +59,7 @@ def adapt(g, u: Tensor, v, graph: bool):
         if gt.shape != t.shape:
             try:
                 # PyTorch's is_expandable_to: u's shape must broadcast to the gradient's
-                g = sum_to(g, tuple(t.shape)) if _expandable(tuple(t.shape), tuple(gt.shape)) else None
+                g = sum_to(g, tuple(t.shape)) if expandable(tuple(t.shape), tuple(gt.shape)) else None
             except RuntimeError:
                 g = None
             if g is None or tuple(g._t.shape) != tuple(t.shape):

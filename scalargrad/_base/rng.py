@@ -78,6 +78,7 @@ from typing import Any
 from .dtypes import FLOAT32_MAX
 
 __all__ = [
+    "random_integers",
     "DEFAULT_SEED",
     "STATE_SIZE",
     "Generator",
@@ -666,6 +667,34 @@ def randperm(n: int, generator: Generator | None = None) -> list[int]:
         z = g.random() % (n - i)
         out[i], out[i + z] = out[i + z], out[i]
     return out
+
+
+# random_()'s range for each dtype (uniform_int_distribution): [0, 2**digits] for a float, [0, max]
+# for an integer, one bit for bool; the 64-bit ones draw 64-bit words
+_RANDOM_MODULUS = {"float32": ((1 << 24) + 1, False), "float64": ((1 << 53) + 1, True),
+                   "int64": (1 << 63, True), "int32": (1 << 31, False), "int16": (1 << 15, False),
+                   "int8": (1 << 7, False), "uint8": (1 << 8, False), "bool": (2, False)}
+
+
+def random_integers(n: int, dtype_name: str, low: int | None = None, high: int | None = None,
+                    generator: Generator | None = None) -> list[int]:
+    """``Tensor.random_()`` (``low`` None) or ``random_(low, high)`` of ``n`` elements of the
+    dtype named: ATen's ``uniform_int_distribution`` (a word modulo the dtype's range) or
+    ``uniform_int_from_to_distribution`` (a 32-bit word modulo ``high - low``, a 64-bit one for a
+    range of 2**28 or more in int64, float32 and float64: 2.13's threshold, measured, as
+    ``randint``'s), drawn in order."""
+    n = _check_count(n)
+    g = _gen(generator)
+    if low is None:
+        modulus, wide = _RANDOM_MODULUS[dtype_name]
+        draw = g.random64 if wide else g.random
+        if dtype_name == "bool":
+            return [draw() & 1 for _ in range(n)]
+        return [draw() % modulus for _ in range(n)]
+    span = high - low
+    wide = span >= 1 << 28 and dtype_name in ("int64", "float32", "float64")
+    draw = g.random64 if wide else g.random
+    return [draw() % span + low for _ in range(n)]
 
 
 def random_int64(generator: Generator | None = None) -> int:

@@ -1,5 +1,5 @@
 """Reductions: sum, mean, max/min (all elements, or along a dimension), argmax/argmin, amax/amin,
-logsumexp.
+logsumexp, trace.
 
 Their values are added in the order of PyTorch's CPU kernels (``_base/kernel_order.py``):
 the tensor layer computes them; these declarations hold the derivatives and forms. The node's
@@ -12,7 +12,7 @@ from __future__ import annotations
 from .float_kernel import helper
 from .table import Api, Op, register
 
-__all__ = ["Reduced", "REDUCTIONS", "Logsumexp"]
+__all__ = ["Reduced", "REDUCTIONS", "Logsumexp", "Trace"]
 
 
 class Reduced:
@@ -219,7 +219,23 @@ class Logsumexp(Reduction):
         return sp.log(sp.Add(*[sp.exp(a) for a in args]))
 
 
-REDUCTIONS = [Sum, SumDim, Mean, MeanDim, MaxAll, MinAll, MaxDim, MinDim, Amax, Amin, Logsumexp]
+@register
+class Trace(Reduction):
+    """trace() of a matrix (TraceBackward0): the sum of its diagonal, added in order in double
+    (ATen's ``trace_cpu``, its accumulator ``acc_type``), rounded once; ``trace_backward`` puts
+    the gradient on the diagonal (index_fill of zeros, viewed as the matrix)."""
+
+    name = "TraceBackward0"
+    saved = (("self_sym_sizes", "c.in_shape"),)
+    api = Api(method="trace", function="trace")
+    backward = staticmethod(lambda k, g, v: (k.trace_backward(g, v._c),))
+
+    @staticmethod
+    def sympy(sp, *args):
+        return sp.Add(*args)
+
+
+REDUCTIONS = [Sum, SumDim, Mean, MeanDim, MaxAll, MinAll, MaxDim, MinDim, Amax, Amin, Logsumexp, Trace]
 
 
 # ---------------------------------------------------------------- derivative helpers, on floats

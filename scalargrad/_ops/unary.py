@@ -1,5 +1,5 @@
-"""The unary elementwise functions: neg, reciprocal, log, exp, log1p, expm1, sqrt, tanh, sigmoid,
-relu, abs, sgn/sign, sin, cos; and the ops their derivatives are made of (tanh_backward,
+"""The unary elementwise functions: neg, reciprocal, log, exp, log1p, expm1, sqrt, rsqrt, tanh,
+sigmoid, relu, abs, sgn/sign, sin, cos; and the ops their derivatives are made of (tanh_backward,
 sigmoid_backward, threshold_backward), which are ops of their own in PyTorch: under
 create_graph, double backward goes through their nodes.
 """
@@ -10,13 +10,14 @@ import math
 import operator
 
 from .._base import ieee
+from .arithmetic import pow_scalar
 from .correctly_rounded import tanh_correctly_rounded
 from .elementwise import BOOL_NEG, Binary, Unary, spellings
 from .float_kernel import helper
 from .table import register
 
-__all__ = ["Neg", "Reciprocal", "Log", "Exp", "Log1p", "Expm1", "Sqrt", "Tanh", "Sigmoid", "Relu", "Abs", "Sgn",
-           "Sign", "Sin", "Cos", "TanhBackward", "SigmoidBackward", "ThresholdBackward", "SCALAR_DERIVATIVES"]
+__all__ = ["Neg", "Reciprocal", "Log", "Exp", "Log1p", "Expm1", "Sqrt", "Rsqrt", "Tanh", "Sigmoid", "Relu", "Abs",
+           "Sgn", "Sign", "Sin", "Cos", "TanhBackward", "SigmoidBackward", "ThresholdBackward", "SCALAR_DERIVATIVES"]
 
 
 @register
@@ -117,6 +118,29 @@ class Sqrt(Unary):
             where = "0 is inf" if inf > 0 else "-0.0 is -inf"
             return (f"sqrt: PyTorch's derivative at {where} (calculus: no derivative; one-sided limit +inf)",
                     (inf,))
+        return None
+
+
+@register
+class Rsqrt(Unary):
+    """1 / sqrt(x): ATen's CPU kernel (scalar and vectorised alike) divides 1 by the rounded
+    square root, two correctly rounded steps."""
+
+    name, saves_inputs, saves_output = "RsqrtBackward0", False, True
+    saved = (("result", "result"),)
+    api = spellings("rsqrt")
+    result = "float"
+    forward = staticmethod(lambda r, a: ieee.div(1.0, r(ieee.sqrt(a))))
+    # derivatives.yaml: -0.5 * grad * result.pow(3)
+    backward = staticmethod(lambda k, g, v: (k.mul(k.mul(k.const(-0.5), g), k.pow_number(k.out(v), 3.0)),))
+    sympy = staticmethod(lambda sp, a: 1 / sp.sqrt(a))
+
+    @staticmethod
+    def convention(a):
+        if a == 0:  # -0.5 * g * inf**3: at -0.0 rsqrt is -inf and the derivative +inf
+            inf = -math.copysign(math.inf, a)
+            where = "0 is -inf" if inf < 0 else "-0.0 is inf"
+            return (f"rsqrt: PyTorch's derivative at {where} (calculus: no derivative; one-sided limit -inf)", (inf,))
         return None
 
 
@@ -279,7 +303,7 @@ class ThresholdBackward(Binary):
     sympy = staticmethod(lambda sp, g, y, c: sp.Piecewise((0, y <= c), (g, True)))
 
 
-SCALAR_DERIVATIVES = [Neg, Log, Log1p, Exp, Expm1, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin, Cos, Reciprocal]
+SCALAR_DERIVATIVES = [Neg, Log, Log1p, Exp, Expm1, Sqrt, Rsqrt, Tanh, Sigmoid, Relu, Abs, Sin, Cos, Reciprocal]
 """The ops of this family with a non-trivial derivative, for the catalogue tests."""
 
 
@@ -295,6 +319,12 @@ def tanh_backward(k, g, y):
 @helper
 def sigmoid_backward(k, g, y):
     return k.mul(k.mul(g, k.sub(1.0, y)), y)
+
+
+@helper
+def pow_number(k, x, e):
+    """``x.pow(e)`` for a number ``e`` (pow_tensor_scalar's special cases, each step rounded)."""
+    return k.r(pow_scalar(k.r, x, e))
 
 
 @helper

@@ -119,7 +119,9 @@ def _set_grad(t: Tensor, g) -> None:
 def _repr(t: Tensor) -> str:
     name = None
     try:
-        if t.grad_fn is not None:
+        if t._op is not None and isinstance(getattr(t._c, "error", None), str):
+            name = "Invalid"  # a view PyTorch refuses to use (storage.refused_view)
+        elif t.grad_fn is not None:
             name = type(t.grad_fn).__name__  # PyTorch prints the class name (CopySlices, not its name())
     except RuntimeError:  # a view whose history PyTorch refuses to regenerate (storage.view_history)
         name = "Invalid"

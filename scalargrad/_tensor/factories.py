@@ -17,7 +17,6 @@ from .._base.dtypes import TensorType, round_list
 from .._base.errors import Unsupported
 from .._base.grad_mode import is_grad_enabled
 from .._base.kernel_order import fma
-from .._base.layout import numel
 from .arguments import not_tensor
 from .operands import broadcast_shapes, check_size
 from .tensor import Tensor, defaults, leaf
@@ -26,7 +25,7 @@ from .views import to_dtype
 __all__ = ["install", "device", "use_device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros",
            "ones", "full", "empty", "rand", "randn", "normal", "randint", "zeros_like", "ones_like", "full_like",
            "empty_like", "rand_like", "randn_like", "arange", "linspace", "logspace", "randint_like", "eye", "randperm",
-           "from_values", "parse_data", "shape_arg", "check_dtype"]
+           "from_values", "repeated", "uninitialised_tensor", "parse_data", "shape_arg", "check_dtype"]
 
 
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
@@ -290,8 +289,18 @@ def sizes(size: tuple, keyword, what: str) -> tuple:
 
 def _filled(value, shape: tuple, dtype, requires_grad, what: str = "tensor") -> Tensor:
     dt = check_dtype(dtype, what) or defaults["dtype"]
-    n = math.prod(shape)
-    return from_values([value] * n, shape, dt, requires_grad, what)
+    return repeated(value, shape, dt, requires_grad, what)
+
+
+def repeated(value, shape: tuple, dtype, requires_grad=False, what: str = "tensor") -> Tensor:
+    """A new leaf tensor of ``shape`` whose every element is ``value`` rounded to ``dtype``: the
+    value is rounded once and the list holds one float object ``n`` times (8 bytes an element),
+    and the size is checked before the list is made."""
+    shape = tuple(shape)
+    n = check_size(shape)
+    v = round_list(dtype, [value])[0]
+    t = leaf([v] * n if shape else v, TensorType(dtype, shape))
+    return _require_grad(t, requires_grad, what)
 
 
 def _refuse_out(out, name: str) -> None:
@@ -328,14 +337,22 @@ class _Uninitialised:
 UNINITIALISED = _Uninitialised()
 
 
-def uninitialised(n: int, dt) -> list:
-    """The elements of a new tensor of ``n`` elements whose memory is not initialised: zeros
-    where scalargrad itself asked for it (``nn.Linear`` initialises what it allocates)."""
+def uninitialised(n: int, dt) -> list | None:
+    """The elements of a new tensor of ``n`` elements whose memory is not initialised: None
+    (zeros, see ``uninitialised_tensor``) where scalargrad itself asked for it (``nn.Linear``
+    initialises what it allocates) or outside ``verify``."""
     source = UNINITIALISED.source
     if source is None or not n or _asked_by_scalargrad():
-        return [0] * n
+        return None
     UNINITIALISED.reads += 1
     return source(n, dt)
+
+
+def uninitialised_tensor(vals: list | None, shape: tuple, dt, requires_grad=False, what: str = "tensor") -> Tensor:
+    """A tensor of ``uninitialised`` elements ``vals`` (None: zeros, one float object shared)."""
+    if vals is None:
+        return repeated(0, shape, dt, requires_grad, what)
+    return from_values(vals, shape, dt, requires_grad, what)
 
 
 def _asked_by_scalargrad() -> bool:
@@ -351,7 +368,8 @@ def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, memor
     _check_device(device)
     shape = sizes(shape, size, "empty")
     dt = check_dtype(dtype, "empty") or defaults["dtype"]
-    return from_values(uninitialised(math.prod(shape), dt), shape, dt, requires_grad, "empty")
+    vals = uninitialised(math.prod(shape), dt)
+    return uninitialised_tensor(vals, shape, dt, requires_grad, "empty")
 
 
 def _dtype_of_number(x):
@@ -378,7 +396,7 @@ def _like(v: Tensor, value, dtype, requires_grad, what: str) -> Tensor:
     if not isinstance(v, Tensor):
         raise not_tensor(v, what, 'input', 1)
     dt = check_dtype(dtype, what) or v._t.dtype
-    return from_values([value] * v._t.numel, tuple(v._t.shape), dt, requires_grad, what)
+    return repeated(value, tuple(v._t.shape), dt, requires_grad, what)
 
 
 def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
@@ -393,7 +411,8 @@ def empty_like(input, dtype=None, device=None, requires_grad=False, memory_forma
     if not isinstance(input, Tensor):
         raise not_tensor(input, "empty_like", 'input', 1)
     dt = check_dtype(dtype, "empty_like") or input._t.dtype
-    return from_values(uninitialised(input._t.numel, dt), tuple(input._t.shape), dt, requires_grad, "empty_like")
+    vals = uninitialised(input._t.numel, dt)
+    return uninitialised_tensor(vals, tuple(input._t.shape), dt, requires_grad, "empty_like")
 
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
@@ -574,6 +593,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     floating = any(isinstance(x, float) for x in vals)
     dt = check_dtype(dtype, "arange") or (defaults["dtype"] if floating else dtypes.int64)
     n = max(0, math.ceil((end - start) / step))
+    check_size((n,))
     if dt.is_floating_point:
         out = [start + i * step for i in range(n)]  # ATen: start + step * index, in double
     else:
@@ -592,6 +612,7 @@ def linspace(start, end, steps: int, dtype=None, device=None, requires_grad=Fals
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
     dt = check_dtype(dtype, "linspace") or defaults["dtype"]
+    check_size((steps,))
     if steps <= 1:
         return from_values([start] * steps, (steps,), dt, requires_grad, "linspace")
     if dt.is_floating_point:
@@ -622,6 +643,7 @@ def logspace(start, end, steps: int, base: float = 10.0, dtype=None, device=None
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
     dt = check_dtype(dtype, "logspace") or defaults["dtype"]
+    check_size((steps,))
     base = float(base)
     if steps == 1:  # filled with the double pow(base, start)
         return from_values([_pow(base, float(start))], (1,), dt, requires_grad, "logspace")
@@ -657,13 +679,14 @@ def eye(n: int, m: int | None = None, dtype=None, device=None, requires_grad=Fal
         if size < 0:
             raise RuntimeError(f"{letter} must be greater or equal to 0, got {size}")
     dt = check_dtype(dtype, "eye") or defaults["dtype"]
+    check_size((n, m))
     return from_values([1 if i == j else 0 for i in range(n) for j in range(m)], (n, m), dt, requires_grad, "eye")
 
 
 def _new_filled(value):
     def apply(self, *size, dtype=None, device=None, requires_grad=False):
         shape = shape_arg(size, "new")
-        return from_values([value] * numel(shape), shape, dtype or self._t.dtype, requires_grad)
+        return repeated(value, shape, dtype or self._t.dtype, requires_grad)
 
     return apply
 

@@ -9,6 +9,7 @@ import math
 
 from .._base import dtypes, rng
 from .._base.dtypes import TensorType, round_list
+from .._base.errors import Unsupported
 from .._ops import fill as FI
 from .._ops.views import Layout
 from .arguments import not_tensor
@@ -64,10 +65,72 @@ def random_fill(self, draw, *args, generator=None):
     return self
 
 
-def copy_into(self, src, non_blocking=False):
-    """``copy_(src)``: ``src``'s elements, broadcast and cast to this tensor's dtype."""
-    if not isinstance(src, Tensor):
-        raise not_tensor(src, 'copy_', 'src', 1)
+_UNSET = object()
+_RANDOM_DTYPES = ("float32", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
+
+
+def random_(self, from_=None, to=_UNSET, *, generator=None):
+    """``random_()``: integers drawn as ATen's CPU kernel draws them, written in place:
+    ``random_()`` [0, 2**digits] for a float (24, 53), [0, max] for an integer dtype;
+    ``random_(to)`` [0, to); ``random_(from, to)`` [from, to)."""
+    check_inplace(self)
+    t = self._t
+    if to is _UNSET:  # random_(to): one number is the upper bound
+        from_, to = (None, None) if from_ is None else (0, from_)
+    elif from_ is None:
+        from_ = 0
+    name = t.dtype.name
+    if name not in _RANDOM_DTYPES:
+        raise Unsupported(f"Tensor.random_ of a {name} tensor", "scalargrad draws random_ in float32, float64, "
+                          "the integer dtypes and bool")
+    if not t.contiguous:
+        raise Unsupported("Tensor.random_ of a non-contiguous tensor", "PyTorch fills it in memory order; call "
+                          "random_ on a contiguous tensor and copy it in")
+    if from_ is not None and to is None:
+        raise Unsupported("Tensor.random_(from, None)", "give the upper bound")
+    if from_ is not None:
+        from_, to = int(from_), int(to)
+        if from_ >= to:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+        lo, hi = _random_bounds(t.dtype)
+        if not t.dtype.is_floating_point:  # check_from_to_in_range
+            for what, v in (("from", from_), ("to - 1", to - 1)):
+                if not lo <= v <= hi:
+                    raise RuntimeError(f"{what} is out of bounds for {t.dtype.c_name}")
+        if from_ < lo or to - 1 > hi:
+            raise Unsupported(f"Tensor.random_({from_}, {to}) on a {name} tensor", f"scalargrad draws within "
+                              f"[{lo}, {hi}], where the dtype holds every integer")
+    vals = rng.random_integers(t.numel, name, from_, to, generator=generator)
+    vals = round_list(t.dtype, vals)
+    write(self, vals if t.ndim else vals[0])
+    return self
+
+
+def _random_bounds(dt) -> tuple:
+    """The integers ``random_(from, to)`` may draw in ``dt`` with no adjustment of the bounds."""
+    if dt.is_floating_point:
+        digits = 24 if dt is dtypes.float32 else 53
+        return -(1 << digits), 1 << digits
+    if dt is dtypes.bool:
+        return 0, 1
+    if dt is dtypes.uint8:
+        return 0, 255
+    bits = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}[dt.name]
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
+_NUMBER_DTYPES = {bool: dtypes.bool, int: dtypes.int64, float: dtypes.float64}
+
+
+def copy_into(self, other, non_blocking=False):
+    """``copy_(other)``: ``other``'s elements (a tensor or a Python number, which PyTorch wraps as
+    a 0-dim bool, int64 or float64 tensor), broadcast and cast to this tensor's dtype."""
+    number = _NUMBER_DTYPES.get(other.__class__)
+    if number is not None:
+        other = leaf(other, TensorType(number, ()))
+    elif not isinstance(other, Tensor):
+        raise not_tensor(other, 'copy_', 'other', 1)
+    src = other
     shape = tuple(self._t.shape)
     if broadcast_shapes(shape, src._t.shape) != shape:
         raise RuntimeError(f"The size of tensor a ({shape[-1] if shape else 1}) must match the size of tensor b "
@@ -121,11 +184,12 @@ def masked_fill(self, mask, value, in_place: bool = False):
 
 
 def install(method, function) -> None:
-    """fill_, zero_, uniform_, normal_, copy_, masked_fill(_)."""
+    """fill_, zero_, uniform_, normal_, random_, copy_, masked_fill(_)."""
     method("uniform_", lambda self, a=0.0, b=1.0, *, generator=None: random_fill(self, "uniform", a, b,
                                                                                   generator=generator))
     method("normal_", lambda self, mean=0.0, std=1.0, *, generator=None: random_fill(self, "normal", mean, std,
                                                                                       generator=generator))
+    method("random_", random_)
     method("fill_", fill)
     method("zero_", lambda self: fill(self, 0, zero=True))
     method("copy_", copy_into)

@@ -15,24 +15,36 @@ from __future__ import annotations
 
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
-from .._base.errors import Unsupported
 from .._base.grad_mode import state as _grad_state
 from .._base.layout import contiguous_strides
 from .._ops.indexing import CopySlices, Index, IndexPut, scatter_class
 from .._ops.views import Layout
 from .factories import tensor
-from .fill import mask_of, masked_zero
+from .fill import copy_into, fill, mask_of, masked_zero
 from .inplace import LEAF_INPLACE, VIEW_OF_LEAF, check_inplace, rebase
 from .operands import broadcast_shapes, positions
 from .storage import write
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
-from .views import basic_index, reshape, unsqueeze
+from .views import basic_index, expand, reshape
 
 __all__ = ["getitem", "setitem", "resolve", "install", "scatter_into", "gather_at"]
 
 
+def _is_bool(it) -> bool:
+    """A Python bool or a 0-dim bool tensor: PyTorch's applySlicing adds a dimension there
+    (``unsqueeze``) and indexes it with ``[0]`` (True) or ``[]`` (False), an advanced index."""
+    return it is True or it is False or _is_bool_scalar(it)
+
+
+def _bool_index(it) -> Tensor:
+    on = it if it is True or it is False else bool(it._val)
+    return leaf([0] if on else [], TensorType(dtypes.int64, (1 if on else 0,)))
+
+
 def _is_advanced(it) -> bool:
+    if it is True or it is False:
+        return True
     return isinstance(it, (Tensor, list)) and not (isinstance(it, Tensor) and not it._t.ndim
                                                     and not it._t.dtype.is_floating_point
                                                     and it._t.dtype is not dtypes.bool)
@@ -91,6 +103,7 @@ def _dimension_sources(expanded: list, shape: list) -> list:
     # advanced indices broadcast together; basic ones (slices, ints) walk their dim
     dims_src = []
     d = 0
+    k = 0  # the index tensor's place among them: ATen moves them to the front and names that place
     specified = sum(1 for e in expanded if e is not None and e is not Ellipsis and not (
         isinstance(e, tuple) and e[0] == "new"))
     for e in expanded:
@@ -106,9 +119,10 @@ def _dimension_sources(expanded: list, shape: list) -> list:
             size = shape[d]
             for i in e[1]:
                 if not -size <= i < size:
-                    raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+                    raise IndexError(f"index {i} is out of bounds for dimension {k} with size {size}")
             dims_src.append(("idx", d, [i % size for i in e[1]], e[2]))
             d += 1
+            k += 1
         elif isinstance(e, slice):
             start, stop, step = e.indices(shape[d])
             dims_src.append(("slice", d, list(range(start, stop, step))))
@@ -130,8 +144,12 @@ def _positions(dims_src: list, shape: list) -> tuple:
     """The result's shape and the flat positions in ``x`` of its elements."""
     adv = [s for s in dims_src if s[0] == "idx"]
     bshape = ()
-    for s in adv:
-        bshape = broadcast_shapes(bshape, s[3])
+    try:
+        for s in adv:
+            bshape = broadcast_shapes(bshape, s[3])
+    except RuntimeError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(str(list(s[3])) for s in adv)) from None
     adv_lists = [[s[2][p] for p in positions(s[3], bshape)] if s[3] != bshape else s[2] for s in adv]
     n_adv = 1
     for s in bshape:
@@ -181,24 +199,11 @@ def _is_bool_scalar(it) -> bool:
     return isinstance(it, Tensor) and not it._t.ndim and it._t.dtype is dtypes.bool
 
 
-def _bool_scalar_index(x: Tensor, index):
-    """``x[b]`` for a 0-dim bool ``b``, as PyTorch does it: a new leading dimension of size 1,
-    indexed by ``[0]`` (True) or ``[]`` (False)."""
-    items = index if isinstance(index, tuple) else (index,)
-    if len(items) != 1:
-        raise Unsupported("indexing with a 0-dim bool tensor beside other indices")
-    y = unsqueeze(x, 0)
-    picks = leaf([0] if items[0]._val else [], TensorType(dtypes.int64, (1 if items[0]._val else 0,)))
-    return getitem(y, picks)
-
-
 def getitem(x: Tensor, index):
     """``x[index]``: a view for basic indexing, a copy (IndexBackward0) for advanced."""
     if isinstance(index, Tensor) and not index._t.ndim and index._t.dtype not in (dtypes.bool,) \
             and not index._t.dtype.is_floating_point:
         index = int(index._val)
-    if _is_bool_scalar(index) or (isinstance(index, tuple) and any(_is_bool_scalar(it) for it in index)):
-        return _bool_scalar_index(x, index)
     if not _has_advanced(index):
         return basic_index(x, index)
     y, yindex, saved = _apply_basic(x, index)
@@ -211,7 +216,7 @@ def getitem(x: Tensor, index):
 
 def _has_advanced(index) -> bool:
     items = index if isinstance(index, tuple) else (index,)
-    return any(_is_advanced(it) for it in items)
+    return any(_is_advanced(it) or _is_bool(it) for it in items)
 
 
 def _apply_basic(x: Tensor, index) -> tuple:
@@ -223,6 +228,8 @@ def _apply_basic(x: Tensor, index) -> tuple:
     nd = x._t.ndim
     consumed = 0
     for it in items:
+        if _is_bool(it):
+            continue  # a new dimension, as None
         if isinstance(it, Tensor) and _is_advanced(it):
             consumed += it._t.ndim if it._t.dtype is dtypes.bool else 1
         elif it is not None and it is not Ellipsis:
@@ -233,6 +240,10 @@ def _apply_basic(x: Tensor, index) -> tuple:
             basic.append(it)
             yindex.append(slice(None))
             saved.append(None)
+        elif _is_bool(it):
+            basic.append(None)
+            yindex.append(_bool_index(it))
+            saved.append(yindex[-1])
         elif it is Ellipsis:
             k = max(nd - consumed, 0)
             basic.append(Ellipsis)
@@ -266,6 +277,66 @@ def _target(x: Tensor, index) -> tuple:
     return tuple(v._t.shape), flat, False
 
 
+def _whole(x: Tensor, index) -> bool:
+    """Whether ``index`` is only Ellipsis and slices that each start at 0 and stop at or past the
+    end of their dimension with step 1: PyTorch's slicing then returns the tensor itself
+    (applySlice's shortcut), and assigning writes into it directly, not through a view."""
+    items = index if isinstance(index, tuple) else (index,)
+    if not all(it is Ellipsis or isinstance(it, slice) for it in items) or items.count(Ellipsis) > 1:
+        return False
+    shape = x._t.shape
+    n = len(items) - items.count(Ellipsis)
+    if n > len(shape):
+        return False
+    cut = items.index(Ellipsis) if Ellipsis in items else len(items)
+    dims = list(range(cut)) + list(range(len(shape) - (len(items) - cut - 1), len(shape)))
+    slices = [it for it in items if it is not Ellipsis]
+    # as given, not normalised: start 0 (or none), step 1 (or none), stop at or past the end
+    return all(s.start in (None, 0) and s.step in (None, 1) and (s.stop is None or _at_least(s.stop, shape[d]))
+               for s, d in zip(slices, dims))
+
+
+def _at_least(stop, size: int) -> bool:
+    try:
+        return int(stop) >= size
+    except (TypeError, ValueError):  # a bad slice: the ordinary path raises PyTorch's error
+        return False
+
+
+def _copy_to(x: Tensor, value) -> None:
+    """PyTorch's copy_to for ``x[...] = value``: ``copy_`` of a value of ``x``'s shape, ``fill_``
+    of a 0-dim one (a number becomes a 0-dim tensor of ``x``'s dtype), else ``copy_`` of the value
+    without its leading 1s, expanded to ``x``'s shape."""
+    if value.__class__ in (int, float, bool):
+        fill(x, tensor(value, dtype=x._t.dtype))
+    elif not isinstance(value, Tensor):
+        raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
+    elif tuple(value._t.shape) == tuple(x._t.shape):
+        copy_into(x, value)
+    elif not value._t.ndim:
+        fill(x, value)
+    else:
+        copy_into(x, _expanded_value(value, x._t.shape))
+
+
+def _expanded_value(value: Tensor, shape) -> Tensor:
+    """``value`` without its leading 1s, expanded to ``shape`` (copy_to's slicePrefix1sSize and
+    expand_inplace), or expand's error."""
+    own = list(value._t.shape)
+    while own and own[0] == 1:
+        own.pop(0)
+    return expand(reshape(value, tuple(own)), *shape)
+
+
+def _masked_fill_dispatch(index, value: Tensor) -> bool:
+    """PyTorch's index_put_ runs ``masked_fill_`` (which converts the value) for a one-element
+    value and a single index tensor that is a bool mask (canDispatchToMaskedFill)."""
+    items = index if isinstance(index, tuple) else (index,)
+    adv = [_list_index(it) if isinstance(it, list) else it for it in items if _is_advanced(it) or _is_bool(it)]
+    return (value._t.numel == 1 and len(adv) == 1 and isinstance(adv[0], Tensor)
+            and adv[0]._t.dtype is dtypes.bool and adv[0]._t.ndim > 0)
+
+
 def _no_grad_index(x: Tensor, index):
     prev = _grad_state.enabled
     _grad_state.enabled = False
@@ -284,15 +355,21 @@ def setitem(x: Tensor, index, value) -> None:
             and not index._t.dtype.is_floating_point:
         index = int(index._val)
     target, saved = x, ()
+    if index is False:
+        return  # PyTorch's setitem does nothing for a lone False, not even check the value
+    if _whole(x, index):
+        _copy_to(x, value)
+        return
     if _is_bool_scalar(index):
-        # PyTorch: a view with a new dimension of size 1 (True) or 0 (False), written through
-        shape = (1,) + tuple(x._t.shape) if index._val else (0,) + tuple(x._t.shape)
-        flat = list(range(x._t.numel)) if index._val else []
+        index = (index,)  # index_put_ through a new dimension, as beside other indices
+    if index is True:
+        # PyTorch: a copy into a view with a new dimension of size 1
+        shape = (1,) + tuple(x._t.shape)
+        flat = list(range(x._t.numel))
         advanced = False
-    elif isinstance(index, tuple) and any(_is_bool_scalar(it) for it in index):
-        raise Unsupported("assigning through a 0-dim bool tensor index beside other indices")
     elif _has_advanced(index):
-        target, yindex, saved = _apply_basic(x, index) if _grad_state.enabled else (x, index, ())
+        bools = isinstance(index, tuple) and any(_is_bool(it) for it in index)
+        target, yindex, saved = _apply_basic(x, index) if _grad_state.enabled or bools else (x, index, ())
         shape, flat = resolve(target, yindex)
         advanced = True
     else:
@@ -303,9 +380,16 @@ def setitem(x: Tensor, index, value) -> None:
             full = broadcast_shapes(shape, value._t.shape)
         except RuntimeError:
             full = None
+        if full != tuple(shape) and not advanced:
+            # PyTorch's copy_to drops the value's leading 1s and expands it (or raises expand's error)
+            value = _expanded_value(value, shape)
+            full = tuple(shape)
         if full != tuple(shape):
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(value._t.shape)} cannot be "
                                f"broadcast to indexing result of shape {list(shape)}")
+        if advanced and value._t.dtype is not dt and not _masked_fill_dispatch(index, value):
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got {dt.short} for "
+                               f"the destination and {value._t.dtype.short} for the source.")
         vv = value._val if value._t.ndim else [value._val]
         col = [vv[i] for i in positions(value._t.shape, shape)] if value._t.shape != tuple(shape) else list(vv)
         col = round_list(dt, col) if value._t.dtype is not dt else col

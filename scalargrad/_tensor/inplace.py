@@ -20,7 +20,7 @@ from .._base.grad_mode import state as _grad_state
 from .._ops.table import Op, saved_node_name, version_error
 from .._ops.views import Clone, Layout
 from .nodes import saves_input
-from .storage import mem, positions_in_base, regenerate, snapshot, view_rebase_error, write
+from .storage import mem, positions_in_base, refused_view, regenerate, snapshot, view_rebase_error, write
 from .tensor import Tensor, ext, leaf, make
 
 __all__ = ["inplace", "LEAF_INPLACE", "VIEW_OF_LEAF", "check_inplace", "rebase", "rebase_view", "retype"]
@@ -39,12 +39,15 @@ def check_inplace(t: Tensor) -> None:
     s = t._s
     if t._rg and s is not None and s.no_grad and s.base is not None:
         raise view_rebase_error(t, indirect=False)
+    if t._rg and getattr(t._op, "check_inplace", None) is not None:
+        t._op.check_inplace(t)  # a custom Function's output that PyTorch makes a view
+    refused = refused_view(t)
+    if refused is not None:  # an output of unbind/split after its base changed
+        raise RuntimeError(refused.replace(_BASE_CHANGED, "is being modified inplace"))
     if s is not None and s.base is not None and s.base._rg and s.base._op is None:
         raise RuntimeError(VIEW_OF_LEAF)  # before the leaf check: a view that is a leaf itself
     if t._rg and t._op is None:
         raise RuntimeError(LEAF_INPLACE)
-    if t._rg and getattr(t._op, "check_inplace", None) is not None:
-        t._op.check_inplace(t)  # a custom Function's output that PyTorch makes a view
 
 
 def _check_result(t: Tensor, res: Tensor) -> None:
@@ -104,6 +107,7 @@ _MULTI_OUTPUT_VIEW = (
     "Output {i} of {name} is a view and is being modified inplace. This view is the output of a function that "
     "returns multiple views. Such functions do not allow the output views to be modified inplace. You should "
     "replace the inplace operation by an out-of-place one.")
+_BASE_CHANGED = "its base or another view of its base has been modified inplace"
 _OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
             "location. Please clone() the tensor before performing the operation.")
 

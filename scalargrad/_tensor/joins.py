@@ -19,7 +19,7 @@ from .tensor import Tensor, ext, flat, leaf, make, next_seq
 from .tensor_kernel import helper
 from .views import basic_index, narrow, norm_dim, select
 
-__all__ = ["unbind", "split", "chunk", "cat", "stack", "install"]
+__all__ = ["unbind", "split", "split_with_sizes", "chunk", "cat", "stack", "install"]
 
 
 def unbind(x: Tensor, dim: int = 0) -> tuple:
@@ -28,7 +28,7 @@ def unbind(x: Tensor, dim: int = 0) -> tuple:
     if not x._t.ndim:  # 0 and -1 are in range, then refused
         raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     return _multi(x, [basic_index(x, (slice(None),) * d + (i,), select_dim=d) for i in range(x._t.shape[d])],
-                  J.Unbind, Layout(x._t.shape, dim=d, raw={"dim": dim}))
+                  J.Unbind, Layout(x._t.shape, x._t.dtype, dim=d, raw={"dim": dim}))
 
 
 def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
@@ -42,9 +42,12 @@ def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
         starts = list(range(0, size, step)) or [0]
         parts = [(s, min(step, size - s)) for s in starts]
-        op, layout = J.Split, Layout(x._t.shape, dim=d, index=step, raw={"dim": dim, "split_size": step})
+        op, layout = J.Split, Layout(x._t.shape, x._t.dtype, dim=d, index=step, raw={"dim": dim, "split_size": step})
     else:
         sizes = list(split_size_or_sections)
+        if any(n < 0 for n in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sizes}")
         if sum(sizes) != size:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
                                f"at dimension {d}), but got split_sizes={sizes}")
@@ -52,9 +55,21 @@ def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         for n in sizes:
             parts.append((s, n))
             s += n
-        op, layout = J.SplitWithSizes, Layout(x._t.shape, dim=d, split_sizes=tuple(sizes), raw={"dim": dim})
+        op, layout = J.SplitWithSizes, Layout(x._t.shape, x._t.dtype, dim=d, split_sizes=tuple(sizes), raw={"dim": dim})
     outs = [basic_index(x, (slice(None),) * d + (slice(s, s + n),), force_slice=True) for s, n in parts]
     return _multi(x, outs, op, layout)
+
+
+def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
+    """``split_with_sizes``: ``split`` by a list of sizes alone (SplitWithSizesBackward0)."""
+    if not isinstance(split_sizes, (list, tuple)):
+        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, not "
+                        f"{type(split_sizes).__name__}")
+    for i, n in enumerate(split_sizes):
+        if n.__class__ is not int:
+            raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, but "
+                            f"found element of type {type(n).__name__} at pos {i}")
+    return split(input, list(split_sizes), dim)
 
 
 def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple:
@@ -64,8 +79,9 @@ def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = norm_dim(dim, x._t.ndim)
     size = x._t.shape[d]
-    step = -(-size // chunks) if size else 0
-    return split(x, step, dim) if step else (x,)
+    if not size:  # as ATen's chunk: `chunks` empty parts (split would give one)
+        return split(x, [0] * chunks, dim)
+    return split(x, -(-size // chunks), dim)
 
 
 def _multi(x: Tensor, outs: list, op, layout: Layout) -> tuple:
@@ -178,8 +194,8 @@ def _join(tensors: list, d: int, op, new_dim: bool, given: int) -> Tensor:
 
 
 def install(method, function) -> None:
-    """unbind, split, chunk; cat (concat, concatenate) and stack."""
-    for name, fn in (("unbind", unbind), ("split", split), ("chunk", chunk)):
+    """unbind, split, split_with_sizes, chunk; cat (concat, concatenate) and stack."""
+    for name, fn in (("unbind", unbind), ("split", split), ("split_with_sizes", split_with_sizes), ("chunk", chunk)):
         method(name, fn)
         function(name, fn)
     for name in ("cat", "concat", "concatenate"):

@@ -14,7 +14,7 @@ import math
 
 from .._base import dtypes
 from .._base.errors import Unsupported
-from .factories import device, from_values, parse_data, shape_arg, uninitialised, use_device
+from .factories import device, from_values, parse_data, shape_arg, uninitialised, uninitialised_tensor, use_device
 from .tensor import Tensor, defaults, impl
 from .views import basic_index
 
@@ -72,7 +72,7 @@ def construct(cls, args: tuple, kwargs: dict, dt=None) -> Tensor:
         args = tuple(first)
     if args and all(a.__class__ is int for a in args):
         shape = shape_arg(args, "Tensor")
-        return from_values(uninitialised(math.prod(shape), dt), shape, dt)
+        return uninitialised_tensor(uninitialised(math.prod(shape), dt), shape, dt)
     if len(args) == 1 and isinstance(first, (float, int, bool)):
         raise TypeError(f"new(): data must be a sequence (got {type(first).__name__})")
     raise _invalid(args, kwargs)

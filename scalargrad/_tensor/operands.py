@@ -17,7 +17,7 @@ from .tensor import Tensor, defaults
 __all__ = ["MAX_ELEMENTS", "check_size", "number_dtype", "result_dtype", "number_type", "broadcast_shapes", "positions",
            "cast", "laid_out"]
 
-MAX_ELEMENTS = 1 << 20
+MAX_ELEMENTS = 1 << 24
 """The largest tensor scalargrad builds (each element is a Python float in a list)."""
 
 _TOO_BIG = ("scalargrad keeps tensors as Python lists, so it refuses tensors of more than {limit} elements; "

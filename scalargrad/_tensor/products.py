@@ -24,7 +24,7 @@ from .._ops.views import Layout
 from .arguments import not_tensor
 from .elementwise import binary
 from .inplace import inplace
-from .operands import broadcast_shapes, positions
+from .operands import broadcast_shapes, check_size, positions
 from .reductions import sum as tsum
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
@@ -73,6 +73,7 @@ def _product_values(a: Tensor, b: Tensor, bias: list | None = None) -> list:
     """a (n x k) @ b (k x m) (+ bias, n x m, added once per element), in MKL's order."""
     n, k = a._t.shape
     m = b._t.shape[1]
+    check_size((n, m))
     dt = a._t.dtype
     ea, eb = _elements(a), _elements(b)
     kind = _gemm_kind(b, n, m)
@@ -100,8 +101,9 @@ def _product_values(a: Tensor, b: Tensor, bias: list | None = None) -> list:
     return out
 
 
-def mm(a: Tensor, b: Tensor) -> Tensor:
-    """``a @ b`` for two matrices (MmBackward0)."""
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """``input @ mat2`` for two matrices (MmBackward0)."""
+    a, b = input, mat2
     for name, x in (("self", a), ("mat2", b)):
         if not isinstance(x, Tensor):
             raise TypeError(f"mm(): argument '{name}' (position {1 if name == 'self' else 2}) must be Tensor, "
@@ -128,6 +130,7 @@ ones go to MKL's gemm (machine-dependent, modelled as mm's order)."""
 def _bmm_values(a: Tensor, b: Tensor, bias: list | None = None) -> list:
     bs, n, k = a._t.shape
     m = b._t.shape[2]
+    check_size((bs, n, m))
     dt = a._t.dtype
     r = dt.round
     ea, eb = _elements(a), _elements(b)
@@ -204,8 +207,9 @@ def baddbmm(bias: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, _f
                 (bias, batch1, batch2))
 
 
-def mv(a: Tensor, x: Tensor) -> Tensor:
+def mv(input: Tensor, vec: Tensor) -> Tensor:
     """matrix @ vector (MvBackward0)."""
+    a, x = input, vec
     if a._t.ndim != 2 or x._t.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a._t.ndim}, {x._t.ndim}")
     n, k = a._t.shape
@@ -218,8 +222,9 @@ def mv(a: Tensor, x: Tensor) -> Tensor:
     return make(L.Mv, TensorType(dt, (n,)), vals, (a, x))
 
 
-def dot(a: Tensor, b: Tensor) -> Tensor:
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """vector . vector (DotBackward0)."""
+    a, b = input, tensor
     if a._t.ndim != 1 or b._t.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a._t.ndim}D and {b._t.ndim}D tensors")
     _same_dtype(a, b, "dot")
@@ -231,9 +236,10 @@ def dot(a: Tensor, b: Tensor) -> Tensor:
     return make(L.Dot, TensorType(a._t.dtype, ()), val, (a, b))
 
 
-def outer(a: Tensor, b: Tensor) -> Tensor:
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """The outer product a b^T of two vectors (``ger``), composed as PyTorch's: ``a.reshape(n, 1)
     * b`` (ViewBackward0 under MulBackward0); each element one rounded product."""
+    a, b = input, vec2
     for name, x in (("self", a), ("vec2", b)):
         if not isinstance(x, Tensor):
             raise not_tensor(x, "outer", name, None)
@@ -242,10 +248,11 @@ def outer(a: Tensor, b: Tensor) -> Tensor:
     return binary(AR.Mul, reshape(a, a._t.shape[0], 1), b)
 
 
-def inner(a: Tensor, b: Tensor) -> Tensor:
+def inner(input: Tensor, other: Tensor) -> Tensor:
     """``torch.inner``: a product over the last dimensions, composed as PyTorch composes it
     (``tensordot``: permute and reshape each operand to a matrix, mm, reshape the result);
     with a 0-dim operand, ``a * b``."""
+    a, b = input, other
     if not a._t.ndim or not b._t.ndim:
         return binary(AR.Mul, a, b)
     sa, sb = tuple(a._t.shape), tuple(b._t.shape)
@@ -267,9 +274,10 @@ def inner(a: Tensor, b: Tensor) -> Tensor:
     return reshape(mm(reshape(pa, n, k), reshape(pb, k, m)), sa[:-1] + sb[:-1])
 
 
-def matmul(a, b) -> Tensor:
-    """``a @ b`` composed as ``at::matmul``: dot, mv, (unsqueeze, mm, squeeze), mm, an N-D
+def matmul(input, other) -> Tensor:
+    """``input @ other`` composed as ``at::matmul``: dot, mv, (unsqueeze, mm, squeeze), mm, an N-D
     tensor folded into a matrix product and viewed back, or batched products (bmm)."""
+    a, b = input, other
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         bad = b if isinstance(a, Tensor) else a
         raise not_tensor(bad, 'matmul', 'other', 1)

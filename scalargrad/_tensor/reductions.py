@@ -32,7 +32,7 @@ from .tensor_kernel import helper
 from .views import expand, gather_index, norm_dim, norm_dims, reshape, to_dtype, unsqueeze, view
 
 __all__ = ["sum", "mean", "max_min", "amax", "arg_max_min", "all_any", "ReturnTypes", "sum_values", "group_index",
-           "install", "sum_to", "logsumexp"]
+           "install", "sum_to", "logsumexp", "trace"]
 
 
 def _out_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
@@ -288,6 +288,37 @@ def all_any(x: Tensor, dim=None, keepdim: bool = False, want_all: bool = True) -
 _MISSING = object()
 
 
+def diagonal_positions(shape: tuple) -> list:
+    """The flat positions of a matrix's diagonal."""
+    n, m = shape
+    return [i * (m + 1) for i in range(min(n, m))]
+
+
+def trace(input: Tensor) -> Tensor:
+    """``trace``: the sum of a matrix's diagonal, added in order in double (ATen's accumulator
+    for float32 too) and rounded once; an integer matrix gives int64 (bool is refused, as PyTorch's). One node,
+    TraceBackward0."""
+    if not isinstance(input, Tensor):
+        raise not_tensor(input, "trace", "input", 1)
+    if input._t.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._t.ndim}")
+    dt = input._t.dtype
+    if dt is dtypes.bool:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    vals = input._val
+    picked = diagonal_positions(tuple(input._t.shape))
+    if dt.is_floating_point:
+        acc = 0.0
+        for i in picked:
+            acc += vals[i]
+        out_dt, value = dt, dt.round(acc)
+    else:
+        out_dt, value = dtypes.int64, dtypes.int64.round(builtins.sum(int(vals[i]) for i in picked))
+    c = Reduced(input._t.shape, (0, 1), False, True)
+    c.picked = picked
+    return make(R.Trace, TensorType(out_dt, ()), value, (input,), c)
+
+
 def logsumexp(x: Tensor, dim, keepdim: bool = False) -> Tensor:
     """``torch.logsumexp(x, dim, keepdim)``: ``log(sum(exp(x)))`` over ``dim`` (an int or a tuple
     of ints), as ATen's ``logsumexp_out_impl`` computes it, each step in the dtype: the maxima
@@ -379,7 +410,7 @@ def _max_min_method(largest: bool):
 
 
 def install(method, function) -> None:
-    """sum, mean, max/min (and argmax/argmin, amax/amin), all, any."""
+    """sum, mean, max/min (and argmax/argmin, amax/amin), all, any, logsumexp, trace."""
     method("sum", _sum_method)
     method("mean", _mean_method)
     function("sum", lambda input, dim=None, keepdim=False, *, dtype=None: _sum_method(input, dim, keepdim,
@@ -400,6 +431,8 @@ def install(method, function) -> None:
     function("any", lambda input, dim=None, keepdim=False: all_any(input, dim, keepdim, False))
     method("logsumexp", _logsumexp_method)
     function("logsumexp", _logsumexp_function)
+    method("trace", trace)
+    function("trace", trace)
 
 
 # ---------------------------------------------------------------- derivative helpers, on tensors
@@ -471,6 +504,17 @@ def amax_backward(g, x, y, c):
 @helper
 def value_selecting_backward(g, c):
     return scatter_into(g, c.in_shape, c.picked, "SelectBackwardBackward0")
+
+
+@helper
+def trace_backward(g, c):
+    """trace_backward: zeros of the matrix's size with the gradient at the diagonal's positions
+    (IndexFillBackward1 under create_graph), viewed as the matrix (ViewBackward0)."""
+    if not isinstance(g, Tensor):
+        g = leaf(g, TensorType(dtypes.float64, ()))
+    n = len(c.picked)
+    flat_grad = scatter_into(expand(reshape(g, (1,)), (n,)), (c.numel,), c.picked, "IndexFillBackward1")
+    return view(flat_grad, c.in_shape)
 
 
 @helper

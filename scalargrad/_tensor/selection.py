@@ -16,14 +16,14 @@ from .._ops.views import Layout
 from .arguments import not_tensor
 from .indexing import gather_at, scatter_into
 from .inplace import inplace
-from .operands import broadcast_shapes, positions
+from .operands import broadcast_shapes, check_size, positions
 from .reductions import _RETURN_TYPES, ReturnTypes, _out_shape
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
 from .views import gather_index, make_view, norm_dim, offset_of
 
 __all__ = ["gather", "index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
-           "diagonal", "diag", "repeat", "roll", "install"]
+           "diagonal", "diag", "repeat", "tile", "roll", "install"]
 
 for _name in ("sort", "topk", "kthvalue"):
     _RETURN_TYPES[_name] = type(_name, (ReturnTypes,), {"__slots__": (), "_name": _name,
@@ -315,11 +315,25 @@ def repeat(x: Tensor, *sizes) -> Tensor:
                            "tensor")
     src = (1,) * (len(sizes) - len(shape)) + shape
     out_shape = tuple(a * b for a, b in zip(src, sizes))
+    check_size(out_shape)
     ss, os_ = contiguous_strides(src), contiguous_strides(out_shape)
     m = []
     for j in range(math.prod(out_shape)):
         m.append(sum(((j // o) % n) % s * st for o, n, s, st in zip(os_, out_shape, src, ss)))
     return pick_elements(SE.Repeat, x, out_shape, m, repeats=tuple(sizes))
+
+
+def tile(input: Tensor, *sizes, dims=None) -> Tensor:
+    """``tile``: ``repeat`` with ``dims`` first given leading 1s up to the tensor's dims (ATen's
+    ``tile``; RepeatBackward0); ``x.tile(2, 3)``, ``x.tile((2, 3))`` or ``x.tile(dims=(2, 3))``."""
+    if dims is not None:
+        if sizes:
+            raise TypeError("tile() got multiple values for argument 'dims'")
+        sizes = (dims,)
+    dims = sizes
+    if len(dims) == 1 and not isinstance(dims[0], int):
+        dims = tuple(dims[0])
+    return repeat(input, (1,) * (input._t.ndim - len(dims)) + tuple(dims))
 
 
 def roll(x: Tensor, shifts, dims=None) -> Tensor:
@@ -350,7 +364,7 @@ def roll(x: Tensor, shifts, dims=None) -> Tensor:
 
 def install(method, function) -> None:
     """gather, index_select, masked_select, take, sort, argsort, topk, kthvalue, tril, triu, diagonal,
-    diag, roll, repeat."""
+    diag, roll, repeat, tile."""
     method("gather", lambda self, dim, index, *, sparse_grad=False: gather(self, dim, index))
     function("gather", lambda input, dim, index, *, sparse_grad=False, out=None: gather(input, dim, index))
     for name in ("index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
@@ -359,6 +373,8 @@ def install(method, function) -> None:
         method(name, fn)
         function(name, fn)
     method("repeat", repeat)
+    method("tile", tile)
+    function("tile", lambda input, dims: tile(input, dims))
     method("tril_", lambda self, diagonal=0: inplace(self, lambda t: tril(t, diagonal)))
     method("triu_", lambda self, diagonal=0: inplace(self, lambda t: triu(t, diagonal)))
 

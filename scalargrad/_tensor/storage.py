@@ -26,7 +26,7 @@ from .._ops import views as S
 from .tensor import GRADLESS_VIEW, INFERENCE, Ext, Tensor, ext, impl, leaf, next_seq, node_watchers, watch
 
 __all__ = ["Counter", "Mem", "Store", "mem", "write", "alias", "version_then", "snapshot", "regenerate",
-           "positions_in_base"]
+           "positions_in_base", "refused_view"]
 
 _STAMPS_KEPT = 64
 
@@ -280,6 +280,10 @@ def regenerate(m: Tensor, old: Tensor) -> None:
     if pick is not None:  # an output of unbind/split: PyTorch refuses to use it from now on
         h, i = pick
         layout.error = _MULTI_OUTPUT_CHANGED.format(i=i, name=h.grad_fn.name().replace("Backward0", ""))
+    else:
+        layout.error = refused_view(old)  # refused already: still refused after another change
+    if layout.error is not None:
+        watch(_REFUSED, True)  # from now on new nodes check for such inputs (_refuse_inputs)
     op = S.AsStrided.tensor if (m._t.ndim or base._t.ndim) else S.AsStrided
     m._op = op
     m._a = base
@@ -287,6 +291,29 @@ def regenerate(m: Tensor, old: Tensor) -> None:
     m._c = layout
     m._rg = True
     m._seq = next_seq()
+
+
+_REFUSED = "views of a multi-output op whose base changed"
+
+
+def refused_view(t: Tensor) -> str | None:
+    """PyTorch's error for using ``t`` in a graph, when ``t`` is an output of unbind/split whose
+    memory changed in place (regenerating its grad_fn raises: handle_view_on_rebase)."""
+    c = t._c
+    if t._op is None or not isinstance(c, S.Layout) or not isinstance(c.error, str):
+        return None
+    return c.error
+
+
+def _refuse_inputs(v: Tensor) -> None:
+    """A node watcher: an op recording a node over such a view reads its grad_fn, and raises."""
+    for u in v._in:
+        err = refused_view(u)
+        if err is not None:
+            raise RuntimeError(err)
+
+
+node_watchers.append(_refuse_inputs)
 
 
 def _stamp(t: Tensor, stamp: int) -> None:

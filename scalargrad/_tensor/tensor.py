@@ -608,6 +608,8 @@ class Tensor:
         s = self._s
         if s is not None and s.no_grad:
             impl.view_history(self)
+        if self._op is not None and isinstance(getattr(self._c, "error", None), str):
+            raise RuntimeError(self._c.error)  # a view PyTorch refuses to use (storage.refused_view)
         return self._op is None
 
     @property

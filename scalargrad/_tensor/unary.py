@@ -1,14 +1,15 @@
 """The unary family's derivative helpers on tensors (``_ops/unary.py`` has their float twins):
 tanh_backward, sigmoid_backward and threshold_backward are ops of their own (nodes under
-create_graph), and ``sgn`` is ``self.sgn()``."""
+create_graph), ``sgn`` is ``self.sgn()`` and ``pow_number`` ``self.pow(number)``."""
 
 from __future__ import annotations
 
+from .._ops import arithmetic as AR
 from .._ops import unary as UN
-from .elementwise import elementwise, unary
+from .elementwise import elementwise, unary, with_number
 from .tensor_kernel import helper
 
-__all__ = ["tanh_backward", "sigmoid_backward", "threshold_backward", "sgn"]
+__all__ = ["tanh_backward", "sigmoid_backward", "threshold_backward", "pow_number", "sgn"]
 
 
 @helper
@@ -24,6 +25,12 @@ def sigmoid_backward(g, y):
 @helper
 def threshold_backward(g, y, threshold):
     return elementwise(UN.ThresholdBackward, (g, y), threshold)
+
+
+@helper
+def pow_number(x, e):
+    # x.pow(e) for a number e: a node of its own (PowBackward0) under create_graph
+    return with_number(AR.PowC, x, e)
 
 
 @helper

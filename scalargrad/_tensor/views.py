@@ -299,37 +299,6 @@ def permute(x: Tensor, *dims) -> Tensor:
     return _permuted(x, perm, S.Permute, Layout(x._t.shape, raw={"perm": tuple(dims)}))
 
 
-def movedim(x: Tensor, source, destination) -> Tensor:
-    """``x.movedim(source, destination)`` (``moveaxis``): the dims ``source`` moved to the
-    places ``destination``, the others keeping their order; PyTorch's permute of that order."""
-    src = [source] if isinstance(source, int) else list(source)
-    dst = [destination] if isinstance(destination, int) else list(destination)
-    for d in src + dst:
-        if not isinstance(d, int) or isinstance(d, bool):
-            raise TypeError(f"movedim() received an invalid combination of arguments - got "
-                            f"({type(source).__name__}, {type(destination).__name__}), but expected one of:\n"
-                            " * (tuple of ints source, tuple of ints destination)\n"
-                            " * (int source, int destination)\n")
-    if len(src) != len(dst):
-        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
-                           f"same number of dims as destination ({dst} dims)")
-    nd = x._t.ndim
-    given = {"source": src, "destination": dst}
-    src = [norm_dim(d, nd) for d in src]
-    dst = [norm_dim(d, nd) for d in dst]
-    for name, dims in (("source", src), ("destination", dst)):
-        if len(set(dims)) != len(dims):
-            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given[name]})")
-    if not nd:  # PyTorch returns an alias (AliasBackward0)
-        return basic_index(x, Ellipsis)
-    order = [-1] * nd
-    for s, d in zip(src, dst):
-        order[d] = s
-    rest = iter(d for d in range(nd) if d not in src)
-    order = [next(rest) if o == -1 else o for o in order]
-    return _permuted(x, order, S.Permute, Layout(x._t.shape, raw={"perm": tuple(order)}))
-
-
 def select(x: Tensor, dim: int, index: int) -> Tensor:
     """``x.select(dim, index)`` (and ``x[..., index, ...]``)."""
     nd = x._t.ndim
@@ -370,10 +339,12 @@ def basic_index(src: Tensor, index, select_dim=None, force_slice: bool = False, 
         return _one_step(src, index, select_dim, force_slice, raw)
     nd = src._t.ndim
     specified = sum(1 for it in index if it is not None and it is not Ellipsis)
+    if specified > nd:  # applySlicing checks the count before any item
+        raise IndexError(f"too many indices for tensor of dimension {nd}")
     steps = []
     dim = 0
-    odim = 0  # the item's dimension in src, for PyTorch's error messages
-    for it in index:
+    odim = 0  # the item's dimension in src
+    for pos, it in enumerate(index):  # PyTorch's messages name the item's place in the index
         if it is None:
             steps.append((dim, None))
             dim += 1
@@ -395,7 +366,7 @@ def basic_index(src: Tensor, index, select_dim=None, force_slice: bool = False, 
                 size = src._t.shape[odim]
                 i = int(it)
                 if not -size <= i < size:
-                    raise IndexError(f"index {i} is out of bounds for dimension {odim} with size {size}")
+                    raise IndexError(f"index {i} is out of bounds for dimension {pos} with size {size}")
             steps.append((dim, it))
             odim += 1
     if plain and not steps:
@@ -626,9 +597,33 @@ def _broadcast_shapes(*shapes):
     return dtypes.Size(out)
 
 
+def movedim(input: Tensor, source, destination) -> Tensor:
+    """``movedim``/``moveaxis``: the dims ``source`` moved to ``destination``, the others kept in
+    order (ATen's ``movedim``: one permute, PermuteBackward0)."""
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
+                           f"same number of dims as destination ({dst} dims)")
+    n = input._t.ndim
+    src, dst = [norm_dim(d, n) for d in src], [norm_dim(d, n) for d in dst]
+    for name, ds, given in (("source", src, source), ("destination", dst, destination)):
+        if len(set(ds)) != len(ds):
+            given = [given] if isinstance(given, int) else list(given)
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given})")
+    if n == 0:  # ATen: self.alias()
+        return basic_index(input, Ellipsis)
+    order = [-1] * n
+    for a, b in zip(src, dst):
+        order[b] = a
+    rest = iter(d for d in range(n) if d not in src)
+    return permute(input, *[o if o >= 0 else next(rest) for o in order])
+
+
 def install(method, function) -> None:
     """The view and copy spellings: view, reshape, flatten, squeeze/unsqueeze (and in place),
-    expand, t/T/mT, transpose, permute, select, narrow, clone, contiguous, detach, broadcasting."""
+    expand, t/T/mT, transpose, permute, movedim/moveaxis, select, narrow, clone, contiguous, detach,
+    broadcasting."""
     method("view", view)
     method("reshape", reshape)
     method("view_as", lambda self, other: view(self, other._t.shape))
@@ -652,9 +647,9 @@ def install(method, function) -> None:
         method(n + "_", lambda self, d0, d1: _inplace_view(self, lambda x: transpose(x, d0, d1)))
         function(n, transpose)
     method("permute", permute)
-    for n in ("movedim", "moveaxis"):
-        method(n, movedim)
-        function(n, lambda input, source, destination: movedim(input, source, destination))
+    for name in ("movedim", "moveaxis"):
+        method(name, movedim)
+        function(name, movedim)
     method("select", select)
     method("narrow", narrow)
     method("contiguous", contiguous)

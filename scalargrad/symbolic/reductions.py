@@ -1,6 +1,7 @@
 """The reductions family's elements (``_ops/reductions.py``): sums, means and the extremes of a
 tensor or along dimensions, each element a ``SumOf``/``MeanOf``/``MaxOf``/``MinOf`` of its group
-(``amax``/``amin`` too; ``max(dim)``/``min(dim)`` pick one element)."""
+(``amax``/``amin`` too; ``max(dim)``/``min(dim)`` pick one element; ``trace`` a sum of the
+diagonal)."""
 
 from __future__ import annotations
 
@@ -186,3 +187,8 @@ elements_of(R.Logsumexp)(reduction(LogsumexpOf))
 elements_of(R.MaxAll)(_max_all(MaxOf))
 elements_of(R.MinAll)(_max_all(MinOf))
 elements_of(R.MaxDim, R.MinDim)(_max_dim)
+
+
+@elements_of(R.Trace)
+def _trace(v, vin, vals):
+    return [(SumOf, None, tuple((vin[0], i) for i in v._c.picked))]

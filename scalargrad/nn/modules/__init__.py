@@ -1,5 +1,6 @@
 """The Module classes of ``torch.nn``: Module itself, the containers and the layers."""
 
+from . import utils  # torch.nn.modules.utils is an attribute once torch is imported
 from .activation import (
     CELU,
     ELU,

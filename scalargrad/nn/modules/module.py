@@ -156,6 +156,54 @@ def _type_name(obj) -> str:
     return type(obj).__name__
 
 
+
+_TO_SIGNATURES = (
+    " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, bool copy = False, "
+    "*, torch.memory_format memory_format = None)\n"
+    " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format "
+    "memory_format = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, torch.memory_format "
+    "memory_format = None)\n")
+
+
+def _arg_type(a) -> str:
+    """A value's type as PyTorch's argument parser names it in its messages."""
+    if isinstance(a, Tensor):
+        return "Tensor"
+    if isinstance(a, (dtype_class, device_class)):
+        return f"torch.{type(a).__name__}"
+    return type(a).__name__
+
+
+def _parse_to(args: tuple, kwargs: dict) -> tuple:
+    """``(device, dtype)`` from ``Module.to``'s arguments, by PyTorch's three signatures:
+    (device=None, dtype=None, non_blocking=False, copy=False), (dtype, non_blocking=False,
+    copy=False), (tensor, non_blocking=False, copy=False), each with keyword ``memory_format``.
+    An argument list none of them accepts is PyTorch's TypeError; ``copy`` its RuntimeError."""
+    first = args[0] if args else kwargs.get("device", kwargs.get("dtype", kwargs.get("tensor")))
+    if isinstance(first, Tensor) and (args or "tensor" in kwargs):
+        lead, names = ("tensor",), ("tensor", "non_blocking", "copy", "memory_format")
+    elif isinstance(first, dtype_class) and (args or "device" not in kwargs):
+        lead, names = ("dtype",), ("dtype", "non_blocking", "copy", "memory_format")
+    else:
+        lead, names = ("device", "dtype"), ("device", "dtype", "non_blocking", "copy", "memory_format")
+    bound = dict(zip(names[:-1], args))
+    ok = len(args) <= len(names) - 1 and all(k in names and k not in bound for k in kwargs)
+    bound.update(kwargs)
+    device, dtype = bound.get("device"), bound.get("dtype")
+    ok = ok and (device is None or isinstance(device, (str, int, device_class))) and not isinstance(device, bool)
+    ok = ok and (dtype is None or isinstance(dtype, dtype_class))
+    ok = ok and all(isinstance(bound.get(k, False), bool) for k in ("non_blocking", "copy"))
+    if not ok:
+        got = [_arg_type(a) for a in args] + [f"{k}={_arg_type(v)}" for k, v in kwargs.items()]
+        raise TypeError(f"to() received an invalid combination of arguments - got ({', '.join(got)}), "
+                        f"but expected one of:\n{_TO_SIGNATURES}")
+    if "copy" in bound:
+        raise RuntimeError(".to() does not accept copy argument")
+    if lead == ("tensor",):
+        return None, bound["tensor"].dtype
+    return device, dtype
+
 class ModuleBoundHook:
     """``hook(module, *args)`` for a hook stored away from the module (a legacy backward hook on
     a graph node, a load_state_dict pre-hook), holding the module weakly."""
@@ -595,6 +643,18 @@ class Module:
         fn(self)
         return self
 
+    def _replicate_for_data_parallel(self) -> Module:
+        """A shallow replica, as DataParallel makes one per device: the same attributes, copies of
+        the buffer and submodule dicts, no registered parameters (the replica's parameters are then
+        set as plain attributes, views of the originals), marked ``_is_replica``."""
+        replica = self.__new__(type(self))
+        replica.__dict__ = self.__dict__.copy()
+        replica._parameters = {}
+        replica._buffers = replica._buffers.copy()
+        replica._modules = replica._modules.copy()
+        replica._is_replica = True
+        return replica
+
     def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
         """Convert every parameter (in place, keeping the Parameter object), its gradient and
         every buffer with ``fn``."""
@@ -617,26 +677,10 @@ class Module:
         return self
 
     def to(self, *args, **kwargs) -> Module:
-        """``to(dtype)``, ``to(device)``, ``to(tensor)``, ``to(device, dtype)``: cast the floating
-        point parameters and buffers; only the CPU exists."""
-        dtype = kwargs.pop("dtype", None)
-        device = kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
-        if kwargs:
-            raise TypeError(f"to() received an invalid combination of arguments - got unexpected keyword "
-                            f"argument '{next(iter(kwargs))}'")
-        for a in args:
-            if isinstance(a, dtype_class):
-                dtype = a
-            elif isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, (str, device_class)):
-                device = a
-            elif isinstance(a, bool) or a is None:
-                continue  # non_blocking
-            else:
-                raise TypeError(f"to() received an invalid combination of arguments - got ({_typename(a)})")
+        """``to(device=None, dtype=None, non_blocking=False)``, ``to(dtype, non_blocking=False)``,
+        ``to(tensor, non_blocking=False)``: cast the floating point parameters and buffers; only
+        the CPU exists. Arguments are parsed as PyTorch's ``_parse_to`` parses them."""
+        device, dtype = _parse_to(args, kwargs)
         if device is not None:
             use_device(device)  # anything but the CPU is refused here
         if dtype is not None and dtype.is_complex:

@@ -49,6 +49,18 @@ class _BatchNorm(Module):
             self.register_buffer("num_batches_tracked", None)
         self.reset_parameters()
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs) -> None:
+        """A state dict saved before version 2 (or without a version) has no ``num_batches_tracked``:
+        it loads with the module's own count, as PyTorch's _NormBase loads it."""
+        version = local_metadata.get("version", None)
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
+            own = self.num_batches_tracked
+            state_dict[key] = own if own is not None else tensor(0, dtype=dtypes.int64)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
     def reset_running_stats(self) -> None:
         """Zero mean, unit variance, no batch tracked."""
         if self.track_running_stats:
