@@ -36,11 +36,11 @@ def check_inplace(t: Tensor) -> None:
     changed, then refused: ``storage.write``)."""
     if not _grad_state.enabled:
         return
+    if t._rg and getattr(t._op, "check_inplace", None) is not None:
+        t._op.check_inplace(t)  # a custom Function's output that PyTorch makes a view
     s = t._s
     if t._rg and s is not None and s.no_grad and s.base is not None:
         raise view_rebase_error(t, indirect=False)
-    if t._rg and getattr(t._op, "check_inplace", None) is not None:
-        t._op.check_inplace(t)  # a custom Function's output that PyTorch makes a view
     refused = refused_view(t)
     if refused is not None:  # an output of unbind/split after its base changed
         raise RuntimeError(refused.replace(_BASE_CHANGED, "is being modified inplace"))

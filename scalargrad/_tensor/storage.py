@@ -381,6 +381,8 @@ def view_history(t: Tensor) -> None:
     since the view was made, regenerating its history is refused, if it has one or its base
     requires grad."""
     s = t._s
+    if getattr(t._op, "check_inplace", None) is not None:
+        return  # a custom Function's output: its own CreationMeta (function.py)
     if s.base is not None and s.ver.n != s.attr and (t._op is not None or s.base._rg):
         raise view_rebase_error(t, indirect=True)
 
