@@ -257,6 +257,7 @@ def test_the_structural_helpers_of_a_0_dim_node_agree(dtype, g, hit, dt_to):
     picked = Layout((), dt, map=[0] if hit else [-1])
     cases = {
         "reshape": lambda k, G: k.reshape(G, ()), "permute": lambda k, G: k.permute(G, ()),
+        "squeeze": lambda k, G: k.squeeze(G, 0), "unsqueeze, squeezed": lambda k, G: k.squeeze(k.unsqueeze(G, 0), 0),
         "t": lambda k, G: k.t(G), "transpose": lambda k, G: k.transpose(G, 0, 0),
         "to_dtype": lambda k, G: k.to_dtype(G, dt_to), "sum_to": lambda k, G: k.sum_to(G, ()),
         "masked_zero": lambda k, G: k.masked_zero(G, layout), "zero": lambda k, G: k.zero(G),
@@ -306,8 +307,8 @@ def test_a_nodes_saved_values_read_alike(dtype, a, b, cond):
 COVERED = (set(ELEMENTWISE) | {"pow_backward", "rpow_backward", "clamp_backward", "rdiv", "pow_number", "const",
                                 "where", "ge", "gt", "le", "lt", "min_max_backward", "clamp_tensor_backward",
                                 "pointwise", "no_gradient", "a", "b", "out", "ins", "c"} | set(REDUCTIONS)
-           | {"reshape", "permute", "t", "transpose", "to_dtype", "sum_to", "masked_zero", "zero", "scatter",
-              "index_backward", "pick_backward", "one", "held"})
+           | {"reshape", "permute", "squeeze", "unsqueeze", "t", "transpose", "to_dtype", "sum_to", "masked_zero",
+              "zero", "scatter", "index_backward", "pick_backward", "one", "held"})
 
 
 def test_every_twin_has_a_case():

@@ -95,8 +95,8 @@ GENERIC = [(), (0,), (-1,), (OTHER_T,), (2.0,), (2,), (MASK,)]
 PATTERNS = {
     "view": [(-1,), ((-1,),), (1, -1)], "reshape": [(-1,), (1, -1)],
     "expand": [(2, -1), (SHAPE2,)], "broadcast_to": [(SHAPE2,)],
-    "permute": [(PERM,)], "movedim": [(0, -1)], "moveaxis": [(0, -1)],
-    "transpose": [(0, -1)], "swapaxes": [(0, -1)], "swapdims": [(0, -1)],
+    "movedim": [(0, -1), ((0,), (-1,))], "moveaxis": [(0, -1)],
+    "permute": [(PERM,)], "transpose": [(0, -1)], "swapaxes": [(0, -1)], "swapdims": [(0, -1)],
     "transpose_": [(0, -1)], "swapaxes_": [(0, -1)], "swapdims_": [(0, -1)],
     "narrow": [(0, 0, 1), (-1, 0, 1)], "select": [(0, 0), (-1, 0)],
     "split": [(1,), (1, -1), (1, 0)],

@@ -162,3 +162,71 @@ def test_double_backward_reaches_the_leaf_through_hooks():
 @pytest.mark.no_sympy_check
 def test_double_backward_through_hooks_matches_pytorch(torch_ref):
     assert _double_backward_through_hooks(torch) == _double_backward_through_hooks(torch_ref)
+
+
+_GIVE_BACK = {"identity": (lambda t: t, lambda t: t), "clone": (lambda t: t.clone(), lambda t: t),
+              "2x, x/2": (lambda t: 2 * t, lambda t: t / 2), "tuple": (lambda t: (t, 1), lambda p: p[0]),
+              "detach": (lambda t: t.detach(), lambda t: t)}
+
+
+def _second_order_bits(lib, pair, graph: str) -> list:
+    """Second-order gradients (as hex) of a graph of products and quotients of a non-leaf ``b``
+    built under the hooks ``pair`` (None: no hooks): only IEEE-exact kernels, so the bits are
+    every machine's."""
+    a = lib.tensor([[0.3, -1.7, 2.9], [1.1, 0.7, -0.45]], requires_grad=True)
+    w = lib.tensor([1.3, -0.9, 0.35], requires_grad=True)
+    b = a * w
+
+    def build():
+        return b * b * b / w if graph == "cube" else (b * w) * (b * b)
+
+    if pair is None:
+        y = build()
+    else:
+        with lib.autograd.graph.saved_tensors_hooks(*_GIVE_BACK[pair]):
+            y = build()
+    z = (y * lib.tensor([0.25, 0.5, 0.75])).sum()
+    g, = lib.autograd.grad(z, a, create_graph=True)
+    g.sum().backward()
+    return [x.hex() for x in a.grad.flatten().tolist() + w.grad.tolist()]
+
+
+@pytest.mark.parametrize("graph", ["cube", "products"])
+@pytest.mark.parametrize("pair", [None, *_GIVE_BACK])
+def test_double_backward_through_give_back_hooks_sums_as_pytorch(torch_ref, pair, graph):
+    # a saved non-leaf read through hooks is that node itself in the double backward: its
+    # gradients are summed in its input buffer, in PyTorch's order (a copy of the node ran
+    # its backward apart and summed the parts in another order: the last bits differed)
+    assert _second_order_bits(torch, pair, graph) == _second_order_bits(torch_ref, pair, graph)
+
+
+def _unpack_events(lib) -> list:
+    ev = []
+    x = lib.tensor([[1.25], [-0.75]], requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: ev.append(("pack", list(t.shape))) or t,
+                                                lambda t: ev.append(("unpack", list(t.shape))) or t):
+        y = x.exp()
+    g, = lib.autograd.grad((y * lib.tensor([0.25])).sum(), [x], create_graph=True)
+    ev.append("second")
+    g.sum().backward()
+    return ev
+
+
+def test_double_backward_unpacks_a_saved_result_again(torch_ref):
+    # exp's gradient reads its saved result; the double backward goes through exp's node
+    # again, which unpacks it again
+    assert _unpack_events(torch) == _unpack_events(torch_ref)
+
+
+def _disable_inside_hooks(lib) -> str:
+    graph = lib.autograd.graph
+    try:
+        with graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+            with graph.disable_saved_tensors_hooks("no hooks here"):
+                return "entered"
+    except RuntimeError as exc:
+        return str(exc)
+
+
+def test_disable_while_hooks_are_registered_refuses(torch_ref):
+    assert _disable_inside_hooks(torch) == _disable_inside_hooks(torch_ref) == "no hooks here"

@@ -1,13 +1,165 @@
-"""The views family's spellings added for real programs (issue 23): ``movedim``/``moveaxis``
-(one permute, PermuteBackward0; a 0-dim tensor's alias), against PyTorch 2.13: shapes,
-strides, nodes, values, gradients and errors (no arithmetic: every machine agrees)."""
+"""View ops against live PyTorch (issues 22 and 23): movedim/moveaxis, diagonal of any dims (a strided view:
+writes reach the base), and the 0-dim refusals of unbind and unflatten. Expected values,
+strides, node names and messages are PyTorch's own, read at test time."""
 
 from __future__ import annotations
 
 import pytest
 
 import scalargrad
+import scalargrad as torch
 
+_MOVES = [(0, 2), ((0, 1), (2, 0)), (-1, 0), (1, 1), ([], []), ((0, 2), (-1, 0)), ((0, 0), (1, 2)),
+          ((0, 1), (1, 1)), ((0, 1), (1,)), (3, 0), (0, -4)]
+_DIAGONALS = [(0, 0, 1), (1, 0, 2), (-1, 2, 0), (2, 1, 2), (0, -1, -3), (-2, 1, 0), (5, 0, 2), (0, 2, 1), (0, 1, -2)]
+
+
+def _outcome(f):
+    try:
+        r = f()
+    except Exception as exc:  # the message is what is compared
+        return f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+    if isinstance(r, tuple):
+        return [_outcome(lambda t=t: t) for t in r]
+    return (tuple(r.shape), r.stride(), r.storage_offset(), r.flatten().tolist(),
+            None if r.grad_fn is None else r.grad_fn.name(), r._is_view())
+
+
+def _moved(lib) -> list:
+    x = lib.arange(24.0).reshape(2, 3, 4).requires_grad_()
+    out = [_outcome(lambda m=m: x.movedim(*m)) for m in _MOVES]
+    out += [_outcome(lambda: lib.moveaxis(x, 0, 1)), _outcome(lambda: lib.movedim(x, -1, 0)),
+            _outcome(lambda: lib.tensor(1.0, requires_grad=True).movedim(0, -1)),
+            x.movedim(0, 2).grad_fn._saved_dims]
+    y = x.movedim((0, 2), (1, 0))
+    (y * lib.arange(24.0).reshape(y.shape)).sum().backward()
+    return out + [x.grad.flatten().tolist()]
+
+
+def test_movedim_as_pytorch(torch_ref):
+    assert _moved(torch) == _moved(torch_ref)
+
+
+def _diagonals(lib) -> list:
+    x = lib.arange(60.0).reshape(3, 4, 5).requires_grad_()
+    out = []
+    for c in _DIAGONALS:
+        out.append(_outcome(lambda c=c: x.diagonal(*c)))
+        out.append(_outcome(lambda c=c: x.transpose(0, 2).diagonal(*c)))  # strides of a non-contiguous base
+        if c[1:] == (1, -2):
+            continue  # refused (the same dim twice)
+        x.grad = None
+        r = x.diagonal(*c)
+        (r * lib.arange(float(r.numel())).reshape(r.shape)).sum().backward()
+        out.append(x.grad.flatten().tolist())
+    b = lib.zeros(2, 3, 3)
+    b.diagonal(0, 1, 2).fill_(1.0)  # through the view into the base
+    b[1].diagonal(1).add_(5.0)
+    out.append(b.tolist())
+    g = x.diagonal(1, 0, 2)
+    gg, = lib.autograd.grad((g * g).sum(), x, create_graph=True)
+    out.append((gg.grad_fn.name(), gg.sum().item()))
+    out.append(_outcome(lambda: lib.zeros(3).diagonal()))
+    return out
+
+
+def test_diagonal_of_any_dims_as_pytorch(torch_ref):
+    assert _diagonals(torch) == _diagonals(torch_ref)
+
+
+def _zero_dim(lib) -> list:
+    x = lib.tensor(-0.5, requires_grad=True)
+    return [_outcome(f) for f in (lambda: x.unbind(), lambda: x.unbind(-1), lambda: lib.unbind(x), lambda: x.unbind(2),
+                                  lambda: x.unflatten(0, (1,)), lambda: x.unflatten(-3, (1,)))]
+
+
+def test_zero_dim_unbind_and_unflatten_refuse_as_pytorch(torch_ref):
+    got, want = _zero_dim(torch), _zero_dim(torch_ref)
+    assert got == want  # unflatten's first line: PyTorch's message goes on with its C++ backtrace
+
+
+@pytest.mark.parametrize("dims", [(0, 1), (1, 2), (2, 0)])
+def test_a_diagonal_is_a_view_of_its_base(dims):
+    x = torch.zeros(2, 3, 3)
+    d = x.diagonal(0, *dims)
+    assert d._base is x and d._is_view()
+
+
+def _shape_refusals(lib) -> list:
+    return [_outcome(f) for f in (lambda: lib.zeros(12).expand(2, -1, 3, 2), lambda: lib.zeros(3).expand(-1, 3),
+                                  lambda: lib.zeros(0).view(0, -1), lambda: lib.zeros(0).reshape(-1, 0),
+                                  lambda: lib.zeros(3).view(0, -1), lambda: lib.zeros(2, 0).reshape(3, -1, 0),
+                                  lambda: lib.zeros(0).view(-1))]
+
+
+def test_expand_and_view_refuse_in_pytorchs_order_and_words(torch_ref):
+    # expand checks from the last dim; a -1 among sizes whose product is 0, for 0 elements, is ambiguous
+    assert _shape_refusals(torch) == _shape_refusals(torch_ref)
+
+
+_SQUEEZES = [((1,), lambda t: t.unsqueeze(1)), ((2, 1, 3), lambda t: t.squeeze()), ((2, 1, 3), lambda t: t.squeeze(1)),
+             ((2, 1, 3), lambda t: t.squeeze(0)), ((1, 2, 1), lambda t: t.squeeze((0, 2))),
+             ((1, 2, 1), lambda t: t.squeeze(-1)), ((2, 3), lambda t: t.unsqueeze(-1)), ((1,), lambda t: t.squeeze()),
+             ((1, 1), lambda t: t.clone().squeeze_()), ((1, 2), lambda t: t.clone().squeeze_(0)),
+             ((2,), lambda t: t.clone().unsqueeze_(0)), ((1, 2, 1), lambda t: t.clone().squeeze_((0, 2))),
+             ((), lambda t: t.unsqueeze(0)), ((), lambda t: t.squeeze())]
+
+
+def _node_names(f, out: list, depth: int = 0) -> list:
+    if f is not None and depth < 6:
+        out.append(f.name())
+        for n, _ in f.next_functions:
+            _node_names(n, out, depth + 1)
+    return out
+
+
+def _squeeze_graphs(lib) -> list:
+    out = []
+    for shape, fn in _SQUEEZES:
+        x = lib.arange(float(lib.zeros(shape).numel())).reshape(shape).requires_grad_()
+        y = fn(x)
+        g, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        g2, = lib.autograd.grad((g * g).sum(), x)
+        out.append((_node_names(g.grad_fn, []), tuple(g.shape), g.stride(), g2.tolist()))
+    return out
+
+
+def test_squeeze_and_unsqueeze_backward_nodes_as_pytorch(torch_ref):
+    # unsqueeze's gradient is squeezed (SqueezeBackward1), squeeze's unsqueezed at each dim of size 1
+    assert _squeeze_graphs(torch) == _squeeze_graphs(torch_ref)
+
+
+_LAYOUTS = {"permute": lambda t: t.permute(0, 3, 1, 2), "transpose": lambda t: t.transpose(1, 3),
+            "movedim": lambda t: t.movedim(1, 3), "mT": lambda t: t.mT, "select": lambda t: t[1],
+            "expand": lambda t: t[:1].expand(3, 3, 2, 3), "unsqueeze": lambda t: t.unsqueeze(1),
+            "diagonal": lambda t: t.diagonal(0, 1, 3), "view": lambda t: t.view(6, 6),
+            "contiguous": lambda t: t.mT.contiguous()}
+
+
+def _gradient_layouts(lib) -> list:
+    out = []
+    for name, f in _LAYOUTS.items():
+        x = lib.arange(36.0).reshape(2, 3, 2, 3).requires_grad_()
+        y = f(x)
+        w = lib.arange(float(y.numel())).reshape(y.shape)
+        for z in ((y * w).sum(), y.sum()):
+            g, = lib.autograd.grad(z, x, retain_graph=True)
+            z.backward()
+            out.append((name, g.stride(), g.is_contiguous(), x.grad.stride()))
+            x.grad = None
+    col = lib.tensor([[1.0], [2.0], [3.0]], requires_grad=True)  # a (3, 1) leaf, its gradient from a (1, 3) row
+    (col.t() * lib.tensor([[1.0, 2.0, 3.0]])).sum().backward()
+    out.append(("size-1 dim", col.grad.stride()))
+    return out
+
+
+def test_gradients_keep_pytorchs_layout(torch_ref):
+    # autograd.grad hands the gradient out as its formula laid it out (a permuted view, sum's
+    # expanded zeros-stride tensor); .grad keeps it when it obeys AccumulateGrad's layout contract
+    assert _gradient_layouts(torch) == _gradient_layouts(torch_ref)
+
+
+# movedim as the api branch tested it
 MOVES = [lambda lib, x: x.movedim(0, 2), lambda lib, x: x.movedim((0, 1), (2, 0)),
          lambda lib, x: lib.movedim(x, -1, 0), lambda lib, x: lib.moveaxis(x, 0, 1),
          lambda lib, x: x.moveaxis([2, 0], [0, -1]), lambda lib, x: x.movedim((), ()),

@@ -37,7 +37,7 @@ from .._tensor import anomaly_trace
 from .._tensor.nodes import consumed_version, saves_input
 from .._tensor.saved_hooks import unpacked
 from .._tensor.storage import version_then
-from .._tensor.tensor import INFERENCE_VIEW, MANY, Tensor, ext, leaf, next_seq
+from .._tensor.tensor import GRADLESS_VIEW, MANY, Tensor, ext, leaf, next_seq
 from .._tensor.tensor_kernel import GraphKernel, TensorKernel
 from .._tensor.tensor_kernel import running as kernels_running
 from .gradients import adapt, add_into, fresh, materialised, store_grad, unwrap, wrap
@@ -613,7 +613,7 @@ def _deliver_one(run: _Run, v: Tensor, u: Tensor, gi, buf: dict) -> None:
 
 def _accumulate(run: _Run, u: Tensor, g) -> None:
     """A leaf's turn: tensor hooks, then capture or accumulation, then post-accumulate hooks."""
-    if u._c is INFERENCE_VIEW:
+    if u._c is GRADLESS_VIEW:
         return  # a view made in inference mode: PyTorch's edge to it leads nowhere
     e = u._ext
     if e is None and run.capture is None and not run.graph and g is not None:
@@ -688,7 +688,7 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
     if g is None:
         return [None] * len(v._in)  # undefined: nothing to differentiate
     if e.packed is not None and not v._op.is_freed:
-        grads = _backward(v, g, graph, unpacked(v))  # saved tensors read through the unpack hooks
+        grads = _backward(v, g, graph, unpacked(v, graph))  # saved tensors read through the unpack hooks
     else:
         grads = _backward(v, g, graph)
     if node is not None and node._post:

@@ -6,6 +6,8 @@ to an input's shape and dtype (PyTorch's ``validate_outputs``), and the accumula
 
 from __future__ import annotations
 
+from .._base.dtypes import TensorType
+from .._base.layout import is_contiguous, is_non_overlapping_and_dense
 from .._ops import fill as FI
 from .._ops.float_kernel import EFFICIENT_ZERO, EfficientZero
 from .._ops.views import Layout
@@ -79,10 +81,22 @@ def adapt(g, u: Tensor, v, graph: bool):
 
 def fresh(g, t):
     """A gradient stored into ``.grad``: a tensor of its own (a formula may hand the same
-    tensor to several inputs)."""
+    tensor to several inputs), laid out as AccumulateGrad leaves it (``obeys_layout``)."""
     if isinstance(g, Tensor):
+        if t.ndim and obeys_layout(g._t, t):
+            t = TensorType(t.dtype, t.shape, g._t.strides)
         return leaf(list(g._val) if g._t.ndim else g._val, t)
     return leaf(g, t)
+
+
+def obeys_layout(gt, t) -> bool:
+    """PyTorch's obeys_layout_contract: AccumulateGrad keeps a gradient's own strides when they
+    are the variable's on every dim of size other than 1 (and none of size 1 is 0); otherwise it
+    copies the gradient into the variable's strides (a contiguous copy when the variable is not
+    dense)."""
+    if not is_non_overlapping_and_dense(t.shape, t.strides):
+        return is_contiguous(gt.shape, gt.strides)
+    return all((gs == vs) if n != 1 else gs != 0 for n, gs, vs in zip(gt.shape, gt.strides, t.strides))
 
 
 def store_grad(v: Tensor, g, graph: bool, in_place: bool) -> None:

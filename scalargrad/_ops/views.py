@@ -63,21 +63,48 @@ def _same_order(cls_name: str, name: str, saved=(("self_sym_sizes", "c.in_shape"
         "name": name, "saved": saved, "api": api, "backward": staticmethod(_reshape_back)})
 
 
+def _unsqueeze_to(k, g, v):
+    """PyTorch's unsqueeze_to for squeeze's backward: the gradient unsqueezed (UnsqueezeBackward0
+    under create_graph) at each squeezed dim of size 1, in order."""
+    c = v._c
+    shape = c.in_shape
+    nd = len(shape)
+    if v._op.name in ("SqueezeBackward0", "SqueezeBackward3"):
+        dims = range(nd)
+    else:
+        given = c.dims if c.dims is not None else (c.dim,)
+        dims = sorted({d % nd for d in given}) if nd else ()
+    for d in dims:
+        if shape[d] == 1:
+            g = k.unsqueeze(g, d)
+    return (g,)
+
+
+def _unsqueeze_back(k, g, v):
+    return (k.squeeze(g, v._c.dim),)  # squeeze.dim: SqueezeBackward1 under create_graph
+
+
+def _squeezed(cls_name: str, name: str, saved=(("self_sym_sizes", "c.in_shape"),), backward=_unsqueeze_to):
+    return type(cls_name, (Structural,), {"name": name, "saved": saved, "api": None,
+                                          "backward": staticmethod(backward)})
+
+
 View = register(_same_order("View", "ViewBackward0"))
 Reshape = register(_same_order("Reshape", "ReshapeAliasBackward0"))
 UnsafeView = register(_same_order("UnsafeView", "UnsafeViewBackward0"))
-Squeeze = register(_same_order("Squeeze", "SqueezeBackward0"))
+Squeeze = register(_squeezed("Squeeze", "SqueezeBackward0"))
 _DIM_SIZES = (("dim", "c.dim"), ("self_sym_sizes", "c.in_shape"))
-SqueezeDim = register(_same_order("SqueezeDim", "SqueezeBackward1", _DIM_SIZES))
-SqueezeDims = register(_same_order("SqueezeDims", "SqueezeBackward2", (("dim", "c.dims"),
-                                                                  ("self_sym_sizes", "c.in_shape"))))
-SqueezeInplace = register(_same_order("SqueezeInplace", "SqueezeBackward4", _DIM_SIZES))
-Unsqueeze = register(_same_order("Unsqueeze", "UnsqueezeBackward0", (("dim", "c.dim"),)))
+SqueezeDim = register(_squeezed("SqueezeDim", "SqueezeBackward1", _DIM_SIZES))
+SqueezeDims = register(_squeezed("SqueezeDims", "SqueezeBackward2", (("dim", "c.dims"),
+                                                                ("self_sym_sizes", "c.in_shape"))))
+SqueezeInplace = register(_squeezed("SqueezeInplace", "SqueezeBackward4", _DIM_SIZES))
+Unsqueeze = register(_squeezed("Unsqueeze", "UnsqueezeBackward0", (("dim", "c.dim"),), _unsqueeze_back))
 # the in-place spellings (squeeze_, unsqueeze_, t_, transpose_) are nodes of their own in PyTorch
-SqueezeInplaceAll = register(_same_order("SqueezeInplaceAll", "SqueezeBackward3"))
-SqueezeInplaceDims = register(_same_order("SqueezeInplaceDims", "SqueezeBackward5",
-                                          (("dim", "c.dims"), ("self_sym_sizes", "c.in_shape"))))
-UnsqueezeInplace = register(_same_order("UnsqueezeInplace", "UnsqueezeBackward1", (("dim", "c.dim"),)))
+SqueezeInplaceAll = register(_squeezed("SqueezeInplaceAll", "SqueezeBackward3"))
+SqueezeInplaceDims = register(_squeezed("SqueezeInplaceDims", "SqueezeBackward5",
+                                        (("dim", "c.dims"), ("self_sym_sizes", "c.in_shape"))))
+UnsqueezeInplace = register(_squeezed("UnsqueezeInplace", "UnsqueezeBackward1", (("dim", "c.dim"),),
+                                      _unsqueeze_back))
 Alias = register(_same_order("Alias", "AliasBackward0", ()))
 Clone = register(_same_order("Clone", "CloneBackward0", ()))
 Copy = register(_same_order("Copy", "CopyBackwards", ()))  # AccumulateGrad copies a first grad kept with create_graph
@@ -187,7 +214,7 @@ Reshape.api = Api(method="reshape", function="reshape")
 Squeeze.api = Api(method="squeeze", inplace="squeeze_", function="squeeze")
 Unsqueeze.api = Api(method="unsqueeze", inplace="unsqueeze_", function="unsqueeze")
 Clone.api = Api(method="clone", function="clone")
-Permute.api = Api(method="permute", function="permute")
+Permute.api = Api(method="permute", aliases=("movedim", "moveaxis"), function=("permute", "movedim", "moveaxis"))
 Transpose.api = Api(method="transpose", aliases=("swapaxes", "swapdims"), inplace="transpose_",
                     function=("transpose", "swapaxes", "swapdims"))
 T.api = Api(method="t", inplace="t_", function="t")
@@ -207,6 +234,16 @@ def reshape(g, shape):
 
 @helper
 def permute(g, perm):
+    return g
+
+
+@helper
+def squeeze(g, dim=None):
+    return g
+
+
+@helper
+def unsqueeze(g, dim):
     return g
 
 

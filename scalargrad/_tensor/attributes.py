@@ -118,10 +118,13 @@ def _set_grad(t: Tensor, g) -> None:
 
 def _repr(t: Tensor) -> str:
     name = None
-    if t._op is not None:
-        # PyTorch prints the class name (CopySlices, not its name()); a view it refuses to use
-        # (storage.refused_view) prints as <Invalid>
-        name = "Invalid" if isinstance(getattr(t._c, "error", None), str) else type(t.grad_fn).__name__
+    try:
+        if t._op is not None and isinstance(getattr(t._c, "error", None), str):
+            name = "Invalid"  # a view PyTorch refuses to use (storage.refused_view)
+        elif t.grad_fn is not None:
+            name = type(t.grad_fn).__name__  # PyTorch prints the class name (CopySlices, not its name())
+    except RuntimeError:  # a view whose history PyTorch refuses to regenerate (storage.view_history)
+        name = "Invalid"
     vals = t._val if t._t.ndim else [t._val]
     return tensor_repr(vals, t._t.shape, t._t.dtype, requires_grad=t._rg, grad_fn=name,
                        default_dtype=defaults["dtype"])

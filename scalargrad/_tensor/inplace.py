@@ -20,20 +20,14 @@ from .._base.grad_mode import state as _grad_state
 from .._ops.table import Op, saved_node_name, version_error
 from .._ops.views import Clone, Layout
 from .nodes import saves_input
-from .storage import mem, positions_in_base, refused_view, regenerate, snapshot, write
-from .tensor import INFERENCE_VIEW, Tensor, ext, leaf, make
+from .storage import mem, positions_in_base, refused_view, regenerate, snapshot, view_rebase_error, write
+from .tensor import Tensor, ext, leaf, make
 
 __all__ = ["inplace", "LEAF_INPLACE", "VIEW_OF_LEAF", "check_inplace", "rebase", "rebase_view", "retype"]
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 
-
-INFERENCE_VIEW_INPLACE = (
-    "A view was created in inference mode and is being modified inplace in normal mode. Given that this use case "
-    "is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
-    "inplace either both inside the inference_mode block (if you don't want the inplace to be tracked) or both "
-    "outside (if you want the inplace to be tracked).")
 
 
 def check_inplace(t: Tensor) -> None:
@@ -42,19 +36,18 @@ def check_inplace(t: Tensor) -> None:
     changed, then refused: ``storage.write``)."""
     if not _grad_state.enabled:
         return
-    if t._c is INFERENCE_VIEW and t._op is None:
-        raise RuntimeError(INFERENCE_VIEW_INPLACE)
-    if t._rg and t._op is None:
-        raise RuntimeError(LEAF_INPLACE)
-    # the view's creation meta first (PyTorch's handle_view_on_rebase), then the view of a leaf
     if t._rg and getattr(t._op, "check_inplace", None) is not None:
         t._op.check_inplace(t)  # a custom Function's output that PyTorch makes a view
+    s = t._s
+    if t._rg and s is not None and s.no_grad and s.base is not None:
+        raise view_rebase_error(t, indirect=False)
     refused = refused_view(t)
     if refused is not None:  # an output of unbind/split after its base changed
         raise RuntimeError(refused.replace(_BASE_CHANGED, "is being modified inplace"))
-    s = t._s
     if s is not None and s.base is not None and s.base._rg and s.base._op is None:
-        raise RuntimeError(VIEW_OF_LEAF)
+        raise RuntimeError(VIEW_OF_LEAF)  # before the leaf check: a view that is a leaf itself
+    if t._rg and t._op is None:
+        raise RuntimeError(LEAF_INPLACE)
 
 
 def _check_result(t: Tensor, res: Tensor) -> None:
@@ -124,6 +117,8 @@ def rebase_view(t: Tensor, res: Tensor) -> Tensor:
     node, which replays ``res``'s backward on the view's part of the gradient; the view
     becomes an AsStridedBackward0 node over the base (``storage.regenerate``), as every other
     view of that memory in a graph does."""
+    if t._s.no_grad:  # an operand requires grad (check_inplace saw the view's own flag)
+        raise view_rebase_error(t, indirect=False)
     e = t._ext
     if e is not None and e.pick is not None:
         h, i = e.pick

@@ -25,6 +25,8 @@ __all__ = ["unbind", "split", "split_with_sizes", "chunk", "cat", "stack", "inst
 def unbind(x: Tensor, dim: int = 0) -> tuple:
     """The slices of ``x`` along ``dim``: outputs of one UnbindBackward0 node."""
     d = norm_dim(dim, x._t.ndim)
+    if not x._t.ndim:  # 0 and -1 are in range, then refused
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     return _multi(x, [basic_index(x, (slice(None),) * d + (i,), select_dim=d) for i in range(x._t.shape[d])],
                   J.Unbind, Layout(x._t.shape, x._t.dtype, dim=d, raw={"dim": dim}))
 

@@ -20,7 +20,7 @@ from .._base.handles import add_hook
 from .._ops.table import SECOND_BACKWARD, version_error
 from .saved_hooks import unpack_one
 from .storage import version_then
-from .tensor import MANY, Ext, Tensor, ext, impl, leaf
+from .tensor import GRADLESS_VIEW, MANY, Ext, Tensor, ext, impl, leaf
 
 __all__ = ["Node", "AccumulateGrad", "node_for", "accumulate_grad_for", "node_class"]
 
@@ -87,8 +87,8 @@ class Node(abc.ABC):  # noqa: B024 - an ABC so that isinstance() recognises ever
                 if only_grad:
                     continue
                 out.append((None, 0))
-            elif u._op is None:
-                out.append((accumulate_grad_for(u), 0))
+            elif u._op is None:  # a view made with grad mode off has no AccumulateGrad: its edge is None
+                out.append((None if u._c is GRADLESS_VIEW else accumulate_grad_for(u), 0))
             else:
                 e = u._ext
                 nr = e.pick[1] if e is not None and e.pick is not None else 0

@@ -82,6 +82,8 @@ class disable_saved_tensors_hooks:
         self.error_message = error_message
 
     def __enter__(self):
+        if _stack:  # PyTorch refuses to disable hooks that are registered
+            raise RuntimeError(self.error_message)
         _disabled.append(self.error_message)
         return self
 
@@ -156,24 +158,33 @@ def _output_of(v: Tensor) -> Tensor:
     return r
 
 
-def unpack_one(original: Tensor, packed, unpack) -> Tensor:
-    """``unpack(packed)``, checked, carrying ``original``'s place in the graph: the tensor
-    itself when the hook returns it, else a tensor with the unpacked elements and the
-    original's node (PyTorch gives the unpacked tensor the saved one's autograd metadata)."""
+def _call_unpack(packed, unpack) -> Tensor:
     got = unpack(packed)
     if not isinstance(got, Tensor):
         raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
                         f"{type(got).__name__}")
+    return got
+
+
+def _alias_of(original: Tensor, got: Tensor) -> Tensor:
+    """A node over ``original`` holding ``got``'s elements: its gradient goes to ``original``."""
+    return make(Alias, got._t, list(got._val) if got._t.ndim else got._val, (original,), Layout(original._t.shape))
+
+
+def unpack_one(original: Tensor, packed, unpack) -> Tensor:
+    """``unpack(packed)``, checked, carrying ``original``'s place in the graph: the tensor
+    itself when the hook returns it, else a tensor with the unpacked elements and the
+    original's node (PyTorch gives the unpacked tensor the saved one's autograd metadata)."""
+    got = _call_unpack(packed, unpack)
     if got is original:
         return original
     if original._op is None and original._rg:
         # a leaf: PyTorch's unpacked tensor accumulates into the leaf's .grad (a double backward
         # reaches it); the leaf itself when the hook gave its elements back, else an alias node
         # of it holding the unpacked elements
-        if got._t == original._t and _same_elements(got, original):
+        if _same_tensor(got, original):
             return original
-        return make(Alias, got._t, list(got._val) if got._t.ndim else got._val, (original,),
-                    Layout(original._t.shape))
+        return _alias_of(original, got)
     r = object.__new__(type(original))
     for s in ("_rg", "_op", "_a", "_b", "_c", "_seq"):
         setattr(r, s, getattr(original, s))
@@ -185,28 +196,58 @@ def unpack_one(original: Tensor, packed, unpack) -> Tensor:
     return r
 
 
+def _graph_read(original: Tensor, packed, unpack) -> Tensor:
+    """What a create_graph backward's formula reads for a saved ``original``: a tensor whose
+    gradient reaches ``original``'s node itself, as PyTorch's unpacked tensor carries that
+    node as its grad_fn (a copy of the node would run its backward a second time, apart: the
+    gradients it sends would be summed in another order, and its saved tensors not unpacked
+    again). That is ``original`` when the hook gave its elements back, else an alias node of it
+    holding the unpacked elements."""
+    if not original._rg:
+        return unpack_one(original, packed, unpack)
+    got = _call_unpack(packed, unpack)
+    if got is original or _same_tensor(got, original):
+        return original
+    return _alias_of(original, got)
+
+
+def _same_tensor(a: Tensor, b: Tensor) -> bool:
+    return a._t.dtype is b._t.dtype and tuple(a._t.shape) == tuple(b._t.shape) and _same_elements(a, b)
+
+
 def _same_elements(a: Tensor, b: Tensor) -> bool:
     """Equal elements, bit for bit as far as Python numbers tell (signed zeros, nan)."""
     xs, ys = (a._val, b._val) if a._t.ndim else ([a._val], [b._val])
     return all(x == y and (x != 0 or str(x) == str(y)) or (x != x and y != y) for x, y in zip(xs, ys))
 
 
-def unpacked(v: Tensor) -> Tensor:
+def unpacked(v: Tensor, graph: bool = False) -> Tensor:
     """A stand-in for node ``v`` whose saved inputs and result are the unpack hooks' tensors,
-    for its op's backward to read (its gradients still go to ``v``'s real inputs)."""
+    for its op's backward to read (its gradients still go to ``v``'s real inputs). Under
+    ``graph`` (create_graph) the tensors read lead back to the saved tensors' own nodes
+    (``_graph_read``): ``v`` itself when every hook gave its tensor's elements back."""
     packed = v._ext.packed
-    r = object.__new__(Tensor)
-    for s in ("_val", "_t", "_rg", "_op", "_a", "_b", "_c", "_seq", "_g", "_s"):
-        setattr(r, s, getattr(v, s))
-    r._ext = None
     ins = list(v._in)
+    val, t, out = v._val, v._t, None
     for source, value, unpack in packed.values():
         if source == "result":
-            got = unpack_one(v, value, unpack)
-            r._val = got._val
-            r._t = got._t
+            got = _graph_read(v, value, unpack) if graph else unpack_one(v, value, unpack)
+            val, t = got._val, got._t
+            out = got
         else:
-            ins[source] = unpack_one(ins[source], value, unpack)
+            u = ins[source]
+            ins[source] = _graph_read(u, value, unpack) if graph else unpack_one(u, value, unpack)
+    if graph and (out is None or out is v) and all(a is b for a, b in zip(ins, v._in)):
+        return v
+    r = object.__new__(Tensor)
+    for s in ("_rg", "_op", "_a", "_b", "_c", "_seq", "_g", "_s"):
+        setattr(r, s, getattr(v, s))
+    r._val = val
+    r._t = t
+    r._ext = None
+    if graph and out is not None:
+        r._ext = Ext()
+        r._ext.unpacked_out = out
     r._in = tuple(ins)
     return r
 

@@ -20,7 +20,7 @@ from .operands import broadcast_shapes, check_size, positions
 from .reductions import _RETURN_TYPES, ReturnTypes, _out_shape
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
-from .views import make_view, norm_dim, offset_of
+from .views import gather_index, make_view, norm_dim, offset_of
 
 __all__ = ["gather", "index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
            "diagonal", "diag", "repeat", "tile", "roll", "install"]
@@ -268,23 +268,27 @@ def triu(x: Tensor, diagonal: int = 0) -> Tensor:
 
 
 def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, _op=SE.Diagonal) -> Tensor:
-    """The diagonal of the 2-D tensor ``x`` (DiagonalBackward0); other dims: Unsupported."""
-    if x._t.ndim != 2 or {norm_dim(dim1, 2), norm_dim(dim2, 2)} != {0, 1}:
-        raise Unsupported("diagonal of a tensor other than a matrix")
-    rows, cols = x._t.shape
-    if norm_dim(dim1, 2) == 1:
-        offset = -offset
-    m = [(i * cols + i + offset) if offset >= 0 else ((i - offset) * cols + i)
-         for i in range(max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols)))]
+    """The diagonal of ``x`` in dims ``dim1``, ``dim2`` (DiagonalBackward0), as a last dim after
+    the others: a view of x's memory (writes through it reach x), stepping both dims' strides."""
+    nd = x._t.ndim
+    d1, d2 = norm_dim(dim1, nd), norm_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    shape, strides = x._t.shape, x._t.strides
+    n = max(0, min(shape[d1], shape[d2] - offset) if offset >= 0 else min(shape[d1] + offset, shape[d2]))
+    rest = [i for i in range(nd) if i not in (d1, d2)]
+    out_shape = tuple(shape[i] for i in rest) + (n,)
+    logical = contiguous_strides(shape)
+    start = (offset * logical[d2] if offset >= 0 else -offset * logical[d1]) if n else 0
+    m = gather_index(out_shape, [logical[i] for i in rest] + [logical[d1] + logical[d2]], start)
     raw = {"dim1": _uint(dim1), "dim2": _uint(dim2), "offset": _uint(offset)}
     if _op is not SE.Diagonal:
-        return pick_elements(_op, x, (len(m),), m, **raw)
-    # a view of x's memory (writes through it reach x), stepping both dimensions' strides
-    st0, st1 = x._t.strides
-    start = offset_of(x) + (offset * st1 if offset >= 0 else -offset * st0) if m else offset_of(x)
+        return pick_elements(_op, x, out_shape, m, **raw)
+    moffset = offset_of(x) + ((offset * strides[d2] if offset >= 0 else -offset * strides[d1]) if n else 0)
     layout = Layout(x._t.shape, x._t.dtype)
     layout.raw = raw
-    return make_view(x, (len(m),), [st0 + st1], start, list(m), _op, layout)
+    return make_view(x, out_shape, [strides[i] for i in rest] + [strides[d1] + strides[d2]], moffset, m, _op,
+                     layout)
 
 
 def diag(x: Tensor, diagonal: int = 0) -> Tensor:

@@ -23,7 +23,7 @@ import weakref
 
 from .._base.grad_mode import state as grad_state
 from .._ops import views as S
-from .tensor import INFERENCE, INFERENCE_VIEW, Ext, Tensor, ext, leaf, next_seq, node_watchers, watch
+from .tensor import GRADLESS_VIEW, INFERENCE, Ext, Tensor, ext, impl, leaf, next_seq, node_watchers, watch
 
 __all__ = ["Counter", "Mem", "Store", "mem", "write", "alias", "version_then", "snapshot", "regenerate",
            "positions_in_base", "refused_view"]
@@ -59,7 +59,7 @@ class Mem:
     """A tensor's place in memory sharing: its version counter, its store and index map, and
     the tensor it is a view of (``._base``)."""
 
-    __slots__ = ("ver", "store", "index", "base", "offset", "no_grad")
+    __slots__ = ("ver", "store", "index", "base", "offset", "no_grad", "attr")
 
     def __init__(self, ver: Counter, store: Store | None = None, index=None, base=None, offset: int = 0) -> None:
         self.ver = ver
@@ -67,7 +67,10 @@ class Mem:
         self.index = index  # flat positions of this tensor's elements in store.data; None: same order
         self.base = base  # the tensor this is a view of (PyTorch's ._base)
         self.offset = offset  # PyTorch's storage_offset()
-        self.no_grad = False  # a view made while grad mode was off (PyTorch's CreationMeta::NO_GRAD_MODE)
+        # a view's CreationMeta: "no_grad" or "inference" when made with grad mode off (or from such
+        # a view), False otherwise; ``attr`` is the version its history was made at
+        self.no_grad = False
+        self.attr = 0
 
 
 def mem(t: Tensor) -> Mem:
@@ -107,8 +110,6 @@ def alias(t: Tensor, new: Tensor, index=None, share_version: bool = True, view: 
     if view:
         base = ts.base if ts.base is not None else t
     new._s = Mem(ver, st, index, base, offset)
-    if view and not grad_state.enabled:
-        new._s.no_grad = True
     st.members.append(weakref.ref(new))
     if t._c is INFERENCE and t._op is None and new._op is None:
         new._c = INFERENCE  # a view (or detach) of an inference tensor is one too
@@ -116,7 +117,7 @@ def alias(t: Tensor, new: Tensor, index=None, share_version: bool = True, view: 
         # made inside inference mode from a normal tensor: a normal tensor; a view keeps its
         # base's requires_grad, without a history (PyTorch records none in the mode)
         new._rg = view and t._rg
-        new._c = INFERENCE_VIEW if new._rg else None
+        new._c = GRADLESS_VIEW if new._rg else None
     return new
 
 
@@ -213,9 +214,13 @@ def _stale_views(st: Store, ver: Counter, keep, graph: bool = False) -> list:
         if m is None or m is keep:
             continue
         ms = m._s
-        if ms.ver is ver and ms.base is not None and (
-                m._op is not None or graph and not m._rg and not ms.no_grad):
-            out.append((m, snapshot(m)))
+        if ms.ver is ver and ms.base is not None:
+            if ms.no_grad:
+                # PyTorch refuses such a view's history from now on (view_history): looked for
+                # in the ops that take it
+                watch("stale_views", True)
+            elif m._op is not None or graph and not m._rg:
+                out.append((m, snapshot(m)))
     return out
 
 
@@ -329,3 +334,81 @@ def fresh_leaf(t: Tensor, cls=None, requires_grad: bool = False) -> Tensor:
     """A new leaf of ``t``'s type holding ``t``'s elements (its own copy of the list)."""
     val = list(t._val) if t._t.ndim else t._val
     return leaf(val, t._t, requires_grad, cls)
+
+
+def creation_meta(src: Tensor, view: Tensor) -> None:
+    """Record PyTorch's CreationMeta of ``view``, just made from ``src``: a view made with grad
+    mode off is NO_GRAD_MODE (INFERENCE_MODE in inference mode), and a view of such a view made
+    in grad mode inherits it. Made with grad mode off from a tensor that requires grad, it
+    requires grad too, without a history (``GRADLESS_VIEW``)."""
+    s = view._s
+    ss = src._s
+    meta = ss.no_grad if ss is not None and ss.base is not None else False
+    if view._c is INFERENCE:  # a view of an inference tensor: no autograd meta at all
+        return
+    if not grad_state.enabled:
+        meta = "inference" if meta == "inference" or grad_state.inference else "no_grad"
+        if src._rg and view._op is None:
+            view._rg = True
+            view._c = GRADLESS_VIEW
+    s.no_grad = meta
+    s.attr = s.ver.n
+
+
+def view_rebase_error(t: Tensor, indirect: bool) -> RuntimeError:
+    """PyTorch's error (handle_view_on_rebase) for view ``t`` with a NO_GRAD_MODE or
+    INFERENCE_MODE CreationMeta, changed in place (or, ``indirect``, its memory changed
+    through its base or another view) where the change would be recorded."""
+    changed = "its base or another view of its base has been" if indirect else "is being"
+    if t._op is not None:
+        node = ext(t).node or impl.node_for(t)  # not t.grad_fn, which asks view_history
+        prefix = f"Output 0 of {node.name().replace('Backward0', '')} is a view of a view which was created in"
+    else:
+        prefix = "A view was created in"
+    if t._s.no_grad == "inference":
+        msg, block = f"{prefix} inference mode and {changed} modified inplace in normal mode.", "inference_mode"
+    else:
+        msg, block = f"{prefix} no_grad mode and {changed} modified inplace with grad mode enabled.", "no_grad"
+    return RuntimeError(
+        f"{msg} Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
+        f"by moving both the view and the inplace either both inside the {block} block (if you don't want the "
+        "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+
+
+def view_history(t: Tensor) -> None:
+    """PyTorch's grad_fn getter on a view with a NO_GRAD_MODE or INFERENCE_MODE CreationMeta
+    (reading ``grad_fn`` or ``is_leaf``, or recording an op on it): once its memory changed
+    since the view was made, regenerating its history is refused, if it has one or its base
+    requires grad."""
+    s = t._s
+    if getattr(t._op, "check_inplace", None) is not None:
+        return  # a custom Function's output: its own CreationMeta (function.py)
+    if s.base is not None and s.ver.n != s.attr and (t._op is not None or s.base._rg):
+        raise view_rebase_error(t, indirect=True)
+
+
+def _check_inputs(v: Tensor) -> None:
+    """A new node: its inputs' grad_fn are read (PyTorch's collect_next_edges)."""
+    for u in v._in:
+        s = u._s
+        if s is not None and s.no_grad:
+            view_history(u)
+
+
+def views_follow(base: Tensor) -> None:
+    """``base.requires_grad`` changed: its views without a history follow it, as PyTorch's view
+    requires grad when its base does (such a view has no AccumulateGrad: ``GRADLESS_VIEW``)."""
+    st = base._s.store
+    for ref in st.members if st is not None else ():
+        m = ref()
+        if m is None or m._s.base is not base or m._op is not None:
+            continue
+        if base._rg and not m._rg and m._c is None:
+            m._rg, m._c = True, GRADLESS_VIEW
+        elif not base._rg and m._c is GRADLESS_VIEW:  # not one whose own flag was set
+            m._rg, m._c = False, None
+
+
+impl.view_history = view_history
+impl.views_follow = views_follow
+node_watchers.append(_check_inputs)

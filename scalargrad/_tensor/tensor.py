@@ -57,10 +57,10 @@ MANY = type("Many", (), {"__repr__": lambda self: "MANY", "__slots__": ()})()  #
 INFERENCE = type("Inference", (), {"__repr__": lambda self: "INFERENCE", "__slots__": ()})()
 """A leaf's ``_c`` when it was made in inference mode (an inference tensor); a leaf has no
 other use for ``_c``."""
-INFERENCE_VIEW = type("InferenceView", (), {"__repr__": lambda self: "INFERENCE_VIEW", "__slots__": ()})()
-"""A leaf's ``_c`` when it is a view made in inference mode of a normal tensor that requires
-grad: a normal tensor that requires grad without a history; PyTorch accumulates nothing
-into it and refuses to change it in place in normal mode."""
+GRADLESS_VIEW = type("GradlessView", (), {"__repr__": lambda self: "GRADLESS_VIEW", "__slots__": ()})()
+"""A leaf's ``_c`` when it is a view made with grad mode off (no_grad, inference mode) of a
+normal tensor that requires grad: it requires grad without a history; PyTorch accumulates
+nothing into it and refuses to change it in place in grad mode (its CreationMeta)."""
 _leaf_c = None  # what a new leaf's _c is: INFERENCE while inference mode is on
 _watch = False  # new nodes are shown to node_watchers (inference tensors, saved-tensor hooks, anomaly mode)
 _watch_reasons: set = set()
@@ -167,6 +167,8 @@ class _Impl:
     they register their functions here at import, so that this module imports none of them."""
 
     binary = None  # (op, a, b) -> Tensor: an elementwise op on tensors/numbers, any shapes
+    view_history = None  # (view made with grad mode off) -> None, or PyTorch's error reading its history
+    views_follow = None  # (leaf whose requires_grad changed) -> None: its views' flags follow it
     unary = None  # (op, a) -> Tensor
     node_for = None  # (tensor) -> its grad_fn Node object
     backward = None  # Tensor.backward
@@ -187,7 +189,7 @@ class Ext:
     engine to its exact path."""
 
     __slots__ = ("node", "hooks", "retain", "post_acc", "pick", "modified", "saved_version", "packed", "trace",
-                 "saved_self")
+                 "saved_self", "unpacked_out")
 
     def __init__(self) -> None:
         self.node = None  # the grad_fn (or AccumulateGrad) object, made on first request
@@ -200,6 +202,7 @@ class Ext:
         self.packed = None  # saved-tensor hooks: {saved name: (source, packed value, unpack hook)}
         self.trace = None  # anomaly mode: the traceback of the forward call that made this node
         self.saved_self = None  # an in-place op's node: the clone of self it saved (CloneBackward0)
+        self.unpacked_out = None  # a create_graph stand-in (saved_hooks.unpacked): the result its formula reads
 
 
 def ext(v: Tensor) -> Ext:
@@ -572,6 +575,8 @@ class Tensor:
         if flag and self._c is INFERENCE and not _grad_state.inference:
             raise RuntimeError(_INFERENCE_REQUIRES_GRAD)
         self._rg = flag
+        if self._s is not None:
+            impl.views_follow(self)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set requires_grad on a leaf (in place); returns self."""
@@ -590,6 +595,8 @@ class Tensor:
         if requires_grad and self._c is INFERENCE and not _grad_state.inference:
             raise RuntimeError(_INFERENCE_REQUIRES_GRAD)
         self._rg = requires_grad
+        if self._s is not None:
+            impl.views_follow(self)
         return self
 
     def is_inference(self) -> bool:
@@ -598,6 +605,9 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
+        s = self._s
+        if s is not None and s.no_grad:
+            impl.view_history(self)
         if self._op is not None and isinstance(getattr(self._c, "error", None), str):
             raise RuntimeError(self._c.error)  # a view PyTorch refuses to use (storage.refused_view)
         return self._op is None
@@ -605,6 +615,9 @@ class Tensor:
     @property
     def grad_fn(self):
         """The Node that made this tensor (``<MulBackward0 ...>``), None for a leaf."""
+        s = self._s
+        if s is not None and s.no_grad:
+            impl.view_history(self)
         if self._op is None:
             return None
         e = ext(self)

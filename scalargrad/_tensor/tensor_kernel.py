@@ -205,6 +205,12 @@ class GraphKernel(TensorKernel):
             ins[0] = e.saved_self
         return ins
 
+    # a node read through saved-tensor unpack hooks: its result as a tensor of the node itself
+    @staticmethod
+    def out(v):
+        e = v._ext
+        return e.unpacked_out if e is not None and e.unpacked_out is not None else v
+
 
 def helper(fn=None, *, name: str | None = None):
     """Register ``fn`` as the tensor kernels' ``k.<name>`` (``fn.__name__`` by default): a

@@ -22,12 +22,12 @@ from .._ops import views as S
 from .._ops.views import Layout
 from .inplace import check_inplace, rebase
 from .operands import broadcast_shapes, check_size, positions
-from .storage import alias, write
+from .storage import alias, creation_meta, write
 from .tensor import Tensor, flat, impl, leaf, make
 from .tensor_kernel import helper
 
 __all__ = ["norm_dim", "norm_dims", "sizes_arg", "view", "reshape", "flatten", "squeeze", "unsqueeze", "expand",
-           "t", "T", "transpose", "permute", "select", "narrow", "basic_index", "install",
+           "t", "T", "transpose", "permute", "movedim", "select", "narrow", "basic_index", "install",
            "clone", "contiguous", "mT", "to_dtype", "detach", "data", "gather_index", "infer_shape",
            "make_view", "strides_of", "offset_of"]
 
@@ -112,6 +112,7 @@ def make_view(src: Tensor, shape, mstrides, moffset: int, lmap, op, layout: Layo
     out = make(op, t, val, (src,), layout)
     if not copy:
         alias(src, out, index=lmap if lmap is not None else None, view=True, offset=moffset)
+        creation_meta(src, out)
     return out
 
 
@@ -130,6 +131,9 @@ def infer_shape(shape: tuple, n: int) -> tuple:
                 raise RuntimeError(f"invalid shape dimension {s}")
             known *= s
     if infer:
+        if known == 0 and n == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified "
+                               "dimension size -1 can be any value and is ambiguous")
         if known == 0 or n % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {n}")
         shape = tuple(n // known if s == -1 else s for s in shape)
@@ -186,6 +190,9 @@ def unflatten(x: Tensor, dim: int, sizes) -> Tensor:
         raise RuntimeError("unflatten: sizes must be non-empty")
     nd = x._t.ndim
     d = norm_dim(dim, nd)
+    if not nd:  # 0 and -1 are in range, then refused (PyTorch's Python wrapper reports the C++ error)
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {d} but tensor has no "
+                           "dimensions")
     shape = tuple(x._t.shape)
     sizes = tuple(int(s) for s in sizes)
     if -1 in sizes:
@@ -470,13 +477,14 @@ def expand(x: Tensor, *sizes) -> Tensor:
                            f"of sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
                            f"in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
-    new = []
-    for i, s in enumerate(sizes):
+    new = [0] * len(sizes)
+    for i in reversed(range(len(sizes))):  # PyTorch checks from the last dim
+        s = sizes[i]
         if i < lead:
             if s < 0:
                 raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing "
                                    f"dimension {i}")
-            new.append(s)
+            new[i] = s
             continue
         have = shape[i - lead]
         if s == -1:
@@ -485,7 +493,7 @@ def expand(x: Tensor, *sizes) -> Tensor:
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
                                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                                f"{list(shape)}")
-        new.append(s)
+        new[i] = s
     new = tuple(new)
     check_size(new)
     mst = [0] * len(new)
@@ -664,6 +672,8 @@ def _reshape_grad(g, shape):
 
 
 helper(permute)
+helper(squeeze)  # unsqueeze's backward (SqueezeBackward1 under create_graph)
+helper(unsqueeze)  # squeeze's (unsqueeze_to: UnsqueezeBackward0)
 helper(t)
 helper(transpose)  # ``grad.transpose(dim0, dim1)``: transpose's backward (TransposeBackward0)
 helper(to_dtype)
