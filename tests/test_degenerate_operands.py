@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 import scalargrad
+from scalargrad.errors import Unsupported
 
 PROGRAMS = {
     "unbind of a vector, backward": "a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
@@ -116,3 +117,46 @@ def test_masked_fill_out_of_place_is_a_contiguous_clone(torch_ref):
 def test_masked_fill_of_an_expanded_tensor_by_hand():
     r = scalargrad.tensor([3.0]).masked_fill(scalargrad.tensor([True, False, True]), 2.5)
     assert r.stride() == (1,) and r.sum().item() == 8.0  # 2.5 + 3.0 + 2.5
+
+
+# An in-place op on an expanded tensor (a zero stride over a dimension of more than one
+# element): every TensorIterator op refuses it with ATen's assert_no_internal_overlap error;
+# fill_ and zero_ write one value everywhere; masked_fill_, index_fill_, tril_ and triu_
+# PyTorch writes element by element in its own order, which scalargrad refuses by name.
+EXPANDED_INPLACE = {
+    "add_": "x.add_(1)", "mul_ by a tensor": "x.mul_(torch.ones(2, 3))", "div_": "x.div_(2)",
+    "pow_": "x.pow_(2)", "exp_": "x.exp_()", "sigmoid_": "x.sigmoid_()", "clamp_": "x.clamp_(0, 0.5)",
+    "clamp_min_": "x.clamp_min_(0.5)", "round_": "x.round_()", "eq_": "x.eq_(1.0)",
+    "addcmul_": "x.addcmul_(torch.ones(2, 3), torch.ones(2, 3))", "lerp_": "x.lerp_(torch.ones(2, 3), 0.5)",
+    "addmm_": "x.addmm_(torch.ones(2, 2), torch.ones(2, 3))", "cumsum_": "x.cumsum_(1)",
+    "copy_": "x.copy_(torch.ones(2, 3))", "fill_ with a tensor": "x.fill_(torch.tensor(2.0))",
+    "F.relu inplace": "torch.nn.functional.relu(x, inplace=True)",
+    "F.hardtanh inplace": "torch.nn.functional.hardtanh(x, inplace=True)",
+    "index_add_": "x.index_add_(1, torch.tensor([0]), torch.ones(2, 1))",
+    "scatter_": "x.scatter_(1, torch.tensor([[0], [0]]), 2.0)", "uniform_": "x.uniform_()",
+    "normal_": "x.normal_()", "random_": "x.random_(5)",
+    "fill_": "x.fill_(2.0)", "zero_": "x.zero_()", "item assignment": "x[0, 0] = 5.0",
+    "masked_fill_": "x.masked_fill_(torch.tensor([[True, False, False]] * 2), 2.0)",
+    "index_fill_": "x.index_fill_(1, torch.tensor([0]), 2.0)", "tril_": "x.tril_()", "triu_": "x.triu_()",
+}
+REFUSED_BY_NAME = {"masked_fill_", "index_fill_", "tril_", "triu_"}
+
+
+def _expanded_inplace(lib, code: str):
+    base = lib.tensor([[1.0], [3.0]])
+    x = base.expand(2, 3)
+    try:
+        exec(code, {"torch": lib, "x": x})
+    except (RuntimeError, Unsupported) as e:
+        return type(e).__name__, str(e).split("\n")[0]
+    return "ok", base.tolist()
+
+
+@pytest.mark.parametrize("name", sorted(EXPANDED_INPLACE))
+def test_inplace_on_an_expanded_tensor_as_pytorch(torch_ref, name):
+    theirs = _expanded_inplace(torch_ref, EXPANDED_INPLACE[name])
+    ours = _expanded_inplace(scalargrad, EXPANDED_INPLACE[name])
+    if name in REFUSED_BY_NAME:
+        assert theirs[0] == "ok" and ours[0] == "Unsupported" and name in ours[1]
+    else:
+        assert ours == theirs

@@ -13,7 +13,7 @@ from .._base.errors import Unsupported
 from .._ops import fill as FI
 from .._ops.views import Layout
 from .arguments import not_tensor
-from .inplace import check_inplace, inplace
+from .inplace import FILLS, check_inplace, check_no_overlap, inplace
 from .operands import broadcast_shapes, positions
 from .storage import write
 from .tensor import Tensor, leaf, make
@@ -44,13 +44,14 @@ def fill(self, value, zero: bool = False):
     if source is not None:
         return inplace(self, lambda t: make(FI.FillTensor, t._t, vals, (t, source), layout))
     op = FI.Zero if zero else FI.Fill  # fill_(0) is FillBackward2, zero_() ZeroBackward0
-    return inplace(self, lambda t: make(op, t._t, vals, (t,), layout))
+    return inplace(self, lambda t: make(op, t._t, vals, (t,), layout), FILLS)
 
 
 def random_fill(self, draw, *args, generator=None):
     """``uniform_``/``normal_``: new numbers from the generator, written in place."""
 
     check_inplace(self)
+    check_no_overlap(self)
     t = self._t
     if not t.dtype.is_floating_point:
         raise NotImplementedError(f"\"{'check_uniform_bounds' if draw == 'uniform' else 'normal_kernel_cpu'}\" "
@@ -83,6 +84,7 @@ def random_(self, from_=None, to=_UNSET, *, generator=None):
     if name not in _RANDOM_DTYPES:
         raise Unsupported(f"Tensor.random_ of a {name} tensor", "scalargrad draws random_ in float32, float64, "
                           "the integer dtypes and bool")
+    check_no_overlap(self)
     if not t.contiguous:
         raise Unsupported("Tensor.random_ of a non-contiguous tensor", "PyTorch fills it in memory order; call "
                           "random_ on a contiguous tensor and copy it in")
@@ -176,7 +178,7 @@ def masked_fill(self, mask, value, in_place: bool = False):
         return make(FI.MaskedFill, t._t, vals if shape else vals[0], (t,), layout)
 
     if in_place:
-        return inplace(self, compute)
+        return inplace(self, compute, "masked_fill_")
     # out of place PyTorch fills a contiguous clone (clone(MemoryFormat::Contiguous)): an
     # expanded, sliced or transposed input's strides are not the result's
     out_t = self._t if self._t.contiguous else TensorType(dt, shape)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from .._base import dtypes
 from .._base.dtypes import TensorType, can_cast, round_list
+from .._base.errors import Unsupported
 from .._base.grad_mode import state as _grad_state
 from .._ops.table import Op, saved_node_name, version_error
 from .._ops.views import Clone, Layout
@@ -23,7 +24,8 @@ from .nodes import saves_input
 from .storage import mem, positions_in_base, refused_view, regenerate, snapshot, view_rebase_error, write
 from .tensor import Tensor, ext, leaf, make
 
-__all__ = ["inplace", "LEAF_INPLACE", "VIEW_OF_LEAF", "check_inplace", "rebase", "rebase_view", "retype"]
+__all__ = ["inplace", "FILLS", "overlapping", "check_no_overlap", "LEAF_INPLACE", "VIEW_OF_LEAF", "check_inplace",
+           "rebase", "rebase_view", "retype"]
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -59,10 +61,36 @@ def _check_result(t: Tensor, res: Tensor) -> None:
         raise RuntimeError(f"result type {rd.short} can't be cast to the desired output type {td.short}")
 
 
-def inplace(t: Tensor, compute, *args, **kwargs) -> Tensor:
-    """``t`` changed to ``compute(t, *args, **kwargs)`` in place; returns ``t``."""
+FILLS = "fill"  # ``inplace``'s overlap for an op that writes one value into every element
+
+
+def overlapping(t: Tensor) -> bool:
+    """ATen's ``has_internal_overlap`` is YES: a zero stride over a dimension of more than one
+    element (an expanded tensor), so several elements share one memory location."""
+    tt = t._t
+    return bool(tt.ndim) and any(st == 0 and n > 1 for n, st in zip(tt.shape, tt.strides))
+
+
+def check_no_overlap(t: Tensor) -> None:
+    """ATen's ``assert_no_internal_overlap`` on a tensor about to be written."""
+    if overlapping(t):
+        raise RuntimeError(_OVERLAP)
+
+
+def inplace(t: Tensor, compute, overlap: str | None = None) -> Tensor:
+    """``t`` changed to ``compute(t)`` in place; returns ``t``. An expanded ``t`` (elements
+    sharing memory) is refused with ATen's ``assert_no_internal_overlap`` error, as every
+    TensorIterator op refuses it, unless ``overlap`` says otherwise: ``FILLS`` (one value for
+    every element, which PyTorch allows), or the op's name for the ops PyTorch lets write an
+    expanded tensor element by element in an order of its own (masked_fill_, index_fill_,
+    tril_, triu_): scalargrad refuses those by name rather than guess that order."""
     check_inplace(t)
-    res = compute(t, *args, **kwargs)
+    if overlap != FILLS and overlapping(t):
+        if overlap is None:
+            check_no_overlap(t)
+        raise Unsupported(f"Tensor.{overlap} of an expanded tensor (elements sharing memory)",
+                          "PyTorch writes them one by one in its kernel's order; clone() the tensor first")
+    res = compute(t)
     _check_result(t, res)
     if res._op is None or not t._t.dtype.is_floating_point:  # an integer tensor takes no graph
         if res._op is not None:

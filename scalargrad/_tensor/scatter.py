@@ -448,7 +448,8 @@ def install(method, function) -> None:
     method("index_copy_", lambda self, dim, index, source: inplace(self, lambda t: index_copy(t, dim, index, source)))
     function("index_copy", lambda input, dim, index, source, *, out=None: index_copy(input, dim, index, source))
     method("index_fill", index_fill)
-    method("index_fill_", lambda self, dim, index, value: inplace(self, lambda t: index_fill(t, dim, index, value)))
+    method("index_fill_", lambda self, dim, index, value: inplace(self, lambda t: index_fill(t, dim, index, value),
+                                                                  "index_fill_"))
     function("index_fill", lambda input, dim, index, value: index_fill(input, dim, index, value))
     method("masked_scatter", masked_scatter)
     method("masked_scatter_", lambda self, mask, source: inplace(self, lambda t: masked_scatter(t, mask, source)))

@@ -375,8 +375,8 @@ def install(method, function) -> None:
     method("repeat", repeat)
     method("tile", tile)
     function("tile", lambda input, dims: tile(input, dims))
-    method("tril_", lambda self, diagonal=0: inplace(self, lambda t: tril(t, diagonal)))
-    method("triu_", lambda self, diagonal=0: inplace(self, lambda t: triu(t, diagonal)))
+    method("tril_", lambda self, diagonal=0: inplace(self, lambda t: tril(t, diagonal), "tril_"))
+    method("triu_", lambda self, diagonal=0: inplace(self, lambda t: triu(t, diagonal), "triu_"))
 
 
 # ---------------------------------------------------------------- derivative helpers, on tensors
