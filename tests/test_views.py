@@ -196,3 +196,21 @@ def test_movedim_of_a_0dim_tensor_is_its_alias(torch_ref):
         y = x.movedim(0, -1)
         out.append((y.grad_fn.name(), y._base is x, y.item()))
     assert out[0] == out[1]
+
+
+def _linear_gradient_strides(lib) -> list:
+    # mm's backward computes a column-major operand's gradient transposed (FunctionsManual's
+    # mm_mat1/mm_mat2_backward), sizes of 1 included: a Linear(n, 1) weight's .grad is (n, 1)
+    out = []
+    for n_in, n_out, batch in ((3, 1, 5), (1, 2, 4), (3, 2, 1), (1, 1, 3)):
+        w = lib.ones(n_out, n_in, requires_grad=True)
+        x = lib.arange(float(batch * n_in)).reshape(batch, n_in).requires_grad_()
+        lib.nn.functional.linear(x, w).sum().backward()
+        out.append((w.grad.stride(), x.grad.stride()))
+        g = lib.autograd.grad((x @ w.t()).sum(), (x, w))
+        out.append(tuple(t.stride() for t in g))
+    return out
+
+
+def test_linear_gradients_keep_pytorchs_layout(torch_ref):
+    assert _linear_gradient_strides(torch) == _linear_gradient_strides(torch_ref)

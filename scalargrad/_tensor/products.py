@@ -451,7 +451,7 @@ helper(outer)
 def mm_mat1_backward(g, mat2, mat1, alpha):
     # a column-major mat1 gets its gradient computed as (mat2 @ grad.T).T (FunctionsManual)
     sizes, strides = mat1._t.shape, mat1._t.strides
-    if strides[0] == 1 and strides[1] == sizes[0] and sizes[0] > 1 and sizes[1] > 1:
+    if strides[0] == 1 and strides[1] == sizes[0]:
         return t(mm(mat2, t(g)))
     return mm(g, t(mat2))
 
@@ -459,6 +459,6 @@ def mm_mat1_backward(g, mat2, mat1, alpha):
 @helper
 def mm_mat2_backward(g, mat1, mat2, alpha):
     sizes, strides = mat2._t.shape, mat2._t.strides
-    if strides[0] == 1 and strides[1] == sizes[0] and sizes[0] > 1 and sizes[1] > 1:
+    if strides[0] == 1 and strides[1] == sizes[0]:
         return t(mm(t(g), mat1))
     return mm(t(mat1), g)
