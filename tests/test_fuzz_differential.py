@@ -117,18 +117,19 @@ def test_issue_14_thresholds(torch_ref, bar):
 # observable (strictly or by the kernel rule), that show a defect, a raw Python error, a wrong
 # error; and the causes found (tests/fuzz/causes_shaped.py, TRIAGE.md).
 MEASURED: dict = {
-    "views": {"agree": 103, "defect": 1, "raw": 3, "error": 0,
+    "views": {"agree": 103, "defect": 1, "raw": 3, "error": 1,
         "causes": [
             'create-graph-nodes',
             'diagonal-beyond-2d',
             'layout-strides',
             'missing-view-ops',
+            'other-messages',
             'reduce-dim-0dim-create-graph',
             'unbind-backward',
             'view-of-0dim-index-error',
             'view-or-copy',
         ]},
-    "indexing": {"agree": 142, "defect": 0, "raw": 0, "error": 3,
+    "indexing": {"agree": 140, "defect": 0, "raw": 0, "error": 3,
         "causes": [
             'index-out-of-bounds-message',
             'index-two-none',
@@ -152,6 +153,10 @@ MEASURED: dict = {
         ]},
     "modes": {"agree": 107, "defect": 42, "raw": 0, "error": 0,
         "causes": [
+            # under ATEN_CPU_CAPABILITY=default only: the kernel rule's re-run of PyTorch with
+            # scalargrad's tanh_backward bits gives -0.0 where both libraries, each run as is,
+            # give the same sign (modes:14:74, checked by running the program on both)
+            'unclassified: silently_wrong_grad | read_grad | signed zero | ',
             'disable-saved-hooks',
             'inference-mode-views',
             'saved-hooks-events',
