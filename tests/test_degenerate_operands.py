@@ -160,3 +160,28 @@ def test_inplace_on_an_expanded_tensor_as_pytorch(torch_ref, name):
         assert theirs[0] == "ok" and ours[0] == "Unsupported" and name in ours[1]
     else:
         assert ours == theirs
+
+
+def _empty_reductions(lib) -> list:
+    # a reduction over dims of nonzero size of a tensor with another dim of size 0: an empty
+    # result (std/var held one nan, amax/amin raised), and an empty gradient
+    out = []
+    for f in ("std", "var", "amax", "amin"):
+        for shape, d in (((0, 1), 1), ((2, 0, 3), 2), ((0, 3), (1,)), ((3, 0), 0)):
+            x = lib.zeros(*shape, requires_grad=True)
+            try:
+                r = getattr(x, f)(d)
+            except (RuntimeError, IndexError) as e:
+                out.append((f, shape, type(e).__name__, str(e)))
+                continue
+            g, = lib.autograd.grad(r.sum(), x, allow_unused=True)
+            out.append((f, shape, tuple(r.shape), r.tolist(), float(r.sum()), tuple(g.shape)))
+    return out
+
+
+def test_reductions_to_an_empty_result_as_pytorch(torch_ref):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # std/var's degrees-of-freedom warning, tested elsewhere
+        assert _empty_reductions(scalargrad) == _empty_reductions(torch_ref)

@@ -90,8 +90,8 @@ def _groups(x: Tensor, dim, keepdim: bool, shift: float, name: str, level: int =
     count = len(vals) // n_out if n_out else 0
     if count - shift <= 0:
         warnings.warn(_DOF_WARNING.format(name=name), UserWarning, stacklevel=level)
-    if n_out <= 1:
-        return given, dims, full, out_shape, [vals]
+    if n_out <= 1:  # an empty result (a dimension of size 0 kept) has no group at all
+        return given, dims, full, out_shape, [vals] if n_out else []
     groups: list = [[] for _ in range(n_out)]
     for i, o in enumerate(group_index(shape, dims)):
         groups[o].append(vals[i])

@@ -215,7 +215,7 @@ def amax(x: Tensor, dim=(), keepdim: bool = False, largest: bool = True) -> Tens
     for d in dims:
         if shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    if not vals:
+    if not vals and not given:  # with dims none of size 0, an empty input gives an empty result
         raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
     groups: dict = {}
     for i, o in enumerate(group_index(shape, dims)):
