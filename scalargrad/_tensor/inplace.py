@@ -67,8 +67,8 @@ FILLS = "fill"  # ``inplace``'s overlap for an op that writes one value into eve
 def overlapping(t: Tensor) -> bool:
     """ATen's ``has_internal_overlap`` is YES: a zero stride over a dimension of more than one
     element (an expanded tensor), so several elements share one memory location."""
-    tt = t._t
-    return bool(tt.ndim) and any(st == 0 and n > 1 for n, st in zip(tt.shape, tt.strides))
+    tt = t._t  # a contiguous tensor (the common case) has no zero stride: no loop over its dims
+    return not tt.contiguous and any(st == 0 and n > 1 for n, st in zip(tt.shape, tt.strides))
 
 
 def check_no_overlap(t: Tensor) -> None:
@@ -87,7 +87,7 @@ def inplace(t: Tensor, compute, overlap: str | None = None) -> Tensor:
     check_inplace(t)
     if overlap != FILLS and overlapping(t):
         if overlap is None:
-            check_no_overlap(t)
+            raise RuntimeError(_OVERLAP)
         raise Unsupported(f"Tensor.{overlap} of an expanded tensor (elements sharing memory)",
                           "PyTorch writes them one by one in its kernel's order; clone() the tensor first")
     res = compute(t)
