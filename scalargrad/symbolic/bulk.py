@@ -162,7 +162,7 @@ def _reference(graph, elems, probes) -> dict | None:
                     continue
                 t = p * s
                 a = abs(p * m)
-                r = get(u)
+                r = get(u)  # _add inlined: this loop runs once per partial of every element
                 if r is None:
                     ref[u] = [t, a, 1]
                 else:
