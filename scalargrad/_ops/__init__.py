@@ -26,6 +26,7 @@ from . import (
     scatter,
     selection,
     softmax,
+    trigonometric,
     unary,
     views,
 )
@@ -37,4 +38,5 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
            "elementwise", "embedding", "fill", "indexing", "joins", "losses", "moments", "normalization", "norms",
            "pointwise", "pooling",
-           "products", "reductions", "rounding", "scans", "scatter", "selection", "softmax", "unary", "views"]
+           "products", "reductions", "rounding", "scans", "scatter", "selection", "softmax", "trigonometric", "unary",
+           "views"]
