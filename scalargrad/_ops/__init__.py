@@ -13,6 +13,7 @@ from . import (
     fill,
     indexing,
     joins,
+    logarithms,
     losses,
     moments,
     normalization,
@@ -36,7 +37,7 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 """Every differentiable elementwise op with a non-trivial derivative, for the catalogue tests."""
 
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
-           "elementwise", "embedding", "fill", "indexing", "joins", "losses", "moments", "normalization", "norms",
-           "pointwise", "pooling",
+           "elementwise", "embedding", "fill", "indexing", "joins", "logarithms", "losses", "moments", "normalization",
+           "norms", "pointwise", "pooling",
            "products", "reductions", "rounding", "scans", "scatter", "selection", "softmax", "trigonometric", "unary",
            "views"]

@@ -161,6 +161,8 @@ def binary(op, a, b, alpha=None) -> Tensor:
         raise refuse_bool(op.bool_kernel)
     if cdt.is_floating_point and op.integer_kernel is not None:
         raise NotImplementedError(f"\"{op.integer_kernel}\" not implemented for '{cdt.short}'")
+    if op.float_only_kernel is not None and not cdt.is_floating_point:  # logaddexp of integers
+        raise NotImplementedError(f"\"{op.float_only_kernel}\" not implemented for '{cdt.short}'")
     sa, sb = a._t, b._t
     if alpha is not None and alpha != 1:
         if not cdt.is_floating_point and isinstance(alpha, float):
