@@ -20,6 +20,7 @@ from . import (
     norms,
     pointwise,
     pooling,
+    predicates,
     products,
     reductions,
     rounding,
@@ -38,6 +39,6 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
            "elementwise", "embedding", "fill", "indexing", "joins", "logarithms", "losses", "moments", "normalization",
-           "norms", "pointwise", "pooling",
+           "norms", "pointwise", "pooling", "predicates",
            "products", "reductions", "rounding", "scans", "scatter", "selection", "softmax", "trigonometric", "unary",
            "views"]

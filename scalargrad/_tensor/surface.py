@@ -36,6 +36,7 @@ from . import (
     norms,
     pointwise,
     pooling,
+    predicates,
     products,
     reductions,
     rounding,
@@ -57,7 +58,8 @@ FUNCTIONS: dict = {}
 # the families, in the order their spellings are bound (a later one may read an earlier one's)
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
             conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
-            moments, convolution, pooling, normalization, legacy, logarithms)
+            moments, convolution, pooling, normalization, legacy, logarithms,
+            predicates)
 
 
 def _named(fn, name: str, qualname: str):
