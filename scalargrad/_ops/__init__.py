@@ -27,6 +27,7 @@ from . import (
     scans,
     scatter,
     selection,
+    signs,
     softmax,
     trigonometric,
     unary,
@@ -39,6 +40,5 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
            "elementwise", "embedding", "fill", "indexing", "joins", "logarithms", "losses", "moments", "normalization",
-           "norms", "pointwise", "pooling", "predicates",
-           "products", "reductions", "rounding", "scans", "scatter", "selection", "softmax", "trigonometric", "unary",
-           "views"]
+           "norms", "pointwise", "pooling", "predicates", "products", "reductions", "rounding", "scans", "scatter",
+           "selection", "signs", "softmax", "trigonometric", "unary", "views"]

@@ -49,6 +49,7 @@ class Elementwise(Op):
     # the declaration ``x.op_()`` runs, where PyTorch's in-place form is a node of its own
     # (``AsinhBackward1``, with no derivative): None for the op itself
     inplace_op = None
+    same_dtype_error = None  # PyTorch's refusal of two tensors of different dtypes (heaviside)
 
 
 class Unary(Elementwise):

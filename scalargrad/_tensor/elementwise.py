@@ -145,6 +145,8 @@ def binary(op, a, b, alpha=None) -> Tensor:
     _bool_check(op, a, b)
     ta = isinstance(a, Tensor)
     tb = isinstance(b, Tensor)
+    if op.same_dtype_error is not None and ta and tb and a._t.dtype is not b._t.dtype:
+        raise RuntimeError(op.same_dtype_error)
     if not ta:
         if not tb:
             raise TypeError(f"{op.api.method if op.api else op.__name__}(): expected a Tensor operand")
