@@ -10,6 +10,7 @@ import math
 import pytest
 
 import scalargrad as sg
+from scalargrad._base.errors import Unsupported
 
 VALUES = [1.5, math.nan, math.inf, -math.inf, -0.0, 0.0, -2.0, 1e-40, -math.nan]
 DATA = {"float32": VALUES, "float64": VALUES, "int64": [3, 0, -2, 7, 0, -1, 5, 1, 0],
@@ -68,3 +69,17 @@ def test_a_mask_from_isnan_selects(torch_ref):
         out.append((x[~x.isnan()].tolist(), x.isnan().any().item(), L.isfinite(x).all().item(),
                     x.masked_fill(L.isnan(x), 0.0).tolist()))
     assert out[0] == out[1]
+
+
+def test_logical_functions_write_into_out(torch_ref):
+    out = []
+    for L in (sg, torch_ref):
+        a = L.tensor([0.0, 1.0, -10.0], dtype=L.float64)
+        t = L.empty(3, dtype=L.int16)
+        r = L.logical_not(a, out=t)
+        u = L.empty(3, dtype=L.bool)
+        s = L.logical_or(a, L.tensor([0, 0, 1]), out=u)
+        out.append((r is t, t.tolist(), str(t.dtype), s is u, u.tolist()))
+    assert out[0] == out[1]
+    with pytest.raises(Unsupported, match="out="):
+        sg.logical_and(sg.tensor([1.0, 0.0]), 1, out=sg.empty(5))
