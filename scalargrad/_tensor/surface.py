@@ -32,6 +32,7 @@ from . import (
     legacy,
     logarithms,
     moments,
+    nan_reductions,
     normalization,
     norms,
     pointwise,
@@ -59,7 +60,7 @@ FUNCTIONS: dict = {}
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
             conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
             moments, convolution, pooling, normalization, legacy, logarithms,
-            predicates)
+            predicates, nan_reductions)
 
 
 def _named(fn, name: str, qualname: str):
