@@ -157,3 +157,17 @@ def test_in_place_and_integer_refusal(torch_ref, name):
 def test_logaddexp_has_no_in_place_form(torch_ref):
     for L in (sg, torch_ref):
         assert not hasattr(L.Tensor, "logaddexp_") and not hasattr(L.Tensor, "logaddexp2_")
+
+
+def test_xlogy_with_a_number_is_torchs(torch_ref):
+    def run(L):
+        x = L.tensor([0.0, 1.5, -2.0, 3.0], requires_grad=True)
+        out = []
+        for f in (lambda: L.xlogy(x, 2.0), lambda: x.xlogy(0.0), lambda: L.xlogy(2.0, x), lambda: L.xlogy(0, x),
+                  lambda: L.xlogy(x, -1.0)):
+            y = f()
+            (g,) = L.autograd.grad(y.sum(), x)
+            out.append(([repr(v) for v in y.tolist()], [repr(v) for v in g.tolist()], y.grad_fn.name()))
+        return out
+
+    assert run(sg) == run(torch_ref)

@@ -293,6 +293,36 @@ class Xlogy(Binary):
     sympy = staticmethod(lambda sp, a, b: sp.Piecewise((0, sp.Eq(a, 0) & (b <= 0)), (a * sp.log(b), True)))
 
 
+@register
+class XlogyC(WithNumber):
+    """xlogy(tensor, number) (XlogyBackward2)."""
+
+    name = "XlogyBackward2"
+    saved = (("other", "c"), ("self", 0))
+    extra_none = 0
+    result = "float"
+    forward = staticmethod(lambda r, a, c: _xlogy(r, a, c))
+    backward = staticmethod(lambda k, g, v: (k.xlogy_self_backward(g, k.a(v), v._c),))
+    sympy = staticmethod(lambda sp, a, c: sp.Piecewise((0, sp.Eq(a, 0) & (c <= 0)), (a * sp.log(c), True)))
+
+
+@register
+class RXlogyC(WithNumber):
+    """xlogy(number, tensor) (XlogyBackward1): other's gradient grad * self / other."""
+
+    name = "XlogyBackward1"
+    saved = (("other", 0), ("self", "c"))
+    extra_none = 0
+    result = "float"
+    forward = staticmethod(lambda r, a, c: _xlogy(r, c, a))
+    backward = staticmethod(lambda k, g, v: (k.div(k.mul(g, k.const(v._c)), k.a(v)),))
+    sympy = staticmethod(lambda sp, a, c: sp.Piecewise((0, sp.Eq(c, 0) & (a <= 0)), (c * sp.log(a), True)))
+
+
+Xlogy.with_number = XlogyC
+Xlogy.number_first = RXlogyC
+
+
 @helper
 def xlogy_self_backward(k, g, a, b):
     return 0.0 if (a == 0 and b <= 0) else k.pointwise(Xlogy, g, b)
