@@ -4,6 +4,7 @@ not str``), and what counts as an operand."""
 
 from __future__ import annotations
 
+from .._base.numpy_types import numpy_type_name
 from .tensor import Tensor, refuse_complex
 
 __all__ = ["not_tensor", "is_operand", "arg_type", "check_input", "check_other"]
@@ -13,7 +14,7 @@ def not_tensor(x, fn: str, arg: str = "input", pos: int | None = 1) -> TypeError
     """The TypeError for ``x`` given as ``fn``'s argument ``arg`` (at ``pos``; None for a
     keyword-only argument, which PyTorch names without a position)."""
     where = f" (position {pos})" if pos is not None else ""
-    return TypeError(f"{fn}(): argument '{arg}'{where} must be Tensor, not {type(x).__name__}")
+    return TypeError(f"{fn}(): argument '{arg}'{where} must be Tensor, not {numpy_type_name(x)}")
 
 
 def is_operand(x) -> bool:
@@ -23,7 +24,7 @@ def is_operand(x) -> bool:
 
 def arg_type(x) -> str:
     """An argument's type as PyTorch's parser names it in "got (...)"."""
-    return "Tensor" if isinstance(x, Tensor) else type(x).__name__
+    return "Tensor" if isinstance(x, Tensor) else numpy_type_name(x)
 
 
 def check_input(name: str, x) -> None:

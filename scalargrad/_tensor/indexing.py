@@ -22,6 +22,7 @@ from .._ops.views import Layout
 from .factories import tensor
 from .fill import copy_into, fill, mask_of, masked_zero
 from .inplace import LEAF_INPLACE, VIEW_OF_LEAF, check_inplace, rebase
+from .numpy_bridge import plain_index
 from .operands import broadcast_shapes, positions
 from .storage import write
 from .tensor import Tensor, leaf, make
@@ -199,8 +200,13 @@ def _is_bool_scalar(it) -> bool:
     return isinstance(it, Tensor) and not it._t.ndim and it._t.dtype is dtypes.bool
 
 
+_PLAIN = (int, slice, Tensor, type(None), type(Ellipsis), bool)
+
+
 def getitem(x: Tensor, index):
     """``x[index]``: a view for basic indexing, a copy (IndexBackward0) for advanced."""
+    if index.__class__ not in _PLAIN:
+        index = plain_index(index)  # NumPy arrays and scalars
     if isinstance(index, Tensor) and not index._t.ndim and index._t.dtype not in (dtypes.bool,) \
             and not index._t.dtype.is_floating_point:
         index = int(index._val)
@@ -351,6 +357,8 @@ def setitem(x: Tensor, index, value) -> None:
     records it: a basic index writes through a view (CopySlices on the tensor, or on its base
     if it is a view itself); an advanced index is ``index_put_`` on the view its ints and
     slices select (IndexPutBackward0, or CopySlices over it when that is a view)."""
+    if index.__class__ not in _PLAIN:
+        index = plain_index(index)
     if isinstance(index, Tensor) and not index._t.ndim and index._t.dtype is not dtypes.bool \
             and not index._t.dtype.is_floating_point:
         index = int(index._val)

@@ -18,6 +18,7 @@ from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import state as _grad_state
 from .._base.layout import contiguous_strides, is_contiguous, is_non_overlapping_and_dense, numel, view_strides
+from .._base.numpy_types import is_numpy_scalar
 from .._ops import views as S
 from .._ops.views import Layout
 from .inplace import check_inplace, rebase
@@ -74,6 +75,8 @@ def sizes_arg(args, what: str) -> tuple:
     for s in args:
         if isinstance(s, Tensor):
             s = int(s)
+        elif is_numpy_scalar(s) and s.dtype.kind in "iu":
+            s = int(s)  # PyTorch's parser takes an integer NumPy scalar
         if not isinstance(s, int) or isinstance(s, bool):
             raise TypeError(f"{what}(): argument 'size' (position 1) must be tuple of ints, but found element of type "
                             f"{type(s).__name__} at pos {len(out)}")
