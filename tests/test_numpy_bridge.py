@@ -84,6 +84,19 @@ CASES = [
     # sizes given as NumPy integers
     "torch.zeros(np.int64(2))", "torch.zeros(np.array(2))", "torch.ones(np.array([2, 3]).shape)",
     "torch.arange(6.).reshape(np.int64(2), 3)", "torch.tensor(np.array([0.1], dtype=np.float32)).item()",
+    # NumPy scalars as the numbers and ints of other arguments
+    "torch.full((2,), np.float32(1.5))", "torch.clamp(torch.tensor([1., 2.]), min=np.float32(1.5))",
+    "torch.add(torch.tensor([1., 2.]), np.float32(2))", "torch.mul(torch.tensor([1, 2]), np.int64(2))",
+    "torch.pow(torch.tensor([1., 2.]), np.float64(2))", "torch.tensor([1., 2.]).fill_(np.float32(3))",
+    "torch.arange(np.int64(3))", "torch.linspace(np.float64(0), np.float64(1), np.int64(3))",
+    "torch.tensor([1., 2.]).view(np.int64(2), 1).shape", "torch.tensor([[1., 2.]]).sum(np.int64(1))",
+    "torch.tensor([[1., 2.]]).sum(axis=np.int64(1))", "torch.tensor([1., 2.]).mul_(np.float64(2))",
+    "torch.tensor([1., 2.]).add_(np.float32(2))", "torch.tensor([[1., 2.]]).transpose(np.int64(0), 1).shape",
+    "torch.tensor([1., 2., 3.])[np.int64(0):np.int64(2)]", "torch.cat([torch.ones(1), torch.ones(1)], dim=np.int64(0))",
+    "torch.tensor([1., 2.]).max(np.int64(0))", "torch.topk(torch.tensor([1., 3., 2.]), np.int64(2))",
+    "torch.tensor([1., 2.]).unsqueeze(np.int64(0)).shape", "torch.zeros((np.int64(2), np.int64(1))).shape",
+    "torch.tensor([1., 2.]).repeat(np.int64(2))", "torch.nn.Linear(np.int64(2), np.int64(1)).weight.shape",
+    "torch.nn.functional.one_hot(torch.tensor([0, 1]), np.int64(3))",
 ]
 
 

@@ -12,7 +12,7 @@ from . import dtypes
 from .errors import Unsupported
 
 __all__ = ["is_ndarray", "is_numpy_scalar", "numpy_dtype", "array_values", "scalar_value", "number",
-           "numpy_type_name"]
+           "numpy_type_name", "integer", "plain_arguments"]
 
 # NumPy's dtype names that are scalargrad's dtypes (the same names as PyTorch's)
 _DTYPES = {d.name: d for d in (dtypes.float64, dtypes.float32, dtypes.float16, dtypes.int64, dtypes.int32,
@@ -84,3 +84,29 @@ def number(x):
     if kind in "fb":
         return float(x)
     return None
+
+
+def integer(x):
+    """The int an integer NumPy scalar stands for where PyTorch's parser takes an int (a dim, a
+    size), or None."""
+    if is_numpy_scalar(x) and x.dtype.kind in "iu":
+        return int(x)
+    return None
+
+
+def _plain(x):
+    if is_numpy_scalar(x):
+        return x.item()
+    if x.__class__ in (tuple, list) and any(is_numpy_scalar(i) for i in x):
+        return x.__class__(i.item() if is_numpy_scalar(i) else i for i in x)
+    return x
+
+
+def plain_arguments(args: tuple, kwargs: dict):
+    """``(args, kwargs)`` with each NumPy scalar (alone or in a tuple or list of ints) as the Python
+    number it holds, as PyTorch's argument parser reads them; None if there is none."""
+    new_args = tuple(_plain(a) for a in args)
+    new_kwargs = {k: _plain(v) for k, v in kwargs.items()}
+    if all(a is b for a, b in zip(new_args, args)) and all(new_kwargs[k] is kwargs[k] for k in kwargs):
+        return None
+    return new_args, new_kwargs

@@ -4,7 +4,7 @@ not str``), and what counts as an operand."""
 
 from __future__ import annotations
 
-from .._base.numpy_types import numpy_type_name
+from .._base.numpy_types import number, numpy_type_name
 from .tensor import Tensor, refuse_complex
 
 __all__ = ["not_tensor", "is_operand", "arg_type", "check_input", "check_other"]
@@ -34,9 +34,14 @@ def check_input(name: str, x) -> None:
         raise not_tensor(x, name, 'input', 1)
 
 
-def check_other(name: str, x, pos: int, tensor_only: bool = False) -> None:
+def check_other(name: str, x, pos: int, tensor_only: bool = False):
     """``x``, the ``other`` operand of ``name`` at ``pos``, must be a tensor or a Python number
-    (a tensor alone for ``tensor_only``)."""
+    (a tensor alone for ``tensor_only``); returns it, a NumPy scalar as the Python number
+    PyTorch's parser reads."""
     refuse_complex(x)
     if tensor_only and not isinstance(x, Tensor) or not is_operand(x):
-        raise not_tensor(x, name, 'other', pos)
+        n = None if tensor_only else number(x)
+        if n is None:
+            raise not_tensor(x, name, 'other', pos)
+        return n
+    return x

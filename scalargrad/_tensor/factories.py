@@ -17,7 +17,7 @@ from .._base.dtypes import TensorType, round_list
 from .._base.errors import Unsupported
 from .._base.grad_mode import is_grad_enabled
 from .._base.kernel_order import fma
-from .._base.numpy_types import array_values, is_ndarray, is_numpy_scalar, numpy_dtype, scalar_value
+from .._base.numpy_types import array_values, integer, is_ndarray, is_numpy_scalar, numpy_dtype, scalar_value
 from .arguments import not_tensor
 from .numpy_bridge import array_tensor, program_stacklevel, shared_tensor
 from .operands import broadcast_shapes, check_size
@@ -664,7 +664,9 @@ def linspace(start, end, steps: int, dtype=None, device=None, requires_grad=Fals
     kernel computes them: ``start + step * i`` for the first half and ``end - step * (steps - 1 - i)``
     for the rest, each one fused multiply-add (the compiler contracts the expression)."""
     if isinstance(steps, bool) or not isinstance(steps, int):
-        raise TypeError(f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
+        if integer(steps) is None:
+            raise TypeError(f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
+        steps = integer(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     start = start.item() if isinstance(start, Tensor) else start

@@ -133,4 +133,4 @@ def install(method, function) -> None:
     method("__array__", _array)
     method("__array_wrap__", _array_wrap)
     Tensor.__array_priority__ = 1000  # NumPy leaves ``array (op) tensor`` to the tensor, as for PyTorch's
-    function("from_numpy", from_numpy)
+    function("from_numpy", from_numpy, checked=False)
