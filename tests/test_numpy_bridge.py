@@ -97,6 +97,11 @@ CASES = [
     "torch.tensor([1., 2.]).unsqueeze(np.int64(0)).shape", "torch.zeros((np.int64(2), np.int64(1))).shape",
     "torch.tensor([1., 2.]).repeat(np.int64(2))", "torch.nn.Linear(np.int64(2), np.int64(1)).weight.shape",
     "torch.nn.functional.one_hot(torch.tensor([0, 1]), np.int64(3))",
+    # assigned values: np.float64 and NumPy integers are numbers there, other NumPy values refused
+    *[f"(lambda t: (t.__setitem__({i}, {v}), t)[1])(torch.zeros(2))" for i in ("0", "np.array([0, 1])")
+      for v in ("np.float64(5)", "np.int64(5)", "np.bool_(True)", "np.float32(5)", "np.array(5.)", "'a'")],
+    "(lambda t: (t.__setitem__(np.array([True, False, True]), 5.), t)[1])(torch.ones(3))",
+    "(lambda t: (t.__setitem__(0, torch.from_numpy(np.array([1., 2.]))), t)[1])(torch.zeros(2, 2))",
 ]
 
 

@@ -12,7 +12,7 @@ from . import dtypes
 from .errors import Unsupported
 
 __all__ = ["is_ndarray", "is_numpy_scalar", "numpy_dtype", "array_values", "scalar_value", "number",
-           "numpy_type_name", "integer", "plain_arguments"]
+           "numpy_type_name", "integer", "integer_or_double", "plain_arguments"]
 
 # NumPy's dtype names that are scalargrad's dtypes (the same names as PyTorch's)
 _DTYPES = {d.name: d for d in (dtypes.float64, dtypes.float32, dtypes.float16, dtypes.int64, dtypes.int32,
@@ -92,6 +92,14 @@ def integer(x):
     if is_numpy_scalar(x) and x.dtype.kind in "iu":
         return int(x)
     return None
+
+
+def integer_or_double(x):
+    """The Python number PyTorch's parser reads a NumPy integer or float64 as where it takes a
+    number it does not convert (``x[0] = np.float64(5)``; np.float32 is refused there), or None."""
+    if isinstance(x, float) and is_numpy_scalar(x):
+        return float(x)
+    return integer(x)
 
 
 def _plain(x):

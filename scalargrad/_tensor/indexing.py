@@ -17,6 +17,7 @@ from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
 from .._base.grad_mode import state as _grad_state
 from .._base.layout import contiguous_strides
+from .._base.numpy_types import integer_or_double, numpy_type_name
 from .._ops.indexing import CopySlices, Index, IndexPut, scatter_class
 from .._ops.views import Layout
 from .factories import tensor
@@ -201,6 +202,7 @@ def _is_bool_scalar(it) -> bool:
 
 
 _PLAIN = (int, slice, Tensor, type(None), type(Ellipsis), bool)
+_NUMBERS = (int, float, bool)
 
 
 def getitem(x: Tensor, index):
@@ -316,7 +318,7 @@ def _copy_to(x: Tensor, value) -> None:
     if value.__class__ in (int, float, bool):
         fill(x, tensor(value, dtype=x._t.dtype))
     elif not isinstance(value, Tensor):
-        raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
+        raise TypeError(f"can't assign a {numpy_type_name(value)} to a {x._t.dtype.legacy}")
     elif tuple(value._t.shape) == tuple(x._t.shape):
         copy_into(x, value)
     elif not value._t.ndim:
@@ -359,6 +361,8 @@ def setitem(x: Tensor, index, value) -> None:
     slices select (IndexPutBackward0, or CopySlices over it when that is a view)."""
     if index.__class__ not in _PLAIN:
         index = plain_index(index)
+    if value.__class__ not in _NUMBERS and not isinstance(value, Tensor) and integer_or_double(value) is not None:
+        value = integer_or_double(value)  # np.float64, np.int64: PyTorch's parser takes them
     if isinstance(index, Tensor) and not index._t.ndim and index._t.dtype is not dtypes.bool \
             and not index._t.dtype.is_floating_point:
         index = int(index._val)
@@ -405,7 +409,7 @@ def setitem(x: Tensor, index, value) -> None:
         col = [dt.round(value)] * len(flat)
         value = leaf(dt.round(value), TensorType(dt, ()))  # PyTorch copies from a wrapped number
     else:
-        raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
+        raise TypeError(f"can't assign a {numpy_type_name(value)} to a {x._t.dtype.legacy}")
     grad = _grad_state.enabled and (target._rg or value._rg)
     if grad:
         if target._rg and target._op is None:
