@@ -174,7 +174,7 @@ def _is_sequence(x) -> bool:
 
 def _warn_arrays(items: list) -> None:
     """PyTorch's TORCH_WARN_ONCE about NumPy arrays among a list's items."""
-    if "slow_arrays" in _warned:
+    if "slow_arrays" in _warned or "numpy" not in sys.modules:  # without NumPy loaded there is no array
         return
     for cls in set(map(type, items)):
         if cls.__module__.startswith("numpy") and any(is_ndarray(i) for i in items if i.__class__ is cls):

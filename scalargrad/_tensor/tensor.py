@@ -336,7 +336,7 @@ def _arith(op_number, op_tensor, compute, symbol: str):
                 v._seq = 0
             return v
         if not isinstance(other, Tensor):
-            if isinstance(other, (int, float)) and not NP.is_numpy_scalar(other):
+            if isinstance(other, (int, float)) and other.__class__.__module__ != "numpy":
                 return impl.binary(op_tensor, self, other)
             return _not_an_operand(other, lambda n: method(self, n))
         if other._t is not t or not t.fast:
@@ -412,7 +412,7 @@ def _reflected(op):
     """``number (op) tensor`` for a commutative op: the same method, operands swapped by Python."""
 
     def method(self, other):
-        if isinstance(other, (Tensor, int, float)) and not NP.is_numpy_scalar(other):
+        if isinstance(other, (Tensor, int, float)) and other.__class__.__module__ != "numpy":
             return impl.binary(op, other, self)
         return _not_an_operand(other, lambda n: method(self, n))
 
