@@ -72,7 +72,7 @@ def _gru_step(x: Tensor, h: Tensor, p: CellParams, pre: bool = False) -> Tensor:
 STEPS = {"RNN_TANH": _tanh_step, "RNN_RELU": _relu_step, "LSTM": _lstm_step, "GRU": _gru_step}
 
 
-def _check_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, gates: int, label: str = "") -> None:
+def _check_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, gates: int, label: str = "0") -> None:
     """ATen's checks of a cell's operands, in its words."""
     hidden = w_hh.shape[1]
     if w_ih.shape[0] != gates * hidden:
@@ -100,8 +100,8 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor:
 
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> tuple:
     """``torch.lstm_cell``: (h', c') with gates i, f, g, o (MulBackward0, AddBackward0)."""
-    _check_cell(input, hx[0], w_ih, w_hh, 4, "[0]")
-    _check_cell(input, hx[1], w_ih, w_hh, 4, "[1]")
+    _check_cell(input, hx[0], w_ih, w_hh, 4, "0")
+    _check_cell(input, hx[1], w_ih, w_hh, 4, "1")
     return _lstm_step(input, tuple(hx), CellParams(w_ih, w_hh, b_ih, b_hh))
 
 
