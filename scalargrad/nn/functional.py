@@ -182,9 +182,14 @@ __all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_e
             "mse_loss", "nll_loss", "smooth_l1_loss"]
 
 
-from .sparse_functions import embedding, one_hot  # noqa: E402
+from .sparse_functions import embedding, embedding_bag, one_hot  # noqa: E402
 
-__all__ += ["embedding", "one_hot"]
+__all__ += ["embedding", "embedding_bag", "one_hot"]
+
+
+from .linear_functions import bilinear  # noqa: E402
+
+__all__ += ["bilinear"]
 
 
 from .convolution_functions import conv1d, conv2d  # noqa: E402
