@@ -458,6 +458,19 @@ def test_hidden_state_errors_are_pytorchs(torch_ref):
     assert ours == theirs and len(ours) == 9
 
 
+
+@pytest.mark.live_torch
+def test_lstm_with_projections_warns_as_pytorch(torch_ref):
+    """PyTorch's x86-64 builds warn (oneDNN has no projections) for float32, not for float64."""
+    got = []
+    for L in (scalargrad, torch_ref):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for dt in (L.float32, L.float64):
+                L.nn.LSTM(3, 4, proj_size=2, dtype=dt)(L.zeros(2, 1, 3, dtype=dt))
+        got.append([(w.category.__name__, str(w.message)) for w in caught])
+    assert got[0] == got[1] and len(got[0]) == 1
+
 def _measure(seeds: int = 12) -> None:  # pragma: no cover - a report, run by hand with PyTorch installed
     import torch
 
