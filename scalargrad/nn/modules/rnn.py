@@ -28,6 +28,7 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 
 _PROJ_ONEDNN = ("LSTM with projections is not supported with oneDNN. Using default implementation. (Triggered "
                 "internally at /__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)")
+_WARNED: list = []
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
@@ -310,8 +311,9 @@ class LSTM(RNNBase):
                 if not is_batched:
                     hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
         self.check_forward_args(input, hx, batch_sizes)
-        if self.proj_size > 0 and input.dtype is dtypes.float32 and input.numel() != 0:
-            warnings.warn(_PROJ_ONEDNN, UserWarning, stacklevel=1)  # ATen's TORCH_WARN, on every x86-64 build
+        if self.proj_size > 0 and input.dtype is dtypes.float32 and input.numel() != 0 and not _WARNED:
+            _WARNED.append(True)  # ATen's TORCH_WARN_ONCE (once per process), on every x86-64 build
+            warnings.warn(_PROJ_ONEDNN, UserWarning, stacklevel=1)
         output, h, c = self._run(input, hx, batch_sizes)
         if isinstance(orig, PackedSequence):
             return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), \
