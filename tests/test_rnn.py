@@ -272,23 +272,30 @@ def test_dropout_zeroes_between_layers_only_in_training():
     _check_against_reference(scalargrad, "RNN", dict(num_layers=2), "float32", F32_BOUND)
 
 
-def test_gradients_equal_the_references_derivatives():
-    """d(sum of weighted outputs)/d(each parameter and input), float64, against central differences of
-    the 40-digit reference."""
+@pytest.mark.parametrize("kind,kw", [("GRU", dict(num_layers=2, bidirectional=True)),
+                                     ("LSTM", dict(num_layers=2, proj_size=1)),
+                                     ("RNN", dict(bidirectional=True, nonlinearity="relu"))])
+def test_gradients_equal_the_references_derivatives(kind, kw):
+    """d(weighted outputs + final states)/d(each input and every fifth parameter element), float64,
+    against central differences of the 40-digit reference."""
     scalargrad.manual_seed(1)
-    m = scalargrad.nn.GRU(2, 2, num_layers=2, bidirectional=True, dtype=scalargrad.float64)
+    m = getattr(scalargrad.nn, kind)(2, 2, **kw, dtype=scalargrad.float64)
     x = scalargrad.randn(3, 1, 2, dtype=scalargrad.float64, requires_grad=True)
-    wts = [0.3, -0.7, 1.1, 0.2, -0.5, 0.9, 0.4, -1.3, 0.6, 0.8, -0.2, 0.5]
+    dirs, layers, hout = 2 if m.bidirectional else 1, m.num_layers, m.proj_size or 2
+    mode = "RNN_RELU" if m.mode == "RNN_RELU" else m.mode
+    wts = [0.3, -0.7, 1.1, 0.2, -0.5, 0.9, 0.4, -1.3, 0.6, 0.8, -0.2, 0.5][:3 * dirs * hout]
     y, h = m(x)
-    loss = (y.reshape(-1) * scalargrad.tensor(wts, dtype=scalargrad.float64)).sum() + h.sum()
+    states = h if isinstance(h, tuple) else (h,)
+    loss = (y.reshape(-1) * scalargrad.tensor(wts, dtype=scalargrad.float64)).sum() + sum(s.sum() for s in states)
     grads = scalargrad.autograd.grad(loss, [x, *m.parameters()])
     params = _params_of(m)
     steps = [x[t, 0].tolist() for t in range(3)]
 
     def value(ps, xs):
-        out, hn, _ = _reference("GRU", ps, xs, [[0.0] * 2] * 4, None, 2, True)
-        return mpmath.fsum(w * v for w, v in zip(wts, [v for s in out for v in s])) + mpmath.fsum(
-            v for hv in hn for v in hv)
+        out, hn, cn = _reference(mode, ps, xs, [[0.0] * hout] * (layers * dirs),
+                                 [[0.0] * 2] * (layers * dirs) if kind == "LSTM" else None, layers, dirs == 2)
+        finals = [v for hv in hn for v in hv] + ([v for cv in cn for v in cv] if kind == "LSTM" else [])
+        return mpmath.fsum(w * v for w, v in zip(wts, [v for s in out for v in s])) + mpmath.fsum(finals)
 
     eps = mpmath.mpf(10) ** -15
 
@@ -305,7 +312,7 @@ def test_gradients_equal_the_references_derivatives():
             assert abs(deriv(at) - gx[t * 2 + j]) <= 1e-13
     names = [n for n, _ in m.named_parameters()]
     for name, g in zip(names, grads[1:]):
-        k = m._flat_weights_names.index(name) // 4
+        k = next(i for i, ws in enumerate(m._all_weights) if name in ws)
         key = name.split("_l")[0].replace("weight", "w").replace("bias", "b")
         flat = _flat(g)
         for e in range(0, len(flat), 5):  # every fifth element
