@@ -76,6 +76,7 @@ def test_gradients_of_a_sum_are_the_bags_gradients_added_per_row():
 
 
 @pytest.mark.live_torch
+@pytest.mark.vector_kernels  # the weight's normal_ draws
 @pytest.mark.parametrize("kw", [dict(mode="max"), dict(mode="max", padding_idx=2),
                                 dict(mode="max", include_last_offset=True)])
 def test_max_mode_is_pytorchs_bit_for_bit(torch_ref, kw):
@@ -91,6 +92,7 @@ def test_max_mode_is_pytorchs_bit_for_bit(torch_ref, kw):
 
 
 @pytest.mark.live_torch
+@pytest.mark.vector_kernels  # the weight's normal_ draws
 def test_module_is_pytorchs(torch_ref):
     got = []
     for L in (scalargrad, torch_ref):
