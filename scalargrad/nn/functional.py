@@ -146,6 +146,7 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
     log_softmax,
     logsigmoid,
     mish,
+    prelu,
     relu6,
     relu_,
     selu,
@@ -163,7 +164,7 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
 
 __all__ += ["celu", "celu_", "elu", "elu_", "gelu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
             "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "relu6", "relu_", "selu", "selu_", "silu", "softplus",
-            "softmax", "softmin", "log_softmax",
+            "softmax", "softmin", "log_softmax", "prelu",
             "softshrink", "softsign", "tanhshrink", "threshold", "threshold_"]
 
 
