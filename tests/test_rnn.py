@@ -152,7 +152,9 @@ def _check_against_reference(L, kind, kw, dtype, bound):
 
 @pytest.mark.parametrize("kind,kw", CONFIGS)
 def test_layers_compute_the_documented_equations(kind, kw):
-    _check_against_reference(scalargrad, kind, kw, "float32", F32_BOUND)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # LSTM with projections: "not supported with oneDNN", as PyTorch warns
+        _check_against_reference(scalargrad, kind, kw, "float32", F32_BOUND)
     _check_against_reference(scalargrad, kind, kw, "float64", F64_BOUND)
 
 
