@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from .._base.dtypes import TensorType, float32, round_list
 from .._base.grad_mode import state as _grad_state
 from .._base.layout import numel
+from .._base.numpy_types import numpy_type_name
 from .._ops import joins as J
 from .._ops.table import Op
 from .._ops.views import Layout
@@ -125,7 +126,7 @@ def _check_join(tensors, what: str) -> list:
     tensors = list(tensors)
     for i, x in enumerate(tensors):
         if not isinstance(x, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(x).__name__}")
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {numpy_type_name(x)}")
     return tensors
 
 

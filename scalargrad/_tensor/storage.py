@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import weakref
 
+from .._base.errors import Unsupported
 from .._base.grad_mode import state as grad_state
 from .._ops import views as S
 from .tensor import GRADLESS_VIEW, INFERENCE, Ext, Tensor, ext, impl, leaf, next_seq, node_watchers, watch
 
-__all__ = ["Counter", "Mem", "Store", "mem", "write", "alias", "version_then", "snapshot", "regenerate",
-           "positions_in_base", "refused_view"]
+__all__ = ["Counter", "Mem", "Store", "mem", "write", "alias", "share_with_array", "version_then", "snapshot",
+           "regenerate", "positions_in_base", "refused_view"]
 
 _STAMPS_KEPT = 64
 
@@ -45,11 +46,12 @@ class Counter:
 class Store:
     """Tensors sharing memory: the root's elements and the members (weakly held)."""
 
-    __slots__ = ("data", "members", "written", "__weakref__")
+    __slots__ = ("data", "members", "written", "arrays", "__weakref__")
 
     def __init__(self, data: list) -> None:
         self.data = data  # the root's elements, row-major (the root's own list if it has dimensions)
         self.members: list = []  # weak references to the member tensors
+        self.arrays: list | None = None  # NumPy arrays sharing the memory: ``share_with_array``
         # the stamp of the last write through any member, those with a version counter of
         # their own (``.data``, ``detach()`` of a leaf) included: when values last changed
         self.written = 0
@@ -139,6 +141,8 @@ def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
     now requires grad) so do the views made in grad mode that did not require grad."""
     s = mem(t)
     st = s.store
+    if st is not None and st.arrays:
+        _check_arrays(st)  # before anything changes: nothing is half-applied
     stamp = next_seq()
     ver = s.ver
     ver.n += 1
@@ -185,9 +189,61 @@ def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
         if ms.ver is ver:
             _stamp(m, stamp)
     st.members = live
+    if st.arrays:
+        _refresh_arrays(st)
     for m, old in stale:
         regenerate(m, old)
     _refuse_inference(t)
+
+
+SHARED_READ_ONLY = "writing to a tensor that shares memory with a read-only NumPy array"
+
+
+def share_with_array(t: Tensor, arr) -> None:
+    """Keep the NumPy array ``arr``, which holds a copy of ``t``'s elements in ``t``'s logical
+    order, equal to ``t``'s memory, as PyTorch's ``from_numpy``/``numpy()`` share it: every
+    later write through any tensor of the store is copied into ``arr``. The array cannot be
+    written while a tensor of the store lives (its ``writeable`` flag is off, so NumPy refuses
+    the write: never a silent divergence); when the last tensor of the store is gone, it is
+    writable again if it was before."""
+    st = _store(t)
+    if st.arrays is None:
+        st.arrays = []
+        weakref.finalize(st, _release_arrays, st.arrays)
+    writable = bool(arr.flags.writeable)
+    arr.flags.writeable = False
+    st.arrays.append((weakref.ref(arr), t._s.index, writable))
+
+
+def _release_arrays(arrays: list) -> None:
+    for ref, _index, writable in arrays:
+        arr = ref()
+        if arr is not None and writable:
+            arr.flags.writeable = True
+
+
+def _check_arrays(st: Store) -> None:
+    """PyTorch writes into an array it was given read-only (a warning at ``from_numpy``, then
+    undefined behaviour); scalargrad refuses the write."""
+    for ref, _index, writable in st.arrays:
+        if not writable and ref() is not None:
+            raise Unsupported(SHARED_READ_ONLY)
+
+
+def _refresh_arrays(st: Store) -> None:
+    """Copy the store's new elements into the arrays that share its memory."""
+    data = st.data
+    live = []
+    for entry in st.arrays:
+        arr = entry[0]()
+        if arr is None:
+            continue
+        live.append(entry)
+        index = entry[1]
+        arr.flags.writeable = True
+        arr.flat[:] = data if index is None else [data[i] for i in index]
+        arr.flags.writeable = False
+    st.arrays[:] = live
 
 
 INFERENCE_INPLACE = (
