@@ -46,7 +46,8 @@ def test_views_follow_their_base_requires_grad_as_pytorch(torch_ref):
 
 _MULTI = (" This view is the output of a function that returns multiple views. Such functions do not allow the "
           "output views to be modified inplace. You should replace the inplace operation by an out-of-place one.")
-_NO_GRAD_MULTI = "RuntimeError: A view was created in no_grad mode and {} modified inplace with grad mode enabled." + _MULTI
+_NO_GRAD_MULTI = ("RuntimeError: A view was created in no_grad mode and {} modified inplace with grad mode enabled."
+                  + _MULTI)
 
 
 def multi_output_events(L) -> list:

@@ -396,8 +396,9 @@ def view_rebase_error(t: Tensor, indirect: bool) -> RuntimeError:
         "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
 
 
-_MULTI_OUTPUT = (" This view is the output of a function that returns multiple views. Such functions do not allow the "
-                 "output views to be modified inplace. You should replace the inplace operation by an out-of-place one.")
+_MULTI_OUTPUT = (" This view is the output of a function that returns multiple views. Such functions do not allow "
+                 "the output views to be modified inplace. You should replace the inplace operation by an out-of-place "
+                 "one.")
 
 
 def _multi_output_message(t: Tensor, changed: str) -> str:
@@ -405,15 +406,18 @@ def _multi_output_message(t: Tensor, changed: str) -> str:
     output number (an output of unbind/split: that node's), or as made in no_grad mode when it
     has none."""
     if t._op is None:
-        return f"A view was created in no_grad mode and {changed} modified inplace with grad mode enabled.{_MULTI_OUTPUT}"
+        return (f"A view was created in no_grad mode and {changed} modified inplace with grad mode enabled."
+                f"{_MULTI_OUTPUT}")
     e = t._ext
     if e is not None and e.pick is not None:
         h, i = e.pick
-        node = h._ext.node if h._ext is not None and h._ext.node is not None else impl.node_for(h)
+        he = h._ext
+        node = he.node if he is not None and he.node is not None else impl.node_for(h)
     else:
         i = 0
         node = (e.node if e is not None else None) or impl.node_for(t)
-    return f"Output {i} of {node.name().replace('Backward0', '')} is a view and {changed} modified inplace.{_MULTI_OUTPUT}"
+    name = node.name().replace("Backward0", "")
+    return f"Output {i} of {name} is a view and {changed} modified inplace.{_MULTI_OUTPUT}"
 
 
 def view_history(t: Tensor) -> None:
