@@ -119,6 +119,29 @@ def test_masked_fill_of_an_expanded_tensor_by_hand():
     assert r.stride() == (1,) and r.sum().item() == 8.0  # 2.5 + 3.0 + 2.5
 
 
+def _clamp_layouts(lib) -> list:
+    """clamp with number bounds of expanded and strided inputs: layout and the float sum that
+    reads it (float64: -3.5e38 six times is -2.1000000000000002e39 added in row order)."""
+    x = lib.tensor([-3.5e38, 2.0, -1.0], dtype=lib.float64)
+    out = []
+    f64 = lib.float64
+    for a in (x.unsqueeze(0).expand(2, 3), x.unsqueeze(1).expand(3, 2),
+              lib.arange(12.0, dtype=f64).reshape(3, 4)[:, ::2], lib.arange(6.0, dtype=f64).reshape(2, 3).t()):
+        for r in (a.clamp(-1.0, -3.5e38), a.clamp(min=0.5), a.clamp(max=1.5)):
+            out.append((r.stride(), r.is_contiguous(), repr(r.sum().item())))
+    return out
+
+
+def test_clamp_of_an_expanded_tensor_is_laid_out_as_pytorch(torch_ref):
+    # an expanded input kept its zero strides, and the result's sum read them (ops:5151:30)
+    assert _clamp_layouts(scalargrad) == _clamp_layouts(torch_ref)
+
+
+def test_clamp_of_an_expanded_tensor_by_hand():
+    r = scalargrad.tensor([-3.5e38] * 3, dtype=scalargrad.float64).expand(2, 3).clamp(max=-3.5e38)
+    assert r.stride() == (3, 1) and r.sum().item() == sum([-3.5e38] * 6)  # row order: the builtin's order
+
+
 # An in-place op on an expanded tensor (a zero stride over a dimension of more than one
 # element): every TensorIterator op refuses it with ATen's assert_no_internal_overlap error;
 # fill_ and zero_ write one value everywhere; masked_fill_, index_fill_, tril_ and triu_
