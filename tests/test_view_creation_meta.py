@@ -78,6 +78,8 @@ def multi_output_events(L) -> list:
     s = y.split(1)[0]
     step("an output with a grad_fn", lambda: s.mul_(2))
     step("a view of an output with a grad_fn", lambda: s[0].mul_(2))
+    step("item assignment on it", lambda: s.__setitem__(0, 1.0))  # through the view s[0]
+    step("slice assignment on it", lambda: s.__setitem__((slice(None), slice(0, 1)), 1.0))
     t = y.unbind(0)[1].view(2)
     y.mul_(2)
     step("base changed, its view's grad_fn read", lambda: t.grad_fn)
@@ -96,6 +98,8 @@ MULTI_OUTPUT_EXPECTED = [
      + _MULTI),
     ("a view of an output with a grad_fn", "RuntimeError: Output 0 of Select is a view and is being "
      "modified inplace." + _MULTI),
+    ("item assignment on it", "RuntimeError: Output 0 of Select is a view and is being modified inplace." + _MULTI),
+    ("slice assignment on it", "RuntimeError: Output 0 of Slice is a view and is being modified inplace." + _MULTI),
     ("base changed, its view's grad_fn read", "RuntimeError: Output 0 of View is a view and its base or "
      "another view of its base has been modified inplace." + _MULTI),
 ]
