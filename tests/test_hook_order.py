@@ -9,6 +9,8 @@ first six are the measurements of section 3c of /work/shared/notes/pytorch-seman
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 import scalargrad
@@ -392,6 +394,22 @@ def multi_grad_hook_counts_the_node_at_registration(L, ev):
     s.mul_(5)
     out.backward()
     ev.append(("x.grad", _l(x.grad)))
+
+
+# under create_graph AccumulateGrad stores a copy of the gradient (clone_obey_contract): a
+# post-accumulate hook changing a.grad in place does not reach b, which got the same gradient
+# from AddBackward0 (scalargrad stored that very tensor, and b.grad read 1.25: hooks:14:63)
+@scenario([("post", [0.25]), ("a.grad", [1.25], False), ("b.grad", [0.25])])
+def create_graph_accumulates_a_copy_of_a_shared_gradient(L, ev):
+    a = L.tensor([-1.0], requires_grad=True)
+    b = L.tensor([2.0], requires_grad=True)
+    c = ((a + b) * L.tensor([0.25])).sum()
+    a.register_post_accumulate_grad_hook(lambda p: (ev.append(("post", _l(p.grad))), p.grad.add_(1))[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # backward(create_graph=True)'s reference-cycle warning
+        c.backward(create_graph=True)
+    ev.append(("a.grad", _l(a.grad), a.grad.requires_grad))
+    ev.append(("b.grad", _l(b.grad)))
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
