@@ -157,7 +157,9 @@ def clamp(self, min=None, max=None, op=None):  # PyTorch's parameter names
     if not tt.ndim:
         return make(op, tt, r(CM.clamp_value(r, x._val, c)), (x,), c)
     vals = compute(op, dt, [x._val], tt.numel, c)
-    return make(op, tt, vals, (x,), c)
+    # laid out as TensorIterator lays out a unary result (an expanded input gives a contiguous
+    # one: its strides read in another order, sum gave another float sum, ops:5151:30)
+    return make(op, laid_out(dt, tt.shape, (tt,)), vals, (x,), c)
 
 
 def nonzero(condition) -> tuple:

@@ -414,6 +414,10 @@ def setitem(x: Tensor, index, value) -> None:
     if grad:
         if target._rg and target._op is None:
             raise RuntimeError(LEAF_INPLACE if advanced and target is x else VIEW_OF_LEAF)
+        if not advanced and index is not True and x._rg and _multi_output(x):
+            # PyTorch writes through the view x[index], which inherits x's MULTI_OUTPUT_NODE:
+            # its error names that view's node (Select, Slice...), not unbind's or split's
+            check_inplace(basic_index(x, index))
         check_inplace(target)
     old = target._val if target._t.ndim else [target._val]
     new = list(old)
@@ -428,6 +432,12 @@ def setitem(x: Tensor, index, value) -> None:
     res = make(op.tensor if not target._t.ndim else op, target._t, new if target._t.ndim else new[0],
                (target, value), layout)
     rebase(target, res)
+
+
+def _multi_output(x: Tensor) -> bool:
+    """``x`` is an output of unbind/split, or a view of one (PyTorch's MULTI_OUTPUT_NODE)."""
+    e = x._ext
+    return e is not None and e.pick is not None or x._s is not None and x._s.no_grad == "multi"
 
 
 def install(method, function) -> None:

@@ -16,6 +16,7 @@ from .._ops import joins as J
 from .._ops.table import Op
 from .._ops.views import Layout
 from .operands import check_size, result_dtype
+from .storage import multi_output_views
 from .tensor import Tensor, ext, flat, leaf, make, next_seq
 from .tensor_kernel import helper
 from .views import basic_index, narrow, norm_dim, select
@@ -90,6 +91,7 @@ def _multi(x: Tensor, outs: list, op, layout: Layout) -> tuple:
     hands its gradient to the shared node (``_ext.pick``), as PyTorch's one node with several
     outputs does."""
     if not (x._rg and _grad_state.enabled):
+        multi_output_views(outs)
         return tuple(outs)
 
     layout.outputs = tuple((o._t.shape, o._c.map) for o in outs)

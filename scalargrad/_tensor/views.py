@@ -539,9 +539,14 @@ def to_dtype(x: Tensor, dt, copy: bool = False) -> Tensor:
     if dt is x._t.dtype and not copy:
         return x
     val = dtypes.cast_values(x._t.dtype, dt, x._val)
+    t = x._t
+    # _to_copy with memory_format=preserve: a dense tensor's strides are kept; an expanded or
+    # strided one (not dense) becomes contiguous
+    t = t.with_dtype(dt) if t.contiguous or is_non_overlapping_and_dense(t.shape, t.strides) else \
+        TensorType(dt, t.shape)
     if not dt.is_floating_point:  # an integer result is outside the graph, as in PyTorch
-        return leaf(val, x._t.with_dtype(dt))
-    return make(S.ToCopy, x._t.with_dtype(dt), val, (x,), Layout(x._t.shape, x._t.dtype))
+        return leaf(val, t)
+    return make(S.ToCopy, t, val, (x,), Layout(x._t.shape, x._t.dtype))
 
 
 def detach(x: Tensor) -> Tensor:
