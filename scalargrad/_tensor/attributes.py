@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy as _copy
 
 from .._base.dtypes import TensorType
-from .._base.errors import Unsupported
 from .._base.formatting import tensor_repr
 from .._base.layout import is_contiguous, numel
 from .factories import device, strided, use_device
@@ -184,8 +183,6 @@ def install(method, function) -> None:
     method("get_device", lambda self: -1)
     method("cpu", lambda self, memory_format=None: self)
     method("cuda", lambda self, *a, **k: use_device("cuda"))
-    method("numpy", lambda self, *a, **k: (_ for _ in ()).throw(
-        Unsupported("Tensor.numpy()", "scalargrad has no NumPy arrays; use tolist()")))
     for name, fn in (("numel", lambda input: input._t.numel), ("is_tensor", lambda obj: isinstance(obj, Tensor)),
                      ("is_floating_point", lambda input: input._t.dtype.is_floating_point)):
         function(name, fn)
