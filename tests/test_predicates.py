@@ -82,4 +82,20 @@ def test_logical_functions_write_into_out(torch_ref):
         out.append((r is t, t.tolist(), str(t.dtype), s is u, u.tolist()))
     assert out[0] == out[1]
     with pytest.raises(Unsupported, match="out="):
-        sg.logical_and(sg.tensor([1.0, 0.0]), 1, out=sg.empty(5))
+        sg.logical_and(sg.tensor([1.0, 0.0]), sg.tensor(1), out=sg.empty(5))
+
+
+def test_a_python_number_other_is_refused_as_pytorch_does(torch_ref):
+    def run(L):
+        x = L.tensor([1.0, 0.0])
+        out = []
+        for f in (lambda: L.logical_and(x, 1), lambda: x.logical_or(1), lambda: x.logical_xor_(1),
+                  lambda: L.logaddexp(x, 2.0), lambda: x.logaddexp2(2.0)):
+            try:
+                f()
+                out.append(None)
+            except TypeError as e:
+                out.append(str(e))
+        return out
+
+    assert run(sg) == run(torch_ref)

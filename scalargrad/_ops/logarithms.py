@@ -234,6 +234,7 @@ class Logaddexp(Binary):
     saved = (("other", 1), ("self", 0))
     api = spellings("logaddexp", inplace=False)
     float_only_kernel = "logaddexp_cpu"  # integers and bool refused, not promoted
+    other_tensor_only = True
     forward = staticmethod(lambda r, a, b: _logaddexp(r, a, b, ieee.exp, 1.0))
 
     @staticmethod
@@ -253,6 +254,7 @@ class Logaddexp2(Binary):
     saved = (("other", 1), ("self", 0))
     api = spellings("logaddexp2", inplace=False)
     float_only_kernel = "logaddexp2_cpu"  # integers and bool refused, not promoted
+    other_tensor_only = True
     forward = staticmethod(lambda r, a, b: _logaddexp(r, a, b, lambda x: ieee.pow(2.0, x), r(1.0 / _LN2)))
 
     @staticmethod

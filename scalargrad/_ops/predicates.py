@@ -34,6 +34,7 @@ class Logical(Binary):
 
     result = "bool"
     differentiable = False
+    other_tensor_only = True  # PyTorch takes no Python number for ``other``
     saves, saves_inputs = False, False
     backward = staticmethod(lambda k, g, v: (None, None))
 

@@ -41,7 +41,7 @@ def install(method, function) -> None:
         name = op.api.method + "_"
 
         def apply(self, other, _op=op, _name=name):
-            check_other(_name, other, 1)
+            check_other(_name, other, 1, True)
             return _in_place(self, lambda t: binary(_op, t, other))
 
         method(name, apply)
@@ -54,7 +54,7 @@ def install(method, function) -> None:
     for op in PR.LOGICAL:
         def call(input, other, *, out=None, _op=op, _name=op.api.method):
             check_input(_name, input)
-            check_other(_name, other, 2)
+            check_other(_name, other, 2, True)
             return _into(out, binary(_op, input, other), _name)
 
         function(op.api.method, call, checked=False)
