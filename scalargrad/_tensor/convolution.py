@@ -137,27 +137,32 @@ def _getter(idx: list):
     return itemgetter(*idx) if idx else lambda v: ()
 
 
-_PLANS: dict = {}  # geometry -> (gathers of each output's taps, of each input's, of each weight's)
+_PLANS: dict = {}  # geometry -> (the forward's gathers, those of each input's taps, of each weight's)
 _PLANS_KEPT = 4
 
 
 def _plan(geo) -> tuple:
-    """Per output element the gathers of its input and weight elements; per input element those
-    of the (output, weight) pairs it meets; per weight element those of its (output, input)
-    pairs. Made once per geometry (``geometry`` keeps the recent ones)."""
+    """The forward's gathers: the distinct runs of weight elements the outputs read, and the
+    distinct runs of input elements, each with the outputs that read it (the output channels of a
+    position share one) and which weight run each takes; per input element the gathers of the
+    (output, weight) pairs it meets; per weight element those of its (output, input) pairs. Made
+    once per geometry (``geometry`` keeps the recent ones)."""
     plan = _PLANS.get(geo)
     if plan is None:
         n_in, n_w = _numel(geo.in_shape), _numel(geo.weight_shape)
         by_in = [([], []) for _ in range(n_in)]
         by_w = [([], []) for _ in range(n_w)]
-        fwd = []
+        x_runs: dict = {}
+        w_runs: dict = {}
         for o, taps in enumerate(geo.taps):
-            fwd.append((_getter([i for i, _ in taps]), _getter([j for _, j in taps])))
+            w_run = w_runs.setdefault(tuple(j for _, j in taps), len(w_runs))
+            x_runs.setdefault(tuple(i for i, _ in taps), []).append((o, w_run, geo.channel[o]))
             for i, j in taps:
                 by_in[i][0].append(o)
                 by_in[i][1].append(j)
                 by_w[j][0].append(o)
                 by_w[j][1].append(i)
+        fwd = ([_getter(list(run)) for run in w_runs], [(_getter(list(run)), outs) for run, outs in x_runs.items()])
         plan = (fwd, [(_getter(a), _getter(b)) for a, b in by_in], [(_getter(a), _getter(b)) for a, b in by_w])
         if len(_PLANS) >= _PLANS_KEPT:
             _PLANS.pop(next(iter(_PLANS)))
@@ -185,11 +190,16 @@ def _exact_forward(geo, xv: list, wv: list, bv: list | None, f32: bool) -> list 
         xi, sx = fixed_point(xv, sb - sw)
     shift = sx + sw
     bi = [b << (shift - sb) for b in bi]
-    plan = _plan(geo)[0]
+    w_runs, x_runs = _plan(geo)[0]
+    w_runs = [g(wi) for g in w_runs]
     if bv is None:
-        return round_scaled_list([sum(map(mul, gx(xi), gw(wi))) for gx, gw in plan], shift, f32)
-    return round_scaled_list([sum(map(mul, gx(xi), gw(wi)), bi[oc]) for (gx, gw), oc in zip(plan, geo.channel)],
-                             shift, f32)
+        bi = [0] * geo.weight_shape[0]
+    sums = [0] * len(geo.taps)
+    for gx, outs in x_runs:
+        xs = gx(xi)
+        for o, k, oc in outs:
+            sums[o] = sum(map(mul, xs, w_runs[k]), bi[oc])
+    return round_scaled_list(sums, shift, f32)
 
 
 def _exact_backward(geo, gv: list, xv: list, wv: list, want_x: bool, want_w: bool, f32: bool) -> tuple | None:
