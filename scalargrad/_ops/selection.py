@@ -76,7 +76,7 @@ Diagonal = _picked("Diagonal", "DiagonalBackward0", (("dim1", "c.dim1"), ("dim2"
 # torch.diag of a matrix goes through diagonal_copy, whose node PyTorch names so
 DiagonalCopy = _picked("DiagonalCopy", "DiagonalBackward0_copy", Diagonal.saved, None, "DiagonalBackwardBackward0")
 DiagEmbed = _picked("DiagEmbed", "DiagEmbedBackward0", (("dim1", "c.dim1"), ("dim2", "c.dim2"), ("offset", "c.offset")),
-                    None, "DiagonalBackward0")
+                    Api(method="diag_embed", function="diag_embed"), "DiagonalBackward0")
 Repeat = _picked("Repeat", "RepeatBackward0", (("repeats", "c.repeats"), _SIZES), Api(method="repeat"),
                  "SumBackward1")
 Roll = _picked("Roll", "RollBackward0", (("dims", "c.dims"), ("shifts", "c.shifts")),
