@@ -136,6 +136,7 @@ PATTERNS = {
     "addcdiv": [(OTHER_T, SELF), (OTHER_T, SELF, 0.5)], "addcdiv_": [(OTHER_T, SELF)],
     "lerp": [(OTHER_T, 0.25), (OTHER_T, 0.75), (OTHER_T, SELF)], "lerp_": [(OTHER_T, 0.25)],
     "unflatten": [(0, (1, -1)), (-1, (-1, 1))],
+    "unfold": [(0, 1, 1), (-1, 1, 2), (0, 2, 1)],
 }
 # not called here: they need a graph, a hook, a device, randomness or uninitialised memory, and
 # have tests of their own

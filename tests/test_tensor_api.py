@@ -13,6 +13,7 @@ import math
 import pytest
 
 import scalargrad
+from scalargrad.errors import Unsupported
 
 from faithfulness import correctly_rounded, step
 
@@ -488,3 +489,60 @@ def test_clone_to_and_shape_ops_record_their_nodes(L):
     y = x.double().unsqueeze(0).view(1, 1).sum() * 3
     y.backward()
     assert x.grad.item() == 3.0 and x.grad.dtype == L.float32
+
+
+# ---------------------------------------------------------------- dim_order, complex numbers (issue 23)
+
+
+def _dim_orders(L) -> list:
+    """dim_order of contiguous, permuted, sliced, expanded and channels-last layouts (ties
+    between equal strides and dims of size 1 resolved as PyTorch's insertion sort does)."""
+    import itertools
+
+    out = []
+    for shape in [(2, 3), (2, 1, 3), (1, 1), (3, 1, 1, 2), (2, 2, 2), (1, 4, 1), (2, 3, 4, 5), (2, 1, 4, 1)]:
+        for p in itertools.permutations(range(len(shape))):
+            x = L.ones(shape).permute(p)
+            for y in (x, x[..., :1], x.expand(*[s if s > 1 else 2 for s in x.shape])):
+                out.append(y.dim_order())
+    return out + [L.ones(2).dim_order(), L.tensor(1.0).dim_order()]
+
+
+def test_dim_order_is_torchs(torch_ref):
+    assert _dim_orders(scalargrad) == _dim_orders(torch_ref)
+    # channels last: an NHWC tensor seen as NCHW lies in memory as N, H, W, C
+    assert scalargrad.ones(2, 4, 5, 3).permute(0, 3, 1, 2).dim_order() == (0, 2, 3, 1)
+
+
+COMPLEX = {
+    "tensor": lambda L: L.tensor([1 + 2j]), "scalar": lambda L: L.tensor(1j),
+    "mixed": lambda L: L.tensor([[1.0], [2j]]), "full": lambda L: L.full((2,), 1j),
+    "as_tensor": lambda L: L.as_tensor([1j]), "new_tensor": lambda L: L.ones(2).new_tensor([1j]),
+}
+INTO_REAL = {
+    "fill_": lambda L: L.ones(2).fill_(1j), "fill_real": lambda L: L.ones(2).fill_(3 + 0j),
+    "new_full": lambda L: L.ones(2).new_full((2,), 1j), "full_dtype": lambda L: L.full((2,), 1j, dtype=L.float32),
+    "masked_fill": lambda L: L.ones(2).masked_fill(L.tensor([True, False]), 1j),
+    "masked_fill_real": lambda L: L.ones(2).masked_fill(L.tensor([True, False]), 2 + 0j),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX))
+def test_python_complex_numbers_are_refused_by_name(name):
+    # PyTorch makes a complex tensor; scalargrad's are real: one sentence naming the feature,
+    # never "Could not infer dtype of complex" (PyTorch never says that)
+    with pytest.raises(Unsupported, match="^complex numbers and complex dtypes is not supported"):
+        COMPLEX[name](scalargrad)
+
+
+def _into_real(L, f):
+    try:
+        return f(L).tolist()
+    except RuntimeError as e:
+        return str(e)
+
+
+@pytest.mark.parametrize("name", sorted(INTO_REAL))
+def test_a_complex_number_into_a_real_tensor_is_torchs(torch_ref, name):
+    # c10 converts a complex Number without imaginary part, and refuses one with it
+    assert _into_real(scalargrad, INTO_REAL[name]) == _into_real(torch_ref, INTO_REAL[name])

@@ -154,6 +154,66 @@ impl.set_grad = _set_grad
 impl.set_data = _set_data
 
 
+def _channels_last(shape, strides) -> bool:
+    """A 4-d tensor dense in (N, H, W, C) order (c10's is_channels_last_strides_2d, without its
+    size-1 subtleties: dims of size 1 are skipped, as is_contiguous skips them)."""
+    if len(shape) != 4:
+        return False
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def _swap(shape, strides, a: int, b: int) -> int:
+    """Whether dim ``a`` goes inside dim ``b`` (1), outside (-1) or either (0), as
+    torch._prims_common orders an elementwise result's dims."""
+    sa, sb = strides[a], strides[b]
+    if sa == 0 or sb == 0:
+        return 0
+
+    def ge(x, y):
+        return y == 0 or (x != 0 and (x >= y or x % y == 0))
+
+    if sa == sb:
+        return 0 if ge(shape[b], shape[a]) else 1
+    if ge(sb, sa):
+        return -1
+    return 1 if ge(sa, sb) else 0
+
+
+def dim_order(self, *, ambiguity_check=False) -> tuple:
+    """The dims from the outermost in memory to the innermost (PyTorch's ``Tensor.dim_order``:
+    an insertion sort by stride, contiguous and channels-last layouts first)."""
+    if not isinstance(ambiguity_check, (bool, list)):
+        raise TypeError("ambiguity_check should be a bool or a list of memory formats.")
+    if ambiguity_check is not False:
+        raise Unsupported("Tensor.dim_order(ambiguity_check=...)")
+    shape, strides = tuple(self._t.shape), tuple(self._t.strides)
+    nd = len(shape)
+    if nd < 2:
+        return tuple(range(nd))
+    cont, cl = is_contiguous(shape, strides), _channels_last(shape, strides)
+    if cont and not cl:
+        return tuple(range(nd))
+    if cl and not cont:
+        return (0, *range(2, nd), 1)
+    perm = list(reversed(range(nd)))
+    for i in range(1, nd):
+        j = i
+        for k in reversed(range(i)):
+            c = _swap(shape, strides, perm[k], perm[j])
+            if c > 0:
+                perm[k], perm[j] = perm[j], perm[k]
+                j = k
+            elif c < 0:
+                break
+    return tuple(reversed(perm))
+
+
 def install(method, function) -> None:
     """Python's protocols (iteration, copies, indexing is ``indexing.py``'s) and the metadata."""
     method("__iter__", _iter)
@@ -166,6 +226,7 @@ def install(method, function) -> None:
     method("stride", lambda self, dim=None: self._t.strides if dim is None else
            self._t.strides[_size_dim(self, dim, "stride")])
     method("storage_offset", lambda self: offset_of(self))
+    method("dim_order", dim_order)
     method("element_size", lambda self: self._t.dtype.itemsize)
     method("size", lambda self, dim=None: self._t.shape if dim is None else
            self._t.shape[_size_dim(self, dim, "size")])

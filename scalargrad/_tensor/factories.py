@@ -193,6 +193,8 @@ def parse_data(data) -> tuple:
             kinds.add(defaults["dtype"])
         elif isinstance(x, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+        elif isinstance(x, complex):  # PyTorch makes a complex tensor: refused by name, never a raw error
+            raise Unsupported("complex numbers and complex dtypes")
         elif hasattr(x, "__float__") and not isinstance(x, complex):
             kinds.add(defaults["dtype"])
             x = float(x)
@@ -373,6 +375,8 @@ def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, memor
 
 
 def _dtype_of_number(x):
+    if isinstance(x, complex):
+        raise Unsupported("complex numbers and complex dtypes")
     if isinstance(x, bool):
         return dtypes.bool
     if isinstance(x, int):

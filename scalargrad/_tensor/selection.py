@@ -23,7 +23,7 @@ from .tensor_kernel import helper
 from .views import gather_index, make_view, norm_dim, offset_of
 
 __all__ = ["gather", "index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
-           "diagonal", "diag", "diag_embed", "repeat", "tile", "roll", "repeat_interleave", "install"]
+           "diagonal", "diag", "diag_embed", "repeat", "tile", "roll", "repeat_interleave", "unfold", "install"]
 
 for _name in ("sort", "topk", "kthvalue"):
     _RETURN_TYPES[_name] = type(_name, (ReturnTypes,), {"__slots__": (), "_name": _name,
@@ -291,6 +291,34 @@ def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, _op=SE.Di
                      layout)
 
 
+def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """``Tensor.unfold``: the windows of ``size`` elements every ``step`` along ``dimension``,
+    as a new last dim; a view of the input's memory (UnfoldBackward0)."""
+    x = self
+    nd = x._t.ndim
+    d = norm_dim(dimension, nd)
+    n = x._t.shape[d] if nd else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    shape, strides = list(x._t.shape), list(x._t.strides)
+    logical = list(contiguous_strides(tuple(shape)))
+    if nd:
+        count = (n - size) // step + 1
+        out_shape = tuple(shape[:d] + [count] + shape[d + 1:] + [size])
+        lst = logical[:d] + [logical[d] * step] + logical[d + 1:] + [logical[d]]
+        mst = strides[:d] + [strides[d] * step] + strides[d + 1:] + [strides[d]]
+    else:
+        out_shape, lst, mst = (size,), [1], [1]
+    m = gather_index(out_shape, lst, 0)
+    layout = Layout(x._t.shape, x._t.dtype)
+    layout.raw = {"dimension": _uint(dimension), "size": size, "step": step}
+    return make_view(x, out_shape, mst, offset_of(x), m, SE.Unfold, layout)
+
+
 def diag(x: Tensor, diagonal: int = 0) -> Tensor:
     """``diag``: a matrix's diagonal, or the square matrix with a vector on its diagonal."""
     if x._t.ndim == 2:
@@ -439,7 +467,7 @@ def roll(x: Tensor, shifts, dims=None) -> Tensor:
 
 def install(method, function) -> None:
     """gather, index_select, masked_select, take, sort, argsort, topk, kthvalue, tril, triu, diagonal,
-    diag, diag_embed, roll, repeat_interleave, repeat, tile."""
+    diag, diag_embed, roll, repeat_interleave, repeat, unfold, tile."""
     method("gather", lambda self, dim, index, *, sparse_grad=False: gather(self, dim, index))
     function("gather", lambda input, dim, index, *, sparse_grad=False, out=None: gather(input, dim, index))
     for name in ("index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
@@ -448,6 +476,7 @@ def install(method, function) -> None:
         method(name, fn)
         function(name, fn)
     method("repeat", repeat)
+    method("unfold", unfold)
     method("tile", tile)
     function("tile", lambda input, dims: tile(input, dims))
     method("tril_", lambda self, diagonal=0: inplace(self, lambda t: tril(t, diagonal), "tril_"))
