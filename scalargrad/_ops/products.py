@@ -93,7 +93,7 @@ class Addr(Product):
 
     name = "AddrBackward0"
     saved = (("alpha", "one"), ("beta", "one"), ("vec1", 1, (2,)), ("vec2", 2, (1,)))
-    api = Api(method="addr", function="addr")
+    api = Api(method="addr", inplace="addr_", function="addr")
 
     @staticmethod
     def backward(k, g, v):

@@ -461,6 +461,8 @@ def install(method, function) -> None:
         function(name, fn)
     function("addmm", addmm)
     method("addr", lambda self, vec1, vec2, *, beta=1, alpha=1: addr(self, vec1, vec2, beta=beta, alpha=alpha))
+    method("addr_", lambda self, vec1, vec2, *, beta=1, alpha=1: inplace(
+        self, lambda t: addr(t, vec1, vec2, beta=beta, alpha=alpha)))
     function("addr", addr)
     function("bmm", lambda input, mat2: bmm(input, mat2))
     function("baddbmm", lambda input, batch1, batch2, *, beta=1, alpha=1: baddbmm(input, batch1, batch2, beta=beta,
