@@ -77,6 +77,8 @@ COMPOSITES = {
     "vst": lambda L, x: L.vstack([x, x[0]]), "rst": lambda L, x: L.row_stack([x[1], x[0]]),
     "dst": lambda L, x: L.dstack([x, x]), "dst1": lambda L, x: L.dstack([x[0], x[1]]),
     "cst": lambda L, x: L.column_stack([x[0], x[1], x.t()]),
+    "cp": lambda L, x: L.cartesian_prod(x[0], x[1, :2]), "cp1": lambda L, x: L.cartesian_prod(x[0]),
+    "cp2d": lambda L, x: L.cartesian_prod(x, x[0]), "cpdt": lambda L, x: L.cartesian_prod(x[0], L.tensor([1, 2])),
     "al1": lambda L, x: L.atleast_1d(x[0, 0]), "al2": lambda L, x: L.atleast_2d(x[0], x[0, 0]),
     "al3": lambda L, x: L.atleast_3d([x, x[0], x[0, 0]]), "al2x": lambda L, x: L.atleast_2d(x),
     "df": lambda L, x: x.diff(), "df0": lambda L, x: L.diff(x, dim=0), "df2": lambda L, x: x.diff(n=2),
