@@ -68,7 +68,7 @@ def test_torch_functional_outside_scalargrad_run(tmp_path):
     (lambda t: t.jit.script, "a compiled graph (TorchScript)"),
     (lambda t: t.tensor([1.0]).cfloat(), "complex numbers"),
     (lambda t: t.sparse_coo_tensor, "sparse layouts"),
-    (lambda t: t.from_numpy, "shares memory with a NumPy array"),
+    (lambda t: t.frombuffer, "shares memory with a raw buffer"),
     (lambda t: t.nn.parallel.DistributedDataParallel, "several processes"),
     (lambda t: t.profiler.profile, "PyTorch's kernels"),
     (lambda t: t.tensor([1.0]).untyped_storage(), "raw storage bytes and pointers"),

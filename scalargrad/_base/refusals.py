@@ -25,7 +25,7 @@ TRANSFORMS = ("it needs functorch's function transforms (vmap, forward-mode AD),
               "implement: use torch.autograd.grad and torch.autograd.functional")
 AUTOCAST = "it runs ops in lower precision (float16/bfloat16 autocast kernels), which scalargrad does not"
 NESTED = "it needs nested (ragged) tensors"
-NUMPY = "it shares memory with a NumPy array; scalargrad keeps its own elements: use torch.tensor(array.tolist())"
+NUMPY = "it shares memory with a raw buffer; scalargrad keeps its own elements: use torch.tensor(list(buffer))"
 
 _REASONS: dict[str, str] = {
     # a GPU or another accelerator
@@ -65,7 +65,6 @@ _REASONS: dict[str, str] = {
     "torch.Tensor.to_sparse_csc": SPARSE, "torch.Tensor.to_dense": SPARSE, "torch.Tensor.indices": SPARSE,
     "torch.Tensor.values": SPARSE, "torch.Tensor.coalesce": SPARSE, "torch.Tensor.is_coalesced": SPARSE,
     "torch.Tensor.crow_indices": SPARSE, "torch.Tensor.col_indices": SPARSE, "torch.optim.SparseAdam": SPARSE,
-    "torch.nn.EmbeddingBag": SPARSE.replace("sparse layouts", "offsets-based bag reductions (embedding_bag)"),
     # native code
     "torch.utils.cpp_extension": NATIVE, "torch.library": NATIVE, "torch.ops": NATIVE, "torch.classes": NATIVE,
     "torch._C": NATIVE, "torch.hub": "it downloads code and weights from the network",
@@ -96,9 +95,9 @@ _REASONS: dict[str, str] = {
                                    "Python lists, do not have",
     "torch.Tensor.data_ptr": "it exposes a raw memory address, which scalargrad's tensors, Python lists, do not have",
     "torch.Tensor.storage": "it exposes raw storage bytes, which scalargrad's tensors, Python lists, do not have",
-    "torch.from_numpy": NUMPY, "torch.Tensor.numpy": NUMPY, "torch.frombuffer": NUMPY,
-    "torch.from_dlpack": NUMPY.replace("a NumPy array", "another library's array (DLPack)"),
-    "torch.utils.dlpack": NUMPY.replace("a NumPy array", "another library's array (DLPack)"),
+    "torch.frombuffer": NUMPY,
+    "torch.from_dlpack": NUMPY.replace("a raw buffer", "another library's array (DLPack)"),
+    "torch.utils.dlpack": NUMPY.replace("a raw buffer", "another library's array (DLPack)"),
 }
 
 

@@ -318,8 +318,6 @@ def install(method, function) -> None:
     method("get_device", lambda self: -1)
     method("cpu", lambda self, memory_format=None: self)
     method("cuda", lambda self, *a, **k: use_device("cuda"))
-    method("numpy", lambda self, *a, **k: (_ for _ in ()).throw(
-        Unsupported("Tensor.numpy()", "scalargrad has no NumPy arrays; use tolist()")))
     for name, fn in (("numel", lambda input: input._t.numel), ("is_tensor", lambda obj: isinstance(obj, Tensor)),
                      ("is_floating_point", lambda input: input._t.dtype.is_floating_point)):
         function(name, fn)

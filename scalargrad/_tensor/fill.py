@@ -10,6 +10,7 @@ import math
 from .._base import dtypes, rng
 from .._base.dtypes import TensorType, round_list
 from .._base.errors import Unsupported
+from .._base.numpy_types import is_numpy_scalar
 from .._ops import fill as FI
 from .._ops.views import Layout
 from .arguments import not_tensor
@@ -34,7 +35,9 @@ def fill(self, value, zero: bool = False):
         source = value
         value = value._val
     elif value.__class__ not in (int, float, bool, complex):
-        raise TypeError(f"fill_(): argument 'value' (position 1) must be Number, not {type(value).__name__}")
+        if not is_numpy_scalar(value):
+            raise TypeError(f"fill_(): argument 'value' (position 1) must be Number, not {type(value).__name__}")
+        value = value.item()
     dt = self._t.dtype
     if source is None:
         dtypes.check_fits(dt, value)

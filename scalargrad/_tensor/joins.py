@@ -14,10 +14,12 @@ from .._base.dtypes import TensorType, float32, int64, round_list
 from .._base.dtypes import bool as dtypes_bool
 from .._base.grad_mode import state as _grad_state
 from .._base.layout import numel
+from .._base.numpy_types import numpy_type_name
 from .._ops import joins as J
 from .._ops.table import Op
 from .._ops.views import Layout
 from .operands import check_size, result_dtype
+from .storage import multi_output_views
 from .tensor import Tensor, ext, flat, leaf, make, next_seq
 from .tensor_kernel import helper
 from .views import basic_index, narrow, norm_dim, select
@@ -94,6 +96,7 @@ def _multi(x: Tensor, outs: list, op, layout: Layout) -> tuple:
     hands its gradient to the shared node (``_ext.pick``), as PyTorch's one node with several
     outputs does."""
     if not (x._rg and _grad_state.enabled):
+        multi_output_views(outs)
         return tuple(outs)
 
     layout.outputs = tuple((o._t.shape, o._c.map) for o in outs)
@@ -130,7 +133,7 @@ def _check_join(tensors, what: str) -> list:
     tensors = list(tensors)
     for i, x in enumerate(tensors):
         if not isinstance(x, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(x).__name__}")
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {numpy_type_name(x)}")
     return tensors
 
 

@@ -11,6 +11,7 @@ from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.introsort import nth_element, partial_sort, sort_range, std_sort
 from .._base.layout import contiguous_strides, slices
+from .._base.numpy_types import integer
 from .._ops import selection as SE
 from .._ops.views import Layout
 from .arguments import not_tensor
@@ -410,8 +411,9 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
 
 def repeat(x: Tensor, *sizes) -> Tensor:
     """``repeat``: the tensor tiled ``sizes`` times (RepeatBackward0)."""
-    if len(sizes) == 1 and not isinstance(sizes[0], int):
+    if len(sizes) == 1 and not isinstance(sizes[0], int) and integer(sizes[0]) is None:
         sizes = tuple(sizes[0])
+    sizes = tuple(s if s.__class__ is int else int(s) if integer(s) is not None else s for s in sizes)
     shape = tuple(x._t.shape)
     if len(sizes) < len(shape):
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "

@@ -15,6 +15,7 @@ from .activation import (
     LogSigmoid,
     LogSoftmax,
     Mish,
+    PReLU,
     ReLU,
     ReLU6,
     Sigmoid,
@@ -34,7 +35,7 @@ from .conv import Conv1d, Conv2d, LazyConv1d, LazyConv2d
 from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
 from .lazy import LazyModuleMixin
-from .linear import LazyLinear, Linear
+from .linear import Bilinear, LazyLinear, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -48,7 +49,8 @@ from .loss import (
 from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, LazyBatchNorm1d, LazyBatchNorm2d
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
-from .sparse import Embedding
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .sparse import Embedding, EmbeddingBag
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "ReLU",
            "Sigmoid", "Tanh", "Identity", "Dropout", "Linear", "Flatten", "Unflatten", "Embedding",
@@ -58,4 +60,6 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss", "Conv1d", "Conv2d",
            "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout2d", "LazyLinear", "LazyConv1d", "LazyConv2d",
-           "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyModuleMixin"]
+           "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyModuleMixin",
+           "Bilinear", "EmbeddingBag", "PReLU", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
+           "GRUCell"]
