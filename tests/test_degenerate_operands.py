@@ -119,6 +119,54 @@ def test_masked_fill_of_an_expanded_tensor_by_hand():
     assert r.stride() == (1,) and r.sum().item() == 8.0  # 2.5 + 3.0 + 2.5
 
 
+def _clamp_layouts(lib) -> list:
+    """clamp with number bounds of expanded and strided inputs: layout and the float sum that
+    reads it (float64: -3.5e38 six times is -2.1000000000000002e39 added in row order)."""
+    x = lib.tensor([-3.5e38, 2.0, -1.0], dtype=lib.float64)
+    out = []
+    f64 = lib.float64
+    for a in (x.unsqueeze(0).expand(2, 3), x.unsqueeze(1).expand(3, 2),
+              lib.arange(12.0, dtype=f64).reshape(3, 4)[:, ::2], lib.arange(6.0, dtype=f64).reshape(2, 3).t()):
+        for r in (a.clamp(-1.0, -3.5e38), a.clamp(min=0.5), a.clamp(max=1.5)):
+            out.append((r.stride(), r.is_contiguous(), repr(r.sum().item())))
+    return out
+
+
+def test_clamp_of_an_expanded_tensor_is_laid_out_as_pytorch(torch_ref):
+    # an expanded input kept its zero strides, and the result's sum read them (ops:5151:30)
+    assert _clamp_layouts(scalargrad) == _clamp_layouts(torch_ref)
+
+
+def test_clamp_of_an_expanded_tensor_by_hand():
+    r = scalargrad.tensor([-3.5e38] * 3, dtype=scalargrad.float64).expand(2, 3).clamp(max=-3.5e38)
+    assert r.stride() == (3, 1) and r.sum().item() == sum([-3.5e38] * 6)  # row order: the builtin's order
+
+
+def _conversion_layouts(lib) -> list:
+    """dtype conversions (_to_copy, memory_format=preserve) of dense, strided and expanded
+    tensors: a dense tensor's strides are kept, any other becomes contiguous."""
+    x = lib.arange(24.0).reshape(2, 3, 4)
+    out = []
+    for a in (x, x[::2], x[:, ::2], x.transpose(0, 2), x[:, :, :1], x[..., 1:], lib.tensor([1.0, 2.0]).expand(3, 2),
+              lib.tensor([5.0]).expand(3), x[:, 1], x[0].t(), x[:, :1, :].expand(2, 3, 4)):
+        for r in (a.double(), a.to(lib.int64), a.bool(), a.to(lib.float32, copy=True), a.type(lib.float64)):
+            out.append((r.stride(), r.is_contiguous(), r.view(-1).tolist() if r.is_contiguous() else None))
+    return out
+
+
+def test_conversions_are_laid_out_as_pytorch(torch_ref):
+    # an expanded or strided input kept its strides: is_contiguous() False where PyTorch's is
+    # True, and .view(-1) refused (ops:6262:45, 254, 266, 358)
+    assert _conversion_layouts(scalargrad) == _conversion_layouts(torch_ref)
+
+
+def test_conversion_of_an_expanded_tensor_by_hand():
+    r = scalargrad.tensor([5.0]).expand(3).double()
+    assert r.stride() == (1,) and r.is_contiguous() and r.view(-1).tolist() == [5.0, 5.0, 5.0]
+    t = scalargrad.arange(6.0).reshape(2, 3).t().double()  # dense: its strides are kept
+    assert t.stride() == (1, 3) and not t.is_contiguous()
+
+
 # An in-place op on an expanded tensor (a zero stride over a dimension of more than one
 # element): every TensorIterator op refuses it with ATen's assert_no_internal_overlap error;
 # fill_ and zero_ write one value everywhere; masked_fill_, index_fill_, tril_ and triu_

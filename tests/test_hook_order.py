@@ -9,6 +9,8 @@ first six are the measurements of section 3c of /work/shared/notes/pytorch-seman
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 import scalargrad
@@ -331,6 +333,83 @@ def backward_with_inputs_runs_post_accumulate_hooks(L, ev):
     ev.append(("x.grad", _v(x.grad)))
     (x * 1.0).backward(inputs=[x])
     ev.append(("x.grad", _v(x.grad)))
+
+
+# ---------------------------------------------------------------- issue 22: the fuzzer's hook defects
+
+
+def _l(t):
+    return None if t is None else t.tolist()
+
+
+# an unbind node's pre-hook sees a 0-dim tensor for the used output and None for the others
+# (scalargrad handed its hooks a tensor of no type: AttributeError, hooks:5151:301)
+@scenario([("pre", (None, 3.0, None)), ("x.grad", [0.0, 12.0, 0.0])])
+def unbind_node_prehook_sees_each_output(L, ev):
+    x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (x * 2).unbind(0)
+    z = y[1] * 3
+    y[1].grad_fn.register_prehook(lambda go: (ev.append(("pre", _v(go))), tuple(None if t is None else t * 2
+                                                                                 for t in go))[1])
+    z.backward()
+    ev.append(("x.grad", _l(x.grad)))
+
+
+@scenario([("pre", (None, None, 3.0)), ("grad", [0.0, 0.0, 12.0])])
+def unbind_node_prehook_under_autograd_grad(L, ev):
+    x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (x * 2).unbind(0)
+    z = y[2] * 3
+    y[2].grad_fn.register_prehook(lambda go: (ev.append(("pre", _v(go))), tuple(None if t is None else t * 2
+                                                                                 for t in go))[1])
+    (g,) = L.autograd.grad(z, [x])
+    ev.append(("grad", _l(g)))
+
+
+# a node's post-hook sees None for an input whose edge backward(inputs=...) or autograd.grad
+# prunes: PyTorch does not compute it (task_should_compute_output), hooks:5151:9
+@scenario([("post", (3.0, None), (1.0,)), ("a.grad", 3.0), ("b.grad", None),
+           ("post", (None, 2.0), (1.0,)), ("grad", 2.0)])
+def node_posthook_sees_none_for_pruned_inputs(L, ev):
+    a = L.tensor(2.0, requires_grad=True)
+    b = L.tensor(3.0, requires_grad=True)
+    c = a * b
+    c.grad_fn.register_hook(lambda gi, go: ev.append(("post", _v(gi), _v(go))))
+    c.backward(inputs=[a], retain_graph=True)
+    ev.append(("a.grad", _v(a.grad)))
+    ev.append(("b.grad", _v(b.grad)))
+    (g,) = L.autograd.grad(c, [b])
+    ev.append(("grad", _v(g)))
+
+
+# register_multi_grad_hook counts each tensor by the node it had when the hook was registered:
+# y changed in place afterwards (through a view) still fires on its old node (hooks:5151:35)
+@scenario([("multi", ([0.0, 6.0], [0.0, 2.0])), ("x.grad", [0.0, 6.0])])
+def multi_grad_hook_counts_the_node_at_registration(L, ev):
+    x = L.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    s = y.select(0, 1)
+    out = s * 2
+    L.autograd.graph.register_multi_grad_hook([x, y], lambda gs: ev.append(("multi", tuple(_l(g) for g in gs))))
+    s.mul_(5)
+    out.backward()
+    ev.append(("x.grad", _l(x.grad)))
+
+
+# under create_graph AccumulateGrad stores a copy of the gradient (clone_obey_contract): a
+# post-accumulate hook changing a.grad in place does not reach b, which got the same gradient
+# from AddBackward0 (scalargrad stored that very tensor, and b.grad read 1.25: hooks:14:63)
+@scenario([("post", [0.25]), ("a.grad", [1.25], False), ("b.grad", [0.25])])
+def create_graph_accumulates_a_copy_of_a_shared_gradient(L, ev):
+    a = L.tensor([-1.0], requires_grad=True)
+    b = L.tensor([2.0], requires_grad=True)
+    c = ((a + b) * L.tensor([0.25])).sum()
+    a.register_post_accumulate_grad_hook(lambda p: (ev.append(("post", _l(p.grad))), p.grad.add_(1))[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # backward(create_graph=True)'s reference-cycle warning
+        c.backward(create_graph=True)
+    ev.append(("a.grad", _l(a.grad), a.grad.requires_grad))
+    ev.append(("b.grad", _l(b.grad)))
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))

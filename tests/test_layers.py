@@ -328,3 +328,30 @@ def test_no_private_name_crosses_a_package():
                 if _package_of(owner, modules) != mine:
                     bad.append(f"{module} reads {owner}.{node.attr}")
     assert not bad, sorted(set(bad))
+
+
+# NumPy is an optional extra (runtime dependencies: the standard library and SymPy): scalargrad
+# reads arrays through their own methods and imports NumPy only where it must build one
+NUMPY_IMPORTS = {
+    ("scalargrad._tensor.numpy_bridge", "to_numpy"): "Tensor.numpy() (and __array__) returns a NumPy array",
+}
+
+
+def test_numpy_is_imported_only_where_an_array_is_built():
+    found = set()
+    for module, path in _modules().items():
+        tree = ast.parse(path.read_text())
+        owner = {}
+        for fn in _functions(tree):  # ast.walk is breadth first: an inner function's name wins
+            for node in ast.walk(fn):
+                owner[node] = fn.name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            else:
+                continue
+            if any(n.split(".")[0] == "numpy" for n in names):
+                found.add((module, owner.get(node, "<module top>")))
+    assert found == set(NUMPY_IMPORTS), found

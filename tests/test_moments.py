@@ -115,6 +115,37 @@ def test_double_backward_is_torchs(torch_ref):
     assert run(sg) == run(torch_ref)
 
 
+def _no_dof_gradients(L) -> list:
+    """var's gradient with no degree of freedom left (n <= correction), over every element or
+    of a 0-dim tensor: plain and under create_graph, with its requires_grad and node."""
+    out = []
+    nan, inf = float("nan"), float("inf")
+    for vals, corr in (([1.5], 1), ([nan], 1), ([1.0, 2.0], 3), ([1.0, inf], 3), (2.5, 1), (nan, 1)):
+        for cg in (False, True):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "degrees of freedom is <= 0"
+                x = L.tensor(vals, dtype=L.float64, requires_grad=True)
+                (g,) = L.autograd.grad(x.var(correction=corr), x, create_graph=cg)
+            out.append((repr(g.tolist()), g.requires_grad, g.grad_fn is None))
+    return out
+
+
+# FunctionsManual's var_backward: grad * where(self == self.mean(), nan, inf), which has no edge
+# to self; the formula 2 / (n - correction) * grad * (self - mean) it replaced gave [1, -1] for
+# [1, 2] with correction 3, and a gradient that requires grad under create_graph (ops:5151:138)
+NO_DOF = [("[nan]", False, True)] * 2 + [("[inf]", False, True)] * 2 + [("[inf, inf]", False, True)] * 2 + \
+    [("[inf, nan]", False, True)] * 2 + [("nan", False, True)] * 2 + [("inf", False, True)] * 2
+
+
+@pytest.mark.no_sympy_check  # no derivative there: PyTorch's inf for a NaN input (NaN != its mean) is its own
+def test_var_gradient_without_degrees_of_freedom():
+    assert _no_dof_gradients(sg) == NO_DOF
+
+
+def test_var_gradient_without_degrees_of_freedom_is_torchs(torch_ref):
+    assert _no_dof_gradients(torch_ref) == NO_DOF
+
+
 # ---------------------------------------------------------------- var_mean and std_mean
 
 MEAN_CALLS = {

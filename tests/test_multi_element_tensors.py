@@ -557,12 +557,6 @@ def test_tensors_of_mnist_size_are_built():
     assert big.numel() == MAX_ELEMENTS and float(big[4095, 4095]) == 0.0
 
 
-def test_numpy_is_named_as_unsupported():
-    x = scalargrad.tensor([1.0, 2.0, 3.0])
-    with pytest.raises(NotImplementedError, match="tolist"):
-        x.numpy()
-
-
 ADVANCED = ["x[[0, 2]]", "x[[2, 0, 2]]", "m[[0, 1], [1, 2]]", "m[:, [0, 2]]", "m[m > 2]", "m[[1]]",
             "m[torch.tensor([1, 0])]", "x[x > 1.5]", "m[0, [2, 1]]", "m[..., [1]]", "m[None, [0]]"]
 

@@ -653,6 +653,15 @@ def _accumulate(run: _Run, u: Tensor, g) -> None:
         post_hooks(node, (), (wrap(g, u._t),))
 
 
+def _computed(run: _Run, v: Tensor, u: Tensor) -> bool:
+    """Whether a built-in node ``v`` computes a gradient for its input ``u``: ``u`` requires
+    one and, under autograd.grad or backward(inputs=...), leads to one of the inputs."""
+    if not u._rg:
+        return False
+    need = run.need
+    return need is None or (route(u, v, False) if u._seq > v._seq else u) in need
+
+
 def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
     """A node with something in ``_ext``. Returns its input gradients, or None when the node
     only forwarded its gradient (an output of a multi-output node)."""
@@ -695,9 +704,11 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
         outs = tuple(g) if multi else (g,)
         g_out = tuple(None if x is None else wrap(x, t) for x, t in zip(outs, output_types(v, multi)))
         # built-in ops compute no gradient for inputs that do not require one (None, as in
-        # PyTorch); a custom Function's hooks see whatever its backward returned
+        # PyTorch), nor for an edge that autograd.grad or backward(inputs=...) prunes (its
+        # task_should_compute_output is false); a custom Function's hooks see whatever its
+        # backward returned
         custom = getattr(v._op, "function", None) is not None
-        g_in = tuple(None if (x is None or (not u._rg and not custom)) else
+        g_in = tuple(None if (x is None or (not custom and not _computed(run, v, u))) else
                      wrap(adapt(x, u, v, graph) if u._rg else x, u._t) for u, x in zip(v._in, grads))
         g_in = post_hooks(node, g_in + (None,) * v._op.extra_none, g_out)
         grads = [unwrap(x, graph) for x in g_in[:len(v._in)]]

@@ -108,9 +108,9 @@ def store_grad(v: Tensor, g, graph: bool, in_place: bool) -> None:
             # PyTorch copies the first gradient into new zeros: CopyBackwards(None, grad)
             zeros = leaf([t.dtype.round(0)] * t.numel if t.ndim else t.dtype.round(0), t)
             v._grad = make(FI.CopyInto, t, list(g._val) if t.ndim else g._val, (zeros, g), Layout(t.shape, t.dtype))
-        elif graph and isinstance(g, Tensor):
-            v._grad = g
         else:
+            # a copy (clone_obey_contract), under create_graph too: the gradient tensor may be
+            # shared (AddBackward0 hands one to both inputs), and a hook may change .grad in place
             v._grad = fresh(g, t)
     elif graph or not in_place:
         v._grad = old + wrap(g, t)

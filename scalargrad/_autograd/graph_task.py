@@ -61,6 +61,9 @@ def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable, *, mode: s
         raise ValueError(f"Expects mode to be one of {modes} but got {mode}")
     tensors = tuple(tensors)
     if mode == "all":
+        # PyTorch takes each tensor's node when the hook is registered: a tensor changed in
+        # place afterwards counts by the node it had then (which keeps its hooks)
+        nodes = tuple(t if t._op is None else t.grad_fn for t in tensors)
         counts: dict = {}
         buffers: dict = {}
         expected: dict = {}
@@ -72,7 +75,7 @@ def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable, *, mode: s
                 counts[task] = n + 1
                 buf = buffers.setdefault(task, [None] * len(tensors))
                 if n == 0:
-                    expected[task] = sum(will_engine_execute(t) for t in tensors)
+                    expected[task] = sum(will_engine_execute(n if isinstance(n, Tensor) else n._v) for n in nodes)
                 buf[idx] = grad
                 if n == expected[task] - 1:
                     del counts[task], buffers[task], expected[task]

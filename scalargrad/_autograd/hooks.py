@@ -6,6 +6,7 @@ when each runs; here is what running one means.
 
 from __future__ import annotations
 
+from .._base.dtypes import TensorType
 from .._tensor.tensor import Tensor
 from .gradients import unwrap, wrap
 
@@ -107,4 +108,7 @@ def output_types(v: Tensor, multi: bool) -> tuple:
     types = getattr(c, "outputs_types", None)
     if types is not None:
         return tuple(types)
-    return tuple(None for _ in c.outputs)
+    # a built-in node with several outputs (unbind, split): each output is contiguous in the
+    # input's dtype, so a 0-dim output's gradient (a bare float) can be handed to hooks as a tensor
+    dtype = v._t.dtype
+    return tuple(TensorType(dtype, tuple(shape)) for shape, _map in c.outputs)

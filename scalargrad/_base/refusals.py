@@ -25,7 +25,7 @@ TRANSFORMS = ("it needs functorch's function transforms (vmap, forward-mode AD),
               "implement: use torch.autograd.grad and torch.autograd.functional")
 AUTOCAST = "it runs ops in lower precision (float16/bfloat16 autocast kernels), which scalargrad does not"
 NESTED = "it needs nested (ragged) tensors"
-NUMPY = "it shares memory with a NumPy array; scalargrad keeps its own elements: use torch.tensor(array.tolist())"
+NUMPY = "it shares memory with a raw buffer; scalargrad keeps its own elements: use torch.tensor(list(buffer))"
 
 _REASONS: dict[str, str] = {
     # a GPU or another accelerator
@@ -95,9 +95,9 @@ _REASONS: dict[str, str] = {
                                    "Python lists, do not have",
     "torch.Tensor.data_ptr": "it exposes a raw memory address, which scalargrad's tensors, Python lists, do not have",
     "torch.Tensor.storage": "it exposes raw storage bytes, which scalargrad's tensors, Python lists, do not have",
-    "torch.from_numpy": NUMPY, "torch.Tensor.numpy": NUMPY, "torch.frombuffer": NUMPY,
-    "torch.from_dlpack": NUMPY.replace("a NumPy array", "another library's array (DLPack)"),
-    "torch.utils.dlpack": NUMPY.replace("a NumPy array", "another library's array (DLPack)"),
+    "torch.frombuffer": NUMPY,
+    "torch.from_dlpack": NUMPY.replace("a raw buffer", "another library's array (DLPack)"),
+    "torch.utils.dlpack": NUMPY.replace("a raw buffer", "another library's array (DLPack)"),
 }
 
 

@@ -8,6 +8,7 @@ from . import (
     arithmetic,
     comparison,
     convolution,
+    counting,
     elementwise,
     embedding,
     fill,
@@ -35,6 +36,6 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 """Every differentiable elementwise op with a non-trivial derivative, for the catalogue tests."""
 
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
-           "elementwise", "embedding", "fill", "indexing", "joins", "losses", "moments", "normalization", "norms",
-           "pointwise", "pooling",
+           "counting", "elementwise", "embedding", "fill", "indexing", "joins", "losses", "moments", "normalization",
+           "norms", "pointwise", "pooling",
            "products", "reductions", "rounding", "scans", "scatter", "selection", "softmax", "unary", "views"]

@@ -113,7 +113,10 @@ MOMENTS = [Var, Std]
 
 @helper
 def var_backward(k, g, x, c):
-    """var_backward of a 0-dim input: (2 / (1 - correction)) * grad * (self - self)."""
+    """var_backward of a 0-dim input: (2 / (1 - correction)) * grad * (self - self); with no
+    degree of freedom left, grad * (nan where self equals its mean, else inf), as PyTorch."""
+    if 1.0 - c.divisor_shift <= 0:
+        return k.mul(g, k.r(math.nan if x == x else math.inf))
     return k.mul(k.mul(k.r(ieee.div(2.0, 1.0 - c.divisor_shift)), g), k.sub(x, x))
 
 

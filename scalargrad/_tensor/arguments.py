@@ -4,6 +4,7 @@ not str``), and what counts as an operand."""
 
 from __future__ import annotations
 
+from .._base.numpy_types import number, numpy_type_name
 from .tensor import Tensor, refuse_complex
 
 __all__ = ["not_tensor", "is_operand", "arg_type", "check_input", "check_other"]
@@ -13,7 +14,7 @@ def not_tensor(x, fn: str, arg: str = "input", pos: int | None = 1) -> TypeError
     """The TypeError for ``x`` given as ``fn``'s argument ``arg`` (at ``pos``; None for a
     keyword-only argument, which PyTorch names without a position)."""
     where = f" (position {pos})" if pos is not None else ""
-    return TypeError(f"{fn}(): argument '{arg}'{where} must be Tensor, not {type(x).__name__}")
+    return TypeError(f"{fn}(): argument '{arg}'{where} must be Tensor, not {numpy_type_name(x)}")
 
 
 def is_operand(x) -> bool:
@@ -23,7 +24,7 @@ def is_operand(x) -> bool:
 
 def arg_type(x) -> str:
     """An argument's type as PyTorch's parser names it in "got (...)"."""
-    return "Tensor" if isinstance(x, Tensor) else type(x).__name__
+    return "Tensor" if isinstance(x, Tensor) else numpy_type_name(x)
 
 
 def check_input(name: str, x) -> None:
@@ -33,9 +34,14 @@ def check_input(name: str, x) -> None:
         raise not_tensor(x, name, 'input', 1)
 
 
-def check_other(name: str, x, pos: int, tensor_only: bool = False) -> None:
+def check_other(name: str, x, pos: int, tensor_only: bool = False):
     """``x``, the ``other`` operand of ``name`` at ``pos``, must be a tensor or a Python number
-    (a tensor alone for ``tensor_only``)."""
+    (a tensor alone for ``tensor_only``); returns it, a NumPy scalar as the Python number
+    PyTorch's parser reads."""
     refuse_complex(x)
     if tensor_only and not isinstance(x, Tensor) or not is_operand(x):
-        raise not_tensor(x, name, 'other', pos)
+        n = None if tensor_only else number(x)
+        if n is None:
+            raise not_tensor(x, name, 'other', pos)
+        return n
+    return x

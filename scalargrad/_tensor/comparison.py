@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from .._base import dtypes
 from .._base.dtypes import TensorType, can_cast, round_list
+from .._base.numpy_types import is_ndarray
+from .._base.numpy_types import number as numpy_number
 from .._ops import comparison as CM
 from .arguments import check_other, is_operand, not_tensor
 from .elementwise import binary, compute, elementwise, refuse_bool
 from .fill import masked_zero
 from .inplace import inplace
+from .numpy_bridge import array_tensor
 from .operands import broadcast_shapes, laid_out, positions, result_dtype
 from .tensor import Tensor, constant, defaults, leaf, make
 from .tensor_kernel import helper
@@ -34,10 +37,23 @@ def _compare_node(op, t: Tensor, other) -> Tensor:
 def _compare(op):
     def method(self, other):
         if not is_operand(other):
-            return NotImplemented
+            other = _numpy_operand(op, other)
+            if other is None:
+                return NotImplemented
         return binary(op, self, other)
 
     return method
+
+
+def _numpy_operand(op, other):
+    """A NumPy scalar as the Python number PyTorch's parser reads; for ``==`` and ``!=`` an
+    array as a tensor (PyTorch compares them; ``<`` is refused: Python's TypeError)."""
+    n = numpy_number(other)
+    if n is not None:
+        return n
+    if op in (CM.Eq, CM.Ne) and is_ndarray(other):
+        return array_tensor(other)
+    return None
 
 
 def _number_bound(b, t: Tensor):
@@ -141,7 +157,9 @@ def clamp(self, min=None, max=None, op=None):  # PyTorch's parameter names
     if not tt.ndim:
         return make(op, tt, r(CM.clamp_value(r, x._val, c)), (x,), c)
     vals = compute(op, dt, [x._val], tt.numel, c)
-    return make(op, tt, vals, (x,), c)
+    # laid out as TensorIterator lays out a unary result (an expanded input gives a contiguous
+    # one: its strides read in another order, sum gave another float sum, ops:5151:30)
+    return make(op, laid_out(dt, tt.shape, (tt,)), vals, (x,), c)
 
 
 def nonzero(condition) -> tuple:

@@ -340,11 +340,11 @@ def _bind_binary(op, method, function) -> None:
         return binary(op, a, b)
 
     def apply_method(self, other, *, alpha=1):
-        check_other(name, other, 1, tensor_only)
+        other = check_other(name, other, 1, tensor_only)
         return apply(self, other, alpha)
 
     def apply_inplace(self, other, *, alpha=1):
-        check_other(name + "_", other, 1, tensor_only)
+        other = check_other(name + "_", other, 1, tensor_only)
         return inplace(self, lambda t: apply(t, other, alpha))
 
     def call(input, other, *, alpha=1, out=None):
@@ -354,7 +354,7 @@ def _bind_binary(op, method, function) -> None:
                 input, other = as_tensor_operand(input), as_tensor_operand(other)
             else:
                 check_input(name, input)
-        check_other(name, other, 2, tensor_only)
+        other = check_other(name, other, 2, tensor_only)
         return apply(input, other, alpha)
 
     for n in (name,) + api.aliases:

@@ -17,7 +17,9 @@ from .._base.dtypes import TensorType, round_list
 from .._base.errors import Unsupported
 from .._base.grad_mode import is_grad_enabled
 from .._base.kernel_order import fma
+from .._base.numpy_types import array_values, integer, is_ndarray, is_numpy_scalar, numpy_dtype, scalar_value
 from .arguments import not_tensor
+from .numpy_bridge import array_tensor, program_stacklevel, shared_tensor
 from .operands import broadcast_shapes, check_size
 from .tensor import Tensor, defaults, leaf
 from .views import to_dtype
@@ -153,21 +155,63 @@ def _promote_all(dts):
     return out
 
 
+_SLOW_ARRAYS = ("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting the "
+                "list to a single numpy.ndarray with numpy.array() before converting to a tensor. (Triggered "
+                "internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:252.)")
+
+
+def _is_sequence(x) -> bool:
+    """A list, a tuple or a NumPy array of one or more dimensions (whose items are NumPy
+    scalars or arrays: their dtypes count, as PyTorch's)."""
+    if isinstance(x, (list, tuple)):
+        return True
+    if is_ndarray(x):
+        if not x.ndim:
+            raise TypeError("len() of unsized object")
+        return True
+    return False
+
+
+def _warn_arrays(items: list) -> None:
+    """PyTorch's TORCH_WARN_ONCE about NumPy arrays among a list's items."""
+    if "slow_arrays" in _warned or "numpy" not in sys.modules:  # without NumPy loaded there is no array
+        return
+    for cls in set(map(type, items)):
+        if cls.__module__.startswith("numpy") and any(is_ndarray(i) for i in items if i.__class__ is cls):
+            _warned.add("slow_arrays")
+            warnings.warn(_SLOW_ARRAYS, UserWarning, stacklevel=program_stacklevel())
+            return
+
+
+def _same_arrays(items: list) -> bool:
+    first = items[0]
+    return is_ndarray(first) and all(is_ndarray(a) and a.shape == first.shape for a in items)
+
+
 def parse_data(data) -> tuple:
-    """(flat values, shape, dtype inferred from the values) of nested lists (PyTorch's rules)."""
+    """(flat values, shape, dtype inferred from the values) of nested lists (PyTorch's rules),
+    NumPy arrays and scalars among them."""
     if isinstance(data, Tensor):
         return list(data._val) if data._t.ndim else [data._val], tuple(data._t.shape), data._t.dtype
+    if is_ndarray(data):
+        return array_values(data)
     level = [data]
     shape = []
-    while level and isinstance(level[0], (list, tuple)):
+    while level and (isinstance(level[0], (list, tuple)) or is_ndarray(level[0]) and level[0].ndim):
+        if _same_arrays(level):  # a list of arrays of one shape: their elements at once
+            shape.extend(level[0].shape)
+            check_size(shape)
+            dt = _promote_all(sorted({numpy_dtype(a) for a in level}, key=lambda d: d.name))
+            return [v for a in level for v in a.reshape(-1).tolist()], tuple(shape), dt
         n = len(level[0])
         nxt = []
         for item in level:
-            if not isinstance(item, (list, tuple)):
+            if not _is_sequence(item):
                 raise ValueError(f"expected sequence of length {n} at dim {len(shape)} (got {type(item).__name__})")
             if len(item) != n:
                 raise ValueError(f"expected sequence of length {n} at dim {len(shape)} (got {len(item)})")
             nxt.extend(item)
+        _warn_arrays(nxt)
         shape.append(n)
         level = nxt
         check_size(shape)
@@ -189,10 +233,19 @@ def parse_data(data) -> tuple:
             if not -(1 << 63) <= x < (1 << 63):
                 raise ValueError("Overflow when unpacking long long")
             kinds.add(dtypes.int64)
-        elif isinstance(x, float):
+        elif x.__class__ is float:
             kinds.add(defaults["dtype"])
         elif isinstance(x, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+        elif isinstance(x, complex):  # PyTorch makes a complex tensor: refused by name, never a raw error
+            raise Unsupported("complex numbers and complex dtypes")
+        elif is_numpy_scalar(x):  # its own dtype: np.float64(1.5) gives float64, np.int32(1) int32
+            x, dt = scalar_value(x)
+            kinds.add(dt)
+        elif is_ndarray(x):  # a 0-dim array among sequences
+            raise TypeError("len() of unsized object")
+        elif isinstance(x, float):
+            kinds.add(defaults["dtype"])
         elif hasattr(x, "__float__") and not isinstance(x, complex):
             kinds.add(defaults["dtype"])
             x = float(x)
@@ -223,6 +276,8 @@ def tensor(data=_NO_DATA, *extra, dtype=None, device=None, requires_grad=False, 
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
+    if is_ndarray(data):
+        return _require_grad(array_tensor(data, dtype), requires_grad)
     values, shape, inferred = parse_data(data)
     if dtype is not None and dtype.kind == "i":
         for v in values:
@@ -234,6 +289,9 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     """``data`` itself if it is a tensor of that dtype, else a new tensor."""
     if isinstance(data, Tensor):
         return data if dtype is None else to_dtype(data, dtype)
+    if is_ndarray(data):  # shares the array's memory when of its dtype, as PyTorch's
+        _check_device(device)
+        return shared_tensor(data) if dtype is None or dtype is numpy_dtype(data) else array_tensor(data, dtype)
     return tensor(data, dtype=dtype, device=device)
 
 
@@ -251,6 +309,8 @@ def shape_arg(size, what: str) -> tuple:
     for i, s in enumerate(size):
         if isinstance(s, Tensor) and not s._t.dtype.is_floating_point and s._t.numel == 1:
             s = int(s.item())
+        elif (is_numpy_scalar(s) or is_ndarray(s) and not s.ndim) and s.dtype.kind in "iu":
+            s = int(s)  # np.int64(2), np.array(2): PyTorch's parser takes an integer NumPy scalar
         if not isinstance(s, int) or isinstance(s, bool):
             raise TypeError(f"{what}(): argument 'size' (position 1) must be tuple of ints, but found element of type "
                             f"{type(s).__name__} at pos {i}")
@@ -373,6 +433,8 @@ def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, memor
 
 
 def _dtype_of_number(x):
+    if isinstance(x, complex):
+        raise Unsupported("complex numbers and complex dtypes")
     if isinstance(x, bool):
         return dtypes.bool
     if isinstance(x, int):
@@ -606,7 +668,9 @@ def linspace(start, end, steps: int, dtype=None, device=None, requires_grad=Fals
     kernel computes them: ``start + step * i`` for the first half and ``end - step * (steps - 1 - i)``
     for the rest, each one fused multiply-add (the compiler contracts the expression)."""
     if isinstance(steps, bool) or not isinstance(steps, int):
-        raise TypeError(f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
+        if integer(steps) is None:
+            raise TypeError(f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
+        steps = integer(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     start = start.item() if isinstance(start, Tensor) else start

@@ -17,11 +17,13 @@ from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
 from .._base.grad_mode import state as _grad_state
 from .._base.layout import contiguous_strides
+from .._base.numpy_types import integer_or_double, numpy_type_name
 from .._ops.indexing import CopySlices, Index, IndexPut, scatter_class
 from .._ops.views import Layout
 from .factories import tensor
 from .fill import copy_into, fill, mask_of, masked_zero
 from .inplace import LEAF_INPLACE, VIEW_OF_LEAF, check_inplace, rebase
+from .numpy_bridge import plain_index
 from .operands import broadcast_shapes, positions
 from .storage import write
 from .tensor import Tensor, leaf, make
@@ -199,8 +201,14 @@ def _is_bool_scalar(it) -> bool:
     return isinstance(it, Tensor) and not it._t.ndim and it._t.dtype is dtypes.bool
 
 
+_PLAIN = (int, slice, Tensor, type(None), type(Ellipsis), bool)
+_NUMBERS = (int, float, bool)
+
+
 def getitem(x: Tensor, index):
     """``x[index]``: a view for basic indexing, a copy (IndexBackward0) for advanced."""
+    if index.__class__ not in _PLAIN:
+        index = plain_index(index)  # NumPy arrays and scalars
     if isinstance(index, Tensor) and not index._t.ndim and index._t.dtype not in (dtypes.bool,) \
             and not index._t.dtype.is_floating_point:
         index = int(index._val)
@@ -310,7 +318,7 @@ def _copy_to(x: Tensor, value) -> None:
     if value.__class__ in (int, float, bool):
         fill(x, tensor(value, dtype=x._t.dtype))
     elif not isinstance(value, Tensor):
-        raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
+        raise TypeError(f"can't assign a {numpy_type_name(value)} to a {x._t.dtype.legacy}")
     elif tuple(value._t.shape) == tuple(x._t.shape):
         copy_into(x, value)
     elif not value._t.ndim:
@@ -351,6 +359,10 @@ def setitem(x: Tensor, index, value) -> None:
     records it: a basic index writes through a view (CopySlices on the tensor, or on its base
     if it is a view itself); an advanced index is ``index_put_`` on the view its ints and
     slices select (IndexPutBackward0, or CopySlices over it when that is a view)."""
+    if index.__class__ not in _PLAIN:
+        index = plain_index(index)
+    if value.__class__ not in _NUMBERS and not isinstance(value, Tensor) and integer_or_double(value) is not None:
+        value = integer_or_double(value)  # np.float64, np.int64: PyTorch's parser takes them
     if isinstance(index, Tensor) and not index._t.ndim and index._t.dtype is not dtypes.bool \
             and not index._t.dtype.is_floating_point:
         index = int(index._val)
@@ -397,11 +409,15 @@ def setitem(x: Tensor, index, value) -> None:
         col = [dt.round(value)] * len(flat)
         value = leaf(dt.round(value), TensorType(dt, ()))  # PyTorch copies from a wrapped number
     else:
-        raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
+        raise TypeError(f"can't assign a {numpy_type_name(value)} to a {x._t.dtype.legacy}")
     grad = _grad_state.enabled and (target._rg or value._rg)
     if grad:
         if target._rg and target._op is None:
             raise RuntimeError(LEAF_INPLACE if advanced and target is x else VIEW_OF_LEAF)
+        if not advanced and index is not True and x._rg and _multi_output(x):
+            # PyTorch writes through the view x[index], which inherits x's MULTI_OUTPUT_NODE:
+            # its error names that view's node (Select, Slice...), not unbind's or split's
+            check_inplace(basic_index(x, index))
         check_inplace(target)
     old = target._val if target._t.ndim else [target._val]
     new = list(old)
@@ -416,6 +432,12 @@ def setitem(x: Tensor, index, value) -> None:
     res = make(op.tensor if not target._t.ndim else op, target._t, new if target._t.ndim else new[0],
                (target, value), layout)
     rebase(target, res)
+
+
+def _multi_output(x: Tensor) -> bool:
+    """``x`` is an output of unbind/split, or a view of one (PyTorch's MULTI_OUTPUT_NODE)."""
+    e = x._ext
+    return e is not None and e.pick is not None or x._s is not None and x._s.no_grad == "multi"
 
 
 def install(method, function) -> None:

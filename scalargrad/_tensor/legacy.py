@@ -14,7 +14,9 @@ import math
 
 from .._base import dtypes
 from .._base.errors import Unsupported
+from .._base.numpy_types import is_ndarray, is_numpy_scalar, numpy_type_name
 from .factories import device, from_values, parse_data, shape_arg, uninitialised, uninitialised_tensor, use_device
+from .numpy_bridge import array_tensor
 from .tensor import Tensor, defaults, impl
 from .views import basic_index
 
@@ -65,16 +67,20 @@ def construct(cls, args: tuple, kwargs: dict, dt=None) -> Tensor:
         if explicit and first._t.dtype is not dt:  # torch.Tensor(t) aliases t whatever its dtype
             raise TypeError(f"expected {_options(dt)} (got {_options(first._t.dtype)})")
         return basic_index(first, Ellipsis)  # Tensor.alias()
+    if len(args) == 1 and is_ndarray(first):  # a copy of the array, cast to the type's dtype
+        return array_tensor(first, dt)
     if len(args) == 1 and isinstance(first, (list, tuple)) and not isinstance(first, dtypes.Size):
-        values, shape, _ = parse_data(first)
+        values, shape, kind = parse_data(first)
+        if kind is not dt and values and not dt.is_floating_point and kind.is_floating_point:
+            values = dtypes.cast_values(kind, dt, values)  # LongTensor([np.float64(1.5)]) truncates
         return from_values(values, shape, dt)
     if len(args) == 1 and isinstance(first, dtypes.Size):
         args = tuple(first)
     if args and all(a.__class__ is int for a in args):
         shape = shape_arg(args, "Tensor")
         return uninitialised_tensor(uninitialised(math.prod(shape), dt), shape, dt)
-    if len(args) == 1 and isinstance(first, (float, int, bool)):
-        raise TypeError(f"new(): data must be a sequence (got {type(first).__name__})")
+    if len(args) == 1 and (isinstance(first, (float, int, bool)) or is_numpy_scalar(first)):
+        raise TypeError(f"new(): data must be a sequence (got {numpy_type_name(first)})")
     raise _invalid(args, kwargs)
 
 

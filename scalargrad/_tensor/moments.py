@@ -173,6 +173,12 @@ def var_backward(g, x, c):
     """var_backward (FunctionsManual.cpp): ``(2 / (n - correction)) * grad * (self -
     self.mean(dim, keepdim=True))``, the Scalar first rounded to the dtype as ATen casts it."""
     g = as_tensor(g, x)
+    if (c.all or not x._t.ndim) and c.count() - c.divisor_shift <= 0:
+        # no degree of freedom left: grad * where(self == self.mean(), nan, inf), which has no
+        # edge to self (a second backward through it finds nothing that requires grad)
+        n = x._t.numel
+        infs = leaf([math.inf] * n if x._t.ndim else math.inf, TensorType(x._t.dtype, x._t.shape))
+        return g * masked_fill(infs, binary(CM.Eq, x, mean(x) if x._t.ndim else x), math.nan, False)
     if not c.all and not c.keepdim and c.dims and c.in_shape:
         g = reshape(g, tuple(1 if d in c.dims else s for d, s in enumerate(c.in_shape)))
     scale = ieee.div(2.0, c.count() - c.divisor_shift)

@@ -17,6 +17,7 @@ from .._base.grad_mode import no_grad
 from .._base.ieee import div
 from .._base.kernel_order import sum_program
 from .._base.layout import contiguous_strides
+from .._base.numpy_types import integer
 from .._ops import arithmetic as AR
 from .._ops import comparison as CM
 from .._ops import reductions as R
@@ -101,7 +102,7 @@ def _raw_dims(dim) -> dict | None:
     """The dims as the caller gave them, which PyTorch saves (``_saved_dim``)."""
     if dim is None:
         return None
-    return {"dims": (dim,) if isinstance(dim, int) else tuple(int(d) for d in dim)}
+    return {"dims": (int(dim),) if isinstance(dim, int) or integer(dim) is not None else tuple(int(d) for d in dim)}
 
 
 def mean(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:

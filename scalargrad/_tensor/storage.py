@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import weakref
 
+from .._base.errors import Unsupported
 from .._base.grad_mode import state as grad_state
 from .._ops import views as S
 from .tensor import GRADLESS_VIEW, INFERENCE, Ext, Tensor, ext, impl, leaf, next_seq, node_watchers, watch
 
-__all__ = ["Counter", "Mem", "Store", "mem", "write", "alias", "version_then", "snapshot", "regenerate",
-           "positions_in_base", "refused_view"]
+__all__ = ["Counter", "Mem", "Store", "mem", "write", "alias", "share_with_array", "version_then", "snapshot",
+           "regenerate", "positions_in_base", "refused_view"]
 
 _STAMPS_KEPT = 64
 
@@ -45,11 +46,12 @@ class Counter:
 class Store:
     """Tensors sharing memory: the root's elements and the members (weakly held)."""
 
-    __slots__ = ("data", "members", "written", "__weakref__")
+    __slots__ = ("data", "members", "written", "arrays", "__weakref__")
 
     def __init__(self, data: list) -> None:
         self.data = data  # the root's elements, row-major (the root's own list if it has dimensions)
         self.members: list = []  # weak references to the member tensors
+        self.arrays: list | None = None  # NumPy arrays sharing the memory: ``share_with_array``
         # the stamp of the last write through any member, those with a version counter of
         # their own (``.data``, ``detach()`` of a leaf) included: when values last changed
         self.written = 0
@@ -139,6 +141,8 @@ def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
     now requires grad) so do the views made in grad mode that did not require grad."""
     s = mem(t)
     st = s.store
+    if st is not None and st.arrays:
+        _check_arrays(st)  # before anything changes: nothing is half-applied
     stamp = next_seq()
     ver = s.ver
     ver.n += 1
@@ -153,7 +157,7 @@ def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
         _stamp(t, stamp)
         _refuse_inference(t)
         return
-    stale = _stale_views(st, ver, keep, graph)
+    stale = _stale_views(t, st, ver, keep, graph)
     st.written = stamp
     data = st.data
     idx = s.index
@@ -185,9 +189,61 @@ def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
         if ms.ver is ver:
             _stamp(m, stamp)
     st.members = live
+    if st.arrays:
+        _refresh_arrays(st)
     for m, old in stale:
         regenerate(m, old)
     _refuse_inference(t)
+
+
+SHARED_READ_ONLY = "writing to a tensor that shares memory with a read-only NumPy array"
+
+
+def share_with_array(t: Tensor, arr) -> None:
+    """Keep the NumPy array ``arr``, which holds a copy of ``t``'s elements in ``t``'s logical
+    order, equal to ``t``'s memory, as PyTorch's ``from_numpy``/``numpy()`` share it: every
+    later write through any tensor of the store is copied into ``arr``. The array cannot be
+    written while a tensor of the store lives (its ``writeable`` flag is off, so NumPy refuses
+    the write: never a silent divergence); when the last tensor of the store is gone, it is
+    writable again if it was before."""
+    st = _store(t)
+    if st.arrays is None:
+        st.arrays = []
+        weakref.finalize(st, _release_arrays, st.arrays)
+    writable = bool(arr.flags.writeable)
+    arr.flags.writeable = False
+    st.arrays.append((weakref.ref(arr), t._s.index, writable))
+
+
+def _release_arrays(arrays: list) -> None:
+    for ref, _index, writable in arrays:
+        arr = ref()
+        if arr is not None and writable:
+            arr.flags.writeable = True
+
+
+def _check_arrays(st: Store) -> None:
+    """PyTorch writes into an array it was given read-only (a warning at ``from_numpy``, then
+    undefined behaviour); scalargrad refuses the write."""
+    for ref, _index, writable in st.arrays:
+        if not writable and ref() is not None:
+            raise Unsupported(SHARED_READ_ONLY)
+
+
+def _refresh_arrays(st: Store) -> None:
+    """Copy the store's new elements into the arrays that share its memory."""
+    data = st.data
+    live = []
+    for entry in st.arrays:
+        arr = entry[0]()
+        if arr is None:
+            continue
+        live.append(entry)
+        index = entry[1]
+        arr.flags.writeable = True
+        arr.flat[:] = data if index is None else [data[i] for i in index]
+        arr.flags.writeable = False
+    st.arrays[:] = live
 
 
 INFERENCE_INPLACE = (
@@ -203,7 +259,7 @@ def _refuse_inference(t: Tensor) -> None:
         raise RuntimeError(INFERENCE_INPLACE)
 
 
-def _stale_views(st: Store, ver: Counter, keep, graph: bool = False) -> list:
+def _stale_views(t: Tensor, st: Store, ver: Counter, keep, graph: bool = False) -> list:
     """The views sharing ``ver`` whose history PyTorch regenerates when their memory changes
     (views in a graph; with ``graph``, also those made in grad mode that did not require grad:
     PyTorch regenerates a view's grad_fn whenever its base's version moved on), each with a
@@ -217,8 +273,11 @@ def _stale_views(st: Store, ver: Counter, keep, graph: bool = False) -> list:
         if ms.ver is ver and ms.base is not None:
             if ms.no_grad:
                 # PyTorch refuses such a view's history from now on (view_history): looked for
-                # in the ops that take it
+                # in the ops that take it; when the change of its base ``t`` is recorded, the view
+                # requires grad as its base now does, so that an op taking it asks for that history
                 watch("stale_views", True)
+                if graph and not m._rg and m._c is None and (ms.base is t or ms.base._rg):
+                    m._rg, m._c = True, GRADLESS_VIEW
             elif m._op is not None or graph and not m._rg:
                 out.append((m, snapshot(m)))
     return out
@@ -351,8 +410,24 @@ def creation_meta(src: Tensor, view: Tensor) -> None:
         if src._rg and view._op is None:
             view._rg = True
             view._c = GRADLESS_VIEW
+    elif src._ext is not None and src._ext.pick is not None and meta != "inference":
+        meta = "multi"  # a view of an output of unbind/split inherits its MULTI_OUTPUT_NODE
     s.no_grad = meta
     s.attr = s.ver.n
+
+
+def multi_output_views(outs) -> None:
+    """The outputs of unbind/split made in grad mode from a tensor that does not require grad:
+    PyTorch's MULTI_OUTPUT_NODE CreationMeta without a grad_fn ("multi"). Changed in place by
+    an op that records (an operand requires grad), or used after their memory changed so, they
+    are refused as a no_grad view is, with the multiple-views sentence. (Outputs of a tensor
+    that requires grad are told by their ``_ext.pick``, views of them by "multi".)"""
+    if not grad_state.enabled:
+        return  # NO_GRAD_MODE or INFERENCE_MODE, recorded by creation_meta
+    for o in outs:
+        s = o._s
+        if s is not None and s.base is not None and s.no_grad != "inference" and o._c is not INFERENCE:
+            s.no_grad = "multi"
 
 
 def view_rebase_error(t: Tensor, indirect: bool) -> RuntimeError:
@@ -360,6 +435,8 @@ def view_rebase_error(t: Tensor, indirect: bool) -> RuntimeError:
     INFERENCE_MODE CreationMeta, changed in place (or, ``indirect``, its memory changed
     through its base or another view) where the change would be recorded."""
     changed = "its base or another view of its base has been" if indirect else "is being"
+    if t._s.no_grad == "multi":
+        return RuntimeError(_multi_output_message(t, changed))
     if t._op is not None:
         node = ext(t).node or impl.node_for(t)  # not t.grad_fn, which asks view_history
         prefix = f"Output 0 of {node.name().replace('Backward0', '')} is a view of a view which was created in"
@@ -373,6 +450,30 @@ def view_rebase_error(t: Tensor, indirect: bool) -> RuntimeError:
         f"{msg} Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
         f"by moving both the view and the inplace either both inside the {block} block (if you don't want the "
         "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+
+
+_MULTI_OUTPUT = (" This view is the output of a function that returns multiple views. Such functions do not allow "
+                 "the output views to be modified inplace. You should replace the inplace operation by an out-of-place "
+                 "one.")
+
+
+def _multi_output_message(t: Tensor, changed: str) -> str:
+    """handle_view_on_rebase's text for a MULTI_OUTPUT_NODE view: named by its grad_fn and
+    output number (an output of unbind/split: that node's), or as made in no_grad mode when it
+    has none."""
+    if t._op is None:
+        return (f"A view was created in no_grad mode and {changed} modified inplace with grad mode enabled."
+                f"{_MULTI_OUTPUT}")
+    e = t._ext
+    if e is not None and e.pick is not None:
+        h, i = e.pick
+        he = h._ext
+        node = he.node if he is not None and he.node is not None else impl.node_for(h)
+    else:
+        i = 0
+        node = (e.node if e is not None else None) or impl.node_for(t)
+    name = node.name().replace("Backward0", "")
+    return f"Output {i} of {name} is a view and {changed} modified inplace.{_MULTI_OUTPUT}"
 
 
 def view_history(t: Tensor) -> None:

@@ -17,12 +17,14 @@ import types
 from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
+from .._base.numpy_types import plain_arguments
 from . import (
     arithmetic,
     attributes,
     comparison,
     conversion,
     convolution,
+    counting,
     einsum,
     elementwise,
     factories,
@@ -33,6 +35,7 @@ from . import (
     moments,
     normalization,
     norms,
+    numpy_bridge,
     pointwise,
     pooling,
     products,
@@ -56,7 +59,7 @@ FUNCTIONS: dict = {}
 # the families, in the order their spellings are bound (a later one may read an earlier one's)
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
             conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
-            moments, convolution, pooling, normalization, legacy)
+            moments, convolution, pooling, normalization, legacy, numpy_bridge, counting)
 
 
 def _named(fn, name: str, qualname: str):
@@ -133,6 +136,15 @@ def _input_checked(name: str, fn):
                 raise
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, "
                             f"not {type(x).__name__}") from None
+        except TypeError as e:
+            plain = plain_arguments(args, kwargs)  # NumPy scalars, read as PyTorch's parser reads them
+            if plain is None:
+                raise
+            refused = e
+        try:
+            return fn(*plain[0], **plain[1])
+        except TypeError:
+            raise refused from None  # the first refusal, naming the arguments as given
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = fn.__doc__

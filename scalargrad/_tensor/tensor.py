@@ -41,6 +41,7 @@ from collections import OrderedDict
 
 from .._base import dtypes
 from .._base import grad_mode as _grad_mode
+from .._base import numpy_types as NP
 from .._base.dtypes import FLOAT32_MAX, FLOAT32_MIN_NORMAL, TensorType, round_f32
 from .._base.errors import Unsupported
 from .._base.grad_mode import state as _grad_state
@@ -335,11 +336,9 @@ def _arith(op_number, op_tensor, compute, symbol: str):
                 v._seq = 0
             return v
         if not isinstance(other, Tensor):
-            if isinstance(other, (int, float)):
+            if isinstance(other, (int, float)) and other.__class__.__module__ != "numpy":
                 return impl.binary(op_tensor, self, other)
-            if isinstance(other, float):  # a float subclass: a node's Constant in a backward formula
-                return method(self, float(other))
-            return _not_an_operand(other)
+            return _not_an_operand(other, lambda n: method(self, n))
         if other._t is not t or not t.fast:
             return impl.binary(op_tensor, self, other)
         val = compute(self._val, other._val)
@@ -392,11 +391,14 @@ def refuse_complex(*operands) -> None:
             raise Unsupported("complex numbers and complex dtypes")
 
 
-def _not_an_operand(other):
+def _not_an_operand(other, retry=None):
     """What an arithmetic operator returns for an operand it does not take: NotImplemented, so
-    that Python tries the other operand (a complex number is refused: ``refuse_complex``)."""
+    that Python tries the other operand (a NumPy array: NumPy computes, ``numpy_bridge``); a
+    complex number is refused (``refuse_complex``); a NumPy scalar is the Python number PyTorch
+    reads, given to ``retry`` (the operator)."""
     refuse_complex(other)
-    return NotImplemented
+    n = NP.number(other) if retry is not None else None
+    return NotImplemented if n is None else retry(n)
 
 
 def _bitwise_operand(other, op, t):
@@ -410,9 +412,9 @@ def _reflected(op):
     """``number (op) tensor`` for a commutative op: the same method, operands swapped by Python."""
 
     def method(self, other):
-        if isinstance(other, (Tensor, int, float)):
+        if isinstance(other, (Tensor, int, float)) and other.__class__.__module__ != "numpy":
             return impl.binary(op, other, self)
-        return _not_an_operand(other)
+        return _not_an_operand(other, lambda n: method(self, n))
 
     return method
 
@@ -708,42 +710,43 @@ class Tensor:
     def __rsub__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
             return impl.binary(AR.Sub, other, self)
-        return _not_an_operand(other)
+        return _not_an_operand(other, self.__rsub__)
 
     def __rtruediv__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
             return impl.binary(AR.Div, other, self)
-        return _not_an_operand(other)
+        # an array: PyTorch's ``self.reciprocal() * other``, which NumPy computes
+        return self.reciprocal() * other if NP.is_ndarray(other) else _not_an_operand(other, self.__rtruediv__)
 
     def __pow__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
             return impl.binary(AR.Pow, self, other)
-        return _not_an_operand(other)
+        return _not_an_operand(other, self.__pow__)
 
     def __rpow__(self, other):
         if other.__class__ in (float, int, bool):
             return impl.binary(AR.Pow, other, self)
-        return _not_an_operand(other)
+        return _not_an_operand(other, self.__rpow__)
 
     def __floordiv__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
             return impl.binary(AR.FloorDivide, self, other)
-        return _not_an_operand(other)
+        return _not_an_operand(other, self.__floordiv__)
 
     def __rfloordiv__(self, other):
         if other.__class__ in (float, int, bool):
             return impl.binary(AR.FloorDivide, other, self)
-        return _not_an_operand(other)
+        return _not_an_operand(other, self.__rfloordiv__)
 
     def __mod__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
             return impl.binary(AR.Remainder, self, other)
-        return _not_an_operand(other)
+        return _not_an_operand(other, self.__mod__)
 
     def __rmod__(self, other):
         if other.__class__ in (float, int, bool):
             return impl.binary(AR.Remainder, other, self)
-        return _not_an_operand(other)
+        return _not_an_operand(other, self.__rmod__)
 
     def __and__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (int, bool):

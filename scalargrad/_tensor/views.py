@@ -18,6 +18,7 @@ from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import state as _grad_state
 from .._base.layout import contiguous_strides, is_contiguous, is_non_overlapping_and_dense, numel, view_strides
+from .._base.numpy_types import integer, is_numpy_scalar
 from .._ops import views as S
 from .._ops.views import Layout
 from .inplace import check_inplace, rebase
@@ -44,7 +45,9 @@ def norm_dim(dim: int, ndim: int) -> int:
     if isinstance(dim, Tensor):
         dim = int(dim)
     if not isinstance(dim, int) or isinstance(dim, bool):
-        raise TypeError(f"dim must be an int, not {type(dim).__name__}")
+        if integer(dim) is None:  # an integer NumPy scalar is taken
+            raise TypeError(f"dim must be an int, not {type(dim).__name__}")
+        dim = integer(dim)
     if not lo <= dim <= hi:
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
     return dim % max(ndim, 1)
@@ -54,7 +57,7 @@ def norm_dims(dim, ndim: int) -> tuple:
     """A sorted tuple of distinct dims (None or () mean all)."""
     if dim is None:
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = (dim,) if isinstance(dim, int) or integer(dim) is not None else tuple(dim)
     if not dims:
         return tuple(range(ndim))
     out = []
@@ -74,6 +77,8 @@ def sizes_arg(args, what: str) -> tuple:
     for s in args:
         if isinstance(s, Tensor):
             s = int(s)
+        elif is_numpy_scalar(s) and s.dtype.kind in "iu":
+            s = int(s)  # PyTorch's parser takes an integer NumPy scalar
         if not isinstance(s, int) or isinstance(s, bool):
             raise TypeError(f"{what}(): argument 'size' (position 1) must be tuple of ints, but found element of type "
                             f"{type(s).__name__} at pos {len(out)}")
@@ -224,7 +229,9 @@ def unsqueeze(x: Tensor, dim: int) -> Tensor:
     shape, st = list(x._t.shape), list(x._t.strides)
     n = len(shape) + 1
     if isinstance(dim, bool) or not isinstance(dim, int):
-        raise TypeError(f"unsqueeze(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+        if integer(dim) is None:
+            raise TypeError(f"unsqueeze(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+        dim = integer(dim)
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     given = dim
@@ -532,9 +539,14 @@ def to_dtype(x: Tensor, dt, copy: bool = False) -> Tensor:
     if dt is x._t.dtype and not copy:
         return x
     val = dtypes.cast_values(x._t.dtype, dt, x._val)
+    t = x._t
+    # _to_copy with memory_format=preserve: a dense tensor's strides are kept; an expanded or
+    # strided one (not dense) becomes contiguous
+    t = t.with_dtype(dt) if t.contiguous or is_non_overlapping_and_dense(t.shape, t.strides) else \
+        TensorType(dt, t.shape)
     if not dt.is_floating_point:  # an integer result is outside the graph, as in PyTorch
-        return leaf(val, x._t.with_dtype(dt))
-    return make(S.ToCopy, x._t.with_dtype(dt), val, (x,), Layout(x._t.shape, x._t.dtype))
+        return leaf(val, t)
+    return make(S.ToCopy, t, val, (x,), Layout(x._t.shape, x._t.dtype))
 
 
 def detach(x: Tensor) -> Tensor:
@@ -657,7 +669,8 @@ def install(method, function) -> None:
     for name, fn in (("reshape", reshape), ("flatten", flatten), ("squeeze", squeeze), ("unsqueeze", unsqueeze),
                      ("t", t), ("permute", permute), ("select", select), ("narrow", narrow), ("clone", clone),
                      ("unflatten", unflatten), ("broadcast_shapes", _broadcast_shapes),
-                     ("broadcast_tensors", _broadcast_tensors), ("detach", lambda input: detach(input))):
+                     ("broadcast_tensors", _broadcast_tensors), ("detach", lambda input: detach(input)),
+                     ("broadcast_to", lambda input, size: expand(input, size))):
         function(name, fn)
 
 
