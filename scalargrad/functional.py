@@ -66,6 +66,18 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
     return tuple(grids)
 
 
+def cartesian_prod(*tensors) -> Tensor:
+    """``torch.cartesian_prod``: ATen's composite, the ``ij`` meshgrid of 1-D tensors flattened and
+    stacked as columns (StackBackward0); one tensor is returned as it is."""
+    for t in tensors:
+        if isinstance(t, Tensor) and t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return FUNCTIONS["stack"]([g.flatten() for g in grids], 1)
+
+
 __all__ = [name for name in _PYTORCH if name in FUNCTIONS or name in globals()]
 
 

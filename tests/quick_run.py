@@ -16,17 +16,29 @@ everything as before (CI collects and runs exactly the same tests either way):
   CI's. The sample is the same on every run (collection order is the source order);
 - a hypothesis test runs at most ``QUICK_EXAMPLES`` examples (CI: each test's own
   ``max_examples``);
-- the SymPy proof of every backward pass (``conftest._sympy_checks_every_backward``) proves each
-  test's first backward pass (CI: its first three). Most of a typical test's time is its proof;
-  the explicit proofs (``assert_grads``, ``sympy_check`` in the tests) are all run.
+- the SymPy proof of every backward pass (``conftest._sympy_checks_every_backward``) proves the
+  first backward pass of one test in ``QUICK_PROOF_EVERY`` (``proves``: a fixed sample, by a
+  hash of the test's id; CI: every test's first three). Most of a typical test's time is its
+  proof; the explicit proofs (``assert_grads``, ``sympy_check`` in the tests) are all run.
 
 The deselected tests are reported as such in pytest's summary line.
 """
 
 from __future__ import annotations
 
+import zlib
+
 QUICK_EXAMPLES = 10
 """Examples per hypothesis test in the quick run."""
+
+QUICK_PROOF_EVERY = 4
+"""One test in this many has its first backward pass proved by the autouse fixture in the quick run."""
+
+
+def proves(item) -> bool:
+    """Does the quick run prove this test's first backward pass? The same tests on every run
+    and machine (a CRC of the test's id, not Python's salted ``hash``)."""
+    return zlib.crc32(item.nodeid.encode("utf-8")) % QUICK_PROOF_EVERY == 0
 
 
 def _sweep_key(item) -> tuple:

@@ -65,6 +65,7 @@ def _error(fn, exc_type=RuntimeError) -> str:
 # ---------------------------------------------------------------- depth
 
 
+@pytest.mark.slow  # a million nodes forward and backward: the longest test of its file
 @pytest.mark.no_sympy_check  # tests depth; proving a million nodes would dominate the suite
 def test_million_node_chain_backpropagates():
     # no recursion anywhere: building, backward and freeing a 1,000,000-node chain

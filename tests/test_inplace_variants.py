@@ -42,6 +42,7 @@ ARGS = {
     "index_copy": lambda L: (0, L.tensor([1]), L.tensor([4.0])), "index_fill": lambda L: (0, L.tensor([0, 2]), -1.0),
     "masked_scatter": lambda L: (L.tensor([True, False, True]), L.tensor([7.0, 8.0, 9.0])),
     "baddbmm": lambda L: (L.tensor([[[1.0, -2.0]]]), L.tensor([[[0.5, 1.0, 1.5], [2.0, -1.0, 0.25]]])),
+    "addr": lambda L: (L.tensor([2.0]), L.tensor([1.0, -0.5, 0.25])),
 }
 # aliases take their target's arguments
 ALIASES = {"absolute": "abs", "negative": "neg", "subtract": "sub", "multiply": "mul", "divide": "div",
@@ -51,7 +52,7 @@ ALIASES = {"absolute": "abs", "negative": "neg", "subtract": "sub", "multiply": 
 # in-place forms PyTorch declares no derivative for
 NO_INPLACE_DERIVATIVE = {"asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh"}
 # ops that need a matrix: their tensor is (x * 1).reshape(1, 3)
-MATRIX = {"tril_", "triu_"}
+MATRIX = {"tril_", "triu_", "addr_"}
 # ops that need a batch of matrices: their tensor is (x * 1).reshape(1, 1, 3)
 BATCHES = {"baddbmm_"}
 # in-place methods that are not the in-place form of an op

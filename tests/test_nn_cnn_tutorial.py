@@ -9,6 +9,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 PROGRAM = textwrap.dedent('''
     import torch
     import torch.nn as nn
@@ -67,6 +69,7 @@ PROGRAM = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.slow  # the tutorial end to end in two child interpreters
 def test_tiny_cnn_hook_tutorial_prints_what_pytorch_prints(torch_ref, tmp_path):
     path = tmp_path / "tiny_cnn.py"
     path.write_text(PROGRAM)

@@ -93,6 +93,7 @@ def test_verify_reads_the_capture_for_the_running_python(version, chosen):
     assert ("OrderedDict({" in ex.torch_output) == (sys.version_info >= (3, 12))
 
 
+@pytest.mark.slow  # runs the program under Python 3.12 with PyTorch in a child interpreter
 @pytest.mark.live_torch
 @pytest.mark.parametrize("document, example", [("003_abae214ff6de8937", "buffer_code_2"),
                                                ("corpus/programs", "033_best_model_deepcopy")])

@@ -78,6 +78,7 @@ PROGRAMS = {
 }
 
 
+@pytest.mark.slow  # two child interpreters per program (the quick run leaves it to CI)
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_as_pytorch_prints(torch_ref, tmp_path, name):
     prog = tmp_path / f"{name}.py"

@@ -17,8 +17,11 @@ import random
 import struct
 
 import pytest
+from composite_cases import run as run_composite
 
 import scalargrad as sg
+from scalargrad.errors import Unsupported
+from scalargrad.symbolic import sympy_check
 
 X = [[3.0, 1.0, 2.0, -1.5], [0.0, 5.0, 4.0, 2.5], [7.0, -2.0, 0.5, 6.0]]
 
@@ -251,3 +254,81 @@ def test_tile_refuses_as_pytorch(torch_ref):
             lib.zeros(2, 3).tile((-1,))
         out.append(str(e.value))
     assert out[0] == out[1]
+
+
+# ---------------------------------------------------------------- repeat_interleave, diag_embed (issue 23)
+
+COMPOSITES = {
+    "ri": lambda L, x: x.repeat_interleave(2),
+    "ri1": lambda L, x: x.repeat_interleave(3, dim=1),
+    "rit": lambda L, x: x.repeat_interleave(L.tensor([1, 2]), dim=0),
+    "rit1": lambda L, x: L.repeat_interleave(x, L.tensor([0, 2, 1]), dim=1),
+    "rit0d": lambda L, x: x.repeat_interleave(L.tensor(2), dim=0),
+    "rifl": lambda L, x: x.repeat_interleave(L.tensor([1, 0, 2, 1, 1, 1])),
+    "rineg": lambda L, x: x.repeat_interleave(-1),
+    "rinegt": lambda L, x: x.repeat_interleave(L.tensor([1, -1]), dim=0),
+    "ribad": lambda L, x: x.repeat_interleave(L.tensor([1, 2, 3]), dim=0),
+    "ri2d": lambda L, x: x.repeat_interleave(L.tensor([[1, 2]]), dim=0),
+    "rif": lambda L, x: x.repeat_interleave(L.tensor([2., 1]), dim=0),
+    "rios": lambda L, x: x.repeat_interleave(L.tensor([1, 2]), dim=0, output_size=4),
+    "rio": lambda L, x: x.repeat_interleave(L.tensor([1, 2]), dim=0, output_size=3),
+    "rionly": lambda L, x: L.repeat_interleave(L.tensor([2, 0, 1])),
+    "ri0": lambda L, x: x[0, 0].repeat_interleave(2),
+    "ridim": lambda L, x: x.repeat_interleave(2, dim=5),
+    "uf": lambda L, x: x.unfold(1, 2, 1), "uf0": lambda L, x: x.unfold(0, 1, 1), "ufs": lambda L, x: x.unfold(1, 2, 2),
+    "ufneg": lambda L, x: x.unfold(-1, 3, 5), "ufz": lambda L, x: x.unfold(1, 0, 1),
+    "ufbig": lambda L, x: x.unfold(1, 4, 1), "ufstep": lambda L, x: x.unfold(1, 2, 0),
+    "ufdim": lambda L, x: x.unfold(2, 1, 1), "uf0d": lambda L, x: x[0, 0].unfold(0, 1, 1),
+    "uf0d2": lambda L, x: x[0, 0].unfold(0, 2, 1), "uft": lambda L, x: x.t().unfold(0, 2, 1),
+    "ufsl": lambda L, x: x[:, 1:].unfold(1, 1, 1).unfold(0, 2, 1),
+    "de": lambda L, x: x.diag_embed(),
+    "de1": lambda L, x: L.diag_embed(x, 1),
+    "de2": lambda L, x: L.diag_embed(x, -1, 0, 2),
+    "de3": lambda L, x: x.diag_embed(dim1=1, dim2=0),
+    "debad": lambda L, x: x.diag_embed(dim1=1, dim2=1),
+    "de0d": lambda L, x: x[0].diag_embed(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITES))
+def test_repeat_interleave_unfold_and_diag_embed_are_torchs(torch_ref, name):
+    # values, node names (ATen's composite: ViewBackward0 for an int, IndexSelectBackward0 for a
+    # tensor of repeats), strides, gradients, double backward and refusals
+    assert run_composite(sg, COMPOSITES[name]) == run_composite(torch_ref, COMPOSITES[name])
+
+
+def test_repeat_interleave_and_diag_embed_by_hand_and_by_sympy():
+    x = sg.tensor([1.5, -2.0], requires_grad=True)
+    y = x.repeat_interleave(sg.tensor([2, 1]))
+    assert y.tolist() == [1.5, 1.5, -2.0] and y.grad_fn.name() == "IndexSelectBackward0"
+    z = x.diag_embed(1)
+    assert z.tolist() == [[0.0, 1.5, 0.0], [0.0, 0.0, -2.0], [0.0, 0.0, 0.0]]
+    w = sg.tensor([1.0, 2.0, 3.0])
+    report = sympy_check((y * y * w).sum() + (x.repeat_interleave(2) * 3.0).sum() + z.sum() * 5.0, {x: "x"})
+    assert report.ok and report.verified, str(report)
+    # d/dx0: 2 x0 (1 + 2) + 2 * 3 + 5 = 20; d/dx1: 2 x1 * 3 + 6 + 5 = -1
+    assert [float(report[f"x[{i}]"].symbolic) for i in range(2)] == [20.0, -1.0]
+
+
+def _unfold_views(L):
+    x = L.arange(7.0).requires_grad_()
+    y = x.unfold(0, 3, 2)
+    z = x.detach().clone()
+    z.unfold(0, 2, 2).mul_(3)  # windows that do not overlap: written through to z
+    saved = {k: getattr(y.grad_fn, k) for k in dir(y.grad_fn) if k.startswith("_saved")}
+    return saved, y._base is x, y.stride(), z.tolist()
+
+
+def test_unfold_is_a_view_as_torchs(torch_ref):
+    assert _unfold_views(sg) == _unfold_views(torch_ref)
+
+
+def test_an_inplace_op_on_overlapping_windows_is_refused_by_name():
+    # PyTorch writes overlapping elements one by one in its kernel's order (x[1] doubled twice
+    # here); scalargrad refuses rather than give other numbers; a fill is the same either way
+    x = sg.arange(5.0)
+    with pytest.raises(Unsupported, match="overlap in memory"):
+        x.unfold(0, 2, 1).mul_(2)
+    assert x.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    x.unfold(0, 2, 1).fill_(2.0)
+    assert x.tolist() == [2.0] * 5

@@ -13,6 +13,7 @@ import math
 import pytest
 
 import scalargrad
+from scalargrad.errors import Unsupported
 
 from faithfulness import correctly_rounded, step
 
@@ -488,3 +489,123 @@ def test_clone_to_and_shape_ops_record_their_nodes(L):
     y = x.double().unsqueeze(0).view(1, 1).sum() * 3
     y.backward()
     assert x.grad.item() == 3.0 and x.grad.dtype == L.float32
+
+
+# ---------------------------------------------------------------- dim_order, complex numbers (issue 23)
+
+
+def _dim_orders(L) -> list:
+    """dim_order of contiguous, permuted, sliced, expanded and channels-last layouts (ties
+    between equal strides and dims of size 1 resolved as PyTorch's insertion sort does)."""
+    import itertools
+
+    out = []
+    for shape in [(2, 3), (2, 1, 3), (1, 1), (3, 1, 1, 2), (2, 2, 2), (1, 4, 1), (2, 3, 4, 5), (2, 1, 4, 1)]:
+        for p in itertools.permutations(range(len(shape))):
+            x = L.ones(shape).permute(p)
+            for y in (x, x[..., :1], x.expand(*[s if s > 1 else 2 for s in x.shape])):
+                out.append(y.dim_order())
+    return out + [L.ones(2).dim_order(), L.tensor(1.0).dim_order()]
+
+
+def test_dim_order_is_torchs(torch_ref):
+    assert _dim_orders(scalargrad) == _dim_orders(torch_ref)
+    # channels last: an NHWC tensor seen as NCHW lies in memory as N, H, W, C
+    assert scalargrad.ones(2, 4, 5, 3).permute(0, 3, 1, 2).dim_order() == (0, 2, 3, 1)
+
+
+COMPLEX = {
+    "tensor": lambda L: L.tensor([1 + 2j]), "scalar": lambda L: L.tensor(1j),
+    "mixed": lambda L: L.tensor([[1.0], [2j]]), "full": lambda L: L.full((2,), 1j),
+    "as_tensor": lambda L: L.as_tensor([1j]), "new_tensor": lambda L: L.ones(2).new_tensor([1j]),
+}
+INTO_REAL = {
+    "fill_": lambda L: L.ones(2).fill_(1j), "fill_real": lambda L: L.ones(2).fill_(3 + 0j),
+    "new_full": lambda L: L.ones(2).new_full((2,), 1j), "full_dtype": lambda L: L.full((2,), 1j, dtype=L.float32),
+    "masked_fill": lambda L: L.ones(2).masked_fill(L.tensor([True, False]), 1j),
+    "masked_fill_real": lambda L: L.ones(2).masked_fill(L.tensor([True, False]), 2 + 0j),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX))
+def test_python_complex_numbers_are_refused_by_name(name):
+    # PyTorch makes a complex tensor; scalargrad's are real: one sentence naming the feature,
+    # never "Could not infer dtype of complex" (PyTorch never says that)
+    with pytest.raises(Unsupported, match="^complex numbers and complex dtypes is not supported"):
+        COMPLEX[name](scalargrad)
+
+
+def _into_real(L, f):
+    try:
+        return f(L).tolist()
+    except RuntimeError as e:
+        return str(e)
+
+
+@pytest.mark.parametrize("name", sorted(INTO_REAL))
+def test_a_complex_number_into_a_real_tensor_is_torchs(torch_ref, name):
+    # c10 converts a complex Number without imaginary part, and refuses one with it
+    assert _into_real(scalargrad, INTO_REAL[name]) == _into_real(torch_ref, INTO_REAL[name])
+
+
+def _described(x) -> tuple:
+    return x.tolist(), tuple(x.shape), x.stride(), x._version, str(x.dtype)
+
+
+RESIZES = {
+    "shrink": lambda L: (lambda x: (x.resize_(2, 2) is x, _described(x)))(L.tensor([[1, 2], [3, 4], [5, 6]])),
+    "same": lambda L: _described(L.arange(6.0).resize_(3, 2)),
+    # the memory keeps what a smaller size left out: growing again shows it
+    "shrink_grow": lambda L: (lambda x: (_described(x.resize_(2)), _described(x.resize_(2, 3))))(L.arange(6.0)),
+    "shrink_twice": lambda L: (lambda x: (_described(x.resize_(4)), _described(x.resize_(1)),
+                                          _described(x.resize_([5]))))(L.arange(6.0)),
+    # a dense transposed tensor: its elements in memory order
+    "memory_order": lambda L: _described(L.tensor([[1.0, 2], [3, 4], [5, 6]]).t().contiguous().t().clone().resize_(6)),
+    "requires_grad": lambda L: L.ones(2, requires_grad=True).resize_(1),
+    "negative": lambda L: L.arange(6.0).resize_(-1), "negative2": lambda L: L.arange(6.0).resize_(2, -3),
+    "as": lambda L: _described(L.arange(6.0).resize_as_(L.ones(2, 2))),
+    "zero": lambda L: _described(L.arange(6.0).resize_(0)), "scalar": lambda L: _described(L.arange(6.0).resize_(())),
+    "size": lambda L: _described(L.arange(6.0).resize_(L.Size([3, 1]))),
+}
+
+
+def _resized(L, f):
+    try:
+        return f(L)
+    except RuntimeError as e:
+        return str(e)
+
+
+@pytest.mark.parametrize("name", sorted(RESIZES))
+def test_resize_is_torchs(torch_ref, name):
+    assert _resized(scalargrad, RESIZES[name]) == _resized(torch_ref, RESIZES[name])
+
+
+def _resize_shared(L) -> list:
+    base = L.arange(6.0)
+    v = base.view(2, 3)
+    v.resize_(2, 2)
+    v.fill_(7.0)  # still base's memory: its first 4 elements
+    w = L.arange(4.0)
+    w2 = w.view(4)
+    w.resize_(2)  # the root: its view keeps seeing all four
+    w.mul_(3)
+    d = L.arange(3.0)
+    dd = d.detach()
+    dd.resize_(1)
+    dd.add_(5)
+    return [base.tolist(), v.tolist(), v._version, w.tolist(), w2.tolist(), d.tolist(), dd.tolist(), d._version]
+
+
+def test_resize_of_shared_memory_is_torchs(torch_ref):
+    assert _resize_shared(scalargrad) == _resize_shared(torch_ref)
+
+
+def test_resize_of_shared_memory_to_more_is_refused_by_name():
+    x = scalargrad.arange(3.0)
+    v = x.view(3)
+    with pytest.raises(Unsupported, match="resize_ of a tensor that shares its memory"):
+        x.resize_(4)
+    assert v.tolist() == [0.0, 1.0, 2.0] and x.shape == (3,)
+    # grown past what it held: uninitialised memory, zeros here (verify gives it other numbers)
+    assert scalargrad.arange(2.0).resize_(4).tolist() == [0.0, 1.0, 0.0, 0.0]

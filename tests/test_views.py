@@ -214,3 +214,19 @@ def _linear_gradient_strides(lib) -> list:
 
 def test_linear_gradients_keep_pytorchs_layout(torch_ref):
     assert _linear_gradient_strides(torch) == _linear_gradient_strides(torch_ref)
+
+
+def _broadcast_to(L) -> list:
+    x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = L.broadcast_to(x, (2, 3))
+    (g,) = L.autograd.grad((y * y).sum(), x)
+    try:
+        L.broadcast_to(x, (2, 2))
+    except RuntimeError as e:
+        err = str(e)
+    return [y.tolist(), y.stride(), y.grad_fn.name(), g.tolist(), err]
+
+
+def test_torch_broadcast_to_is_torchs(torch_ref):
+    # the function beside the method (issue 23: a docstring example stopped on it)
+    assert _broadcast_to(scalargrad) == _broadcast_to(torch_ref)

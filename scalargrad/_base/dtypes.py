@@ -336,6 +336,8 @@ def overflows(dt: dtype, x) -> bool:
     (a float against the double nearest the type's limit); an unsigned type takes negative
     integers by wrap-around; half, bfloat16, double and bool are never checked."""
     name = dt.name
+    if isinstance(x, builtins.complex) and dt.kind != "c":  # c10: a nonzero imaginary part never fits a real type
+        return x.imag != 0 or overflows(dt, x.real)
     if name not in _CPP_SCALAR:
         return False
     if isinstance(x, builtins.float):  # (this module's float is torch.float)

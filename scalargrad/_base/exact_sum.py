@@ -13,10 +13,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
+from itertools import compress, repeat
+from operator import ne
 
-from .dtypes import round_f32
+from .dtypes import FLOAT32_MAX, round_f32, round_f32_list
 
-__all__ = ["rounded_sum", "rounded_dot"]
+__all__ = ["rounded_sum", "rounded_dot", "fixed_point", "round_scaled", "round_scaled_list"]
 
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter for doubles
 
@@ -108,3 +110,86 @@ def _rounded_rational(pairs, extra) -> float:
         return float(exact)
     except OverflowError:
         return math.inf if exact > 0 else -math.inf  # copysign would convert the Fraction: overflow
+
+
+# Whole tensors as integers: a kernel that adds many products of the same elements (a
+# convolution reads each input element once per tap) converts each element once, then adds
+# exact integer products in C (``sum(map(mul, ...))``) and rounds each sum once: the same
+# value as ``rounded_dot``, at a fraction of its cost per product.
+
+
+def fixed_point(values: Sequence[float], at_least: int = 0) -> tuple | None:
+    """``(ints, shift)`` with ``values[k] == ints[k] * 2**-shift`` exactly and ``shift >=
+    at_least``, or None if a value is inf or nan (whose sums the integers cannot carry).
+
+    The shift makes the smallest nonzero magnitude's last significand bit an integer, so every
+    value is one; signed zeros become 0 (an exact sum that is zero rounds to +0.0, as
+    ``rounded_dot``'s does)."""
+    if not all(map(math.isfinite, values)):
+        return None
+    try:
+        lo = min(map(abs, filter(None, values)))
+    except ValueError:  # empty, or zeros only
+        return [0] * len(values), at_least
+    emin = math.frexp(lo)[1]
+    emax = math.frexp(max(map(abs, values)))[1]
+    shift = max(53 - emin, at_least, 0)
+    if emax + shift <= 1023:  # every value * 2**shift is a double: scaling is exact
+        return list(map(int, map(math.ldexp, values, repeat(shift)))), shift
+    ints = []
+    for v in values:  # a span too wide for a double: significand and exponent separately
+        m, e = math.frexp(v)
+        ints.append(int(math.ldexp(m, 53)) << (e - 53 + shift) if v else 0)
+    return ints, shift
+
+
+_F32_BITS, _F32_QUANTUM = 24, -149
+_F64_BITS, _F64_QUANTUM = 53, -1074
+
+
+def round_scaled(s: int, shift: int, f32: bool) -> float:
+    """``s * 2**-shift`` rounded once (to nearest, ties to even) to float32 (``f32``) or
+    double, as a Python float: +-inf beyond the range, subnormals rounded at their own quantum,
+    +0.0 for zero, -0.0 for a negative value that rounds to zero."""
+    if not s:
+        return 0.0
+    bits, quantum = (_F32_BITS, _F32_QUANTUM) if f32 else (_F64_BITS, _F64_QUANTUM)
+    m = -s if s < 0 else s
+    q = max(m.bit_length() - shift - bits, quantum)  # the exponent of the result's last bit
+    drop = q + shift
+    if drop > 0:
+        half = 1 << (drop - 1)
+        rest = m & ((half << 1) - 1)
+        m >>= drop
+        if rest > half or (rest == half and m & 1):
+            m += 1
+    else:
+        q = -shift
+    try:
+        r = math.ldexp(float(m), q)
+    except OverflowError:
+        r = math.inf
+    if f32 and r > FLOAT32_MAX:
+        r = math.inf
+    return -r if s < 0 else r
+
+
+def round_scaled_list(sums: list, shift: int, f32: bool) -> list:
+    """``[round_scaled(s, shift, f32) for s in sums]``, in C where it can: an int divided by an
+    int is correctly rounded to double (subnormals and ties included); float32 rounds that
+    double again, which is the correct rounding unless the double is exactly halfway between
+    two float32 numbers (a double lies between the exact value and that halfway point only if
+    it is the point itself), told by its two neighbours rounding apart."""
+    try:
+        d = 1 << shift
+        ds = [s / d for s in sums]
+    except OverflowError:  # beyond double's range: each sum rounded on its own
+        return [round_scaled(s, shift, f32) for s in sums]
+    if not f32:
+        return ds
+    out = round_f32_list(ds)
+    up = round_f32_list(list(map(math.nextafter, ds, repeat(math.inf))))
+    down = round_f32_list(list(map(math.nextafter, ds, repeat(-math.inf))))
+    for k in compress(range(len(ds)), map(ne, up, down)):
+        out[k] = round_scaled(sums[k], shift, True)
+    return out

@@ -8,6 +8,7 @@ from . import (
     arithmetic,
     comparison,
     convolution,
+    counting,
     elementwise,
     embedding,
     fill,
@@ -39,6 +40,6 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 """Every differentiable elementwise op with a non-trivial derivative, for the catalogue tests."""
 
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
-           "elementwise", "embedding", "fill", "indexing", "joins", "logarithms", "losses", "moments", "normalization",
-           "norms", "pointwise", "pooling", "predicates", "products", "reductions", "rounding", "scans", "scatter",
-           "selection", "signs", "softmax", "trigonometric", "unary", "views"]
+           "counting", "elementwise", "embedding", "fill", "indexing", "joins", "logarithms", "losses", "moments",
+           "normalization", "norms", "pointwise", "pooling", "predicates", "products", "reductions", "rounding",
+           "scans", "scatter", "selection", "signs", "softmax", "trigonometric", "unary", "views"]

@@ -87,6 +87,24 @@ class Addmm(Product):
 
 
 @register
+class Addr(Product):
+    """addr(self, vec1, vec2): self + vec1 vec2^T (beta = alpha = 1); the node's inputs are
+    (self, vec1, vec2). An element is self + one product: ``Addmm``'s form with one term."""
+
+    name = "AddrBackward0"
+    saved = (("alpha", "one"), ("beta", "one"), ("vec1", 1, (2,)), ("vec2", 2, (1,)))
+    api = Api(method="addr", inplace="addr_", function="addr")
+
+    @staticmethod
+    def backward(k, g, v):
+        _, a, b = k.ins(v)
+        # self: maybe_multiply(grad, beta); vec1: grad.mv(vec2) * alpha; vec2: grad.t().mv(vec1) * alpha
+        return g, k.mv(g, b), k.mv(k.t(g), a)
+
+    sympy = Addmm.sympy
+
+
+@register
 class Bmm(Product):
     """bmm(self, mat2): one matrix product per batch; inputs (self, mat2)."""
 

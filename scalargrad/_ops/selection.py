@@ -19,7 +19,7 @@ from .table import Api, register
 from .views import Structural
 
 __all__ = ["Picked", "Gather", "IndexSelect", "MaskedSelect", "Take", "Sort", "SortStable", "Topk", "Kthvalue",
-           "Tril", "Triu", "Diagonal", "DiagonalCopy", "DiagEmbed", "Repeat", "Roll", "MaskedScatterGrad",
+           "Tril", "Triu", "Diagonal", "DiagonalCopy", "DiagEmbed", "Repeat", "Roll", "Unfold", "MaskedScatterGrad",
            "SELECTION"]
 
 
@@ -31,7 +31,7 @@ class Picked(Structural):
 
 
 # the double backward ops of the selection ops whose backward adds the gradient into zeros
-_ADDING = ("ScatterAddBackward0", "IndexAddBackward0", "PutBackward0", "SumBackward1")
+_ADDING = ("ScatterAddBackward0", "IndexAddBackward0", "PutBackward0", "SumBackward1", "UnfoldBackwardBackward0")
 
 
 def _picked(cls_name: str, name: str, saved: tuple, api: Api | None, backward_name: str, saves: bool = False):
@@ -76,9 +76,13 @@ Diagonal = _picked("Diagonal", "DiagonalBackward0", (("dim1", "c.dim1"), ("dim2"
 # torch.diag of a matrix goes through diagonal_copy, whose node PyTorch names so
 DiagonalCopy = _picked("DiagonalCopy", "DiagonalBackward0_copy", Diagonal.saved, None, "DiagonalBackwardBackward0")
 DiagEmbed = _picked("DiagEmbed", "DiagEmbedBackward0", (("dim1", "c.dim1"), ("dim2", "c.dim2"), ("offset", "c.offset")),
-                    None, "DiagonalBackward0")
+                    Api(method="diag_embed", function="diag_embed"), "DiagonalBackward0")
 Repeat = _picked("Repeat", "RepeatBackward0", (("repeats", "c.repeats"), _SIZES), Api(method="repeat"),
                  "SumBackward1")
+# Tensor.unfold: a view of overlapping windows; unfold_backward adds each window's gradient into zeros
+Unfold = _picked("Unfold", "UnfoldBackward0", (("dimension", "c.dimension"), _SIZES, ("size", "c.size"),
+                                                ("step", "c.step")),
+                 Api(method="unfold"), "UnfoldBackwardBackward0")
 Roll = _picked("Roll", "RollBackward0", (("dims", "c.dims"), ("shifts", "c.shifts")),
                Api(method="roll", function="roll"), "RollBackward0")
 
@@ -87,7 +91,7 @@ MaskedScatterGrad = _picked("MaskedScatterGrad", "MaskedScatterBackwardBackward0
                             "MaskedScatterBackward0", saves=True)
 
 SELECTION = [Gather, IndexSelect, MaskedSelect, Take, Sort, SortStable, Topk, Kthvalue, Tril, Triu, Diagonal,
-             DiagonalCopy, DiagEmbed, Repeat, Roll, MaskedScatterGrad]
+             DiagonalCopy, DiagEmbed, Repeat, Roll, Unfold, MaskedScatterGrad]
 
 
 # ---------------------------------------------------------------- derivative helpers, on floats

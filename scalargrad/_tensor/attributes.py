@@ -6,15 +6,18 @@ stride, contiguity, device, layout...), as PyTorch's.
 from __future__ import annotations
 
 import copy as _copy
+import weakref
 
 from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
 from .._base.formatting import tensor_repr
 from .._base.layout import is_contiguous, numel
-from .factories import device, strided, use_device
+from .factories import device, strided, uninitialised, use_device
 from .joins import unbind
-from .storage import alias
+from .operands import check_size
+from .storage import alias, write
 from .tensor import Tensor, defaults, impl, leaf
-from .views import norm_dim, offset_of
+from .views import norm_dim, offset_of, sizes_arg
 
 __all__ = ["deepcopy", "install"]
 
@@ -153,6 +156,135 @@ impl.set_grad = _set_grad
 impl.set_data = _set_data
 
 
+def _channels_last(shape, strides) -> bool:
+    """A 4-d tensor dense in (N, H, W, C) order (c10's is_channels_last_strides_2d, without its
+    size-1 subtleties: dims of size 1 are skipped, as is_contiguous skips them)."""
+    if len(shape) != 4:
+        return False
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def _swap(shape, strides, a: int, b: int) -> int:
+    """Whether dim ``a`` goes inside dim ``b`` (1), outside (-1) or either (0), as
+    torch._prims_common orders an elementwise result's dims."""
+    sa, sb = strides[a], strides[b]
+    if sa == 0 or sb == 0:
+        return 0
+
+    def ge(x, y):
+        return y == 0 or (x != 0 and (x >= y or x % y == 0))
+
+    if sa == sb:
+        return 0 if ge(shape[b], shape[a]) else 1
+    if ge(sb, sa):
+        return -1
+    return 1 if ge(sa, sb) else 0
+
+
+def dim_order(self, *, ambiguity_check=False) -> tuple:
+    """The dims from the outermost in memory to the innermost (PyTorch's ``Tensor.dim_order``:
+    an insertion sort by stride, contiguous and channels-last layouts first)."""
+    if not isinstance(ambiguity_check, (bool, list)):
+        raise TypeError("ambiguity_check should be a bool or a list of memory formats.")
+    if ambiguity_check is not False:
+        raise Unsupported("Tensor.dim_order(ambiguity_check=...)")
+    shape, strides = tuple(self._t.shape), tuple(self._t.strides)
+    nd = len(shape)
+    if nd < 2:
+        return tuple(range(nd))
+    cont, cl = is_contiguous(shape, strides), _channels_last(shape, strides)
+    if cont and not cl:
+        return tuple(range(nd))
+    if cl and not cont:
+        return (0, *range(2, nd), 1)
+    perm = list(reversed(range(nd)))
+    for i in range(1, nd):
+        j = i
+        for k in reversed(range(i)):
+            c = _swap(shape, strides, perm[k], perm[j])
+            if c > 0:
+                perm[k], perm[j] = perm[j], perm[k]
+                j = k
+            elif c < 0:
+                break
+    return tuple(reversed(perm))
+
+
+# what a lone tensor's memory still holds past its elements after resize_ made it smaller (PyTorch
+# keeps the storage, so growing it again shows those numbers): id -> (weak reference, elements)
+_TAILS: dict = {}
+
+
+def _tail(t: Tensor) -> list:
+    entry = _TAILS.pop(id(t), None)
+    return entry[1] if entry is not None and entry[0]() is t else []
+
+
+def _memory_order(t: Tensor) -> list:
+    """``t``'s elements in the order they lie in memory (a lone dense tensor)."""
+    vals = t._val if t._t.ndim else [t._val]
+    if t._t.contiguous or is_contiguous(t._t.shape, t._t.strides):
+        return list(vals)
+    shape, strides = t._t.shape, t._t.strides
+    pos = [0]
+    for n, st in zip(shape, strides):
+        pos = [p + i * st for p in pos for i in range(n)]
+    return [v for _, v in sorted(zip(pos, vals), key=lambda pv: pv[0])]
+
+
+def resize_(self: Tensor, *sizes, size=None, memory_format=None) -> Tensor:
+    """``resize_``: ``self`` takes the contiguous shape ``sizes`` over its memory: its first
+    elements in memory order; growing shows what the memory held (what an earlier resize_ left,
+    then uninitialised memory). A tensor that requires grad is refused as PyTorch refuses it; a
+    tensor sharing its memory (a view, ``.data``, ``detach()``) is refused by name."""
+    new_shape = sizes_arg(sizes if size is None else (size,), "resize_")
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    if any(n < 0 for n in new_shape):
+        if 0 in new_shape:  # c10 multiplies the sizes as unsigned: no overflow, a tensor PyTorch cannot show
+            raise Unsupported("Tensor.resize_ with a negative size")
+        raise RuntimeError("numel: integer multiplication overflow")
+    n = numel(new_shape)
+    check_size(new_shape)
+    dt = self._t.dtype
+    s = self._s
+    if s is not None and s.store is not None:
+        return _resize_shared(self, tuple(new_shape), n)
+    data = _memory_order(self) + _tail(self)
+    if n > len(data):
+        more = uninitialised(n - len(data), dt)
+        data += more if more is not None else [dt.round(0)] * (n - len(data))
+    if len(data) > n:
+        key = id(self)
+        _TAILS[key] = (weakref.ref(self, lambda _r, k=key: _TAILS.pop(k, None)), data[n:])
+    self._t = TensorType(dt, tuple(new_shape))
+    self._val = [None] * n if new_shape else None
+    write(self, data[:n] if new_shape else data[0])
+    return self
+
+
+def _resize_shared(t: Tensor, shape: tuple, n: int) -> Tensor:
+    """``resize_`` of a tensor sharing its memory (a view, ``.data``, ``detach()``): its first
+    ``n`` elements, which stay shared; more than it has, or a non-contiguous one, is refused."""
+    if n > t._t.numel or not (t._t.contiguous or is_contiguous(t._t.shape, t._t.strides)):
+        raise Unsupported("Tensor.resize_ of a tensor that shares its memory (a view, .data or detach()) to more "
+                          "elements or from a non-contiguous layout")
+    s = t._s
+    data = s.store.data
+    idx = s.index if s.index is not None else list(range(t._t.numel))
+    s.index = idx[:n]
+    t._t = TensorType(t._t.dtype, shape)
+    t._val = [data[i] for i in s.index] if shape else data[s.index[0]]
+    write(t, t._val)
+    return t
+
+
 def install(method, function) -> None:
     """Python's protocols (iteration, copies, indexing is ``indexing.py``'s) and the metadata."""
     method("__iter__", _iter)
@@ -165,6 +297,9 @@ def install(method, function) -> None:
     method("stride", lambda self, dim=None: self._t.strides if dim is None else
            self._t.strides[_size_dim(self, dim, "stride")])
     method("storage_offset", lambda self: offset_of(self))
+    method("dim_order", dim_order)
+    method("resize_", resize_)
+    method("resize_as_", lambda self, the_template, *, memory_format=None: resize_(self, the_template._t.shape))
     method("element_size", lambda self: self._t.dtype.itemsize)
     method("size", lambda self, dim=None: self._t.shape if dim is None else
            self._t.shape[_size_dim(self, dim, "size")])

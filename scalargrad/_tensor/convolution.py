@@ -16,10 +16,12 @@ An unbatched input (``(C, L)`` / ``(C, H, W)``) goes through ``unsqueeze(0)`` an
 
 from __future__ import annotations
 
+from operator import itemgetter, mul
+
 from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
-from .._base.exact_sum import rounded_dot, rounded_sum
+from .._base.exact_sum import fixed_point, round_scaled_list, rounded_dot, rounded_sum
 from .._ops import convolution as CV
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
@@ -117,13 +119,142 @@ def _batched(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, di
     f32 = dt is dtypes.float32
     xv, wv = x._val, weight._val
     bv = bias._val if bias is not None else None
-    out = []
-    for taps, oc in zip(geo.taps, geo.channel):
-        out.append(rounded_dot([(xv[i], wv[j]) for i, j in taps], f32, bv[oc] if bv is not None else None))
+    out = _exact_forward(geo, xv, wv, bv, f32)
+    if out is None:  # an inf or nan among the operands: IEEE's sums, product by product
+        out = [rounded_dot([(xv[i], wv[j]) for i, j in taps], f32, bv[oc] if bv is not None else None)
+               for taps, oc in zip(geo.taps, geo.channel)]
     t = TensorType(dt, geo.out_shape)
     if bias is None:
         return make(CV.ConvolutionNoBias, t, out, (x, weight), geo)
     return make(CV.Convolution, t, out, (x, weight, bias), geo)
+
+
+def _getter(idx: list):
+    """A C-level gather of ``idx`` from a list, always a tuple."""
+    if len(idx) == 1:
+        i = idx[0]
+        return lambda v: (v[i],)
+    return itemgetter(*idx) if idx else lambda v: ()
+
+
+_PLANS: dict = {}  # geometry -> (the forward's gathers, those of each input's taps, of each weight's)
+_PLANS_KEPT = 4
+
+
+def _plan(geo) -> tuple:
+    """The forward's gathers: the distinct runs of weight elements the outputs read, and the
+    distinct runs of input elements, each with the outputs that read it (the output channels of a
+    position share one) and which weight run each takes; per input element the gathers of the
+    (output, weight) pairs it meets; per weight element those of its (output, input) pairs. Made
+    once per geometry (``geometry`` keeps the recent ones)."""
+    plan = _PLANS.get(geo)
+    if plan is None:
+        n_in, n_w = _numel(geo.in_shape), _numel(geo.weight_shape)
+        by_in = [([], []) for _ in range(n_in)]
+        by_w = [([], []) for _ in range(n_w)]
+        x_runs: dict = {}
+        w_runs: dict = {}
+        for o, taps in enumerate(geo.taps):
+            w_run = w_runs.setdefault(tuple(j for _, j in taps), len(w_runs))
+            x_runs.setdefault(tuple(i for i, _ in taps), []).append((o, w_run, geo.channel[o]))
+            for i, j in taps:
+                by_in[i][0].append(o)
+                by_in[i][1].append(j)
+                by_w[j][0].append(o)
+                by_w[j][1].append(i)
+        fwd = ([_getter(list(run)) for run in w_runs], [(_getter(list(run)), outs) for run, outs in x_runs.items()])
+        plan = (fwd, [(_getter(a), _getter(b)) for a, b in by_in], [(_getter(a), _getter(b)) for a, b in by_w])
+        if len(_PLANS) >= _PLANS_KEPT:
+            _PLANS.pop(next(iter(_PLANS)))
+        _PLANS[geo] = plan
+    return plan
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _exact_forward(geo, xv: list, wv: list, bv: list | None, f32: bool) -> list | None:
+    """Each output element's exact sum of products (and bias) rounded once, in integers
+    (``exact_sum.fixed_point``); None if an operand is inf or nan."""
+    fw = fixed_point(wv)
+    fx = fixed_point(xv)
+    fb = fixed_point(bv) if bv is not None else ([], 0)
+    if fw is None or fx is None or fb is None:
+        return None
+    (wi, sw), (xi, sx), (bi, sb) = fw, fx, fb
+    if sb > sx + sw:  # the products at the bias's scale: more fraction bits in the input's integers
+        xi, sx = fixed_point(xv, sb - sw)
+    shift = sx + sw
+    bi = [b << (shift - sb) for b in bi]
+    w_runs, x_runs = _plan(geo)[0]
+    w_runs = [g(wi) for g in w_runs]
+    if bv is None:
+        bi = [0] * geo.weight_shape[0]
+    sums = [0] * len(geo.taps)
+    for gx, outs in x_runs:
+        xs = gx(xi)
+        for o, k, oc in outs:
+            sums[o] = sum(map(mul, xs, w_runs[k]), bi[oc])
+    return round_scaled_list(sums, shift, f32)
+
+
+def _exact_backward(geo, gv: list, xv: list, wv: list, want_x: bool, want_w: bool, f32: bool) -> tuple | None:
+    """The input's and the weight's gradients (None where not wanted), each element the exact sum
+    of its products rounded once, in integers; None if an operand is inf or nan. A sparse
+    gradient (gradcheck's one-hot rows) is scattered from its nonzero elements only: a zero
+    times a finite element adds exactly nothing."""
+    fg, fx, fw = fixed_point(gv), fixed_point(xv), fixed_point(wv)
+    if fg is None or fx is None or fw is None:
+        return None
+    (gi, sg), (xi, sx), (wi, sw) = fg, fx, fw
+    live = [o for o, g in enumerate(gi) if g]
+    gx = gw = None
+    if 4 * len(live) <= len(gi):
+        ax = [0] * len(xi) if want_x else None
+        aw = [0] * len(wi) if want_w else None
+        taps = geo.taps
+        for o in live:
+            g = gi[o]
+            for i, j in taps[o]:
+                if want_x:
+                    ax[i] += g * wi[j]
+                if want_w:
+                    aw[j] += g * xi[i]
+        if want_x:
+            gx = round_scaled_list(ax, sg + sw, f32)
+        if want_w:
+            gw = round_scaled_list(aw, sg + sx, f32)
+        return gx, gw
+    _, by_in, by_w = _plan(geo)
+    if want_x:
+        gx = round_scaled_list([sum(map(mul, go(gi), gk(wi))) for go, gk in by_in], sg + sw, f32)
+    if want_w:
+        gw = round_scaled_list([sum(map(mul, go(gi), gk(xi))) for go, gk in by_w], sg + sx, f32)
+    return gx, gw
+
+
+def _dot_backward(geo, gv: list, xv: list, wv: list, want_x: bool, want_w: bool, f32: bool) -> tuple:
+    """The input's and the weight's gradients with ``rounded_dot`` (any operand values)."""
+    gx = gw = None
+    if want_x:
+        terms = [[] for _ in range(len(xv))]
+        for o, taps in enumerate(geo.taps):
+            go = gv[o]
+            for i, j in taps:
+                terms[i].append((go, wv[j]))
+        gx = [rounded_dot(p, f32) for p in terms]
+    if want_w:
+        terms = [[] for _ in range(len(wv))]
+        for o, taps in enumerate(geo.taps):
+            go = gv[o]
+            for i, j in taps:
+                terms[j].append((go, xv[i]))
+        gw = [rounded_dot(p, f32) for p in terms]
+    return gx, gw
 
 
 def backward(g: Tensor, v: Tensor) -> tuple:
@@ -139,20 +270,14 @@ def backward(g: Tensor, v: Tensor) -> tuple:
     gv = g._val if g._t.ndim else [g._val] * len(geo.taps)
     xv, wv = x._val, w._val
     gx = gw = gb = None
-    if x._rg:
-        terms = [[] for _ in range(len(xv))]
-        for o, taps in enumerate(geo.taps):
-            go = gv[o]
-            for i, j in taps:
-                terms[i].append((go, wv[j]))
-        gx = leaf([rounded_dot(p, f32) for p in terms], TensorType(dt, geo.in_shape))
-    if w._rg:
-        terms = [[] for _ in range(len(wv))]
-        for o, taps in enumerate(geo.taps):
-            go = gv[o]
-            for i, j in taps:
-                terms[j].append((go, xv[i]))
-        gw = leaf([rounded_dot(p, f32) for p in terms], TensorType(dt, geo.weight_shape))
+    if x._rg or w._rg:
+        grads = _exact_backward(geo, gv, xv, wv, x._rg, w._rg, f32)
+        if grads is None:  # an inf or nan among the operands: IEEE's sums, product by product
+            grads = _dot_backward(geo, gv, xv, wv, x._rg, w._rg, f32)
+        if grads[0] is not None:
+            gx = leaf(grads[0], TensorType(dt, geo.in_shape))
+        if grads[1] is not None:
+            gw = leaf(grads[1], TensorType(dt, geo.weight_shape))
     if len(ins) > 2 and ins[2]._rg:
         sums = [[] for _ in range(geo.weight_shape[0])]
         for o, oc in enumerate(geo.channel):

@@ -237,6 +237,8 @@ def parse_data(data) -> tuple:
             kinds.add(defaults["dtype"])
         elif isinstance(x, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+        elif isinstance(x, complex):  # PyTorch makes a complex tensor: refused by name, never a raw error
+            raise Unsupported("complex numbers and complex dtypes")
         elif is_numpy_scalar(x):  # its own dtype: np.float64(1.5) gives float64, np.int32(1) int32
             x, dt = scalar_value(x)
             kinds.add(dt)
@@ -431,6 +433,8 @@ def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, memor
 
 
 def _dtype_of_number(x):
+    if isinstance(x, complex):
+        raise Unsupported("complex numbers and complex dtypes")
     if isinstance(x, bool):
         return dtypes.bool
     if isinstance(x, int):

@@ -34,13 +34,14 @@ def fill(self, value, zero: bool = False):
                                f"{value._t.ndim} dimensions.")
         source = value
         value = value._val
-    elif value.__class__ not in (int, float, bool):
+    elif value.__class__ not in (int, float, bool, complex):
         if not is_numpy_scalar(value):
             raise TypeError(f"fill_(): argument 'value' (position 1) must be Number, not {type(value).__name__}")
         value = value.item()
     dt = self._t.dtype
     if source is None:
         dtypes.check_fits(dt, value)
+        value = value.real if value.__class__ is complex else value  # c10: a complex Number without imaginary part
     v = dt.round(value)
     vals = [v] * self._t.numel if self._t.ndim else v
     layout = Layout(self._t.shape, value=v)
@@ -157,6 +158,9 @@ def masked_fill(self, mask, value, in_place: bool = False):
                            f"{mask._t.dtype.short if isinstance(mask, Tensor) else type(mask).__name__}")
     if isinstance(value, Tensor):
         value = value.item()
+    if value.__class__ is complex:  # c10: a complex Number fits a real tensor only without imaginary part
+        dtypes.check_fits(self._t.dtype, value)
+        value = value.real
     shape = tuple(self._t.shape)
     if tuple(mask._t.shape) != shape:
         # the mask broadcasts with the tensor: in place only to the tensor's own shape; out of

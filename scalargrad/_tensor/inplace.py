@@ -14,10 +14,13 @@ and be castable to its dtype. Then:
 
 from __future__ import annotations
 
+import math
+
 from .._base import dtypes
 from .._base.dtypes import TensorType, can_cast, round_list
 from .._base.errors import Unsupported
 from .._base.grad_mode import state as _grad_state
+from .._base.layout import is_non_overlapping_and_dense
 from .._ops.table import Op, saved_node_name, version_error
 from .._ops.views import Clone, Layout
 from .nodes import saves_input
@@ -71,6 +74,18 @@ def overlapping(t: Tensor) -> bool:
     return not tt.contiguous and any(st == 0 and n > 1 for n, st in zip(tt.shape, tt.strides))
 
 
+def windows_overlap(shape, strides) -> bool:
+    """Elements at one memory location without a zero stride (``unfold``'s windows with
+    step < size), which ATen's overlap check calls too hard to tell and lets through."""
+    if is_non_overlapping_and_dense(shape, strides):
+        return False
+    seen = {0}
+    for n, st in zip(shape, strides):
+        if n > 1:
+            seen = {p + i * st for p in seen for i in range(n)}
+    return len(seen) < math.prod(shape)
+
+
 def check_no_overlap(t: Tensor) -> None:
     """ATen's ``assert_no_internal_overlap`` on a tensor about to be written."""
     if overlapping(t):
@@ -89,6 +104,9 @@ def inplace(t: Tensor, compute, overlap: str | None = None) -> Tensor:
         if overlap is None:
             raise RuntimeError(_OVERLAP)
         raise Unsupported(f"Tensor.{overlap} of an expanded tensor (elements sharing memory)",
+                          "PyTorch writes them one by one in its kernel's order; clone() the tensor first")
+    if overlap != FILLS and not t._t.contiguous and windows_overlap(t._t.shape, t._t.strides):
+        raise Unsupported("an in-place op on a view whose elements overlap in memory (Tensor.unfold with step < size)",
                           "PyTorch writes them one by one in its kernel's order; clone() the tensor first")
     res = compute(t)
     _check_result(t, res)

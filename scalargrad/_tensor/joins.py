@@ -1,5 +1,7 @@
 """Joins and splits on tensors (``_ops/joins.py``): ``cat``, ``stack``, ``unbind``, ``split``,
-``chunk``, with PyTorch's checks in its words. A split's outputs are views of the input (each
+``chunk``, and ATen's composites of them (``tensor_split``/``hsplit``/``vsplit``/``dsplit`` of
+slices, ``hstack``/``vstack``/``dstack``/``column_stack`` and ``diff`` over ``cat``), with
+PyTorch's checks in its words. A split's outputs are views of the input (each
 one a node handing its gradient to the one node with several outputs, as PyTorch's); a join is
 a copy.
 """
@@ -8,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._base.dtypes import TensorType, float32, round_list
+from .._base.dtypes import TensorType, float32, int64, round_list
+from .._base.dtypes import bool as dtypes_bool
 from .._base.grad_mode import state as _grad_state
 from .._base.layout import numel
 from .._base.numpy_types import numpy_type_name
@@ -21,7 +24,9 @@ from .tensor import Tensor, ext, flat, leaf, make, next_seq
 from .tensor_kernel import helper
 from .views import basic_index, narrow, norm_dim, select
 
-__all__ = ["unbind", "split", "split_with_sizes", "chunk", "cat", "stack", "install"]
+__all__ = ["unbind", "split", "split_with_sizes", "chunk", "cat", "stack", "tensor_split", "hsplit", "vsplit",
+           "dsplit", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack", "diff",
+           "install"]
 
 
 def unbind(x: Tensor, dim: int = 0) -> tuple:
@@ -196,8 +201,190 @@ def _join(tensors: list, d: int, op, new_dim: bool, given: int) -> Tensor:
     return make(op, TensorType(rd, tuple(out_shape)), vals if out_shape else vals[0], tuple(tensors), layout)
 
 
+def _sections_or_indices(ios, named: dict, fn: str):
+    """The one of PyTorch's overloads' argument names given (``sections=``, ``indices=``,
+    ``tensor_indices_or_sections=``), or the positional argument."""
+    given = {k: v for k, v in named.items() if v is not None}
+    if ios is not None:
+        given["indices_or_sections"] = ios
+    if len(given) != 1:
+        raise TypeError(f"{fn}() takes one of sections, indices or tensor_indices_or_sections")
+    return next(iter(given.values()))
+
+
+def tensor_split(input: Tensor, indices_or_sections=None, dim: int = 0, *, sections=None, indices=None,
+                 tensor_indices_or_sections=None) -> tuple:
+    """Views of ``input`` along ``dim`` (SliceBackward0 each): ``sections`` parts, the first
+    ``size % sections`` one longer, or the parts between the given indices (clamped)."""
+    indices_or_sections = _sections_or_indices(indices_or_sections, {
+        "sections": sections, "indices": indices, "tensor_indices_or_sections": tensor_indices_or_sections},
+        "tensor_split")
+    x = input
+    if not x._t.ndim:
+        raise RuntimeError(f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with "
+                           f"{x._t.ndim} dims")
+    ios = indices_or_sections
+    if isinstance(ios, Tensor):
+        if ios._t.dtype is not int64:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{ios._t.dtype.short}")
+        if ios._t.ndim > 1:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {ios._t.ndim} dims")
+        ios = ios._val if ios._t.ndim else int(ios._val)
+    d = norm_dim(dim, x._t.ndim)
+    size = x._t.shape[d]
+    if isinstance(ios, int):
+        if ios <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
+        bounds, start = [], 0
+        for i in range(ios):
+            end = start + size // ios + (i < size % ios)
+            bounds.append((start, end))
+            start = end
+    else:
+        starts = [0] + list(ios)
+        bounds = list(zip(starts, list(ios) + [None]))
+    return tuple(basic_index(x, (slice(None),) * d + (slice(a, b),), force_slice=True) for a, b in bounds)
+
+
+def _split_along(name: str, x: Tensor, ios, dim: int, need: int) -> tuple:
+    if isinstance(ios, Tensor):  # PyTorch's argument parser: a 0-dim tensor is sections, one element indices
+        if ios._t.numel != 1:
+            raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor), but expected one "
+                            f"of:\n * (int sections)\n      didn't match because some of the arguments have invalid "
+                            f"types: (!Tensor!)\n * (tuple of ints indices)\n      didn't match because some of the "
+                            f"arguments have invalid types: (!Tensor!)\n")
+        ios = [int(ios._val[0])] if ios._t.ndim else int(ios._val)
+    if x._t.ndim < need:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {need} dimension, but got a tensor with "
+                           f"{x._t.ndim} dimensions!")
+    if isinstance(ios, int) and (ios == 0 or x._t.shape[dim] % ios):
+        raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension "
+                           f"{x._t.shape[dim]} is not divisible by the split_size {ios}!")
+    return tensor_split(x, ios, dim)
+
+
+def hsplit(input: Tensor, indices_or_sections=None, *, sections=None, indices=None) -> tuple:
+    """``tensor_split`` along dim 1 (dim 0 of a vector), sections dividing it evenly."""
+    indices_or_sections = _sections_or_indices(indices_or_sections, {"sections": sections, "indices": indices},
+                                               "hsplit")
+    return _split_along("hsplit", input, indices_or_sections, 1 if input._t.ndim > 1 else 0, 1)
+
+
+def vsplit(input: Tensor, indices_or_sections=None, *, sections=None, indices=None) -> tuple:
+    """``tensor_split`` along dim 0 of a tensor of 2 dims or more."""
+    indices_or_sections = _sections_or_indices(indices_or_sections, {"sections": sections, "indices": indices},
+                                               "vsplit")
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input: Tensor, indices_or_sections=None, *, sections=None, indices=None) -> tuple:
+    """``tensor_split`` along dim 2 of a tensor of 3 dims or more."""
+    indices_or_sections = _sections_or_indices(indices_or_sections, {"sections": sections, "indices": indices},
+                                               "dsplit")
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
+
+
+def _at_least(tensors, n: int):
+    """ATen's atleast_nd: a 0-dim tensor reshaped, a smaller one unsqueezed (a tensor alone
+    returns a tensor, several a tuple)."""
+    one = len(tensors) == 1 and isinstance(tensors[0], Tensor)
+    seq = tensors if not (len(tensors) == 1 and isinstance(tensors[0], (list, tuple))) else tensors[0]
+    out = []
+    for x in seq:
+        nd = x._t.ndim
+        if nd == 0:
+            x = x.reshape((1,) * n)
+        elif nd < n:
+            x = x.unsqueeze(0) if n == 2 or nd == 1 else x
+            x = x.unsqueeze(-1) if n == 3 else x
+        out.append(x)
+    return out[0] if one else tuple(out)
+
+
+def atleast_1d(*tensors):
+    return _at_least(tensors, 1)
+
+
+def atleast_2d(*tensors):
+    return _at_least(tensors, 2)
+
+
+def atleast_3d(*tensors):
+    return _at_least(tensors, 3)
+
+
+def hstack(tensors: Sequence) -> Tensor:
+    """``cat`` of ``atleast_1d`` tensors along dim 1 (dim 0 of vectors)."""
+    rep = _at_least((_check_join(tensors, "hstack"),), 1)
+    return cat(rep, 0 if rep and rep[0]._t.ndim == 1 else 1)
+
+
+def vstack(tensors: Sequence) -> Tensor:
+    """``cat`` of ``atleast_2d`` tensors along dim 0."""
+    return cat(_at_least((_check_join(tensors, "vstack"),), 2), 0)
+
+
+def dstack(tensors: Sequence) -> Tensor:
+    """``cat`` of ``atleast_3d`` tensors along dim 2."""
+    return cat(_at_least((_check_join(tensors, "dstack"),), 3), 2)
+
+
+def column_stack(tensors: Sequence) -> Tensor:
+    """``hstack`` of the tensors, each of fewer than 2 dims as a column first."""
+    cols = [x.reshape(x._t.numel, 1) if x._t.ndim <= 1 else x for x in _check_join(tensors, "column_stack")]
+    return hstack(cols)
+
+
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward difference along ``dim``, as ATen's: ``prepend``, ``input`` and
+    ``append`` joined by ``cat``, then ``n`` times the later slice minus the earlier one
+    (SubBackward0 of two SliceBackward0; for bools the two differ)."""
+    x = input
+    if not x._t.ndim:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = norm_dim(dim, x._t.ndim)
+    parts = []
+    for other in (prepend, x, append):
+        if other is None:
+            continue
+        if other is not x:
+            if other._t.ndim != x._t.ndim:
+                raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+            for i, (a, b) in enumerate(zip(x._t.shape, other._t.shape)):
+                if i != d and a != b:
+                    raise RuntimeError(f"diff expects the shape of tensor to prepend or append to match that of "
+                                       f"input except along the differencing dimension; input.size({i}) = {a}, but "
+                                       f"got tensor.size({i}) = {b}")
+        parts.append(other)
+    if len(parts) > 1:
+        x = cat(parts, d)
+    if n == 0:
+        return x.new_zeros(x._t.shape).copy_(x)
+    size = x._t.shape[d]
+    n = min(n, size)
+    length = size - 1
+    for _ in range(n):
+        later, earlier = narrow(x, d, 1, length), narrow(x, d, 0, length)
+        x = later != earlier if x._t.dtype is dtypes_bool else later - earlier
+        length -= 1
+    return x
+
+
 def install(method, function) -> None:
-    """unbind, split, split_with_sizes, chunk; cat (concat, concatenate) and stack."""
+    """unbind, split, split_with_sizes, chunk; cat (concat, concatenate) and stack; tensor_split,
+    hsplit, vsplit, dsplit; atleast_1d/2d/3d, hstack, vstack (row_stack), dstack, column_stack;
+    diff."""
+    for name in ("tensor_split", "hsplit", "vsplit", "dsplit", "diff"):
+        method(name, globals()[name])
+        function(name, globals()[name])
+    for name in ("atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack"):
+        function(name, globals()[name])
+    function("row_stack", vstack)
     for name, fn in (("unbind", unbind), ("split", split), ("split_with_sizes", split_with_sizes), ("chunk", chunk)):
         method(name, fn)
         function(name, fn)

@@ -24,7 +24,7 @@ from .._ops.views import Layout
 from .arguments import not_tensor
 from .elementwise import binary
 from .inplace import inplace
-from .operands import broadcast_shapes, check_size, positions
+from .operands import broadcast_shapes, check_size, positions, result_dtype
 from .reductions import sum as tsum
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
@@ -391,6 +391,32 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1) -> Tensor:
     return make(L.Addmm, TensorType(dt, (n, m)), vals, (bias, mat1, mat2))
 
 
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """``torch.addr``: input (broadcast) + the outer product of two vectors (AddrBackward0); each
+    element ``input + vec1[i] * vec2[j]``, the product rounded first (PyTorch's vectorised and
+    ``ATEN_CPU_CAPABILITY=default`` kernels; its AVX2 scalar tail fuses them: last digits)."""
+    if beta != 1 or alpha != 1:
+        raise Unsupported("addr with beta or alpha other than 1")
+    for name, x in (("self", input), ("vec1", vec1), ("vec2", vec2)):
+        if not isinstance(x, Tensor):
+            raise not_tensor(x, "addr", name, None)
+    for name, x in (("vec1", vec1), ("vec2", vec2)):
+        if x._t.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {x._t.ndim}-D")
+    n, m = vec1._t.shape[0], vec2._t.shape[0]
+    if tuple(input._t.shape) != (n, m):
+        expand(input, (n, m))  # PyTorch's error where input does not broadcast to (n, m)
+    dt = result_dtype([input, vec1, vec2])
+    r = dt.round
+    es, a, b = _elements(input), _elements(vec1), _elements(vec2)
+    spread = [es[i] for i in positions(input._t.shape, (n, m))]
+    if dt.kind == "b":
+        vals = [bool(spread[i * m + j]) or (bool(a[i]) and bool(b[j])) for i in range(n) for j in range(m)]
+    else:
+        vals = [r(spread[i * m + j] + r(a[i] * b[j])) for i in range(n) for j in range(m)]
+    return make(L.Addr, TensorType(dt, (n, m)), vals, (input, vec1, vec2))
+
+
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``nn.functional.linear``: input @ weight.T + bias, composed as PyTorch 2.13's
     ``at::linear`` composes it (AddmmBackward0 for 2-D input with a bias, ViewBackward0 over it
@@ -434,6 +460,10 @@ def install(method, function) -> None:
         method(name, fn)
         function(name, fn)
     function("addmm", addmm)
+    method("addr", lambda self, vec1, vec2, *, beta=1, alpha=1: addr(self, vec1, vec2, beta=beta, alpha=alpha))
+    method("addr_", lambda self, vec1, vec2, *, beta=1, alpha=1: inplace(
+        self, lambda t: addr(t, vec1, vec2, beta=beta, alpha=alpha)))
+    function("addr", addr)
     function("bmm", lambda input, mat2: bmm(input, mat2))
     function("baddbmm", lambda input, batch1, batch2, *, beta=1, alpha=1: baddbmm(input, batch1, batch2, beta=beta,
                                                                                    alpha=alpha))

@@ -24,7 +24,7 @@ from .tensor_kernel import helper
 from .views import gather_index, make_view, norm_dim, offset_of
 
 __all__ = ["gather", "index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
-           "diagonal", "diag", "repeat", "tile", "roll", "install"]
+           "diagonal", "diag", "diag_embed", "repeat", "tile", "roll", "repeat_interleave", "unfold", "install"]
 
 for _name in ("sort", "topk", "kthvalue"):
     _RETURN_TYPES[_name] = type(_name, (ReturnTypes,), {"__slots__": (), "_name": _name,
@@ -292,6 +292,34 @@ def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, _op=SE.Di
                      layout)
 
 
+def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """``Tensor.unfold``: the windows of ``size`` elements every ``step`` along ``dimension``,
+    as a new last dim; a view of the input's memory (UnfoldBackward0)."""
+    x = self
+    nd = x._t.ndim
+    d = norm_dim(dimension, nd)
+    n = x._t.shape[d] if nd else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    shape, strides = list(x._t.shape), list(x._t.strides)
+    logical = list(contiguous_strides(tuple(shape)))
+    if nd:
+        count = (n - size) // step + 1
+        out_shape = tuple(shape[:d] + [count] + shape[d + 1:] + [size])
+        lst = logical[:d] + [logical[d] * step] + logical[d + 1:] + [logical[d]]
+        mst = strides[:d] + [strides[d] * step] + strides[d + 1:] + [strides[d]]
+    else:
+        out_shape, lst, mst = (size,), [1], [1]
+    m = gather_index(out_shape, lst, 0)
+    layout = Layout(x._t.shape, x._t.dtype)
+    layout.raw = {"dimension": _uint(dimension), "size": size, "step": step}
+    return make_view(x, out_shape, mst, offset_of(x), m, SE.Unfold, layout)
+
+
 def diag(x: Tensor, diagonal: int = 0) -> Tensor:
     """``diag``: a matrix's diagonal, or the square matrix with a vector on its diagonal."""
     if x._t.ndim == 2:
@@ -304,6 +332,81 @@ def diag(x: Tensor, diagonal: int = 0) -> Tensor:
         r, c = (i, i + diagonal) if diagonal >= 0 else (i - diagonal, i)
         m[r * n + c] = i
     return pick_elements(SE.DiagEmbed, x, (n, n), m, dim1=_uint(-2), dim2=_uint(-1), offset=_uint(diagonal))
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Each vector of ``input``'s last dim on the ``offset`` diagonal of a matrix in dims
+    ``dim1``, ``dim2`` of the result (one dim more), zeros elsewhere (DiagEmbedBackward0)."""
+    shape = tuple(input._t.shape)
+    nd = len(shape) + 1
+    d1, d2 = norm_dim(dim1, nd), norm_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    k = shape[-1] if shape else 1
+    n = k + abs(offset)
+    rest = iter(shape[:-1])
+    out_shape = tuple(n if i in (d1, d2) else next(rest) for i in range(nd))
+    ost = contiguous_strides(out_shape)
+    others = [i for i in range(nd) if i not in (d1, d2)]
+    m = []
+    for j in range(math.prod(out_shape)):
+        p = [(j // s) % size for s, size in zip(ost, out_shape)]
+        if p[d2] - p[d1] != offset:
+            m.append(-1)
+            continue
+        outer = 0
+        for i in others:
+            outer = outer * out_shape[i] + p[i]
+        m.append(outer * k + min(p[d1], p[d2]))
+    return pick_elements(SE.DiagEmbed, input, out_shape, m, dim1=_uint(dim1), dim2=_uint(dim2), offset=_uint(offset))
+
+
+def _repeats_vector(repeats: Tensor) -> list:
+    """``torch.repeat_interleave(repeats)``: each index i, repeats[i] times."""
+    if repeats._t.dtype.kind != "i":
+        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{repeats._t.dtype.short}'")
+    if repeats._t.ndim != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    out = []
+    for i, r in enumerate(repeats._val):
+        if r < 0:
+            raise RuntimeError("repeats can not be negative")
+        out += [i] * r
+    return out
+
+
+def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None) -> Tensor:
+    """Each element (slice along ``dim``; of the flattened tensor without) repeated ``repeats``
+    times, as ATen's composite: an int repeats through unsqueeze, expand, a contiguous clone
+    and a view; a tensor of repeats through index_select; ``repeat_interleave(repeats)`` alone
+    the indices 0, 1... each repeated."""
+    if repeats is None:
+        idx = _repeats_vector(input)
+        return leaf(idx, TensorType(dtypes.int64, (len(idx),)))
+    x = input
+    if dim is None:
+        x = x.flatten()
+        d = 0
+    else:
+        d = norm_dim(dim, x._t.ndim)
+    if isinstance(repeats, Tensor):
+        if repeats._t.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        size = x._t.shape[d] if x._t.ndim else 1
+        if repeats._t.numel == 1:
+            repeats = repeats.reshape(1).expand(size).contiguous()
+        elif repeats._t.shape[0] != size:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{repeats._t.shape[0]} and input.size({d}) = {size}")
+        idx = _repeats_vector(repeats)
+        if output_size is not None and output_size != len(idx):
+            raise RuntimeError("allocated size does not match required size")
+        return index_select(x, d, leaf(idx, TensorType(dtypes.int64, (len(idx),))))
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    shape = list(x._t.shape)
+    sizes = shape[:d + 1] + [repeats] + shape[d + 1:]
+    return x.unsqueeze(d + 1).expand(sizes).contiguous().flatten(d, d + 1)
 
 
 def repeat(x: Tensor, *sizes) -> Tensor:
@@ -366,15 +469,16 @@ def roll(x: Tensor, shifts, dims=None) -> Tensor:
 
 def install(method, function) -> None:
     """gather, index_select, masked_select, take, sort, argsort, topk, kthvalue, tril, triu, diagonal,
-    diag, roll, repeat, tile."""
+    diag, diag_embed, roll, repeat_interleave, repeat, unfold, tile."""
     method("gather", lambda self, dim, index, *, sparse_grad=False: gather(self, dim, index))
     function("gather", lambda input, dim, index, *, sparse_grad=False, out=None: gather(input, dim, index))
     for name in ("index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
-                 "diagonal", "diag", "roll"):
+                 "diagonal", "diag", "roll", "diag_embed", "repeat_interleave"):
         fn = globals()[name]
         method(name, fn)
         function(name, fn)
     method("repeat", repeat)
+    method("unfold", unfold)
     method("tile", tile)
     function("tile", lambda input, dims: tile(input, dims))
     method("tril_", lambda self, diagonal=0: inplace(self, lambda t: tril(t, diagonal), "tril_"))

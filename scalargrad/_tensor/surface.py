@@ -24,6 +24,7 @@ from . import (
     comparison,
     conversion,
     convolution,
+    counting,
     einsum,
     elementwise,
     factories,
@@ -61,7 +62,7 @@ FUNCTIONS: dict = {}
 # the families, in the order their spellings are bound (a later one may read an earlier one's)
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
             conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
-            moments, convolution, pooling, normalization, legacy, numpy_bridge, logarithms, predicates,
+            moments, convolution, pooling, normalization, legacy, numpy_bridge, counting, logarithms, predicates,
             nan_reductions)
 
 

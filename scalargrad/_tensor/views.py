@@ -669,7 +669,8 @@ def install(method, function) -> None:
     for name, fn in (("reshape", reshape), ("flatten", flatten), ("squeeze", squeeze), ("unsqueeze", unsqueeze),
                      ("t", t), ("permute", permute), ("select", select), ("narrow", narrow), ("clone", clone),
                      ("unflatten", unflatten), ("broadcast_shapes", _broadcast_shapes),
-                     ("broadcast_tensors", _broadcast_tensors), ("detach", lambda input: detach(input))):
+                     ("broadcast_tensors", _broadcast_tensors), ("detach", lambda input: detach(input)),
+                     ("broadcast_to", lambda input, size: expand(input, size))):
         function(name, fn)
 
 

@@ -123,3 +123,13 @@ elements_of(L.Mv)(_mv)
 elements_of(L.Dot)(_dot)
 elements_of(L.Bmm, L.Baddbmm)(_bmm)
 elements_of(L.Addmm)(_addmm)
+
+
+def _addr(v, vin, vals):
+    bias, a, b = vin
+    n, m = a._t.shape[0], b._t.shape[0]
+    spread = positions(bias._t.shape, (n, m))
+    return [(AddmmOf, None, ((bias, spread[i * m + j]), (a, i), (b, j))) for i in range(n) for j in range(m)]
+
+
+elements_of(L.Addr)(_addr)

@@ -1,0 +1,353 @@
+"""Counting ops on tensors (``_ops/counting.py``): nonzero/argwhere, count_nonzero, unique,
+unique_consecutive, bincount, histc, searchsorted, bucketize; and the dtype rules a program asks
+about (promote_types, can_cast, result_type).
+
+Their results are indices or counts (int64, int32 with ``out_int32``) or, for ``histc`` and a
+weighted ``bincount``, sums PyTorch does not differentiate: exact, so compared with PyTorch bit
+for bit. ``unique`` sorts as PyTorch's CPU kernel does (stably, nan last, each nan its own value;
+``sorted=False`` sorts too) and keeps the first of equal elements.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .._base import dtypes
+from .._base.dtypes import TensorType
+from .._base.layout import contiguous_strides, slices
+from .._ops import counting as CO
+from .arguments import not_tensor
+from .operands import result_dtype
+from .selection import pick_elements
+from .tensor import Tensor, leaf
+from .views import norm_dim, norm_dims
+
+__all__ = ["nonzero", "argwhere", "count_nonzero", "unique", "unique_consecutive", "bincount", "histc",
+           "searchsorted", "bucketize", "promote_types", "can_cast", "result_type", "install"]
+
+
+def _flat(x: Tensor) -> list:
+    return x._val if x._t.ndim else [x._val]
+
+
+def _ints(vals: list, shape, dtype=dtypes.int64) -> Tensor:
+    shape = tuple(shape)
+    return leaf(vals if shape else vals[0], TensorType(dtype, shape))
+
+
+def _check(x, name: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise not_tensor(x, name)
+    return x
+
+
+def _positions(x: Tensor) -> list:
+    """The multi-indices of ``x``'s nonzero elements, in row-major order."""
+    shape = tuple(x._t.shape)
+    st = contiguous_strides(shape)
+    return [[(j // s) % n for s, n in zip(st, shape)] for j, v in enumerate(_flat(x)) if v != 0]
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False):
+    """The indices of the nonzero elements: an (n, ndim) int64 tensor, or with ``as_tuple`` one
+    vector per dim (a 0-dim tensor counts as one of 1 element there)."""
+    x = _check(input, "nonzero")
+    pos = _positions(x)
+    if as_tuple:
+        if not x._t.ndim:
+            return (_ints([0] * len(pos), (len(pos),)),)
+        return tuple(_ints([p[d] for p in pos], (len(pos),)) for d in range(x._t.ndim))
+    nd = x._t.ndim
+    return _ints([i for p in pos for i in p], (len(pos), nd))
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """``nonzero(input)``."""
+    return nonzero(_check(input, "argwhere"))
+
+
+def count_nonzero(input: Tensor, dim=None) -> Tensor:
+    """The number of nonzero elements, over ``dim`` (an int or a sequence; None: all)."""
+    x = _check(input, "count_nonzero")
+    shape = tuple(x._t.shape)
+    dims = norm_dims(dim, len(shape)) if dim is not None else tuple(range(len(shape)))
+    out_shape = tuple(n for d, n in enumerate(shape) if d not in dims)
+    keep = [d for d in range(len(shape)) if d not in dims]
+    ost = contiguous_strides(out_shape)
+    st = contiguous_strides(shape)
+    counts = [0] * math.prod(out_shape)
+    for j, v in enumerate(_flat(x)):
+        if v != 0:
+            counts[sum(((j // st[d]) % shape[d]) * s for d, s in zip(keep, ost))] += 1
+    return _ints(counts, out_shape)
+
+
+# ---------------------------------------------------------------- unique
+
+
+def _sort_key(v):
+    return (v != v, v if v == v else 0)
+
+
+def _groups(keys: list, order: list) -> list:
+    """Runs of equal keys along ``order``: lists of positions (nan never equals)."""
+    out = []
+    for i in order:
+        if out and keys[out[-1][0]] == keys[i]:
+            out[-1].append(i)
+        else:
+            out.append([i])
+    return out
+
+
+def _unique(x: Tensor, groups: list, op, dim, d: int | None, return_inverse: bool, return_counts: bool):
+    """The result of unique/unique_consecutive from runs of equal elements (or slices along
+    ``d``): the first of each, then the inverse indices and counts asked for."""
+    shape = tuple(x._t.shape)
+    if d is None:
+        m = [g[0] for g in groups]
+        values = pick_elements(op, x, (len(m),), m)
+        inv_shape = shape
+        n = x._t.numel
+    else:
+        n = shape[d]
+        sl = _slices_along(shape, d)
+        out_shape = shape[:d] + (len(groups),) + shape[d + 1:]
+        # the output in row-major order: for each outer position, each kept slice's inner block
+        outer, inner = math.prod(shape[:d]), math.prod(shape[d + 1:])
+        m = [sl[g[0]][o * inner + i] for o in range(outer) for g in groups for i in range(inner)]
+        values = pick_elements(op, x, out_shape, m)
+        inv_shape = (n,)
+    out = [values]
+    if return_inverse:
+        inv = [0] * n
+        for k, g in enumerate(groups):
+            for i in g:
+                inv[i] = k
+        out.append(_ints(inv, inv_shape))
+    if return_counts:
+        out.append(_ints([len(g) for g in groups], (len(groups),)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _slices_along(shape: tuple, d: int) -> list:
+    """For each index along ``d``, the flat indices of its slice, outer dims first."""
+    st = contiguous_strides(shape)
+    outer, inner = math.prod(shape[:d]), math.prod(shape[d + 1:])
+    return [[o * shape[d] * inner + i * st[d] + r for o in range(outer) for r in range(inner)]
+            for i in range(shape[d])]
+
+
+def _slice_keys(x: Tensor, d: int) -> list:
+    vals = _flat(x)
+    return [tuple(vals[j] for j in s) for s in _slices_along(tuple(x._t.shape), d)]
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
+           dim=None):
+    """The distinct elements (slices along ``dim``) in ascending order, with the inverse indices
+    and counts asked for (Unique2Backward0 / UniqueDimBackward0: no derivative)."""
+    x = _check(input, "unique")
+    if dim is None:
+        vals = _flat(x)
+        order = list(range(len(vals)))
+        order.sort(key=lambda i: _sort_key(vals[i]))
+        return _unique(x, _groups(vals, order), CO.Unique2, None, None, return_inverse, return_counts)
+    d = norm_dim(dim, x._t.ndim)
+    keys = _slice_keys(x, d)
+    order = list(range(len(keys)))
+    order.sort(key=lambda i: tuple(_sort_key(v) for v in keys[i]))
+    return _unique(x, _groups(keys, order), CO.UniqueDim, dim, d, return_inverse, return_counts)
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None):
+    """The first of each run of equal consecutive elements (slices along ``dim``)
+    (UniqueConsecutiveBackward0: no derivative)."""
+    x = _check(input, "unique_consecutive")
+    if dim is None:
+        vals = _flat(x)
+        return _unique(x, _groups(vals, range(len(vals))), CO.UniqueConsecutive, None, None, return_inverse,
+                       return_counts)
+    d = norm_dim(dim, x._t.ndim)
+    keys = _slice_keys(x, d)
+    return _unique(x, _groups(keys, range(len(keys))), CO.UniqueConsecutive, dim, d, return_inverse, return_counts)
+
+
+# ---------------------------------------------------------------- histograms
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """How often each value 0, 1, ... occurs in a 1-d non-negative integer tensor (the sum of
+    its ``weights`` there: float32 weights sum in float32, others in float64)."""
+    x = _check(input, "bincount")
+    if x._t.dtype.kind != "i":
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{x._t.dtype.short}'")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    vals = _flat(x)
+    if x._t.ndim != 1 or any(v < 0 for v in vals):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights._t.ndim != 1 or weights._t.numel != len(vals)):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    n = max(minlength, max(vals) + 1 if vals else 0)
+    if weights is None:
+        out = [0] * n
+        for v in vals:
+            out[v] += 1
+        return _ints(out, (n,))
+    dt = dtypes.float32 if weights._t.dtype is dtypes.float32 else dtypes.float64
+    out = [0.0] * n
+    for v, w in zip(vals, _flat(weights)):
+        out[v] = dt.round(out[v] + dt.round(float(w)))
+    return leaf(out, TensorType(dt, (n,)))
+
+
+def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:
+    """The histogram of the elements in ``bins`` equal bins over [min, max] (the elements' own
+    range when both are 0), elements outside left out; computed in the input's dtype as
+    PyTorch's linear bin selection does."""
+    x = _check(input, "histc")
+    dt = x._t.dtype
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{dt.short}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    lo, hi = float(min), float(max)
+    vals = _flat(x)
+    if lo == hi and vals:
+        lo, hi = _min_max(vals)
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{_g(lo)}, {_g(hi)}] is not finite")
+    r = dt.round
+    left, right = r(lo), r(hi)
+    out = [0.0] * bins
+    for v in vals:
+        if not (left <= v <= right):
+            continue
+        pos = int(r(r(r(v - left) * bins) / r(right - left)))
+        out[bins - 1 if pos == bins else pos] += 1.0
+    return leaf(out, TensorType(dt, (bins,)))
+
+
+def _min_max(vals: list) -> tuple:
+    if any(v != v for v in vals):
+        return math.nan, math.nan
+    return float(min(vals)), float(max(vals))
+
+
+def _g(v: float) -> str:
+    """A bound as C++'s stream prints it (a nan from the data's aminmax prints as -nan here)."""
+    return "-nan" if v != v else f"{v:g}"
+
+
+# ---------------------------------------------------------------- bisection
+
+
+def _bound(seq: list, v, right: bool) -> int:
+    """ATen's cus_lower_bound / cus_upper_bound (a nan compares false everywhere)."""
+    start, end = 0, len(seq)
+    while start < end:
+        mid = start + ((end - start) >> 1)
+        if (not seq[mid] > v) if right else (not seq[mid] >= v):
+            start = mid + 1
+        else:
+            end = mid
+    return start
+
+
+def _bisect(seq: Tensor, x, right: bool, out_int32: bool) -> Tensor:
+    if not isinstance(x, Tensor):
+        if seq._t.ndim != 1:
+            raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when boundaries tensor "
+                               f"dimension is 1, but we got boundaries tensor dim({seq._t.ndim}) and input "
+                               f"value's dim(0) numel(1)")
+        x = leaf(x, TensorType(result_dtype([seq, x]), ()))
+    sshape, xshape = tuple(seq._t.shape), tuple(x._t.shape)
+    if len(sshape) > 1 and (len(sshape) != len(xshape) or sshape[:-1] != xshape[:-1]):
+        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           f"dimensions of boundaries tensor and input value tensor must match, but we got "
+                           f"boundaries tensor {list(sshape)} and input value tensor {list(xshape)}")
+    svals, xvals = _flat(seq), _flat(x)
+    rows = slices(sshape, len(sshape) - 1) if len(sshape) > 1 else [list(range(len(svals)))]
+    inner = xshape[-1] if xshape else 1
+    out = []
+    for j, v in enumerate(xvals):
+        row = rows[j // inner] if len(sshape) > 1 else rows[0]
+        out.append(_bound([svals[i] for i in row], v, right))
+    return _ints(out, xshape, dtypes.int32 if out_int32 else dtypes.int64)
+
+
+def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False, side=None,
+                 sorter=None) -> Tensor:
+    """For each element of ``input``, where it would go in the innermost dim of the sorted
+    ``sorted_sequence``: the first position whose value is >= it (> it with ``right``)."""
+    if not isinstance(sorted_sequence, Tensor):
+        raise not_tensor(sorted_sequence, "searchsorted", "sorted_sequence")
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if side == "left" and right:
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
+                               "while right was True")
+        right = side == "right"
+    if sorter is not None:
+        if sorter._t.shape != sorted_sequence._t.shape:
+            raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, but got "
+                               f"boundary tensor {list(sorted_sequence._t.shape)}and got sorter tensor "
+                               f"{list(sorter._t.shape)}")
+        sorted_sequence = sorted_sequence.gather(-1, sorter)
+    return _bisect(sorted_sequence, input, bool(right), bool(out_int32))
+
+
+def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    """``searchsorted(boundaries, input)`` for 1-d ``boundaries``."""
+    if not isinstance(boundaries, Tensor):
+        raise not_tensor(boundaries, "bucketize", "boundaries", 2)
+    if boundaries._t.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries._t.ndim})")
+    return _bisect(boundaries, input, bool(right), bool(out_int32))
+
+
+# ---------------------------------------------------------------- dtype rules
+
+
+def promote_types(type1: dtypes.dtype, type2: dtypes.dtype) -> dtypes.dtype:
+    """The dtype of a binary op's result between tensors of ``type1`` and ``type2``."""
+    return dtypes.promote_types(type1, type2)
+
+
+def can_cast(from_: dtypes.dtype, to: dtypes.dtype) -> bool:
+    """Whether a result of ``from_`` may be written into a tensor of ``to`` (no lost category)."""
+    return dtypes.can_cast(from_, to)
+
+
+def result_type(tensor=None, other=None, *, scalar=None, scalar1=None, scalar2=None) -> dtypes.dtype:
+    """The dtype of an arithmetic op's result between two tensors or numbers (PyTorch's overloads'
+    names: ``tensor``, ``other``, ``scalar``, ``scalar1``, ``scalar2``)."""
+    operands = [v for v in (tensor, other, scalar, scalar1, scalar2) if v is not None]
+    if len(operands) != 2:
+        raise TypeError("result_type() takes two tensors or numbers")
+    return result_dtype(operands)
+
+
+def install(method, function) -> None:
+    """nonzero, argwhere, count_nonzero, unique, unique_consecutive, bincount, histc, searchsorted,
+    bucketize; torch.promote_types, can_cast, result_type."""
+    for name in ("nonzero", "argwhere", "count_nonzero", "bincount", "histc"):
+        fn = globals()[name]
+        method(name, fn)
+        function(name, fn)
+    function("unique", unique)
+    function("unique_consecutive", unique_consecutive)
+    method("unique", lambda self, sorted=True, return_inverse=False, return_counts=False, dim=None:
+           unique(self, sorted, return_inverse, return_counts, dim))
+    method("unique_consecutive", lambda self, return_inverse=False, return_counts=False, dim=None:
+           unique_consecutive(self, return_inverse, return_counts, dim))
+    function("searchsorted", searchsorted)
+    function("bucketize", bucketize)
+    for name in ("promote_types", "can_cast", "result_type"):
+        function(name, globals()[name], checked=False)

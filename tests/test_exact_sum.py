@@ -1,0 +1,191 @@
+"""Sums of products rounded once (``_base/exact_sum``): the integer path (``fixed_point``,
+``round_scaled``, ``round_scaled_list``) that convolution uses, and ``rounded_dot``, against the
+exact rational value (``Fraction``) and an independent test that the result is a nearest float
+(ties to even): its neighbours in the format are no nearer.
+
+Inputs: random, and adversarial (cancellation to a tiny remainder, subnormals, magnitudes near
+the format's limits, signed zeros, float32 halfway points). The convolution's integer kernels
+(dense and the sparse scatter that gradcheck's one-hot rows take) are compared with the
+product-by-product ``rounded_dot`` path.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import struct
+from fractions import Fraction
+from operator import mul
+
+import pytest
+
+from scalargrad._base.dtypes import FLOAT32_MAX, round_f32
+from scalargrad._base.exact_sum import fixed_point, round_scaled, round_scaled_list, rounded_dot
+
+F64_MAX = 1.7976931348623157e308
+
+
+def _bits(x: float, f32: bool) -> int:
+    return struct.unpack("<i", struct.pack("<f", x))[0] if f32 else struct.unpack("<q", struct.pack("<d", x))[0]
+
+
+def _from_bits(b: int, f32: bool) -> float:
+    return struct.unpack("<f", struct.pack("<i", b))[0] if f32 else struct.unpack("<d", struct.pack("<q", b))[0]
+
+
+def nearest(exact: Fraction, f32: bool) -> float:
+    """The float32/double nearest ``exact`` (ties to even), told by comparing a candidate with its
+    neighbours in the format: +0.0 for zero, -0.0 for a negative value that rounds to zero."""
+    if exact == 0:
+        return 0.0
+    top = Fraction(FLOAT32_MAX if f32 else F64_MAX)
+    half_ulp = Fraction(2 ** (103 if f32 else 970))
+    if abs(exact) >= top + half_ulp:
+        return math.inf if exact > 0 else -math.inf
+    c = float(min(abs(exact), top))
+    if f32:
+        c = min(round_f32(c), FLOAT32_MAX)
+    b = _bits(c, f32)
+    near = [_from_bits(k, f32) for k in (b - 1, b, b + 1) if k >= 0]
+    near = [v for v in near if math.isfinite(v)]
+    best = min(near, key=lambda v: (abs(Fraction(v) - abs(exact)), _bits(v, f32) & 1))
+    return best if exact > 0 else -best
+
+
+def _same(a: float, b: float) -> bool:
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
+def _value(rng: random.Random, f32: bool) -> float:
+    c = rng.random()
+    if c < 0.1:
+        x = rng.choice([0.0, -0.0])
+    elif c < 0.2:  # subnormal and smallest normal magnitudes of both formats
+        x = rng.choice([5e-324, 1e-310, 2.2e-308, 1.4e-45, 1e-40, 1.2e-38]) * rng.uniform(-3, 3)
+    elif c < 0.3:
+        x = math.ldexp(rng.uniform(-1, 1), rng.randint(-149, 127) if f32 else rng.randint(-1074, 1023))
+    elif c < 0.35:  # near the top of the range
+        x = rng.choice([F64_MAX, FLOAT32_MAX, 1e300, 1e154, 1e19]) * rng.choice([1, -1])
+    else:
+        x = rng.gauss(0, 1)
+    if f32:
+        x = round_f32(x)
+    return x if math.isfinite(x) else FLOAT32_MAX
+
+
+def _pairs(rng: random.Random, f32: bool) -> list:
+    pairs = [(_value(rng, f32), _value(rng, f32)) for _ in range(rng.choice([0, 1, 2, 3, 5, 27]))]
+    if pairs and rng.random() < 0.3:  # an exact cancellation
+        a, b = pairs[0]
+        pairs.append((-a, b))
+    if pairs and rng.random() < 0.2:  # a cancellation leaving a remainder far below the terms
+        a, b = pairs[0]
+        b2 = math.nextafter(b, 0.0)
+        pairs.append((-a, round_f32(b2) if f32 else b2))
+    return pairs
+
+
+def _integer_dot(pairs: list, extra: float | None, f32: bool) -> float:
+    """The dot product through ``fixed_point`` and ``round_scaled``, as convolution takes it."""
+    xs, ws = [a for a, _ in pairs], [b for _, b in pairs]
+    fx, fw = fixed_point(xs), fixed_point(ws)
+    fe = fixed_point([extra or 0.0], fx[1] + fw[1])
+    if fe[1] > fx[1] + fw[1]:
+        fx = fixed_point(xs, fe[1] - fw[1])
+    s = sum(map(mul, fx[0], fw[0]), fe[0][0] << (fx[1] + fw[1] - fe[1]))
+    return round_scaled(s, fx[1] + fw[1], f32)
+
+
+@pytest.mark.parametrize("f32", [False, True], ids=["float64", "float32"])
+def test_integer_dot_is_the_nearest_float_to_the_exact_sum(f32):
+    rng = random.Random(2024 + f32)
+    for _ in range(500):
+        pairs = _pairs(rng, f32)
+        extra = _value(rng, f32) if rng.random() < 0.3 else None
+        exact = sum((Fraction(a) * Fraction(b) for a, b in pairs), Fraction(extra or 0.0))
+        want = nearest(exact, f32)
+        got = _integer_dot(pairs, extra, f32)
+        assert _same(got, want), (pairs, extra, got, want)
+
+
+@pytest.mark.parametrize("f32", [False, True], ids=["float64", "float32"])
+def test_rounded_dot_is_the_nearest_float_away_from_the_limits(f32):
+    """``rounded_dot``'s two-products and fsum, on products away from double's range limits
+    (near them it falls back to rationals, or to IEEE's sum where a product overflows) and above
+    its underflow (a product below 1e-290 that rounds to zero is taken as that zero)."""
+    rng = random.Random(7 + f32)
+    for _ in range(500):
+        pairs = [(a, b) for a, b in _pairs(rng, f32) if 1e-140 < abs(a) < 1e140 and 1e-140 < abs(b) < 1e140]
+        exact = sum((Fraction(a) * Fraction(b) for a, b in pairs), Fraction(0))
+        assert _same(rounded_dot(pairs, f32), nearest(exact, f32)), pairs
+
+
+def test_fixed_point_is_exact_and_refuses_inf_and_nan():
+    rng = random.Random(3)
+    for _ in range(300):
+        values = [_value(rng, False) for _ in range(rng.randint(0, 9))]
+        ints, shift = fixed_point(values)
+        assert shift >= 0
+        assert all(Fraction(i, 2**shift) == Fraction(v) for i, v in zip(ints, values))
+    assert fixed_point([1.0, math.inf]) is None
+    assert fixed_point([math.nan]) is None
+    assert fixed_point([-0.0, 0.0], 5) == ([0, 0], 5)
+    ints, shift = fixed_point([5e-324, -F64_MAX])  # the widest span: integers of 2,000 bits and more
+    assert Fraction(ints[0], 2**shift) == Fraction(5e-324) and Fraction(ints[1], 2**shift) == Fraction(-F64_MAX)
+    assert fixed_point([0.75], 60) == ([0.75 * 2**60], 60)  # at_least: more fraction bits than needed
+
+
+@pytest.mark.parametrize("f32", [False, True], ids=["float64", "float32"])
+def test_round_scaled_list_rounds_each_as_round_scaled(f32):
+    rng = random.Random(11 + f32)
+    for _ in range(150):
+        shift = rng.choice([0, 10, 60, 200, 1100, 1200, 1300])
+        sums = [rng.randint(-2 ** rng.randint(0, 2500), 2 ** rng.randint(0, 2500)) for _ in range(rng.randint(0, 9))]
+        got = round_scaled_list(sums, shift, f32)
+        for s, g in zip(sums, got):
+            want = nearest(Fraction(s, 2**shift), f32)
+            assert _same(g, want) and _same(round_scaled(s, shift, f32), want), (s, shift, g, want)
+
+
+def test_round_scaled_list_rounds_float32_halfway_points_once():
+    """A sum within 2**-shift of a float32 halfway point: its double is the halfway point itself,
+    which rounding to float32 again would send to the even neighbour, not the nearer one."""
+    rng = random.Random(13)
+    for _ in range(800):
+        shift = rng.choice([80, 150, 300])
+        odd = rng.randint(2**23, 2**24 - 1) * 2 + 1  # 25 significant bits: halfway between float32s
+        e = rng.randint(-175, 100)
+        if e + shift < 0:
+            continue
+        s = rng.choice([1, -1]) * odd * 2 ** (e + shift) + rng.choice([-1, 0, 1])
+        got = round_scaled_list([s], shift, True)[0]
+        assert _same(got, nearest(Fraction(s, 2**shift), True)), (s, shift)
+
+
+@pytest.mark.parametrize("f32", [False, True], ids=["float64", "float32"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "one-hot"])
+def test_convolution_integer_kernels_match_rounded_dot(f32, sparse):
+    from scalargrad._ops.convolution import ConvGeometry
+    from scalargrad._tensor.convolution import _dot_backward, _exact_backward, _exact_forward
+
+    rng = random.Random(17 + f32 + 2 * sparse)
+    geo = ConvGeometry((2, 4, 5, 4), (4, 2, 3, 2), (1, 2), (1, 0), (1, 1), 2, (4,))
+    n_in, n_w, n_out = 2 * 4 * 5 * 4, 4 * 2 * 3 * 2, len(geo.taps)
+    for _ in range(3):
+        xv = [_value(rng, f32) / 4 for _ in range(n_in)]  # within range: rounded_dot is exact there
+        wv = [_value(rng, f32) / 4 for _ in range(n_w)]
+        xv = [v if abs(v) < 1e100 else 1.5 for v in xv]
+        wv = [v if abs(v) < 1e100 else -2.5 for v in wv]
+        bv = [_value(rng, f32) for _ in range(4)]
+        gv = [0.0] * n_out
+        for o in rng.sample(range(n_out), 2 if sparse else n_out):
+            gv[o] = rng.gauss(0, 1)
+        got = _exact_forward(geo, xv, wv, bv, f32)
+        want = [rounded_dot([(xv[i], wv[j]) for i, j in taps], f32, bv[oc])
+                for taps, oc in zip(geo.taps, geo.channel)]
+        assert all(map(_same, got, want))
+        got_x, got_w = _exact_backward(geo, gv, xv, wv, True, True, f32)
+        want_x, want_w = _dot_backward(geo, gv, xv, wv, True, True, f32)
+        assert all(map(_same, got_x, want_x)) and all(map(_same, got_w, want_w))
+    assert _exact_forward(geo, [math.inf] * n_in, wv, bv, f32) is None  # IEEE's sums instead
+    assert _exact_backward(geo, gv, xv, [math.nan] * n_w, True, True, f32) is None
