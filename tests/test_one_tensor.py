@@ -160,6 +160,11 @@ NOT_CALLED |= {"dsplit"}
 TRANSCENDENTAL = {"exp", "exp_", "log", "log_", "sin", "sin_", "cos", "cos_", "tanh", "tanh_", "sigmoid",
                   "sigmoid_", "pow", "pow_", "norm", "dist", "atan2", "atan2_", "arctan2", "arctan2_", "log1p",
                   "log1p_", "expm1", "expm1_", "sqrt", "sqrt_", "softmax", "log_softmax", "std"}
+# ... and the functions of _ops/trigonometric.py and _ops/logarithms.py (their modules say which kernels)
+TRANSCENDENTAL |= {n + s for n in ("tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "arcsin",
+                                   "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "sinc", "log2", "log10", "exp2",
+                                   "erf", "erfc", "erfinv", "logit", "logaddexp", "logaddexp2", "xlogy", "hypot")
+                   for s in ("", "_")}
 
 
 def _public_methods() -> list:

@@ -14,19 +14,23 @@ from . import (
     fill,
     indexing,
     joins,
+    logarithms,
     losses,
     moments,
     normalization,
     norms,
     pointwise,
     pooling,
+    predicates,
     products,
     reductions,
     rounding,
     scans,
     scatter,
     selection,
+    signs,
     softmax,
+    trigonometric,
     unary,
     views,
 )
@@ -36,6 +40,6 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 """Every differentiable elementwise op with a non-trivial derivative, for the catalogue tests."""
 
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
-           "counting", "elementwise", "embedding", "fill", "indexing", "joins", "losses", "moments", "normalization",
-           "norms", "pointwise", "pooling",
-           "products", "reductions", "rounding", "scans", "scatter", "selection", "softmax", "unary", "views"]
+           "counting", "elementwise", "embedding", "fill", "indexing", "joins", "logarithms", "losses", "moments",
+           "normalization", "norms", "pointwise", "pooling", "predicates", "products", "reductions", "rounding",
+           "scans", "scatter", "selection", "signs", "softmax", "trigonometric", "unary", "views"]

@@ -1,4 +1,4 @@
-"""atan2 (``arctan2``): the angle of the point (other, self).
+"""atan2 (``arctan2``): the angle of the point (other, self); hypot: its distance from the origin.
 
 PyTorch's CPU kernel is SLEEF's or libm's atan2 (machine-dependent in the last bit, see
 ``tests/faithfulness.py``); scalargrad takes the platform's double ``atan2`` rounded once to
@@ -15,7 +15,7 @@ from .elementwise import Binary
 from .table import Api, register
 from .unary import Reciprocal
 
-__all__ = ["Atan2"]
+__all__ = ["Atan2", "Hypot"]
 
 
 @register
@@ -40,4 +40,40 @@ class Atan2(Binary):
     def convention(a, b):
         if a == 0 and b == 0:
             return ("atan2: PyTorch takes the gradient 0 at the origin (calculus: no derivative there)", (0.0, 0.0))
+        return None
+
+
+def _hypot(r, a, b):
+    if a in _INF or b in _INF:
+        return math.inf  # even beside a nan, as C's hypot
+    return math.hypot(a, b)
+
+
+_INF = (math.inf, -math.inf)
+
+
+@register
+class Hypot(Binary):
+    """sqrt(self**2 + other**2) without overflow: C's or SLEEF's hypot in PyTorch (within half an
+    ulp), the double hypot rounded once here (float32: correctly rounded)."""
+
+    name, saves_output = "HypotBackward0", True
+    saved = (("other", 1), ("self", 0), ("result", "result"))
+    api = Api(method="hypot", inplace="hypot_", function="hypot")
+    float_only_kernel = "hypot_cpu"
+    other_tensor_only = True
+    forward = staticmethod(_hypot)
+
+    @staticmethod
+    def backward(k, g, v):
+        out = k.out(v)  # self: grad * self / result; other: grad * other / result
+        return k.div(k.mul(g, k.a(v)), out), k.div(k.mul(g, k.b(v)), out)
+
+    sympy = staticmethod(lambda sp, a, b: sp.sqrt(a * a + b * b))
+
+    @staticmethod
+    def convention(a, b):
+        if a == 0 and b == 0:  # grad * 0 / 0
+            return ("hypot: PyTorch's derivative at the origin is nan (self / result = 0 / 0; calculus: none)",
+                    (math.nan, math.nan))
         return None

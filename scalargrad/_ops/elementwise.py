@@ -46,6 +46,10 @@ class Elementwise(Op):
     # ``by_position(dt, columns, n, c)`` -> the n rounded elements, for the kernels whose vectorised
     # and scalar code round differently (``forward`` is the scalar code): None for most ops
     by_position = None
+    # the declaration ``x.op_()`` runs, where PyTorch's in-place form is a node of its own
+    # (``AsinhBackward1``, with no derivative): None for the op itself
+    inplace_op = None
+    same_dtype_error = None  # PyTorch's refusal of two tensors of different dtypes (heaviside)
 
 
 class Unary(Elementwise):

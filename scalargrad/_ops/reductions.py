@@ -67,6 +67,30 @@ class SumDim(Sum):
 
 
 @register
+class Nansum(Reduction):
+    """nansum(): sum with nan read as 0 (ATen's cascade_sum, ignoring nan, in sum's order); the
+    gradient goes to every element that is not nan (nansum_backward)."""
+
+    name = "NansumBackward0"
+    saves_inputs = True
+    saved = (("dim", "c.dims"), ("keepdim", "c.keepdim"), ("self", 0))
+    api = Api(method="nansum", function="nansum")
+    # grad expanded, times self.isnan().logical_not()
+    backward = staticmethod(lambda k, g, v: (k.mul(k.sum_backward(g, v._c), k.a(v) == k.a(v)),))
+
+    @staticmethod
+    def forward(r, *args):
+        acc = r(0.0)
+        for a in args:
+            acc = r(acc + (a if a == a else 0.0))
+        return acc
+
+    @staticmethod
+    def sympy(sp, *args):
+        return sp.Add(*args)
+
+
+@register
 class Mean(Reduction):
     """mean(): sum, then one division by the count; each input element gets grad / count,
     rounded once (mean_backward: sum_backward(grad) / n)."""

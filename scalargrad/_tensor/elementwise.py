@@ -122,6 +122,11 @@ def unary(op, a: Tensor) -> Tensor:
     dt = _result_dt(op, t.dtype)
     if dt.is_floating_point and op.integer_kernel is not None:
         raise NotImplementedError(f"\"{op.integer_kernel}\" not implemented for '{dt.short}'")
+    if op.result == "bool":  # a predicate (isnan, signbit...) tests the elements as they are
+        if not t.ndim:
+            return make(op, TensorType(dt, ()), dt.round(op.forward(t.dtype.round, a._val)), (a,))
+        vals = round_list(dt, compute(op, t.dtype, [cast(a, t.dtype)], t.numel))
+        return make(op, laid_out(dt, t.shape, (t,)), vals, (a,))
     if not t.ndim:
         r = dt.round
         x = a._val if dt is t.dtype else r(a._val)
@@ -140,6 +145,8 @@ def binary(op, a, b, alpha=None) -> Tensor:
     _bool_check(op, a, b)
     ta = isinstance(a, Tensor)
     tb = isinstance(b, Tensor)
+    if op.same_dtype_error is not None and ta and tb and a._t.dtype is not b._t.dtype:
+        raise RuntimeError(op.same_dtype_error)
     if not ta:
         if not tb:
             raise TypeError(f"{op.api.method if op.api else op.__name__}(): expected a Tensor operand")
@@ -161,6 +168,8 @@ def binary(op, a, b, alpha=None) -> Tensor:
         raise refuse_bool(op.bool_kernel)
     if cdt.is_floating_point and op.integer_kernel is not None:
         raise NotImplementedError(f"\"{op.integer_kernel}\" not implemented for '{cdt.short}'")
+    if op.float_only_kernel is not None and not cdt.is_floating_point:  # logaddexp of integers
+        raise NotImplementedError(f"\"{op.float_only_kernel}\" not implemented for '{cdt.short}'")
     sa, sb = a._t, b._t
     if alpha is not None and alpha != 1:
         if not cdt.is_floating_point and isinstance(alpha, float):
@@ -319,8 +328,9 @@ def _bind_unary(op, method, function) -> None:
     for n in (api.method,) + api.aliases:
         method(n, apply)
     if api.inplace:
+        iop = op.inplace_op or op
         for n in (api.inplace,) + tuple(a + "_" for a in api.aliases):  # absolute_, negative_, fix_
-            method(n, lambda self: inplace(self, lambda t: unary(op, t)))
+            method(n, lambda self: inplace(self, lambda t: unary(iop, t)))
     for fname in api.function:
         def call(input, *, out=None, _n=fname):  # PyTorch's names
             check_input(_n, input)

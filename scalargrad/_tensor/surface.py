@@ -32,12 +32,15 @@ from . import (
     indexing,
     joins,
     legacy,
+    logarithms,
     moments,
+    nan_reductions,
     normalization,
     norms,
     numpy_bridge,
     pointwise,
     pooling,
+    predicates,
     products,
     reductions,
     rounding,
@@ -59,7 +62,8 @@ FUNCTIONS: dict = {}
 # the families, in the order their spellings are bound (a later one may read an earlier one's)
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
             conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
-            moments, convolution, pooling, normalization, legacy, numpy_bridge, counting)
+            moments, convolution, pooling, normalization, legacy, numpy_bridge, counting, logarithms, predicates,
+            nan_reductions)
 
 
 def _named(fn, name: str, qualname: str):

@@ -12,7 +12,7 @@ from .._tensor.reductions import group_index
 from .element_op import ElementOp, Same, fsum
 from .graph import elements_of
 
-__all__ = ["SumOf", "MeanOf", "MaxOf", "MinOf", "reduction"]
+__all__ = ["SumOf", "NansumOf", "MeanOf", "MaxOf", "MinOf", "reduction"]
 
 
 class SumOf(ElementOp):
@@ -31,6 +31,26 @@ class SumOf(ElementOp):
     @staticmethod
     def partials(vals, c):
         return [1.0] * len(vals)
+
+
+class NansumOf(ElementOp):
+    """A sum of input elements with nan read as 0 (``nansum``): the op table's ``Nansum.sympy``
+    over the elements that are not nan."""
+
+    name = "nansum"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return R.Nansum.sympy(sp, *args)
+
+    @staticmethod
+    def value(vals, c):
+        kept = [x for x in vals if x == x]
+        return fsum(kept), fsum([abs(x) for x in kept])
+
+    @staticmethod
+    def partials(vals, c):
+        return [1.0 if x == x else 0.0 for x in vals]
 
 
 class MeanOf(ElementOp):
@@ -180,6 +200,7 @@ def _max_dim(v, vin, vals):
 
 
 elements_of(R.Sum, R.SumDim)(reduction(SumOf))
+elements_of(R.Nansum)(reduction(NansumOf))
 elements_of(R.Mean, R.MeanDim)(reduction(MeanOf))
 elements_of(R.Amax)(reduction(MaxOf))
 elements_of(R.Amin)(reduction(MinOf))

@@ -11,6 +11,7 @@ import sympy as sp
 
 from .._base import dtypes
 from .._ops.float_kernel import FloatKernel
+from .._ops.logarithms import erfinv_double
 from .forms import at_values, declared_form, evaluate, exact, exact_operand
 
 __all__ = ["Rule", "rule_of", "FnRule", "function_rule", "element_proof", "same"]
@@ -34,7 +35,7 @@ def _dirac_delta(x, *order):
     return 0.0 if x != 0 else math.inf
 
 
-_LAMBDIFY_EXTRA = {"DiracDelta": _dirac_delta}
+_LAMBDIFY_EXTRA = {"DiracDelta": _dirac_delta, "erfinv": erfinv_double}
 
 
 class Rule:
