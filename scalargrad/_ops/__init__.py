@@ -17,6 +17,7 @@ from . import (
     moments,
     normalization,
     norms,
+    padding,
     pointwise,
     pooling,
     products,
@@ -36,5 +37,5 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
            "elementwise", "embedding", "fill", "indexing", "joins", "losses", "moments", "normalization", "norms",
-           "pointwise", "pooling",
+           "padding", "pointwise", "pooling",
            "products", "reductions", "rounding", "scans", "scatter", "selection", "softmax", "unary", "views"]

@@ -33,6 +33,7 @@ from . import (
     moments,
     normalization,
     norms,
+    padding,
     pointwise,
     pooling,
     products,
@@ -56,7 +57,7 @@ FUNCTIONS: dict = {}
 # the families, in the order their spellings are bound (a later one may read an earlier one's)
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
             conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
-            moments, convolution, pooling, normalization, legacy)
+            moments, convolution, pooling, padding, normalization, legacy)
 
 
 def _named(fn, name: str, qualname: str):

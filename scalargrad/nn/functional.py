@@ -207,6 +207,11 @@ __all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_poo
             "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices"]
 
 
+from .padding_functions import pad  # noqa: E402
+
+__all__ += ["pad"]
+
+
 from .normalization_functions import batch_norm, layer_norm  # noqa: E402
 
 __all__ += ["batch_norm", "layer_norm"]

@@ -65,6 +65,7 @@ from . import (
     moments,
     normalization,
     norms,
+    padding,
     pooling,
     products,
     reductions,
