@@ -188,8 +188,15 @@ def test_conv_modules_match_pytorch(torch_ref):
         assert a.weight.tolist() == t.weight.tolist()
         assert (a.bias is None and t.bias is None) or a.bias.tolist() == t.bias.tolist()
         assert a._reversed_padding_repeated_twice == t._reversed_padding_repeated_twice
-    with pytest.raises(Unsupported, match="padding_mode='reflect'"):
-        ours[4](scalargrad.ones(1, 2, 3, 3))
+    # padding_mode reflect: F.pad in that mode, then a convolution without padding (PyTorch's graph)
+    libs = (scalargrad, torch_ref)
+    convs = [L.nn.Conv2d(2, 2, 3, padding=1, padding_mode="reflect") for L in libs]
+    xs = [_rand(L, (1, 2, 3, 3), 5).requires_grad_() for L in libs]
+    ys = [m(x) for m, x in zip(convs, xs)]
+    assert [[type(f).__name__ for f in (y.grad_fn, y.grad_fn.next_functions[0][0])] for y in ys] == [
+        ["ConvolutionBackward0", "ReflectionPad2DBackward0"]] * 2
+    F = scalargrad.nn.functional
+    assert ys[0].tolist() == F.conv2d(F.pad(xs[0], (1, 1, 1, 1), "reflect"), convs[0].weight, convs[0].bias).tolist()
 
 
 def test_conv_errors_in_pytorch_words(torch_ref):

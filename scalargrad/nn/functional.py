@@ -187,9 +187,9 @@ from .sparse_functions import embedding, one_hot  # noqa: E402
 __all__ += ["embedding", "one_hot"]
 
 
-from .convolution_functions import conv1d, conv2d  # noqa: E402
+from .convolution_functions import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402
 
-__all__ += ["conv1d", "conv2d"]
+__all__ += ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
 
 
 from .pooling_functions import (  # noqa: E402 - the pooling functions live in their own module

@@ -30,7 +30,7 @@ from .activation import (
     Threshold,
 )
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, LazyConv1d, LazyConv2d
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, LazyConv1d, LazyConv2d
 from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
 from .lazy import LazyModuleMixin
@@ -78,4 +78,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyModuleMixin",
            "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
-           "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d"]
+           "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConvTranspose1d", "ConvTranspose2d"]
