@@ -26,6 +26,7 @@ from . import (
     scans,
     scatter,
     selection,
+    shuffle,
     softmax,
     unary,
     views,
@@ -37,5 +38,5 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
            "elementwise", "embedding", "fill", "indexing", "joins", "losses", "moments", "normalization", "norms",
-           "padding", "pointwise", "pooling",
-           "products", "reductions", "rounding", "scans", "scatter", "selection", "softmax", "unary", "views"]
+           "padding", "pointwise", "pooling", "products", "reductions", "rounding", "scans", "scatter", "selection",
+           "shuffle", "softmax", "unary", "views"]

@@ -42,6 +42,7 @@ from . import (
     scans,
     scatter,
     selection,
+    shuffle,
     softmax,
     views,
 )
@@ -57,7 +58,7 @@ FUNCTIONS: dict = {}
 # the families, in the order their spellings are bound (a later one may read an earlier one's)
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
             conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
-            moments, convolution, pooling, padding, normalization, legacy)
+            moments, convolution, pooling, padding, shuffle, normalization, legacy)
 
 
 def _named(fn, name: str, qualname: str):

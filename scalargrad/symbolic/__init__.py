@@ -72,6 +72,7 @@ from . import (
     scans,
     scatter,
     selection,
+    shuffle,
     softmax,
     views,
 )

@@ -1,0 +1,58 @@
+"""``nn.PixelShuffle``, ``nn.PixelUnshuffle`` and ``nn.ChannelShuffle``, with PyTorch's attributes
+and reprs (see ``nn/shuffle_functions``)."""
+
+from __future__ import annotations
+
+from ..._tensor.tensor import Tensor
+from .. import shuffle_functions as F
+from .module import Module
+
+__all__ = ["PixelShuffle", "PixelUnshuffle", "ChannelShuffle"]
+
+
+class PixelShuffle(Module):
+    """(*, C r^2, H, W) to (*, C, H r, W r), r the upscale factor."""
+
+    __constants__ = ["upscale_factor"]
+
+    def __init__(self, upscale_factor: int) -> None:
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    """(*, C, H r, W r) to (*, C r^2, H, W), r the downscale factor."""
+
+    __constants__ = ["downscale_factor"]
+
+    def __init__(self, downscale_factor: int) -> None:
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """Channels (groups, C / groups) read as (C / groups, groups)."""
+
+    __constants__ = ["groups"]
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
