@@ -29,6 +29,7 @@ from . import (
     shuffle,
     softmax,
     unary,
+    upsampling,
     views,
 )
 from .table import REGISTRY
@@ -39,4 +40,4 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
            "elementwise", "embedding", "fill", "indexing", "joins", "losses", "moments", "normalization", "norms",
            "padding", "pointwise", "pooling", "products", "reductions", "rounding", "scans", "scatter", "selection",
-           "shuffle", "softmax", "unary", "views"]
+           "shuffle", "softmax", "unary", "upsampling", "views"]

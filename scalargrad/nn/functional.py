@@ -209,8 +209,9 @@ __all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_poo
 
 from .padding_functions import pad  # noqa: E402
 from .shuffle_functions import channel_shuffle, pixel_shuffle, pixel_unshuffle  # noqa: E402
+from .upsampling_functions import interpolate  # noqa: E402
 
-__all__ += ["pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle"]
+__all__ += ["pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "interpolate"]
 
 
 from .normalization_functions import batch_norm, layer_norm  # noqa: E402

@@ -74,6 +74,7 @@ from . import (
     selection,
     shuffle,
     softmax,
+    upsampling,
     views,
 )
 from .check import WHOLE_MAX_NODES, WHOLE_MAX_TREE, check_every_backward, sympy_check

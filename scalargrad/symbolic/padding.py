@@ -9,13 +9,17 @@ from .element_op import Const, Same
 from .graph import elements_of
 from .reductions import SumOf
 
+__all__ = ["copies", "sums_of_copies"]
 
-def _pad(v, vin, vals):
+
+def copies(v, vin, vals):
+    """Output ``o`` copies input element ``v._c.source[o]`` (a negative source: the fill value)."""
     u = vin[0]
     return [(Const, vals[o], ()) if s < 0 else (Same, None, ((u, s),)) for o, s in enumerate(v._c.source)]
 
 
-def _pad_backward(v, vin, vals):
+def sums_of_copies(v, vin, vals):
+    """Each input position sums the gradients of the outputs that copied it (``v._c.source``)."""
     g = vin[0]
     readers: dict = {}
     for o, s in enumerate(v._c.source):
@@ -32,6 +36,6 @@ def _pad_backward(v, vin, vals):
     return spec
 
 
-elements_of(PD.ConstantPadNd)(_pad)
-elements_of(PD.Pad, subclasses=True)(_pad)
-elements_of(PD.PadBackward, subclasses=True)(_pad_backward)
+elements_of(PD.ConstantPadNd)(copies)
+elements_of(PD.Pad, subclasses=True)(copies)
+elements_of(PD.PadBackward, subclasses=True)(sums_of_copies)

@@ -67,6 +67,7 @@ from .padding import (
 from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .sparse import Embedding
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "ReLU",
            "Sigmoid", "Tanh", "Identity", "Dropout", "Linear", "Flatten", "Unflatten", "Embedding",
@@ -80,4 +81,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
            "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConvTranspose1d", "ConvTranspose2d",
-           "PixelShuffle", "PixelUnshuffle", "ChannelShuffle"]
+           "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Upsample", "UpsamplingNearest2d",
+           "UpsamplingBilinear2d"]
