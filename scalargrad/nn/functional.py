@@ -195,6 +195,10 @@ __all__ += ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
 from .pooling_functions import (  # noqa: E402 - the pooling functions live in their own module
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
     avg_pool1d,
     avg_pool2d,
     max_pool1d,
@@ -203,7 +207,8 @@ from .pooling_functions import (  # noqa: E402 - the pooling functions live in t
     max_pool2d_with_indices,
 )
 
-__all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "max_pool1d",
+__all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices",
+            "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "max_pool1d",
             "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices"]
 
 
