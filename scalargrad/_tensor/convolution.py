@@ -16,11 +16,15 @@ An unbatched input (``(C, L)`` / ``(C, H, W)``) goes through ``unsqueeze(0)`` an
 
 from __future__ import annotations
 
+import sys
+import warnings
+
 from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.exact_sum import rounded_dot, rounded_sum
 from .._ops import convolution as CV
+from .padding import constant_pad_nd
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
 from .views import squeeze, to_dtype, unsqueeze
@@ -75,9 +79,9 @@ def _batched(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, di
             if any(s != 1 for s in stride):
                 raise RuntimeError("padding='same' is not supported for strided convolutions")
             totals = [d * (kk - 1) for d, kk in zip(dilation, ks)]
-            if any(t % 2 for t in totals):
-                raise Unsupported("padding='same' with an even kernel length (an asymmetric zero padding)")
             padding = tuple(t // 2 for t in totals)
+            if any(t % 2 for t in totals):
+                x = _pad_right(x, totals)
         else:
             raise RuntimeError(f"Invalid padding string: '{padding}'")
     padding = _tuple(padding, k, "padding")
@@ -175,6 +179,28 @@ def _transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding,
     geo = CV.geometry(xs, ws, stride, padding, dilation, groups, (c_out,) if bias is not None else (0,),
                       output_padding)
     return _compute(x, weight, bias, geo, dt)
+
+
+_SAME_EVEN = ("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of the "
+              "input be created (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:"
+              "1101.)")
+_warned: set = set()
+
+
+def _pad_right(x: Tensor, totals: list) -> Tensor:
+    """'same' padding of odd total: as ATen's ``_convolution_mode``, the input padded first by the
+    extra element on the right (a ConstantPadNdBackward0 node), after PyTorch's one-time warning."""
+    if "same" not in _warned:
+        _warned.add("same")  # TORCH_WARN_ONCE
+        package = __file__.rsplit("/", 2)[0]
+        f, level = sys._getframe(1), 1
+        while f is not None and f.f_code.co_filename.startswith(package):
+            f, level = f.f_back, level + 1
+        warnings.warn(_SAME_EVEN, UserWarning, stacklevel=level)
+    pads = []
+    for t in reversed(totals):
+        pads += [0, t - t // 2 - t // 2]
+    return constant_pad_nd(x, tuple(pads), 0)
 
 
 def _check_dtypes(x: Tensor, weight: Tensor, bias: Tensor | None):
