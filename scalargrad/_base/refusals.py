@@ -65,7 +65,6 @@ _REASONS: dict[str, str] = {
     "torch.Tensor.to_sparse_csc": SPARSE, "torch.Tensor.to_dense": SPARSE, "torch.Tensor.indices": SPARSE,
     "torch.Tensor.values": SPARSE, "torch.Tensor.coalesce": SPARSE, "torch.Tensor.is_coalesced": SPARSE,
     "torch.Tensor.crow_indices": SPARSE, "torch.Tensor.col_indices": SPARSE, "torch.optim.SparseAdam": SPARSE,
-    "torch.nn.EmbeddingBag": SPARSE.replace("sparse layouts", "offsets-based bag reductions (embedding_bag)"),
     # native code
     "torch.utils.cpp_extension": NATIVE, "torch.library": NATIVE, "torch.ops": NATIVE, "torch.classes": NATIVE,
     "torch._C": NATIVE, "torch.hub": "it downloads code and weights from the network",

@@ -28,7 +28,7 @@ from .._base import ieee
 from .._base.kernel_order import vectorized_count
 from . import comparison as CM
 from . import unary as UN
-from .elementwise import Binary, Elementwise, Unary
+from .elementwise import Binary, Elementwise, Unary, spellings
 from .table import register
 
 __all__ = ["ACTIVATIONS", "Activation", "LeakyParams", "EluParams", "SoftplusParams", "HardtanhParams",
@@ -752,7 +752,27 @@ class LogSigmoid(Unary):
     sympy = staticmethod(lambda sp, x: -sp.log(1 + sp.exp(-x)))
 
 
+@register
+class PreluKernel(Binary):
+    """_prelu_kernel(self, weight): self where self > 0, else weight * self (weight broadcast over self)."""
+
+    name = "PreluKernelBackward0"
+    saved = (("self", 0), ("weight", 1))
+    api = spellings("_prelu_kernel", inplace=False, function=True)
+    other_tensor_only = True
+    forward = staticmethod(lambda r, a, b: a if a > 0 else b * a)
+
+    @staticmethod
+    def backward(k, g, v):
+        # _prelu_kernel_backward: (self > 0 ? grad : weight * grad, self > 0 ? 0 : self * grad)
+        x, w = k.a(v), k.b(v)
+        pos = x > 0.0
+        return k.where(pos, g, k.mul(w, g)), k.where(pos, k.zero(g), k.mul(x, g))
+
+    sympy = staticmethod(lambda sp, a, b: sp.Piecewise((a, a > 0), (b * a, True)))
+
+
 ACTIVATIONS = [LeakyRelu, LeakyReluInplace, Elu, EluInplace, Celu, CeluInplace, Gelu, GeluTanh, Silu, Mish,
                Softplus, Hardtanh, Hardsigmoid, Hardswish, Threshold, ThresholdInplace, Softshrink, Hardshrink,
-               LogSigmoid]
+               LogSigmoid, PreluKernel]
 """Every activation op a program may call (through ``nn.functional``)."""

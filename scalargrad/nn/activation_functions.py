@@ -19,14 +19,14 @@ from .._ops import activations as A
 from .._ops import unary as UN
 from .._tensor import softmax as _softmax
 from .._tensor.arguments import not_tensor
-from .._tensor.elementwise import elementwise, unary
+from .._tensor.elementwise import binary, elementwise, unary
 from .._tensor.inplace import inplace as _inplace
 from .._tensor.tensor import Tensor
 
 __all__ = ["leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish",
            "softplus", "hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "logsigmoid", "softshrink",
            "hardshrink", "threshold", "threshold_", "softsign", "tanhshrink", "relu_", "softmax", "softmin",
-           "log_softmax"]
+           "log_softmax", "prelu"]
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -287,3 +287,27 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     if dim is None:
         dim = _get_softmax_dim("log_softmax", x._t.ndim, _stacklevel)
     return _softmax.softmax(x, dim, True, dtype)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """input where input > 0, else weight * input: one weight, or one per channel (dimension 1),
+    viewed to broadcast as ATen's ``prelu`` does before its kernel (``PreluKernelBackward0``)."""
+    x, w = _tensor(input, "prelu"), _tensor(weight, "prelu", "weight")
+    if x.dtype != w.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {x.dtype.short} and "
+                           f"{w.dtype.short}")
+    if w.numel() != 1:
+        if x.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = x.size(1) if x.dim() > 1 else 1
+        if channels != w.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{w.numel()} and channel size = {channels}.")
+    if w.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {w.dim()}")
+    if x.dim() != w.dim():
+        shape = [1] * x.dim()
+        if x.dim() > 1:
+            shape[1] = w.numel()
+        w = w.reshape(shape)
+    return binary(A.PreluKernel, x, w)

@@ -146,6 +146,7 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
     log_softmax,
     logsigmoid,
     mish,
+    prelu,
     relu6,
     relu_,
     selu,
@@ -163,7 +164,7 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
 
 __all__ += ["celu", "celu_", "elu", "elu_", "gelu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
             "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "relu6", "relu_", "selu", "selu_", "silu", "softplus",
-            "softmax", "softmin", "log_softmax",
+            "softmax", "softmin", "log_softmax", "prelu",
             "softshrink", "softsign", "tanhshrink", "threshold", "threshold_"]
 
 
@@ -182,9 +183,14 @@ __all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_e
             "mse_loss", "nll_loss", "smooth_l1_loss"]
 
 
-from .sparse_functions import embedding, one_hot  # noqa: E402
+from .sparse_functions import embedding, embedding_bag, one_hot  # noqa: E402
 
-__all__ += ["embedding", "one_hot"]
+__all__ += ["embedding", "embedding_bag", "one_hot"]
+
+
+from .linear_functions import bilinear  # noqa: E402
+
+__all__ += ["bilinear"]
 
 
 from .convolution_functions import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402

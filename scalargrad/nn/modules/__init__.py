@@ -15,6 +15,7 @@ from .activation import (
     LogSigmoid,
     LogSoftmax,
     Mish,
+    PReLU,
     ReLU,
     ReLU6,
     Sigmoid,
@@ -34,7 +35,7 @@ from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, LazyConv1d, 
 from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
 from .lazy import LazyModuleMixin
-from .linear import LazyLinear, Linear
+from .linear import Bilinear, LazyLinear, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -75,7 +76,8 @@ from .pooling import (
     MaxPool1d,
     MaxPool2d,
 )
-from .sparse import Embedding
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .sparse import Embedding, EmbeddingBag
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "ReLU",
@@ -91,4 +93,6 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
            "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConvTranspose1d", "ConvTranspose2d",
            "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Upsample", "UpsamplingNearest2d",
-           "UpsamplingBilinear2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+           "UpsamplingBilinear2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+           "Bilinear", "EmbeddingBag", "PReLU", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
+           "GRUCell"]

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import warnings
 
+from ..._base.grad_mode import no_grad
+from ..._tensor.factories import empty
 from ..._tensor.tensor import Tensor
+from ..._tensor.tensor import defaults as _defaults
 from .. import functional as F
+from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["ReLU", "Sigmoid", "Tanh", "Identity", "Threshold", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "SiLU",
            "Mish", "SELU", "ELU", "CELU", "GELU", "Hardshrink", "Softshrink", "LeakyReLU", "LogSigmoid", "Softplus",
-           "Softsign", "Tanhshrink", "Softmax", "Softmin", "LogSoftmax", "Softmax2d"]
+           "Softsign", "Tanhshrink", "Softmax", "Softmin", "LogSoftmax", "Softmax2d", "PReLU"]
 
 
 class ReLU(Module):
@@ -325,3 +329,27 @@ class Softmax2d(Module):
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
         return F.softmax(input, -3, _stacklevel=5)
+
+
+class PReLU(Module):
+    """x where x > 0, else a * x, with a learnt ``a``: one, or one per channel (``num_parameters``)."""
+
+    __constants__ = ["num_parameters"]
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None) -> None:
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = Parameter(empty(num_parameters, dtype=dtype if dtype is not None else _defaults["dtype"]))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Every weight ``init`` (nn.init.constant_: no draw)."""
+        with no_grad():
+            self.weight.fill_(self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

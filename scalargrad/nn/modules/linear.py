@@ -21,7 +21,7 @@ from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Linear", "LazyLinear", "NonDynamicallyQuantizableLinear"]
+__all__ = ["Linear", "LazyLinear", "NonDynamicallyQuantizableLinear", "Bilinear"]
 
 
 def _uniform_(p: Tensor, low: float, high: float) -> None:
@@ -67,6 +67,38 @@ class Linear(Module):
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Bilinear(Module):
+    """Applies y = x1^T A x2 + b (``in1_features``, ``in2_features`` -> ``out_features``)."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device=None,
+                 dtype=None) -> None:
+        super().__init__()
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        dt = dtype if dtype is not None else _defaults["dtype"]
+        self.weight = Parameter(empty((out_features, in1_features, in2_features), dtype=dt))
+        if bias:
+            self.bias = Parameter(empty(out_features, dtype=dt))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """uniform(-1/sqrt(in1_features), 1/sqrt(in1_features)) for the weight, then the bias."""
+        if self.in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got (in1_features={self.in1_features})")
+        bound = 1 / math.sqrt(self.weight.size(1))
+        _uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            _uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
 class NonDynamicallyQuantizableLinear(Linear):

@@ -1,11 +1,12 @@
 """``torch.nn.utils``: gradient clipping and flattening parameters into one vector."""
 
 from ..._base.missing_api import missing_attribute
+from . import rnn
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "parameters_to_vector", "vector_to_parameters"]
+           "parameters_to_vector", "vector_to_parameters", "rnn"]
 
 
 def __getattr__(name: str):
