@@ -30,6 +30,7 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, LazyConv1d, LazyConv2d
 from .dropout import Dropout, Dropout2d
@@ -65,7 +66,7 @@ from .padding import (
     ZeroPad2d,
     ZeroPad3d,
 )
-from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,

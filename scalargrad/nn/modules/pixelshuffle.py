@@ -1,5 +1,5 @@
-"""``nn.PixelShuffle``, ``nn.PixelUnshuffle`` and ``nn.ChannelShuffle``, with PyTorch's attributes
-and reprs (see ``nn/shuffle_functions``)."""
+"""``nn.PixelShuffle`` and ``nn.PixelUnshuffle``, with PyTorch's attributes and reprs (see
+``nn/shuffle_functions``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from ..._tensor.tensor import Tensor
 from .. import shuffle_functions as F
 from .module import Module
 
-__all__ = ["PixelShuffle", "PixelUnshuffle", "ChannelShuffle"]
+__all__ = ["PixelShuffle", "PixelUnshuffle"]
 
 
 class PixelShuffle(Module):
@@ -40,19 +40,3 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
-
-
-class ChannelShuffle(Module):
-    """Channels (groups, C / groups) read as (C / groups, groups)."""
-
-    __constants__ = ["groups"]
-
-    def __init__(self, groups: int) -> None:
-        super().__init__()
-        self.groups = groups
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.channel_shuffle(input, self.groups)
-
-    def extra_repr(self) -> str:
-        return f"groups={self.groups}"
