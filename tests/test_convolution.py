@@ -188,8 +188,15 @@ def test_conv_modules_match_pytorch(torch_ref):
         assert a.weight.tolist() == t.weight.tolist()
         assert (a.bias is None and t.bias is None) or a.bias.tolist() == t.bias.tolist()
         assert a._reversed_padding_repeated_twice == t._reversed_padding_repeated_twice
-    with pytest.raises(Unsupported, match="padding_mode='reflect'"):
-        ours[4](scalargrad.ones(1, 2, 3, 3))
+    # padding_mode reflect: F.pad in that mode, then a convolution without padding (PyTorch's graph)
+    libs = (scalargrad, torch_ref)
+    convs = [L.nn.Conv2d(2, 2, 3, padding=1, padding_mode="reflect") for L in libs]
+    xs = [_rand(L, (1, 2, 3, 3), 5).requires_grad_() for L in libs]
+    ys = [m(x) for m, x in zip(convs, xs)]
+    assert [[type(f).__name__ for f in (y.grad_fn, y.grad_fn.next_functions[0][0])] for y in ys] == [
+        ["ConvolutionBackward0", "ReflectionPad2DBackward0"]] * 2
+    F = scalargrad.nn.functional
+    assert ys[0].tolist() == F.conv2d(F.pad(xs[0], (1, 1, 1, 1), "reflect"), convs[0].weight, convs[0].bias).tolist()
 
 
 def test_conv_errors_in_pytorch_words(torch_ref):
@@ -273,3 +280,34 @@ def _measure() -> None:  # pragma: no cover - a report, run by hand with torch i
 if __name__ == "__main__":  # pragma: no cover
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
     _measure()
+
+
+def test_same_padding_with_an_even_kernel_pads_the_input_first_as_pytorch(torch_ref):
+    # ATen's _convolution_mode: the extra element on the right by constant_pad_nd, then a symmetric
+    # convolution, after a warning PyTorch gives once per process
+    import warnings
+
+    from scalargrad._tensor import convolution as CONV
+
+    CONV._warned.discard("same")
+
+    def run(L, fn, ws, **kw):
+        x = _rand(L, (1, 2, 5, 6) if fn == "conv2d" else (1, 2, 7), 1).requires_grad_()
+        w = _rand(L, ws, 2)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            y = getattr(L.nn.functional, fn)(x, w, padding="same", **kw)
+        pad = y.grad_fn.next_functions[0][0]
+        return (tuple(y.shape), pad.name(), pad._saved_pad, y.grad_fn._saved_padding,
+                [str(m.message) for m in seen], y, x, w)
+
+    for fn, ws, kw in (("conv2d", (3, 2, 2, 4), {}), ("conv1d", (3, 2, 4), {"dilation": 1}),
+                       ("conv2d", (3, 2, 3, 2), {"dilation": (2, 3)})):
+        a, t = run(scalargrad, fn, ws, **kw), run(torch_ref, fn, ws, **kw)
+        assert a[:4] == t[:4]
+        # once per process: PyTorch's may have been given by an earlier test in this process
+        assert a[4] == t[4] or (fn, ws) == ("conv2d", (3, 2, 2, 4)) and len(a[4]) == 1 and t[4] == []
+        # the values: the convolution of the padded input, exact sums rounded once
+        F = scalargrad.nn.functional
+        padded = F.pad(a[6], a[2])
+        assert a[5].tolist() == getattr(F, fn)(padded, a[7], padding=a[3], **kw).tolist()

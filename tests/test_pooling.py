@@ -160,3 +160,51 @@ def test_pool_errors_in_pytorch_words(torch_ref):
                 make(L.nn.functional, L)
             msgs.append(str(e.value))
         assert msgs[0] == msgs[1]
+
+
+ADAPTIVE_MAX = [
+    ((2, 2, 5, 7), lambda F, x: F.adaptive_max_pool2d(x, (2, 3), return_indices=True)),
+    ((2, 2, 5, 7), lambda F, x: F.adaptive_max_pool2d(x, 3, return_indices=True)),
+    ((2, 5, 7), lambda F, x: F.adaptive_max_pool2d(x, (None, 4), return_indices=True)),
+    ((2, 2, 4, 4), lambda F, x: F.adaptive_max_pool2d(x, (6, 5), return_indices=True)),  # windows overlap
+    ((2, 3, 7), lambda F, x: F.adaptive_max_pool1d(x, 3, return_indices=True)),
+    ((3, 7), lambda F, x: F.adaptive_max_pool1d_with_indices(x, 4)),
+    ((1, 2, 3, 3), lambda F, x: F.adaptive_max_pool2d_with_indices(x.clamp(max=0.0), 2)),  # ties at 0
+]
+
+
+@pytest.mark.parametrize("shape, fn", ADAPTIVE_MAX)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_adaptive_max_pool_matches_pytorch_bit_for_bit(torch_ref, shape, fn, dtype):
+    def run(L):
+        x = _rand(L, shape, 1, dtype).requires_grad_()
+        y, idx = fn(L.nn.functional, x)
+        g = _rand(L, tuple(y.shape), 2, dtype).requires_grad_()
+        (gx,) = L.autograd.grad(y, x, g, create_graph=True)
+        (gg,) = L.autograd.grad(gx, g, _rand(L, shape, 3, dtype))
+        return [y, gx, gg], (y.grad_fn.name(), gx.grad_fn.name(), idx.tolist(), str(idx.dtype))
+
+    a, t = run(scalargrad), run(torch_ref)
+    assert a[1] == t[1]
+    for p, q in zip(a[0], t[0]):
+        assert tuple(p.shape) == tuple(q.shape)
+        assert all(map(same, p.reshape(-1).tolist(), q.reshape(-1).tolist()))
+
+
+def test_adaptive_max_pool_modules_and_errors_match_pytorch(torch_ref):
+    def run(L):
+        x = _rand(L, (1, 2, 5, 7), 4)
+        mods = [L.nn.AdaptiveMaxPool2d((None, 3)), L.nn.AdaptiveMaxPool1d(3, return_indices=True),
+                L.nn.AdaptiveMaxPool2d(2)]
+        outs = [mods[0](x).tolist(), [t.tolist() for t in mods[1](x[0])], mods[2](x).tolist()]
+        errs = []
+        for call in (lambda: L.nn.functional.adaptive_max_pool2d(x[0, 0, 0], 2),
+                     lambda: L.nn.functional.adaptive_max_pool1d(x, 2),
+                     lambda: L.nn.functional.adaptive_max_pool2d(x, (2,))):
+            try:
+                call()
+            except RuntimeError as e:
+                errs.append(str(e))
+        return [repr(m) for m in mods], outs, errs
+
+    assert run(scalargrad) == run(torch_ref)

@@ -19,6 +19,7 @@ from . import (
     moments,
     normalization,
     norms,
+    padding,
     pointwise,
     pooling,
     predicates,
@@ -28,10 +29,12 @@ from . import (
     scans,
     scatter,
     selection,
+    shuffle,
     signs,
     softmax,
     trigonometric,
     unary,
+    upsampling,
     views,
 )
 from .table import REGISTRY
@@ -41,5 +44,6 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
            "counting", "elementwise", "embedding", "fill", "indexing", "joins", "logarithms", "losses", "moments",
-           "normalization", "norms", "pointwise", "pooling", "predicates", "products", "reductions", "rounding",
-           "scans", "scatter", "selection", "signs", "softmax", "trigonometric", "unary", "views"]
+           "normalization", "norms", "padding", "pointwise", "pooling", "predicates", "products", "reductions",
+           "rounding", "scans", "scatter", "selection", "shuffle", "signs", "softmax", "trigonometric", "unary",
+           "upsampling", "views"]

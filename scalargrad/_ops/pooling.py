@@ -1,5 +1,6 @@
-"""2-D pooling: ``max_pool2d`` (``MaxPool2DWithIndicesBackward0``) and ``avg_pool2d``
-(``AvgPool2DBackward0``), and avg_pool2d's backward as a node of its own (double backward).
+"""2-D pooling: ``max_pool2d`` (``MaxPool2DWithIndicesBackward0``), ``avg_pool2d``
+(``AvgPool2DBackward0``), their adaptive forms (``AdaptiveAvgPool2DBackward0``,
+``AdaptiveMaxPool2DBackward0``), and avg_pool2d's backward as a node of its own (double backward).
 
 The node's ``_c`` is a ``PoolGeometry``: the arguments PyTorch saves and, per output element,
 its *window* (the flat input positions it reads, in ATen's loop order) and, for avg_pool2d,
@@ -12,7 +13,7 @@ from __future__ import annotations
 from .table import Op, register
 
 __all__ = ["PoolGeometry", "pooled_size", "adaptive_geometry", "MaxPool2d", "AvgPool2d", "AvgPool2dBackward",
-           "AdaptiveAvgPool2d", "AdaptiveAvgPool2dBackward", "POOLING_OPS"]
+           "AdaptiveAvgPool2d", "AdaptiveAvgPool2dBackward", "AdaptiveMaxPool2d", "POOLING_OPS"]
 
 
 def pooled_size(size: int, k: int, pad: int, stride: int, dilation: int, ceil_mode: bool) -> int:
@@ -193,4 +194,17 @@ class AdaptiveAvgPool2dBackward(_Pool):
     sympy = AvgPool2dBackward.sympy
 
 
-POOLING_OPS = [MaxPool2d, AvgPool2d, AvgPool2dBackward, AdaptiveAvgPool2d, AdaptiveAvgPool2dBackward]
+@register
+class AdaptiveMaxPool2d(_Pool):
+    """adaptive_max_pool2d(self, output_size): each output element is its adaptive window's
+    maximum (nan wins)."""
+
+    name = "AdaptiveMaxPool2DBackward0"
+    saved = (("result1", "c.indices"), ("self", 0))
+    # self: adaptive_max_pool2d_backward(grad, self, result1)
+    backward = staticmethod(lambda k, g, v: (k.adaptive_max_pool2d_backward(g, v._c),))
+    sympy = MaxPool2d.sympy
+
+
+POOLING_OPS = [MaxPool2d, AvgPool2d, AvgPool2dBackward, AdaptiveAvgPool2d, AdaptiveAvgPool2dBackward,
+               AdaptiveMaxPool2d]

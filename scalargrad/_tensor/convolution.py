@@ -16,6 +16,8 @@ An unbatched input (``(C, L)`` / ``(C, H, W)``) goes through ``unsqueeze(0)`` an
 
 from __future__ import annotations
 
+import sys
+import warnings
 from operator import itemgetter, mul
 
 from .._base import dtypes
@@ -23,11 +25,12 @@ from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.exact_sum import fixed_point, round_scaled_list, rounded_dot, rounded_sum
 from .._ops import convolution as CV
+from .padding import constant_pad_nd
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
 from .views import squeeze, to_dtype, unsqueeze
 
-__all__ = ["convolution", "backward", "install"]
+__all__ = ["convolution", "conv_transpose", "backward", "install"]
 
 
 def _tuple(x, n: int, what: str) -> tuple:
@@ -77,9 +80,9 @@ def _batched(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, di
             if any(s != 1 for s in stride):
                 raise RuntimeError("padding='same' is not supported for strided convolutions")
             totals = [d * (kk - 1) for d, kk in zip(dilation, ks)]
-            if any(t % 2 for t in totals):
-                raise Unsupported("padding='same' with an even kernel length (an asymmetric zero padding)")
             padding = tuple(t // 2 for t in totals)
+            if any(t % 2 for t in totals):
+                x = _pad_right(x, totals)
         else:
             raise RuntimeError(f"Invalid padding string: '{padding}'")
     padding = _tuple(padding, k, "padding")
@@ -107,6 +110,101 @@ def _batched(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, di
     if bias is not None and (bias._t.ndim != 1 or bias._t.shape[0] != ws[0]):
         raise RuntimeError(f"Given weight of size {_shape_str(ws)}, expected bias to be 1-dimensional with {ws[0]} "
                            f"elements, but got bias of size {_shape_str(bias._t.shape)} instead")
+    dt = _check_dtypes(x, weight, bias)
+    geo = CV.geometry(xs, ws, stride, padding, dilation, groups, (ws[0],) if bias is not None else (0,))
+    return _compute(x, weight, bias, geo, dt)
+
+
+def conv_transpose(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, output_padding, groups: int,
+                   dilation, dims: int) -> Tensor:
+    """``F.conv_transpose{dims}d(x, weight, bias, stride, padding, output_padding, groups, dilation)``:
+    the gradient of conv{dims}d with respect to its input, as a convolution of its own (a
+    ConvolutionBackward0 node saving transposed=True)."""
+    fn = f"conv_transpose{dims}d"
+    for name, t in (("input", x), ("weight", weight)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{fn}() received an invalid combination of arguments - got "
+                            f"({type(t).__name__}, ...), but expected a Tensor {name}")
+    if isinstance(padding, str):
+        raise TypeError(f"{fn}(): argument 'padding' must be tuple of ints, not str")
+    nd = x._t.ndim
+    if nd not in (dims + 1, dims + 2):
+        raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {fn}, but got "
+                           f"input of size: {_shape_str(x._t.shape)}")
+    if nd == dims + 1:
+        return squeeze(_transposed(unsqueeze(x, 0), weight, bias, stride, padding, output_padding, groups,
+                                   dilation), 0)
+    return _transposed(x, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def _transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, output_padding, groups: int,
+                dilation) -> Tensor:
+    k = weight._t.ndim - 2
+    stride, padding = _tuple(stride, k, "stride"), _tuple(padding, k, "padding")
+    dilation, output_padding = _tuple(dilation, k, "dilation"), _tuple(output_padding, k, "output_padding")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(p < 0 for p in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+        # a 1-D one runs as 2-D with a height of 1 (output padding 0, stride and dilation 1)
+        lift = ((0,), (1,), (1,)) if k == 1 else ((), (), ())
+        names = ("depth", "height", "width")[-max(k, 2):]
+        got = " ".join(f"{what}_{n}: {v}" for what, vals, pre in zip(("output_padding", "stride", "dilation"),
+                                                                   (output_padding, stride, dilation), lift)
+                       for n, v in zip(names, pre + tuple(vals)))
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got {got}")
+    xs, ws = tuple(x._t.shape), tuple(weight._t.shape)
+    if ws[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                           f"but got weight of size [{_shape_str(ws)}] instead")
+    if xs[1] != ws[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {_shape_str(ws)}, expected input{_shape_str(xs)} to "
+                           f"have {ws[0]} channels, but got {xs[1]} channels instead")
+    c_out = ws[1] * groups
+    if bias is not None and (bias._t.ndim != 1 or bias._t.shape[0] != c_out):
+        raise RuntimeError(f"Given transposed=1, weight of size {_shape_str(ws)}, expected bias to be 1-dimensional "
+                           f"with {c_out} elements, but got bias of size {_shape_str(bias._t.shape)} instead")
+    out_sp = [(s - 1) * st - 2 * p + d * (kk - 1) + op + 1 for s, st, p, d, kk, op
+              in zip(xs[2:], stride, padding, dilation, ws[2:], output_padding)]
+    if any(o < 1 for o in out_sp):
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(str(s) for s in xs[2:])}). Calculated output "
+                           f"size per channel: ({' x '.join(str(o) for o in out_sp)}). Output size is too small")
+    dt = _check_dtypes(x, weight, bias)
+    geo = CV.geometry(xs, ws, stride, padding, dilation, groups, (c_out,) if bias is not None else (0,),
+                      output_padding)
+    return _compute(x, weight, bias, geo, dt)
+
+
+_SAME_EVEN = ("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of the "
+              "input be created (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:"
+              "1101.)")
+_warned: set = set()
+
+
+def _pad_right(x: Tensor, totals: list) -> Tensor:
+    """'same' padding of odd total: as ATen's ``_convolution_mode``, the input padded first by the
+    extra element on the right (a ConstantPadNdBackward0 node), after PyTorch's one-time warning."""
+    if "same" not in _warned:
+        _warned.add("same")  # TORCH_WARN_ONCE
+        package = __file__.rsplit("/", 2)[0]
+        f, level = sys._getframe(1), 1
+        while f is not None and f.f_code.co_filename.startswith(package):
+            f, level = f.f_back, level + 1
+        warnings.warn(_SAME_EVEN, UserWarning, stacklevel=level)
+    pads = []
+    for t in reversed(totals):
+        pads += [0, t - t // 2 - t // 2]
+    return constant_pad_nd(x, tuple(pads), 0)
+
+
+def _check_dtypes(x: Tensor, weight: Tensor, bias: Tensor | None):
     dt = x._t.dtype
     for other in (weight, bias):
         if other is not None and other._t.dtype is not dt:
@@ -115,7 +213,11 @@ def _batched(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, di
         raise NotImplementedError(f"\"slow_conv2d_cpu\" not implemented for '{dt.short}'")
     if dt not in (dtypes.float32, dtypes.float64):
         raise Unsupported(f"convolution in {dt.name}")
-    geo = CV.geometry(xs, ws, stride, padding, dilation, groups, (ws[0],) if bias is not None else (0,))
+    return dt
+
+
+def _compute(x: Tensor, weight: Tensor, bias: Tensor | None, geo, dt) -> Tensor:
+    """Each output element: the exact sum of its taps' products (and its bias), rounded once."""
     f32 = dt is dtypes.float32
     xv, wv = x._val, weight._val
     bv = bias._val if bias is not None else None
@@ -279,19 +381,24 @@ def backward(g: Tensor, v: Tensor) -> tuple:
         if grads[1] is not None:
             gw = leaf(grads[1], TensorType(dt, geo.weight_shape))
     if len(ins) > 2 and ins[2]._rg:
-        sums = [[] for _ in range(geo.weight_shape[0])]
+        c_out = geo.out_shape[1]
+        sums = [[] for _ in range(c_out)]
         for o, oc in enumerate(geo.channel):
             sums[oc].append(gv[o])
-        gb = leaf([rounded_sum(s, f32) for s in sums], TensorType(dt, (geo.weight_shape[0],)))
+        gb = leaf([rounded_sum(s, f32) for s in sums], TensorType(dt, (c_out,)))
     return (gx, gw, gb)[:len(ins)]
 
 
 def install(method, function) -> None:
-    """torch.conv1d and torch.conv2d."""
+    """torch.conv1d, torch.conv2d, torch.conv_transpose1d and torch.conv_transpose2d."""
     function("conv1d", lambda input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1:
              convolution(input, weight, bias, stride, padding, dilation, groups, 1))
     function("conv2d", lambda input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1:
              convolution(input, weight, bias, stride, padding, dilation, groups, 2))
+    function("conv_transpose1d", lambda input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+             dilation=1: conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1))
+    function("conv_transpose2d", lambda input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+             dilation=1: conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2))
 
 def _no_double_backward(g, v):
     raise Unsupported("the double backward of convolution (ConvolutionBackwardBackward0, create_graph=True)")

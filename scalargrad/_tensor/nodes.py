@@ -155,7 +155,8 @@ class AccumulateGrad(Node):
         return f"<AccumulateGrad object at {id(self):#x}>"
 
 
-_INT64 = {"dim", "dim0", "dim1", "dims", "index", "start", "end", "step", "split_size", "split_sizes"}
+_INT64 = {"dim", "dim0", "dim1", "dims", "index", "start", "end", "step", "split_size", "split_sizes", "pad",
+          "padding"}
 """Saved attributes PyTorch keeps as int64 and shows as unsigned: -1 prints 18446744073709551615."""
 
 

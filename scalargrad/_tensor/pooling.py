@@ -25,7 +25,7 @@ from .tensor_kernel import helper
 from .views import squeeze, unsqueeze
 
 __all__ = ["install", "max_pool2d", "avg_pool2d", "avg_pool2d_backward", "avg_pool2d_of", "max_pool1d", "avg_pool1d",
-           "adaptive_avg_pool2d"]
+           "adaptive_avg_pool2d", "adaptive_max_pool2d"]
 
 
 def _pair(x, what: str) -> tuple:
@@ -81,11 +81,21 @@ def max_pool2d(x: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_
                return_indices: bool = False):
     """``F.max_pool2d``: the maxima (and, with ``return_indices``, their int64 positions)."""
     geo = _geometry(x, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
+    t, out = _maxima(x, geo)
+    y = make(P.MaxPool2d, t, out, (x,), geo)
+    return (y, geo.indices) if return_indices else y
+
+
+def _maxima(x: Tensor, geo: P.PoolGeometry) -> tuple:
+    """Each window's maximum (scanned in order from -inf, a later element winning if greater or
+    nan), its flat input position in ``geo.picked`` and its position within the plane in
+    ``geo.indices``; returns the result's type and values."""
     xv = x._val
     w = x._t.shape[-1]
     h = x._t.shape[-2]
     out, idx, picked = [], [], []
-    for window, start in zip(geo.windows, geo.starts):
+    starts = geo.starts or [None] * len(geo.windows)
+    for window, start in zip(geo.windows, starts):
         best = -float("inf")
         at = None
         for i in window:
@@ -96,14 +106,26 @@ def max_pool2d(x: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_
                     break
         if at is None:  # nothing beats -inf: ATen keeps its first position
             plane = window[0] // (h * w) if window else 0
-            at = plane * h * w + start
+            at = window[0] if start is None else plane * h * w + start
         out.append(best)
         picked.append(at)
         idx.append(at % (h * w))
     geo.picked = picked
-    t = TensorType(x._t.dtype, geo.out_shape)
     geo.indices = leaf(idx, TensorType(dtypes.int64, geo.out_shape))
-    y = make(P.MaxPool2d, t, out, (x,), geo)
+    return TensorType(x._t.dtype, geo.out_shape), out
+
+
+def adaptive_max_pool2d(x: Tensor, size: tuple, return_indices: bool = False):
+    """``adaptive_max_pool2d``: the maximum of windows from floor(i * H / OH) to ceil((i + 1) * H / OH)
+    (and, with ``return_indices``, their int64 positions within each plane)."""
+    if x._t.ndim not in (3, 4) or any(s == 0 for s in x._t.shape[-2:]):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(x._t.shape)}")
+    if not x._t.dtype.is_floating_point:
+        raise Unsupported(f"adaptive_max_pool2d on {x._t.dtype.name} tensors")
+    geo = P.adaptive_geometry(tuple(x._t.shape), tuple(size))
+    geo.starts = None
+    t, out = _maxima(x, geo)
+    y = make(P.AdaptiveMaxPool2d, t, out, (x,), geo)
     return (y, geo.indices) if return_indices else y
 
 
@@ -216,6 +238,12 @@ def install(method, function) -> None:
 def max_pool2d_backward(g, geo):
     """max_pool2d_with_indices_backward: the gradient added at each window's picked position."""
     return scatter_into(g, geo.in_shape, geo.picked, "MaxPool2DWithIndicesBackwardBackward0", accumulate=True)
+
+
+@helper
+def adaptive_max_pool2d_backward(g, geo):
+    """adaptive_max_pool2d_backward: the gradient added at each window's picked position."""
+    return scatter_into(g, geo.in_shape, geo.picked, "AdaptiveMaxPool2DBackwardBackward0", accumulate=True)
 
 
 helper(avg_pool2d_backward)

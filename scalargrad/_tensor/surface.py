@@ -38,6 +38,7 @@ from . import (
     normalization,
     norms,
     numpy_bridge,
+    padding,
     pointwise,
     pooling,
     predicates,
@@ -47,6 +48,7 @@ from . import (
     scans,
     scatter,
     selection,
+    shuffle,
     softmax,
     views,
 )
@@ -62,8 +64,8 @@ FUNCTIONS: dict = {}
 # the families, in the order their spellings are bound (a later one may read an earlier one's)
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
             conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
-            moments, convolution, pooling, normalization, legacy, numpy_bridge, counting, logarithms, predicates,
-            nan_reductions)
+            moments, convolution, pooling, padding, shuffle, normalization, legacy, numpy_bridge, counting, logarithms,
+            predicates, nan_reductions)
 
 
 def _named(fn, name: str, qualname: str):

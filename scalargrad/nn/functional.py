@@ -193,14 +193,18 @@ from .linear_functions import bilinear  # noqa: E402
 __all__ += ["bilinear"]
 
 
-from .convolution_functions import conv1d, conv2d  # noqa: E402
+from .convolution_functions import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402
 
-__all__ += ["conv1d", "conv2d"]
+__all__ += ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
 
 
 from .pooling_functions import (  # noqa: E402 - the pooling functions live in their own module
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
     avg_pool1d,
     avg_pool2d,
     max_pool1d,
@@ -209,8 +213,16 @@ from .pooling_functions import (  # noqa: E402 - the pooling functions live in t
     max_pool2d_with_indices,
 )
 
-__all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "max_pool1d",
+__all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices",
+            "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "max_pool1d",
             "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices"]
+
+
+from .padding_functions import pad  # noqa: E402
+from .shuffle_functions import channel_shuffle, pixel_shuffle, pixel_unshuffle  # noqa: E402
+from .upsampling_functions import interpolate  # noqa: E402
+
+__all__ += ["pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "interpolate"]
 
 
 from .normalization_functions import batch_norm, layer_norm  # noqa: E402

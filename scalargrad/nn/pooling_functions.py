@@ -10,7 +10,8 @@ from .._tensor.tensor import Tensor
 from .._tensor.views import squeeze, unsqueeze
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-           "max_pool1d_with_indices", "max_pool2d_with_indices"]
+           "max_pool1d_with_indices", "max_pool2d_with_indices", "adaptive_max_pool1d", "adaptive_max_pool2d",
+           "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices"]
 
 
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
@@ -78,3 +79,38 @@ def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     if input._t.ndim not in (2, 3):
         raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got {list(input._t.shape)}")
     return squeeze(POOL.adaptive_avg_pool2d(unsqueeze(input, -2), (1, size[0])), -2)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
+    """Adaptive max pooling (AdaptiveMaxPool2DBackward0); with ``return_indices`` also the maxima's
+    positions within each plane (int64). None in ``output_size`` keeps the input's size."""
+    if not isinstance(input, Tensor):
+        raise not_tensor(input, "adaptive_max_pool2d")
+    size = _output_size(output_size, 2)
+    if len(size) != 2:
+        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    if input._t.ndim in (3, 4):
+        size = tuple(s if s is not None else input._t.shape[-2 + i] for i, s in enumerate(size))
+    return POOL.adaptive_max_pool2d(input, size, return_indices)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = True):
+    """adaptive_max_pool2d returning (values, indices)."""
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
+    """Adaptive max pooling over the last dimension (a 2-D pool over a height-1 view)."""
+    if not isinstance(input, Tensor):
+        raise not_tensor(input, "adaptive_max_pool1d")
+    size = _output_size(output_size, 1)
+    if input._t.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input._t.ndim}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for adaptive_max_pool1d)")
+    y, idx = POOL.adaptive_max_pool2d(unsqueeze(input, -2), (1, size[0]), True)
+    return (squeeze(y, -2), squeeze(idx, -2)) if return_indices else squeeze(y, -2)
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices: bool = True):
+    """adaptive_max_pool1d returning (values, indices)."""
+    return adaptive_max_pool1d(input, output_size, True)

@@ -65,13 +65,16 @@ from . import (
     moments,
     normalization,
     norms,
+    padding,
     pooling,
     products,
     reductions,
     scans,
     scatter,
     selection,
+    shuffle,
     softmax,
+    upsampling,
     views,
 )
 from .check import WHOLE_MAX_NODES, WHOLE_MAX_TREE, check_every_backward, sympy_check

@@ -15,7 +15,8 @@ _split: dict = {}  # a geometry's arguments -> per output element (input indices
 def _split_taps(geo) -> list:
     """Per output element, its taps' input and weight flat indices, as two tuples: the same for
     every node of the same geometry (a layer called at each step), so worked out once."""
-    key = (geo.in_shape, geo.weight_shape, geo.stride, geo.padding, geo.dilation, geo.groups)
+    key = (geo.in_shape, geo.weight_shape, geo.stride, geo.padding, geo.dilation, geo.groups, geo.transposed,
+           geo.output_padding)
     got = _split.get(key)
     if got is None or len(got) != len(geo.taps):
         got = [(tuple(i for i, _ in taps), tuple(j for _, j in taps)) for taps in geo.taps]

@@ -87,6 +87,6 @@ def _avg_pool_backward(v, vin, vals):
     return spec
 
 
-elements_of(PO.MaxPool2d)(_max_pool)
+elements_of(PO.MaxPool2d, PO.AdaptiveMaxPool2d)(_max_pool)
 elements_of(PO.AvgPool2d, PO.AdaptiveAvgPool2d)(_avg_pool)
 elements_of(PO.AvgPool2dBackward, PO.AdaptiveAvgPool2dBackward)(_avg_pool_backward)

@@ -4,25 +4,27 @@ The weight (out_channels, in_channels / groups, *kernel_size) and the bias (out_
 drawn as PyTorch 2.13's ``_ConvNd.reset_parameters`` draws them: ``kaiming_uniform_(weight,
 a=sqrt(5))``, then the bias uniform on +-1/sqrt(fan_in), from scalargrad's reproduction of
 PyTorch's CPU generator (``torch.manual_seed(s)`` then ``nn.Conv2d(...)`` gives PyTorch's
-numbers). Only ``padding_mode='zeros'`` is implemented.
+numbers). A ``padding_mode`` other than zeros pads the input with ``F.pad`` first, as PyTorch does.
+``ConvTranspose1d`` / ``ConvTranspose2d`` draw their weight (in_channels, out_channels / groups,
+*kernel_size) the same way.
 """
 
 from __future__ import annotations
 
 import math
 
-from ..._base.errors import Unsupported
 from ..._base.grad_mode import no_grad
 from ..._tensor.factories import empty
 from ..._tensor.tensor import Tensor
 from ..._tensor.tensor import defaults as _defaults
 from .. import init
-from ..convolution_functions import conv1d, conv2d
+from ..convolution_functions import conv1d, conv2d, conv_transpose1d, conv_transpose2d
+from ..padding_functions import pad
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "LazyConv1d", "LazyConv2d"]
+__all__ = ["Conv1d", "Conv2d", "LazyConv1d", "LazyConv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
 
 def _ntuple(x, n: int) -> tuple:
@@ -37,9 +39,11 @@ class _ConvNd(Module):
     __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding", "in_channels",
                      "out_channels", "kernel_size"]
     _dims = 2
+    _transposed = False
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
-                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None,
+                 output_padding=0) -> None:
         super().__init__()
         n = self._dims
         kernel_size = _ntuple(kernel_size, n)
@@ -68,8 +72,8 @@ class _ConvNd(Module):
         self.stride = stride
         self.padding = padding
         self.dilation = dilation
-        self.transposed = False
-        self.output_padding = (0,) * n
+        self.transposed = self._transposed
+        self.output_padding = _ntuple(output_padding, n)
         self.groups = groups
         self.padding_mode = padding_mode
         if isinstance(padding, str):
@@ -83,7 +87,10 @@ class _ConvNd(Module):
         else:
             self._reversed_padding_repeated_twice = tuple(p for p in reversed(padding) for _ in range(2))
         dt = dtype if dtype is not None else _defaults["dtype"]
-        self.weight = Parameter(empty((out_channels, in_channels // groups, *kernel_size), dtype=dt))
+        if self._transposed:
+            self.weight = Parameter(empty((in_channels, out_channels // groups, *kernel_size), dtype=dt))
+        else:
+            self.weight = Parameter(empty((out_channels, in_channels // groups, *kernel_size), dtype=dt))
         if bias:
             self.bias = Parameter(empty(out_channels, dtype=dt))
         else:
@@ -115,9 +122,12 @@ class _ConvNd(Module):
             s += ", padding_mode={padding_mode}"
         return s.format(**self.__dict__)
 
-    def _check_mode(self) -> None:
-        if self.padding_mode != "zeros":
-            raise Unsupported(f"{type(self).__name__}(padding_mode='{self.padding_mode}')")
+    def _padded(self, input: Tensor) -> tuple:
+        """The input and the convolution's padding: with a padding_mode other than zeros, the input
+        padded by ``F.pad`` in that mode and no padding, as PyTorch's ``_conv_forward``."""
+        if self.padding_mode == "zeros":
+            return input, self.padding
+        return pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), (0,) * self._dims
 
 
 class Conv1d(_ConvNd):
@@ -126,8 +136,8 @@ class Conv1d(_ConvNd):
     _dims = 1
 
     def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-        self._check_mode()
-        return conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+        x, padding = self._padded(input)
+        return conv1d(x, weight, bias, self.stride, padding, self.dilation, self.groups)
 
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
         return self._conv_forward(input, self.weight, self.bias)
@@ -139,11 +149,67 @@ class Conv2d(_ConvNd):
     _dims = 2
 
     def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-        self._check_mode()
-        return conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+        x, padding = self._padded(input)
+        return conv2d(x, weight, bias, self.stride, padding, self.dilation, self.groups)
 
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
         return self._conv_forward(input, self.weight, self.bias)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """What ConvTranspose1d and ConvTranspose2d share: the weight is (in_channels, out_channels /
+    groups, *kernel_size), drawn as a convolution's; ``output_size`` picks the output padding."""
+
+    _transposed = True
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None,
+                 dtype=None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                         device, dtype, output_padding)
+
+    def _output_padding(self, input: Tensor, output_size) -> tuple:
+        """``output_padding``, or, given ``output_size``, the one that gives it (PyTorch's checks)."""
+        if output_size is None:
+            return self.output_padding
+        n = self._dims
+        lead = 2 if input.dim() == n + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == lead + n:
+            output_size = output_size[lead:]
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} "
+                             f"or {lead + n} elements (got {len(output_size)})")
+        mins = [(input.size(d + lead) - 1) * self.stride[d] - 2 * self.padding[d]
+                + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        maxs = [m + s - 1 for m, s in zip(mins, self.stride)]
+        for size, lo, hi in zip(output_size, mins, maxs):
+            if size < lo or size > hi:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range "
+                                 f"from {mins} to {maxs} (for an input of {input.size()[2:]})")
+        return tuple(s - m for s, m in zip(output_size, mins))
+
+    def forward(self, input: Tensor, output_size=None) -> Tensor:
+        if self.padding_mode != "zeros":
+            raise ValueError(f"Only `zeros` padding mode is supported for {self.__class__.__name__}")
+        output_padding = self._output_padding(input, output_size)
+        fn = conv_transpose1d if self._dims == 1 else conv_transpose2d
+        return fn(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
+                  self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution over (N, C_in, L) or (C_in, L) inputs."""
+
+    _dims = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-D transposed convolution over (N, C_in, H, W) or (C_in, H, W) inputs."""
+
+    _dims = 2
 
 
 class _LazyConvXdMixin(LazyModuleMixin):
