@@ -295,7 +295,7 @@ def _exact_forward(geo, xv: list, wv: list, bv: list | None, f32: bool) -> list 
     w_runs, x_runs = _plan(geo)[0]
     w_runs = [g(wi) for g in w_runs]
     if bv is None:
-        bi = [0] * geo.weight_shape[0]
+        bi = [0] * geo.out_shape[1]
     sums = [0] * len(geo.taps)
     for gx, outs in x_runs:
         xs = gx(xi)
