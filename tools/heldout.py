@@ -819,6 +819,8 @@ def cmd_capture(args) -> int:
 # names a program uses them through
 MACHINE_KERNELS = {
     "exp/log/sin/cos/tanh/sqrt (MKL VML)": r"\b(exp|log|log1p|expm1|sin|cos|tanh|sqrt|rsqrt)\b|\*\*\s*0?\.5",
+    "other transcendental functions (MKL VML / SLEEF)":
+        r"\b(a?sinh?|a?cosh?|a?tanh?|atan2?|arc\w+|erfc?|erfinv|exp2|log2|log10|sinc|logit|logaddexp2?|xlogy|hypot)\b",
     "sigmoid/pow (SLEEF)": r"\b(sigmoid|Sigmoid|pow|logsigmoid|BCELoss|binary_cross_entropy)\b|\*\*",
     "softmax/log_softmax": r"\b(softmax|log_softmax|Softmax|LogSoftmax|cross_entropy|CrossEntropyLoss|NLLLoss)\b",
     "matrix products (MKL sgemm/sgemv/sdot)": r"\b(mm|matmul|bmm|mv|dot|Linear|linear|LSTM|GRU|RNN|einsum)\b|@",
