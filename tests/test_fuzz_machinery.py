@@ -306,7 +306,9 @@ def test_causes_are_read_from_the_errors():
 def test_rounding_to_float32_follows_ieee():
     assert libm.round_to(mpmath.mpf(2) ** -149 * 0.5, "float32") == 0.0  # a tie rounds to even: 0
     assert libm.round_to(mpmath.mpf(2) ** -149 * 1.5, "float32") == 2.0**-148
-    assert libm.round_to(mpmath.mpf("3.4028235677973366e38"), "float32") == math.inf  # past the last binade
+    # the midpoint between float32's largest value and 2**128, built exactly (a decimal string would be
+    # parsed at whatever precision the session's mpmath has): a tie rounds to even, past the last binade
+    assert libm.round_to(mpmath.mpf(2) ** 128 - mpmath.mpf(2) ** 103, "float32") == math.inf
     assert libm.round_to(mpmath.mpf(1) / 3, "float32") == f32(1 / 3)
     assert libm.ulps_apart(1.0, next_f32(1.0), "float32") == 1
     assert libm.ulps_apart(-0.0, 0.0, "float32") == 0
