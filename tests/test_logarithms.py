@@ -23,7 +23,14 @@ import scalargrad as sg
 
 from faithfulness import f32, ulps
 
-mpmath.mp.prec = 300
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision():
+    """This module's references at 300 bits, set around each test: a module-level setting changed
+    mpmath's precision for every test collected after this module."""
+    with mpmath.workprec(300):
+        yield
+
 
 UNARY = {
     "log2": (lambda x: mpmath.log(x, 2), lambda r: 10 ** r.uniform(-10, 10)),

@@ -20,7 +20,14 @@ import pytest
 
 import scalargrad
 
-mpmath.mp.dps = 40
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision():
+    """This module's references at 40 digits, set around each test: a module-level setting changed
+    mpmath's precision for every test collected after this module."""
+    with mpmath.workdps(40):
+        yield
+
 
 # |output - reference| measured on the capture machine (Intel Xeon, AVX512) over CONFIGS with 12 seeds
 # (``python tests/test_rnn.py``): scalargrad float32 at most 1.6e-7, PyTorch float32 (MKL, oneDNN's LSTM)
@@ -513,4 +520,5 @@ def _measure(seeds: int = 12) -> None:  # pragma: no cover - a report, run by ha
 
 
 if __name__ == "__main__":
-    _measure()
+    with mpmath.workdps(40):
+        _measure()

@@ -21,7 +21,14 @@ import pytest
 
 import scalargrad as sg
 
-mpmath.mp.prec = 300
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision():
+    """This module's references at 300 bits, set around each test: a module-level setting changed
+    mpmath's precision for every test collected after this module."""
+    with mpmath.workprec(300):
+        yield
+
 
 
 def f32(x: float) -> float:
