@@ -32,7 +32,9 @@ from . import (
     indexing,
     joins,
     legacy,
+    linalg,
     logarithms,
+    medians,
     moments,
     nan_reductions,
     normalization,
@@ -65,7 +67,7 @@ FUNCTIONS: dict = {}
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
             conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
             moments, convolution, pooling, padding, shuffle, normalization, legacy, numpy_bridge, counting, logarithms,
-            predicates, nan_reductions)
+            predicates, nan_reductions, medians, linalg)
 
 
 def _named(fn, name: str, qualname: str):
