@@ -86,6 +86,7 @@ class Heaviside(Binary):
     namespace = "torch::autograd::"
     grad_edges_only = True
     api = spellings("heaviside")
+    other_tensor_only, other_name = True, "values"
     same_dtype_error = "heaviside is not yet implemented for tensors with different dtypes."
     forward = staticmethod(lambda r, a, b: b if a == 0 else (1 if a > 0 else 0))  # nan: 0, as ATen's a > 0
     backward = no_derivative("heaviside")
