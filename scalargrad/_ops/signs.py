@@ -12,7 +12,7 @@ import math
 
 from .arithmetic import step_function
 from .elementwise import Binary, WithNumber, spellings
-from .table import no_derivative, register
+from .table import inplace_without_derivative, no_derivative, register
 
 __all__ = ["Copysign", "CopysignC", "Heaviside"]
 
@@ -91,3 +91,6 @@ class Heaviside(Binary):
     forward = staticmethod(lambda r, a, b: b if a == 0 else (1 if a > 0 else 0))  # nan: 0, as ATen's a > 0
     backward = no_derivative("heaviside")
     sympy = staticmethod(lambda sp, a, b: sp.Piecewise((0, a < 0), (b, sp.Eq(a, 0)), (1, True)))
+
+
+inplace_without_derivative(Heaviside)

@@ -364,7 +364,9 @@ def _bind_binary(op, method, function) -> None:
     name = api.method
     tensor_only, alpha, param = op.other_tensor_only, op.takes_alpha, op.other_name
 
-    def apply(a, b, al=1):
+    iop = op.inplace_op or op  # floor_divide_'s node names aten::floor_divide_
+
+    def apply(a, b, al=1, op=op):
         if alpha:
             return binary(op, a, b, al if al != 1 else None)
         return binary(op, a, b)
@@ -375,7 +377,7 @@ def _bind_binary(op, method, function) -> None:
 
     def apply_inplace(self, other, *, alpha=1):
         other = check_other(name + "_", other, 1, tensor_only, param)
-        return inplace(self, lambda t: apply(t, other, alpha))
+        return inplace(self, lambda t: apply(t, other, alpha, iop))
 
     def call(input, other, *, alpha=1, out=None):
         if not isinstance(input, Tensor) and not (isinstance(other, Tensor) and is_operand(input)):
