@@ -18,8 +18,9 @@ from .._base.errors import Unsupported
 from .._base.grad_mode import is_grad_enabled
 from .._base.kernel_order import fma
 from .._base.numpy_types import array_values, integer, is_ndarray, is_numpy_scalar, numpy_dtype, scalar_value
+from .._base.program_frame import program_stacklevel
 from .arguments import not_tensor
-from .numpy_bridge import array_tensor, program_stacklevel, shared_tensor
+from .numpy_bridge import array_tensor, shared_tensor
 from .operands import broadcast_shapes, check_size
 from .tensor import Tensor, defaults, leaf
 from .views import to_dtype
