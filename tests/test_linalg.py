@@ -240,3 +240,116 @@ def test_cross_errors(torch_ref, text, call):
             call(L)
         got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
     assert got[0] == got[1]
+
+
+# ---------------------------------------------------------------- cholesky
+
+def _spd(seed: int, n: int, batch: tuple = ()) -> list:
+    """Well-conditioned symmetric positive-definite matrices: B B^T + n I."""
+    rnd = random.Random(seed)
+    count = 1
+    for s in batch:
+        count *= s
+    out = []
+    for _ in range(count):
+        b = [[rnd.uniform(-1, 1) for _ in range(n)] for _ in range(n)]
+        out.append([[sum(b[i][t] * b[j][t] for t in range(n)) + (n if i == j else 0) for j in range(n)]
+                    for i in range(n)])
+    return out
+
+
+def _mp_cholesky(m: list) -> list:
+    import mpmath
+
+    with mpmath.workdps(50):
+        lo = mpmath.cholesky(mpmath.matrix(m))
+        return [[float(lo[i, j]) for j in range(len(m))] for i in range(len(m))]
+
+
+CHOLESKY_CALLS = [
+    ("linalg.cholesky", lambda L, a: L.linalg.cholesky(a)),
+    ("linalg.cholesky upper", lambda L, a: L.linalg.cholesky(a, upper=True)),
+    ("Tensor.cholesky", lambda L, a: a.cholesky()),
+    ("torch.cholesky upper", lambda L, a: L.cholesky(a, upper=True)),
+]
+
+
+@pytest.mark.filterwarnings("ignore:torch.cholesky is deprecated")
+@pytest.mark.parametrize("dt", list(EPS))
+@pytest.mark.parametrize("n, batch", [(1, ()), (2, ()), (3, ()), (3, (2,))])
+@pytest.mark.parametrize("text, call", CHOLESKY_CALLS)
+def test_cholesky_matches_pytorch(torch_ref, text, call, n, batch, dt):
+    """Node names and saved upper exactly; the factor within 4 n eps of its largest element of
+    mpmath's (50 digits), for scalargrad and live PyTorch (LAPACK's potrf, machine-dependent);
+    the gradients of the two within 32 n eps of the largest (the suite's SymPy check proves
+    scalargrad's against the derivative of the factor of (A + A^T) / 2)."""
+    mats = _spd(n * 10 + len(batch), n, batch)
+    eps = EPS[dt]
+    got = []
+    for L in (sg, torch_ref):
+        a = L.tensor(mats if batch else mats[0], dtype=getattr(L, dt)).requires_grad_()
+        y = call(L, a)
+        w = L.arange(1.0, 1.0 + y.numel(), dtype=getattr(L, dt)).reshape(y.shape)
+        (g,) = L.autograd.grad((y * w).sum(), a)
+        got.append((y.grad_fn.name(), y.grad_fn._saved_upper, tuple(y.shape), y.detach().flatten().tolist(),
+                    g.flatten().tolist()))
+        upper = "upper" in text
+        for b, m in enumerate(mats):
+            ref = _mp_cholesky(sg.tensor(m, dtype=getattr(sg, dt)).tolist())
+            top = max(abs(x) for row in ref for x in row)
+            for i in range(n):
+                for j in range(n):
+                    want = ref[j][i] if upper else ref[i][j]
+                    have = got[-1][3][b * n * n + i * n + j]
+                    assert abs(have - want) <= 4 * n * eps * top, (L.__name__, i, j, have, want)
+    assert got[0][:3] == got[1][:3]
+    top = max(abs(x) for x in got[1][4])
+    for p, q in zip(got[0][4], got[1][4]):
+        assert abs(p - q) <= 32 * n * eps * top, (p, q)
+
+
+def test_cholesky_reads_the_lower_triangle_and_warns_once(torch_ref, recwarn):
+    import scalargrad._tensor.linalg as impl
+
+    impl._cholesky_warned[0] = False
+    m = [[4.0, 100.0], [2.0, 5.0]]  # the upper element is never read
+    assert sg.linalg.cholesky(sg.tensor(m)).tolist() == [[2.0, 0.0], [1.0, 2.0]]
+    sg.cholesky(sg.tensor(m))
+    sg.tensor(m).cholesky()
+    texts = [str(w.message) for w in recwarn.list if "torch.cholesky" in str(w.message)]
+    assert len(texts) == 1 and recwarn.list[-1].filename == __file__
+    assert texts[0].startswith("torch.cholesky is deprecated in favor of torch.linalg.cholesky")
+
+
+@pytest.mark.filterwarnings("ignore:torch.cholesky is deprecated")
+@pytest.mark.parametrize("text, call", [
+    ("not positive-definite", lambda L: L.linalg.cholesky(L.tensor([[1.0, 2.0], [2.0, 1.0]]))),
+    ("lower read", lambda L: L.linalg.cholesky(L.tensor([[1.0, 5.0], [-7.0, 4.0]]))),
+    ("order 1", lambda L: L.cholesky(L.tensor([[-1.0]]))),
+    ("batch", lambda L: L.linalg.cholesky(L.tensor([[[1.0]], [[-1.0]]]))),
+    ("nan", lambda L: L.linalg.cholesky(L.tensor([[float("nan")]]))),
+    ("not square", lambda L: L.linalg.cholesky(L.zeros(2, 3))),
+    ("vector", lambda L: L.linalg.cholesky(L.zeros(3))),
+    ("integer", lambda L: L.linalg.cholesky(L.eye(2, dtype=L.long))),
+])
+def test_cholesky_errors(torch_ref, text, call):
+    got = []
+    for L in (sg, torch_ref):
+        with pytest.raises(RuntimeError) as e:
+            call(L)
+        got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
+    assert got[0] == got[1]
+    if "positive" in got[1][1]:
+        assert isinstance(e.value, torch_ref.linalg.LinAlgError)
+
+
+def test_cholesky_linalg_error_class():
+    with pytest.raises(sg.linalg.LinAlgError, match="leading minor of order 2"):
+        sg.linalg.cholesky(sg.tensor([[1.0, 2.0], [2.0, 1.0]]))
+    assert issubclass(sg.linalg.LinAlgError, RuntimeError)
+
+
+def test_cholesky_double_backward_refused():
+    a = sg.tensor([[4.0, 2.0], [2.0, 5.0]], requires_grad=True)
+    with pytest.raises(Unsupported, match="double backward of cholesky"):
+        sg.autograd.grad(sg.linalg.cholesky(a).sum(), a, create_graph=True)

@@ -22,7 +22,8 @@ from .._base.ieee import div
 from .table import Api, Op, register
 
 __all__ = ["LinalgDet", "LinalgCross", "LINALG", "CrossDim", "lu_factor", "transposed", "det_of", "inverse_transpose",
-           "DetFactors"]
+           "DetFactors", "LinalgCholeskyEx", "Cholesky", "CholeskyInfo", "cholesky_lower",
+           "cholesky_grad"]
 
 
 class DetFactors:
@@ -166,4 +167,81 @@ class LinalgCross(Op):
         return p * q - s * t
 
 
-LINALG = [LinalgDet, LinalgCross]
+def cholesky_lower(a: list, n: int):
+    """potrf's factor of the lower triangle of a row-major n x n matrix, in double: (L
+    row-major, 0), or (None, k) when the leading minor of order k is not positive-definite."""
+    lo = [0.0] * (n * n)
+    for j in range(n):
+        d = a[j * n + j] - sum(lo[j * n + t] ** 2 for t in range(j))
+        if not d > 0.0:  # also nan
+            return None, j + 1
+        ljj = d ** 0.5
+        lo[j * n + j] = ljj
+        for i in range(j + 1, n):
+            lo[i * n + j] = (a[i * n + j] - sum(lo[i * n + t] * lo[j * n + t] for t in range(j))) / ljj
+    return lo, 0
+
+
+def cholesky_grad(lo: list, gl: list, n: int) -> list:
+    """FunctionsManual's ``cholesky_backward`` for the lower factor L and its gradient: with
+    phi = tril(L^T gL), its diagonal halved, gA = L^-T phi L^-1, returned symmetrised,
+    (gA + gA^T) / 2, row-major, in double."""
+    inv = [0.0] * (n * n)  # L^-1, lower triangular, by forward substitution
+    for c in range(n):
+        for i in range(c, n):
+            s = (1.0 if i == c else 0.0) - sum(lo[i * n + t] * inv[t * n + c] for t in range(c, i))
+            inv[i * n + c] = div(s, lo[i * n + i])
+    phi = [0.0] * (n * n)
+    for i in range(n):
+        for j in range(i + 1):
+            v = sum(lo[t * n + i] * gl[t * n + j] for t in range(n))
+            phi[i * n + j] = v * 0.5 if i == j else v
+    left = [sum(inv[t * n + i] * phi[t * n + j] for t in range(n)) for i in range(n) for j in range(n)]
+    ga = [sum(left[i * n + t] * inv[t * n + j] for t in range(n)) for i in range(n) for j in range(n)]
+    return [(ga[i * n + j] + ga[j * n + i]) * 0.5 for i in range(n) for j in range(n)]
+
+
+class CholeskyInfo:
+    """What a cholesky node keeps: ``upper`` and the matrix size."""
+
+    __slots__ = ("upper", "n")
+
+    def __init__(self, upper: bool, n: int) -> None:
+        self.upper = upper
+        self.n = n
+
+
+@register
+class LinalgCholeskyEx(Op):
+    """linalg.cholesky(A, upper) (LinalgCholeskyExBackward0): the factor of A's lower triangle
+    (upper: its transpose). Derivative: ``cholesky_backward(grad, upper, L)``, symmetrised, so
+    A_ij and A_ji share it. An element's SymPy form is the factor of (A + A^T) / 2, whose
+    partials are that symmetrised gradient."""
+
+    name = "LinalgCholeskyExBackward0"
+    saves, saves_output = True, True
+    saved = (("L", "result"), ("upper", "c.upper"))
+    api = Api(method="cholesky", function="cholesky")
+    backward = staticmethod(lambda k, g, v: (k.cholesky_backward(g, k.out(v), v._c),))
+
+    @staticmethod
+    def forward(r, *args):
+        """The factor's first element, sqrt(A_00) (the form's default element)."""
+        return args[0] ** 0.5
+
+    @staticmethod
+    def sympy(sp, *args, at=(0, 0), upper=False):
+        n = isqrt(len(args))
+        a = sp.Matrix(n, n, list(args))
+        lo = ((a + a.T) / 2).cholesky(hermitian=False)
+        i, j = at
+        return lo[j, i] if upper else lo[i, j]
+
+
+@register
+class Cholesky(LinalgCholeskyEx):
+    name = "CholeskyBackward0"
+    saved = (("result", "result"), ("upper", "c.upper"))
+
+
+LINALG = [LinalgDet, LinalgCross, LinalgCholeskyEx, Cholesky]

@@ -13,13 +13,13 @@ from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import no_grad
+from .._base.program_frame import program_stacklevel
 from .._ops import linalg as LA
-from .numpy_bridge import program_stacklevel
 from .operands import broadcast_shapes, positions
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
 
-__all__ = ["det", "linalg_det", "linalg_cross", "cross", "install"]
+__all__ = ["det", "linalg_det", "linalg_cross", "cross", "cholesky", "linalg_cholesky", "LinAlgError", "install"]
 
 
 def _matrices(x: Tensor) -> tuple:
@@ -160,9 +160,91 @@ def linalg_cross_grad(a, b, dim):
     return linalg_cross(a, b, dim)
 
 
+class LinAlgError(RuntimeError):
+    """``torch.linalg.LinAlgError``: a matrix the factorisation cannot complete."""
+
+
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
+LinAlgError.__module__ = "torch._C"
+
+_CHOLESKY_WARNING = (
+    "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
+    "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\nU = "
+    "torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform "
+    "will produce equivalent results for all valid (symmetric positive definite) inputs. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1765.)")
+
+
+def _factor(A: Tensor, upper: bool, op, name: str, arg: str) -> Tensor:
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{'linalg_cholesky' if op is LA.LinalgCholeskyEx else 'cholesky'}(): argument '{arg}' "
+                        f"(position 1) must be Tensor, not {type(A).__name__}")
+    if A._t.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    n, m = A._t.shape[-2:]
+    if n != m:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {n} by {m} matrices")
+    dt = A._t.dtype
+    if not dt.is_floating_point:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {dt.short}")
+    batch, n, mats = _matrices(A)
+    out = []
+    for b, a in enumerate(mats):
+        lo, info = LA.cholesky_lower(a, n)
+        if lo is None:
+            where = f"(Batch element {b}): " if batch else ""
+            raise LinAlgError(f"{name}: {where}The factorization could not be completed because the input is not "
+                              f"positive-definite (the leading minor of order {info} is not positive-definite).")
+        out.extend(dt.round(x) for x in (LA.transposed(lo, n) if upper else lo))
+    return make(op, TensorType(dt, tuple(A._t.shape)), out, (A,), LA.CholeskyInfo(bool(upper), n))
+
+
+def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    """``torch.linalg.cholesky(A, upper=False)``: L lower triangular with L L^T = A (A's lower
+    triangle read), or U = L^T."""
+    return _factor(A, upper, LA.LinalgCholeskyEx, "linalg.cholesky", "A")
+
+
+_cholesky_warned = [False]
+
+
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    """``torch.cholesky(input, upper=False)`` (deprecated, CholeskyBackward0), with PyTorch's
+    warning once."""
+    if not _cholesky_warned[0]:
+        _cholesky_warned[0] = True
+        warnings.warn(_CHOLESKY_WARNING, UserWarning, stacklevel=program_stacklevel())
+    return _factor(input, upper, LA.Cholesky, "cholesky", "input")
+
+
+@helper
+def cholesky_backward(g, y: Tensor, c) -> Tensor:
+    """cholesky_backward per matrix (the factor transposed first when upper), rounded once."""
+    dt = y._t.dtype
+    n = c.n
+    size = n * n
+    gv, yv = g._val, y._val
+    out = []
+    for b in range(len(yv) // size if size else 0):
+        lo, gl = yv[b * size:(b + 1) * size], gv[b * size:(b + 1) * size]
+        if c.upper:
+            lo, gl = LA.transposed(lo, n), LA.transposed(gl, n)
+        out.extend(dt.round(x) for x in LA.cholesky_grad(lo, gl, n))
+    return leaf(out, TensorType(dt, tuple(y._t.shape)))
+
+
+def _no_cholesky_double_backward(g, y, c):
+    raise Unsupported("the double backward of cholesky (create_graph=True through its backward)")
+
+
+graph_helper("cholesky_backward", _no_cholesky_double_backward)
+
+
 def install(method, function) -> None:
     """Bind the spellings on Tensor (``method(name, fn)``) and in torch (``function``)."""
     method("det", det)
     function("det", lambda input: det(input, "det", "input"))
     method("cross", lambda self, other, dim=None: cross(self, other, dim))
     function("cross", lambda input, other, dim=None: cross(input, other, dim))
+    method("cholesky", lambda self, upper=False: cholesky(self, upper))
+    function("cholesky", lambda input, upper=False: cholesky(input, upper))

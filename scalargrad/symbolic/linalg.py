@@ -12,7 +12,7 @@ from .._tensor.operands import positions
 from .element_op import ElementOp
 from .graph import elements_of
 
-__all__ = ["DetOf"]
+__all__ = ["DetOf", "CrossOf", "CholeskyOf"]
 
 
 def _pytorch_partials(vals: list) -> list:
@@ -106,3 +106,52 @@ def _cross(v, vin, vals):
         j, k = base + ((i + 1) % 3) * inner, base + ((i + 2) % 3) * inner
         out.append((CrossOf, None, ((a, pa[j]), (b, pb[k]), (a, pa[k]), (b, pb[j]))))
     return out
+
+
+class CholeskyOf(ElementOp):
+    """Element (i, j) of the Cholesky factor of an n x n matrix (c = (i, j, upper)): the op
+    table's form, the factor of (A + A^T) / 2, whose partials are PyTorch's symmetrised
+    cholesky_backward for a unit gradient at (i, j)."""
+
+    name = "cholesky"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        i, j, upper = c
+        return LA.LinalgCholeskyEx.sympy(sp, *args, at=(i, j), upper=upper)
+
+    @staticmethod
+    def _lower(vals):
+        n = isqrt(len(vals))
+        sym = [(vals[r * n + q] + vals[q * n + r]) * 0.5 for r in range(n) for q in range(n)]
+        return LA.cholesky_lower(sym, n)[0], n
+
+    @staticmethod
+    def value(vals, c):
+        i, j, upper = c
+        lo, n = CholeskyOf._lower(vals)
+        x = lo[j * n + i] if upper else lo[i * n + j]
+        return x, abs(x) + 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        i, j, upper = c
+        lo, n = CholeskyOf._lower(vals)
+        gl = [0.0] * (n * n)
+        gl[j * n + i if upper else i * n + j] = 1.0  # U[i, j] is L[j, i]
+        return LA.cholesky_grad(lo, gl, n)
+
+    @staticmethod
+    def sample():
+        return [4.0, 2.0, 0.5, 2.0, 5.0, 1.0, 0.5, 1.0, 3.0], (2, 1, False)
+
+
+@elements_of(LA.LinalgCholeskyEx, LA.Cholesky)
+def _cholesky(v, vin, vals):
+    u = vin[0]
+    n, upper = v._c.n, v._c.upper
+    size = n * n
+    count = len(vals) // size if size else 0
+    return [(CholeskyOf, (r // n, r % n, upper), tuple((u, b * size + i) for i in range(size)))
+            for b in range(count) for r in range(size)]
