@@ -353,3 +353,84 @@ def test_cholesky_double_backward_refused():
     a = sg.tensor([[4.0, 2.0], [2.0, 5.0]], requires_grad=True)
     with pytest.raises(Unsupported, match="double backward of cholesky"):
         sg.autograd.grad(sg.linalg.cholesky(a).sum(), a, create_graph=True)
+
+
+# ---------------------------------------------------------------- inverse
+
+def _exact_inverse(m: list) -> list:
+    n = len(m)
+    a = [[Fraction(x) for x in row] + [Fraction(int(i == j)) for j in range(n)] for i, row in enumerate(m)]
+    for j in range(n):
+        p = next(i for i in range(j, n) if a[i][j] != 0)
+        a[p], a[j] = a[j], a[p]
+        piv = a[j][j]
+        a[j] = [x / piv for x in a[j]]
+        for i in range(n):
+            if i != j and a[i][j] != 0:
+                f = a[i][j]
+                a[i] = [x - f * y for x, y in zip(a[i], a[j])]
+    return [row[n:] for row in a]
+
+
+@pytest.mark.parametrize("dt", list(EPS))
+@pytest.mark.parametrize("n, batch", [(1, ()), (2, ()), (3, ()), (2, (2,))])  # SymPy proves each: small n
+@pytest.mark.parametrize("text, call", [
+    ("torch.inverse", lambda L, a: L.inverse(a)),
+    ("linalg.inv", lambda L, a: L.linalg.inv(a)),
+    ("Tensor.inverse", lambda L, a: a.inverse()),
+])
+def test_inverse_matches_pytorch(torch_ref, text, call, n, batch, dt):
+    """Node name, saved inverse exactly as the result; values within 8 n eps of the largest
+    element of the exact rational inverse (diagonally dominant matrices: well conditioned),
+    scalargrad's and live PyTorch's (LAPACK, machine-dependent); the gradients, -A^-T grad A^-T
+    (products, machine-dependent), of the two within 32 n eps of the largest; the suite's SymPy
+    check proves scalargrad's against ``Matrix.inv``."""
+    count = 2 if batch else 1
+    mats = [_matrix(7 * n + b, n, dt, dominant=True) for b in range(count)]
+    eps = EPS[dt]
+    got = []
+    for L in (sg, torch_ref):
+        a = L.tensor(mats if batch else mats[0], dtype=getattr(L, dt)).requires_grad_()
+        y = call(L, a)
+        saved = y.grad_fn._saved_inverse.tolist() == y.tolist()
+        w = L.arange(1.0, 1.0 + y.numel(), dtype=getattr(L, dt)).reshape(y.shape)
+        (g,) = L.autograd.grad((y * w).sum(), a)
+        got.append((y.grad_fn.name(), tuple(y.shape), saved, y.detach().flatten().tolist(), g.flatten().tolist()))
+        for b, m in enumerate(mats):
+            ref = _exact_inverse(m)
+            top = max(abs(x) for row in ref for x in row)
+            for i in range(n):
+                for j in range(n):
+                    have = got[-1][3][b * n * n + i * n + j]
+                    assert abs(Fraction(have) - ref[i][j]) <= top * Fraction(8 * n * eps), (L.__name__, have)
+    assert got[0][:3] == got[1][:3]
+    top = max(abs(x) for x in got[1][4])
+    for p, q in zip(got[0][4], got[1][4]):
+        assert abs(p - q) <= 32 * n * eps * top, (p, q)
+
+
+@pytest.mark.parametrize("text, call", [
+    ("singular", lambda L: L.inverse(L.tensor([[1.0, 2.0], [2.0, 4.0]]))),
+    ("batch singular", lambda L: L.linalg.inv(L.tensor([[[1.0, 0.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]]]))),
+    ("not square", lambda L: L.linalg.inv(L.zeros(2, 3))),
+    ("vector", lambda L: L.inverse(L.zeros(3))),
+    ("integer", lambda L: L.eye(2, dtype=L.long).inverse()),
+    ("not a tensor", lambda L: L.inverse([[1.0]])),
+    ("linalg not a tensor", lambda L: L.linalg.inv([[1.0]])),
+])
+def test_inverse_errors(torch_ref, text, call):
+    got = []
+    for L in (sg, torch_ref):
+        with pytest.raises(Exception) as e:
+            call(L)
+        got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
+    assert got[0] == got[1]
+
+
+def test_inverse_hand_figures_and_double_backward_refused():
+    """[[2, 1], [4, 3]]^-1 = [[1.5, -0.5], [-2, 1]] (det 2), exact in float32."""
+    a = sg.tensor([[2.0, 1.0], [4.0, 3.0]], requires_grad=True)
+    assert sg.inverse(a).tolist() == [[1.5, -0.5], [-2.0, 1.0]]
+    assert repr(sg.inverse(sg.zeros(0, 0))) == "tensor([], size=(0, 0))"
+    with pytest.raises(Unsupported, match="double backward of inverse"):
+        sg.autograd.grad(sg.inverse(a).sum(), a, create_graph=True)

@@ -23,7 +23,7 @@ from .table import Api, Op, register
 
 __all__ = ["LinalgDet", "LinalgCross", "LINALG", "CrossDim", "lu_factor", "transposed", "det_of", "inverse_transpose",
            "DetFactors", "LinalgCholeskyEx", "Cholesky", "CholeskyInfo", "cholesky_lower",
-           "cholesky_grad"]
+           "cholesky_grad", "LinalgInvEx", "inverse_of", "inverse_grad"]
 
 
 class DetFactors:
@@ -244,4 +244,43 @@ class Cholesky(LinalgCholeskyEx):
     saved = (("result", "result"), ("upper", "c.upper"))
 
 
-LINALG = [LinalgDet, LinalgCross, LinalgCholeskyEx, Cholesky]
+def inverse_of(a: list, n: int) -> tuple:
+    """(A^-1 row-major, 0) through the LU of A, in double, or (None, k) when U's diagonal element
+    k (1-based) is exactly zero: getrf's info, which PyTorch reports as singular."""
+    lu, _, _ = lu_factor(a, n)
+    for k in range(n):
+        if lu[k * (n + 1)] == 0.0:
+            return None, k + 1
+    return inverse_transpose(transposed(a, n), n, 1.0), 0
+
+
+def inverse_grad(inv: list, g: list, n: int) -> list:
+    """derivatives.yaml's linalg_inv_ex: -A^-T grad A^-T, row-major, in double."""
+    left = [sum(inv[t * n + i] * g[t * n + j] for t in range(n)) for i in range(n) for j in range(n)]
+    return [-sum(left[i * n + t] * inv[j * n + t] for t in range(n)) for i in range(n) for j in range(n)]
+
+
+@register
+class LinalgInvEx(Op):
+    """linalg.inv(A), inverse(A) (LinalgInvExBackward0): A^-1 per matrix, through A's LU.
+    Derivative: -inverse^T @ grad @ inverse^T. An element's SymPy form is ``Matrix.inv()``'s."""
+
+    name = "LinalgInvExBackward0"
+    saves, saves_output = True, True
+    saved = (("inverse", "result"),)
+    api = Api(method="inverse", function="inverse")
+    backward = staticmethod(lambda k, g, v: (k.linalg_inv_backward(g, k.out(v), v._c),))
+
+    @staticmethod
+    def forward(r, *args):
+        """The inverse's first element (the form's default element)."""
+        inv, _ = inverse_of(list(args), isqrt(len(args)))
+        return inv[0] if inv is not None else float("nan")
+
+    @staticmethod
+    def sympy(sp, *args, at=(0, 0)):
+        n = isqrt(len(args))
+        return sp.Matrix(n, n, list(args)).inv(method="LU")[at[0], at[1]]
+
+
+LINALG = [LinalgDet, LinalgCross, LinalgCholeskyEx, Cholesky, LinalgInvEx]

@@ -19,7 +19,8 @@ from .operands import broadcast_shapes, positions
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
 
-__all__ = ["det", "linalg_det", "linalg_cross", "cross", "cholesky", "linalg_cholesky", "LinAlgError", "install"]
+__all__ = ["det", "linalg_det", "linalg_cross", "cross", "cholesky", "linalg_cholesky", "LinAlgError", "inverse",
+           "linalg_inv", "install"]
 
 
 def _matrices(x: Tensor) -> tuple:
@@ -240,6 +241,55 @@ def _no_cholesky_double_backward(g, y, c):
 graph_helper("cholesky_backward", _no_cholesky_double_backward)
 
 
+def inverse(A: Tensor, _name: str = "inverse", _arg: str = "input") -> Tensor:
+    """``torch.inverse(input)``, ``torch.linalg.inv(A)``: A^-1 of each n x n matrix, through its
+    LU; a matrix whose U has an exactly zero diagonal element raises PyTorch's LinAlgError."""
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{_name}(): argument '{_arg}' (position 1) must be Tensor, not {type(A).__name__}")
+    if A._t.ndim < 2:
+        raise RuntimeError("linalg.inv: The input tensor A must have at least 2 dimensions.")
+    n, m = A._t.shape[-2:]
+    if n != m:
+        raise RuntimeError(f"linalg.inv: A must be batches of square matrices, but they are {n} by {m} matrices")
+    dt = A._t.dtype
+    if not dt.is_floating_point:
+        raise RuntimeError(f"linalg.inv: Expected a floating point or complex tensor as input. Got {dt.short}")
+    batch, n, mats = _matrices(A)
+    out = []
+    for b, a in enumerate(mats):
+        inv, info = LA.inverse_of(a, n)
+        if inv is None:
+            where = f"(Batch element {b}): " if batch else ""
+            raise LinAlgError(f"linalg.inv: {where}The diagonal element {info} is zero, the inversion could not be "
+                              "completed because the input matrix is singular.")
+        out.extend(dt.round(x) for x in inv)
+    return make(LA.LinalgInvEx, TensorType(dt, tuple(A._t.shape)), out, (A,), n)
+
+
+def linalg_inv(A: Tensor) -> Tensor:
+    """``torch.linalg.inv(A)``."""
+    return inverse(A, "linalg_inv", "A")
+
+
+@helper
+def linalg_inv_backward(g, y: Tensor, n: int) -> Tensor:
+    """-inverse^T grad inverse^T per matrix, in double, rounded once."""
+    dt = y._t.dtype
+    size = n * n
+    gv, yv = g._val, y._val
+    out = []
+    for b in range(len(yv) // size if size else 0):
+        out.extend(dt.round(x) for x in LA.inverse_grad(yv[b * size:(b + 1) * size], gv[b * size:(b + 1) * size], n))
+    return leaf(out, TensorType(dt, tuple(y._t.shape)))
+
+
+def _no_inv_double_backward(g, y, n):
+    raise Unsupported("the double backward of inverse (create_graph=True through LinalgInvExBackward0)")
+
+
+graph_helper("linalg_inv_backward", _no_inv_double_backward)
+
+
 def install(method, function) -> None:
     """Bind the spellings on Tensor (``method(name, fn)``) and in torch (``function``)."""
     method("det", det)
@@ -248,3 +298,5 @@ def install(method, function) -> None:
     function("cross", lambda input, other, dim=None: cross(input, other, dim))
     method("cholesky", lambda self, upper=False: cholesky(self, upper))
     function("cholesky", lambda input, upper=False: cholesky(input, upper))
+    method("inverse", lambda self: inverse(self))
+    function("inverse", lambda input: inverse(input))

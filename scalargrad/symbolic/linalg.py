@@ -12,7 +12,7 @@ from .._tensor.operands import positions
 from .element_op import ElementOp
 from .graph import elements_of
 
-__all__ = ["DetOf", "CrossOf", "CholeskyOf"]
+__all__ = ["DetOf", "CrossOf", "CholeskyOf", "InvOf"]
 
 
 def _pytorch_partials(vals: list) -> list:
@@ -154,4 +154,45 @@ def _cholesky(v, vin, vals):
     size = n * n
     count = len(vals) // size if size else 0
     return [(CholeskyOf, (r // n, r % n, upper), tuple((u, b * size + i) for i in range(size)))
+            for b in range(count) for r in range(size)]
+
+
+class InvOf(ElementOp):
+    """Element (i, j) of a matrix's inverse (c = (i, j)): the op table's form; its partials,
+    -inv_ik inv_lj for A_kl, are the backward's for a unit gradient at (i, j)."""
+
+    name = "inverse"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return LA.LinalgInvEx.sympy(sp, *args, at=c)
+
+    @staticmethod
+    def value(vals, c):
+        n = isqrt(len(vals))
+        inv, _ = LA.inverse_of(vals, n)
+        x = inv[c[0] * n + c[1]]
+        return x, abs(x) + 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        n = isqrt(len(vals))
+        inv, _ = LA.inverse_of(vals, n)
+        g = [0.0] * (n * n)
+        g[c[0] * n + c[1]] = 1.0
+        return LA.inverse_grad(inv, g, n)
+
+    @staticmethod
+    def sample():
+        return [2.0, 1.0, 0.5, 4.0, 3.0, 1.0, 0.25, 1.5, 5.0], (2, 0)
+
+
+@elements_of(LA.LinalgInvEx)
+def _inverse(v, vin, vals):
+    u = vin[0]
+    n = v._c
+    size = n * n
+    count = len(vals) // size if size else 0
+    return [(InvOf, (r // n, r % n), tuple((u, b * size + i) for i in range(size)))
             for b in range(count) for r in range(size)]
