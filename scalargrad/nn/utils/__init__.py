@@ -1,7 +1,8 @@
-"""``torch.nn.utils``: gradient clipping and flattening parameters into one vector."""
+"""``torch.nn.utils``: gradient clipping, flattening parameters into one vector, parametrizations
+(``prune`` is imported by name, as in PyTorch)."""
 
 from ..._base.missing_api import missing_attribute
-from . import rnn
+from . import parametrize, rnn
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
