@@ -609,3 +609,20 @@ def test_resize_of_shared_memory_to_more_is_refused_by_name():
     assert v.tolist() == [0.0, 1.0, 2.0] and x.shape == (3,)
     # grown past what it held: uninitialised memory, zeros here (verify gives it other numbers)
     assert scalargrad.arange(2.0).resize_(4).tolist() == [0.0, 1.0, 0.0, 0.0]
+
+
+def _conjugates(L):
+    x = L.tensor([1.5, -2.0], requires_grad=True)
+    y = x * 2
+    out = []
+    for t in (x, y, L.arange(3)):
+        for name in ("conj", "conj_physical", "resolve_conj", "resolve_neg"):
+            out += [getattr(t, name)() is t, getattr(L, name)(t) is t]
+        out += [t.is_conj(), L.is_conj(t), t.is_neg(), L.is_neg(t), t._version]
+    y.conj().sum().backward()
+    return out + [x.grad.tolist()]
+
+
+def test_conjugates_of_real_tensors_are_the_tensor_itself(torch_ref):
+    # ATen returns a non-complex tensor itself: no copy, no node, no version change
+    assert _conjugates(scalargrad) == _conjugates(torch_ref)

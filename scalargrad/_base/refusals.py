@@ -53,9 +53,8 @@ _REASONS: dict[str, str] = {
     "torch.complex": COMPLEX, "torch.polar": COMPLEX, "torch.view_as_complex": COMPLEX, "torch.view_as_real": COMPLEX,
     "torch.fft": COMPLEX, "torch.stft": COMPLEX, "torch.istft": COMPLEX, "torch.cfloat": COMPLEX,
     "torch.cdouble": COMPLEX, "torch.complex64": COMPLEX, "torch.complex128": COMPLEX, "torch.Tensor.cfloat": COMPLEX,
-    "torch.Tensor.cdouble": COMPLEX, "torch.Tensor.chalf": COMPLEX, "torch.Tensor.conj": COMPLEX,
-    "torch.Tensor.conj_physical": COMPLEX, "torch.Tensor.resolve_conj": COMPLEX, "torch.Tensor.real": COMPLEX,
-    "torch.Tensor.imag": COMPLEX, "torch.Tensor.angle": COMPLEX, "torch.conj": COMPLEX, "torch.real": COMPLEX,
+    "torch.Tensor.cdouble": COMPLEX, "torch.Tensor.chalf": COMPLEX, "torch.Tensor.real": COMPLEX,
+    "torch.Tensor.imag": COMPLEX, "torch.Tensor.angle": COMPLEX, "torch.real": COMPLEX,
     "torch.imag": COMPLEX, "torch.angle": COMPLEX, "torch.Tensor.mH": COMPLEX, "torch.Tensor.adjoint": COMPLEX,
     "torch.Tensor.vdot": COMPLEX, "torch.vdot": COMPLEX,
     # sparse layouts
