@@ -10,6 +10,8 @@ element, so values compare bit for bit; no scenario compares a matrix product or
 from __future__ import annotations
 
 import importlib
+import subprocess
+import sys
 
 import pytest
 
@@ -175,3 +177,11 @@ def test_container_refuses_another_tensor_and_reprs():
     with pytest.raises(TypeError, match="is not a BasePruningMethod subclass"):
         container.add_pruning_method(3)
     assert repr(a).startswith("<torch.nn.utils.prune.L1Unstructured object at 0x")
+
+
+def test_prune_is_a_submodule_imported_by_name():
+    # as in PyTorch, torch.nn.utils does not import prune: the attribute exists once it is imported
+    code = ("import scalargrad\ntry:\n    scalargrad.nn.utils.prune\nexcept AttributeError as e:\n    print(e)\n"
+            "import scalargrad.nn.utils.prune as p\nprint(p is scalargrad.nn.utils.prune, p.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "module 'torch.nn.utils' has no attribute 'prune'\nTrue scalargrad.nn.utils.prune\n"

@@ -11,4 +11,6 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_
 
 
 def __getattr__(name: str):
+    if name == "prune":  # scalargrad has it, but as in PyTorch only once imported by name
+        raise AttributeError("module 'torch.nn.utils' has no attribute 'prune'")
     return missing_attribute("torch.nn.utils", name)
