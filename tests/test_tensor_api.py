@@ -635,3 +635,32 @@ def test_as_strided_is_refused_by_name_with_its_reason(call):
     reason = "as_strided.* is not supported.*arbitrary sizes and strides.*as_strided_backward"
     with pytest.raises(Unsupported, match=reason):
         call(scalargrad, scalargrad.arange(4.0))
+
+
+def _deprecated_resize(L):
+    import warnings
+
+    out = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = L.arange(6.0, requires_grad=True)
+        y = x.resize(2, 3)
+        out += [y.tolist(), y.shape, y.grad_fn.name(), y.is_contiguous()]
+        (y * y * L.arange(6.0).view(2, 3)).sum().backward()
+        out.append(x.grad.tolist())
+        z = L.arange(6.0)
+        w = z.resize(3, 2)
+        w[0, 0] = 100.0  # a contiguous tensor's memory is shared
+        t = L.arange(6.0).view(2, 3).t()
+        r = t.resize(6)
+        r[0] = -1.0  # a non-contiguous one is copied
+        out += [z.tolist(), r.tolist(), t.tolist(), L.arange(4).resize(2, 2).tolist()]
+        try:
+            x.resize(4)
+        except RuntimeError as e:
+            out.append(str(e))
+    return out + [(str(c.message), c.category.__name__, c.filename == __file__) for c in caught]
+
+
+def test_deprecated_resize_is_torchs(torch_ref):
+    assert _deprecated_resize(scalargrad) == _deprecated_resize(torch_ref)
