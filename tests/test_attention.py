@@ -282,3 +282,18 @@ def _unbatched(L):
 @pytest.mark.live_torch
 def test_multihead_attention_unbatched_is_pytorchs(torch_ref):
     assert _unbatched(scalargrad) == _unbatched(torch_ref)
+
+
+def _dropped_transposed(L) -> list:
+    rows = []
+    for make in (lambda: L.ones(3, 4).t(), lambda: L.ones(2, 3, 4).permute(2, 0, 1), lambda: L.ones(4, 6)[:, ::2]):
+        L.manual_seed(0)
+        rows.append(L.nn.functional.dropout(make(), 0.5).tolist())
+    return rows
+
+
+@pytest.mark.live_torch
+def test_dropout_of_a_transposed_tensor_drops_pytorchs_elements(torch_ref):
+    """PyTorch draws the noise in the input's memory order (batch_first Transformer layers drop out
+    transposed outputs of attention); a strided slice is drawn in logical order."""
+    assert _dropped_transposed(scalargrad) == _dropped_transposed(torch_ref)
