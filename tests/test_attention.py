@@ -20,6 +20,7 @@ import warnings
 import pytest
 
 import scalargrad
+from scalargrad.errors import Unsupported
 from scalargrad.symbolic import sympy_check
 
 BOUND = 1e-5
@@ -161,6 +162,15 @@ def _sdpa_errors(L) -> list:
         except RuntimeError as e:
             rows.append(str(e))
     return rows
+
+
+def test_sdpa_refuses_both_masks_where_pytorch_takes_its_fused_kernel():
+    """4-D inputs without dropout: PyTorch's fused CPU kernel applies attn_mask and is_causal together,
+    its math path (3-D, or dropout) refuses them; scalargrad refuses the first by name."""
+    F = scalargrad.nn.functional
+    q, k, v = _qkv(scalargrad, (1, 2, 3, 4), (1, 2, 5, 4))
+    with pytest.raises(Unsupported, match="attn_mask and is_causal on 4-D"):
+        F.scaled_dot_product_attention(q, k, v, attn_mask=scalargrad.zeros(3, 5), is_causal=True)
 
 
 @pytest.mark.live_torch

@@ -24,6 +24,7 @@ import math
 import warnings
 
 from .._base import dtypes
+from .._base.errors import Unsupported
 from .._ops import arithmetic as AR
 from .._tensor import factories as FA
 from .._tensor import products
@@ -98,6 +99,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     factor = math.sqrt(base)
     q = with_number(AR.MulScalar, query, -factor if negative else factor)
     if is_causal:
+        if mask is not None and query.dim() == 4 and dropout_p == 0.0:
+            raise Unsupported("scaled_dot_product_attention with both attn_mask and is_causal on 4-D inputs",
+                              "PyTorch's fused CPU kernel applies both masks there; its math path refuses them")
         if mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
