@@ -1,0 +1,19 @@
+"""``torch.distributions``: Categorical, Bernoulli, Normal, Uniform with PyTorch's shapes, validation
+messages and reprs; samples drawn as PyTorch draws them under one seed. PyTorch's other distributions
+and transforms are names that raise ``Unsupported``."""
+
+from __future__ import annotations
+
+from .._base.missing_api import missing_attribute
+from . import constraints
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .distribution import Distribution
+from .normal import Normal
+from .uniform import Uniform
+
+__all__ = ["Bernoulli", "Categorical", "Distribution", "Normal", "Uniform", "constraints"]
+
+
+def __getattr__(name: str):
+    return missing_attribute("torch.distributions", name)
