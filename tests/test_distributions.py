@@ -62,6 +62,10 @@ SAMPLES = {
     "bernoulli_logits": lambda t: _d(t).Bernoulli(logits=t.tensor([-1.0, 2.0])).sample((20,)),
     "uniform": lambda t: _d(t).Uniform(0.0, 2.0).sample((5,)),
     "uniform_batch": lambda t: _d(t).Uniform(t.tensor([0.0, 1.0]), 2.0).rsample((30,)),
+    "multinomial": lambda t: _d(t).Multinomial(10, t.tensor(P3)).sample(),
+    "multinomial_batch": lambda t: _d(t).Multinomial(10, t.tensor(P23)).sample((4,)),
+    "one_hot": lambda t: _d(t).OneHotCategorical(t.tensor(P3)).sample(),
+    "one_hot_batch": lambda t: _d(t).OneHotCategorical(logits=t.tensor(P23)).sample((3,)),
 }
 
 
@@ -103,6 +107,12 @@ VALUES = {
     "uniform_log_prob": lambda t: _d(t).Uniform(t.tensor([0.0, 1.0]), 2.0).log_prob(t.tensor([0.5, 1.5])),
     "uniform_entropy": lambda t: _d(t).Uniform(t.tensor([0.0, 1.0]), 3.0).entropy(),
     "uniform_mean_variance": lambda t: _d(t).Uniform(1.0, 3.0).variance + _d(t).Uniform(1.0, 3.0).mean,
+    "multinomial_mean": lambda t: _d(t).Multinomial(10, t.tensor(P23)).mean,
+    "multinomial_variance": lambda t: _d(t).Multinomial(10, t.tensor(P23)).variance,
+    "one_hot_log_prob": lambda t: _d(t).OneHotCategorical(t.tensor(P3)).log_prob(t.tensor([0.0, 0.0, 1.0])),
+    "one_hot_entropy": lambda t: _d(t).OneHotCategorical(t.tensor(P23)).entropy(),
+    "one_hot_mode": lambda t: _d(t).OneHotCategorical(t.tensor(P23)).mode,
+    "one_hot_support": lambda t: _d(t).OneHotCategorical(t.tensor(P3)).enumerate_support(),
     "uniform_cdf": lambda t: _d(t).Uniform(1.0, 3.0).cdf(t.tensor([1.5, 2.5, 3.0])),
 }
 
@@ -140,6 +150,9 @@ SHOWN = {
     "constraints": lambda t: (_d(t).Categorical(t.tensor(P3)).support, _d(t).Categorical.arg_constraints,
                               _d(t).Normal.arg_constraints, _d(t).Bernoulli.support,
                               _d(t).constraints.real_vector),
+    "multinomial": lambda t: (_d(t).Multinomial(10, t.tensor(P23)), _d(t).Multinomial(10, t.tensor(P23)).batch_shape,
+                              _d(t).Multinomial(10, t.tensor(P23)).event_shape),
+    "one_hot": lambda t: (_d(t).OneHotCategorical(t.tensor(P3)), _d(t).OneHotCategorical(t.tensor(P3)).event_shape),
     "flags": lambda t: (_d(t).Normal.has_rsample, _d(t).Categorical.has_rsample,
                         _d(t).Categorical.has_enumerate_support),
 }
@@ -165,6 +178,9 @@ ERRORS = {
     "outside_interval": lambda t: _d(t).Uniform(t.tensor([0.0, 1.0]), 2.0).log_prob(t.tensor([0.5, 0.5])),
     "not_a_tensor": lambda t: _d(t).Normal(0.0, 1.0).log_prob(0.5),
     "bad_parameter": lambda t: _d(t).Normal("a", 1.0),
+    "multinomial_count": lambda t: _d(t).Multinomial(1.5, t.tensor(P3)),
+    "multinomial_probs": lambda t: _d(t).Multinomial(3, t.tensor([0.2, -0.3, 0.5])),
+    "not_one_hot": lambda t: _d(t).OneHotCategorical(t.tensor(P3)).log_prob(t.tensor([0.0, 1.0, 1.0])),
     "no_rsample": lambda t: _d(t).Bernoulli(0.3).rsample(),
 }
 
@@ -183,3 +199,5 @@ def test_validation_can_be_turned_off(torch_ref):
 def test_distributions_pytorch_lacks_here_are_refused_by_name():
     with pytest.raises(Unsupported, match="torch.distributions.Beta"):
         scalargrad.distributions.Beta  # noqa: B018
+    with pytest.raises(Unsupported, match="Multinomial.log_prob .*lgamma"):
+        scalargrad.distributions.Multinomial(3, scalargrad.tensor(P3)).log_prob(scalargrad.tensor([1.0, 1.0, 1.0]))

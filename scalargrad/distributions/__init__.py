@@ -1,6 +1,6 @@
-"""``torch.distributions``: Categorical, Bernoulli, Normal, Uniform with PyTorch's shapes, validation
-messages and reprs; samples drawn as PyTorch draws them under one seed. PyTorch's other distributions
-and transforms are names that raise ``Unsupported``."""
+"""``torch.distributions``: Categorical, OneHotCategorical, Multinomial (sampling), Bernoulli, Normal and
+Uniform with PyTorch's shapes, validation messages and reprs; samples drawn as PyTorch draws them under
+one seed. PyTorch's other distributions and transforms are names that raise ``Unsupported``."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
+from .multinomial import Multinomial
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Normal", "Uniform", "constraints"]
+__all__ = ["Bernoulli", "Categorical", "Distribution", "Multinomial", "Normal", "OneHotCategorical", "Uniform",
+           "constraints"]
 
 
 def __getattr__(name: str):
