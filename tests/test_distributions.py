@@ -201,3 +201,7 @@ def test_distributions_pytorch_lacks_here_are_refused_by_name():
         scalargrad.distributions.Beta  # noqa: B018
     with pytest.raises(Unsupported, match="Multinomial.log_prob .*lgamma"):
         scalargrad.distributions.Multinomial(3, scalargrad.tensor(P3)).log_prob(scalargrad.tensor([1.0, 1.0, 1.0]))
+
+
+def test_dir_lists_pytorchs_names(torch_ref):
+    assert dir(scalargrad.distributions) == dir(torch_ref.distributions)

@@ -4,7 +4,7 @@ one seed. PyTorch's other distributions and transforms are names that raise ``Un
 
 from __future__ import annotations
 
-from .._base.missing_api import missing_attribute
+from .._base.missing_api import missing_attribute, pytorch_names
 from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
@@ -20,3 +20,9 @@ __all__ = ["Bernoulli", "Categorical", "Distribution", "Multinomial", "Normal", 
 
 def __getattr__(name: str):
     return missing_attribute("torch.distributions", name)
+
+
+def __dir__() -> list[str]:
+    """PyTorch's names (those scalargrad lacks raise Unsupported when used) and the module's dunders."""
+    own = {n for n in globals() if n.startswith("__") and n not in ("__getattr__", "__dir__")}
+    return sorted(set(pytorch_names("torch.distributions")) | own)
