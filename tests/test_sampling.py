@@ -69,9 +69,31 @@ def test_bernoulli_of_probabilities_is_pytorchs_bit_for_bit(torch_ref, dt, shape
     assert a == b
 
 
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("n, replacement", [(1, True), (5, False), (200, True)])
+def test_multinomial_over_many_categories_is_pytorchs(torch_ref, dt, n, replacement, seed):
+    # a language model's next-token draw: thousands of categories, some of them zero
+    p, q = _pair(torch_ref, dt, (2, 3000), seed)
+    p[:, ::7] = 0.0
+    q[:, ::7] = 0.0
+    a, b = _both(torch_ref, seed, lambda t: t.multinomial(p, n, replacement),
+                 lambda s: s.multinomial(q, n, replacement))
+    assert a == b
+
+
+def test_multinomial_refuses_ties_it_cannot_order():
+    # without replacement, zero weights tie once the others are drawn: PyTorch's topk orders them its own way
+    with pytest.raises(Unsupported, match="tie"):
+        scalargrad.multinomial(scalargrad.tensor([0.5, 0.0, 0.5, 0.0]), 3)
+    assert sorted(scalargrad.multinomial(scalargrad.tensor([0.5, 0.0, 0.5, 0.0]), 2).tolist()) == [0, 2]
+
+
 @pytest.mark.parametrize("call", [
     lambda t: t.multinomial(t.tensor([0.5, -0.1]), 2, True),
     lambda t: t.multinomial(t.tensor([0.5, float("inf")]), 2, True),
+    lambda t: t.multinomial(t.tensor([0.5, float("nan")]), 2, True),
+    lambda t: t.multinomial(t.tensor([0.5, float("nan")]), 2),
     lambda t: t.multinomial(t.tensor([0.0, 0.0]), 2, True),
     lambda t: t.multinomial(t.tensor([0.0, 0.0]), 1),
     lambda t: t.multinomial(t.tensor([0.5, -0.1]), 1),

@@ -98,7 +98,7 @@ def log_normal(n: int, dtype_name: str, mean: float = 1.0, std: float = 2.0,
 def _check_rows(rows: list[list[float]]) -> None:
     for row in rows:
         for v in row:
-            if not v >= 0.0 and not math.isnan(v):
+            if not v >= 0.0:  # nan too, as ATen's check reads
                 raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
             if not math.isfinite(v):
                 raise RuntimeError("invalid multinomial distribution (encountering probability entry = "
