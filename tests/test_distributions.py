@@ -205,3 +205,27 @@ def test_distributions_pytorch_lacks_here_are_refused_by_name():
 
 def test_dir_lists_pytorchs_names(torch_ref):
     assert dir(scalargrad.distributions) == dir(torch_ref.distributions)
+
+
+def _nodes(lib) -> list:
+    d = lib.distributions
+    x = lib.tensor([[0.5, 1.0, 2.0]], requires_grad=True)
+    c, n, b, u = d.Categorical(logits=x), d.Normal(x, 2.0), d.Bernoulli(logits=x), d.Uniform(x, 3.0)
+    made = (c.log_prob(lib.tensor([1])), c.entropy(), c.probs, c.logits, n.log_prob(lib.tensor(0.3)), n.rsample(),
+            b.log_prob(lib.tensor(1.0)), b.entropy(), b.probs, u.rsample(), u.log_prob(lib.tensor(2.0)), u.entropy())
+    drawn = (c.sample(), n.sample(), b.sample(), u.sample())
+    return [t.grad_fn.name() for t in made] + [t.requires_grad for t in drawn]
+
+
+def test_graphs_have_pytorchs_nodes(torch_ref):
+    assert _nodes(scalargrad) == _nodes(torch_ref)
+
+
+def test_sample_n_warns_as_pytorch(torch_ref):
+    got = []
+    for lib in (torch_ref, scalargrad):
+        lib.manual_seed(5)
+        with pytest.warns(FutureWarning) as w:
+            got.append(_d(lib).Normal(0.0, 1.0).sample_n(3).tolist())
+        got.append([str(x.message) for x in w])
+    assert got[:2] == got[2:]

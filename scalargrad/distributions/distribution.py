@@ -104,6 +104,10 @@ class Distribution:
     def rsample(self, sample_shape=EMPTY_SHAPE) -> Tensor:
         raise NotImplementedError
 
+    def sample_n(self, n: int) -> Tensor:
+        warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.", FutureWarning, stacklevel=2)
+        return self.sample(Size((n,)))
+
     def log_prob(self, value: Tensor) -> Tensor:
         raise NotImplementedError
 
