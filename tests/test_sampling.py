@@ -106,6 +106,16 @@ def test_multinomial_refuses_ties_it_cannot_order():
     lambda t: t.empty(3).geometric_(1.5),
     lambda t: t.empty(3).cauchy_(0.0, -1.0),
     lambda t: t.bernoulli(t.tensor([0.5, 1.5])),
+    lambda t: t.bernoulli(t.tensor([1, 0])),
+    lambda t: t.bernoulli(t.tensor([0.5]), "a"),
+    lambda t: t.empty(2).bernoulli_("a"),
+    lambda t: t.empty(2).bernoulli_(t.tensor([1, 0])),
+    lambda t: t.empty(2).exponential_("a"),
+    lambda t: t.empty(2).cauchy_(0.0, None),
+    lambda t: t.tensor([1, 2]).exponential_(),
+    lambda t: t.multinomial(t.tensor([0.5, 0.5]), 2.5),
+    lambda t: t.multinomial(t.tensor([0.5, 0.5]), True),
+    lambda t: t.multinomial([0.5, 0.5], 1),
     lambda t: t.empty(2).bernoulli_(1.5),
 ])
 def test_bad_draws_are_refused_in_pytorchs_words(torch_ref, call):
@@ -114,6 +124,18 @@ def test_bad_draws_are_refused_in_pytorchs_words(torch_ref, call):
     with pytest.raises(type(expected.value)) as got:
         call(scalargrad)
     assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("dt", ["int64", "int32", "uint8", "bool"])
+def test_bernoulli_of_a_number_fills_any_dtype_as_pytorch(torch_ref, dt):
+    a, b = _both(torch_ref, 1, lambda t: t.zeros(9, dtype=getattr(t, dt)).bernoulli_(0.4),
+                 lambda s: s.zeros(9, dtype=getattr(s, dt)).bernoulli_(0.4))
+    assert a == b
+    a, b = _both(torch_ref, 2, lambda t: t.bernoulli(t.zeros(3, 3, dtype=getattr(t, dt)), 0.7),
+                 lambda s: s.bernoulli(s.zeros(3, 3, dtype=getattr(s, dt)), 0.7))
+    assert a == b
+    a, b = _both(torch_ref, 3, lambda t: t.ones(3).exponential_(True), lambda s: s.ones(3).exponential_(True))
+    assert a == b
 
 
 def test_deterministic_algorithms_flag_is_pytorchs(torch_ref):

@@ -10,6 +10,8 @@ from .._base import dtypes, sampling
 from .._base.dtypes import TensorType, round_list
 from .._base.errors import Unsupported
 from .._base.grad_mode import is_grad_enabled
+from .._base.numpy_types import is_numpy_scalar, numpy_type_name
+from .arguments import check_input
 from .inplace import check_inplace, check_no_overlap
 from .storage import write
 from .tensor import Tensor, leaf
@@ -19,6 +21,21 @@ __all__ = ["multinomial", "bernoulli", "install"]
 
 def _flat(t: Tensor) -> list:
     return list(t._val) if t._t.ndim else [t._val]
+
+
+def _int_arg(x, fn: str, name: str, pos: int) -> int:
+    """An int argument as PyTorch's parser reads it (a bool or a float is refused)."""
+    if x.__class__ is bool or not (isinstance(x, int) or is_numpy_scalar(x) and float(x).is_integer()
+                                   and "int" in type(x).__name__):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be int, not {numpy_type_name(x)}")
+    return int(x)
+
+
+def _float_arg(x, fn: str, name: str, pos: int) -> float:
+    """A float argument as PyTorch's parser reads it (a bool or an int is a number too)."""
+    if not isinstance(x, (int, float)) and not is_numpy_scalar(x):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be float, not {numpy_type_name(x)}")
+    return float(x)
 
 
 def _refuse_grad(t: Tensor, what: str) -> None:
@@ -31,6 +48,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     """``torch.multinomial``: int64 indices drawn from each row of ``input`` (1-D or 2-D)."""
     if out is not None:
         raise Unsupported("torch.multinomial(out=...)")
+    check_input("multinomial", input)
+    n = _int_arg(num_samples, "multinomial", "num_samples", 2)
     t = input._t
     if not 1 <= t.ndim <= 2:
         raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -39,7 +58,6 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if t.dtype.name not in ("float32", "float64"):
         raise Unsupported(f"torch.multinomial of a {t.dtype.name} tensor", "scalargrad draws from float32 "
                           "and float64 probabilities")
-    n = int(num_samples)
     if n <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     n_cat = t.shape[-1]
@@ -77,17 +95,27 @@ def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
     ones with probability ``p`` in ``input``'s shape and dtype."""
     if out is not None:
         raise Unsupported("torch.bernoulli(out=...)")
-    name = _check_float(input, "torch.bernoulli")
+    check_input("bernoulli", input)
+    if p is not None and not isinstance(p, (int, float)) and not is_numpy_scalar(p):
+        raise TypeError(f"bernoulli() received an invalid combination of arguments - got (Tensor, "
+                        f"{'Tensor' if isinstance(p, Tensor) else numpy_type_name(p)}), but expected one of:\n"
+                        " * (Tensor input, *, torch.Generator generator = None, Tensor out = None)\n"
+                        " * (Tensor input, float p, *, torch.Generator generator = None)\n")
+    if p is None and not input._t.dtype.is_floating_point:
+        raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{input._t.dtype.short}'")
     _refuse_grad(input, "torch.bernoulli")
     if p is None:
+        name = _check_float(input, "torch.bernoulli")
         return _result(input, sampling.bernoulli_tensor(_flat(input), name, generator))
+    if input._t.dtype.is_complex:
+        raise Unsupported("torch.bernoulli of a complex tensor")
     return _result(input, sampling.bernoulli_scalar(input._t.numel, float(p), generator))
 
 
-def _fill(self: Tensor, what: str, draw) -> Tensor:
+def _fill(self: Tensor, what: str, draw, any_dtype: bool = False) -> Tensor:
     check_inplace(self)
     check_no_overlap(self)
-    name = _check_float(self, f"Tensor.{what}")
+    name = "float64" if any_dtype else _check_float(self, f"Tensor.{what}")
     if not self._t.contiguous:
         raise Unsupported(f"Tensor.{what} of a non-contiguous tensor", "PyTorch fills it in memory order; "
                           f"call {what} on a contiguous tensor and copy it in")
@@ -100,11 +128,27 @@ def bernoulli_(self, p=0.5, *, generator=None) -> Tensor:
     """``Tensor.bernoulli_(p)``: ``p`` a number or a tensor of probabilities broadcast to ``self``."""
     if isinstance(p, Tensor):
         probs = _flat(p.expand(self.shape) if tuple(p.shape) != tuple(self.shape) else p)
-        dt = p._t.dtype.name
-        if dt not in ("float32", "float64"):
-            raise Unsupported(f"Tensor.bernoulli_ with {dt} probabilities", "give float32 or float64 ones")
+        if not p._t.dtype.is_floating_point:
+            raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{p._t.dtype.short}'")
+        dt = _check_float(p, "Tensor.bernoulli_ with probabilities")
         return _fill(self, "bernoulli_", lambda name: sampling.bernoulli_tensor(probs, dt, generator))
-    return _fill(self, "bernoulli_", lambda name: sampling.bernoulli_scalar(self._t.numel, float(p), generator))
+    if not isinstance(p, (int, float)) and not is_numpy_scalar(p):
+        raise TypeError(f"bernoulli_() received an invalid combination of arguments - got ({numpy_type_name(p)}), "
+                        "but expected one of:\n * (Tensor p, *, torch.Generator generator = None)\n"
+                        " * (float p = 0.5, *, torch.Generator generator = None)\n")
+    if self._t.dtype.is_complex:
+        raise Unsupported("Tensor.bernoulli_ of a complex tensor")
+    return _fill(self, "bernoulli_", lambda name: sampling.bernoulli_scalar(self._t.numel, float(p), generator),
+                 any_dtype=True)
+
+
+def _continuous(self: Tensor, what: str, draw, *args) -> Tensor:
+    """exponential_, cauchy_, log_normal_: float arguments, a floating-point tensor."""
+    values = [_float_arg(a, what, name, i) for i, (name, a) in enumerate(args, 1)]
+    if what == "exponential_" and not self._t.dtype.is_floating_point:
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {self._t.dtype.short}")
+    return _fill(self, what, lambda name: draw(self._t.numel, name, *values))
 
 
 def install(method, function) -> None:
@@ -114,12 +158,13 @@ def install(method, function) -> None:
     method("bernoulli", lambda self, p=None, *, generator=None: bernoulli(self, p, generator=generator))
     function("bernoulli", bernoulli)
     method("bernoulli_", bernoulli_)
-    method("exponential_", lambda self, lambd=1.0, *, generator=None: _fill(
-        self, "exponential_", lambda name: sampling.exponential(self._t.numel, name, float(lambd), generator)))
-    method("geometric_", lambda self, p, *, generator=None: _fill(
-        self, "geometric_", lambda name: sampling.geometric(self._t.numel, name, float(p), generator)))
-    method("cauchy_", lambda self, median=0.0, sigma=1.0, *, generator=None: _fill(
-        self, "cauchy_", lambda name: sampling.cauchy(self._t.numel, name, float(median), float(sigma), generator)))
-    method("log_normal_", lambda self, mean=1.0, std=2.0, *, generator=None: _fill(
-        self, "log_normal_", lambda name: sampling.log_normal(self._t.numel, name, float(mean), float(std),
-                                                              generator)))
+    method("exponential_", lambda self, lambd=1.0, *, generator=None: _continuous(
+        self, "exponential_", lambda n, name, a: sampling.exponential(n, name, a, generator), ("lambd", lambd)))
+    method("geometric_", lambda self, p, *, generator=None: _continuous(
+        self, "geometric_", lambda n, name, a: sampling.geometric(n, name, a, generator), ("p", p)))
+    method("cauchy_", lambda self, median=0.0, sigma=1.0, *, generator=None: _continuous(
+        self, "cauchy_", lambda n, name, a, b: sampling.cauchy(n, name, a, b, generator), ("median", median),
+        ("sigma", sigma)))
+    method("log_normal_", lambda self, mean=1.0, std=2.0, *, generator=None: _continuous(
+        self, "log_normal_", lambda n, name, a, b: sampling.log_normal(n, name, a, b, generator), ("mean", mean),
+        ("std", std)))
