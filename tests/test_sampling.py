@@ -163,3 +163,15 @@ def test_a_draw_from_a_tensor_that_requires_grad_is_refused_by_name():
         scalargrad.bernoulli(p)
     with scalargrad.no_grad():
         assert scalargrad.bernoulli(p).shape == (2,)
+
+
+@pytest.mark.parametrize("fill", ["normal_", "uniform_", "random_", "bernoulli_", "exponential_", "cauchy_",
+                                  "log_normal_"])
+def test_a_draw_into_a_tensor_of_a_graph_is_refused_by_name(fill):
+    # PyTorch records a node with a zero gradient (NormalBackward0...); scalargrad refuses rather than keep
+    # the tensor's old node, whose gradient would be wrong
+    z = scalargrad.tensor([0.3, 0.7], requires_grad=True) * 1.0
+    with pytest.raises(Unsupported, match=f"Tensor.{fill} of a tensor that requires grad"):
+        getattr(z, fill)()
+    with scalargrad.no_grad():
+        assert getattr(z, fill)() is z

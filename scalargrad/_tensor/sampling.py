@@ -16,7 +16,7 @@ from .inplace import check_inplace, check_no_overlap
 from .storage import write
 from .tensor import Tensor, leaf
 
-__all__ = ["multinomial", "bernoulli", "install"]
+__all__ = ["multinomial", "bernoulli", "refuse_graph", "install"]
 
 
 def _flat(t: Tensor) -> list:
@@ -112,8 +112,17 @@ def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
     return _result(input, sampling.bernoulli_scalar(input._t.numel, float(p), generator))
 
 
+def refuse_graph(self: Tensor, what: str) -> None:
+    """A draw written into a tensor of a graph would need a node whose gradient is zero
+    (``NormalBackward0``...), which scalargrad does not record: refused, never a stale graph."""
+    if self.requires_grad and is_grad_enabled():
+        raise Unsupported(f"Tensor.{what} of a tensor that requires grad", "scalargrad records no node for a draw "
+                          "written in place; draw under torch.no_grad() or into a detached tensor")
+
+
 def _fill(self: Tensor, what: str, draw, any_dtype: bool = False) -> Tensor:
     check_inplace(self)
+    refuse_graph(self, what)
     check_no_overlap(self)
     name = "float64" if any_dtype else _check_float(self, f"Tensor.{what}")
     if not self._t.contiguous:
