@@ -46,6 +46,7 @@ from . import (
     products,
     reductions,
     rounding,
+    sampling,
     scans,
     scatter,
     selection,
@@ -67,7 +68,7 @@ FUNCTIONS: dict = {}
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
             conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
             moments, convolution, pooling, padding, shuffle, normalization, legacy, numpy_bridge, counting, logarithms,
-            predicates, nan_reductions)
+            predicates, nan_reductions, sampling)
 
 
 def _named(fn, name: str, qualname: str):
