@@ -28,7 +28,7 @@ LAYERS = [
     ("_autograd",),
     ("autograd", "utils", "random", "cuda", "errors", "linalg", "backends", "version", "torch_version", "functional",
      "accelerator", "testing", "__future__"),
-    ("nn",),
+    ("nn", "distributions"),
     ("optim", "serialization"),
     ("symbolic",),
     ("runner", "run_command", "verify", "cli", "__main__", "documents", "viz", "warm_worker", "proof_summary",
