@@ -99,7 +99,7 @@ def _flat(x: Tensor) -> list:
     return x._val if x._t.ndim else [x._val]
 
 
-def linalg_cross(input: Tensor, other: Tensor, dim: int = -1) -> Tensor:
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """``torch.linalg.cross(input, other, dim=-1)``: the cross product along ``dim`` (of size 3)
     of ``input`` and ``other`` broadcast together."""
     for pos, (arg, x) in enumerate((("input", input), ("other", other))):
@@ -153,12 +153,12 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
         if 3 not in sizes:
             raise RuntimeError("no dimension of size 3 in input")
         dim = sizes.index(3)
-    return linalg_cross(input, other, dim)
+    return linalg_cross(input, other, dim=dim)
 
 
 @helper
 def linalg_cross_grad(a, b, dim):
-    return linalg_cross(a, b, dim)
+    return linalg_cross(a, b, dim=dim)
 
 
 class LinAlgError(RuntimeError):

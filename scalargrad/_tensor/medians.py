@@ -9,15 +9,12 @@ from .._base.dtypes import TensorType
 from .._ops import medians as M
 from .._ops.reductions import Reduced
 from .arguments import check_input
-from .reductions import _RETURN_TYPES, ReturnTypes, _out_shape
+from .reductions import _out_shape
+from .return_types import ReturnTypes
 from .tensor import Tensor, leaf, make
 from .views import norm_dim
 
 __all__ = ["median", "nanmedian", "install"]
-
-for _name in ("median", "nanmedian"):
-    _RETURN_TYPES[_name] = type(_name, (ReturnTypes,), {"__slots__": (), "_name": _name,
-                                                        "__module__": "torch.return_types", "__qualname__": _name})
 
 
 def _slice_median(vals: list, ignore_nan: bool) -> int:
