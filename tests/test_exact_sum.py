@@ -199,7 +199,8 @@ def test_convolution_incremental_forward_is_the_exact_sum_after_each_edit(f32, b
     sums: each output must still be the nearest float to the exact rational sum (``Fraction``),
     through edits that need more fraction bits (subnormals), magnitudes near the range's top,
     signed zeros, exact cancellations, inf and nan (the IEEE path, then back), and edits of many
-    elements at once (the whole forward again)."""
+    elements at once (the whole forward again); and a one-hot backward on the same lists, changed
+    in place between calls (its operands' integers are kept by content, ``_fixed``)."""
     from scalargrad._ops.convolution import ConvGeometry
     from scalargrad._tensor import convolution as TC
 
@@ -239,5 +240,15 @@ def test_convolution_incremental_forward_is_the_exact_sum_after_each_edit(f32, b
                 for taps, oc in zip(geo.taps, geo.channel)]
         assert all(map(_same, got, want)), step
         got.clear()  # the caller owns its list: the state keeps its own
+        if step % 20 == 0:  # a backward on the same lists, changed in place since the last one
+            gv = [0.0] * len(geo.taps)
+            gv[rng.randrange(len(gv))] = tame()
+            gx, gw = TC._exact_backward(geo, gv, xv, wv, True, True, f32)
+            exact_x, exact_w = [Fraction(0)] * n_in, [Fraction(0)] * n_w
+            for o, taps in enumerate(geo.taps):
+                for i, j in taps:
+                    exact_x[i] += Fraction(gv[o]) * Fraction(wv[j])
+                    exact_w[j] += Fraction(gv[o]) * Fraction(xv[i])
+            assert all(_same(g, nearest(e, f32)) for g, e in zip(gx + gw, exact_x + exact_w)), step
     assert sum(u is not None for u in updated) > 120  # the incremental update was taken
     TC._LAST.pop(geo, None)
