@@ -18,8 +18,8 @@ in PyTorch's order:
 4. memory: an elementwise op may write over one of its inputs element for element
    (``torch.add(y, y, out=y)``), never over part of one; another function never over an input;
 5. the shape: ``out`` of another shape is resized to the result's, with PyTorch's deprecation
-   warning when it had elements (a tensor sharing its memory is refused by name: PyTorch
-   would move its view over the storage);
+   warning when it had elements (a factory's, silently); a tensor sharing its memory is refused
+   by name (PyTorch would move its view over the storage);
 6. the write: ``out``'s version moves on once; the tensors sharing its memory see the values.
 Nothing is written when a check fails.
 """
@@ -89,13 +89,13 @@ def _check_memory(name: str, out: Tensor, inputs: list, elementwise: bool) -> No
                           "PyTorch's result there depends on its kernel's order; pass a separate tensor")
 
 
-def _resize(name: str, out: Tensor, shape: tuple) -> None:
+def _resize(name: str, out: Tensor, shape: tuple, warns: bool) -> None:
     if tuple(out._t.shape) == shape:
         return
     if out._s is not None and out._s.store is not None:
         raise Unsupported(f"torch.{name}(out=...) of another shape than the result, where out shares its memory",
                           "PyTorch moves the view over its storage; pass a tensor of the result's shape")
-    if out._t.numel:
+    if warns and out._t.numel:
         warnings.warn(_RESIZED.format(had=list(out._t.shape), need=list(shape)), UserWarning,
                       stacklevel=program_stacklevel())
     dt = out._t.dtype
@@ -119,11 +119,14 @@ def _check_one(name: str, out, result: Tensor, rule: str | None) -> None:
                           "PyTorch's rule there is the function's own; pass out of the result's dtype")
 
 
-def call_with_out(name: str, fn, args: tuple, kwargs: dict, out, rule: str | None, tuples: bool):
+def call_with_out(name: str, fn, args: tuple, kwargs: dict, out, rule: str | None, tuples: bool,
+                  factory: bool = False):
     """``fn(*args, **kwargs)`` written into ``out`` as PyTorch's ``torch.<name>(..., out=out)``
     writes it; returns ``out`` (a ``torch.return_types.<name>_out`` of the tensors given for
     a function with several results: ``tuples``, one that takes a tuple of tensors). ``rule``:
-    an elementwise op's dtype rule (``CAST``, ``SAME``, its own refusal), None for the rest."""
+    an elementwise op's dtype rule (``CAST``, ``SAME``, its own refusal), None for the rest;
+    ``factory``: a factory's out (``torch.zeros(2, out=t)``), which PyTorch resizes without a
+    warning and names ``aten::zeros`` in its autograd error."""
     several = tuples and isinstance(out, (tuple, list))
     if several and not all(isinstance(o, Tensor) for o in out):
         bad = next(o for o in out if not isinstance(o, Tensor))
@@ -137,8 +140,8 @@ def call_with_out(name: str, fn, args: tuple, kwargs: dict, out, rule: str | Non
     # a differentiable result (floating point: comparisons, logical ops and argmax are not)
     if (is_grad_enabled() and any(r._t.dtype.is_floating_point for r in results)
             and any(t.requires_grad for t in (*inputs, *outs))):
-        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
-                           "but one of the arguments requires grad.")
+        raise RuntimeError(f"{'aten::' * factory}{name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
     if len(results) != len(outs):
         if several or len(results) == 1:
             raise TypeError(f"expected tuple of {len(results)} elements but got {len(outs)}")
@@ -148,7 +151,7 @@ def call_with_out(name: str, fn, args: tuple, kwargs: dict, out, rule: str | Non
         _check_memory(name, o, inputs, rule is not None)
     with no_grad():  # outside the graph: a non-differentiable result may fill a leaf that requires grad
         for o, r in zip(outs, results):
-            _resize(name, o, tuple(r._t.shape))
+            _resize(name, o, tuple(r._t.shape), not factory)
             inplace(o, lambda t, r=r: r)
     if not several:
         return out
