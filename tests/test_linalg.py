@@ -19,31 +19,14 @@ import scalargrad as sg
 from scalargrad.errors import Unsupported
 from scalargrad.symbolic import sympy_check
 
+from faithfulness import exact_det
+
 EPS = {"float32": 2.0 ** -24, "float64": 2.0 ** -53}
-
-
-def _exact_det(m: list) -> Fraction:
-    n = len(m)
-    a = [[Fraction(x) for x in row] for row in m]
-    d = Fraction(1)
-    for j in range(n):
-        p = next((i for i in range(j, n) if a[i][j] != 0), None)
-        if p is None:
-            return Fraction(0)
-        if p != j:
-            a[p], a[j] = a[j], a[p]
-            d = -d
-        d *= a[j][j]
-        for i in range(j + 1, n):
-            f = a[i][j] / a[j][j]
-            for c in range(j, n):
-                a[i][c] -= f * a[j][c]
-    return d
 
 
 def _cofactor(m: list, i: int, j: int) -> Fraction:
     minor = [[x for c, x in enumerate(row) if c != j] for r, row in enumerate(m) if r != i]
-    return (-1) ** (i + j) * (_exact_det(minor) if minor else Fraction(1))
+    return (-1) ** (i + j) * (exact_det(minor) if minor else Fraction(1))
 
 
 def _matrix(seed: int, n: int, dt: str, dominant: bool = False) -> list:
@@ -65,7 +48,7 @@ CASES = [(seed, n, dt) for seed, n in ((1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (
 @pytest.mark.parametrize("seed, n, dt", CASES)
 def test_det_value_within_bound(torch_ref, seed, n, dt):
     m = _matrix(seed, n, dt)
-    exact = _exact_det(m)
+    exact = exact_det(m)
     bound = _det_bound(m, EPS[dt])
     for L in (sg, torch_ref):
         got = L.det(L.tensor(m, dtype=getattr(L, dt))).item()
@@ -97,7 +80,7 @@ def test_batches_and_node(torch_ref):
         out.append((fn.name(), tuple(y.shape), fn._saved_pivots.tolist(), str(fn._saved_pivots.dtype),
                     tuple(fn._saved_LU.shape), fn._saved_A is not None, str(y.dtype)))
         for b in range(2):
-            assert abs(Fraction(y[b].item()) - _exact_det(rows[b])) <= _det_bound(rows[b], EPS["float32"])
+            assert abs(Fraction(y[b].item()) - exact_det(rows[b])) <= _det_bound(rows[b], EPS["float32"])
     assert out[0][:2] + out[0][3:] == out[1][:2] + out[1][3:]
     assert out[0][2] == out[1][2]
     assert repr(sg.det(sg.zeros(0, 0))) == repr(torch_ref.det(torch_ref.zeros(0, 0)))

@@ -10,32 +10,18 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 from fractions import Fraction
+from pathlib import Path
 
 import torch
 
 import scalargrad as sg
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from faithfulness import exact_det
+
 EPS = {"float32": 2.0 ** -24, "float64": 2.0 ** -53}
-
-
-def exact_det(m: list) -> Fraction:
-    n = len(m)
-    a = [[Fraction(x) for x in row] for row in m]
-    d = Fraction(1)
-    for j in range(n):
-        p = next((i for i in range(j, n) if a[i][j] != 0), None)
-        if p is None:
-            return Fraction(0)
-        if p != j:
-            a[p], a[j] = a[j], a[p]
-            d = -d
-        d *= a[j][j]
-        for i in range(j + 1, n):
-            f = a[i][j] / a[j][j]
-            for c in range(j, n):
-                a[i][c] -= f * a[j][c]
-    return d
 
 
 def main() -> None:
