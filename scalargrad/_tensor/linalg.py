@@ -36,16 +36,18 @@ def _matrices(x: Tensor) -> tuple:
     return shape[:-2], n, [vals[i * size:(i + 1) * size] for i in range(count)]
 
 
-def _check(x, name: str, arg: str) -> None:
+def _check(x, name: str, arg: str, what: str = "linalg.det") -> None:
+    """``x``, the argument ``arg`` of ``name``, is a batch of square floating-point matrices:
+    ATen's ``squareCheckInputs`` and ``checkFloatingOrComplex``, in the words of ``what``."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{name}(): argument '{arg}' (position 1) must be Tensor, not {type(x).__name__}")
     if x._t.ndim < 2:
-        raise RuntimeError("linalg.det: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError(f"{what}: The input tensor A must have at least 2 dimensions.")
     n, m = x._t.shape[-2:]
     if n != m:
-        raise RuntimeError(f"linalg.det: A must be batches of square matrices, but they are {n} by {m} matrices")
+        raise RuntimeError(f"{what}: A must be batches of square matrices, but they are {n} by {m} matrices")
     if not x._t.dtype.is_floating_point:
-        raise RuntimeError(f"linalg.det: Expected a floating point or complex tensor as input. Got {x._t.dtype.short}")
+        raise RuntimeError(f"{what}: Expected a floating point or complex tensor as input. Got {x._t.dtype.short}")
 
 
 def det(A: Tensor, _name: str = "linalg_det", _arg: str = "A") -> Tensor:
@@ -177,17 +179,8 @@ _CHOLESKY_WARNING = (
 
 
 def _factor(A: Tensor, upper: bool, op, name: str, arg: str) -> Tensor:
-    if not isinstance(A, Tensor):
-        raise TypeError(f"{'linalg_cholesky' if op is LA.LinalgCholeskyEx else 'cholesky'}(): argument '{arg}' "
-                        f"(position 1) must be Tensor, not {type(A).__name__}")
-    if A._t.ndim < 2:
-        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
-    n, m = A._t.shape[-2:]
-    if n != m:
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {n} by {m} matrices")
+    _check(A, "linalg_cholesky" if op is LA.LinalgCholeskyEx else "cholesky", arg, name)
     dt = A._t.dtype
-    if not dt.is_floating_point:
-        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {dt.short}")
     batch, n, mats = _matrices(A)
     out = []
     for b, a in enumerate(mats):
@@ -244,16 +237,8 @@ graph_helper("cholesky_backward", _no_cholesky_double_backward)
 def inverse(A: Tensor, _name: str = "inverse", _arg: str = "input") -> Tensor:
     """``torch.inverse(input)``, ``torch.linalg.inv(A)``: A^-1 of each n x n matrix, through its
     LU; a matrix whose U has an exactly zero diagonal element raises PyTorch's LinAlgError."""
-    if not isinstance(A, Tensor):
-        raise TypeError(f"{_name}(): argument '{_arg}' (position 1) must be Tensor, not {type(A).__name__}")
-    if A._t.ndim < 2:
-        raise RuntimeError("linalg.inv: The input tensor A must have at least 2 dimensions.")
-    n, m = A._t.shape[-2:]
-    if n != m:
-        raise RuntimeError(f"linalg.inv: A must be batches of square matrices, but they are {n} by {m} matrices")
+    _check(A, _name, _arg, "linalg.inv")
     dt = A._t.dtype
-    if not dt.is_floating_point:
-        raise RuntimeError(f"linalg.inv: Expected a floating point or complex tensor as input. Got {dt.short}")
     batch, n, mats = _matrices(A)
     out = []
     for b, a in enumerate(mats):
