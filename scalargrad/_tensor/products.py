@@ -84,9 +84,10 @@ def _product_values(a: Tensor, b: Tensor, bias: list | None = None) -> list:
     # (nn.Linear(1, m) on one sample), which multiply then add. Measured on AVX512 and AVX2
     # MKL; MKL_CBWR=COMPATIBLE never fuses (the products are machine-dependent, see kernel_order)
     fuse = k == 1 and dt.is_floating_point and m > 1 and not (n == 1 and b._t.strides[0] == 1)
-    bulk = gemm_f32(ea, eb, n, k, m, kind == "gemm_nt") if f32 and not fuse else None
+    # (a fused k = 1 product without a bias is the chain's one multiply-add from +0.0)
+    bulk = gemm_f32(ea, eb, n, k, m, kind == "gemm_nt") if f32 and not (fuse and bias is not None) else None
     if bulk is not None:  # the same values, a row or column of the result at a time
-        return bulk if bias is None else [r(v + c) for v, c in zip(bulk, bias)]
+        return bulk if bias is None else dtypes.round_f32_list([v + c for v, c in zip(bulk, bias)])
     rows = [ea[i * k:(i + 1) * k] for i in range(n)]
     cols = [[eb[i * m + j] for i in range(k)] for j in range(m)]
     out = []
