@@ -76,6 +76,8 @@ PROGRAMS = [
      "conv2d (oneDNN / MKL GEMM order); mm (MKL); log_softmax"),
     ("mnist_cnn", "pytorch/examples mnist: Net (conv 1-32-64, Linear(9216, 128)), synthetic, 10 batches of 64",
      "conv2d; mm (MKL); log_softmax"),
+    ("lstm_tagger", "sequence models: LSTM part-of-speech tagger, Embedding(9, 6), LSTM(6, 6), 600 SGD steps",
+     "mm (MKL); sigmoid and tanh (vectorised); log_softmax"),
 ]
 MACHINE_KERNELS = {name: kernels for name, _, kernels in PROGRAMS}
 VARIANTS = {"ATEN_CPU_CAPABILITY=default": {"ATEN_CPU_CAPABILITY": "default"},

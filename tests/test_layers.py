@@ -143,8 +143,8 @@ def test_the_base_layer_imports_only_the_standard_library():
 
 
 _STDLIB = {"__future__", "abc", "array", "builtins", "collections", "contextlib", "copy", "dataclasses", "dis",
-           "fractions", "functools", "importlib", "inspect", "itertools", "math", "operator", "os", "struct", "sys",
-           "threading", "types", "typing", "warnings", "weakref"}
+           "fractions", "functools", "importlib", "inspect", "itertools", "math", "operator", "os", "re", "struct",
+           "sys", "threading", "types", "typing", "warnings", "weakref"}
 
 
 def test_no_import_cycle_anywhere():

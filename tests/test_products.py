@@ -6,16 +6,23 @@ fused or unfused multiply-add gives one number), and within a bound elsewhere: P
 kernel fuses the multiply-add in its scalar tail, its vectorised body and
 ``ATEN_CPU_CAPABILITY=default`` round the product first, as scalargrad does. Gradients are
 ``mv`` products (MvBackward0 under create_graph) and are proved by SymPy.
+
+Also the bulk float32 kernel of mm, addmm, mv and linear (``kernel_order.gemm_f32``, issue 25):
+the same bits as the per-element definitions (``fma_chain``, ``mkl_lanes8``), and, where the
+double sum lands exactly halfway between two float32 numbers, the once-rounded exact value.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import struct
+from fractions import Fraction
 
 import pytest
 
 import scalargrad
+from scalargrad._base import kernel_order
 from scalargrad.symbolic import sympy_check
 
 
@@ -91,3 +98,77 @@ def test_addr_gradient_is_proved_by_sympy():
     assert report.ok and report.verified, str(report)
     # d/da0 of sum_j (s0j + a0 bj)^2 = 2 sum_j bj (s0j + a0 bj) = 2 (0.25 * 0.875 + 4 * 5) = 40.4375
     assert float(report["a[0]"].symbolic) == 40.4375
+
+
+# ---------------------------------------------------------------- mm's bulk float32 kernel
+
+
+def _f32(x: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def _round_f32_exact(v: Fraction) -> float:
+    """The float32 nearest the rational ``v`` (ties to even), in float32's normal range."""
+    if not v:
+        return 0.0
+    e = math.floor(math.log2(abs(v)))
+    while abs(v) >= Fraction(2) ** (e + 1):
+        e += 1
+    while abs(v) < Fraction(2) ** e:
+        e -= 1
+    q = Fraction(2) ** (e - 23)
+    return float(round(v / q) * q)
+
+
+def _fused_chain_exact(a, b) -> float:
+    acc = 0.0
+    for x, y in zip(a, b):
+        acc = _round_f32_exact(Fraction(x) * Fraction(y) + Fraction(acc))
+    return acc
+
+
+def _operand(rng: random.Random) -> float:
+    kind = rng.randrange(6)
+    if kind == 0:
+        return 0.0
+    if kind == 1:
+        return float(rng.randint(-8, 8))
+    if kind == 2:  # 1 +- 2**-23, scaled: products whose double sums land on float32 halfway points
+        return rng.choice((1.0 + 2.0**-23, 1.0 - 2.0**-24, 1.0 - 2.0**-23)) * 2.0 ** rng.randint(-26, 2)
+    return _f32(rng.gauss(0.0, 1.0) * 2.0 ** rng.randint(-3, 3))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_bulk_gemm_is_the_per_element_definition(seed):
+    rng = random.Random(seed)
+    n, k, m = rng.randint(1, 9), rng.randint(1, 12), rng.randint(1, 9)
+    ea = [_operand(rng) for _ in range(n * k)]
+    eb = [_operand(rng) for _ in range(k * m)]
+    rows = [ea[i * k:(i + 1) * k] for i in range(n)]
+    cols = [eb[j::m] for j in range(m)]
+    chain = kernel_order.gemm_f32(ea, eb, n, k, m, False)
+    assert chain == [kernel_order.fma_chain(r, c, True) for r in rows for c in cols]
+    assert chain == [_fused_chain_exact(r, c) for r in rows for c in cols]
+    lanes = kernel_order.gemm_f32(ea, eb, n, k, m, True)
+    assert lanes == [kernel_order.mkl_lanes8(r, c, True) for r in rows for c in cols]
+
+
+def test_bulk_gemm_rounds_a_halfway_double_sum_once():
+    # 1 + 2**-23 then (2**-24 (1 + 2**-23)) (1 - 2**-23): the exact sum 1 + 2**-23 + 2**-24 - 2**-70
+    # rounds to the double 1 + 3 * 2**-24, halfway between two float32 numbers; ties-to-even of
+    # that double would give 1 + 2**-22, the fused result is 1 + 2**-23
+    a = [1.0 + 2.0**-23, 2.0**-24 * (1.0 + 2.0**-23)]
+    b = [1.0, 1.0 - 2.0**-23]
+    assert kernel_order.gemm_f32(a * 3, b * 2, 3, 2, 1, False) == [1.0 + 2.0**-23] * 3
+    assert kernel_order.gemm_f32(a, [v for v in b for _ in range(3)], 1, 2, 3, False) == [1.0 + 2.0**-23] * 3
+    assert _fused_chain_exact(a, b) == 1.0 + 2.0**-23
+
+
+@pytest.mark.parametrize("bad", [math.inf, math.nan, 3e38, 1e-30])
+def test_bulk_gemm_leaves_values_outside_the_normal_range_to_the_element_kernels(bad):
+    ea, eb = [1.0, _f32(bad), 2.0, 0.5], [1.5, -2.0, 0.25, 4.0]
+    assert kernel_order.gemm_f32(ea, eb, 2, 2, 2, False) is None
+    x = scalargrad.tensor(ea).reshape(2, 2) @ scalargrad.tensor(eb).reshape(2, 2)
+    rows, cols = [ea[:2], ea[2:]], [eb[0::2], eb[1::2]]
+    expect = [kernel_order.fma_chain(r, c, True) for r in rows for c in cols]
+    assert [str(v) for v in x.flatten().tolist()] == [str(v) for v in expect]

@@ -33,6 +33,9 @@ order of the additions. scalargrad reproduces PyTorch 2.13's CPU order bit for b
   modelled exactly: scalargrad uses the sgemm chain, which can differ from MKL's sgemv in the
   last bit for k >= 3.
 
+``gemm_f32`` computes a whole float32 product with the sgemm chain or the 8-lane kernel, the same
+bits as those per-element definitions, a row or column of the result at a time (issue 25).
+
 The backward of a matrix product is itself a product in PyTorch (``grad @ other.T``); in the
 scalar graph each input element receives one rounded product per output it fed, added in
 arrival order, so those gradients are exact whenever an element feeds a single output (one
@@ -42,14 +45,15 @@ sample through ``nn.Linear``), and may differ from MKL's fused chains in the las
 from __future__ import annotations
 
 import math
+import re
 import struct
 from collections.abc import Sequence
 
 from .dtypes import FLOAT32_MAX, FLOAT32_MIN_NORMAL, round_f32
 from .layout import coalesce, contiguous_strides, iteration_order, numel
 
-__all__ = ["Program", "sum_program", "fma_chain", "fma", "mkl_sdot", "mkl_lanes8", "VECTOR_LANES", "ELEMENTWISE_LANES",
-           "vectorized_count"]
+__all__ = ["Program", "sum_program", "fma_chain", "fma", "mkl_sdot", "mkl_lanes8", "gemm_f32", "VECTOR_LANES",
+           "ELEMENTWISE_LANES", "vectorized_count"]
 
 VECTOR_LANES = {"float32": 8, "float64": 4}
 """Lanes of the Vectorized<T> type ATen's sum kernel runs with (its AVX2 build)."""
@@ -74,21 +78,25 @@ class Program:
     values ``a`` and ``b``; values ``0..n-1`` are the inputs (logical, row-major order) and
     ``n`` is the accumulators' starting +0.0. ``outs[o]`` is the value of output ``o``."""
 
-    __slots__ = ("n", "steps", "outs", "_compiled")
+    __slots__ = ("n", "steps", "outs", "_compiled", "_evals")
 
     def __init__(self, n: int) -> None:
         self.n = n
         self.steps: list = []
         self.outs: list = []
         self._compiled: dict = {}
+        self._evals = 0
 
     def evaluate(self, values: Sequence, dtype) -> list:
         """The outputs for these input numbers, each addition rounded to ``dtype``."""
-        if dtype.name in ("float32", "float64") and len(self.steps) <= _COMPILE_MAX:
-            fn = self._compiled.get(dtype.name)
-            if fn is None:
-                fn = self._compiled[dtype.name] = _compile(self, dtype.name == "float32")
+        fn = self._compiled.get(dtype.name)
+        if fn is not None:
             return fn(values)
+        if dtype.name in ("float32", "float64") and len(self.steps) <= _COMPILE_MAX:
+            self._evals += 1
+            if self._evals >= min(_COMPILE_AFTER, max(2, len(self.steps) // 64)):
+                fn = self._compiled[dtype.name] = _compile(self, dtype.name == "float32")
+                return fn(values)
         regs = list(values)
         rnd = dtype.round
         regs.append(rnd(0))
@@ -131,6 +139,11 @@ class Program:
 
 
 _COMPILE_MAX = 200_000  # programs up to this many additions are compiled to straight-line code
+# Compiling costs about 300 interpreted evaluations of the program (some 70 us an addition against
+# 250 ns, and more per addition in long programs): a program is compiled at its second evaluation
+# if short, after one evaluation per 64 additions if longer, and after 256 at most (a one-off
+# sum of 160,000 elements took 21 s to compile and 0.05 s to interpret).
+_COMPILE_AFTER = 256
 
 
 def _compile(prog: Program, f32: bool):
@@ -521,3 +534,100 @@ def mkl_lanes8(a: Sequence[float], b: Sequence[float], f32: bool) -> float:
         h = len(lanes) // 2
         lanes = [r(lanes[i] + lanes[i + h]) for i in range(h)]
     return lanes[0]
+
+
+# ---------------------------------------------------------------- float32 products in bulk
+
+# A double whose low 29 mantissa bits are 1 followed by 28 zeros lies exactly halfway between two
+# float32 numbers. In little-endian bytes: bytes 0-2 zero, byte 3 with bit 4 set and bits 0-3 clear.
+# A match never overlaps another, so finditer sees every one that starts a double.
+_HALFWAY = re.compile(rb"\x00\x00\x00[\x10\x30\x50\x70\x90\xb0\xd0\xf0]")
+_FAST_MIN = 2.0**-78  # operands' smallest magnitudes whose product keeps every partial sum normal
+
+
+def _chain_in_range(ea: Sequence, eb: Sequence, k: int) -> bool:
+    """Whether every partial sum of every chain stays in float32's normal range (or is zero):
+    operands finite, k * max|a| * max|b| far below FLT_MAX, and the products' quantum (at least
+    min|a| * min|b| * 2**-48 over nonzero operands, so every partial sum is a multiple of it)
+    at least FLT_MIN."""
+    total = sum(map(abs, ea)) + sum(map(abs, eb))
+    if total - total != 0.0:
+        return False  # inf or nan
+    if not total:
+        return True
+    ma, mb = max(map(abs, ea), default=0.0), max(map(abs, eb), default=0.0)
+    if k * ma * mb * 4.0 > FLOAT32_MAX:
+        return False
+    na = min(filter(None, map(abs, ea)), default=1.0)
+    nb = min(filter(None, map(abs, eb)), default=1.0)
+    return na * nb >= _FAST_MIN
+
+
+def _chains(vecs: list, scalars: list, length: int) -> list:
+    """Fused float32 chains in lockstep: ``acc[i] = fma32(vecs[t][i], scalars[t], acc[i])`` for
+    t in order, from +0.0. The double sum x*y + a (the product is exact) rounds to the fused
+    result except where it lands exactly halfway between two float32 numbers without being
+    exact (two-sum's error is not zero); those elements are redone with ``fma32``."""
+    pf, pd = struct.Struct(f"<{length}f"), struct.Struct(f"<{length}d")
+    search, finditer = _HALFWAY.search, _HALFWAY.finditer
+    acc = [0.0] * length
+    for vec, y in zip(vecs, scalars):
+        s = [x * y + a for x, a in zip(vec, acc)]
+        packed = pd.pack(*s)
+        r = pf.unpack(pf.pack(*s))
+        hit = search(packed)
+        if hit is not None:
+            fixed = None
+            for match in finditer(packed, hit.start()):
+                pos = match.start()
+                if pos & 7:
+                    continue  # not at a double's first byte
+                i = pos >> 3
+                x, a, d = vec[i], acc[i], s[i]
+                if (x * y - (d - a)) + (a - (d - (d - a))):
+                    fixed = fixed or list(r)
+                    fixed[i] = fma32(x, y, a)
+            r = fixed or r
+        acc = r
+    return list(acc)
+
+
+def _lanes8(vecs: list, scalars: list, length: int) -> list:
+    """``mkl_lanes8`` in lockstep: rounded products added into 8 lanes (``t % 8``), then the lanes
+    as a tree. A float32 sum or product of float32 numbers rounded through a double is correctly
+    rounded (53 >= 2 * 24 + 2), so struct's cast rounds it; it refuses an overflow (OverflowError)."""
+    pf = struct.Struct(f"<{length}f")
+    lanes = [[0.0] * length for _ in range(8)]
+    for t, (vec, y) in enumerate(zip(vecs, scalars)):
+        prods = pf.unpack(pf.pack(*[x * y for x in vec]))
+        lane = lanes[t % 8]
+        lanes[t % 8] = pf.unpack(pf.pack(*[a + p for a, p in zip(lane, prods)]))
+    while len(lanes) > 1:
+        h = len(lanes) // 2
+        lanes = [pf.unpack(pf.pack(*[a + b for a, b in zip(lanes[i], lanes[i + h])])) for i in range(h)]
+    return list(lanes[0])
+
+
+def gemm_f32(ea: Sequence, eb: Sequence, n: int, k: int, m: int, lanes8: bool) -> list | None:
+    """The float32 product of a (n x k) and b (k x m), both in row-major order, as a row-major
+    list: each element ``fma_chain(row, column, True)``, or ``mkl_lanes8`` when ``lanes8``, bit for
+    bit the same, computed a whole row (or column) of the result at a time. None where a value
+    may leave float32's normal range (infinities, nans, overflow, subnormals): then the caller
+    computes element by element."""
+    if not (n and m and k):
+        return None
+    if not lanes8 and not _chain_in_range(ea, eb, k):
+        return None
+    run = _lanes8 if lanes8 else _chains
+    try:
+        if m >= n:  # a result row at a time: a[i, t] times b's row t
+            brows = [eb[t * m:(t + 1) * m] for t in range(k)]
+            out = []
+            for i in range(n):
+                out.extend(run(brows, ea[i * k:(i + 1) * k], m))
+            return out
+        acols = [ea[t::k] for t in range(k)]  # a result column at a time: a's column t times b[t, j]
+        cols = [run(acols, eb[j::m], n) for j in range(m)]
+    except OverflowError:
+        return None
+    return [v for row in zip(*cols) for v in row]

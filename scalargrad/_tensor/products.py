@@ -15,7 +15,7 @@ from __future__ import annotations
 from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
-from .._base.kernel_order import fma_chain, mkl_lanes8, mkl_sdot
+from .._base.kernel_order import fma_chain, gemm_f32, mkl_lanes8, mkl_sdot
 from .._base.layout import is_contiguous, numel
 from .._ops import arithmetic as AR
 from .._ops import products as L
@@ -77,9 +77,6 @@ def _product_values(a: Tensor, b: Tensor, bias: list | None = None) -> list:
     dt = a._t.dtype
     ea, eb = _elements(a), _elements(b)
     kind = _gemm_kind(b, n, m)
-    rows = [ea[i * k:(i + 1) * k] for i in range(n)]
-    cols = [[eb[i * m + j] for i in range(k)] for j in range(m)]
-    out = []
     r = dt.round
     f32 = dt is dtypes.float32
     # k = 1: MKL's gemm fuses the product and the bias (one rounding), but not its gemv paths:
@@ -87,6 +84,13 @@ def _product_values(a: Tensor, b: Tensor, bias: list | None = None) -> list:
     # (nn.Linear(1, m) on one sample), which multiply then add. Measured on AVX512 and AVX2
     # MKL; MKL_CBWR=COMPATIBLE never fuses (the products are machine-dependent, see kernel_order)
     fuse = k == 1 and dt.is_floating_point and m > 1 and not (n == 1 and b._t.strides[0] == 1)
+    # (a fused k = 1 product without a bias is the chain's one multiply-add from +0.0)
+    bulk = gemm_f32(ea, eb, n, k, m, kind == "gemm_nt") if f32 and not (fuse and bias is not None) else None
+    if bulk is not None:  # the same values, a row or column of the result at a time
+        return bulk if bias is None else dtypes.round_f32_list([v + c for v, c in zip(bulk, bias)])
+    rows = [ea[i * k:(i + 1) * k] for i in range(n)]
+    cols = [[eb[i * m + j] for i in range(k)] for j in range(m)]
+    out = []
     for i in range(n):
         row = rows[i]
         for j in range(m):
@@ -218,7 +222,9 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     _same_dtype(a, x, "mv")
     ea, ex = _elements(a), _elements(x)
     dt = a._t.dtype
-    vals = [_dot_value(ea[i * k:(i + 1) * k], ex, dt, "gemm") for i in range(n)]
+    vals = gemm_f32(ea, ex, n, k, 1, False) if dt is dtypes.float32 else None
+    if vals is None:
+        vals = [_dot_value(ea[i * k:(i + 1) * k], ex, dt, "gemm") for i in range(n)]
     return make(L.Mv, TensorType(dt, (n,)), vals, (a, x))
 
 
