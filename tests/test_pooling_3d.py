@@ -81,9 +81,9 @@ def _ulps_close(p: list, q: list, dtype: str) -> bool:
 
 @pytest.mark.parametrize("fn", POOLS)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("ties", [False, True])
-def test_3d_pooling_matches_pytorch_bit_for_bit(torch_ref, fn, dtype, ties):
-    a, t = _pool(scalargrad, fn, dtype, ties), _pool(torch_ref, fn, dtype, ties)
+def test_3d_pooling_matches_pytorch_bit_for_bit(torch_ref, fn, dtype):
+    # the input mixes repeated values (ties within windows) with uniform ones
+    a, t = _pool(scalargrad, fn, dtype, True), _pool(torch_ref, fn, dtype, True)
     # the forward's node and saved arguments (the backward's node: test_3d_double_backward_nodes)
     assert a[1][0] == t[1][0] and a[2] == t[2]
     assert len(a[0]) == len(t[0])
