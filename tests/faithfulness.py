@@ -679,3 +679,24 @@ if __name__ == "__main__":  # pragma: no cover
     parser = argparse.ArgumentParser(description="measure scalargrad and PyTorch against correctly rounded values")
     parser.add_argument("--draws", type=int, default=2000)
     _measure(parser.parse_args().draws)
+
+
+def exact_det(m: list) -> Fraction:
+    """The determinant of the float matrix ``m`` (rows of floats), exactly: Gaussian elimination
+    in rationals."""
+    n = len(m)
+    a = [[Fraction(x) for x in row] for row in m]
+    d = Fraction(1)
+    for j in range(n):
+        p = next((i for i in range(j, n) if a[i][j] != 0), None)
+        if p is None:
+            return Fraction(0)
+        if p != j:
+            a[p], a[j] = a[j], a[p]
+            d = -d
+        d *= a[j][j]
+        for i in range(j + 1, n):
+            f = a[i][j] / a[j][j]
+            for c in range(j, n):
+                a[i][c] -= f * a[j][c]
+    return d

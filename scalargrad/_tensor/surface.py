@@ -33,7 +33,9 @@ from . import (
     indexing,
     joins,
     legacy,
+    linalg,
     logarithms,
+    medians,
     moments,
     nan_reductions,
     normalization,
@@ -68,7 +70,7 @@ FUNCTIONS: dict = {}
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
             conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
             moments, convolution, pooling, padding, shuffle, normalization, legacy, numpy_bridge, counting, logarithms,
-            predicates, nan_reductions, sampling)
+            predicates, nan_reductions, sampling, medians, linalg)
 
 
 def _named(fn, name: str, qualname: str):
