@@ -1,4 +1,4 @@
-"""conv_transpose1d/2d and nn.ConvTranspose1d/2d: values, gradients, graph, parameters, errors.
+"""conv_transpose1d/2d/3d and nn.ConvTranspose1d/2d/3d: values, gradients, graph, parameters, errors.
 
 A transposed convolution sums products, as a convolution does, and PyTorch's CPU kernel adds them
 in a processor-dependent order: scalargrad gives each output and gradient element the exact sum
@@ -37,6 +37,8 @@ CASES = [
     ((1, 4, 2, 2), (4, 2, 3, 3), {"stride": 2, "dilation": 2, "output_padding": 1, "groups": 2}),
     ((2, 3, 5), (3, 2, 4), {"stride": 2, "padding": 1}),  # 1-D
     ((3, 4, 4), (3, 2, 3, 3), {"stride": 2}),  # unbatched
+    ((1, 2, 2, 3, 2), (2, 2, 2, 3, 2), {"stride": (2, 1, 2), "padding": (0, 1, 1), "output_padding": (1, 0, 0)}),  # 3-D
+    ((4, 2, 2, 3), (4, 1, 2, 2, 2), {"groups": 2, "dilation": (1, 2, 1)}),  # 3-D unbatched
 ]
 
 
@@ -80,7 +82,7 @@ def _conv(L, case, dtype, bias=True, seed=0):
     x = _rand(L, xs, seed, dtype).requires_grad_()
     w = _rand(L, ws, seed + 1, dtype).requires_grad_()
     b = _rand(L, (ws[1] * kw.get("groups", 1),), seed + 2, dtype).requires_grad_() if bias else None
-    fn = L.nn.functional.conv_transpose1d if len(ws) == 3 else L.nn.functional.conv_transpose2d
+    fn = getattr(L.nn.functional, f"conv_transpose{len(ws) - 2}d")
     y = fn(x, w, b, **kw)
     g = _rand(L, tuple(y.shape), seed + 3, dtype)
     grads = L.autograd.grad(y, [x, w] + ([b] if bias else []), g)
@@ -179,7 +181,8 @@ def test_conv_transpose_modules_match_pytorch(torch_ref):
         L.manual_seed(3)
         return [L.nn.ConvTranspose2d(4, 2, 3), L.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1,
                                                                     groups=2, bias=False, dilation=2),
-                L.nn.ConvTranspose1d(2, 3, (2,)), L.nn.ConvTranspose2d(3, 5, (2, 4), stride=(2, 1))]
+                L.nn.ConvTranspose1d(2, 3, (2,)), L.nn.ConvTranspose2d(3, 5, (2, 4), stride=(2, 1)),
+                L.nn.ConvTranspose3d(2, 4, (1, 2, 3), stride=(2, 1, 1), groups=2, dilation=(1, 1, 2))]
 
     ours, theirs = build(scalargrad), build(torch_ref)
     for a, t in zip(ours, theirs):
@@ -211,6 +214,10 @@ ERRORS = [
     lambda L: L.nn.ConvTranspose2d(4, 2, 3, padding_mode="reflect"),
     lambda L: L.nn.ConvTranspose2d(4, 2, 3, stride=2)(L.ones(1, 4, 3, 3), output_size=[9, 9]),
     lambda L: L.nn.ConvTranspose2d(4, 2, 3, stride=2)(L.ones(1, 4, 3, 3), output_size=[1, 2, 3]),
+    lambda L: L.nn.functional.conv_transpose3d(L.ones(1, 2, 3, 3), L.ones(2, 2, 3, 3, 3)),
+    lambda L: L.nn.functional.conv_transpose3d(L.ones(1, 2, 2, 2, 2), L.ones(2, 2, 3, 3, 3), stride=2,
+                                               output_padding=(0, 2, 0)),
+    lambda L: L.nn.ConvTranspose3d(2, 2, 3, stride=2)(L.ones(1, 2, 2, 2, 2), output_size=[9, 9]),
 ]
 
 

@@ -1,4 +1,4 @@
-"""conv1d/conv2d, nn.Conv1d/Conv2d: graph, parameters, values and gradients.
+"""conv1d/conv2d/conv3d, nn.Conv1d/Conv2d/Conv3d: graph, parameters, values and gradients.
 
 PyTorch's CPU convolution adds its products in an order that depends on the processor (oneDNN,
 or im2col + MKL's GEMM, whose kernel also depends on the shape), so scalargrad gives each output
@@ -40,6 +40,9 @@ CASES = [
     ((2, 2, 4, 4), (1, 2, 4, 4), {"padding": "valid"}),
     ((1, 2, 5, 5), (2, 1, 3, 3), {"groups": 2, "padding": 1, "stride": (1, 2)}),
     ((1, 3, 6, 5), (2, 3, 3, 2), {"padding": (1, 0), "stride": (2, 1), "dilation": (1, 2)}),
+    # 3-D: the same geometry over three spatial dims
+    ((2, 2, 4, 5, 3), (4, 1, 3, 2, 2), {"groups": 2, "padding": (1, 0, 1), "stride": (2, 1, 1), "dilation": (1, 2, 1)}),
+    ((1, 2, 3, 4, 4), (3, 2, 3, 3, 3), {"padding": "same"}),
 ]
 
 
@@ -48,7 +51,7 @@ def _conv(L, case, dtype, bias=True, seed=0):
     x = _rand(L, xs, seed, dtype).requires_grad_()
     w = _rand(L, ws, seed + 1, dtype).requires_grad_()
     b = _rand(L, (ws[0],), seed + 2, dtype).requires_grad_() if bias else None
-    y = L.nn.functional.conv2d(x, w, b, **kw)
+    y = getattr(L.nn.functional, f"conv{len(ws) - 2}d")(x, w, b, **kw)
     g = _rand(L, tuple(y.shape), seed + 3, dtype)
     grads = L.autograd.grad(y, [x, w] + ([b] if bias else []), g)
     return x, w, b, y, g, grads
@@ -177,7 +180,9 @@ def test_conv_modules_match_pytorch(torch_ref):
         L.manual_seed(3)
         mods = [L.nn.Conv2d(1, 2, 3), L.nn.Conv2d(3, 8, 3, stride=2, padding=1, dilation=2, bias=False),
                 L.nn.Conv2d(4, 8, (3, 5), padding="same", groups=2), L.nn.Conv1d(4, 8, 3),
-                L.nn.Conv2d(2, 2, 1, padding_mode="reflect")]
+                L.nn.Conv2d(2, 2, 1, padding_mode="reflect"),
+                L.nn.Conv3d(4, 2, (3, 1, 2), stride=(1, 2, 1), padding=(1, 0, 0), groups=2, padding_mode="replicate"),
+                L.nn.Conv3d(2, 4, 3, padding="same", dilation=2, bias=False)]
         return mods
 
     ours, theirs = build(scalargrad), build(torch_ref)
@@ -214,6 +219,11 @@ def test_conv_errors_in_pytorch_words(torch_ref):
         lambda L: L.nn.functional.conv1d(L.ones(1, 1, 5, 5), L.ones(2, 1, 3)),
         lambda L: L.nn.Conv2d(3, 2, 3, groups=2),
         lambda L: L.nn.Conv2d(2, 2, 3, stride=2, padding="same"),
+        lambda L: L.nn.functional.conv3d(L.ones(1, 1, 5, 5), L.ones(2, 1, 3, 3, 3)),
+        lambda L: L.nn.functional.conv3d(L.ones(1, 1, 2, 5, 5), L.ones(2, 1, 3, 3, 3)),
+        lambda L: L.nn.functional.conv3d(L.ones(1, 4, 3, 3, 3), L.ones(2, 2, 1, 1, 1), groups=3),
+        lambda L: L.nn.functional.conv3d(L.ones(1, 1, 3, 3, 3), L.ones(2, 1, 1, 1, 1), stride=(1, 2)),
+        lambda L: L.nn.Conv3d(2, 2, 3, stride=(1, 1, 2), padding="same"),
     ]
     for make in cases:
         msgs = []

@@ -1,4 +1,4 @@
-"""2-D pooling: ``max_pool2d`` (``MaxPool2DWithIndicesBackward0``), ``avg_pool2d``
+"""2-D and 3-D pooling: ``max_pool2d`` (``MaxPool2DWithIndicesBackward0``), ``avg_pool2d``
 (``AvgPool2DBackward0``), their adaptive forms (``AdaptiveAvgPool2DBackward0``,
 ``AdaptiveMaxPool2DBackward0``), and avg_pool2d's backward as a node of its own (double backward).
 
@@ -10,10 +10,12 @@ its divisor. max_pool2d's backward is a scatter-add of the gradient at the picke
 
 from __future__ import annotations
 
+from .indexing import Scatter
 from .table import Op, register
 
-__all__ = ["PoolGeometry", "pooled_size", "adaptive_geometry", "MaxPool2d", "AvgPool2d", "AvgPool2dBackward",
-           "AdaptiveAvgPool2d", "AdaptiveAvgPool2dBackward", "AdaptiveMaxPool2d", "POOLING_OPS"]
+__all__ = ["PoolGeometry", "pooled_size", "adaptive_geometry", "POOL_OPS", "MaxPool2d", "AvgPool2d",
+           "AvgPool2dBackward", "AdaptiveAvgPool2d", "AdaptiveAvgPool2dBackward", "AdaptiveMaxPool2d", "POOLING_OPS",
+           "MaxUnpool", "MAX_UNPOOL_OPS"]
 
 
 def pooled_size(size: int, k: int, pad: int, stride: int, dilation: int, ceil_mode: bool) -> int:
@@ -27,14 +29,15 @@ def pooled_size(size: int, k: int, pad: int, stride: int, dilation: int, ceil_mo
 
 
 class PoolGeometry:
-    """What a pooling node keeps. ``windows[o]``: the flat input positions output ``o`` reads
-    (in bounds, in ATen's order); ``divisors[o]``: avg_pool2d's divisor of output ``o``;
-    ``indices``: max_pool2d's index tensor (PyTorch's ``result1``), set by the tensor layer;
-    ``picked[o]``: the flat input position of output ``o``'s maximum."""
+    """What a pooling node keeps, for any number of spatial dims (the last ``len(kernel_size)``).
+    ``windows[o]``: the flat input positions output ``o`` reads (in bounds, in ATen's order: the
+    first spatial dim outermost); ``divisors[o]``: avg_pool's divisor of output ``o``;
+    ``indices``: max_pool's index tensor (PyTorch's ``result1``), set by the tensor layer;
+    ``picked[o]``: the flat input position of output ``o``'s maximum; ``dims``: the spatial dims."""
 
     __slots__ = ("in_shape", "out_shape", "kernel_size", "stride", "stride_saved", "padding", "dilation",
                  "ceil_mode", "count_include_pad", "divisor_override", "windows", "divisors", "starts", "indices",
-                 "picked", "sides")
+                 "picked", "sides", "dims")
 
     def __init__(self, in_shape: tuple, kernel_size: tuple, stride: tuple, stride_saved: tuple, padding: tuple,
                  dilation: tuple, ceil_mode: bool, count_include_pad: bool = True,
@@ -51,64 +54,70 @@ class PoolGeometry:
         self.indices = None
         self.picked = None
         self.sides = None
-        h, w = self.in_shape[-2:]
-        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.kernel_size, self.stride, self.padding, self.dilation
-        oh = pooled_size(h, kh, ph, sh, dh, self.ceil_mode)
-        ow = pooled_size(w, kw, pw, sw, dw, self.ceil_mode)
-        self.out_shape = self.in_shape[:-2] + (oh, ow)
-        planes = 1
-        for s in self.in_shape[:-2]:
-            planes *= s
-        windows, divisors, starts = [], [], []
-        for p in range(planes):
-            base = p * h * w
-            for y in range(oh):
-                for x in range(ow):
-                    y0, x0 = y * sh - ph, x * sw - pw
-                    rows = [y0 + i * dh for i in range(kh) if 0 <= y0 + i * dh < h]
-                    cols = [x0 + j * dw for j in range(kw) if 0 <= x0 + j * dw < w]
-                    windows.append([base + r * w + c for r in rows for c in cols])
-                    # max_pool2d's index when nothing beats -inf: the first position in bounds
-                    fy = y0 + ((-y0 + dh - 1) // dh) * dh if y0 < 0 else y0
-                    fx = x0 + ((-x0 + dw - 1) // dw) * dw if x0 < 0 else x0
-                    starts.append(fy * w + fx)
-                    # avg_pool2d's divisor (dilation 1): the window clipped to input + padding
-                    y1, x1 = min(y0 + kh, h + ph), min(x0 + kw, w + pw)
-                    pool_size = (y1 - y0) * (x1 - x0)
-                    if divisor_override:
-                        divisors.append(divisor_override)
-                    elif count_include_pad:
-                        divisors.append(pool_size)
-                    else:
-                        divisors.append((min(y1, h) - max(y0, 0)) * (min(x1, w) - max(x0, 0)))
-        self.windows = windows
-        self.divisors = divisors
-        self.starts = starts
+        n = self.dims = len(self.kernel_size)
+        sizes = self.in_shape[-n:]
+        outs = tuple(pooled_size(*a, self.ceil_mode) for a in zip(sizes, self.kernel_size, self.padding, self.stride,
+                                                                 self.dilation))
+        self.out_shape = self.in_shape[:-n] + outs
+        # per spatial dim and output index: the positions read, the first in bounds (max_pool's
+        # index when nothing beats -inf), the window clipped to input + padding, and to the input
+        # (avg_pool's divisor, dilation 1)
+        per_dim = []
+        for size, k, st, pad, dil, out in zip(sizes, self.kernel_size, self.stride, self.padding, self.dilation, outs):
+            rows = []
+            for o in range(out):
+                a = o * st - pad
+                b = min(a + k, size + pad)
+                first = a + ((-a + dil - 1) // dil) * dil if a < 0 else a
+                rows.append(([a + i * dil for i in range(k) if 0 <= a + i * dil < size], first, b - a,
+                             min(b, size) - max(a, 0)))
+            per_dim.append(rows)
+        tw, ts, td = _plane_template(per_dim, sizes, divisor_override, count_include_pad)
+        plane = _prod(sizes)
+        self.windows = [[base + i for i in w] for base in range(0, _prod(self.in_shape), plane) for w in tw]
+        self.starts = ts * (len(self.windows) // len(tw)) if tw else []
+        self.divisors = td * (len(self.windows) // len(tw)) if tw else []
+
+
+def _prod(xs) -> int:
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
+def _plane_template(per_dim: list, sizes: tuple, divisor_override, count_include_pad: bool) -> tuple:
+    """One plane's windows, max_pool's fallback positions and avg_pool's divisors, outputs in
+    row-major order (the dims' choices combined, the first dim outermost)."""
+    windows, starts, divisors = [[0]], [0], [(1, 1)]
+    for rows, size in zip(per_dim, sizes):
+        windows = [[w * size + p for w in ws for p in pos] for ws in windows for pos, _, _, _ in rows]
+        starts = [s * size + first for s in starts for _, first, _, _ in rows]
+        divisors = [(full * f, inside * i) for f, i in divisors for _, _, full, inside in rows]
+    if divisor_override:
+        divisors = [divisor_override] * len(windows)
+    else:
+        divisors = [f if count_include_pad else i for f, i in divisors]
+    return windows, starts, divisors
 
 
 def adaptive_geometry(in_shape: tuple, out_size: tuple) -> PoolGeometry:
-    """adaptive_avg_pool2d's windows: output (i, j) averages rows floor(i * H / OH) to
-    ceil((i + 1) * H / OH) and the same for columns; ``sides[o]`` = (kh, kw), by which ATen
-    divides the sum one after the other."""
-    geo = PoolGeometry(in_shape, (1, 1), (1, 1), (), (0, 0), (1, 1), False)
-    h, w = in_shape[-2:]
-    oh, ow = out_size
-    planes = 1
-    for s in in_shape[:-2]:
-        planes *= s
-    windows, sides = [], []
-    for p in range(planes):
-        base = p * h * w
-        for y in range(oh):
-            y0, y1 = (y * h) // oh, -((-(y + 1) * h) // oh)
-            for x in range(ow):
-                x0, x1 = (x * w) // ow, -((-(x + 1) * w) // ow)
-                windows.append([base + r * w + c for r in range(y0, y1) for c in range(x0, x1)])
-                sides.append((y1 - y0, x1 - x0))
-    geo.out_shape = tuple(in_shape[:-2]) + (oh, ow)
-    geo.windows = windows
-    geo.sides = sides
-    geo.divisors = [a * b for a, b in sides]
+    """adaptive pooling's windows over the last ``len(out_size)`` dims: output ``i`` of a dim of
+    size S reads floor(i * S / O) to ceil((i + 1) * S / O); ``sides[o]`` = the window's extent in
+    each dim, by which ATen divides the sum one after the other."""
+    n = len(out_size)
+    geo = PoolGeometry(in_shape, (1,) * n, (1,) * n, (), (0,) * n, (1,) * n, False)
+    sizes = tuple(in_shape[-n:])
+    windows, sides = [[0]], [()]
+    for size, out in zip(sizes, out_size):
+        ranges = [range((o * size) // out, -((-(o + 1) * size) // out)) for o in range(out)]
+        windows = [[w * size + p for w in ws for p in r] for ws in windows for r in ranges]
+        sides = [sd + (len(r),) for sd in sides for r in ranges]
+    plane = _prod(sizes)
+    geo.out_shape = tuple(in_shape[:-n]) + tuple(out_size)
+    geo.windows = [[base + i for i in w] for base in range(0, _prod(in_shape), plane) for w in windows]
+    geo.sides = sides * (len(geo.windows) // len(windows))
+    geo.divisors = [_prod(sd) for sd in geo.sides]
     return geo
 
 
@@ -206,5 +215,24 @@ class AdaptiveMaxPool2d(_Pool):
     sympy = MaxPool2d.sympy
 
 
-POOLING_OPS = [MaxPool2d, AvgPool2d, AvgPool2dBackward, AdaptiveAvgPool2d, AdaptiveAvgPool2dBackward,
-               AdaptiveMaxPool2d]
+POOL_OPS: dict = {2: {"max": MaxPool2d, "avg": AvgPool2d, "avg_backward": AvgPool2dBackward,
+                      "adaptive_avg": AdaptiveAvgPool2d, "adaptive_avg_backward": AdaptiveAvgPool2dBackward,
+                      "adaptive_max": AdaptiveMaxPool2d}}
+"""n -> the pooling ops over n spatial dims: the 3-D ones are the 2-D ones' rules under PyTorch's
+3-D names (MaxPool3DWithIndicesBackward0...)."""
+POOL_OPS[3] = {kind: register(type(op.__name__.replace("2d", "3d"), (op,), {"name": op.name.replace("2D", "3D")}))
+               for kind, op in POOL_OPS[2].items()}
+
+POOLING_OPS = [op for ops in POOL_OPS.values() for op in ops.values()]
+
+
+class MaxUnpool(Scatter):
+    """max_unpool{2,3}d(self, indices, output_size): zeros with each input element written at
+    its index within its plane (``_c.map``: the flat output positions; a later write wins); the
+    backward gathers the gradient at the indices (``max_pool_double_backward``)."""
+
+    saved = (("indices", "c.tensors"),)
+
+
+MAX_UNPOOL_OPS = {n: type(f"MaxUnpool{n}d", (MaxUnpool,), {"name": f"MaxUnpool{n}DBackward0"}) for n in (2, 3)}
+"""n -> max_unpool over n spatial dims (max_unpool1d is the 2-D one over a width-1 view)."""

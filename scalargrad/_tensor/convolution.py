@@ -103,6 +103,9 @@ def _batched(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, di
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     xs, ws = tuple(x._t.shape), tuple(weight._t.shape)
+    if ws[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {_shape_str(ws)} instead")
     if ws[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
                            f"but got weight of size [{_shape_str(ws)}] instead")
@@ -169,6 +172,9 @@ def _transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding,
                        for n, v in zip(names, pre + tuple(vals)))
         raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got {got}")
     xs, ws = tuple(x._t.shape), tuple(weight._t.shape)
+    if ws[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {_shape_str(ws)} instead")
     if ws[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
                            f"but got weight of size [{_shape_str(ws)}] instead")
@@ -570,15 +576,23 @@ def backward(g: Tensor, v: Tensor) -> tuple:
 
 
 def install(method, function) -> None:
-    """torch.conv1d, torch.conv2d, torch.conv_transpose1d and torch.conv_transpose2d."""
-    function("conv1d", lambda input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1:
-             convolution(input, weight, bias, stride, padding, dilation, groups, 1))
-    function("conv2d", lambda input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1:
-             convolution(input, weight, bias, stride, padding, dilation, groups, 2))
-    function("conv_transpose1d", lambda input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-             dilation=1: conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1))
-    function("conv_transpose2d", lambda input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-             dilation=1: conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2))
+    """torch.conv1d/2d/3d and torch.conv_transpose1d/2d/3d."""
+    for n in (1, 2, 3):
+        conv, transposed = _spellings(n)
+        function(f"conv{n}d", conv)
+        function(f"conv_transpose{n}d", transposed)
+
+
+def _spellings(n: int) -> tuple:
+    """torch.conv{n}d and torch.conv_transpose{n}d, with PyTorch's parameter names."""
+    def conv(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+        return convolution(input, weight, bias, stride, padding, dilation, groups, n)
+
+    def transposed(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+        return conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, n)
+
+    return conv, transposed
+
 
 def _no_double_backward(g, v):
     raise Unsupported("the double backward of convolution (ConvolutionBackwardBackward0, create_graph=True)")

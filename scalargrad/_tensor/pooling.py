@@ -18,6 +18,7 @@ from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._ops import pooling as P
+from .._ops.views import Layout
 from .arguments import not_tensor
 from .indexing import scatter_into
 from .tensor import Tensor, leaf, make
@@ -25,52 +26,72 @@ from .tensor_kernel import helper
 from .views import squeeze, unsqueeze
 
 __all__ = ["install", "max_pool2d", "avg_pool2d", "avg_pool2d_backward", "avg_pool2d_of", "max_pool1d", "avg_pool1d",
-           "adaptive_avg_pool2d", "adaptive_max_pool2d"]
+           "adaptive_avg_pool2d", "adaptive_max_pool2d", "max_pool", "avg_pool", "adaptive_avg_pool",
+           "adaptive_max_pool", "max_unpool"]
 
 
-def _pair(x, what: str) -> tuple:
+_WORDS = {2: "two", 3: "three"}
+_PHRASES = {"kernel_size": "must either be a single int", "stride": "must either be omitted, a single int",
+            "padding": "must either be a single int", "dilation": "must be either a single int"}
+
+
+def _ntuple(x, n: int, fn: str, what: str) -> tuple:
+    """An int or a tuple of 1 or ``n`` ints, as ``n`` ints (PyTorch's error otherwise)."""
     if isinstance(x, int) and not isinstance(x, bool):
-        return (x, x)
+        return (x,) * n
     xs = tuple(x)
     if len(xs) == 1:
-        return (xs[0], xs[0])
-    if len(xs) != 2:
-        raise RuntimeError(f"{what} must either be a single int, or a tuple of two ints")
+        return xs * n
+    if len(xs) != n:
+        phrase = "must be a single int" if (fn, what) == ("avg_pool3d", "kernel_size") else _PHRASES[what]
+        raise RuntimeError(f"{fn}: {what} {phrase}, or a tuple of {_WORDS[n]} ints")
     return xs
+
+
+def _letters(n: int) -> tuple:
+    return ("T", "H", "W")[3 - n:]
 
 
 def _geometry(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode: bool, fn: str, count_include_pad=True,
               divisor_override=None) -> P.PoolGeometry:
     if not isinstance(x, Tensor):
         raise not_tensor(x, fn, 'input', 1)
-    k = _pair(kernel_size, f"{fn}: kernel_size")
+    n = int(fn[-2])
+    k = _ntuple(kernel_size, n, fn, "kernel_size")
     given = () if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else stride
-    st = k if given == () else _pair(given, f"{fn}: stride")
-    saved = () if given == () else (tuple(given) if not isinstance(given, int) else (given, given))
-    if fn == "max_pool2d" and saved:
-        saved = st  # max_pool2d saves the stride as expanded
-    pad = _pair(padding, f"{fn}: padding")
-    dil = _pair(dilation, f"{fn}: dilation")
+    st = k if given == () else _ntuple(given, n, fn, "stride")
+    saved = () if given == () else (tuple(given) if not isinstance(given, int) else (given,) * n)
+    if fn.startswith("max_pool") and saved:
+        saved = st  # max_pool saves the stride as expanded
+    pad = _ntuple(padding, n, fn, "padding")
+    dil = _ntuple(dilation, n, fn, "dilation")
     if any(s == 0 for s in st):
         raise RuntimeError("stride should not be zero")
     if any(kk <= 0 for kk in k):
-        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+        got = " ".join(f"k{c}: {kk}" for c, kk in zip(_letters(n), k))
+        raise RuntimeError(f"kernel size should be greater than zero, but got {got}")
+    if any(d <= 0 for d in dil):
+        got = " ".join(f"dilation{c}: {d}" for c, d in zip(_letters(n), dil))
+        raise RuntimeError(f"dilation should be greater than zero, but got {got}")
     nd = x._t.ndim
-    if nd not in (3, 4) or x._t.numel == 0:
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if nd not in (n + 1, n + 2) or x._t.numel == 0:
+        raise RuntimeError(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input")
     for p, kk, d in zip(pad, k, dil):
         if p > (d * (kk - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
                                f"kernel_size={kk} and dilation={d}")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
+    sizes = tuple(x._t.shape[-n:])
+    if fn == "avg_pool3d" and any(s < kk for s, kk in zip(sizes, k)):
+        raise RuntimeError(f"input image ({' '.join(f'{c}: {s}' for c, s in zip(_letters(n), sizes))}) smaller than "
+                           f"kernel size ({' '.join(f'k{c}: {kk}' for c, kk in zip(_letters(n), k))})")
     geo = P.PoolGeometry(tuple(x._t.shape), k, st, saved, pad, dil, ceil_mode, count_include_pad, divisor_override)
-    oh, ow = geo.out_shape[-2:]
-    if oh < 1 or ow < 1:
-        lead = x._t.shape[-3]
-        h, w = x._t.shape[-2:]
-        raise RuntimeError(f"Given input size: ({lead}x{h}x{w}). Calculated output size: ({lead}x{oh}x{ow}). "
-                           "Output size is too small")
+    outs = geo.out_shape[-n:]
+    if any(o < 1 for o in outs):
+        lead = x._t.shape[-n - 1]
+        raise RuntimeError(f"Given input size: ({'x'.join(str(v) for v in (lead,) + sizes)}). Calculated output size: "
+                           f"({'x'.join(str(v) for v in (lead,) + tuple(outs))}). Output size is too small")
     dt = x._t.dtype
     if not dt.is_floating_point:
         raise Unsupported(f"{fn} on {dt.name} tensors")
@@ -80,9 +101,15 @@ def _geometry(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode: bool
 def max_pool2d(x: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """``F.max_pool2d``: the maxima (and, with ``return_indices``, their int64 positions)."""
-    geo = _geometry(x, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
+    return max_pool(x, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2)
+
+
+def max_pool(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode: bool, return_indices: bool, n: int):
+    """``F.max_pool{n}d`` (n = 2, 3): the maxima (and, with ``return_indices``, their int64
+    positions within each plane)."""
+    geo = _geometry(x, kernel_size, stride, padding, dilation, ceil_mode, f"max_pool{n}d")
     t, out = _maxima(x, geo)
-    y = make(P.MaxPool2d, t, out, (x,), geo)
+    y = make(P.POOL_OPS[n]["max"], t, out, (x,), geo)
     return (y, geo.indices) if return_indices else y
 
 
@@ -91,8 +118,9 @@ def _maxima(x: Tensor, geo: P.PoolGeometry) -> tuple:
     nan), its flat input position in ``geo.picked`` and its position within the plane in
     ``geo.indices``; returns the result's type and values."""
     xv = x._val
-    w = x._t.shape[-1]
-    h = x._t.shape[-2]
+    plane = 1
+    for s in x._t.shape[-geo.dims:]:
+        plane *= s
     out, idx, picked = [], [], []
     starts = geo.starts or [None] * len(geo.windows)
     for window, start in zip(geo.windows, starts):
@@ -105,11 +133,11 @@ def _maxima(x: Tensor, geo: P.PoolGeometry) -> tuple:
                 if a != a:
                     break
         if at is None:  # nothing beats -inf: ATen keeps its first position
-            plane = window[0] // (h * w) if window else 0
-            at = window[0] if start is None else plane * h * w + start
+            first = window[0] // plane if window else 0
+            at = window[0] if start is None else first * plane + start
         out.append(best)
         picked.append(at)
-        idx.append(at % (h * w))
+        idx.append(at % plane)
     geo.picked = picked
     geo.indices = leaf(idx, TensorType(dtypes.int64, geo.out_shape))
     return TensorType(x._t.dtype, geo.out_shape), out
@@ -118,43 +146,60 @@ def _maxima(x: Tensor, geo: P.PoolGeometry) -> tuple:
 def adaptive_max_pool2d(x: Tensor, size: tuple, return_indices: bool = False):
     """``adaptive_max_pool2d``: the maximum of windows from floor(i * H / OH) to ceil((i + 1) * H / OH)
     (and, with ``return_indices``, their int64 positions within each plane)."""
-    if x._t.ndim not in (3, 4) or any(s == 0 for s in x._t.shape[-2:]):
-        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(x._t.shape)}")
+    return adaptive_max_pool(x, size, return_indices)
+
+
+def adaptive_max_pool(x: Tensor, size: tuple, return_indices: bool = False):
+    """``adaptive_max_pool{n}d`` over the last ``n = len(size)`` dims (n = 2, 3)."""
+    n = len(size)
+    if x._t.ndim not in (n + 1, n + 2) or any(s == 0 for s in x._t.shape[-n:]):
+        raise RuntimeError(f"adaptive_max_pool{n}d(): Expected {n + 1}D or {n + 2}D tensor, but got: "
+                           f"{list(x._t.shape)}")
     if not x._t.dtype.is_floating_point:
-        raise Unsupported(f"adaptive_max_pool2d on {x._t.dtype.name} tensors")
+        raise Unsupported(f"adaptive_max_pool{n}d on {x._t.dtype.name} tensors")
     geo = P.adaptive_geometry(tuple(x._t.shape), tuple(size))
     geo.starts = None
     t, out = _maxima(x, geo)
-    y = make(P.AdaptiveMaxPool2d, t, out, (x,), geo)
+    y = make(P.POOL_OPS[n]["adaptive_max"], t, out, (x,), geo)
     return (y, geo.indices) if return_indices else y
 
 
 def avg_pool2d(x: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
     """``F.avg_pool2d``: each window's sum over its divisor."""
-    geo = _geometry(x, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d", count_include_pad, divisor_override)
+    return avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
+
+
+def avg_pool(x: Tensor, kernel_size, stride, padding, ceil_mode: bool, count_include_pad: bool,
+             divisor_override: int | None, n: int) -> Tensor:
+    """``F.avg_pool{n}d`` (n = 2, 3): each window's sum over its divisor."""
+    geo = _geometry(x, kernel_size, stride, padding, 1, ceil_mode, f"avg_pool{n}d", count_include_pad,
+                    divisor_override)
     return avg_pool2d_of(x, geo)
 
 
 def avg_pool2d_of(x: Tensor, geo: P.PoolGeometry) -> Tensor:
-    """avg_pool2d of ``x`` with the windows of ``geo`` (also the double backward of its backward)."""
+    """avg_pool of ``x`` with the windows of ``geo`` (also the double backward of its backward)."""
     dt = x._t.dtype
     r = dt.round
     xv = x._val if x._t.ndim else [x._val]
     out = []
-    if geo.sides is not None:  # adaptive: sum / kh / kw
-        for window, (kh, kw) in zip(geo.windows, geo.sides):
+    ops = P.POOL_OPS[geo.dims]
+    if geo.sides is not None:  # adaptive: sum / kd / kh / kw
+        for window, sides in zip(geo.windows, geo.sides):
             s = r(0.0)
             for i in window:
                 s = r(s + xv[i])
-            out.append(r(r(s / kh) / kw))
-        return make(P.AdaptiveAvgPool2d, TensorType(dt, geo.out_shape), out, (x,), geo)
+            for side in sides:
+                s = r(s / side)
+            out.append(s)
+        return make(ops["adaptive_avg"], TensorType(dt, geo.out_shape), out, (x,), geo)
     for window, d in zip(geo.windows, geo.divisors):
         s = r(0.0)
         for i in window:
             s = r(s + xv[i])
         out.append(r(0.0 + r(s / d)))
-    return make(P.AvgPool2d, TensorType(dt, geo.out_shape), out, (x,), geo)
+    return make(ops["avg"], TensorType(dt, geo.out_shape), out, (x,), geo)
 
 
 def avg_pool2d_backward(g: Tensor, geo: P.PoolGeometry, x: Tensor) -> Tensor:
@@ -170,24 +215,79 @@ def avg_pool2d_backward(g: Tensor, geo: P.PoolGeometry, x: Tensor) -> Tensor:
     adaptive = geo.sides is not None
     for o, (window, go) in enumerate(zip(geo.windows, gv)):
         if adaptive:
-            kh, kw = geo.sides[o]
-            delta = r(r(go / kh) / kw)
+            delta = go
+            for side in geo.sides[o]:
+                delta = r(delta / side)
         else:
             delta = r(go / geo.divisors[o])
         for i in window:
             out[i] = r(out[i] + delta)
-    op = P.AdaptiveAvgPool2dBackward if adaptive else P.AvgPool2dBackward
+    op = P.POOL_OPS[geo.dims]["adaptive_avg_backward" if adaptive else "avg_backward"]
     return make(op, TensorType(dt, geo.in_shape), out, (g, x), geo)
 
 
 def adaptive_avg_pool2d(x: Tensor, size: tuple) -> Tensor:
     """``_adaptive_avg_pool2d``: windows from floor(i * H / OH) to ceil((i + 1) * H / OH)."""
-    if x._t.ndim not in (3, 4) or any(s == 0 for s in x._t.shape[-2:]):
-        raise RuntimeError("adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+    return adaptive_avg_pool(x, size)
+
+
+def adaptive_avg_pool(x: Tensor, size: tuple) -> Tensor:
+    """``_adaptive_avg_pool{n}d`` over the last ``n = len(size)`` dims (n = 2, 3)."""
+    n = len(size)
+    if x._t.ndim not in (n + 1, n + 2) or any(s == 0 for s in x._t.shape[-n:]):
+        raise RuntimeError(f"adaptive_avg_pool{n}d(): Expected {n + 1}D or {n + 2}D tensor, but got "
                            f"{list(x._t.shape)}")
     if x._t.dtype not in (dtypes.float32, dtypes.float64):
-        raise Unsupported(f"adaptive_avg_pool2d on {x._t.dtype.name} tensors")
+        raise Unsupported(f"adaptive_avg_pool{n}d on {x._t.dtype.name} tensors")
     return avg_pool2d_of(x, P.adaptive_geometry(tuple(x._t.shape), tuple(size)))
+
+
+def max_unpool(x: Tensor, indices: Tensor, output_size: tuple, n: int) -> Tensor:
+    """``max_unpool{n}d`` (n = 2, 3): zeros of ``output_size`` per plane with each element of ``x``
+    written at its ``indices`` (within its plane; a later write wins), as ATen's CPU kernel."""
+    what = f"max_unpooling{n}d"
+    if indices._t.dtype is not dtypes.int64:
+        raise RuntimeError("elements in indices should be type int64" + (
+            f" but got: {indices._t.dtype.short}" if n == 2 else ""))
+    if x._t.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"Input to {what} should be a {n + 1}d or {n + 2}d Tensor, but got a tensor with "
+                           f"{x._t.ndim} dimensions.")
+    if tuple(x._t.shape) != tuple(indices._t.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(x._t.shape)}) but got indices tensor with shape: {list(indices._t.shape)}")
+    if not x._t.dtype.is_floating_point:
+        raise Unsupported(f"max_unpool{n}d on {x._t.dtype.name} tensors")
+    plane = 1
+    for s in output_size:
+        plane *= s
+    out_shape = tuple(x._t.shape[:-n]) + tuple(output_size)
+    flat = []
+    iv = indices._val if indices._t.ndim else [indices._val]
+    per = 1  # the input's elements per plane
+    for s in x._t.shape[-n:]:
+        per *= s
+    bad = None
+    for k, i in enumerate(iv):
+        if not 0 <= i < plane:
+            bad = i  # ATen's kernel reports the last invalid index it met
+        flat.append((k // per) * plane + i)
+    if bad is not None:
+        raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
+                           f"{'x'.join(str(v) for v in output_size)})")
+    dt = x._t.dtype
+    out = [dt.round(0)] * (plane * _planes(x, n))
+    for at, v in zip(flat, x._val if x._t.ndim else [x._val]):
+        out[at] = v
+    layout = Layout(out_shape, dt, map=flat, tensors=indices)
+    layout.sizes = tuple(x._t.shape)
+    return make(P.MAX_UNPOOL_OPS[n], TensorType(dt, out_shape), out, (x,), layout)
+
+
+def _planes(x: Tensor, n: int) -> int:
+    p = 1
+    for s in x._t.shape[:-n]:
+        p *= s
+    return p
 
 
 def _single(x) -> int:
@@ -225,7 +325,9 @@ def avg_pool1d(x: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool =
 
 
 def install(method, function) -> None:
-    """torch.max_pool1d/2d and torch.avg_pool1d."""
+    """torch.max_pool1d/2d/3d and torch.avg_pool1d."""
+    function("max_pool3d", lambda input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False:
+             max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, False, 3))
     function("max_pool2d", lambda input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False:
              max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode))
     function("max_pool1d", lambda input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False:
@@ -237,13 +339,15 @@ def install(method, function) -> None:
 @helper
 def max_pool2d_backward(g, geo):
     """max_pool2d_with_indices_backward: the gradient added at each window's picked position."""
-    return scatter_into(g, geo.in_shape, geo.picked, "MaxPool2DWithIndicesBackwardBackward0", accumulate=True)
+    return scatter_into(g, geo.in_shape, geo.picked, f"MaxPool{geo.dims}DWithIndicesBackwardBackward0",
+                        accumulate=True)
 
 
 @helper
 def adaptive_max_pool2d_backward(g, geo):
     """adaptive_max_pool2d_backward: the gradient added at each window's picked position."""
-    return scatter_into(g, geo.in_shape, geo.picked, "AdaptiveMaxPool2DBackwardBackward0", accumulate=True)
+    return scatter_into(g, geo.in_shape, geo.picked, f"AdaptiveMaxPool{geo.dims}DBackwardBackward0",
+                        accumulate=True)
 
 
 helper(avg_pool2d_backward)

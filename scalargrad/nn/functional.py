@@ -164,29 +164,51 @@ from .linear_functions import bilinear  # noqa: E402
 __all__ += ["bilinear"]
 
 
-from .convolution_functions import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402
+from .convolution_functions import (  # noqa: E402
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+)
 
-__all__ += ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
+__all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
 
 from .pooling_functions import (  # noqa: E402 - the pooling functions live in their own module
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
     adaptive_max_pool1d,
     adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d,
     adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
     avg_pool1d,
     avg_pool2d,
+    avg_pool3d,
+    lp_pool1d,
+    lp_pool2d,
+    lp_pool3d,
     max_pool1d,
     max_pool1d_with_indices,
     max_pool2d,
     max_pool2d_with_indices,
+    max_pool3d,
+    max_pool3d_with_indices,
+    max_unpool1d,
+    max_unpool2d,
+    max_unpool3d,
 )
 
 __all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices",
             "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "max_pool1d",
-            "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices"]
+            "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices", "adaptive_avg_pool3d",
+            "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool3d", "max_pool3d",
+            "max_pool3d_with_indices", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_unpool1d", "max_unpool2d",
+            "max_unpool3d"]
 
 
 from .padding_functions import pad  # noqa: E402

@@ -1,13 +1,13 @@
-"""``nn.functional.interpolate`` (re-exported by ``nn.functional``): nearest upsampling
-(``_tensor/upsampling``) and area (adaptive average pooling); the interpolating modes (linear,
-bilinear, bicubic, trilinear) and nearest-exact are refused by name."""
+"""``nn.functional.interpolate`` (re-exported by ``nn.functional``): nearest, linear, bilinear,
+trilinear and bicubic upsampling (``_tensor/upsampling``) and area (adaptive average pooling);
+nearest-exact and antialias are refused by name."""
 
 from __future__ import annotations
 
 from .._base.errors import Unsupported
 from .._tensor import upsampling as UPS
 from .._tensor.tensor import Tensor
-from .pooling_functions import adaptive_avg_pool1d, adaptive_avg_pool2d
+from .pooling_functions import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = ["interpolate"]
 
@@ -71,9 +71,22 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
                          "tensor as input")
     if input.dim() in (3, 4, 5) and mode == "nearest":
         return UPS.upsample_nearest(input, output_size, scale_factors)
-    if input.dim() in (3, 4) and mode == "area":
-        return (adaptive_avg_pool1d if input.dim() == 3 else adaptive_avg_pool2d)(input, output_size)
-    if input.dim() in (3, 4, 5) and mode in ("nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area"):
+    if input.dim() in (3, 4, 5) and mode == "area":
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[input.dim() - 3](input, output_size)
+    if (input.dim(), mode) in ((3, "linear"), (4, "bilinear"), (5, "trilinear"), (4, "bicubic")):
+        if antialias:
+            raise Unsupported(f"interpolate(mode='{mode}', antialias=True)")
+        return UPS.upsample_interp(input, output_size, scale_factors, align_corners, mode)
+    if input.dim() == 4 and mode == "lanczos":
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+        raise Unsupported("interpolate(mode='lanczos')")
+    wanted = {"linear": 3, "bilinear": 4, "trilinear": 5}
+    if input.dim() in (3, 4, 5) and mode in wanted:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {wanted[mode]}D input")
+    if input.dim() in (3, 4, 5) and mode == "nearest-exact":
         raise Unsupported(f"interpolate(mode='{mode}') on a {input.dim()}-D input")
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
                               f"modes: {_MODES} (got {mode})")

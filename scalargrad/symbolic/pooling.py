@@ -87,6 +87,16 @@ def _avg_pool_backward(v, vin, vals):
     return spec
 
 
-elements_of(PO.MaxPool2d, PO.AdaptiveMaxPool2d)(_max_pool)
-elements_of(PO.AvgPool2d, PO.AdaptiveAvgPool2d)(_avg_pool)
-elements_of(PO.AvgPool2dBackward, PO.AdaptiveAvgPool2dBackward)(_avg_pool_backward)
+elements_of(PO.MaxPool2d, PO.AdaptiveMaxPool2d, subclasses=True)(_max_pool)
+elements_of(PO.AvgPool2d, PO.AdaptiveAvgPool2d, subclasses=True)(_avg_pool)
+elements_of(PO.AvgPool2dBackward, PO.AdaptiveAvgPool2dBackward, subclasses=True)(_avg_pool_backward)
+
+
+def _unpool(v, vin, vals):
+    """max_unpool: each output element the input element written there last, or zero."""
+    x = vin[0]
+    last = {at: k for k, at in enumerate(v._c.map)}
+    return [(Same, None, ((x, last[j]),)) if j in last else (Const, vals[j], ()) for j in range(len(vals))]
+
+
+elements_of(PO.MaxUnpool, subclasses=True)(_unpool)

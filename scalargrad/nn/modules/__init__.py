@@ -32,7 +32,17 @@ from .activation import (
 )
 from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, LazyConv1d, LazyConv2d
+from .conv import (
+    Conv1d,
+    Conv2d,
+    Conv3d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    ConvTranspose3d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+)
 from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
 from .lazy import LazyModuleMixin
@@ -71,12 +81,22 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
     AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
     AvgPool1d,
     AvgPool2d,
+    AvgPool3d,
+    LPPool1d,
+    LPPool2d,
+    LPPool3d,
     MaxPool1d,
     MaxPool2d,
+    MaxPool3d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+    MaxUnpool3d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
@@ -94,8 +114,11 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "Threshold", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "SiLU", "Mish", "SELU", "ELU", "CELU",
            "GELU", "Hardshrink", "Softshrink", "LeakyReLU", "LogSigmoid", "Softplus", "Softsign", "Tanhshrink",
            "Softmax", "Softmin", "LogSoftmax", "Softmax2d", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss",
-           "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss", "Conv1d", "Conv2d",
+           "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss", "Conv1d", "Conv2d", "Conv3d", "LazyConv3d",
+           "ConvTranspose3d",
            "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
+           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout2d", "LazyLinear", "LazyConv1d", "LazyConv2d",
            "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyModuleMixin",
            "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",

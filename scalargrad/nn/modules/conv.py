@@ -1,11 +1,11 @@
-"""``nn.Conv1d`` / ``nn.Conv2d``: a convolution with PyTorch's parameters, initialisation and repr.
+"""``nn.Conv1d`` / ``nn.Conv2d`` / ``nn.Conv3d``: a convolution with PyTorch's parameters, initialisation and repr.
 
 The weight (out_channels, in_channels / groups, *kernel_size) and the bias (out_channels) are
 drawn as PyTorch 2.13's ``_ConvNd.reset_parameters`` draws them: ``kaiming_uniform_(weight,
 a=sqrt(5))``, then the bias uniform on +-1/sqrt(fan_in), from scalargrad's reproduction of
 PyTorch's CPU generator (``torch.manual_seed(s)`` then ``nn.Conv2d(...)`` gives PyTorch's
 numbers). A ``padding_mode`` other than zeros pads the input with ``F.pad`` first, as PyTorch does.
-``ConvTranspose1d`` / ``ConvTranspose2d`` draw their weight (in_channels, out_channels / groups,
+``ConvTranspose1d/2d/3d`` draw their weight (in_channels, out_channels / groups,
 *kernel_size) the same way.
 """
 
@@ -18,13 +18,14 @@ from ..._tensor.factories import empty
 from ..._tensor.tensor import Tensor
 from ..._tensor.tensor import defaults as _defaults
 from .. import init
-from ..convolution_functions import conv1d, conv2d, conv_transpose1d, conv_transpose2d
+from ..convolution_functions import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
 from ..padding_functions import pad
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "LazyConv1d", "LazyConv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d"]
 
 
 def _ntuple(x, n: int) -> tuple:
@@ -156,6 +157,19 @@ class Conv2d(_ConvNd):
         return self._conv_forward(input, self.weight, self.bias)
 
 
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C_in, D, H, W) or (C_in, D, H, W) inputs."""
+
+    _dims = 3
+
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        x, padding = self._padded(input)
+        return conv3d(x, weight, bias, self.stride, padding, self.dilation, self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
+        return self._conv_forward(input, self.weight, self.bias)
+
+
 class _ConvTransposeNd(_ConvNd):
     """What ConvTranspose1d and ConvTranspose2d share: the weight is (in_channels, out_channels /
     groups, *kernel_size), drawn as a convolution's; ``output_size`` picks the output padding."""
@@ -195,7 +209,7 @@ class _ConvTransposeNd(_ConvNd):
         if self.padding_mode != "zeros":
             raise ValueError(f"Only `zeros` padding mode is supported for {self.__class__.__name__}")
         output_padding = self._output_padding(input, output_size)
-        fn = conv_transpose1d if self._dims == 1 else conv_transpose2d
+        fn = (conv_transpose1d, conv_transpose2d, conv_transpose3d)[self._dims - 1]
         return fn(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
                   self.dilation)
 
@@ -210,6 +224,12 @@ class ConvTranspose2d(_ConvTransposeNd):
     """2-D transposed convolution over (N, C_in, H, W) or (C_in, H, W) inputs."""
 
     _dims = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution over (N, C_in, D, H, W) or (C_in, D, H, W) inputs."""
+
+    _dims = 3
 
 
 class _LazyConvXdMixin(LazyModuleMixin):
@@ -256,6 +276,20 @@ class LazyConv2d(_LazyConvXdMixin, Conv2d):
     """A Conv2d whose ``in_channels`` comes from its first input."""
 
     cls_to_become = Conv2d
+
+    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
+                 bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, dtype=dtype)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+
+class LazyConv3d(_LazyConvXdMixin, Conv3d):
+    """A Conv3d whose ``in_channels`` comes from its first input."""
+
+    cls_to_become = Conv3d
 
     def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
                  bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:

@@ -1,5 +1,5 @@
 """``nn.Upsample``, ``nn.UpsamplingNearest2d`` and ``nn.UpsamplingBilinear2d``, with PyTorch's
-attributes and reprs (each calls ``F.interpolate``, which refuses the bilinear mode by name)."""
+attributes and reprs (each calls ``F.interpolate``)."""
 
 from __future__ import annotations
 
