@@ -20,14 +20,14 @@ from .._base.errors import Unsupported
 from .._ops.table import SECOND_BACKWARD, Op, version_error
 from .._tensor import views
 from .._tensor.inplace import VIEW_OF_LEAF, rebase, rebase_root
-from .._tensor.nodes import short_name
+from .._tensor.nodes import node_class, short_name
 from .._tensor.reductions import sum_to
 from .._tensor.saved_hooks import current_hooks, unpack_one
 from .._tensor.storage import alias, write
 from .._tensor.tensor import Ext, Tensor, ext, leaf, next_seq
 from .gradients import expandable
 
-__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "InplaceFunction", "once_differentiable"]
 
 _LEGACY = (
     "Legacy autograd function with non-static forward method is deprecated. Please use "
@@ -267,6 +267,11 @@ class _FunctionMeta(type):
             c.tensor = c
             c.base = cls._op
         cls._op.saves = True
+
+    @property
+    def _backward_cls(cls) -> type:
+        """The class of this Function's grad_fn nodes (``<Name>Backward``), as PyTorch exposes it."""
+        return node_class(cls._op.name, cls._op)
 
 
 class Function(metaclass=_FunctionMeta):
@@ -541,6 +546,15 @@ def _connect(v: Tensor, op, inputs: tuple, c, seq: int) -> None:
 
 
 _TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class InplaceFunction(Function):
+    """PyTorch's old base class of Functions that may work in place (kept for backward
+    compatibility): a Function whose instances carry an ``inplace`` flag."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
 
 
 class OnceError(Op, variant=True):
