@@ -217,3 +217,43 @@ def test_inplace_function_and_the_backward_class_by_hand():
 
 def test_inplace_function_and_the_backward_class_match_pytorch(torch_ref):
     assert _inplace_add(torch) == _inplace_add(torch_ref)
+
+
+def _non_diff_grads(L, materialize_non_diff, materialize=True):
+    """What backward receives for a non-differentiable output's gradient."""
+    seen = []
+
+    class Func(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            out0, out1 = x.clone(), x.clone()
+            ctx.mark_non_differentiable(out1)
+            ctx.set_materialize_grads(materialize)
+            if materialize_non_diff is not None:
+                ctx._materialize_non_diff_grads = materialize_non_diff
+            return out0, out1
+
+        @staticmethod
+        def backward(ctx, g0, g1):
+            seen.append(None if g1 is None else g1.tolist())
+            return g0 * 3
+
+    a = L.tensor([1.0, 2.0], requires_grad=True)
+    Func.apply(a)[0].sum().backward()
+    return seen + [a.grad.tolist()]
+
+
+MATERIALIZE = [(None, True), (False, True), (True, True), (True, False)]
+
+
+@pytest.mark.parametrize("materialize_non_diff,materialize", MATERIALIZE)
+def test_materialize_non_diff_grads_by_hand(materialize_non_diff, materialize):
+    # zeros for the non-differentiable output unless either switch is off; d(3 sum a)/da = 3
+    expected = [[0.0, 0.0] if materialize and materialize_non_diff is not False else None, [3.0, 3.0]]
+    assert _non_diff_grads(torch, materialize_non_diff, materialize) == expected
+
+
+@pytest.mark.parametrize("materialize_non_diff,materialize", MATERIALIZE)
+def test_materialize_non_diff_grads_match_pytorch(torch_ref, materialize_non_diff, materialize):
+    assert _non_diff_grads(torch, materialize_non_diff, materialize) == \
+        _non_diff_grads(torch_ref, materialize_non_diff, materialize)

@@ -51,6 +51,7 @@ class FunctionCtx:
         self.needs_input_grad = ()
         self.materialize_grads = True
         self._non_differentiable = ()
+        self._non_diff_slots = frozenset()  # the output slots marked non-differentiable
         self.outputs_types = ()
         self._views = {}  # output slot -> True if the Function has several differentiable outputs
         self._dirty = ()
@@ -128,9 +129,12 @@ class _FunctionOp(Op, variant=True):
         multi = isinstance(g, list)
         outs = g if multi else [g]
         grads_out = []
-        for x, t in zip(outs, ctx.outputs_types):
+        # ``ctx._materialize_non_diff_grads = False``: a non-differentiable output's missing
+        # gradient stays None even when gradients are materialized (PyNode::apply)
+        keep_none = () if getattr(ctx, "_materialize_non_diff_grads", True) else ctx._non_diff_slots
+        for slot, (x, t) in enumerate(zip(outs, ctx.outputs_types)):
             if x is None:
-                x = _zeros(t) if ctx.materialize_grads else None
+                x = _zeros(t) if ctx.materialize_grads and slot not in keep_none else None
             elif not isinstance(x, Tensor):
                 x = leaf(x, t)
             grads_out.append(x)
@@ -371,6 +375,7 @@ class Function(metaclass=_FunctionMeta):
         # differentiable outputs) and refuses to modify them in place
         diff = [slot for slot, i in enumerate(tensor_idx)
                 if id(outs[i]) not in non_diff and outs[i].dtype.is_floating_point]
+        ctx._non_diff_slots = frozenset(slot for slot, i in enumerate(tensor_idx) if id(outs[i]) in non_diff)
         ctx._views = {slot: len(diff) > 1 for slot in diff if _view_output(outs[tensor_idx[slot]], inputs, dirty)}
         seq = next_seq()
         _pack_saved(ctx)
