@@ -147,6 +147,11 @@ CASES = [
     *[f"torch.{f}(size=(2, 3)).shape" for f in ("empty", "zeros")],
     *[f"torch.{f}(2, size=(3,))" for f in ("zeros", "ones", "empty", "rand", "randn")],
     "torch.manual_seed(0); torch.randn(size=(2,), dtype=torch.float64, requires_grad=True)",
+    # no size at all is an error, not a 0-dim tensor (that is f(()))
+    *[f"torch.manual_seed(0); torch.{f}()" for f in ("zeros", "ones", "empty", "rand", "randn")],
+    *[f"torch.{f}(dtype=torch.float64)" for f in ("zeros", "ones", "empty")],
+    *[f"torch.manual_seed(0); torch.{f}(())" for f in ("zeros", "ones", "rand", "randn")],
+    "torch.manual_seed(0); torch.randn_like(torch.tensor(2.0))",
 ]
 
 

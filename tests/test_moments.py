@@ -58,6 +58,17 @@ def test_warning_and_refusals():
         sg.tensor([1, 2]).var()
 
 
+def test_the_warning_names_the_programs_line_through_every_spelling():
+    # PyTorch's C++ warning shows the Python line that called in, never a file of the library
+    x = sg.tensor([1.0])
+    for call in (lambda: x.var(), lambda: sg.var(x), lambda: x.std(0), lambda: sg.std(x, 0),
+                 lambda: sg.var_mean(x), lambda: sg.std_mean(x, 0)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        assert [w.filename for w in caught] == [__file__]
+
+
 # ---------------------------------------------------------------- against PyTorch
 
 

@@ -63,6 +63,25 @@ def test_refusals_are_torchs(torch_ref):
     assert run(sg) == run(torch_ref)
 
 
+def test_heaviside_names_its_operand_values_and_takes_no_number(torch_ref):
+    """PyTorch names heaviside's second operand ``values`` (keyword and messages) and, as for
+    atan2's ``other``, takes a tensor there, never a Python number."""
+    def run(L):
+        x, v, out = L.tensor([1.0, 0.0, -1.0]), L.tensor(0.5), []
+        for f in (lambda: L.heaviside(x, values=v), lambda: x.heaviside(values=v),
+                  lambda: x.clone().heaviside_(values=v), lambda: L.heaviside(x, 0.5), lambda: x.heaviside(0.5),
+                  lambda: x.heaviside(other=v),
+                  lambda: L.heaviside(x, other=v), lambda: x.heaviside(), lambda: L.atan2(x, 2.0),
+                  lambda: x.atan2(2.0), lambda: x.clone().atan2_(2.0)):
+            try:
+                out.append(f().tolist())
+            except TypeError as e:
+                out.append(str(e))
+        return out
+
+    assert run(sg) == run(torch_ref)
+
+
 def _hypot_args(dtype):
     rnd = random.Random(5)
     r = f32 if dtype == "float32" else float

@@ -24,6 +24,7 @@ class Atan2(Binary):
     saved = (("other", 1), ("self", 0))
     api = Api(method="atan2", aliases=("arctan2",), inplace="atan2_", function=("atan2", "arctan2"))
     result = "float"
+    other_tensor_only = True  # PyTorch's atan2 takes no Python number for ``other``
     forward = staticmethod(lambda r, a, b: math.atan2(a, b))
     fast = math.atan2
 

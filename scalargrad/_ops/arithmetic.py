@@ -17,7 +17,7 @@ from .._base import ieee
 from .._base.dtypes import float64, round_list
 from .elementwise import BOOL_SUB, Binary, Elementwise, Unary, WithNumber, spellings
 from .float_kernel import helper
-from .table import no_derivative, register
+from .table import inplace_without_derivative, no_derivative, register
 
 __all__ = ["Add", "Sub", "Mul", "Div", "Pow", "DivFloor", "DivTrunc", "FloorDivide", "Remainder", "AddC", "SubC",
            "RSubC", "AddScalar", "SubScalar", "MulC", "DivC", "ScalarArg", "MulScalar", "DivScalar", "PowC", "RPowC",
@@ -567,6 +567,7 @@ FloorDivide.with_number = FloorDivideC
 # (torch.add(1, 2) is tensor(3); torch.exp(1.0), torch.maximum(1., 2.) are TypeErrors)
 Add.numbers_only = Sub.numbers_only = Mul.numbers_only = Div.numbers_only = FloorDivide.numbers_only = True
 FloorDivide.number_first = RFloorDivideC
+inplace_without_derivative(FloorDivide)
 Remainder.with_number = RemainderC
 Remainder.number_first = RRemainderC
 

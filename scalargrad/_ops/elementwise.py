@@ -40,6 +40,7 @@ class Elementwise(Op):
     bulk_number = None  # (dtype, elements, number) -> rounded elements, for ``tensor (op) number``
     takes_alpha = False  # add/sub: ``alpha`` multiplies the other operand
     other_tensor_only = False  # the other operand must be a tensor (minimum, maximum)
+    other_name = "other"  # PyTorch's name of the second operand, in keywords and messages (heaviside: values)
     # (elements, _c) -> the size of the terms an intermediate rounding touches, for ops that
     # round inside one element (addcmul): the SymPy check's forward tolerance scales with it
     magnitude = None

@@ -12,7 +12,7 @@ import math
 
 from .arithmetic import step_function
 from .elementwise import Binary, WithNumber, spellings
-from .table import no_derivative, register
+from .table import inplace_without_derivative, no_derivative, register
 
 __all__ = ["Copysign", "CopysignC", "Heaviside"]
 
@@ -86,7 +86,11 @@ class Heaviside(Binary):
     namespace = "torch::autograd::"
     grad_edges_only = True
     api = spellings("heaviside")
+    other_tensor_only, other_name = True, "values"
     same_dtype_error = "heaviside is not yet implemented for tensors with different dtypes."
     forward = staticmethod(lambda r, a, b: b if a == 0 else (1 if a > 0 else 0))  # nan: 0, as ATen's a > 0
     backward = no_derivative("heaviside")
     sympy = staticmethod(lambda sp, a, b: sp.Piecewise((0, a < 0), (b, sp.Eq(a, 0)), (1, True)))
+
+
+inplace_without_derivative(Heaviside)

@@ -193,6 +193,18 @@ def no_derivative(name: str):
     return staticmethod(backward)
 
 
+def inplace_without_derivative(op) -> None:
+    """``op``'s in-place form (``x.floor_divide_(y)``), for an op PyTorch declares no derivative
+    for: the same NotImplemented node, whose error names ``aten::<method>_``; its form with a
+    Python number (``with_number``) too."""
+    backward = no_derivative(op.api.method + "_")
+    for cls in (op, op.with_number):
+        if cls is not None:
+            cls.inplace_op = register(type(cls.__name__ + "Inplace", (cls,), {"api": None, "backward": backward}))
+    if op.with_number is not None:
+        op.inplace_op.with_number = op.with_number.inplace_op
+
+
 def _make_variants(cls) -> None:
     """``freed``/``stale`` for the scalar op and its bulk twin (made only when the formula is
     meant for tensors too: every declared op here)."""

@@ -34,14 +34,14 @@ def check_input(name: str, x) -> None:
         raise not_tensor(x, name, 'input', 1)
 
 
-def check_other(name: str, x, pos: int, tensor_only: bool = False):
-    """``x``, the ``other`` operand of ``name`` at ``pos``, must be a tensor or a Python number
-    (a tensor alone for ``tensor_only``); returns it, a NumPy scalar as the Python number
-    PyTorch's parser reads."""
+def check_other(name: str, x, pos: int, tensor_only: bool = False, param: str = "other"):
+    """``x``, the second operand of ``name`` at ``pos`` (PyTorch's parameter ``param``), must be
+    a tensor or a Python number (a tensor alone for ``tensor_only``); returns it, a NumPy scalar
+    as the Python number PyTorch's parser reads."""
     refuse_complex(x)
     if tensor_only and not isinstance(x, Tensor) or not is_operand(x):
         n = None if tensor_only else number(x)
         if n is None:
-            raise not_tensor(x, name, 'other', pos)
+            raise not_tensor(x, name, param, pos)
         return n
     return x

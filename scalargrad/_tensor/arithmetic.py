@@ -98,7 +98,7 @@ def install(method, function) -> None:
     function("positive", lambda input: +input)
     for name, fn in (("__iadd__", operator.add), ("__isub__", operator.sub), ("__imul__", operator.mul),
                      ("__itruediv__", operator.truediv), ("__ipow__", operator.pow), ("__imod__", operator.mod),
-                     ("__ifloordiv__", operator.floordiv)):
+                     ("__ifloordiv__", lambda a, b: binary(AR.FloorDivide.inplace_op, a, b))):
         method(name, _augmented(fn))
 
 

@@ -16,7 +16,6 @@ An unbatched input (``(C, L)`` / ``(C, H, W)``) goes through ``unsqueeze(0)`` an
 
 from __future__ import annotations
 
-import sys
 import warnings
 from operator import itemgetter, mul
 
@@ -24,6 +23,7 @@ from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.exact_sum import fixed_point, round_scaled_list, rounded_dot, rounded_sum
+from .._base.program_frame import program_stacklevel
 from .._ops import convolution as CV
 from .padding import constant_pad_nd
 from .tensor import Tensor, leaf, make
@@ -193,11 +193,7 @@ def _pad_right(x: Tensor, totals: list) -> Tensor:
     extra element on the right (a ConstantPadNdBackward0 node), after PyTorch's one-time warning."""
     if "same" not in _warned:
         _warned.add("same")  # TORCH_WARN_ONCE
-        package = __file__.rsplit("/", 2)[0]
-        f, level = sys._getframe(1), 1
-        while f is not None and f.f_code.co_filename.startswith(package):
-            f, level = f.f_back, level + 1
-        warnings.warn(_SAME_EVEN, UserWarning, stacklevel=level)
+        warnings.warn(_SAME_EVEN, UserWarning, stacklevel=program_stacklevel())
     pads = []
     for t in reversed(totals):
         pads += [0, t - t // 2 - t // 2]

@@ -20,6 +20,7 @@ A 0-dim result of 0-dim operands is one call of ``forward``, as the scalar graph
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 
 from .._base import dtypes
@@ -339,23 +340,44 @@ def _bind_unary(op, method, function) -> None:
         function(fname, call)
 
 
+def _spelt(fn, param: str, name: str):
+    """``fn`` with its parameter ``other`` spelt ``param`` (heaviside's ``values``) in keywords
+    and in its signature, as PyTorch's parser names it."""
+    if param == "other":
+        return fn
+
+    def renamed(*args, **kwargs):
+        if param in kwargs:
+            kwargs["other"] = kwargs.pop(param)
+        elif "other" in kwargs or len(args) < 2:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "{param}"')
+        return fn(*args, **kwargs)
+
+    sig = inspect.signature(fn)
+    renamed.__signature__ = sig.replace(parameters=[
+        p.replace(name=param) if p.name == "other" else p for p in sig.parameters.values()])
+    return renamed
+
+
 def _bind_binary(op, method, function) -> None:
     api = op.api
     name = api.method
-    tensor_only, alpha = op.other_tensor_only, op.takes_alpha
+    tensor_only, alpha, param = op.other_tensor_only, op.takes_alpha, op.other_name
 
-    def apply(a, b, al=1):
+    iop = op.inplace_op or op  # floor_divide_'s node names aten::floor_divide_
+
+    def apply(a, b, al=1, op=op):
         if alpha:
             return binary(op, a, b, al if al != 1 else None)
         return binary(op, a, b)
 
     def apply_method(self, other, *, alpha=1):
-        other = check_other(name, other, 1, tensor_only)
+        other = check_other(name, other, 1, tensor_only, param)
         return apply(self, other, alpha)
 
     def apply_inplace(self, other, *, alpha=1):
-        other = check_other(name + "_", other, 1, tensor_only)
-        return inplace(self, lambda t: apply(t, other, alpha))
+        other = check_other(name + "_", other, 1, tensor_only, param)
+        return inplace(self, lambda t: apply(t, other, alpha, iop))
 
     def call(input, other, *, alpha=1, out=None):
         if not isinstance(input, Tensor) and not (isinstance(other, Tensor) and is_operand(input)):
@@ -364,9 +386,11 @@ def _bind_binary(op, method, function) -> None:
                 input, other = as_tensor_operand(input), as_tensor_operand(other)
             else:
                 check_input(name, input)
-        other = check_other(name, other, 2, tensor_only)
+        other = check_other(name, other, 2, tensor_only, param)
         return apply(input, other, alpha)
 
+    apply_method, call = _spelt(apply_method, param, name), _spelt(call, param, name)
+    apply_inplace = _spelt(apply_inplace, param, name + "_")
     for n in (name,) + api.aliases:
         method(n, apply_method)
     if api.inplace and op.result != "bool":  # a comparison's in-place form is the comparison family's

@@ -18,8 +18,9 @@ from .._base.errors import Unsupported
 from .._base.grad_mode import is_grad_enabled
 from .._base.kernel_order import fma
 from .._base.numpy_types import array_values, integer, is_ndarray, is_numpy_scalar, numpy_dtype, scalar_value
+from .._base.program_frame import program_stacklevel
 from .arguments import not_tensor
-from .numpy_bridge import array_tensor, program_stacklevel, shared_tensor
+from .numpy_bridge import array_tensor, shared_tensor
 from .operands import broadcast_shapes, check_size
 from .tensor import Tensor, defaults, leaf
 from .views import to_dtype
@@ -332,8 +333,14 @@ _RAND_SIGNATURES = (
 
 def sizes(size: tuple, keyword, what: str) -> tuple:
     """The shape of ``f(2, 3)``, ``f((2, 3))`` or ``f(size=(2, 3))``, as PyTorch's argument
-    parser takes them (``keyword``: the ``size=`` argument, None if not given)."""
+    parser takes them (``keyword``: the ``size=`` argument, None if not given). No size at all is
+    PyTorch's TypeError (``torch.zeros()``), not a 0-dim tensor: that is ``torch.zeros(())``."""
     if keyword is None:
+        if not size:
+            if what in ("rand", "randn"):  # overloaded in PyTorch's parser: its listing of both
+                raise TypeError(f"{what}() received an invalid combination of arguments - got (), but expected one "
+                                f"of:\n{_RAND_SIGNATURES}")
+            raise TypeError(f'{what}() missing 1 required positional arguments: "size"')
         return shape_arg(size, what)
     if size:
         if what in ("rand", "randn"):
@@ -635,11 +642,11 @@ def randint_like(input, low, high=None, *, dtype=None, device=None, requires_gra
 
 
 def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
-    return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def randn_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
-    return randn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:

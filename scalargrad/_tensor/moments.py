@@ -10,6 +10,7 @@ from .._base import ieee
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import is_grad_enabled
+from .._base.program_frame import program_stacklevel
 from .._ops import arithmetic as AR
 from .._ops import comparison as CM
 from .._ops import moments as M
@@ -74,7 +75,7 @@ def _arguments(x: Tensor, dim, unbiased, correction, name: str, kind: str) -> tu
     return dim, None, 1.0
 
 
-def _groups(x: Tensor, dim, keepdim: bool, shift: float, name: str, level: int = 4) -> tuple:
+def _groups(x: Tensor, dim, keepdim: bool, shift: float, name: str) -> tuple:
     """(given dims, normalised dims, whether all are reduced, the result's shape, the elements of
     each result element; PyTorch's warning when the degrees of freedom are not positive)."""
     shape = tuple(x._t.shape)
@@ -89,7 +90,7 @@ def _groups(x: Tensor, dim, keepdim: bool, shift: float, name: str, level: int =
         n_out *= s
     count = len(vals) // n_out if n_out else 0
     if count - shift <= 0:
-        warnings.warn(_DOF_WARNING.format(name=name), UserWarning, stacklevel=level)
+        warnings.warn(_DOF_WARNING.format(name=name), UserWarning, stacklevel=program_stacklevel())
     if n_out <= 1:  # an empty result (a dimension of size 0 kept) has no group at all
         return given, dims, full, out_shape, [vals] if n_out else []
     groups: list = [[] for _ in range(n_out)]
@@ -140,7 +141,7 @@ def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, c
     if input._rg and is_grad_enabled():
         raise Unsupported(f"torch.{name} of a tensor that requires grad (its two-output {name.title().replace('_', '')}"
                           f"Backward0 node)", f"use torch.{name[:3]}(...) and torch.mean(...), or call it on .detach()")
-    _, _, _, out_shape, groups = _groups(input, dim, keepdim, shift, name, 6 if take_sqrt else 5)
+    _, _, _, out_shape, groups = _groups(input, dim, keepdim, shift, name)
     dt = input._t.dtype
     r = dt.round
     pairs = [_welford_mean(g, shift, take_sqrt) for g in groups]

@@ -17,18 +17,17 @@ once they are all gone (``model(x).detach().numpy()`` gives an array the program
 
 from __future__ import annotations
 
-import os
-import sys
 import warnings
 
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
 from .._base.numpy_types import array_values, is_ndarray, is_numpy_scalar, numpy_type_name
+from .._base.program_frame import program_stacklevel
 from .operands import check_size
 from .storage import share_with_array
 from .tensor import Tensor, leaf
 
-__all__ = ["array_tensor", "from_numpy", "to_numpy", "shared_tensor", "plain_index", "program_stacklevel", "install"]
+__all__ = ["array_tensor", "from_numpy", "to_numpy", "shared_tensor", "plain_index", "install"]
 
 _NOT_WRITABLE = (
     "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This means writing "
@@ -37,20 +36,6 @@ _NOT_WRITABLE = (
     "program. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_numpy.cpp:213.)")
 _REQUIRES_GRAD = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 _warned: set = set()
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-def program_stacklevel() -> int:
-    """The ``stacklevel`` that makes the caller's ``warnings.warn`` name the program's line (the
-    first frame outside scalargrad), as PyTorch's C++ warnings do."""
-    f = sys._getframe(1)
-    level = 1
-    while f is not None and f.f_code.co_filename.startswith(_PACKAGE):
-        f = f.f_back
-        level += 1
-    return level
-
-
 def array_tensor(a, dtype=None) -> Tensor:
     """A new tensor holding a copy of the array ``a``, of ``a``'s dtype or ``dtype``."""
     values, shape, dt = array_values(a)

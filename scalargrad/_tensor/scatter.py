@@ -6,13 +6,13 @@ PyTorch's CPU kernel makes them, then one node computes the values from them."""
 from __future__ import annotations
 
 import math
-import sys
 import warnings
 
 from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.kernel_order import fma
 from .._base.layout import contiguous_strides
+from .._base.program_frame import program_stacklevel
 from .._ops import scatter as W
 from .._ops import selection as SE
 from .._ops.views import Layout
@@ -71,16 +71,6 @@ def _bad_scatter_args(name: str, dim, index, src) -> TypeError:
                   f"      didn't match because some of the arguments have invalid types: ({marked('Number')})",
                   " * (int dim, Tensor index, Number value, *, str reduce)"]
     return TypeError("\n".join(lines) + "\n")
-
-
-def _user_level() -> int:
-    """The stacklevel of the caller's frame outside scalargrad (a C++ warning of PyTorch's
-    points at the Python line that called in, through the in-place path too)."""
-    package = __file__.rsplit("/", 2)[0]
-    f, level = sys._getframe(1), 1
-    while f is not None and f.f_code.co_filename.startswith(package):
-        f, level = f.f_back, level + 1
-    return level
 
 
 # ---------------------------------------------------------------- the writes
@@ -189,7 +179,7 @@ def scatter(x: Tensor, dim, index, src=None, value=None, *, reduce=None, _inplac
     if reduce is not None:
         if is_tensor and "reduce" not in _warned:
             _warned.add("reduce")  # TORCH_WARN_ONCE
-            warnings.warn(_REDUCE_DEPRECATED, UserWarning, stacklevel=_user_level())
+            warnings.warn(_REDUCE_DEPRECATED, UserWarning, stacklevel=program_stacklevel())
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
     writes = _scatter_writes("scatter", x, d, index, src if is_tensor else None)
