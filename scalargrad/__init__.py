@@ -14,6 +14,12 @@ from . import __future__, autograd, cuda, random  # torch.__future__: the module
 from . import _autograd as _autograd_layer  # binds Tensor.backward and the kernels
 from ._autograd import api as _api
 from ._base.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
+from ._base.determinism import (
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    is_deterministic_algorithms_warn_only_enabled,
+    use_deterministic_algorithms,
+)
 from ._base.dtypes import (  # torch's names
     Size,
     bfloat16,
@@ -90,7 +96,7 @@ present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTo
 
 def __getattr__(name: str):
     # nn, optim, symbolic and the command line load on first use: building a graph does not need them
-    if name in ("nn", "optim", "symbolic", "runner", "utils", "linalg", "serialization"):
+    if name in ("nn", "optim", "symbolic", "runner", "utils", "linalg", "serialization", "distributions"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

@@ -286,8 +286,8 @@ def test_run_missing_script(tmp_path):
 @pytest.mark.parametrize("statement, feature", [
     ("opt = torch.optim.Adafactor([w], lr=0.1)", "torch.optim.Adafactor"),
     # a module PyTorch has imports as in PyTorch; what the program uses from it is named
-    ("import torch.distributions; torch.distributions.Normal(0.0, 1.0)", "torch.distributions.Normal"),
-    ("from torch.distributions import Normal; Normal(0.0, 1.0)", "torch.distributions.Normal"),
+    ("import torch.distributions; torch.distributions.Beta(1.0, 1.0)", "torch.distributions.Beta"),
+    ("from torch.distributions import Beta; Beta(1.0, 1.0)", "torch.distributions.Beta"),
     ("spectrum = torch.fft.fft(w)", "torch.fft.fft"),
     ("import torch.utils.tensorboard", "torch.utils.tensorboard"),
     ("ctx = torch.autograd.graph.allow_mutation_on_saved_tensors()",
@@ -631,8 +631,8 @@ def test_torch_alias_resolves_torch_to_scalargrad_and_restores_sys_modules():
         import torch.distributions  # a module PyTorch has imports; what is used from it is named
 
         with pytest.raises(Unsupported) as info:
-            torch.distributions.Normal(0.0, 1.0)
-        assert info.value.feature == "torch.distributions.Normal"
+            torch.distributions.Beta(1.0, 1.0)
+        assert info.value.feature == "torch.distributions.Beta"
         with pytest.raises(Unsupported) as info:
             import torch.utils.tensorboard  # outside the walk of PyTorch's names: named at import
         assert info.value.feature == "torch.utils.tensorboard"

@@ -528,6 +528,7 @@ def test_a_cell_that_hangs_is_stopped_and_the_others_keep_their_verdicts(tmp_pat
         ("skipped", "not run: the document's time limit ran out in cell 2")]
 
 
+@pytest.mark.slow  # a whole document judged in a child process, killed after 9 s of wall time
 def test_a_run_that_cannot_stop_itself_is_killed_and_keeps_its_verdicts(tmp_path, monkeypatch):
     import scalargrad.documents as documents
 

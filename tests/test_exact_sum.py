@@ -189,3 +189,66 @@ def test_convolution_integer_kernels_match_rounded_dot(f32, sparse):
         assert all(map(_same, got_x, want_x)) and all(map(_same, got_w, want_w))
     assert _exact_forward(geo, [math.inf] * n_in, wv, bv, f32) is None  # IEEE's sums instead
     assert _exact_backward(geo, gv, xv, [math.nan] * n_w, True, True, f32) is None
+
+
+@pytest.mark.parametrize("f32", [False, True], ids=["float64", "float32"])
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no-bias"])
+def test_convolution_incremental_forward_is_the_exact_sum_after_each_edit(f32, bias, monkeypatch):
+    """Forwards on one geometry whose operands change in a few elements between calls (as in
+    gradcheck's numerical Jacobian) take the incremental update of the previous call's integer
+    sums: each output must still be the nearest float to the exact rational sum (``Fraction``),
+    through edits that need more fraction bits (subnormals), magnitudes near the range's top,
+    signed zeros, exact cancellations, inf and nan (the IEEE path, then back), and edits of many
+    elements at once (the whole forward again); and a one-hot backward on the same lists, changed
+    in place between calls (its operands' integers are kept by content, ``_fixed``)."""
+    from scalargrad._ops.convolution import ConvGeometry
+    from scalargrad._tensor import convolution as TC
+
+    rng = random.Random(23 + f32 + 2 * bias)
+    geo = ConvGeometry((1, 4, 4, 3), (4, 2, 3, 2), (1, 2), (1, 0), (1, 1), 2, (4,) if bias else (0,))
+    n_in, n_w = 4 * 4 * 3, 4 * 2 * 3 * 2
+    updated = []
+    update = TC._Incremental.update
+    monkeypatch.setattr(TC._Incremental, "update", lambda *a: updated.append(update(*a)) or updated[-1])
+    tame = lambda: round_f32(rng.gauss(0, 1)) if f32 else rng.gauss(0, 1)
+    xv = [tame() for _ in range(n_in)]
+    wv = [tame() for _ in range(n_w)]
+    bv = [tame() for _ in range(4)] if bias else None
+    for step in range(200):
+        edits = rng.choice([1, 1, 2, 2, 3, 5, 100])
+        for _ in range(edits):
+            which = rng.random()
+            v = _value(rng, f32) / 4
+            v = v if abs(v) < 1e100 else rng.choice([1e100, -3e90, 0.5])  # products stay in range
+            if which < 0.6:
+                k = rng.randrange(n_in)
+                if rng.random() < 0.2:  # cancel an output's product exactly
+                    v = -xv[k]
+                xv[k] = v
+            elif which < 0.9 or not bias:
+                wv[rng.randrange(n_w)] = v
+            else:
+                bv[rng.randrange(4)] = rng.choice([v, -0.0, math.ldexp(1.0, -1074 if not f32 else -149)])
+        if step % 50 == 49:  # a nan or an inf for one call: IEEE's sums, then the integers again
+            k = rng.randrange(n_in)
+            saved, xv[k] = xv[k], rng.choice([math.nan, math.inf])
+            assert TC._exact_forward(geo, xv, wv, bv, f32) is None
+            xv[k] = saved
+        got = TC._exact_forward(geo, xv, wv, bv, f32)
+        want = [nearest(sum((Fraction(xv[i]) * Fraction(wv[j]) for i, j in taps),
+                            Fraction(bv[oc]) if bias else Fraction(0)), f32)
+                for taps, oc in zip(geo.taps, geo.channel)]
+        assert all(map(_same, got, want)), step
+        got.clear()  # the caller owns its list: the state keeps its own
+        if step % 20 == 0:  # a backward on the same lists, changed in place since the last one
+            gv = [0.0] * len(geo.taps)
+            gv[rng.randrange(len(gv))] = tame()
+            gx, gw = TC._exact_backward(geo, gv, xv, wv, True, True, f32)
+            exact_x, exact_w = [Fraction(0)] * n_in, [Fraction(0)] * n_w
+            for o, taps in enumerate(geo.taps):
+                for i, j in taps:
+                    exact_x[i] += Fraction(gv[o]) * Fraction(wv[j])
+                    exact_w[j] += Fraction(gv[o]) * Fraction(xv[i])
+            assert all(_same(g, nearest(e, f32)) for g, e in zip(gx + gw, exact_x + exact_w)), step
+    assert sum(u is not None for u in updated) > 120  # the incremental update was taken
+    TC._LAST.pop(geo, None)

@@ -192,3 +192,30 @@ def test_outcomes_match_pytorch(torch_ref, case):
         assert ours[0] == theirs[0] and same_message(ours[1], theirs[1])
     else:
         assert ours == theirs
+
+
+def test_the_jacobian_comparison_of_doubles_is_atens_isclose_element_by_element():
+    """gradcheck's comparison of two float64 Jacobians (a C-level pass first, the element loop
+    where that pass cannot decide) against ATen's isclose written out: equal values (infinities
+    included) are close, nan never is, otherwise |a - b| <= atol + rtol |b| with a finite
+    difference."""
+    import math
+    import random
+
+    from scalargrad._autograd.gradcheck import _allclose
+
+    def isclose(x, y, rtol, atol):
+        if x == y:
+            return True
+        err = abs(x - y)
+        return math.isfinite(err) and err <= atol + rtol * abs(y)
+
+    rng = random.Random(5)
+    edges = [0.0, -0.0, 1.0, 1.0 + 1e-9, math.inf, -math.inf, math.nan, 1e308, -1e308, 5e-324]
+    for _ in range(3000):
+        n = rng.randint(0, 4)
+        a = [rng.choice(edges) if rng.random() < 0.3 else rng.gauss(0, 1) for _ in range(n)]
+        b = [x if rng.random() < 0.4 else x + rng.choice([1e-7, 1e-3, 0.5, math.inf, -1e308]) for x in a]
+        rtol, atol = rng.choice([(1e-3, 1e-5), (0.0, 0.0), (1e-3, math.inf), (-1.0, 0.0), (0.0, -1.0)])
+        want = all(isclose(x, y, rtol, atol) for x, y in zip(a, b))
+        assert _allclose(a, b, rtol, atol, torch.float64) is want, (a, b, rtol, atol)

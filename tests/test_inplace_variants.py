@@ -56,7 +56,7 @@ MATRIX = {"tril_", "triu_", "addr_"}
 # ops that need a batch of matrices: their tensor is (x * 1).reshape(1, 1, 3)
 BATCHES = {"baddbmm_"}
 # in-place methods that are not the in-place form of an op
-NOT_OPS = {"requires_grad_", "detach_", "share_memory_", "addmm_", "t_"}
+NOT_OPS = {"requires_grad_", "detach_", "share_memory_", "addmm_", "t_", "bernoulli_"}  # bernoulli_: a draw
 
 
 def _has(name: str) -> bool:

@@ -15,6 +15,7 @@ Below them, the shape of the code (issue 24's bars): no file over 800 lines, no 
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 
 import scalargrad
@@ -28,7 +29,7 @@ LAYERS = [
     ("_autograd",),
     ("autograd", "utils", "random", "cuda", "errors", "linalg", "backends", "version", "torch_version", "functional",
      "accelerator", "testing", "__future__"),
-    ("nn",),
+    ("nn", "distributions"),
     ("optim", "serialization"),
     ("symbolic",),
     ("runner", "run_command", "verify", "cli", "__main__", "documents", "viz", "warm_worker", "proof_summary",
@@ -48,6 +49,16 @@ def _modules() -> dict:
     return {_module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
+@functools.cache
+def _tree(path: pathlib.Path) -> ast.Module:
+    """A module's syntax tree, parsed once for all the tests of this file (which only read it)."""
+    return ast.parse(path.read_text(), str(path))
+
+
+def teardown_module():
+    _tree.cache_clear()
+
+
 def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     if node.level == 0:
         return node.module or ""
@@ -63,7 +74,7 @@ def _imports(modules: dict) -> dict:
     """module -> the set of scalargrad modules it imports (any import statement, anywhere)."""
     graph = {}
     for name, path in modules.items():
-        tree = ast.parse(path.read_text(), str(path))
+        tree = _tree(path)
         is_package = path.name == "__init__.py"
         deps = set()
         for node in ast.walk(tree):
@@ -118,7 +129,7 @@ def test_the_base_layer_imports_only_the_standard_library():
     for module, path in _modules().items():
         if _layer(module) != 0:
             continue
-        tree = ast.parse(path.read_text())
+        tree = _tree(path)
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
@@ -250,7 +261,7 @@ def test_no_function_is_over_100_lines():
     for module, path in _modules().items():
         if module in LONG_FILES:
             continue
-        for fn in _functions(ast.parse(path.read_text())):
+        for fn in _functions(_tree(path)):
             n = fn.end_lineno - fn.lineno + 1
             if n > MAX_FUNCTION_LINES:
                 long.append(f"{module}.{fn.name}: {n} lines")
@@ -262,7 +273,7 @@ def _deferred_imports() -> dict:
     function."""
     found = {}
     for module, path in _modules().items():
-        tree = ast.parse(path.read_text())
+        tree = _tree(path)
         for fn in _functions(tree):
             for node in ast.walk(fn):
                 if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -302,7 +313,7 @@ def test_no_private_name_crosses_a_package():
     modules = _modules()
     bad = []
     for module, path in modules.items():
-        tree = ast.parse(path.read_text())
+        tree = _tree(path)
         is_package = path.name == "__init__.py"
         mine = _package_of(module, modules)
         imported_modules = {}  # local name -> scalargrad module, for attribute access
@@ -340,7 +351,7 @@ NUMPY_IMPORTS = {
 def test_numpy_is_imported_only_where_an_array_is_built():
     found = set()
     for module, path in _modules().items():
-        tree = ast.parse(path.read_text())
+        tree = _tree(path)
         owner = {}
         for fn in _functions(tree):  # ast.walk is breadth first: an inner function's name wins
             for node in ast.walk(fn):

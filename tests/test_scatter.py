@@ -1,6 +1,6 @@
 """Write ops (``_ops/scatter.py``, ``_tensor/scatter.py``): scatter (src and value overloads,
-``reduce=``), scatter_add, index_add (``alpha=``), index_copy, index_fill, masked_scatter, out of
-place, in place and as ``torch.`` functions.
+``reduce=``), scatter_add, index_add (``alpha=``), index_copy, index_fill, masked_scatter,
+diagonal_scatter, select_scatter, slice_scatter, out of place, in place and as ``torch.`` functions.
 
 Each output element is an input element, or a sum of them in the kernel's order, so values
 and gradients (first and second order) are compared with PyTorch bit for bit, with the node
@@ -67,6 +67,25 @@ def test_scatter_add_gradients_by_hand(assert_grads):
     assert y.tolist() == [1.0, 2.0, 5.0]
     gx, gs = sg.autograd.grad((y * sg.tensor([1.0, 10.0, 100.0])).sum(), (x, s))
     assert gx.tolist() == [1.0, 10.0, 100.0] and gs.tolist() == [100.0, 100.0]
+
+
+def test_view_scatters_by_hand_and_proved():
+    from scalargrad.symbolic import sympy_check
+
+    x = sg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    s = sg.tensor([-1.0, -2.0], requires_grad=True)
+    w = sg.tensor([[1.0, 10.0, 100.0], [1000.0, 1e4, 1e5]])
+    # the diagonal (0,0), (1,1) is s: x's gradient is w but there, s's is w there
+    y = x.diagonal_scatter(s)
+    assert y.tolist() == [[-1.0, 2.0, 3.0], [4.0, -2.0, 6.0]]
+    gx, gs = sg.autograd.grad((y * y * w).sum(), (x, s))
+    assert gx.tolist() == [[0.0, 40.0, 600.0], [8000.0, 0.0, 1.2e6]] and gs.tolist() == [-2.0, -4e4]
+    # [[1, 2, -1], [4, 5, -2]] (column 2 is s) times [[-1, 2, -1], [-2, 5, -2]] (columns 0 and 2 are s)
+    y2 = sg.select_scatter(x, s, 1, 2) * sg.slice_scatter(x, sg.stack([s, s], 1), 1, 0, None, 2)
+    assert y2.tolist() == [[-1.0, 4.0, 1.0], [-8.0, 25.0, 4.0]]
+    for out in (y * y * w, y2 * w):
+        report = sympy_check(out.sum(), [x, s])
+        assert report.ok, report
 
 
 def test_index_add_copy_fill_by_hand():
@@ -168,6 +187,16 @@ ERRORS = {
     "masked_scatter short": (lambda L, x, s: x.masked_scatter(L.ones(3, 4, dtype=L.bool), s[0]), RuntimeError),
     "masked_scatter dtype": (lambda L, x, s: x.masked_scatter(L.ones(3, 4, dtype=L.bool), s.double()),
                              RuntimeError),
+    "diagonal_scatter size": (lambda L, x, s: x.diagonal_scatter(s[0]), RuntimeError),
+    "diagonal_scatter 1-d": (lambda L, x, s: L.diagonal_scatter(x[0], s[0]), IndexError),
+    "diagonal_scatter same dims": (lambda L, x, s: x.diagonal_scatter(s[0], 0, 1, 1), RuntimeError),
+    "diagonal_scatter src type": (lambda L, x, s: x.diagonal_scatter(2.0), TypeError),
+    "select_scatter size": (lambda L, x, s: x.select_scatter(s[:, 0], 0, 0), RuntimeError),
+    "select_scatter index": (lambda L, x, s: x.select_scatter(s[0], 0, 3), IndexError),
+    "select_scatter dim": (lambda L, x, s: L.select_scatter(x, s[0], 2, 0), IndexError),
+    "select_scatter 0-d": (lambda L, x, s: L.select_scatter(x[0, 0], s[0, 0], 0, 0), IndexError),
+    "slice_scatter size": (lambda L, x, s: x.slice_scatter(s, 1, 0, 4, 2), RuntimeError),
+    "slice_scatter dim": (lambda L, x, s: x.slice_scatter(s, dim=2), IndexError),
 }
 
 
@@ -218,6 +247,16 @@ CALLS = {
     "masked_scatter": lambda L, x, s: x.masked_scatter(L.tensor([True, False, True, True]), s),
     "masked_scatter_full": lambda L, x, s: L.masked_scatter(x, s > 1.0, s),
     "masked_scatter_": lambda L, x, s: (x * 1).masked_scatter_(x > 1.0, s * 2),
+    "diagonal_scatter": lambda L, x, s: x.diagonal_scatter(s[0, :3] * 2),
+    "diagonal_scatter_offset": lambda L, x, s: L.diagonal_scatter(x, s[:2, 0], offset=2),
+    "diagonal_scatter_dims": lambda L, x, s: x.diagonal_scatter(s[0, :3], -1, 1, 0),
+    "diagonal_scatter_neg_dims": lambda L, x, s: x.diagonal_scatter(s[1, :3], dim1=-2, dim2=-1),
+    "select_scatter": lambda L, x, s: x.select_scatter(s[1], 0, 2),
+    "select_scatter_neg": lambda L, x, s: L.select_scatter(x, s[:, 1], -1, -2),
+    "slice_scatter": lambda L, x, s: x.slice_scatter(s[:2], start=1),
+    "slice_scatter_step": lambda L, x, s: L.slice_scatter(x, s[:, :2], 1, 0, 4, 2),
+    "slice_scatter_neg": lambda L, x, s: x.slice_scatter(s[:, 1:], dim=-1, start=-3),
+    "slice_scatter_all": lambda L, x, s: L.slice_scatter(x, s * s),
 }
 
 

@@ -609,3 +609,58 @@ def test_resize_of_shared_memory_to_more_is_refused_by_name():
     assert v.tolist() == [0.0, 1.0, 2.0] and x.shape == (3,)
     # grown past what it held: uninitialised memory, zeros here (verify gives it other numbers)
     assert scalargrad.arange(2.0).resize_(4).tolist() == [0.0, 1.0, 0.0, 0.0]
+
+
+def _conjugates(L):
+    x = L.tensor([1.5, -2.0], requires_grad=True)
+    y = x * 2
+    out = []
+    for t in (x, y, L.arange(3)):
+        for name in ("conj", "conj_physical", "resolve_conj", "resolve_neg"):
+            out += [getattr(t, name)() is t, getattr(L, name)(t) is t]
+        out += [t.is_conj(), L.is_conj(t), t.is_neg(), L.is_neg(t), t._version]
+    y.conj().sum().backward()
+    return out + [x.grad.tolist()]
+
+
+def test_conjugates_of_real_tensors_are_the_tensor_itself(torch_ref):
+    # ATen returns a non-complex tensor itself: no copy, no node, no version change
+    assert _conjugates(scalargrad) == _conjugates(torch_ref)
+
+
+@pytest.mark.parametrize("call", [lambda L, x: x.as_strided((2, 2), (1, 1)), lambda L, x: L.as_strided(x, (2,), (2,)),
+                                  lambda L, x: x.as_strided_((2,), (1,)),
+                                  lambda L, x: L.as_strided_scatter(x, x, (4,), (1,))])
+def test_as_strided_is_refused_by_name_with_its_reason(call):
+    reason = "as_strided.* is not supported.*arbitrary sizes and strides.*as_strided_backward"
+    with pytest.raises(Unsupported, match=reason):
+        call(scalargrad, scalargrad.arange(4.0))
+
+
+def _deprecated_resize(L):
+    import warnings
+
+    out = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = L.arange(6.0, requires_grad=True)
+        y = x.resize(2, 3)
+        out += [y.tolist(), y.shape, y.grad_fn.name(), y.is_contiguous()]
+        (y * y * L.arange(6.0).view(2, 3)).sum().backward()
+        out.append(x.grad.tolist())
+        z = L.arange(6.0)
+        w = z.resize(3, 2)
+        w[0, 0] = 100.0  # a contiguous tensor's memory is shared
+        t = L.arange(6.0).view(2, 3).t()
+        r = t.resize(6)
+        r[0] = -1.0  # a non-contiguous one is copied
+        out += [z.tolist(), r.tolist(), t.tolist(), L.arange(4).resize(2, 2).tolist()]
+        try:
+            x.resize(4)
+        except RuntimeError as e:
+            out.append(str(e))
+    return out + [(str(c.message), c.category.__name__, c.filename == __file__) for c in caught]
+
+
+def test_deprecated_resize_is_torchs(torch_ref):
+    assert _deprecated_resize(scalargrad) == _deprecated_resize(torch_ref)

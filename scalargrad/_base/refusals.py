@@ -25,6 +25,9 @@ TRANSFORMS = ("it needs functorch's function transforms (vmap, forward-mode AD),
               "implement: use torch.autograd.grad and torch.autograd.functional")
 AUTOCAST = "it runs ops in lower precision (float16/bfloat16 autocast kernels), which scalargrad does not"
 NESTED = "it needs nested (ragged) tensors"
+AS_STRIDED = ("it views a tensor's memory with arbitrary sizes and strides, and scalargrad does not implement its "
+              "gradient, as_strided_backward, which handles elements that overlap: use view, expand, unfold or "
+              "indexing")
 NUMPY = "it shares memory with a raw buffer; scalargrad keeps its own elements: use torch.tensor(list(buffer))"
 
 _REASONS: dict[str, str] = {
@@ -53,9 +56,8 @@ _REASONS: dict[str, str] = {
     "torch.complex": COMPLEX, "torch.polar": COMPLEX, "torch.view_as_complex": COMPLEX, "torch.view_as_real": COMPLEX,
     "torch.fft": COMPLEX, "torch.stft": COMPLEX, "torch.istft": COMPLEX, "torch.cfloat": COMPLEX,
     "torch.cdouble": COMPLEX, "torch.complex64": COMPLEX, "torch.complex128": COMPLEX, "torch.Tensor.cfloat": COMPLEX,
-    "torch.Tensor.cdouble": COMPLEX, "torch.Tensor.chalf": COMPLEX, "torch.Tensor.conj": COMPLEX,
-    "torch.Tensor.conj_physical": COMPLEX, "torch.Tensor.resolve_conj": COMPLEX, "torch.Tensor.real": COMPLEX,
-    "torch.Tensor.imag": COMPLEX, "torch.Tensor.angle": COMPLEX, "torch.conj": COMPLEX, "torch.real": COMPLEX,
+    "torch.Tensor.cdouble": COMPLEX, "torch.Tensor.chalf": COMPLEX, "torch.Tensor.real": COMPLEX,
+    "torch.Tensor.imag": COMPLEX, "torch.Tensor.angle": COMPLEX, "torch.real": COMPLEX,
     "torch.imag": COMPLEX, "torch.angle": COMPLEX, "torch.Tensor.mH": COMPLEX, "torch.Tensor.adjoint": COMPLEX,
     "torch.Tensor.vdot": COMPLEX, "torch.vdot": COMPLEX,
     # sparse layouts
@@ -96,6 +98,8 @@ _REASONS: dict[str, str] = {
     "torch.Tensor.data_ptr": "it exposes a raw memory address, which scalargrad's tensors, Python lists, do not have",
     "torch.Tensor.storage": "it exposes raw storage bytes, which scalargrad's tensors, Python lists, do not have",
     "torch.frombuffer": NUMPY,
+    **dict.fromkeys(("torch.as_strided", "torch.as_strided_copy", "torch.as_strided_scatter", "torch.Tensor.as_strided",
+                     "torch.Tensor.as_strided_", "torch.Tensor.as_strided_scatter"), AS_STRIDED),
     "torch.from_dlpack": NUMPY.replace("a raw buffer", "another library's array (DLPack)"),
     "torch.utils.dlpack": NUMPY.replace("a raw buffer", "another library's array (DLPack)"),
 }

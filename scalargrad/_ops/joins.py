@@ -1,12 +1,12 @@
-"""Joins and splits: ``cat``/``stack`` (one node over several inputs, each input's gradient its
-slice of the output's) and ``unbind``/``split``/``chunk`` (one node with several outputs)."""
+"""Joins and splits: ``cat``/``stack``/``block_diag`` (one node over several inputs, each input's
+gradient its slice of the output's) and ``unbind``/``split``/``chunk`` (one node with several outputs)."""
 
 from __future__ import annotations
 
 from .table import Api, register
 from .views import Structural
 
-__all__ = ["Cat", "Stack", "Unbind", "Split", "SplitWithSizes"]
+__all__ = ["Cat", "Stack", "BlockDiag", "Unbind", "Split", "SplitWithSizes"]
 
 
 @register
@@ -21,6 +21,16 @@ class Cat(Structural):
 @register
 class Stack(Cat):
     name = "StackBackward0"
+
+
+@register
+class BlockDiag(Structural):
+    """``block_diag``: block_diag_backward, each input's block of the gradient (``grad.slice(0,
+    ...).slice(1, ...)``, squeezed back for a 0-dim input, zeros for an empty 1-D one). ``_c.map``:
+    for each output element, ``(input, element)`` or None (a zero)."""
+
+    name = "BlockDiagBackward0"
+    backward = staticmethod(lambda k, g, v: k.block_diag_backward(g, v._c))
 
 
 @register
@@ -47,5 +57,6 @@ class SplitWithSizes(Unbind):
 
 Cat.api = Api(function=("cat", "concat", "concatenate"))
 Stack.api = Api(function="stack")
+BlockDiag.api = Api(function="block_diag")
 Unbind.api = Api(method="unbind", function="unbind")
 Split.api = Api(method="split", aliases=("chunk",), function=("split", "chunk"))

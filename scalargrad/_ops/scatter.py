@@ -1,5 +1,6 @@
 """Write ops: the input with some of its elements replaced by (or added to) other elements:
-scatter, scatter_add, index_add, index_copy, index_fill, masked_scatter.
+scatter, scatter_add, index_add, index_copy, index_fill, masked_scatter, and src written into a view
+of the input: diagonal_scatter, select_scatter, slice_scatter.
 
 The node's inputs are ``(self, src)`` (``(self,)`` when a number is written); its ``_c`` is a
 ``Layout`` whose ``map`` lists the writes in the order PyTorch's CPU kernel makes them, as
@@ -21,7 +22,8 @@ from .views import Structural
 
 __all__ = ["Written", "Scatter", "ScatterValue", "ScatterAdd", "ScatterReduce", "ScatterReduceValue",
            "ScatterReduceInplace", "ScatterReduceValueInplace", "IndexAdd",
-           "IndexCopy", "IndexFill", "IndexFillTensor", "MaskedScatter", "WRITES"]
+           "IndexCopy", "IndexFill", "IndexFillTensor", "MaskedScatter", "ViewScatter", "DiagonalScatter",
+           "SelectScatter", "SliceScatter", "WRITES"]
 
 
 class Written(Structural):
@@ -196,5 +198,44 @@ class MaskedScatter(Written):
         return k.masked_fill_zero(g, c.index), k.masked_scatter_backward(g, c, v._in[1])
 
 
+class ViewScatter(Written):
+    """``src`` written into a view of a copy of self (``_c.raw["args"]``, the view's arguments): self:
+    grad.<op>(zeros_like(src), args...); src: the same view of grad. Nothing is saved but numbers."""
+
+    saves = False
+
+    @staticmethod
+    def backward(k, g, v):
+        return k.view_scatter_zero(g, v), k.view_of_grad(g, v)
+
+
+@register
+class DiagonalScatter(ViewScatter):
+    """``diagonal_scatter(src, offset, dim1, dim2)``: src: grad.diagonal(offset, dim1, dim2)."""
+
+    name = "DiagonalScatterBackward0"
+    saved = (("dim1", "c.dim1"), ("dim2", "c.dim2"), ("offset", "c.offset"))
+    api = Api(method="diagonal_scatter", function="diagonal_scatter")
+
+
+@register
+class SelectScatter(ViewScatter):
+    """``select_scatter(src, dim, index)``: src: grad.select(dim, index)."""
+
+    name = "SelectScatterBackward0"
+    saved = (("dim", "c.dim"), ("index", "c.index"))
+    api = Api(method="select_scatter", function="select_scatter")
+
+
+@register
+class SliceScatter(ViewScatter):
+    """``slice_scatter(src, dim, start, end, step)``: src: grad.slice(dim, start, end, step)."""
+
+    name = "SliceScatterBackward0"
+    saved = (("dim", "c.dim"), ("end", "c.end"), ("start", "c.start"), ("step", "c.step"))
+    api = Api(method="slice_scatter", function="slice_scatter")
+
+
 WRITES = [Scatter, ScatterValue, ScatterAdd, ScatterReduce, ScatterReduceValue, ScatterReduceInplace,
-          ScatterReduceValueInplace, IndexAdd, IndexCopy, IndexFill, IndexFillTensor, MaskedScatter]
+          ScatterReduceValueInplace, IndexAdd, IndexCopy, IndexFill, IndexFillTensor, MaskedScatter,
+          DiagonalScatter, SelectScatter, SliceScatter]

@@ -305,6 +305,15 @@ def install(method, function) -> None:
            self._t.shape[_size_dim(self, dim, "size")])
     method("is_floating_point", lambda self: self._t.dtype.is_floating_point)
     method("is_complex", lambda self: False)
+    # a real tensor has no conjugate or negative bit: conj, conj_physical, resolve_conj and resolve_neg
+    # return the tensor itself (ATen's early return for non-complex tensors), no node recorded
+    for name in ("conj", "conj_physical", "resolve_conj", "resolve_neg"):
+        method(name, lambda self: self)
+        function(name, lambda input: input)
+    function("conj_physical", lambda input, *, out=None: input)  # out= is refused by name
+    for name in ("is_conj", "is_neg"):
+        method(name, lambda self: False)
+        function(name, lambda input: False)
     method("_is_view", lambda self: self._s is not None and self._s.base is not None)
     Tensor._base = property(lambda self: None if self._s is None else self._s.base)
     Tensor.is_cuda = property(lambda self: False)

@@ -10,14 +10,22 @@ element, and every gradient element, the exact sum of its products (and bias) ro
 the dtype (``_base/exact_sum``): machine-independent, and within the classical error bound of
 any order PyTorch's kernels use (measured in tests/test_convolution.py).
 
+Repeated calls on nearly the same operands (gradcheck's numerical Jacobian nudges one element
+per call, ``_Incremental``) update the previous call's exact integer sums by the changed
+elements' products, and a backward reads its operands' integers once per operand
+(``_fixed``): the same exact sums, rounded once, as a call from scratch (tests/test_exact_sum.py
+checks them against ``Fraction``), only sooner.
+
 An unbatched input (``(C, L)`` / ``(C, H, W)``) goes through ``unsqueeze(0)`` and
 ``squeeze(0)``, as ``at::convolution`` does (its grad_fn is ``SqueezeBackward1``).
 """
 
 from __future__ import annotations
 
+import math
 import warnings
-from operator import itemgetter, mul
+from itertools import compress, count, islice
+from operator import is_not, itemgetter, mul
 
 from .._base import dtypes
 from .._base.dtypes import TensorType
@@ -243,7 +251,8 @@ def _plan(geo) -> tuple:
     """The forward's gathers: the distinct runs of weight elements the outputs read, and the
     distinct runs of input elements, each with the outputs that read it (the output channels of a
     position share one) and which weight run each takes; per input element the gathers of the
-    (output, weight) pairs it meets; per weight element those of its (output, input) pairs. Made
+    (output, weight) pairs it meets; per weight element those of its (output, input) pairs; per
+    output channel the gather of its outputs (the bias's gradient). Made
     once per geometry (``geometry`` keeps the recent ones)."""
     plan = _PLANS.get(geo)
     if plan is None:
@@ -261,7 +270,11 @@ def _plan(geo) -> tuple:
                 by_w[j][0].append(o)
                 by_w[j][1].append(i)
         fwd = ([_getter(list(run)) for run in w_runs], [(_getter(list(run)), outs) for run, outs in x_runs.items()])
-        plan = (fwd, [(_getter(a), _getter(b)) for a, b in by_in], [(_getter(a), _getter(b)) for a, b in by_w])
+        by_channel = [[] for _ in range(geo.out_shape[1])]
+        for o, oc in enumerate(geo.channel):
+            by_channel[oc].append(o)
+        plan = (fwd, [(_getter(a), _getter(b)) for a, b in by_in], [(_getter(a), _getter(b)) for a, b in by_w],
+                [_getter(c) for c in by_channel])
         if len(_PLANS) >= _PLANS_KEPT:
             _PLANS.pop(next(iter(_PLANS)))
         _PLANS[geo] = plan
@@ -277,11 +290,20 @@ def _numel(shape) -> int:
 
 def _exact_forward(geo, xv: list, wv: list, bv: list | None, f32: bool) -> list | None:
     """Each output element's exact sum of products (and bias) rounded once, in integers
-    (``exact_sum.fixed_point``); None if an operand is inf or nan."""
+    (``exact_sum.fixed_point``); None if an operand is inf or nan. A call whose operands differ
+    from the previous call's on this geometry in a few elements only (gradcheck's numerical
+    Jacobian nudges one element at a time) updates that call's integer sums by the changed
+    elements' products instead (``_Incremental``): the same exact sums, so the same result."""
+    last = _LAST.get(geo)
+    if last is not None and last.f32 == f32:
+        out = last.update(xv, wv, bv)
+        if out is not None:
+            return out
     fw = fixed_point(wv)
     fx = fixed_point(xv)
     fb = fixed_point(bv) if bv is not None else ([], 0)
     if fw is None or fx is None or fb is None:
+        _LAST.pop(geo, None)
         return None
     (wi, sw), (xi, sx), (bi, sb) = fw, fx, fb
     if sb > sx + sw:  # the products at the bias's scale: more fraction bits in the input's integers
@@ -297,42 +319,208 @@ def _exact_forward(geo, xv: list, wv: list, bv: list | None, f32: bool) -> list 
         xs = gx(xi)
         for o, k, oc in outs:
             sums[o] = sum(map(mul, xs, w_runs[k]), bi[oc])
-    return round_scaled_list(sums, shift, f32)
+    out = round_scaled_list(sums, shift, f32)
+    if len(sums) > _INCREMENTAL_MAX_OUTPUTS:
+        return out
+    if len(_LAST) >= _PLANS_KEPT and geo not in _LAST:
+        _LAST.pop(next(iter(_LAST)))
+    _LAST[geo] = _Incremental(geo, f32, xv, wv, bv, xi, sx, wi, sw, sums, out,
+                              last.inverse if last is not None else None)
+    return out[:]  # the tensor's own list: the state keeps its copy
+
+
+_LAST: dict = {}  # geometry -> the _Incremental state of the last forward on it (a few recent geometries)
+_INCREMENTAL_MAX_OUTPUTS = 1 << 16  # above this, no state is kept (its integers would cost memory)
+_INCREMENTAL_MAX_CHANGED = 64  # more changed operand elements than this: the whole forward again
+
+
+def _scaled(v: float, shift: int) -> tuple:
+    """``(v * 2**s, s)`` as an exact int at the least ``s >= shift`` that makes it one (``v`` finite)."""
+    p, q = v.as_integer_ratio()  # q is a power of two
+    k = q.bit_length() - 1
+    if k <= shift:
+        return p << (shift - k), shift
+    return p, k
+
+
+def _changed(new: list, old: list) -> list | None:
+    """The positions where ``new`` may differ from ``old`` (at most ``_INCREMENTAL_MAX_CHANGED``), or
+    None if more may: those holding another float object. The same object is the same (finite)
+    value; another object of an equal value only costs an update by zero."""
+    found = list(islice(compress(count(), map(is_not, new, old)), _INCREMENTAL_MAX_CHANGED + 1))
+    return None if len(found) > _INCREMENTAL_MAX_CHANGED else found
+
+
+class _Incremental:
+    """The last forward's operands (copies), their integers (input at ``2**-sx``, weight at
+    ``2**-sw``), each output's exact integer sum at ``2**-(sx + sw)`` (bias included) and the
+    rounded outputs. ``update`` moves them to new operands by the changed elements' products:
+    ``sum(x'w') - sum(xw) = sum((x' - x) w) + sum(x' (w' - w))``, and a bias change adds to its
+    channel's outputs; where a changed element needs more fraction bits than the current scale
+    has, every integer is shifted left first (exact). Only the outputs whose sums changed are
+    rounded again (``round_scaled_list`` of those)."""
+
+    __slots__ = ("geo", "f32", "xv", "wv", "bv", "xi", "sx", "wi", "sw", "sums", "out", "inverse")
+
+    def __init__(self, geo, f32, xv, wv, bv, xi, sx, wi, sw, sums, out, inverse) -> None:
+        self.geo, self.f32 = geo, f32
+        self.xv, self.wv, self.bv = list(xv), list(wv), (list(bv) if bv is not None else None)
+        self.xi, self.sx, self.wi, self.sw = xi, sx, wi, sw
+        self.sums, self.out = sums, out
+        self.inverse = inverse  # per input element its (output, weight) pairs, per weight its (output, input)
+
+    def _grow(self, which: str, d: int) -> None:
+        """Scale the input's (``which`` 'x') or the weight's integers by ``2**d``: the sums too."""
+        if which == "x":
+            self.xi = [v << d for v in self.xi]
+            self.sx += d
+        else:
+            self.wi = [v << d for v in self.wi]
+            self.sw += d
+        self.sums = [s << d for s in self.sums]
+
+    def update(self, xv: list, wv: list, bv: list | None) -> list | None:
+        """The outputs for these operands, or None (then nothing changed here) if too many
+        elements changed, an operand is inf or nan, or the bias appeared or vanished."""
+        if (bv is None) != (self.bv is None) or len(xv) != len(self.xv) or len(wv) != len(self.wv):
+            return None
+        dx, dw = _changed(xv, self.xv), _changed(wv, self.wv)
+        db = _changed(bv, self.bv) if bv is not None else []
+        if dx is None or dw is None or db is None:
+            return None
+        if len(dx) + len(dw) + len(db) > _INCREMENTAL_MAX_CHANGED:
+            return None
+        isfinite = math.isfinite
+        if not (all(isfinite(xv[i]) for i in dx) and all(isfinite(wv[j]) for j in dw)
+                and all(isfinite(bv[c]) for c in db)):
+            return None
+        if self.inverse is None:
+            self.inverse = _inverse(self.geo)
+        by_in, by_w = self.inverse
+        geo = self.geo
+        touched = set()
+        sums = None
+        for i in dx:
+            n, s = _scaled(xv[i], self.sx)
+            if s > self.sx:
+                self._grow("x", s - self.sx)
+            sums, wi, delta = self.sums, self.wi, n - self.xi[i]
+            for o, j in by_in[i]:
+                sums[o] += delta * wi[j]
+                touched.add(o)
+            self.xi[i] = n
+            self.xv[i] = xv[i]
+        for j in dw:
+            n, s = _scaled(wv[j], self.sw)
+            if s > self.sw:
+                self._grow("w", s - self.sw)
+            sums, xi, delta = self.sums, self.xi, n - self.wi[j]
+            for o, i in by_w[j]:
+                sums[o] += delta * xi[i]
+                touched.add(o)
+            self.wi[j] = n
+            self.wv[j] = wv[j]
+        for c in db:
+            old, _ = _scaled(self.bv[c], self.sx + self.sw)  # exact: it is in the sums at this scale
+            n, s = _scaled(bv[c], self.sx + self.sw)
+            if s > self.sx + self.sw:
+                self._grow("x", s - self.sx - self.sw)
+                old, _ = _scaled(self.bv[c], self.sx + self.sw)
+            sums, delta = self.sums, n - old
+            for o, oc in enumerate(geo.channel):
+                if oc == c:
+                    sums[o] += delta
+                    touched.add(o)
+            self.bv[c] = bv[c]
+        out, sums, touched = self.out, self.sums, list(touched)
+        for o, v in zip(touched, round_scaled_list([sums[o] for o in touched], self.sx + self.sw, self.f32)):
+            out[o] = v
+        return out[:]
+
+
+def _inverse(geo) -> tuple:
+    """Per input element the (output, weight element) pairs it meets; per weight element its
+    (output, input element) pairs."""
+    by_in = [[] for _ in range(_numel(geo.in_shape))]
+    by_w = [[] for _ in range(_numel(geo.weight_shape))]
+    for o, taps in enumerate(geo.taps):
+        for i, j in taps:
+            by_in[i].append((o, j))
+            by_w[j].append((o, i))
+    return by_in, by_w
 
 
 def _exact_backward(geo, gv: list, xv: list, wv: list, want_x: bool, want_w: bool, f32: bool) -> tuple | None:
     """The input's and the weight's gradients (None where not wanted), each element the exact sum
     of its products rounded once, in integers; None if an operand is inf or nan. A sparse
     gradient (gradcheck's one-hot rows) is scattered from its nonzero elements only: a zero
-    times a finite element adds exactly nothing."""
-    fg, fx, fw = fixed_point(gv), fixed_point(xv), fixed_point(wv)
-    if fg is None or fx is None or fw is None:
+    times a finite element adds exactly nothing (a nan or an inf is nonzero: it is seen)."""
+    fx, fw = _fixed(xv), _fixed(wv)
+    if fx is None or fw is None:
         return None
-    (gi, sg), (xi, sx), (wi, sw) = fg, fx, fw
-    live = [o for o, g in enumerate(gi) if g]
+    (xi, sx), (wi, sw) = fx, fw
+    live = list(compress(count(), gv))
     gx = gw = None
-    if 4 * len(live) <= len(gi):
+    if 4 * len(live) <= len(gv):
+        fg = fixed_point([gv[o] for o in live])  # the zeros would add nothing to the scale either
+        if fg is None:
+            return None
+        gl, sg = fg
         ax = [0] * len(xi) if want_x else None
         aw = [0] * len(wi) if want_w else None
         taps = geo.taps
-        for o in live:
-            g = gi[o]
+        for o, g in zip(live, gl):
             for i, j in taps[o]:
                 if want_x:
                     ax[i] += g * wi[j]
                 if want_w:
                     aw[j] += g * xi[i]
         if want_x:
-            gx = round_scaled_list(ax, sg + sw, f32)
+            gx = _round_nonzero(ax, sg + sw, f32)
         if want_w:
-            gw = round_scaled_list(aw, sg + sx, f32)
+            gw = _round_nonzero(aw, sg + sx, f32)
         return gx, gw
-    _, by_in, by_w = _plan(geo)
+    fg = fixed_point(gv)
+    if fg is None:
+        return None
+    gi, sg = fg
+    _, by_in, by_w, _ = _plan(geo)
     if want_x:
         gx = round_scaled_list([sum(map(mul, go(gi), gk(wi))) for go, gk in by_in], sg + sw, f32)
     if want_w:
         gw = round_scaled_list([sum(map(mul, go(gi), gk(xi))) for go, gk in by_w], sg + sx, f32)
     return gx, gw
+
+
+def _round_nonzero(sums: list, shift: int, f32: bool) -> list:
+    """``round_scaled_list(sums, shift, f32)``, rounding only the nonzero sums (a zero is +0.0)."""
+    at = list(compress(count(), sums))
+    if 2 * len(at) > len(sums):
+        return round_scaled_list(sums, shift, f32)
+    out = [0.0] * len(sums)
+    for k, v in zip(at, round_scaled_list([sums[k] for k in at], shift, f32)):
+        out[k] = v
+    return out
+
+
+_FIXED: list = []  # (a copy of the values, their fixed_point) for the last few operands a backward read
+_FIXED_KEPT, _FIXED_MAX = 4, 1 << 16
+
+
+def _fixed(values: list) -> tuple | None:
+    """``fixed_point(values)``, kept for a few recent operands: gradcheck's analytical Jacobian
+    runs a backward per output element on the same input and weight. Equal lists of floats have
+    equal fixed points (a signed zero is 0 either way); the result is read, never changed."""
+    n = len(values)
+    for kept, fp in _FIXED:
+        if len(kept) == n and kept == values:
+            return fp
+    fp = fixed_point(values)
+    if n <= _FIXED_MAX:
+        if len(_FIXED) >= _FIXED_KEPT:
+            _FIXED.pop(0)
+        _FIXED.append((list(values), fp))
+    return fp
 
 
 def _dot_backward(geo, gv: list, xv: list, wv: list, want_x: bool, want_w: bool, f32: bool) -> tuple:
@@ -377,11 +565,7 @@ def backward(g: Tensor, v: Tensor) -> tuple:
         if grads[1] is not None:
             gw = leaf(grads[1], TensorType(dt, geo.weight_shape))
     if len(ins) > 2 and ins[2]._rg:
-        c_out = geo.out_shape[1]
-        sums = [[] for _ in range(c_out)]
-        for o, oc in enumerate(geo.channel):
-            sums[oc].append(gv[o])
-        gb = leaf([rounded_sum(s, f32) for s in sums], TensorType(dt, (c_out,)))
+        gb = leaf([rounded_sum(c(gv), f32) for c in _plan(geo)[3]], TensorType(dt, (geo.out_shape[1],)))
     return (gx, gw, gb)[:len(ins)]
 
 

@@ -34,6 +34,7 @@ from .._ops.table import REGISTRY
 from .arguments import check_input, check_other, is_operand
 from .inplace import inplace
 from .operands import broadcast_shapes, cast, check_size, laid_out, number_type, positions, result_dtype
+from .out_argument import CAST, SAME
 from .tensor import Tensor, constant, defaults, impl, leaf, make, refuse_complex
 
 __all__ = ["binary", "unary", "elementwise", "compute", "column_cast", "with_number", "with_scalar", "install",
@@ -337,6 +338,7 @@ def _bind_unary(op, method, function) -> None:
             check_input(_n, input)
             return unary(op, input)
 
+        call.elementwise_out = {"float": CAST, "same": SAME}.get(op.result)  # the dtype rule of out=
         function(fname, call)
 
 
@@ -397,6 +399,7 @@ def _bind_binary(op, method, function) -> None:
         method(api.inplace, apply_inplace)
         for n in api.aliases:  # subtract_, multiply_
             method(n + "_", apply_inplace)
+    call.elementwise_out = op.same_dtype_error or CAST  # the dtype rule of out= (``out_argument``)
     for fname in api.function:
         function(fname, call)
 

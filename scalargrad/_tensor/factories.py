@@ -22,6 +22,7 @@ from .._base.program_frame import program_stacklevel
 from .arguments import not_tensor
 from .numpy_bridge import array_tensor, shared_tensor
 from .operands import broadcast_shapes, check_size
+from .out_argument import call_with_out
 from .tensor import Tensor, defaults, leaf
 from .views import to_dtype
 
@@ -371,19 +372,33 @@ def repeated(value, shape: tuple, dtype, requires_grad=False, what: str = "tenso
 
 
 def _refuse_out(out, name: str) -> None:
-    """PyTorch writes a factory's result into ``out``; scalargrad does not yet, and never ignores it."""
+    """PyTorch writes a factory's result into ``out``; scalargrad does not yet for this one, and
+    never ignores it."""
     if out is not None:
         raise Unsupported(f"torch.{name}(out=...)", f"write the result with out.copy_(torch.{name}(...)) instead")
 
 
+def _written_into(out, name: str, make, dtype) -> Tensor:
+    """A factory's ``out=``: the tensor made in ``out``'s dtype unless ``dtype`` is given (a draw
+    is then in that dtype, as PyTorch draws into out), written into ``out`` (``out_argument``)."""
+    if isinstance(out, Tensor):
+        if dtype is None:
+            dtype = out.dtype
+        elif dtype is not out.dtype:
+            raise RuntimeError(f"dtype {dtype.short} does not match dtype of out parameter ({out.dtype.short})")
+    return call_with_out(name, make, (dtype,), {}, out, None, False, factory=True)
+
+
 def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
-    _refuse_out(out, "zeros")
+    if out is not None:
+        return _written_into(out, "zeros", lambda dt: zeros(*shape, size=size, dtype=dt, device=device), dtype)
     _check_device(device)
     return _filled(0, sizes(shape, size, "zeros"), dtype, requires_grad, "zeros")
 
 
 def ones(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
-    _refuse_out(out, "ones")
+    if out is not None:
+        return _written_into(out, "ones", lambda dt: ones(*shape, size=size, dtype=dt, device=device), dtype)
     _check_device(device)
     return _filled(1, sizes(shape, size, "ones"), dtype, requires_grad, "ones")
 
@@ -499,7 +514,8 @@ def _float_dtype(dtype, what: str):
 
 def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     """Uniform numbers in [0, 1), drawn as PyTorch's CPU generator draws them."""
-    _refuse_out(out, "rand")
+    if out is not None:
+        return _written_into(out, "rand", lambda dt: rand(*shape, size=size, generator=generator, dtype=dt), dtype)
     _check_device(device)
     shape = sizes(shape, size, "rand")
     dt = _float_dtype(dtype, "rand")
@@ -508,7 +524,8 @@ def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_gr
 
 def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
     """Standard normal numbers, drawn as PyTorch's CPU generator draws them."""
-    _refuse_out(out, "randn")
+    if out is not None:
+        return _written_into(out, "randn", lambda dt: randn(*shape, size=size, generator=generator, dtype=dt), dtype)
     _check_device(device)
     shape = sizes(shape, size, "randn")
     dt = _float_dtype(dtype, "randn")

@@ -16,6 +16,7 @@ from .._ops.views import Layout
 from .arguments import not_tensor
 from .inplace import FILLS, check_inplace, check_no_overlap, inplace
 from .operands import broadcast_shapes, positions
+from .sampling import refuse_graph
 from .storage import write
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
@@ -55,6 +56,7 @@ def random_fill(self, draw, *args, generator=None):
     """``uniform_``/``normal_``: new numbers from the generator, written in place."""
 
     check_inplace(self)
+    refuse_graph(self, f"{draw}_")
     check_no_overlap(self)
     t = self._t
     if not t.dtype.is_floating_point:
@@ -79,6 +81,7 @@ def random_(self, from_=None, to=_UNSET, *, generator=None):
     ``random_()`` [0, 2**digits] for a float (24, 53), [0, max] for an integer dtype;
     ``random_(to)`` [0, to); ``random_(from, to)`` [from, to)."""
     check_inplace(self)
+    refuse_graph(self, "random_")
     t = self._t
     if to is _UNSET:  # random_(to): one number is the upper bound
         from_, to = (None, None) if from_ is None else (0, from_)

@@ -27,7 +27,8 @@ from .nodes import saves_input
 from .storage import mem, positions_in_base, refused_view, regenerate, snapshot, view_rebase_error, write
 from .tensor import Tensor, ext, leaf, make
 
-__all__ = ["inplace", "FILLS", "overlapping", "check_no_overlap", "LEAF_INPLACE", "VIEW_OF_LEAF", "check_inplace",
+__all__ = ["inplace", "check_cast", "FILLS", "overlapping", "check_no_overlap", "LEAF_INPLACE", "VIEW_OF_LEAF",
+           "check_inplace",
            "rebase", "rebase_view", "retype"]
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -59,7 +60,11 @@ def _check_result(t: Tensor, res: Tensor) -> None:
     if tuple(res._t.shape) != tuple(t._t.shape):
         raise RuntimeError(f"output with shape {list(t._t.shape)} doesn't match the broadcast shape "
                            f"{list(res._t.shape)}")
-    rd, td = res._t.dtype, t._t.dtype
+    check_cast(res._t.dtype, t._t.dtype)
+
+
+def check_cast(rd, td) -> None:
+    """A result of dtype ``rd`` may be written into a tensor of ``td`` (PyTorch's ``can_cast``)."""
     if rd is not td and not can_cast(rd, td):
         raise RuntimeError(f"result type {rd.short} can't be cast to the desired output type {td.short}")
 

@@ -20,13 +20,13 @@ from .._ops.table import Op
 from .._ops.views import Layout
 from .operands import check_size, result_dtype
 from .storage import multi_output_views
-from .tensor import Tensor, ext, flat, leaf, make, next_seq
+from .tensor import Tensor, defaults, ext, flat, leaf, make, next_seq
 from .tensor_kernel import helper
-from .views import basic_index, narrow, norm_dim, select
+from .views import basic_index, narrow, norm_dim, select, squeeze
 
 __all__ = ["unbind", "split", "split_with_sizes", "chunk", "cat", "stack", "tensor_split", "hsplit", "vsplit",
            "dsplit", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack", "diff",
-           "install"]
+           "block_diag", "install"]
 
 
 def unbind(x: Tensor, dim: int = 0) -> tuple:
@@ -176,6 +176,37 @@ def stack(tensors: Sequence, dim: int = 0) -> Tensor:
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return _join(tensors, dim % n, J.Stack, True, dim)
+
+
+def block_diag(*tensors) -> Tensor:
+    """The tensors (0-dim: 1x1, 1-D: one row, 2-D) as the blocks of a block diagonal matrix, zeros
+    elsewhere, in their promoted dtype (BlockDiagBackward0)."""
+    tensors = _check_join(tensors, "block_diag")
+    if not tensors:
+        return leaf([], TensorType(defaults["dtype"], (1, 0)))
+    blocks = []
+    for i, x in enumerate(tensors):
+        shape = tuple(x._t.shape)
+        if len(shape) > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{len(shape)} dimensions")
+        blocks.append(shape if len(shape) == 2 else (1, shape[0]) if shape else (1, 1))
+    rd = result_dtype(tensors) if len({x._t.dtype for x in tensors}) > 1 else tensors[0]._t.dtype
+    rows, cols = sum(b[0] for b in blocks), sum(b[1] for b in blocks)
+    check_size((rows, cols))
+    where: list = [None] * (rows * cols)
+    r0 = c0 = 0
+    for i, (h, w) in enumerate(blocks):
+        for r in range(h):
+            for c in range(w):
+                where[(r0 + r) * cols + c0 + c] = (i, r * w + c)
+        r0, c0 = r0 + h, c0 + w
+    cols_of = [flat(x) if x._t.dtype is rd else round_list(rd, flat(x)) for x in tensors]
+    zero = rd.round(0)
+    vals = [zero if p is None else cols_of[p[0]][p[1]] for p in where]
+    layout = Layout((rows, cols), rd, map=where)
+    layout.outputs = tuple((tuple(x._t.shape), x._t.dtype) for x in tensors)
+    return make(J.BlockDiag, TensorType(rd, (rows, cols)), vals, tuple(tensors), layout)
 
 
 def _join(tensors: list, d: int, op, new_dim: bool, given: int) -> Tensor:
@@ -391,6 +422,7 @@ def install(method, function) -> None:
     for name in ("cat", "concat", "concatenate"):
         function(name, cat)
     function("stack", stack)
+    function("block_diag", block_diag)
 
 
 # ---------------------------------------------------------------- derivative helpers, on tensors
@@ -410,6 +442,28 @@ def cat_backward(g, layout):
             n = shape[d]
             out.append(narrow(g, d, start, n))
             start += n
+    return tuple(out)
+
+
+@helper
+def block_diag_backward(g, layout):
+    """Each input's block: ``grad.slice(0, r, r + rows).slice(1, c, c + cols)``, then squeeze(-1)
+    for a 1-D input (a no-op unless it has one element: the engine sums the (1, n) block to (n,),
+    as PyTorch's) and twice for a 0-dim one; an empty 1-D input gets zeros."""
+    out = []
+    r0 = c0 = 0
+    for shape, _dt in layout.outputs:
+        if shape == (0,):
+            out.append(leaf([], TensorType(g._t.dtype, (0,))))
+            continue
+        h, w = shape if len(shape) == 2 else (1, shape[0]) if shape else (1, 1)
+        block = narrow(narrow(g, 0, r0, h), 1, c0, w)
+        if len(shape) == 1:
+            block = squeeze(block, -1)
+        elif not shape:
+            block = squeeze(squeeze(block, -1), -1)
+        out.append(block)
+        r0, c0 = r0 + h, c0 + w
     return tuple(out)
 
 

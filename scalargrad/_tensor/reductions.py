@@ -28,6 +28,7 @@ from .comparison import where
 from .elementwise import binary, unary
 from .factories import check_dtype
 from .indexing import scatter_into
+from .return_types import ReturnTypes
 from .tensor import Tensor, defaults, flat, leaf, make
 from .tensor_kernel import helper
 from .views import expand, gather_index, norm_dim, norm_dims, reshape, to_dtype, unsqueeze, view
@@ -127,31 +128,6 @@ def mean(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     return make(op, TensorType(dt, out_shape), vals if out_shape else vals[0], (src,), c)
 
 
-class ReturnTypes(tuple):
-    """A (values, indices) pair, as PyTorch's ``torch.return_types`` structseqs: one class per
-    function, named after it (``type(x.max(0)).__name__ == "max"``)."""
-
-    __slots__ = ()
-    _name = "max"
-
-    def __new__(cls, name: str, values, indices):
-        return tuple.__new__(_RETURN_TYPES[name], (values, indices))
-
-    @property
-    def values(self):
-        return self[0]
-
-    @property
-    def indices(self):
-        return self[1]
-
-    def __repr__(self) -> str:
-        return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
-
-
-_RETURN_TYPES = {name: type(name, (ReturnTypes,), {"__slots__": (), "_name": name, "__module__": "torch.return_types",
-                                                   "__qualname__": name})
-                 for name in ("max", "min")}
 
 
 def _pick(group: list, largest: bool, ties_last: bool = False):

@@ -1,7 +1,9 @@
 """Write ops on tensors (``_ops/scatter.py``): scatter, scatter_add, index_add, index_copy,
 index_fill, masked_scatter, out of place and in place, with PyTorch's checks in its order and
-words. Each lists its writes as ``(output position, src position)`` pairs in the order
-PyTorch's CPU kernel makes them, then one node computes the values from them."""
+words; diagonal_scatter, select_scatter and slice_scatter write src into the view of the input
+that diagonal, select and slicing make (their checks and errors). Each lists its writes as
+``(output position, src position)`` pairs in the order PyTorch's CPU kernel makes them, then one
+node computes the values from them."""
 
 from __future__ import annotations
 
@@ -20,12 +22,13 @@ from .arguments import not_tensor
 from .inplace import inplace
 from .operands import broadcast_shapes, positions
 from .reductions import sum as tsum
-from .selection import gather, index_select, pick_elements
+from .selection import diagonal, gather, index_select, pick_elements
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper, running
-from .views import expand, norm_dim, reshape
+from .views import expand, norm_dim, reshape, select
 
-__all__ = ["scatter", "scatter_add", "index_add", "index_copy", "index_fill", "masked_scatter", "install"]
+__all__ = ["scatter", "scatter_add", "index_add", "index_copy", "index_fill", "masked_scatter", "diagonal_scatter",
+           "select_scatter", "slice_scatter", "install"]
 
 _warned: set = set()
 
@@ -349,7 +352,86 @@ def masked_scatter(x: Tensor, mask, source) -> Tensor:
     return out
 
 
+# ---------------------------------------------------------------- src written into a view
+
+
+def _view(op, x: Tensor, args: tuple) -> Tensor:
+    """The view ``op`` writes into: ``x.diagonal(...)``, ``x.select(...)`` or ``x[..., start:end:step]``."""
+    if op is W.DiagonalScatter:
+        return diagonal(x, *args)
+    if op is W.SelectScatter:
+        return select(x, *args)
+    dim, start, end, step = args
+    if not x._t.ndim:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    d = norm_dim(dim, x._t.ndim)
+    return x[(slice(None),) * d + (slice(start, end, step),)]
+
+
+def _view_scatter(op, name: str, x: Tensor, src, args: tuple, pos: int, **raw) -> Tensor:
+    """A copy of ``x`` with ``src`` written into its view ``args`` (its shape exactly); ``pos`` is
+    src's argument position (1 for the Tensor method, 2 for the torch function)."""
+    if not isinstance(x, Tensor):
+        raise not_tensor(x, name, "input", 1)
+    if not isinstance(src, Tensor):
+        raise not_tensor(src, name, "src", pos)
+    where = _view(op, leaf(list(range(x._t.numel)) if x._t.ndim else 0, TensorType(dtypes.int64, x._t.shape)), args)
+    if tuple(src._t.shape) != tuple(where._t.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src._t.shape)}, slice size = {list(where._t.shape)}")
+    writes = [(dest, k) for k, dest in enumerate(_flat(where))]
+    return _node(op, x, src, writes, args=args, **raw)
+
+
+def _diagonal_scatter(input, src, offset, dim1, dim2, pos: int) -> Tensor:
+    return _view_scatter(W.DiagonalScatter, "diagonal_scatter", input, src, (offset, dim1, dim2), pos,
+                         offset=_uint(offset), dim1=dim1, dim2=_uint(dim2))
+
+
+def _select_scatter(input, src, dim, index, pos: int) -> Tensor:
+    return _view_scatter(W.SelectScatter, "select_scatter", input, src, (dim, index), pos, dim=dim, index=index)
+
+
+def _slice_scatter(input, src, dim, start, end, step, pos: int) -> Tensor:
+    return _view_scatter(W.SliceScatter, "slice_scatter", input, src, (dim, start, end, step), pos, dim=dim,
+                         start=start, end=end, step=step)
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """A copy of ``input`` with ``src`` as its diagonal ``offset`` in dims ``dim1``, ``dim2``."""
+    return _diagonal_scatter(input, src, offset, dim1, dim2, 2)
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """A copy of ``input`` with ``src`` as its slice ``index`` along ``dim``."""
+    return _select_scatter(input, src, dim, index, 2)
+
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
+                  step: int = 1) -> Tensor:
+    """A copy of ``input`` with ``src`` as its elements ``start:end:step`` along ``dim``."""
+    return _slice_scatter(input, src, dim, start, end, step, 2)
+
+
+_VIEW_SCATTERS = {W.DiagonalScatter: diagonal_scatter, W.SelectScatter: select_scatter,
+                  W.SliceScatter: slice_scatter}
+
+
 # ---------------------------------------------------------------- derivative helpers, on tensors
+
+
+@helper
+def view_scatter_zero(g: Tensor, v: Tensor) -> Tensor:
+    """self's gradient of a view scatter: ``grad.<op>(zeros_like(src), args...)``."""
+    op, src = v._op.base, v._in[1]
+    zeros = leaf([0.0] * src._t.numel if src._t.ndim else 0.0, TensorType(g._t.dtype, src._t.shape))
+    return _VIEW_SCATTERS[op](g, zeros, *v._c.raw["args"])
+
+
+@helper
+def view_of_grad(g: Tensor, v: Tensor) -> Tensor:
+    """src's gradient of a view scatter: the same view of ``grad``."""
+    return _view(v._op.base, g, v._c.raw["args"])
 
 
 @helper
@@ -444,3 +526,12 @@ def install(method, function) -> None:
     method("masked_scatter", masked_scatter)
     method("masked_scatter_", lambda self, mask, source: inplace(self, lambda t: masked_scatter(t, mask, source)))
     function("masked_scatter", lambda input, mask, source: masked_scatter(input, mask, source))
+    method("diagonal_scatter", lambda self, src, offset=0, dim1=0, dim2=1: _diagonal_scatter(
+        self, src, offset, dim1, dim2, 1))
+    method("select_scatter", lambda self, src, dim, index: _select_scatter(self, src, dim, index, 1))
+    method("slice_scatter", lambda self, src, dim=0, start=None, end=None, step=1: _slice_scatter(
+        self, src, dim, start, end, step, 1))
+    function("diagonal_scatter", diagonal_scatter)
+    function("select_scatter", select_scatter)
+    function("slice_scatter", lambda input, src, dim=0, start=None, end=None, step=1, *, out=None: slice_scatter(
+        input, src, dim, start, end, step))

@@ -18,17 +18,14 @@ from .arguments import not_tensor
 from .indexing import gather_at, scatter_into
 from .inplace import inplace
 from .operands import broadcast_shapes, check_size, positions
-from .reductions import _RETURN_TYPES, ReturnTypes, _out_shape
+from .reductions import _out_shape
+from .return_types import ReturnTypes
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
 from .views import gather_index, make_view, norm_dim, offset_of
 
 __all__ = ["gather", "index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
            "diagonal", "diag", "diag_embed", "repeat", "tile", "roll", "repeat_interleave", "unfold", "install"]
-
-for _name in ("sort", "topk", "kthvalue"):
-    _RETURN_TYPES[_name] = type(_name, (ReturnTypes,), {"__slots__": (), "_name": _name,
-                                                        "__module__": "torch.return_types", "__qualname__": _name})
 
 
 def _uint(d: int) -> int:

@@ -18,6 +18,7 @@ from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.numpy_types import plain_arguments
+from .._base.out_keyword import OUT_KEYWORD, OUT_SEVERAL
 from . import (
     arithmetic,
     attributes,
@@ -32,7 +33,9 @@ from . import (
     indexing,
     joins,
     legacy,
+    linalg,
     logarithms,
+    medians,
     moments,
     nan_reductions,
     normalization,
@@ -45,6 +48,7 @@ from . import (
     products,
     reductions,
     rounding,
+    sampling,
     scans,
     scatter,
     selection,
@@ -53,6 +57,7 @@ from . import (
     views,
 )
 from .arguments import check_input
+from .out_argument import call_with_out
 from .tensor import Tensor, leaf
 from .torch_names import TENSOR_ATTRIBUTES
 
@@ -65,7 +70,7 @@ FUNCTIONS: dict = {}
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
             conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
             moments, convolution, pooling, padding, shuffle, normalization, legacy, numpy_bridge, counting, logarithms,
-            predicates, nan_reductions)
+            predicates, nan_reductions, sampling, medians, linalg)
 
 
 def _named(fn, name: str, qualname: str):
@@ -127,13 +132,19 @@ def _numpy_names(name: str, fn):
 
 def _input_checked(name: str, fn):
     """``fn`` refusing a first argument that is not a tensor in PyTorch's words (``torch.sum(1.)``:
-    "sum(): argument 'input' (position 1) must be Tensor, not float"). The check runs only
-    when ``fn`` fails, so a well-typed call pays one frame."""
+    "sum(): argument 'input' (position 1) must be Tensor, not float"), and taking ``out=`` where
+    PyTorch's function does (``out_argument``). The check runs only when ``fn`` fails, so a
+    well-typed call pays one frame."""
+    takes_out = name in OUT_KEYWORD
+    rule, several = getattr(fn, "elementwise_out", None), name in OUT_SEVERAL
 
     def function(*args, **kwargs):
-        if kwargs and kwargs.get("out") is not None:
-            # PyTorch writes the result into ``out``; scalargrad does not yet, and never ignores it
-            raise Unsupported(f"torch.{name}(out=...)", f"write the result with out.copy_(torch.{name}(...)) instead")
+        if kwargs and "out" in kwargs:
+            out = kwargs.pop("out")
+            if not takes_out:
+                raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
+            if out is not None:
+                return call_with_out(name, function, args, kwargs, out, rule, several)
         try:
             return fn(*args, **kwargs)
         except AttributeError as e:
@@ -155,7 +166,22 @@ def _input_checked(name: str, fn):
     function.__name__ = function.__qualname__ = name
     function.__doc__ = fn.__doc__
     function.__wrapped__ = fn
+    if takes_out:
+        function.__signature__ = _with_out(fn)
     return function
+
+
+def _with_out(fn) -> inspect.Signature | None:
+    """``fn``'s signature with PyTorch's keyword-only ``out`` (None: inspect's own, from
+    ``__wrapped__``, where ``fn`` takes ``out`` or has no signature to read)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    params = list(sig.parameters.values())
+    if "out" in sig.parameters or any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return sig.replace(parameters=[*params, inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)])
 
 
 # torch's in-place functions (``torch.relu_(x)`` is ``x.relu_()``), PyTorch 2.13's list

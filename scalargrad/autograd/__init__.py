@@ -14,7 +14,7 @@ from .._base.grad_mode import (
 )
 from .._base.missing_api import missing_attribute
 from .._base.presentation import present_as_torch
-from . import anomaly_mode, function, functional, grad_mode, graph
+from . import anomaly_mode, function, functional, grad_mode, graph, resize
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .grad_mode import _force_original_view_tracking, is_view_replay_enabled
 from .variable import Variable

@@ -51,36 +51,7 @@ def tanh(input: Tensor) -> Tensor:
     return unary(UN.Tanh, _tensor(input, "tanh"))
 
 
-def _check_p(p) -> None:
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-
-
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero ``input`` with probability ``p`` and scale it by ``1 / (1 - p)`` otherwise, in
-    training; the identity (``input`` itself) in evaluation or when ``p == 0``.
-
-    As PyTorch's CPU kernel: the result is ``input * noise`` (a ``MulBackward0`` node) where
-    noise is 0 or ``1 / (1 - p)`` in ``input``'s dtype, drawn from the default generator.
-    """
-    _check_p(p)
-    x = _tensor(input, "dropout")
-    if not training or p == 0:
-        return x
-    t = TensorType(x._t.dtype, x._t.shape)
-    n = t.numel
-    if p == 1:
-        vals = [0.0] * n
-    else:
-        keep = rng.bernoulli_mask(n, p)
-        # the scale is computed in the tensor's dtype: noise.div_(1 - p)
-        scale = rng.dropout_scale(p) if x._t.dtype is dtypes.float32 else 1.0 / (1.0 - p)
-        vals = [scale if k else 0.0 for k in keep]
-    noise = leaf(vals if t.ndim else vals[0], t)
-    if inplace:
-        return _inplace(x, lambda y: binary(AR.Mul, y, noise))
-    return binary(AR.Mul, x, noise)
-
+from .dropout_functions import _check_p, dropout  # noqa: E402 - attention composes dropout too
 
 _DROPOUT2D_DIM = (
     "dropout2d: Received a {}-D input to dropout2d, which is deprecated and will result in an error in a future "
@@ -228,6 +199,16 @@ __all__ += ["pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "inter
 from .normalization_functions import batch_norm, layer_norm  # noqa: E402
 
 __all__ += ["batch_norm", "layer_norm"]
+
+
+from .attention_functions import canonical_mask as _canonical_mask  # noqa: E402, F401 - PyTorch's private name
+from .attention_functions import (  # noqa: E402 - attention is composed of the functions above
+    multi_head_attention_forward,
+    scaled_dot_product_attention,
+)
+from .attention_functions import none_or_dtype as _none_or_dtype  # noqa: E402, F401 - PyTorch's private name
+
+__all__ += ["multi_head_attention_forward", "scaled_dot_product_attention"]
 
 
 def __getattr__(name: str):

@@ -39,6 +39,12 @@ def _join(v, vin, vals):
     return spec
 
 
+def _block_diag(v, vin, vals):
+    """block_diag: an element of one input, or a zero (a constant)."""
+    return [(Const, vals[j], ()) if p is None else (Same, None, ((vin[p[0]], p[1]),))
+            for j, p in enumerate(v._c.map)]
+
+
 def _masked_fill(v, vin, vals):
     u = vin[0]
     filled = set(v._c.map or ())
@@ -64,6 +70,7 @@ def _copy_into(v, vin, vals):
 
 elements_of(S.Structural, subclasses=True)(_same_order)
 elements_of(J.Cat, J.Stack)(_join)
+elements_of(J.BlockDiag)(_block_diag)
 elements_of(FI.MaskedFill)(_masked_fill)
 elements_of(FI.Fill, FI.Zero)(fill)
 elements_of(FI.FillTensor)(_fill_tensor)

@@ -13,10 +13,12 @@ from ..._tensor.tensor import defaults as _defaults
 from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
+from .multihead_attention import MultiheadAttention  # PyTorch defines it in activation.py
 
 __all__ = ["ReLU", "Sigmoid", "Tanh", "Identity", "Threshold", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "SiLU",
            "Mish", "SELU", "ELU", "CELU", "GELU", "Hardshrink", "Softshrink", "LeakyReLU", "LogSigmoid", "Softplus",
-           "Softsign", "Tanhshrink", "Softmax", "Softmin", "LogSoftmax", "Softmax2d", "PReLU"]
+           "Softsign", "Tanhshrink", "Softmax", "Softmin", "LogSoftmax", "Softmax2d", "PReLU",
+           "MultiheadAttention"]
 
 
 class ReLU(Module):

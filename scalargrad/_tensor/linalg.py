@@ -1,0 +1,302 @@
+"""The determinant of a square matrix or a batch of them (``torch.det``, ``Tensor.det``,
+``torch.linalg.det``): one LinalgDetBackward0 node, from LAPACK's partial-pivoting LU
+(``_ops/linalg.py``). Its gradient is a leaf: the double backward of det (PyTorch's
+LinalgLuSolve and SVD nodes under create_graph) is refused by name. The cross product of
+3-vectors (``torch.linalg.cross``, ``torch.cross``, ``Tensor.cross``), broadcast: one
+LinalgCrossBackward0 node, whose gradients are crosses again (nodes under create_graph)."""
+
+from __future__ import annotations
+
+import warnings
+
+from .._base import dtypes
+from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
+from .._base.grad_mode import no_grad
+from .._base.program_frame import program_stacklevel
+from .._ops import linalg as LA
+from .operands import broadcast_shapes, positions
+from .tensor import Tensor, leaf, make
+from .tensor_kernel import graph_helper, helper
+
+__all__ = ["det", "linalg_det", "linalg_cross", "cross", "cholesky", "linalg_cholesky", "LinAlgError", "inverse",
+           "linalg_inv", "install"]
+
+
+def _matrices(x: Tensor) -> tuple:
+    """(batch shape, n, list of row-major matrices) of a (..., n, n) tensor."""
+    shape = tuple(x._t.shape)
+    n = shape[-1]
+    vals = x._val
+    size = n * n
+    count = len(vals) // size if size else 1
+    for s in shape[:-2]:
+        if not s:
+            count = 0
+    return shape[:-2], n, [vals[i * size:(i + 1) * size] for i in range(count)]
+
+
+def _check(x, name: str, arg: str) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument '{arg}' (position 1) must be Tensor, not {type(x).__name__}")
+    if x._t.ndim < 2:
+        raise RuntimeError("linalg.det: The input tensor A must have at least 2 dimensions.")
+    n, m = x._t.shape[-2:]
+    if n != m:
+        raise RuntimeError(f"linalg.det: A must be batches of square matrices, but they are {n} by {m} matrices")
+    if not x._t.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.det: Expected a floating point or complex tensor as input. Got {x._t.dtype.short}")
+
+
+def det(A: Tensor, _name: str = "linalg_det", _arg: str = "A") -> Tensor:
+    """``det(A)``: the determinant of each n x n matrix of ``A`` (..., n, n)."""
+    _check(A, _name, _arg)
+    dt = A._t.dtype
+    batch, n, mats = _matrices(A)
+    lus, pivs, values = [], [], []
+    for a in mats:
+        lu, piv, swaps = LA.lu_factor(LA.transposed(a, n), n)
+        d = -1.0 if swaps % 2 else 1.0
+        for i in range(n):
+            d *= lu[i * (n + 1)]
+        lus.extend(dt.round(x) for x in lu)
+        pivs.extend(piv)
+        values.append(dt.round(d))
+    c = LA.DetFactors(leaf(lus, TensorType(dt, tuple(A._t.shape))) if lus else leaf([], TensorType(dt, A._t.shape)),
+                      leaf(pivs, TensorType(dtypes.int32, batch + (n,))) if batch or n else
+                      leaf([], TensorType(dtypes.int32, (0,))), n)
+    return make(LA.LinalgDet, TensorType(dt, batch), values if batch else values[0], (A,), c)
+
+
+def linalg_det(A: Tensor) -> Tensor:
+    """``torch.linalg.det(A)``."""
+    return det(A)
+
+
+@helper
+def linalg_det_backward(g, a: Tensor, y: Tensor, c) -> Tensor:
+    """``(grad * det) * A^-T`` per matrix, through A's LU (zero where det is exactly 0)."""
+    dt = a._t.dtype
+    gs = g._val if isinstance(g, Tensor) else g
+    gs = gs if isinstance(gs, list) else [gs]
+    ys = y._val if isinstance(y._val, list) else [y._val]
+    _, n, mats = _matrices(a)
+    out = []
+    for m, gv, yv in zip(mats, gs, ys):
+        out.extend(dt.round(x) for x in LA.inverse_transpose(m, n, dt.round(gv * yv)))
+    return leaf(out, TensorType(dt, tuple(a._t.shape)))
+
+
+def _no_double_backward(g, a, y, c):
+    raise Unsupported("the double backward of det (create_graph=True through LinalgDetBackward0: PyTorch's "
+                      "lu_solve and SVD nodes)")
+
+
+graph_helper("linalg_det_backward", _no_double_backward)
+
+
+def _flat(x: Tensor) -> list:
+    return x._val if x._t.ndim else [x._val]
+
+
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """``torch.linalg.cross(input, other, dim=-1)``: the cross product along ``dim`` (of size 3)
+    of ``input`` and ``other`` broadcast together."""
+    for pos, (arg, x) in enumerate((("input", input), ("other", other))):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"linalg_cross(): argument '{arg}' (position {pos + 1}) must be Tensor, not "
+                            f"{type(x).__name__}")
+    if input._t.ndim != other._t.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    a_dt, b_dt = input._t.dtype, other._t.dtype
+    if a_dt is not b_dt:
+        raise RuntimeError(f"expected scalar type {a_dt.short} but found {b_dt.short}")
+    shape = broadcast_shapes(tuple(input._t.shape), tuple(other._t.shape))
+    nd = len(shape)
+    if not -nd <= dim < max(nd, 1):
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+    d = dim % nd
+    sa, sb = input._t.shape[d], other._t.shape[d]
+    if sa != 3 or sb != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {sa} and {sb}")
+    with no_grad():
+        av, bv = _flat(input), _flat(other)
+    pa, pb = positions(tuple(input._t.shape), shape), positions(tuple(other._t.shape), shape)
+    inner = 1
+    for s in shape[d + 1:]:
+        inner *= s
+    r = a_dt.round
+    out = []
+    for o in range(len(pa)):
+        i = (o // inner) % 3
+        base = o - i * inner
+        j, k = base + ((i + 1) % 3) * inner, base + ((i + 2) % 3) * inner
+        out.append(r(LA.LinalgCross.forward(r, av[pa[j]], bv[pb[k]], av[pa[k]], bv[pb[j]])))
+    return make(LA.LinalgCross, TensorType(a_dt, shape), out, (input, other), LA.CrossDim(d, dim))
+
+
+_warned = [False]
+
+
+def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
+    """``torch.cross(input, other, dim=None)``: ``linalg.cross`` along ``dim``; without it, along
+    the first dimension of ``input`` of size 3, with PyTorch's deprecation warning (once)."""
+    if dim is None:
+        if not _warned[0]:
+            _warned[0] = True
+            warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
+                          "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to "
+                          "agree with that of linalg.cross in a future release. (Triggered internally at "
+                          "/__w/pytorch/pytorch/aten/src/ATen/native/Cross.cpp:63.)", UserWarning,
+                          stacklevel=program_stacklevel())
+        sizes = tuple(input._t.shape) if isinstance(input, Tensor) else ()
+        if 3 not in sizes:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = sizes.index(3)
+    return linalg_cross(input, other, dim=dim)
+
+
+@helper
+def linalg_cross_grad(a, b, dim):
+    return linalg_cross(a, b, dim=dim)
+
+
+class LinAlgError(RuntimeError):
+    """``torch.linalg.LinAlgError``: a matrix the factorisation cannot complete."""
+
+
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
+LinAlgError.__module__ = "torch._C"
+
+_CHOLESKY_WARNING = (
+    "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
+    "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\nU = "
+    "torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform "
+    "will produce equivalent results for all valid (symmetric positive definite) inputs. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1765.)")
+
+
+def _factor(A: Tensor, upper: bool, op, name: str, arg: str) -> Tensor:
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{'linalg_cholesky' if op is LA.LinalgCholeskyEx else 'cholesky'}(): argument '{arg}' "
+                        f"(position 1) must be Tensor, not {type(A).__name__}")
+    if A._t.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    n, m = A._t.shape[-2:]
+    if n != m:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {n} by {m} matrices")
+    dt = A._t.dtype
+    if not dt.is_floating_point:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {dt.short}")
+    batch, n, mats = _matrices(A)
+    out = []
+    for b, a in enumerate(mats):
+        lo, info = LA.cholesky_lower(a, n)
+        if lo is None:
+            where = f"(Batch element {b}): " if batch else ""
+            raise LinAlgError(f"{name}: {where}The factorization could not be completed because the input is not "
+                              f"positive-definite (the leading minor of order {info} is not positive-definite).")
+        out.extend(dt.round(x) for x in (LA.transposed(lo, n) if upper else lo))
+    return make(op, TensorType(dt, tuple(A._t.shape)), out, (A,), LA.CholeskyInfo(bool(upper), n))
+
+
+def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    """``torch.linalg.cholesky(A, upper=False)``: L lower triangular with L L^T = A (A's lower
+    triangle read), or U = L^T."""
+    return _factor(A, upper, LA.LinalgCholeskyEx, "linalg.cholesky", "A")
+
+
+_cholesky_warned = [False]
+
+
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    """``torch.cholesky(input, upper=False)`` (deprecated, CholeskyBackward0), with PyTorch's
+    warning once."""
+    if not _cholesky_warned[0]:
+        _cholesky_warned[0] = True
+        warnings.warn(_CHOLESKY_WARNING, UserWarning, stacklevel=program_stacklevel())
+    return _factor(input, upper, LA.Cholesky, "cholesky", "input")
+
+
+@helper
+def cholesky_backward(g, y: Tensor, c) -> Tensor:
+    """cholesky_backward per matrix (the factor transposed first when upper), rounded once."""
+    dt = y._t.dtype
+    n = c.n
+    size = n * n
+    gv, yv = g._val, y._val
+    out = []
+    for b in range(len(yv) // size if size else 0):
+        lo, gl = yv[b * size:(b + 1) * size], gv[b * size:(b + 1) * size]
+        if c.upper:
+            lo, gl = LA.transposed(lo, n), LA.transposed(gl, n)
+        out.extend(dt.round(x) for x in LA.cholesky_grad(lo, gl, n))
+    return leaf(out, TensorType(dt, tuple(y._t.shape)))
+
+
+def _no_cholesky_double_backward(g, y, c):
+    raise Unsupported("the double backward of cholesky (create_graph=True through its backward)")
+
+
+graph_helper("cholesky_backward", _no_cholesky_double_backward)
+
+
+def inverse(A: Tensor, _name: str = "inverse", _arg: str = "input") -> Tensor:
+    """``torch.inverse(input)``, ``torch.linalg.inv(A)``: A^-1 of each n x n matrix, through its
+    LU; a matrix whose U has an exactly zero diagonal element raises PyTorch's LinAlgError."""
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{_name}(): argument '{_arg}' (position 1) must be Tensor, not {type(A).__name__}")
+    if A._t.ndim < 2:
+        raise RuntimeError("linalg.inv: The input tensor A must have at least 2 dimensions.")
+    n, m = A._t.shape[-2:]
+    if n != m:
+        raise RuntimeError(f"linalg.inv: A must be batches of square matrices, but they are {n} by {m} matrices")
+    dt = A._t.dtype
+    if not dt.is_floating_point:
+        raise RuntimeError(f"linalg.inv: Expected a floating point or complex tensor as input. Got {dt.short}")
+    batch, n, mats = _matrices(A)
+    out = []
+    for b, a in enumerate(mats):
+        inv, info = LA.inverse_of(a, n)
+        if inv is None:
+            where = f"(Batch element {b}): " if batch else ""
+            raise LinAlgError(f"linalg.inv: {where}The diagonal element {info} is zero, the inversion could not be "
+                              "completed because the input matrix is singular.")
+        out.extend(dt.round(x) for x in inv)
+    return make(LA.LinalgInvEx, TensorType(dt, tuple(A._t.shape)), out, (A,), n)
+
+
+def linalg_inv(A: Tensor) -> Tensor:
+    """``torch.linalg.inv(A)``."""
+    return inverse(A, "linalg_inv", "A")
+
+
+@helper
+def linalg_inv_backward(g, y: Tensor, n: int) -> Tensor:
+    """-inverse^T grad inverse^T per matrix, in double, rounded once."""
+    dt = y._t.dtype
+    size = n * n
+    gv, yv = g._val, y._val
+    out = []
+    for b in range(len(yv) // size if size else 0):
+        out.extend(dt.round(x) for x in LA.inverse_grad(yv[b * size:(b + 1) * size], gv[b * size:(b + 1) * size], n))
+    return leaf(out, TensorType(dt, tuple(y._t.shape)))
+
+
+def _no_inv_double_backward(g, y, n):
+    raise Unsupported("the double backward of inverse (create_graph=True through LinalgInvExBackward0)")
+
+
+graph_helper("linalg_inv_backward", _no_inv_double_backward)
+
+
+def install(method, function) -> None:
+    """Bind the spellings on Tensor (``method(name, fn)``) and in torch (``function``)."""
+    method("det", det)
+    function("det", lambda input: det(input, "det", "input"))
+    method("cross", lambda self, other, dim=None: cross(self, other, dim))
+    function("cross", lambda input, other, dim=None: cross(input, other, dim))
+    method("cholesky", lambda self, upper=False: cholesky(self, upper))
+    function("cholesky", lambda input, upper=False: cholesky(input, upper))
+    method("inverse", lambda self: inverse(self))
+    function("inverse", lambda input: inverse(input))

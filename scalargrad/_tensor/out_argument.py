@@ -1,0 +1,160 @@
+"""``out=``: a torch function's result written into a tensor the caller gives.
+
+PyTorch's out= variants (``torch.add(x, y, out=z)``; the basics tutorial's ``torch.mul(t, t,
+out=z3)``) compute the result, write it into ``out`` and return ``out`` itself. scalargrad
+computes the result as the function without ``out`` does, then writes it, with PyTorch's checks
+in PyTorch's order:
+
+1. ``out`` is a tensor (a tuple of as many tensors for the functions returning several:
+   ``torch.max(x, 0, out=(values, indices))`` returns ``torch.return_types.max_out``);
+2. nothing requires grad while grad mode is on, where the result is differentiable (floating
+   point): out= variants are not differentiable;
+3. the dtype: an elementwise op computes in its result's dtype and casts into ``out``'s where
+   PyTorch's ``can_cast`` allows it (``torch.add(x32, y32, out=z64)`` is the float32 sum
+   widened), except the unary ops that keep their input's dtype (abs, floor), which take only
+   that dtype; every other function writes only into ``out`` of its result's own dtype and
+   refuses another by name, since there the rule is the family's own (a reduction accumulates
+   in ``out``'s dtype, ``mm`` refuses it);
+4. memory: an elementwise op may write over one of its inputs element for element
+   (``torch.add(y, y, out=y)``), never over part of one; another function never over an input;
+5. the shape: ``out`` of another shape is resized to the result's, with PyTorch's deprecation
+   warning when it had elements (a factory's, silently); a tensor sharing its memory is refused
+   by name (PyTorch would move its view over the storage);
+6. the write: ``out``'s version moves on once; the tensors sharing its memory see the values.
+Nothing is written when a check fails.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
+from .._base.grad_mode import is_grad_enabled, no_grad
+from .._base.program_frame import program_stacklevel
+from .inplace import check_cast, inplace
+from .return_types import ReturnTypes
+from .tensor import Tensor
+
+__all__ = ["call_with_out", "CAST", "SAME"]
+
+# an elementwise op's rule for an out of another dtype (``fn.elementwise_out``): TensorIterator
+# casts its result into out (binary ops, unary ops computing in floating point), or the unary
+# ops keeping their input's dtype (abs, floor) refuse it; another string is the op's own refusal
+CAST, SAME = "cast", "same"
+
+_RESIZED = ("An output with one or more elements was resized since it had shape {had}, which does not match the "
+            "required output shape {need}. This behavior is deprecated, and in a future PyTorch release outputs will "
+            "not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
+            "inplace, to zero elements with t.resize_(0). (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)")
+_PARTIAL = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+            "memory location. Please clone() the tensor before performing the operation.")
+
+
+def _tensors(args, kwargs) -> list:
+    """The tensors among a call's arguments, a list's (``torch.cat``) included."""
+    found = []
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor):
+            found.append(a)
+        elif isinstance(a, (list, tuple)):
+            found.extend(t for t in a if isinstance(t, Tensor))
+    return found
+
+
+def _places(t: Tensor):
+    """(store, positions) of ``t``'s elements in the memory it shares; None if it shares none."""
+    s = t._s
+    if s is None or s.store is None:
+        return None
+    return s.store, (range(t._t.numel) if s.index is None else s.index)
+
+
+def _check_memory(name: str, out: Tensor, inputs: list, elementwise: bool) -> None:
+    mine = _places(out)
+    if mine is None:
+        return
+    for x in inputs:
+        theirs = _places(x) if x is not out else mine
+        if theirs is None or theirs[0] is not mine[0]:
+            continue
+        if elementwise and list(theirs[1]) == list(mine[1]) and x._t.shape == out._t.shape:
+            continue  # element for element over itself, as an in-place op
+        if set(theirs[1]).isdisjoint(mine[1]):
+            continue
+        if elementwise:
+            raise RuntimeError(_PARTIAL)
+        raise Unsupported(f"torch.{name}(out=...) where out shares memory with an input",
+                          "PyTorch's result there depends on its kernel's order; pass a separate tensor")
+
+
+def _resize(name: str, out: Tensor, shape: tuple, warns: bool) -> None:
+    if tuple(out._t.shape) == shape:
+        return
+    if out._s is not None and out._s.store is not None:
+        raise Unsupported(f"torch.{name}(out=...) of another shape than the result, where out shares its memory",
+                          "PyTorch moves the view over its storage; pass a tensor of the result's shape")
+    if warns and out._t.numel:
+        warnings.warn(_RESIZED.format(had=list(out._t.shape), need=list(shape)), UserWarning,
+                      stacklevel=program_stacklevel())
+    dt = out._t.dtype
+    out._t = TensorType(dt, shape)
+    n = out._t.numel
+    out._val = [dt.round(0)] * n if shape else dt.round(0)  # overwritten by the write that follows
+
+
+def _check_one(name: str, out, result: Tensor, rule: str | None) -> None:
+    rd, od = result._t.dtype, out._t.dtype
+    if rule == CAST:
+        check_cast(rd, od)
+    elif od is rd:
+        return
+    elif rule == SAME:
+        raise RuntimeError(f"Found dtype {od.short} but expected {rd.short}")
+    elif rule is not None:
+        raise RuntimeError(rule)  # the op's own words (heaviside)
+    else:
+        raise Unsupported(f"torch.{name}(out=...) of another dtype ({out.dtype}) than its result ({result.dtype})",
+                          "PyTorch's rule there is the function's own; pass out of the result's dtype")
+
+
+def call_with_out(name: str, fn, args: tuple, kwargs: dict, out, rule: str | None, tuples: bool,
+                  factory: bool = False):
+    """``fn(*args, **kwargs)`` written into ``out`` as PyTorch's ``torch.<name>(..., out=out)``
+    writes it; returns ``out`` (a ``torch.return_types.<name>_out`` of the tensors given for
+    a function with several results: ``tuples``, one that takes a tuple of tensors). ``rule``:
+    an elementwise op's dtype rule (``CAST``, ``SAME``, its own refusal), None for the rest;
+    ``factory``: a factory's out (``torch.zeros(2, out=t)``), which PyTorch resizes without a
+    warning and names ``aten::zeros`` in its autograd error."""
+    several = tuples and isinstance(out, (tuple, list))
+    if several and not all(isinstance(o, Tensor) for o in out):
+        bad = next(o for o in out if not isinstance(o, Tensor))
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(bad).__name__}")
+    if not several and not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    outs = tuple(out) if several else (out,)
+    inputs = _tensors(args, kwargs)
+    result = fn(*args, **kwargs)
+    results = tuple(result) if isinstance(result, tuple) else (result,)
+    # a differentiable result (floating point: comparisons, logical ops and argmax are not)
+    if (is_grad_enabled() and any(r._t.dtype.is_floating_point for r in results)
+            and any(t.requires_grad for t in (*inputs, *outs))):
+        raise RuntimeError(f"{'aten::' * factory}{name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    if len(results) != len(outs):
+        if several or len(results) == 1:
+            raise TypeError(f"expected tuple of {len(results)} elements but got {len(outs)}")
+        raise Unsupported(f"torch.{name}(out=...) of one tensor for a function with {len(results)} results")
+    for o, r in zip(outs, results):
+        _check_one(name, o, r, rule)
+        _check_memory(name, o, inputs, rule is not None)
+    with no_grad():  # outside the graph: a non-differentiable result may fill a leaf that requires grad
+        for o, r in zip(outs, results):
+            _resize(name, o, tuple(r._t.shape), not factory)
+            inplace(o, lambda t, r=r: r)
+    if not several:
+        return out
+    if len(outs) != 2:
+        return tuple(outs)
+    return ReturnTypes(name + "_out", *outs)

@@ -1,0 +1,42 @@
+"""``torch.return_types``: the named pairs functions with two results return (``x.max(0)``,
+``torch.sort``, ``torch.max(x, 0, out=(v, i))``'s ``max_out``): one class per function, made by
+``return_type(name)``."""
+
+from __future__ import annotations
+
+__all__ = ["ReturnTypes", "return_type"]
+
+
+class ReturnTypes(tuple):
+    """A (values, indices) pair, as PyTorch's ``torch.return_types`` structseqs: one class per
+    function, named after it (``type(x.max(0)).__name__ == "max"``)."""
+
+    __slots__ = ()
+    _name = "max"
+
+    def __new__(cls, name: str, values, indices):
+        return tuple.__new__(return_type(name), (values, indices))
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+_RETURN_TYPES: dict[str, type] = {}
+
+
+def return_type(name: str) -> type:
+    """The class ``torch.return_types.<name>``, made on first need."""
+    cls = _RETURN_TYPES.get(name)
+    if cls is None:
+        cls = _RETURN_TYPES[name] = type(name, (ReturnTypes,), {"__slots__": (), "_name": name,
+                                                                 "__module__": "torch.return_types",
+                                                                 "__qualname__": name})
+    return cls

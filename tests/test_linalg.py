@@ -1,0 +1,436 @@
+"""det (``_tensor/linalg.py``: ``torch.det``, ``Tensor.det``, ``torch.linalg.det``) and cross.
+PyTorch's det comes from LAPACK's LU (MKL here), whose order of operations is machine-dependent,
+so values and gradients are compared with exact rational references (``fractions``),
+scalargrad's and live PyTorch's each within a bound: |det - exact| <= 2 n eps prod_i sum_j |a_ij|
+(``python tools/det_bound.py``: the worst of 400 random matrices of sizes 1..6 per dtype was
+0.44 n eps prod_i sum_j |a_ij|, PyTorch and scalargrad alike, under each kernel setting); the
+gradient, (grad * det) A^-T = grad * cofactors, on diagonally dominant matrices within 8 n eps
+of the largest cofactor. Exact figures (node names, saved pivots, PyTorch's zero gradient at a
+singular matrix, errors) are compared with PyTorch as they are."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+
+import scalargrad as sg
+from scalargrad.errors import Unsupported
+from scalargrad.symbolic import sympy_check
+
+EPS = {"float32": 2.0 ** -24, "float64": 2.0 ** -53}
+
+
+def _exact_det(m: list) -> Fraction:
+    n = len(m)
+    a = [[Fraction(x) for x in row] for row in m]
+    d = Fraction(1)
+    for j in range(n):
+        p = next((i for i in range(j, n) if a[i][j] != 0), None)
+        if p is None:
+            return Fraction(0)
+        if p != j:
+            a[p], a[j] = a[j], a[p]
+            d = -d
+        d *= a[j][j]
+        for i in range(j + 1, n):
+            f = a[i][j] / a[j][j]
+            for c in range(j, n):
+                a[i][c] -= f * a[j][c]
+    return d
+
+
+def _cofactor(m: list, i: int, j: int) -> Fraction:
+    minor = [[x for c, x in enumerate(row) if c != j] for r, row in enumerate(m) if r != i]
+    return (-1) ** (i + j) * (_exact_det(minor) if minor else Fraction(1))
+
+
+def _matrix(seed: int, n: int, dt: str, dominant: bool = False) -> list:
+    rnd = random.Random(seed)
+    m = [[rnd.uniform(-2, 2) + (2 * n if dominant and i == j else 0) for j in range(n)] for i in range(n)]
+    return sg.tensor(m, dtype=getattr(sg, dt)).tolist()  # the values as the dtype holds them
+
+
+def _det_bound(m: list, eps: float) -> float:
+    h = 1.0
+    for row in m:
+        h *= sum(abs(x) for x in row)
+    return 2 * len(m) * eps * h
+
+
+CASES = [(seed, n, dt) for seed, n in ((1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6), (7, 3)) for dt in EPS]
+
+
+@pytest.mark.parametrize("seed, n, dt", CASES)
+def test_det_value_within_bound(torch_ref, seed, n, dt):
+    m = _matrix(seed, n, dt)
+    exact = _exact_det(m)
+    bound = _det_bound(m, EPS[dt])
+    for L in (sg, torch_ref):
+        got = L.det(L.tensor(m, dtype=getattr(L, dt))).item()
+        assert abs(Fraction(got) - exact) <= Fraction(bound), (L.__name__, got, float(exact))
+
+
+@pytest.mark.parametrize("seed, n, dt", [c for c in CASES if c[1] <= 4])  # SymPy proves each: small n
+def test_det_gradient_within_bound(torch_ref, seed, n, dt):
+    m = _matrix(seed, n, dt, dominant=True)
+    exact = [[_cofactor(m, i, j) * 3 for j in range(n)] for i in range(n)]  # upstream gradient 3
+    scale = max(abs(x) for row in exact for x in row)
+    for L in (sg, torch_ref):
+        a = L.tensor(m, dtype=getattr(L, dt), requires_grad=True)
+        (g,) = L.autograd.grad(L.linalg.det(a) * 3, a)
+        for i in range(n):
+            for j in range(n):
+                assert abs(Fraction(g[i, j].item()) - exact[i][j]) <= scale * Fraction(8 * n * EPS[dt]), L.__name__
+
+
+def test_batches_and_node(torch_ref):
+    """Shapes, node name, the saved pivots (LAPACK's, 1-based int32: the pivot rows are
+    unambiguous here) and the saved LU's shape; the batch's values within the bound."""
+    rows = [[[1.0, 2.0, 0.5], [3.0, -1.0, 2.0], [0.25, 4.0, 1.0]], [[2.0, 0.0, 1.0], [1.0, 3.0, 0.0], [0.0, 1.0, 5.0]]]
+    out = []
+    for L in (sg, torch_ref):
+        a = L.tensor(rows, requires_grad=True)
+        y = L.det(a)
+        fn = y.grad_fn
+        out.append((fn.name(), tuple(y.shape), fn._saved_pivots.tolist(), str(fn._saved_pivots.dtype),
+                    tuple(fn._saved_LU.shape), fn._saved_A is not None, str(y.dtype)))
+        for b in range(2):
+            assert abs(Fraction(y[b].item()) - _exact_det(rows[b])) <= _det_bound(rows[b], EPS["float32"])
+    assert out[0][:2] + out[0][3:] == out[1][:2] + out[1][3:]
+    assert out[0][2] == out[1][2]
+    assert repr(sg.det(sg.zeros(0, 0))) == repr(torch_ref.det(torch_ref.zeros(0, 0)))
+    assert repr(sg.ones(2, 3, 3).det()) == repr(torch_ref.ones(2, 3, 3).det())
+
+
+@pytest.mark.parametrize("m", [[[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]],
+                               [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 2.0]]])
+def test_singular_gradient_is_zero(torch_ref, m):
+    """PyTorch's (grad * det) A^-T is 0 where det is exactly 0, though the adjugate (the
+    derivative) of the rank-(n - 1) matrices here is not: scalargrad gives PyTorch's zeros,
+    and its SymPy proof names the convention."""
+    got = []
+    for L in (sg, torch_ref):
+        a = L.tensor(m, dtype=L.float64, requires_grad=True)
+        L.det(a).backward()
+        got.append(([abs(x) for row in a.grad.tolist() for x in row], L.det(a).item()))
+    assert got[0] == got[1]
+    assert got[0][0] == [0.0] * len(m) ** 2
+
+
+def test_sympy_proof_of_two_by_two():
+    """The hand derivation: d det / dA = cofactors, [[d, -c], [-b, a]] for [[a, b], [c, d]];
+    SymPy proves it from the form ``Matrix.det``, and names the convention at a singular matrix."""
+    a = sg.tensor([[2.0, 1.0], [4.0, 3.0]], requires_grad=True)
+    y = a.det()
+    assert y.item() == 2.0
+    (g,) = sg.autograd.grad(y, a)
+    assert g.tolist() == [[3.0, -4.0], [-1.0, 2.0]]
+    assert sympy_check(a.det(), [a]).ok
+    s = sg.tensor([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 2.0]], requires_grad=True)
+    report = sympy_check(s.det(), [s])
+    assert report.ok and "the matrix is singular" in str(report)
+
+
+def test_double_backward_refused():
+    a = sg.tensor([[2.0, 1.0], [4.0, 3.0]], requires_grad=True)
+    with pytest.raises(Unsupported, match="double backward of det"):
+        sg.autograd.grad(sg.det(a), a, create_graph=True)
+
+
+@pytest.mark.parametrize("text, call", [
+    ("vector", lambda L: L.det(L.zeros(3))),
+    ("not square", lambda L: L.linalg.det(L.zeros(2, 3))),
+    ("integer", lambda L: L.zeros(2, 2, dtype=L.long).det()),
+    ("not a tensor", lambda L: L.linalg.det([[1.0]])),
+    ("det not a tensor", lambda L: L.det([[1.0]])),
+])
+def test_errors(torch_ref, text, call):
+    got = []
+    for L in (sg, torch_ref):
+        with pytest.raises(Exception) as e:
+            call(L)
+        got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
+    assert got[0] == got[1]
+
+
+# ---------------------------------------------------------------- cross
+
+def _cross_exact(a: list, b: list) -> list:
+    fa, fb = [Fraction(x) for x in a], [Fraction(x) for x in b]
+    return [fa[1] * fb[2] - fa[2] * fb[1], fa[2] * fb[0] - fa[0] * fb[2], fa[0] * fb[1] - fa[1] * fb[0]]
+
+
+CROSS_CALLS = [
+    ("linalg.cross", (4, 3), (4, 3), lambda L, a, b: L.linalg.cross(a, b)),
+    ("linalg.cross dim=0 broadcast", (3, 1), (3, 5), lambda L, a, b: L.linalg.cross(a, b, dim=0)),
+    ("Tensor.cross dim=-2", (2, 3, 2), (1, 3, 2), lambda L, a, b: a.cross(b, dim=-2)),
+    ("torch.cross dim=1", (2, 3), (2, 3), lambda L, a, b: L.cross(a, b, dim=1)),
+]
+
+
+@pytest.mark.parametrize("dt", list(EPS))
+@pytest.mark.parametrize("text, sa, sb, call", CROSS_CALLS)
+def test_cross_matches_pytorch(torch_ref, text, sa, sb, call, dt):
+    """Shapes, node names and saved dims exactly; the values and gradients (crosses again)
+    within the bound of rounded or fused products: eps (|a_j b_k| + |a_k b_j|) of the exact
+    value, which scalargrad (products exact in double, rounded once) meets at 0.5 eps."""
+    rnd = random.Random(len(text))
+    na, nb = 1, 1
+    for s in sa:
+        na *= s
+    for s in sb:
+        nb *= s
+    av = [rnd.uniform(-3, 3) for _ in range(na)]
+    bv = [rnd.uniform(-3, 3) for _ in range(nb)]
+    got = []
+    for L in (sg, torch_ref):
+        a = L.tensor(av, dtype=getattr(L, dt)).reshape(sa).requires_grad_()
+        b = L.tensor(bv, dtype=getattr(L, dt)).reshape(sb).requires_grad_()
+        y = call(L, a, b)
+        ga, gb = L.autograd.grad(y.sum(), [a, b])
+        got.append((tuple(y.shape), y.grad_fn.name(), y.grad_fn._saved_dim, str(y.dtype),
+                    y.detach().flatten().tolist(), ga.flatten().tolist(), gb.flatten().tolist()))
+    assert got[0][:4] == got[1][:4]
+    for x, z in zip(got[0][4:], got[1][4:]):  # each within 2 eps (a bound on both) of the other
+        for p, q in zip(x, z):
+            assert abs(p - q) <= 2 * EPS[dt] * 4 * 18, (p, q)
+
+
+def test_cross_exact_values():
+    """scalargrad's element is the exact a_j b_k - a_k b_j rounded once (checked exactly)."""
+    rnd = random.Random(5)
+    for _ in range(50):
+        a = sg.tensor([rnd.uniform(-3, 3) for _ in range(3)])
+        b = sg.tensor([rnd.uniform(-3, 3) for _ in range(3)])
+        got = sg.linalg.cross(a, b).tolist()
+        exact = _cross_exact(a.tolist(), b.tolist())
+        assert got == [sg.tensor(float(e)).item() for e in exact]  # float32 of the exact value
+
+
+def test_cross_default_dim_warns_once(torch_ref, recwarn):
+    """torch.cross without dim: the first dimension of size 3, and PyTorch's deprecation warning
+    once per process (TORCH_WARN_ONCE), pointing at the program's line."""
+    import scalargrad._tensor.linalg as impl
+
+    impl._warned[0] = False
+    a = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+    b = [[0.5, -1.0], [2.0, 1.0], [1.0, 0.0]]
+    y = sg.cross(sg.tensor(a), sg.tensor(b))
+    sg.tensor(a).cross(sg.tensor(b))
+    texts = [str(w.message) for w in recwarn.list if "torch.cross" in str(w.message)]
+    assert len(texts) == 1 and recwarn.list[0].filename == __file__
+    assert y.tolist() == torch_ref.cross(torch_ref.tensor(a), torch_ref.tensor(b), dim=0).tolist()
+    assert texts[0].startswith("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass")
+
+
+@pytest.mark.parametrize("text, call", [
+    ("no size 3", lambda L: L.cross(L.zeros(2, 4), L.zeros(2, 4))),
+    ("length", lambda L: L.linalg.cross(L.zeros(2, 4), L.zeros(2, 4))),
+    ("broadcast", lambda L: L.linalg.cross(L.zeros(2, 3), L.zeros(4, 3))),
+    ("dtypes", lambda L: L.linalg.cross(L.zeros(2, 3), L.zeros(2, 3, dtype=L.float64))),
+    ("ndims", lambda L: L.linalg.cross(L.zeros(2, 3), L.zeros(3))),
+])
+@pytest.mark.filterwarnings("ignore:Using torch.cross without specifying the dim")
+def test_cross_errors(torch_ref, text, call):
+    got = []
+    for L in (sg, torch_ref):
+        with pytest.raises(Exception) as e:
+            call(L)
+        got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
+    assert got[0] == got[1]
+
+
+# ---------------------------------------------------------------- cholesky
+
+def _spd(seed: int, n: int, batch: tuple = ()) -> list:
+    """Well-conditioned symmetric positive-definite matrices: B B^T + n I."""
+    rnd = random.Random(seed)
+    count = 1
+    for s in batch:
+        count *= s
+    out = []
+    for _ in range(count):
+        b = [[rnd.uniform(-1, 1) for _ in range(n)] for _ in range(n)]
+        out.append([[sum(b[i][t] * b[j][t] for t in range(n)) + (n if i == j else 0) for j in range(n)]
+                    for i in range(n)])
+    return out
+
+
+def _mp_cholesky(m: list) -> list:
+    import mpmath
+
+    with mpmath.workdps(50):
+        lo = mpmath.cholesky(mpmath.matrix(m))
+        return [[float(lo[i, j]) for j in range(len(m))] for i in range(len(m))]
+
+
+CHOLESKY_CALLS = [
+    ("linalg.cholesky", lambda L, a: L.linalg.cholesky(a)),
+    ("linalg.cholesky upper", lambda L, a: L.linalg.cholesky(a, upper=True)),
+    ("Tensor.cholesky", lambda L, a: a.cholesky()),
+    ("torch.cholesky upper", lambda L, a: L.cholesky(a, upper=True)),
+]
+
+
+@pytest.mark.filterwarnings("ignore:torch.cholesky is deprecated")
+@pytest.mark.parametrize("dt", list(EPS))
+@pytest.mark.parametrize("n, batch", [(1, ()), (2, ()), (3, ()), (3, (2,))])
+@pytest.mark.parametrize("text, call", CHOLESKY_CALLS)
+def test_cholesky_matches_pytorch(torch_ref, text, call, n, batch, dt):
+    """Node names and saved upper exactly; the factor within 4 n eps of its largest element of
+    mpmath's (50 digits), for scalargrad and live PyTorch (LAPACK's potrf, machine-dependent);
+    the gradients of the two within 32 n eps of the largest (the suite's SymPy check proves
+    scalargrad's against the derivative of the factor of (A + A^T) / 2)."""
+    mats = _spd(n * 10 + len(batch), n, batch)
+    eps = EPS[dt]
+    got = []
+    for L in (sg, torch_ref):
+        a = L.tensor(mats if batch else mats[0], dtype=getattr(L, dt)).requires_grad_()
+        y = call(L, a)
+        w = L.arange(1.0, 1.0 + y.numel(), dtype=getattr(L, dt)).reshape(y.shape)
+        (g,) = L.autograd.grad((y * w).sum(), a)
+        got.append((y.grad_fn.name(), y.grad_fn._saved_upper, tuple(y.shape), y.detach().flatten().tolist(),
+                    g.flatten().tolist()))
+        upper = "upper" in text
+        for b, m in enumerate(mats):
+            ref = _mp_cholesky(sg.tensor(m, dtype=getattr(sg, dt)).tolist())
+            top = max(abs(x) for row in ref for x in row)
+            for i in range(n):
+                for j in range(n):
+                    want = ref[j][i] if upper else ref[i][j]
+                    have = got[-1][3][b * n * n + i * n + j]
+                    assert abs(have - want) <= 4 * n * eps * top, (L.__name__, i, j, have, want)
+    assert got[0][:3] == got[1][:3]
+    top = max(abs(x) for x in got[1][4])
+    for p, q in zip(got[0][4], got[1][4]):
+        assert abs(p - q) <= 32 * n * eps * top, (p, q)
+
+
+def test_cholesky_reads_the_lower_triangle_and_warns_once(torch_ref, recwarn):
+    import scalargrad._tensor.linalg as impl
+
+    impl._cholesky_warned[0] = False
+    m = [[4.0, 100.0], [2.0, 5.0]]  # the upper element is never read
+    assert sg.linalg.cholesky(sg.tensor(m)).tolist() == [[2.0, 0.0], [1.0, 2.0]]
+    sg.cholesky(sg.tensor(m))
+    sg.tensor(m).cholesky()
+    texts = [str(w.message) for w in recwarn.list if "torch.cholesky" in str(w.message)]
+    assert len(texts) == 1 and recwarn.list[-1].filename == __file__
+    assert texts[0].startswith("torch.cholesky is deprecated in favor of torch.linalg.cholesky")
+
+
+@pytest.mark.filterwarnings("ignore:torch.cholesky is deprecated")
+@pytest.mark.parametrize("text, call", [
+    ("not positive-definite", lambda L: L.linalg.cholesky(L.tensor([[1.0, 2.0], [2.0, 1.0]]))),
+    ("lower read", lambda L: L.linalg.cholesky(L.tensor([[1.0, 5.0], [-7.0, 4.0]]))),
+    ("order 1", lambda L: L.cholesky(L.tensor([[-1.0]]))),
+    ("batch", lambda L: L.linalg.cholesky(L.tensor([[[1.0]], [[-1.0]]]))),
+    ("nan", lambda L: L.linalg.cholesky(L.tensor([[float("nan")]]))),
+    ("not square", lambda L: L.linalg.cholesky(L.zeros(2, 3))),
+    ("vector", lambda L: L.linalg.cholesky(L.zeros(3))),
+    ("integer", lambda L: L.linalg.cholesky(L.eye(2, dtype=L.long))),
+])
+def test_cholesky_errors(torch_ref, text, call):
+    got = []
+    for L in (sg, torch_ref):
+        with pytest.raises(RuntimeError) as e:
+            call(L)
+        got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
+    assert got[0] == got[1]
+    if "positive" in got[1][1]:
+        assert isinstance(e.value, torch_ref.linalg.LinAlgError)
+
+
+def test_cholesky_linalg_error_class():
+    with pytest.raises(sg.linalg.LinAlgError, match="leading minor of order 2"):
+        sg.linalg.cholesky(sg.tensor([[1.0, 2.0], [2.0, 1.0]]))
+    assert issubclass(sg.linalg.LinAlgError, RuntimeError)
+
+
+def test_cholesky_double_backward_refused():
+    a = sg.tensor([[4.0, 2.0], [2.0, 5.0]], requires_grad=True)
+    with pytest.raises(Unsupported, match="double backward of cholesky"):
+        sg.autograd.grad(sg.linalg.cholesky(a).sum(), a, create_graph=True)
+
+
+# ---------------------------------------------------------------- inverse
+
+def _exact_inverse(m: list) -> list:
+    n = len(m)
+    a = [[Fraction(x) for x in row] + [Fraction(int(i == j)) for j in range(n)] for i, row in enumerate(m)]
+    for j in range(n):
+        p = next(i for i in range(j, n) if a[i][j] != 0)
+        a[p], a[j] = a[j], a[p]
+        piv = a[j][j]
+        a[j] = [x / piv for x in a[j]]
+        for i in range(n):
+            if i != j and a[i][j] != 0:
+                f = a[i][j]
+                a[i] = [x - f * y for x, y in zip(a[i], a[j])]
+    return [row[n:] for row in a]
+
+
+@pytest.mark.parametrize("dt", list(EPS))
+@pytest.mark.parametrize("n, batch", [(1, ()), (2, ()), (3, ()), (2, (2,))])  # SymPy proves each: small n
+@pytest.mark.parametrize("text, call", [
+    ("torch.inverse", lambda L, a: L.inverse(a)),
+    ("linalg.inv", lambda L, a: L.linalg.inv(a)),
+    ("Tensor.inverse", lambda L, a: a.inverse()),
+])
+def test_inverse_matches_pytorch(torch_ref, text, call, n, batch, dt):
+    """Node name, saved inverse exactly as the result; values within 8 n eps of the largest
+    element of the exact rational inverse (diagonally dominant matrices: well conditioned),
+    scalargrad's and live PyTorch's (LAPACK, machine-dependent); the gradients, -A^-T grad A^-T
+    (products, machine-dependent), of the two within 32 n eps of the largest; the suite's SymPy
+    check proves scalargrad's against ``Matrix.inv``."""
+    count = 2 if batch else 1
+    mats = [_matrix(7 * n + b, n, dt, dominant=True) for b in range(count)]
+    eps = EPS[dt]
+    got = []
+    for L in (sg, torch_ref):
+        a = L.tensor(mats if batch else mats[0], dtype=getattr(L, dt)).requires_grad_()
+        y = call(L, a)
+        saved = y.grad_fn._saved_inverse.tolist() == y.tolist()
+        w = L.arange(1.0, 1.0 + y.numel(), dtype=getattr(L, dt)).reshape(y.shape)
+        (g,) = L.autograd.grad((y * w).sum(), a)
+        got.append((y.grad_fn.name(), tuple(y.shape), saved, y.detach().flatten().tolist(), g.flatten().tolist()))
+        for b, m in enumerate(mats):
+            ref = _exact_inverse(m)
+            top = max(abs(x) for row in ref for x in row)
+            for i in range(n):
+                for j in range(n):
+                    have = got[-1][3][b * n * n + i * n + j]
+                    assert abs(Fraction(have) - ref[i][j]) <= top * Fraction(8 * n * eps), (L.__name__, have)
+    assert got[0][:3] == got[1][:3]
+    top = max(abs(x) for x in got[1][4])
+    for p, q in zip(got[0][4], got[1][4]):
+        assert abs(p - q) <= 32 * n * eps * top, (p, q)
+
+
+@pytest.mark.parametrize("text, call", [
+    ("singular", lambda L: L.inverse(L.tensor([[1.0, 2.0], [2.0, 4.0]]))),
+    ("batch singular", lambda L: L.linalg.inv(L.tensor([[[1.0, 0.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]]]))),
+    ("not square", lambda L: L.linalg.inv(L.zeros(2, 3))),
+    ("vector", lambda L: L.inverse(L.zeros(3))),
+    ("integer", lambda L: L.eye(2, dtype=L.long).inverse()),
+    ("not a tensor", lambda L: L.inverse([[1.0]])),
+    ("linalg not a tensor", lambda L: L.linalg.inv([[1.0]])),
+])
+def test_inverse_errors(torch_ref, text, call):
+    got = []
+    for L in (sg, torch_ref):
+        with pytest.raises(Exception) as e:
+            call(L)
+        got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
+    assert got[0] == got[1]
+
+
+def test_inverse_hand_figures_and_double_backward_refused():
+    """[[2, 1], [4, 3]]^-1 = [[1.5, -0.5], [-2, 1]] (det 2), exact in float32."""
+    a = sg.tensor([[2.0, 1.0], [4.0, 3.0]], requires_grad=True)
+    assert sg.inverse(a).tolist() == [[1.5, -0.5], [-2.0, 1.0]]
+    assert repr(sg.inverse(sg.zeros(0, 0))) == "tensor([], size=(0, 0))"
+    with pytest.raises(Unsupported, match="double backward of inverse"):
+        sg.autograd.grad(sg.inverse(a).sum(), a, create_graph=True)
