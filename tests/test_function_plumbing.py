@@ -6,6 +6,8 @@ output_nr, Parameter() without data."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 import scalargrad as torch
@@ -171,3 +173,87 @@ def test_matches_pytorch(torch_ref):
     spec.loader.exec_module(cases)
     ours, theirs = cases.run(torch), cases.run(torch_ref)
     assert [str(o) for o in ours] == [str(o) for o in theirs]
+
+
+def _inplace_add(L):
+    """PyTorch's old InplaceFunction base: marks its first input dirty and adds the second into it."""
+
+    class Inplace(L.autograd.function.InplaceFunction):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.mark_dirty(a)
+            return a.add_(b), b + 2
+
+        @staticmethod
+        def backward(ctx, grad_a, grad_b):
+            return grad_a, grad_a + grad_b
+
+    x = L.tensor([1.0, 2.0])
+    y = L.tensor([0.5, -1.0], requires_grad=True)
+    q, p = Inplace.apply(x, y)
+    facts = [q is x, q.grad_fn.__class__ is Inplace._backward_cls, Inplace._backward_cls.__name__,
+             Inplace._backward_cls.__module__, q.requires_grad, q.tolist(), p.tolist(),
+             _made(Inplace)]
+    (q.sum() * 3).backward()
+    return facts + [y.grad.tolist()]
+
+
+def _made(cls) -> tuple:
+    """An instance's ``inplace`` flag and the deprecation warning that making one gives."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        flag = cls(inplace=True).inplace
+    return flag, [(w.category.__name__, str(w.message).split("'>", 1)[1]) for w in caught]
+
+
+def test_inplace_function_and_the_backward_class_by_hand():
+    # q = x + y, written into x; d(3 * sum(q))/dy = 3 through grad_a (grad_b is zero-filled)
+    made = (True, [("DeprecationWarning", " should not be instantiated. Methods on autograd functions are all "
+                    "static, so you should invoke them on the class itself. Instantiating an autograd function "
+                    "will raise an error in a future version of PyTorch.")])
+    assert _inplace_add(torch) == [True, True, "InplaceBackward", "torch.autograd.function", True, [1.5, 1.0],
+                                   [2.5, 1.0], made, [3.0, 3.0]]
+
+
+def test_inplace_function_and_the_backward_class_match_pytorch(torch_ref):
+    assert _inplace_add(torch) == _inplace_add(torch_ref)
+
+
+def _non_diff_grads(L, materialize_non_diff, materialize=True):
+    """What backward receives for a non-differentiable output's gradient."""
+    seen = []
+
+    class Func(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            out0, out1 = x.clone(), x.clone()
+            ctx.mark_non_differentiable(out1)
+            ctx.set_materialize_grads(materialize)
+            if materialize_non_diff is not None:
+                ctx._materialize_non_diff_grads = materialize_non_diff
+            return out0, out1
+
+        @staticmethod
+        def backward(ctx, g0, g1):
+            seen.append(None if g1 is None else g1.tolist())
+            return g0 * 3
+
+    a = L.tensor([1.0, 2.0], requires_grad=True)
+    Func.apply(a)[0].sum().backward()
+    return seen + [a.grad.tolist()]
+
+
+MATERIALIZE = [(None, True), (False, True), (True, True), (True, False)]
+
+
+@pytest.mark.parametrize("materialize_non_diff,materialize", MATERIALIZE)
+def test_materialize_non_diff_grads_by_hand(materialize_non_diff, materialize):
+    # zeros for the non-differentiable output unless either switch is off; d(3 sum a)/da = 3
+    expected = [[0.0, 0.0] if materialize and materialize_non_diff is not False else None, [3.0, 3.0]]
+    assert _non_diff_grads(torch, materialize_non_diff, materialize) == expected
+
+
+@pytest.mark.parametrize("materialize_non_diff,materialize", MATERIALIZE)
+def test_materialize_non_diff_grads_match_pytorch(torch_ref, materialize_non_diff, materialize):
+    assert _non_diff_grads(torch, materialize_non_diff, materialize) == \
+        _non_diff_grads(torch_ref, materialize_non_diff, materialize)

@@ -181,6 +181,44 @@ def test_a_fault_of_pytorchs_own_excludes_the_program(message):
     assert compare(PROGRAM, sg, th).case == "excluded"
 
 
+WRITE = Program("indexing", 0, 0, [
+    Step("torch.tensor([0.0, -1.25, -2.25])", "v0"),
+    Step("v0[:-1]", "v1", ("v0",), "slice"),
+    Step("v1[torch.tensor([1, -3])] = torch.tensor([0.5])", None, ("v1",), "setitem", guard=True),
+    Step("v0 * 1", "v2", ("v0",), "mul")])
+
+
+def test_an_out_of_bounds_index_write_writes_nothing_where_pytorch_half_applies_it(torch_ref):
+    # PyTorch checks each index inside its write loop: element 1 is written before -3 fails, and
+    # the version counter stays 0 (live). scalargrad checks every index first: nothing changes.
+    message = "index -3 is out of bounds for dimension 0 with size 2"
+    for lib, after in ((torch_ref, [0.0, 0.5, -2.25]), (scalargrad, [0.0, -1.25, -2.25])):
+        x = lib.tensor([0.0, -1.25, -2.25])
+        with pytest.raises(IndexError, match=f"^{message}$"):
+            x[:-1][lib.tensor([1, -3])] = lib.tensor([0.5])
+        assert x.tolist() == after and x._version == 0
+    sg, th = run_program(WRITE, scalargrad), run_program(WRITE, torch_ref)
+    assert sg.record(2).error.key() == th.record(2).error.key() == ("IndexError", message)
+    v = compare(WRITE, sg, th)
+    assert v.divergences and v.case == "excluded" and v.category == "excluded"
+
+
+def test_a_difference_before_the_half_applied_write_still_counts():
+    bad = ErrorRecord("IndexError", "index 5 is out of bounds for dimension 0 with size 2")
+
+    def guarded(*records):  # the write's error is caught by the step's guard: the program goes on
+        out = Outcome("test")
+        out.records = [StepRecord(i, obs, [], err) for i, (obs, err) in enumerate(records)]
+        return out
+    v0, v1 = tensor_obs(1.0), tensor_obs(2.0)
+    sg = guarded((v0, None), (tensor_obs(3.0), None), (None, bad), (v1, None))
+    th = guarded((v0, None), (v1, None), (None, bad), (v0, None))
+    v = compare(WRITE, sg, th)
+    assert v.case == "error" and v.category == "defect" and v.divergences[0].step == 1
+    later = guarded((v0, None), (v1, None), (None, bad), (v1, None))
+    assert compare(WRITE, later, th).case == "excluded"
+
+
 def test_a_different_gradient_is_silently_wrong():
     sg = outcome((X, None), (Y, None), (None, None), (tensor_obs(3.0), None))
     th = outcome((X, None), (Y, None), (None, None), (G, None))

@@ -59,6 +59,32 @@ def retain_grad_stores_after_all_tensor_hooks(L, ev):
     ev.append(("x.grad", _v(x.grad)))
 
 
+@scenario([("grad b", ["tensor b"]), ("grad a,b", ["tensor b", "pre mul", "post mul", "tensor a"]),
+           ("backward", ["tensor b", "pre mul", "post mul", "tensor a", "pre acc", "post acc"]),
+           ("backward inputs", ["tensor b", "pre mul", "post mul", "tensor a", "pre acc", "post acc"])])
+def autograd_grad_does_not_run_the_accumulate_grad_node(L, ev):
+    # autograd.grad captures a leaf's gradient: its tensor hook runs, its AccumulateGrad node's
+    # pre- and post-hooks do not; backward (with or without inputs) runs the node
+    a = L.tensor(1.0, requires_grad=True)
+    b = a * 2
+    c = b * 2
+    log: list = []
+    a.register_hook(lambda g: log.append("tensor a"))
+    b.register_hook(lambda g: log.append("tensor b"))
+    acc = b.grad_fn.next_functions[0][0]
+    acc.register_hook(lambda gi, go: log.append("post acc"))
+    acc.register_prehook(lambda g: log.append("pre acc"))
+    b.grad_fn.register_hook(lambda gi, go: log.append("post mul"))
+    b.grad_fn.register_prehook(lambda g: log.append("pre mul"))
+    for name, call in (("grad b", lambda: L.autograd.grad(c, inputs=(b,), retain_graph=True)),
+                       ("grad a,b", lambda: L.autograd.grad(c, inputs=(a, b), retain_graph=True)),
+                       ("backward", lambda: c.backward(retain_graph=True)),
+                       ("backward inputs", lambda: c.backward(inputs=(a, b), retain_graph=True))):
+        log.clear()
+        call()
+        ev.append((name, list(log)))
+
+
 @scenario([("hook", 75.0, None), ("post-accumulate", 750.0), ("x.grad", 750.0)])
 def leaf_hook_runs_before_accumulate_grad(L, ev):
     x = L.tensor(5.0, requires_grad=True)

@@ -801,7 +801,7 @@ def test_capturable_on_the_cpu_fails_at_step_as_in_pytorch(name):
     lambda: scalargrad.optim.Adafactor([NEW(scalargrad.tensor(1.0))]),
     lambda: __import__("scalargrad.optim", fromlist=["SparseAdam"]).SparseAdam([]),
     lambda: type("Mine", (scalargrad.optim.Muon,), {})([]),
-    lambda: scalargrad.optim.swa_utils.AveragedModel,
+    lambda: scalargrad.optim.swa_utils.AveragedModel(None),
     lambda: scalargrad.optim.swap_in_optimizer_params_and_state(),
     lambda: scalargrad.optim.Adam([NEW(scalargrad.tensor(1.0))], fused=True),
     lambda: scalargrad.optim.SGD([NEW(scalargrad.tensor(1.0))], fused=True),

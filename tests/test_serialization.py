@@ -14,7 +14,7 @@ import json
 import math
 import struct
 import zipfile
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 
 import pytest
 
@@ -146,6 +146,14 @@ def test_plain_values_round_trip_with_their_types():
     assert [type(v) for v in back] == [type(v) for v in obj]
     assert math.isnan(_round_trip(math.nan))
     assert repr(back[15]) == "torch.Size([2, 3])" and back[13] is torch.float64
+
+
+def test_a_counter_round_trips_as_a_counter_under_weights_only():
+    # PyTorch's weights_only loader allows collections.Counter (MultiStepLR keeps its milestones in one)
+    milestones = Counter([30, 80, 80])
+    for weights_only in (True, False):
+        back = _round_trip({"milestones": milestones}, weights_only=weights_only)["milestones"]
+        assert type(back) is Counter and back == milestones and list(back) == [30, 80]
 
 
 def test_parameters_load_as_parameters_and_identity_is_kept():

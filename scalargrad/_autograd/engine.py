@@ -633,7 +633,9 @@ def _accumulate(run: _Run, u: Tensor, g) -> None:
     if e is not None:
         g = tensor_hooks(u, g, run.graph)
         node = e.node  # the AccumulateGrad node, if one was asked for (it may hold hooks)
-        if g is not None and node is not None and node._pre:
+        # autograd.grad captures a leaf's gradient without running its AccumulateGrad node:
+        # the tensor hooks run, the node's pre-hooks do not (nor its post-hooks, below)
+        if g is not None and node is not None and node._pre and (run.capture is None or run.accumulate):
             g = pre_hooks(node, (g,), (u._t,), run.graph)[0]
     if g is None:
         return  # undefined: AccumulateGrad does nothing

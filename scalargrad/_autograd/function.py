@@ -20,14 +20,14 @@ from .._base.errors import Unsupported
 from .._ops.table import SECOND_BACKWARD, Op, version_error
 from .._tensor import views
 from .._tensor.inplace import VIEW_OF_LEAF, rebase, rebase_root
-from .._tensor.nodes import short_name
+from .._tensor.nodes import node_class, short_name
 from .._tensor.reductions import sum_to
 from .._tensor.saved_hooks import current_hooks, unpack_one
 from .._tensor.storage import alias, write
 from .._tensor.tensor import Ext, Tensor, ext, leaf, next_seq
 from .gradients import expandable
 
-__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "InplaceFunction", "once_differentiable"]
 
 _LEGACY = (
     "Legacy autograd function with non-static forward method is deprecated. Please use "
@@ -51,6 +51,7 @@ class FunctionCtx:
         self.needs_input_grad = ()
         self.materialize_grads = True
         self._non_differentiable = ()
+        self._non_diff_slots = frozenset()  # the output slots marked non-differentiable
         self.outputs_types = ()
         self._views = {}  # output slot -> True if the Function has several differentiable outputs
         self._dirty = ()
@@ -128,9 +129,12 @@ class _FunctionOp(Op, variant=True):
         multi = isinstance(g, list)
         outs = g if multi else [g]
         grads_out = []
-        for x, t in zip(outs, ctx.outputs_types):
+        # ``ctx._materialize_non_diff_grads = False``: a non-differentiable output's missing
+        # gradient stays None even when gradients are materialized (PyNode::apply)
+        keep_none = () if getattr(ctx, "_materialize_non_diff_grads", True) else ctx._non_diff_slots
+        for slot, (x, t) in enumerate(zip(outs, ctx.outputs_types)):
             if x is None:
-                x = _zeros(t) if ctx.materialize_grads else None
+                x = _zeros(t) if ctx.materialize_grads and slot not in keep_none else None
             elif not isinstance(x, Tensor):
                 x = leaf(x, t)
             grads_out.append(x)
@@ -268,6 +272,11 @@ class _FunctionMeta(type):
             c.base = cls._op
         cls._op.saves = True
 
+    @property
+    def _backward_cls(cls) -> type:
+        """The class of this Function's grad_fn nodes (``<Name>Backward``), as PyTorch exposes it."""
+        return node_class(cls._op.name, cls._op)
+
 
 class Function(metaclass=_FunctionMeta):
     """Base class of custom differentiable operations (PyTorch's new style).
@@ -366,6 +375,7 @@ class Function(metaclass=_FunctionMeta):
         # differentiable outputs) and refuses to modify them in place
         diff = [slot for slot, i in enumerate(tensor_idx)
                 if id(outs[i]) not in non_diff and outs[i].dtype.is_floating_point]
+        ctx._non_diff_slots = frozenset(slot for slot, i in enumerate(tensor_idx) if id(outs[i]) in non_diff)
         ctx._views = {slot: len(diff) > 1 for slot in diff if _view_output(outs[tensor_idx[slot]], inputs, dirty)}
         seq = next_seq()
         _pack_saved(ctx)
@@ -541,6 +551,15 @@ def _connect(v: Tensor, op, inputs: tuple, c, seq: int) -> None:
 
 
 _TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class InplaceFunction(Function):
+    """PyTorch's old base class of Functions that may work in place (kept for backward
+    compatibility): a Function whose instances carry an ``inplace`` flag."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
 
 
 class OnceError(Op, variant=True):

@@ -18,7 +18,7 @@ from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.handles import add_hook
 from .._ops.table import SECOND_BACKWARD, version_error
-from .saved_hooks import unpack_one
+from .saved_hooks import SavedTensor, unpack_one
 from .storage import version_then
 from .tensor import GRADLESS_VIEW, MANY, Ext, Tensor, ext, impl, leaf
 
@@ -242,6 +242,21 @@ def _saved(attr: str, source, needed_for=None):
     return property(get)
 
 
+def _raw_saved(attr: str, source, needed_for=None):
+    """A ``_raw_saved_*`` property: the saved tensor as an object with hooks (``SavedTensor``),
+    an empty one (source None) where PyTorch saved nothing (no gradient reads it)."""
+
+    def get(self):
+        v = self._v
+        if needed_for is not None and not any(v._in[i]._rg for i in needed_for if i < len(v._in)):
+            source_now = None
+        else:
+            source_now = source
+        return SavedTensor(self, v, attr, source_now)
+
+    return property(get)
+
+
 def _saved_input(v: Tensor, i: int):
     """Input ``i`` of node ``v``, as PyTorch unpacks a saved input: the tensor itself, or
     PyTorch's version error if it was changed in place since ``v`` saved it."""
@@ -304,6 +319,8 @@ def node_class(name: str, op=None) -> type:
         if op is not None:
             for entry in op.base.saved:
                 attrs["_saved_" + entry[0]] = _saved(*entry)
+                if entry[1] == "result" or (isinstance(entry[1], int) and not isinstance(entry[1], bool)):
+                    attrs["_raw_saved_" + entry[0]] = _raw_saved(*entry)
             if op.base.namespace:
                 attrs["_qualified"] = op.base.namespace + name
             if getattr(op.base, "function", None) is not None:  # a custom Function's: Python-made in PyTorch

@@ -121,6 +121,91 @@ def _saved_tensors(v: Tensor):
     return out
 
 
+PACK_IN_PLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook cannot be "
+    "modified by in-place operations as this can lead to unexpected side-effects. Please open an issue if you need "
+    "to perform in-place operations on the input to a pack hook.")
+_FREED = ("Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the graph "
+          "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+          "through the graph a second time or if you need to access saved variables after calling backward.")
+_HOOKS_SET = ("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair of "
+              "hooks is allowed at a time.")
+
+
+def _pack(pack, t: Tensor):
+    """``pack(t)`` under no_grad, as PyTorch packs; a hook that changes ``t`` in place is refused."""
+    before = t._version
+    prev = grad_mode.state.enabled
+    grad_mode.state.enabled = False
+    try:
+        packed = pack(t)
+    finally:
+        grad_mode.state.enabled = prev
+    if t._version != before:
+        raise RuntimeError(PACK_IN_PLACE)
+    return packed
+
+
+class SavedTensor:
+    """One tensor a node saved, as ``grad_fn._raw_saved_<name>`` shows it (PyTorch's
+    ``torch._C._autograd.SavedTensor``; ``source`` None: nothing was saved). ``data``: the
+    packed object under hooks, else a saved input itself or the saved result detached, None
+    once the graph is freed; ``unpack_hook``; ``unpack()``; ``register_hooks(pack, unpack)``
+    packs at once and makes the node's backward and ``_saved_<name>`` read through ``unpack``."""
+
+    __slots__ = ("_node", "_v", "_name", "_source")
+
+    def __init__(self, node, v: Tensor, name: str, source) -> None:
+        self._node, self._v, self._name, self._source = node, v, name, source
+
+    def _packed(self):
+        e = self._v._ext
+        return e.packed.get(self._name) if e is not None and e.packed is not None else None
+
+    @property
+    def data(self):
+        v = self._v
+        if v._op.is_freed or self._source is None:
+            return None
+        packed = self._packed()
+        if packed is not None:
+            return packed[1]
+        return v.detach() if self._source == "result" else v._in[self._source]
+
+    @property
+    def unpack_hook(self):
+        packed = self._packed()
+        return None if packed is None else packed[2]
+
+    def unpack(self):
+        return getattr(self._node, "_saved_" + self._name)
+
+    def register_hooks(self, pack, unpack) -> None:
+        if not callable(pack) or not callable(unpack):
+            raise TypeError("register_hooks(): incompatible function arguments. The following argument types are "
+                            "supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: collections.abc.Callable,"
+                            " arg1: collections.abc.Callable) -> None\n\nInvoked with: "
+                            f"{self!r}, {pack!r}, {unpack!r}")
+        if self._source is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+        v = self._v
+        if v._op.is_freed:
+            raise RuntimeError(_FREED)
+        if self._packed() is not None:
+            raise RuntimeError(_HOOKS_SET)
+        e = v._ext
+        if e is None:
+            e = v._ext = Ext()
+        if e.packed is None:
+            e.packed = {}
+        t = _output_of(v) if self._source == "result" else v._in[self._source]
+        e.packed[self._name] = (self._source, None, unpack)  # set first: a failed pack leaves them set, as PyTorch
+        e.packed[self._name] = (self._source, _pack(pack, t), unpack)
+
+    def __repr__(self) -> str:
+        return f"<torch._C._autograd.SavedTensor object at {hex(id(self))}>"
+
+
 def watch_node(v: Tensor) -> None:
     """A new node: refuse it if it saves an inference tensor; pack what it saves if hooks are
     registered."""
@@ -133,13 +218,8 @@ def watch_node(v: Tensor) -> None:
         return
     pack, unpack = hooks
     packed = {}
-    prev = grad_mode.state.enabled
-    grad_mode.state.enabled = False  # PyTorch packs under no_grad
-    try:
-        for name, source, t in saved:
-            packed[name] = (source, pack(_output_of(v) if t is None else t), unpack)
-    finally:
-        grad_mode.state.enabled = prev
+    for name, source, t in saved:
+        packed[name] = (source, _pack(pack, _output_of(v) if t is None else t), unpack)
     e = v._ext
     if e is None:
         e = v._ext = Ext()

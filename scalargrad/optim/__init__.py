@@ -11,7 +11,7 @@ AttributeError, as in PyTorch.
 from __future__ import annotations
 
 from .._base.presentation import present_as_torch
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -25,20 +25,19 @@ from .radam import RAdam
 from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
-from .unsupported import placeholder, placeholder_function, placeholder_module
+from .unsupported import placeholder, placeholder_function
 
 Adafactor = placeholder("torch.optim", "Adafactor")
 Muon = placeholder("torch.optim", "Muon")
 SparseAdam = placeholder("torch.optim", "SparseAdam")
 swap_in_optimizer_params_and_state = placeholder_function("torch.optim", "swap_in_optimizer_params_and_state")
-swa_utils = placeholder_module("torch.optim.swa_utils")
 
 # PyTorch's torch.optim does not keep its submodules as attributes (``torch.optim.sgd`` is an
 # AttributeError there; ``from torch.optim.sgd import SGD`` works through the import system)
 del adadelta, adagrad, adam, adamax, adamw, asgd, elements, lbfgs, nadam, optimizer, radam, rmsprop, rprop  # noqa: F821
 del cyclic_lr, scheduler, sgd  # noqa: F821
 del single_tensor  # noqa: F821 - bound by the imports above
-del placeholder, placeholder_function, placeholder_module, unsupported  # noqa: F821
+del placeholder, placeholder_function, unsupported  # noqa: F821
 
 __all__ = ["Adafactor", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler", "Muon",
            "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "swap_in_optimizer_params_and_state",

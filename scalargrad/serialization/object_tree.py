@@ -8,7 +8,7 @@ The tree keeps JSON's own values for ``None``, ``bool``, ``int``, finite ``float
 ``tuple`` / ``Size``      ``"items"``: the elements
 ``set`` / ``frozenset``   ``"items"``: the elements
 ``dict`` / ``OrderedDict``  ``"items"``: ``[key, value]`` pairs in order (keys of any kind:
-                          an optimizer's state has int keys); an OrderedDict's
+/ ``Counter``             an optimizer's state has int keys); an OrderedDict's
                           ``_metadata`` (a state_dict's versions) as ``"metadata"``
 ``bytes``                 ``"hex"``
 ``dtype``                 ``"name"`` (``"float32"``)
@@ -38,7 +38,7 @@ import math
 import pickle
 import sys
 import types
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 
 from .._base import dtypes
 from .._base.errors import Unsupported
@@ -52,6 +52,8 @@ from ..optim.optimizer import Optimizer
 __all__ = ["Encoder", "decode", "shown_name"]
 
 MAX_DEPTH = 200
+# collections.Counter is plain data too: PyTorch's weights_only loader allows it (MultiStepLR's milestones)
+_CONTAINERS = (list, tuple, dtypes.Size, set, frozenset, dict, OrderedDict, Counter)
 _PLAIN = ("tensors, numbers, strings, None, booleans, dtypes, devices, and lists, tuples, dicts and sets of "
           "them")
 
@@ -87,14 +89,14 @@ class Encoder:
             return {"kind": "device", "type": obj.type, "index": obj.index}
         if cls is bytes:
             return {"kind": "bytes", "hex": obj.hex()}
-        if cls in (list, tuple, dtypes.Size, set, frozenset, dict, OrderedDict) or _instance_kind(obj):
+        if cls in _CONTAINERS or _instance_kind(obj):
             if depth >= MAX_DEPTH:
                 raise Unsupported(f"torch.save of containers nested more than {MAX_DEPTH} deep")
             if id(obj) in self._open:
                 raise Unsupported("torch.save of a container that contains itself")
             self._open.add(id(obj))
             try:
-                if cls in (list, tuple, dtypes.Size, set, frozenset, dict, OrderedDict):
+                if cls in _CONTAINERS:
                     return self._container(obj, cls, depth + 1)
                 return {"kind": "object", "class": global_name(cls),
                         "state": self._container(dict(obj.__dict__), dict, depth + 1)}
@@ -107,7 +109,7 @@ class Encoder:
     def _container(self, obj, cls, depth: int):
         if cls is list:
             return [self._value(v, depth) for v in obj]
-        if cls in (dict, OrderedDict):
+        if cls in (dict, OrderedDict, Counter):
             out = {"kind": cls.__name__, "items": [[self._value(k, depth), self._value(v, depth)]
                                                   for k, v in obj.items()]}
             meta = getattr(obj, "_metadata", None)
@@ -310,8 +312,8 @@ def _object(node, tensors: list, rules):
     if cls is not dict:
         raise _corrupt(f"a value of JSON type {cls.__name__}")
     kind = node.get("kind")
-    if kind in ("dict", "OrderedDict"):
-        out = (dict if kind == "dict" else OrderedDict)(
+    if kind in _MAPPINGS:
+        out = _MAPPINGS[kind](
             (_object(k, tensors, rules), _object(v, tensors, rules)) for k, v in node["items"])
         if "metadata" in node:
             out._metadata = _object(node["metadata"], tensors, rules)
@@ -335,6 +337,7 @@ def _object(node, tensors: list, rules):
     raise _corrupt(f"an unknown kind of value {kind!r}")
 
 
+_MAPPINGS = {"dict": dict, "OrderedDict": OrderedDict, "Counter": lambda pairs: Counter(dict(pairs))}
 _SEQUENCES = {"tuple": tuple, "Size": dtypes.Size, "set": set, "frozenset": frozenset}
 
 

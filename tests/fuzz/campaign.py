@@ -231,7 +231,7 @@ class Stats:
                                           if self.torch_off else ""))
         if self.cases["excluded"]:
             lines.append(f"  excluded (PyTorch's own faults: internal assertions, storage-less "
-                         f"ZeroTensors): {self.cases['excluded']}")
+                         f"ZeroTensors, half-applied out-of-bounds index writes): {self.cases['excluded']}")
         counted = self.programs - self.cases["excluded"]
         lines.append("  programs: " + ", ".join(f"{c} {self.categories[c]}" for c in CATEGORIES)
                      + f"; agree {100 * self.share('agree'):.1f}%, with kernels "

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from dataclasses import dataclass, field
 
 from .outcome import ErrorRecord, Outcome
@@ -90,7 +91,8 @@ class Divergence:
 class Verdict:
     """A program's classification: its case, its divergences (empty when the libraries agree)."""
 
-    case: str  # "value", "error", "module", or "excluded" (PyTorch failed an internal assertion)
+    case: str  # "value", "error", "module", or "excluded" (PyTorch failed an internal assertion, or
+    # half-applied an index write that raised before any difference: partial_write_step)
     divergences: list[Divergence] = field(default_factory=list)
     admitted: str | None = None  # "kernel": agrees once machine-dependent kernels give scalargrad's bits
     kernels: list = field(default_factory=list)  # kernels.KernelCall of the rerun that changed bits
@@ -116,7 +118,10 @@ class Verdict:
     def category(self) -> str:
         """issue 22's classification of the program: agree (strictly), kernel (a last-bit
         difference of a machine-dependent kernel), layout (only where tensors lie in memory),
-        defect (silently wrong), raw, error (a wrong error), other (what is shown differs)."""
+        defect (silently wrong), raw, error (a wrong error), other (what is shown differs); a
+        program PyTorch's own fault leaves nothing to judge by is excluded."""
+        if self.case == "excluded":
+            return "excluded"
         if not self.divergences:
             return "agree" if self.admitted is None else "kernel"
         group = SEVERITY[self.cls][1]
@@ -198,6 +203,30 @@ _PYTORCH_BUGS = ("INTERNAL ASSERT FAILED", "shouldn't be called on a tensor with
 
 def _pytorch_bug(message: str) -> bool:
     return any(m in message for m in _PYTORCH_BUGS)
+
+
+# PyTorch's CPU index kernels check each index inside their write loop (IndexKernelUtils.h,
+# ``Indexer::get``): a write with an out-of-bounds index stores the elements before it, in the
+# iterator's order, then raises, without bumping the version counter (and above the kernel's
+# 3000-element grain, which other elements land depends on the thread count). scalargrad checks
+# every index before it writes anything: the tensor keeps its values. What follows such a step is
+# PyTorch's half-applied write, not behaviour to reproduce (see TRIAGE.md, "partial index writes").
+_OUT_OF_BOUNDS = re.compile(r"^index -?\d+ is out of bounds for dimension \d+ with size \d+")
+_INDEX_WRITE = re.compile(r"\]\s*=(?!=)|\.(index_put|index_fill|index_copy|index_add|put)_\(")
+
+
+def partial_write_step(program: Program, sg: Outcome, th: Outcome) -> int | None:
+    """The first step where both libraries refused an out-of-bounds index write with the same
+    IndexError (PyTorch having written part of it), else None."""
+    for r in th.records:
+        e = r.error
+        if e is None or e.type != "IndexError" or not _OUT_OF_BOUNDS.match(e.message):
+            continue
+        if r.index < len(program.steps) and _INDEX_WRITE.search(program.steps[r.index].code):
+            rs = sg.record(r.index)
+            if rs is not None and rs.error is not None and rs.error.key() == e.key():
+                return r.index
+    return None
 
 
 def _error_divergence(i: int, step, es: ErrorRecord | None, et: ErrorRecord | None,
@@ -387,6 +416,9 @@ def compare(program: Program, sg: Outcome, th: Outcome, rerun_torch=None) -> Ver
                 verdict.admitted = "kernel"
             found = again
     verdict.divergences = _dedup(found)
+    written = partial_write_step(program, sg, th) if found else None
+    if written is not None and min(d.step for d in found) > written:
+        verdict.case = "excluded"  # every difference comes after PyTorch's half-applied write
     return verdict
 
 
