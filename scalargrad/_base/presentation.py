@@ -17,6 +17,7 @@ WHERE = {
     "no_grad": "torch.autograd.grad_mode", "enable_grad": "torch.autograd.grad_mode",
     "set_grad_enabled": "torch.autograd.grad_mode", "inference_mode": "torch.autograd.grad_mode",
     "Function": "torch.autograd.function", "FunctionCtx": "torch.autograd.function",
+    "InplaceFunction": "torch.autograd.function",
     "RemovableHandle": "torch.utils.hooks",
     "GradientEdge": "torch.autograd.graph", "Node": "torch.autograd.graph",
     "save_on_cpu": "torch.autograd.graph", "saved_tensors_hooks": "torch.autograd.graph",
