@@ -16,6 +16,7 @@ import textwrap
 import pytest
 
 import scalargrad
+from scalargrad.errors import Unsupported
 
 PROGRAMS = {
     "round_trip": """
@@ -114,11 +115,11 @@ def test_the_file_holds_names_not_code(tmp_path):
     assert tree["object"]["kind"] == "object" and tree["object"]["class"] == "torch.nn.modules.linear.Linear"
     # a function the program has imported is not a class to rebuild
     _renamed(tmp_path / "lin.pt", tmp_path / "os.pt", b"torch.nn.modules.linear.Linear", b"os.system")
-    with pytest.raises(scalargrad.errors.Unsupported, match="rebuilds only Modules and plain classes"):
+    with pytest.raises(Unsupported, match="rebuilds only Modules and plain classes"):
         scalargrad.load(tmp_path / "os.pt", weights_only=False)
     # a class from a module the program has not imported is not imported for it
     _renamed(tmp_path / "lin.pt", tmp_path / "mod.pt", b"torch.nn.modules.linear.Linear", b"antigravity.Fly")
-    with pytest.raises(scalargrad.errors.Unsupported, match="never imports or runs code a file names"):
+    with pytest.raises(Unsupported, match="never imports or runs code a file names"):
         scalargrad.load(tmp_path / "mod.pt", weights_only=False)
     assert "antigravity" not in sys.modules
     # weights_only (the default) refuses before any of that, in PyTorch's words
