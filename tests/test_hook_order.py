@@ -438,6 +438,219 @@ def create_graph_accumulates_a_copy_of_a_shared_gradient(L, ev):
     ev.append(("b.grad", _l(b.grad)))
 
 
+# ---------------------------------------------------------------- issue 22: outputs of a multi-output node
+# PyTorch keeps a tensor hook on an output of split, chunk, unbind or a several-output Function as
+# a tensor pre-hook of the shared node: when that node runs, every hooked output's hooks run, in
+# the order the outputs got their first hook, each on its output's gradient (None where none came),
+# then the retained outputs' .grad is stored, then the node's pre-hooks run.
+
+
+def _hook(ev, name, times=None):
+    def hook(g):
+        ev.append((name, _l(g)))
+        return None if times is None or g is None else g * times
+    return hook
+
+
+@scenario([("y1", None), ("y0", [1.0, 1.0]), ("u2", None), ("e1", None)])
+def every_hooked_output_fires_with_none_for_an_unused_one(L, ev):
+    a = L.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y0, y1 = (a * 2).split(2)
+    y1.register_hook(_hook(ev, "y1"))
+    y0.register_hook(_hook(ev, "y0"))
+    y0.sum().backward()
+    u = (a * 3).unbind()
+    u[2].register_hook(_hook(ev, "u2"))
+    (u[0] * 2).backward()
+    e0, e1 = (a * 1).chunk(2)
+    e1.register_hook(_hook(ev, "e1"))
+    L.autograd.grad(e0.sum(), a)
+    g0, g1 = (a * 1)[:2], (a * 1)[2:]  # slices are nodes of their own: g1's hook does not fire
+    g1.register_hook(_hook(ev, "g1"))
+    g0.sum().backward()
+
+
+@scenario([("y2a", None), ("y2b", None), ("y0", [1.0, 1.0]), ("y1", [3.0, 3.0])])
+def output_hooks_run_in_the_order_outputs_got_their_first_hook(L, ev):
+    a = L.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], requires_grad=True)
+    y = (a * 2).split(2)
+    y[2].register_hook(_hook(ev, "y2a"))
+    y[0].register_hook(_hook(ev, "y0"))
+    y[2].register_hook(_hook(ev, "y2b"))
+    y[1].register_hook(_hook(ev, "y1"))
+    (y[1].sum() * 3 + y[0].sum()).backward()
+
+
+@scenario([("y0 new", None), ("y1", [1.0, 1.0])])
+def a_removed_hook_leaves_its_output_in_its_place(L, ev):
+    a = L.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y0, y1 = (a * 2).split(2)
+    handle = y0.register_hook(_hook(ev, "y0 old"))
+    y1.register_hook(_hook(ev, "y1"))
+    handle.remove()
+    y0.register_hook(_hook(ev, "y0 new"))
+    y1.sum().backward()
+
+
+@scenario([("u1", None), ("u1b", None), ("u0", 3.0)])
+def several_hooks_on_an_unbind_output(L, ev):
+    a = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    u = (a * 1).unbind()
+    u[1].register_hook(_hook(ev, "u1"))
+    u[0].register_hook(_hook(ev, "u0"))
+    u[1].register_hook(_hook(ev, "u1b"))
+    (u[0] * u[2]).backward()
+
+
+@scenario([("y1", None)])
+def a_hooked_output_dropped_by_the_program_still_fires(L, ev):
+    a = L.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y0, y1 = (a * 2).split(2)
+    y1.register_hook(_hook(ev, "y1"))
+    del y1
+    y0.sum().backward()
+
+
+@scenario([("y1", [1.0, 1.0], None), ("y0", [2.0, 2.0], None), ("pre", ([2.0, 2.0], [1.0, 1.0]), [2.0, 2.0]),
+           ("y0.grad", [2.0, 2.0])])
+def a_retained_output_is_stored_after_every_outputs_hooks(L, ev):
+    a = L.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y0, y1 = (a * 2).split(2)
+    y0.retain_grad()
+    y1.register_hook(lambda g: ev.append(("y1", _l(g), _l(y0.grad))))
+    y0.register_hook(lambda g: ev.append(("y0", _l(g), _l(y0.grad))))
+    y0.grad_fn.register_prehook(lambda go: ev.append(("pre", tuple(map(_l, go)), _l(y0.grad))))
+    (y0.sum() * 2 + y1.sum()).backward()
+    ev.append(("y0.grad", _l(y0.grad)))
+
+
+@scenario([("y1", None), ("y1.grad", None)])
+def a_retained_output_without_a_gradient_keeps_none(L, ev):
+    a = L.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y0, y1 = (a * 2).split(2)
+    y1.retain_grad()
+    y1.register_hook(_hook(ev, "y1"))
+    y0.backward(L.ones(2))
+    ev.append(("y1.grad", _l(y1.grad)))
+
+
+@scenario([("y1", [1.0, 1.0]), ("y1b", [10.0, 10.0]), ("y0", [1.0, 1.0]),
+           ("a.grad", [2.0, 2.0, 20.0, 20.0]), ("y1.grad", [10.0, 10.0])])
+def an_output_hooks_replacement_reaches_its_later_hooks_grad_and_the_node(L, ev):
+    a = L.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y0, y1 = (a * 2).split(2)
+    y1.register_hook(_hook(ev, "y1", 10))
+    y1.register_hook(_hook(ev, "y1b"))
+    y0.register_hook(_hook(ev, "y0"))
+    y1.retain_grad()
+    (y1.sum() + y0.sum()).backward()
+    ev.append(("a.grad", _l(a.grad)))
+    ev.append(("y1.grad", _l(y1.grad)))
+
+
+# autograd.grad with an output among its inputs captures that output's gradient at the shared
+# node: after the hooks when the node stops there, before them when it runs on to another input
+@scenario([("y1", None), ("y0", [2.0, 2.0]), ("grad", ([20.0, 20.0],)),
+           ("y1", None), ("y0", [2.0, 2.0]), ("grad", ([2.0, 2.0], [40.0, 40.0, 0.0, 0.0]))])
+def autograd_grad_of_an_output_runs_every_outputs_hooks(L, ev):
+    a = L.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y0, y1 = (a * 2).split(2)
+    y1.register_hook(_hook(ev, "y1"))
+    y0.register_hook(_hook(ev, "y0", 10))
+    ev.append(("grad", tuple(map(_l, L.autograd.grad(y0.sum() * 2, [y0])))))
+    ev.append(("grad", tuple(map(_l, L.autograd.grad(y0.sum() * 2, [y0, a])))))
+
+
+@scenario([("y1", [2.0, 4.0]), ("grad", ([20.0, 40.0], [6.0, 8.0])),
+           ("y1", [2.0, 4.0]), ("grad", ([2.0, 4.0], [6.0, 8.0], [12.0, 16.0, 40.0, 80.0]))])
+def autograd_grad_of_both_outputs(L, ev):
+    a = L.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y0, y1 = (a * 2).split(2)
+    y1.register_hook(_hook(ev, "y1", 10))
+    ev.append(("grad", tuple(map(_l, L.autograd.grad((y0 * y1).sum(), [y1, y0])))))
+    ev.append(("grad", tuple(map(_l, L.autograd.grad((y0 * y1).sum(), [y1, y0, a])))))
+
+
+@scenario([("b", [2.0, 2.0]), ("grad", ([2.0, 2.0], [40.0, 40.0]))])
+def autograd_grad_captures_a_single_output_before_its_hooks_when_its_node_runs_on(L, ev):
+    a = L.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 2
+    b.register_hook(_hook(ev, "b", 10))
+    ev.append(("grad", tuple(map(_l, L.autograd.grad((b * 2).sum(), [b, a])))))
+
+
+@scenario([("y1", None), ("y0", [4.0, 8.0], True), ("grad", [8.0, 16.0, 0.0, 0.0], True)])
+def output_hooks_under_create_graph(L, ev):
+    a = L.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y0, y1 = (a * 2).split(2)
+    y1.register_hook(_hook(ev, "y1"))
+    y0.register_hook(lambda g: ev.append(("y0", _l(g), g.requires_grad)))
+    (g,) = L.autograd.grad((y0 ** 2).sum(), a, create_graph=True)
+    ev.append(("grad", _l(g), g.requires_grad))
+
+
+# backward(inputs=[t]) calls t.retain_grad() for good (and runs t's node), as PyTorch's does
+@scenario([("y1", None), ("y0", [2.0, 2.0]), ("pre", ([20.0, 20.0], None)), ("y0.grad", [20.0, 20.0], True, None),
+           ("y1", None), ("y0", [2.0, 2.0]), ("pre", ([20.0, 20.0], None)), ("y0.grad", [40.0, 40.0], True, None)])
+def backward_with_an_output_as_input_retains_it(L, ev):
+    a = L.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y0, y1 = (a * 2).split(2)
+    y1.register_hook(_hook(ev, "y1"))
+    y0.register_hook(_hook(ev, "y0", 10))
+    y0.grad_fn.register_prehook(lambda go: ev.append(("pre", tuple(map(_l, go)))))
+    for _ in range(2):
+        (y0.sum() * 2).backward(inputs=[y0])
+        ev.append(("y0.grad", _l(y0.grad), y0.retains_grad, _l(a.grad)))
+
+
+@scenario([("y0.grad", [2.0, 2.0]), ("b.grad", [2.0, 2.0])])
+def backward_with_a_retained_input_stores_once(L, ev):
+    a = L.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y0, y1 = (a * 2).split(2)
+    y0.retain_grad()
+    (y0.sum() * 2).backward(inputs=[y0])
+    ev.append(("y0.grad", _l(y0.grad)))
+    b = a[:2] * 2
+    b.retain_grad()
+    (b.sum() * 2).backward(inputs=[b])
+    ev.append(("b.grad", _l(b.grad)))
+
+
+@scenario([("b", [2.0, 2.0]), ("pre", ([2.0, 2.0],)), ("post", (None, None)), ("b.grad", [2.0, 2.0], None, True)])
+def backward_with_a_non_leaf_input_runs_its_node(L, ev):
+    a = L.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 2
+    b.grad_fn.register_prehook(lambda go: ev.append(("pre", tuple(map(_l, go)))))
+    b.grad_fn.register_hook(lambda gi, go: ev.append(("post", tuple(map(_l, gi)))))
+    b.register_hook(_hook(ev, "b"))
+    (b * 2).sum().backward(inputs=[b])
+    ev.append(("b.grad", _l(b.grad), _l(a.grad), b.retains_grad))
+
+
+def _two_outputs(L, ev):
+    class TwoOutputs(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, g0, g1):
+            ev.append(("backward", _l(g0), _l(g1)))
+            return g0 * 2 + g1 * 3
+
+    return TwoOutputs
+
+
+@scenario([("q", None), ("p", [4.0, 8.0]), ("backward", [4.0, 8.0], [0.0, 0.0]), ("a.grad", [8.0, 16.0])])
+def a_functions_unused_output_hook_sees_none_its_backward_zeros(L, ev):
+    a = L.tensor([1.0, 2.0], requires_grad=True)
+    p, q = _two_outputs(L, ev).apply(a)
+    q.register_hook(_hook(ev, "q"))
+    p.register_hook(_hook(ev, "p"))
+    (p * p).sum().backward()
+    ev.append(("a.grad", _l(a.grad)))
+
+
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_scenario(name):
     assert events(scalargrad, name) == EXPECTED[name]
@@ -498,7 +711,16 @@ def _posthook_returns_two(L):
     y.backward()
 
 
+def _output_hook_replaces_none(L):
+    a = L.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y0, y1 = (a * 2).split(2)
+    y1.register_hook(lambda g: L.ones(2))
+    y0.sum().backward()
+
+
 ERRORS.update({
+    "hook replacing an unused output's None gradient": (
+        _output_hook_replaces_none, RuntimeError, "can't replace a None gradient with a non-None value"),
     "tensor hook returning a float": (_hook_returns_float, TypeError, "expected Variable, but hook returned 'float'"),
     "pre-hook returning two values for one": (
         _prehook_returns_two, RuntimeError,
@@ -527,7 +749,7 @@ def test_error_matches_torch(name, torch_ref):
     assert _raised(torch_ref, fn, exc_type) == text
 
 
-# ---------------------------------------------------------------- known divergence
+# ---------------------------------------------------------------- a multi-output Function (issue 22)
 
 
 def _multi_output_hooks(L):
@@ -558,8 +780,5 @@ def test_multi_output_function_hooks_match_torch(torch_ref):
     assert _multi_output_hooks(torch_ref) == MULTI_OUTPUT_EXPECTED
 
 
-@pytest.mark.xfail(strict=True, reason="scalargrad runs the hooks of a multi-output Function's outputs in "
-                   "engine order (newest output first); PyTorch runs them at the shared node, in "
-                   "registration order")
 def test_multi_output_function_hooks_run_in_registration_order():
     assert _multi_output_hooks(scalargrad) == MULTI_OUTPUT_EXPECTED

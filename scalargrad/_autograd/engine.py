@@ -41,7 +41,7 @@ from .._tensor.tensor import GRADLESS_VIEW, MANY, Tensor, ext, leaf, next_seq
 from .._tensor.tensor_kernel import GraphKernel, TensorKernel
 from .._tensor.tensor_kernel import running as kernels_running
 from .gradients import adapt, add_into, fresh, materialised, store_grad, unwrap, wrap
-from .hooks import n_outputs, output_types, post_accumulate_hooks, post_hooks, pre_hooks, tensor_hooks
+from .hooks import n_outputs, output_hooks, output_types, post_accumulate_hooks, post_hooks, pre_hooks, tensor_hooks
 from .reentrant import deep, on_fresh_thread
 
 _ABSENT = object()  # no gradient reached the node (None means an undefined gradient did)
@@ -162,7 +162,8 @@ _tasks = itertools.count()  # each backward call's id (PyTorch's graph task id)
 class _Run:
     """State of one backward call (so that a hook may itself call backward)."""
 
-    __slots__ = ("graph", "keep", "capture", "accumulate", "captured", "need", "nodes", "leaves", "task")
+    __slots__ = ("graph", "keep", "capture", "accumulate", "captured", "need", "nodes", "leaves", "task",
+                 "retained_outputs")
 
     def __init__(self, graph, keep, capture, accumulate, need, nodes, leaves):
         self.graph = graph
@@ -173,6 +174,7 @@ class _Run:
         self.need = need
         self.nodes = nodes  # the reachable non-leaf nodes
         self.leaves = leaves  # reachable leaf -> deliveries still to come
+        self.retained_outputs = {}  # multi-output node -> its retained outputs that got a gradient
 
 
 observers: list = []
@@ -218,7 +220,11 @@ def _run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=Non
             need = _needed(order, inputs)
             for i in inputs:
                 if i._op is not None:
-                    ext(i)  # a non-leaf input is captured on the hooked path
+                    if accumulate:
+                        i.retain_grad()  # as PyTorch's backward(inputs=...): for good
+                    e = ext(i)  # a non-leaf input is captured on the hooked path
+                    if e.pick is not None:
+                        ext(e.pick[0])  # an output's capture is at its shared node
         run = _Run(create_graph, keep_graph, set(inputs) if inputs is not None else None, accumulate, need,
                    nodes, leaves)
         if anomaly.state.enabled:
@@ -666,31 +672,40 @@ def _computed(run: _Run, v: Tensor, u: Tensor) -> bool:
 
 def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
     """A node with something in ``_ext``. Returns its input gradients, or None when the node
-    only forwarded its gradient (an output of a multi-output node)."""
+    only forwarded its gradient (an output of a multi-output node) or autograd.grad needs
+    nothing from it beyond the captured gradients."""
     graph = run.graph
     e = v._ext
     pick = e.pick
-    if not isinstance(g, list):
-        g = tensor_hooks(v, g, graph)
-    if e.retain and g is not None:
-        store_grad(v, g, graph, False)
-    if run.capture is not None and v in run.capture and g is not None:
-        if run.accumulate:  # backward(inputs=[non-leaf]) accumulates into its .grad
-            store_grad(v, g, graph, True)
-        else:
-            prev = run.captured.get(v)
-            run.captured[v] = g if prev is None else (GraphKernel if graph else v._t.kernel).add(prev, g)
-        need = run.need
-        if not any(u._rg and u in need for u in v._in):
-            return None
     if pick is not None:
-        # an output of a multi-output node hands its gradient to the shared hidden node
+        # an output of a multi-output node hands its gradient to the shared hidden node, where
+        # its hooks, retain_grad and capture are PyTorch's (that node's tensor pre-hooks)
         h, i = pick
         slots = buf.get(h)
         if slots is None:
             slots = buf[h] = [None] * n_outputs(h)
         slots[i] = g
+        if e.retain:  # stored there after every output's hooks
+            ext(h)
+            run.retained_outputs.setdefault(h, []).append(v)
         return None
+    if isinstance(g, list):
+        if not _multi_hooked(run, v, g):
+            return None
+    else:
+        # autograd.grad captures the gradient before the tensor hooks when the node runs on (an
+        # input of it leads to another input), after them (and retain_grad) when it stops here
+        capture = run.capture is not None and not run.accumulate and v in run.capture
+        needed = not capture or any(u._rg and u in run.need for u in v._in)
+        if capture and needed and g is not None:
+            _capture(run, v, g)
+        g = tensor_hooks(v, g, graph)
+        if e.retain and g is not None:
+            store_grad(v, g, graph, False)
+        if not needed:
+            if g is not None:
+                _capture(run, v, g)
+            return None
     node = e.node
     multi = isinstance(g, list)
     if node is not None and node._pre:
@@ -715,3 +730,38 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
         g_in = post_hooks(node, g_in + (None,) * v._op.extra_none, g_out)
         grads = [unwrap(x, graph) for x in g_in[:len(v._in)]]
     return grads
+
+
+def _capture(run: _Run, v: Tensor, g) -> None:
+    prev = run.captured.get(v)
+    run.captured[v] = g if prev is None else (GraphKernel if run.graph else v._t.kernel).add(prev, g)
+
+
+def _multi_hooked(run: _Run, h: Tensor, slots: list) -> bool:
+    """The tensor hooks, retain_grad and captures of multi-output node ``h``'s outputs, as
+    PyTorch's engine runs them on the node's gradient slots: all outputs' hooks, then the
+    retained outputs. autograd.grad captures an output's gradient before the hooks when the
+    node runs on (its inputs lead to another input), after them when it does not; the node
+    then stops there. Returns whether the node runs on."""
+    graph = run.graph
+    captured = ()
+    needed = True
+    if run.capture is not None and not run.accumulate:
+        captured = [(o, o._ext.pick[1]) for o in run.capture
+                    if o._op is not None and o._ext.pick is not None and o._ext.pick[0] is h]
+        need = run.need
+        needed = not captured or any(u._rg and u in need for u in h._in)
+        if captured and needed:
+            for o, i in captured:
+                if slots[i] is not None:
+                    _capture(run, o, slots[i])
+    output_hooks(h, slots, graph)
+    for o in run.retained_outputs.pop(h, ()):
+        i = o._ext.pick[1]
+        if slots[i] is not None:
+            store_grad(o, slots[i], graph, False)
+    if not needed:
+        for o, i in captured:
+            if slots[i] is not None:
+                _capture(run, o, slots[i])
+    return needed

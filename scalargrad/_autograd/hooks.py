@@ -6,11 +6,33 @@ when each runs; here is what running one means.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from .._base.dtypes import TensorType
-from .._tensor.tensor import Tensor
+from .._base.handles import add_hook
+from .._tensor.tensor import Tensor, ext, impl
 from .gradients import unwrap, wrap
 
-__all__ = ["tensor_hooks", "pre_hooks", "post_hooks", "post_accumulate_hooks", "n_outputs", "output_types"]
+__all__ = ["register_hook", "tensor_hooks", "output_hooks", "pre_hooks", "post_hooks", "post_accumulate_hooks",
+           "n_outputs", "output_types"]
+
+
+def register_hook(v: Tensor, hook):
+    """``Tensor.register_hook``. An output of a multi-output node joins that node's list at its
+    first hook: PyTorch keeps the output's hooks as a tensor pre-hook of the shared node, which
+    runs every output's hooks in that order (``output_hooks``), even once the output is gone."""
+    if not v._rg:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    e = ext(v)
+    if e.hooks is None:
+        e.hooks = OrderedDict()
+        if e.pick is not None:
+            h = ext(e.pick[0])
+            h.out_hooks = (h.out_hooks or ()) + (v,)
+    return add_hook(e.hooks, hook)
+
+
+impl.register_hook = register_hook
 
 
 def tensor_hooks(v: Tensor, g, graph: bool):
@@ -22,8 +44,10 @@ def tensor_hooks(v: Tensor, g, graph: bool):
         gv = None if g is None else wrap(g, t)
         for hook in list(hooks.values()):
             res = hook(gv)
-            if res is not None:
+            if res is not None and res is not gv:
                 name = getattr(hook, "__name__", hook)
+                if gv is None:
+                    raise RuntimeError("can't replace a None gradient with a non-None value")
                 if not isinstance(res, Tensor):
                     raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
                 if gv is not None and res._t.dtype is not gv._t.dtype:
@@ -34,6 +58,17 @@ def tensor_hooks(v: Tensor, g, graph: bool):
                 gv = res
         g = None if gv is None else (gv if graph else unwrap(gv, False))
     return g
+
+
+def output_hooks(h: Tensor, slots: list, graph: bool) -> None:
+    """A multi-output node's turn: its outputs' tensor hooks, which PyTorch keeps as the node's
+    tensor pre-hooks. Every hooked output's run, in the order the outputs got their first hook
+    (removing hooks keeps an output's place), each on its output's gradient (None where none
+    arrived); a replacement takes that output's slot."""
+    for o in h._ext.out_hooks or ():
+        p = o._ext.pick
+        if p is not None and p[0] is h:  # (still its output)
+            slots[p[1]] = tensor_hooks(o, slots[p[1]], graph)
 
 
 def _checked(hook, res, prev: tuple) -> tuple:

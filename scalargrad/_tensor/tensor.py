@@ -180,6 +180,7 @@ class _Impl:
     detach = None  # (tensor) -> the detach() alias
     set_grad = None  # (tensor, grad) -> None: validated .grad assignment
     wrap_grad = None  # (tensor, raw gradient) -> Tensor
+    register_hook = None  # (tensor, hook) -> handle: Tensor.register_hook
 
 
 impl = _Impl()
@@ -190,7 +191,7 @@ class Ext:
     engine to its exact path."""
 
     __slots__ = ("node", "hooks", "retain", "post_acc", "pick", "modified", "saved_version", "packed", "trace",
-                 "saved_self", "unpacked_out")
+                 "saved_self", "unpacked_out", "out_hooks")
 
     def __init__(self) -> None:
         self.node = None  # the grad_fn (or AccumulateGrad) object, made on first request
@@ -204,6 +205,7 @@ class Ext:
         self.trace = None  # anomaly mode: the traceback of the forward call that made this node
         self.saved_self = None  # an in-place op's node: the clone of self it saved (CloneBackward0)
         self.unpacked_out = None  # a create_graph stand-in (saved_hooks.unpacked): the result its formula reads
+        self.out_hooks = None  # a multi-output node: its outputs with tensor hooks, by their first hook
 
 
 def ext(v: Tensor) -> Ext:
@@ -671,12 +673,7 @@ class Tensor:
     def register_hook(self, hook):
         """Call ``hook(grad)`` when this tensor's gradient is computed; a non-None return
         replaces the gradient. Returns a handle whose ``remove()`` unregisters it."""
-        if not self._rg:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        e = ext(self)
-        if e.hooks is None:
-            e.hooks = OrderedDict()
-        return add_hook(e.hooks, hook)
+        return impl.register_hook(self, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call ``hook(tensor)`` after the gradient has been accumulated into ``.grad`` (leaves)."""
