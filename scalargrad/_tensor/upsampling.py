@@ -33,12 +33,10 @@ def _nearest_idx(o: int, size: int, out: int, factor) -> int:
     return min(int(math.floor(round_f32(o * scale))), size - 1)
 
 
-def upsample_nearest(x: Tensor, output_size, factors) -> Tensor:
-    """upsample_nearest{1,2,3}d(x, output_size, scale_factors): ``output_size`` or ``factors``
-    (one per spatial dim) is None."""
-    shape = tuple(x._t.shape)
-    n = len(shape) - 2
-    spatial = shape[2:]
+def _output_size(spatial: tuple, output_size, factors) -> tuple:
+    """(output size, scale factors) of an upsampling of the spatial sizes ``spatial`` given one of
+    them (the other None), as ATen computes them, with its check that no size is 0."""
+    n = len(spatial)
     if output_size is None:
         factors = tuple(float(f) for f in factors)  # ATen's scales are doubles
         output_size = tuple(int(s * f) for s, f in zip(spatial, factors))
@@ -50,6 +48,15 @@ def upsample_nearest(x: Tensor, output_size, factors) -> Tensor:
         ins = ", ".join(f"{c}: {s}" for c, s in zip(names, spatial))
         outs = ", ".join(f"{c}: {s}" for c, s in zip(names, output_size))
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}) output ({outs})")
+    return output_size, factors
+
+
+def upsample_nearest(x: Tensor, output_size, factors) -> Tensor:
+    """upsample_nearest{1,2,3}d(x, output_size, scale_factors): ``output_size`` or ``factors``
+    (one per spatial dim) is None."""
+    shape = tuple(x._t.shape)
+    n, spatial = len(shape) - 2, shape[2:]
+    output_size, factors = _output_size(spatial, output_size, factors)
     idx = [[_nearest_idx(o, s, out, f) for o in range(out)] for s, out, f in zip(spatial, output_size, factors)]
     source = list(range(shape[0] * shape[1]))
     for d in range(n):
@@ -132,19 +139,8 @@ def upsample_interp(x: Tensor, output_size, factors, align_corners: bool, mode: 
     """upsample_{linear1d,bilinear2d,trilinear3d,bicubic2d}(x, output_size, align_corners,
     scale_factors): ``output_size`` or ``factors`` (one per spatial dim) is None."""
     shape = tuple(x._t.shape)
-    n = len(shape) - 2
     spatial = shape[2:]
-    if output_size is None:
-        factors = tuple(float(f) for f in factors)  # ATen's scales are doubles
-        output_size = tuple(int(s * f) for s, f in zip(spatial, factors))
-    else:
-        factors = (None,) * n
-    output_size = tuple(output_size)
-    if any(s <= 0 for s in spatial) or any(o <= 0 for o in output_size):
-        names = "DHW"[3 - n:] if n > 1 else "L"
-        ins = ", ".join(f"{c}: {s}" for c, s in zip(names, spatial))
-        outs = ", ".join(f"{c}: {s}" for c, s in zip(names, output_size))
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}) output ({outs})")
+    output_size, factors = _output_size(spatial, output_size, factors)
     dt = x._t.dtype
     if dt not in (dtypes.float32, dtypes.float64):
         raise Unsupported(f"interpolate(mode='{mode}') on {dt.name} tensors")
