@@ -172,3 +172,27 @@ def test_bulk_gemm_leaves_values_outside_the_normal_range_to_the_element_kernels
     rows, cols = [ea[:2], ea[2:]], [eb[0::2], eb[1::2]]
     expect = [kernel_order.fma_chain(r, c, True) for r in rows for c in cols]
     assert [str(v) for v in x.flatten().tolist()] == [str(v) for v in expect]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_bulk_fma32_is_the_exact_fused_rounding(seed):
+    # the optimizers' float32 ``param.add_(grad, alpha=-lr)`` over a whole list (fma32_list)
+    rng = random.Random(seed)
+    y = _operand(rng)
+    xs = [_operand(rng) for _ in range(60)]
+    cs = [_operand(rng) for _ in range(60)]
+    got = kernel_order.fma32_list(xs, y, cs)
+    assert got == [_round_f32_exact(Fraction(x) * Fraction(y) + Fraction(c)) for x, c in zip(xs, cs)]
+    assert got == [kernel_order.fma32(x, y, c) for x, c in zip(xs, cs)]
+
+
+def test_bulk_fma32_rounds_halfway_sums_and_edges_as_the_element_kernel():
+    x, y, c = 1.0 + 2.0**-15, (1.0 - 2.0**-15) * 2.0**-24, 1.0 + 2.0**-23  # the double sum is halfway
+    edges = [(x, y, c), (x, y, -c), (_f32(1e-40), 1.0, _f32(2e-45)), (2.0**-130, 1.0, _f32(1e-45)),
+             (_f32(3.4e38), 1.0, _f32(3.4e38)), (math.inf, 1.0, -math.inf), (math.nan, 1.0, 0.0),
+             (-0.0, 1.0, 0.0), (0.0, -1.0, -0.0)]
+    got = kernel_order.fma32_list([e[0] for e in edges], 1.0, [e[2] for e in edges])
+    want = [kernel_order.fma32(a, 1.0, b) for a, _, b in edges]
+    assert [struct.pack("<d", v) for v in got] == [struct.pack("<d", v) for v in want]
+    assert kernel_order.fma32_list([x], y, [c]) == [c]
+    assert kernel_order.fma32_list([math.nan, 1e-40], 1.0, [0.0, 0.0])[1] == _f32(1e-40)

@@ -418,6 +418,27 @@ def fma32(a: float, b: float, c: float) -> float:
     return r
 
 
+def fma32_list(xs: Sequence[float], y: float, cs: Sequence[float]) -> list:
+    """``[fma32(x, y, c) for x, c in zip(xs, cs)]`` for float32 numbers, the same bits, cast in C:
+    the double x*y + c rounds to the fused result except where it lands exactly halfway between
+    two float32 numbers (found by its bit pattern) or below FLT_MIN, or overflows; those
+    elements are redone with ``fma32``."""
+    s = [x * y + c for x, c in zip(xs, cs)]
+    n = len(s)
+    pf = struct.Struct(f"<{n}f")
+    try:
+        r = list(pf.unpack(pf.pack(*s)))
+    except (OverflowError, struct.error):
+        return [fma32(x, y, c) for x, c in zip(xs, cs)]
+    packed = struct.pack(f"<{n}d", *s)
+    fix = [m.start() >> 3 for m in _HALFWAY.finditer(packed) if not m.start() & 7]
+    if not min(filter(None, map(abs, s)), default=1.0) >= FLOAT32_MIN_NORMAL:  # (exact zeros are exact; nan)
+        fix.extend(i for i, v in enumerate(s) if v and -FLOAT32_MIN_NORMAL < v < FLOAT32_MIN_NORMAL)
+    for i in fix:
+        r[i] = fma32(xs[i], y, cs[i])
+    return r
+
+
 def fma_chain(a: Sequence[float], b: Sequence[float], f32: bool) -> float:
     """sum(a[i] * b[i]) as one multiply-add chain from +0.0, each step rounded once (sgemm)."""
     acc = 0.0
