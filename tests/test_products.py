@@ -196,3 +196,18 @@ def test_bulk_fma32_rounds_halfway_sums_and_edges_as_the_element_kernel():
     assert [struct.pack("<d", v) for v in got] == [struct.pack("<d", v) for v in want]
     assert kernel_order.fma32_list([x], y, [c]) == [c]
     assert kernel_order.fma32_list([math.nan, 1e-40], 1.0, [0.0, 0.0])[1] == _f32(1e-40)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bulk_gemm_of_a_few_long_chains_is_the_exact_fused_chain(seed):
+    # n * m < 8 <= k (polynomial_nn's backward: 1 x 2000 @ 2000 x 3) takes the chains one at a time
+    rng = random.Random(100 + seed)
+    n, m, k = rng.choice([(1, 3, 40), (3, 1, 33), (1, 1, 8), (2, 3, 17)])
+    ea = [_operand(rng) for _ in range(n * k)]
+    eb = [_operand(rng) for _ in range(k * m)]
+    rows, cols = [ea[i * k:(i + 1) * k] for i in range(n)], [eb[j::m] for j in range(m)]
+    assert kernel_order.gemm_f32(ea, eb, n, k, m, False) == [_fused_chain_exact(r, c) for r in rows for c in cols]
+    # a double sum halfway between two float32 numbers that is not exact (see the test above)
+    a = [0.5] * 6 + [1.0 + 2.0**-23, 2.0**-24 * (1.0 + 2.0**-23)]
+    b = [0.0] * 6 + [1.0, 1.0 - 2.0**-23]
+    assert kernel_order.gemm_f32(a, b, 1, 8, 1, False) == [1.0 + 2.0**-23] == [_fused_chain_exact(a, b)]

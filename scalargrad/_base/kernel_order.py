@@ -613,6 +613,29 @@ def _chains(vecs: list, scalars: list, length: int) -> list:
     return list(acc)
 
 
+_SPLIT_F32 = 536870913.0  # 2**29 + 1: c - (c - x) keeps x's top 24 bits, ties to even (dtypes.round_f32)
+
+
+def _chain_one(a: Sequence, b: Sequence) -> float:
+    """``fma_chain(a, b, True)`` for a chain that stays in float32's normal range (see
+    ``_chain_in_range``), with fma32's rounding written inline: a double sum s rounds (Veltkamp)
+    to r; s lies halfway between two float32 numbers exactly when 2s - r is one as well, and only
+    then does two-sum's error pick the side."""
+    acc = 0.0
+    split = _SPLIT_F32
+    for x, y in zip(a, b):
+        s = x * y + acc
+        c = split * s
+        r = c - (c - s)
+        if r != s:
+            o = s + (s - r)
+            c = split * o
+            if c - (c - o) == o and ((x * y - (s - acc)) + (acc - (s - (s - acc)))):
+                r = fma32(x, y, acc)
+        acc = r
+    return acc
+
+
 def _lanes8(vecs: list, scalars: list, length: int) -> list:
     """``mkl_lanes8`` in lockstep: rounded products added into 8 lanes (``t % 8``), then the lanes
     as a tree. A float32 sum or product of float32 numbers rounded through a double is correctly
@@ -640,6 +663,8 @@ def gemm_f32(ea: Sequence, eb: Sequence, n: int, k: int, m: int, lanes8: bool) -
     if not lanes8 and not _chain_in_range(ea, eb, k):
         return None
     run = _lanes8 if lanes8 else _chains
+    if not lanes8 and n * m < 8 <= k:  # a few long chains: each alone beats lockstep over a short list
+        return [_chain_one(ea[i * k:(i + 1) * k], eb[j::m]) for i in range(n) for j in range(m)]
     try:
         if m >= n:  # a result row at a time: a[i, t] times b's row t
             brows = [eb[t * m:(t + 1) * m] for t in range(k)]
