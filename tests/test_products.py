@@ -211,3 +211,19 @@ def test_bulk_gemm_of_a_few_long_chains_is_the_exact_fused_chain(seed):
     a = [0.5] * 6 + [1.0 + 2.0**-23, 2.0**-24 * (1.0 + 2.0**-23)]
     b = [0.0] * 6 + [1.0, 1.0 - 2.0**-23]
     assert kernel_order.gemm_f32(a, b, 1, 8, 1, False) == [1.0 + 2.0**-23] == [_fused_chain_exact(a, b)]
+
+
+@pytest.mark.parametrize("k", [16, 23, 2000])
+def test_bulk_sdot_is_the_lane_definition(k):
+    # mkl_sdot's float32 lanes cast by struct (k >= 16) against the same lanes rounded one at a time
+    rng = random.Random(k)
+    a, b = [_operand(rng) for _ in range(k)], [_operand(rng) for _ in range(k)]
+    lanes = [[0.0] * 4, [0.0] * 4]
+    full = k - k % 8
+    for i in range(k):
+        u, lane = divmod(i % 8, 4) if i < full else (0, (i - full) % 4)
+        lanes[u][lane] = _f32(lanes[u][lane] + _f32(a[i] * b[i]))
+    v = [_f32(x + y) for x, y in zip(*lanes)]
+    assert kernel_order.mkl_sdot(a, b, True) == _f32(_f32(v[0] + v[1]) + _f32(v[2] + v[3]))
+    big = [3e38] * 16  # overflowing products: the element kernel's infinities
+    assert kernel_order.mkl_sdot(big, [2.0] * 16, True) == math.inf

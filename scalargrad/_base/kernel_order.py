@@ -45,6 +45,7 @@ sample through ``nn.Linear``), and may differ from MKL's fused chains in the las
 from __future__ import annotations
 
 import math
+import operator
 import re
 import struct
 from collections.abc import Sequence
@@ -529,8 +530,35 @@ def _finite(x: float) -> bool:
     return x - x == 0.0
 
 
+_F32X8 = struct.Struct("<8f")
+
+
+def _sdot_f32(a: Sequence[float], b: Sequence[float]) -> float:
+    """``mkl_sdot`` in float32 with its roundings cast by struct: the products at once, then the
+    8 lanes in lockstep (a float32 sum or product of float32 numbers rounded through a double is
+    correctly rounded). Raises OverflowError where a value overflows (struct refuses it)."""
+    k = len(a)
+    full = k - k % 8
+    pk = struct.Struct(f"<{k}f")
+    prods = pk.unpack(pk.pack(*map(operator.mul, a, b)))
+    pack, unpack, add = _F32X8.pack, _F32X8.unpack, operator.add
+    acc = (0.0,) * 8
+    for q in range(0, full, 8):
+        acc = unpack(pack(*map(add, acc, prods[q:q + 8])))
+    lo, hi = list(acc[:4]), acc[4:]
+    for j, i in enumerate(range(full, k)):
+        lo[j % 4] = round_f32(lo[j % 4] + prods[i])
+    v = [round_f32(x + y) for x, y in zip(lo, hi)]
+    return round_f32(round_f32(v[0] + v[1]) + round_f32(v[2] + v[3]))
+
+
 def mkl_sdot(a: Sequence[float], b: Sequence[float], f32: bool) -> float:
     """1-D @ 1-D as MKL's sdot adds it (see the module docstring)."""
+    if f32 and len(a) >= 16:
+        try:
+            return _sdot_f32(a, b)
+        except OverflowError:
+            pass  # element by element below: round_f32 gives the infinities
     r = round_f32 if f32 else float
     acc = [[0.0] * 4, [0.0] * 4]
     k = len(a)
