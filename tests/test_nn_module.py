@@ -737,14 +737,13 @@ def test_future_conversion_switches_are_off_and_apply_keeps_the_parameter(lib):
     assert fut.get_swap_module_params_on_conversion() is False
 
 
-def test_future_conversion_switches_on_are_unsupported():
+def test_future_overwrite_switch_on_is_unsupported():
+    # the swap switch is implemented (tests/test_swap_tensors.py); the overwrite one is not
     from scalargrad.errors import Unsupported
 
-    with pytest.raises(Unsupported, match="swap_module_params_on_conversion"):
-        scalargrad.__future__.set_swap_module_params_on_conversion(True)
     with pytest.raises(Unsupported, match="overwrite_module_params_on_conversion"):
         scalargrad.__future__.set_overwrite_module_params_on_conversion(True)
-    assert scalargrad.__future__.get_swap_module_params_on_conversion() is False
+    assert scalargrad.__future__.get_overwrite_module_params_on_conversion() is False
 
 
 _TO_CALLS = [
