@@ -737,6 +737,23 @@ def test_future_conversion_switches_are_off_and_apply_keeps_the_parameter(lib):
     assert fut.get_swap_module_params_on_conversion() is False
 
 
+@pytest.mark.parametrize("swap", [False, True])
+def test_load_state_dict_leaves_no_reference_cycle(swap):
+    # PyTorch's test_load_state_dict_ref_cycle: after a load, gc finds nothing to collect (a
+    # load that made a cycle would hold the checkpoint's tensors until the next collection)
+    import gc
+
+    previous = scalargrad.__future__.get_swap_module_params_on_conversion()
+    scalargrad.__future__.set_swap_module_params_on_conversion(swap)
+    try:
+        m = scalargrad.nn.LSTM(2, 2, bidirectional=True)
+        gc.collect()
+        m.load_state_dict(copy.deepcopy(m).state_dict())
+        assert gc.collect() == 0
+    finally:
+        scalargrad.__future__.set_swap_module_params_on_conversion(previous)
+
+
 def test_future_overwrite_switch_on_is_unsupported():
     # the swap switch is implemented (tests/test_swap_tensors.py); the overwrite one is not
     from scalargrad.errors import Unsupported

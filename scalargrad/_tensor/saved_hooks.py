@@ -18,8 +18,8 @@ from .._base import grad_mode
 from .._ops.views import Alias, Layout
 from .tensor import INFERENCE, Ext, Tensor, make, node_watchers, watch
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "watch_node", "unpacked",
-           "unpack_one", "current_hooks", "SAVED_INFERENCE"]
+__all__ = ["saved_tensors_hooks", "saved_tensors_hooks_enabled", "save_on_cpu", "disable_saved_tensors_hooks",
+           "watch_node", "unpacked", "unpack_one", "current_hooks", "SAVED_INFERENCE"]
 
 SAVED_INFERENCE = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
@@ -29,6 +29,11 @@ SAVED_INFERENCE = (
 
 _stack: list = []  # (pack_hook, unpack_hook), innermost last
 _disabled: list = []  # error messages of the disable_saved_tensors_hooks blocks we are in
+
+
+def saved_tensors_hooks_enabled() -> bool:
+    """Whether saved-tensor hooks may be registered (no ``disable_saved_tensors_hooks`` block)."""
+    return not _disabled
 
 
 def current_hooks():

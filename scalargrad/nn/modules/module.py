@@ -1143,6 +1143,7 @@ class Module:
                 plan.steps.append(("post", module, None, None, None, None))
 
         visit(self, state_dict)
+        visit = None  # it refers to itself through its closure: a cycle that would hold the plan's tensors
         errors = list(plan)
         if errors:
             # wrong shapes or non-tensors: no hook can mend them, fail before copying anything
