@@ -848,3 +848,17 @@ def test_parameter_container_replica_for_data_parallel(lib, kind):
     for p, p2 in zip(params, got):
         assert p2._base is p and type(p2.grad_fn).__name__ == "ViewBackward0"
         assert lib.equal(p, p2)
+
+
+def test_device_as_a_context_manager(torch_ref):
+    # ``with torch.device("cpu")``: factories and modules inside are as outside (PyTorch's own
+    # default); a default device other than the CPU (meta) is refused on entry, by name
+    from scalargrad.errors import Unsupported
+
+    for L in (scalargrad, torch_ref):
+        with L.device("cpu") as d:
+            assert str(d) == "cpu" and str(L.ones(2).device) == "cpu"
+            assert str(L.nn.Linear(2, 3).weight.device) == "cpu"
+    with pytest.raises(Unsupported, match=r"with torch\.device\('meta'\) is not supported"):
+        with scalargrad.device("meta"):
+            scalargrad.nn.Linear(2, 3)

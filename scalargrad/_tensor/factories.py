@@ -75,6 +75,17 @@ class device:
     def __hash__(self) -> int:
         return hash((self.type, self.index))
 
+    def __enter__(self) -> device:
+        """``with torch.device(d):`` makes ``d`` the factories' default device inside: the CPU is
+        already; another device is refused on entry (PyTorch would make its tensors there)."""
+        if self.type != "cpu":
+            raise Unsupported(f"with torch.device({str(self)!r})",
+                              "a default device other than the CPU (meta tensors, accelerators)")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
 
 def use_device(spec) -> None:
     """Refuse to put a tensor anywhere but the CPU, in the words of a CPU-only PyTorch."""
