@@ -286,3 +286,53 @@ def _memory_observations(L) -> list:
 def test_unpacked_tensors_share_memory_as_pytorchs(torch_ref):
     # exact small numbers, and booleans: sin's gradient compared with cos within each library
     assert _memory_observations(torch) == _memory_observations(torch_ref)
+
+
+def _function_raw_saved(L) -> list:
+    """A custom Function's ``_raw_saved_tensors``: SavedTensor objects, hooks registered on one
+    of them run when backward reads ``saved_tensors``, PyTorch's errors around them."""
+    seen, log = [], []
+
+    def make(save: bool):
+        class MyFn(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                if save:
+                    ctx.save_for_backward(x, None)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                if save:
+                    x, none = ctx.saved_tensors
+                    log.append(("backward", x.tolist(), none))
+                return g * 2
+
+        return MyFn
+
+    def words(fn):
+        try:
+            fn()
+        except (RuntimeError, TypeError) as e:
+            return type(e).__name__ + ": " + str(e).split("\n")[0][:60]
+        return "no error"
+
+    a = L.tensor([1.0, 2.0], requires_grad=True)
+    y = make(True).apply(a)
+    saved = y.grad_fn._raw_saved_tensors
+    seen.append([type(s).__name__ for s in saved] + [isinstance(saved[0], L._C._autograd.SavedTensor)])
+    seen.append(words(lambda: saved[1].register_hooks(lambda t: t, lambda t: t)))
+    seen.append(words(lambda: saved[0].register_hooks(lambda t: t)))
+    saved[0].register_hooks(lambda t: log.append(("pack", t.tolist())) or t,
+                            lambda t: log.append(("unpack", t.tolist())) or t)
+    seen.append(words(lambda: saved[0].register_hooks(lambda t: t, lambda t: t)))
+    y.sum().backward()
+    seen += [log, a.grad.tolist()]
+    saved = None  # PyTorch: using SavedTensor objects after the graph is freed is undefined
+    seen.append(words(lambda: y.grad_fn._raw_saved_tensors))
+    seen.append(make(False).apply(a).grad_fn._raw_saved_tensors)
+    return seen
+
+
+def test_function_raw_saved_tensors_are_pytorchs(torch_ref):
+    assert _function_raw_saved(torch) == _function_raw_saved(torch_ref)

@@ -21,7 +21,7 @@ from .tensor import INFERENCE, Ext, Tensor, make, node_watchers, watch
 
 __all__ = ["saved_tensors_hooks", "saved_tensors_hooks_enabled", "save_on_cpu", "disable_saved_tensors_hooks",
            "watch_node", "unpacked", "unpack_one", "current_hooks", "SAVED_INFERENCE", "hooks_state",
-           "restore_hooks_state"]
+           "restore_hooks_state", "SAVED_FREED", "HOOKS_SET"]
 
 SAVED_INFERENCE = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
@@ -153,6 +153,7 @@ _FREED = ("Calling register_hooks on a saved tensor after it has been freed. Sav
           "through the graph a second time or if you need to access saved variables after calling backward.")
 _HOOKS_SET = ("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair of "
               "hooks is allowed at a time.")
+SAVED_FREED, HOOKS_SET = _FREED, _HOOKS_SET  # a custom Function's SavedTensor (function.py) says the same
 
 
 def _pack(pack, t: Tensor):
