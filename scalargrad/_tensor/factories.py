@@ -76,15 +76,11 @@ class device:
         return hash((self.type, self.index))
 
     def __enter__(self) -> device:
-        """``with torch.device(d):`` makes ``d`` the factories' default device inside: the CPU is
-        already; another device is refused on entry (PyTorch would make its tensors there)."""
+        """``with torch.device(d)``: the CPU is the default already; another device is refused."""
         if self.type != "cpu":
-            raise Unsupported(f"with torch.device({str(self)!r})",
-                              "a default device other than the CPU (meta tensors, accelerators)")
+            raise Unsupported(f"with torch.device({str(self)!r})", "a default device other than the CPU")
         return self
-
-    def __exit__(self, *exc) -> None:
-        return None
+    __exit__ = staticmethod(lambda *exc: None)  # nothing to put back
 
 
 def use_device(spec) -> None:
