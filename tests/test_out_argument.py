@@ -218,3 +218,29 @@ def test_a_factory_writes_into_out_as_pytorch(case, torch_ref):
         return made, [str(w.message) for w in caught], torch.rand(1).item()  # the generator's state after
 
     assert run(sg) == run(torch_ref)
+
+
+WHERE_CASES = ["torch.where(y > 1, y, 0., out=torch.zeros(2))", "torch.where(y > 1, 1, y, out=torch.zeros(2))",
+               "torch.where(y > 1, 1., 2., out=torch.zeros(2))", "torch.where(y > 1, y, 0., out=None)",
+               "torch.where(1, y, y, out=torch.zeros(2))", "torch.where(y > 1, input=y, other=0., out=torch.zeros(2))",
+               "torch.where(y > 1, y, y, out=torch.zeros(2))", "torch.where(y > 1, y, 0.)",
+               "torch.where(y > 1, y)", "torch.where(y > 1, y, out=torch.zeros(2))", "torch.where(y > 1, y, out=None)",
+               "torch.where(y > 1, out=torch.zeros(2))", "torch.where(y > 1, other=y)"]
+
+
+def _where_outcomes(torch) -> list:
+    y = torch.tensor([1.0, 2.0])
+    out = []
+    for case in WHERE_CASES:
+        try:
+            out.append(eval(case, {"torch": torch, "y": y}).tolist())
+        except TypeError as e:
+            out.append(str(e))
+    return out
+
+
+def test_where_with_out_takes_tensors_only(torch_ref):
+    # issue 22: torch.where(c, x, 0., out=t) computed where PyTorch refuses it: where's only
+    # overload with out takes three tensors (the ones with a number take no out), so PyTorch's
+    # parser names the first number; with input or other missing, its list of overloads
+    assert _where_outcomes(sg) == _where_outcomes(torch_ref)

@@ -137,9 +137,12 @@ def _input_checked(name: str, fn):
     well-typed call pays one frame."""
     takes_out = name in OUT_KEYWORD
     rule, several = getattr(fn, "elementwise_out", None), name in OUT_SEVERAL
+    overload = getattr(fn, "out_overload", None)  # the parser's check of the overload that takes out
 
     def function(*args, **kwargs):
         if kwargs and "out" in kwargs:
+            if overload is not None:
+                overload(args, kwargs)
             out = kwargs.pop("out")
             if not takes_out:
                 raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
