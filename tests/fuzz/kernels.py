@@ -863,7 +863,8 @@ KERNELS = UNARY + ("pow", "add", "sub", "addcmul", "addcdiv", "lerp", "tanh_back
                    "baddbmm", "mv", "dot", "softmax", "log_softmax", "softmax_backward", "log_softmax_backward",
                    "layer_norm", "layer_norm_backward", "batch_norm", "batch_norm_backward", "norm", "gelu",
                    "gelu_backward", "binary_cross_entropy", "binary_cross_entropy_with_logits", "uniform_",
-                   "safe_softmax", "sdpa_flash", "sdpa_flash_backward")
+                   "safe_softmax", "sdpa_flash", "sdpa_flash_backward", "cholesky", "inverse", "det",
+                   "solve_triangular", "lu_solve")
 """The kernels the rule substitutes."""
 
 
@@ -910,9 +911,11 @@ def _table() -> dict:
     put(_bce_kernel(False), aten.binary_cross_entropy.default)
     put(_bce_kernel(True), aten.binary_cross_entropy_with_logits.default)
     put(_uniform_kernel(), aten.uniform_.default)
-    from .kernels_attention import attention_kernels  # that module builds on this one's helpers
+    from .kernels_attention import attention_kernels  # those modules build on this one's helpers
+    from .kernels_linalg import linalg_kernels
 
     table.update(attention_kernels(torch))
+    table.update(linalg_kernels(torch))
     return table
 
 
