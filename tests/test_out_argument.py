@@ -43,6 +43,10 @@ CASES = [
     "torch.neg(y, out=torch.empty(2))",
     "torch.add(torch.ones(2, requires_grad=True), 1, out=torch.empty(2))",
     "torch.add(y, 1, out=torch.empty(2, requires_grad=True))",
+    # the autograd refusal comes before the function's own checks (fuzz newer:2213:173)
+    "torch.cat([torch.ones(2, requires_grad=True), x], out=torch.empty(4))",
+    "torch.stack([torch.ones(3, requires_grad=True), y], out=torch.empty(4))",
+    "torch.tril(torch.ones(2, requires_grad=True), out=torch.empty(2))",
 ]
 
 

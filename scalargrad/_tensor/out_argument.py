@@ -146,13 +146,19 @@ def call_with_out(name: str, fn, args: tuple, kwargs: dict, out, rule: str | Non
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     outs = tuple(out) if several else (out,)
     inputs = _tensors(args, kwargs)
-    result = fn(*args, **kwargs)
+    autograd = RuntimeError(f"{'aten::' * factory}{name}(): functions with out=... arguments don't support automatic "
+                            "differentiation, but one of the arguments requires grad.")
+    tracked = is_grad_enabled() and any(t.requires_grad for t in (*inputs, *outs))
+    try:
+        result = fn(*args, **kwargs)
+    except RuntimeError:
+        if tracked:  # PyTorch's autograd kernel refuses before the function checks its operands
+            raise autograd from None
+        raise
     results = tuple(result) if isinstance(result, tuple) else (result,)
     # a differentiable result (floating point: comparisons, logical ops and argmax are not)
-    if (is_grad_enabled() and any(r._t.dtype.is_floating_point for r in results)
-            and any(t.requires_grad for t in (*inputs, *outs))):
-        raise RuntimeError(f"{'aten::' * factory}{name}(): functions with out=... arguments don't support automatic "
-                           "differentiation, but one of the arguments requires grad.")
+    if tracked and any(r._t.dtype.is_floating_point for r in results):
+        raise autograd
     if len(results) != len(outs):
         if several or len(results) == 1:
             raise TypeError(f"expected tuple of {len(results)} elements but got {len(outs)}")
