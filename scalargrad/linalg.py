@@ -10,10 +10,11 @@ from ._tensor.linalg import linalg_cholesky as cholesky
 from ._tensor.linalg import linalg_cross as cross
 from ._tensor.linalg import linalg_det as det
 from ._tensor.linalg import linalg_inv as inv
+from ._tensor.linalg import linalg_slogdet as slogdet
 from ._tensor.norms import linalg_norm as norm
 from ._tensor.norms import vector_norm
 
-__all__ = ["LinAlgError", "cholesky", "cross", "det", "inv", "norm", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cross", "det", "inv", "norm", "slogdet", "vector_norm"]
 
 
 def __getattr__(name: str):

@@ -1,5 +1,6 @@
 """Linear algebra: the determinant (``linalg.det``, ``det``) of a square matrix or a batch, and
-the cross product of 3-vectors (``linalg.cross``, ``cross``).
+the cross product of 3-vectors (``linalg.cross``, ``cross``), and (sign, log|det|) (``slogdet``,
+``linalg.slogdet``, ``logdet``) from the same LU.
 
 PyTorch computes it from LAPACK's LU factorisation with partial pivoting (``getrf``: at each
 column the first row holding the largest magnitude becomes the pivot, rows swapped, L unit
@@ -16,14 +17,14 @@ form is ``Matrix(n, n, args).det()``.
 
 from __future__ import annotations
 
-from math import isqrt
+from math import isqrt, log
 
 from .._base.ieee import div
 from .table import Api, Op, register
 
 __all__ = ["LinalgDet", "LinalgCross", "LINALG", "CrossDim", "lu_factor", "transposed", "det_of", "inverse_transpose",
            "DetFactors", "LinalgCholeskyEx", "Cholesky", "CholeskyInfo", "cholesky_lower",
-           "cholesky_grad", "LinalgInvEx", "inverse_of", "inverse_grad"]
+           "cholesky_grad", "LinalgInvEx", "inverse_of", "inverse_grad", "LinalgSlogdet", "slogdet_of"]
 
 
 class DetFactors:
@@ -283,4 +284,48 @@ class LinalgInvEx(Op):
         return sp.Matrix(n, n, list(args)).inv(method="LU")[at[0], at[1]]
 
 
-LINALG = [LinalgDet, LinalgCross, LinalgCholeskyEx, Cholesky, LinalgInvEx]
+def slogdet_of(a: list, n: int) -> tuple:
+    """(sign, log|det|) of a row-major n x n matrix as ``linalg_slogdet`` takes them from the LU of
+    A^T (what it saves): sign = (-1)^(row swaps) * prod sgn(u_ii) (-0.0 at a singular matrix with
+    an odd number of swaps, as PyTorch's), log|det| = sum log|u_ii| in double (-inf at a zero
+    pivot); with the LU factors and pivots."""
+    lu, piv, swaps = lu_factor(transposed(a, n), n)
+    sign = -1.0 if swaps % 2 else 1.0
+    s, logs = 1.0, 0.0
+    for i in range(n):
+        u = lu[i * (n + 1)]
+        s *= 1.0 if u > 0 else (-1.0 if u < 0 else (u if u != u else 0.0))
+        logs += log(abs(u)) if u != 0.0 else float("-inf")
+    return sign * s, logs, lu, piv
+
+
+@register
+class LinalgSlogdet(Op):
+    """linalg.slogdet(A) (LinalgSlogdetBackward0): one node with two outputs, (sign, log|det|),
+    neither a view. Derivative (``slogdet_backward``, real A): only log|det|'s gradient reaches A,
+    ``grad_logabsdet * A^-T`` through the LU (``lu_solve`` with ``adjoint``); sign's is
+    ignored, and a gradient of sign alone gives A none. log|det|'s SymPy form is
+    ``log(Abs(Matrix.det()))``, sign's ``sign(Matrix.det())`` (derivative 0 off the singular set)."""
+
+    name = "LinalgSlogdetBackward0"
+    saves, saves_inputs = True, True
+    saved = (("A", 0), ("LU", "c.result1"), ("pivots", "c.result2"), ("sign", "c.sign"))
+    api = Api(method="slogdet", function="slogdet")
+
+    @staticmethod
+    def backward(k, g, v):
+        return (k.slogdet_backward(g, k.ins(v)[0], v._c),)
+
+    @staticmethod
+    def forward(r, *args):
+        """log|det| (the form's default element)."""
+        return slogdet_of(list(args), isqrt(len(args)))[1]
+
+    @staticmethod
+    def sympy(sp, *args, sign=False):
+        n = isqrt(len(args))
+        d = sp.Matrix(n, n, list(args)).det(method="berkowitz") if n else sp.Integer(1)
+        return sp.sign(d) if sign else sp.log(sp.Abs(d))
+
+
+LINALG = [LinalgDet, LinalgCross, LinalgCholeskyEx, Cholesky, LinalgInvEx, LinalgSlogdet]

@@ -30,13 +30,26 @@ class ReturnTypes(tuple):
 
 
 _RETURN_TYPES: dict[str, type] = {}
+_FIELDS = {"slogdet": ("sign", "logabsdet"), "linalg_slogdet": ("sign", "logabsdet")}
+"""The field names of the pairs that are not (values, indices)."""
+
+
+def _field(i: int) -> property:
+    return property(lambda self: self[i])
+
+
+def _fields_repr(self) -> str:
+    a, b = _FIELDS[self._name]
+    return f"torch.return_types.{self._name}(\n{a}={self[0]!r},\n{b}={self[1]!r})"
 
 
 def return_type(name: str) -> type:
     """The class ``torch.return_types.<name>``, made on first need."""
     cls = _RETURN_TYPES.get(name)
     if cls is None:
-        cls = _RETURN_TYPES[name] = type(name, (ReturnTypes,), {"__slots__": (), "_name": name,
-                                                                 "__module__": "torch.return_types",
-                                                                 "__qualname__": name})
+        body = {"__slots__": (), "_name": name, "__module__": "torch.return_types", "__qualname__": name}
+        fields = _FIELDS.get(name)
+        if fields is not None:
+            body.update({fields[0]: _field(0), fields[1]: _field(1), "__repr__": _fields_repr})
+        cls = _RETURN_TYPES[name] = type(name, (ReturnTypes,), body)
     return cls

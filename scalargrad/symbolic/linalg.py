@@ -12,7 +12,7 @@ from .._tensor.operands import positions
 from .element_op import ElementOp
 from .graph import elements_of
 
-__all__ = ["DetOf", "CrossOf", "CholeskyOf", "InvOf"]
+__all__ = ["DetOf", "CrossOf", "CholeskyOf", "InvOf", "LogAbsDetOf", "SignDetOf"]
 
 
 def _pytorch_partials(vals: list) -> list:
@@ -196,3 +196,62 @@ def _inverse(v, vin, vals):
     count = len(vals) // size if size else 0
     return [(InvOf, (r // n, r % n), tuple((u, b * size + i) for i in range(size)))
             for b in range(count) for r in range(size)]
+
+
+class LogAbsDetOf(ElementOp):
+    """log|det| of an n x n matrix, its elements row-major: the op table's form; its partials are
+    slogdet_backward's for a unit gradient, A^-T (through the LU, as PyTorch's)."""
+
+    name = "slogdet"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return LA.LinalgSlogdet.sympy(sp, *args)
+
+    @staticmethod
+    def value(vals, c):
+        n = isqrt(len(vals))
+        return LA.slogdet_of(vals, n)[1], 1.0  # a sum of n logs: relative to 1 (n is small)
+
+    @staticmethod
+    def partials(vals, c):
+        n = isqrt(len(vals))
+        return LA.inverse_transpose(vals, n, 1.0)
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5, 1.5], None
+
+
+class SignDetOf(ElementOp):
+    """The sign of the determinant: the op table's form; its partials are 0 (PyTorch's slogdet
+    passes no gradient from sign to A)."""
+
+    name = "slogdet sign"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return LA.LinalgSlogdet.sympy(sp, *args, sign=True)
+
+    @staticmethod
+    def value(vals, c):
+        return LA.slogdet_of(vals, isqrt(len(vals)))[0], 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        return [0.0] * len(vals)
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5, 1.5], None
+
+
+@elements_of(LA.LinalgSlogdet)
+def _slogdet(v, vin, vals):
+    """The node's value holds the signs, then the log|det|s; each output picks its half."""
+    u = vin[0]
+    n = v._c.n
+    size = n * n
+    count = len(vals) // 2
+    return [(SignDetOf if j < count else LogAbsDetOf, None, tuple((u, (j % count) * size + i) for i in range(size)))
+            for j in range(len(vals))]
