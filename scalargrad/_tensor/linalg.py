@@ -16,6 +16,7 @@ from .._base.grad_mode import no_grad
 from .._base.program_frame import program_stacklevel
 from .._ops import linalg as LA
 from .._ops.views import Layout
+from . import linalg_lu
 from .comparison import where
 from .joins import _pick_op
 from .operands import broadcast_shapes, positions
@@ -379,3 +380,4 @@ def install(method, function) -> None:
     function("slogdet", lambda input: slogdet(input, "slogdet", "input", "slogdet", "linalg.slogdet"))
     method("logdet", logdet)
     function("logdet", logdet)
+    linalg_lu.install(method, function)

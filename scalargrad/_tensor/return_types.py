@@ -30,7 +30,9 @@ class ReturnTypes(tuple):
 
 
 _RETURN_TYPES: dict[str, type] = {}
-_FIELDS = {"slogdet": ("sign", "logabsdet"), "linalg_slogdet": ("sign", "logabsdet")}
+_FIELDS = {"slogdet": ("sign", "logabsdet"), "linalg_slogdet": ("sign", "logabsdet"),
+           "linalg_lu_factor": ("LU", "pivots"), "linalg_lu_factor_ex": ("LU", "pivots", "info"),
+           "_lu_with_info": ("LU", "pivots", "info"), "lu_unpack": ("P", "L", "U"), "linalg_lu": ("P", "L", "U")}
 """The field names of the pairs that are not (values, indices)."""
 
 
@@ -39,8 +41,12 @@ def _field(i: int) -> property:
 
 
 def _fields_repr(self) -> str:
-    a, b = _FIELDS[self._name]
-    return f"torch.return_types.{self._name}(\n{a}={self[0]!r},\n{b}={self[1]!r})"
+    body = ",\n".join(f"{f}={x!r}" for f, x in zip(_FIELDS[self._name], self))
+    return f"torch.return_types.{self._name}(\n{body})"
+
+
+def _fields_new(cls, name: str, *vals):
+    return tuple.__new__(cls, vals)
 
 
 def return_type(name: str) -> type:
@@ -50,6 +56,7 @@ def return_type(name: str) -> type:
         body = {"__slots__": (), "_name": name, "__module__": "torch.return_types", "__qualname__": name}
         fields = _FIELDS.get(name)
         if fields is not None:
-            body.update({fields[0]: _field(0), fields[1]: _field(1), "__repr__": _fields_repr})
+            body.update({f: _field(i) for i, f in enumerate(fields)})
+            body.update({"__repr__": _fields_repr, "__new__": _fields_new})
         cls = _RETURN_TYPES[name] = type(name, (ReturnTypes,), body)
     return cls

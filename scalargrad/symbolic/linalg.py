@@ -12,7 +12,7 @@ from .._tensor.operands import positions
 from .element_op import ElementOp
 from .graph import elements_of
 
-__all__ = ["DetOf", "CrossOf", "CholeskyOf", "InvOf", "LogAbsDetOf", "SignDetOf"]
+__all__ = ["DetOf", "CrossOf", "CholeskyOf", "InvOf", "LogAbsDetOf", "SignDetOf", "LuFactorOf", "LuSolveOf"]
 
 
 def _pytorch_partials(vals: list) -> list:
@@ -255,3 +255,109 @@ def _slogdet(v, vin, vals):
     count = len(vals) // 2
     return [(SignDetOf if j < count else LogAbsDetOf, None, tuple((u, (j % count) * size + i) for i in range(size)))
             for j in range(len(vals))]
+
+
+class LuFactorOf(ElementOp):
+    """Element (i, j) of the packed LU factors of an n x n matrix (c = (i, j, rows): the row order
+    getrf chose at the point, fixed): the op table's form, Doolittle on P^T A; its partials are
+    linalg_lu_backward's for a unit gradient at (i, j)."""
+
+    name = "lu_factor"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        i, j, perm = c
+        return LA.LinalgLuFactorEx.sympy(sp, *args, at=(i, j), perm=list(perm))
+
+    @staticmethod
+    def value(vals, c):
+        n = isqrt(len(vals))
+        x = LA.lu_factor(vals, n)[0][c[0] * n + c[1]]
+        return x, abs(x) + 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        n = isqrt(len(vals))
+        lu, piv, _ = LA.lu_factor(vals, n)
+        g = [0.0] * (n * n)
+        g[c[0] * n + c[1]] = 1.0
+        return LA.lu_factor_grad(lu, piv, g, n)
+
+    @staticmethod
+    def sample():
+        return [1.0, 2.0, 0.5, 3.0, -1.0, 2.0, 0.25, 4.0, 1.0], (2, 1, (1, 2, 0))
+
+
+@elements_of(LA.LinalgLuFactorEx)
+def _lu_factor(v, vin, vals):
+    u = vin[0]
+    n = v._c.n
+    size = n * n
+    count = len(vals) // size if size else 0
+    pv = v._c.pivots._val
+    out = []
+    for b in range(count):
+        perm = tuple(LA.permutation(pv[b * n:(b + 1) * n], n))
+        out.extend((LuFactorOf, (r // n, r % n, perm), tuple((u, b * size + i) for i in range(size)))
+                   for r in range(size))
+    return out
+
+
+class LuSolveOf(ElementOp):
+    """Element i of one column of X = A^-1 B (c = (i, pivots)), from the packed factors (n*n) and
+    that column of B (n): the op table's form, U^-1 L^-1 P^T b; its partials are
+    linalg_lu_solve's (LU: linalg_lu_solve_LU, B: lu_solve with adjoint) for a unit gradient."""
+
+    name = "lu_solve"
+    c_kind = "object"
+
+    @staticmethod
+    def _split(vals):
+        n = isqrt(len(vals))
+        while n * n + n > len(vals):
+            n -= 1
+        return list(vals[:n * n]), list(vals[n * n:]), n
+
+    @staticmethod
+    def sympy(sp, args, c):
+        i, piv = c
+        n = len(piv)
+        return LA.LinalgLuSolve.sympy(sp, *args, at=i, perm=LA.permutation(list(piv), n))
+
+    @staticmethod
+    def value(vals, c):
+        lu, b, n = LuSolveOf._split(vals)
+        x = LA.lu_solve_of(lu, list(c[1]), b, n, 1)[c[0]]
+        return x, abs(x) + 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        lu, b, n = LuSolveOf._split(vals)
+        piv = list(c[1])
+        x = LA.lu_solve_of(lu, piv, b, n, 1)
+        g = [0.0] * n
+        g[c[0]] = 1.0
+        glu, gb = LA.lu_solve_grads(lu, piv, x, g, n, 1)
+        return glu + gb
+
+    @staticmethod
+    def sample():
+        return [3.0, -1.0, 0.5, 2.5, 1.0, -2.0], (1, (2, 2))
+
+
+@elements_of(LA.LinalgLuSolve)
+def _lu_solve(v, vin, vals):
+    lu, b = vin
+    c = v._c
+    n, k = c.n, c.k
+    pv = c.pivots._val
+    out = []
+    for m in range(len(vals) // (n * k) if n * k else 0):
+        piv = tuple(pv[m * n:(m + 1) * n])
+        for r in range(n * k):
+            i, j = divmod(r, k)
+            srcs = (tuple((lu, m * n * n + t) for t in range(n * n))
+                    + tuple((b, m * n * k + t * k + j) for t in range(n)))
+            out.append((LuSolveOf, (i, piv), srcs))
+    return out
