@@ -542,3 +542,11 @@ def test_slogdet_errors(torch_ref, text, call):
             call(L)
         got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("call", [lambda: sg.svd(sg.eye(2)), lambda: sg.eye(2).svd(), lambda: sg.linalg.svd(sg.eye(2))])
+def test_svd_refused_with_its_reason(call):
+    """svd's singular vectors carry LAPACK's signs, which scalargrad cannot reproduce: refused,
+    naming that reason, rather than returning U and V that may silently differ."""
+    with pytest.raises(Unsupported, match="signs of the singular vectors"):
+        call()
