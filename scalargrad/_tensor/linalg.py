@@ -15,13 +15,12 @@ from .._base.errors import Unsupported
 from .._base.grad_mode import no_grad
 from .._base.program_frame import program_stacklevel
 from .._ops import linalg as LA
-from .._ops.views import Layout
 from . import linalg_lu
 from .comparison import where
-from .joins import _pick_op
+from .linalg_outputs import several_outputs
 from .operands import broadcast_shapes, positions
 from .return_types import return_type
-from .tensor import Tensor, ext, leaf, make, next_seq
+from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
 
 __all__ = ["det", "linalg_det", "linalg_cross", "cross", "cholesky", "linalg_cholesky", "LinAlgError", "inverse",
@@ -306,22 +305,8 @@ def slogdet(A: Tensor, _name: str = "linalg_slogdet", _arg: str = "A", _kind: st
     c = SlogdetFactors(leaf(lus, TensorType(dt, tuple(A._t.shape))),
                        leaf(pivs, TensorType(dtypes.int32, batch + (n,))) if batch or n else
                        leaf([], TensorType(dtypes.int32, (0,))), n)
-    count = len(signs)
-    hidden = make(LA.LinalgSlogdet, TensorType(dt, (2,) + batch), signs + logs, (A,), c)
-    outs = []
-    for i, vals in enumerate((signs, logs)):
-        if hidden._op is None:
-            outs.append(leaf(vals if batch else vals[0], t))
-            continue
-        o = make(_pick_op(LA.LinalgSlogdet), t, vals if batch else vals[0], (hidden,),
-                 Layout((2,) + batch, dt, map=list(range(i * count, (i + 1) * count))))
-        o._op = o._op.base  # a pick is handed its gradient by the engine, whatever its shape
-        o._seq = next_seq()
-        ext(o).pick = (hidden, i)
-        outs.append(o)
-    if hidden._op is not None:
-        c.sign = outs[0]
-        c.outputs = c.outputs_types = (t, t)
+    outs = several_outputs(LA.LinalgSlogdet, A, [signs, logs], [t, t], c)
+    c.sign = outs[0]
     return return_type(_kind)(_kind, *outs)
 
 
