@@ -15,7 +15,7 @@ from .._base.errors import Unsupported
 from .._base.grad_mode import no_grad
 from .._base.program_frame import program_stacklevel
 from .._ops import linalg as LA
-from . import linalg_lu
+from . import linalg_lu, linalg_qr
 from .comparison import where
 from .linalg_outputs import several_outputs
 from .operands import broadcast_shapes, positions
@@ -366,3 +366,4 @@ def install(method, function) -> None:
     method("logdet", logdet)
     function("logdet", logdet)
     linalg_lu.install(method, function)
+    linalg_qr.install(method, function)

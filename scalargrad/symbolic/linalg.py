@@ -8,11 +8,12 @@ from __future__ import annotations
 from math import isqrt
 
 from .._ops import linalg as LA
+from .._ops import linalg_qr as QR
 from .._tensor.operands import positions
 from .element_op import ElementOp
 from .graph import elements_of
 
-__all__ = ["DetOf", "CrossOf", "CholeskyOf", "InvOf", "LogAbsDetOf", "SignDetOf", "LuFactorOf", "LuSolveOf"]
+__all__ = ["DetOf", "CrossOf", "CholeskyOf", "InvOf", "LogAbsDetOf", "SignDetOf", "LuFactorOf", "LuSolveOf", "QrOf"]
 
 
 def _pytorch_partials(vals: list) -> list:
@@ -360,4 +361,59 @@ def _lu_solve(v, vin, vals):
             srcs = (tuple((lu, m * n * n + t) for t in range(n * n))
                     + tuple((b, m * n * k + t * k + j) for t in range(n)))
             out.append((LuSolveOf, (i, piv), srcs))
+    return out
+
+
+class QrOf(ElementOp):
+    """Element (i, j) of Q or R of an m x n matrix, m >= n (c = (which, i, j, m, signs): R's
+    diagonal signs at the point): the op table's form, Gram-Schmidt with those signs; its
+    partials are linalg_qr_backward's for a unit gradient there."""
+
+    name = "qr"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        which, i, j, m, signs = c
+        return QR.LinalgQr.sympy(sp, *args, at=(which, i, j), m=m, signs=list(signs))
+
+    @staticmethod
+    def _factors(vals, c):
+        m = c[3]
+        n = len(vals) // m
+        q, r, _ = QR.householder_qr(vals, m, n, "reduced")
+        return q, r, m, n
+
+    @staticmethod
+    def value(vals, c):
+        q, r, m, n = QrOf._factors(vals, c)
+        x = q[c[1] * n + c[2]] if c[0] == "Q" else r[c[1] * n + c[2]]
+        return x, abs(x) + 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        q, r, m, n = QrOf._factors(vals, c)
+        gq, gr = [0.0] * (m * n), [0.0] * (n * n)
+        (gq if c[0] == "Q" else gr)[c[1] * n + c[2]] = 1.0
+        return QR.qr_grad(q, r, gq, gr, m, n)
+
+    @staticmethod
+    def sample():
+        return [1.0, 2.0, 3.0, 4.0, 5.0, -6.0], ("Q", 2, 1, 3, (-1.0, -1.0))
+
+
+@elements_of(QR.LinalgQr)
+def _qr(v, vin, vals):
+    """The node's value holds every matrix's Q, then every matrix's R (m >= n: reduced, or
+    complete square)."""
+    u = vin[0]
+    c = v._c
+    m, n = c.m, c.n
+    count = len(c.signs)
+    shapes = [tuple(t.shape[-2:]) if t.ndim >= 2 else (0, 0) for t in c.outputs_types]
+    out = []
+    for which, (rows, cols) in zip(("Q", "R"), shapes):
+        for b in range(count):
+            src = tuple((u, b * m * n + t) for t in range(m * n))
+            out.extend((QrOf, (which, e // cols, e % cols, m, tuple(c.signs[b])), src) for e in range(rows * cols))
     return out
