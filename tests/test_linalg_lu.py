@@ -295,3 +295,70 @@ def test_errors(torch_ref, text, call):
             call(L)
         got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
     assert got[0] == got[1]
+
+
+# ---------------------------------------------------------------- linalg.solve
+
+@pytest.mark.no_sympy_check  # 3 x 3 systems take SymPy long: proved on 2 x 2 below and on SolveOf's sample
+@pytest.mark.parametrize("dt", list(EPS))
+def test_solve_matches_pytorch(torch_ref, dt):
+    """linalg.solve for a vector, a matrix right-hand side and a batch: X within 16 n eps of the
+    exact solution's largest element (diagonally dominant A), scalargrad's and PyTorch's; the
+    node, its saved left and pivots exactly; the gradients for A and B within 64 n eps."""
+    eps = EPS[dt]
+    for n, k, batch in ((2, 0, 0), (3, 2, 0), (2, 1, 2)):
+        mats = [[[x + (2 * n if i == j else 0) for j, x in enumerate(row)]
+                 for i, row in enumerate(_matrix(11 * n + b, n, n, dt))] for b in range(batch or 1)]
+        mats = [sg.tensor(a, dtype=getattr(sg, dt)).tolist() for a in mats]
+        rhs = [_matrix(13 * n + b, n, k or 1, dt) for b in range(batch or 1)]
+        bvals = [[row[0] for row in r] for r in rhs] if not k else rhs
+        got = []
+        for L in (sg, torch_ref):
+            a = L.tensor(mats if batch else mats[0], dtype=getattr(L, dt), requires_grad=True)
+            b = L.tensor(bvals if batch else bvals[0], dtype=getattr(L, dt), requires_grad=True)
+            x = L.linalg.solve(a, b)
+            xs = x.detach().reshape(-1, n * (k or 1)).tolist()
+            for q in range(batch or 1):
+                ref = [v for row in _exact_solve(mats[q], rhs[q]) for v in row]
+                top = max(abs(v) for v in ref)
+                _close(xs[q], ref, top * Fraction(16 * n * eps), L.__name__)
+            fn = x.grad_fn
+            facts = (fn.name(), fn._saved_left, fn._saved_pivots.tolist(), tuple(x.shape))
+            w = L.arange(1.0, 1.0 + x.numel(), dtype=getattr(L, dt)).reshape(x.shape)
+            ga, gb = L.autograd.grad((x * w).sum(), [a, b])
+            got.append(facts + (ga.flatten().tolist() + gb.flatten().tolist(),))
+        assert got[0][:-1] == got[1][:-1]
+        top = max(abs(v) for v in got[1][-1])
+        for p, q in zip(got[0][-1], got[1][-1]):
+            assert abs(p - q) <= 64 * n * eps * top, (n, p, q)
+
+
+@pytest.mark.parametrize("text, call", [
+    ("singular", lambda L: L.linalg.solve(L.tensor([[1.0, 2.0], [2.0, 4.0]]), L.ones(2))),
+    ("shapes", lambda L: L.linalg.solve(L.eye(2), L.ones(3))),
+    ("not square", lambda L: L.linalg.solve(L.zeros(2, 3), L.ones(2))),
+    ("dtypes", lambda L: L.linalg.solve(L.eye(2), L.ones(2, dtype=L.float64))),
+    ("A not a tensor", lambda L: L.linalg.solve([[1.0]], L.ones(1))),
+    ("B not a tensor", lambda L: L.linalg.solve(L.eye(2), [1.0])),
+    ("integer", lambda L: L.linalg.solve(L.eye(2, dtype=L.long), L.ones(2, dtype=L.long))),
+])
+def test_solve_errors(torch_ref, text, call):
+    got = []
+    for L in (sg, torch_ref):
+        with pytest.raises(Exception) as e:
+            call(L)
+        got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
+    assert got[0] == got[1]
+
+
+def test_solve_sympy_proof_of_two_by_two():
+    """[[2, 1], [4, 3]] x = (1, -1): x = (2, -3) by hand; gB = A^-T w, gA = -gB x^T for the
+    weights w = (1, 2): A^-T = [[1.5, -2], [-0.5, 1]], gB = (-2.5, 1.5), gA = [[5, -7.5],
+    [-3, 4.5]]; SymPy proves them from ``Matrix.LUsolve``."""
+    a = sg.tensor([[2.0, 1.0], [4.0, 3.0]], requires_grad=True)
+    b = sg.tensor([1.0, -1.0], requires_grad=True)
+    x = sg.linalg.solve(a, b)
+    assert x.tolist() == [2.0, -3.0]
+    ga, gb = sg.autograd.grad((x * sg.tensor([1.0, 2.0])).sum(), [a, b])
+    assert ga.tolist() == [[5.0, -7.5], [-3.0, 4.5]] and gb.tolist() == [-2.5, 1.5]
+    assert sympy_check((sg.linalg.solve(a, b) * sg.tensor([1.0, 2.0])).sum(), [a, b]).ok

@@ -26,7 +26,7 @@ __all__ = ["LinalgDet", "LinalgCross", "LINALG", "CrossDim", "lu_factor", "trans
            "DetFactors", "LinalgCholeskyEx", "Cholesky", "CholeskyInfo", "cholesky_lower",
            "cholesky_grad", "LinalgInvEx", "inverse_of", "inverse_grad", "LinalgSlogdet", "slogdet_of",
            "permutation", "transposed_rect", "lu_solve_of", "LinalgLuFactorEx", "lu_factor_grad", "LinalgLuSolve",
-           "lu_solve_grads", "LuFactors"]
+           "lu_solve_grads", "LuFactors", "LinalgSolveEx"]
 
 
 class DetFactors:
@@ -513,5 +513,34 @@ class LinalgLuSolve(Op):
         return up.upper_triangular_solve(y)[at]
 
 
+@register
+class LinalgSolveEx(Op):
+    """linalg.solve(A, B) (LinalgSolveExBackward0): X = A^-1 B through A's LU (getrf, getrs).
+    Inputs (A, B); derivative ``linalg_solve_backward`` (left): gB = A^-T gX (lu_solve with
+    adjoint), gA = -gB X^T. An element's SymPy form is ``Matrix.LUsolve``'s of its column."""
+
+    name = "LinalgSolveExBackward0"
+    saves, saves_inputs, saves_output = True, True, True
+    saved = (("A", 0), ("LU", "c.LU"), ("left", "c.left"), ("pivots", "c.pivots"), ("result", "result"))
+    api = Api(function=())
+
+    @staticmethod
+    def backward(k, g, v):
+        return k.linalg_solve_backward(g, k.out(v), v._c)
+
+    @staticmethod
+    def forward(r, *args):
+        """x of a 1 x 1 system (a, b) (the form's default element)."""
+        return div(args[1], args[0])
+
+    @staticmethod
+    def sympy(sp, *args, at=0):
+        """Element ``at`` of x with A x = b, for A's n*n elements then b's n."""
+        n = isqrt(len(args))
+        while n * n + n > len(args):
+            n -= 1
+        return sp.Matrix(n, n, list(args[:n * n])).LUsolve(sp.Matrix(list(args[n * n:])))[at]
+
+
 LINALG = [LinalgDet, LinalgCross, LinalgCholeskyEx, Cholesky, LinalgInvEx, LinalgSlogdet, LinalgLuFactorEx,
-          LinalgLuSolve]
+          LinalgLuSolve, LinalgSolveEx]

@@ -17,6 +17,7 @@ from .._base.program_frame import program_stacklevel
 from .._ops import linalg as LA
 from . import linalg_lu, linalg_qr
 from .comparison import where
+from .linalg_errors import LinAlgError
 from .linalg_outputs import several_outputs
 from .operands import broadcast_shapes, positions
 from .return_types import return_type
@@ -166,13 +167,6 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
 def linalg_cross_grad(a, b, dim):
     return linalg_cross(a, b, dim=dim)
 
-
-class LinAlgError(RuntimeError):
-    """``torch.linalg.LinAlgError``: a matrix the factorisation cannot complete."""
-
-
-LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
-LinAlgError.__module__ = "torch._C"
 
 _CHOLESKY_WARNING = (
     "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "

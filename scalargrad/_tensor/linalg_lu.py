@@ -6,6 +6,8 @@
 once: LAPACK's blocked kernels add in their own order (machine-dependent last bits), but choose
 the same pivots (the first largest magnitude) wherever no two candidates are within rounding.
 
+``linalg.solve`` (LinalgSolveExBackward0) solves through the same LU.
+
 Not done, refused by name: the gradient of a non-square factorisation, of ``lu_unpack`` and of
 ``linalg.lu`` (PyTorch's LuUnpackBackward0 and LinalgLuBackward0, each one node with two
 outputs), ``lu_solve`` with ``left=False`` or ``adjoint=True`` under autograd, and double
@@ -21,11 +23,12 @@ from .._base.errors import Unsupported
 from .._base.grad_mode import state as grad_state
 from .._base.program_frame import program_stacklevel
 from .._ops import linalg as LA
+from .linalg_errors import LinAlgError
 from .return_types import return_type
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
 
-__all__ = ["lu_factor_ex", "linalg_lu_factor", "lu", "lu_solve", "lu_unpack", "linalg_lu", "install"]
+__all__ = ["lu_factor_ex", "linalg_lu_factor", "lu", "lu_solve", "lu_unpack", "linalg_lu", "linalg_solve", "install"]
 
 
 def _batches(x: Tensor) -> tuple:
@@ -253,13 +256,85 @@ def lu_solve_backward(g, lu: Tensor, x: Tensor, c) -> tuple:
     return leaf(glu, TensorType(dt, tuple(lu._t.shape))), leaf(gb, TensorType(dt, tuple(x._t.shape)))
 
 
+class SolveFactors:
+    """What a solve node keeps: A's LU and pivots (tensors), ``left``, the sizes and whether B
+    was a vector."""
+
+    __slots__ = ("LU", "pivots", "left", "n", "k", "vector")
+
+    def __init__(self, lu, pivots, n: int, k: int, vector: bool) -> None:
+        self.LU, self.pivots, self.left, self.n, self.k, self.vector = lu, pivots, True, n, k, vector
+
+
+def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    """``torch.linalg.solve(A, B, left=True)``: X with A X = B, through A's LU; B a vector (n,)
+    or batch of them (A's batch shape), or matrices (..., n, k) of A's batch shape. A singular A
+    raises PyTorch's LinAlgError."""
+    for pos, (arg, x) in enumerate((("A", A), ("B", B))):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"linalg_solve(): argument '{arg}' (position {pos + 1}) must be Tensor, not "
+                            f"{type(x).__name__}")
+    if A._t.ndim < 2:
+        raise RuntimeError("linalg.solve: The input tensor A must have at least 2 dimensions.")
+    n, m = A._t.shape[-2:]
+    if n != m:
+        raise RuntimeError(f"linalg.solve: A must be batches of square matrices, but they are {n} by {m} matrices")
+    if not A._t.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.solve: Expected a floating point or complex tensor as input. Got "
+                           f"{A._t.dtype.short}")
+    if A._t.dtype is not B._t.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{A._t.dtype.short} and B of type {B._t.dtype.short} instead")
+    if not left:
+        raise Unsupported("linalg.solve with left=False")
+    batch = tuple(A._t.shape[:-2])
+    vector = B._t.ndim == 1 or tuple(B._t.shape) == batch + (n,)
+    rows, k = (B._t.shape[-1], 1) if vector else (B._t.shape[-2], B._t.shape[-1])
+    if rows != n:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B ({n}x{n} and "
+                           f"{rows}x{k})")
+    if (B._t.ndim == 1 and batch) or (not vector and tuple(B._t.shape[:-2]) != batch):
+        raise Unsupported("linalg.solve with broadcast batch dimensions")
+    dt = A._t.dtype
+    _, _, _, mats = _batches(A)
+    bv = B._val
+    lus, pivs, out = [], [], []
+    for b, a in enumerate(mats):
+        lu, piv, _ = LA.lu_factor(a, n)
+        if any(lu[j * (n + 1)] == 0.0 for j in range(n)):
+            raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
+        lus.extend(dt.round(x) for x in lu)
+        pivs.extend(piv)
+        out.extend(dt.round(x) for x in LA.lu_solve_of(lu, piv, bv[b * n * k:(b + 1) * n * k], n, k))
+    c = SolveFactors(leaf(lus, TensorType(dt, tuple(A._t.shape))), leaf(pivs, TensorType(dtypes.int32, batch + (n,))),
+                     n, k, vector)
+    return make(LA.LinalgSolveEx, TensorType(dt, tuple(B._t.shape)), out, (A, B), c)
+
+
+@helper
+def linalg_solve_backward(g, x: Tensor, c) -> tuple:
+    """(gA, gB) per system: gB = A^-T gX through the LU, gA = -gB X^T, in double, rounded once."""
+    dt = x._t.dtype
+    n, k = c.n, c.k
+    gv, xv, lv, pv = g._val if isinstance(g, Tensor) else [g], x._val, c.LU._val, c.pivots._val
+    ga, gb = [], []
+    for b in range(len(lv) // (n * n) if n else 0):
+        lu, piv = lv[b * n * n:(b + 1) * n * n], pv[b * n:(b + 1) * n]
+        gbb = LA.lu_solve_of(lu, piv, gv[b * n * k:(b + 1) * n * k], n, k, adjoint=True)
+        xb = xv[b * n * k:(b + 1) * n * k]
+        ga.extend(dt.round(-sum(gbb[i * k + t] * xb[j * k + t] for t in range(k))) for i in range(n) for j in range(n))
+        gb.extend(dt.round(y) for y in gbb)
+    return leaf(ga, TensorType(dt, tuple(c.LU._t.shape))), leaf(gb, TensorType(dt, tuple(x._t.shape)))
+
+
 def _refuse_lu_double_backward(*args):
-    raise Unsupported("the double backward of the LU family (create_graph=True through LinalgLuFactorExBackward0 "
-                      "or LinalgLuSolveBackward0)")
+    raise Unsupported("the double backward of the LU family (create_graph=True through LinalgLuFactorExBackward0, "
+                      "LinalgLuSolveBackward0 or LinalgSolveExBackward0)")
 
 
 graph_helper("lu_factor_backward", _refuse_lu_double_backward)
 graph_helper("lu_solve_backward", _refuse_lu_double_backward)
+graph_helper("linalg_solve_backward", _refuse_lu_double_backward)
 
 
 def install(method, function) -> None:

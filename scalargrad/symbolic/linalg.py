@@ -13,7 +13,8 @@ from .._tensor.operands import positions
 from .element_op import ElementOp
 from .graph import elements_of
 
-__all__ = ["DetOf", "CrossOf", "CholeskyOf", "InvOf", "LogAbsDetOf", "SignDetOf", "LuFactorOf", "LuSolveOf", "QrOf"]
+__all__ = ["DetOf", "CrossOf", "CholeskyOf", "InvOf", "LogAbsDetOf", "SignDetOf", "LuFactorOf", "LuSolveOf", "QrOf",
+           "SolveOf"]
 
 
 def _pytorch_partials(vals: list) -> list:
@@ -287,7 +288,7 @@ class LuFactorOf(ElementOp):
 
     @staticmethod
     def sample():
-        return [1.0, 2.0, 0.5, 3.0, -1.0, 2.0, 0.25, 4.0, 1.0], (2, 1, (1, 2, 0))
+        return [2.0, 1.0, 4.0, 3.0], (1, 1, (1, 0))
 
 
 @elements_of(LA.LinalgLuFactorEx)
@@ -399,7 +400,7 @@ class QrOf(ElementOp):
 
     @staticmethod
     def sample():
-        return [1.0, 2.0, 3.0, 4.0, 5.0, -6.0], ("Q", 2, 1, 3, (-1.0, -1.0))
+        return [3.0, 0.5, 4.0, 5.0], ("Q", 1, 1, 2, (-1.0, 1.0))
 
 
 @elements_of(QR.LinalgQr)
@@ -416,4 +417,57 @@ def _qr(v, vin, vals):
         for b in range(count):
             src = tuple((u, b * m * n + t) for t in range(m * n))
             out.extend((QrOf, (which, e // cols, e % cols, m, tuple(c.signs[b])), src) for e in range(rows * cols))
+    return out
+
+
+class SolveOf(ElementOp):
+    """Element i of one column x of X with A X = B (c = i), from A's n*n elements and that column
+    of B: the op table's form, ``Matrix.LUsolve``; partials linalg_solve_backward's for a unit
+    gradient: gA = -(A^-T e_i) x^T, gb = A^-T e_i."""
+
+    name = "solve"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return LA.LinalgSolveEx.sympy(sp, *args, at=c)
+
+    @staticmethod
+    def _solve(vals):
+        lu_vals, b, n = LuSolveOf._split(vals)
+        lu, piv, _ = LA.lu_factor(lu_vals, n)
+        return lu, piv, b, n
+
+    @staticmethod
+    def value(vals, c):
+        lu, piv, b, n = SolveOf._solve(vals)
+        x = LA.lu_solve_of(lu, piv, b, n, 1)[c]
+        return x, abs(x) + 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        lu, piv, b, n = SolveOf._solve(vals)
+        x = LA.lu_solve_of(lu, piv, b, n, 1)
+        e = [0.0] * n
+        e[c] = 1.0
+        gb = LA.lu_solve_of(lu, piv, e, n, 1, adjoint=True)
+        return [-gb[i] * x[j] for i in range(n) for j in range(n)] + gb
+
+    @staticmethod
+    def sample():
+        return [2.0, 1.0, 4.0, 3.0, 1.0, -1.0], 1
+
+
+@elements_of(LA.LinalgSolveEx)
+def _solve(v, vin, vals):
+    a, b = vin
+    c = v._c
+    n, k = c.n, c.k
+    out = []
+    for m in range(len(vals) // (n * k) if n * k else 0):
+        for r in range(n * k):
+            i, j = divmod(r, k)
+            srcs = (tuple((a, m * n * n + t) for t in range(n * n))
+                    + tuple((b, m * n * k + t * k + j) for t in range(n)))
+            out.append((SolveOf, i, srcs))
     return out
