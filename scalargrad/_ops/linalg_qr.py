@@ -107,7 +107,7 @@ class QrInfo:
     """What a qr node keeps: ``mode``, the sizes, R's diagonal signs per matrix, the outputs'
     types, and Q and R (``_saved_Q``, ``_saved_R``) once made."""
 
-    __slots__ = ("mode", "m", "n", "signs", "outputs", "outputs_types", "Q", "R")
+    __slots__ = ("mode", "m", "n", "signs", "outputs", "outputs_types", "Q", "R", "versions")
 
     def __init__(self, mode: str, m: int, n: int, signs: list) -> None:
         self.mode, self.m, self.n, self.signs = mode, m, n, signs

@@ -18,7 +18,7 @@ from .._ops import linalg as LA
 from . import linalg_lu, linalg_qr
 from .comparison import where
 from .linalg_errors import LinAlgError
-from .linalg_outputs import several_outputs
+from .linalg_outputs import check_versions, remember_versions, several_outputs
 from .operands import broadcast_shapes, positions
 from .return_types import return_type
 from .tensor import Tensor, leaf, make
@@ -277,7 +277,7 @@ class SlogdetFactors(LA.DetFactors):
     """What a slogdet node keeps: det's LU and pivots, the sign output (``_saved_sign``) and the
     outputs' types and flat positions in the node's value (sign's elements, then log|det|'s)."""
 
-    __slots__ = ("sign", "outputs", "outputs_types")
+    __slots__ = ("sign", "outputs", "outputs_types", "versions")
 
 
 def slogdet(A: Tensor, _name: str = "linalg_slogdet", _arg: str = "A", _kind: str = "linalg_slogdet",
@@ -301,6 +301,7 @@ def slogdet(A: Tensor, _name: str = "linalg_slogdet", _arg: str = "A", _kind: st
                        leaf([], TensorType(dtypes.int32, (0,))), n)
     outs = several_outputs(LA.LinalgSlogdet, A, [signs, logs], [t, t], c)
     c.sign = outs[0]
+    remember_versions(c, outs[:1])
     return return_type(_kind)(_kind, *outs)
 
 
@@ -321,6 +322,7 @@ def slogdet_backward(g, a: Tensor, c) -> Tensor | None:
     """``grad_logabsdet * A^-T`` per matrix, through A's LU; None (no gradient) without one. ``g``
     is the outputs' gradients (the engine's), or one tensor of the node's value, signs then
     log|det|s (the SymPy check's probe)."""
+    check_versions(c, "LinalgSlogdet")
     _, n, mats = _matrices(a)
     if isinstance(g, list):
         glog = g[1]

@@ -9,11 +9,12 @@ tensor of the hidden node's shape."""
 from __future__ import annotations
 
 from .._base.dtypes import TensorType
+from .._ops.table import version_error
 from .._ops.views import Layout
 from .joins import _pick_op
 from .tensor import Tensor, ext, leaf, make, next_seq
 
-__all__ = ["several_outputs"]
+__all__ = ["several_outputs", "remember_versions", "check_versions"]
 
 
 def several_outputs(op, A: Tensor, parts: list, types: list, c) -> list:
@@ -39,3 +40,17 @@ def several_outputs(op, A: Tensor, parts: list, types: list, c) -> list:
     if hidden._op is not None:
         c.outputs = c.outputs_types = tuple(types)
     return outs
+
+
+def remember_versions(c, saved: list) -> None:
+    """Record the versions of the outputs the node saves (``c.versions``), as PyTorch's
+    SavedVariables of outputs do."""
+    c.versions = [(o, o._version) for o in saved]
+
+
+def check_versions(c, name: str) -> None:
+    """PyTorch's error when a saved output was changed in place since the node made it."""
+    for i, (o, then) in enumerate(getattr(c, "versions", ())):
+        now = o._version
+        if now != then:
+            raise version_error(o, f", which is output {i} of {name},", now, then)

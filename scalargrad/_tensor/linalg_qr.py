@@ -12,7 +12,7 @@ from .._base.errors import Unsupported
 from .._base.grad_mode import state as grad_state
 from .._base.program_frame import program_stacklevel
 from .._ops import linalg_qr as QR
-from .linalg_outputs import several_outputs
+from .linalg_outputs import check_versions, remember_versions, several_outputs
 from .return_types import return_type
 from .tensor import Tensor, leaf
 from .tensor_kernel import graph_helper, helper
@@ -63,6 +63,7 @@ def linalg_qr(A: Tensor, mode: str = "reduced", _kind: str = "linalg_qr", _name:
     c = QR.QrInfo(mode, m, n, signs)
     Q, R = several_outputs(QR.LinalgQr, A, [qs, rs], [q_t, r_t], c)
     c.Q, c.R = Q, R
+    remember_versions(c, [Q, R])
     return return_type(_kind)(_kind, Q, R)
 
 
@@ -84,6 +85,7 @@ def qr_backward(g, c) -> Tensor:
     m, n = c.m, c.n
     if c.mode == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    check_versions(c, "LinalgQr")
     q, r = c.Q, c.R
     dt = q._t.dtype
     nq, nr = m * n, n * n
