@@ -362,3 +362,26 @@ def test_solve_sympy_proof_of_two_by_two():
     ga, gb = sg.autograd.grad((x * sg.tensor([1.0, 2.0])).sum(), [a, b])
     assert ga.tolist() == [[5.0, -7.5], [-3.0, 4.5]] and gb.tolist() == [-2.5, 1.5]
     assert sympy_check((sg.linalg.solve(a, b) * sg.tensor([1.0, 2.0])).sum(), [a, b]).ok
+
+
+def test_saved_pivots_changed_in_place(torch_ref):
+    """lu_factor and lu_solve save the pivots: changed in place, the backward raises PyTorch's
+    version error (the gradient would otherwise follow other rows)."""
+    got = []
+    for L in (sg, torch_ref):
+        out = []
+        a = L.tensor([[2.0, 1.0], [4.0, 3.0]], requires_grad=True)
+        lu, piv = L.linalg.lu_factor(a)
+        piv.add_(0)
+        with pytest.raises(RuntimeError) as e:
+            lu.sum().backward()
+        out.append(str(e.value).split(" Hint")[0])
+        lu, piv = L.linalg.lu_factor(a.detach())
+        b = L.ones(2, 1, requires_grad=True)
+        x = L.linalg.lu_solve(lu, piv, b)
+        piv.add_(0)
+        with pytest.raises(RuntimeError) as e:
+            x.sum().backward()
+        out.append(str(e.value).split(" Hint")[0])
+        got.append(out)
+    assert got[0] == got[1]

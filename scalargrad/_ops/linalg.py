@@ -437,7 +437,7 @@ class LuFactors:
     """What an LU node keeps: the pivots (a tensor, ``_saved_pivots``), ``pivot`` and the
     matrix's rows and columns."""
 
-    __slots__ = ("pivots", "pivot", "m", "n")
+    __slots__ = ("pivots", "pivot", "m", "n", "versions")
 
     def __init__(self, pivots, m: int, n: int) -> None:
         self.pivots = pivots

@@ -24,6 +24,7 @@ from .._base.grad_mode import state as grad_state
 from .._base.program_frame import program_stacklevel
 from .._ops import linalg as LA
 from .linalg_errors import LinAlgError
+from .linalg_outputs import check_versions, remember_versions
 from .return_types import return_type
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
@@ -71,7 +72,9 @@ def _factor(A: Tensor, pivot: bool, name: str, arg: str) -> tuple:
     if A._rg and grad_state.enabled and m != n:
         raise Unsupported("the gradient of the LU factorisation of a non-square matrix (linalg_lu_backward's "
                           "m != n cases)")
-    out = make(LA.LinalgLuFactorEx, TensorType(dt, tuple(A._t.shape)), lus, (A,), LA.LuFactors(pivots, m, n))
+    c = LA.LuFactors(pivots, m, n)
+    remember_versions(c, [pivots], outputs=False)  # PyTorch names a changed pivots tensor without its node
+    out = make(LA.LinalgLuFactorEx, TensorType(dt, tuple(A._t.shape)), lus, (A,), c)
     return out, pivots, infos, batch
 
 
@@ -151,7 +154,7 @@ def _check_solve(LU, pivots, B, name: str, left: bool) -> None:
 class SolveInfo:
     """What an lu_solve node keeps: the pivots (a tensor), ``left``, ``adjoint`` and sizes."""
 
-    __slots__ = ("pivots", "left", "adjoint", "n", "k")
+    __slots__ = ("pivots", "left", "adjoint", "n", "k", "versions")
 
     def __init__(self, pivots, left: bool, adjoint: bool, n: int, k: int) -> None:
         self.pivots, self.left, self.adjoint, self.n, self.k = pivots, left, adjoint, n, k
@@ -178,8 +181,9 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoin
             rows = B._t.shape[-2]
             xt = LA.lu_solve_of(lu, piv, LA.transposed_rect(b, rows, n), n, rows, not adjoint)
             out.extend(dt.round(x) for x in LA.transposed_rect(xt, n, rows))
-    return make(LA.LinalgLuSolve, TensorType(dt, tuple(B._t.shape)), out, (LU, B),
-                SolveInfo(pivots, left, adjoint, n, k))
+    c = SolveInfo(pivots, left, adjoint, n, k)
+    remember_versions(c, [pivots], outputs=False)
+    return make(LA.LinalgLuSolve, TensorType(dt, tuple(B._t.shape)), out, (LU, B), c)
 
 
 def _lu_solve_deprecated(self: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
@@ -230,6 +234,7 @@ def linalg_lu(A: Tensor, *, pivot: bool = True) -> tuple:
 @helper
 def lu_factor_backward(g, lu: Tensor, c) -> Tensor:
     """linalg_lu_backward (square) per matrix, in double, rounded once."""
+    check_versions(c, "LinalgLuFactorEx")
     dt = lu._t.dtype
     n = c.n
     size = n * n
@@ -244,6 +249,7 @@ def lu_factor_backward(g, lu: Tensor, c) -> Tensor:
 @helper
 def lu_solve_backward(g, lu: Tensor, x: Tensor, c) -> tuple:
     """(gLU, gB) per matrix (left, not adjoint), in double, rounded once."""
+    check_versions(c, "LinalgLuSolve")
     dt = lu._t.dtype
     n, k = c.n, c.k
     gv, lv, xv, pv = g._val, lu._val, x._val, c.pivots._val

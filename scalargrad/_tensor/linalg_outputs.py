@@ -42,15 +42,15 @@ def several_outputs(op, A: Tensor, parts: list, types: list, c) -> list:
     return outs
 
 
-def remember_versions(c, saved: list) -> None:
-    """Record the versions of the outputs the node saves (``c.versions``), as PyTorch's
-    SavedVariables of outputs do."""
-    c.versions = [(o, o._version) for o in saved]
+def remember_versions(c, saved: list, outputs: bool = True) -> None:
+    """Record the versions of the tensors the node saves (``c.versions``), as PyTorch's
+    SavedVariables do: its own outputs (named by their number), or other tensors (pivots)."""
+    c.versions = [(o, o._version, outputs) for o in saved]
 
 
 def check_versions(c, name: str) -> None:
-    """PyTorch's error when a saved output was changed in place since the node made it."""
-    for i, (o, then) in enumerate(getattr(c, "versions", ())):
+    """PyTorch's error when a saved tensor was changed in place since the node saved it."""
+    for i, (o, then, output) in enumerate(getattr(c, "versions", ())):
         now = o._version
         if now != then:
-            raise version_error(o, f", which is output {i} of {name},", now, then)
+            raise version_error(o, f", which is output {i} of {name}," if output else "", now, then)
