@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from itertools import compress, count, islice
+from itertools import chain, compress, count, islice
 from operator import is_not, itemgetter, mul
 
 from .._base import dtypes
@@ -249,42 +249,118 @@ def _getter(idx: list):
     return itemgetter(*idx) if idx else lambda v: ()
 
 
-_PLANS: dict = {}  # geometry -> (the forward's gathers, those of each input's taps, of each weight's)
-_PLANS_KEPT = 4
+def _gathers(geo) -> tuple:
+    """The streamed computation's gathers, made once per geometry (``geometry`` keeps the recent
+    ones): per output position, the gather of its taps' input elements from one sample's group of
+    input channels, and its pattern (which kernel offsets are inside); per input position, the
+    gather of the (output channel of the group, output position) gradients it meets and its pattern
+    of kernel offsets; per kernel offset, the gathers of the output positions and the input
+    positions it pairs. A position's gather has (channels of a group) x (kernel size) indices: no
+    sample, no output channel multiplies them."""
+    got = _GATHERS.get(geo)
+    if got is not None:
+        return got
+    in_plane, out_plane = _numel(geo.in_shape[2:]), _numel(geo.out_shape[2:])
+    fwd, pats = [], {}
+    by_in = [[] for _ in range(in_plane)]
+    by_k: dict = {}
+    for q, pairs in enumerate(geo.inside):
+        kats = tuple(kat for _, kat in pairs)
+        fwd.append((_getter([ci * in_plane + at for ci in range(geo.c_per_in) for at, _ in pairs]),
+                    pats.setdefault(kats, len(pats))))
+        for at, kat in pairs:
+            by_in[at].append((q, kat))
+            by_k.setdefault(kat, []).append((q, at))
+    bwd, bpats = [], {}
+    for pairs in by_in:
+        kats = tuple(kat for _, kat in pairs)
+        bwd.append((_getter([oc * out_plane + q for oc in range(geo.per_group) for q, _ in pairs]),
+                    bpats.setdefault(kats, len(bpats))))
+    by_k = [(kat, _getter([q for q, _ in pairs]), _getter([at for _, at in pairs])) for kat, pairs in by_k.items()]
+    got = (fwd, list(pats), bwd, list(bpats), by_k)
+    if len(_GATHERS) >= _GATHERS_KEPT:
+        _GATHERS.pop(next(iter(_GATHERS)))
+    _GATHERS[geo] = got
+    return got
 
 
-def _plan(geo) -> tuple:
-    """The forward's gathers: the distinct runs of weight elements the outputs read, and the
-    distinct runs of input elements, each with the outputs that read it (the output channels of a
-    position share one) and which weight run each takes; per input element the gathers of the
-    (output, weight) pairs it meets; per weight element those of its (output, input) pairs; per
-    output channel the gather of its outputs (the bias's gradient). Made
-    once per geometry (``geometry`` keeps the recent ones)."""
-    plan = _PLANS.get(geo)
-    if plan is None:
-        n_in, n_w = _numel(geo.in_shape), _numel(geo.weight_shape)
-        by_in = [([], []) for _ in range(n_in)]
-        by_w = [([], []) for _ in range(n_w)]
-        x_runs: dict = {}
-        w_runs: dict = {}
-        for o, taps in enumerate(geo.taps):
-            w_run = w_runs.setdefault(tuple(j for _, j in taps), len(w_runs))
-            x_runs.setdefault(tuple(i for i, _ in taps), []).append((o, w_run, geo.channel[o]))
-            for i, j in taps:
-                by_in[i][0].append(o)
-                by_in[i][1].append(j)
-                by_w[j][0].append(o)
-                by_w[j][1].append(i)
-        fwd = ([_getter(list(run)) for run in w_runs], [(_getter(list(run)), outs) for run, outs in x_runs.items()])
-        by_channel = [[] for _ in range(geo.out_shape[1])]
-        for o, oc in enumerate(geo.channel):
-            by_channel[oc].append(o)
-        plan = (fwd, [(_getter(a), _getter(b)) for a, b in by_in], [(_getter(a), _getter(b)) for a, b in by_w],
-                [_getter(c) for c in by_channel])
-        if len(_PLANS) >= _PLANS_KEPT:
-            _PLANS.pop(next(iter(_PLANS)))
-        _PLANS[geo] = plan
-    return plan
+_GATHERS: dict = {}  # geometry -> its _gathers
+_GATHERS_KEPT = 4
+
+
+def _forward_sums(geo, xi: list, wi: list, bi: list) -> list:
+    """Each output element's integer sum of its taps' products plus its bias, streamed: per sample
+    and group, each output position's input elements are gathered once and multiplied by each
+    output channel's weights (those of the position's pattern of kernel offsets)."""
+    fwd, pats, _, _, _ = _gathers(geo)
+    n, c_in = geo.in_shape[:2]
+    c_out, cpi, pg = geo.out_shape[1], geo.c_per_in, geo.per_group
+    in_plane, out_plane = _numel(geo.in_shape[2:]), _numel(geo.out_shape[2:])
+    wts = [[tuple(wi[geo.w_base(oc, ci) + kat] for ci in range(cpi) for kat in pat) for oc in range(c_out)]
+           for pat in pats]
+    sums = [0] * (n * c_out * out_plane)
+    for b in range(n):
+        for grp in range(geo.groups):
+            start = (b * c_in + grp * cpi) * in_plane
+            block = xi[start:start + cpi * in_plane]
+            chans = [(oc, (b * c_out + oc) * out_plane, bi[oc]) for oc in range(grp * pg, (grp + 1) * pg)]
+            for q, (gather, pat) in enumerate(fwd):
+                xs, wt = gather(block), wts[pat]
+                for oc, at, bias in chans:
+                    sums[at + q] = sum(map(mul, xs, wt[oc]), bias)
+    return sums
+
+
+def _input_grad_sums(geo, gi: list, wi: list) -> list:
+    """Each input element's integer sum of gradient times weight over the taps that read it,
+    streamed as ``_forward_sums`` (the gradient's positions gathered per input position)."""
+    _, _, bwd, bpats, _ = _gathers(geo)
+    n, c_in = geo.in_shape[:2]
+    c_out, cpi, pg = geo.out_shape[1], geo.c_per_in, geo.per_group
+    in_plane, out_plane = _numel(geo.in_shape[2:]), _numel(geo.out_shape[2:])
+    wts = [[tuple(wi[geo.w_base(ic // cpi * pg + oc, ic % cpi) + kat] for oc in range(pg) for kat in pat)
+            for ic in range(c_in)] for pat in bpats]
+    sums = [0] * (n * c_in * in_plane)
+    for b in range(n):
+        for grp in range(geo.groups):
+            start = (b * c_out + grp * pg) * out_plane
+            block = gi[start:start + pg * out_plane]
+            chans = [(ic, (b * c_in + ic) * in_plane) for ic in range(grp * cpi, (grp + 1) * cpi)]
+            for s, (gather, pat) in enumerate(bwd):
+                gs, wt = gather(block), wts[pat]
+                for ic, at in chans:
+                    sums[at + s] = sum(map(mul, gs, wt[ic]))
+    return sums
+
+
+def _weight_grad_sums(geo, gi: list, xi: list) -> list:
+    """Each weight element's integer sum of gradient times input over every sample, streamed per
+    kernel offset: the gradient's and the input's elements it pairs, gathered per channel over
+    the batch, then one sum of products per (output channel, input channel)."""
+    by_k = _gathers(geo)[4]
+    n, c_in = geo.in_shape[:2]
+    c_out, cpi, pg = geo.out_shape[1], geo.c_per_in, geo.per_group
+    in_plane, out_plane = _numel(geo.in_shape[2:]), _numel(geo.out_shape[2:])
+    sums = [0] * _numel(geo.weight_shape)
+    chain_all = chain.from_iterable
+    for kat, gather_q, gather_at in by_k:
+        gs = [tuple(chain_all(gather_q(gi[(b * c_out + oc) * out_plane:(b * c_out + oc + 1) * out_plane])
+                              for b in range(n))) for oc in range(c_out)]
+        xs = [tuple(chain_all(gather_at(xi[(b * c_in + ic) * in_plane:(b * c_in + ic + 1) * in_plane])
+                              for b in range(n))) for ic in range(c_in)]
+        for oc in range(c_out):
+            first = oc // pg * cpi
+            for ci in range(cpi):
+                sums[geo.w_base(oc, ci) + kat] = sum(map(mul, gs[oc], xs[first + ci]))
+    return sums
+
+
+def _bias_grad(geo, gv: list, f32: bool) -> list:
+    """Each output channel's gradient: the exact sum of its outputs' gradients, rounded once."""
+    n, c_out = geo.out_shape[:2]
+    plane = _numel(geo.out_shape[2:])
+    return [rounded_sum(list(chain.from_iterable(gv[(b * c_out + oc) * plane:(b * c_out + oc + 1) * plane]
+                                                 for b in range(n))), f32) for oc in range(c_out)]
 
 
 def _numel(shape) -> int:
@@ -316,19 +392,13 @@ def _exact_forward(geo, xv: list, wv: list, bv: list | None, f32: bool) -> list 
         xi, sx = fixed_point(xv, sb - sw)
     shift = sx + sw
     bi = [b << (shift - sb) for b in bi]
-    w_runs, x_runs = _plan(geo)[0]
-    w_runs = [g(wi) for g in w_runs]
     if bv is None:
         bi = [0] * geo.out_shape[1]
-    sums = [0] * len(geo.taps)
-    for gx, outs in x_runs:
-        xs = gx(xi)
-        for o, k, oc in outs:
-            sums[o] = sum(map(mul, xs, w_runs[k]), bi[oc])
+    sums = _forward_sums(geo, xi, wi, bi)
     out = round_scaled_list(sums, shift, f32)
     if len(sums) > _INCREMENTAL_MAX_OUTPUTS:
         return out
-    if len(_LAST) >= _PLANS_KEPT and geo not in _LAST:
+    if len(_LAST) >= _GATHERS_KEPT and geo not in _LAST:
         _LAST.pop(next(iter(_LAST)))
     _LAST[geo] = _Incremental(geo, f32, xv, wv, bv, xi, sx, wi, sw, sums, out,
                               last.inverse if last is not None else None)
@@ -490,11 +560,10 @@ def _exact_backward(geo, gv: list, xv: list, wv: list, want_x: bool, want_w: boo
     if fg is None:
         return None
     gi, sg = fg
-    _, by_in, by_w, _ = _plan(geo)
     if want_x:
-        gx = round_scaled_list([sum(map(mul, go(gi), gk(wi))) for go, gk in by_in], sg + sw, f32)
+        gx = round_scaled_list(_input_grad_sums(geo, gi, wi), sg + sw, f32)
     if want_w:
-        gw = round_scaled_list([sum(map(mul, go(gi), gk(xi))) for go, gk in by_w], sg + sx, f32)
+        gw = round_scaled_list(_weight_grad_sums(geo, gi, xi), sg + sx, f32)
     return gx, gw
 
 
@@ -571,7 +640,7 @@ def backward(g: Tensor, v: Tensor) -> tuple:
         if grads[1] is not None:
             gw = leaf(grads[1], TensorType(dt, geo.weight_shape))
     if len(ins) > 2 and ins[2]._rg:
-        gb = leaf([rounded_sum(c(gv), f32) for c in _plan(geo)[3]], TensorType(dt, (geo.out_shape[1],)))
+        gb = leaf(_bias_grad(geo, gv, f32), TensorType(dt, (geo.out_shape[1],)))
     return (gx, gw, gb)[:len(ins)]
 
 
