@@ -30,7 +30,7 @@ class ConvGeometry:
     it adds): a batch of 64 MNIST images makes 680 million taps, never listed at once."""
 
     __slots__ = ("in_shape", "weight_shape", "out_shape", "stride", "padding", "dilation", "groups",
-                 "output_padding", "bias_sizes", "transposed", "inside", "c_per_in", "per_group")
+                 "output_padding", "bias_sizes", "transposed", "inside", "c_per_in", "per_group", "k_plane")
 
     def __init__(self, in_shape: tuple, weight_shape: tuple, stride: tuple, padding: tuple, dilation: tuple,
                  groups: int, bias_sizes: tuple) -> None:
@@ -53,11 +53,12 @@ class ConvGeometry:
         self.in_shape, self.weight_shape = tuple(in_shape), tuple(weight_shape)
         self.stride, self.padding, self.dilation = tuple(stride), tuple(padding), tuple(dilation)
         self.groups, self.bias_sizes, self.output_padding = groups, tuple(bias_sizes), tuple(output_padding)
+        self.k_plane = _prod(self.weight_shape[2:])
 
     def w_base(self, oc: int, ci: int) -> int:
         """The flat index of weight element (output channel ``oc``, its group's input channel
         ``ci``, kernel offset 0)."""
-        return (oc * self.c_per_in + ci) * _prod(self.weight_shape[2:])
+        return (oc * self.c_per_in + ci) * self.k_plane
 
     @property
     def taps(self) -> _Taps:
@@ -76,6 +77,33 @@ class ConvGeometry:
         first = b * c_in + oc // self.per_group * self.c_per_in
         return [((first + ci) * in_plane + at, self.w_base(oc, ci) + kat)
                 for ci in range(self.c_per_in) for at, kat in self.inside[q]]
+
+
+    def input_row(self, i: int) -> list:
+        """The (output flat index, weight flat index) pairs of the taps that read input element ``i``."""
+        c_in, in_plane = self.in_shape[1], _prod(self.in_shape[2:])
+        c_out, out_plane = self.out_shape[1], _prod(self.out_shape[2:])
+        b, rem = divmod(i, c_in * in_plane)
+        ic, s = divmod(rem, in_plane)
+        grp, ci = divmod(ic, self.c_per_in)
+        return [((b * c_out + oc) * out_plane + q, self.w_base(oc, ci) + kat)
+                for q, pairs in enumerate(self.inside) for at, kat in pairs if at == s
+                for oc in range(grp * self.per_group, (grp + 1) * self.per_group)]
+
+    def weight_row(self, j: int) -> list:
+        """The (output flat index, input flat index) pairs of the taps that multiply weight element ``j``."""
+        c_in, in_plane = self.in_shape[1], _prod(self.in_shape[2:])
+        c_out, out_plane = self.out_shape[1], _prod(self.out_shape[2:])
+        oc, ic, kat = self._weight_element(j)
+        return [((b * c_out + oc) * out_plane + q, (b * c_in + ic) * in_plane + at)
+                for b in range(self.in_shape[0]) for q, pairs in enumerate(self.inside)
+                for at, k in pairs if k == kat]
+
+    def _weight_element(self, j: int) -> tuple:
+        """Weight element ``j``'s (output channel, input channel, kernel offset)."""
+        oc, rem = divmod(j, self.c_per_in * self.k_plane)
+        ci, kat = divmod(rem, self.k_plane)
+        return oc, oc // self.per_group * self.c_per_in + ci, kat
 
 
 class TransposedConvGeometry(ConvGeometry):
@@ -102,9 +130,14 @@ class TransposedConvGeometry(ConvGeometry):
 
         self.inside = _inside(out_sp, sp, ks, at)
 
+    def _weight_element(self, j: int) -> tuple:
+        ic, rem = divmod(j, self.per_group * self.k_plane)
+        oc_local, kat = divmod(rem, self.k_plane)
+        return ic // self.c_per_in * self.per_group + oc_local, ic, kat
+
     def w_base(self, oc: int, ci: int) -> int:
         grp, oc_local = divmod(oc, self.per_group)
-        return ((grp * self.c_per_in + ci) * self.per_group + oc_local) * _prod(self.weight_shape[2:])
+        return ((grp * self.c_per_in + ci) * self.per_group + oc_local) * self.k_plane
 
 
 def _inside(out_sp: tuple, sp: tuple, ks: tuple, at) -> list:

@@ -10,6 +10,17 @@ element, and every gradient element, the exact sum of its products (and bias) ro
 the dtype (``_base/exact_sum``): machine-independent, and within the classical error bound of
 any order PyTorch's kernels use (measured in tests/test_convolution.py).
 
+The sums stream (issue 25: the MNIST example's batch of 64 has 680 million taps in its second
+layer): per sample and output position, the input elements its kernel offsets read are gathered
+once and multiplied by every output channel's weights; the input's gradient likewise per input
+position, the weight's per kernel offset over the batch (``_gathers``: a few gathers per
+position, none per sample or channel). Zeros (a ReLU's, the gradient a max-pool passes back)
+are left out of the products: a zero times a finite element adds exactly nothing. Small
+operands are summed in integers (``fixed_point``); float32 operands of more than 65,536
+elements with ``math.fsum`` (each product of two float32 numbers is exact in double, the sum
+correctly rounded to double, then to float32, the rare double halfway between two float32
+numbers redone from its terms): the same exact sums rounded once, at about half the cost.
+
 Repeated calls on nearly the same operands (gradcheck's numerical Jacobian nudges one element
 per call, ``_Incremental``) update the previous call's exact integer sums by the changed
 elements' products, and a backward reads its operands' integers once per operand
@@ -24,13 +35,13 @@ from __future__ import annotations
 
 import math
 import warnings
-from itertools import chain, compress, count, islice
+from itertools import chain, compress, count, islice, repeat
 from operator import is_not, itemgetter, mul
 
 from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
-from .._base.exact_sum import fixed_point, round_scaled_list, rounded_dot, rounded_sum
+from .._base.exact_sum import fixed_point, round_f32_sums, round_scaled_list, rounded_dot, rounded_sum
 from .._base.program_frame import program_stacklevel
 from .._ops import convolution as CV
 from .padding import constant_pad_nd
@@ -288,52 +299,67 @@ _GATHERS: dict = {}  # geometry -> its _gathers
 _GATHERS_KEPT = 4
 
 
-def _forward_sums(geo, xi: list, wi: list, bi: list) -> list:
-    """Each output element's integer sum of its taps' products plus its bias, streamed: per sample
-    and group, each output position's input elements are gathered once and multiplied by each
-    output channel's weights (those of the position's pattern of kernel offsets)."""
+def _nonzero(values: tuple):
+    """The gather of ``values``' nonzero elements, or None if at most a quarter are zero. A zero
+    times a finite element adds exactly nothing to an exact sum (both kernels check their operands
+    are finite first): after a ReLU, and in the gradient a max-pool passes back, most are zero."""
+    nz = list(compress(count(), values))
+    return _getter(nz) if 4 * len(nz) < 3 * len(values) else None
+
+
+def _forward_sums(geo, xi: list, wi: list, bi: list | None, total=sum, one=1) -> list:
+    """Each output element's sum of its taps' products plus its bias, streamed: per sample and
+    group, each output position's input elements are gathered once (with ``one`` for the bias)
+    and multiplied by each output channel's weights (those of the position's pattern of kernel
+    offsets, then its bias). ``total``: ``sum`` of integers (exact), or ``math.fsum`` of float32
+    values (each product exact in double, the sum correctly rounded to double)."""
     fwd, pats, _, _, _ = _gathers(geo)
     n, c_in = geo.in_shape[:2]
     c_out, cpi, pg = geo.out_shape[1], geo.c_per_in, geo.per_group
-    in_plane, out_plane = _numel(geo.in_shape[2:]), _numel(geo.out_shape[2:])
-    wts = [[tuple(wi[geo.w_base(oc, ci) + kat] for ci in range(cpi) for kat in pat) for oc in range(c_out)]
-           for pat in pats]
-    sums = [0] * (n * c_out * out_plane)
+    in_plane = _numel(geo.in_shape[2:])
+    extra = (one,) if bi is not None else ()
+    wts = [[tuple(wi[geo.w_base(oc, ci) + kat] for ci in range(cpi) for kat in pat) + ((bi[oc],) if extra else ())
+            for oc in range(c_out)] for pat in pats]
+    sums = []
     for b in range(n):
         for grp in range(geo.groups):
             start = (b * c_in + grp * cpi) * in_plane
             block = xi[start:start + cpi * in_plane]
-            chans = [(oc, (b * c_out + oc) * out_plane, bi[oc]) for oc in range(grp * pg, (grp + 1) * pg)]
-            for q, (gather, pat) in enumerate(fwd):
-                xs, wt = gather(block), wts[pat]
-                for oc, at, bias in chans:
-                    sums[at + q] = sum(map(mul, xs, wt[oc]), bias)
+            rows = [_dots(gather(block) + extra, wts[pat][grp * pg:(grp + 1) * pg], total) for gather, pat in fwd]
+            for plane in zip(*rows):
+                sums.extend(plane)
     return sums
 
 
-def _input_grad_sums(geo, gi: list, wi: list) -> list:
-    """Each input element's integer sum of gradient times weight over the taps that read it,
-    streamed as ``_forward_sums`` (the gradient's positions gathered per input position)."""
+def _dots(xs: tuple, ws: list, total) -> list:
+    """``[total(map(mul, xs, w)) for w in ws]`` in C, leaving out the products of ``xs``' zeros."""
+    pick = _nonzero(xs)
+    if pick is not None:
+        xs, ws = pick(xs), map(pick, ws)
+    return list(map(total, map(map, repeat(mul), repeat(xs), ws)))
+
+
+def _input_grad_sums(geo, gi: list, wi: list, total=sum) -> list:
+    """Each input element's sum of gradient times weight over the taps that read it, streamed as
+    ``_forward_sums`` (the gradient's positions gathered per input position)."""
     _, _, bwd, bpats, _ = _gathers(geo)
-    n, c_in = geo.in_shape[:2]
-    c_out, cpi, pg = geo.out_shape[1], geo.c_per_in, geo.per_group
-    in_plane, out_plane = _numel(geo.in_shape[2:]), _numel(geo.out_shape[2:])
+    n = geo.in_shape[0]
+    c_in, c_out, cpi, pg = geo.in_shape[1], geo.out_shape[1], geo.c_per_in, geo.per_group
+    out_plane = _numel(geo.out_shape[2:])
     wts = [[tuple(wi[geo.w_base(ic // cpi * pg + oc, ic % cpi) + kat] for oc in range(pg) for kat in pat)
             for ic in range(c_in)] for pat in bpats]
-    sums = [0] * (n * c_in * in_plane)
+    sums = []
     for b in range(n):
         for grp in range(geo.groups):
             start = (b * c_out + grp * pg) * out_plane
             block = gi[start:start + pg * out_plane]
-            chans = [(ic, (b * c_in + ic) * in_plane) for ic in range(grp * cpi, (grp + 1) * cpi)]
-            for s, (gather, pat) in enumerate(bwd):
-                gs, wt = gather(block), wts[pat]
-                for ic, at in chans:
-                    sums[at + s] = sum(map(mul, gs, wt[ic]))
+            rows = [_dots(gather(block), wts[pat][grp * cpi:(grp + 1) * cpi], total) for gather, pat in bwd]
+            for plane in zip(*rows):
+                sums.extend(plane)
     return sums
 
 
-def _weight_grad_sums(geo, gi: list, xi: list) -> list:
+def _weight_grad_sums(geo, gi: list, xi: list, total=sum) -> list:
     """Each weight element's integer sum of gradient times input over every sample, streamed per
     kernel offset: the gradient's and the input's elements it pairs, gathered per channel over
     the batch, then one sum of products per (output channel, input channel)."""
@@ -349,10 +375,46 @@ def _weight_grad_sums(geo, gi: list, xi: list) -> list:
         xs = [tuple(chain_all(gather_at(xi[(b * c_in + ic) * in_plane:(b * c_in + ic + 1) * in_plane])
                               for b in range(n))) for ic in range(c_in)]
         for oc in range(c_out):
-            first = oc // pg * cpi
-            for ci in range(cpi):
-                sums[geo.w_base(oc, ci) + kat] = sum(map(mul, gs[oc], xs[first + ci]))
+            first, g = oc // pg * cpi, gs[oc]
+            pick = _nonzero(g)
+            if pick is None:
+                for ci in range(cpi):
+                    sums[geo.w_base(oc, ci) + kat] = total(map(mul, g, xs[first + ci]))
+            else:
+                g = pick(g)
+                for ci in range(cpi):
+                    sums[geo.w_base(oc, ci) + kat] = total(map(mul, g, pick(xs[first + ci])))
     return sums
+
+
+_FLOAT_FROM = 1 << 16  # float32 operands of more elements than this are summed with fsum, not integers
+# (the same exact sums, rounded once, at half the cost per product; below it the forward keeps
+# its integers for gradcheck's incremental updates)
+
+
+def _finite(*lists) -> bool:
+    return all(all(map(math.isfinite, v)) for v in lists)
+
+
+def _float_forward(geo, xv: list, wv: list, bv: list | None) -> list:
+    """float32 outputs from ``math.fsum`` of each output's products (exact in double) and bias."""
+    def exact(o: int) -> float:
+        return rounded_dot([(xv[i], wv[j]) for i, j in geo.row(o)], True, bv[geo.channel[o]] if bv else None)
+
+    ds = _forward_sums(geo, xv, wv, bv, math.fsum, 1.0)
+    return round_f32_sums(ds, exact)
+
+
+def _float_backward(geo, gv: list, xv: list, wv: list, want_x: bool, want_w: bool) -> tuple:
+    """float32 gradients of the input and the weight from ``math.fsum`` of their products."""
+    gx = gw = None
+    if want_x:
+        gx = round_f32_sums(_input_grad_sums(geo, gv, wv, math.fsum),
+                            lambda i: rounded_dot([(gv[o], wv[j]) for o, j in geo.input_row(i)], True))
+    if want_w:
+        gw = round_f32_sums(_weight_grad_sums(geo, gv, xv, math.fsum),
+                            lambda j: rounded_dot([(gv[o], xv[i]) for o, i in geo.weight_row(j)], True))
+    return gx, gw
 
 
 def _bias_grad(geo, gv: list, f32: bool) -> list:
@@ -376,6 +438,8 @@ def _exact_forward(geo, xv: list, wv: list, bv: list | None, f32: bool) -> list 
     from the previous call's on this geometry in a few elements only (gradcheck's numerical
     Jacobian nudges one element at a time) updates that call's integer sums by the changed
     elements' products instead (``_Incremental``): the same exact sums, so the same result."""
+    if f32 and len(geo.taps) > _FLOAT_FROM and _finite(xv, wv, bv or ()):
+        return _float_forward(geo, xv, wv, bv)
     last = _LAST.get(geo)
     if last is not None and last.f32 == f32:
         out = last.update(xv, wv, bv)
@@ -392,9 +456,7 @@ def _exact_forward(geo, xv: list, wv: list, bv: list | None, f32: bool) -> list 
         xi, sx = fixed_point(xv, sb - sw)
     shift = sx + sw
     bi = [b << (shift - sb) for b in bi]
-    if bv is None:
-        bi = [0] * geo.out_shape[1]
-    sums = _forward_sums(geo, xi, wi, bi)
+    sums = _forward_sums(geo, xi, wi, bi if bv is not None else None)
     out = round_scaled_list(sums, shift, f32)
     if len(sums) > _INCREMENTAL_MAX_OUTPUTS:
         return out
@@ -531,13 +593,15 @@ def _exact_backward(geo, gv: list, xv: list, wv: list, want_x: bool, want_w: boo
     of its products rounded once, in integers; None if an operand is inf or nan. A sparse
     gradient (gradcheck's one-hot rows) is scattered from its nonzero elements only: a zero
     times a finite element adds exactly nothing (a nan or an inf is nonzero: it is seen)."""
+    live = list(compress(count(), gv))
+    if f32 and len(gv) > _FLOAT_FROM and _SPARSE * len(live) > len(gv) and _finite(gv, xv, wv):
+        return _float_backward(geo, gv, xv, wv, want_x, want_w)
     fx, fw = _fixed(xv), _fixed(wv)
     if fx is None or fw is None:
         return None
     (xi, sx), (wi, sw) = fx, fw
-    live = list(compress(count(), gv))
     gx = gw = None
-    if 4 * len(live) <= len(gv):
+    if _SPARSE * len(live) <= len(gv):
         fg = fixed_point([gv[o] for o in live])  # the zeros would add nothing to the scale either
         if fg is None:
             return None
@@ -565,6 +629,9 @@ def _exact_backward(geo, gv: list, xv: list, wv: list, want_x: bool, want_w: boo
     if want_w:
         gw = round_scaled_list(_weight_grad_sums(geo, gi, xi), sg + sx, f32)
     return gx, gw
+
+
+_SPARSE = 64  # a gradient with at most 1 nonzero element in this many is scattered (each tap in Python)
 
 
 def _round_nonzero(sums: list, shift: int, f32: bool) -> list:
