@@ -88,6 +88,19 @@ EXACT_OPS = _ALPHA_OPS | set(_ARGUMENTS) | _ACCUMULATE
 _NODE = re.compile(r"[A-Za-z0-9_]+Backward[0-9]*|detach_?|torch::autograd::AccumulateGrad|"
                    r"autograd::engine::evaluate_function: .*")
 _INTEGRAL = frozenset({"bool", "unsigned char", "signed char", "short int", "int", "long int"})
+# ops whose result on integer or boolean tensors is an integer tensor (exact), unless a float
+# number or a dtype argument (the last one of a reduction) makes it compute in floating point.
+# The profiler shows an op's inputs, not its output: ``sqrt`` or ``div`` of integers promotes to
+# float inside the op, so an op not listed here is recorded whatever its inputs' dtypes
+_INTEGER_OPS = frozenset(f"aten::{name}" for name in """
+    sum nansum cumsum cumsum_ prod cumprod cumprod_ mm bmm addmm dot vdot mv addmv baddbmm addbmm
+    add add_ sub sub_ rsub mul mul_ remainder remainder_ fmod fmod_ floor_divide floor_divide_ bincount
+    count_nonzero diff trace kthvalue mode median nanmedian index_add index_add_ scatter_add scatter_add_
+    scatter_reduce scatter_reduce_ cummax cummin bitwise_and bitwise_or bitwise_xor bitwise_not
+    bitwise_left_shift bitwise_right_shift __and__ __or__ __xor__ __lshift__ __rshift__ _unique _unique2
+    unique_dim unique_consecutive gcd lcm
+""".split())
+_DTYPE_LAST = frozenset(f"aten::{name}" for name in "sum nansum cumsum cumsum_ prod cumprod cumprod_".split())
 
 
 def exact(op: str) -> bool:
@@ -124,8 +137,8 @@ def _composite(torch, name: str) -> bool:
 
 def _op_name(torch, event, composite: dict) -> str | None:
     """The name a profiler event is recorded under, or None where it cannot depend on the kernels:
-    not an op (a label, an autograd node), an op without a kernel of its own, or one whose
-    tensors are all integers or booleans."""
+    not an op (a label, an autograd node), an op without a kernel of its own, or one of
+    ``_INTEGER_OPS`` on integers or booleans alone."""
     name = event.name()
     if event.is_user_annotation() or _NODE.fullmatch(name):
         return None
@@ -140,10 +153,19 @@ def _op_name(torch, event, composite: dict) -> str | None:
         return f"{name}({_ARGUMENTS[name][1]})"
     if name in _ACCUMULATE and (len(arguments) < 4 or arguments[3] is not False):
         return name + "(accumulate)"  # it adds
-    tensors = [t for t in types if t not in ("", "Scalar", "ScalarList", "TensorList")]
-    if tensors and all(t in _INTEGRAL for t in tensors) and "TensorList" not in types:
+    if name in _INTEGER_OPS and _integral(types, arguments, name in _DTYPE_LAST):
         return None
     return name
+
+
+def _integral(types: list[str], arguments: list, dtype_last: bool) -> bool:
+    """Does an op of ``_INTEGER_OPS`` compute on integers alone here?"""
+    tensors = [t for t in types if t not in ("", "Scalar", "ScalarList")]
+    if not tensors or not all(t in _INTEGRAL for t in tensors):
+        return False
+    if any(isinstance(a, (float, complex)) for a in arguments):  # 0.5 * integers: a float result
+        return False
+    return not (dtype_last and arguments and arguments[-1] is not None)  # sum(dtype=torch.float32)
 
 
 class Recording:

@@ -80,6 +80,10 @@ def test_the_record_names_ops_with_what_makes_them_kernel_dependent(torch_ref):
         y.detach().round(decimals=1)
         torch.zeros(3).index_put_((torch.tensor([0]),), torch.tensor([1.0]), accumulate=True)
         torch.tensor([1, 2]).cumsum(0)  # integers only: nothing to record
+        (torch.tensor([1, 2]) == torch.tensor([1, 3])).sum()
+        torch.tensor([1, 4]).sqrt()  # computed in float32
+        torch.tensor([1, 2]).prod(dtype=torch.float64)
+        torch.tensor([1, 2]) * 0.5
         y.exp().sum().backward()
         with record.label("fixture"):
             torch.tensor([1.0, 2.0]).sqrt()
@@ -89,6 +93,11 @@ def test_the_record_names_ops_with_what_makes_them_kernel_dependent(torch_ref):
     assert list(record.within) == ["fixture"] and "aten::sqrt" in record.within["fixture"]
     assert not record.within["fixture"] & {"aten::exp", "aten::sum", "aten::mul"}
     assert "aten::cumsum" not in ops
+    with Recording(torch) as integers:
+        torch.tensor([1, 2]).cumsum(0)
+        (torch.tensor([1, 2]) == torch.tensor([1, 3])).sum()
+    assert all(exact(op) for op in integers.ops) and "aten::eq" in integers.ops, integers.ops
+    assert "aten::prod" in ops and "aten::mul" in ops  # with a dtype, with a float
     # neither a node nor an op without a kernel of its own (to, reshape: their ops are recorded)
     assert not [n for n in ops if "Backward" in n or n in ("aten::to", "aten::reshape")]
     assert not exact("aten::exp") and not exact("aten::add(alpha)") and not exact("aten::mm")
