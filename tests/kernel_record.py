@@ -43,8 +43,10 @@ import json
 import os
 import re
 import subprocess
+import sys
 import threading
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 
 import pytest
 
@@ -168,6 +170,21 @@ def _integral(types: list[str], arguments: list, dtype_last: bool) -> bool:
     return not (dtype_last and arguments and arguments[-1] is not None)  # sum(dtype=torch.float32)
 
 
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Without the line Kineto writes on the process's stderr at each start and stop of the
+    profiler (two lines a live test in CI's log)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 class Recording:
     """``with Recording(torch) as ops:`` the names of the ATen ops run inside, forward and
     backward, as PyTorch's profiler sees them (it records without changing what PyTorch runs, as
@@ -187,12 +204,14 @@ class Recording:
         config = profiler.ProfilerConfig(profiler.ProfilerState.KINETO, True, False, False, False, False,
                                          self.torch._C._profiler._ExperimentalConfig())
         activities = {profiler.ProfilerActivity.CPU}
-        profiler._prepare_profiler(config, activities)
-        profiler._enable_profiler(config, activities)
+        with _quiet_stderr():
+            profiler._prepare_profiler(config, activities)
+            profiler._enable_profiler(config, activities)
         return self
 
     def __exit__(self, *exc):
-        events = self.torch.autograd._disable_profiler().events()
+        with _quiet_stderr():
+            events = self.torch.autograd._disable_profiler().events()
         labels = [(e.name()[len(_ANNOTATION):], e.start_ns(), e.end_ns()) for e in events
                   if e.is_user_annotation() and e.name().startswith(_ANNOTATION)]
         for event in events:
