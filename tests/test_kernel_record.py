@@ -158,3 +158,21 @@ def test_a_rerun_leaves_out_the_recorded_kernel_independent_tests(tmp_path):
     assert again.returncode == 0, again.stdout + again.stderr
     assert [line for line in again.stdout.splitlines() if "::" in line] == ["test_two.py::test_exp"]
     assert "1 live tests left out" in again.stdout
+
+
+def test_scalargrad_neither_imports_torch_nor_reads_the_kernel_settings():
+    # why CI's reruns may reuse the main run's `scalargrad run` outputs (test_run_conformance's
+    # SCALARGRAD_RUN_CACHE): scalargrad computes the same under every kernel setting. The one
+    # import of torch judges documents on PyTorch itself (execute.py, alias_torch=False), never
+    # under `scalargrad run`
+    import re
+
+    imports, reads = [], []
+    root = TESTS.parent / "scalargrad"
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if re.search(r"^\s*(import torch\b|from torch\b)", text, re.MULTILINE):
+            imports.append(path.relative_to(root).as_posix())
+        if re.search(r"(environ|getenv)[^\n]*(ATEN_|MKL_)|get_cpu_capability", text):
+            reads.append(path.name)
+    assert imports == ["documents/execute.py"] and reads == []
