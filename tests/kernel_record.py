@@ -5,8 +5,10 @@ sets (``ATEN_CPU_CAPABILITY=default``, ``=avx2``, ``MKL_CBWR=COMPATIBLE``; ``.ci
 can only come out differently there if something it computes does:
 
 - a PyTorch op whose result depends on the kernels (a vector width, a fused multiply-add, a
-  transcendental, a summation order, MKL). The main run records, with a ``TorchDispatchMode``, every
-  ATen op each live test and each of its fixtures calls, forward and backward;
+  transcendental, a summation order, MKL). The main run records, with PyTorch's profiler, every
+  ATen op each live test and each of its fixtures calls, forward and backward (the profiler sees
+  every op the dispatcher runs, an op without a kernel of its own and the ops it decomposes into,
+  without changing what PyTorch runs);
 - scalargrad's fused multiply-adds, which the conftest rounds product-first where PyTorch does
   not fuse (``faithfulness.product_first``, under ``ATEN_CPU_CAPABILITY=default``): the main run
   records whether any was called.
@@ -28,105 +30,216 @@ a test that skipped or was not recorded (a new test, a changed id), and, under
 NAME -m live_torch`` runs only the tests that can differ under NAME (from a record made by the same
 checkout).
 
-Not used by CI yet: under a ``TorchDispatchMode`` PyTorch decomposes some composite ops otherwise
+CI uses it (``.ci/run``): the main run records, the three reruns select. It records with the
+profiler, not a ``TorchDispatchMode``: under one PyTorch decomposes some composite ops otherwise
 (``matmul`` of a 3-D tensor that requires grad with a batch of one folds into ``mm`` instead of
-``bmm``: test_einsum's graph comparison fails), so the record cannot be made in CI's main run
-without changing what it checks, and a separate recording pass costs about what the selection
-saves. PyTorch's profiler (``torch.autograd.profiler.profile(record_shapes=True)``) sees the same
-ops without changing them, alpha among its concrete inputs (measured on 2.13): the next step.
+``bmm``), which would change what the main run checks; tests/test_kernel_record.py checks that
+the record leaves that graph as it is.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
+import sys
 import threading
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 
 import pytest
 
 # ATen ops whose result is the same on every processor and kernel set: no arithmetic, or
 # arithmetic that is exact or rounds once, where ATen's scalar and vector loops compute the same
-# IEEE operation (BinaryOpsKernel.cpp: mul_kernel, div_true_kernel). ``add``/``sub``/``rsub`` only
-# with alpha 1 (with another alpha the vector code fuses ``a + alpha * b``). Nothing that sums
-# (sum, mean, mm, softmax...), no transcendental, no random draw but the integer ones, no fmod
-# (``remainder``, ``floor_divide``, ``div`` with a rounding mode: the AVX512 fmod gives nan for
+# IEEE operation (BinaryOpsKernel.cpp: mul_kernel, div_true_kernel). Nothing that sums (sum, mean,
+# mm, softmax...), no transcendental, no random draw but the integer ones, no fmod (``remainder``,
+# ``floor_divide``, ``div`` with a rounding mode: the AVX512 fmod gives nan for
 # remainder(24.8, 2**-126), the generic code 0). tests/test_kernel_record.py checks the list on
 # PyTorch under each setting. One difference is allowed: which nan (its sign and payload) comes
 # out of max/min/maximum/minimum and the conversions where an input is nan (ATen's vector code
 # propagates another one); IEEE leaves it open, nothing prints it, scalargrad does not model it.
-# Every overload of these (data movement, comparisons, exact ops):
-EXACT_FAMILIES = frozenset(f"aten.{name}" for name in """
+# The profiler names an op without its overload: every overload of these (data movement,
+# comparisons, exact ops):
+EXACT_FAMILIES = frozenset(f"aten::{name}" for name in """
     empty empty_strided empty_like new_empty new_empty_strided zeros zeros_like new_zeros ones ones_like
     new_ones full full_like new_full fill fill_ zero_ scalar_tensor copy copy_ _copy_from
     _copy_from_and_resize clone _to_copy lift_fresh lift_fresh_copy detach detach_ alias
     _local_scalar_dense view _unsafe_view _reshape_alias reshape expand expand_copy permute transpose t
     select slice unsqueeze squeeze as_strided unfold diagonal narrow split split_with_sizes unbind cat
     stack flip roll repeat index index_select gather masked_fill masked_fill_ masked_select where nonzero
-    index_put index_put_ _unsafe_index constant_pad_nd set_ resize_ resize_as_ select_backward
+    constant_pad_nd set_ resize_ resize_as_ select_backward
     slice_backward select_scatter slice_scatter as_strided_scatter diagonal_backward expand_as
     eq ne lt le gt ge isnan isinf isposinf isneginf signbit logical_not logical_and logical_or
     logical_xor any all equal
     abs neg sign sgn floor ceil trunc clamp clamp_ clamp_min clamp_max maximum minimum max min amax amin
-    argmax argmin sort topk relu relu_ threshold threshold_backward reciprocal
+    argmax argmin sort topk relu relu_ threshold threshold_backward reciprocal mul mul_
     random_ randperm
 """.split())
-# ... and only these overloads of the arithmetic (``round.decimals`` multiplies, for instance)
-EXACT_OPS = frozenset(f"aten.{name}" for name in """
-    round.default mul.Tensor mul.Scalar mul_.Tensor mul_.Scalar div.Tensor div.Scalar div_.Tensor
-    div_.Scalar add.Tensor add.Scalar add_.Tensor add_.Scalar sub.Tensor sub.Scalar sub_.Tensor
-    sub_.Scalar rsub.Tensor rsub.Scalar
+# ... and these only with the arguments that keep them exact (``_op_name`` names the others with
+# what makes them kernel-dependent): add/sub/rsub with alpha 1 (with another alpha the vector
+# code fuses ``a + alpha * b``), div without a rounding mode, round without decimals (it
+# multiplies), index_put without accumulate (it adds)
+_ALPHA_OPS = frozenset({"aten::add", "aten::add_", "aten::sub", "aten::sub_", "aten::rsub"})
+_ARGUMENTS = {"aten::div": (2, "rounding mode"), "aten::div_": (2, "rounding mode"),
+              "aten::round": (1, "decimals"), "aten::round_": (1, "decimals")}
+_ACCUMULATE = frozenset({"aten::index_put", "aten::index_put_", "aten::_index_put_impl_"})
+EXACT_OPS = _ALPHA_OPS | set(_ARGUMENTS) | _ACCUMULATE
+# the profiler's records that are not ops: an autograd node (its work is in the ATen ops it
+# calls, recorded beside it), the autograd engine's scopes, the autograd-level view of detach
+_NODE = re.compile(r"[A-Za-z0-9_]+Backward[0-9]*|detach_?|torch::autograd::AccumulateGrad|"
+                   r"autograd::engine::evaluate_function: .*")
+_INTEGRAL = frozenset({"bool", "unsigned char", "signed char", "short int", "int", "long int"})
+# ops whose result on integer or boolean tensors is an integer tensor (exact), unless a float
+# number or a dtype argument (the last one of a reduction) makes it compute in floating point.
+# The profiler shows an op's inputs, not its output: ``sqrt`` or ``div`` of integers promotes to
+# float inside the op, so an op not listed here is recorded whatever its inputs' dtypes
+_INTEGER_OPS = frozenset(f"aten::{name}" for name in """
+    sum nansum cumsum cumsum_ prod cumprod cumprod_ mm bmm addmm dot vdot mv addmv baddbmm addbmm
+    add add_ sub sub_ rsub mul mul_ remainder remainder_ fmod fmod_ floor_divide floor_divide_ bincount
+    count_nonzero diff trace kthvalue mode median nanmedian index_add index_add_ scatter_add scatter_add_
+    scatter_reduce scatter_reduce_ cummax cummin bitwise_and bitwise_or bitwise_xor bitwise_not
+    bitwise_left_shift bitwise_right_shift __and__ __or__ __xor__ __lshift__ __rshift__ _unique _unique2
+    unique_dim unique_consecutive gcd lcm
 """.split())
+_DTYPE_LAST = frozenset(f"aten::{name}" for name in "sum nansum cumsum cumsum_ prod cumprod cumprod_".split())
 
 
 def exact(op: str) -> bool:
     """Is the recorded op one whose result is the same on every processor?"""
-    if op.endswith(")"):  # an overload with what makes it kernel-dependent: add(alpha), index_put_(accumulate)
+    if op.endswith(")"):  # an op with what makes it kernel-dependent: add(alpha), index_put_(accumulate)
         return False
-    return op in EXACT_OPS or op.rsplit(".", 1)[0] in EXACT_FAMILIES
+    return op in EXACT_OPS or op in EXACT_FAMILIES
 
 
-_ALPHA_OPS = ("aten.add", "aten.sub", "aten.rsub")
 # the conftest's own probe of which kernels PyTorch runs (``faithfulness.fuses``): what it
 # decides is recorded as the test's use of scalargrad's fused multiply-adds instead
 _SETTING_FIXTURES = {"_scalargrad_computes_as_the_live_kernels"}
 NEEDS_FMA_SETTING = "ATEN_CPU_CAPABILITY=default"
+_ANNOTATION = "kernel_record: "  # the profiler's label of a fixture's set-up
 
 
-def _integral(torch, value) -> bool:
-    return not (value.is_floating_point() or value.is_complex())
+def _composite(torch, name: str) -> bool:
+    """An op with no kernel of its own in any overload (CompositeImplicitAutograd: ``to``,
+    ``matmul``, ``linear``): it computes only through the ops it calls, which the profiler records
+    beside it (the profiler names no overload: one overload with a kernel makes it an op)."""
+    namespace, _, base = name.partition("::")
+    packet = getattr(getattr(torch.ops, namespace, None), base, None) if namespace == "aten" else None
+    overloads = packet.overloads() if packet is not None else []
+    kernels = []
+    for overload in overloads:
+        qualified = name if overload == "default" else f"{name}.{overload}"
+        try:
+            kernels.append([torch._C._dispatch_has_kernel_for_dispatch_key(qualified, key)
+                            for key in ("CompositeImplicitAutograd", "CPU")])
+        except RuntimeError:  # TorchScript's alone (to.prim_Device): the dispatcher never runs it
+            continue
+    return bool(kernels) and all(composite and not cpu for composite, cpu in kernels)
 
 
-def _op_name(torch, func, args, kwargs, out) -> str | None:
-    """The op's name, or None where its result cannot depend on the kernels (all its tensors
-    are integers or booleans)."""
-    name = str(func)
-    if name.startswith(_ALPHA_OPS) and kwargs.get("alpha", 1) != 1:
+def _op_name(torch, event, composite: dict) -> str | None:
+    """The name a profiler event is recorded under, or None where it cannot depend on the kernels:
+    not an op (a label, an autograd node), an op without a kernel of its own, or one of
+    ``_INTEGER_OPS`` on integers or booleans alone."""
+    name = event.name()
+    if event.is_user_annotation() or _NODE.fullmatch(name):
+        return None
+    if name not in composite:
+        composite[name] = _composite(torch, name)
+    if composite[name]:
+        return None
+    arguments, types = event.concrete_inputs(), event.dtypes()
+    if name in _ALPHA_OPS and (len(arguments) != 3 or arguments[2] != 1):
         return name + "(alpha)"
-    if name.startswith("aten.index_put") and (kwargs.get("accumulate") or (len(args) > 3 and args[3])):
+    if name in _ARGUMENTS and len(types) != _ARGUMENTS[name][0]:
+        return f"{name}({_ARGUMENTS[name][1]})"
+    if name in _ACCUMULATE and (len(arguments) < 4 or arguments[3] is not False):
         return name + "(accumulate)"  # it adds
-    tensors = [t for t in torch.utils._pytree.tree_leaves((args, kwargs, out)) if isinstance(t, torch.Tensor)]
-    if tensors and all(_integral(torch, t) for t in tensors):
+    if name in _INTEGER_OPS and _integral(types, arguments, name in _DTYPE_LAST):
         return None
     return name
 
 
-def recording_mode(torch, record):
-    """A ``TorchDispatchMode`` class that calls ``record(name)`` for every ATen op run under it
-    (forward and backward) except those whose tensors are all integers or booleans (see ``_op_name``)."""
-    from torch.utils._python_dispatch import TorchDispatchMode
+def _integral(types: list[str], arguments: list, dtype_last: bool) -> bool:
+    """Does an op of ``_INTEGER_OPS`` compute on integers alone here?"""
+    tensors = [t for t in types if t not in ("", "Scalar", "ScalarList")]
+    if not tensors or not all(t in _INTEGRAL for t in tensors):
+        return False
+    if any(isinstance(a, (float, complex)) for a in arguments):  # 0.5 * integers: a float result
+        return False
+    return not (dtype_last and arguments and arguments[-1] is not None)  # sum(dtype=torch.float32)
 
-    class Record(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            kwargs = kwargs or {}
-            out = func(*args, **kwargs)
-            name = _op_name(torch, func, args, kwargs, out)
-            if name is not None:
-                record(name)
-            return out
 
-    return Record
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Without the line Kineto writes on the process's stderr at each start and stop of the
+    profiler (two lines a live test in CI's log)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+class Recording:
+    """``with Recording(torch) as ops:`` the names of the ATen ops run inside, forward and
+    backward, as PyTorch's profiler sees them (it records without changing what PyTorch runs, as
+    a ``TorchDispatchMode`` does: under one, ``matmul`` of a 3-D tensor that requires grad with
+    a batch of one folds into ``mm`` instead of ``bmm``). ``ops`` is filled at exit; ``within``
+    maps each fixture label (``label(name)``) to the ops run inside it."""
+
+    _composite: dict[str, bool] = {}
+
+    def __init__(self, torch):
+        self.torch = torch
+        self.ops: set[str] = set()
+        self.within: dict[str, set[str]] = {}
+
+    def __enter__(self):
+        profiler = self.torch.autograd
+        config = profiler.ProfilerConfig(profiler.ProfilerState.KINETO, True, False, False, False, False,
+                                         self.torch._C._profiler._ExperimentalConfig())
+        activities = {profiler.ProfilerActivity.CPU}
+        with _quiet_stderr():
+            profiler._prepare_profiler(config, activities)
+            profiler._enable_profiler(config, activities)
+        return self
+
+    def __exit__(self, *exc):
+        with _quiet_stderr():
+            events = self.torch.autograd._disable_profiler().events()
+        labels = [(e.name()[len(_ANNOTATION):], e.start_ns(), e.end_ns()) for e in events
+                  if e.is_user_annotation() and e.name().startswith(_ANNOTATION)]
+        for event in events:
+            name = _op_name(self.torch, event, self._composite)
+            if name is None:
+                continue
+            start, end = event.start_ns(), event.end_ns()
+            inside = [label for label, first, last in labels if first <= start and end <= last]
+            for label in inside:
+                self.within.setdefault(label, set()).add(name)
+            if "probe" not in inside:
+                self.ops.add(name)
+        return False
+
+    def label(self, what: str):
+        """A profiler label around a fixture's set-up: its ops are found in ``within[what]``."""
+        return self.torch.autograd.profiler.record_function(_ANNOTATION + what)
+
+
+_SETTING_VARIABLES = ("ATEN_CPU_CAPABILITY", "MKL_")
+
+
+def _watched(function, escaped, what: str):
+    def watched(*args, **kwargs):
+        escaped(what)
+        return function(*args, **kwargs)
+
+    return watched
 
 
 class _Entry:
@@ -152,19 +265,12 @@ class Recorder:
         self.collection = _Entry()  # the test modules' imports
         self.current: list[_Entry] = []
         self.completed: set[str] = set()
-        self.recording = False
-        recorder = self
-
-        def record(name: str) -> None:
-            if recorder.current:
-                recorder.current[-1].ops.add(name)
-
-        self.mode_type = recording_mode(torch, record)
+        self.recording: Recording | None = None  # the live test's, while it runs
         self._watch_escapes()
 
     def _watch_escapes(self):
         """What a test can learn of the kernels, or compute with PyTorch, beside the ATen ops the
-        mode sees: the CPU capability it reads (mkl_golden.is_capture_machine reads it and
+        profiler sees: the CPU capability it reads (mkl_golden.is_capture_machine reads it and
         MKL_CBWR), subprocesses, forks and threads."""
         recorder = self
 
@@ -187,14 +293,19 @@ class Recorder:
             return thread_start(self, *args, **kwargs)
 
         threading.Thread.start = start
-        cpu = self.torch.backends.cpu
-        capability = cpu.get_cpu_capability
+        # the kernel set, read from PyTorch (its capability, its build and capability report) or
+        # from the environment the reruns change
+        for owner, name in ((self.torch.backends.cpu, "get_cpu_capability"), (self.torch._C, "_get_cpu_capability"),
+                            (self.torch.__config__, "show")):
+            setattr(owner, name, _watched(getattr(owner, name), escaped, "read the CPU capability"))
+        environ_get = os._Environ.__getitem__
 
-        def get_cpu_capability():
-            escaped("read the CPU capability")
-            return capability()
+        def getitem(self, key):
+            if isinstance(key, str) and key.startswith(_SETTING_VARIABLES):
+                escaped("read the kernel settings from the environment")
+            return environ_get(self, key)
 
-        cpu.get_cpu_capability = get_cpu_capability
+        os._Environ.__getitem__ = getitem
 
     def _push(self, entry: _Entry) -> ExitStack:
         stack = ExitStack()
@@ -209,13 +320,14 @@ class Recorder:
         if not isinstance(collector, pytest.Module):
             yield
             return
-        with self.mode_type(), self._push(self.collection):
+        with Recording(self.torch) as recording, self._push(self.collection):
             yield
+        self.collection.ops |= recording.ops
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_fixture_setup(self, fixturedef, request):
         if fixturedef.argname in _SETTING_FIXTURES and self.recording:
-            with self._push(_Entry()):  # its probe's ops are not the test's
+            with self.recording.label("probe"), self._push(_Entry()):  # its probe's ops are not the test's
                 yield
             return
         if fixturedef.scope == "function":  # set up for this test alone: its ops are the test's
@@ -227,7 +339,7 @@ class Recorder:
             entry.escaped.add("uses a fixture first set up outside the record")  # for a test not live
             yield
             return
-        with self._push(entry):
+        with self.recording.label(fixturedef.argname), self._push(entry):
             yield
 
     @pytest.hookimpl(hookwrapper=True)
@@ -243,12 +355,16 @@ class Recorder:
             if self.current:
                 self.current[-1].fma = True
 
-        with self.mode_type(), fmas_used(used), self._push(entry):
-            self.recording = True
+        with Recording(self.torch) as recording, fmas_used(used), self._push(entry):
+            self.recording = recording
             try:
                 yield
             finally:
-                self.recording = False
+                self.recording = None
+        entry.ops = recording.ops
+        for name, ops in recording.within.items():
+            if name in self.fixtures:
+                self.fixtures[name].ops |= ops
         fixtures = [self.fixtures[name] for name in item.fixturenames if name in self.fixtures]
         self.tests[item.nodeid] = {
             "completed": item.nodeid in self.completed,
