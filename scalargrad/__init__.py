@@ -104,6 +104,10 @@ def __getattr__(name: str):
         from . import serialization
 
         return getattr(serialization, name)
+    if name == "from_file":
+        from .serialization.mapped_file import from_file
+
+        return from_file
     fn = _surface.FUNCTIONS.get(name)  # an op added to the table after import
     if fn is not None:
         return fn
