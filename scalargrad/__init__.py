@@ -100,14 +100,10 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)
-    if name in ("save", "load"):
+    if name in ("save", "load", "from_file"):
         from . import serialization
 
         return getattr(serialization, name)
-    if name == "from_file":
-        from .serialization.mapped_file import from_file
-
-        return from_file
     fn = _surface.FUNCTIONS.get(name)  # an op added to the table after import
     if fn is not None:
         return fn
