@@ -36,3 +36,19 @@ def test_the_issues_example_takes_pytorchs_keywords(torch_ref):
                         a.matmul(other=b).tolist(), a.mm(mat2=b).tolist(), v.dot(tensor=v).item(),
                         v.ger(vec2=v).tolist()])
     assert results[0] == results[1]
+
+
+def test_torch_functions_take_input_by_its_name(torch_ref):
+    # ours name the tensor x or self; PyTorch's parser calls it input (torch.flatten(input=x)),
+    # and a call naming both is refused by both
+    results = []
+    for lib in (scalargrad, torch_ref):
+        x = lib.tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]])
+        results.append([lib.flatten(input=x).tolist(), lib.transpose(input=x, dim0=0, dim1=1).tolist(),
+                        lib.std(input=x, dim=1).tolist(), lib.unsqueeze(input=x, dim=0).shape,
+                        lib.max(input=x).item(), lib.clone(input=x).tolist(), lib.squeeze(input=x).shape])
+        try:
+            lib.flatten(x, input=x)
+        except TypeError:
+            results[-1].append("refused")
+    assert results[0] == results[1]

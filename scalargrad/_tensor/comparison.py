@@ -208,12 +208,12 @@ def where(condition, a, b):
     return make(CM.Where, laid_out(rd, shape, (condition._t, x._t, y._t)), vals if shape else vals[0], (x, y), cond)
 
 
-def equal(a, b) -> bool:
+def equal(x, other) -> bool:
     """``torch.equal``: same shape and the same values."""
-    if not isinstance(b, Tensor) or tuple(a._t.shape) != tuple(b._t.shape):
+    if not isinstance(other, Tensor) or tuple(x._t.shape) != tuple(other._t.shape):
         return False
-    av = a._val if a._t.ndim else [a._val]
-    bv = b._val if b._t.ndim else [b._val]
+    av = x._val if x._t.ndim else [x._val]
+    bv = other._val if other._t.ndim else [other._val]
     return all(x == y for x, y in zip(av, bv))
 
 
@@ -235,12 +235,12 @@ def _close_values(a, b, rtol, atol, equal_nan) -> list:
     return shape, out
 
 
-def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
-    return all(_close_values(a, b, rtol, atol, equal_nan)[1])
+def allclose(x, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    return all(_close_values(x, other, rtol, atol, equal_nan)[1])
 
 
-def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    shape, vals = _close_values(a, b, rtol, atol, equal_nan)
+def isclose(x, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    shape, vals = _close_values(x, other, rtol, atol, equal_nan)
     return leaf(vals if shape else vals[0], TensorType(dtypes.bool, shape))
 
 

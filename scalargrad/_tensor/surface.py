@@ -137,18 +137,22 @@ def _input_checked(name: str, fn):
     well-typed call pays one frame."""
     takes_out = name in OUT_KEYWORD
     rule, several = getattr(fn, "elementwise_out", None), name in OUT_SEVERAL
+    signature, first = _as_pytorchs(fn, takes_out)
 
     def function(*args, **kwargs):
-        if kwargs and "out" in kwargs:
-            out = kwargs.pop("out")
-            if not takes_out:
-                raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
-            if out is not None:
-                return call_with_out(name, function, args, kwargs, out, rule, several)
+        if kwargs:
+            if first and "input" in kwargs:  # PyTorch's name for the tensor, ours another
+                kwargs[first] = kwargs.pop("input")
+            if "out" in kwargs:
+                out = kwargs.pop("out")
+                if not takes_out:
+                    raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
+                if out is not None:
+                    return call_with_out(name, function, args, kwargs, out, rule, several)
         try:
             return fn(*args, **kwargs)
         except AttributeError as e:
-            x = args[0] if args else kwargs.get("input", e)
+            x = args[0] if args else kwargs.get(first or "input", e)
             if isinstance(e, Unsupported) or x is e or isinstance(x, (Tensor, list, tuple)):
                 raise
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, "
@@ -166,22 +170,35 @@ def _input_checked(name: str, fn):
     function.__name__ = function.__qualname__ = name
     function.__doc__ = fn.__doc__
     function.__wrapped__ = fn
-    if takes_out:
-        function.__signature__ = _with_out(fn)
+    function.__signature__ = signature
     return function
 
 
-def _with_out(fn) -> inspect.Signature | None:
-    """``fn``'s signature with PyTorch's keyword-only ``out`` (None: inspect's own, from
-    ``__wrapped__``, where ``fn`` takes ``out`` or has no signature to read)."""
+def _as_pytorchs(fn, takes_out: bool) -> tuple:
+    """``fn``'s signature as PyTorch's parser reads the call, and the name to which a keyword
+    ``input`` goes: the first parameter is PyTorch's ``input`` (``torch.flatten(input=x)``; ours
+    may be ``x`` or ``self``), and ``out`` is keyword-only where PyTorch's function takes it.
+    (None, None) where ``fn`` has no signature to read (inspect's own, from ``__wrapped__``)."""
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
-        return None
+        return None, None
     params = list(sig.parameters.values())
-    if "out" in sig.parameters or any(p.kind is p.VAR_KEYWORD for p in params):
-        return None
-    return sig.replace(parameters=[*params, inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)])
+    first = None
+    if params and params[0].name in _OUR_INPUT_NAMES and params[0].kind is params[0].POSITIONAL_OR_KEYWORD \
+            and "input" not in sig.parameters:
+        first = params[0].name
+        params[0] = params[0].replace(name="input")
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in params)
+    if takes_out and "out" not in sig.parameters and not takes_any:
+        params.append(inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
+    elif not first:
+        return None, None
+    return sig.replace(parameters=params), first
+
+
+# the names our functions give the tensor PyTorch calls ``input`` (others, such as ``tensors``, are PyTorch's)
+_OUR_INPUT_NAMES = frozenset({"x", "self"})
 
 
 # torch's in-place functions (``torch.relu_(x)`` is ``x.relu_()``), PyTorch 2.13's list

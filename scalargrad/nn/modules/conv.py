@@ -123,6 +123,13 @@ class _ConvNd(Module):
             s += ", padding_mode={padding_mode}"
         return s.format(**self.__dict__)
 
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        x, padding = self._padded(input)
+        return self._convolution(x, weight, bias, self.stride, padding, self.dilation, self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
+        return self._conv_forward(input, self.weight, self.bias)
+
     def _padded(self, input: Tensor) -> tuple:
         """The input and the convolution's padding: with a padding_mode other than zeros, the input
         padded by ``F.pad`` in that mode and no padding, as PyTorch's ``_conv_forward``."""
@@ -136,12 +143,7 @@ class Conv1d(_ConvNd):
 
     _dims = 1
 
-    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-        x, padding = self._padded(input)
-        return conv1d(x, weight, bias, self.stride, padding, self.dilation, self.groups)
-
-    def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
-        return self._conv_forward(input, self.weight, self.bias)
+    _convolution = staticmethod(conv1d)
 
 
 class Conv2d(_ConvNd):
@@ -149,12 +151,7 @@ class Conv2d(_ConvNd):
 
     _dims = 2
 
-    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-        x, padding = self._padded(input)
-        return conv2d(x, weight, bias, self.stride, padding, self.dilation, self.groups)
-
-    def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
-        return self._conv_forward(input, self.weight, self.bias)
+    _convolution = staticmethod(conv2d)
 
 
 class Conv3d(_ConvNd):
@@ -162,12 +159,7 @@ class Conv3d(_ConvNd):
 
     _dims = 3
 
-    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-        x, padding = self._padded(input)
-        return conv3d(x, weight, bias, self.stride, padding, self.dilation, self.groups)
-
-    def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
-        return self._conv_forward(input, self.weight, self.bias)
+    _convolution = staticmethod(conv3d)
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -209,31 +201,41 @@ class _ConvTransposeNd(_ConvNd):
         if self.padding_mode != "zeros":
             raise ValueError(f"Only `zeros` padding mode is supported for {self.__class__.__name__}")
         output_padding = self._output_padding(input, output_size)
-        fn = (conv_transpose1d, conv_transpose2d, conv_transpose3d)[self._dims - 1]
-        return fn(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
-                  self.dilation)
+        return self._convolution(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                 self.groups, self.dilation)
 
 
 class ConvTranspose1d(_ConvTransposeNd):
     """1-D transposed convolution over (N, C_in, L) or (C_in, L) inputs."""
 
     _dims = 1
+    _convolution = staticmethod(conv_transpose1d)
 
 
 class ConvTranspose2d(_ConvTransposeNd):
     """2-D transposed convolution over (N, C_in, H, W) or (C_in, H, W) inputs."""
 
     _dims = 2
+    _convolution = staticmethod(conv_transpose2d)
 
 
 class ConvTranspose3d(_ConvTransposeNd):
     """3-D transposed convolution over (N, C_in, D, H, W) or (C_in, D, H, W) inputs."""
 
     _dims = 3
+    _convolution = staticmethod(conv_transpose3d)
 
 
 class _LazyConvXdMixin(LazyModuleMixin):
     """What the lazy convolutions share: ``in_channels`` from the first input's channel size."""
+
+    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
+                 bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, dtype=dtype)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
 
     def reset_parameters(self) -> None:
         if not self.has_uninitialized_params() and self.in_channels != 0:
@@ -263,38 +265,14 @@ class LazyConv1d(_LazyConvXdMixin, Conv1d):
 
     cls_to_become = Conv1d
 
-    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
-                 bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, dtype=dtype)
-        self.weight = UninitializedParameter(dtype=dtype)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(dtype=dtype)
-
 
 class LazyConv2d(_LazyConvXdMixin, Conv2d):
     """A Conv2d whose ``in_channels`` comes from its first input."""
 
     cls_to_become = Conv2d
 
-    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
-                 bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, dtype=dtype)
-        self.weight = UninitializedParameter(dtype=dtype)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(dtype=dtype)
-
 
 class LazyConv3d(_LazyConvXdMixin, Conv3d):
     """A Conv3d whose ``in_channels`` comes from its first input."""
 
     cls_to_become = Conv3d
-
-    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
-                 bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, dtype=dtype)
-        self.weight = UninitializedParameter(dtype=dtype)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(dtype=dtype)
