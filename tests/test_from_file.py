@@ -17,7 +17,9 @@ def _outcomes(L, path: str) -> list:
     calls = [lambda: L.from_file(p, shared=False, size=6, dtype=L.float64), lambda: L.from_file(p, size=0),
              lambda: L.from_file(p, False, 4, dtype=L.int32), lambda: L.from_file(p, size=3),
              lambda: L.from_file(p, size=7, dtype=L.float64), lambda: L.from_file(p + ".absent", size=1),
-             lambda: L.from_file(p, size=-1), lambda: L.from_file(3, size=1)]
+             lambda: L.from_file(p, size=-1), lambda: L.from_file(3, size=1),
+             lambda: L.from_file(p, size=2, requires_grad=True), lambda: L.from_file(p, size=2, dtype=L.int64,
+                                                                                   requires_grad=True)]
     out = []
     for call in calls:
         try:

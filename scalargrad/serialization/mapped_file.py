@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import os
 
-from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
-from .._tensor.tensor import get_default_dtype, leaf
+from .._tensor.factories import from_values
+from .._tensor.tensor import get_default_dtype
 from .element_bytes import from_bytes
 
 __all__ = ["from_file"]
 
 
-def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None, pin_memory=False):
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None, pin_memory=False,
+              requires_grad=False):
     """The first ``size`` elements of the file ``filename`` as a 1-D CPU tensor of ``dtype``."""
     if not isinstance(filename, str):
         raise TypeError(f"from_file(): argument 'filename' (position 1) must be str, not {type(filename).__name__}")
@@ -38,4 +39,4 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
             raw = f.read(need)
     except OSError as e:
         raise RuntimeError(f"unable to open file <{filename}> in read-only mode: {e.strerror} ({e.errno})") from None
-    return leaf(from_bytes(dt, raw), TensorType(dt, (size,)))
+    return from_values(from_bytes(dt, raw), (size,), dt, requires_grad, "from_file")
