@@ -332,3 +332,16 @@ def test_an_inplace_op_on_overlapping_windows_is_refused_by_name():
     assert x.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
     x.unfold(0, 2, 1).fill_(2.0)
     assert x.tolist() == [2.0] * 5
+
+
+def _msorted(L) -> list:
+    """msort is ATen's composite ``sort(self, 0)`` values: SortBackward0, nan last, gradients scattered back."""
+    x = L.tensor([[1.0, -2.0], [3.0, 0.5], [float("nan"), -1.0]], requires_grad=True)
+    y = L.msort(x)
+    y.backward(L.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+    return [repr(y), y.grad_fn.name(), repr(x.msort()), x.grad.tolist(), repr(L.msort(L.tensor([3, 1, 2]))),
+            repr(L.msort(L.tensor(2.0)))]
+
+
+def test_msort_as_pytorch(torch_ref):
+    assert _msorted(sg) == _msorted(torch_ref)

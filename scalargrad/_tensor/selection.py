@@ -474,6 +474,8 @@ def install(method, function) -> None:
         fn = globals()[name]
         method(name, fn)
         function(name, fn)
+    method("msort", lambda self: sort(self, 0)[0])  # ATen's composite: sort's values along dim 0 (SortBackward0)
+    function("msort", lambda input, *, out=None: sort(input, 0)[0])
     method("repeat", repeat)
     method("unfold", unfold)
     method("tile", tile)
