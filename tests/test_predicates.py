@@ -138,3 +138,23 @@ def test_nan_to_num_gradient_is_one_where_finite(assert_grads):
     x = sg.tensor(1.5, requires_grad=True)
     w = sg.tensor(-2.0, requires_grad=True)
     assert_grads(sg.nan_to_num(x * w) * x, {x: -6.0, w: 2.25})
+
+
+def _nonzero_outcomes(L) -> list:
+    out = []
+    for v in ([], [1, 2], [[0.0]], float("nan"), -0.0, True, [3]):
+        for f in (L.is_nonzero, L.Tensor.is_nonzero):
+            try:
+                out.append(f(L.tensor(v)))
+            except RuntimeError as e:
+                out.append(str(e))
+    try:
+        L.is_nonzero(3)
+    except TypeError as e:
+        out.append(str(e))
+    return out
+
+
+def test_is_nonzero_as_pytorch(torch_ref):
+    # bool(t): one element's truth (nan true, -0.0 false), PyTorch's refusals of no or several values
+    assert _nonzero_outcomes(sg) == _nonzero_outcomes(torch_ref)

@@ -96,6 +96,14 @@ def install(method, function) -> None:
         return inplace(self, lambda t: nan_to_num(t, *values))
 
     method("nan_to_num_", nan_to_num_)
+    # is_nonzero is ``bool(t)``: the one element's truth (nan is true), PyTorch's refusal of 0 or 2+ elements
+    method("is_nonzero", lambda self: bool(self))
+
+    def is_nonzero(input):  # PyTorch's name
+        check_input("is_nonzero", input)
+        return bool(input)
+
+    function("is_nonzero", is_nonzero, checked=False)
     for op in PR.LOGICAL:
         def call(input, other, *, out=None, _op=op, _name=op.api.method):
             check_input(_name, input)
