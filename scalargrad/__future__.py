@@ -1,9 +1,11 @@
 """``torch.__future__``: the switches for how ``Module._apply`` (``.to()``, ``.double()``...)
 and ``load_state_dict`` put converted tensors into a module.
 
-Both are off by default, PyTorch's behaviour and scalargrad's only one: ``_apply`` keeps each
-Parameter object and sets its ``.data``; ``load_state_dict`` copies into the existing tensors.
-Turning either on (``True``) is ``Unsupported``; setting ``False`` is accepted.
+Both are off by default: ``_apply`` keeps each Parameter object and sets its ``.data``;
+``load_state_dict`` copies into the existing tensors. With ``swap`` on, both put the new contents
+into the existing objects with ``torch.utils.swap_tensors`` (``Tensor.module_load`` gives
+``load_state_dict`` the new contents). Turning ``overwrite`` on (new Parameter objects) is
+``Unsupported``.
 """
 
 from __future__ import annotations
@@ -26,14 +28,15 @@ def set_overwrite_module_params_on_conversion(value: bool) -> None:
                           "Module._apply always keeps each Parameter object and sets its .data")
 
 
+_swap = [False]
+
+
 def get_swap_module_params_on_conversion() -> bool:
-    """Whether ``_apply`` and ``load_state_dict`` swap tensors with ``swap_tensors``: never."""
-    return False
+    """Whether ``_apply`` and ``load_state_dict`` swap tensors with ``swap_tensors``."""
+    return _swap[0]
 
 
 def set_swap_module_params_on_conversion(value: bool) -> None:
-    """Only ``False`` (the default) is implemented."""
-    if value:
-        raise Unsupported("torch.__future__.set_swap_module_params_on_conversion(True)",
-                          "Module._apply sets .data and load_state_dict copies in place; "
-                          "swapping tensors is not implemented")
+    """``True``: ``Module._apply`` and ``load_state_dict`` keep every parameter and buffer object
+    and swap the new contents into it (PyTorch's default is ``False``)."""
+    _swap[0] = value

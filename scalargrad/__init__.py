@@ -10,7 +10,7 @@ Tensor and its surface), ``_autograd`` (kernels, engine, Function); then the pub
 
 from __future__ import annotations
 
-from . import __future__, autograd, cuda, random  # torch.__future__: the module, not Python's
+from . import _C, __future__, autograd, cuda, random  # torch.__future__: the module, not Python's
 from . import _autograd as _autograd_layer  # binds Tensor.backward and the kernels
 from ._autograd import api as _api
 from ._base.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled

@@ -308,3 +308,27 @@ def test_dropout_of_a_transposed_tensor_drops_pytorchs_elements(torch_ref):
     """PyTorch draws the noise in the input's memory order (batch_first Transformer layers drop out
     transposed outputs of attention); a strided slice is drawn in logical order."""
     assert _dropped_transposed(scalargrad) == _dropped_transposed(torch_ref)
+
+
+
+def _masked_row_grads(L, shape: tuple) -> list:
+    """Output and gradients of attention whose mask removes query row 1 whole."""
+    q = L.tensor([[-1.25, 2.5], [3.0, -3.0], [1.25, 2.5]]).reshape(shape).requires_grad_()
+    k = L.tensor([[-0.5, -2.5], [2.75, -1.25]]).reshape(shape[:-2] + (2, 2)).requires_grad_()
+    v = L.tensor([[1.5], [2.75]]).reshape(shape[:-2] + (2, 1)).requires_grad_()
+    mask = L.tensor([[True, True], [False, False], [True, True]])
+    o = L.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    (o * L.arange(1, o.numel() + 1).reshape(o.shape).to(o.dtype)).sum().backward()
+    return [_flat(o)] + [_flat(t.grad) for t in (q, k, v)]
+
+
+@pytest.mark.live_torch
+@pytest.mark.parametrize("shape", [(1, 3, 2), (1, 1, 3, 2)], ids=["math path", "fused path"])
+def test_a_row_masked_whole_has_zero_gradient(torch_ref, shape):
+    # issue 22 (fuzz newer:2213:148): _safe_softmax's row of zeros had nan gradients (the softmax
+    # of -infs, masked after); PyTorch's SafeSoftmaxBackward0 and its fused kernel give 0 there
+    got, want = _masked_row_grads(scalargrad, shape), _masked_row_grads(torch_ref, shape)
+    assert got[0][1] == want[0][1] == 0.0 and got[1][2:4] == want[1][2:4] == [0.0] * 2  # row 1's output, q's grad
+    for a, b in zip(got, want):
+        assert not any(math.isnan(x) for x in a)
+        _close(a, b, 2 * BOUND)

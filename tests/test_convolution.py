@@ -321,3 +321,24 @@ def test_same_padding_with_an_even_kernel_pads_the_input_first_as_pytorch(torch_
         F = scalargrad.nn.functional
         padded = F.pad(a[6], a[2])
         assert a[5].tolist() == getattr(F, fn)(padded, a[7], padding=a[3], **kw).tolist()
+
+
+def test_mnist_sized_geometry_keeps_kernel_offsets_not_taps():
+    """The MNIST example's second layer at batch 64 (issue 25) has 680 million taps: its geometry
+    keeps per output position the kernel offsets inside the input (24 x 24 positions of 9) and
+    computes an element's taps when read, in im2col's order (input channel, then kernel row and
+    column), each as derived by hand from out[b, oc, h, w] += x[b, ci, h + kh, w + kw] *
+    weight[oc, ci, kh, kw]."""
+    from scalargrad._ops.convolution import ConvGeometry
+
+    geo = ConvGeometry((64, 32, 26, 26), (64, 32, 3, 3), (1, 1), (0, 0), (1, 1), 1, (64,))
+    assert geo.out_shape == (64, 64, 24, 24) and len(geo.taps) == 64 * 64 * 24 * 24
+    assert len(geo.inside) == 24 * 24 and all(len(pairs) == 9 for pairs in geo.inside)
+    b, oc, h, w = 63, 17, 5, 23
+    o = ((b * 64 + oc) * 24 + h) * 24 + w
+    want = [(((b * 32 + ci) * 26 + h + kh) * 26 + w + kw, ((oc * 32 + ci) * 3 + kh) * 3 + kw)
+            for ci in range(32) for kh in range(3) for kw in range(3)]
+    assert geo.taps[o] == want and geo.channel[o] == oc
+    corner = ((7 * 32 + 4) * 26 + 0) * 26 + 0  # x[7, 4, 0, 0]: read by kernel offset (0, 0) of output (0, 0) only
+    assert sorted(geo.input_row(corner)) == [(((7 * 64 + c) * 24) * 24, (c * 32 + 4) * 9) for c in range(64)]
+    assert len(geo.weight_row(5)) == 64 * 24 * 24  # every sample's every output position

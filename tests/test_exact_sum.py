@@ -164,9 +164,12 @@ def test_round_scaled_list_rounds_float32_halfway_points_once():
 
 @pytest.mark.parametrize("f32", [False, True], ids=["float64", "float32"])
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "one-hot"])
-def test_convolution_integer_kernels_match_rounded_dot(f32, sparse):
+def test_convolution_integer_kernels_match_rounded_dot(f32, sparse, monkeypatch):
     from scalargrad._ops.convolution import ConvGeometry
+    from scalargrad._tensor import convolution as TC
     from scalargrad._tensor.convolution import _dot_backward, _exact_backward, _exact_forward
+
+    monkeypatch.setattr(TC, "_SPARSE", 4)  # the scatter for 2 nonzero gradients in 80 (else 1 in 64)
 
     rng = random.Random(17 + f32 + 2 * sparse)
     geo = ConvGeometry((2, 4, 5, 4), (4, 2, 3, 2), (1, 2), (1, 0), (1, 1), 2, (4,))
@@ -189,6 +192,37 @@ def test_convolution_integer_kernels_match_rounded_dot(f32, sparse):
         assert all(map(_same, got_x, want_x)) and all(map(_same, got_w, want_w))
     assert _exact_forward(geo, [math.inf] * n_in, wv, bv, f32) is None  # IEEE's sums instead
     assert _exact_backward(geo, gv, xv, [math.nan] * n_w, True, True, f32) is None
+
+
+@pytest.mark.parametrize("transposed", [False, True], ids=["conv", "transposed"])
+def test_convolution_float32_fsum_kernels_match_rounded_dot(transposed, monkeypatch):
+    """Large float32 convolutions sum each element's products with ``math.fsum`` (exact products,
+    the sum rounded to double) and round that to float32, redoing the elements whose double is
+    halfway between two float32 numbers: forced here on small shapes. Integer operands make many
+    exact sums of 25 bits, half of them such ties; each element must equal ``rounded_dot``'s."""
+    from scalargrad._ops.convolution import ConvGeometry, TransposedConvGeometry
+    from scalargrad._tensor import convolution as TC
+
+    monkeypatch.setattr(TC, "_FLOAT_FROM", 0)
+    rng = random.Random(29 + transposed)
+    if transposed:
+        geo = TransposedConvGeometry((2, 4, 3, 4), (4, 2, 3, 2), (2, 1), (1, 0), (1, 2), 2, (4,), (1, 0))
+    else:
+        geo = ConvGeometry((2, 4, 5, 4), (4, 2, 3, 2), (1, 2), (1, 0), (1, 1), 2, (4,))
+    n_in, n_w = math.prod(geo.in_shape), math.prod(geo.weight_shape)
+    xv = [float(rng.randint(-8192, 8192)) for _ in range(n_in)]
+    wv = [float(rng.randint(-2048, 2048)) * 2.0**-30 for _ in range(n_w)]
+    bv = [rng.choice([1.0, -0.0, 3.0]) * 2.0**-30 for _ in range(geo.out_shape[1])]
+    gv = [float(rng.randint(-2048, 2048)) for _ in range(len(geo.taps))]
+    got = TC._exact_forward(geo, xv, wv, bv, True)
+    want = [rounded_dot([(xv[i], wv[j]) for i, j in taps], True, bv[oc]) for taps, oc in zip(geo.taps, geo.channel)]
+    assert all(map(_same, got, want))
+    got_x, got_w = TC._exact_backward(geo, gv, xv, wv, True, True, True)
+    want_x, want_w = TC._dot_backward(geo, gv, xv, wv, True, True, True)
+    assert all(map(_same, got_x, want_x)) and all(map(_same, got_w, want_w))
+    doubles = [rounded_dot([(xv[i], wv[j]) for i, j in taps], False, bv[oc]) for taps, oc in zip(geo.taps, geo.channel)]
+    ties = sum(round_f32(math.nextafter(d, math.inf)) != round_f32(math.nextafter(d, -math.inf)) for d in doubles)
+    assert ties > 5, ties  # the test reaches the elements whose double is halfway between two float32 numbers
 
 
 @pytest.mark.parametrize("f32", [False, True], ids=["float64", "float32"])

@@ -28,7 +28,7 @@ LAYERS = [
     ("_tensor",),
     ("_autograd",),
     ("autograd", "utils", "random", "cuda", "errors", "linalg", "backends", "version", "torch_version", "functional",
-     "accelerator", "testing", "__future__"),
+     "accelerator", "testing", "__future__", "_C"),
     ("nn", "distributions"),
     ("optim", "serialization"),
     ("symbolic",),

@@ -417,3 +417,136 @@ def test_inverse_hand_figures_and_double_backward_refused():
     assert repr(sg.inverse(sg.zeros(0, 0))) == "tensor([], size=(0, 0))"
     with pytest.raises(Unsupported, match="double backward of inverse"):
         sg.autograd.grad(sg.inverse(a).sum(), a, create_graph=True)
+
+
+# ---------------------------------------------------------------- slogdet, logdet
+
+def _exact_log_abs_det(m: list) -> tuple:
+    """(sign, log|det|) of the float matrix ``m``: the exact rational determinant, its log by
+    mpmath at 40 digits."""
+    import mpmath
+
+    d = exact_det(m)
+    with mpmath.workdps(40):
+        return (d > 0) - (d < 0), float(mpmath.log(abs(mpmath.mpf(d.numerator) / d.denominator)))
+
+
+SLOGDET_CALLS = [
+    ("linalg.slogdet", lambda L, a: L.linalg.slogdet(a)),
+    ("torch.slogdet", lambda L, a: L.slogdet(a)),
+    ("Tensor.slogdet", lambda L, a: a.slogdet()),
+]
+
+
+@pytest.mark.parametrize("dt", list(EPS))
+@pytest.mark.parametrize("text, call", SLOGDET_CALLS)
+def test_slogdet_matches_pytorch(torch_ref, text, call, dt):
+    """One batch of matrices of sizes 1 to 4 (both signs of det) per call: sign exactly; log|det|
+    within 4 n eps (1 + H / |det|) of mpmath's log of the exact determinant (H = prod_i sum_j
+    |a_ij|, det's bound; PyTorch's float32 logs and sum are machine-dependent), scalargrad's and
+    live PyTorch's; the gradient g A^-T = g cofactors / det of both within 8 n eps of the largest
+    exact element (diagonally dominant matrices); the node, its saved values, the return type."""
+    eps = EPS[dt]
+    for n in (1, 2, 3, 4):
+        mats = [_matrix(40 + 3 * n + b, n, dt, dominant=b == 0) for b in range(2)]
+        mats[1][0] = [-x for x in mats[1][0]]  # a row negated: det's sign flips (either sign, by the draw)
+        exact = [_exact_log_abs_det(m) for m in mats]
+        grads = [[[_cofactor(m, i, j) * 2 / exact_det(m) for j in range(n)] for i in range(n)] for m in mats]
+        for L in (sg, torch_ref):
+            a = L.tensor(mats, dtype=getattr(L, dt), requires_grad=True)
+            res = call(L, a)
+            sign, la = res
+            assert type(res).__name__ == ("linalg_slogdet" if text == "linalg.slogdet" else "slogdet")
+            assert res.sign is sign and res.logabsdet is la
+            fn = la.grad_fn
+            assert (fn.name(), sign.grad_fn is fn, sign.output_nr, la.output_nr) == ("LinalgSlogdetBackward0", True,
+                                                                                    0, 1)
+            assert fn._saved_sign.tolist() == sign.tolist() and tuple(fn._saved_LU.shape) == (2, n, n)
+            assert str(fn._saved_pivots.dtype).endswith("int32") and fn._saved_A is not None
+            (g,) = L.autograd.grad(la.sum() * 2, a)
+            for b, m in enumerate(mats):
+                h = 1.0
+                for row in m:
+                    h *= sum(abs(x) for x in row)
+                want_sign, want_log = exact[b]
+                assert sign[b].item() == want_sign, L.__name__
+                bound = 4 * n * eps * (1 + h / abs(float(exact_det(m))))
+                assert abs(la[b].item() - want_log) <= bound, (L.__name__, n, la[b].item(), want_log)
+                top = max(abs(x) for row in grads[b] for x in row)
+                for i in range(n):
+                    for j in range(n):
+                        err = abs(Fraction(g[b, i, j].item()) - grads[b][i][j])
+                        assert err <= top * Fraction(8 * n * eps), (L.__name__, n, b, i, j)
+
+
+def test_slogdet_and_logdet_exact_figures(torch_ref):
+    """What is the same on every machine, compared with PyTorch as printed: a singular matrix
+    (sign -0. after one row swap, log|det| -inf), the empty matrix, logdet's nan for a negative
+    determinant and its WhereBackward0 over slogdet's second output, a gradient of sign alone
+    (none reaches A), and the node of a batch."""
+    got = []
+    for L in (sg, torch_ref):
+        out = [repr(L.linalg.slogdet(L.tensor([[1.0, 2.0], [2.0, 4.0]]))), repr(L.slogdet(L.zeros(0, 0))),
+               repr(L.logdet(L.tensor([[2.0, 1.0], [4.0, -3.0]]))), repr(L.logdet(L.eye(3, dtype=L.float64))),
+               repr(L.logdet(L.zeros(2, 2)))]
+        a = L.tensor([[2.0, 1.0], [4.0, -3.0]], requires_grad=True)
+        y = L.logdet(a)
+        nf = y.grad_fn.next_functions
+        out.append((repr(y), y.grad_fn.name(), nf[0], nf[1][0].name(), nf[1][1]))
+        s, _ = L.slogdet(a)
+        s.sum().backward()
+        out.append(a.grad)
+        b = L.tensor([[[3.0, 1.0], [1.0, 2.0]], [[1.0, 2.0], [3.0, 4.0]]], requires_grad=True)
+        s, la = L.linalg.slogdet(b)
+        out.append((repr(s), la.grad_fn._saved_pivots.tolist(), la.grad_fn._saved_LU.tolist(),
+                    la.grad_fn.next_functions[0][0].name()))
+        got.append(out)
+    assert got[0] == got[1]
+
+
+def test_slogdet_sympy_proof_of_two_by_two():
+    """The hand derivation: d log|det| / dA = A^-T = cofactors / det: for [[2, 1], [4, -3]] (det
+    -10), [[-3, -4], [-1, 2]] / -10; SymPy proves it from ``log(Abs(Matrix.det()))``, and
+    logdet's through the where."""
+    a = sg.tensor([[2.0, 1.0], [4.0, -3.0]], dtype=sg.float64, requires_grad=True)
+    s, la = sg.linalg.slogdet(a)
+    assert s.item() == -1.0
+    (g,) = sg.autograd.grad(la, a)
+    assert g.tolist() == [[0.3, 0.4], [0.1, -0.2]]
+    s, la = sg.slogdet(a)
+    assert sympy_check(la * 3 + s, [a]).ok
+    b = sg.tensor([[2.0, 1.0], [4.0, 3.0]], requires_grad=True)
+    assert sympy_check(sg.logdet(b), [b]).ok
+
+
+def test_slogdet_double_backward_refused():
+    a = sg.tensor([[2.0, 1.0], [4.0, 3.0]], requires_grad=True)
+    with pytest.raises(Unsupported, match="double backward of slogdet"):
+        sg.autograd.grad(sg.logdet(a), a, create_graph=True)
+
+
+@pytest.mark.parametrize("text, call", [
+    ("vector", lambda L: L.linalg.slogdet(L.zeros(3))),
+    ("not square", lambda L: L.linalg.slogdet(L.zeros(2, 3))),
+    ("integer", lambda L: L.slogdet(L.zeros(2, 2, dtype=L.long))),
+    ("logdet not square", lambda L: L.logdet(L.zeros(2, 3))),
+    ("logdet integer", lambda L: L.zeros(2, 2, dtype=L.long).logdet()),
+    ("not a tensor", lambda L: L.linalg.slogdet([[1.0]])),
+    ("slogdet not a tensor", lambda L: L.slogdet([[1.0]])),
+    ("logdet not a tensor", lambda L: L.logdet([[1.0]])),
+])
+def test_slogdet_errors(torch_ref, text, call):
+    got = []
+    for L in (sg, torch_ref):
+        with pytest.raises(Exception) as e:
+            call(L)
+        got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("call", [lambda: sg.svd(sg.eye(2)), lambda: sg.eye(2).svd(), lambda: sg.linalg.svd(sg.eye(2))])
+def test_svd_refused_with_its_reason(call):
+    """svd's singular vectors carry LAPACK's signs, which scalargrad cannot reproduce: refused,
+    naming that reason, rather than returning U and V that may silently differ."""
+    with pytest.raises(Unsupported, match="signs of the singular vectors"):
+        call()

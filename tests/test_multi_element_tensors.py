@@ -1437,3 +1437,15 @@ def test_linear_bias_gradient_over_a_batch_matches_torch(torch_ref, batch):
         (lin(x) * c).sum().backward()
         grads.append(lin.bias.grad.tolist())
     assert grads[0] == grads[1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pow_of_a_number_follows_c_pow_on_every_element(dtype):
+    # tensor ** e for an exponent without a special-cased kernel runs C's pow over the list at once,
+    # falling back element by element where an element needs IEEE's special cases (C99 Annex F);
+    # every expected value is exact
+    inf = math.inf
+    x = scalargrad.tensor([-8.0, 0.0, -0.0, inf, -inf, 4.0, 0.25], dtype=getattr(scalargrad, dtype))
+    assert [str(v) for v in (x ** 2.5).tolist()] == ["nan", "0.0", "0.0", "inf", "inf", "32.0", "0.03125"]
+    assert [str(v) for v in (x ** -3).tolist()] == ["-0.001953125", "inf", "-inf", "0.0", "-0.0", "0.015625", "64.0"]
+    assert [str(v) for v in (x[5:] ** 2.5).tolist()] == ["32.0", "0.03125"]

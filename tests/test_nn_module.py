@@ -737,14 +737,30 @@ def test_future_conversion_switches_are_off_and_apply_keeps_the_parameter(lib):
     assert fut.get_swap_module_params_on_conversion() is False
 
 
-def test_future_conversion_switches_on_are_unsupported():
+@pytest.mark.parametrize("swap", [False, True])
+def test_load_state_dict_leaves_no_reference_cycle(swap):
+    # PyTorch's test_load_state_dict_ref_cycle: after a load, gc finds nothing to collect (a
+    # load that made a cycle would hold the checkpoint's tensors until the next collection)
+    import gc
+
+    previous = scalargrad.__future__.get_swap_module_params_on_conversion()
+    scalargrad.__future__.set_swap_module_params_on_conversion(swap)
+    try:
+        m = scalargrad.nn.LSTM(2, 2, bidirectional=True)
+        gc.collect()
+        m.load_state_dict(copy.deepcopy(m).state_dict())
+        assert gc.collect() == 0
+    finally:
+        scalargrad.__future__.set_swap_module_params_on_conversion(previous)
+
+
+def test_future_overwrite_switch_on_is_unsupported():
+    # the swap switch is implemented (tests/test_swap_tensors.py); the overwrite one is not
     from scalargrad.errors import Unsupported
 
-    with pytest.raises(Unsupported, match="swap_module_params_on_conversion"):
-        scalargrad.__future__.set_swap_module_params_on_conversion(True)
     with pytest.raises(Unsupported, match="overwrite_module_params_on_conversion"):
         scalargrad.__future__.set_overwrite_module_params_on_conversion(True)
-    assert scalargrad.__future__.get_swap_module_params_on_conversion() is False
+    assert scalargrad.__future__.get_overwrite_module_params_on_conversion() is False
 
 
 _TO_CALLS = [
@@ -832,3 +848,17 @@ def test_parameter_container_replica_for_data_parallel(lib, kind):
     for p, p2 in zip(params, got):
         assert p2._base is p and type(p2.grad_fn).__name__ == "ViewBackward0"
         assert lib.equal(p, p2)
+
+
+def test_device_as_a_context_manager(torch_ref):
+    # ``with torch.device("cpu")``: factories and modules inside are as outside (PyTorch's own
+    # default); a default device other than the CPU (meta) is refused on entry, by name
+    from scalargrad.errors import Unsupported
+
+    for L in (scalargrad, torch_ref):
+        with L.device("cpu") as d:
+            assert str(d) == "cpu" and str(L.ones(2).device) == "cpu"
+            assert str(L.nn.Linear(2, 3).weight.device) == "cpu"
+    with pytest.raises(Unsupported, match=r"with torch\.device\('meta'\) is not supported"):
+        with scalargrad.device("meta"):
+            scalargrad.nn.Linear(2, 3)

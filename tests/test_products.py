@@ -172,3 +172,58 @@ def test_bulk_gemm_leaves_values_outside_the_normal_range_to_the_element_kernels
     rows, cols = [ea[:2], ea[2:]], [eb[0::2], eb[1::2]]
     expect = [kernel_order.fma_chain(r, c, True) for r in rows for c in cols]
     assert [str(v) for v in x.flatten().tolist()] == [str(v) for v in expect]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_bulk_fma32_is_the_exact_fused_rounding(seed):
+    # the optimizers' float32 ``param.add_(grad, alpha=-lr)`` over a whole list (fma32_list)
+    rng = random.Random(seed)
+    y = _operand(rng)
+    xs = [_operand(rng) for _ in range(60)]
+    cs = [_operand(rng) for _ in range(60)]
+    got = kernel_order.fma32_list(xs, y, cs)
+    assert got == [_round_f32_exact(Fraction(x) * Fraction(y) + Fraction(c)) for x, c in zip(xs, cs)]
+    assert got == [kernel_order.fma32(x, y, c) for x, c in zip(xs, cs)]
+
+
+def test_bulk_fma32_rounds_halfway_sums_and_edges_as_the_element_kernel():
+    x, y, c = 1.0 + 2.0**-15, (1.0 - 2.0**-15) * 2.0**-24, 1.0 + 2.0**-23  # the double sum is halfway
+    edges = [(x, y, c), (x, y, -c), (_f32(1e-40), 1.0, _f32(2e-45)), (2.0**-130, 1.0, _f32(1e-45)),
+             (_f32(3.4e38), 1.0, _f32(3.4e38)), (math.inf, 1.0, -math.inf), (math.nan, 1.0, 0.0),
+             (-0.0, 1.0, 0.0), (0.0, -1.0, -0.0)]
+    got = kernel_order.fma32_list([e[0] for e in edges], 1.0, [e[2] for e in edges])
+    want = [kernel_order.fma32(a, 1.0, b) for a, _, b in edges]
+    assert [struct.pack("<d", v) for v in got] == [struct.pack("<d", v) for v in want]
+    assert kernel_order.fma32_list([x], y, [c]) == [c]
+    assert kernel_order.fma32_list([math.nan, 1e-40], 1.0, [0.0, 0.0])[1] == _f32(1e-40)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bulk_gemm_of_a_few_long_chains_is_the_exact_fused_chain(seed):
+    # n * m < 8 <= k (polynomial_nn's backward: 1 x 2000 @ 2000 x 3) takes the chains one at a time
+    rng = random.Random(100 + seed)
+    n, m, k = rng.choice([(1, 3, 40), (3, 1, 33), (1, 1, 8), (2, 3, 17)])
+    ea = [_operand(rng) for _ in range(n * k)]
+    eb = [_operand(rng) for _ in range(k * m)]
+    rows, cols = [ea[i * k:(i + 1) * k] for i in range(n)], [eb[j::m] for j in range(m)]
+    assert kernel_order.gemm_f32(ea, eb, n, k, m, False) == [_fused_chain_exact(r, c) for r in rows for c in cols]
+    # a double sum halfway between two float32 numbers that is not exact (see the test above)
+    a = [0.5] * 6 + [1.0 + 2.0**-23, 2.0**-24 * (1.0 + 2.0**-23)]
+    b = [0.0] * 6 + [1.0, 1.0 - 2.0**-23]
+    assert kernel_order.gemm_f32(a, b, 1, 8, 1, False) == [1.0 + 2.0**-23] == [_fused_chain_exact(a, b)]
+
+
+@pytest.mark.parametrize("k", [16, 23, 2000])
+def test_bulk_sdot_is_the_lane_definition(k):
+    # mkl_sdot's float32 lanes cast by struct (k >= 16) against the same lanes rounded one at a time
+    rng = random.Random(k)
+    a, b = [_operand(rng) for _ in range(k)], [_operand(rng) for _ in range(k)]
+    lanes = [[0.0] * 4, [0.0] * 4]
+    full = k - k % 8
+    for i in range(k):
+        u, lane = divmod(i % 8, 4) if i < full else (0, (i - full) % 4)
+        lanes[u][lane] = _f32(lanes[u][lane] + _f32(a[i] * b[i]))
+    v = [_f32(x + y) for x, y in zip(*lanes)]
+    assert kernel_order.mkl_sdot(a, b, True) == _f32(_f32(v[0] + v[1]) + _f32(v[2] + v[3]))
+    big = [3e38] * 16  # overflowing products: the element kernel's infinities
+    assert kernel_order.mkl_sdot(big, [2.0] * 16, True) == math.inf

@@ -230,3 +230,109 @@ def _disable_inside_hooks(lib) -> str:
 
 def test_disable_while_hooks_are_registered_refuses(torch_ref):
     assert _disable_inside_hooks(torch) == _disable_inside_hooks(torch_ref) == "no hooks here"
+
+
+def _memory_observations(L) -> list:
+    """What an unpacked saved tensor shares: a custom Function's unpacked input is the pack
+    hook's tensor's memory (an in-place change in backward reaches it, never the leaf), a saved
+    result shares the output's version counter; hook blocks entered or left by a hook inside
+    backward end with it (PyTorch's backward runs on a copy of the thread's state)."""
+    seen = []
+    a = L.tensor(1.0, requires_grad=True)
+    replacement = a.clone()
+
+    class Test(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sin()
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            x.add_(1)
+            seen.append((a._version, a.item(), replacement._version, replacement.item(), x._version, x.item()))
+            return grad_output
+
+    with L.autograd.graph.saved_tensors_hooks(lambda x: replacement, lambda x: x):
+        b = Test.apply(a)
+    b.backward()
+    seen.append((a.item(), a.grad.item()))
+    e = L.exp(L.tensor([0.0, 1.0], requires_grad=True))
+    result = e.grad_fn._saved_result
+    with L.no_grad():
+        e += 1
+    seen.append((e._version, result._version, L.equal(e, result)))
+
+    def leave(x):
+        outer.__exit__()
+        return x
+
+    def enter(x):
+        outer.__enter__()
+        return x
+
+    for unpack in (leave, enter):
+        outer = L.autograd.graph.saved_tensors_hooks(lambda x: x, unpack)
+        x = L.tensor([0.5, 1.5], requires_grad=True)
+        with outer:
+            x.sin().sum().backward()
+        y = L.tensor(1.0, requires_grad=True).exp()
+        y.grad_fn._raw_saved_result.register_hooks(lambda t: t, lambda t: t)  # no block is left open
+        seen.append(x.grad.tolist() == L.cos(x.detach()).tolist())
+    return seen
+
+
+def test_unpacked_tensors_share_memory_as_pytorchs(torch_ref):
+    # exact small numbers, and booleans: sin's gradient compared with cos within each library
+    assert _memory_observations(torch) == _memory_observations(torch_ref)
+
+
+def _function_raw_saved(L) -> list:
+    """A custom Function's ``_raw_saved_tensors``: SavedTensor objects, hooks registered on one
+    of them run when backward reads ``saved_tensors``, PyTorch's errors around them."""
+    seen, log = [], []
+
+    def make(save: bool):
+        class MyFn(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                if save:
+                    ctx.save_for_backward(x, None)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                if save:
+                    x, none = ctx.saved_tensors
+                    log.append(("backward", x.tolist(), none))
+                return g * 2
+
+        return MyFn
+
+    def words(fn):
+        try:
+            fn()
+        except (RuntimeError, TypeError) as e:
+            return type(e).__name__ + ": " + str(e).split("\n")[0][:60]
+        return "no error"
+
+    a = L.tensor([1.0, 2.0], requires_grad=True)
+    y = make(True).apply(a)
+    saved = y.grad_fn._raw_saved_tensors
+    seen.append([type(s).__name__ for s in saved] + [isinstance(saved[0], L._C._autograd.SavedTensor)])
+    seen.append(words(lambda: saved[1].register_hooks(lambda t: t, lambda t: t)))
+    seen.append(words(lambda: saved[0].register_hooks(lambda t: t)))
+    saved[0].register_hooks(lambda t: log.append(("pack", t.tolist())) or t,
+                            lambda t: log.append(("unpack", t.tolist())) or t)
+    seen.append(words(lambda: saved[0].register_hooks(lambda t: t, lambda t: t)))
+    y.sum().backward()
+    seen += [log, a.grad.tolist()]
+    saved = None  # PyTorch: using SavedTensor objects after the graph is freed is undefined
+    seen.append(words(lambda: y.grad_fn._raw_saved_tensors))
+    seen.append(make(False).apply(a).grad_fn._raw_saved_tensors)
+    return seen
+
+
+def test_function_raw_saved_tensors_are_pytorchs(torch_ref):
+    assert _function_raw_saved(torch) == _function_raw_saved(torch_ref)

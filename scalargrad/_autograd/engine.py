@@ -35,7 +35,7 @@ from .._base import anomaly, grad_mode
 from .._ops.table import saved_node_name, version_error
 from .._tensor import anomaly_trace
 from .._tensor.nodes import consumed_version, saves_input
-from .._tensor.saved_hooks import unpacked
+from .._tensor.saved_hooks import hooks_state, restore_hooks_state, unpacked
 from .._tensor.storage import version_then
 from .._tensor.tensor import GRADLESS_VIEW, MANY, Tensor, ext, leaf, next_seq
 from .._tensor.tensor_kernel import GraphKernel, TensorKernel
@@ -190,14 +190,18 @@ def run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=None
     if running and deep():  # a reentrant call on a deep stack goes on with a fresh one (reentrant.py)
         return on_fresh_thread(run_backward, roots, grads, keep_graph, create_graph, inputs, accumulate,
                                allow_unused)
-    if not observers:
-        return _run_backward(roots, grads, keep_graph, create_graph, inputs, accumulate, allow_unused)
-    finish = [f for f in [obs(roots, grads, keep_graph, create_graph, inputs, accumulate)
-                          for obs in list(observers)] if f is not None]
-    result = _run_backward(roots, grads, keep_graph, create_graph, inputs, accumulate, allow_unused)
-    for f in finish:
-        f(result)
-    return result
+    state = hooks_state()
+    try:
+        if not observers:
+            return _run_backward(roots, grads, keep_graph, create_graph, inputs, accumulate, allow_unused)
+        finish = [f for f in [obs(roots, grads, keep_graph, create_graph, inputs, accumulate)
+                              for obs in list(observers)] if f is not None]
+        result = _run_backward(roots, grads, keep_graph, create_graph, inputs, accumulate, allow_unused)
+        for f in finish:
+            f(result)
+        return result
+    finally:
+        restore_hooks_state(state)  # hook blocks entered or left by hooks inside end with the backward
 
 
 def _run_backward(roots, grads, keep_graph: bool, create_graph: bool, inputs=None,

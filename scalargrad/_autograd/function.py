@@ -22,7 +22,7 @@ from .._tensor import views
 from .._tensor.inplace import VIEW_OF_LEAF, rebase, rebase_root
 from .._tensor.nodes import node_class, short_name
 from .._tensor.reductions import sum_to
-from .._tensor.saved_hooks import current_hooks, unpack_one
+from .._tensor.saved_hooks import HOOKS_SET, SAVED_FREED, SavedTensor, current_hooks, unpack_one
 from .._tensor.storage import alias, write
 from .._tensor.tensor import Ext, Tensor, ext, leaf, next_seq
 from .gradients import expandable
@@ -77,7 +77,8 @@ class FunctionCtx:
             raise RuntimeError(SECOND_BACKWARD)
         packed = getattr(self, "_packed", None)
         if packed is not None:  # saved through saved-tensor hooks: read through the unpack hook
-            return tuple(None if p is None else unpack_one(p[0], p[1], p[2]) for p in packed)
+            return tuple(None if p is None else p[0] if p[2] is None else unpack_one(p[0], p[1], p[2])
+                         for p in packed)
         versions = self._saved_versions
         if versions is not None:
             for t, then in zip(self._saved, versions):
@@ -95,6 +96,13 @@ class FunctionCtx:
         """``saved_tensors`` under its deprecated name (PyTorch warns)."""
         warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
         return self.saved_tensors
+
+    @property
+    def _raw_saved_tensors(self) -> tuple:
+        """``torch._C._autograd.SavedTensor`` objects, one per tensor (or None) forward saved."""
+        if self._saved and (self._freed or self._node_freed()):
+            raise RuntimeError(SECOND_BACKWARD)
+        return tuple(CtxSavedTensor(self, i) for i in range(len(self._saved)))
 
     def _node_freed(self) -> bool:
         ref = getattr(self, "_node", None)
@@ -429,6 +437,64 @@ class Function(metaclass=_FunctionMeta):
 
 
 _BASE_SETUP_CONTEXT = Function.setup_context
+
+
+class CtxSavedTensor(SavedTensor):
+    """One tensor a custom Function saved, as ``ctx._raw_saved_tensors`` shows it (PyTorch's
+    ``torch._C._autograd.SavedTensor``): ``register_hooks(pack, unpack)`` packs it at once and
+    makes ``saved_tensors`` read it through ``unpack``."""
+
+    __slots__ = ("_ctx", "_i")
+
+    def __init__(self, ctx: FunctionCtx, i: int) -> None:
+        self._ctx, self._i = ctx, i
+
+    def _entry(self):
+        packed = getattr(self._ctx, "_packed", None)
+        return None if packed is None else packed[self._i]
+
+    @property
+    def data(self):
+        ctx = self._ctx
+        if ctx._freed or ctx._node_freed():
+            return None
+        entry = self._entry()
+        return ctx._saved[self._i] if entry is None or entry[2] is None else entry[1]
+
+    @property
+    def unpack_hook(self):
+        entry = self._entry()
+        return None if entry is None else entry[2]
+
+    def unpack(self):
+        return self._ctx.saved_tensors[self._i]
+
+    def register_hooks(self, *hooks) -> None:
+        if len(hooks) != 2 or not all(callable(h) for h in hooks):
+            raise TypeError("register_hooks(): incompatible function arguments. The following argument types are "
+                            "supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: collections.abc.Callable,"
+                            " arg1: collections.abc.Callable) -> None\n\nInvoked with: "
+                            + ", ".join(repr(x) for x in (self, *hooks)))
+        pack, unpack = hooks
+        ctx, i = self._ctx, self._i
+        t = ctx._saved[i]
+        if t is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+        if ctx._freed or ctx._node_freed():
+            raise RuntimeError(SAVED_FREED)
+        packed = getattr(ctx, "_packed", None)
+        if packed is not None and packed[i] is not None and packed[i][2] is not None:
+            raise RuntimeError(HOOKS_SET)
+        if packed is None:  # the others are read as saved (no unpack hook)
+            packed = ctx._packed = [None if u is None else (u, u, None) for u in ctx._saved]
+        with grad_mode.no_grad():
+            packed[i] = (t, pack(t), unpack)
+
+    def __repr__(self) -> str:
+        return f"<torch._C._autograd.SavedTensor object at {hex(id(self))}>"
+
+
+CtxSavedTensor.__name__ = CtxSavedTensor.__qualname__ = "SavedTensor"  # one class in PyTorch
 
 
 def _pack_saved(ctx: FunctionCtx) -> None:

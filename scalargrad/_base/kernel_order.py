@@ -45,6 +45,7 @@ sample through ``nn.Linear``), and may differ from MKL's fused chains in the las
 from __future__ import annotations
 
 import math
+import operator
 import re
 import struct
 from collections.abc import Sequence
@@ -418,6 +419,27 @@ def fma32(a: float, b: float, c: float) -> float:
     return r
 
 
+def fma32_list(xs: Sequence[float], y: float, cs: Sequence[float]) -> list:
+    """``[fma32(x, y, c) for x, c in zip(xs, cs)]`` for float32 numbers, the same bits, cast in C:
+    the double x*y + c rounds to the fused result except where it lands exactly halfway between
+    two float32 numbers (found by its bit pattern) or below FLT_MIN, or overflows; those
+    elements are redone with ``fma32``."""
+    s = [x * y + c for x, c in zip(xs, cs)]
+    n = len(s)
+    pf = struct.Struct(f"<{n}f")
+    try:
+        r = list(pf.unpack(pf.pack(*s)))
+    except (OverflowError, struct.error):
+        return [fma32(x, y, c) for x, c in zip(xs, cs)]
+    packed = struct.pack(f"<{n}d", *s)
+    fix = [m.start() >> 3 for m in _HALFWAY.finditer(packed) if not m.start() & 7]
+    if not min(filter(None, map(abs, s)), default=1.0) >= FLOAT32_MIN_NORMAL:  # (exact zeros are exact; nan)
+        fix.extend(i for i, v in enumerate(s) if v and -FLOAT32_MIN_NORMAL < v < FLOAT32_MIN_NORMAL)
+    for i in fix:
+        r[i] = fma32(xs[i], y, cs[i])
+    return r
+
+
 def fma_chain(a: Sequence[float], b: Sequence[float], f32: bool) -> float:
     """sum(a[i] * b[i]) as one multiply-add chain from +0.0, each step rounded once (sgemm)."""
     acc = 0.0
@@ -508,8 +530,35 @@ def _finite(x: float) -> bool:
     return x - x == 0.0
 
 
+_F32X8 = struct.Struct("<8f")
+
+
+def _sdot_f32(a: Sequence[float], b: Sequence[float]) -> float:
+    """``mkl_sdot`` in float32 with its roundings cast by struct: the products at once, then the
+    8 lanes in lockstep (a float32 sum or product of float32 numbers rounded through a double is
+    correctly rounded). Raises OverflowError where a value overflows (struct refuses it)."""
+    k = len(a)
+    full = k - k % 8
+    pk = struct.Struct(f"<{k}f")
+    prods = pk.unpack(pk.pack(*map(operator.mul, a, b)))
+    pack, unpack, add = _F32X8.pack, _F32X8.unpack, operator.add
+    acc = (0.0,) * 8
+    for q in range(0, full, 8):
+        acc = unpack(pack(*map(add, acc, prods[q:q + 8])))
+    lo, hi = list(acc[:4]), acc[4:]
+    for j, i in enumerate(range(full, k)):
+        lo[j % 4] = round_f32(lo[j % 4] + prods[i])
+    v = [round_f32(x + y) for x, y in zip(lo, hi)]
+    return round_f32(round_f32(v[0] + v[1]) + round_f32(v[2] + v[3]))
+
+
 def mkl_sdot(a: Sequence[float], b: Sequence[float], f32: bool) -> float:
     """1-D @ 1-D as MKL's sdot adds it (see the module docstring)."""
+    if f32 and len(a) >= 16:
+        try:
+            return _sdot_f32(a, b)
+        except OverflowError:
+            pass  # element by element below: round_f32 gives the infinities
     r = round_f32 if f32 else float
     acc = [[0.0] * 4, [0.0] * 4]
     k = len(a)
@@ -592,6 +641,29 @@ def _chains(vecs: list, scalars: list, length: int) -> list:
     return list(acc)
 
 
+_SPLIT_F32 = 536870913.0  # 2**29 + 1: c - (c - x) keeps x's top 24 bits, ties to even (dtypes.round_f32)
+
+
+def _chain_one(a: Sequence, b: Sequence) -> float:
+    """``fma_chain(a, b, True)`` for a chain that stays in float32's normal range (see
+    ``_chain_in_range``), with fma32's rounding written inline: a double sum s rounds (Veltkamp)
+    to r; s lies halfway between two float32 numbers exactly when 2s - r is one as well, and only
+    then does two-sum's error pick the side."""
+    acc = 0.0
+    split = _SPLIT_F32
+    for x, y in zip(a, b):
+        s = x * y + acc
+        c = split * s
+        r = c - (c - s)
+        if r != s:
+            o = s + (s - r)
+            c = split * o
+            if c - (c - o) == o and ((x * y - (s - acc)) + (acc - (s - (s - acc)))):
+                r = fma32(x, y, acc)
+        acc = r
+    return acc
+
+
 def _lanes8(vecs: list, scalars: list, length: int) -> list:
     """``mkl_lanes8`` in lockstep: rounded products added into 8 lanes (``t % 8``), then the lanes
     as a tree. A float32 sum or product of float32 numbers rounded through a double is correctly
@@ -619,6 +691,8 @@ def gemm_f32(ea: Sequence, eb: Sequence, n: int, k: int, m: int, lanes8: bool) -
     if not lanes8 and not _chain_in_range(ea, eb, k):
         return None
     run = _lanes8 if lanes8 else _chains
+    if not lanes8 and n * m < 8 <= k:  # a few long chains: each alone beats lockstep over a short list
+        return [_chain_one(ea[i * k:(i + 1) * k], eb[j::m]) for i in range(n) for j in range(m)]
     try:
         if m >= n:  # a result row at a time: a[i, t] times b's row t
             brows = [eb[t * m:(t + 1) * m] for t in range(k)]

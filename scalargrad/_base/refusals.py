@@ -28,6 +28,8 @@ NESTED = "it needs nested (ragged) tensors"
 AS_STRIDED = ("it views a tensor's memory with arbitrary sizes and strides, and scalargrad does not implement its "
               "gradient, as_strided_backward, which handles elements that overlap: use view, expand, unfold or "
               "indexing")
+SVD = ("the signs of the singular vectors are whatever LAPACK's gesdd (MKL, OpenBLAS) leaves them, which "
+       "scalargrad cannot reproduce machine-independently, so U and V would silently differ from PyTorch's")
 NUMPY = "it shares memory with a raw buffer; scalargrad keeps its own elements: use torch.tensor(list(buffer))"
 
 _REASONS: dict[str, str] = {
@@ -109,6 +111,8 @@ _REASONS: dict[str, str] = {
                      "torch.Tensor.as_strided_", "torch.Tensor.as_strided_scatter"), AS_STRIDED),
     "torch.from_dlpack": NUMPY.replace("a raw buffer", "another library's array (DLPack)"),
     "torch.utils.dlpack": NUMPY.replace("a raw buffer", "another library's array (DLPack)"),
+    **dict.fromkeys(("torch.svd", "torch.Tensor.svd", "torch.linalg.svd", "torch.svd_lowrank", "torch.pca_lowrank"),
+                    SVD),
 }
 
 

@@ -15,6 +15,7 @@ from . import (
     indexing,
     joins,
     linalg,
+    linalg_qr,
     logarithms,
     losses,
     medians,
@@ -45,8 +46,8 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 """Every differentiable elementwise op with a non-trivial derivative, for the catalogue tests."""
 
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
-           "counting", "elementwise", "embedding", "fill", "indexing", "joins", "linalg", "logarithms", "losses",
-           "medians", "moments",
+           "counting", "elementwise", "embedding", "fill", "indexing", "joins", "linalg", "linalg_qr", "logarithms",
+           "losses", "medians", "moments",
            "normalization", "norms", "padding", "pointwise", "pooling", "predicates", "products", "reductions",
            "rounding", "scans", "scatter", "selection", "shuffle", "signs", "softmax", "trigonometric", "unary",
            "upsampling", "views"]

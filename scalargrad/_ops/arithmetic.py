@@ -455,9 +455,22 @@ def _pow_bulk(dt, xs, e):
             sq = round_list(dt, sq)
         vals = list(map(operator.mul, sq, xs))
     else:
-        r = dt.round
-        vals = [pow_scalar(r, x, e) for x in xs]
+        vals = _plain_pow(dt, xs, e)
+        if vals is None:
+            r = dt.round
+            vals = [pow_scalar(r, x, e) for x in xs]
     return vals if dt is float64 else round_list(dt, vals)
+
+
+def _plain_pow(dt, xs, e) -> list | None:
+    """C's pow of every element, where ``pow_scalar`` is ``ieee.pow`` (no special-cased exponent,
+    floating elements) and no element needs its IEEE special cases (math.pow raises): else None."""
+    if not dt.is_floating_point or e in (0.5, -0.5, -1.0, -2.0) or e.__class__ not in (int, float):
+        return None
+    try:
+        return list(map(math.pow, xs, repeat(float(e), len(xs))))
+    except (OverflowError, ValueError, ZeroDivisionError):
+        return None
 
 
 @register

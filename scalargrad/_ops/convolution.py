@@ -2,12 +2,13 @@
 ``ConvolutionBackward0`` node over (input, weight[, bias]).
 
 Each output element is its bias plus a sum of products of input and weight elements: the
-node's ``_c`` is a ``ConvGeometry``, which lists, per output element, its *taps*: the (input,
-weight) flat positions it multiplies (padding positions have none). The forward, the backward
+node's ``_c`` is a ``ConvGeometry``, which gives, per output element, its *taps*: the (input,
+weight) flat positions it multiplies (padding positions have none), computed from the kernel
+offsets inside the input at each output position when read. The forward, the backward
 (``convolution_backward``: the input's gradient sums the gradient times the weight over the
 taps that read an input element, the weight's sums the gradient times the input, the bias's
 sums the gradient over its channel) and the SymPy form of an element all read the taps. The
-tensor layer computes the values (``_tensor/convolution.py``).
+tensor layer computes the values (``_tensor/convolution.py``), streaming over output positions.
 """
 
 from __future__ import annotations
@@ -21,65 +22,88 @@ __all__ = ["ConvGeometry", "TransposedConvGeometry", "geometry", "Convolution", 
 
 class ConvGeometry:
     """What a convolution node keeps: the arguments PyTorch saves (stride, padding, dilation,
-    groups, output_padding, the bias's sizes) and the taps.
-
-    ``taps[o]``: the (input flat index, weight flat index) pairs of output element ``o``;
-    ``channel[o]``: its output channel (the bias element it adds)."""
+    groups, output_padding, the bias's sizes) and, per output *position* (a spatial index, the
+    same in every sample and channel), the (input spatial offset, kernel offset) pairs inside the
+    input: ``inside[q]``. The taps of an output element follow from it, computed when asked
+    (``taps[o]``: its (input flat index, weight flat index) pairs, input channel outer, kernel
+    position row-major inner, im2col's order; ``channel[o]``: its output channel, the bias element
+    it adds): a batch of 64 MNIST images makes 680 million taps, never listed at once."""
 
     __slots__ = ("in_shape", "weight_shape", "out_shape", "stride", "padding", "dilation", "groups",
-                 "output_padding", "bias_sizes", "taps", "channel", "transposed")
+                 "output_padding", "bias_sizes", "transposed", "inside", "c_per_in", "per_group", "k_plane")
 
     def __init__(self, in_shape: tuple, weight_shape: tuple, stride: tuple, padding: tuple, dilation: tuple,
                  groups: int, bias_sizes: tuple) -> None:
-        self.in_shape = tuple(in_shape)
-        self.weight_shape = tuple(weight_shape)
-        self.stride = tuple(stride)
-        self.padding = tuple(padding)
-        self.dilation = tuple(dilation)
-        self.groups = groups
-        self.output_padding = (0,) * len(stride)
-        self.bias_sizes = tuple(bias_sizes)
+        self._arguments(in_shape, weight_shape, stride, padding, dilation, groups, bias_sizes, (0,) * len(stride))
         self.transposed = False
-        n, c_in = self.in_shape[:2]
-        sp = self.in_shape[2:]
-        c_out, c_per = self.weight_shape[:2]
-        ks = self.weight_shape[2:]
+        sp, ks = self.in_shape[2:], self.weight_shape[2:]
+        self.c_per_in = self.weight_shape[1]
+        self.per_group = self.weight_shape[0] // groups
         out_sp = tuple((s + 2 * p - d * (k - 1) - 1) // st + 1
                        for s, p, d, k, st in zip(sp, self.padding, self.dilation, ks, self.stride))
-        self.out_shape = (n, c_out) + out_sp
-        # row-major strides of the input's and the weight's spatial dimensions
-        in_st = _strides(sp)
-        k_st = _strides(ks)
-        in_plane = _prod(sp)
-        k_plane = _prod(ks)
-        per_group = c_out // groups
-        taps = []
-        channel = []
-        k_positions = list(itertools.product(*[range(k) for k in ks]))
-        for b in range(n):
-            for oc in range(c_out):
-                grp = oc // per_group
-                for opos in itertools.product(*[range(o) for o in out_sp]):
-                    # in im2col's order: input channel, then kernel position (row-major)
-                    inside = []
-                    for kpos in k_positions:
-                        at = 0
-                        for dim, (o, kk) in enumerate(zip(opos, kpos)):
-                            i = o * self.stride[dim] - self.padding[dim] + kk * self.dilation[dim]
-                            if not 0 <= i < sp[dim]:
-                                break
-                            at += i * in_st[dim]
-                        else:
-                            inside.append((at, sum(kk * s for kk, s in zip(kpos, k_st))))
-                    row = []
-                    for ci in range(c_per):
-                        ic = grp * c_per + ci
-                        for at, kat in inside:
-                            row.append(((b * c_in + ic) * in_plane + at, (oc * c_per + ci) * k_plane + kat))
-                    taps.append(row)
-                    channel.append(oc)
-        self.taps = taps
-        self.channel = channel
+        self.out_shape = (self.in_shape[0], self.weight_shape[0]) + out_sp
+
+        def at(dim: int, o: int, kk: int):
+            i = o * self.stride[dim] - self.padding[dim] + kk * self.dilation[dim]
+            return i if 0 <= i < sp[dim] else None
+
+        self.inside = _inside(out_sp, sp, ks, at)
+
+    def _arguments(self, in_shape, weight_shape, stride, padding, dilation, groups, bias_sizes, output_padding):
+        self.in_shape, self.weight_shape = tuple(in_shape), tuple(weight_shape)
+        self.stride, self.padding, self.dilation = tuple(stride), tuple(padding), tuple(dilation)
+        self.groups, self.bias_sizes, self.output_padding = groups, tuple(bias_sizes), tuple(output_padding)
+        self.k_plane = _prod(self.weight_shape[2:])
+
+    def w_base(self, oc: int, ci: int) -> int:
+        """The flat index of weight element (output channel ``oc``, its group's input channel
+        ``ci``, kernel offset 0)."""
+        return (oc * self.c_per_in + ci) * self.k_plane
+
+    @property
+    def taps(self) -> _Taps:
+        return _Taps(self)
+
+    @property
+    def channel(self) -> _Channels:
+        return _Channels(self)
+
+    def row(self, o: int) -> list:
+        """The taps of output element ``o``: (input flat index, weight flat index) pairs."""
+        c_out, out_plane = self.out_shape[1], _prod(self.out_shape[2:])
+        b, rem = divmod(o, c_out * out_plane)
+        oc, q = divmod(rem, out_plane)
+        c_in, in_plane = self.in_shape[1], _prod(self.in_shape[2:])
+        first = b * c_in + oc // self.per_group * self.c_per_in
+        return [((first + ci) * in_plane + at, self.w_base(oc, ci) + kat)
+                for ci in range(self.c_per_in) for at, kat in self.inside[q]]
+
+
+    def input_row(self, i: int) -> list:
+        """The (output flat index, weight flat index) pairs of the taps that read input element ``i``."""
+        c_in, in_plane = self.in_shape[1], _prod(self.in_shape[2:])
+        c_out, out_plane = self.out_shape[1], _prod(self.out_shape[2:])
+        b, rem = divmod(i, c_in * in_plane)
+        ic, s = divmod(rem, in_plane)
+        grp, ci = divmod(ic, self.c_per_in)
+        return [((b * c_out + oc) * out_plane + q, self.w_base(oc, ci) + kat)
+                for q, pairs in enumerate(self.inside) for at, kat in pairs if at == s
+                for oc in range(grp * self.per_group, (grp + 1) * self.per_group)]
+
+    def weight_row(self, j: int) -> list:
+        """The (output flat index, input flat index) pairs of the taps that multiply weight element ``j``."""
+        c_in, in_plane = self.in_shape[1], _prod(self.in_shape[2:])
+        c_out, out_plane = self.out_shape[1], _prod(self.out_shape[2:])
+        oc, ic, kat = self._weight_element(j)
+        return [((b * c_out + oc) * out_plane + q, (b * c_in + ic) * in_plane + at)
+                for b in range(self.in_shape[0]) for q, pairs in enumerate(self.inside)
+                for at, k in pairs if k == kat]
+
+    def _weight_element(self, j: int) -> tuple:
+        """Weight element ``j``'s (output channel, input channel, kernel offset)."""
+        oc, rem = divmod(j, self.c_per_in * self.k_plane)
+        ci, kat = divmod(rem, self.k_plane)
+        return oc, oc // self.per_group * self.c_per_in + ci, kat
 
 
 class TransposedConvGeometry(ConvGeometry):
@@ -91,51 +115,93 @@ class TransposedConvGeometry(ConvGeometry):
 
     def __init__(self, in_shape: tuple, weight_shape: tuple, stride: tuple, padding: tuple, dilation: tuple,
                  groups: int, bias_sizes: tuple, output_padding: tuple) -> None:
-        self.in_shape = tuple(in_shape)
-        self.weight_shape = tuple(weight_shape)
-        self.stride = tuple(stride)
-        self.padding = tuple(padding)
-        self.dilation = tuple(dilation)
-        self.groups = groups
-        self.output_padding = tuple(output_padding)
-        self.bias_sizes = tuple(bias_sizes)
+        self._arguments(in_shape, weight_shape, stride, padding, dilation, groups, bias_sizes, output_padding)
         self.transposed = True
-        n, c_in = self.in_shape[:2]
-        sp = self.in_shape[2:]
-        c_per_out = self.weight_shape[1]
-        c_out = c_per_out * groups
-        c_per_in = c_in // groups
-        ks = self.weight_shape[2:]
+        sp, ks = self.in_shape[2:], self.weight_shape[2:]
+        self.per_group = self.weight_shape[1]
+        self.c_per_in = self.in_shape[1] // groups
         out_sp = tuple((s - 1) * st - 2 * p + d * (k - 1) + op + 1 for s, st, p, d, k, op
                        in zip(sp, self.stride, self.padding, self.dilation, ks, self.output_padding))
-        self.out_shape = (n, c_out) + out_sp
-        in_st, k_st = _strides(sp), _strides(ks)
-        in_plane, k_plane = _prod(sp), _prod(ks)
-        k_positions = list(itertools.product(*[range(k) for k in ks]))
-        taps, channel = [], []
-        for b in range(n):
+        self.out_shape = (self.in_shape[0], self.per_group * groups) + out_sp
+
+        def at(dim: int, o: int, kk: int):
+            q, r = divmod(o + self.padding[dim] - kk * self.dilation[dim], self.stride[dim])
+            return q if not r and 0 <= q < sp[dim] else None
+
+        self.inside = _inside(out_sp, sp, ks, at)
+
+    def _weight_element(self, j: int) -> tuple:
+        ic, rem = divmod(j, self.per_group * self.k_plane)
+        oc_local, kat = divmod(rem, self.k_plane)
+        return ic // self.c_per_in * self.per_group + oc_local, ic, kat
+
+    def w_base(self, oc: int, ci: int) -> int:
+        grp, oc_local = divmod(oc, self.per_group)
+        return ((grp * self.c_per_in + ci) * self.per_group + oc_local) * self.k_plane
+
+
+def _inside(out_sp: tuple, sp: tuple, ks: tuple, at) -> list:
+    """Per output position (row-major), its (input spatial offset, kernel offset) pairs, kernel
+    positions row-major; ``at(dim, o, k)`` is the input index along ``dim`` or None (outside)."""
+    in_st, k_st = _strides(sp), _strides(ks)
+    k_positions = [(kpos, sum(k * s for k, s in zip(kpos, k_st))) for kpos in itertools.product(*map(range, ks))]
+    inside = []
+    for opos in itertools.product(*map(range, out_sp)):
+        pairs = []
+        for kpos, kat in k_positions:
+            off = 0
+            for dim, (o, kk) in enumerate(zip(opos, kpos)):
+                i = at(dim, o, kk)
+                if i is None:
+                    break
+                off += i * in_st[dim]
+            else:
+                pairs.append((off, kat))
+        inside.append(pairs)
+    return inside
+
+
+class _Taps:
+    """``geo.taps``: a read-only sequence of the output elements' taps, each computed when read."""
+
+    __slots__ = ("geo",)
+
+    def __init__(self, geo) -> None:
+        self.geo = geo
+
+    def __len__(self) -> int:
+        return _prod(self.geo.out_shape)
+
+    def __getitem__(self, o: int) -> list:
+        if not 0 <= o < len(self):
+            raise IndexError(o)
+        return self.geo.row(o)
+
+    def __iter__(self):
+        return map(self.geo.row, range(len(self)))
+
+
+class _Channels:
+    """``geo.channel``: each output element's output channel, as a read-only sequence."""
+
+    __slots__ = ("geo",)
+
+    def __init__(self, geo) -> None:
+        self.geo = geo
+
+    def __len__(self) -> int:
+        return _prod(self.geo.out_shape)
+
+    def __getitem__(self, o: int) -> int:
+        if not 0 <= o < len(self):
+            raise IndexError(o)
+        return o // _prod(self.geo.out_shape[2:]) % self.geo.out_shape[1]
+
+    def __iter__(self):
+        plane, c_out = _prod(self.geo.out_shape[2:]), self.geo.out_shape[1]
+        for _ in range(self.geo.out_shape[0]):
             for oc in range(c_out):
-                grp, oc_local = divmod(oc, c_per_out)
-                for opos in itertools.product(*[range(o) for o in out_sp]):
-                    inside = []
-                    for kpos in k_positions:
-                        at = 0
-                        for dim, (o, kk) in enumerate(zip(opos, kpos)):
-                            q, r = divmod(o + self.padding[dim] - kk * self.dilation[dim], self.stride[dim])
-                            if r or not 0 <= q < sp[dim]:
-                                break
-                            at += q * in_st[dim]
-                        else:
-                            inside.append((at, sum(kk * s for kk, s in zip(kpos, k_st))))
-                    row = []
-                    for ci in range(c_per_in):
-                        ic = grp * c_per_in + ci
-                        for at, kat in inside:
-                            row.append(((b * c_in + ic) * in_plane + at, (ic * c_per_out + oc_local) * k_plane + kat))
-                    taps.append(row)
-                    channel.append(oc)
-        self.taps = taps
-        self.channel = channel
+                yield from itertools.repeat(oc, plane)
 
 
 _GEOMETRIES: dict = {}  # the arguments -> their ConvGeometry, the last few made

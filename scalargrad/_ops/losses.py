@@ -20,6 +20,7 @@ import math
 from collections import namedtuple
 
 from .._base import ieee
+from .._base.dtypes import round_list
 from .._base.kernel_order import vectorized_count
 from . import elementwise as E
 from . import unary as UN
@@ -75,6 +76,10 @@ class PointwiseLoss(Op):
         """The parameters of element ``i``'s term (a number each)."""
         return ()
 
+    # (dtype, inputs, targets) -> the rounded terms of a whole list, each rounding cast at once
+    # (the same bits as ``term``): None where the terms go one at a time
+    terms = None
+
     @staticmethod
     def term(r, a, b, *p):
         raise NotImplementedError
@@ -108,6 +113,19 @@ def _norm(dt_round, c: Loss, scale: float = 1.0):
 # ---------------------------------------------------------------- mse
 
 
+def _mse_backward_lists(dt, cols, n, c):
+    # the forward below over whole columns: each of its three roundings cast at once (the same bits)
+    g, x, t = cols
+    d = round_list(dt, [a - b for a, b in zip(x, t)])
+    nd = round_list(dt, [c.norm * e for e in d])
+    return round_list(dt, [e * h for e, h in zip(nd, g)])
+
+
+def _mse_terms(dt, xs, ys):
+    d = round_list(dt, [a - b for a, b in zip(xs, ys)])
+    return round_list(dt, [e * e for e in d])
+
+
 @register
 class MseLossBackward(Elementwise):
     """mse_loss_backward(grad, self, target): (norm * (self - target)) * grad, norm = 2 / numel
@@ -118,6 +136,7 @@ class MseLossBackward(Elementwise):
     uses_c = True
     saved = (("grad_output", 0), ("self", 1), ("target", 2))
     forward = staticmethod(lambda r, g, x, t, c: r(c.norm * r(x - t)) * g)
+    by_position = staticmethod(_mse_backward_lists)
 
     @staticmethod
     def backward(k, g, v):
@@ -139,6 +158,7 @@ class MseLoss(PointwiseLoss):
 
     name = "MseLossBackward0"
     term = staticmethod(lambda r, a, b: r(a - b) * r(a - b))
+    terms = staticmethod(_mse_terms)
     value = staticmethod(lambda a, b: (a - b) * (a - b) if math.isfinite(a - b) else math.inf)
     partials = staticmethod(lambda a, b: (2.0 * (a - b), -2.0 * (a - b)))
 

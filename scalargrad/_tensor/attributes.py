@@ -285,6 +285,12 @@ def _resize_shared(t: Tensor, shape: tuple, n: int) -> Tensor:
     return t
 
 
+def module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
+    """What ``load_state_dict`` swaps into this parameter or buffer when swapping is on:
+    ``other`` detached (``assign``), else this tensor after ``copy_(other)``, detached."""
+    return other.detach() if assign else self.copy_(other).detach()
+
+
 def install(method, function) -> None:
     """Python's protocols (iteration, copies, indexing is ``indexing.py``'s) and the metadata."""
     method("__iter__", _iter)
@@ -298,6 +304,7 @@ def install(method, function) -> None:
            self._t.strides[_size_dim(self, dim, "stride")])
     method("storage_offset", lambda self: offset_of(self))
     method("dim_order", dim_order)
+    method("module_load", module_load)
     method("resize_", resize_)
     method("resize_as_", lambda self, the_template, *, memory_format=None: resize_(self, the_template._t.shape))
     method("element_size", lambda self: self._t.dtype.itemsize)

@@ -10,7 +10,7 @@ from .._base.dtypes import TensorType, can_cast, round_list
 from .._base.numpy_types import is_ndarray
 from .._base.numpy_types import number as numpy_number
 from .._ops import comparison as CM
-from .arguments import check_other, is_operand, not_tensor
+from .arguments import arg_type, check_other, is_operand, not_tensor
 from .elementwise import binary, compute, elementwise, refuse_bool
 from .fill import masked_zero
 from .inplace import inplace
@@ -244,10 +244,51 @@ def isclose(x, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return leaf(vals if shape else vals[0], TensorType(dtypes.bool, shape))
 
 
+_WHERE_SIGNATURES = ("(Tensor condition)", "(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)",
+                     "(Tensor condition, Number self, Tensor other)", "(Tensor condition, Tensor input, Number other)",
+                     "(Tensor condition, Number self, Number other)")
+
+
+def _where_combination(args: tuple, kwargs: dict) -> TypeError:
+    """PyTorch's parser refusing ``torch.where`` with an input and no other (or the reverse); with
+    ``out`` among three arguments, the overloads of numbers are the ones that take no ``out``."""
+    got = [arg_type(a) for a in args] + [f"{k}={arg_type(v)}" for k, v in kwargs.items()]
+    keyword = "out" in kwargs and len(args) + len(kwargs) == 3
+    lines = [f"where() received an invalid combination of arguments - got ({', '.join(got)}), but expected one of:"]
+    for i, sig in enumerate(_WHERE_SIGNATURES):
+        lines.append(f" * {sig}")
+        if keyword and i >= 2:
+            lines.append("      didn't match because some of the keywords were incorrect: out")
+    return TypeError("\n".join(lines) + "\n")
+
+
+def _where_out(args: tuple, kwargs: dict) -> None:
+    """``torch.where(..., out=)`` (``out=None`` too): its one overload with ``out`` takes three
+    tensors, so PyTorch's parser names the first number given (``torch.where(c, x, 0., out=t)``:
+    "argument 'other' (position 3) must be Tensor, not float")."""
+    if len(args) + len(kwargs) != 4:
+        if len(args) + len(kwargs) in (2, 3):  # no input or no other
+            raise _where_combination(args, kwargs)
+        return
+    for pos, name in enumerate(("condition", "input", "other")):
+        if pos < len(args):
+            if not isinstance(args[pos], Tensor):
+                raise not_tensor(args[pos], "where", name, pos + 1)
+        elif name in kwargs and not isinstance(kwargs[name], Tensor):
+            raise not_tensor(kwargs[name], "where", name, None)
+
+
 def _where_function(condition, input=None, other=None):
     if input is None and other is None:
         return nonzero(condition)
+    if input is None or other is None:
+        given = {k: v for k, v in (("input", input), ("other", other)) if v is not None}
+        raise _where_combination((condition,), given) if "input" not in given else \
+            _where_combination((condition, input), {})
     return where(condition, input, other)
+
+
+_where_function.out_overload = _where_out  # checked by the surface before out= is taken
 
 
 def _bind_inplace_comparison(op, method) -> None:

@@ -10,6 +10,17 @@ element, and every gradient element, the exact sum of its products (and bias) ro
 the dtype (``_base/exact_sum``): machine-independent, and within the classical error bound of
 any order PyTorch's kernels use (measured in tests/test_convolution.py).
 
+The sums stream (issue 25: the MNIST example's batch of 64 has 680 million taps in its second
+layer): per sample and output position, the input elements its kernel offsets read are gathered
+once and multiplied by every output channel's weights; the input's gradient likewise per input
+position, the weight's per kernel offset over the batch (``_gathers``: a few gathers per
+position, none per sample or channel). Zeros (a ReLU's, the gradient a max-pool passes back)
+are left out of the products: a zero times a finite element adds exactly nothing. Small
+operands are summed in integers (``fixed_point``); float32 operands of more than 65,536
+elements with ``math.fsum`` (each product of two float32 numbers is exact in double, the sum
+correctly rounded to double, then to float32, the rare double halfway between two float32
+numbers redone from its terms): the same exact sums rounded once, at about half the cost.
+
 Repeated calls on nearly the same operands (gradcheck's numerical Jacobian nudges one element
 per call, ``_Incremental``) update the previous call's exact integer sums by the changed
 elements' products, and a backward reads its operands' integers once per operand
@@ -24,13 +35,13 @@ from __future__ import annotations
 
 import math
 import warnings
-from itertools import compress, count, islice
+from itertools import chain, compress, count, islice, repeat
 from operator import is_not, itemgetter, mul
 
 from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
-from .._base.exact_sum import fixed_point, round_scaled_list, rounded_dot, rounded_sum
+from .._base.exact_sum import fixed_point, round_f32_sums, round_scaled_list, rounded_dot, rounded_sum
 from .._base.program_frame import program_stacklevel
 from .._ops import convolution as CV
 from .padding import constant_pad_nd
@@ -249,42 +260,169 @@ def _getter(idx: list):
     return itemgetter(*idx) if idx else lambda v: ()
 
 
-_PLANS: dict = {}  # geometry -> (the forward's gathers, those of each input's taps, of each weight's)
-_PLANS_KEPT = 4
+def _gathers(geo) -> tuple:
+    """The streamed computation's gathers, made once per geometry (``geometry`` keeps the recent
+    ones): per output position, the gather of its taps' input elements from one sample's group of
+    input channels, and its pattern (which kernel offsets are inside); per input position, the
+    gather of the (output channel of the group, output position) gradients it meets and its pattern
+    of kernel offsets; per kernel offset, the gathers of the output positions and the input
+    positions it pairs. A position's gather has (channels of a group) x (kernel size) indices: no
+    sample, no output channel multiplies them."""
+    got = _GATHERS.get(geo)
+    if got is not None:
+        return got
+    in_plane, out_plane = _numel(geo.in_shape[2:]), _numel(geo.out_shape[2:])
+    fwd, pats = [], {}
+    by_in = [[] for _ in range(in_plane)]
+    by_k: dict = {}
+    for q, pairs in enumerate(geo.inside):
+        kats = tuple(kat for _, kat in pairs)
+        fwd.append((_getter([ci * in_plane + at for ci in range(geo.c_per_in) for at, _ in pairs]),
+                    pats.setdefault(kats, len(pats))))
+        for at, kat in pairs:
+            by_in[at].append((q, kat))
+            by_k.setdefault(kat, []).append((q, at))
+    bwd, bpats = [], {}
+    for pairs in by_in:
+        kats = tuple(kat for _, kat in pairs)
+        bwd.append((_getter([oc * out_plane + q for oc in range(geo.per_group) for q, _ in pairs]),
+                    bpats.setdefault(kats, len(bpats))))
+    by_k = [(kat, _getter([q for q, _ in pairs]), _getter([at for _, at in pairs])) for kat, pairs in by_k.items()]
+    got = (fwd, list(pats), bwd, list(bpats), by_k)
+    if len(_GATHERS) >= _GATHERS_KEPT:
+        _GATHERS.pop(next(iter(_GATHERS)))
+    _GATHERS[geo] = got
+    return got
 
 
-def _plan(geo) -> tuple:
-    """The forward's gathers: the distinct runs of weight elements the outputs read, and the
-    distinct runs of input elements, each with the outputs that read it (the output channels of a
-    position share one) and which weight run each takes; per input element the gathers of the
-    (output, weight) pairs it meets; per weight element those of its (output, input) pairs; per
-    output channel the gather of its outputs (the bias's gradient). Made
-    once per geometry (``geometry`` keeps the recent ones)."""
-    plan = _PLANS.get(geo)
-    if plan is None:
-        n_in, n_w = _numel(geo.in_shape), _numel(geo.weight_shape)
-        by_in = [([], []) for _ in range(n_in)]
-        by_w = [([], []) for _ in range(n_w)]
-        x_runs: dict = {}
-        w_runs: dict = {}
-        for o, taps in enumerate(geo.taps):
-            w_run = w_runs.setdefault(tuple(j for _, j in taps), len(w_runs))
-            x_runs.setdefault(tuple(i for i, _ in taps), []).append((o, w_run, geo.channel[o]))
-            for i, j in taps:
-                by_in[i][0].append(o)
-                by_in[i][1].append(j)
-                by_w[j][0].append(o)
-                by_w[j][1].append(i)
-        fwd = ([_getter(list(run)) for run in w_runs], [(_getter(list(run)), outs) for run, outs in x_runs.items()])
-        by_channel = [[] for _ in range(geo.out_shape[1])]
-        for o, oc in enumerate(geo.channel):
-            by_channel[oc].append(o)
-        plan = (fwd, [(_getter(a), _getter(b)) for a, b in by_in], [(_getter(a), _getter(b)) for a, b in by_w],
-                [_getter(c) for c in by_channel])
-        if len(_PLANS) >= _PLANS_KEPT:
-            _PLANS.pop(next(iter(_PLANS)))
-        _PLANS[geo] = plan
-    return plan
+_GATHERS: dict = {}  # geometry -> its _gathers
+_GATHERS_KEPT = 4
+
+
+def _nonzero(values: tuple):
+    """The gather of ``values``' nonzero elements, or None if at most a quarter are zero. A zero
+    times a finite element adds exactly nothing to an exact sum (both kernels check their operands
+    are finite first): after a ReLU, and in the gradient a max-pool passes back, most are zero."""
+    nz = list(compress(count(), values))
+    return _getter(nz) if 4 * len(nz) < 3 * len(values) else None
+
+
+def _forward_sums(geo, xi: list, wi: list, bi: list | None, total=sum, one=1) -> list:
+    """Each output element's sum of its taps' products plus its bias, streamed: per sample and
+    group, each output position's input elements are gathered once (with ``one`` for the bias)
+    and multiplied by each output channel's weights (those of the position's pattern of kernel
+    offsets, then its bias). ``total``: ``sum`` of integers (exact), or ``math.fsum`` of float32
+    values (each product exact in double, the sum correctly rounded to double)."""
+    fwd, pats, _, _, _ = _gathers(geo)
+    n, c_in = geo.in_shape[:2]
+    c_out, cpi, pg = geo.out_shape[1], geo.c_per_in, geo.per_group
+    in_plane = _numel(geo.in_shape[2:])
+    extra = (one,) if bi is not None else ()
+    wts = [[tuple(wi[geo.w_base(oc, ci) + kat] for ci in range(cpi) for kat in pat) + ((bi[oc],) if extra else ())
+            for oc in range(c_out)] for pat in pats]
+    sums = []
+    for b in range(n):
+        for grp in range(geo.groups):
+            start = (b * c_in + grp * cpi) * in_plane
+            block = xi[start:start + cpi * in_plane]
+            rows = [_dots(gather(block) + extra, wts[pat][grp * pg:(grp + 1) * pg], total) for gather, pat in fwd]
+            for plane in zip(*rows):
+                sums.extend(plane)
+    return sums
+
+
+def _dots(xs: tuple, ws: list, total) -> list:
+    """``[total(map(mul, xs, w)) for w in ws]`` in C, leaving out the products of ``xs``' zeros."""
+    pick = _nonzero(xs)
+    if pick is not None:
+        xs, ws = pick(xs), map(pick, ws)
+    return list(map(total, map(map, repeat(mul), repeat(xs), ws)))
+
+
+def _input_grad_sums(geo, gi: list, wi: list, total=sum) -> list:
+    """Each input element's sum of gradient times weight over the taps that read it, streamed as
+    ``_forward_sums`` (the gradient's positions gathered per input position)."""
+    _, _, bwd, bpats, _ = _gathers(geo)
+    n = geo.in_shape[0]
+    c_in, c_out, cpi, pg = geo.in_shape[1], geo.out_shape[1], geo.c_per_in, geo.per_group
+    out_plane = _numel(geo.out_shape[2:])
+    wts = [[tuple(wi[geo.w_base(ic // cpi * pg + oc, ic % cpi) + kat] for oc in range(pg) for kat in pat)
+            for ic in range(c_in)] for pat in bpats]
+    sums = []
+    for b in range(n):
+        for grp in range(geo.groups):
+            start = (b * c_out + grp * pg) * out_plane
+            block = gi[start:start + pg * out_plane]
+            rows = [_dots(gather(block), wts[pat][grp * cpi:(grp + 1) * cpi], total) for gather, pat in bwd]
+            for plane in zip(*rows):
+                sums.extend(plane)
+    return sums
+
+
+def _weight_grad_sums(geo, gi: list, xi: list, total=sum) -> list:
+    """Each weight element's integer sum of gradient times input over every sample, streamed per
+    kernel offset: the gradient's and the input's elements it pairs, gathered per channel over
+    the batch, then one sum of products per (output channel, input channel)."""
+    by_k = _gathers(geo)[4]
+    n, c_in = geo.in_shape[:2]
+    c_out, cpi, pg = geo.out_shape[1], geo.c_per_in, geo.per_group
+    in_plane, out_plane = _numel(geo.in_shape[2:]), _numel(geo.out_shape[2:])
+    sums = [0] * _numel(geo.weight_shape)
+    chain_all = chain.from_iterable
+    for kat, gather_q, gather_at in by_k:
+        gs = [tuple(chain_all(gather_q(gi[(b * c_out + oc) * out_plane:(b * c_out + oc + 1) * out_plane])
+                              for b in range(n))) for oc in range(c_out)]
+        xs = [tuple(chain_all(gather_at(xi[(b * c_in + ic) * in_plane:(b * c_in + ic + 1) * in_plane])
+                              for b in range(n))) for ic in range(c_in)]
+        for oc in range(c_out):
+            first, g = oc // pg * cpi, gs[oc]
+            pick = _nonzero(g)
+            if pick is None:
+                for ci in range(cpi):
+                    sums[geo.w_base(oc, ci) + kat] = total(map(mul, g, xs[first + ci]))
+            else:
+                g = pick(g)
+                for ci in range(cpi):
+                    sums[geo.w_base(oc, ci) + kat] = total(map(mul, g, pick(xs[first + ci])))
+    return sums
+
+
+_FLOAT_FROM = 1 << 16  # float32 operands of more elements than this are summed with fsum, not integers
+# (the same exact sums, rounded once, at half the cost per product; below it the forward keeps
+# its integers for gradcheck's incremental updates)
+
+
+def _finite(*lists) -> bool:
+    return all(all(map(math.isfinite, v)) for v in lists)
+
+
+def _float_forward(geo, xv: list, wv: list, bv: list | None) -> list:
+    """float32 outputs from ``math.fsum`` of each output's products (exact in double) and bias."""
+    def exact(o: int) -> float:
+        return rounded_dot([(xv[i], wv[j]) for i, j in geo.row(o)], True, bv[geo.channel[o]] if bv else None)
+
+    ds = _forward_sums(geo, xv, wv, bv, math.fsum, 1.0)
+    return round_f32_sums(ds, exact)
+
+
+def _float_backward(geo, gv: list, xv: list, wv: list, want_x: bool, want_w: bool) -> tuple:
+    """float32 gradients of the input and the weight from ``math.fsum`` of their products."""
+    gx = gw = None
+    if want_x:
+        gx = round_f32_sums(_input_grad_sums(geo, gv, wv, math.fsum),
+                            lambda i: rounded_dot([(gv[o], wv[j]) for o, j in geo.input_row(i)], True))
+    if want_w:
+        gw = round_f32_sums(_weight_grad_sums(geo, gv, xv, math.fsum),
+                            lambda j: rounded_dot([(gv[o], xv[i]) for o, i in geo.weight_row(j)], True))
+    return gx, gw
+
+
+def _bias_grad(geo, gv: list, f32: bool) -> list:
+    """Each output channel's gradient: the exact sum of its outputs' gradients, rounded once."""
+    n, c_out = geo.out_shape[:2]
+    plane = _numel(geo.out_shape[2:])
+    return [rounded_sum(list(chain.from_iterable(gv[(b * c_out + oc) * plane:(b * c_out + oc + 1) * plane]
+                                                 for b in range(n))), f32) for oc in range(c_out)]
 
 
 def _numel(shape) -> int:
@@ -300,6 +438,8 @@ def _exact_forward(geo, xv: list, wv: list, bv: list | None, f32: bool) -> list 
     from the previous call's on this geometry in a few elements only (gradcheck's numerical
     Jacobian nudges one element at a time) updates that call's integer sums by the changed
     elements' products instead (``_Incremental``): the same exact sums, so the same result."""
+    if f32 and len(geo.taps) > _FLOAT_FROM and _finite(xv, wv, bv or ()):
+        return _float_forward(geo, xv, wv, bv)
     last = _LAST.get(geo)
     if last is not None and last.f32 == f32:
         out = last.update(xv, wv, bv)
@@ -316,19 +456,11 @@ def _exact_forward(geo, xv: list, wv: list, bv: list | None, f32: bool) -> list 
         xi, sx = fixed_point(xv, sb - sw)
     shift = sx + sw
     bi = [b << (shift - sb) for b in bi]
-    w_runs, x_runs = _plan(geo)[0]
-    w_runs = [g(wi) for g in w_runs]
-    if bv is None:
-        bi = [0] * geo.out_shape[1]
-    sums = [0] * len(geo.taps)
-    for gx, outs in x_runs:
-        xs = gx(xi)
-        for o, k, oc in outs:
-            sums[o] = sum(map(mul, xs, w_runs[k]), bi[oc])
+    sums = _forward_sums(geo, xi, wi, bi if bv is not None else None)
     out = round_scaled_list(sums, shift, f32)
     if len(sums) > _INCREMENTAL_MAX_OUTPUTS:
         return out
-    if len(_LAST) >= _PLANS_KEPT and geo not in _LAST:
+    if len(_LAST) >= _GATHERS_KEPT and geo not in _LAST:
         _LAST.pop(next(iter(_LAST)))
     _LAST[geo] = _Incremental(geo, f32, xv, wv, bv, xi, sx, wi, sw, sums, out,
                               last.inverse if last is not None else None)
@@ -461,13 +593,15 @@ def _exact_backward(geo, gv: list, xv: list, wv: list, want_x: bool, want_w: boo
     of its products rounded once, in integers; None if an operand is inf or nan. A sparse
     gradient (gradcheck's one-hot rows) is scattered from its nonzero elements only: a zero
     times a finite element adds exactly nothing (a nan or an inf is nonzero: it is seen)."""
+    live = list(compress(count(), gv))
+    if f32 and len(gv) > _FLOAT_FROM and _SPARSE * len(live) > len(gv) and _finite(gv, xv, wv):
+        return _float_backward(geo, gv, xv, wv, want_x, want_w)
     fx, fw = _fixed(xv), _fixed(wv)
     if fx is None or fw is None:
         return None
     (xi, sx), (wi, sw) = fx, fw
-    live = list(compress(count(), gv))
     gx = gw = None
-    if 4 * len(live) <= len(gv):
+    if _SPARSE * len(live) <= len(gv):
         fg = fixed_point([gv[o] for o in live])  # the zeros would add nothing to the scale either
         if fg is None:
             return None
@@ -490,12 +624,14 @@ def _exact_backward(geo, gv: list, xv: list, wv: list, want_x: bool, want_w: boo
     if fg is None:
         return None
     gi, sg = fg
-    _, by_in, by_w, _ = _plan(geo)
     if want_x:
-        gx = round_scaled_list([sum(map(mul, go(gi), gk(wi))) for go, gk in by_in], sg + sw, f32)
+        gx = round_scaled_list(_input_grad_sums(geo, gi, wi), sg + sw, f32)
     if want_w:
-        gw = round_scaled_list([sum(map(mul, go(gi), gk(xi))) for go, gk in by_w], sg + sx, f32)
+        gw = round_scaled_list(_weight_grad_sums(geo, gi, xi), sg + sx, f32)
     return gx, gw
+
+
+_SPARSE = 64  # a gradient with at most 1 nonzero element in this many is scattered (each tap in Python)
 
 
 def _round_nonzero(sums: list, shift: int, f32: bool) -> list:
@@ -571,7 +707,7 @@ def backward(g: Tensor, v: Tensor) -> tuple:
         if grads[1] is not None:
             gw = leaf(grads[1], TensorType(dt, geo.weight_shape))
     if len(ins) > 2 and ins[2]._rg:
-        gb = leaf([rounded_sum(c(gv), f32) for c in _plan(geo)[3]], TensorType(dt, (geo.out_shape[1],)))
+        gb = leaf(_bias_grad(geo, gv, f32), TensorType(dt, (geo.out_shape[1],)))
     return (gx, gw, gb)[:len(ins)]
 
 

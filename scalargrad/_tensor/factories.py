@@ -75,6 +75,13 @@ class device:
     def __hash__(self) -> int:
         return hash((self.type, self.index))
 
+    def __enter__(self) -> device:
+        """``with torch.device(d)``: the CPU is the default already; another device is refused."""
+        if self.type != "cpu":
+            raise Unsupported(f"with torch.device({str(self)!r})", "a default device other than the CPU")
+        return self
+    __exit__ = staticmethod(lambda *exc: None)  # nothing to put back
+
 
 def use_device(spec) -> None:
     """Refuse to put a tensor anywhere but the CPU, in the words of a CPU-only PyTorch."""

@@ -15,12 +15,17 @@ from .._base.errors import Unsupported
 from .._base.grad_mode import no_grad
 from .._base.program_frame import program_stacklevel
 from .._ops import linalg as LA
+from . import linalg_lu, linalg_qr
+from .comparison import where
+from .linalg_errors import LinAlgError
+from .linalg_outputs import check_versions, remember_versions, several_outputs
 from .operands import broadcast_shapes, positions
+from .return_types import return_type
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
 
 __all__ = ["det", "linalg_det", "linalg_cross", "cross", "cholesky", "linalg_cholesky", "LinAlgError", "inverse",
-           "linalg_inv", "install"]
+           "linalg_inv", "slogdet", "linalg_slogdet", "logdet", "install"]
 
 
 def _matrices(x: Tensor) -> tuple:
@@ -163,13 +168,6 @@ def linalg_cross_grad(a, b, dim):
     return linalg_cross(a, b, dim=dim)
 
 
-class LinAlgError(RuntimeError):
-    """``torch.linalg.LinAlgError``: a matrix the factorisation cannot complete."""
-
-
-LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
-LinAlgError.__module__ = "torch._C"
-
 _CHOLESKY_WARNING = (
     "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
     "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\nU = "
@@ -275,6 +273,80 @@ def _no_inv_double_backward(g, y, n):
 graph_helper("linalg_inv_backward", _no_inv_double_backward)
 
 
+class SlogdetFactors(LA.DetFactors):
+    """What a slogdet node keeps: det's LU and pivots, the sign output (``_saved_sign``) and the
+    outputs' types and flat positions in the node's value (sign's elements, then log|det|'s)."""
+
+    __slots__ = ("sign", "outputs", "outputs_types", "versions")
+
+
+def slogdet(A: Tensor, _name: str = "linalg_slogdet", _arg: str = "A", _kind: str = "linalg_slogdet",
+            _what: str = "linalg.slogdet") -> tuple:
+    """``(sign, logabsdet)`` of each n x n matrix of ``A`` (..., n, n): the outputs of one
+    LinalgSlogdetBackward0 node, neither a view. log|det| is summed in double and rounded once
+    (PyTorch's float32 log and sum are machine-dependent: the tests bound it)."""
+    _check(A, _name, _arg, _what)
+    dt = A._t.dtype
+    batch, n, mats = _matrices(A)
+    lus, pivs, signs, logs = [], [], [], []
+    for a in mats:
+        sign, la, lu, piv = LA.slogdet_of(a, n)
+        lus.extend(dt.round(x) for x in lu)
+        pivs.extend(piv)
+        signs.append(sign)
+        logs.append(dt.round(la))
+    t = TensorType(dt, batch)
+    c = SlogdetFactors(leaf(lus, TensorType(dt, tuple(A._t.shape))),
+                       leaf(pivs, TensorType(dtypes.int32, batch + (n,))) if batch or n else
+                       leaf([], TensorType(dtypes.int32, (0,))), n)
+    outs = several_outputs(LA.LinalgSlogdet, A, [signs, logs], [t, t], c)
+    c.sign = outs[0]
+    remember_versions(c, outs[:1])
+    return return_type(_kind)(_kind, *outs)
+
+
+def linalg_slogdet(A: Tensor) -> tuple:
+    """``torch.linalg.slogdet(A)``: ``torch.return_types.linalg_slogdet(sign, logabsdet)``."""
+    return slogdet(A)
+
+
+def logdet(input: Tensor) -> Tensor:
+    """``torch.logdet(input)``: log|det| where det >= 0, nan where det < 0, as ATen's
+    ``where(sign == -1, nan, logabsdet)`` (WhereBackward0 over slogdet's second output)."""
+    sign, logabsdet = slogdet(input, "logdet", "input", "slogdet", "logdet")
+    return where(sign == -1.0, float("nan"), logabsdet)
+
+
+@helper
+def slogdet_backward(g, a: Tensor, c) -> Tensor | None:
+    """``grad_logabsdet * A^-T`` per matrix, through A's LU; None (no gradient) without one. ``g``
+    is the outputs' gradients (the engine's), or one tensor of the node's value, signs then
+    log|det|s (the SymPy check's probe)."""
+    check_versions(c, "LinalgSlogdet")
+    _, n, mats = _matrices(a)
+    if isinstance(g, list):
+        glog = g[1]
+        if glog is None:
+            return None
+        gs = glog._val if isinstance(glog, Tensor) else glog
+        gs = gs if isinstance(gs, list) else [gs]
+    else:
+        gs = g._val[len(mats):]
+    dt = a._t.dtype
+    out = []
+    for m, gv in zip(mats, gs):
+        out.extend(dt.round(x) for x in LA.inverse_transpose(m, n, gv))
+    return leaf(out, TensorType(dt, tuple(a._t.shape)))
+
+
+def _no_slogdet_double_backward(g, a, c):
+    raise Unsupported("the double backward of slogdet (create_graph=True through LinalgSlogdetBackward0: "
+                      "PyTorch's lu_solve nodes)")
+
+
+graph_helper("slogdet_backward", _no_slogdet_double_backward)
+
+
 def install(method, function) -> None:
     """Bind the spellings on Tensor (``method(name, fn)``) and in torch (``function``)."""
     method("det", det)
@@ -285,3 +357,9 @@ def install(method, function) -> None:
     function("cholesky", lambda input, upper=False: cholesky(input, upper))
     method("inverse", lambda self: inverse(self))
     function("inverse", lambda input: inverse(input))
+    method("slogdet", lambda self: slogdet(self, "slogdet", "input", "slogdet", "linalg.slogdet"))
+    function("slogdet", lambda input: slogdet(input, "slogdet", "input", "slogdet", "linalg.slogdet"))
+    method("logdet", logdet)
+    function("logdet", logdet)
+    linalg_lu.install(method, function)
+    linalg_qr.install(method, function)

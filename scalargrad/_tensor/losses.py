@@ -43,7 +43,10 @@ def pointwise_loss(op, x: Tensor, y: Tensor, c: LO.Loss) -> Tensor:
     c.numel = n
     params = op.params
     term = op.term
-    vals = [r(term(r, a, b, *params(c, i))) for i, (a, b) in enumerate(zip(xs, ys))]
+    if op.terms is not None:
+        vals = op.terms(dt, xs, ys)
+    else:
+        vals = [r(term(r, a, b, *params(c, i))) for i, (a, b) in enumerate(zip(xs, ys))]
     if c.reduction == "none":
         return make(op, TensorType(dt, shape), vals if shape else vals[0], (x, y), c)
     tmp = leaf(vals if shape else vals[0], TensorType(dt, shape))

@@ -45,7 +45,8 @@ def _along(x: Tensor, dim, keepdim: bool, ignore_nan: bool, name: str):
     d = norm_dim(dim, nd)
     shape = tuple(x._t.shape)
     if nd and shape[d] == 0:
-        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        # ATen's shared median kernel names itself median() for nanmedian too
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     vals = x._val if nd else [x._val]
     size = shape[d] if nd else 1
     inner = 1

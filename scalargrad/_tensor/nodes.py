@@ -19,7 +19,7 @@ from .._base.errors import Unsupported
 from .._base.handles import add_hook
 from .._ops.table import SECOND_BACKWARD, version_error
 from .saved_hooks import SavedTensor, unpack_one
-from .storage import version_then
+from .storage import alias, version_then
 from .tensor import GRADLESS_VIEW, MANY, Ext, Tensor, ext, impl, leaf
 
 __all__ = ["Node", "AccumulateGrad", "node_for", "accumulate_grad_for", "node_class"]
@@ -304,6 +304,9 @@ def _result_view(v: Tensor) -> Tensor:
     r._g = None
     r._ext = Ext()
     r._ext.node = v.grad_fn
+    if v._s is None or v._s.store is None:  # the same memory and version counter as the output
+        r._s = None
+        alias(v, r)
     return r
 
 

@@ -16,7 +16,8 @@ in PyTorch's order:
    refuses another by name, since there the rule is the family's own (a reduction accumulates
    in ``out``'s dtype, ``mm`` refuses it);
 4. memory: an elementwise op may write over one of its inputs element for element
-   (``torch.add(y, y, out=y)``), never over part of one; another function never over an input;
+   (``torch.add(y, y, out=y)``), never over part of one; another function never over an input
+   (the input itself included), refused in PyTorch's words where its kernel checks (cat, median);
 5. the shape: ``out`` of another shape is resized to the result's, with PyTorch's deprecation
    warning when it had elements (a factory's, silently); a tensor sharing its memory is refused
    by name (PyTorch would move its view over the storage);
@@ -71,9 +72,22 @@ def _places(t: Tensor):
     return s.store, (range(t._t.numel) if s.index is None else s.index)
 
 
+# the functions whose kernels check that out shares no memory with an input (ATen's assert_no_overlap)
+_NO_OVERLAP = frozenset(("cat", "concat", "concatenate", "median", "nanmedian"))
+
+
+def _overlap(name: str, elementwise: bool) -> Exception:
+    if elementwise or name in _NO_OVERLAP:
+        return RuntimeError(_PARTIAL)
+    return Unsupported(f"torch.{name}(out=...) where out shares memory with an input",
+                       "PyTorch's result there depends on its kernel's order; pass a separate tensor")
+
+
 def _check_memory(name: str, out: Tensor, inputs: list, elementwise: bool) -> None:
     mine = _places(out)
-    if mine is None:
+    if mine is None:  # out shares no memory: an input only if it is one of them
+        if not elementwise and any(x is out for x in inputs):
+            raise _overlap(name, False)
         return
     for x in inputs:
         theirs = _places(x) if x is not out else mine
@@ -83,10 +97,7 @@ def _check_memory(name: str, out: Tensor, inputs: list, elementwise: bool) -> No
             continue  # element for element over itself, as an in-place op
         if set(theirs[1]).isdisjoint(mine[1]):
             continue
-        if elementwise:
-            raise RuntimeError(_PARTIAL)
-        raise Unsupported(f"torch.{name}(out=...) where out shares memory with an input",
-                          "PyTorch's result there depends on its kernel's order; pass a separate tensor")
+        raise _overlap(name, elementwise)
 
 
 def _resize(name: str, out: Tensor, shape: tuple, warns: bool) -> None:
@@ -135,13 +146,19 @@ def call_with_out(name: str, fn, args: tuple, kwargs: dict, out, rule: str | Non
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     outs = tuple(out) if several else (out,)
     inputs = _tensors(args, kwargs)
-    result = fn(*args, **kwargs)
+    autograd = RuntimeError(f"{'aten::' * factory}{name}(): functions with out=... arguments don't support automatic "
+                            "differentiation, but one of the arguments requires grad.")
+    tracked = is_grad_enabled() and any(t.requires_grad for t in (*inputs, *outs))
+    try:
+        result = fn(*args, **kwargs)
+    except RuntimeError:
+        if tracked:  # PyTorch's autograd kernel refuses before the function checks its operands
+            raise autograd from None
+        raise
     results = tuple(result) if isinstance(result, tuple) else (result,)
     # a differentiable result (floating point: comparisons, logical ops and argmax are not)
-    if (is_grad_enabled() and any(r._t.dtype.is_floating_point for r in results)
-            and any(t.requires_grad for t in (*inputs, *outs))):
-        raise RuntimeError(f"{'aten::' * factory}{name}(): functions with out=... arguments don't support automatic "
-                           "differentiation, but one of the arguments requires grad.")
+    if tracked and any(r._t.dtype.is_floating_point for r in results):
+        raise autograd
     if len(results) != len(outs):
         if several or len(results) == 1:
             raise TypeError(f"expected tuple of {len(results)} elements but got {len(outs)}")

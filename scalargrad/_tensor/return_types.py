@@ -30,13 +30,34 @@ class ReturnTypes(tuple):
 
 
 _RETURN_TYPES: dict[str, type] = {}
+_FIELDS = {"slogdet": ("sign", "logabsdet"), "linalg_slogdet": ("sign", "logabsdet"),
+           "linalg_lu_factor": ("LU", "pivots"), "linalg_lu_factor_ex": ("LU", "pivots", "info"),
+           "_lu_with_info": ("LU", "pivots", "info"), "lu_unpack": ("P", "L", "U"), "linalg_lu": ("P", "L", "U"),
+           "qr": ("Q", "R"), "linalg_qr": ("Q", "R")}
+"""The field names of the pairs that are not (values, indices)."""
+
+
+def _field(i: int) -> property:
+    return property(lambda self: self[i])
+
+
+def _fields_repr(self) -> str:
+    body = ",\n".join(f"{f}={x!r}" for f, x in zip(_FIELDS[self._name], self))
+    return f"torch.return_types.{self._name}(\n{body})"
+
+
+def _fields_new(cls, name: str, *vals):
+    return tuple.__new__(cls, vals)
 
 
 def return_type(name: str) -> type:
     """The class ``torch.return_types.<name>``, made on first need."""
     cls = _RETURN_TYPES.get(name)
     if cls is None:
-        cls = _RETURN_TYPES[name] = type(name, (ReturnTypes,), {"__slots__": (), "_name": name,
-                                                                 "__module__": "torch.return_types",
-                                                                 "__qualname__": name})
+        body = {"__slots__": (), "_name": name, "__module__": "torch.return_types", "__qualname__": name}
+        fields = _FIELDS.get(name)
+        if fields is not None:
+            body.update({f: _field(i) for i, f in enumerate(fields)})
+            body.update({"__repr__": _fields_repr, "__new__": _fields_new})
+        cls = _RETURN_TYPES[name] = type(name, (ReturnTypes,), body)
     return cls

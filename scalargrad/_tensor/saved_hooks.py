@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from .._base import grad_mode
 from .._ops.views import Alias, Layout
+from .storage import alias
 from .tensor import INFERENCE, Ext, Tensor, make, node_watchers, watch
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "watch_node", "unpacked",
-           "unpack_one", "current_hooks", "SAVED_INFERENCE"]
+__all__ = ["saved_tensors_hooks", "saved_tensors_hooks_enabled", "save_on_cpu", "disable_saved_tensors_hooks",
+           "watch_node", "unpacked", "unpack_one", "current_hooks", "SAVED_INFERENCE", "hooks_state",
+           "restore_hooks_state", "SAVED_FREED", "HOOKS_SET"]
 
 SAVED_INFERENCE = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
@@ -29,6 +31,27 @@ SAVED_INFERENCE = (
 
 _stack: list = []  # (pack_hook, unpack_hook), innermost last
 _disabled: list = []  # error messages of the disable_saved_tensors_hooks blocks we are in
+
+
+def hooks_state() -> tuple:
+    """The registered and disabled hooks now, for ``restore_hooks_state``."""
+    return tuple(_stack), tuple(_disabled)
+
+
+def restore_hooks_state(state: tuple) -> None:
+    """Put back the hooks ``hooks_state`` saw: PyTorch's backward runs on a copy of the thread's
+    state, so a hook block entered or left inside it (by an unpack hook) ends with it."""
+    stack, disabled = state
+    if len(stack) != len(_stack) or any(a is not b for a, b in zip(stack, _stack)):
+        _stack[:] = stack
+        watch("saved_hooks", bool(_stack))
+    if len(disabled) != len(_disabled):
+        _disabled[:] = disabled
+
+
+def saved_tensors_hooks_enabled() -> bool:
+    """Whether saved-tensor hooks may be registered (no ``disable_saved_tensors_hooks`` block)."""
+    return not _disabled
 
 
 def current_hooks():
@@ -130,6 +153,7 @@ _FREED = ("Calling register_hooks on a saved tensor after it has been freed. Sav
           "through the graph a second time or if you need to access saved variables after calling backward.")
 _HOOKS_SET = ("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair of "
               "hooks is allowed at a time.")
+SAVED_FREED, HOOKS_SET = _FREED, _HOOKS_SET  # a custom Function's SavedTensor (function.py) says the same
 
 
 def _pack(pack, t: Tensor):
@@ -260,11 +284,12 @@ def unpack_one(original: Tensor, packed, unpack) -> Tensor:
         return original
     if original._op is None and original._rg:
         # a leaf: PyTorch's unpacked tensor accumulates into the leaf's .grad (a double backward
-        # reaches it); the leaf itself when the hook gave its elements back, else an alias node
-        # of it holding the unpacked elements
-        if _same_tensor(got, original):
+        # reaches it); the leaf itself when the hook gave back its very memory, else an alias
+        # node of it sharing the unpacked tensor's memory and version counter (an in-place
+        # change of what backward unpacked changes the hook's tensor, never the leaf)
+        if _same_memory(got, original):
             return original
-        return _alias_of(original, got)
+        return alias(got, _alias_of(original, got))
     r = object.__new__(type(original))
     for s in ("_rg", "_op", "_a", "_b", "_c", "_seq"):
         setattr(r, s, getattr(original, s))
@@ -273,7 +298,14 @@ def unpack_one(original: Tensor, packed, unpack) -> Tensor:
     r._g = None
     r._ext = original._ext if original._op is not None else None
     r._s = None
-    return r
+    return alias(got, r)  # PyTorch's unpacked tensor shares the hook's tensor's memory and version
+
+
+def _same_memory(a: Tensor, b: Tensor) -> bool:
+    """Whether ``a`` and ``b`` are the same elements of the same memory (``b.detach()``)."""
+    sa, sb = a._s, b._s
+    return sa is not None and sb is not None and sa.store is not None and sa.store is sb.store and \
+        sa.index == sb.index and a._t.dtype is b._t.dtype and tuple(a._t.shape) == tuple(b._t.shape)
 
 
 def _graph_read(original: Tensor, packed, unpack) -> Tensor:

@@ -20,13 +20,14 @@ A tensor that was never aliased nor changed in place has no ``Mem`` (``_s`` is N
 from __future__ import annotations
 
 import weakref
+from operator import itemgetter
 
 from .._base.errors import Unsupported
 from .._base.grad_mode import state as grad_state
 from .._ops import views as S
 from .tensor import GRADLESS_VIEW, INFERENCE, Ext, Tensor, ext, impl, leaf, next_seq, node_watchers, watch
 
-__all__ = ["Counter", "Mem", "Store", "mem", "write", "alias", "share_with_array", "version_then", "snapshot",
+__all__ = ["Counter", "Mem", "Store", "mem", "pick", "write", "alias", "share_with_array", "version_then", "snapshot",
            "regenerate", "positions_in_base", "refused_view"]
 
 _STAMPS_KEPT = 64
@@ -94,6 +95,14 @@ def _store(t: Tensor) -> Store:
     return s.store
 
 
+def pick(values, index) -> list:
+    """``[values[i] for i in index]``, in C for two or more positions (views gather their
+    elements from their base's memory this way: a transposed weight on every step)."""
+    if len(index) > 1:
+        return list(itemgetter(*index)(values))
+    return [values[i] for i in index]
+
+
 def alias(t: Tensor, new: Tensor, index=None, share_version: bool = True, view: bool = False,
           offset: int = 0) -> Tensor:
     """Make ``new`` share ``t``'s memory: ``index`` gives the flat positions of ``new``'s
@@ -104,7 +113,7 @@ def alias(t: Tensor, new: Tensor, index=None, share_version: bool = True, view: 
     if index is None:
         index = ts.index
     elif ts.index is not None:
-        index = [ts.index[i] for i in index]
+        index = pick(ts.index, index)
     if index is None and new._t.ndim and t._t.ndim:
         new._val = st.data  # the same elements in the same order: the same list
     ver = ts.ver if share_version else Counter()
@@ -181,7 +190,7 @@ def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
         mi = ms.index
         if m._t.ndim:
             if mi is not None:
-                m._val[:] = [data[i] for i in mi]
+                m._val[:] = pick(data, mi)
             elif m._val is not data:  # a view with dimensions of a 0-dim root keeps its own list
                 m._val[:] = data
         else:

@@ -138,9 +138,12 @@ def _input_checked(name: str, fn):
     takes_out = name in OUT_KEYWORD
     rule, several = getattr(fn, "elementwise_out", None), name in OUT_SEVERAL
     signature, first = _as_pytorchs(fn, takes_out)
+    overload = getattr(fn, "out_overload", None)  # the parser's check of the overload that takes out
 
     def function(*args, **kwargs):
         if kwargs:
+            if overload is not None and "out" in kwargs:
+                overload(args, kwargs)
             if first and "input" in kwargs:  # PyTorch's name for the tensor, ours another
                 kwargs[first] = kwargs.pop("input")
             if "out" in kwargs:

@@ -23,7 +23,7 @@ from .._ops import views as S
 from .._ops.views import Layout
 from .inplace import check_inplace, rebase
 from .operands import broadcast_shapes, check_size, positions
-from .storage import alias, creation_meta, write
+from .storage import alias, creation_meta, pick, write
 from .tensor import Tensor, flat, impl, leaf, make
 from .tensor_kernel import helper
 
@@ -110,7 +110,7 @@ def make_view(src: Tensor, shape, mstrides, moffset: int, lmap, op, layout: Layo
     shape = tuple(shape)
     check_size(shape)
     src_vals = flat(src)
-    vals = list(src_vals) if lmap is None else [src_vals[i] for i in lmap]
+    vals = list(src_vals) if lmap is None else pick(src_vals, lmap)
     val = vals if shape else vals[0]
     t = TensorType(src._t.dtype, shape, None if mstrides is None else tuple(mstrides))
     layout.map = lmap
@@ -244,11 +244,24 @@ def unsqueeze(x: Tensor, dim: int) -> Tensor:
 # ---------------------------------------------------------------- views that reorder or pick
 
 
+_PERMUTATIONS: dict = {}  # (shape, perm) -> the flat positions of a permuted view, made once (never changed)
+
+
+def _permutation(shape: tuple, perm: list) -> list:
+    key = (tuple(shape), tuple(perm))
+    lmap = _PERMUTATIONS.get(key)
+    if lmap is None:
+        lst = contiguous_strides(shape)
+        lmap = gather_index([shape[d] for d in perm], [lst[d] for d in perm], 0)
+        if len(_PERMUTATIONS) < 256:
+            _PERMUTATIONS[key] = lmap
+    return lmap
+
+
 def _permuted(x: Tensor, perm: list, op, layout: Layout) -> Tensor:
     shape = x._t.shape
-    lst = contiguous_strides(shape)
     new_shape = [shape[d] for d in perm]
-    lmap = gather_index(new_shape, [lst[d] for d in perm], 0) if perm != sorted(perm) else None
+    lmap = _permutation(shape, perm) if perm != sorted(perm) else None
     layout.perm = tuple(perm)
     return make_view(x, new_shape, [x._t.strides[d] for d in perm], offset_of(x), lmap, op, layout)
 

@@ -81,10 +81,13 @@ def _gqa(query: Tensor, key: Tensor, value: Tensor, enable_gqa: bool) -> tuple[T
 
 
 def _safe_softmax(attn: Tensor) -> Tensor:
-    """``at::_safe_softmax(attn, -1)``: softmax, with 0 on a row whose entries are all -inf."""
-    out = attn.softmax(-1)
+    """``at::_safe_softmax(attn, -1)``: softmax, with 0 on a row whose entries are all -inf. Its
+    gradient there is 0, as SafeSoftmaxBackward0's (the softmax backward of a zero output): the
+    row enters the softmax as zeros, so that no nan of the softmax of -infs reaches its backward."""
     whole = (attn == float("-inf")).all(-1, keepdim=True)
-    return out.masked_fill(whole, 0.0) if bool(whole.any()) else out
+    if not bool(whole.any()):
+        return attn.softmax(-1)
+    return attn.masked_fill(whole, 0.0).softmax(-1).masked_fill(whole, 0.0)
 
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from .._base import dtypes, ieee
 from .._base.dtypes import TensorType, round_f32
-from .._base.kernel_order import fma32, fma64
+from .._base.kernel_order import fma32, fma32_list, fma64
 from .._ops.comparison import max_forward
 from .._ops.pointwise import addcdiv_element, addcmul_element, lerp_element
 from .._tensor.storage import mem, write
 from .._tensor.tensor import Tensor, leaf
 
-__all__ = ["rounding", "grad_values", "store", "numbers", "new_state", "same_layout", "sqrt", "maximum",
+__all__ = ["rounding", "fma_all", "grad_values", "store", "numbers", "new_state", "same_layout", "sqrt", "maximum",
            "lerp_element", "addcmul_element", "addcdiv_element", "has_grad"]
 
 _ROUNDING = {dtypes.float32: (round_f32, fma32), dtypes.float64: (float, fma64)}
@@ -33,6 +33,15 @@ _ROUNDING = {dtypes.float32: (round_f32, fma32), dtypes.float64: (float, fma64)}
 def rounding(dt: dtypes.dtype):
     """``(round, fma)`` of a dtype the fast path serves (float32, float64), else None."""
     return _ROUNDING.get(dt)
+
+
+def fma_all(rounds, xs: list, y: float, cs: list) -> list:
+    """``[fma(x, y, c) for x, c in zip(xs, cs)]`` with the ``fma`` of ``rounds``: in float32 a
+    whole list cast at once (``fma32_list``, the same bits)."""
+    fma = rounds[1]
+    if fma is fma32:
+        return fma32_list(xs, y, cs)
+    return [fma(x, y, c) for x, c in zip(xs, cs)]
 
 
 def has_grad(p: Tensor) -> bool:

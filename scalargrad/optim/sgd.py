@@ -139,7 +139,7 @@ def _sgd_numbers(param, buf, rounds, weight_decay, momentum, lr, dampening, nest
     pv = param._val
     if not (maximize or weight_decay != 0 or momentum != 0):  # plain SGD, the common case
         if param._t.ndim:
-            el.store(param, [fma(g, nlr, p) for p, g in zip(pv, gv)])
+            el.store(param, el.fma_all(rounds, gv, nlr, pv))
         else:
             el.store(param, fma(gv, nlr, pv))
         return None

@@ -8,11 +8,13 @@ from __future__ import annotations
 from math import isqrt
 
 from .._ops import linalg as LA
+from .._ops import linalg_qr as QR
 from .._tensor.operands import positions
 from .element_op import ElementOp
 from .graph import elements_of
 
-__all__ = ["DetOf", "CrossOf", "CholeskyOf", "InvOf"]
+__all__ = ["DetOf", "CrossOf", "CholeskyOf", "InvOf", "LogAbsDetOf", "SignDetOf", "LuFactorOf", "LuSolveOf", "QrOf",
+           "SolveOf"]
 
 
 def _pytorch_partials(vals: list) -> list:
@@ -196,3 +198,276 @@ def _inverse(v, vin, vals):
     count = len(vals) // size if size else 0
     return [(InvOf, (r // n, r % n), tuple((u, b * size + i) for i in range(size)))
             for b in range(count) for r in range(size)]
+
+
+class LogAbsDetOf(ElementOp):
+    """log|det| of an n x n matrix, its elements row-major: the op table's form; its partials are
+    slogdet_backward's for a unit gradient, A^-T (through the LU, as PyTorch's)."""
+
+    name = "slogdet"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return LA.LinalgSlogdet.sympy(sp, *args)
+
+    @staticmethod
+    def value(vals, c):
+        n = isqrt(len(vals))
+        return LA.slogdet_of(vals, n)[1], 1.0  # a sum of n logs: relative to 1 (n is small)
+
+    @staticmethod
+    def partials(vals, c):
+        n = isqrt(len(vals))
+        return LA.inverse_transpose(vals, n, 1.0)
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5, 1.5], None
+
+
+class SignDetOf(ElementOp):
+    """The sign of the determinant: the op table's form; its partials are 0 (PyTorch's slogdet
+    passes no gradient from sign to A)."""
+
+    name = "slogdet sign"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return LA.LinalgSlogdet.sympy(sp, *args, sign=True)
+
+    @staticmethod
+    def value(vals, c):
+        return LA.slogdet_of(vals, isqrt(len(vals)))[0], 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        return [0.0] * len(vals)
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25, 2.5, 1.5], None
+
+
+@elements_of(LA.LinalgSlogdet)
+def _slogdet(v, vin, vals):
+    """The node's value holds the signs, then the log|det|s; each output picks its half."""
+    u = vin[0]
+    n = v._c.n
+    size = n * n
+    count = len(vals) // 2
+    return [(SignDetOf if j < count else LogAbsDetOf, None, tuple((u, (j % count) * size + i) for i in range(size)))
+            for j in range(len(vals))]
+
+
+class LuFactorOf(ElementOp):
+    """Element (i, j) of the packed LU factors of an n x n matrix (c = (i, j, rows): the row order
+    getrf chose at the point, fixed): the op table's form, Doolittle on P^T A; its partials are
+    linalg_lu_backward's for a unit gradient at (i, j)."""
+
+    name = "lu_factor"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        i, j, perm = c
+        return LA.LinalgLuFactorEx.sympy(sp, *args, at=(i, j), perm=list(perm))
+
+    @staticmethod
+    def value(vals, c):
+        n = isqrt(len(vals))
+        x = LA.lu_factor(vals, n)[0][c[0] * n + c[1]]
+        return x, abs(x) + 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        n = isqrt(len(vals))
+        lu, piv, _ = LA.lu_factor(vals, n)
+        g = [0.0] * (n * n)
+        g[c[0] * n + c[1]] = 1.0
+        return LA.lu_factor_grad(lu, piv, g, n)
+
+    @staticmethod
+    def sample():
+        return [2.0, 1.0, 4.0, 3.0], (1, 1, (1, 0))
+
+
+@elements_of(LA.LinalgLuFactorEx)
+def _lu_factor(v, vin, vals):
+    u = vin[0]
+    n = v._c.n
+    size = n * n
+    count = len(vals) // size if size else 0
+    pv = v._c.pivots._val
+    out = []
+    for b in range(count):
+        perm = tuple(LA.permutation(pv[b * n:(b + 1) * n], n))
+        out.extend((LuFactorOf, (r // n, r % n, perm), tuple((u, b * size + i) for i in range(size)))
+                   for r in range(size))
+    return out
+
+
+class LuSolveOf(ElementOp):
+    """Element i of one column of X = A^-1 B (c = (i, pivots)), from the packed factors (n*n) and
+    that column of B (n): the op table's form, U^-1 L^-1 P^T b; its partials are
+    linalg_lu_solve's (LU: linalg_lu_solve_LU, B: lu_solve with adjoint) for a unit gradient."""
+
+    name = "lu_solve"
+    c_kind = "object"
+
+    @staticmethod
+    def _split(vals):
+        n = isqrt(len(vals))
+        while n * n + n > len(vals):
+            n -= 1
+        return list(vals[:n * n]), list(vals[n * n:]), n
+
+    @staticmethod
+    def sympy(sp, args, c):
+        i, piv = c
+        n = len(piv)
+        return LA.LinalgLuSolve.sympy(sp, *args, at=i, perm=LA.permutation(list(piv), n))
+
+    @staticmethod
+    def value(vals, c):
+        lu, b, n = LuSolveOf._split(vals)
+        x = LA.lu_solve_of(lu, list(c[1]), b, n, 1)[c[0]]
+        return x, abs(x) + 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        lu, b, n = LuSolveOf._split(vals)
+        piv = list(c[1])
+        x = LA.lu_solve_of(lu, piv, b, n, 1)
+        g = [0.0] * n
+        g[c[0]] = 1.0
+        glu, gb = LA.lu_solve_grads(lu, piv, x, g, n, 1)
+        return glu + gb
+
+    @staticmethod
+    def sample():
+        return [3.0, -1.0, 0.5, 2.5, 1.0, -2.0], (1, (2, 2))
+
+
+@elements_of(LA.LinalgLuSolve)
+def _lu_solve(v, vin, vals):
+    lu, b = vin
+    c = v._c
+    n, k = c.n, c.k
+    pv = c.pivots._val
+    out = []
+    for m in range(len(vals) // (n * k) if n * k else 0):
+        piv = tuple(pv[m * n:(m + 1) * n])
+        for r in range(n * k):
+            i, j = divmod(r, k)
+            srcs = (tuple((lu, m * n * n + t) for t in range(n * n))
+                    + tuple((b, m * n * k + t * k + j) for t in range(n)))
+            out.append((LuSolveOf, (i, piv), srcs))
+    return out
+
+
+class QrOf(ElementOp):
+    """Element (i, j) of Q or R of an m x n matrix, m >= n (c = (which, i, j, m, signs): R's
+    diagonal signs at the point): the op table's form, Gram-Schmidt with those signs; its
+    partials are linalg_qr_backward's for a unit gradient there."""
+
+    name = "qr"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        which, i, j, m, signs = c
+        return QR.LinalgQr.sympy(sp, *args, at=(which, i, j), m=m, signs=list(signs))
+
+    @staticmethod
+    def _factors(vals, c):
+        m = c[3]
+        n = len(vals) // m
+        q, r, _ = QR.householder_qr(vals, m, n, "reduced")
+        return q, r, m, n
+
+    @staticmethod
+    def value(vals, c):
+        q, r, m, n = QrOf._factors(vals, c)
+        x = q[c[1] * n + c[2]] if c[0] == "Q" else r[c[1] * n + c[2]]
+        return x, abs(x) + 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        q, r, m, n = QrOf._factors(vals, c)
+        gq, gr = [0.0] * (m * n), [0.0] * (n * n)
+        (gq if c[0] == "Q" else gr)[c[1] * n + c[2]] = 1.0
+        return QR.qr_grad(q, r, gq, gr, m, n)
+
+    @staticmethod
+    def sample():
+        return [3.0, 0.5, 4.0, 5.0], ("Q", 1, 1, 2, (-1.0, 1.0))
+
+
+@elements_of(QR.LinalgQr)
+def _qr(v, vin, vals):
+    """The node's value holds every matrix's Q, then every matrix's R (m >= n: reduced, or
+    complete square)."""
+    u = vin[0]
+    c = v._c
+    m, n = c.m, c.n
+    count = len(c.signs)
+    shapes = [tuple(t.shape[-2:]) if t.ndim >= 2 else (0, 0) for t in c.outputs_types]
+    out = []
+    for which, (rows, cols) in zip(("Q", "R"), shapes):
+        for b in range(count):
+            src = tuple((u, b * m * n + t) for t in range(m * n))
+            out.extend((QrOf, (which, e // cols, e % cols, m, tuple(c.signs[b])), src) for e in range(rows * cols))
+    return out
+
+
+class SolveOf(ElementOp):
+    """Element i of one column x of X with A X = B (c = i), from A's n*n elements and that column
+    of B: the op table's form, ``Matrix.LUsolve``; partials linalg_solve_backward's for a unit
+    gradient: gA = -(A^-T e_i) x^T, gb = A^-T e_i."""
+
+    name = "solve"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return LA.LinalgSolveEx.sympy(sp, *args, at=c)
+
+    @staticmethod
+    def _solve(vals):
+        lu_vals, b, n = LuSolveOf._split(vals)
+        lu, piv, _ = LA.lu_factor(lu_vals, n)
+        return lu, piv, b, n
+
+    @staticmethod
+    def value(vals, c):
+        lu, piv, b, n = SolveOf._solve(vals)
+        x = LA.lu_solve_of(lu, piv, b, n, 1)[c]
+        return x, abs(x) + 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        lu, piv, b, n = SolveOf._solve(vals)
+        x = LA.lu_solve_of(lu, piv, b, n, 1)
+        e = [0.0] * n
+        e[c] = 1.0
+        gb = LA.lu_solve_of(lu, piv, e, n, 1, adjoint=True)
+        return [-gb[i] * x[j] for i in range(n) for j in range(n)] + gb
+
+    @staticmethod
+    def sample():
+        return [2.0, 1.0, 4.0, 3.0, 1.0, -1.0], 1
+
+
+@elements_of(LA.LinalgSolveEx)
+def _solve(v, vin, vals):
+    a, b = vin
+    c = v._c
+    n, k = c.n, c.k
+    out = []
+    for m in range(len(vals) // (n * k) if n * k else 0):
+        for r in range(n * k):
+            i, j = divmod(r, k)
+            srcs = (tuple((a, m * n * n + t) for t in range(n * n))
+                    + tuple((b, m * n * k + t * k + j) for t in range(n)))
+            out.append((SolveOf, i, srcs))
+    return out

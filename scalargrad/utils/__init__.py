@@ -1,6 +1,9 @@
 """``torch.utils``."""
 
 from .._base.missing_api import missing_attribute
+from .._tensor.swap import swap_tensors
+
+__all__ = ["swap_tensors"]
 
 
 def __getattr__(name: str):

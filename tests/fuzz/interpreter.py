@@ -58,7 +58,9 @@ def _package_dir(lib) -> str | None:
 # Warnings both libraries give once per process (PyTorch's TORCH_WARN_ONCE): whether a program
 # sees one depends on the programs that ran before it, so they are not compared
 ONCE_PER_PROCESS = ("Using backward() with create_graph=True will create a reference cycle",
-                    "The use of `x.T` on tensors of dimension other than 2", "Tensor.T is deprecated on 0-D tensors")
+                    "The use of `x.T` on tensors of dimension other than 2", "Tensor.T is deprecated on 0-D tensors",
+                    "torch.cholesky is deprecated in favor of torch.linalg.cholesky",
+                    "Using torch.cross without specifying the dim arg is deprecated")
 
 
 def _warning_text(message) -> str:

@@ -360,6 +360,39 @@ def _softmax_kernel(log: bool) -> Kernel:
     return Kernel("log_softmax" if log else "softmax", sg_values, check)
 
 
+def _safe_softmax_kernel() -> Kernel:
+    """``at::_safe_softmax``, the attention math path's softmax (which PyTorch takes under the
+    rule's dispatch mode in place of its fused CPU kernel): an entry of -inf (a masked key) gives
+    exactly 0, a row of -inf whole gives zeros; the other entries within the softmax's running
+    bound over the row's finite entries."""
+
+    def sg_values(sg, args, kwargs):
+        x, dim = args[0], args[1]
+        xs = _to_sg(sg, x)
+        whole = (xs == -math.inf).all(dim, keepdim=True)
+        vals = _values(xs.masked_fill(whole, 0.0).softmax(dim).masked_fill(whole, 0.0))
+        _FORWARD_INPUT[(False, dim, tuple(float(v).hex() for v in vals))] = ("safe", x.detach().clone())
+        return [vals]
+
+    def check(args, kwargs, k, i, value, dt, shape):
+        x, dim = args[0], args[1]
+        coords = _unravel(i, shape) if shape else []
+        xs = _slice_of(x, dim % x.dim(), coords) if x.dim() else [x.item()]
+        j = coords[dim % x.dim()] if x.dim() else 0
+        if xs[j] == -math.inf:
+            return _same(value, 0.0)
+        finite = [v for v in xs if v != -math.inf]
+        if not all(math.isfinite(v) for v in finite):
+            return False
+        with mpmath.workprec(200):
+            m = max(finite)
+            s = Err.sum([(Err(v, 0, dt) - m).exp() for v in finite], dt)
+            ref = (Err(xs[j], 0, dt) - m).exp() / s
+        return within(value, ref)
+
+    return Kernel("safe_softmax", sg_values, check)
+
+
 _MAX_SUMS = 512
 """At most this many candidate sums are tried by a structural check; beyond, the bound decides."""
 
@@ -398,9 +431,14 @@ def _softmax_backward_kernel(log: bool) -> Kernel:
         x = _FORWARD_INPUT.get((log, dim, tuple(float(v).hex() for v in _flat(out))))
         if x is None:
             return None  # a forward scalargrad did not compute: no substitution
-        xs = _to_sg(sg, x, rg=True)
+        safe = isinstance(x, tuple)  # _safe_softmax's forward: its rows of -inf whole give 0
+        xs = _to_sg(sg, x[1] if safe else x, rg=True)
         with _grad(sg, True):
-            y = (sg.log_softmax if log else sg.softmax)(xs, dim)
+            if safe:
+                whole = (xs == -math.inf).all(dim, keepdim=True)
+                y = xs.masked_fill(whole, 0.0).softmax(dim).masked_fill(whole, 0.0)
+            else:
+                y = (sg.log_softmax if log else sg.softmax)(xs, dim)
             gx, = sg.autograd.grad(y, [xs], _to_sg(sg, g))
         return [_values(gx)]
 
@@ -824,7 +862,9 @@ UNARY = ("exp", "log", "sin", "cos", "tanh", "sqrt", "sigmoid", "log1p", "expm1"
 KERNELS = UNARY + ("pow", "add", "sub", "addcmul", "addcdiv", "lerp", "tanh_backward", "mm", "bmm", "addmm",
                    "baddbmm", "mv", "dot", "softmax", "log_softmax", "softmax_backward", "log_softmax_backward",
                    "layer_norm", "layer_norm_backward", "batch_norm", "batch_norm_backward", "norm", "gelu",
-                   "gelu_backward", "binary_cross_entropy", "binary_cross_entropy_with_logits", "uniform_")
+                   "gelu_backward", "binary_cross_entropy", "binary_cross_entropy_with_logits", "uniform_",
+                   "safe_softmax", "sdpa_flash", "sdpa_flash_backward", "cholesky", "inverse", "det",
+                   "solve_triangular", "lu_solve")
 """The kernels the rule substitutes."""
 
 
@@ -858,6 +898,7 @@ def _table() -> dict:
         put(_product_kernel(name), getattr(aten, name).default)
     put(_softmax_kernel(False), aten._softmax.default)
     put(_softmax_kernel(True), aten._log_softmax.default)
+    put(_safe_softmax_kernel(), aten._safe_softmax.default)
     put(_softmax_backward_kernel(False), aten._softmax_backward_data.default)
     put(_softmax_backward_kernel(True), aten._log_softmax_backward_data.default)
     put(_layer_norm_kernel(), aten.native_layer_norm.default)
@@ -870,6 +911,11 @@ def _table() -> dict:
     put(_bce_kernel(False), aten.binary_cross_entropy.default)
     put(_bce_kernel(True), aten.binary_cross_entropy_with_logits.default)
     put(_uniform_kernel(), aten.uniform_.default)
+    from .kernels_attention import attention_kernels  # those modules build on this one's helpers
+    from .kernels_linalg import linalg_kernels
+
+    table.update(attention_kernels(torch))
+    table.update(linalg_kernels(torch))
     return table
 
 

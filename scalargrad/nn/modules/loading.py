@@ -8,11 +8,13 @@ function that undoes it, so that a load rejected at the end is rolled back.
 
 from __future__ import annotations
 
+from ..._base.errors import Unsupported
 from ..._base.grad_mode import no_grad
 from ..._tensor.storage import write
+from ..._tensor.swap import check_swappable, swap_contents
 from ..parameter import Parameter
 
-__all__ = ["LoadPlan", "run_step"]
+__all__ = ["LoadPlan", "run_step", "swap_refusals"]
 
 
 class LoadPlan(list):
@@ -28,7 +30,14 @@ class LoadPlan(list):
         self.steps: list = []
 
 
-def run_step(step: tuple):
+def swap_refusals(steps: list) -> dict:
+    """What ``swap_tensors`` would refuse among the tensors the swap steps replace, checked in
+    one pass before any step runs (``check_swappable``)."""
+    swapped = [step[3] for step in steps if step[0] in ("swap", "swap assign")]
+    return check_swappable(swapped) if swapped else {}
+
+
+def run_step(step: tuple, refused: dict | None = None):
     """Carry out one queued load step. Returns ``(undo, error)``: a function that puts the
     module back as it was, and PyTorch's message if the copy failed (then nothing changed)."""
     kind, module, name, param, input_param, key = step
@@ -37,6 +46,10 @@ def run_step(step: tuple):
         old_state = module.get_extra_state() if saves else None
         module.set_extra_state(input_param)
         return ((lambda: module.set_extra_state(old_state)) if saves else None), None
+    if kind in ("swap", "swap assign"):
+        if refused is None:  # a step run on its own (``_load_from_state_dict`` called directly)
+            refused = check_swappable([param])
+        return _swap_step(key, param, input_param, kind == "swap assign", refused.get(id(param)))
     if kind == "assign":
         params, buffers = dict(module._parameters), dict(module._buffers)
         non_persistent = set(module._non_persistent_buffers_set)
@@ -72,8 +85,42 @@ def run_step(step: tuple):
     return (lambda: _restore(param, snapshot)), None
 
 
-def _copy_failure(key: str, param, input_param, ex: Exception) -> str:
-    return (f'While copying the parameter named "{key}", whose dimensions in the model are {param.size()} and '
+def _swap_step(key: str, param, input_param, assign: bool, refusal: Exception | None) -> tuple:
+    """A step under ``torch.__future__.set_swap_module_params_on_conversion(True)``: what
+    ``param.module_load`` gives (a Parameter with ``param``'s requires_grad for a parameter) is
+    swapped into ``param``'s object; undone by swapping back (and restoring a copy's numbers)."""
+    snapshot = None if assign else _snapshot(param)
+    try:
+        if refusal is not None:
+            raise refusal
+        with no_grad():
+            new = param.module_load(input_param, assign=assign)
+            if new is input_param or new is param:
+                raise RuntimeError("module_load returned one of self or other, please .detach() the result if "
+                                   "returning one of the inputs in module_load")
+            if isinstance(param, Parameter):
+                if not isinstance(new, Parameter):
+                    new = Parameter(new, requires_grad=param.requires_grad)
+                else:
+                    new.requires_grad_(param.requires_grad)
+            swap_contents(param, new)
+    except Unsupported:
+        raise
+    except Exception as ex:
+        if snapshot is not None:
+            _restore(param, snapshot)
+        return None, _copy_failure(key, param, input_param, ex, "swapping")
+
+    def undo_swap() -> None:
+        swap_contents(param, new)
+        if snapshot is not None:
+            _restore(param, snapshot)
+
+    return undo_swap, None
+
+
+def _copy_failure(key: str, param, input_param, ex: Exception, action: str = "copying") -> str:
+    return (f'While {action} the parameter named "{key}", whose dimensions in the model are {param.size()} and '
             f"whose dimensions in the checkpoint are {input_param.size()}, an exception occurred : {ex.args}.")
 
 

@@ -18,6 +18,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from ... import __future__ as future_switches
 from ..._base.dtypes import dtype as dtype_class
 from ..._base.errors import Unsupported
 from ..._base.grad_mode import no_grad
@@ -25,11 +26,12 @@ from ..._base.handles import RemovableHandle, add_hook
 from ..._base.missing_api import pytorch_names
 from ..._tensor.factories import device as device_class
 from ..._tensor.factories import use_device
+from ..._tensor.swap import check_swappable, swap_contents
 from ..._tensor.tensor import Tensor
 from ..._tensor.typename import typename
 from ..hooks import BackwardHook
 from ..parameter import Buffer, Parameter
-from .loading import LoadPlan, run_step
+from .loading import LoadPlan, run_step, swap_refusals
 
 __all__ = [
     "Module",
@@ -122,6 +124,9 @@ def register_module_parameter_registration_hook(hook: Callable) -> RemovableHand
 
 
 # ---------------------------------------------------------------- helpers
+
+
+_swap_refused: list = []  # Module._apply under swapping: the outermost call's check_swappable result
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -658,14 +663,26 @@ class Module:
     def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
         """Convert every parameter (in place, keeping the Parameter object), its gradient and
         every buffer with ``fn``."""
+        swap = future_switches.get_swap_module_params_on_conversion()
+        if swap and not _swap_refused:  # the outermost call: what swap_tensors would refuse, in one pass
+            params = [p for m in (self.modules() if recurse else (self,)) for p in m._parameters.values()
+                      if p is not None]
+            _swap_refused.append(check_swappable(params + [p._g for p in params if p._g is not None], params))
+            try:
+                return self._apply(fn, recurse)
+            finally:
+                _swap_refused.pop()
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        for param in self._parameters.values():
+        for key, param in self._parameters.items():
             if param is None:
                 continue
             with no_grad():
                 applied = fn(param)
+            if swap:
+                self._swap_applied(key, param, applied, fn)
+                continue
             param.data = applied
             grad = param._grad
             if grad is not None:
@@ -675,6 +692,38 @@ class Module:
             if buf is not None:
                 self._buffers[key] = fn(buf)
         return self
+
+    def _swap_applied(self, key: str, param: Parameter, applied: Tensor, fn: Callable) -> None:
+        """``_apply`` under ``torch.__future__.set_swap_module_params_on_conversion(True)``: swap
+        the converted contents (and the converted gradient) into the existing objects."""
+        grad = param._grad
+        refused = _swap_refused[-1]
+        try:
+            if grad is not None:
+                param.grad = None  # PyTorch lets go of the gradient, which would hold the parameter
+            if id(param) in refused:
+                raise refused[id(param)]
+            swap_contents(param, Parameter(applied, requires_grad=param.requires_grad))
+        except Unsupported:
+            param.grad = grad
+            raise
+        except Exception as e:
+            if grad is not None:
+                param.grad = grad
+            raise RuntimeError(f"_apply(): Couldn't swap {self._get_name()}.{key}") from e
+        if grad is not None:
+            with no_grad():
+                grad_applied = fn(grad)
+            grad_applied.requires_grad_(grad.requires_grad)
+            try:
+                if id(grad) in refused:
+                    raise refused[id(grad)]
+                swap_contents(grad, grad_applied)
+            except Unsupported:
+                raise
+            except Exception as e:
+                raise RuntimeError(f"_apply(): Couldn't swap {self._get_name()}.{key}.grad") from e
+            param.grad = grad
 
     def to(self, *args, **kwargs) -> Module:
         """``to(device=None, dtype=None, non_blocking=False)``, ``to(dtype, non_blocking=False)``,
@@ -1025,7 +1074,10 @@ class Module:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} from "
                                   f"checkpoint, the shape in current model is {param.shape}.")
                 continue
-            step = ("assign" if assign else "copy", self, name, param, input_param, key)
+            kind = "assign" if assign else "copy"
+            if future_switches.get_swap_module_params_on_conversion():
+                kind = "swap assign" if assign else "swap"
+            step = (kind, self, name, param, input_param, key)
             if isinstance(error_msgs, LoadPlan):
                 error_msgs.steps.append(step)
             else:
@@ -1091,6 +1143,7 @@ class Module:
                 plan.steps.append(("post", module, None, None, None, None))
 
         visit(self, state_dict)
+        visit = None  # it refers to itself through its closure: a cycle that would hold the plan's tensors
         errors = list(plan)
         if errors:
             # wrong shapes or non-tensors: no hook can mend them, fail before copying anything
@@ -1102,6 +1155,7 @@ class Module:
         # the undo log restores the module if that judgement (or a hook) fails
         undo: list = []
         incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
+        refused = swap_refusals(plan.steps)
         try:
             for step in plan.steps:
                 if step[0] == "post":
@@ -1113,7 +1167,7 @@ class Module:
                                 "return new values, if incompatible_keys need to be modified, it should be done "
                                 "inplace.")
                 else:
-                    restore, failure = run_step(step)
+                    restore, failure = run_step(step, refused)
                     if restore is not None:
                         undo.append(restore)
                     if failure is not None:
