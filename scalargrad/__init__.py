@@ -69,7 +69,7 @@ globals().update(_surface.FUNCTIONS)
 # PyTorch's constants: Python floats (torch.pi is math.pi), and None for indexing
 from math import e, inf, nan, pi  # noqa: E402
 
-from .functional import cartesian_prod, meshgrid  # noqa: E402 - torch.meshgrid is torch.functional.meshgrid
+from .functional import cartesian_prod, meshgrid, unravel_index  # noqa: E402 - torch.meshgrid is torch.functional.meshgrid
 
 newaxis = None
 
@@ -100,7 +100,7 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)
-    if name in ("save", "load"):
+    if name in ("save", "load", "from_file"):
         from . import serialization
 
         return getattr(serialization, name)

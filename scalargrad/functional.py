@@ -9,7 +9,9 @@ from __future__ import annotations
 # scalargrad``) loads this file as ``torch.functional``, and relative imports would then load a
 # second copy of scalargrad's internals under torch's names
 import warnings
+from collections.abc import Sequence
 
+from scalargrad._base import dtypes
 from scalargrad._base.missing_api import missing_attribute
 from scalargrad._tensor.surface import FUNCTIONS
 from scalargrad._tensor.tensor import Tensor
@@ -76,6 +78,30 @@ def cartesian_prod(*tensors) -> Tensor:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
     return FUNCTIONS["stack"]([g.flatten() for g in grids], 1)
+
+
+def unravel_index(indices: Tensor, shape) -> tuple:
+    """``torch.unravel_index(indices, shape)``: flat indices as coordinate tensors (int64), PyTorch's
+    Python composite: ``indices.unsqueeze(-1).floor_divide(strides) % shape``, unbound on the last dim."""
+    if not isinstance(indices, Tensor):
+        raise AttributeError(f"'{type(indices).__name__}' object has no attribute 'is_complex'")
+    if indices.is_floating_point() or indices.dtype is dtypes.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if not isinstance(shape, (int, Sequence)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    for dim in shape:
+        if not isinstance(dim, int):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(dim)}")
+    if any(dim < 0 for dim in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    coefs = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        coefs[i] = coefs[i + 1] * shape[i + 1]
+    tensor = FUNCTIONS["tensor"]
+    coords = indices.unsqueeze(-1).floor_divide(tensor(coefs or [1], dtype=dtypes.int64)) % \
+        tensor(list(shape), dtype=dtypes.int64)
+    return coords.unbind(-1)
 
 
 __all__ = [name for name in _PYTORCH if name in FUNCTIONS or name in globals()]

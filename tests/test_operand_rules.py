@@ -86,6 +86,37 @@ def test_out_of_range_casts_to_integers_by_hand():
     assert ints == [-(2**63), -(2**31), 0, 44]
 
 
+# shifts: ATen's lshift/rshift kernels (an amount out of range, negative, or a uint8 read as signed;
+# wrapping; the promoted dtype; no floating or bool kernel), one batch for CI's time
+_SHIFTS = [
+    "torch.bitwise_left_shift(torch.tensor([-1, -2, 3], dtype=torch.int8), torch.tensor([1, 0, 3], dtype=torch.int8))",
+    "torch.bitwise_right_shift(torch.tensor([-2, -7, 31], dtype=torch.int8), "
+    "torch.tensor([1, 0, 3], dtype=torch.int8))",
+    "a << 1", "3 << torch.tensor([1, 2])", "a >> -1", "-a >> 70", "torch.tensor([-8, 8]) >> -1",
+    "torch.tensor([-9, 9], dtype=torch.int8) >> torch.tensor([1, 70], dtype=torch.int8)",
+    "torch.tensor([1, 2], dtype=torch.int8) << torch.tensor([1, 2])", "torch.tensor([100], dtype=torch.int8) << 1",
+    "torch.tensor([200], dtype=torch.uint8) >> torch.tensor([200, 7], dtype=torch.uint8)",
+    "torch.tensor([5], dtype=torch.uint8) << torch.tensor([200, 7], dtype=torch.uint8)",
+    "torch.tensor(100, dtype=torch.int16) << 9", "torch.tensor([1], dtype=torch.int32) << torch.tensor([31, 32, 33], "
+    "dtype=torch.int32)", "torch.tensor([2**62]) << 1", "torch.tensor([-2**63]) >> 63",
+    "torch.bitwise_left_shift(input=a, other=2)", "a.bitwise_right_shift(1)", "a.bitwise_left_shift_(2)",
+    "b << 1", "b << b", "f << 1", "a << 1.5", "a >> f", "a << 'x'", "torch.bitwise_left_shift(f, 2)",
+]
+
+
+def _shifted_in_place(mod):
+    t = mod.tensor([1, -2])
+    u = t
+    t <<= 2
+    t >>= mod.tensor([1, 3])
+    return u is t, t.tolist()
+
+
+def test_shifts_as_pytorch(torch_ref):
+    assert [_run(scalargrad, e) for e in _SHIFTS] == [_run(torch_ref, e) for e in _SHIFTS]
+    assert _shifted_in_place(scalargrad) == _shifted_in_place(torch_ref)
+
+
 def test_in_place_bitwise_operator_keeps_the_tensor():
     c = scalargrad.tensor(6)
     d = c

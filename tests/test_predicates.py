@@ -99,3 +99,62 @@ def test_a_python_number_other_is_refused_as_pytorch_does(torch_ref):
         return out
 
     assert run(sg) == run(torch_ref)
+
+
+def _run_nan_to_num(L):
+    """nan_to_num's values, dtypes, parsing, out=, in place and gradient, as strings (nan != nan)."""
+    nan, inf = float("nan"), float("inf")
+    x = L.tensor([nan, inf, -inf, 3.14, -0.0])
+    out = [str(L.nan_to_num(x.to(getattr(L, d)))) for d in ("float32", "float64", "float16", "bfloat16")]
+    out += [str(L.nan_to_num(x, nan=2.0, posinf=1.0)), str(x.nan_to_num(1, 2, 3)), str(x.nan_to_num(None)),
+            str(L.nan_to_num(x, posinf=1e39, neginf=-1e300)), str(L.nan_to_num(input=x, nan=L.tensor(5.0))),
+            str(L.nan_to_num(L.tensor([1, -2]))), str(L.nan_to_num(L.tensor([True]))), str(L.nan_to_num(x[1]))]
+    for call in (lambda: L.nan_to_num(x, "a"), lambda: x.nan_to_num("a"), lambda: x.nan_to_num(posinf="a"),
+                 lambda: L.nan_to_num(x, 1, L.tensor([1.0, 2.0])), lambda: x.nan_to_num_(1, 2, 3, 4),
+                 lambda: L.nan_to_num(x, 1, 2, 3, 4), lambda: x.nan_to_num(foo=1)):
+        try:
+            out.append(str(call()))
+        except TypeError as e:
+            out.append(str(e))
+    o = L.empty(5)
+    out += [str(L.nan_to_num(x, out=o) is o), str(o)]
+    z = x.clone()
+    out += [str(z.nan_to_num_(nan=-1.0) is z), str(z), str(z._version)]
+    w = x.clone().requires_grad_()
+    y = L.nan_to_num(w, nan=7.0)
+    g = L.tensor([1.0, nan, inf, 2.0, -3.0])
+    out += [str(y), y.grad_fn.name(), str(y.grad_fn._saved_self), str(L.autograd.grad(y, w, g, retain_graph=True))]
+    gg = L.ones(5, requires_grad=True)
+    d, = L.autograd.grad(y, w, gg, create_graph=True)
+    return out + [str(d), d.grad_fn.name()]
+
+
+def test_nan_to_num_matches_pytorch(torch_ref):
+    assert _run_nan_to_num(sg) == _run_nan_to_num(torch_ref)
+
+
+def test_nan_to_num_gradient_is_one_where_finite(assert_grads):
+    # d/dx nan_to_num(x) = isfinite(x) (derivatives.yaml), 1 on the finite values SymPy proves
+    x = sg.tensor(1.5, requires_grad=True)
+    w = sg.tensor(-2.0, requires_grad=True)
+    assert_grads(sg.nan_to_num(x * w) * x, {x: -6.0, w: 2.25})
+
+
+def _nonzero_outcomes(L) -> list:
+    out = []
+    for v in ([], [1, 2], [[0.0]], float("nan"), -0.0, True, [3]):
+        for f in (L.is_nonzero, L.Tensor.is_nonzero):
+            try:
+                out.append(f(L.tensor(v)))
+            except RuntimeError as e:
+                out.append(str(e))
+    try:
+        L.is_nonzero(3)
+    except TypeError as e:
+        out.append(str(e))
+    return out
+
+
+def test_is_nonzero_as_pytorch(torch_ref):
+    # bool(t): one element's truth (nan true, -0.0 false), PyTorch's refusals of no or several values
+    assert _nonzero_outcomes(sg) == _nonzero_outcomes(torch_ref)

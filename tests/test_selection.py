@@ -332,3 +332,43 @@ def test_an_inplace_op_on_overlapping_windows_is_refused_by_name():
     assert x.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
     x.unfold(0, 2, 1).fill_(2.0)
     assert x.tolist() == [2.0] * 5
+
+
+def _msorted(L) -> list:
+    """msort is ATen's composite ``sort(self, 0)`` values: SortBackward0, nan last, gradients scattered back."""
+    x = L.tensor([[1.0, -2.0], [3.0, 0.5], [float("nan"), -1.0]], requires_grad=True)
+    y = L.msort(x)
+    y.backward(L.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+    return [repr(y), y.grad_fn.name(), repr(x.msort()), x.grad.tolist(), repr(L.msort(L.tensor([3, 1, 2]))),
+            repr(L.msort(L.tensor(2.0)))]
+
+
+def test_msort_as_pytorch(torch_ref):
+    assert _msorted(sg) == _msorted(torch_ref)
+
+
+def _taken(L) -> list:
+    """take_along_dim: ATen's composite, gather of input and indices expanded to each other (ExpandBackward0
+    under GatherBackward0), or of both flattened (ViewBackward0); its checks in ATen's order."""
+    t = L.tensor([[10.0, 30.0, 20.0], [60.0, 40.0, 50.0]], requires_grad=True)
+    out = []
+    for y in (L.take_along_dim(t, L.argsort(t, dim=1), dim=1), L.take_along_dim(t, L.tensor([[0], [2]])),
+              t.take_along_dim(L.tensor([0, 5])), L.take_along_dim(t, L.tensor([[1, 0, 1]]), dim=0),
+              L.take_along_dim(t, L.tensor([[2], [0]]), -1), L.take_along_dim(input=t, indices=L.tensor([[1]]), dim=0)):
+        out.append((repr(y), y.grad_fn.name(), [f.name() for f, _ in y.grad_fn.next_functions]))
+    L.take_along_dim(t, L.tensor([[1], [0]]), dim=1).sum().backward()
+    out.append(t.grad.tolist())
+    for bad in (lambda: L.take_along_dim(t, L.tensor([1]), dim=0),
+                lambda: L.take_along_dim(t, L.tensor([[1]], dtype=L.int32), dim=0),
+                lambda: L.take_along_dim(t, L.tensor([[1]]), dim=2),
+                lambda: L.take_along_dim(t, L.tensor([[1, 0], [0, 1], [1, 1]]), dim=0),
+                lambda: L.take_along_dim(t, L.tensor([9]))):
+        try:
+            out.append(repr(bad()))
+        except (RuntimeError, IndexError) as e:
+            out.append((type(e).__name__, str(e)))
+    return out
+
+
+def test_take_along_dim_as_pytorch(torch_ref):
+    assert _taken(sg) == _taken(torch_ref)

@@ -72,6 +72,10 @@ def test_torch_functional_outside_scalargrad_run(tmp_path):
     (lambda t: t.nn.parallel.DistributedDataParallel, "several processes"),
     (lambda t: t.profiler.profile, "PyTorch's kernels"),
     (lambda t: t.tensor([1.0]).untyped_storage(), "raw storage bytes and pointers"),
+    # names PyTorch's docstring examples use (DEV pool, issue 23)
+    (lambda t: t.sparse_compressed_tensor, "sparse layouts"), (lambda t: t.sparse_bsr_tensor, "sparse layouts"),
+    (lambda t: t.quantize_per_tensor_dynamic, "quantised"), (lambda t: t.fake_quantize_per_channel_affine, "quantised"),
+    (lambda t: t.quantized_max_pool2d, "quantised"), (lambda t: t.set_flush_denormal(True), "flush-denormal"),
 ])
 def test_refusals_carry_their_reason(use, reason):
     from scalargrad.runner import torch_alias

@@ -230,3 +230,19 @@ def _broadcast_to(L) -> list:
 def test_torch_broadcast_to_is_torchs(torch_ref):
     # the function beside the method (issue 23: a docstring example stopped on it)
     assert _broadcast_to(scalargrad) == _broadcast_to(torch_ref)
+
+
+def _raveled(L) -> list:
+    """ravel is contiguous().view(-1): a ViewBackward0 (over CloneBackward0 when not contiguous), never
+    reshape's UnsafeViewBackward0 or ReshapeAliasBackward0; gradients back through the copy."""
+    x = L.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    out = []
+    for y in (x.ravel(), x.t().ravel(), L.ravel(x.t()), x[:, 0].ravel(), L.ravel(input=x[0])):
+        below = y.grad_fn.next_functions[0][0]
+        out.append((y.tolist(), y.grad_fn.name(), below.name() if below is not None else None, y.is_contiguous()))
+    x.t().ravel().backward(L.tensor([1.0, 2.0, 3.0, 4.0]))
+    return out + [x.grad.tolist(), repr(L.ravel(L.tensor(3))), repr(L.ravel(L.zeros(0, 2)))]
+
+
+def test_ravel_as_pytorch(torch_ref):
+    assert _raveled(torch) == _raveled(torch_ref)

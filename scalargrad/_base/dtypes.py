@@ -16,13 +16,14 @@ from __future__ import annotations
 import builtins
 import math
 import struct
+import sys
 
 from .errors import Unsupported
 
 __all__ = ["dtype", "float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8",
            "bool", "Size", "round_f32", "round_f32_list", "TensorType", "promote_types", "can_cast", "overflows",
            "check_fits", "check_scalar_fits", "by_name", "complex32", "complex64", "complex128",
-           "set_kernels", "FLOAT32_MAX", "FLOAT32_MIN_NORMAL"]
+           "set_kernels", "FLOAT32_MAX", "FLOAT32_MIN_NORMAL", "finite_max"]
 
 _F32 = struct.Struct("f")
 FLOAT32_MAX = 3.4028234663852886e38
@@ -353,6 +354,11 @@ def overflows(dt: dtype, x) -> bool:
     if not dt.is_signed:
         return x > hi or (x < 0 and -x > hi)
     return x < lo or x > hi
+
+
+def finite_max(dt: dtype) -> float:
+    """The largest finite value of a floating dtype (``torch.finfo(dt).max``)."""
+    return _HALF_MAX.get(dt.name) or (FLOAT32_MAX if dt.name == "float32" else sys.float_info.max)
 
 
 def _int_limits(dt: dtype) -> tuple:

@@ -66,7 +66,9 @@ _REASONS: dict[str, str] = {
     "torch.sparse": SPARSE, "torch.sparse_coo_tensor": SPARSE, "torch.sparse_csr_tensor": SPARSE,
     "torch.sparse_csc_tensor": SPARSE, "torch.sparse_coo": SPARSE, "torch.sparse_csr": SPARSE,
     "torch.Tensor.to_sparse": SPARSE, "torch.Tensor.to_sparse_coo": SPARSE, "torch.Tensor.to_sparse_csr": SPARSE,
-    "torch.Tensor.to_sparse_csc": SPARSE, "torch.Tensor.to_dense": SPARSE, "torch.Tensor.indices": SPARSE,
+    "torch.Tensor.to_sparse_csc": SPARSE, "torch.sparse_compressed_tensor": SPARSE, "torch.sparse_bsr_tensor": SPARSE,
+    "torch.sparse_bsc_tensor": SPARSE, "torch.Tensor.to_sparse_bsr": SPARSE, "torch.Tensor.to_sparse_bsc": SPARSE,
+    "torch.Tensor.to_dense": SPARSE, "torch.Tensor.indices": SPARSE,
     "torch.Tensor.values": SPARSE, "torch.Tensor.coalesce": SPARSE, "torch.Tensor.is_coalesced": SPARSE,
     "torch.Tensor.crow_indices": SPARSE, "torch.Tensor.col_indices": SPARSE, "torch.optim.SparseAdam": SPARSE,
     # native code
@@ -77,6 +79,9 @@ _REASONS: dict[str, str] = {
     "torch.ao": QUANTIZED, "torch.quantization": QUANTIZED, "torch.backends.quantized": QUANTIZED,
     "torch.quantize_per_tensor": QUANTIZED, "torch.quantize_per_channel": QUANTIZED, "torch.qint8": QUANTIZED,
     "torch.quint8": QUANTIZED, "torch.Tensor.dequantize": QUANTIZED, "torch.Tensor.int_repr": QUANTIZED,
+    "torch.quantize_per_tensor_dynamic": QUANTIZED, "torch.quantized_batch_norm": QUANTIZED,
+    "torch.quantized_max_pool1d": QUANTIZED, "torch.quantized_max_pool2d": QUANTIZED,
+    "torch.fake_quantize_per_tensor_affine": QUANTIZED, "torch.fake_quantize_per_channel_affine": QUANTIZED,
     # measuring kernels
     "torch.profiler": PROFILER, "torch.autograd.profiler": PROFILER, "torch.utils.benchmark": PROFILER,
     "torch.cuda.memory": PROFILER, "torch._logging": "it configures the logs of TorchDynamo and Inductor",
@@ -100,6 +105,8 @@ _REASONS: dict[str, str] = {
     "torch.Tensor.data_ptr": "it exposes a raw memory address, which scalargrad's tensors, Python lists, do not have",
     "torch.Tensor.storage": "it exposes raw storage bytes, which scalargrad's tensors, Python lists, do not have",
     "torch.frombuffer": NUMPY,
+    "torch.set_flush_denormal": "it sets the processor's flush-denormal mode, which scalargrad's emulated float "
+                                "arithmetic does not model: it keeps subnormal numbers, as PyTorch does by default",
     **dict.fromkeys(("torch.as_strided", "torch.as_strided_copy", "torch.as_strided_scatter", "torch.Tensor.as_strided",
                      "torch.Tensor.as_strided_", "torch.Tensor.as_strided_scatter"), AS_STRIDED),
     "torch.from_dlpack": NUMPY.replace("a raw buffer", "another library's array (DLPack)"),

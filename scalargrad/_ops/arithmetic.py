@@ -610,6 +610,47 @@ BitwiseOr = _bitwise("or", operator.or_, "|")
 BitwiseXor = _bitwise("xor", operator.xor, "^")
 
 
+_WIDTHS: dict = {}
+
+
+def _width(r) -> tuple:
+    """(bits, signed) of the integer dtype whose rounding is ``r`` (it wraps modulo 2**bits)."""
+    w = _WIDTHS.get(r)
+    if w is None:
+        w = _WIDTHS[r] = (next(n for n in (8, 16, 32, 64) if r(1 << n) == 0), r(-1) == -1)
+    return w
+
+
+def _shift_amount(b: int, bits: int) -> int:
+    """``b`` as ATen reads it (``static_cast<make_signed_t<T>>(b)``): a uint8 of 200 is negative."""
+    return b - (1 << bits) if b >= 1 << (bits - 1) else b
+
+
+def _lshift(r, a: int, b: int) -> int:
+    """ATen's lshift_kernel: 0 for a negative amount or one of the whole width, else wrapped."""
+    bits, _ = _width(r)
+    return 0 if _shift_amount(b, bits) < 0 or b >= bits else r(a << b)
+
+
+def _rshift(r, a: int, b: int) -> int:
+    """ATen's rshift_kernel: an amount out of range shifts by the width (less the sign bit)."""
+    bits, signed = _width(r)
+    top = bits - signed
+    return a >> top if _shift_amount(b, bits) < 0 or b >= top else a >> b
+
+
+def _shift(method, fn, symbol, kernel):
+    return register(type("Bitwise" + method.title().replace("_", ""), (Bitwise,), {
+        "name": f"Bitwise{method.title().replace('_', '')}Backward0", "api": spellings("bitwise_" + method),
+        "integer_kernel": kernel, "bool_kernel": kernel, "symbol": symbol,
+        "forward": staticmethod(lambda r, a, b: r(fn(r, int(a), int(b)))),
+        "sympy": staticmethod(lambda sp, a, b: sp.Function("bitwise_" + method)(a, b))}))
+
+
+BitwiseLeftShift = _shift("left_shift", _lshift, "<<", "lshift_cpu")
+BitwiseRightShift = _shift("right_shift", _rshift, ">>", "rshift_cpu")
+
+
 @register
 class BitwiseNot(Unary):
     """``~``: logical not on bool, two's complement on integers (no floating kernel)."""

@@ -1,5 +1,6 @@
 """Predicates and logical ops: isnan, isinf, isfinite, isposinf, isneginf, isreal, signbit,
-logical_not, logical_and, logical_or, logical_xor.
+logical_not, logical_and, logical_or, logical_xor; and nan_to_num, which replaces what isnan,
+isposinf and isneginf find (its gradient flows where isfinite holds).
 
 Each gives a bool tensor that never requires grad (PyTorch records no node), for tensors of
 every dtype: an integer or bool tensor is finite and never nan; a number is true when it is not
@@ -11,11 +12,12 @@ from __future__ import annotations
 
 import math
 
-from .elementwise import Binary, Unary, spellings
-from .table import register
+from .elementwise import Binary, Unary, WithNumber, spellings
+from .float_kernel import helper
+from .table import Api, register
 
 __all__ = ["Predicate", "Logical", "PREDICATES", "LOGICAL", "Isnan", "Isinf", "Isfinite", "Isposinf", "Isneginf",
-           "Isreal", "Signbit", "LogicalNot", "LogicalAnd", "LogicalOr", "LogicalXor"]
+           "Isreal", "Signbit", "LogicalNot", "LogicalAnd", "LogicalOr", "LogicalXor", "NanToNum"]
 
 _INF = math.inf
 
@@ -66,3 +68,38 @@ LogicalXor = _logical("LogicalXor", "logical_xor", lambda a, b: bool(a) != bool(
 
 PREDICATES = [Isnan, Isinf, Isfinite, Isposinf, Isneginf, Isreal, Signbit, LogicalNot]
 LOGICAL = [LogicalAnd, LogicalOr, LogicalXor]
+
+
+def _nan_to_num(r, a, c):
+    """``a``, or for nan, +inf and -inf the replacements ``c`` = (nan, posinf, neginf), in the dtype."""
+    if a != a:
+        return c[0]
+    if a == _INF:
+        return c[1]
+    return c[2] if a == -_INF else a
+
+
+@helper
+def nan_to_num_backward(k, g, a):
+    # derivatives.yaml: grad * at::isfinite(self) (a nan or infinite grad times 0 is nan)
+    return k.mul(g, k.const(1.0 if a - a == 0 else 0.0))
+
+
+@register
+class NanToNum(WithNumber):
+    """nan_to_num(self, nan=0.0, posinf=None, neginf=None); ``_c`` holds the three replacements, rounded
+    to the dtype (``_tensor/predicates.py`` resolves None to the dtype's largest finite values)."""
+
+    name = "NanToNumBackward0"
+    saved = (("self", 0),)
+    extra_none = 0
+    api = Api(method="nan_to_num", inplace="nan_to_num_", function="nan_to_num")
+    forward = staticmethod(_nan_to_num)
+    backward = staticmethod(lambda k, g, v: (k.nan_to_num_backward(g, k.a(v)),))
+
+    @staticmethod
+    def sympy(sp, a, c=None):  # the identity where the element is finite, a constant at the infinities
+        if c is None:
+            return a
+        beyond = sp.Integer(2) ** 1024  # past every finite double: only the infinities are
+        return sp.Piecewise((c[1], a > beyond), (c[2], a < -beyond), (a, True))

@@ -74,6 +74,17 @@ def _div_method(self, other, *, rounding_mode=None):
     return div(self, other, rounding_mode)
 
 
+def _shift_operator(op, reflected=False):
+    """``x << y``, ``y << x`` (reflected): ATen's shift of integers (NotImplemented for other types)."""
+
+    def method(self, other):
+        if not is_operand(other):
+            return NotImplemented
+        return binary(op, other, self) if reflected else binary(op, self, other)
+
+    return method
+
+
 def _pow_method(self, exponent):
     check_other("pow", exponent, 1)
     return binary(AR.Pow, self, exponent)
@@ -100,6 +111,10 @@ def install(method, function) -> None:
                      ("__itruediv__", operator.truediv), ("__ipow__", operator.pow), ("__imod__", operator.mod),
                      ("__ifloordiv__", lambda a, b: binary(AR.FloorDivide.inplace_op, a, b))):
         method(name, _augmented(fn))
+    for name, op in (("lshift", AR.BitwiseLeftShift), ("rshift", AR.BitwiseRightShift)):
+        method(f"__{name}__", _shift_operator(op))
+        method(f"__r{name}__", _shift_operator(op, reflected=True))
+        method(f"__i{name}__", _augmented(_shift_operator(op)))
 
 
 # ---------------------------------------------------------------- derivative helpers, on tensors

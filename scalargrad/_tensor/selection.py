@@ -22,7 +22,7 @@ from .reductions import _out_shape
 from .return_types import ReturnTypes
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
-from .views import gather_index, make_view, norm_dim, offset_of
+from .views import expand, gather_index, make_view, norm_dim, offset_of, view
 
 __all__ = ["gather", "index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
            "diagonal", "diag", "diag_embed", "repeat", "tile", "roll", "repeat_interleave", "unfold", "install"]
@@ -464,6 +464,26 @@ def roll(x: Tensor, shifts, dims=None) -> Tensor:
     return pick_elements(SE.Roll, x, shape, m, dims=tuple(_uint(d) for d in ds), shifts=tuple(_uint(v) for v in sh))
 
 
+def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
+    """ATen's composite: ``gather`` along ``dim`` of input and indices expanded to each other's sizes
+    (but at ``dim``), or of both flattened when ``dim`` is None (GatherBackward0)."""
+    if dim is None:
+        return gather(view(input, -1), 0, view(indices, -1))
+    n, ni = input._t.ndim, indices._t.ndim
+    if n != ni:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {n} dimensions for input, and {ni} dimensions for indices")
+    if indices._t.dtype is not dtypes.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{indices._t.dtype.short}")
+    d = norm_dim(dim, n)
+    sizes, isizes = list(input._t.shape), list(indices._t.shape)
+    sizes[d] = indices._t.shape[d]
+    indices = expand(indices, broadcast_shapes(sizes, indices._t.shape))
+    isizes[d] = input._t.shape[d]
+    return gather(expand(input, broadcast_shapes(isizes, input._t.shape)), d, indices)
+
+
 def install(method, function) -> None:
     """gather, index_select, masked_select, take, sort, argsort, topk, kthvalue, tril, triu, diagonal,
     diag, diag_embed, roll, repeat_interleave, repeat, unfold, tile."""
@@ -474,6 +494,10 @@ def install(method, function) -> None:
         fn = globals()[name]
         method(name, fn)
         function(name, fn)
+    method("take_along_dim", lambda self, indices, dim=None: take_along_dim(self, indices, dim))
+    function("take_along_dim", lambda input, indices, dim=None, *, out=None: take_along_dim(input, indices, dim))
+    method("msort", lambda self: sort(self, 0)[0])  # ATen's composite: sort's values along dim 0 (SortBackward0)
+    function("msort", lambda input, *, out=None: sort(input, 0)[0])
     method("repeat", repeat)
     method("unfold", unfold)
     method("tile", tile)

@@ -655,7 +655,9 @@ def install(method, function) -> None:
     method("reshape_as", lambda self, other: reshape(self, other._t.shape))
     method("flatten", flatten)
     method("unflatten", unflatten)
-    method("ravel", lambda self: reshape(self, -1))
+    # ATen's ravel is contiguous().view(-1): a copy (CloneBackward0) under a ViewBackward0, never reshape's nodes
+    method("ravel", lambda self: view(contiguous(self), -1))
+    function("ravel", lambda input: view(contiguous(input), -1))
     method("squeeze", squeeze)
     method("unsqueeze", unsqueeze)
     method("squeeze_", lambda self, dim=None: _inplace_view(self, lambda t: squeeze(t, dim)))

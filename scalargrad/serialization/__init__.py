@@ -33,9 +33,10 @@ from .._base.errors import Unsupported
 from .._tensor.factories import device
 from . import archive
 from .element_bytes import from_bytes, to_bytes
+from .mapped_file import from_file
 from .object_tree import Encoder, decode, shown_name
 
-__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals"]
+__all__ = ["save", "load", "from_file", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals"]
 
 _CUDA = ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are "
          "running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your "
