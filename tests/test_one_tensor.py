@@ -176,6 +176,8 @@ TRANSCENDENTAL |= {n + s for n in ("tan", "asin", "acos", "atan", "sinh", "cosh"
                                    "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "sinc", "log2", "log10", "exp2",
                                    "erf", "erfc", "erfinv", "logit", "logaddexp", "logaddexp2", "xlogy", "hypot")
                    for s in ("", "_")}
+# log|det| is a log kernel's result (MKL's VML under MKL_CBWR=COMPATIBLE rounds it otherwise)
+TRANSCENDENTAL |= {"logdet", "slogdet"}
 
 
 def _public_methods() -> list:
