@@ -440,6 +440,7 @@ def _fmas_replaced(replace) -> Iterator[None]:
     unfused = {id(f): (f, replace(f, g)) for f, g in (
         (kernel_order.fma, lambda a, b, c, f32: f32_first(a, b, c) if f32 else f64_first(a, b, c)),
         (kernel_order.fma32, f32_first), (kernel_order.fma64, f64_first),
+        (kernel_order.fma32_list, lambda xs, y, cs: [f32_first(x, y, c) for x, c in zip(xs, cs)]),
         (rng.fma32, f32_first), (rng.fma64, f64_first),
         (pointwise.fused, lambda r, a, b, c: r(r(a * b) + c)),
         (tensor_elementwise._fma, lambda y, al, x, dt, f32: dt.round(dt.round(y * al) + x)))}
