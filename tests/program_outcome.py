@@ -13,3 +13,13 @@ def outcome(mod, source: str, read=lambda env: repr(env["out"]), refusals=(Runti
     except refusals as e:
         return f"{type(e).__name__}: {e}"
     return read(env)
+
+
+def refusal(call, mod) -> tuple:
+    """``(type name, first line of the message)`` of the error ``call(mod)`` raises; a call that
+    raises nothing fails the test (the tables compare refusals, so both libraries must refuse)."""
+    try:
+        call(mod)
+    except Exception as e:
+        return type(e).__name__, str(e).split("\n")[0]
+    raise AssertionError(f"{mod.__name__}: {call} raised nothing")

@@ -14,6 +14,7 @@ import random
 from fractions import Fraction
 
 import pytest
+from program_outcome import refusal
 
 import scalargrad as sg
 from scalargrad.errors import Unsupported
@@ -130,12 +131,7 @@ def test_double_backward_refused():
     ("det not a tensor", lambda L: L.det([[1.0]])),
 ])
 def test_errors(torch_ref, text, call):
-    got = []
-    for L in (sg, torch_ref):
-        with pytest.raises(Exception) as e:
-            call(L)
-        got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
-    assert got[0] == got[1]
+    assert refusal(call, sg) == refusal(call, torch_ref)
 
 
 # ---------------------------------------------------------------- cross
@@ -217,12 +213,7 @@ def test_cross_default_dim_warns_once(torch_ref, recwarn):
 ])
 @pytest.mark.filterwarnings("ignore:Using torch.cross without specifying the dim")
 def test_cross_errors(torch_ref, text, call):
-    got = []
-    for L in (sg, torch_ref):
-        with pytest.raises(Exception) as e:
-            call(L)
-        got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
-    assert got[0] == got[1]
+    assert refusal(call, sg) == refusal(call, torch_ref)
 
 
 # ---------------------------------------------------------------- cholesky
@@ -402,12 +393,7 @@ def test_inverse_matches_pytorch(torch_ref, text, call, n, batch, dt):
     ("linalg not a tensor", lambda L: L.linalg.inv([[1.0]])),
 ])
 def test_inverse_errors(torch_ref, text, call):
-    got = []
-    for L in (sg, torch_ref):
-        with pytest.raises(Exception) as e:
-            call(L)
-        got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
-    assert got[0] == got[1]
+    assert refusal(call, sg) == refusal(call, torch_ref)
 
 
 def test_inverse_hand_figures_and_double_backward_refused():
@@ -536,12 +522,7 @@ def test_slogdet_double_backward_refused():
     ("logdet not a tensor", lambda L: L.logdet([[1.0]])),
 ])
 def test_slogdet_errors(torch_ref, text, call):
-    got = []
-    for L in (sg, torch_ref):
-        with pytest.raises(Exception) as e:
-            call(L)
-        got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
-    assert got[0] == got[1]
+    assert refusal(call, sg) == refusal(call, torch_ref)
 
 
 @pytest.mark.parametrize("call", [lambda: sg.svd(sg.eye(2)), lambda: sg.eye(2).svd(), lambda: sg.linalg.svd(sg.eye(2))])
