@@ -257,3 +257,61 @@ def test_materialize_non_diff_grads_by_hand(materialize_non_diff, materialize):
 def test_materialize_non_diff_grads_match_pytorch(torch_ref, materialize_non_diff, materialize):
     assert _non_diff_grads(torch, materialize_non_diff, materialize) == \
         _non_diff_grads(torch_ref, materialize_non_diff, materialize)
+
+
+def _undefined_grads(L, materialize: bool) -> list:
+    """A custom Function behind a node that sends it an undefined gradient (UndefinedGrad, or
+    another Function whose backward returns None): PyTorch still runs its backward, on zeros
+    unless it set_materialize_grads(False); a tensor hook on the way sees None."""
+    seen = []
+
+    class Mine(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(materialize)
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, grad):
+            seen.append(None if grad is None else grad.tolist())
+            return grad
+
+    class Drop(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return None
+
+    x = L.ones(2, requires_grad=True)
+    out = L._C._functions.UndefinedGrad()(Mine.apply(x))
+    seen += [out.tolist(), out.grad_fn.name(), type(out.grad_fn).__name__]
+    out.sum().backward()
+    seen.append(None if x.grad is None else x.grad.tolist())
+    y = Mine.apply(x) * 2
+    y.register_hook(lambda g: seen.append(("hook", g)))
+    Drop.apply(y).sum().backward()
+    seen.append(x.grad.tolist() if x.grad is not None else None)
+    seen.append(L._C._functions.UndefinedGrad()(L.ones(2)).grad_fn)
+    return seen
+
+
+@pytest.mark.parametrize("materialize", [True, False])
+def test_undefined_gradient_still_runs_custom_backward_by_hand(materialize):
+    # Mine's backward runs twice, given zeros (or None); its zeros reach x.grad, its None does not
+    got = [0.0, 0.0] if materialize else None
+    expected = [[1.0, 1.0], "torch::autograd::UndefinedGradBackward", "UndefinedGradBackward", got, got,
+                ("hook", None), got, got, None]
+    assert _undefined_grads(torch, materialize) == expected
+
+
+def test_undefined_gradient_matches_pytorch(torch_ref):
+    for materialize in (True, False):
+        assert _undefined_grads(torch, materialize) == _undefined_grads(torch_ref, materialize)
+
+
+def test_undefined_grad_takes_one_tensor():
+    with pytest.raises(TypeError, match="^expected 1 arguments, got 2 instead$"):
+        torch._C._functions.UndefinedGrad()(torch.ones(1), torch.ones(1))

@@ -219,3 +219,42 @@ def test_the_jacobian_comparison_of_doubles_is_atens_isclose_element_by_element(
         rtol, atol = rng.choice([(1e-3, 1e-5), (0.0, 0.0), (1e-3, math.inf), (-1.0, 0.0), (0.0, -1.0)])
         want = all(isclose(x, y, rtol, atol) for x, y in zip(a, b))
         assert _allclose(a, b, rtol, atol, torch.float64) is want, (a, b, rtol, atol)
+
+
+def _undefined_grad_outcome(L, fast_mode: bool) -> tuple:
+    """gradcheck's undefined-gradient check: the function's output goes through UndefinedGrad, so
+    the hook on it receives None, and here refuses it."""
+
+    def fn(x):
+        def hook(g):
+            if g is None:
+                raise RuntimeError("x is undefined")
+
+        y = x.clone()
+        y.register_hook(hook)
+        return y
+
+    x = L.ones(1, dtype=L.float64, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            L.autograd.gradcheck(fn, (x,), fast_mode=fast_mode)
+            message = None
+        except RuntimeError as exc:
+            message = (type(exc).__name__, str(exc))
+        quiet = L.autograd.gradcheck(fn, (x,), raise_exception=False, fast_mode=fast_mode)
+    return message, quiet, sorted({str(w.message)[:60] for w in caught})
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradcheck_runs_the_undefined_grad_check(fast_mode):
+    message, quiet, warned = _undefined_grad_outcome(torch, fast_mode)
+    assert message == ("GradcheckError", 'Expected backward function to handle undefined output grads. Please look '
+                       'at "Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"')
+    assert quiet is False
+    assert warned == ["Backwards compatibility: New undefined gradient support chec"]
+
+
+def test_gradcheck_undefined_grad_check_matches_pytorch(torch_ref):
+    for fast_mode in (False, True):
+        assert _undefined_grad_outcome(torch, fast_mode) == _undefined_grad_outcome(torch_ref, fast_mode)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import weakref
 
 from .._base.missing_api import missing_attribute
-from . import _autograd
+from . import _autograd, _functions
 
-__all__ = ["_WeakTensorRef", "_autograd"]
+__all__ = ["_WeakTensorRef", "_autograd", "_functions"]
 
 
 class _WeakTensorRef:

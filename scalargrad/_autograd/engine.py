@@ -715,8 +715,10 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
     if node is not None and node._pre:
         vals = pre_hooks(node, tuple(g) if multi else (g,), output_types(v, multi), graph)
         g = vals if multi else vals[0]
-    if g is None:
-        return [None] * len(v._in)  # undefined: nothing to differentiate
+    if g is None and getattr(v._op, "function", None) is None:
+        return [None] * len(v._in)  # undefined: a built-in formula gives undefined gradients
+    # a custom Function's backward runs on an undefined gradient too (PyNode::apply), given
+    # zeros unless it set_materialize_grads(False)
     if e.packed is not None and not v._op.is_freed:
         grads = _backward(v, g, graph, unpacked(v, graph))  # saved tensors read through the unpack hooks
     else:

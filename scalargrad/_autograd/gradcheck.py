@@ -27,6 +27,7 @@ from .._base.errors import Unsupported
 from .._base.ieee import div
 from .._tensor.tensor import Tensor, leaf
 from .api import grad
+from .undefined_grad import UndefinedGrad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -410,24 +411,35 @@ def _check_mul_by_grad_output(outputs: tuple, inputs: tuple) -> None:
             raise GradcheckError("grad is incorrect size")
 
 
+def _undefined_grad_supported(outputs: list, diff_inputs: list) -> None:
+    try:
+        got = grad(outputs, diff_inputs, _zeros_for(outputs), allow_unused=True)
+    except RuntimeError as exc:
+        warnings.warn(_UNDEFINED_BC, UserWarning, stacklevel=5)
+        raise GradcheckError('Expected backward function to handle undefined output grads. Please look at '
+                             '"Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"') from exc
+    if not _all_zero_grads(got):
+        warnings.warn(_UNDEFINED_BC, UserWarning, stacklevel=5)
+        raise GradcheckError("Expected all input grads to be undefined or zero when all output grads are "
+                             'undefined or zero. Please look at "Notes about undefined output gradients" in '
+                             '"tools/autograd/derivatives.yaml"')
+
+
 def _check_undefined_grad(func, inputs: tuple) -> None:
-    # scalargrad has no undefined gradients: a custom Function sees zeros, which is what
-    # PyTorch materializes for it by default
+    """PyTorch's _test_undefined_backward_mode: backward from every output through an
+    UndefinedGrad node (so each node before it gets an undefined gradient), then, with several
+    outputs, from each one so in turn, the others given zeros."""
     diff_inputs = _diff_inputs(inputs)
     outputs = _differentiable(_as_tuple(func(*inputs)))
     if not outputs:
         return
-    try:
-        got = grad(list(outputs), diff_inputs, _zeros_for(outputs), allow_unused=True)
-    except RuntimeError as exc:
-        warnings.warn(_UNDEFINED_BC, UserWarning, stacklevel=4)
-        raise GradcheckError('Expected backward function to handle undefined output grads. Please look at '
-                             '"Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"') from exc
-    if not _all_zero_grads(got):
-        warnings.warn(_UNDEFINED_BC, UserWarning, stacklevel=4)
-        raise GradcheckError("Expected all input grads to be undefined or zero when all output grads are "
-                             'undefined or zero. Please look at "Notes about undefined output gradients" in '
-                             '"tools/autograd/derivatives.yaml"')
+    checks = [[UndefinedGrad()(o) for o in outputs]]
+    if len(outputs) > 1:
+        for k in range(len(outputs)):
+            fresh = _differentiable(_as_tuple(func(*inputs)))
+            checks.append([UndefinedGrad()(o) if i == k else o for i, o in enumerate(fresh)])
+    for outs in checks:
+        _undefined_grad_supported(outs, diff_inputs)
 
 
 def _unsupported(check_forward_ad: bool, check_batched_grad: bool, check_batched_forward_grad: bool) -> None:
