@@ -315,3 +315,40 @@ def test_undefined_gradient_matches_pytorch(torch_ref):
 def test_undefined_grad_takes_one_tensor():
     with pytest.raises(TypeError, match="^expected 1 arguments, got 2 instead$"):
         torch._C._functions.UndefinedGrad()(torch.ones(1), torch.ones(1))
+
+
+def _prehook_with_a_number_output(L) -> list:
+    """A Function returning (tensor, number, tensor): its node's pre-hooks see three gradients,
+    None for the number, and may replace the tensors' (PyTorch's test_grad_fn_prehooks_multiple_outputs)."""
+    seen = []
+
+    class Scale3(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k, y):
+            ctx.k = k
+            return x * k, k, y * k
+
+        @staticmethod
+        def backward(ctx, g1, gk, g2):
+            return g1 * ctx.k, None, g2 * ctx.k
+
+    def prehook(grads):
+        seen.append([None if g is None else g.tolist() for g in grads])
+        return (grads[0] * 2, None, grads[2] * 10)
+
+    a = L.tensor([1.0, 2.0], requires_grad=True)
+    b = L.tensor([3.0], requires_grad=True)
+    c, _, d = Scale3.apply(a, 3, b)
+    c.grad_fn.register_prehook(prehook)
+    (c + d).sum().backward()
+    return seen + [a.grad.tolist(), b.grad.tolist()]
+
+
+def test_prehook_sees_a_number_outputs_slot_by_hand():
+    # c's gradient is ones, d's (broadcast over c's two elements) is [2]; the hook doubles the
+    # first and multiplies the other by 10, then backward multiplies by k = 3
+    assert _prehook_with_a_number_output(torch) == [[[1.0, 1.0], None, [2.0]], [6.0, 6.0], [60.0]]
+
+
+def test_prehook_sees_a_number_outputs_slot_as_pytorch(torch_ref):
+    assert _prehook_with_a_number_output(torch) == _prehook_with_a_number_output(torch_ref)

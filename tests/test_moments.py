@@ -15,7 +15,6 @@ import zlib
 import pytest
 
 import scalargrad as sg
-from scalargrad.errors import Unsupported
 
 
 def f32(x: float) -> float:
@@ -202,10 +201,58 @@ def test_var_mean_edges_and_refusals_are_pytorchs(torch_ref):
     assert seen[0] == seen[1]
 
 
-def test_var_mean_of_a_tensor_that_requires_grad_is_refused_by_name():
-    x = sg.tensor([1.0, 2.0, 4.0], requires_grad=True)
-    with pytest.raises(Unsupported, match=r"torch.std_mean of a tensor that requires grad"):
-        sg.std_mean(x)
-    with sg.no_grad():
-        assert sg.var_mean(x)[1].item() == pytest.approx(7 / 3)
-    assert sg.var_mean(x.detach())[0].item() == pytest.approx(7 / 3)
+def test_var_mean_gradient_by_hand():
+    # x = [1, 2, 4]: mean 7/3, var (16/9 + 1/9 + 25/9) / 2 = 7/3; d var/dx_i = 2 (x_i - 7/3) / 2,
+    # d mean/dx_i = 1/3, so d(var + mean)/dx = x - 2 = [-1, 0, 2]; d std/dx_i = (x_i - 7/3) /
+    # (2 std), std = sqrt(7/3)
+    x = sg.tensor([1.0, 2.0, 4.0], dtype=sg.float64, requires_grad=True)
+    v, m = sg.var_mean(x)
+    assert v.grad_fn is m.grad_fn and v.grad_fn.name() == "VarMeanBackward0"
+    assert (v.output_nr, m.output_nr) == (0, 1)
+    (v + m).backward()
+    assert x.grad.tolist() == pytest.approx([-1.0, 0.0, 2.0])
+    x.grad = None
+    s, m = sg.std_mean(x)
+    assert s.grad_fn.name() == "StdMeanBackward0" and s.grad_fn._saved_result0 is s
+    s.backward()
+    std = (7 / 3) ** 0.5
+    assert x.grad.tolist() == pytest.approx([(e - 7 / 3) / (2 * std) for e in (1.0, 2.0, 4.0)])
+    x.grad = None
+    v, m = sg.var_mean(x)
+    v.grad_fn.register_prehook(lambda grads: tuple(g * 2 for g in grads))  # one node: one call, both slots
+    (v + m).backward()
+    assert x.grad.tolist() == pytest.approx([-2.0, 0.0, 4.0])
+
+
+def _paired_moments(L) -> list:
+    """var_mean/std_mean with grad: values, gradients of each output alone and together, the
+    node's saved values, a double backward, a hook on an output, in-place changes after."""
+    seen = []
+    b = L.tensor([[1.0, 2.0, 4.0], [3.0, 5.0, 9.5]], dtype=L.float64, requires_grad=True)
+    for fn in (L.var_mean, L.std_mean):
+        for kw in (dict(dim=1), dict(), dict(dim=0, keepdim=True, correction=0)):
+            v, m = fn(b, **kw)
+            node = v.grad_fn
+            seen.append([round(e, 12) for e in v.flatten().tolist() + m.flatten().tolist()])
+            seen.append((node.name(), node is m.grad_fn, node._saved_correction, node._saved_dim,
+                         node._saved_keepdim, node._saved_self is b, len(node.next_functions)))
+            for pick in (lambda v, m: v, lambda v, m: m, lambda v, m: v * 2 + m * m):
+                v, m = fn(b, **kw)
+                seen.append([round(e, 12) for e in L.autograd.grad(pick(v, m).sum(), b)[0].flatten().tolist()])
+            v, m = fn(b, **kw)
+            gg = L.autograd.grad((v * m).sum(), b, create_graph=True)[0]
+            seen.append([round(e, 12) for e in L.autograd.grad(gg.sum(), b)[0].flatten().tolist()])
+            v, m = fn(b, **kw)
+            m.register_hook(lambda g: seen.append(("hook", [round(e, 12) for e in g.flatten().tolist()])))
+            v.mul_(2)
+            try:
+                seen.append([round(e, 12) for e in L.autograd.grad((v + m).sum(), b)[0].flatten().tolist()])
+            except RuntimeError as exc:
+                seen.append(str(exc).split(" Hint")[0])
+    with L.no_grad():
+        seen.append(L.var_mean(b)[0].grad_fn)
+    return seen
+
+
+def test_var_mean_node_is_pytorchs(torch_ref):
+    assert _paired_moments(sg) == _paired_moments(torch_ref)

@@ -713,7 +713,15 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
     node = e.node
     multi = isinstance(g, list)
     if node is not None and node._pre:
-        vals = pre_hooks(node, tuple(g) if multi else (g,), output_types(v, multi), graph)
+        grads, types = (tuple(g) if multi else (g,)), output_types(v, multi)
+        slots = getattr(v._c, "_out_slots", None) if getattr(v._op, "function", None) is not None else None
+        if slots is not None and len(slots) != v._c._n_outputs:
+            # a Function's non-tensor outputs have slots too, where its pre-hooks see None
+            grads, types = _spread(grads, slots, v._c._n_outputs), _spread(types, slots, v._c._n_outputs)
+            vals = pre_hooks(node, grads, types, graph)
+            vals = [vals[i] for i in slots]
+        else:
+            vals = pre_hooks(node, grads, types, graph)
         g = vals if multi else vals[0]
     if g is None and getattr(v._op, "function", None) is None:
         return [None] * len(v._in)  # undefined: a built-in formula gives undefined gradients
@@ -741,6 +749,14 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
 def _capture(run: _Run, v: Tensor, g) -> None:
     prev = run.captured.get(v)
     run.captured[v] = g if prev is None else (GraphKernel if run.graph else v._t.kernel).add(prev, g)
+
+
+def _spread(values: tuple, slots: list, n: int) -> tuple:
+    """``values`` at positions ``slots`` of ``n``, None elsewhere."""
+    full = [None] * n
+    for i, x in zip(slots, values):
+        full[i] = x
+    return tuple(full)
 
 
 def _multi_hooked(run: _Run, h: Tensor, slots: list) -> bool:

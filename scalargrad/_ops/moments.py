@@ -21,7 +21,7 @@ from .float_kernel import helper
 from .reductions import Reduced
 from .table import Api, Op, register
 
-__all__ = ["Moments", "Var", "Std", "MOMENTS", "variance", "variance_form"]
+__all__ = ["Moments", "Var", "Std", "VarMean", "StdMean", "MOMENTS", "variance", "variance_form"]
 
 
 class Moments(Reduced):
@@ -95,6 +95,56 @@ class Std(Op):
              ("self", 0))
     api = Api(method="std", function="std")
     backward = staticmethod(lambda k, g, v: (k.std_backward(g, k.a(v), k.out(v), v._c),))
+
+    @staticmethod
+    def forward(r, *args):
+        return math.sqrt(variance(list(args), 1.0))
+
+    @staticmethod
+    def sympy(sp, *args):
+        return sp.sqrt(Var.sympy(sp, *args))
+
+
+class PairedMoments(Moments):
+    """The constant of var_mean's/std_mean's one node: ``Moments``, its two outputs' types
+    (``outputs``, ``outputs_types``), std_mean's first output (``result0``, which its
+    backward reads) and the versions of what it saved (``versions``)."""
+
+    __slots__ = ("outputs", "outputs_types", "result0", "versions")
+
+
+@register
+class VarMean(Op):
+    """var_mean: one node (VarMeanBackward0) with two outputs, the variance and the mean; the
+    node's value holds both outputs' elements, and each output hands its gradient to it
+    (``_tensor/linalg_outputs.several_outputs``). Its derivative, var_mean_backward, is var's
+    for the first output's gradient plus mean's for the second's (``_tensor/moments``)."""
+
+    name = "VarMeanBackward0"
+    saves, saves_inputs = True, True
+    saved = (("correction", "c.correction"), ("dim", "c.dims"), ("keepdim", "c.keepdim"), ("self", 0))
+    api = Api(function="var_mean")
+    backward = staticmethod(lambda k, g, v: (k.var_mean_backward(g, v),))
+
+    @staticmethod
+    def forward(r, *args):
+        return variance(list(args), 1.0)
+
+    @staticmethod
+    def sympy(sp, *args):
+        return variance_form(sp, args, 1)
+
+
+@register
+class StdMean(Op):
+    """std_mean: one node (StdMeanBackward0); std's gradient reads the first output (``result0``)."""
+
+    name = "StdMeanBackward0"
+    saves, saves_inputs = True, True
+    saved = (("correction", "c.correction"), ("dim", "c.dims"), ("keepdim", "c.keepdim"), ("result0", "c.result0"),
+             ("self", 0))
+    api = Api(function="std_mean")
+    backward = staticmethod(lambda k, g, v: (k.var_mean_backward(g, v),))
 
     @staticmethod
     def forward(r, *args):

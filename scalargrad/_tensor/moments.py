@@ -8,15 +8,15 @@ import warnings
 
 from .._base import ieee
 from .._base.dtypes import TensorType
-from .._base.errors import Unsupported
-from .._base.grad_mode import is_grad_enabled
 from .._base.program_frame import program_stacklevel
 from .._ops import arithmetic as AR
 from .._ops import comparison as CM
 from .._ops import moments as M
+from .._ops.reductions import Mean
 from .arguments import not_tensor
 from .elementwise import binary
 from .fill import masked_fill
+from .linalg_outputs import check_versions, remember_versions, several_outputs
 from .reductions import _out_shape, group_index, mean, sum_values
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import Scalar, as_tensor, helper, scalar_op
@@ -134,19 +134,22 @@ def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, c
     ATen's std_var_mean reduction computes them (its mean is Welford's running mean, which can
     differ in the last bit from ``mean()``). Elements are taken in order: PyTorch splits a
     reduction of all of more than 32,768 elements among its threads, which changes the last bits
-    by machine. Its VarMeanBackward0, one node with two outputs, is not built: a tensor that
-    requires grad is refused by name."""
+    by machine. With grad, both outputs hand their gradients to one VarMeanBackward0
+    (StdMeanBackward0) node, as PyTorch records it."""
     name = "std_mean" if take_sqrt else "var_mean"
-    dim, _, shift = _arguments(input, dim, unbiased, correction, name, name)
-    if input._rg and is_grad_enabled():
-        raise Unsupported(f"torch.{name} of a tensor that requires grad (its two-output {name.title().replace('_', '')}"
-                          f"Backward0 node)", f"use torch.{name[:3]}(...) and torch.mean(...), or call it on .detach()")
-    _, _, _, out_shape, groups = _groups(input, dim, keepdim, shift, name)
+    dim, saved, shift = _arguments(input, dim, unbiased, correction, name, name)
+    given, dims, full, out_shape, groups = _groups(input, dim, keepdim, shift, name)
     dt = input._t.dtype
     r = dt.round
     pairs = [_welford_mean(g, shift, take_sqrt) for g in groups]
     t = TensorType(dt, out_shape)
-    return tuple(leaf([r(p[k]) for p in pairs] if out_shape else r(pairs[0][k]), t) for k in (0, 1))
+    c = M.PairedMoments(tuple(input._t.shape), dims if input._t.ndim else (), bool(keepdim), full, saved, shift,
+                        raw={"dims": None if full and given is None else given})
+    outs = several_outputs(M.StdMean if take_sqrt else M.VarMean, input, [[r(p[k]) for p in pairs] for k in (0, 1)],
+                           [t, t], c)
+    c.result0 = outs[0] if take_sqrt else None
+    remember_versions(c, [outs[0]] if take_sqrt else [])
+    return tuple(outs)
 
 
 def _var_std(take_sqrt: bool):
@@ -194,3 +197,27 @@ def std_backward(g, x, y, c):
     """std_backward: ``(grad / (result * 2)).masked_fill_(result == 0, 0)``, then var_backward."""
     g = as_tensor(g, x)
     return var_backward(masked_fill(g / (y * 2), binary(CM.Eq, y, 0), 0, False), x, c)
+
+
+@helper
+def var_mean_backward(k, g, v):
+    """var_mean_backward/std_mean_backward (FunctionsManual.cpp): the first output's gradient
+    through var's (std's) formula, plus the second's through mean's; an output that got no
+    gradient adds nothing. ``g``: the outputs' gradients (None for none), or the SymPy check's
+    probe, one tensor holding both."""
+    c = v._c
+    check_versions(c, v._op.name.replace("Backward0", ""))
+    t = c.outputs_types[0]
+    if isinstance(g, list):
+        gvar, gmean = (x if x is None or isinstance(x, Tensor) else leaf(x, t) for x in g)
+    else:
+        n = t.numel
+        gvar, gmean = (leaf(part if t.ndim else part[0], t) for part in (g._val[:n], g._val[n:]))
+    x = k.a(v)
+    out = None
+    if gvar is not None:
+        out = k.var_backward(gvar, x, c) if c.result0 is None else k.std_backward(gvar, x, c.result0, c)
+    if gmean is not None:
+        aux = Mean.backward(k, gmean, v)[0]
+        out = aux if out is None else k.add(out, aux)
+    return out

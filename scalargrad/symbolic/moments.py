@@ -1,5 +1,6 @@
 """The moments family's elements (``_ops/moments.py``): each element of ``var``/``std`` is a
-``MomentOf`` of its group."""
+``MomentOf`` of its group; var_mean's/std_mean's node holds its first output's ``MomentOf``
+elements, then its second's ``MeanOf``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from .._base import ieee
 from .._ops import moments as MO
 from .element_op import ElementOp, fsum
 from .graph import elements_of
-from .reductions import reduction
+from .reductions import MeanOf, reduction
 
 __all__ = ["MomentOf"]
 
@@ -77,3 +78,12 @@ def _moment(v, vin, vals):
 
 
 elements_of(MO.Var, MO.Std)(_moment)
+
+
+def _moment_and_mean(v, vin, vals):
+    c = (v._c.divisor_shift, v._op.base is MO.StdMean)
+    groups = reduction(MomentOf)(v, vin, vals[:len(vals) // 2])
+    return [(MomentOf, c, spec[2]) for spec in groups] + [(MeanOf, None, spec[2]) for spec in groups]
+
+
+elements_of(MO.VarMean, MO.StdMean)(_moment_and_mean)
