@@ -352,3 +352,50 @@ def test_prehook_sees_a_number_outputs_slot_by_hand():
 
 def test_prehook_sees_a_number_outputs_slot_as_pytorch(torch_ref):
     assert _prehook_with_a_number_output(torch) == _prehook_with_a_number_output(torch_ref)
+
+
+def _graph_desc(fn) -> str:
+    if fn is None:
+        return "None"
+    return type(fn).__name__ + "(" + ", ".join(_graph_desc(f) for f, _ in fn.next_functions) + ")"
+
+
+def _once_differentiable_three_grads(L) -> list:
+    """A once_differentiable backward returning (tensor, None, tensor) under create_graph: one
+    Error node takes all three (None listed as such), each gradient an output of it; a second
+    differentiation raises."""
+
+    class Affine(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, k, b):
+            ctx.k = k
+            ctx.save_for_backward(a, b)
+            return a + k * b + a * b
+
+        @staticmethod
+        @L.autograd.function.once_differentiable
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            return g + g * b, None, g * ctx.k + g * a
+
+    a = L.tensor([1.0, 2.0], requires_grad=True)
+    b = L.tensor([3.0, 4.0], requires_grad=True)
+    seed = L.tensor(1.0, requires_grad=True)  # a gradient that requires grad: the Error node is made
+    ga, gb = L.autograd.grad(Affine.apply(a, 2, b).sum(), (a, b), seed, create_graph=True)
+    seen = [ga.tolist(), gb.tolist(), _graph_desc(ga.grad_fn), ga.grad_fn is gb.grad_fn, ga.requires_grad]
+    try:
+        (ga + gb).sum().backward()
+    except RuntimeError as exc:
+        seen.append(str(exc))
+    return seen
+
+
+def test_once_differentiable_error_node_takes_every_gradient_by_hand():
+    # d/da (a + 2b + ab) = 1 + b = [4, 5]; d/db = 2 + a = [3, 4]
+    assert _once_differentiable_three_grads(torch) == [
+        [4.0, 5.0], [3.0, 4.0], "Error(AccumulateGrad(), None, AccumulateGrad())", True, True,
+        "trying to differentiate twice a function that was marked with @once_differentiable"]
+
+
+def test_once_differentiable_error_node_is_pytorchs(torch_ref):
+    assert _once_differentiable_three_grads(torch) == _once_differentiable_three_grads(torch_ref)

@@ -15,11 +15,12 @@ import warnings
 import weakref
 
 from .._base import grad_mode
-from .._base.dtypes import TensorType
+from .._base.dtypes import TensorType, float32
 from .._base.errors import Unsupported
 from .._ops.table import SECOND_BACKWARD, Op, version_error
 from .._tensor import views
 from .._tensor.inplace import VIEW_OF_LEAF, rebase, rebase_root
+from .._tensor.linalg_outputs import several_outputs
 from .._tensor.nodes import node_class, short_name
 from .._tensor.reductions import sum_to
 from .._tensor.saved_hooks import HOOKS_SET, SAVED_FREED, SavedTensor, current_hooks, unpack_one
@@ -655,9 +656,11 @@ def once_differentiable(fn):
             return outputs
         if not any(isinstance(a, Tensor) and a._rg for a in args):
             return outputs
-        single = not isinstance(outputs, tuple)
-        wrapped = tuple(_refusing(o) for o in ((outputs,) if single else outputs))
-        return wrapped[0] if single else wrapped
+        if not isinstance(outputs, tuple):
+            return _refusing(outputs)
+        if len(outputs) == 1:
+            return (_refusing(outputs[0]),)
+        return _refusing_all(outputs)
 
     return wrapper
 
@@ -671,6 +674,26 @@ def _refusing(o):
     out._ext = None
     return out
 
+
+class _ErrorOutputs:
+    """The constant of an Error node with several outputs."""
+
+    __slots__ = ("outputs", "outputs_types")
+
+
+_NO_OUTPUT = TensorType(float32, (0,))
+
+
+def _refusing_all(outputs: tuple) -> tuple:
+    """Several gradients: one Error node takes them all (PyTorch's DelayedError on every output,
+    None ones included, which its next_functions list as None) and gives each its output."""
+    tensors = [isinstance(o, Tensor) for o in outputs]
+    ins = tuple(leaf(list(o._val) if o._t.ndim else o._val, o._t, requires_grad=True) if is_t
+                else leaf(0.0, TensorType(float32, ())) for o, is_t in zip(outputs, tensors))
+    parts = [(list(o._val) if o._t.ndim else [o._val]) if is_t else [] for o, is_t in zip(outputs, tensors)]
+    types = [o._t if is_t else _NO_OUTPUT for o, is_t in zip(outputs, tensors)]
+    made = several_outputs(OnceError, ins, parts, types, _ErrorOutputs())
+    return tuple(m if is_t else o for m, o, is_t in zip(made, outputs, tensors))
 
 
 

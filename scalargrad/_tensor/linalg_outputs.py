@@ -12,18 +12,18 @@ from .._base.dtypes import TensorType
 from .._ops.table import version_error
 from .._ops.views import Layout
 from .joins import _pick_op
-from .tensor import Tensor, ext, leaf, make, next_seq
+from .tensor import ext, leaf, make, next_seq
 
 __all__ = ["several_outputs", "remember_versions", "check_versions"]
 
 
-def several_outputs(op, A: Tensor, parts: list, types: list, c) -> list:
-    """The outputs (flat values ``parts[i]`` of type ``types[i]``) of one node of ``op`` on ``A``;
-    ``c`` (with slots ``outputs`` and ``outputs_types``) is the node's. Plain tensors when no
-    gradient is recorded."""
+def several_outputs(op, A, parts: list, types: list, c) -> list:
+    """The outputs (flat values ``parts[i]`` of type ``types[i]``) of one node of ``op`` on ``A``
+    (a tensor, or a tuple of them); ``c`` (with slots ``outputs`` and ``outputs_types``) is the
+    node's. Plain tensors when no gradient is recorded."""
     flat = [x for p in parts for x in p]
     dt = types[0].dtype
-    hidden = make(op, TensorType(dt, (len(flat),)), flat, (A,), c)
+    hidden = make(op, TensorType(dt, (len(flat),)), flat, A if isinstance(A, tuple) else (A,), c)
     outs = []
     start = 0
     for i, (vals, t) in enumerate(zip(parts, types)):
