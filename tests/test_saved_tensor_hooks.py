@@ -336,3 +336,37 @@ def _function_raw_saved(L) -> list:
 
 def test_function_raw_saved_tensors_are_pytorchs(torch_ref):
     assert _function_raw_saved(torch) == _function_raw_saved(torch_ref)
+
+
+def _post_hook_from_an_unpack_hook(L) -> list:
+    """An unpack hook asks torch._C._current_autograd_node() for the node reading it (None
+    outside backward) and registers a post-hook there that halves the inputs' gradients: both
+    hooks (a is saved twice) run in that same backward, and are given no output gradients."""
+    seen = [L._C._current_autograd_node()]
+
+    def unpack(t):
+        node = L._C._current_autograd_node()
+        seen.append(node.name())
+
+        def hook(grad_inputs, grad_outputs):
+            seen.append(list(grad_outputs))
+            return tuple(None if g is None else g / 2 for g in grad_inputs)
+
+        node.register_hook(hook)
+        return t
+
+    a = L.tensor([1.0, 2.0, 4.0], requires_grad=True)
+    with L.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+        (a * a).sum().backward()  # d/da a^2 = 2a, halved twice
+    seen.append(a.grad.tolist())
+    return seen
+
+
+@pytest.mark.no_sympy_check  # the hook, registered during backward, halves the gradients on purpose
+def test_post_hook_registered_by_an_unpack_hook_by_hand():
+    assert _post_hook_from_an_unpack_hook(torch) == [None, "MulBackward0", "MulBackward0", [], [], [0.5, 1.0, 2.0]]
+
+
+@pytest.mark.no_sympy_check  # the same
+def test_post_hook_registered_by_an_unpack_hook_is_pytorchs(torch_ref):
+    assert _post_hook_from_an_unpack_hook(torch) == _post_hook_from_an_unpack_hook(torch_ref)

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import weakref
 
+from .._autograd.graph_task import current_autograd_node as _current_autograd_node
 from .._base.missing_api import missing_attribute
 from . import _autograd, _functions
 
-__all__ = ["_WeakTensorRef", "_autograd", "_functions"]
+__all__ = ["_WeakTensorRef", "_autograd", "_functions", "_current_autograd_node"]
 
 
 class _WeakTensorRef:

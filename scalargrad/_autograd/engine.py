@@ -163,7 +163,7 @@ class _Run:
     """State of one backward call (so that a hook may itself call backward)."""
 
     __slots__ = ("graph", "keep", "capture", "accumulate", "captured", "need", "nodes", "leaves", "task",
-                 "retained_outputs")
+                 "retained_outputs", "current")
 
     def __init__(self, graph, keep, capture, accumulate, need, nodes, leaves):
         self.graph = graph
@@ -175,6 +175,7 @@ class _Run:
         self.nodes = nodes  # the reachable non-leaf nodes
         self.leaves = leaves  # reachable leaf -> deliveries still to come
         self.retained_outputs = {}  # multi-output node -> its retained outputs that got a gradient
+        self.current = None  # the node whose saved tensors the unpack hooks are reading
 
 
 observers: list = []
@@ -727,13 +728,22 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
         return [None] * len(v._in)  # undefined: a built-in formula gives undefined gradients
     # a custom Function's backward runs on an undefined gradient too (PyNode::apply), given
     # zeros unless it set_materialize_grads(False)
+    had_post = node is not None and bool(node._post)
     if e.packed is not None and not v._op.is_freed:
-        grads = _backward(v, g, graph, unpacked(v, graph))  # saved tensors read through the unpack hooks
+        prev, run.current = run.current, v  # torch._C._current_autograd_node() in the unpack hooks
+        try:
+            grads = _backward(v, g, graph, unpacked(v, graph))  # saved tensors read through the unpack hooks
+        finally:
+            run.current = prev
+        node = e.node
     else:
         grads = _backward(v, g, graph)
     if node is not None and node._post:
         outs = tuple(g) if multi else (g,)
-        g_out = tuple(None if x is None else wrap(x, t) for x, t in zip(outs, output_types(v, multi)))
+        # post-hooks registered while the node ran (by an unpack hook) are given no output
+        # gradients (an empty tuple): PyTorch's engine did not keep them
+        g_out = tuple(None if x is None else wrap(x, t)
+                      for x, t in zip(outs, output_types(v, multi))) if had_post else ()
         # built-in ops compute no gradient for inputs that do not require one (None, as in
         # PyTorch), nor for an edge that autograd.grad or backward(inputs=...) prunes (its
         # task_should_compute_output is false); a custom Function's hooks see whatever its

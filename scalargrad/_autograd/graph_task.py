@@ -8,11 +8,12 @@ import functools
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
+from .._base.errors import Unsupported
 from .._base.handles import RemovableHandle
 from .._tensor.tensor import Tensor
 from . import engine
 
-__all__ = ["current_graph_task_id", "will_engine_execute", "register_multi_grad_hook"]
+__all__ = ["current_graph_task_id", "current_autograd_node", "will_engine_execute", "register_multi_grad_hook"]
 
 _LEAF_IN_GRAD = ("A leaf node was passed to _will_engine_execute_node but we are currently running autograd.grad(). "
                  "This is currently not supported.")
@@ -21,6 +22,18 @@ _LEAF_IN_GRAD = ("A leaf node was passed to _will_engine_execute_node but we are
 def current_graph_task_id() -> int:
     """An id of the innermost backward call under way, -1 outside backward."""
     return engine.running[-1].task if engine.running else -1
+
+
+def current_autograd_node():
+    """The node (grad_fn) whose saved tensors the unpack hooks under way are reading, else None
+    (PyTorch's ``torch._C._current_autograd_node``, which also names the node running any
+    other hook: scalargrad answers only from unpack hooks and refuses elsewhere)."""
+    v = engine.running[-1].current if engine.running else None
+    if v is None:
+        if engine.running:
+            raise Unsupported("torch._C._current_autograd_node() outside a saved-tensor unpack hook")
+        return None
+    return v.grad_fn
 
 
 def will_engine_execute(t: Tensor) -> bool:
