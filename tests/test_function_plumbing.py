@@ -399,3 +399,46 @@ def test_once_differentiable_error_node_takes_every_gradient_by_hand():
 
 def test_once_differentiable_error_node_is_pytorchs(torch_ref):
     assert _once_differentiable_three_grads(torch) == _once_differentiable_three_grads(torch_ref)
+
+
+def _hooks_across_an_inplace_change_of_an_output(L) -> list:
+    """A hook on an output of a two-output node (a Function's, var_mean's), registered before
+    the output is changed in place, stays with the version it was registered on: it runs with
+    the gradient reaching the node (and may replace it), after a hook registered since."""
+    seen = []
+
+    class Twice(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 * 2 + g2 * 3
+
+    for fn in (Twice.apply, lambda b: L.var_mean(b, dim=0)):
+        b = L.tensor([[1.0, 2.0], [4.0, 8.0]], requires_grad=True)
+        out1, out2 = fn(b)
+        out1.register_hook(lambda g: [seen.append(("old", g.tolist()))] and g * 10)
+        out2.register_hook(lambda g: seen.append(("second", g.tolist())))
+        out1.mul_(2)
+        out1.register_hook(lambda g: seen.append(("new", g.tolist())))
+        (out1 + out2 * 3).sum().backward()
+        seen.append(b.grad.tolist())
+    return seen
+
+
+def test_hooks_across_an_inplace_change_of_an_output_by_hand():
+    # out1's old version gets 2 (mul_(2)'s backward), replaced by 20: Twice gives 20 * 2 + 3 * 3 = 49;
+    # var_mean over dim 0 (columns [1, 4] and [2, 8], n = 2): 20 * 2 (x - mean) + 3 / 2, with
+    # x - mean = -1.5, 1.5 and -3, 3
+    seen = _hooks_across_an_inplace_change_of_an_output(torch)
+    order = [s[0] for s in seen if isinstance(s, tuple)]
+    assert order == ["new", "old", "second"] * 2
+    assert seen[3] == [[49.0, 49.0], [49.0, 49.0]]
+    assert seen[7] == [[-58.5, -118.5], [61.5, 121.5]]
+
+
+def test_hooks_across_an_inplace_change_of_an_output_are_pytorchs(torch_ref):
+    assert _hooks_across_an_inplace_change_of_an_output(torch) == \
+        _hooks_across_an_inplace_change_of_an_output(torch_ref)

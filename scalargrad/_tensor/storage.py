@@ -311,6 +311,9 @@ def snapshot(t: Tensor) -> Tensor:
         oe.saved_self = e.saved_self
         if oe.node is not None:
             oe.node._v = old
+        he = e.pick[0]._ext if e.pick is not None else None
+        if he is not None and he.out_hooks:  # the shared node runs the old version's hooks
+            he.out_hooks = tuple(old if o is t else o for o in he.out_hooks)
         e.node = None
         e.hooks = None
         e.modified = 0
