@@ -680,6 +680,21 @@ def _lanes8(vecs: list, scalars: list, length: int) -> list:
     return list(lanes[0])
 
 
+def _outer_f32(ea: Sequence, eb: Sequence) -> list | None:
+    """A chain of one multiply-add from +0.0 per element (k = 1: ``grad.T @ x`` of a layer on
+    one sample): the product of two float32 numbers is exact in a double, so struct's cast
+    rounds it once, as fma32 does, subnormals included (+ 0.0 turns -0.0 into +0.0, as the
+    chain's addition does). None where an operand is not finite or a product overflows."""
+    total = sum(ea) + sum(eb)
+    if total - total != 0.0:
+        return None
+    pf = struct.Struct(f"<{len(ea) * len(eb)}f")
+    try:
+        return list(pf.unpack(pf.pack(*[x * y + 0.0 for x in ea for y in eb])))
+    except OverflowError:
+        return None
+
+
 def gemm_f32(ea: Sequence, eb: Sequence, n: int, k: int, m: int, lanes8: bool) -> list | None:
     """The float32 product of a (n x k) and b (k x m), both in row-major order, as a row-major
     list: each element ``fma_chain(row, column, True)``, or ``mkl_lanes8`` when ``lanes8``, bit for
@@ -688,6 +703,8 @@ def gemm_f32(ea: Sequence, eb: Sequence, n: int, k: int, m: int, lanes8: bool) -
     computes element by element."""
     if not (n and m and k):
         return None
+    if k == 1 and not lanes8:
+        return _outer_f32(ea, eb)
     if not lanes8 and not _chain_in_range(ea, eb, k):
         return None
     run = _lanes8 if lanes8 else _chains
