@@ -103,6 +103,23 @@ def pick(values, index) -> list:
     return [values[i] for i in index]
 
 
+_COMPOSED: dict = {}
+
+
+def _composed(outer: list, inner: list) -> list:
+    """``pick(outer, inner)``: a view of a view's positions in the memory (index lists are never
+    changed once made). Remembered by the two lists' identities, which the entry keeps alive so
+    that no other list takes their ids: ``w.t().t()``, every step of a Linear layer's backward."""
+    key = (id(outer), id(inner))
+    hit = _COMPOSED.get(key)
+    if hit is not None and hit[0] is outer and hit[1] is inner:
+        return hit[2]
+    index = pick(outer, inner)
+    if len(_COMPOSED) < 16 and len(inner) <= 65536:  # a bounded few, of bounded size
+        _COMPOSED[key] = (outer, inner, index)
+    return index
+
+
 def alias(t: Tensor, new: Tensor, index=None, share_version: bool = True, view: bool = False,
           offset: int = 0) -> Tensor:
     """Make ``new`` share ``t``'s memory: ``index`` gives the flat positions of ``new``'s
@@ -113,7 +130,7 @@ def alias(t: Tensor, new: Tensor, index=None, share_version: bool = True, view: 
     if index is None:
         index = ts.index
     elif ts.index is not None:
-        index = pick(ts.index, index)
+        index = _composed(ts.index, index)
     if index is None and new._t.ndim and t._t.ndim:
         new._val = st.data  # the same elements in the same order: the same list
     ver = ts.ver if share_version else Counter()
