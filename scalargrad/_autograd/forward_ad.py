@@ -193,38 +193,46 @@ def _node(v: Tensor, op, ins: tuple) -> Tensor:
 
 def _propagate(v: Tensor, op, ins: tuple, c) -> None:
     """Give ``make``'s result ``v`` (of ``op`` on ``ins``, constant ``c``) its tangent: ``J t``, the
-    double-vjp of the op's backward rule (see the module docstring)."""
+    double-vjp of the op's backward rule (see the module docstring), or the op's own ``jvp``."""
     tans = [tangent_of(u) for u in ins]
     if all(x is None for x in tans) or not op.differentiable or not v._t.dtype.is_floating_point:
         return
     graph = grad_mode.state.enabled and any(x is not None and (x._rg or u._rg) for u, x in zip(ins, tans))
     set_dual(None)  # the rule's own ops carry no tangents
     was = grad_mode.state.enabled
-    grad_mode.state.enabled = True
     try:
         w = _node(v, op, ins)
         w._c = c
-        t = TensorType(v._t.dtype, v._t.shape)
-        u = leaf([0.0] * len(v._val) if t.ndim else 0.0, t, requires_grad=True)
-        grads = w._op.backward(GraphKernel, u, w)
-        total = None
-        for x, gi, ti in zip(ins, grads, tans):
-            if ti is None or gi is None:
-                continue
-            gi = adapt(gi, x, w, True)
-            term = (gi * ti).sum()
-            total = term if total is None else total + term
-        if total is None or not total._rg:
-            out = leaf([0.0] * len(v._val) if t.ndim else 0.0, t)
+        rule = getattr(w._op, "jvp", None)
+        if rule is not None:  # an op whose forward formula PyTorch rounds otherwise declares it
+            grad_mode.state.enabled = graph
+            out = rule(GraphKernel, tans, w)
         else:
-            (out,) = grad([total], [u], create_graph=graph, allow_unused=True, materialize_grads=True)
-            if not graph:
-                out = out.detach()
+            grad_mode.state.enabled = True
+            out = _double_vjp(w, ins, tans, graph)
     finally:
         grad_mode.state.enabled = was
         _resume()
     _store(v, out)
     _resume()
+
+
+def _double_vjp(w: Tensor, ins: tuple, tans: list, graph: bool) -> Tensor:
+    """``J t`` for node ``w``: the gradient, with respect to a cotangent ``u``, of ``<J^T u, t>``."""
+    t = TensorType(w._t.dtype, w._t.shape)
+    u = leaf([0.0] * len(w._val) if t.ndim else 0.0, t, requires_grad=True)
+    grads = w._op.backward(GraphKernel, u, w)
+    total = None
+    for x, gi, ti in zip(ins, grads, tans):
+        if ti is None or gi is None:
+            continue
+        gi = adapt(gi, x, w, True)
+        term = (gi * ti).sum()
+        total = term if total is None else total + term
+    if total is None or not total._rg:
+        return leaf([0.0] * len(w._val) if t.ndim else 0.0, t)
+    (out,) = grad([total], [u], create_graph=graph, allow_unused=True, materialize_grads=True)
+    return out if graph else out.detach()
 
 
 def _shares(x: Tensor, t: Tensor) -> bool:
