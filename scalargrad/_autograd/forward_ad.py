@@ -25,7 +25,7 @@ from __future__ import annotations
 import weakref
 from collections import namedtuple
 from contextlib import contextmanager
-from functools import partial
+from functools import partial, wraps
 
 from .._base import grad_mode
 from .._base.dtypes import TensorType
@@ -36,7 +36,8 @@ from .._tensor.tensor_kernel import GraphKernel
 from .api import grad
 from .gradients import adapt
 
-__all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "tangent_of",
+__all__ = ["UnpackedDualTensor", "dual_level", "current_level", "enter_dual_level", "exit_dual_level", "make_dual",
+           "unpack_dual", "tangent_of",
            "set_tangent", "active", "suspended"]
 
 _level = -1  # the current level (-1: none)
@@ -125,6 +126,30 @@ def exit_dual_level(*, level=None) -> None:
     _tangents.clear()
     _resume()
     _level = level - 1
+
+
+class dual_level:
+    """Context manager (and decorator) in which forward AD runs: entering it makes the level that
+    ``make_dual`` and ``unpack_dual`` use; leaving it deletes every tangent made in it."""
+
+    def __enter__(self) -> int:
+        return enter_dual_level()
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        exit_dual_level()
+
+    def __call__(self, fn):
+        @wraps(fn)
+        def wrapped(*args, **kwargs):
+            with dual_level():
+                return fn(*args, **kwargs)
+
+        return wrapped
+
+
+def current_level() -> int:
+    """The current level (-1: none), PyTorch's ``forward_ad._current_level``."""
+    return _level
 
 
 def make_dual(tensor: Tensor, tangent: Tensor, *, level=None) -> Tensor:
