@@ -229,3 +229,32 @@ def test_an_alias_of_a_dual_tensor_is_not_changed_behind_its_tangent():
         with pytest.raises(Unsupported, match="forward-mode AD"):
             x[1] = 5.0
         assert sgAD.unpack_dual(x).tangent.tolist() == [1.0, 1.0]
+
+
+def _wrong_jvp(T):
+    class Twice(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t * 3  # wrong
+
+    x = T.tensor([0.5, -1.0], dtype=T.float64, requires_grad=True)
+    outcome = [T.autograd.gradcheck(Twice.apply, (x,), check_forward_ad=True, check_backward_ad=False,
+                                    raise_exception=False)]
+    try:
+        T.autograd.gradcheck(Twice.apply, (x,), check_forward_ad=True)
+    except RuntimeError as e:
+        outcome.append(str(e))
+    return outcome
+
+
+def test_gradcheck_checks_the_forward_jacobian(torch_ref):
+    """gradcheck(check_forward_ad=True) finds a wrong jvp with PyTorch's message."""
+    assert _wrong_jvp(sg) == _wrong_jvp(torch_ref)
