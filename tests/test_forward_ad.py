@@ -258,3 +258,22 @@ def _wrong_jvp(T):
 def test_gradcheck_checks_the_forward_jacobian(torch_ref):
     """gradcheck(check_forward_ad=True) finds a wrong jvp with PyTorch's message."""
     assert _wrong_jvp(sg) == _wrong_jvp(torch_ref)
+
+
+def _printed(T) -> list:
+    fw = T.autograd.forward_ad
+    with fw.dual_level():
+        shown = []
+        for p, t in [([[1.0, 2.0], [3.0, 4.0]], [[1.0, 1.0], [1.0, 1.0]]), (1.5, 2.25), ([1e-8, 1.0], [1e5, 1.0])]:
+            for dtype in (T.float32, T.float64):
+                d = fw.make_dual(T.tensor(p, dtype=dtype), T.tensor(t, dtype=dtype))
+                shown += [repr(d), repr(d * 2), str(d.sum())]
+        x = fw.make_dual(T.tensor(0.1, requires_grad=True), T.tensor(0.1))
+        shown.append(repr(x * 3))
+    shown.append(repr(d))
+    return shown
+
+
+def test_a_dual_tensor_prints_its_tangent(torch_ref):
+    """A dual tensor's repr ends with its tangent (a 0-dim one as a number), as PyTorch's."""
+    assert _printed(sg) == _printed(torch_ref)

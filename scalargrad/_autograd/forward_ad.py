@@ -87,7 +87,7 @@ def _resume() -> None:
     """Turn the hooks on while a tangent exists, off otherwise."""
     if _tangents:
         set_dual(_propagate)
-        set_dual_memory(_inplace, _written)
+        set_dual_memory(_inplace, _written, tangent_of)
     else:
         set_dual(None)
         set_dual_memory(None)

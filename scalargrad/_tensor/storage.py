@@ -141,19 +141,19 @@ def version_then(t: Tensor, seq: int) -> int:
     return s.ver.n - after
 
 
-_dual_memory = None  # forward-mode AD's hooks for in-place changes: (inplace, written), or None
+_dual_memory = None  # forward-mode AD's hooks: (inplace, written, tangent_of), or None
 
 
-def set_dual_memory(inplace=None, written=None) -> None:
+def set_dual_memory(inplace=None, written=None, tangent_of=None) -> None:
     """Install forward-mode AD's hooks (while a tangent exists): ``inplace(t, res, apply)``, told
-    that an in-place op makes ``t`` its result ``res`` by ``apply``, and ``written(t)``, told of
-    any other write into ``t``'s memory. None: off."""
+    that an in-place op makes ``t`` its result ``res`` by ``apply``; ``written(t)``, told of
+    any other write into ``t``'s memory; ``tangent_of(t)`` (for printing). None: off."""
     global _dual_memory
-    _dual_memory = None if inplace is None else (inplace, written)
+    _dual_memory = None if inplace is None else (inplace, written, tangent_of)
 
 
 def dual_memory():
-    """Forward-mode AD's ``(inplace, written)`` hooks while a tangent exists, else None."""
+    """Forward-mode AD's ``(inplace, written, tangent_of)`` hooks while a tangent exists, else None."""
     return _dual_memory
 
 
