@@ -229,6 +229,10 @@ def test_an_alias_of_a_dual_tensor_is_not_changed_behind_its_tangent():
         with pytest.raises(Unsupported, match="forward-mode AD"):
             x[1] = 5.0
         assert sgAD.unpack_dual(x).tangent.tolist() == [1.0, 1.0]
+        z = x.clone()
+        with pytest.raises(Unsupported, match="x.mul_"):
+            z.mul_(z)  # PyTorch's formula reads the tangent it is changing: [2., 6.] here
+        assert sgAD.unpack_dual(z).tangent.tolist() == [1.0, 1.0] and z.tolist() == [1.0, 2.0]
 
 
 def _wrong_jvp(T):

@@ -115,7 +115,7 @@ def enter_dual_level() -> int:
 
 def exit_dual_level(*, level=None) -> None:
     """Exit the forward grad level: every tangent made in it is deleted."""
-    global _level
+    global _level, _last
     if level is None:
         level = _level
     if level != _level:
@@ -124,6 +124,7 @@ def exit_dual_level(*, level=None) -> None:
     if level < 0:
         raise RuntimeError("Dual level must be a positive number.")
     _tangents.clear()
+    _last = (None, ())
     _resume()
     _level = level - 1
 
@@ -240,6 +241,11 @@ def _propagate(v: Tensor, op, ins: tuple, c) -> None:
         _resume()
     _store(v, out)
     _resume()
+    global _last
+    _last = (v, ins)
+
+
+_last = (None, ())  # the last result given a tangent, and its op's inputs (in-place ops read them)
 
 
 def _double_vjp(w: Tensor, ins: tuple, tans: list, graph: bool) -> Tensor:
@@ -292,6 +298,10 @@ def _inplace(t: Tensor, res: Tensor, apply) -> Tensor:
         if x is not None and x is not t and x is not res and _shares(x, t):
             raise Unsupported("forward-mode AD through an in-place change of a tensor that shares memory with "
                               "another dual tensor (a view and its base)", "clone() it first")
+    if _last[0] is res and any(u is t for u in _last[1][1:]):
+        raise Unsupported("forward-mode AD through an in-place op whose operand is the tensor it changes "
+                          "(x.mul_(x))", "PyTorch's formula there reads the tangent it is changing: write "
+                          "x.mul_(x.clone())")
     _tangents.pop(id(res), None)
     set_dual(None)
     set_dual_memory(None)
