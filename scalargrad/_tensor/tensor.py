@@ -425,7 +425,7 @@ def _bitwise_operand(other, op, t):
     return _not_an_operand(other)
 
 
-def _operator(op, reflected: bool = False):
+def _operator(op, name: str, reflected: bool = False):
     """``tensor (op) x`` (a Tensor or a Python number), or reflected ``number (op) tensor``."""
 
     def method(self, other):
@@ -433,6 +433,8 @@ def _operator(op, reflected: bool = False):
             return impl.binary(op, other, self) if reflected else impl.binary(op, self, other)
         return _not_an_operand(other, lambda n: method(self, n))
 
+    method.__name__ = f"__{'r' * reflected}{name}__"
+    method.__qualname__ = "Tensor." + method.__name__
     return method
 
 
@@ -741,12 +743,9 @@ class Tensor:
         # an array: PyTorch's ``self.reciprocal() * other``, which NumPy computes
         return self.reciprocal() * other if NP.is_ndarray(other) else _not_an_operand(other, self.__rtruediv__)
 
-    __pow__ = _operator(AR.Pow)
-    __rpow__ = _operator(AR.Pow, reflected=True)
-    __floordiv__ = _operator(AR.FloorDivide)
-    __rfloordiv__ = _operator(AR.FloorDivide, reflected=True)
-    __mod__ = _operator(AR.Remainder)
-    __rmod__ = _operator(AR.Remainder, reflected=True)
+    __pow__, __rpow__ = _operator(AR.Pow, "pow"), _operator(AR.Pow, "pow", reflected=True)
+    __floordiv__, __rfloordiv__ = _operator(AR.FloorDivide, "floordiv"), _operator(AR.FloorDivide, "floordiv", True)
+    __mod__, __rmod__ = _operator(AR.Remainder, "mod"), _operator(AR.Remainder, "mod", reflected=True)
 
     def __and__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (int, bool):
