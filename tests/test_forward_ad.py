@@ -281,3 +281,14 @@ def _printed(T) -> list:
 def test_a_dual_tensor_prints_its_tangent(torch_ref):
     """A dual tensor's repr ends with its tangent (a 0-dim one as a number), as PyTorch's."""
     assert _printed(sg) == _printed(torch_ref)
+
+
+def test_an_op_without_a_tangent_rule_is_refused_by_name():
+    """An op whose tangent scalargrad cannot compute (its rule's double backward is missing, or
+    no node is built) is refused by name, never left without a tangent."""
+    with sgAD.dual_level():
+        x = sgAD.make_dual(sg.tensor([[1.0, 2.0], [3.0, 4.0]]), sg.ones(2, 2))
+        with pytest.raises(Unsupported, match="forward-mode AD through Convolution"):
+            sg.nn.functional.conv1d(x[None], x[:, :, None])
+        with pytest.raises(Unsupported, match="var_mean of a tensor that requires grad or has a forward-mode tangent"):
+            sg.var_mean(x, 1)

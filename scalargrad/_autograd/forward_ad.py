@@ -22,6 +22,7 @@ tangent to the tensor they change (``inplace.py``).
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections import namedtuple
 from contextlib import contextmanager
@@ -236,6 +237,10 @@ def _propagate(v: Tensor, op, ins: tuple, c) -> None:
         else:
             grad_mode.state.enabled = True
             out = _double_vjp(w, ins, tans, graph)
+    except Unsupported as e:  # the rule's double backward is one scalargrad lacks
+        name = re.sub(r"Backward\d*$", "", op.name)
+        raise Unsupported(f"forward-mode AD through {name}", "its tangent is the double backward of its rule, which "
+                          "scalargrad lacks") from e
     finally:
         grad_mode.state.enabled = was
         _resume()
