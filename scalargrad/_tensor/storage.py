@@ -28,7 +28,7 @@ from .._ops import views as S
 from .tensor import GRADLESS_VIEW, INFERENCE, Ext, Tensor, ext, impl, leaf, next_seq, node_watchers, watch
 
 __all__ = ["Counter", "Mem", "Store", "mem", "pick", "write", "alias", "share_with_array", "version_then", "snapshot",
-           "regenerate", "positions_in_base", "refused_view"]
+           "regenerate", "positions_in_base", "refused_view", "set_dual_memory", "dual_memory"]
 
 _STAMPS_KEPT = 64
 
@@ -158,6 +158,22 @@ def version_then(t: Tensor, seq: int) -> int:
     return s.ver.n - after
 
 
+_dual_memory = None  # forward-mode AD's hooks: (inplace, written, tangent_of), or None
+
+
+def set_dual_memory(inplace=None, written=None, tangent_of=None) -> None:
+    """Install forward-mode AD's hooks (while a tangent exists): ``inplace(t, res, apply)``, told
+    that an in-place op makes ``t`` its result ``res`` by ``apply``; ``written(t)``, told of
+    any other write into ``t``'s memory; ``tangent_of(t)`` (for printing). None: off."""
+    global _dual_memory
+    _dual_memory = None if inplace is None else (inplace, written, tangent_of)
+
+
+def dual_memory():
+    """Forward-mode AD's ``(inplace, written, tangent_of)`` hooks while a tangent exists, else None."""
+    return _dual_memory
+
+
 def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
     """Store ``values`` (a number for a 0-dim tensor, a row-major list otherwise) as ``t``'s
     elements, in place: every tensor sharing the memory sees them, the version counter moves
@@ -169,6 +185,8 @@ def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
     st = s.store
     if st is not None and st.arrays:
         _check_arrays(st)  # before anything changes: nothing is half-applied
+    if _dual_memory is not None:
+        _dual_memory[1](t)  # forward-mode AD: a tangent this write would leave behind is refused
     stamp = next_seq()
     ver = s.ver
     ver.n += 1
