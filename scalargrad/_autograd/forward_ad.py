@@ -256,8 +256,15 @@ _last = (None, ())  # the last result given a tangent, and its op's inputs (in-p
 def _double_vjp(w: Tensor, ins: tuple, tans: list, graph: bool) -> Tensor:
     """``J t`` for node ``w``: the gradient, with respect to a cotangent ``u``, of ``<J^T u, t>``."""
     t = TensorType(w._t.dtype, w._t.shape)
-    u = leaf([0.0] * len(w._val) if t.ndim else 0.0, t, requires_grad=True)
-    grads = w._op.backward(GraphKernel, u, w)
+    # a cotangent of ones, not zeros: the rule is linear in it, so any value gives J t, but a
+    # rule that meets 0 * inf (xlogy's log(0), logit's nan outside (0, 1)) would hide PyTorch's
+    # infinite and nan tangents behind zeros
+    u = leaf([1.0] * len(w._val) if t.ndim else 1.0, t, requires_grad=True)
+    grad_mode.state.every_input = True  # every input's term, whether or not it requires grad
+    try:
+        grads = w._op.backward(GraphKernel, u, w)
+    finally:
+        grad_mode.state.every_input = False
     total = None
     for x, gi, ti in zip(ins, grads, tans):
         if ti is None or gi is None:

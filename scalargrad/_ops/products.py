@@ -9,6 +9,7 @@ SymPy form is ``sum(a_i * b_i)``.
 
 from __future__ import annotations
 
+from .._base import grad_mode
 from .table import Api, Op, register
 
 __all__ = ["LINALG"]
@@ -23,9 +24,11 @@ def _needed(v, i: int, j: int) -> tuple:
     """Whether inputs ``i`` and ``j`` of node ``v`` take a gradient: a product's backward is a
     product again, and PyTorch's computes none for an input that does not require one
     (``task_should_compute_output``): ``nn.Linear``'s gradient for its data input, say. (A
-    node read through saved-tensor hooks carries its inputs' requires_grad.)"""
+    node read through saved-tensor hooks carries its inputs' requires_grad; forward-mode AD's
+    double-vjp asks for every input's.)"""
     ins = v._in
-    return ins[i]._rg, ins[j]._rg
+    every = grad_mode.state.every_input
+    return every or ins[i]._rg, every or ins[j]._rg
 
 
 class Product(Op):
