@@ -74,9 +74,10 @@ FILLS = "fill"  # ``inplace``'s overlap for an op that writes one value into eve
 
 def overlapping(t: Tensor) -> bool:
     """ATen's ``has_internal_overlap`` is YES: a zero stride over a dimension of more than one
-    element (an expanded tensor), so several elements share one memory location."""
+    element (an expanded tensor), so several elements share one memory location. An empty
+    tensor has no elements to share one (PyTorch writes it in place whatever its strides)."""
     tt = t._t  # a contiguous tensor (the common case) has no zero stride: no loop over its dims
-    return not tt.contiguous and any(st == 0 and n > 1 for n, st in zip(tt.shape, tt.strides))
+    return not tt.contiguous and tt.numel > 0 and any(st == 0 and n > 1 for n, st in zip(tt.shape, tt.strides))
 
 
 def windows_overlap(shape, strides) -> bool:
@@ -182,11 +183,12 @@ def rebase_view(t: Tensor, res: Tensor) -> Tensor:
         prior[2] = saved_node_name(prior[3])
     base = t._s.base
     pos = positions_in_base(t)
-    if len(set(pos)) != len(pos):
-        raise RuntimeError(_OVERLAP)
     vals = res._val if res._t.ndim else [res._val]
     if res._t.dtype is not t._t.dtype:
         vals = round_list(t._t.dtype, vals)
+    overlap = len(set(pos)) != len(pos)
+    if overlap:
+        _check_same_writes(pos, vals)
     new = list(base._val) if base._t.ndim else [base._val]
     for p, x in zip(pos, vals):
         new[p] = x
@@ -201,7 +203,7 @@ def rebase_view(t: Tensor, res: Tensor) -> Tensor:
     if res._op.saves_inputs:
         shared = [u for u in operands if u is old_t or (u._s is not None and u._s.ver is ver)]
         overwritten = (t if shared[0] is old_t else shared[0]) if shared else None
-    node = make(copy_slices(res._op), base._t, new if base._t.ndim else new[0], (base,) + operands, layout)
+    node = make(copy_slices(res._op, overlap), base._t, new if base._t.ndim else new[0], (base,) + operands, layout)
     rebase_root(base, node, keep=t)
     res._in = tuple(old_t if u is t else u for u in res._in)
     regenerate(t, old_t)
@@ -313,12 +315,32 @@ class _CopySlices(Op):
 _copy_slices_ops: dict = {}
 
 
-def copy_slices(fn_op) -> type:
+def copy_slices(fn_op, overlap: bool = False) -> type:
     """The CopySlices op for an in-place op ``fn_op`` on a view: it lists ``fn_op``'s Python-number
-    operand as PyTorch does, and keeps saved values only when ``fn_op`` does."""
-    key = (fn_op.extra_none, fn_op.saves)
+    operand as PyTorch does, and keeps saved values only when ``fn_op`` does. With ``overlap`` (the
+    view's elements share memory: an expanded view) its backward refuses, as PyTorch's copies the
+    gradient into that view with an in-place copy that refuses an overlapping destination."""
+    key = (fn_op.extra_none, fn_op.saves, overlap)
     op = _copy_slices_ops.get(key)
     if op is None:
-        op = _copy_slices_ops[key] = type("CopySlices", (_CopySlices,), {"extra_none": fn_op.extra_none,
-                                                                         "saves": fn_op.saves})
+        body = {"extra_none": fn_op.extra_none, "saves": fn_op.saves}
+        if overlap:
+            body["backward"] = staticmethod(_overlap_backward)
+        op = _copy_slices_ops[key] = type("CopySlices", (_CopySlices,), body)
     return op
+
+
+def _overlap_backward(k, g, v):
+    raise RuntimeError(_OVERLAP)
+
+
+def _check_same_writes(pos: list, vals: list) -> None:
+    """An in-place op on a view whose elements share memory (``pos`` repeats a position) writes
+    one value per position whatever order PyTorch's kernel takes (fill_, zero_, a mask filled
+    alike), or its result depends on that order, which scalargrad refuses to guess."""
+    first: dict = {}
+    for p, x in zip(pos, vals):
+        y = first.setdefault(p, x)
+        if y is not x and not (x == y and math.copysign(1.0, x) == math.copysign(1.0, y)) and not (x != x and y != y):
+            raise Unsupported("an in-place op writing different values to elements of a view that share memory "
+                              "(an expanded view)", "PyTorch writes them in its kernel's order; clone() the view first")
