@@ -151,7 +151,8 @@ def copy_into(self, other, non_blocking=False):
     dt = self._t.dtype
     col = dtypes.cast_values(src._t.dtype, dt, col) if src._t.dtype is not dt else col
     vals = col if shape else col[0]
-    return inplace(self, lambda t: make(FI.CopyInto, t._t, vals, (t, src), Layout(src._t.shape, src._t.dtype)))
+    return inplace(self, lambda t: make(FI.CopyInto, t._t, vals, (t, src), Layout(src._t.shape, src._t.dtype)),
+                   operands=(src,))
 
 
 def masked_fill(self, mask, value, in_place: bool = False):

@@ -98,13 +98,14 @@ def check_no_overlap(t: Tensor) -> None:
         raise RuntimeError(_OVERLAP)
 
 
-def inplace(t: Tensor, compute, overlap: str | None = None) -> Tensor:
+def inplace(t: Tensor, compute, overlap: str | None = None, operands: tuple = ()) -> Tensor:
     """``t`` changed to ``compute(t)`` in place; returns ``t``. An expanded ``t`` (elements
     sharing memory) is refused with ATen's ``assert_no_internal_overlap`` error, as every
     TensorIterator op refuses it, unless ``overlap`` says otherwise: ``FILLS`` (one value for
     every element, which PyTorch allows), or the op's name for the ops PyTorch lets write an
     expanded tensor element by element in an order of its own (masked_fill_, index_fill_,
-    tril_, triu_): scalargrad refuses those by name rather than guess that order."""
+    tril_, triu_): scalargrad refuses those by name rather than guess that order. ``operands``,
+    the op's other tensors, may not share part of ``t``'s memory (ATen's partial overlap check)."""
     check_inplace(t)
     if overlap != FILLS and overlapping(t):
         if overlap is None:
@@ -114,6 +115,9 @@ def inplace(t: Tensor, compute, overlap: str | None = None) -> Tensor:
     if overlap != FILLS and not t._t.contiguous and windows_overlap(t._t.shape, t._t.strides):
         raise Unsupported("an in-place op on a view whose elements overlap in memory (Tensor.unfold with step < size)",
                           "PyTorch writes them one by one in its kernel's order; clone() the tensor first")
+    for u in operands:
+        if isinstance(u, Tensor) and _partial_overlap(t, u):
+            raise RuntimeError(_PARTIAL_OVERLAP)
     res = compute(t)
     _check_result(t, res)
     if res._op is None or not t._t.dtype.is_floating_point:  # an integer tensor takes no graph
@@ -130,6 +134,26 @@ def inplace(t: Tensor, compute, overlap: str | None = None) -> Tensor:
 
 
 _SAME = object()
+_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                    "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def _partial_overlap(t: Tensor, u: Tensor) -> bool:
+    """ATen's ``get_overlap_status`` is Partial: ``u`` and ``t`` share memory, both dense without
+    holes or repeats (else ATen calls it too hard to tell and lets it through), their spans of
+    memory intersect and they are not the same elements in the same layout."""
+    ts, us = t._s, u._s
+    if u is t or ts is None or us is None or ts.store is None or ts.store is not us.store:
+        return False
+    tt, ut = t._t, u._t
+    if not tt.numel or not ut.numel or not is_non_overlapping_and_dense(tt.shape, tt.strides) \
+            or not is_non_overlapping_and_dense(ut.shape, ut.strides):
+        return False
+    t0, u0 = ts.offset, us.offset
+    t1, u1 = t0 + tt.numel, u0 + ut.numel
+    if t0 == u0 and t1 == u1:
+        return tuple(tt.strides) != tuple(ut.strides)
+    return t0 < u1 and u0 < t1
 
 
 def rebase(t: Tensor, res: Tensor, index=_SAME) -> Tensor:

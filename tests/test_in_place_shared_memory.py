@@ -1,5 +1,7 @@
-"""In-place writes into a tensor whose elements share memory (an expanded view), compared with
-live PyTorch: an empty one is written like any other; fill_/zero_ and masked_fill_ with a number
+"""In-place writes where memory is shared, compared with live PyTorch. An operand that shares part
+of the written tensor's memory (both dense, spans intersecting, not the same elements in the same
+layout) is refused with ATen's partial-overlap error. Into a tensor whose elements share memory
+(an expanded view): an empty one is written like any other; fill_/zero_ and masked_fill_ with a number
 write one value per memory location (masked_fill_ where any alias is masked); item assignment
 copies into the view ``x[index]`` (refused if that view's elements share memory too) and
 index_put_ writes only the indexed elements, every alias showing them. In a graph, the base's
@@ -80,3 +82,26 @@ def test_expanded_index_put_warns_as_pytorch(src, torch_ref):
         return [str(w.message).split(" (Triggered")[0] for w in seen]
 
     assert warned(scalargrad) == warned(torch_ref)
+
+
+PARTIAL = [
+    "x = torch.arange(4.).reshape(2, 2); x.add_(x.t())",
+    "x = torch.arange(6.); x[:4].add_(x[2:])",
+    "x = torch.arange(6.); x[:3].add_(x[3:])",
+    "x = torch.arange(6.); x.mul_(x.view(2, 3).view(6))",
+    "x = torch.arange(6.); x[:4].copy_(x[2:])",
+    "x = torch.arange(6.); x[:4].div_(x[2:])",
+    "x = torch.arange(6.); x[:4].sub_(x[2:], alpha=2)",
+    "x = torch.arange(6.); x[:4] -= x[2:]",
+    "x = torch.arange(6.); x[::2].add_(x[1::2])",
+    "x = torch.arange(6.); x[:4].pow_(x[2:])",
+    "l = torch.arange(4., requires_grad=True); x = l * 1; x[:3].add_(x[1:])",
+    "x = torch.arange(6.); y = x.detach(); x[:4].add_(y[2:])",
+]
+
+
+def test_partial_overlap_as_pytorch(torch_ref):
+    def outcomes(mod):
+        return [outcome(mod, src + "\nout = x") for src in PARTIAL]
+
+    assert outcomes(scalargrad) == outcomes(torch_ref)
