@@ -110,6 +110,10 @@ def _dimension_sources(expanded: list, shape: list) -> list:
     k = 0  # the index tensor's place among them: ATen moves them to the front and names that place
     specified = sum(1 for e in expanded if e is not None and e is not Ellipsis and not (
         isinstance(e, tuple) and e[0] == "new"))
+    # ATen applies the ints and slices first, then refuses an index tensor into a dimension of
+    # size 0 (AdvancedIndex), and only then checks the index tensors' elements (in the kernel)
+    empty_dim = False
+    out_of_bounds = None
     for e in expanded:
         if e is Ellipsis:
             for _ in range(nd - specified):
@@ -121,10 +125,14 @@ def _dimension_sources(expanded: list, shape: list) -> list:
             if d >= nd:
                 raise IndexError(f"too many indices for tensor of dimension {nd}")
             size = shape[d]
+            if not size and e[1]:
+                empty_dim = True
             for i in e[1]:
                 if not -size <= i < size:
-                    raise IndexError(f"index {i} is out of bounds for dimension {k} with size {size}")
-            dims_src.append(("idx", d, [i % size for i in e[1]], e[2]))
+                    if out_of_bounds is None:
+                        out_of_bounds = IndexError(f"index {i} is out of bounds for dimension {k} with size {size}")
+                    break
+            dims_src.append(("idx", d, [i % size for i in e[1]] if size else [], e[2]))
             d += 1
             k += 1
         elif isinstance(e, slice):
@@ -138,6 +146,10 @@ def _dimension_sources(expanded: list, shape: list) -> list:
                 raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
             dims_src.append(("idx", d, [i % size], ()))
             d += 1
+    if empty_dim:
+        raise IndexError("index is out of bounds for dimension with size 0")
+    if out_of_bounds is not None:
+        raise out_of_bounds
     while d < nd:
         dims_src.append(("all", d))
         d += 1
