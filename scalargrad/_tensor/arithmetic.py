@@ -42,7 +42,7 @@ def _augmented(fn):
     def method(self, other):
         if not is_operand(other):
             return NotImplemented
-        return inplace(self, lambda t: fn(t, other))
+        return inplace(self, lambda t: fn(t, other), operands=(other,))
 
     return method
 
@@ -94,11 +94,11 @@ def install(method, function) -> None:
     """The spellings of div, pow, square, rsub, positive and the augmented assignments."""
     for n in ("div", "divide", "true_divide"):
         method(n, _div_method)
-        method(n + "_", lambda self, other, *, rounding_mode=None: inplace(self, lambda t: div(t, other,
-                                                                                                 rounding_mode)))
+        method(n + "_", lambda self, other, *, rounding_mode=None: inplace(
+            self, lambda t: div(t, other, rounding_mode), operands=(other,)))
         function(n, _div_function)
     method("pow", _pow_method)
-    method("pow_", lambda self, exponent: inplace(self, lambda t: binary(AR.Pow, t, exponent)))
+    method("pow_", lambda self, exponent: inplace(self, lambda t: binary(AR.Pow, t, exponent), operands=(exponent,)))
     function("pow", _pow_function)
     method("square", lambda self: binary(AR.Pow, self, 2))
     method("square_", lambda self: inplace(self, lambda t: binary(AR.Pow, t, 2)))

@@ -15,8 +15,8 @@ from .._base.layout import is_contiguous, numel
 from .factories import device, strided, uninitialised, use_device
 from .joins import unbind
 from .operands import check_size
-from .storage import alias, dual_memory, write
-from .tensor import Tensor, defaults, impl, leaf
+from .storage import alias, dual_memory, snapshot, write
+from .tensor import Tensor, defaults, ext, impl, leaf, next_seq
 from .views import norm_dim, offset_of, sizes_arg
 
 __all__ = ["deepcopy", "install"]
@@ -84,8 +84,21 @@ def _copy_tensor(self):
 
 
 def _detach_(self):
+    """The tensor becomes a leaf that does not require grad. Nodes made from it before keep
+    consuming the node it was, as PyTorch's keep their edge to its grad_fn: a snapshot takes
+    that node over (with what was registered on it) and the tensor keeps it in
+    ``_ext.detached``, stamped so that the engine routes those consumers to it."""
     if self._s is not None and self._s.base is not None:
         raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+    if self._op is not None:
+        old = snapshot(self)
+        self._op = None
+        self._a = self._b = self._c = None
+        self._rg = False
+        self._seq = next_seq()
+        self._ext = None
+        ext(self).detached = (old, self._seq)
+        return self
     self._op = None
     self._a = None
     self._b = None

@@ -344,6 +344,7 @@ def snapshot(t: Tensor) -> Tensor:
         oe = old._ext = Ext()
         oe.node, oe.hooks, oe.modified, oe.pick = e.node, e.hooks, e.modified, e.pick
         oe.saved_self = e.saved_self
+        oe.detached = e.detached  # left on t too: the write that follows stamps the node detached from
         if oe.node is not None:
             oe.node._v = old
         e.node = None
@@ -424,6 +425,9 @@ def _stamp(t: Tensor, stamp: int) -> None:
     creation number (the backward order) and records the change where the engine looks."""
     if t._op is None:
         t._seq = stamp
+        e = t._ext
+        if e is not None and e.detached is not None:
+            _stamp(e.detached[0], stamp)  # the node it was detached from: its saved result is overwritten
     else:
         e = ext(t)
         e.modified = stamp

@@ -191,7 +191,7 @@ class Ext:
     engine to its exact path."""
 
     __slots__ = ("node", "hooks", "retain", "post_acc", "pick", "modified", "saved_version", "packed", "trace",
-                 "saved_self", "unpacked_out", "out_hooks")
+                 "saved_self", "unpacked_out", "out_hooks", "detached")
 
     def __init__(self) -> None:
         self.node = None  # the grad_fn (or AccumulateGrad) object, made on first request
@@ -206,6 +206,7 @@ class Ext:
         self.saved_self = None  # an in-place op's node: the clone of self it saved (CloneBackward0)
         self.unpacked_out = None  # a create_graph stand-in (saved_hooks.unpacked): the result its formula reads
         self.out_hooks = None  # a multi-output node: its outputs with tensor hooks, by their first hook
+        self.detached = None  # detach_() of a node: (the node it was, the detach's stamp), for older consumers
 
 
 def ext(v: Tensor) -> Ext:
