@@ -117,6 +117,22 @@ def test_shifts_as_pytorch(torch_ref):
     assert _shifted_in_place(scalargrad) == _shifted_in_place(torch_ref)
 
 
+# gcd and lcm: ATen's integer kernels (Euclid on absolute values; lcm wraps in the dtype), tensors only
+_NUMBER_THEORY = [
+    "torch.gcd(torch.tensor([5, 10, 15, 0, -4]), torch.tensor([3, 4, 5, 0, 6]))",
+    "torch.lcm(torch.tensor([5, 10, 15, 0, -4]), torch.tensor([3, 4, 5, 0, 6]))",
+    "torch.gcd(torch.tensor([[5], [10]]), torch.tensor([3, 4, 5]))", "a.lcm(torch.tensor([-6, 0]))",
+    "torch.lcm(torch.tensor([100, -128], dtype=torch.int8), torch.tensor([3, 3], dtype=torch.int8))",
+    "torch.gcd(torch.tensor([-128], dtype=torch.int8), torch.tensor([0], dtype=torch.int8))",
+    "torch.gcd(torch.tensor([6], dtype=torch.int32), torch.tensor([4]))", "a.gcd_(torch.tensor(6))",
+    "torch.gcd(a, 5)", "torch.gcd(f, f)", "torch.lcm(b, b)", "torch.gcd(input=a, other=a)",
+]
+
+
+def test_number_theory_as_pytorch(torch_ref):
+    assert [_run(scalargrad, e) for e in _NUMBER_THEORY] == [_run(torch_ref, e) for e in _NUMBER_THEORY]
+
+
 def test_in_place_bitwise_operator_keeps_the_tensor():
     c = scalargrad.tensor(6)
     d = c

@@ -22,7 +22,7 @@ from .table import inplace_without_derivative, no_derivative, register
 __all__ = ["Add", "Sub", "Mul", "Div", "Pow", "DivFloor", "DivTrunc", "FloorDivide", "Remainder", "AddC", "SubC",
            "RSubC", "AddScalar", "SubScalar", "MulC", "DivC", "ScalarArg", "MulScalar", "DivScalar", "PowC", "RPowC",
            "FloorDivideC", "RFloorDivideC", "RemainderC", "RRemainderC", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
-           "BitwiseNot", "floor_div", "pow_scalar", "SCALAR_DERIVATIVES"]
+           "BitwiseNot", "Gcd", "Lcm", "floor_div", "pow_scalar", "SCALAR_DERIVATIVES"]
 
 
 # ---------------------------------------------------------------- tensor (op) tensor
@@ -649,6 +649,32 @@ def _shift(method, fn, symbol, kernel):
 
 BitwiseLeftShift = _shift("left_shift", _lshift, "<<", "lshift_cpu")
 BitwiseRightShift = _shift("right_shift", _rshift, ">>", "rshift_cpu")
+
+
+def _gcd(r, a: int, b: int) -> int:
+    """ATen's calc_gcd: Euclid on the absolute values (wrapped to the dtype)."""
+    a, b = abs(a), abs(b)
+    while a:
+        a, b = b % a, a
+    return r(b)
+
+
+def _lcm(r, a: int, b: int) -> int:
+    """ATen's lcm_kernel: ``abs(a / gcd(a, b) * b)``, 0 where the gcd is 0, wrapped to the dtype."""
+    g = _gcd(r, a, b)
+    return 0 if g == 0 else r(abs(r(a // g * b)))  # g divides a: the quotient is exact
+
+
+def _number_theory(method, fn):
+    return register(type(method.capitalize(), (Bitwise,), {
+        "name": f"{method.capitalize()}Backward0", "api": spellings(method),
+        "integer_kernel": f"{method}_cpu", "bool_kernel": f"{method}_cpu", "symbol": None, "other_tensor_only": True,
+        "forward": staticmethod(lambda r, a, b: fn(r, int(a), int(b))),
+        "sympy": staticmethod(lambda sp, a, b: getattr(sp, method)(a, b))}))
+
+
+Gcd = _number_theory("gcd", _gcd)  # integers only, as ATen's kernels: no gradient
+Lcm = _number_theory("lcm", _lcm)
 
 
 @register
