@@ -15,6 +15,7 @@ import struct
 import zlib
 
 import pytest
+from program_outcome import described
 
 import scalargrad as sg
 
@@ -204,3 +205,38 @@ def test_cumprod_gradient_with_zeros_by_hand():
 def test_cumprod_gradient_with_zeros_matches_torch(torch_ref):
     got, want = _cumprod_zero_grads(sg), _cumprod_zero_grads(torch_ref)
     assert repr(got) == repr(want)
+
+
+def _rot90_graph(L, *args, **kw):
+    x = L.arange(24.0).reshape(2, 3, 4).requires_grad_()
+    y = L.rot90(x, *args, **kw)
+    (g,) = L.autograd.grad((y * L.arange(y.numel(), dtype=L.float32).reshape(y.shape)).sum(), x)
+    return y, g, y.is_contiguous(), y.grad_fn._saved_k, y.grad_fn._saved_dims
+
+
+ROT90 = {
+    "k1": lambda L: _rot90_graph(L),
+    "k2": lambda L: _rot90_graph(L, 2),
+    "k3": lambda L: _rot90_graph(L, 3, [2, 0]),
+    "k0": lambda L: _rot90_graph(L, 0),
+    "k-1": lambda L: _rot90_graph(L, -1, (1, -1)),
+    "k5": lambda L: _rot90_graph(L, k=5, dims=[-1, -3]),
+    "method": lambda L: L.tensor([[1, 2], [3, 4]]).rot90(),
+    "same-dims": lambda L: L.rot90(L.ones(2, 2), 1, [0, 0]),
+    "one-dim": lambda L: L.rot90(L.ones(2, 2), 1, [0]),
+    "out-of-range": lambda L: L.rot90(L.ones(2, 2), 1, [0, 5]),
+    "1-d": lambda L: L.rot90(L.ones(2), 1),
+    "aliased": lambda L: L.rot90(L.ones(2, 2), 1, [0, -2]),
+}
+
+
+def test_rot90_as_pytorch(torch_ref):
+    assert {k: described(f, sg) for k, f in ROT90.items()} == {k: described(f, torch_ref) for k, f in ROT90.items()}
+
+
+def test_rot90_by_hand():
+    x = sg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    y = x.rot90()  # a quarter turn from dim 0 towards dim 1: the last column becomes the first row
+    assert y.tolist() == [[2.0, 4.0], [1.0, 3.0]] and y.grad_fn.name() == "Rot90Backward0"
+    (y * sg.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+    assert x.grad.tolist() == [[3.0, 1.0], [4.0, 2.0]]

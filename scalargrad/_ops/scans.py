@@ -13,7 +13,8 @@ runs in four 8-lane (4-lane) vector accumulators before a tail loop. The tensor 
 * cumsum: the reversed cumulative sum of the gradient (``cumsum_backward``);
 * cumprod: ``reversed_cumsum(result * grad) / self`` with no zero in the input; the products
   of the others where there is one (``cumprod_backward``);
-* flip: the gradient flipped back.
+* flip: the gradient flipped back;
+* rot90: the gradient rotated back (``grad.rot90(-k, dims)``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from .reductions import Reduced
 from .table import Api, Op, register
 from .views import Structural
 
-__all__ = ["Along", "Prod", "ProdDim", "Cumsum", "Cumprod", "Flip", "SCANS"]
+__all__ = ["Along", "Prod", "ProdDim", "Cumsum", "Cumprod", "Flip", "Rot90", "SCANS"]
 
 
 class Along(Reduced):
@@ -101,7 +102,18 @@ class Flip(Structural):
     backward = staticmethod(lambda k, g, v: (k.flip(g, v._c.dims),))
 
 
-SCANS = [Prod, ProdDim, Cumsum, Cumprod, Flip]
+@register
+class Rot90(Structural):
+    """rot90(k, dims) (Rot90Backward0): a copy rotated by k quarter turns in the plane of dims
+    (``_c.map``); PyTorch saves k as the unsigned 64-bit number its binding prints (-1: 2**64 - 1)."""
+
+    name = "Rot90Backward0"
+    saved = (("dims", "c.dims"), ("k", "c.value"))
+    api = Api(method="rot90", function="rot90")
+    backward = staticmethod(lambda k, g, v: (k.rot90(g, -v._c.raw["k"], v._c.dims),))
+
+
+SCANS = [Prod, ProdDim, Cumsum, Cumprod, Flip, Rot90]
 
 
 # ---------------------------------------------------------------- derivative helpers, on floats

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import itertools
+
 from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import state as _grad_state
 from .._base.kernel_order import VECTOR_LANES
-from .._base.layout import slices
+from .._base.layout import contiguous_strides, slices
 from .._ops import scans as SC
 from .._ops.views import Layout
 from .arguments import not_tensor
@@ -19,7 +21,7 @@ from .tensor import Tensor, leaf, make
 from .tensor_kernel import as_tensor, helper, zeros
 from .views import gather_index, norm_dim, norm_dims, to_dtype, unsqueeze
 
-__all__ = ["prod", "cumsum", "cumprod", "flip", "flip_side", "prod_values", "install"]
+__all__ = ["prod", "cumsum", "cumprod", "flip", "flip_side", "rot90", "prod_values", "install"]
 
 
 def _check(x, name: str) -> None:
@@ -174,6 +176,48 @@ def flip(x: Tensor, *dims) -> Tensor:
     return make(SC.Flip if nd else SC.Flip.tensor, TensorType(x._t.dtype, shape), out if nd else out[0], (x,), layout)
 
 
+def rot90(x: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+    """``rot90(k, dims)``: a copy rotated by ``k`` quarter turns from ``dims[0]`` towards
+    ``dims[1]`` (ATen: flip then transpose; its odd turns keep the transposed strides)."""
+    _check(x, "rot90")
+    if k.__class__ is not int:
+        raise TypeError(f"rot90(): argument 'k' (position 2) must be int, not {type(k).__name__}")
+    dims = tuple(dims)
+    nd = x._t.ndim
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if nd < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {nd}")
+    if dims[0] == dims[1] or abs(dims[0] - dims[1]) == nd:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+    d0, d1 = norm_dim(dims[0], nd), norm_dim(dims[1], nd)
+    shape = tuple(x._t.shape)
+    turns = k % 4
+    out_shape = list(shape)
+    if turns % 2:
+        out_shape[d0], out_shape[d1] = shape[d1], shape[d0]
+    in_strides = contiguous_strides(shape)
+    n0, n1 = shape[d0], shape[d1]
+    idx = []
+    for pos in itertools.product(*map(range, out_shape)):
+        src = list(pos)
+        i, j = pos[d0], pos[d1]
+        if turns == 1:
+            src[d0], src[d1] = j, n1 - 1 - i
+        elif turns == 2:
+            src[d0], src[d1] = n0 - 1 - i, n1 - 1 - j
+        elif turns == 3:
+            src[d0], src[d1] = n0 - 1 - j, i
+        idx.append(sum(a * b for a, b in zip(src, in_strides)))
+    vals = x._val
+    strides = list(contiguous_strides(shape))
+    strides[d0], strides[d1] = strides[d1], strides[d0]
+    t = TensorType(x._t.dtype, tuple(out_shape), tuple(strides)) if turns % 2 else TensorType(x._t.dtype, shape)
+    layout = Layout(shape, x._t.dtype, map=idx, dims=dims, value=k % 2 ** 64)
+    layout.raw = {"k": k}
+    return make(SC.Rot90, t, [vals[i] for i in idx], (x,), layout)
+
+
 def install(method, function) -> None:
     """prod, cumsum, cumprod (and their in-place forms), flip, fliplr, flipud."""
     method("prod", lambda self, dim=None, keepdim=False, *, dtype=None: prod(
@@ -187,6 +231,8 @@ def install(method, function) -> None:
         function(name, lambda input, dim, *, dtype=None, out=None, _f=fn: _f(
             input, dim, check_dtype(dtype)))
     method("flip", flip)
+    method("rot90", rot90)
+    function("rot90", rot90)
     method("fliplr", lambda self: flip_side(self, False))
     method("flipud", lambda self: flip_side(self, True))
     function("flip", lambda input, dims: flip(input, dims))
@@ -293,3 +339,4 @@ def cumprod_backward(g, x, y, c):
 
 
 helper(lambda g, dims: flip(g, dims), name="flip")
+helper(rot90)

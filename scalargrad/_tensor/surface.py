@@ -22,6 +22,7 @@ from .._base.out_keyword import OUT_KEYWORD, OUT_SEVERAL
 from . import (
     arithmetic,
     attributes,
+    combinatorics,
     comparison,
     conversion,
     convolution,
@@ -70,7 +71,7 @@ FUNCTIONS: dict = {}
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
             conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
             moments, convolution, pooling, padding, shuffle, normalization, legacy, numpy_bridge, counting, logarithms,
-            predicates, nan_reductions, sampling, medians, linalg)
+            predicates, nan_reductions, sampling, medians, linalg, combinatorics)
 
 
 def _named(fn, name: str, qualname: str):
