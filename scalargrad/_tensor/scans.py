@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 from .._base import dtypes
 from .._base.dtypes import TensorType
@@ -14,6 +15,7 @@ from .._base.layout import contiguous_strides, slices
 from .._ops import scans as SC
 from .._ops.views import Layout
 from .arguments import not_tensor
+from .comparison import where
 from .factories import check_dtype
 from .inplace import inplace
 from .reductions import _out_shape
@@ -21,7 +23,8 @@ from .tensor import Tensor, leaf, make
 from .tensor_kernel import as_tensor, helper, zeros
 from .views import gather_index, norm_dim, norm_dims, to_dtype, unsqueeze
 
-__all__ = ["prod", "cumsum", "cumprod", "flip", "flip_side", "rot90", "prod_values", "install"]
+__all__ = ["prod", "cumsum", "cumprod", "flip", "flip_side", "rot90", "logcumsumexp", "prod_values",
+           "install"]
 
 
 def _check(x, name: str) -> None:
@@ -143,6 +146,38 @@ def cumprod(x: Tensor, dim, dtype=None) -> Tensor:
     return _scan(x, dim, dtype, "cumprod", True)
 
 
+def _log_add_exp(x: float, y: float) -> float:
+    """ATen's _log_add_exp_helper, in double: std::min/std::max (a nan ``y`` wins), the
+    infinities of one sign kept."""
+    if y != y:
+        lo = hi = y
+    else:
+        lo, hi = (y, x) if y < x else (x, y)
+    if lo != hi or math.isfinite(lo):
+        return math.log1p(math.exp(lo - hi)) + hi
+    return x
+
+
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """``logcumsumexp(dim)``: log(cumsum(exp(x))) along ``dim``, as ATen's CPU kernel: each step
+    ``log1p(exp(min - max)) + max`` in double, each output rounded (LogcumsumexpBackward0)."""
+    _check(input, "logcumsumexp")
+    dt = input._t.dtype
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{dt.short}'")
+    shape = tuple(input._t.shape)
+    d = norm_dim(_int_dim(dim, "logcumsumexp"), len(shape))
+    vals = input._val if shape else [input._val]
+    out = [0.0] * len(vals)
+    for s in slices(shape, d) if shape else [[0]]:
+        acc = -math.inf
+        for i in s:
+            acc = _log_add_exp(float(vals[i]), acc)
+            out[i] = dt.round(acc)
+    c = SC.Along(shape, (d,) if shape else (), False, False, dim=d, raw={"dim": dim})
+    return make(SC.Logcumsumexp, TensorType(dt, shape), out if shape else out[0], (input,), c)
+
+
 def flip_side(x: Tensor, up_down: bool) -> Tensor:
     """``flipud`` (dim 0, of a tensor of at least 1 dim) and ``fliplr`` (dim 1, at least 2)."""
     _check(x, "flipud" if up_down else "fliplr")
@@ -231,6 +266,8 @@ def install(method, function) -> None:
         function(name, lambda input, dim, *, dtype=None, out=None, _f=fn: _f(
             input, dim, check_dtype(dtype)))
     method("flip", flip)
+    method("logcumsumexp", logcumsumexp)
+    function("logcumsumexp", logcumsumexp)
     method("rot90", rot90)
     function("rot90", rot90)
     method("fliplr", lambda self: flip_side(self, False))
@@ -340,3 +377,21 @@ def cumprod_backward(g, x, y, c):
 
 helper(lambda g, dims: flip(g, dims), name="flip")
 helper(rot90)
+
+
+@helper
+def logcumsumexp_backward(g, x, y, c):
+    """logcumsumexp_backward (FunctionsManual.cpp): the exponentials of the reversed
+    logcumsumexp of log|grad| - result over the gradient's positive and of its negative
+    elements (the dtype's lowest number elsewhere), plus self; their difference."""
+    if not g._t.ndim or not g._t.numel:
+        return g
+    d = c.dim
+    lowest = -dtypes.finite_max(g._t.dtype)
+    log_abs = g.abs().log()
+
+    def part(mask):
+        w = where(mask, log_abs, lowest) - y
+        return (flip(logcumsumexp(flip(w, d), d), d) + x).exp()
+
+    return part(g > 0) - part(g < 0)
