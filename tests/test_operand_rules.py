@@ -9,7 +9,7 @@ import math
 import platform
 
 import pytest
-from program_outcome import outcome
+from program_outcome import described, outcome
 
 import scalargrad
 from scalargrad.errors import Unsupported
@@ -131,6 +131,32 @@ _NUMBER_THEORY = [
 
 def test_number_theory_as_pytorch(torch_ref):
     assert [_run(scalargrad, e) for e in _NUMBER_THEORY] == [_run(torch_ref, e) for e in _NUMBER_THEORY]
+
+
+def _fmax_graph(L, name, a, b):
+    a, b = L.tensor(a, requires_grad=True), L.tensor(b, requires_grad=True)
+    y = getattr(L, name)(a, b)
+    return (y,) + L.autograd.grad((y * (L.arange(y.numel(), dtype=L.float32).reshape(y.shape) + 1)).sum(), (a, b))
+
+
+# fmax/fmin: a nan operand ignored; the gradient to self where self >= other (<=) or other is nan
+_NAN_IGNORING = {
+    "fmax": lambda L: _fmax_graph(L, "fmax", [1.0, math.nan, 3, 2, math.nan, -0.0, 0.0],
+                                  [math.nan, 2.0, 1.0, 2.0, math.nan, 0.0, -0.0]),
+    "fmin": lambda L: _fmax_graph(L, "fmin", [1.0, math.nan, 3, 2, math.nan, -0.0, 0.0],
+                                  [math.nan, 2.0, 1.0, 2.0, math.nan, 0.0, -0.0]),
+    "broadcast": lambda L: _fmax_graph(L, "fmax", [[1.0], [4.0]], [0.0, 2.0, 5.0]),
+    "ints": lambda L: (L.fmax(L.tensor([1, 5]), L.tensor([3, 2])), L.tensor([1.0, 5]).fmin(L.tensor([3, 2]))),
+    "number": lambda L: L.fmax(L.tensor([1.0, 5]), 2),
+    "keywords": lambda L: L.fmax(input=L.tensor([1.0, 5]), other=L.tensor([3.0, 2])),
+    "is_complex": lambda L: (L.is_complex(L.tensor([1.0])), L.is_complex(L.tensor([1]))),
+    "is_complex-number": lambda L: L.is_complex(1.0),
+}
+
+
+def test_fmax_fmin_as_pytorch(torch_ref):
+    ours = {k: described(f, scalargrad) for k, f in _NAN_IGNORING.items()}
+    assert ours == {k: described(f, torch_ref) for k, f in _NAN_IGNORING.items()}
 
 
 def test_in_place_bitwise_operator_keeps_the_tensor():
