@@ -139,6 +139,14 @@ def _fmax_graph(L, name, a, b):
     return (y,) + L.autograd.grad((y * (L.arange(y.numel(), dtype=L.float32).reshape(y.shape) + 1)).sum(), (a, b))
 
 
+def _ldexp_graph(L, x, e):
+    x, e = L.tensor(x, requires_grad=True), L.tensor(e)
+    if e.is_floating_point():
+        e.requires_grad_()
+    y = L.ldexp(x, e)
+    return (y,) + L.autograd.grad(y.sum(), (x, e) if e.requires_grad else (x,))
+
+
 # fmax/fmin: a nan operand ignored; the gradient to self where self >= other (<=) or other is nan
 _NAN_IGNORING = {
     "fmax": lambda L: _fmax_graph(L, "fmax", [1.0, math.nan, 3, 2, math.nan, -0.0, 0.0],
@@ -149,12 +157,22 @@ _NAN_IGNORING = {
     "ints": lambda L: (L.fmax(L.tensor([1, 5]), L.tensor([3, 2])), L.tensor([1.0, 5]).fmin(L.tensor([3, 2]))),
     "number": lambda L: L.fmax(L.tensor([1.0, 5]), 2),
     "keywords": lambda L: L.fmax(input=L.tensor([1.0, 5]), other=L.tensor([3.0, 2])),
+    "ldexp": lambda L: _ldexp_graph(L, [0.0, 3.0, 1e-45, 3e38], [2.0, 1.5, 3.0, 2.0]),
+    # an integer exponent: PyTorch's derivative is grad * pow(2, other) in integers, 0 for other < 0
+    "ldexp-ints": lambda L: _ldexp_graph(L, [1.0, -2.5, 3.0], [1, -2, 3]),
+    "ldexp-dtypes": lambda L: (L.ldexp(L.tensor([1.0], dtype=L.float64), L.tensor([3])),
+                               L.ldexp(L.tensor([1.0], dtype=L.float64), L.tensor([200])),
+                               L.ldexp(L.tensor([1, 2], dtype=L.int32), L.tensor([3])),
+                               L.ldexp(L.tensor([1.0]), L.tensor([3.0], dtype=L.float64))),
+    "ldexp-spellings": lambda L: (L.tensor([1.5, 2]).ldexp_(L.tensor([1, 2])),
+                                  L.ldexp(input=L.tensor([1.5, 2]), other=L.tensor([1, 2]))),
+    "ldexp-number": lambda L: L.ldexp(L.tensor([1.5, 2]), 2),
     "is_complex": lambda L: (L.is_complex(L.tensor([1.0])), L.is_complex(L.tensor([1]))),
     "is_complex-number": lambda L: L.is_complex(1.0),
 }
 
 
-def test_fmax_fmin_as_pytorch(torch_ref):
+def test_nan_ignoring_and_ldexp_as_pytorch(torch_ref):
     ours = {k: described(f, scalargrad) for k, f in _NAN_IGNORING.items()}
     assert ours == {k: described(f, torch_ref) for k, f in _NAN_IGNORING.items()}
 
