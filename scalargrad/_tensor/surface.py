@@ -32,6 +32,7 @@ from . import (
     factories,
     fill,
     indexing,
+    integration,
     joins,
     legacy,
     linalg,
@@ -71,7 +72,8 @@ FUNCTIONS: dict = {}
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
             conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
             moments, convolution, pooling, padding, shuffle, normalization, legacy, numpy_bridge, counting, logarithms,
-            predicates, nan_reductions, sampling, medians, linalg, combinatorics)
+            predicates, nan_reductions, sampling, medians, linalg, combinatorics,
+            integration)
 
 
 def _named(fn, name: str, qualname: str):
