@@ -21,9 +21,9 @@ from .inplace import inplace
 from .reductions import _out_shape
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import as_tensor, helper, zeros
-from .views import gather_index, norm_dim, norm_dims, to_dtype, unsqueeze
+from .views import gather_index, narrow, norm_dim, norm_dims, to_dtype, unsqueeze
 
-__all__ = ["prod", "cumsum", "cumprod", "flip", "flip_side", "rot90", "logcumsumexp", "prod_values",
+__all__ = ["prod", "cumsum", "cumprod", "flip", "flip_side", "rot90", "logcumsumexp", "vander", "prod_values",
            "install"]
 
 
@@ -178,6 +178,28 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     return make(SC.Logcumsumexp, TensorType(dt, shape), out if shape else out[0], (input,), c)
 
 
+def vander(x: Tensor, N=None, increasing: bool = False) -> Tensor:
+    """``torch.vander``: the columns ``x**(N-1), ..., x, 1`` (increasing: reversed), as ATen
+    builds it: ones (int64 for integer ``x``), ``x`` copied into the columns after the first,
+    their cumprod copied back (CopySlices), flipped (FlipBackward0) unless ``increasing``."""
+    if not isinstance(x, Tensor):
+        raise not_tensor(x, "vander", "x")
+    if x._t.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x._t.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    dt = dtypes.promote_types(x._t.dtype, dtypes.int64)
+    rows = x._t.shape[0]
+    result = leaf([dt.round(0)] * (rows * n), TensorType(dt, (rows, n)))
+    if n > 0:
+        result.fill_(1)  # ATen fills an empty tensor: version 1, which an error message shows
+    if n > 1:
+        narrow(result, 1, 1, n - 1).copy_(unsqueeze(x, 1))
+        narrow(result, 1, 1, n - 1).copy_(cumprod(narrow(result, 1, 1, n - 1), 1))
+    return result if increasing else flip(result, 1)
+
+
 def flip_side(x: Tensor, up_down: bool) -> Tensor:
     """``flipud`` (dim 0, of a tensor of at least 1 dim) and ``fliplr`` (dim 1, at least 2)."""
     _check(x, "flipud" if up_down else "fliplr")
@@ -266,6 +288,7 @@ def install(method, function) -> None:
         function(name, lambda input, dim, *, dtype=None, out=None, _f=fn: _f(
             input, dim, check_dtype(dtype)))
     method("flip", flip)
+    function("vander", vander, checked=False)  # PyTorch names its tensor x, not input
     method("logcumsumexp", logcumsumexp)
     function("logcumsumexp", logcumsumexp)
     method("rot90", rot90)
