@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import platform
+import warnings
 
 import pytest
 from program_outcome import described, outcome
@@ -147,6 +148,20 @@ def _ldexp_graph(L, x, e):
     return (y,) + L.autograd.grad(y.sum(), (x, e) if e.requires_grad else (x,))
 
 
+def _ldexp_warnings(L):
+    """The resized-output warnings of ldexp's broadcasts (an integer exponent beyond the input's shape)."""
+    out = []
+    for a, b, da, db in (([1.0], [1, 2], "float32", "int64"), ([1.0], [1, 2], "float32", "float32"),
+                         ([1.0], [1, 2], "float64", "int32"), ([1], [1, 2], "int32", "int64"),
+                         ([[1.0], [2.0]], [1, 2], "float32", "int64"), (1.0, [1, 2], "float32", "int64"),
+                         ([1.0, 2.0], [1], "float32", "int64")):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            L.ldexp(L.tensor(a, dtype=getattr(L, da)), L.tensor(b, dtype=getattr(L, db)))
+        out.append([str(w.message) for w in caught])
+    return repr(out)
+
+
 # fmax/fmin: a nan operand ignored; the gradient to self where self >= other (<=) or other is nan
 _NAN_IGNORING = {
     "fmax": lambda L: _fmax_graph(L, "fmax", [1.0, math.nan, 3, 2, math.nan, -0.0, 0.0],
@@ -166,7 +181,8 @@ _NAN_IGNORING = {
                                L.ldexp(L.tensor([1.0]), L.tensor([3.0], dtype=L.float64))),
     "ldexp-spellings": lambda L: (L.tensor([1.5, 2]).ldexp_(L.tensor([1, 2])),
                                   L.ldexp(input=L.tensor([1.5, 2]), other=L.tensor([1, 2]))),
-    "ldexp-number": lambda L: L.ldexp(L.tensor([1.5, 2]), 2),
+    "ldexp-number": lambda L: (L.ldexp(L.tensor([1.5, 2]), 2), L.tensor([1.5]).ldexp(2)),
+    "ldexp-resized": lambda L: _ldexp_warnings(L),
     "is_complex": lambda L: (L.is_complex(L.tensor([1.0])), L.is_complex(L.tensor([1]))),
     "is_complex-number": lambda L: L.is_complex(1.0),
 }
