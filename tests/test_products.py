@@ -20,6 +20,7 @@ import struct
 from fractions import Fraction
 
 import pytest
+from program_outcome import described
 
 import scalargrad
 from scalargrad._base import kernel_order
@@ -243,3 +244,41 @@ def test_bulk_sdot_is_the_lane_definition(k):
     assert kernel_order.mkl_sdot(a, b, True) == _f32(_f32(v[0] + v[1]) + _f32(v[2] + v[3]))
     big = [3e38] * 16  # overflowing products: the element kernel's infinities
     assert kernel_order.mkl_sdot(big, [2.0] * 16, True) == math.inf
+
+
+def _kron_graph(L, sa, sb):
+    a = (L.arange(float(math.prod(sa))) * 0.5 + 0.25).reshape(sa).requires_grad_()
+    b = (L.arange(float(math.prod(sb))) - 1.5).reshape(sb).requires_grad_()
+    y = L.kron(a, b)
+    ga, gb = L.autograd.grad((y * L.arange(y.numel(), dtype=L.float32).reshape(y.shape)).sum(), (a, b))
+
+    def walk(f):
+        return None if f is None else (f.name(),) + tuple(walk(n) for n, _ in f.next_functions)
+
+    return y, ga, gb, walk(y.grad_fn)
+
+
+# operands of a few binary digits: every product and gradient sum is exact, on every processor
+KRON = {
+    "2x2": lambda L: _kron_graph(L, (2, 2), (3, 2)),
+    "1x2": lambda L: _kron_graph(L, (2,), (3, 2)),
+    "3x1": lambda L: _kron_graph(L, (2, 1, 2), (2,)),
+    "0-d": lambda L: L.kron(L.tensor(2.0), L.tensor([1.0, 2.0])),
+    "promoted": lambda L: L.kron(L.tensor([1, 2]), L.tensor([[1.5]])),
+    "method": lambda L: L.tensor([1, 2]).kron(L.tensor([3, 4])),
+    "keywords": lambda L: L.kron(input=L.tensor([1, 2]), other=L.tensor([3, 4])),
+    "number": lambda L: L.kron(L.tensor([1, 2]), 3),
+}
+
+
+def test_kron_as_pytorch(torch_ref):
+    ours = {k: described(f, scalargrad) for k, f in KRON.items()}
+    assert ours == {k: described(f, torch_ref) for k, f in KRON.items()}
+
+
+def test_kron_by_hand():
+    a = scalargrad.tensor([[1.0, 2.0]], requires_grad=True)
+    y = scalargrad.kron(a, scalargrad.tensor([[1.0], [10.0]]))
+    assert y.tolist() == [[1.0, 2.0], [10.0, 20.0]] and y.grad_fn.name() == "UnsafeViewBackward0"
+    y.sum().backward()
+    assert a.grad.tolist() == [[11.0, 11.0]]

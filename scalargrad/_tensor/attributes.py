@@ -350,5 +350,6 @@ def install(method, function) -> None:
     method("cpu", lambda self, memory_format=None: self)
     method("cuda", lambda self, *a, **k: use_device("cuda"))
     for name, fn in (("numel", lambda input: input._t.numel), ("is_tensor", lambda obj: isinstance(obj, Tensor)),
-                     ("is_floating_point", lambda input: input._t.dtype.is_floating_point)):
+                     ("is_floating_point", lambda input: input._t.dtype.is_floating_point),
+                     ("is_complex", lambda input: input._t.dtype.is_complex)):
         function(name, fn)

@@ -22,6 +22,7 @@ from .._base.out_keyword import OUT_KEYWORD, OUT_SEVERAL
 from . import (
     arithmetic,
     attributes,
+    combinatorics,
     comparison,
     conversion,
     convolution,
@@ -31,6 +32,7 @@ from . import (
     factories,
     fill,
     indexing,
+    integration,
     joins,
     legacy,
     linalg,
@@ -70,7 +72,8 @@ FUNCTIONS: dict = {}
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
             conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
             moments, convolution, pooling, padding, shuffle, normalization, legacy, numpy_bridge, counting, logarithms,
-            predicates, nan_reductions, sampling, medians, linalg)
+            predicates, nan_reductions, sampling, medians, linalg, combinatorics,
+            integration)
 
 
 def _named(fn, name: str, qualname: str):
