@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .._base.dtypes import TensorType
 from .._base.layout import contiguous_strides, is_contiguous, is_non_overlapping_and_dense
+from .tensor import Tensor
 
 __all__ = ["install", "memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
-           "check_format", "format_strides", "is_contiguous_as", "suggest_format", "preserved_strides"]
+           "check_format", "format_strides", "is_contiguous_as", "suggest_format", "preserved_strides",
+           "channels_last_input", "in_format"]
 
 
 class memory_format:
@@ -109,6 +112,25 @@ def preserved_strides(shape: Sequence[int], strides: Sequence[int], fmt) -> tupl
             return tuple(strides)
         fmt = suggest_format(shape, strides)
     return format_strides(shape, fmt)
+
+
+def channels_last_input(*tensors):
+    """The channels-last format of the first of ``tensors`` (None skipped) whose strides suggest
+    one, else None: what ATen's convolution, pooling, upsampling and padding kernels lay their
+    result out in (``suggest_memory_format`` of the input, or of the weight)."""
+    for t in tensors:
+        if t is not None and not t._t.contiguous and t._t.ndim in (4, 5):
+            fmt = suggest_format(t._t.shape, t._t.strides)
+            if fmt is not contiguous_format:
+                return fmt
+    return None
+
+
+def in_format(out: Tensor, fmt) -> Tensor:
+    """``out``, a result just made (no view of it yet), laid out in ``fmt`` (None: as it is)."""
+    if fmt is not None and out._t.ndim == _RANK[fmt][0]:
+        out._t = TensorType(out._t.dtype, out._t.shape, format_strides(out._t.shape, fmt))
+    return out
 
 
 def install(method, function) -> None:
