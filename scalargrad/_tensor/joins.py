@@ -424,9 +424,12 @@ def install(method, function) -> None:
     for name in ("atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack"):
         function(name, globals()[name])
     function("row_stack", vstack)
-    for name, fn in (("unbind", unbind), ("split", split), ("split_with_sizes", split_with_sizes), ("chunk", chunk)):
+    for name, fn in (("unbind", unbind), ("split_with_sizes", split_with_sizes), ("chunk", chunk)):
         method(name, fn)
         function(name, fn)
+    # PyTorch's Python spellings name split's arguments so (Tensor.split, torch.functional.split)
+    method("split", lambda self, split_size, dim=0: split(self, split_size, dim))
+    function("split", lambda tensor, split_size_or_sections, dim=0: split(tensor, split_size_or_sections, dim))
     for name in ("cat", "concat", "concatenate"):
         function(name, cat)
     function("stack", stack)

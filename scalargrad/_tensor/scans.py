@@ -11,7 +11,7 @@ from .._base.kernel_order import VECTOR_LANES
 from .._base.layout import slices
 from .._ops import scans as SC
 from .._ops.views import Layout
-from .arguments import not_tensor
+from .arguments import not_tensor, sizes_by_keyword
 from .factories import check_dtype
 from .inplace import inplace
 from .reductions import _out_shape
@@ -186,7 +186,7 @@ def install(method, function) -> None:
             self, lambda t: _f(t, dim, check_dtype(dtype))))
         function(name, lambda input, dim, *, dtype=None, out=None, _f=fn: _f(
             input, dim, check_dtype(dtype)))
-    method("flip", flip)
+    method("flip", sizes_by_keyword(flip, "flip", "dims"))
     method("fliplr", lambda self: flip_side(self, False))
     method("flipud", lambda self: flip_side(self, True))
     function("flip", lambda input, dims: flip(input, dims))

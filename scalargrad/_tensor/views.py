@@ -21,6 +21,7 @@ from .._base.layout import contiguous_strides, is_contiguous, numel, view_stride
 from .._base.numpy_types import integer, is_numpy_scalar
 from .._ops import views as S
 from .._ops.views import Layout
+from .arguments import sizes_by_keyword
 from .inplace import check_inplace, rebase
 from .memory_formats import (
     channels_last,
@@ -673,8 +674,8 @@ def install(method, function) -> None:
     """The view and copy spellings: view, reshape, flatten, squeeze/unsqueeze (and in place),
     expand, t/T/mT, transpose, permute, movedim/moveaxis, select, narrow, clone, contiguous, detach,
     broadcasting."""
-    method("view", view)
-    method("reshape", reshape)
+    method("view", sizes_by_keyword(view, "view", "size", "dtype"))  # PyTorch's keywords: view(size=...)
+    method("reshape", sizes_by_keyword(reshape, "reshape", "shape"))
     method("view_as", lambda self, other: view(self, other._t.shape))
     method("reshape_as", lambda self, other: reshape(self, other._t.shape))
     method("flatten", flatten)
@@ -686,18 +687,23 @@ def install(method, function) -> None:
     method("unsqueeze", unsqueeze)
     method("squeeze_", lambda self, dim=None: _inplace_view(self, lambda t: squeeze(t, dim)))
     method("unsqueeze_", lambda self, dim: _inplace_view(self, lambda t: unsqueeze(t, dim)))
-    method("expand", expand)
+    # implicit=True marks an expand the tracer inserted: nothing else changes
+    method("expand", sizes_by_keyword(lambda self, *sizes, implicit=False: expand(self, *sizes), "expand", "size",
+                                      flags=("implicit",)))
     method("expand_as", lambda self, other: expand(self, other._t.shape))
     method("broadcast_to", lambda self, size: expand(self, size))
     method("t", t)
     method("t_", lambda self: _inplace_view(self, t))
     Tensor.T = property(T)
     Tensor.mT = property(mT)
-    for n in ("transpose", "swapaxes", "swapdims"):
+    for n in ("transpose", "swapdims"):
         method(n, transpose)
-        method(n + "_", lambda self, d0, d1: _inplace_view(self, lambda x: transpose(x, d0, d1)))
+        method(n + "_", lambda self, dim0, dim1: _inplace_view(self, lambda x: transpose(x, dim0, dim1)))
         function(n, transpose)
-    method("permute", permute)
+    method("swapaxes", lambda self, axis0, axis1: transpose(self, axis0, axis1))
+    method("swapaxes_", lambda self, axis0, axis1: _inplace_view(self, lambda x: transpose(x, axis0, axis1)))
+    function("swapaxes", lambda input, axis0, axis1: transpose(input, axis0, axis1))
+    method("permute", sizes_by_keyword(permute, "permute", "dims"))
     for name in ("movedim", "moveaxis"):
         method(name, movedim)
         function(name, movedim)
@@ -705,8 +711,10 @@ def install(method, function) -> None:
     method("narrow", narrow)
     method("contiguous", contiguous)
     method("clone", clone)
-    for name, fn in (("reshape", reshape), ("flatten", flatten), ("squeeze", squeeze), ("unsqueeze", unsqueeze),
-                     ("t", t), ("permute", permute), ("select", select), ("narrow", narrow), ("clone", clone),
+    for name, fn in (("reshape", lambda input, shape: reshape(input, shape)), ("flatten", flatten),
+                     ("squeeze", squeeze), ("unsqueeze", unsqueeze), ("t", t),
+                     ("permute", lambda input, dims: permute(input, dims)), ("select", select), ("narrow", narrow),
+                     ("clone", clone),
                      ("unflatten", unflatten), ("broadcast_shapes", _broadcast_shapes),
                      ("broadcast_tensors", _broadcast_tensors), ("detach", lambda input: detach(input)),
                      ("broadcast_to", lambda input, size: expand(input, size))):
