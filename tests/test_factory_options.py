@@ -89,6 +89,15 @@ out.append(torch.empty_like(x, memory_format=torch.channels_last).stride())
 out.append(torch.empty(2, 3, 4, 5, memory_format=torch.channels_last).stride())
 out.append(torch.empty(1, 2, 3, 4, 5, memory_format=torch.channels_last_3d).stride())
 out.append(torch.empty(2, 3, memory_format=torch.contiguous_format).stride())
+for shape, perm in (((2, 3, 5, 7), (0, 1, 2, 3)), ((2, 3, 5, 7), (0, 2, 3, 1)), ((2, 0, 3), (2, 0, 1)), ((), ()),
+                    ((4, 3), (1, 0))):
+    r = torch.empty_permuted(shape, perm, layout=torch.strided, pin_memory=False)
+    out.append((r.shape, r.stride(), r.dim_order(), r.is_contiguous(), r.dtype))
+for shape, perm in (((2, 3), (0,)), ((2, 3), (0, 0)), ((2, 3), (1, 2))):
+    try:
+        torch.empty_permuted(shape, perm)
+    except RuntimeError as e:
+        out.append(str(e))
 big = torch.zeros(2, 3, 4, 4).permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
 for dt in (torch.float32, torch.float64):
     torch.manual_seed(3)

@@ -27,9 +27,9 @@ from .tensor import Tensor, defaults, leaf
 from .views import to_dtype
 
 __all__ = ["install", "device", "use_device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros",
-           "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "from_values", "repeated",
-           "uninitialised_tensor", "parse_data", "shape_arg", "sizes", "check_dtype", "factory_options", "like_options",
-           "refuse_out", "written_into"]
+           "ones", "full", "empty", "empty_permuted", "zeros_like", "ones_like", "full_like", "empty_like",
+           "from_values", "repeated", "uninitialised_tensor", "parse_data", "shape_arg", "sizes", "check_dtype",
+           "factory_options", "like_options", "refuse_out", "written_into"]
 
 
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
@@ -515,6 +515,35 @@ def empty(*shape, size=None, memory_format=None, out=None, dtype=None, layout=No
     return laid_out(uninitialised_tensor(vals, shape, dt, requires_grad, "empty"), strides)
 
 
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=False,
+                   requires_grad=False) -> Tensor:
+    """Uninitialised memory (zeros) of ``size`` whose dims lie in memory in the order
+    ``physical_layout`` gives, outermost first (``(0, 2, 3, 1)``: channels-last)."""
+    factory_options("empty_permuted", layout, pin_memory)
+    use_device(device)
+    shape = shape_arg((tuple(size),), "empty_permuted")
+    perm = tuple(physical_layout)
+    if len(perm) != len(shape):
+        raise RuntimeError("Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(shape)} is not equal to len(physical_layout) = {len(perm)}")
+    strides = [0] * len(shape)
+    acc = 1
+    for i in range(len(perm) - 1, -1, -1):
+        d = perm[i]
+        if not 0 <= d < len(shape):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {len(shape) - 1}, but got {d} "
+                               f"at index {i}).  NB: negative dims not currently supported; file an issue if you want "
+                               "it.")
+        if strides[d]:
+            raise RuntimeError("Duplicate dim not allowed")
+        strides[d] = acc
+        acc *= max(shape[d], 1)
+    dt = check_dtype(dtype, "empty_permuted") or defaults["dtype"]
+    vals = uninitialised(math.prod(shape), dt)
+    t = uninitialised_tensor(vals, shape, dt, requires_grad, "empty_permuted")
+    return laid_out(t, None if tuple(strides) == contiguous_strides(shape) else tuple(strides))
+
+
 def _dtype_of_number(x):
     if isinstance(x, complex):
         raise Unsupported("complex numbers and complex dtypes")
@@ -608,8 +637,8 @@ def refuse_names(names, what: str) -> None:
 
 def install(method, function) -> None:
     """The torch factories (as they are: no input to check) and ``Tensor.new_*``."""
-    for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
-                 "full_like", "empty_like", "device", "layout", "strided"):
+    for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "empty_permuted",
+                 "zeros_like", "ones_like", "full_like", "empty_like", "device", "layout", "strided"):
         function(name, globals()[name], checked=False)
     method("new_tensor", _new_tensor)
     for name, value in (("new_zeros", 0), ("new_ones", 1), ("new_empty", 0)):
