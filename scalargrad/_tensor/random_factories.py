@@ -23,6 +23,7 @@ from .factories import (
     written_into,
 )
 from .operands import broadcast_shapes, check_size
+from .storage import dual_memory
 from .tensor import Tensor, defaults
 from .views import gather_index
 
@@ -131,8 +132,8 @@ def normal(*args, **kwargs) -> Tensor:
     tensors = [x for x in (mean, std) if isinstance(x, Tensor)]
     if factory or not tensors or not all(isinstance(x, Tensor) or _is_number(x) for x in (mean, std)):
         raise _normal_misuse(args, kwargs)
-    if is_grad_enabled() and any(x._rg for x in tensors):
-        raise Unsupported("torch.normal with a mean or std that requires grad",
+    if any(x._rg and is_grad_enabled() or dual_memory() and dual_memory()[2](x) is not None for x in tensors):
+        raise Unsupported("torch.normal with a mean or std that requires grad or has a forward-mode tangent",
                           "its NormalBackward node (a zero gradient) is not implemented yet")
     if isinstance(mean, Tensor) and not isinstance(std, Tensor):  # (Tensor mean, float std)
         if not std >= 0.0:
