@@ -132,9 +132,11 @@ def normal(*args, **kwargs) -> Tensor:
     tensors = [x for x in (mean, std) if isinstance(x, Tensor)]
     if factory or not tensors or not all(isinstance(x, Tensor) or _is_number(x) for x in (mean, std)):
         raise _normal_misuse(args, kwargs)
-    if any(x._rg and is_grad_enabled() or dual_memory() and dual_memory()[2](x) is not None for x in tensors):
-        raise Unsupported("torch.normal with a mean or std that requires grad or has a forward-mode tangent",
-                          "its NormalBackward node (a zero gradient) is not implemented yet")
+    for x in tensors:  # named by what the operand carries: a gradient to record, or a tangent
+        if x._rg and is_grad_enabled() or dual_memory() and dual_memory()[2](x) is not None:
+            what = "requires grad" if x._rg and is_grad_enabled() else "has a forward-mode tangent"
+            raise Unsupported(f"torch.normal with a mean or std that {what}",
+                              "its NormalBackward node (a zero gradient) is not implemented yet")
     if isinstance(mean, Tensor) and not isinstance(std, Tensor):  # (Tensor mean, float std)
         if not std >= 0.0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
