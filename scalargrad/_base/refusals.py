@@ -99,7 +99,6 @@ _REASONS: dict[str, str] = {
                      "in one process",
     "torch.nn.utils.skip_init": "it leaves the parameters as uninitialised memory, whose values PyTorch does not "
                                 "specify: initialise them (or load a state_dict) instead",
-    "torch.channels_last": "it needs the channels-last memory format: scalargrad lays tensors out contiguously",
     "torch.Tensor.untyped_storage": "it exposes raw storage bytes and pointers, which scalargrad's tensors, "
                                    "Python lists, do not have",
     "torch.Tensor.data_ptr": "it exposes a raw memory address, which scalargrad's tensors, Python lists, do not have",

@@ -17,8 +17,8 @@ from .._base.dtypes import TensorType
 from .._base.layout import contiguous_strides, slices
 from .._ops import counting as CO
 from .arguments import not_tensor
-from .factories import linspace
 from .operands import result_dtype
+from .ranges import linspace
 from .return_types import return_type
 from .selection import pick_elements
 from .tensor import Tensor, leaf
@@ -396,10 +396,16 @@ def _bisect(seq: Tensor, x, right: bool, out_int32: bool) -> Tensor:
     return _ints(out, xshape, dtypes.int32 if out_int32 else dtypes.int64)
 
 
-def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False, side=None,
-                 sorter=None) -> Tensor:
+def searchsorted(sorted_sequence: Tensor, input=None, *, out_int32: bool = False, right: bool = False, side=None,
+                 sorter=None, self=None) -> Tensor:
     """For each element of ``input``, where it would go in the innermost dim of the sorted
-    ``sorted_sequence``: the first position whose value is >= it (> it with ``right``)."""
+    ``sorted_sequence``: the first position whose value is >= it (> it with ``right``). A number
+    may be given as ``self`` (PyTorch's Scalar overload names it so)."""
+    if self is not None and input is None and not isinstance(self, Tensor):
+        input = self
+    elif input is None or self is not None:
+        raise TypeError('searchsorted() missing 1 required positional arguments: "input"' if self is None else
+                        "searchsorted(): argument 'self' must be Number")
     if not isinstance(sorted_sequence, Tensor):
         raise not_tensor(sorted_sequence, "searchsorted", "sorted_sequence")
     if side is not None:

@@ -209,8 +209,9 @@ def masked_fill(self, mask, value, in_place: bool = False):
 
 def install(method, function) -> None:
     """fill_, zero_, uniform_, normal_, random_, copy_, masked_fill(_)."""
-    method("uniform_", lambda self, a=0.0, b=1.0, *, generator=None: random_fill(self, "uniform", a, b,
-                                                                                  generator=generator))
+    # PyTorch's parser names the bounds ``from`` (a Python keyword: positional here) and ``to``
+    method("uniform_", lambda self, a=0.0, /, to=1.0, *, generator=None: random_fill(self, "uniform", a, to,
+                                                                                      generator=generator))
     method("normal_", lambda self, mean=0.0, std=1.0, *, generator=None: random_fill(self, "normal", mean, std,
                                                                                       generator=generator))
     method("random_", random_)

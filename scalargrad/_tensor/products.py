@@ -391,8 +391,9 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
     return _unsafe_view(squeeze(out, -1) if db == 1 else out, shape)
 
 
-def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1) -> Tensor:
-    """``torch.addmm(bias, mat1, mat2)``: mat1 @ mat2 + bias (broadcast), AddmmBackward0."""
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1) -> Tensor:
+    """``torch.addmm(input, mat1, mat2)``: mat1 @ mat2 + input (broadcast), AddmmBackward0."""
+    bias = input
     if beta != 1 or alpha != 1:
         raise Unsupported("addmm with beta or alpha other than 1")
     if mat1._t.ndim != 2 or mat2._t.ndim != 2:

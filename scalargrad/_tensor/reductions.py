@@ -406,7 +406,11 @@ def _mean_method(self, dim=None, keepdim=False, *, dtype=None):
 
 
 def _max_min_method(largest: bool):
-    def apply(self, dim=None, keepdim=False):
+    def apply(self, dim=None, keepdim=False, *, other=None):
+        if other is not None:  # the (input, Tensor other) overload by its keyword
+            if dim is not None:
+                raise TypeError(f"{'max' if largest else 'min'}() got multiple values for argument 'other'")
+            dim = other
         if isinstance(dim, Tensor):
             return max_min(self, other=dim, largest=largest)
         return max_min(self, dim, keepdim, largest)

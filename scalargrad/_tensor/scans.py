@@ -14,7 +14,7 @@ from .._base.kernel_order import VECTOR_LANES
 from .._base.layout import contiguous_strides, slices
 from .._ops import scans as SC
 from .._ops.views import Layout
-from .arguments import not_tensor
+from .arguments import not_tensor, sizes_by_keyword
 from .comparison import where
 from .factories import check_dtype
 from .inplace import inplace
@@ -287,7 +287,7 @@ def install(method, function) -> None:
             self, lambda t: _f(t, dim, check_dtype(dtype))))
         function(name, lambda input, dim, *, dtype=None, out=None, _f=fn: _f(
             input, dim, check_dtype(dtype)))
-    method("flip", flip)
+    method("flip", sizes_by_keyword(flip, "flip", "dims"))
     function("vander", vander, checked=False)  # PyTorch names its tensor x, not input
     method("logcumsumexp", logcumsumexp)
     function("logcumsumexp", logcumsumexp)

@@ -14,7 +14,7 @@ from .._base.layout import contiguous_strides, slices
 from .._base.numpy_types import integer
 from .._ops import selection as SE
 from .._ops.views import Layout
-from .arguments import not_tensor
+from .arguments import not_tensor, sizes_by_keyword
 from .indexing import gather_at, scatter_into
 from .inplace import inplace
 from .operands import broadcast_shapes, check_size, positions
@@ -526,7 +526,7 @@ def install(method, function) -> None:
     function("take_along_dim", lambda input, indices, dim=None, *, out=None: take_along_dim(input, indices, dim))
     method("msort", lambda self: sort(self, 0)[0])  # ATen's composite: sort's values along dim 0 (SortBackward0)
     function("msort", lambda input, *, out=None: sort(input, 0)[0])
-    method("repeat", repeat)
+    method("repeat", sizes_by_keyword(repeat, "repeat", "repeats"))
     method("unfold", unfold)
     method("tile", tile)
     function("tile", lambda input, dims: tile(input, dims))

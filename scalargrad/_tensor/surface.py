@@ -38,6 +38,7 @@ from . import (
     linalg,
     logarithms,
     medians,
+    memory_formats,
     moments,
     nan_reductions,
     normalization,
@@ -48,6 +49,8 @@ from . import (
     pooling,
     predicates,
     products,
+    random_factories,
+    ranges,
     reductions,
     rounding,
     sampling,
@@ -70,9 +73,9 @@ FUNCTIONS: dict = {}
 
 # the families, in the order their spellings are bound (a later one may read an earlier one's)
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
-            conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
-            moments, convolution, pooling, padding, shuffle, normalization, legacy, numpy_bridge, counting, logarithms,
-            predicates, nan_reductions, sampling, medians, linalg, combinatorics,
+            conversion, fill, memory_formats, factories, random_factories, ranges, softmax, products, rounding, norms,
+            scans, selection, scatter, einsum, moments, convolution, pooling, padding, shuffle, normalization, legacy,
+            numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
             integration)
 
 
