@@ -1,6 +1,6 @@
 """``torch.linalg``: the vector norms (``vector_norm``, ``norm`` of vectors and the Frobenius
 norm of matrices), the determinant (``det``), the cross product (``cross``), ``cholesky``, ``inv``,
-``slogdet``, ``qr`` and the LU family (``lu_factor``, ``lu_factor_ex``, ``lu``, ``lu_solve``,
+``slogdet``, ``qr``, ``svdvals`` and the LU family (``lu_factor``, ``lu_factor_ex``, ``lu``, ``lu_solve``,
 ``solve``);
 every other function raises ``Unsupported`` naming it."""
 
@@ -18,11 +18,12 @@ from ._tensor.linalg_lu import linalg_lu_factor as lu_factor
 from ._tensor.linalg_lu import linalg_solve as solve
 from ._tensor.linalg_lu import lu_factor_ex, lu_solve
 from ._tensor.linalg_qr import linalg_qr as qr
+from ._tensor.linalg_svdvals import linalg_svdvals as svdvals
 from ._tensor.norms import linalg_norm as norm
 from ._tensor.norms import vector_norm
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "inv", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "norm",
-           "qr", "slogdet", "solve", "vector_norm"]
+           "qr", "slogdet", "solve", "svdvals", "vector_norm"]
 
 
 def __getattr__(name: str):

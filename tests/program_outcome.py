@@ -23,3 +23,22 @@ def refusal(call, mod) -> tuple:
     except Exception as e:
         return type(e).__name__, str(e).split("\n")[0]
     raise AssertionError(f"{mod.__name__}: {call} raised nothing")
+
+
+def described(call, mod):
+    """What ``call(mod)`` gives, comparably between the libraries: a tensor's dtype, shape,
+    elements, strides and node name (tuples and return types item by item, with their type's
+    name), any other value's repr; or the refusal as ``(type name, first line)``."""
+    try:
+        return _describe(call(mod))
+    except Exception as e:  # the refusal is compared
+        return type(e).__name__, str(e).split("\n")[0]
+
+
+def _describe(r):
+    if isinstance(r, tuple):
+        return (type(r).__name__,) + tuple(_describe(a) for a in r)
+    if hasattr(r, "tolist") and hasattr(r, "grad_fn"):
+        return (str(r.dtype).split(".")[-1], tuple(r.shape), repr(r.tolist()), r.stride(),
+                None if r.grad_fn is None else r.grad_fn.name())
+    return repr(r)

@@ -10,6 +10,7 @@ import itertools
 import pytest
 
 import scalargrad as sg
+from tests.program_outcome import outcome
 
 POOL = [None, Ellipsis, 0, -1, slice(1, 3), slice(None, None, 2), slice(None), slice(2, None), slice(None, -1)]
 SHAPES = [(4, 5), (3, 4, 5)]
@@ -234,3 +235,25 @@ def test_out_of_bounds_names_the_dimension_as_pytorch(torch_ref):
                 out.append(str(e))
         return out
     assert run(sg) == run(torch_ref)
+
+
+EMPTY_DIM_INDEX = [
+    "v0 = torch.zeros((0, 1, 2)); out = v0[torch.tensor([0]), 0, -2::3]",
+    "v0 = torch.zeros((3, 3)); v3 = v0[2:2]; v3[[-2, 1], :2] = 2",
+    "v0 = torch.zeros((0,)); v0[torch.tensor([0, 0])] = 0.0",
+    "v0 = torch.zeros((0,)); out = v0[torch.tensor([], dtype=torch.long)]",
+    "v0 = torch.zeros((2, 0)); out = v0[[5], [0]]",
+    "v0 = torch.zeros((2, 3)); out = v0[[5], 7]",
+    "v0 = torch.zeros((2, 3)); out = v0[[5], [7]]",
+    "v0 = torch.zeros((2, 0)); out = v0[[1], :]",
+]
+
+
+def test_index_tensor_into_an_empty_dimension_as_pytorch(torch_ref):
+    # ATen applies ints and slices first, refuses an index tensor into a dimension of size 0
+    # (AdvancedIndex), and checks the index tensors' elements only then
+    def outcomes(mod):
+        return [outcome(mod, src, read=lambda env: repr(env.get("out")), refusals=(IndexError,))
+                for src in EMPTY_DIM_INDEX]
+
+    assert outcomes(sg) == outcomes(torch_ref)

@@ -18,7 +18,7 @@ import scalargrad as sg
 
 def _describe(r):
     if isinstance(r, tuple):
-        return tuple(_describe(a) for a in r)
+        return (type(r).__name__,) + tuple(_describe(a) for a in r)
     if hasattr(r, "tolist") and hasattr(r, "dtype"):
         return (str(r.dtype), tuple(r.shape), repr(r.tolist()), None if r.grad_fn is None else r.grad_fn.name())
     return repr(r)
@@ -94,6 +94,27 @@ CASES = {
  'bkr': lambda L: L.bucketize(L.tensor([[3,6,9],[3,6,9]]), L.tensor([1,3,5,7,9]), right=True, out_int32=True),
  'bks': lambda L: L.bucketize(3, L.tensor([1,3,5,7,9])),
  'bk2': lambda L: L.bucketize(L.tensor([3]), L.tensor([[1,3,5,7,9]])),
+ 'isin': lambda L: L.isin(L.tensor([[1, 2], [3, 4]]), L.tensor([2, 3]), invert=True),
+ 'isins': lambda L: (L.isin(L.tensor([1., 2, math.nan]), 2), L.isin(2, L.tensor([1., 2]))),
+ 'isinnan': lambda L: L.isin(L.tensor([1., math.nan, -0.]), L.tensor([math.nan, 0.])),
+ 'isinmix': lambda L: (L.isin(L.tensor([1, 2]), L.tensor([1.5, 2.])), L.isin(L.tensor(3), L.tensor([3]))),
+ 'isinkw': lambda L: L.isin(elements=L.tensor([3]), test_elements=L.tensor([3]), assume_unique=True),
+ 'hg': lambda L: L.histogram(L.tensor([1., 2, 1]), bins=4, range=(0., 3.), weight=L.tensor([1., 2., 4.])),
+ 'hgd': lambda L: L.histogram(L.tensor([1., 2, 1]), bins=4, range=(0., 3.), weight=L.tensor([1., 2., 4.]),
+                              density=True),
+ 'hg2': lambda L: L.histogram(L.tensor([0.1, 0.2, 0.3, 0.7, 0.9, 1.0, -0.1]), 7),
+ 'hg3': lambda L: L.tensor([0.1, 0.2, 0.3, 0.7, 0.9, 1.0]).histogram(L.tensor([0., 0.25, 0.5, 1.0])),
+ 'hg3d': lambda L: L.histogram(L.tensor([0.1, 0.2, 0.3, 0.7, 0.9, 1.0], dtype=L.float64),
+                               L.tensor([0., 0.25, 0.5, 1.0], dtype=L.float64), density=True),
+ 'hgconst': lambda L: (L.histogram(L.tensor([2., 2]), bins=4), L.histogram(L.tensor([]), bins=2)),
+ 'hg2d': lambda L: (L.histogram(L.tensor([[0.3, 1.7], [2.2, 2.9]]), 3), L.histogram(L.arange(0, 1, 0.01), 7)),
+ 'hgrepr': lambda L: repr(L.histogram(L.tensor([1., 2]), 2)),
+ 'hgint': lambda L: L.histogram(L.tensor([1, 2]), bins=2),
+ 'hgbad': lambda L: L.histogram(L.tensor([1., 2]), bins=0),
+ 'hgbadr': lambda L: L.histogram(L.tensor([1., 2]), bins=2, range=(3., 1.)),
+ 'hginf': lambda L: L.histogram(L.tensor([1., math.inf]), bins=2),
+ 'hgbdt': lambda L: L.histogram(L.tensor([1., 2]), L.tensor([0., 1], dtype=L.float64)),
+ 'hgw': lambda L: L.histogram(L.tensor([1., 2]), 2, weight=L.tensor([1.])),
  'pt': lambda L: L.promote_types(L.int32, L.float32),
  'pt2': lambda L: L.promote_types(L.uint8, L.int8),
  'cc': lambda L: L.can_cast(L.double, L.float),

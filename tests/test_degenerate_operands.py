@@ -191,7 +191,7 @@ EXPANDED_INPLACE = {
     "masked_fill_": "x.masked_fill_(torch.tensor([[True, False, False]] * 2), 2.0)",
     "index_fill_": "x.index_fill_(1, torch.tensor([0]), 2.0)", "tril_": "x.tril_()", "triu_": "x.triu_()",
 }
-REFUSED_BY_NAME = {"masked_fill_", "index_fill_", "tril_", "triu_"}
+REFUSED_BY_NAME = {"index_fill_", "tril_", "triu_"}  # masked_fill_ with a number: one value wherever masked
 
 
 def _expanded_inplace(lib, code: str):

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import math
 import platform
+import warnings
 
 import pytest
-from program_outcome import outcome
+from program_outcome import described, outcome
 
 import scalargrad
 from scalargrad.errors import Unsupported
@@ -115,6 +116,81 @@ def _shifted_in_place(mod):
 def test_shifts_as_pytorch(torch_ref):
     assert [_run(scalargrad, e) for e in _SHIFTS] == [_run(torch_ref, e) for e in _SHIFTS]
     assert _shifted_in_place(scalargrad) == _shifted_in_place(torch_ref)
+
+
+# gcd and lcm: ATen's integer kernels (Euclid on absolute values; lcm wraps in the dtype), tensors only
+_NUMBER_THEORY = [
+    "torch.gcd(torch.tensor([5, 10, 15, 0, -4]), torch.tensor([3, 4, 5, 0, 6]))",
+    "torch.lcm(torch.tensor([5, 10, 15, 0, -4]), torch.tensor([3, 4, 5, 0, 6]))",
+    "torch.gcd(torch.tensor([[5], [10]]), torch.tensor([3, 4, 5]))", "a.lcm(torch.tensor([-6, 0]))",
+    "torch.lcm(torch.tensor([100, -128], dtype=torch.int8), torch.tensor([3, 3], dtype=torch.int8))",
+    "torch.gcd(torch.tensor([-128], dtype=torch.int8), torch.tensor([0], dtype=torch.int8))",
+    "torch.gcd(torch.tensor([6], dtype=torch.int32), torch.tensor([4]))", "a.gcd_(torch.tensor(6))",
+    "torch.gcd(a, 5)", "torch.gcd(f, f)", "torch.lcm(b, b)", "torch.gcd(input=a, other=a)",
+]
+
+
+def test_number_theory_as_pytorch(torch_ref):
+    assert [_run(scalargrad, e) for e in _NUMBER_THEORY] == [_run(torch_ref, e) for e in _NUMBER_THEORY]
+
+
+def _fmax_graph(L, name, a, b):
+    a, b = L.tensor(a, requires_grad=True), L.tensor(b, requires_grad=True)
+    y = getattr(L, name)(a, b)
+    return (y,) + L.autograd.grad((y * (L.arange(y.numel(), dtype=L.float32).reshape(y.shape) + 1)).sum(), (a, b))
+
+
+def _ldexp_graph(L, x, e):
+    x, e = L.tensor(x, requires_grad=True), L.tensor(e)
+    if e.is_floating_point():
+        e.requires_grad_()
+    y = L.ldexp(x, e)
+    return (y,) + L.autograd.grad(y.sum(), (x, e) if e.requires_grad else (x,))
+
+
+def _ldexp_warnings(L):
+    """The resized-output warnings of ldexp's broadcasts (an integer exponent beyond the input's shape)."""
+    out = []
+    for a, b, da, db in (([1.0], [1, 2], "float32", "int64"), ([1.0], [1, 2], "float32", "float32"),
+                         ([1.0], [1, 2], "float64", "int32"), ([1], [1, 2], "int32", "int64"),
+                         ([[1.0], [2.0]], [1, 2], "float32", "int64"), (1.0, [1, 2], "float32", "int64"),
+                         ([1.0, 2.0], [1], "float32", "int64")):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            L.ldexp(L.tensor(a, dtype=getattr(L, da)), L.tensor(b, dtype=getattr(L, db)))
+        out.append([str(w.message) for w in caught])
+    return repr(out)
+
+
+# fmax/fmin: a nan operand ignored; the gradient to self where self >= other (<=) or other is nan
+_NAN_IGNORING = {
+    "fmax": lambda L: _fmax_graph(L, "fmax", [1.0, math.nan, 3, 2, math.nan, -0.0, 0.0],
+                                  [math.nan, 2.0, 1.0, 2.0, math.nan, 0.0, -0.0]),
+    "fmin": lambda L: _fmax_graph(L, "fmin", [1.0, math.nan, 3, 2, math.nan, -0.0, 0.0],
+                                  [math.nan, 2.0, 1.0, 2.0, math.nan, 0.0, -0.0]),
+    "broadcast": lambda L: _fmax_graph(L, "fmax", [[1.0], [4.0]], [0.0, 2.0, 5.0]),
+    "ints": lambda L: (L.fmax(L.tensor([1, 5]), L.tensor([3, 2])), L.tensor([1.0, 5]).fmin(L.tensor([3, 2]))),
+    "number": lambda L: L.fmax(L.tensor([1.0, 5]), 2),
+    "keywords": lambda L: L.fmax(input=L.tensor([1.0, 5]), other=L.tensor([3.0, 2])),
+    "ldexp": lambda L: _ldexp_graph(L, [0.0, 3.0, 1e-45, 3e38], [2.0, 1.5, 3.0, 2.0]),
+    # an integer exponent: PyTorch's derivative is grad * pow(2, other) in integers, 0 for other < 0
+    "ldexp-ints": lambda L: _ldexp_graph(L, [1.0, -2.5, 3.0], [1, -2, 3]),
+    "ldexp-dtypes": lambda L: (L.ldexp(L.tensor([1.0], dtype=L.float64), L.tensor([3])),
+                               L.ldexp(L.tensor([1.0], dtype=L.float64), L.tensor([200])),
+                               L.ldexp(L.tensor([1, 2], dtype=L.int32), L.tensor([3])),
+                               L.ldexp(L.tensor([1.0]), L.tensor([3.0], dtype=L.float64))),
+    "ldexp-spellings": lambda L: (L.tensor([1.5, 2]).ldexp_(L.tensor([1, 2])),
+                                  L.ldexp(input=L.tensor([1.5, 2]), other=L.tensor([1, 2]))),
+    "ldexp-number": lambda L: (L.ldexp(L.tensor([1.5, 2]), 2), L.tensor([1.5]).ldexp(2)),
+    "ldexp-resized": lambda L: _ldexp_warnings(L),
+    "is_complex": lambda L: (L.is_complex(L.tensor([1.0])), L.is_complex(L.tensor([1]))),
+    "is_complex-number": lambda L: L.is_complex(1.0),
+}
+
+
+def test_nan_ignoring_and_ldexp_as_pytorch(torch_ref):
+    ours = {k: described(f, scalargrad) for k, f in _NAN_IGNORING.items()}
+    assert ours == {k: described(f, torch_ref) for k, f in _NAN_IGNORING.items()}
 
 
 def test_in_place_bitwise_operator_keeps_the_tensor():

@@ -72,6 +72,12 @@ FORMS = [
          (-5, 5), (-5, 5), "MinimumBackward0", lambda x, y: (0.0, 0.0), lambda x, y: abs(x - y) < 1e-3),
     Form("x.maximum(y)", "tt", lambda L, a, b: a.maximum(b), lambda x, y: (1.0, 0.0) if x > y else (0.0, 1.0),
          (-5, 5), (-5, 5), "MaximumBackward0", lambda x, y: (0.0, 0.0), lambda x, y: abs(x - y) < 1e-3),
+    Form("x.fmin(y)", "tt", lambda L, a, b: a.fmin(b), lambda x, y: (1.0, 0.0) if x < y else (0.0, 1.0),
+         (-5, 5), (-5, 5), "FminBackward0", lambda x, y: (0.0, 0.0), lambda x, y: abs(x - y) < 1e-3),
+    Form("torch.fmax(x, y)", "tt", lambda L, a, b: L.fmax(a, b), lambda x, y: (1.0, 0.0) if x > y else (0.0, 1.0),
+         (-5, 5), (-5, 5), "FmaxBackward0", lambda x, y: (0.0, 0.0), lambda x, y: abs(x - y) < 1e-3),
+    Form("torch.ldexp(x, y)", "tt", lambda L, a, b: L.ldexp(a, b), lambda x, y: (2**y, x * 2**y * math.log(2)),
+         (-5, 5), (-3, 3), "LdexpBackward0"),
     # ---- tensor (op) Python number
     Form("x + c", "tn", lambda L, a, c: a + c, lambda x, c: (1.0,), (-5, 5), (-5, 5), "AddBackward0"),
     Form("x - c", "tn", lambda L, a, c: a - c, lambda x, c: (1.0,), (-5, 5), (-5, 5), "SubBackward0"),

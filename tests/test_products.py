@@ -20,6 +20,7 @@ import struct
 from fractions import Fraction
 
 import pytest
+from program_outcome import described
 
 import scalargrad
 from scalargrad._base import kernel_order
@@ -108,7 +109,9 @@ def _f32(x: float) -> float:
 
 
 def _round_f32_exact(v: Fraction) -> float:
-    """The float32 nearest the rational ``v`` (ties to even), in float32's normal range."""
+    """The float32 nearest the rational ``v`` (ties to even), below float32's largest finite
+    number: subnormals are multiples of 2**-149, and a nonzero ``v`` that rounds to zero keeps
+    its sign."""
     if not v:
         return 0.0
     e = math.floor(math.log2(abs(v)))
@@ -116,8 +119,8 @@ def _round_f32_exact(v: Fraction) -> float:
         e += 1
     while abs(v) < Fraction(2) ** e:
         e -= 1
-    q = Fraction(2) ** (e - 23)
-    return float(round(v / q) * q)
+    q = Fraction(2) ** (max(e, -126) - 23)
+    return float(round(v / q) * q) or math.copysign(0.0, v)
 
 
 def _fused_chain_exact(a, b) -> float:
@@ -213,6 +216,20 @@ def test_bulk_gemm_of_a_few_long_chains_is_the_exact_fused_chain(seed):
     assert kernel_order.gemm_f32(a, b, 1, 8, 1, False) == [1.0 + 2.0**-23] == [_fused_chain_exact(a, b)]
 
 
+def test_bulk_gemm_of_one_term_chains_is_the_exact_fused_rounding():
+    # k = 1 (a layer's weight gradient on one sample, grad.T @ x) is one cast of the exact
+    # products: subnormal products, signed zeros (-0.0 + +0.0 is +0.0) and halfway products
+    # included; an overflowing product or an operand that is not finite goes element by element
+    ea = [_f32(1e-20), -0.0, 1.0 + 2.0**-23, _f32(-3e-30), 2.0**-70]
+    eb = [_f32(1e-20), 1.0 + 2.0**-23, -2.0, 0.0, _f32(7e-10)]
+    got = kernel_order.gemm_f32(ea, eb, 5, 1, 5, False)
+    want = [_fused_chain_exact([x], [y]) for x in ea for y in eb]
+    assert [struct.pack("<d", v) for v in got] == [struct.pack("<d", v) for v in want]
+    assert any(0.0 < abs(v) < 2.0**-126 for v in got) and struct.pack("<d", got[5]) == struct.pack("<d", 0.0)
+    assert kernel_order.gemm_f32([3e38, 1.0], [2.0], 2, 1, 1, False) is None
+    assert kernel_order.gemm_f32([math.inf, 1.0], [2.0], 2, 1, 1, False) is None
+
+
 @pytest.mark.parametrize("k", [16, 23, 2000])
 def test_bulk_sdot_is_the_lane_definition(k):
     # mkl_sdot's float32 lanes cast by struct (k >= 16) against the same lanes rounded one at a time
@@ -227,3 +244,41 @@ def test_bulk_sdot_is_the_lane_definition(k):
     assert kernel_order.mkl_sdot(a, b, True) == _f32(_f32(v[0] + v[1]) + _f32(v[2] + v[3]))
     big = [3e38] * 16  # overflowing products: the element kernel's infinities
     assert kernel_order.mkl_sdot(big, [2.0] * 16, True) == math.inf
+
+
+def _kron_graph(L, sa, sb):
+    a = (L.arange(float(math.prod(sa))) * 0.5 + 0.25).reshape(sa).requires_grad_()
+    b = (L.arange(float(math.prod(sb))) - 1.5).reshape(sb).requires_grad_()
+    y = L.kron(a, b)
+    ga, gb = L.autograd.grad((y * L.arange(y.numel(), dtype=L.float32).reshape(y.shape)).sum(), (a, b))
+
+    def walk(f):
+        return None if f is None else (f.name(),) + tuple(walk(n) for n, _ in f.next_functions)
+
+    return y, ga, gb, walk(y.grad_fn)
+
+
+# operands of a few binary digits: every product and gradient sum is exact, on every processor
+KRON = {
+    "2x2": lambda L: _kron_graph(L, (2, 2), (3, 2)),
+    "1x2": lambda L: _kron_graph(L, (2,), (3, 2)),
+    "3x1": lambda L: _kron_graph(L, (2, 1, 2), (2,)),
+    "0-d": lambda L: L.kron(L.tensor(2.0), L.tensor([1.0, 2.0])),
+    "promoted": lambda L: L.kron(L.tensor([1, 2]), L.tensor([[1.5]])),
+    "method": lambda L: L.tensor([1, 2]).kron(L.tensor([3, 4])),
+    "keywords": lambda L: L.kron(input=L.tensor([1, 2]), other=L.tensor([3, 4])),
+    "number": lambda L: L.kron(L.tensor([1, 2]), 3),
+}
+
+
+def test_kron_as_pytorch(torch_ref):
+    ours = {k: described(f, scalargrad) for k, f in KRON.items()}
+    assert ours == {k: described(f, torch_ref) for k, f in KRON.items()}
+
+
+def test_kron_by_hand():
+    a = scalargrad.tensor([[1.0, 2.0]], requires_grad=True)
+    y = scalargrad.kron(a, scalargrad.tensor([[1.0], [10.0]]))
+    assert y.tolist() == [[1.0, 2.0], [10.0, 20.0]] and y.grad_fn.name() == "UnsafeViewBackward0"
+    y.sum().backward()
+    assert a.grad.tolist() == [[11.0, 11.0]]

@@ -21,6 +21,7 @@ import random
 import mpmath
 import pytest
 import sympy as sp
+from program_outcome import described
 
 import scalargrad as sg
 from scalargrad._ops.reductions import Logsumexp
@@ -266,3 +267,31 @@ def test_trace_gradient_is_proved_by_sympy():
     assert report.ok and report.verified, str(report)
     # d/dx (x00 + x11)^2 = 2 (x00 + x11) = 12 on the diagonal, 0 elsewhere
     assert [float(report[f"x[{i}, {j}]"].symbolic) for i in range(2) for j in range(3)] == [12, 0, 0, 0, 12, 0]
+
+
+AMINMAX = {
+    "all": lambda L: (L.aminmax(L.tensor([[1.0, 3], [0, 5]])), L.aminmax(L.tensor([[1.0, 3], [0, 5]]), keepdim=True)),
+    "dim": lambda L: (L.tensor([[1.0, 3], [0, 5]]).aminmax(dim=1),
+                      L.aminmax(L.tensor([[1.0, 3], [0, 5]]), dim=-2, keepdim=True)),
+    "nan": lambda L: L.aminmax(L.tensor([1.0, math.nan])),
+    "ints": lambda L: (L.aminmax(L.tensor([1, 5, 2])), L.aminmax(L.tensor([True, False]))),
+    "0-d": lambda L: L.aminmax(L.tensor(3.0), dim=0, keepdim=True),
+    "empty": lambda L: L.aminmax(L.tensor([])),
+    "empty-dim1": lambda L: L.aminmax(L.zeros(0, 3), dim=1),
+    "empty-dim0": lambda L: L.aminmax(L.zeros(0, 3), dim=0),
+    "dims": lambda L: L.aminmax(L.ones(2, 2), dim=(0, 1)),
+    "repr": lambda L: (repr(L.aminmax(L.tensor([2, 1]))), L.aminmax(L.tensor([2.0, 1])).max),
+    "detached": lambda L: L.aminmax(L.tensor([2.0, 1], requires_grad=True).detach()),
+}
+
+
+def test_aminmax_as_pytorch(torch_ref):
+    assert {k: described(f, sg) for k, f in AMINMAX.items()} == {k: described(f, torch_ref) for k, f in AMINMAX.items()}
+
+
+def test_aminmax_gradient_is_refused_by_name():
+    x = sg.tensor([2.0, 1.0], requires_grad=True)
+    with pytest.raises(sg.errors.Unsupported, match="AminmaxBackward0"):
+        sg.aminmax(x)
+    with sg.no_grad():
+        assert [t.item() for t in sg.aminmax(x)] == [1.0, 2.0]

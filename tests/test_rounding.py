@@ -15,8 +15,10 @@ import random
 import struct
 
 import pytest
+from program_outcome import described
 
 import scalargrad as sg
+from scalargrad.symbolic import sympy_check
 
 SPECIAL = [1.5, -2.5, 0.5, -0.5, 2.5, -0.0, 0.0, 3.7, -3.7, 0.49999997, -1.0000001, 8388609.0, 1e10 + 0.5,
            123.456, -7.0, math.inf, -math.inf, math.nan]
@@ -211,3 +213,35 @@ def test_gradients_nodes_and_double_backward_are_torchs(torch_ref, dtype):
         return out
 
     assert run(sg) == run(torch_ref)
+
+
+def _frexp_graph(L, v, dt=None):
+    x = L.tensor(v, requires_grad=True, dtype=dt or L.float32)
+    m, e = L.frexp(x)
+    (g,) = L.autograd.grad((m * (L.arange(m.numel(), dtype=L.float32).reshape(m.shape) + 1)).sum(), x)
+    return m, e, g, type(L.frexp(x)).__name__, e.requires_grad
+
+
+# exact: the mantissas and gradients are powers of two apart from the inputs (subnormals, the
+# largest numbers, zeros, infinities and nan included)
+FREXP = {
+    "float32": lambda L: _frexp_graph(L, [8.0, 0.3, -0.0, math.inf, math.nan, 1e-40, -3e38, 1.0]),
+    "float64": lambda L: _frexp_graph(L, [8.0, 1e-310, 1.7e308, -0.75], L.float64),
+    "0-d": lambda L: (_frexp_graph(L, 5.0), _frexp_graph(L, 1e-310, L.float64)),
+    "ints": lambda L: L.frexp(L.tensor([1, 2])),
+    "method": lambda L: L.tensor([[1.0, 2.0], [3.0, 4.0]]).frexp(),
+    "repr": lambda L: repr(L.frexp(L.tensor([1.0, 6.0]))),
+}
+
+
+def test_frexp_as_pytorch(torch_ref):
+    assert {k: described(f, sg) for k, f in FREXP.items()} == {k: described(f, torch_ref) for k, f in FREXP.items()}
+
+
+def test_frexp_gradient_is_proved():
+    x = sg.tensor([6.0, -0.375], requires_grad=True)
+    m, e = sg.frexp(x)
+    assert m.tolist() == [0.75, -0.75] and e.tolist() == [3, -1]
+    report = sympy_check((m * sg.tensor([1.0, 2.0])).sum(), {x: "x"})
+    assert report.ok and report.verified, str(report)
+    assert [float(report[f"x[{i}]"].symbolic) for i in range(2)] == [0.125, 4.0]

@@ -18,6 +18,7 @@ import struct
 
 import pytest
 from composite_cases import run as run_composite
+from program_outcome import described
 
 import scalargrad as sg
 from scalargrad.errors import Unsupported
@@ -372,3 +373,39 @@ def _taken(L) -> list:
 
 def test_take_along_dim_as_pytorch(torch_ref):
     assert _taken(sg) == _taken(torch_ref)
+
+
+def _running_extreme(L, name, x, dim):
+    x = L.tensor(x, requires_grad=True)
+    v, i = getattr(L, name)(x, dim)
+    (g,) = L.autograd.grad((v * (L.arange(v.numel(), dtype=L.float32).reshape(v.shape) + 1)).sum(), x)
+    return v, i, g, v.grad_fn._saved_dim, type(getattr(L, name)(x, dim)).__name__
+
+
+# ties (a later equal element takes over), nans (the first takes over and holds), dims, dtypes
+CUMMAX = {
+    "max": lambda L: _running_extreme(L, "cummax", [[1.0, 3, 2, 3], [0, -1, 5, 5]], 1),
+    "min": lambda L: _running_extreme(L, "cummin", [[1.0, 3, 2, 3], [0, -1, 5, -1]], 1),
+    "dim0": lambda L: _running_extreme(L, "cummax", [[1.0, 3], [0, 5], [2, 2]], 0),
+    "nan": lambda L: _running_extreme(L, "cummax", [1.0, math.nan, 3, math.nan, 0], 0),
+    "nan-first": lambda L: _running_extreme(L, "cummin", [math.nan, 1.0, 3], -1),
+    "0-d": lambda L: _running_extreme(L, "cummax", 3.0, 0),
+    "ints": lambda L: (L.cummax(L.tensor([1, 3, 2, 5]), 0), L.tensor([False, True, False]).cummin(dim=0)),
+    "repr": lambda L: repr(L.cummax(L.tensor([1, 3, 2]), 0)),
+    "bad-dim": lambda L: L.cummax(L.tensor([1, 3, 2]), 1),
+    "empty": lambda L: L.cummax(L.zeros(0, 3), 0),
+}
+
+
+def test_cummax_cummin_as_pytorch(torch_ref):
+    assert {k: described(f, sg) for k, f in CUMMAX.items()} == {k: described(f, torch_ref) for k, f in CUMMAX.items()}
+
+
+def test_cummax_gradient_is_proved():
+    x = sg.tensor([1.0, 3.0, 2.0, 4.0], requires_grad=True)
+    v, i = sg.cummax(x, 0)
+    assert v.tolist() == [1.0, 3.0, 3.0, 4.0] and i.tolist() == [0, 1, 1, 3]
+    report = sympy_check((v * sg.tensor([1.0, 2.0, 3.0, 4.0])).sum(), {x: "x"})
+    assert report.ok and report.verified, str(report)
+    # x1 is the running maximum at positions 1 and 2: 2 + 3
+    assert [float(report[f"x[{k}]"].symbolic) for k in range(4)] == [1.0, 5.0, 0.0, 4.0]

@@ -98,13 +98,20 @@ def _root_grads(outputs: tuple, grad_outputs, create_graph: bool) -> list:
 
 
 def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False,
-             inputs=None) -> None:
+             grad_variables=None, inputs=None) -> None:
     """Add the gradients of ``tensors`` w.r.t. every leaf into the leaves' ``.grad``.
 
-    ``grad_tensors`` weights each output (default 1 for one-element outputs); saved values are
-    freed unless ``retain_graph`` (default: ``create_graph``); ``create_graph`` records the
-    backward pass for higher-order derivatives; ``inputs`` limits accumulation to those tensors.
+    ``grad_tensors`` weights each output (default 1 for one-element outputs; ``grad_variables``
+    is its deprecated name); saved values are freed unless ``retain_graph`` (default:
+    ``create_graph``); ``create_graph`` records the backward pass for higher-order derivatives;
+    ``inputs`` limits accumulation to those tensors.
     """
+    if grad_variables is not None:  # PyTorch's words
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.", FutureWarning, stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to "
+                               "backward(). Please only use 'grad_tensors'.")
+        grad_tensors = grad_variables
     ins = None
     if inputs is not None:
         ins = list(_inputs_tuple(inputs, "backward"))

@@ -34,14 +34,23 @@ from operator import attrgetter
 from .._base import anomaly, grad_mode
 from .._ops.table import saved_node_name, version_error
 from .._tensor import anomaly_trace
-from .._tensor.nodes import consumed_version, saves_input
+from .._tensor.nodes import consumed_version, detached_since, saves_input
 from .._tensor.saved_hooks import hooks_state, restore_hooks_state, unpacked
 from .._tensor.storage import version_then
 from .._tensor.tensor import GRADLESS_VIEW, MANY, Tensor, ext, leaf, next_seq
 from .._tensor.tensor_kernel import GraphKernel, TensorKernel
 from .._tensor.tensor_kernel import running as kernels_running
 from .gradients import adapt, add_into, fresh, materialised, store_grad, unwrap, wrap
-from .hooks import n_outputs, output_hooks, output_types, post_accumulate_hooks, post_hooks, pre_hooks, tensor_hooks
+from .hooks import (
+    n_outputs,
+    node_pre_hooks,
+    output_hooks,
+    output_types,
+    post_accumulate_hooks,
+    post_hooks,
+    pre_hooks,
+    tensor_hooks,
+)
 from .reentrant import deep, on_fresh_thread
 
 _ABSENT = object()  # no gradient reached the node (None means an undefined gradient did)
@@ -54,8 +63,12 @@ def route(u: Tensor, v: Tensor, check: bool) -> Tensor:
     saved the tensor refuses (PyTorch's version error)."""
     w = consumed_version(u, v)
     if check and _saves(v, u) and not _packed(v):
-        raise _version_error(u, v)
+        raise RuntimeError(DETACHED_SAVED) if detached_since(u, v) else _version_error(u, v)
     return w
+
+
+DETACHED_SAVED = ("Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not "
+                  "supported, please use out-of-place `.detach()` instead")
 
 
 def _packed(v: Tensor) -> bool:
@@ -65,8 +78,10 @@ def _packed(v: Tensor) -> bool:
 
 
 def _saves(v: Tensor, u: Tensor) -> bool:
-    """Whether node ``v`` saved its input ``u`` (and so refuses a changed one)."""
-    return saves_input(v._op, v._in, u)
+    """Whether node ``v`` saved its input ``u`` (and so refuses a changed one), the inputs'
+    requires_grad taken as they were when ``v`` was made (a tensor detached in place since)."""
+    ins = v._in
+    return saves_input(v._op, ins, u, tuple((consumed_version(x, v) if x._seq > v._seq else x)._rg for x in ins))
 
 
 def _version_error(u: Tensor, v: Tensor) -> RuntimeError:
@@ -110,9 +125,9 @@ def _discover(roots) -> tuple[list, dict, set]:
             b = v._b
             if b is not None:
                 for u in (b,) if b is not MANY else v._a:
+                    if u._seq > vseq:  # changed or detached in place since: the version v consumed
+                        u = route(u, v, False)
                     if u._rg:
-                        if u._seq > vseq:
-                            u = route(u, v, False)
                         if u._op is None:
                             leaves[u] = leaves.get(u, 0) + 1
                         elif u not in seen:
@@ -121,10 +136,10 @@ def _discover(roots) -> tuple[list, dict, set]:
                 if b is MANY:
                     break
             u = v._a
-            if not u._rg:
-                break
             if u._seq > vseq:
                 u = route(u, v, False)
+            if not u._rg:
+                break
             if u._op is None:
                 leaves[u] = leaves.get(u, 0) + 1
                 break
@@ -147,7 +162,7 @@ def _needed(order: list, inputs) -> set:
             continue
         vseq = v._seq
         for u in v._in:
-            if u._rg and (route(u, v, False) if u._seq > vseq else u) in need:
+            if (route(u, v, False) if u._seq > vseq else u) in need:
                 need.add(v)
                 break
     return need
@@ -418,8 +433,8 @@ def _handover(run: _Run, buf: dict, heap: list, nodes: dict, first: list, rest: 
         v, grads = rest
         edges = tuple(zip(v._in[len(v._in) - len(grads):], grads))
         for u, _ in edges:
+            u = route(u, v, False) if u._seq > v._seq else u  # the version v consumed
             if u._rg:
-                u = route(u, v, False) if u._seq > v._seq else u  # the version v consumed
                 (to_leaves if u._op is None else pending).append(u)
     order, leaves, reachable = _discover(pending)
     for u in to_leaves:
@@ -590,15 +605,11 @@ def _deliver(run: _Run, v: Tensor, grads, buf: dict) -> None:
 
 def _deliver_one(run: _Run, v: Tensor, u: Tensor, gi, buf: dict) -> None:
     """Add the gradient ``gi`` that ``v`` computed for its input ``u`` into ``u``'s buffer."""
-    if not u._rg:
-        if u._seq > v._seq:  # a constant this node saved was changed in place since
-            route(u, v, True)
-        return
-    if u._seq > v._seq:
+    if u._seq > v._seq:  # changed in place since (a constant this node saved: an error), or detached
         u = route(u, v, True)
-    elif u._op is not None and _modified_since(u, v) and _saves(v, u) and not _packed(v):
+    elif u._rg and u._op is not None and _modified_since(u, v) and _saves(v, u) and not _packed(v):
         raise _version_error(u, v)
-    if run.need is not None and u not in run.need:
+    if not u._rg or run.need is not None and u not in run.need:
         return
     graph = run.graph
     if gi is None:
@@ -646,33 +657,36 @@ def _accumulate(run: _Run, u: Tensor, g) -> None:
         node = e.node  # the AccumulateGrad node, if one was asked for (it may hold hooks)
         # autograd.grad captures a leaf's gradient without running its AccumulateGrad node:
         # the tensor hooks run, the node's pre-hooks do not (nor its post-hooks, below)
-        if g is not None and node is not None and node._pre and (run.capture is None or run.accumulate):
+        if node is not None and node._pre and (run.capture is None or run.accumulate):
             g = pre_hooks(node, (g,), (u._t,), run.graph)[0]
-    if g is None:
-        return  # undefined: AccumulateGrad does nothing
-    g = materialised(g)
     if run.capture is not None:
         if u not in run.capture:
             return
         if not run.accumulate:
-            prev = run.captured.get(u)
-            run.captured[u] = g if prev is None else (GraphKernel if run.graph else u._t.kernel).add(prev, g)
+            if g is not None:
+                g = materialised(g)
+                prev = run.captured.get(u)
+                run.captured[u] = g if prev is None else (GraphKernel if run.graph else u._t.kernel).add(prev, g)
             return
         # backward(inputs=[leaf]): AccumulateGrad runs as in a plain backward, hooks included
-    store_grad(u, g, run.graph, True)
+    # an undefined gradient: AccumulateGrad runs (engine.cpp calls every node it reaches), adds
+    # nothing, and its hooks fire (the post-accumulate hook sees .grad as it was)
+    if g is not None:
+        g = materialised(g)
+        store_grad(u, g, run.graph, True)
     if e is not None and e.post_acc:
         post_accumulate_hooks(u, e.post_acc)
     if node is not None and node._post:
-        post_hooks(node, (), (wrap(g, u._t),))
+        post_hooks(node, (), (None if g is None else wrap(g, u._t),))
 
 
 def _computed(run: _Run, v: Tensor, u: Tensor) -> bool:
     """Whether a built-in node ``v`` computes a gradient for its input ``u``: ``u`` requires
     one and, under autograd.grad or backward(inputs=...), leads to one of the inputs."""
-    if not u._rg:
-        return False
+    if u._seq > v._seq:
+        u = route(u, v, False)
     need = run.need
-    return need is None or (route(u, v, False) if u._seq > v._seq else u) in need
+    return u._rg and (need is None or u in need)
 
 
 def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
@@ -701,7 +715,7 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
         # autograd.grad captures the gradient before the tensor hooks when the node runs on (an
         # input of it leads to another input), after them (and retain_grad) when it stops here
         capture = run.capture is not None and not run.accumulate and v in run.capture
-        needed = not capture or any(u._rg and u in run.need for u in v._in)
+        needed = not capture or any((route(u, v, False) if u._seq > v._seq else u) in run.need for u in v._in)
         if capture and needed and g is not None:
             _capture(run, v, g)
         g = tensor_hooks(v, g, graph)
@@ -714,22 +728,14 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
     node = e.node
     multi = isinstance(g, list)
     if node is not None and node._pre:
-        grads, types = (tuple(g) if multi else (g,)), output_types(v, multi)
-        slots = getattr(v._c, "_out_slots", None) if getattr(v._op, "function", None) is not None else None
-        if slots is not None and len(slots) != v._c._n_outputs:
-            # a Function's non-tensor outputs have slots too, where its pre-hooks see None
-            grads, types = _spread(grads, slots, v._c._n_outputs), _spread(types, slots, v._c._n_outputs)
-            vals = pre_hooks(node, grads, types, graph)
-            vals = [vals[i] for i in slots]
-        else:
-            vals = pre_hooks(node, grads, types, graph)
+        vals = node_pre_hooks(node, v, tuple(g) if multi else (g,), output_types(v, multi), graph)
         g = vals if multi else vals[0]
-    if g is None and getattr(v._op, "function", None) is None:
-        return [None] * len(v._in)  # undefined: a built-in formula gives undefined gradients
-    # a custom Function's backward runs on an undefined gradient too (PyNode::apply), given
-    # zeros unless it set_materialize_grads(False)
     had_post = node is not None and bool(node._post)
-    if e.packed is not None and not v._op.is_freed:
+    if g is None and getattr(v._op, "function", None) is None:
+        # undefined: a built-in node computes nothing, but it runs, so its post-hooks fire; a
+        # custom Function's backward is called (with zeros, or None per set_materialize_grads)
+        grads = [None] * len(v._in)
+    elif e.packed is not None and not v._op.is_freed:
         prev, run.current = run.current, v  # torch._C._current_autograd_node() in the unpack hooks
         try:
             grads = _backward(v, g, graph, unpacked(v, graph))  # saved tensors read through the unpack hooks
@@ -759,14 +765,6 @@ def _run_hooked(run: _Run, v: Tensor, g, buf: dict):
 def _capture(run: _Run, v: Tensor, g) -> None:
     prev = run.captured.get(v)
     run.captured[v] = g if prev is None else (GraphKernel if run.graph else v._t.kernel).add(prev, g)
-
-
-def _spread(values: tuple, slots: list, n: int) -> tuple:
-    """``values`` at positions ``slots`` of ``n``, None elsewhere."""
-    full = [None] * n
-    for i, x in zip(slots, values):
-        full[i] = x
-    return tuple(full)
 
 
 def _multi_hooked(run: _Run, h: Tensor, slots: list) -> bool:

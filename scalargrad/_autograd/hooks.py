@@ -14,7 +14,7 @@ from .._tensor.tensor import Tensor, ext, impl
 from .gradients import unwrap, wrap
 
 __all__ = ["register_hook", "tensor_hooks", "output_hooks", "pre_hooks", "post_hooks", "post_accumulate_hooks",
-           "n_outputs", "output_types"]
+           "n_outputs", "output_types", "node_pre_hooks"]
 
 
 def register_hook(v: Tensor, hook):
@@ -69,6 +69,20 @@ def output_hooks(h: Tensor, slots: list, graph: bool) -> None:
         p = o._ext.pick
         if p is not None and p[0] is h:  # (still its output)
             slots[p[1]] = tensor_hooks(o, slots[p[1]], graph)
+
+
+def node_pre_hooks(node, v: Tensor, grads: tuple, types: tuple, graph: bool) -> list:
+    """``pre_hooks`` of node ``v``: a Function's non-tensor outputs have slots too, where its
+    pre-hooks see None (PyTorch's node has an output for each)."""
+    slots = getattr(v._c, "_out_slots", None) if getattr(v._op, "function", None) is not None else None
+    n = getattr(v._c, "_n_outputs", None)
+    if slots is None or len(slots) == n:
+        return pre_hooks(node, grads, types, graph)
+    full_grads, full_types = [None] * n, [None] * n
+    for i, x, t in zip(slots, grads, types):
+        full_grads[i], full_types[i] = x, t
+    vals = pre_hooks(node, tuple(full_grads), tuple(full_types), graph)
+    return [vals[i] for i in slots]
 
 
 def _checked(hook, res, prev: tuple) -> tuple:

@@ -13,6 +13,9 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inf
 class _State(threading.local):
     enabled = True  # the class attribute is every new thread's default
     inference = False
+    # forward-mode AD runs an op's backward rule for the tangents of inputs that need not
+    # require grad: a rule that skips an input that does not (a product's) computes it then
+    every_input = False
 
 
 state = _State()

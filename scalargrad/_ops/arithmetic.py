@@ -22,7 +22,7 @@ from .table import inplace_without_derivative, no_derivative, register
 __all__ = ["Add", "Sub", "Mul", "Div", "Pow", "DivFloor", "DivTrunc", "FloorDivide", "Remainder", "AddC", "SubC",
            "RSubC", "AddScalar", "SubScalar", "MulC", "DivC", "ScalarArg", "MulScalar", "DivScalar", "PowC", "RPowC",
            "FloorDivideC", "RFloorDivideC", "RemainderC", "RRemainderC", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
-           "BitwiseNot", "floor_div", "pow_scalar", "SCALAR_DERIVATIVES"]
+           "BitwiseNot", "Gcd", "Lcm", "Ldexp", "floor_div", "pow_scalar", "SCALAR_DERIVATIVES"]
 
 
 # ---------------------------------------------------------------- tensor (op) tensor
@@ -87,6 +87,16 @@ class Div(Binary):
         a, b = k.a(v), k.b(v)
         # div_tensor_other_backward: -grad * ((self / other) / other)
         return k.div(g, b), k.mul(k.neg(g), k.div(k.div(a, b), b))
+
+    @staticmethod
+    def jvp(k, tangents, v):
+        # forward mode, as derivatives.yaml rounds it: (self_t - other_t * result) / other_p
+        # (the double-vjp of backward above rounds its terms in another order)
+        ta, tb = tangents
+        if tb is None:
+            return k.div(ta, k.b(v))
+        r = k.mul(tb, k.out(v))
+        return k.div(k.neg(r) if ta is None else k.sub(ta, r), k.b(v))
 
     sympy = staticmethod(lambda sp, a, b: a / b)
 
@@ -651,6 +661,32 @@ BitwiseLeftShift = _shift("left_shift", _lshift, "<<", "lshift_cpu")
 BitwiseRightShift = _shift("right_shift", _rshift, ">>", "rshift_cpu")
 
 
+def _gcd(r, a: int, b: int) -> int:
+    """ATen's calc_gcd: Euclid on the absolute values (wrapped to the dtype)."""
+    a, b = abs(a), abs(b)
+    while a:
+        a, b = b % a, a
+    return r(b)
+
+
+def _lcm(r, a: int, b: int) -> int:
+    """ATen's lcm_kernel: ``abs(a / gcd(a, b) * b)``, 0 where the gcd is 0, wrapped to the dtype."""
+    g = _gcd(r, a, b)
+    return 0 if g == 0 else r(abs(r(a // g * b)))  # g divides a: the quotient is exact
+
+
+def _number_theory(method, fn):
+    return register(type(method.capitalize(), (Bitwise,), {
+        "name": f"{method.capitalize()}Backward0", "api": spellings(method),
+        "integer_kernel": f"{method}_cpu", "bool_kernel": f"{method}_cpu", "symbol": None, "other_tensor_only": True,
+        "forward": staticmethod(lambda r, a, b: fn(r, int(a), int(b))),
+        "sympy": staticmethod(lambda sp, a, b: getattr(sp, method)(a, b))}))
+
+
+Gcd = _number_theory("gcd", _gcd)  # integers only, as ATen's kernels: no gradient
+Lcm = _number_theory("lcm", _lcm)
+
+
 @register
 class BitwiseNot(Unary):
     """``~``: logical not on bool, two's complement on integers (no floating kernel)."""
@@ -665,7 +701,30 @@ class BitwiseNot(Unary):
     sympy = staticmethod(lambda sp, a: sp.Function("bitwise_not")(a))
 
 
-SCALAR_DERIVATIVES = [Add, Sub, Mul, Div, Pow, AddC, SubC, RSubC, MulC, DivC, PowC, RPowC]
+@register
+class Ldexp(Binary):
+    """ldexp(self, other) (LdexpBackward0): ``self * 2**other`` (ATen's mul by pow(2, other), a
+    floating result); d/dself = grad * 2**other, d/dother = grad * result * ln 2."""
+
+    name, saves, saves_inputs, saves_output = "LdexpBackward0", True, True, True
+    saved = (("other", 1), ("result", "result"))
+    api = spellings("ldexp")
+    result = "float"
+    other_tensor_only = True
+    forward = staticmethod(lambda r, a, b: r(a * r(ieee.pow(2.0, b))))
+    sympy = staticmethod(lambda sp, a, b: a * sp.Integer(2) ** b)
+
+    @staticmethod
+    def backward(k, g, v):
+        # PyTorch's grad * pow(2, other): an integer power for an integer other (2**-2 is 0 there)
+        base = 2 if v._in[1]._t.dtype.kind in "ib" else 2.0
+        return k.mul(g, k.pow(base, k.b(v))), k.mul(g, k.mul(k.out(v), _LN2))
+
+
+_LN2 = math.log(2.0)
+
+
+SCALAR_DERIVATIVES = [Add, Sub, Mul, Div, Pow, Ldexp, AddC, SubC, RSubC, MulC, DivC, PowC, RPowC]
 """The ops of this family with a non-trivial derivative, for the catalogue tests."""
 
 

@@ -14,7 +14,7 @@ from .table import Api, Op, register
 
 __all__ = ["Minimum", "Maximum", "Clamp", "ClampMin", "ClampMax", "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "COMPARISONS",
            "CompareInplace", "Where", "ClampT", "ClampMinT", "ClampMaxT", "clamp_value", "clamp_sympy", "min_forward",
-           "max_forward", "SCALAR_DERIVATIVES"]
+           "max_forward", "Fmax", "Fmin", "SCALAR_DERIVATIVES"]
 
 
 def min_forward(r, a, b):
@@ -62,6 +62,44 @@ class Maximum(Binary):
     def sympy(sp, a, b):
         return sp.Piecewise((a, sp.StrictGreaterThan(a, b)), (b, sp.StrictLessThan(a, b)), ((a + b) / 2, True))
 
+
+
+def _fmax(r, a, b, is_min: bool):
+    """std::fmax/fmin: a nan operand gives the other one."""
+    if a != a:
+        return b
+    if b != b:
+        return a
+    return min_forward(r, a, b) if is_min else max_forward(r, a, b)
+
+
+@register
+class Fmax(Binary):
+    """fmax (FmaxBackward0): the larger, a nan ignored; the gradient goes to self where
+    ``self >= other`` or other is nan, to other elsewhere (no halving at ties)."""
+
+    name = "FmaxBackward0"
+    saved = (("other", 1), ("self", 0))
+    api = spellings("fmax", inplace=False)
+    other_tensor_only = True
+    forward = staticmethod(lambda r, a, b: _fmax(r, a, b, False))
+    backward = staticmethod(lambda k, g, v: k.fmax_backward(g, k.a(v), k.b(v), False))
+
+    @staticmethod
+    def sympy(sp, a, b):
+        return sp.Piecewise((a, sp.GreaterThan(a, b)), (b, True))
+
+
+@register
+class Fmin(Fmax):
+    name = "FminBackward0"
+    api = spellings("fmin", inplace=False)
+    forward = staticmethod(lambda r, a, b: _fmax(r, a, b, True))
+    backward = staticmethod(lambda k, g, v: k.fmax_backward(g, k.a(v), k.b(v), True))
+
+    @staticmethod
+    def sympy(sp, a, b):
+        return sp.Piecewise((a, sp.LessThan(a, b)), (b, True))
 
 
 def clamp_value(r, a, c):
@@ -249,7 +287,7 @@ class ClampMaxT(Binary):
     sympy = staticmethod(lambda sp, a, hi: sp.Piecewise((hi, sp.StrictGreaterThan(a, hi)), (a, True)))
 
 
-SCALAR_DERIVATIVES = [Minimum, Maximum, Clamp, ClampMin, ClampMax]
+SCALAR_DERIVATIVES = [Minimum, Maximum, Clamp, ClampMin, ClampMax, Fmax, Fmin]
 """The ops of this family with a non-trivial derivative, for the catalogue tests."""
 
 
@@ -272,6 +310,13 @@ def min_max_backward(k, g, a, b, is_min):
     if is_min:
         return (0.0 if a > b else g), (0.0 if a < b else g)
     return (0.0 if a < b else g), (0.0 if a > b else g)
+
+
+@helper
+def fmax_backward(k, g, a, b, is_min):
+    # self takes it where (self >= other) or other is nan (<= for fmin), other elsewhere
+    to_self = (a <= b if is_min else a >= b) or b != b
+    return (g if to_self else 0.0), (0.0 if to_self else g)
 
 
 @helper

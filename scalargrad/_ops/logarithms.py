@@ -213,6 +213,13 @@ class Logit(WithNumber):
         return (k.where(k.ge(a, lo) & k.le(a, hi), d, outside),)
 
     @staticmethod
+    def jvp(k, tangents, v):
+        # forward mode applies the backward formula to the tangent (derivatives.yaml's
+        # auto_element_wise): nan outside [0, 1] without eps, a constant that the double-vjp of
+        # the rule (a gradient with respect to the cotangent) cannot see
+        return Logit.backward(k, tangents[0], v)[0]
+
+    @staticmethod
     def sympy(sp, a, c=None):
         if c is None:
             return sp.log(a / (1 - a))

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import math
 
+from .._base import ieee
 from .arithmetic import DivTrunc, step_function, trunc_div
 from .elementwise import Binary, Unary, WithNumber
+from .float_kernel import helper
 from .table import Api, register
 
-__all__ = ["Floor", "Ceil", "Round", "RoundDecimals", "Trunc", "Frac", "Fmod", "FmodC", "ROUNDING", "floor",
+__all__ = ["Floor", "Ceil", "Round", "RoundDecimals", "Trunc", "Frac", "Frexp", "Fmod", "FmodC", "ROUNDING", "floor",
            "ceil", "nearbyint", "trunc", "fmod"]
 
 _INF = (math.inf, -math.inf)
@@ -128,6 +130,33 @@ class Frac(Unary):
     sympy = staticmethod(lambda sp, a: a - _step(sp, "trunc", trunc)(a))
 
 
+def frexp_exponent(a: float) -> int:
+    """std::frexp's exponent (0 for zeros, infinities and nan)."""
+    return math.frexp(a)[1] if math.isfinite(a) else 0
+
+
+@register
+class Frexp(Unary):
+    """frexp's mantissa, ``self / 2**exponent`` in [0.5, 1) (FrexpBackward0; the exponent, an
+    int32 tensor, has no gradient): the derivative ``grad / exponent.exp2()``."""
+
+    name, saves, saves_inputs = "FrexpBackward0", True, True
+    saved = (("exponent", "c"),)
+    api = None  # torch.frexp returns (mantissa, exponent): _tensor/rounding.py
+    float_only_kernel = "frexp_cpu"
+    forward = staticmethod(lambda r, a: math.frexp(a)[0] if math.isfinite(a) else a)
+    backward = staticmethod(lambda k, g, v: (k.frexp_backward(g, k.a(v)),))
+    sympy = staticmethod(lambda sp, a: a / 2 ** _step(sp, "frexp_exponent", frexp_exponent)(a))
+
+
+@helper
+def frexp_backward(g, a):
+    # exponent.exp2() is a float32 tensor (int32 exponents): 2**e rounded to float32
+    e = frexp_exponent(a)
+    p = 0.0 if e < -149 else (2.0**e if e < 128 else math.inf)
+    return ieee.div(g, p)
+
+
 def _fmod_form(sp, a, b):
     return a - b * step_function(sp, "div_trunc", lambda x, y: trunc_div(float, x, y))(a, b)
 
@@ -164,5 +193,5 @@ class FmodC(WithNumber):
 
 Fmod.with_number = FmodC
 
-ROUNDING = [Floor, Ceil, Round, RoundDecimals, Trunc, Frac, Fmod, FmodC]
+ROUNDING = [Floor, Ceil, Round, RoundDecimals, Trunc, Frac, Frexp, Fmod, FmodC]
 """The ops of this module, for the tests."""

@@ -13,7 +13,10 @@ runs in four 8-lane (4-lane) vector accumulators before a tail loop. The tensor 
 * cumsum: the reversed cumulative sum of the gradient (``cumsum_backward``);
 * cumprod: ``reversed_cumsum(result * grad) / self`` with no zero in the input; the products
   of the others where there is one (``cumprod_backward``);
-* flip: the gradient flipped back.
+* flip: the gradient flipped back;
+* logcumsumexp: ``logcumsumexp_backward``'s exponentials of reversed log-cumulative sums of the
+  gradient's positive and negative parts (on tensors: each step a node under create_graph);
+* rot90: the gradient rotated back (``grad.rot90(-k, dims)``).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from .reductions import Reduced
 from .table import Api, Op, register
 from .views import Structural
 
-__all__ = ["Along", "Prod", "ProdDim", "Cumsum", "Cumprod", "Flip", "SCANS"]
+__all__ = ["Along", "Prod", "ProdDim", "Cumsum", "Cumprod", "Flip", "Rot90", "Logcumsumexp", "SCANS"]
 
 
 class Along(Reduced):
@@ -101,7 +104,31 @@ class Flip(Structural):
     backward = staticmethod(lambda k, g, v: (k.flip(g, v._c.dims),))
 
 
-SCANS = [Prod, ProdDim, Cumsum, Cumprod, Flip]
+@register
+class Logcumsumexp(Op):
+    """logcumsumexp(dim) (LogcumsumexpBackward0): output i is log(sum(exp(inputs 0..i)))."""
+
+    name = "LogcumsumexpBackward0"
+    saves, saves_inputs, saves_output = True, True, True
+    saved = (("dim", "c.dim"), ("result", "result"), ("self", 0))
+    api = Api(method="logcumsumexp", function="logcumsumexp")
+    backward = staticmethod(lambda k, g, v: (k.logcumsumexp_backward(g, k.a(v), k.out(v), v._c),))
+    forward = staticmethod(lambda r, a: a)
+    sympy = staticmethod(lambda sp, a: a)
+
+
+@register
+class Rot90(Structural):
+    """rot90(k, dims) (Rot90Backward0): a copy rotated by k quarter turns in the plane of dims
+    (``_c.map``); PyTorch saves k as the unsigned 64-bit number its binding prints (-1: 2**64 - 1)."""
+
+    name = "Rot90Backward0"
+    saved = (("dims", "c.dims"), ("k", "c.value"))
+    api = Api(method="rot90", function="rot90")
+    backward = staticmethod(lambda k, g, v: (k.rot90(g, -v._c.raw["k"], v._c.dims),))
+
+
+SCANS = [Prod, ProdDim, Cumsum, Cumprod, Flip, Rot90, Logcumsumexp]
 
 
 # ---------------------------------------------------------------- derivative helpers, on floats
@@ -120,4 +147,9 @@ def cumsum_backward(g, c):
 
 @helper
 def cumprod_backward(g, x, y, c):
+    return g
+
+
+@helper
+def logcumsumexp_backward(g, x, y, c):
     return g

@@ -20,7 +20,7 @@ from .views import Structural
 
 __all__ = ["Picked", "Gather", "IndexSelect", "MaskedSelect", "Take", "Sort", "SortStable", "Topk", "Kthvalue",
            "Tril", "Triu", "Diagonal", "DiagonalCopy", "DiagEmbed", "Repeat", "Roll", "Unfold", "MaskedScatterGrad",
-           "SELECTION"]
+           "Cummax", "Cummin", "SELECTION"]
 
 
 class Picked(Structural):
@@ -86,12 +86,18 @@ Unfold = _picked("Unfold", "UnfoldBackward0", (("dimension", "c.dimension"), _SI
 Roll = _picked("Roll", "RollBackward0", (("dims", "c.dims"), ("shifts", "c.shifts")),
                Api(method="roll", function="roll"), "RollBackward0")
 
+# cummax/cummin: each output the running extreme's element; cummaxmin_backward adds into zeros
+Cummax = _picked("Cummax", "CummaxBackward0", (("dim", "c.dim"), ("indices", "c.tensors"), ("self", 0)),
+                 Api(method="cummax", function="cummax"), "ScatterAddBackward0", saves=True)
+Cummin = _picked("Cummin", "CumminBackward0", Cummax.saved, Api(method="cummin", function="cummin"),
+                 "ScatterAddBackward0", saves=True)
+
 # masked_scatter's source gradient (masked_scatter_backward): the gradient's masked elements, then zeros
 MaskedScatterGrad = _picked("MaskedScatterGrad", "MaskedScatterBackwardBackward0", (("mask", "c.tensors"),), None,
                             "MaskedScatterBackward0", saves=True)
 
 SELECTION = [Gather, IndexSelect, MaskedSelect, Take, Sort, SortStable, Topk, Kthvalue, Tril, Triu, Diagonal,
-             DiagonalCopy, DiagEmbed, Repeat, Roll, Unfold, MaskedScatterGrad]
+             DiagonalCopy, DiagEmbed, Repeat, Roll, Unfold, MaskedScatterGrad, Cummax, Cummin]
 
 
 # ---------------------------------------------------------------- derivative helpers, on floats

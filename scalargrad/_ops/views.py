@@ -107,6 +107,9 @@ UnsqueezeInplace = register(_squeezed("UnsqueezeInplace", "UnsqueezeBackward1", 
                                       _unsqueeze_back))
 Alias = register(_same_order("Alias", "AliasBackward0", ()))
 Clone = register(_same_order("Clone", "CloneBackward0", ()))
+# as_strided_ restriding a result in place without moving an element (adaptive_avg_pool2d to 1x1 of a
+# channels-last input): the gradient passes unchanged
+AsStridedInplace = register(_same_order("AsStridedInplace", "AsStridedBackward1", ()))
 Copy = register(_same_order("Copy", "CopyBackwards", ()))  # AccumulateGrad copies a first grad kept with create_graph
 Copy.namespace = "torch::autograd::"
 

@@ -7,15 +7,18 @@ are in place.
 from __future__ import annotations
 
 import operator
+import warnings
 
 from .._base import ieee
+from .._base.program_frame import program_stacklevel
 from .._ops import arithmetic as AR
 from .._ops import unary as UN
 from .arguments import arg_type, check_input, check_other, is_operand
 from .comparison import logical_and
 from .elementwise import as_tensor_operand, binary, elementwise, unary
 from .inplace import inplace
-from .operands import result_dtype
+from .operands import broadcast_shapes, result_dtype
+from .out_argument import CAST, RESIZED
 from .tensor import Tensor, refuse_complex
 from .tensor_kernel import helper, zeros, zeros_like_dtype
 from .views import to_dtype
@@ -42,7 +45,7 @@ def _augmented(fn):
     def method(self, other):
         if not is_operand(other):
             return NotImplemented
-        return inplace(self, lambda t: fn(t, other))
+        return inplace(self, lambda t: fn(t, other), operands=(other,))
 
     return method
 
@@ -90,16 +93,36 @@ def _pow_method(self, exponent):
     return binary(AR.Pow, self, exponent)
 
 
+def ldexp(input, other, _position: int = 2):
+    """``ldexp``: ``input * 2**other`` (LdexpBackward0). With an integer ``other`` PyTorch's
+    kernel writes into a tensor of ``input``'s shape: broadcasting beyond it warns as a resized
+    output does (measured against PyTorch 2.13: floating ``input``, integer ``other``)."""
+    check_input("ldexp", input)
+    other = check_other("ldexp", other, _position, True, "other")
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and input._t.dtype.is_floating_point \
+            and other._t.dtype.kind == "i" and input._t.numel:
+        shape = broadcast_shapes(input._t.shape, other._t.shape)
+        if shape != tuple(input._t.shape):
+            warnings.warn(RESIZED.format(had=list(input._t.shape), need=list(shape)), UserWarning,
+                          stacklevel=program_stacklevel())
+    return binary(AR.Ldexp, input, other)
+
+
+ldexp.elementwise_out = CAST  # out= casts, as every binary op's (``out_argument``)
+
+
 def install(method, function) -> None:
     """The spellings of div, pow, square, rsub, positive and the augmented assignments."""
     for n in ("div", "divide", "true_divide"):
         method(n, _div_method)
-        method(n + "_", lambda self, other, *, rounding_mode=None: inplace(self, lambda t: div(t, other,
-                                                                                                 rounding_mode)))
+        method(n + "_", lambda self, other, *, rounding_mode=None: inplace(
+            self, lambda t: div(t, other, rounding_mode), operands=(other,)))
         function(n, _div_function)
     method("pow", _pow_method)
-    method("pow_", lambda self, exponent: inplace(self, lambda t: binary(AR.Pow, t, exponent)))
+    method("pow_", lambda self, exponent: inplace(self, lambda t: binary(AR.Pow, t, exponent), operands=(exponent,)))
     function("pow", _pow_function)
+    method("ldexp", lambda self, other: ldexp(self, other, 1))
+    function("ldexp", ldexp)
     method("square", lambda self: binary(AR.Pow, self, 2))
     method("square_", lambda self: inplace(self, lambda t: binary(AR.Pow, t, 2)))
     function("square", lambda input: binary(AR.Pow, input, 2))

@@ -14,9 +14,10 @@ from .._base.formatting import tensor_repr
 from .._base.layout import is_contiguous, numel
 from .factories import device, strided, uninitialised, use_device
 from .joins import unbind
+from .memory_formats import channels_last, check_format, contiguous_format, is_contiguous_as
 from .operands import check_size
-from .storage import alias, write
-from .tensor import Tensor, defaults, impl, leaf
+from .storage import alias, dual_memory, snapshot, write
+from .tensor import Tensor, defaults, ext, impl, leaf, next_seq
 from .views import norm_dim, offset_of, sizes_arg
 
 __all__ = ["deepcopy", "install"]
@@ -84,8 +85,21 @@ def _copy_tensor(self):
 
 
 def _detach_(self):
+    """The tensor becomes a leaf that does not require grad. Nodes made from it before keep
+    consuming the node it was, as PyTorch's keep their edge to its grad_fn: a snapshot takes
+    that node over (with what was registered on it) and the tensor keeps it in
+    ``_ext.detached``, stamped so that the engine routes those consumers to it."""
     if self._s is not None and self._s.base is not None:
         raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+    if self._op is not None:
+        old = snapshot(self)
+        self._op = None
+        self._a = self._b = self._c = None
+        self._rg = False
+        self._seq = next_seq()
+        self._ext = None
+        ext(self).detached = (old, self._seq)
+        return self
     self._op = None
     self._a = None
     self._b = None
@@ -128,8 +142,10 @@ def _repr(t: Tensor) -> str:
     except RuntimeError:  # a view whose history PyTorch refuses to regenerate (storage.view_history)
         name = "Invalid"
     vals = t._val if t._t.ndim else [t._val]
+    dual = dual_memory()
+    tangent = None if dual is None else dual[2](t)
     return tensor_repr(vals, t._t.shape, t._t.dtype, requires_grad=t._rg, grad_fn=name,
-                       default_dtype=defaults["dtype"])
+                       default_dtype=defaults["dtype"], tangent=None if tangent is None else format(tangent, ""))
 
 
 def _set_data(t: Tensor, new) -> None:
@@ -156,20 +172,6 @@ impl.set_grad = _set_grad
 impl.set_data = _set_data
 
 
-def _channels_last(shape, strides) -> bool:
-    """A 4-d tensor dense in (N, H, W, C) order (c10's is_channels_last_strides_2d, without its
-    size-1 subtleties: dims of size 1 are skipped, as is_contiguous skips them)."""
-    if len(shape) != 4:
-        return False
-    expected = 1
-    for d in (1, 3, 2, 0):
-        if shape[d] != 1:
-            if strides[d] != expected:
-                return False
-            expected *= shape[d]
-    return True
-
-
 def _swap(shape, strides, a: int, b: int) -> int:
     """Whether dim ``a`` goes inside dim ``b`` (1), outside (-1) or either (0), as
     torch._prims_common orders an elementwise result's dims."""
@@ -187,6 +189,13 @@ def _swap(shape, strides, a: int, b: int) -> int:
     return 1 if ge(sa, sb) else 0
 
 
+def _is_contiguous(self, memory_format=None) -> bool:
+    """``Tensor.is_contiguous(memory_format=torch.contiguous_format)``, channels-last too."""
+    fmt = check_format(memory_format, "is_contiguous")
+    return (self._t.contiguous and fmt in (None, contiguous_format)) or is_contiguous_as(self._t.shape,
+                                                                                          self._t.strides, fmt)
+
+
 def dim_order(self, *, ambiguity_check=False) -> tuple:
     """The dims from the outermost in memory to the innermost (PyTorch's ``Tensor.dim_order``:
     an insertion sort by stride, contiguous and channels-last layouts first)."""
@@ -198,7 +207,7 @@ def dim_order(self, *, ambiguity_check=False) -> tuple:
     nd = len(shape)
     if nd < 2:
         return tuple(range(nd))
-    cont, cl = is_contiguous(shape, strides), _channels_last(shape, strides)
+    cont, cl = is_contiguous(shape, strides), is_contiguous_as(shape, strides, channels_last)
     if cont and not cl:
         return tuple(range(nd))
     if cl and not cont:
@@ -298,8 +307,7 @@ def install(method, function) -> None:
     method("__deepcopy__", deepcopy)
     method("__copy__", _copy_tensor)
     method("detach_", _detach_)
-    method("is_contiguous", lambda self, memory_format=None: self._t.contiguous or is_contiguous(self._t.shape,
-                                                                                                 self._t.strides))
+    method("is_contiguous", _is_contiguous)
     method("stride", lambda self, dim=None: self._t.strides if dim is None else
            self._t.strides[_size_dim(self, dim, "stride")])
     method("storage_offset", lambda self: offset_of(self))
@@ -335,5 +343,6 @@ def install(method, function) -> None:
     method("cpu", lambda self, memory_format=None: self)
     method("cuda", lambda self, *a, **k: use_device("cuda"))
     for name, fn in (("numel", lambda input: input._t.numel), ("is_tensor", lambda obj: isinstance(obj, Tensor)),
-                     ("is_floating_point", lambda input: input._t.dtype.is_floating_point)):
+                     ("is_floating_point", lambda input: input._t.dtype.is_floating_point),
+                     ("is_complex", lambda input: input._t.dtype.is_complex)):
         function(name, fn)

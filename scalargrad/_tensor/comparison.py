@@ -394,6 +394,14 @@ def min_max_backward(k, g, a, b, is_min):
 
 
 @helper
+def fmax_backward(k, g, a, b, is_min):
+    """fmax/fmin's derivative: ``grad.masked_fill`` of the other side of ``(self >= other)
+    .logical_or_(other.isnan())`` (``<=`` for fmin)."""
+    to_self = logical_or(a <= b if is_min else a >= b, b != b)
+    return masked_zero(g, ~to_self), masked_zero(g, to_self)
+
+
+@helper
 def clamp_tensor_backward(k, g, a, lo, hi, open_sides):
     no_min, no_max = open_sides
     if not no_min and not no_max:

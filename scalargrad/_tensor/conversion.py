@@ -28,10 +28,13 @@ def to(self, *args, **kwargs):
         elif a is not None:
             use_device(a)
     use_device(kwargs.get("device"))
+    fmt = kwargs.get("memory_format")
     if dt is None:
+        if fmt is not None:
+            return to_dtype(self, self._t.dtype, copy, fmt)
         return clone(self) if copy else self
     check_dtype(dt, "to")  # complex dtypes are refused by name
-    return to_dtype(self, dt, copy)
+    return to_dtype(self, dt, copy, fmt)
 
 
 _LEGACY = {d.legacy: d for d in (dtypes.float32, dtypes.float64, dtypes.float16, dtypes.int64, dtypes.int32,
@@ -58,4 +61,4 @@ def install(method, function) -> None:
     for name, dt in (("float", dtypes.float32), ("double", dtypes.float64), ("half", dtypes.float16),
                      ("bfloat16", dtypes.bfloat16), ("long", dtypes.int64), ("int", dtypes.int32),
                      ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8), ("bool", dtypes.bool)):
-        method(name, lambda self, memory_format=None, _dt=dt: to_dtype(self, _dt))
+        method(name, lambda self, memory_format=None, _dt=dt: to_dtype(self, _dt, memory_format=memory_format))

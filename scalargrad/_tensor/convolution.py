@@ -44,6 +44,7 @@ from .._base.errors import Unsupported
 from .._base.exact_sum import fixed_point, round_f32_sums, round_scaled_list, rounded_dot, rounded_sum
 from .._base.program_frame import program_stacklevel
 from .._ops import convolution as CV
+from .memory_formats import channels_last, channels_last_input, in_format
 from .padding import constant_pad_nd
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
@@ -83,7 +84,19 @@ def convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding,
                            f"input of size: {_shape_str(x._t.shape)}")
     if nd == dims + 1:
         return squeeze(_batched(unsqueeze(x, 0), weight, bias, stride, padding, dilation, groups, dims), 0)
-    return _batched(x, weight, bias, stride, padding, dilation, groups, dims)
+    fmt = _format(x, weight, f"conv{dims}d")
+    return in_format(_batched(x, weight, bias, stride, padding, dilation, groups, dims), fmt)
+
+
+def _format(x: Tensor, weight: Tensor, fn: str):
+    """The layout of a convolution's result: channels-last when the input's or the weight's
+    strides suggest it, as ATen's; a channels_last_3d one is refused, its result's layout being
+    the choice of ATen's backend (contiguous for float64 or a batch of one, measured)."""
+    fmt = channels_last_input(x, weight)
+    if fmt is not None and fmt is not channels_last:
+        raise Unsupported(f"{fn} of a channels_last_3d tensor", "the layout of PyTorch's result depends on its "
+                          "backend: use x.contiguous() and weight.contiguous()")
+    return fmt
 
 
 def _batched(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, dilation, groups: int,
@@ -156,7 +169,8 @@ def conv_transpose(x: Tensor, weight: Tensor, bias: Tensor | None, stride, paddi
     if nd == dims + 1:
         return squeeze(_transposed(unsqueeze(x, 0), weight, bias, stride, padding, output_padding, groups,
                                    dilation), 0)
-    return _transposed(x, weight, bias, stride, padding, output_padding, groups, dilation)
+    fmt = _format(x, weight, fn)
+    return in_format(_transposed(x, weight, bias, stride, padding, output_padding, groups, dilation), fmt)
 
 
 def _transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, output_padding, groups: int,

@@ -1,5 +1,5 @@
 """Counting ops on tensors (``_ops/counting.py``): nonzero/argwhere, count_nonzero, unique,
-unique_consecutive, bincount, histc, searchsorted, bucketize; and the dtype rules a program asks
+unique_consecutive, bincount, histc, histogram, searchsorted, bucketize, isin; and the dtype rules a program asks
 about (promote_types, can_cast, result_type).
 
 Their results are indices or counts (int64, int32 with ``out_int32``) or, for ``histc`` and a
@@ -18,12 +18,14 @@ from .._base.layout import contiguous_strides, slices
 from .._ops import counting as CO
 from .arguments import not_tensor
 from .operands import result_dtype
+from .ranges import linspace
+from .return_types import return_type
 from .selection import pick_elements
 from .tensor import Tensor, leaf
 from .views import norm_dim, norm_dims
 
-__all__ = ["nonzero", "argwhere", "count_nonzero", "unique", "unique_consecutive", "bincount", "histc",
-           "searchsorted", "bucketize", "promote_types", "can_cast", "result_type", "install"]
+__all__ = ["nonzero", "argwhere", "count_nonzero", "unique", "unique_consecutive", "bincount", "histc", "histogram",
+           "searchsorted", "isin", "bucketize", "promote_types", "can_cast", "result_type", "install"]
 
 
 def _flat(x: Tensor) -> list:
@@ -233,6 +235,119 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:
     return leaf(out, TensorType(dt, (bins,)))
 
 
+def _histogram_edges(x: Tensor, bins, range) -> tuple:
+    """The edges (a float list, and whether they are linspace's) of ``torch.histogram``."""
+    dt = x._t.dtype
+    if isinstance(bins, Tensor):
+        if bins._t.dtype is not dt:
+            raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
+                               f"got input with dtype {_c_name(dt)} and bins for dimension 0 with dtype "
+                               f"{_c_name(bins._t.dtype)}")
+        if bins._t.ndim != 1:
+            raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got "
+                               f"{bins._t.ndim} dimensions in the bins tensor for dimension 0")
+        if not bins._t.numel:
+            raise RuntimeError("torch.histogramdd: bins tensor should have at least 1 element, but got 0 elements "
+                               "in the bins tensor for dimension 0")
+        return list(bins._val), False
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    vals = _flat(x)
+    if range is not None:
+        lo, hi = float(range[0]), float(range[1])
+    else:
+        lo, hi = _min_max(vals) if vals else (0.0, 1.0)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{_g(lo)}, {_g(hi)}] is not finite")
+    if lo > hi:
+        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {_g(lo)} max {_g(hi)} "
+                           f"for dimension 0")
+    if lo == hi:  # numpy's widening of an empty range
+        lo, hi = lo - 0.5, hi + 0.5
+    return list(linspace(lo, hi, bins + 1, dtype=dt)._val), True
+
+
+def _c_name(dt) -> str:
+    """A dtype as ATen's ``caffe2::TypeMeta`` prints it (float, double, c10::Half)."""
+    return {"Float": "float", "Double": "double"}.get(dt.short, "c10::" + dt.short)
+
+
+def _bin(edges: list, v, r, linear: bool) -> int:
+    """The bin of ``v`` (within the edges): ATen's linear guess corrected by a search of its
+    neighbours (bins from linspace), or a binary search (given edges); the last bin is closed."""
+    n = len(edges)
+    lo, hi = 0, n
+    if linear:
+        pos = int(r(r(r(v - edges[0]) * (n - 1)) / r(edges[-1] - edges[0])))
+        lo, hi = max(0, pos - 1), min(pos + 2, n)
+    while lo < hi:  # std::upper_bound
+        mid = (lo + hi) // 2
+        if v < edges[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    pos = lo - 1
+    return pos - 1 if pos == n - 1 else pos
+
+
+def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool = False):
+    """``torch.histogram``: (hist, bin_edges) of the elements over ``bins`` (a count of equal
+    bins over ``range``, by default the elements' own, or a 1-d tensor of increasing edges);
+    ``weight`` gives each element's contribution, ``density`` divides by the total and the
+    bin widths. Computed in the input's dtype, as ATen's histogramdd kernel."""
+    x = _check(input, "histogram")
+    dt = x._t.dtype
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{dt.short}'")
+    edges, linear = _histogram_edges(x, bins, range)
+    if weight is not None:
+        if weight._t.dtype is not dt:
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                               f"should have the same dtype, but got input({_c_name(dt)}), "
+                               f"and weight({_c_name(weight._t.dtype)})")
+        if weight._t.shape != x._t.shape:
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should have the same shape as "
+                               f"the input tensor excluding its innermost dimension, but got input with shape "
+                               f"[{x._t.numel}, 1] and weight with shape [{weight._t.numel}]")
+    r = dt.round
+    nbins = len(edges) - 1
+    out = [0.0] * nbins
+    weights = _flat(weight) if weight is not None else None
+    for j, v in enumerate(_flat(x)):
+        if not (edges[0] <= v <= edges[-1]) or not nbins:
+            continue
+        b = _bin(edges, v, r, linear)
+        out[b] = r(out[b] + (weights[j] if weights is not None else 1.0))
+    hist = leaf(out, TensorType(dt, (nbins,)))
+    edge_t = leaf(list(edges), TensorType(dt, (nbins + 1,)))
+    if density:
+        hist = hist.div(hist.sum()).div(edge_t.diff())
+    return return_type("histogram")("histogram", hist, edge_t)
+
+
+def isin(elements=None, test_elements=None, *, element=None, test_element=None, assume_unique: bool = False,
+         invert: bool = False) -> Tensor:
+    """For each element of ``elements``, whether it is among ``test_elements`` (either may be a
+    number: PyTorch's overloads name it ``element``, ``test_element``), compared in their
+    promoted dtype; ``invert`` negates."""
+    elements = element if elements is None else elements
+    test_elements = test_element if test_elements is None else test_elements
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError("isin() received an invalid combination of arguments - got (" f"{type(elements).__name__}, "
+                        f"{type(test_elements).__name__}), but expected a Tensor among elements and test_elements")
+    dt = result_dtype([elements, test_elements])
+
+    def values(t):
+        if isinstance(t, Tensor):
+            return dtypes.cast_values(t._t.dtype, dt, _flat(t)) if t._t.dtype is not dt else _flat(t), t._t.shape
+        return [dt.round(t)], ()
+
+    xs, shape = values(elements)
+    pool = set(values(test_elements)[0])
+    out = [(v in pool and v == v) != bool(invert) for v in xs]
+    return leaf(out if shape else out[0], TensorType(dtypes.bool, tuple(shape)))
+
+
 def _min_max(vals: list) -> tuple:
     if any(v != v for v in vals):
         return math.nan, math.nan
@@ -281,10 +396,16 @@ def _bisect(seq: Tensor, x, right: bool, out_int32: bool) -> Tensor:
     return _ints(out, xshape, dtypes.int32 if out_int32 else dtypes.int64)
 
 
-def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False, side=None,
-                 sorter=None) -> Tensor:
+def searchsorted(sorted_sequence: Tensor, input=None, *, out_int32: bool = False, right: bool = False, side=None,
+                 sorter=None, self=None) -> Tensor:
     """For each element of ``input``, where it would go in the innermost dim of the sorted
-    ``sorted_sequence``: the first position whose value is >= it (> it with ``right``)."""
+    ``sorted_sequence``: the first position whose value is >= it (> it with ``right``). A number
+    may be given as ``self`` (PyTorch's Scalar overload names it so)."""
+    if self is not None and input is None and not isinstance(self, Tensor):
+        input = self
+    elif input is None or self is not None:
+        raise TypeError('searchsorted() missing 1 required positional arguments: "input"' if self is None else
+                        "searchsorted(): argument 'self' must be Number")
     if not isinstance(sorted_sequence, Tensor):
         raise not_tensor(sorted_sequence, "searchsorted", "sorted_sequence")
     if side is not None:
@@ -335,8 +456,8 @@ def result_type(tensor=None, other=None, *, scalar=None, scalar1=None, scalar2=N
 
 
 def install(method, function) -> None:
-    """nonzero, argwhere, count_nonzero, unique, unique_consecutive, bincount, histc, searchsorted,
-    bucketize; torch.promote_types, can_cast, result_type."""
+    """nonzero, argwhere, count_nonzero, unique, unique_consecutive, bincount, histc, histogram,
+    searchsorted, bucketize, isin; torch.promote_types, can_cast, result_type."""
     for name in ("nonzero", "argwhere", "count_nonzero", "bincount", "histc"):
         fn = globals()[name]
         method(name, fn)
@@ -349,5 +470,8 @@ def install(method, function) -> None:
            unique_consecutive(self, return_inverse, return_counts, dim))
     function("searchsorted", searchsorted)
     function("bucketize", bucketize)
+    function("isin", isin)
+    function("histogram", histogram)
+    method("histogram", histogram)
     for name in ("promote_types", "can_cast", "result_type"):
         function(name, globals()[name], checked=False)

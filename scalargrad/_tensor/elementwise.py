@@ -379,7 +379,7 @@ def _bind_binary(op, method, function) -> None:
 
     def apply_inplace(self, other, *, alpha=1):
         other = check_other(name + "_", other, 1, tensor_only, param)
-        return inplace(self, lambda t: apply(t, other, alpha, iop))
+        return inplace(self, lambda t: apply(t, other, alpha, iop), operands=(other,))
 
     def call(input, other, *, alpha=1, out=None):
         if not isinstance(input, Tensor) and not (isinstance(other, Tensor) and is_operand(input)):

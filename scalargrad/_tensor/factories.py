@@ -1,8 +1,8 @@
-"""Making tensors: ``tensor``, ``zeros``, ``ones``, ``full``, ``empty``, ``rand``, ``randn``, the
-``*_like`` variants, ``arange``, ``linspace``, ``eye``, ``torch.device`` and the legacy
-constructor ``torch.Tensor(...)``, with PyTorch's dtype inference and its refusals.
-
-Random draws come from ``_base/rng``, PyTorch's CPU generator reproduced bit for bit.
+"""Making tensors: ``tensor``, ``zeros``, ``ones``, ``full``, ``empty``, their ``*_like``
+variants and ``Tensor.new_*``, ``torch.device`` and ``torch.layout``, with PyTorch's dtype
+inference and its refusals, and the checks every factory shares (``factory_options``: layout,
+pin_memory; ``like_options``: memory_format). The random factories are ``random_factories``,
+the ranges (``arange``, ``linspace``, ``eye``...) ``ranges``.
 """
 
 from __future__ import annotations
@@ -12,24 +12,24 @@ import re
 import sys
 import warnings
 
-from .._base import dtypes, rng
+from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
 from .._base.errors import Unsupported
-from .._base.grad_mode import is_grad_enabled
-from .._base.kernel_order import fma
-from .._base.numpy_types import array_values, integer, is_ndarray, is_numpy_scalar, numpy_dtype, scalar_value
+from .._base.layout import contiguous_strides
+from .._base.numpy_types import array_values, is_ndarray, is_numpy_scalar, numpy_dtype, scalar_value
 from .._base.program_frame import program_stacklevel
 from .arguments import not_tensor
+from .memory_formats import check_format, contiguous_format, format_strides, preserve_format, preserved_strides
 from .numpy_bridge import array_tensor, shared_tensor
-from .operands import broadcast_shapes, check_size
+from .operands import check_size
 from .out_argument import call_with_out
 from .tensor import Tensor, defaults, leaf
 from .views import to_dtype
 
 __all__ = ["install", "device", "use_device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros",
-           "ones", "full", "empty", "rand", "randn", "normal", "randint", "zeros_like", "ones_like", "full_like",
-           "empty_like", "rand_like", "randn_like", "arange", "linspace", "logspace", "randint_like", "eye", "randperm",
-           "from_values", "repeated", "uninitialised_tensor", "parse_data", "shape_arg", "check_dtype"]
+           "ones", "full", "empty", "empty_permuted", "zeros_like", "ones_like", "full_like", "empty_like",
+           "from_values", "repeated", "uninitialised_tensor", "parse_data", "shape_arg", "sizes", "check_dtype",
+           "factory_options", "like_options", "refuse_out", "written_into"]
 
 
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
@@ -112,6 +112,43 @@ class layout:
 strided = layout("strided")
 
 
+def factory_options(what: str, layout=None, pin_memory=False) -> None:
+    """A factory's ``layout`` and ``pin_memory``: PyTorch's defaults (``torch.strided``, False)
+    are taken; pinned memory is CPU-only PyTorch's RuntimeError, another layout refused by name."""
+    if layout is not None and layout is not strided:
+        if not isinstance(layout, globals()["layout"]):
+            getattr(layout, "name", None)  # a layout scalargrad lacks (torch.sparse_coo) raises its refusal here
+            raise TypeError(f"{what}(): argument 'layout' must be torch.layout, not {type(layout).__name__}")
+        raise Unsupported(f"{what}(layout={layout!r})", "scalargrad's tensors are all torch.strided")
+    if pin_memory is None or pin_memory is False:
+        return
+    if pin_memory is not True:
+        raise TypeError(f"{what}(): argument 'pin_memory' must be bool, not {type(pin_memory).__name__}")
+    raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory allocator is "
+                       "available on this system.")
+
+
+def like_options(what: str, input, layout=None, pin_memory=False, memory_format=None) -> tuple | None:
+    """A ``*_like`` factory's options: the strides of its result (None: contiguous), preserving
+    ``input``'s layout unless ``memory_format`` says otherwise, as ``empty_like`` does."""
+    if not isinstance(input, Tensor):
+        raise not_tensor(input, what, "input", 1)
+    factory_options(what, layout, pin_memory)
+    fmt = check_format(memory_format, what)
+    t = input._t
+    if t.contiguous and fmt is None:
+        return None
+    strides = preserved_strides(t.shape, t.strides, fmt)
+    return None if strides == contiguous_strides(t.shape) else strides
+
+
+def laid_out(v: Tensor, strides: tuple | None) -> Tensor:
+    """``v`` (new, with no other reference) given memory ``strides`` (None: contiguous)."""
+    if strides is not None:
+        v._t = TensorType(v._t.dtype, v._t.shape, strides)
+    return v
+
+
 _PYTHON_TYPES = {float: dtypes.float64, int: dtypes.int64, bool: dtypes.bool}
 
 
@@ -131,9 +168,6 @@ def check_dtype(dtype, what: str = "tensor"):
         raise Unsupported("complex numbers and complex dtypes")
     raise TypeError(f"{what}(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
 
-
-def _check_device(dev) -> None:
-    use_device(dev)
 
 
 def _require_grad(v: Tensor, requires_grad, what: str = "tensor") -> Tensor:
@@ -274,12 +308,13 @@ _NO_DATA = object()
 def tensor(data=_NO_DATA, *extra, dtype=None, device=None, requires_grad=False, pin_memory: bool = False) -> Tensor:
     """A new leaf tensor holding a copy of ``data``: a number or nested lists of numbers (the
     rest keyword-only, as PyTorch's signature has them)."""
+    factory_options("tensor", None, pin_memory)
     if extra:
         raise TypeError(f"tensor() takes 1 positional argument but {1 + len(extra)} were given")
     if data is _NO_DATA:  # PyTorch's argument parser says it so
         raise TypeError('tensor() missing 1 required positional arguments: "data"')
     dtype = check_dtype(dtype)
-    _check_device(device)
+    use_device(device)
     if isinstance(data, Tensor) and "tensor_copy" not in _warned:
         _warned.add("tensor_copy")
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
@@ -299,12 +334,14 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, Tensor):
         return data if dtype is None else to_dtype(data, dtype)
     if is_ndarray(data):  # shares the array's memory when of its dtype, as PyTorch's
-        _check_device(device)
+        use_device(device)
         return shared_tensor(data) if dtype is None or dtype is numpy_dtype(data) else array_tensor(data, dtype)
     return tensor(data, dtype=dtype, device=device)
 
 
-def scalar_tensor(s, dtype=None, device=None, requires_grad=False) -> Tensor:
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False) -> Tensor:
+    factory_options("scalar_tensor", layout, pin_memory)
+    use_device(device)
     dtype = check_dtype(dtype, "scalar_tensor")
     dt = dtype if dtype is not None else defaults["dtype"]
     return from_values([s], (), dt, requires_grad, "scalar_tensor")
@@ -378,14 +415,14 @@ def repeated(value, shape: tuple, dtype, requires_grad=False, what: str = "tenso
     return _require_grad(t, requires_grad, what)
 
 
-def _refuse_out(out, name: str) -> None:
+def refuse_out(out, name: str) -> None:
     """PyTorch writes a factory's result into ``out``; scalargrad does not yet for this one, and
     never ignores it."""
     if out is not None:
         raise Unsupported(f"torch.{name}(out=...)", f"write the result with out.copy_(torch.{name}(...)) instead")
 
 
-def _written_into(out, name: str, make, dtype) -> Tensor:
+def written_into(out, name: str, make, dtype) -> Tensor:
     """A factory's ``out=``: the tensor made in ``out``'s dtype unless ``dtype`` is given (a draw
     is then in that dtype, as PyTorch draws into out), written into ``out`` (``out_argument``)."""
     if isinstance(out, Tensor):
@@ -396,17 +433,23 @@ def _written_into(out, name: str, make, dtype) -> Tensor:
     return call_with_out(name, make, (dtype,), {}, out, None, False, factory=True)
 
 
-def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def zeros(*shape, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
+          names=None) -> Tensor:
+    factory_options("zeros", layout, pin_memory)
+    refuse_names(names, "zeros")
     if out is not None:
-        return _written_into(out, "zeros", lambda dt: zeros(*shape, size=size, dtype=dt, device=device), dtype)
-    _check_device(device)
+        return written_into(out, "zeros", lambda dt: zeros(*shape, size=size, dtype=dt, device=device), dtype)
+    use_device(device)
     return _filled(0, sizes(shape, size, "zeros"), dtype, requires_grad, "zeros")
 
 
-def ones(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def ones(*shape, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
+          names=None) -> Tensor:
+    factory_options("ones", layout, pin_memory)
+    refuse_names(names, "ones")
     if out is not None:
-        return _written_into(out, "ones", lambda dt: ones(*shape, size=size, dtype=dt, device=device), dtype)
-    _check_device(device)
+        return written_into(out, "ones", lambda dt: ones(*shape, size=size, dtype=dt, device=device), dtype)
+    use_device(device)
     return _filled(1, sizes(shape, size, "ones"), dtype, requires_grad, "ones")
 
 
@@ -452,13 +495,53 @@ def _asked_by_scalargrad() -> bool:
     return f is not None and f.f_globals.get("__name__", "").startswith("scalargrad.")
 
 
-def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
-    """Uninitialised memory (``uninitialised``): zeros."""
-    _check_device(device)
+def empty(*shape, size=None, memory_format=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+          requires_grad=False, names=None) -> Tensor:
+    """Uninitialised memory (``uninitialised``): zeros, laid out in ``memory_format``."""
+    factory_options("empty", layout, pin_memory)
+    refuse_names(names, "empty")
+    fmt = check_format(memory_format, "empty")
+    if out is not None:
+        if fmt is not None:
+            raise Unsupported("torch.empty(out=..., memory_format=...)")
+        return written_into(out, "empty", lambda dt: empty(*shape, size=size, dtype=dt, device=device), dtype)
+    use_device(device)
     shape = sizes(shape, size, "empty")
+    if fmt is preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    strides = None if fmt is None or fmt is contiguous_format else format_strides(shape, fmt)
     dt = check_dtype(dtype, "empty") or defaults["dtype"]
     vals = uninitialised(math.prod(shape), dt)
-    return uninitialised_tensor(vals, shape, dt, requires_grad, "empty")
+    return laid_out(uninitialised_tensor(vals, shape, dt, requires_grad, "empty"), strides)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=False,
+                   requires_grad=False) -> Tensor:
+    """Uninitialised memory (zeros) of ``size`` whose dims lie in memory in the order
+    ``physical_layout`` gives, outermost first (``(0, 2, 3, 1)``: channels-last)."""
+    factory_options("empty_permuted", layout, pin_memory)
+    use_device(device)
+    shape = shape_arg((tuple(size),), "empty_permuted")
+    perm = tuple(physical_layout)
+    if len(perm) != len(shape):
+        raise RuntimeError("Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(shape)} is not equal to len(physical_layout) = {len(perm)}")
+    strides = [0] * len(shape)
+    acc = 1
+    for i in range(len(perm) - 1, -1, -1):
+        d = perm[i]
+        if not 0 <= d < len(shape):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {len(shape) - 1}, but got {d} "
+                               f"at index {i}).  NB: negative dims not currently supported; file an issue if you want "
+                               "it.")
+        if strides[d]:
+            raise RuntimeError("Duplicate dim not allowed")
+        strides[d] = acc
+        acc *= max(shape[d], 1)
+    dt = check_dtype(dtype, "empty_permuted") or defaults["dtype"]
+    vals = uninitialised(math.prod(shape), dt)
+    t = uninitialised_tensor(vals, shape, dt, requires_grad, "empty_permuted")
+    return laid_out(t, None if tuple(strides) == contiguous_strides(shape) else tuple(strides))
 
 
 def _dtype_of_number(x):
@@ -471,8 +554,13 @@ def _dtype_of_number(x):
     return defaults["dtype"]
 
 
-def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
-    _check_device(device)
+def full(size, fill_value, *, out=None, names=None, layout=None, dtype=None, device=None, requires_grad=False,
+         pin_memory=False) -> Tensor:
+    factory_options("full", layout, pin_memory)
+    refuse_names(names, "full")
+    if out is not None:
+        return written_into(out, "full", lambda dt: full(size, fill_value, dtype=dt, device=device), dtype)
+    use_device(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dtype = check_dtype(dtype, "full")
@@ -483,318 +571,76 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
                    requires_grad, "full")
 
 
-def _like(v: Tensor, value, dtype, requires_grad, what: str) -> Tensor:
-    if not isinstance(v, Tensor):
-        raise not_tensor(v, what, 'input', 1)
+def _like(v: Tensor, value, dtype, requires_grad, what: str, strides) -> Tensor:
     dt = check_dtype(dtype, what) or v._t.dtype
-    return repeated(value, tuple(v._t.shape), dt, requires_grad, what)
+    return laid_out(repeated(value, tuple(v._t.shape), dt, requires_grad, what), strides)
 
 
-def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
-    return _like(input, 0, dtype, requires_grad, "zeros_like")
+def zeros_like(input, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=False,
+               requires_grad=False) -> Tensor:
+    strides = like_options("zeros_like", input, layout, pin_memory, memory_format)
+    use_device(device)
+    return _like(input, 0, dtype, requires_grad, "zeros_like", strides)
 
 
-def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
-    return _like(input, 1, dtype, requires_grad, "ones_like")
+def ones_like(input, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=False,
+              requires_grad=False) -> Tensor:
+    strides = like_options("ones_like", input, layout, pin_memory, memory_format)
+    use_device(device)
+    return _like(input, 1, dtype, requires_grad, "ones_like", strides)
 
 
-def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise not_tensor(input, "empty_like", 'input', 1)
+def empty_like(input, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=False,
+               requires_grad=False) -> Tensor:
+    strides = like_options("empty_like", input, layout, pin_memory, memory_format)
+    use_device(device)
     dt = check_dtype(dtype, "empty_like") or input._t.dtype
     vals = uninitialised(input._t.numel, dt)
-    return uninitialised_tensor(vals, tuple(input._t.shape), dt, requires_grad, "empty_like")
+    return laid_out(uninitialised_tensor(vals, tuple(input._t.shape), dt, requires_grad, "empty_like"), strides)
 
 
-def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
-    return _like(input, fill_value, dtype, requires_grad, "full_like")
+def full_like(input, fill_value, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=False,
+              requires_grad=False) -> Tensor:
+    strides = like_options("full_like", input, layout, pin_memory, memory_format)
+    use_device(device)
+    return _like(input, fill_value, dtype, requires_grad, "full_like", strides)
 
 
-def _float_dtype(dtype, what: str):
-    dt = check_dtype(dtype, what) or defaults["dtype"]
-    if not dt.is_floating_point:
-        # ATen's dispatch macro names the kernel a dtype lacks with a NotImplementedError
-        raise NotImplementedError(f"\"{'check_uniform_bounds' if what == 'rand' else 'normal_kernel_cpu'}\" not "
-                                  f"implemented for '{dt.short}'")
-    return dt
-
-
-def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
-    """Uniform numbers in [0, 1), drawn as PyTorch's CPU generator draws them."""
-    if out is not None:
-        return _written_into(out, "rand", lambda dt: rand(*shape, size=size, generator=generator, dtype=dt), dtype)
-    _check_device(device)
-    shape = sizes(shape, size, "rand")
-    dt = _float_dtype(dtype, "rand")
-    return from_values(rng.uniform(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad, "rand")
-
-
-def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
-    """Standard normal numbers, drawn as PyTorch's CPU generator draws them."""
-    if out is not None:
-        return _written_into(out, "randn", lambda dt: randn(*shape, size=size, generator=generator, dtype=dt), dtype)
-    _check_device(device)
-    shape = sizes(shape, size, "randn")
-    dt = _float_dtype(dtype, "randn")
-    return from_values(rng.normal(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad, "randn")
-
-
-_NORMAL_OVERLOADS = (
-    " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
-    " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
-    " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
-    " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, Tensor out = None, "
-    "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
-    "bool requires_grad = False)\n")
-_NORMAL_FACTORY_KEYWORDS = frozenset({"dtype", "layout", "device", "pin_memory", "requires_grad"})
-
-
-def _normal_misuse(args: tuple, kwargs: dict) -> TypeError:
-    def kind(x) -> str:
-        if isinstance(x, Tensor):
-            return "Tensor"
-        if isinstance(x, dtypes.dtype):
-            return "torch.dtype"
-        return type(x).__name__
-
-    got = [kind(a) for a in args] + [f"{k}={kind(v)}" for k, v in sorted(kwargs.items())]
-    return TypeError(f"normal() received an invalid combination of arguments - got ({', '.join(got)}), but expected "
-                     f"one of:\n{_NORMAL_OVERLOADS}")
-
-
-def _is_number(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, Tensor)
-
-
-def _check_std_tensor(std: Tensor) -> None:
-    vals = std._val if std._t.ndim else [std._val]
-    if any(not v >= 0 for v in vals):  # a NaN fails as in PyTorch's ``std.min().ge(0)``
-        raise RuntimeError("normal expects all elements of std >= 0.0")
-
-
-def normal(*args, **kwargs) -> Tensor:
-    """``torch.normal``, PyTorch's four overloads: ``(Tensor mean, Tensor std)``, ``(Tensor
-    mean, float std=1)``, ``(float mean, Tensor std)`` and ``(float mean, float std, size, *,
-    dtype, requires_grad...)``. As ATen computes it: with a float ``std`` and ``mean`` the
-    generator's ``normal_(mean, std)``; a tensor ``mean`` adds itself to ``normal_(0, std)``; a
-    tensor ``std`` multiplies ``normal_(0, 1)`` and then the mean (a 0-dim tensor of the result's
-    dtype) is added. The result has ``mean``'s shape, ``std``'s, or their broadcast. A mean or
-    std that requires grad (PyTorch's NormalBackward1-3, a zero gradient) is refused by name."""
-    names = ("mean", "std", "size")
-    if len(args) > 3:
-        raise _normal_misuse(args, kwargs)
-    bound = dict(zip(names, args))
-    for k, v in kwargs.items():
-        if k in bound or k not in (*names, "generator", "out", *_NORMAL_FACTORY_KEYWORDS):
-            raise _normal_misuse(args, kwargs)
-        bound[k] = v
-    if "mean" not in bound:
-        raise TypeError('normal() missing 1 required positional arguments: "mean"')
-    mean, std, size = bound.get("mean"), bound.get("std", 1.0), bound.get("size")
-    generator = bound.get("generator")
-    _refuse_out(bound.get("out"), "normal")
-    factory = size is not None or any(k in bound for k in _NORMAL_FACTORY_KEYWORDS)
-    if _is_number(mean) and _is_number(std):
-        if not isinstance(size, (tuple, list, dtypes.Size)) or (not factory and "std" not in bound):
-            raise _normal_misuse(args, kwargs)
-        shape = shape_arg((size,), "normal")
-        _check_device(bound.get("device"))
-        dt = _float_dtype(bound.get("dtype"), "normal")
-        if not std >= 0.0:
-            raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
-        vals = rng.normal(math.prod(shape), dt.name, mean, std, generator=generator)
-        return from_values(vals, shape, dt, bound.get("requires_grad", False), "normal")
-    tensors = [x for x in (mean, std) if isinstance(x, Tensor)]
-    if factory or not tensors or not all(isinstance(x, Tensor) or _is_number(x) for x in (mean, std)):
-        raise _normal_misuse(args, kwargs)
-    if is_grad_enabled() and any(x._rg for x in tensors):
-        raise Unsupported("torch.normal with a mean or std that requires grad",
-                          "its NormalBackward node (a zero gradient) is not implemented yet")
-    if isinstance(mean, Tensor) and not isinstance(std, Tensor):  # (Tensor mean, float std)
-        if not std >= 0.0:
-            raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
-        dt = _float_dtype(mean._t.dtype, "normal")
-        out = from_values(rng.normal(mean._t.numel, dt.name, 0.0, std, generator=generator), mean._t.shape, dt)
-        return out.add_(mean)
-    _check_std_tensor(std)
-    if not isinstance(mean, Tensor):  # (float mean, Tensor std)
-        dt = _float_dtype(std._t.dtype, "normal")
-        out = from_values(rng.normal(std._t.numel, dt.name, 0.0, 1.0, generator=generator), std._t.shape, dt)
-        return out.mul_(std).add_(from_values([mean], (), dt))
-    shape = broadcast_shapes(mean._t.shape, std._t.shape)
-    dt = _float_dtype(mean._t.dtype, "normal")
-    out = from_values(rng.normal(math.prod(shape), dt.name, 0.0, 1.0, generator=generator), shape, dt)
-    return out.mul_(std).add_(mean)
-
-
-def randint(low, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Integers in [low, high) (``randint(high, size)`` too), drawn as PyTorch's generator does."""
-    if size is None and isinstance(high, (tuple, list)):
-        low, high, size = 0, low, high
-    if size is None:
-        raise TypeError("randint() missing required argument 'size'")
-    shape = shape_arg((tuple(size),), "randint")
-    dt = check_dtype(dtype, "randint") or dtypes.int64
-    vals = rng.randint(low, high, math.prod(shape), generator=generator)
-    return from_values(vals, shape, dt, requires_grad, "randint")
-
-
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False,
-             layout=None) -> Tensor:
-    """A random permutation of 0..n-1, drawn as PyTorch's CPU ``randperm`` (int64 unless asked)."""
-    if n.__class__ is bool or not isinstance(n, int):
-        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not {type(n).__name__}")
-    check_size((n,))
-    dt = check_dtype(dtype, "randperm") or dtypes.int64
-    _check_device(device)
-    if dt is dtypes.bool:
-        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
-    if not dt.is_floating_point:
-        dtypes.check_fits(dt, max(n - 1, 0))
-    vals = rng.randperm(n, generator=generator)
-    return from_values(vals, (n,), dt, requires_grad, "randperm")
-
-
-def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False,
-                 memory_format=None, generator=None) -> Tensor:
-    """Integers in [low, high) (``randint_like(input, high)`` too) in ``input``'s shape and dtype,
-    drawn as ``randint`` draws them."""
-    if high is None:
-        low, high = 0, low
-    return randint(low, high, tuple(input.shape), generator=generator, dtype=dtype or input.dtype,
-                   requires_grad=requires_grad)
-
-
-def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
-    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-
-
-def randn_like(input, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
-    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-
-
-def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """``torch.arange``: start, start + step, ... below end (int64 unless a bound is a float)."""
-    if end is None:
-        start, end = 0, start
-    vals = [x.item() if isinstance(x, Tensor) else x for x in (start, end, step)]
-    start, end, step = vals
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0 and end != start:
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    floating = any(isinstance(x, float) for x in vals)
-    dt = check_dtype(dtype, "arange") or (defaults["dtype"] if floating else dtypes.int64)
-    n = max(0, math.ceil((end - start) / step))
-    check_size((n,))
-    if dt.is_floating_point:
-        out = [start + i * step for i in range(n)]  # ATen: start + step * index, in double
-    else:
-        out = [int(start + i * step) for i in range(n)]
-    return from_values(out, (n,), dt, requires_grad, "arange")
-
-
-def linspace(start, end, steps: int, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """``torch.linspace``: ``steps`` evenly spaced numbers from start to end, as ATen's CPU
-    kernel computes them: ``start + step * i`` for the first half and ``end - step * (steps - 1 - i)``
-    for the rest, each one fused multiply-add (the compiler contracts the expression)."""
-    if isinstance(steps, bool) or not isinstance(steps, int):
-        if integer(steps) is None:
-            raise TypeError(f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
-        steps = integer(steps)
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    start = start.item() if isinstance(start, Tensor) else start
-    end = end.item() if isinstance(end, Tensor) else end
-    dt = check_dtype(dtype, "linspace") or defaults["dtype"]
-    check_size((steps,))
-    if steps <= 1:
-        return from_values([start] * steps, (steps,), dt, requires_grad, "linspace")
-    if dt.is_floating_point:
-        r = dt.round
-        f32 = dt is dtypes.float32
-        s, e = r(start), r(end)
-        step = r((e - s) / (steps - 1))
-        half = steps // 2
-        out = [fma(step, r(float(i)), s, f32) if i < half else fma(-step, r(float(steps - i - 1)), e, f32)
-               for i in range(steps)]
-    else:
-        step = (end - start) / (steps - 1)
-        out = [int(start + step * i) for i in range(steps)]
-    return from_values(out, (steps,), dt, requires_grad, "linspace")
-
-
-def logspace(start, end, steps: int, base: float = 10.0, dtype=None, device=None,
-             requires_grad=False) -> Tensor:
-    """``torch.logspace``: ``base ** x`` for ``steps`` exponents evenly spaced from start to end,
-    as ATen's CPU code computes them: start and end in the result's dtype, the step and each
-    exponent in double (``start + step * i`` for the first half, ``end - step * (steps - 1 - i)``
-    for the rest; this file is built without FMA), then libm's ``pow``, converted to the dtype."""
-    if isinstance(steps, bool) or not isinstance(steps, int):
-        raise TypeError(f"logspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    _check_device(device)
-    start = start.item() if isinstance(start, Tensor) else start
-    end = end.item() if isinstance(end, Tensor) else end
-    dt = check_dtype(dtype, "logspace") or defaults["dtype"]
-    check_size((steps,))
-    base = float(base)
-    if steps == 1:  # filled with the double pow(base, start)
-        return from_values([_pow(base, float(start))], (1,), dt, requires_grad, "logspace")
-    if dt.is_floating_point:
-        s, e = dt.round(float(start)), dt.round(float(end))
-        diff = dt.round(e - s)  # scalar_end - scalar_start, in the dtype
-    else:
-        s, e = dtypes.cast_values(dtypes.float64, dt, float(start)), dtypes.cast_values(dtypes.float64, dt,
-                                                                                         float(end))
-        diff = e - s
-    step = float(diff) / (steps - 1) if steps > 1 else 0.0
-    half = steps // 2
-    vals = [_pow(base, s + step * i) if i < half else _pow(base, e - step * (steps - i - 1)) for i in range(steps)]
-    if not dt.is_floating_point:
-        vals = [dtypes.float_to_int(dt, v) for v in vals]
-    return from_values(vals, (steps,), dt, requires_grad, "logspace")
-
-
-def _pow(base: float, exponent: float) -> float:
-    """C's pow (Python's math.pow is libm's), with IEEE's answers where Python raises."""
-    try:
-        return math.pow(base, exponent)
-    except OverflowError:
-        return math.inf if base > 0 or exponent == int(exponent) and exponent % 2 == 0 else -math.inf
-    except ValueError:  # zero to a negative power, or a negative base to a non-integer power
-        return math.inf if base == 0 else math.nan
-
-
-def eye(n: int, m: int | None = None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """The n x m identity matrix (m = n unless given), in the default dtype unless given."""
-    m = n if m is None else m
-    for letter, size in (("n", n), ("m", m)):
-        if size < 0:
-            raise RuntimeError(f"{letter} must be greater or equal to 0, got {size}")
-    dt = check_dtype(dtype, "eye") or defaults["dtype"]
-    check_size((n, m))
-    return from_values([1 if i == j else 0 for i in range(n) for j in range(m)], (n, m), dt, requires_grad, "eye")
-
-
-def _new_filled(value):
-    def apply(self, *size, dtype=None, device=None, requires_grad=False):
-        shape = shape_arg(size, "new")
-        return repeated(value, shape, dtype or self._t.dtype, requires_grad)
+def _new_filled(value, what: str):
+    def apply(self, *shape, size=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
+        factory_options(what, layout, pin_memory)
+        use_device(device)
+        return repeated(value, sizes(shape, size, what), dtype or self._t.dtype, requires_grad)
 
     return apply
 
 
+def _new_tensor(self, data, *extra, dtype=None, device=None, requires_grad=False, pin_memory=_NO_DATA):
+    # PyTorch's type stub lists dtype... as positional and a pin_memory; its parser refuses both
+    if extra:
+        raise TypeError(f"new_tensor() takes 1 positional argument but {1 + len(extra)} were given")
+    if pin_memory is not _NO_DATA:
+        raise TypeError("new_tensor() got an unexpected keyword argument 'pin_memory'")
+    return tensor(data, dtype=dtype or self._t.dtype, device=device, requires_grad=requires_grad)
+
+
+def _new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
+    factory_options("new_full", layout, pin_memory)
+    return full(size, fill_value, dtype=dtype or self._t.dtype, device=device, requires_grad=requires_grad)
+
+
+def refuse_names(names, what: str) -> None:
+    """``names=``: named tensors, a prototype of PyTorch's, refused by name (None is the default)."""
+    if names is not None:
+        raise Unsupported(f"torch.{what}(names=...)", "named tensors (a prototype feature of PyTorch's)")
+
+
 def install(method, function) -> None:
     """The torch factories (as they are: no input to check) and ``Tensor.new_*``."""
-    for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "rand", "randn",
-                 "normal", "randint", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
-                 "arange", "linspace", "logspace", "randint_like", "eye", "randperm", "device", "layout", "strided"):
+    for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "empty_permuted",
+                 "zeros_like", "ones_like", "full_like", "empty_like", "device", "layout", "strided"):
         function(name, globals()[name], checked=False)
-    method("new_tensor", lambda self, data, dtype=None, device=None, requires_grad=False:
-           tensor(data, dtype=dtype or self._t.dtype, requires_grad=requires_grad))
+    method("new_tensor", _new_tensor)
     for name, value in (("new_zeros", 0), ("new_ones", 1), ("new_empty", 0)):
-        method(name, _new_filled(value))
-    method("new_full", lambda self, size, fill_value, dtype=None, device=None, requires_grad=False:
-           full(size, fill_value, dtype=dtype or self._t.dtype, requires_grad=requires_grad))
+        method(name, _new_filled(value, name))
+    method("new_full", _new_full)

@@ -6,6 +6,7 @@ values get no gradient).
 from __future__ import annotations
 
 import math
+import warnings
 
 from .._base import dtypes, rng
 from .._base.dtypes import TensorType, round_list
@@ -14,10 +15,10 @@ from .._base.numpy_types import is_numpy_scalar
 from .._ops import fill as FI
 from .._ops.views import Layout
 from .arguments import not_tensor
-from .inplace import FILLS, check_inplace, check_no_overlap, inplace
+from .inplace import FILLS, check_inplace, check_no_overlap, inplace, overlapping
 from .operands import broadcast_shapes, positions
 from .sampling import refuse_graph
-from .storage import write
+from .storage import positions_in_base, write
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
 from .views import expand
@@ -150,7 +151,8 @@ def copy_into(self, other, non_blocking=False):
     dt = self._t.dtype
     col = dtypes.cast_values(src._t.dtype, dt, col) if src._t.dtype is not dt else col
     vals = col if shape else col[0]
-    return inplace(self, lambda t: make(FI.CopyInto, t._t, vals, (t, src), Layout(src._t.shape, src._t.dtype)))
+    return inplace(self, lambda t: make(FI.CopyInto, t._t, vals, (t, src), Layout(src._t.shape, src._t.dtype)),
+                   operands=(src,))
 
 
 def masked_fill(self, mask, value, in_place: bool = False):
@@ -188,6 +190,16 @@ def masked_fill(self, mask, value, in_place: bool = False):
         return make(FI.MaskedFill, t._t, vals if shape else vals[0], (t,), layout)
 
     if in_place:
+        if overlapping(self) and self._s is not None and self._s.base is not None:
+            # elements sharing memory (an expanded view): one value is written wherever any of
+            # them is masked, whatever the kernel's order, so every alias of it shows that value
+            warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+                          "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = "
+                          "scalar", UserWarning, stacklevel=3)
+            pos = positions_in_base(self)
+            filled = {p for p, b in zip(pos, m) if b}
+            vals = [c if p in filled else x for p, x in zip(pos, vals)]
+            return inplace(self, compute, FILLS)
         return inplace(self, compute, "masked_fill_")
     # out of place PyTorch fills a contiguous clone (clone(MemoryFormat::Contiguous)): an
     # expanded, sliced or transposed input's strides are not the result's
@@ -197,8 +209,9 @@ def masked_fill(self, mask, value, in_place: bool = False):
 
 def install(method, function) -> None:
     """fill_, zero_, uniform_, normal_, random_, copy_, masked_fill(_)."""
-    method("uniform_", lambda self, a=0.0, b=1.0, *, generator=None: random_fill(self, "uniform", a, b,
-                                                                                  generator=generator))
+    # PyTorch's parser names the bounds ``from`` (a Python keyword: positional here) and ``to``
+    method("uniform_", lambda self, a=0.0, /, to=1.0, *, generator=None: random_fill(self, "uniform", a, to,
+                                                                                      generator=generator))
     method("normal_", lambda self, mean=0.0, std=1.0, *, generator=None: random_fill(self, "normal", mean, std,
                                                                                       generator=generator))
     method("random_", random_)

@@ -13,6 +13,8 @@ IndexPutBackward0 for advanced), as PyTorch's in-place index ops do.
 
 from __future__ import annotations
 
+import warnings
+
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
 from .._base.grad_mode import state as _grad_state
@@ -22,10 +24,10 @@ from .._ops.indexing import CopySlices, Index, IndexPut, scatter_class
 from .._ops.views import Layout
 from .factories import tensor
 from .fill import copy_into, fill, mask_of, masked_zero
-from .inplace import LEAF_INPLACE, VIEW_OF_LEAF, check_inplace, rebase
+from .inplace import LEAF_INPLACE, VIEW_OF_LEAF, check_inplace, overlapping, rebase
 from .numpy_bridge import plain_index
 from .operands import broadcast_shapes, positions
-from .storage import write
+from .storage import positions_in_base, write
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
 from .views import basic_index, expand, reshape
@@ -108,6 +110,10 @@ def _dimension_sources(expanded: list, shape: list) -> list:
     k = 0  # the index tensor's place among them: ATen moves them to the front and names that place
     specified = sum(1 for e in expanded if e is not None and e is not Ellipsis and not (
         isinstance(e, tuple) and e[0] == "new"))
+    # ATen applies the ints and slices first, then refuses an index tensor into a dimension of
+    # size 0 (AdvancedIndex), and only then checks the index tensors' elements (in the kernel)
+    empty_dim = False
+    out_of_bounds = None
     for e in expanded:
         if e is Ellipsis:
             for _ in range(nd - specified):
@@ -119,10 +125,14 @@ def _dimension_sources(expanded: list, shape: list) -> list:
             if d >= nd:
                 raise IndexError(f"too many indices for tensor of dimension {nd}")
             size = shape[d]
+            if not size and e[1]:
+                empty_dim = True
             for i in e[1]:
                 if not -size <= i < size:
-                    raise IndexError(f"index {i} is out of bounds for dimension {k} with size {size}")
-            dims_src.append(("idx", d, [i % size for i in e[1]], e[2]))
+                    if out_of_bounds is None:
+                        out_of_bounds = IndexError(f"index {i} is out of bounds for dimension {k} with size {size}")
+                    break
+            dims_src.append(("idx", d, [i % size for i in e[1]] if size else [], e[2]))
             d += 1
             k += 1
         elif isinstance(e, slice):
@@ -136,6 +146,10 @@ def _dimension_sources(expanded: list, shape: list) -> list:
                 raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
             dims_src.append(("idx", d, [i % size], ()))
             d += 1
+    if empty_dim:
+        raise IndexError("index is out of bounds for dimension with size 0")
+    if out_of_bounds is not None:
+        raise out_of_bounds
     while d < nd:
         dims_src.append(("all", d))
         d += 1
@@ -374,6 +388,11 @@ def setitem(x: Tensor, index, value) -> None:
         return
     if _is_bool_scalar(index):
         index = (index,)  # index_put_ through a new dimension, as beside other indices
+    if index is not True and overlapping(x) and not _has_advanced(index):
+        # x's elements share memory (an expanded view): PyTorch's copy into the view x[index],
+        # recorded over that view's own elements (which may not share memory: copy_ refuses)
+        _copy_to(basic_index(x, index), value)
+        return
     if index is True:
         # PyTorch: a copy into a view with a new dimension of size 1
         shape = (1,) + tuple(x._t.shape)
@@ -423,6 +442,8 @@ def setitem(x: Tensor, index, value) -> None:
     new = list(old)
     for i, v in zip(flat, col):
         new[i] = v
+    if overlapping(target):
+        new = _aliases_written(target, flat, new, _masked_fill_dispatch(index, value) if advanced else None)
     if not grad:
         write(target, new if target._t.ndim else new[0])
         return
@@ -432,6 +453,23 @@ def setitem(x: Tensor, index, value) -> None:
     res = make(op.tensor if not target._t.ndim else op, target._t, new if target._t.ndim else new[0],
                (target, value), layout)
     rebase(target, res)
+
+
+def _aliases_written(target: Tensor, flat: list, new: list, masked: bool) -> list:
+    """``new`` (``target``'s elements after writing those at ``flat``) with every element that
+    shares memory with a written one showing what was written there, as PyTorch's index_put_
+    writes only the indexed elements (with its deprecation warnings for an expanded tensor: a
+    mask filled with one value goes on to masked_fill_, which warns again)."""
+    warns = [] if masked is None else [("index_put_", "tensor[indices] = tensor")]
+    if masked:
+        warns.append(("masked_fill_", "tensor[mask] = scalar"))
+    for what, example in warns:
+        warnings.warn(f"Use of {what} on expanded tensors is deprecated. Please clone() the tensor before performing "
+                      f"this operation. This also applies to advanced indexing e.g. {example}", UserWarning,
+                      stacklevel=3)
+    pos = positions_in_base(target)
+    written = {pos[i]: new[i] for i in flat}
+    return [written.get(p, x) for p, x in zip(pos, new)]
 
 
 def _multi_output(x: Tensor) -> bool:

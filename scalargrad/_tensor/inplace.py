@@ -24,7 +24,7 @@ from .._base.layout import is_non_overlapping_and_dense
 from .._ops.table import Op, saved_node_name, version_error
 from .._ops.views import Clone, Layout
 from .nodes import saves_input
-from .storage import mem, positions_in_base, refused_view, regenerate, snapshot, view_rebase_error, write
+from .storage import dual_memory, mem, positions_in_base, refused_view, regenerate, snapshot, view_rebase_error, write
 from .tensor import Tensor, ext, leaf, make
 
 __all__ = ["inplace", "check_cast", "FILLS", "overlapping", "check_no_overlap", "LEAF_INPLACE", "VIEW_OF_LEAF",
@@ -74,9 +74,10 @@ FILLS = "fill"  # ``inplace``'s overlap for an op that writes one value into eve
 
 def overlapping(t: Tensor) -> bool:
     """ATen's ``has_internal_overlap`` is YES: a zero stride over a dimension of more than one
-    element (an expanded tensor), so several elements share one memory location."""
+    element (an expanded tensor), so several elements share one memory location. An empty
+    tensor has no elements to share one (PyTorch writes it in place whatever its strides)."""
     tt = t._t  # a contiguous tensor (the common case) has no zero stride: no loop over its dims
-    return not tt.contiguous and any(st == 0 and n > 1 for n, st in zip(tt.shape, tt.strides))
+    return not tt.contiguous and tt.numel > 0 and any(st == 0 and n > 1 for n, st in zip(tt.shape, tt.strides))
 
 
 def windows_overlap(shape, strides) -> bool:
@@ -97,13 +98,14 @@ def check_no_overlap(t: Tensor) -> None:
         raise RuntimeError(_OVERLAP)
 
 
-def inplace(t: Tensor, compute, overlap: str | None = None) -> Tensor:
+def inplace(t: Tensor, compute, overlap: str | None = None, operands: tuple = ()) -> Tensor:
     """``t`` changed to ``compute(t)`` in place; returns ``t``. An expanded ``t`` (elements
     sharing memory) is refused with ATen's ``assert_no_internal_overlap`` error, as every
     TensorIterator op refuses it, unless ``overlap`` says otherwise: ``FILLS`` (one value for
     every element, which PyTorch allows), or the op's name for the ops PyTorch lets write an
     expanded tensor element by element in an order of its own (masked_fill_, index_fill_,
-    tril_, triu_): scalargrad refuses those by name rather than guess that order."""
+    tril_, triu_): scalargrad refuses those by name rather than guess that order. ``operands``,
+    the op's other tensors, may not share part of ``t``'s memory (ATen's partial overlap check)."""
     check_inplace(t)
     if overlap != FILLS and overlapping(t):
         if overlap is None:
@@ -113,8 +115,19 @@ def inplace(t: Tensor, compute, overlap: str | None = None) -> Tensor:
     if overlap != FILLS and not t._t.contiguous and windows_overlap(t._t.shape, t._t.strides):
         raise Unsupported("an in-place op on a view whose elements overlap in memory (Tensor.unfold with step < size)",
                           "PyTorch writes them one by one in its kernel's order; clone() the tensor first")
+    for u in operands:
+        if isinstance(u, Tensor) and _partial_overlap(t, u):
+            raise RuntimeError(_PARTIAL_OVERLAP)
     res = compute(t)
     _check_result(t, res)
+    dual = dual_memory()
+    if dual is not None:
+        return dual[0](t, res, _apply)  # forward-mode AD: the tangent changes with it
+    return _apply(t, res)
+
+
+def _apply(t: Tensor, res: Tensor) -> Tensor:
+    """Make ``t`` the in-place op's result ``res``: written, or rebased when recorded."""
     if res._op is None or not t._t.dtype.is_floating_point:  # an integer tensor takes no graph
         if res._op is not None:
             res = res.detach()
@@ -129,6 +142,26 @@ def inplace(t: Tensor, compute, overlap: str | None = None) -> Tensor:
 
 
 _SAME = object()
+_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                    "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def _partial_overlap(t: Tensor, u: Tensor) -> bool:
+    """ATen's ``get_overlap_status`` is Partial: ``u`` and ``t`` share memory, both dense without
+    holes or repeats (else ATen calls it too hard to tell and lets it through), their spans of
+    memory intersect and they are not the same elements in the same layout."""
+    ts, us = t._s, u._s
+    if u is t or ts is None or us is None or ts.store is None or ts.store is not us.store:
+        return False
+    tt, ut = t._t, u._t
+    if not tt.numel or not ut.numel or not is_non_overlapping_and_dense(tt.shape, tt.strides) \
+            or not is_non_overlapping_and_dense(ut.shape, ut.strides):
+        return False
+    t0, u0 = ts.offset, us.offset
+    t1, u1 = t0 + tt.numel, u0 + ut.numel
+    if t0 == u0 and t1 == u1:
+        return tuple(tt.strides) != tuple(ut.strides)
+    return t0 < u1 and u0 < t1
 
 
 def rebase(t: Tensor, res: Tensor, index=_SAME) -> Tensor:
@@ -182,11 +215,12 @@ def rebase_view(t: Tensor, res: Tensor) -> Tensor:
         prior[2] = saved_node_name(prior[3])
     base = t._s.base
     pos = positions_in_base(t)
-    if len(set(pos)) != len(pos):
-        raise RuntimeError(_OVERLAP)
     vals = res._val if res._t.ndim else [res._val]
     if res._t.dtype is not t._t.dtype:
         vals = round_list(t._t.dtype, vals)
+    overlap = len(set(pos)) != len(pos)
+    if overlap:
+        _check_same_writes(pos, vals)
     new = list(base._val) if base._t.ndim else [base._val]
     for p, x in zip(pos, vals):
         new[p] = x
@@ -201,7 +235,7 @@ def rebase_view(t: Tensor, res: Tensor) -> Tensor:
     if res._op.saves_inputs:
         shared = [u for u in operands if u is old_t or (u._s is not None and u._s.ver is ver)]
         overwritten = (t if shared[0] is old_t else shared[0]) if shared else None
-    node = make(copy_slices(res._op), base._t, new if base._t.ndim else new[0], (base,) + operands, layout)
+    node = make(copy_slices(res._op, overlap), base._t, new if base._t.ndim else new[0], (base,) + operands, layout)
     rebase_root(base, node, keep=t)
     res._in = tuple(old_t if u is t else u for u in res._in)
     regenerate(t, old_t)
@@ -313,12 +347,32 @@ class _CopySlices(Op):
 _copy_slices_ops: dict = {}
 
 
-def copy_slices(fn_op) -> type:
+def copy_slices(fn_op, overlap: bool = False) -> type:
     """The CopySlices op for an in-place op ``fn_op`` on a view: it lists ``fn_op``'s Python-number
-    operand as PyTorch does, and keeps saved values only when ``fn_op`` does."""
-    key = (fn_op.extra_none, fn_op.saves)
+    operand as PyTorch does, and keeps saved values only when ``fn_op`` does. With ``overlap`` (the
+    view's elements share memory: an expanded view) its backward refuses, as PyTorch's copies the
+    gradient into that view with an in-place copy that refuses an overlapping destination."""
+    key = (fn_op.extra_none, fn_op.saves, overlap)
     op = _copy_slices_ops.get(key)
     if op is None:
-        op = _copy_slices_ops[key] = type("CopySlices", (_CopySlices,), {"extra_none": fn_op.extra_none,
-                                                                         "saves": fn_op.saves})
+        body = {"extra_none": fn_op.extra_none, "saves": fn_op.saves}
+        if overlap:
+            body["backward"] = staticmethod(_overlap_backward)
+        op = _copy_slices_ops[key] = type("CopySlices", (_CopySlices,), body)
     return op
+
+
+def _overlap_backward(k, g, v):
+    raise RuntimeError(_OVERLAP)
+
+
+def _check_same_writes(pos: list, vals: list) -> None:
+    """An in-place op on a view whose elements share memory (``pos`` repeats a position) writes
+    one value per position whatever order PyTorch's kernel takes (fill_, zero_, a mask filled
+    alike), or its result depends on that order, which scalargrad refuses to guess."""
+    first: dict = {}
+    for p, x in zip(pos, vals):
+        y = first.setdefault(p, x)
+        if y is not x and not (x == y and math.copysign(1.0, x) == math.copysign(1.0, y)) and not (x != x and y != y):
+            raise Unsupported("an in-place op writing different values to elements of a view that share memory "
+                              "(an expanded view)", "PyTorch writes them in its kernel's order; clone() the view first")

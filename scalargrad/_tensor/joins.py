@@ -12,12 +12,14 @@ from collections.abc import Sequence
 
 from .._base.dtypes import TensorType, float32, int64, round_list
 from .._base.dtypes import bool as dtypes_bool
+from .._base.errors import Unsupported
 from .._base.grad_mode import state as _grad_state
 from .._base.layout import numel
 from .._base.numpy_types import numpy_type_name
 from .._ops import joins as J
 from .._ops.table import Op
 from .._ops.views import Layout
+from .memory_formats import channels_last_input, in_format
 from .operands import check_size, result_dtype
 from .storage import multi_output_views
 from .tensor import Tensor, defaults, ext, flat, leaf, make, next_seq
@@ -159,7 +161,10 @@ def cat(tensors: Sequence, dim: int = 0) -> Tensor:
             if k != d and s[k] != ref[k]:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {ref[k]} "
                                    f"but got size {s[k]} for tensor number {i} in the list.")
-    return _join(tensors, d, J.Cat, False, dim)
+    out = _join(tensors, d, J.Cat, False, dim)
+    # ATen's compute_output_memory_format: the inputs' one suggested format, channels-last included
+    formats = {channels_last_input(x) for x in tensors}
+    return in_format(out, formats.pop()) if len(formats) == 1 else out
 
 
 def stack(tensors: Sequence, dim: int = 0) -> Tensor:
@@ -175,6 +180,9 @@ def stack(tensors: Sequence, dim: int = 0) -> Tensor:
     n = len(ref) + 1
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    if any(channels_last_input(x) is not None for x in tensors):  # refused rather than laid out otherwise
+        raise Unsupported("torch.stack of channels_last tensors", "the layout ATen gives the result is not "
+                          "reproduced: stack x.contiguous() instead")
     return _join(tensors, dim % n, J.Stack, True, dim)
 
 
@@ -416,9 +424,12 @@ def install(method, function) -> None:
     for name in ("atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack"):
         function(name, globals()[name])
     function("row_stack", vstack)
-    for name, fn in (("unbind", unbind), ("split", split), ("split_with_sizes", split_with_sizes), ("chunk", chunk)):
+    for name, fn in (("unbind", unbind), ("split_with_sizes", split_with_sizes), ("chunk", chunk)):
         method(name, fn)
         function(name, fn)
+    # PyTorch's Python spellings name split's arguments so (Tensor.split, torch.functional.split)
+    method("split", lambda self, split_size, dim=0: split(self, split_size, dim))
+    function("split", lambda tensor, split_size_or_sections, dim=0: split(tensor, split_size_or_sections, dim))
     for name in ("cat", "concat", "concatenate"):
         function(name, cat)
     function("stack", stack)

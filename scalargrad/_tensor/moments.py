@@ -8,6 +8,7 @@ import warnings
 
 from .._base import ieee
 from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
 from .._base.program_frame import program_stacklevel
 from .._ops import arithmetic as AR
 from .._ops import comparison as CM
@@ -18,6 +19,7 @@ from .elementwise import binary
 from .fill import masked_fill
 from .linalg_outputs import check_versions, remember_versions, several_outputs
 from .reductions import _out_shape, group_index, mean, sum_values
+from .storage import dual_memory
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import Scalar, as_tensor, helper, scalar_op
 from .views import norm_dims, reshape
@@ -138,6 +140,11 @@ def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, c
     (StdMeanBackward0) node, as PyTorch records it."""
     name = "std_mean" if take_sqrt else "var_mean"
     dim, saved, shift = _arguments(input, dim, unbiased, correction, name, name)
+    dual = dual_memory()
+    if dual is not None and dual[2](input) is not None:
+        raise Unsupported(f"torch.{name} of a tensor that has a forward-mode tangent (its two-output "
+                          f"{name.title().replace('_', '')}Backward0 node's forward derivative)",
+                          f"use torch.{name[:3]}(...) and torch.mean(...)")
     given, dims, full, out_shape, groups = _groups(input, dim, keepdim, shift, name)
     dt = input._t.dtype
     r = dt.round

@@ -26,11 +26,12 @@ __all__ = ["Node", "AccumulateGrad", "node_for", "accumulate_grad_for", "node_cl
 
 
 
-def saves_input(op, ins: tuple, u: Tensor) -> bool:
+def saves_input(op, ins: tuple, u: Tensor, rg: tuple | None = None) -> bool:
     """Whether a node of ``op`` with inputs ``ins`` saved its input ``u`` (and so refuses a
     changed one). An op that declares its saved inputs (``saved`` entries with an input index,
     and the inputs whose gradients need each) answers for that input: PyTorch saves it only where
-    a gradient that reads it is computed; any other op by its ``saves_inputs`` flag."""
+    a gradient that reads it is computed; any other op by its ``saves_inputs`` flag. ``rg``: the
+    inputs' requires_grad when the node was made, if they may have changed since (detach_)."""
     declared = False
     for entry in op.saved or ():
         i = entry[1]
@@ -41,7 +42,7 @@ def saves_input(op, ins: tuple, u: Tensor) -> bool:
         declared = True
         if i < len(ins) and ins[i] is u:
             need = entry[2] if len(entry) > 2 else None
-            if need is None or any(ins[j]._rg for j in need if j < len(ins)):
+            if need is None or any(ins[j]._rg if rg is None else rg[j] for j in need if j < len(ins)):
                 return True
     return op.saves_inputs if not declared else False
 
@@ -49,11 +50,37 @@ def saves_input(op, ins: tuple, u: Tensor) -> bool:
 def consumed_version(u: Tensor, v: Tensor) -> Tensor:
     """The version of ``u`` that node ``v`` consumed, ``u`` having been changed in place after
     ``v`` was made (its stamp is newer): a rebased tensor's older versions hang off its first
-    input (a view regenerated over its changed base keeps it in ``_c.prev``)."""
+    input (a view regenerated over its changed base keeps it in ``_c.prev``); a tensor detached
+    in place keeps the node it was in ``_ext.detached``."""
     w = u
-    while w._seq > v._seq and w._op is not None:
-        w = w._c.prev if w._op.older_in_c else (w._a if w._b is not MANY else w._a[0])
-    return w
+    while True:
+        older = _older(w, v)
+        if older is None:
+            return w
+        w = older
+
+
+def detached_since(u: Tensor, v: Tensor) -> bool:
+    """Whether ``consumed_version(u, v)`` crosses a ``detach_`` (PyTorch then refuses to unpack
+    the tensor if ``v`` saved it)."""
+    w = u
+    while True:
+        older = _older(w, v)
+        if older is None:
+            return False
+        if w._op is None:
+            return True
+        w = older
+
+
+def _older(w: Tensor, v: Tensor) -> Tensor | None:
+    """The version before ``w`` on the way to the one ``v`` consumed, or None: ``w`` is it."""
+    if w._seq <= v._seq:
+        return None
+    if w._op is not None:
+        return w._c.prev if w._op.older_in_c else (w._a if w._b is not MANY else w._a[0])
+    d = w._ext.detached if w._ext is not None else None
+    return None if d is None or d[1] < v._seq else d[0]  # detached after v was made: the node it was
 
 
 class Node(abc.ABC):  # noqa: B024 - an ABC so that isinstance() recognises every node class
@@ -261,7 +288,9 @@ def _saved_input(v: Tensor, i: int):
     """Input ``i`` of node ``v``, as PyTorch unpacks a saved input: the tensor itself, or
     PyTorch's version error if it was changed in place since ``v`` saved it."""
     u = v._in[i]
-    if u._seq > v._seq or (u._ext is not None and u._ext.modified > v._seq):
+    e = u._ext
+    only_detached = e is not None and e.detached is not None and e.detached[1] == u._seq and u._op is None
+    if (u._seq > v._seq and not only_detached) or (e is not None and e.modified > v._seq):
         which = ""
         if u._op is not None:
             which = f", which is output 0 of {short_name(u.grad_fn.name())},"

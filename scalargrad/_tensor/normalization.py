@@ -41,6 +41,7 @@ from .._base.errors import Unsupported
 from .._base.exact_sum import rounded_sum
 from .._base.kernel_order import fma
 from .._ops import normalization as NO
+from .memory_formats import channels_last, channels_last_3d, channels_last_input, in_format, is_contiguous_as
 from .storage import write
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
@@ -95,7 +96,9 @@ def batch_norm(x: Tensor, running_mean: Tensor | None, running_var: Tensor | Non
     param_of = [(k // size) % c for k in range(len(xv))]
     op, params = _affine_op((NO.BatchNormAffine0, NO.BatchNormAffine1, NO.BatchNorm), weight, bias)
     norm = NO.Norm(groups, param_of, eps, bool(training), len(params), False)
-    norm.channels_last = size == 1
+    # ATen's channels-last kernels: batch_norm_use_channels_last_kernels
+    norm.channels_last = size == 1 or (not x._t.contiguous and any(
+        is_contiguous_as(shape, x._t.strides, f) for f in (channels_last, channels_last_3d)))
     norm.shape = shape
     means, invstds = [], []
     if training:
@@ -147,7 +150,8 @@ def batch_norm(x: Tensor, running_mean: Tensor | None, running_var: Tensor | Non
         beta = fma(-means[ch], alpha, bv[ch] if bv is not None else 0.0, f32)
         for i in idx:
             out[i] = fma(xv[i], alpha, beta, f32)
-    return make(op, TensorType(dt, shape), out, (x,) + params, norm)
+    # laid out as ATen's: empty_like(x, x.suggest_memory_format())
+    return in_format(make(op, TensorType(dt, shape), out, (x,) + params, norm), channels_last_input(x))
 
 
 def batch_norm_backward(g: Tensor, v: Tensor) -> tuple:

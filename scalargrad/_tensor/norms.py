@@ -15,6 +15,7 @@ import math
 
 from .._base.dtypes import TensorType, float32, float64
 from .._base.errors import Unsupported
+from .._base.grad_mode import is_grad_enabled
 from .._ops import comparison as CM
 from .._ops import norms as N
 from .._ops import unary as UN
@@ -22,14 +23,15 @@ from .arguments import not_tensor
 from .comparison import logical_or
 from .elementwise import binary, unary
 from .fill import masked_fill
+from .inplace import inplace
 from .operands import broadcast_shapes, cast, positions, result_dtype
 from .reductions import _out_shape, _raw_dims, group_index
 from .reductions import sum as tsum
-from .tensor import Tensor, make
+from .tensor import Tensor, leaf, make
 from .tensor_kernel import as_tensor, helper
-from .views import norm_dims, reshape, to_dtype
+from .views import norm_dim, norm_dims, reshape, to_dtype
 
-__all__ = ["vector_norm", "norm", "linalg_norm", "dist", "install"]
+__all__ = ["vector_norm", "norm", "linalg_norm", "dist", "renorm", "install"]
 
 
 def _order(ord, what: str):  # PyTorch's name
@@ -172,8 +174,35 @@ def dist(x: Tensor, other: Tensor, p=2) -> Tensor:
     return make(N.Dist, TensorType(dt, ()), r(_norm_value(diff, float(p), dt)), (x, other), c)
 
 
+def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
+    """``renorm``: each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled by
+    ``maxnorm / (norm + 1e-7)`` (ATen's renorm_scale_factor, in the dtype), the others kept. Its
+    gradient (RenormBackward0) is not implemented: refused by name."""
+    if not isinstance(input, Tensor):
+        raise not_tensor(input, "renorm")
+    if float(p) <= 0.0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if float(maxnorm) < 0.0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
+    nd = input._t.ndim
+    if nd < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {nd} dimensions")
+    d = norm_dim(dim, nd)
+    if input._rg and is_grad_enabled():
+        raise Unsupported("the gradient of renorm (RenormBackward0)")
+    norms = vector_norm(input, p, tuple(k for k in range(nd) if k != d), True)
+    dt = norms._t.dtype
+    r = dt.round
+    top, eps = r(float(maxnorm)), r(1e-7)
+    factor = [r(top / r(v + eps)) if v > top else 1.0 for v in norms._val]
+    return input * leaf(factor, norms._t)
+
+
 def install(method, function) -> None:
-    """norm and dist."""
+    """norm, dist and renorm."""
+    method("renorm", lambda self, p, dim, maxnorm: renorm(self, p, dim, maxnorm))
+    method("renorm_", lambda self, p, dim, maxnorm: inplace(self, lambda t: renorm(t, p, dim, maxnorm)))
+    function("renorm", renorm)
     method("norm", lambda self, p="fro", dim=None, keepdim=False, dtype=None: norm(self, p, dim, keepdim, dtype))
     function("norm", lambda input, p="fro", dim=None, keepdim=False, out=None, dtype=None:
              norm(input, p, dim, keepdim, dtype))

@@ -37,14 +37,14 @@ from .inplace import check_cast, inplace
 from .return_types import ReturnTypes
 from .tensor import Tensor
 
-__all__ = ["call_with_out", "CAST", "SAME"]
+__all__ = ["call_with_out", "CAST", "SAME", "RESIZED"]
 
 # an elementwise op's rule for an out of another dtype (``fn.elementwise_out``): TensorIterator
 # casts its result into out (binary ops, unary ops computing in floating point), or the unary
 # ops keeping their input's dtype (abs, floor) refuse it; another string is the op's own refusal
 CAST, SAME = "cast", "same"
 
-_RESIZED = ("An output with one or more elements was resized since it had shape {had}, which does not match the "
+RESIZED = ("An output with one or more elements was resized since it had shape {had}, which does not match the "
             "required output shape {need}. This behavior is deprecated, and in a future PyTorch release outputs will "
             "not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
             "inplace, to zero elements with t.resize_(0). (Triggered internally at "
@@ -107,7 +107,7 @@ def _resize(name: str, out: Tensor, shape: tuple, warns: bool) -> None:
         raise Unsupported(f"torch.{name}(out=...) of another shape than the result, where out shares its memory",
                           "PyTorch moves the view over its storage; pass a tensor of the result's shape")
     if warns and out._t.numel:
-        warnings.warn(_RESIZED.format(had=list(out._t.shape), need=list(shape)), UserWarning,
+        warnings.warn(RESIZED.format(had=list(out._t.shape), need=list(shape)), UserWarning,
                       stacklevel=program_stacklevel())
     dt = out._t.dtype
     out._t = TensorType(dt, shape)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from .._base.dtypes import TensorType
 from .._ops import padding as PD
 from .arguments import not_tensor
+from .memory_formats import channels_last_input, in_format
 from .tensor import Tensor, make
 from .tensor_kernel import helper
 
@@ -81,7 +82,8 @@ def constant_pad_nd(x: Tensor, pads: tuple, value) -> Tensor:
     xv = x._val if x._t.ndim else [x._val]
     out = [fill if s < 0 else xv[s] for s in geo.source]
     t = TensorType(dt, geo.out_shape)
-    return make(PD.ConstantPadNd, t, out if geo.out_shape else out[0], (x,), geo)
+    out = make(PD.ConstantPadNd, t, out if geo.out_shape else out[0], (x,), geo)
+    return in_format(out, channels_last_input(x))  # ATen: empty(..., x.suggest_memory_format())
 
 
 def _reflect_or_replicate(x: Tensor, pads: tuple, mode: str, n: int) -> Tensor:

@@ -14,13 +14,17 @@ composes them (their grad_fn is ``SqueezeBackward1``).
 
 from __future__ import annotations
 
+import math
+
 from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._ops import pooling as P
+from .._ops import views as S
 from .._ops.views import Layout
 from .arguments import not_tensor
 from .indexing import scatter_into
+from .memory_formats import channels_last, channels_last_input, in_format
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
 from .views import squeeze, unsqueeze
@@ -109,8 +113,17 @@ def max_pool(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode: bool,
     positions within each plane)."""
     geo = _geometry(x, kernel_size, stride, padding, dilation, ceil_mode, f"max_pool{n}d")
     t, out = _maxima(x, geo)
-    y = make(P.POOL_OPS[n]["max"], t, out, (x,), geo)
+    y = _laid_out(make(P.POOL_OPS[n]["max"], t, out, (x,), geo), x, geo)
     return (y, geo.indices) if return_indices else y
+
+
+def _laid_out(y: Tensor, x: Tensor, geo: P.PoolGeometry, adaptive: bool = False) -> Tensor:
+    """The result (and indices) laid out as ATen's pooling kernels do: channels-last for a
+    channels-last input (adaptive max pooling: in 2-d only)."""
+    fmt = _channels_last_2d(x) if adaptive else channels_last_input(x)
+    if fmt is not None and getattr(geo, "indices", None) is not None:
+        in_format(geo.indices, fmt)
+    return in_format(y, fmt)
 
 
 def _maxima(x: Tensor, geo: P.PoolGeometry) -> tuple:
@@ -160,7 +173,7 @@ def adaptive_max_pool(x: Tensor, size: tuple, return_indices: bool = False):
     geo = P.adaptive_geometry(tuple(x._t.shape), tuple(size))
     geo.starts = None
     t, out = _maxima(x, geo)
-    y = make(P.POOL_OPS[n]["adaptive_max"], t, out, (x,), geo)
+    y = _laid_out(make(P.POOL_OPS[n]["adaptive_max"], t, out, (x,), geo), x, geo, adaptive=True)
     return (y, geo.indices) if return_indices else y
 
 
@@ -186,20 +199,36 @@ def avg_pool2d_of(x: Tensor, geo: P.PoolGeometry) -> Tensor:
     out = []
     ops = P.POOL_OPS[geo.dims]
     if geo.sides is not None:  # adaptive: sum / kd / kh / kw
-        for window, sides in zip(geo.windows, geo.sides):
+        for window, sides in zip(geo.windows, _sides(geo, x)):
             s = r(0.0)
             for i in window:
                 s = r(s + xv[i])
             for side in sides:
                 s = r(s / side)
             out.append(s)
-        return make(ops["adaptive_avg"], TensorType(dt, geo.out_shape), out, (x,), geo)
+        return in_format(make(ops["adaptive_avg"], TensorType(dt, geo.out_shape), out, (x,), geo),
+                         _channels_last_2d(x))
     for window, d in zip(geo.windows, geo.divisors):
         s = r(0.0)
         for i in window:
             s = r(s + xv[i])
         out.append(r(0.0 + r(s / d)))
-    return make(ops["avg"], TensorType(dt, geo.out_shape), out, (x,), geo)
+    return in_format(make(ops["avg"], TensorType(dt, geo.out_shape), out, (x,), geo), _channels_last_2d(x))
+
+
+def _channels_last_2d(x: Tensor):
+    """channels_last for a channels-last 4-d input, else None: ATen's average pools have
+    channels-last kernels in 2-d only (a channels_last_3d input is pooled contiguously)."""
+    fmt = channels_last_input(x)
+    return fmt if fmt is channels_last else None
+
+
+def _sides(geo: P.PoolGeometry, x: Tensor) -> list:
+    """What an adaptive window's sum is divided by, in turn: each side (sum / kh / kw), or, in
+    ATen's channels-last kernel, their product at once (sum / (kh * kw))."""
+    if _channels_last_2d(x) is None:
+        return geo.sides
+    return [(math.prod(sides),) for sides in geo.sides]
 
 
 def avg_pool2d_backward(g: Tensor, geo: P.PoolGeometry, x: Tensor) -> Tensor:
@@ -224,6 +253,20 @@ def avg_pool2d_backward(g: Tensor, geo: P.PoolGeometry, x: Tensor) -> Tensor:
             out[i] = r(out[i] + delta)
     op = P.POOL_OPS[geo.dims]["adaptive_avg_backward" if adaptive else "avg_backward"]
     return make(op, TensorType(dt, geo.in_shape), out, (g, x), geo)
+
+
+def channels_last_mean(out: Tensor, x: Tensor) -> Tensor:
+    """ATen's adaptive_avg_pool{2,3}d to size 1 is ``x.mean(spatial dims, keepdim=True)``
+    (``out``); of a channels-last input it is then restrided in place to (C, 1, C, C[, C])
+    (``as_strided_``): an AsStridedBackward1 node over MeanBackward1, the elements in place."""
+    if channels_last_input(x) is None:
+        return out
+    c = x._t.shape[1]
+    t = TensorType(out._t.dtype, out._t.shape, (c, 1) + (c,) * (x._t.ndim - 2))
+    if not out._rg:
+        out._t = t
+        return out
+    return make(S.AsStridedInplace, t, list(out._val), (out,), Layout(tuple(out._t.shape)))
 
 
 def adaptive_avg_pool2d(x: Tensor, size: tuple) -> Tensor:

@@ -321,6 +321,24 @@ def _unsafe_view(x: Tensor, shape) -> Tensor:
     return make_view(x, tuple(shape), None, 0, None, S.UnsafeView, Layout(x._t.shape), copy=True)
 
 
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product, as ATen's composite: each operand viewed with a 1 beside each of
+    its (left-padded) dims, multiplied, the product viewed back (UnsafeViewBackward0 over
+    MulBackward0 over two UnsafeViewBackward0)."""
+    for pos, (arg, x) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(x, Tensor):
+            raise not_tensor(x, "kron", arg, pos)
+        if not x._t.contiguous:  # ATen's final view can then fail; not followed here
+            raise Unsupported("torch.kron of a non-contiguous tensor")
+    sa, sb = tuple(input._t.shape), tuple(other._t.shape)
+    nd = max(len(sa), len(sb))
+    sa, sb = (1,) * (nd - len(sa)) + sa, (1,) * (nd - len(sb)) + sb
+    a_shape = [n for d in sa for n in (d, 1)]
+    b_shape = [n for d in sb for n in (1, d)]
+    prod = binary(AR.Mul, _unsafe_view(input, a_shape), _unsafe_view(other, b_shape))
+    return _unsafe_view(prod, [p * q for p, q in zip(sa, sb)])
+
+
 def _should_fold_swapped(a: Tensor, b: Tensor) -> bool:
     """ATen's should_fold for a 1-D or 2-D ``a`` and a ``b`` of 3 or more dimensions: fold
     ``b.mT`` into a matrix when ``a`` requires grad, or when ``a`` is a vector and ``b.mT``'s
@@ -373,8 +391,9 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
     return _unsafe_view(squeeze(out, -1) if db == 1 else out, shape)
 
 
-def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1) -> Tensor:
-    """``torch.addmm(bias, mat1, mat2)``: mat1 @ mat2 + bias (broadcast), AddmmBackward0."""
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1) -> Tensor:
+    """``torch.addmm(input, mat1, mat2)``: mat1 @ mat2 + input (broadcast), AddmmBackward0."""
+    bias = input
     if beta != 1 or alpha != 1:
         raise Unsupported("addmm with beta or alpha other than 1")
     if mat1._t.ndim != 2 or mat2._t.ndim != 2:
@@ -470,6 +489,8 @@ def install(method, function) -> None:
     method("addr_", lambda self, vec1, vec2, *, beta=1, alpha=1: inplace(
         self, lambda t: addr(t, vec1, vec2, beta=beta, alpha=alpha)))
     function("addr", addr)
+    method("kron", kron)
+    function("kron", kron)
     function("bmm", lambda input, mat2: bmm(input, mat2))
     function("baddbmm", lambda input, batch1, batch2, *, beta=1, alpha=1: baddbmm(input, batch1, batch2, beta=beta,
                                                                                    alpha=alpha))

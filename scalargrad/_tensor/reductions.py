@@ -13,7 +13,8 @@ import math
 
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
-from .._base.grad_mode import no_grad
+from .._base.errors import Unsupported
+from .._base.grad_mode import is_grad_enabled, no_grad
 from .._base.ieee import div
 from .._base.kernel_order import sum_program
 from .._base.layout import contiguous_strides
@@ -33,8 +34,8 @@ from .tensor import Tensor, defaults, flat, leaf, make
 from .tensor_kernel import helper
 from .views import expand, gather_index, norm_dim, norm_dims, reshape, to_dtype, unsqueeze, view
 
-__all__ = ["sum", "mean", "max_min", "amax", "arg_max_min", "all_any", "ReturnTypes", "sum_values", "group_index",
-           "install", "sum_to", "logsumexp", "trace"]
+__all__ = ["sum", "mean", "max_min", "amax", "aminmax", "arg_max_min", "all_any", "ReturnTypes", "sum_values",
+           "group_index", "install", "sum_to", "logsumexp", "trace"]
 
 
 def _out_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
@@ -203,6 +204,33 @@ def amax(x: Tensor, dim=(), keepdim: bool = False, largest: bool = True) -> Tens
     c = Reduced(shape, dims, bool(keepdim), not given, raw={"dims": given})
     return make(op, TensorType(x._t.dtype, out_shape), picked if out_shape else picked[0], (x,), c)
 
+
+
+def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
+    """``aminmax``: (min, max) of every element, or of each slice along ``dim`` (``amin`` and
+    ``amax``'s values, nan where a slice holds one). Its gradient (PyTorch's one node of two
+    outputs, AminmaxBackward0) is not implemented: refused by name."""
+    if not isinstance(input, Tensor):
+        raise not_tensor(input, "aminmax")
+    if dim is not None and dim.__class__ is not int:
+        raise TypeError(f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
+    if input._rg and is_grad_enabled():
+        raise Unsupported("the gradient of torch.aminmax (AminmaxBackward0)")
+    if dim is None:
+        if not input._t.numel:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        dims = ()
+    else:
+        d = norm_dim(dim, input._t.ndim)
+        if input._t.ndim and input._t.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+        dims = (dim,) if input._t.ndim else ()
+        if not input._t.numel:  # an empty slice count: empty results
+            out_shape = _out_shape(tuple(input._t.shape), (d,), keepdim)
+            empty = leaf([], TensorType(input._t.dtype, out_shape))
+            return ReturnTypes("aminmax", empty, leaf([], TensorType(input._t.dtype, out_shape)))
+    return ReturnTypes("aminmax", amax(input, dims, keepdim, False), amax(input, dims, keepdim, True))
 
 def _along(vals: list, shape: tuple, d: int, largest: bool):
     if not shape:
@@ -378,7 +406,11 @@ def _mean_method(self, dim=None, keepdim=False, *, dtype=None):
 
 
 def _max_min_method(largest: bool):
-    def apply(self, dim=None, keepdim=False):
+    def apply(self, dim=None, keepdim=False, *, other=None):
+        if other is not None:  # the (input, Tensor other) overload by its keyword
+            if dim is not None:
+                raise TypeError(f"{'max' if largest else 'min'}() got multiple values for argument 'other'")
+            dim = other
         if isinstance(dim, Tensor):
             return max_min(self, other=dim, largest=largest)
         return max_min(self, dim, keepdim, largest)
@@ -402,6 +434,8 @@ def install(method, function) -> None:
                  arg_max_min(input, dim, keepdim, _l))
         method("a" + name, lambda self, dim=(), keepdim=False, _l=largest: amax(self, dim, keepdim, _l))
         function("a" + name, lambda input, dim=(), keepdim=False, _l=largest: amax(input, dim, keepdim, _l))
+    method("aminmax", aminmax)
+    function("aminmax", aminmax)
     method("all", lambda self, dim=None, keepdim=False: all_any(self, dim, keepdim, True))
     method("any", lambda self, dim=None, keepdim=False: all_any(self, dim, keepdim, False))
     function("all", lambda input, dim=None, keepdim=False: all_any(input, dim, keepdim, True))

@@ -3,23 +3,28 @@
 
 from __future__ import annotations
 
+import itertools
+import math
+
 from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import state as _grad_state
 from .._base.kernel_order import VECTOR_LANES
-from .._base.layout import slices
+from .._base.layout import contiguous_strides, slices
 from .._ops import scans as SC
 from .._ops.views import Layout
-from .arguments import not_tensor
+from .arguments import not_tensor, sizes_by_keyword
+from .comparison import where
 from .factories import check_dtype
 from .inplace import inplace
 from .reductions import _out_shape
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import as_tensor, helper, zeros
-from .views import gather_index, norm_dim, norm_dims, to_dtype, unsqueeze
+from .views import gather_index, narrow, norm_dim, norm_dims, to_dtype, unsqueeze
 
-__all__ = ["prod", "cumsum", "cumprod", "flip", "flip_side", "prod_values", "install"]
+__all__ = ["prod", "cumsum", "cumprod", "flip", "flip_side", "rot90", "logcumsumexp", "vander", "prod_values",
+           "install"]
 
 
 def _check(x, name: str) -> None:
@@ -141,6 +146,60 @@ def cumprod(x: Tensor, dim, dtype=None) -> Tensor:
     return _scan(x, dim, dtype, "cumprod", True)
 
 
+def _log_add_exp(x: float, y: float) -> float:
+    """ATen's _log_add_exp_helper, in double: std::min/std::max (a nan ``y`` wins), the
+    infinities of one sign kept."""
+    if y != y:
+        lo = hi = y
+    else:
+        lo, hi = (y, x) if y < x else (x, y)
+    if lo != hi or math.isfinite(lo):
+        return math.log1p(math.exp(lo - hi)) + hi
+    return x
+
+
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """``logcumsumexp(dim)``: log(cumsum(exp(x))) along ``dim``, as ATen's CPU kernel: each step
+    ``log1p(exp(min - max)) + max`` in double, each output rounded (LogcumsumexpBackward0)."""
+    _check(input, "logcumsumexp")
+    dt = input._t.dtype
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{dt.short}'")
+    shape = tuple(input._t.shape)
+    d = norm_dim(_int_dim(dim, "logcumsumexp"), len(shape))
+    vals = input._val if shape else [input._val]
+    out = [0.0] * len(vals)
+    for s in slices(shape, d) if shape else [[0]]:
+        acc = -math.inf
+        for i in s:
+            acc = _log_add_exp(float(vals[i]), acc)
+            out[i] = dt.round(acc)
+    c = SC.Along(shape, (d,) if shape else (), False, False, dim=d, raw={"dim": dim})
+    return make(SC.Logcumsumexp, TensorType(dt, shape), out if shape else out[0], (input,), c)
+
+
+def vander(x: Tensor, N=None, increasing: bool = False) -> Tensor:
+    """``torch.vander``: the columns ``x**(N-1), ..., x, 1`` (increasing: reversed), as ATen
+    builds it: ones (int64 for integer ``x``), ``x`` copied into the columns after the first,
+    their cumprod copied back (CopySlices), flipped (FlipBackward0) unless ``increasing``."""
+    if not isinstance(x, Tensor):
+        raise not_tensor(x, "vander", "x")
+    if x._t.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x._t.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    dt = dtypes.promote_types(x._t.dtype, dtypes.int64)
+    rows = x._t.shape[0]
+    result = leaf([dt.round(0)] * (rows * n), TensorType(dt, (rows, n)))
+    if n > 0:
+        result.fill_(1)  # ATen fills an empty tensor: version 1, which an error message shows
+    if n > 1:
+        narrow(result, 1, 1, n - 1).copy_(unsqueeze(x, 1))
+        narrow(result, 1, 1, n - 1).copy_(cumprod(narrow(result, 1, 1, n - 1), 1))
+    return result if increasing else flip(result, 1)
+
+
 def flip_side(x: Tensor, up_down: bool) -> Tensor:
     """``flipud`` (dim 0, of a tensor of at least 1 dim) and ``fliplr`` (dim 1, at least 2)."""
     _check(x, "flipud" if up_down else "fliplr")
@@ -174,6 +233,48 @@ def flip(x: Tensor, *dims) -> Tensor:
     return make(SC.Flip if nd else SC.Flip.tensor, TensorType(x._t.dtype, shape), out if nd else out[0], (x,), layout)
 
 
+def rot90(x: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+    """``rot90(k, dims)``: a copy rotated by ``k`` quarter turns from ``dims[0]`` towards
+    ``dims[1]`` (ATen: flip then transpose; its odd turns keep the transposed strides)."""
+    _check(x, "rot90")
+    if k.__class__ is not int:
+        raise TypeError(f"rot90(): argument 'k' (position 2) must be int, not {type(k).__name__}")
+    dims = tuple(dims)
+    nd = x._t.ndim
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if nd < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {nd}")
+    if dims[0] == dims[1] or abs(dims[0] - dims[1]) == nd:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+    d0, d1 = norm_dim(dims[0], nd), norm_dim(dims[1], nd)
+    shape = tuple(x._t.shape)
+    turns = k % 4
+    out_shape = list(shape)
+    if turns % 2:
+        out_shape[d0], out_shape[d1] = shape[d1], shape[d0]
+    in_strides = contiguous_strides(shape)
+    n0, n1 = shape[d0], shape[d1]
+    idx = []
+    for pos in itertools.product(*map(range, out_shape)):
+        src = list(pos)
+        i, j = pos[d0], pos[d1]
+        if turns == 1:
+            src[d0], src[d1] = j, n1 - 1 - i
+        elif turns == 2:
+            src[d0], src[d1] = n0 - 1 - i, n1 - 1 - j
+        elif turns == 3:
+            src[d0], src[d1] = n0 - 1 - j, i
+        idx.append(sum(a * b for a, b in zip(src, in_strides)))
+    vals = x._val
+    strides = list(contiguous_strides(shape))
+    strides[d0], strides[d1] = strides[d1], strides[d0]
+    t = TensorType(x._t.dtype, tuple(out_shape), tuple(strides)) if turns % 2 else TensorType(x._t.dtype, shape)
+    layout = Layout(shape, x._t.dtype, map=idx, dims=dims, value=k % 2 ** 64)
+    layout.raw = {"k": k}
+    return make(SC.Rot90, t, [vals[i] for i in idx], (x,), layout)
+
+
 def install(method, function) -> None:
     """prod, cumsum, cumprod (and their in-place forms), flip, fliplr, flipud."""
     method("prod", lambda self, dim=None, keepdim=False, *, dtype=None: prod(
@@ -186,7 +287,12 @@ def install(method, function) -> None:
             self, lambda t: _f(t, dim, check_dtype(dtype))))
         function(name, lambda input, dim, *, dtype=None, out=None, _f=fn: _f(
             input, dim, check_dtype(dtype)))
-    method("flip", flip)
+    method("flip", sizes_by_keyword(flip, "flip", "dims"))
+    function("vander", vander, checked=False)  # PyTorch names its tensor x, not input
+    method("logcumsumexp", logcumsumexp)
+    function("logcumsumexp", logcumsumexp)
+    method("rot90", rot90)
+    function("rot90", rot90)
     method("fliplr", lambda self: flip_side(self, False))
     method("flipud", lambda self: flip_side(self, True))
     function("flip", lambda input, dims: flip(input, dims))
@@ -293,3 +399,22 @@ def cumprod_backward(g, x, y, c):
 
 
 helper(lambda g, dims: flip(g, dims), name="flip")
+helper(rot90)
+
+
+@helper
+def logcumsumexp_backward(g, x, y, c):
+    """logcumsumexp_backward (FunctionsManual.cpp): the exponentials of the reversed
+    logcumsumexp of log|grad| - result over the gradient's positive and of its negative
+    elements (the dtype's lowest number elsewhere), plus self; their difference."""
+    if not g._t.ndim or not g._t.numel:
+        return g
+    d = c.dim
+    lowest = -dtypes.finite_max(g._t.dtype)
+    log_abs = g.abs().log()
+
+    def part(mask):
+        w = where(mask, log_abs, lowest) - y
+        return (flip(logcumsumexp(flip(w, d), d), d) + x).exp()
+
+    return part(g > 0) - part(g < 0)

@@ -14,7 +14,7 @@ from .._base.layout import contiguous_strides, slices
 from .._base.numpy_types import integer
 from .._ops import selection as SE
 from .._ops.views import Layout
-from .arguments import not_tensor
+from .arguments import not_tensor, sizes_by_keyword
 from .indexing import gather_at, scatter_into
 from .inplace import inplace
 from .operands import broadcast_shapes, check_size, positions
@@ -25,7 +25,8 @@ from .tensor_kernel import helper
 from .views import expand, gather_index, make_view, norm_dim, offset_of, view
 
 __all__ = ["gather", "index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
-           "diagonal", "diag", "diag_embed", "repeat", "tile", "roll", "repeat_interleave", "unfold", "install"]
+           "diagonal", "diag", "diag_embed", "repeat", "tile", "roll", "repeat_interleave", "unfold", "cummax",
+           "install"]
 
 
 def _uint(d: int) -> int:
@@ -187,6 +188,30 @@ def _along(x: Tensor, dim: int, k: int | None, descending: bool, op, name: str, 
         out_shape = list(_out_shape(shape, (d,) if nd else (), False))
     indices = leaf(idx if out_shape else idx[0], TensorType(dtypes.int64, tuple(out_shape)))
     values = pick_elements(op, x, out_shape, m, dim=_uint(dim), tensors=indices, **saved)
+    return ReturnTypes(name, values, indices)
+
+
+def cummax(input: Tensor, dim: int, _largest: bool = True):
+    """``cummax``/``cummin`` along ``dim``: (values, indices) of the running extreme, as ATen's
+    kernel: a later equal element takes over, a nan takes over and holds (CummaxBackward0)."""
+    name = "cummax" if _largest else "cummin"
+    if not isinstance(input, Tensor):
+        raise not_tensor(input, name)
+    if dim.__class__ is not int:
+        raise TypeError(f"{name}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}")
+    shape = tuple(input._t.shape)
+    d = norm_dim(dim, len(shape))
+    vals = _flat(input)
+    m, idx = [0] * len(vals), [0] * len(vals)
+    for s in slices(shape, d) if shape else [[0]]:
+        best, at = None, 0
+        for j, i in enumerate(s):
+            v = vals[i]
+            if best is None or v != v or (best == best and (v >= vals[best] if _largest else v <= vals[best])):
+                best, at = i, j
+            m[i], idx[i] = best, at
+    indices = leaf(idx if shape else idx[0], TensorType(dtypes.int64, shape))
+    values = pick_elements(SE.Cummax if _largest else SE.Cummin, input, shape, m, dim=_uint(dim), tensors=indices)
     return ReturnTypes(name, values, indices)
 
 
@@ -489,6 +514,9 @@ def install(method, function) -> None:
     diag, diag_embed, roll, repeat_interleave, repeat, unfold, tile."""
     method("gather", lambda self, dim, index, *, sparse_grad=False: gather(self, dim, index))
     function("gather", lambda input, dim, index, *, sparse_grad=False, out=None: gather(input, dim, index))
+    for name, largest in (("cummax", True), ("cummin", False)):
+        method(name, lambda self, dim, _l=largest: cummax(self, dim, _l))
+        function(name, lambda input, dim, _l=largest: cummax(input, dim, _l))
     for name in ("index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
                  "diagonal", "diag", "roll", "diag_embed", "repeat_interleave"):
         fn = globals()[name]
@@ -498,7 +526,7 @@ def install(method, function) -> None:
     function("take_along_dim", lambda input, indices, dim=None, *, out=None: take_along_dim(input, indices, dim))
     method("msort", lambda self: sort(self, 0)[0])  # ATen's composite: sort's values along dim 0 (SortBackward0)
     function("msort", lambda input, *, out=None: sort(input, 0)[0])
-    method("repeat", repeat)
+    method("repeat", sizes_by_keyword(repeat, "repeat", "repeats"))
     method("unfold", unfold)
     method("tile", tile)
     function("tile", lambda input, dims: tile(input, dims))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from .._base.dtypes import TensorType
 from .._ops import shuffle as SH
 from .arguments import not_tensor
+from .memory_formats import channels_last_input, in_format
 from .tensor import Tensor, make
 from .tensor_kernel import helper
 
@@ -23,7 +24,8 @@ def _lead(shape: tuple, upto: int) -> int:
 def _shuffled(op, x: Tensor, factor: int, out_shape: tuple, source: list) -> Tensor:
     xv = x._val
     geo = SH.Shuffle(factor, tuple(x._t.shape), out_shape, source)
-    return make(op, TensorType(x._t.dtype, out_shape), [xv[s] for s in source], (x,), geo)
+    out = make(op, TensorType(x._t.dtype, out_shape), [xv[s] for s in source], (x,), geo)
+    return in_format(out, channels_last_input(x))  # ATen: empty(..., x.suggest_memory_format())
 
 
 @helper

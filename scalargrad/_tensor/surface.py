@@ -22,6 +22,7 @@ from .._base.out_keyword import OUT_KEYWORD, OUT_SEVERAL
 from . import (
     arithmetic,
     attributes,
+    combinatorics,
     comparison,
     conversion,
     convolution,
@@ -31,11 +32,13 @@ from . import (
     factories,
     fill,
     indexing,
+    integration,
     joins,
     legacy,
     linalg,
     logarithms,
     medians,
+    memory_formats,
     moments,
     nan_reductions,
     normalization,
@@ -46,6 +49,8 @@ from . import (
     pooling,
     predicates,
     products,
+    random_factories,
+    ranges,
     reductions,
     rounding,
     sampling,
@@ -68,9 +73,10 @@ FUNCTIONS: dict = {}
 
 # the families, in the order their spellings are bound (a later one may read an earlier one's)
 FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
-            conversion, fill, factories, softmax, products, rounding, norms, scans, selection, scatter, einsum,
-            moments, convolution, pooling, padding, shuffle, normalization, legacy, numpy_bridge, counting, logarithms,
-            predicates, nan_reductions, sampling, medians, linalg)
+            conversion, fill, memory_formats, factories, random_factories, ranges, softmax, products, rounding, norms,
+            scans, selection, scatter, einsum, moments, convolution, pooling, padding, shuffle, normalization, legacy,
+            numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
+            integration)
 
 
 def _named(fn, name: str, qualname: str):

@@ -16,6 +16,7 @@ from .._base.dtypes import TensorType, round_f32
 from .._base.errors import Unsupported
 from .._base.exact_sum import fixed_point, round_scaled_list
 from .._ops import upsampling as UP
+from .memory_formats import channels_last_input, in_format
 from .tensor import Tensor, make
 from .tensor_kernel import helper
 
@@ -63,7 +64,7 @@ def upsample_nearest(x: Tensor, output_size, factors) -> Tensor:
         size = spatial[d]
         source = [base * size + i for base in source for i in idx[d]]
     geo = UP.Upsample(output_size, factors, shape, source)
-    return _gather(x, geo, UP.NEAREST_OPS[n][0])
+    return in_format(_gather(x, geo, UP.NEAREST_OPS[n][0]), channels_last_input(x))  # laid out as ATen's
 
 
 def _gather(x: Tensor, geo: UP.Upsample, op) -> Tensor:
@@ -150,7 +151,8 @@ def upsample_interp(x: Tensor, output_size, factors, align_corners: bool, mode: 
     geo.taps = [_taps(s, o, geo.align_corners, f, mode == "bicubic", r)
                 for s, o, f in zip(spatial, output_size, factors)]
     fwd = UP.INTERPOLATING_OPS[mode][0]
-    return make(fwd, TensorType(dt, shape[:2] + output_size), _weighted(x._val, geo, dt), (x,), geo)
+    out = make(fwd, TensorType(dt, shape[:2] + output_size), _weighted(x._val, geo, dt), (x,), geo)
+    return in_format(out, channels_last_input(x))
 
 
 def _weighted(xv: list, geo: UP.Upsample, dt) -> list:

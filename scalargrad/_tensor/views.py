@@ -17,11 +17,22 @@ from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import state as _grad_state
-from .._base.layout import contiguous_strides, is_contiguous, is_non_overlapping_and_dense, numel, view_strides
+from .._base.layout import contiguous_strides, is_contiguous, numel, view_strides
 from .._base.numpy_types import integer, is_numpy_scalar
 from .._ops import views as S
 from .._ops.views import Layout
+from .arguments import sizes_by_keyword
 from .inplace import check_inplace, rebase
+from .memory_formats import (
+    channels_last,
+    channels_last_3d,
+    check_format,
+    contiguous_format,
+    is_contiguous_as,
+    preserve_format,
+    preserved_strides,
+    suggest_format,
+)
 from .operands import broadcast_shapes, check_size, positions
 from .storage import alias, creation_meta, pick, write
 from .tensor import Tensor, flat, impl, leaf, make
@@ -532,31 +543,45 @@ def expand(x: Tensor, *sizes) -> Tensor:
 
 
 def clone(x: Tensor, memory_format=None, contiguous_only: bool = False) -> Tensor:
-    """A copy with its own memory (CloneBackward0); it keeps a dense layout's strides."""
+    """A copy with its own memory (CloneBackward0), laid out in ``memory_format``: by default
+    (preserve) a dense layout's strides are kept, another takes the format its strides suggest."""
+    fmt = check_format(memory_format, "clone")
     shape = x._t.shape
     strides = None
-    if not contiguous_only and not x._t.contiguous and is_non_overlapping_and_dense(shape, x._t.strides):
-        strides = x._t.strides
+    if not contiguous_only and (not x._t.contiguous or fmt in (channels_last, channels_last_3d)):
+        strides = preserved_strides(shape, x._t.strides, fmt)
     val = list(x._val) if x._t.ndim else x._val
     return make(S.Clone, TensorType(x._t.dtype, shape, strides), val, (x,), Layout(shape))
 
 
 def contiguous(x: Tensor, memory_format=None) -> Tensor:
+    """``x`` itself when already contiguous in ``memory_format`` (contiguous, channels-last), else
+    a copy laid out so (CloneBackward0)."""
+    fmt = check_format(memory_format, "contiguous")
+    if fmt in (channels_last, channels_last_3d):
+        return x if is_contiguous_as(x._t.shape, x._t.strides, fmt) else clone(x, memory_format=fmt)
     if x._t.contiguous or is_contiguous(x._t.shape, x._t.strides):
         return x
+    if fmt is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
     return clone(x, contiguous_only=True)
 
 
-def to_dtype(x: Tensor, dt, copy: bool = False) -> Tensor:
-    """``x.to(dt)`` (ToCopyBackward0); ``x`` itself when it already has that dtype."""
-    if dt is x._t.dtype and not copy:
-        return x
-    val = dtypes.cast_values(x._t.dtype, dt, x._val)
+def to_dtype(x: Tensor, dt, copy: bool = False, memory_format=None) -> Tensor:
+    """``x.to(dt, memory_format=...)`` (ToCopyBackward0); ``x`` itself when it already has that
+    dtype and (ATen's ``to_will_alias``) the format is preserve or the one its strides suggest."""
+    fmt = check_format(memory_format, "to")
     t = x._t
+    if dt is t.dtype and not copy and (fmt is None or fmt is preserve_format or
+                                       fmt is suggest_format(t.shape, t.strides)):
+        return x
+    val = dtypes.cast_values(t.dtype, dt, x._val)
     # _to_copy with memory_format=preserve: a dense tensor's strides are kept; an expanded or
-    # strided one (not dense) becomes contiguous
-    t = t.with_dtype(dt) if t.contiguous or is_non_overlapping_and_dense(t.shape, t.strides) else \
-        TensorType(dt, t.shape)
+    # strided one (not dense) takes the format its strides suggest
+    if t.contiguous and fmt in (None, preserve_format, contiguous_format):
+        t = t.with_dtype(dt)
+    else:
+        t = TensorType(dt, t.shape, preserved_strides(t.shape, t.strides, fmt))
     if not dt.is_floating_point:  # an integer result is outside the graph, as in PyTorch
         return leaf(val, t)
     return make(S.ToCopy, t, val, (x,), Layout(x._t.shape, x._t.dtype))
@@ -649,8 +674,8 @@ def install(method, function) -> None:
     """The view and copy spellings: view, reshape, flatten, squeeze/unsqueeze (and in place),
     expand, t/T/mT, transpose, permute, movedim/moveaxis, select, narrow, clone, contiguous, detach,
     broadcasting."""
-    method("view", view)
-    method("reshape", reshape)
+    method("view", sizes_by_keyword(view, "view", "size", "dtype"))  # PyTorch's keywords: view(size=...)
+    method("reshape", sizes_by_keyword(reshape, "reshape", "shape"))
     method("view_as", lambda self, other: view(self, other._t.shape))
     method("reshape_as", lambda self, other: reshape(self, other._t.shape))
     method("flatten", flatten)
@@ -662,18 +687,23 @@ def install(method, function) -> None:
     method("unsqueeze", unsqueeze)
     method("squeeze_", lambda self, dim=None: _inplace_view(self, lambda t: squeeze(t, dim)))
     method("unsqueeze_", lambda self, dim: _inplace_view(self, lambda t: unsqueeze(t, dim)))
-    method("expand", expand)
+    # implicit=True marks an expand the tracer inserted: nothing else changes
+    method("expand", sizes_by_keyword(lambda self, *sizes, implicit=False: expand(self, *sizes), "expand", "size",
+                                      flags=("implicit",)))
     method("expand_as", lambda self, other: expand(self, other._t.shape))
     method("broadcast_to", lambda self, size: expand(self, size))
     method("t", t)
     method("t_", lambda self: _inplace_view(self, t))
     Tensor.T = property(T)
     Tensor.mT = property(mT)
-    for n in ("transpose", "swapaxes", "swapdims"):
+    for n in ("transpose", "swapdims"):
         method(n, transpose)
-        method(n + "_", lambda self, d0, d1: _inplace_view(self, lambda x: transpose(x, d0, d1)))
+        method(n + "_", lambda self, dim0, dim1: _inplace_view(self, lambda x: transpose(x, dim0, dim1)))
         function(n, transpose)
-    method("permute", permute)
+    method("swapaxes", lambda self, axis0, axis1: transpose(self, axis0, axis1))
+    method("swapaxes_", lambda self, axis0, axis1: _inplace_view(self, lambda x: transpose(x, axis0, axis1)))
+    function("swapaxes", lambda input, axis0, axis1: transpose(input, axis0, axis1))
+    method("permute", sizes_by_keyword(permute, "permute", "dims"))
     for name in ("movedim", "moveaxis"):
         method(name, movedim)
         function(name, movedim)
@@ -681,8 +711,10 @@ def install(method, function) -> None:
     method("narrow", narrow)
     method("contiguous", contiguous)
     method("clone", clone)
-    for name, fn in (("reshape", reshape), ("flatten", flatten), ("squeeze", squeeze), ("unsqueeze", unsqueeze),
-                     ("t", t), ("permute", permute), ("select", select), ("narrow", narrow), ("clone", clone),
+    for name, fn in (("reshape", lambda input, shape: reshape(input, shape)), ("flatten", flatten),
+                     ("squeeze", squeeze), ("unsqueeze", unsqueeze), ("t", t),
+                     ("permute", lambda input, dims: permute(input, dims)), ("select", select), ("narrow", narrow),
+                     ("clone", clone),
                      ("unflatten", unflatten), ("broadcast_shapes", _broadcast_shapes),
                      ("broadcast_tensors", _broadcast_tensors), ("detach", lambda input: detach(input)),
                      ("broadcast_to", lambda input, size: expand(input, size))):

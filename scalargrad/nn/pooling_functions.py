@@ -90,7 +90,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input._t.shape)}")
     size = tuple(s if s is not None else input._t.shape[-2 + i] for i, s in enumerate(size))
     if size == (1, 1):
-        return mean(input, (-1, -2), True)
+        return POOL.channels_last_mean(mean(input, (-1, -2), True), input)
     return POOL.adaptive_avg_pool2d(input, size)
 
 
@@ -151,7 +151,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input._t.shape)}")
     size = tuple(s if s is not None else input._t.shape[-3 + i] for i, s in enumerate(size))
     if size == (1, 1, 1):
-        return mean(input, (-1, -2, -3), True)
+        return POOL.channels_last_mean(mean(input, (-1, -2, -3), True), input)
     return POOL.adaptive_avg_pool(input, size)
 
 

@@ -230,8 +230,8 @@ class ElementGraph:
             vseq = v._seq
             vin = v._in
             for u in vin:
-                if u._rg and u._seq > vseq:  # changed in place since: take the version v consumed
-                    vin = tuple(consumed_version(u, v) if (u._rg and u._seq > vseq) else u for u in v._in)
+                if u._seq > vseq:  # changed or detached in place since: take the version v consumed
+                    vin = tuple(consumed_version(u, v) if u._seq > vseq else u for u in v._in)
                     break
             node_ins[v] = vin
             for u in vin:

@@ -7,7 +7,7 @@ from .._base.layout import slices
 from .._ops import scans as SC
 from .element_op import ElementOp
 from .graph import elements_of
-from .reductions import SumOf, reduction
+from .reductions import LogsumexpOf, SumOf, reduction
 
 __all__ = ["ProdOf"]
 
@@ -61,3 +61,4 @@ def _scan(elem_op):
 elements_of(SC.Prod, SC.ProdDim)(_prod)
 elements_of(SC.Cumsum)(_scan(SumOf))
 elements_of(SC.Cumprod)(_scan(ProdOf))
+elements_of(SC.Logcumsumexp)(_scan(LogsumexpOf))

@@ -26,6 +26,7 @@ from ..._base.handles import RemovableHandle, add_hook
 from ..._base.missing_api import pytorch_names
 from ..._tensor.factories import device as device_class
 from ..._tensor.factories import use_device
+from ..._tensor.memory_formats import memory_format as memory_format_class
 from ..._tensor.swap import check_swappable, swap_contents
 from ..._tensor.tensor import Tensor
 from ..._tensor.typename import typename
@@ -181,7 +182,7 @@ def _arg_type(a) -> str:
 
 
 def _parse_to(args: tuple, kwargs: dict) -> tuple:
-    """``(device, dtype)`` from ``Module.to``'s arguments, by PyTorch's three signatures:
+    """``(device, dtype, memory_format)`` from ``Module.to``'s arguments, by PyTorch's three signatures:
     (device=None, dtype=None, non_blocking=False, copy=False), (dtype, non_blocking=False,
     copy=False), (tensor, non_blocking=False, copy=False), each with keyword ``memory_format``.
     An argument list none of them accepts is PyTorch's TypeError; ``copy`` its RuntimeError."""
@@ -198,6 +199,8 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple:
     device, dtype = bound.get("device"), bound.get("dtype")
     ok = ok and (device is None or isinstance(device, (str, int, device_class))) and not isinstance(device, bool)
     ok = ok and (dtype is None or isinstance(dtype, dtype_class))
+    fmt = bound.get("memory_format")
+    ok = ok and (fmt is None or isinstance(fmt, memory_format_class))
     ok = ok and all(isinstance(bound.get(k, False), bool) for k in ("non_blocking", "copy"))
     if not ok:
         got = [_arg_type(a) for a in args] + [f"{k}={_arg_type(v)}" for k, v in kwargs.items()]
@@ -206,8 +209,8 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple:
     if "copy" in bound:
         raise RuntimeError(".to() does not accept copy argument")
     if lead == ("tensor",):
-        return None, bound["tensor"].dtype
-    return device, dtype
+        return None, bound["tensor"].dtype, fmt
+    return device, dtype, fmt
 
 class ModuleBoundHook:
     """``hook(module, *args)`` for a hook stored away from the module (a legacy backward hook on
@@ -729,7 +732,7 @@ class Module:
         """``to(device=None, dtype=None, non_blocking=False)``, ``to(dtype, non_blocking=False)``,
         ``to(tensor, non_blocking=False)``: cast the floating point parameters and buffers; only
         the CPU exists. Arguments are parsed as PyTorch's ``_parse_to`` parses them."""
-        device, dtype = _parse_to(args, kwargs)
+        device, dtype, fmt = _parse_to(args, kwargs)
         if device is not None:
             use_device(device)  # anything but the CPU is refused here
         if dtype is not None and dtype.is_complex:
@@ -738,7 +741,13 @@ class Module:
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype}")
-        return self._apply(lambda t: t.to(dtype) if (dtype is not None and t.is_floating_point()) else t)
+        def convert(t):  # memory_format: the 4-d and 5-d tensors only, as PyTorch's convert
+            dt = dtype if t.is_floating_point() else None
+            if fmt is not None and t.dim() in (4, 5):
+                return t.to(dt, memory_format=fmt)
+            return t if dt is None else t.to(dt)
+
+        return self._apply(convert)
 
     def cpu(self) -> Module:
         """Everything is on the CPU already; returns self."""

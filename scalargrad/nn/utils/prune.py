@@ -15,7 +15,8 @@ import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
-from ..._tensor.factories import ones_like, rand, rand_like, zeros_like
+from ..._tensor.factories import ones_like, zeros_like
+from ..._tensor.random_factories import rand, rand_like
 from ..._tensor.tensor import Tensor
 from .convert_parameters import parameters_to_vector
 

@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Generic, TypeVar
 
-from ..._tensor.factories import randperm
+from ..._tensor.random_factories import randperm
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Subset", "ConcatDataset", "ChainDataset",
            "random_split"]

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import Generic, TypeVar
 
 from ..._base import rng
-from ..._tensor.factories import randint, randperm
+from ..._tensor.random_factories import randint, randperm
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler"]
 
