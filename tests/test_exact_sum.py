@@ -252,11 +252,12 @@ def test_convolution_integer_kernels_match_rounded_dot(f32, sparse, monkeypatch)
 
 
 @pytest.mark.parametrize("transposed", [False, True], ids=["conv", "transposed"])
-def test_convolution_float32_fsum_kernels_match_rounded_dot(transposed, monkeypatch):
-    """Large float32 convolutions sum each element's products with ``math.fsum`` (exact products,
-    the sum rounded to double) and round that to float32, redoing the elements whose double is
-    halfway between two float32 numbers: forced here on small shapes. Integer operands make many
-    exact sums of 25 bits, half of them such ties; each element must equal ``rounded_dot``'s."""
+def test_convolution_float32_double_sum_kernels_match_rounded_dot(transposed, monkeypatch):
+    """Large float32 convolutions sum each element's products in plain doubles (exact products)
+    and round that to float32 where the sum's error bound allows, redoing the elements near a
+    float32 rounding boundary exactly (``round_f32_near``): forced here on small shapes. Integer
+    operands make many exact sums of 25 bits, half of them halfway between two float32 numbers;
+    each element must equal ``rounded_dot``'s."""
     from scalargrad._ops.convolution import ConvGeometry, TransposedConvGeometry
     from scalargrad._tensor import convolution as TC
 
