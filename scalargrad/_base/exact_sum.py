@@ -19,8 +19,8 @@ from operator import ne
 
 from .dtypes import FLOAT32_MAX, round_f32, round_f32_list
 
-__all__ = ["rounded_sum", "rounded_dot", "fixed_point", "round_scaled", "round_scaled_list", "round_f32_near",
-           "SUM_ERROR"]
+__all__ = ["rounded_sum", "rounded_dot", "fixed_point", "round_scaled", "round_scaled_list", "round_f32_sums",
+           "round_f32_near", "SUM_ERROR"]
 
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter for doubles
 
@@ -194,6 +194,25 @@ def round_scaled_list(sums: list, shift: int, f32: bool) -> list:
     down = round_f32_list(list(map(math.nextafter, ds, repeat(-math.inf))))
     for k in compress(range(len(ds)), map(ne, up, down)):
         out[k] = round_scaled(sums[k], shift, True)
+    return out
+
+
+def round_f32_sums(ds: list, exact) -> list:
+    """float32 sums of products of float32 numbers, from ``ds``: each sum's exact value correctly
+    rounded to double (``math.fsum`` of the products, which are exact in double). Rounding that
+    double to float32 is the exact value's float32 unless the double is exactly halfway between
+    two float32 numbers (told as in ``round_scaled_list``); for those ``exact(k)`` gives element
+    ``k`` from its terms. A zero is +0.0 (an exact zero sum's). Done a block at a time: the
+    neighbours' lists of a 2-million-element output would cost as much memory as the output."""
+    out = []
+    for at in range(0, len(ds), _BLOCK):
+        part = ds[at:at + _BLOCK]
+        got = round_f32_list(part)
+        up = round_f32_list(list(map(math.nextafter, part, repeat(math.inf))))
+        down = round_f32_list(list(map(math.nextafter, part, repeat(-math.inf))))
+        for k in compress(range(len(part)), map(ne, up, down)):
+            got[k] = exact(at + k)
+        out += got
     return out
 
 

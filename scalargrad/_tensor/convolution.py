@@ -17,11 +17,13 @@ position, the weight's per kernel offset over the batch (``_gathers``: a few gat
 position, none per sample or channel). Zeros (a ReLU's, the gradient a max-pool passes back)
 are left out of the products: a zero times a finite element adds exactly nothing. Small
 convolutions are summed in integers (``fixed_point``); float32 ones of more than 65,536 products
-in plain double arithmetic (each product of two float32 numbers is exact in double; the sum's
-error is bounded by ``(k + 2) u max|x| sum|w|``), rounded to float32 directly wherever that
-bound keeps the exact value off a float32 rounding boundary, and redone from the exact sum of
-its terms only near one (``exact_sum.round_f32_near``): the same exact sums rounded once, at
-about a quarter of the integers' cost.
+in doubles (each product of two float32 numbers is exact in double): the forward in plain double
+arithmetic (the sum's error is bounded by ``(k + 2) u max|x| sum|w|``), rounded to float32
+directly wherever that bound keeps the exact value off a float32 rounding boundary, and redone
+from the exact sum of its terms only near one (``exact_sum.round_f32_near``); the gradients,
+whose sums are sparse and cancel far below that bound, with ``math.fsum`` (correctly rounded
+to double, then to float32, the rare double halfway between two float32 numbers redone from
+its terms). The same exact sums rounded once, at a quarter to a half of the integers' cost.
 
 Repeated calls on nearly the same operands (gradcheck's numerical Jacobian nudges one element
 per call, ``_Incremental``) update the previous call's exact integer sums by the changed
@@ -43,7 +45,15 @@ from operator import is_not, itemgetter, mul
 from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
-from .._base.exact_sum import SUM_ERROR, fixed_point, round_f32_near, round_scaled_list, rounded_dot, rounded_sum
+from .._base.exact_sum import (
+    SUM_ERROR,
+    fixed_point,
+    round_f32_near,
+    round_f32_sums,
+    round_scaled_list,
+    rounded_dot,
+    rounded_sum,
+)
 from .._base.program_frame import program_stacklevel
 from .._ops import convolution as CV
 from .padding import constant_pad_nd
@@ -333,7 +343,7 @@ def _forward_sums(geo, xi: list, wi: list, bi: list | None, one=1, bounds: list 
 
 
 def _rows(sums: list, gathers: list, block: list, extra: tuple, wts: list, norms: list | None, lo: int, hi: int,
-          bounds: list | None) -> None:
+          bounds: list | None, total=sum) -> None:
     """Extend ``sums`` by one plane per channel ``lo:hi`` of ``wts[pattern]``: per position, its
     gathered elements (and ``extra``) times the channel's weights, summed. With ``bounds`` (float32
     values), ``bounds`` is extended alike by ``(k + 2) * SUM_ERROR * max |x| * sum |w|`` for the
@@ -343,7 +353,7 @@ def _rows(sums: list, gathers: list, block: list, extra: tuple, wts: list, norms
     for gather, pat in gathers:
         xs = gather(block) + extra
         ws = wts[pat][lo:hi]
-        rows.append(_dots(xs, ws))
+        rows.append(_dots(xs, ws, total))
         if bounds is not None:
             c = (len(xs) + 2) * SUM_ERROR * max(map(abs, xs), default=0.0)
             erows.append([c * a for a in norms[pat][lo:hi]])
@@ -358,15 +368,15 @@ def _norms(wts: list, bounds: list | None) -> list | None:
     return [[sum(map(abs, w)) for w in ws] for ws in wts] if bounds is not None else None
 
 
-def _dots(xs: tuple, ws: list) -> list:
-    """``[sum(map(mul, xs, w)) for w in ws]`` in C, leaving out the products of ``xs``' zeros."""
+def _dots(xs: tuple, ws: list, total=sum) -> list:
+    """``[total(map(mul, xs, w)) for w in ws]`` in C, leaving out the products of ``xs``' zeros."""
     pick = _nonzero(xs)
     if pick is not None:
         xs, ws = pick(xs), map(pick, ws)
-    return list(map(sum, map(map, repeat(mul), repeat(xs), ws)))
+    return list(map(total, map(map, repeat(mul), repeat(xs), ws)))
 
 
-def _input_grad_sums(geo, gi: list, wi: list, bounds: list | None = None) -> list:
+def _input_grad_sums(geo, gi: list, wi: list, total=sum) -> list:
     """Each input element's sum of gradient times weight over the taps that read it, streamed as
     ``_forward_sums`` (the gradient's positions gathered per input position)."""
     _, _, bwd, bpats, _ = _gathers(geo)
@@ -375,21 +385,19 @@ def _input_grad_sums(geo, gi: list, wi: list, bounds: list | None = None) -> lis
     out_plane = _numel(geo.out_shape[2:])
     wts = [[tuple(wi[geo.w_base(ic // cpi * pg + oc, ic % cpi) + kat] for oc in range(pg) for kat in pat)
             for ic in range(c_in)] for pat in bpats]
-    norms = _norms(wts, bounds)
     sums = []
     for b in range(n):
         for grp in range(geo.groups):
             start = (b * c_out + grp * pg) * out_plane
             block = gi[start:start + pg * out_plane]
-            _rows(sums, bwd, block, (), wts, norms, grp * cpi, (grp + 1) * cpi, bounds)
+            _rows(sums, bwd, block, (), wts, None, grp * cpi, (grp + 1) * cpi, None, total)
     return sums
 
 
-def _weight_grad_sums(geo, gi: list, xi: list, bounds: list | None = None) -> list:
+def _weight_grad_sums(geo, gi: list, xi: list, total=sum) -> list:
     """Each weight element's sum of gradient times input over every sample, streamed per kernel
     offset: the gradient's and the input's elements it pairs, gathered per channel over the batch,
-    then one sum of products per (output channel, input channel); with ``bounds`` (float32
-    values), each sum's error bound there too, as ``_rows`` gives them."""
+    then one sum of products per (output channel, input channel)."""
     by_k = _gathers(geo)[4]
     n, c_in = geo.in_shape[:2]
     c_out, cpi, pg = geo.out_shape[1], geo.c_per_in, geo.per_group
@@ -398,21 +406,16 @@ def _weight_grad_sums(geo, gi: list, xi: list, bounds: list | None = None) -> li
     for kat, gather_q, gather_at in by_k:
         gs = [_batch_gather(gi, gather_q, oc, c_out, out_plane, n) for oc in range(c_out)]
         xs = [_batch_gather(xi, gather_at, ic, c_in, in_plane, n) for ic in range(c_in)]
-        l1 = [sum(map(abs, x)) for x in xs] if bounds is not None else None
         for oc in range(c_out):
             first, g = oc // pg * cpi, gs[oc]
-            if bounds is not None:
-                c = (len(g) + 2) * SUM_ERROR * max(map(abs, g), default=0.0)
-                for ci in range(cpi):
-                    bounds[geo.w_base(oc, ci) + kat] = c * l1[first + ci]
             pick = _nonzero(g)
             if pick is None:
                 for ci in range(cpi):
-                    sums[geo.w_base(oc, ci) + kat] = sum(map(mul, g, xs[first + ci]))
+                    sums[geo.w_base(oc, ci) + kat] = total(map(mul, g, xs[first + ci]))
             else:
                 g = pick(g)
                 for ci in range(cpi):
-                    sums[geo.w_base(oc, ci) + kat] = sum(map(mul, g, pick(xs[first + ci])))
+                    sums[geo.w_base(oc, ci) + kat] = total(map(mul, g, pick(xs[first + ci])))
     return sums
 
 
@@ -449,29 +452,17 @@ def _float_forward(geo, xv: list, wv: list, bv: list | None) -> list:
 
 
 def _float_backward(geo, gv: list, xv: list, wv: list, want_x: bool, want_w: bool) -> tuple:
-    """float32 gradients of the input and the weight from double sums of their products, as
-    ``_float_forward``."""
+    """float32 gradients of the input and the weight from ``math.fsum`` of their products (a
+    gradient's sums are sparse and cancel: a double sum's error bound would send many of them to
+    their exact sums)."""
     gx = gw = None
     if want_x:
-        bounds = []
-        ds = _input_grad_sums(geo, gv, wv, bounds)
-        gx = round_f32_near(ds, bounds, lambda i: rounded_dot([(gv[o], wv[j]) for o, j in geo.input_row(i)], True))
+        gx = round_f32_sums(_input_grad_sums(geo, gv, wv, math.fsum),
+                            lambda i: rounded_dot([(gv[o], wv[j]) for o, j in geo.input_row(i)], True))
     if want_w:
-        bounds = [0.0] * len(wv)
-        ds = _weight_grad_sums(geo, gv, xv, bounds)
-        gw = round_f32_near(ds, bounds, lambda j: _weight_exact(geo, gv, xv, j))
+        gw = round_f32_sums(_weight_grad_sums(geo, gv, xv, math.fsum),
+                            lambda j: rounded_dot([(gv[o], xv[i]) for o, i in geo.weight_row(j)], True))
     return gx, gw
-
-
-def _weight_exact(geo, gv: list, xv: list, j: int) -> float:
-    """Weight element ``j``'s gradient, the exact sum of its products rounded once to float32."""
-    n, c_in = geo.in_shape[:2]
-    c_out = geo.out_shape[1]
-    in_plane, out_plane = _numel(geo.in_shape[2:]), _numel(geo.out_shape[2:])
-    oc, ic, kat = geo._weight_element(j)
-    _, gather_q, gather_at = next(e for e in _gathers(geo)[4] if e[0] == kat)
-    g = _batch_gather(gv, gather_q, oc, c_out, out_plane, n)
-    return rounded_sum(list(map(mul, g, _batch_gather(xv, gather_at, ic, c_in, in_plane, n))), True)
 
 
 def _bias_grad(geo, gv: list, f32: bool) -> list:
