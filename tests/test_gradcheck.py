@@ -143,8 +143,9 @@ def test_bad_inputs_and_outputs():
         gradcheck(lambda t: t * 2, (double(0.3, requires_grad=False),))
     with pytest.raises(GradcheckError, match="^Numerical gradient for function expected to be zero$"):
         gradcheck(lambda t: t.detach() * 2, (double(0.7),))
-    with pytest.raises(NotImplementedError, match="forward-mode"):
-        gradcheck(lambda t: t, (double(0.7),), check_forward_ad=True)
+    assert gradcheck(lambda t: t * t, (double(0.7),), check_forward_ad=True)  # forward mode: slow mode only
+    with pytest.raises(NotImplementedError, match="fast_mode=True"):
+        gradcheck(lambda t: t, (double(0.7),), check_forward_ad=True, fast_mode=True)
 
 
 def test_backward_must_scale_with_grad_output():

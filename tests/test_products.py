@@ -108,7 +108,9 @@ def _f32(x: float) -> float:
 
 
 def _round_f32_exact(v: Fraction) -> float:
-    """The float32 nearest the rational ``v`` (ties to even), in float32's normal range."""
+    """The float32 nearest the rational ``v`` (ties to even), below float32's largest finite
+    number: subnormals are multiples of 2**-149, and a nonzero ``v`` that rounds to zero keeps
+    its sign."""
     if not v:
         return 0.0
     e = math.floor(math.log2(abs(v)))
@@ -116,8 +118,8 @@ def _round_f32_exact(v: Fraction) -> float:
         e += 1
     while abs(v) < Fraction(2) ** e:
         e -= 1
-    q = Fraction(2) ** (e - 23)
-    return float(round(v / q) * q)
+    q = Fraction(2) ** (max(e, -126) - 23)
+    return float(round(v / q) * q) or math.copysign(0.0, v)
 
 
 def _fused_chain_exact(a, b) -> float:
@@ -217,6 +219,20 @@ def test_bulk_gemm_of_a_few_long_chains_is_the_exact_fused_chain(seed):
     a = [0.5] * 6 + [1.0 + 2.0**-23, 2.0**-24 * (1.0 + 2.0**-23)]
     b = [0.0] * 6 + [1.0, 1.0 - 2.0**-23]
     assert kernel_order.gemm_f32(a, b, 1, 8, 1, False) == [1.0 + 2.0**-23] == [_fused_chain_exact(a, b)]
+
+
+def test_bulk_gemm_of_one_term_chains_is_the_exact_fused_rounding():
+    # k = 1 (a layer's weight gradient on one sample, grad.T @ x) is one cast of the exact
+    # products: subnormal products, signed zeros (-0.0 + +0.0 is +0.0) and halfway products
+    # included; an overflowing product or an operand that is not finite goes element by element
+    ea = [_f32(1e-20), -0.0, 1.0 + 2.0**-23, _f32(-3e-30), 2.0**-70]
+    eb = [_f32(1e-20), 1.0 + 2.0**-23, -2.0, 0.0, _f32(7e-10)]
+    got = kernel_order.gemm_f32(ea, eb, 5, 1, 5, False)
+    want = [_fused_chain_exact([x], [y]) for x in ea for y in eb]
+    assert [struct.pack("<d", v) for v in got] == [struct.pack("<d", v) for v in want]
+    assert any(0.0 < abs(v) < 2.0**-126 for v in got) and struct.pack("<d", got[5]) == struct.pack("<d", 0.0)
+    assert kernel_order.gemm_f32([3e38, 1.0], [2.0], 2, 1, 1, False) is None
+    assert kernel_order.gemm_f32([math.inf, 1.0], [2.0], 2, 1, 1, False) is None
 
 
 @pytest.mark.parametrize("k", [16, 23, 2000])

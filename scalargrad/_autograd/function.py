@@ -25,6 +25,8 @@ from .._tensor.reductions import sum_to
 from .._tensor.saved_hooks import HOOKS_SET, SAVED_FREED, SavedTensor, current_hooks, unpack_one
 from .._tensor.storage import alias, write
 from .._tensor.tensor import Ext, Tensor, ext, leaf, next_seq
+from . import forward_ad
+from .function_forward import apply_with_jvp
 from .gradients import expandable
 
 __all__ = ["Function", "FunctionCtx", "InplaceFunction", "once_differentiable"]
@@ -57,12 +59,22 @@ class FunctionCtx:
         self._dirty = ()
         self._saved_versions = None  # the saved tensors' versions when forward returned
         self._output_slots = {}  # id(an output, as forward returned it or as apply did) -> its slot
+        self._saved_forward = ()  # save_for_forward's tensors, which saved_tensors gives jvp
+        self._in_jvp = False
 
     def save_for_backward(self, *tensors) -> None:
         """Keep these tensors (or None) for backward, where ``saved_tensors`` returns them.
         As in PyTorch, what was saved is only checked when the call is recorded (grad mode on
         and an input requiring grad): otherwise anything may be passed, and is dropped."""
         self._saved = tensors
+
+    def save_for_forward(self, *tensors) -> None:
+        """Keep these tensors (or None) for ``jvp``, where ``saved_tensors`` returns them."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_forward expects all arguments to be tensors; but got {i}th argument of "
+                                f"type {type(t).__name__}.")
+        self._saved_forward = tensors
 
     def _check_saved(self) -> None:
         for i, t in enumerate(self._saved):
@@ -72,7 +84,10 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self) -> tuple:
-        """The tensors forward saved; PyTorch's version error if one was changed in place since."""
+        """The tensors forward saved; PyTorch's version error if one was changed in place since.
+        In ``jvp``, those saved with ``save_for_forward``."""
+        if getattr(self, "_in_jvp", False):
+            return self._saved_forward
         if self._saved and (self._freed or self._node_freed()):
             raise RuntimeError(SECOND_BACKWARD)
         packed = getattr(self, "_packed", None)
@@ -333,17 +348,31 @@ class Function(metaclass=_FunctionMeta):
         """New style: ``forward(*args)`` without ctx, then this saves what backward needs."""
         raise NotImplementedError("setup_context is not implemented.")
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Forward-mode AD: the outputs' tangents from the inputs' (``forward_ad``)."""
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
+                                  "with forward mode AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward without recording and connect its outputs to the graph. With
         ``setup_context``, the arguments are first bound to forward's signature with its
         defaults filled in, as PyTorch does: forward, setup_context's ``inputs`` and backward's
-        gradients all cover the defaulted arguments too."""
+        gradients all cover the defaulted arguments too. An input with a tangent (forward-mode
+        AD) gives the outputs the tangents ``jvp`` computes (``function_forward.py``)."""
         if cls.setup_context is not _BASE_SETUP_CONTEXT:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
             args, kwargs = bound.args, bound.kwargs
         ctx = FunctionCtx()
+        if forward_ad.active() and any(isinstance(a, Tensor) and forward_ad.tangent_of(a) is not None for a in args):
+            return apply_with_jvp(cls, ctx, args, kwargs)
+        return cls._record(ctx, args, kwargs)
+
+    @classmethod
+    def _record(cls, ctx, args: tuple, kwargs: dict):
+        """``apply`` after its arguments are bound: forward, then the graph."""
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
         ctx._tensor_positions = positions

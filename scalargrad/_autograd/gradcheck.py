@@ -9,8 +9,9 @@ output element (twice, to check that backward is reentrant). They are compared w
 both matrices (rows: input elements, columns: output elements). Fast mode compares ``v^T J u``
 for random unit vectors drawn from a fresh generator (PyTorch's, bit for bit), and recomputes
 the failing pair in slow mode for its message. Like PyTorch, the check warns about inputs that
-are not float64, for which the defaults are too tight. There is no forward-mode AD and no
-vmap: ``check_forward_ad`` and ``check_batched_grad`` are refused.
+are not float64, for which the defaults are too tight. ``check_forward_ad`` builds the Jacobians
+again by forward-mode AD (slow mode only; ``forward_ad.py``); there is no vmap:
+``check_batched_grad`` and ``check_batched_forward_grad`` are refused.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from .._base.dtypes import TensorType, float64, promote_types
 from .._base.errors import Unsupported
 from .._base.ieee import div
 from .._tensor.tensor import Tensor, leaf
+from . import forward_ad
 from .api import grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
@@ -430,11 +432,98 @@ def _check_undefined_grad(func, inputs: tuple) -> None:
                              '"tools/autograd/derivatives.yaml"')
 
 
-def _unsupported(check_forward_ad: bool, check_batched_grad: bool, check_batched_forward_grad: bool) -> None:
-    if check_forward_ad or check_batched_forward_grad:
-        raise Unsupported("forward-mode AD (gradcheck(check_forward_ad=True))")
+def _unsupported(check_forward_ad: bool, fast_mode: bool, check_batched_grad: bool,
+                 check_batched_forward_grad: bool) -> None:
+    if check_batched_forward_grad:
+        raise Unsupported("vmap (gradcheck(check_batched_forward_grad=True))")
+    if check_forward_ad and fast_mode:
+        raise Unsupported("gradcheck(check_forward_ad=True, fast_mode=True)", "use the default slow mode")
     if check_batched_grad:
         raise Unsupported("vmap (gradcheck(check_batched_grad=True))")
+
+
+def _dual_inputs(inputs: tuple) -> tuple:
+    """The inputs, each one that requires grad replaced by a detached dual with zero tangent;
+    and those tangents (inside a dual level)."""
+    duals, tangents = [], []
+    for x in inputs:
+        if isinstance(x, Tensor) and x._rg:
+            t = TensorType(x._t.dtype, x._t.shape)
+            x = forward_ad.make_dual(x.detach(), leaf([t.dtype.round(0)] * t.numel if t.ndim else 0.0, t))
+            tangents.append(forward_ad.unpack_dual(x).tangent)
+        duals.append(x)
+    return tuple(duals), tangents
+
+
+def _float_outputs(outs) -> list:
+    return [o for o in _as_tuple(outs) if isinstance(o, Tensor) and o._t.dtype.is_floating_point]
+
+
+def _forward_jacobians(func, inputs: tuple) -> list:
+    """``[input][float output]`` Jacobians (flat, row = input element) by forward-mode AD: one
+    call per input element, its tangent the unit vector (``_get_analytical_jacobian_forward_ad``)."""
+    with forward_ad.dual_level():
+        duals, tangents = _dual_inputs(inputs)
+        jacobians = []
+        for t in tangents:
+            cols: list = []
+            for i in range(t._t.numel):
+                _set(t, i if t._t.ndim else None, t._t.dtype.round(1.0))
+                for k, o in enumerate(_float_outputs(func(*duals))):
+                    res = forward_ad.unpack_dual(o).tangent
+                    if len(cols) <= k:
+                        cols.append([])
+                    cols[k].append([o._t.dtype.round(0)] * o._t.numel if res is None else _flat(res))
+                _set(t, i if t._t.ndim else None, t._t.dtype.round(0))  # after: a tangent may be this one
+            jacobians.append([list(chain.from_iterable(c)) for c in cols])
+        return jacobians
+
+
+def _slow_forward(func, func_out: tuple, inputs: tuple, eps: float, rtol: float, atol: float) -> None:
+    """PyTorch's slow mode with ``use_forward_ad``: the forward-mode Jacobians against finite
+    differences, paired as PyTorch pairs them (outputs that require grad with float outputs)."""
+    outputs = _differentiable(func_out)
+    numerical = _numerical(func, inputs, eps)
+    if not outputs:
+        _all_zero(numerical)
+        return
+    float_outs = [o for o in func_out if isinstance(o, Tensor) and o._t.dtype.is_floating_point]
+    keep = [k for k, o in enumerate(float_outs) if o._rg]
+    analytical = _forward_jacobians(func, inputs)
+    for i, k in enumerate(keep):
+        for j, x in enumerate(_diff_inputs(inputs)):
+            n = numerical[j][k]
+            a = analytical[j][i] if i < len(analytical[j]) else None
+            o = float_outs[i]
+            if n is None or a is None or _allclose(a, n, rtol, atol, o._t.dtype):
+                continue
+            rows, cols = x._t.numel, o._t.numel
+            raise GradcheckError(f"Jacobian computed with forward mode mismatch for output {i:d} with respect to "
+                                 f"input {j:d},\nnumerical:{_matrix(n, rows, cols, float_outs[k]._t.dtype)}\n"
+                                 f"analytical:{_matrix(a, rows, cols, o._t.dtype)}\n")
+
+
+def _check_undefined_forward(func, inputs: tuple) -> None:
+    """``_test_undefined_forward_mode``: each input's tangent materialised as zeros and absent
+    (a plain tensor) must give the same output tangents."""
+    with forward_ad.dual_level():
+        duals, tangents = _dual_inputs(inputs)
+        for t in tangents:
+            for i in range(t._t.numel):
+                _set(t, i if t._t.ndim else None, t._t.dtype.round(1.0 / (i + 2)))
+        for idx, x in enumerate(inputs):
+            if not (isinstance(x, Tensor) and x._rg):
+                continue
+            t = TensorType(x._t.dtype, x._t.shape)
+            zero = forward_ad.make_dual(x.detach(), leaf([t.dtype.round(0)] * t.numel if t.ndim else 0.0, t))
+            outs1 = _float_outputs(func(*duals[:idx], zero, *duals[idx + 1:]))
+            outs2 = _float_outputs(func(*duals[:idx], x.detach(), *duals[idx + 1:]))
+            for k, (o1, o2) in enumerate(zip(outs1, outs2)):
+                r1, r2 = forward_ad.unpack_dual(o1).tangent, forward_ad.unpack_dual(o2).tangent
+                if r1 is not None and r2 is not None and not _allclose(_flat(r1), _flat(r2), 1e-5, 1e-8,
+                                                                        r1._t.dtype):
+                    raise GradcheckError(f"Mismatch in tangent values for output with index: {k} when input: {x} "
+                                         f"has an undefined tangent value.  Got: {r1} but expected: {r2}")
 
 
 def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
@@ -454,14 +543,19 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
         raise AssertionError("Setting check_batched_grad=True requires check_backward_ad to be True")
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
-    _unsupported(check_forward_ad, check_batched_grad, check_batched_forward_grad)
+    _unsupported(check_forward_ad, fast_mode, check_batched_grad, check_batched_forward_grad)
     try:
         tupled = _as_tuple(inputs)
         _check_inputs(tupled)
         func_out = _as_tuple(func(*tupled))
-        (_fast if fast_mode else _slow)(func, func_out, tupled, eps, rtol, atol, nondet_tol)
+        if check_backward_ad:
+            (_fast if fast_mode else _slow)(func, func_out, tupled, eps, rtol, atol, nondet_tol)
+        if check_forward_ad:
+            _slow_forward(func, func_out, tupled, eps, rtol, atol)
+            if check_undefined_grad:
+                _check_undefined_forward(func, tupled)
         outputs = _differentiable(func_out)
-        if outputs:
+        if outputs and check_backward_ad:
             _check_mul_by_grad_output(outputs, tupled)
             if check_undefined_grad:
                 _check_undefined_grad(func, tupled)

@@ -189,8 +189,10 @@ def _add_suffixes(text: str, suffixes: list, indent: int) -> str:
 
 
 def tensor_repr(values: Sequence, shape: Sequence[int], dtype, *, requires_grad: bool = False,
-                grad_fn: str | None = None, default_dtype=None, prefix: str = "tensor(") -> str:
-    """The full repr: data, then dtype when not implied, then grad_fn or requires_grad."""
+                grad_fn: str | None = None, default_dtype=None, prefix: str = "tensor(",
+                tangent: str | None = None) -> str:
+    """The full repr: data, then dtype when not implied, then grad_fn or requires_grad, then the
+    forward-mode tangent (as formatted: a number for a 0-dim one)."""
     indent = len(prefix)
     suffixes = []
     numel = _size(shape)
@@ -211,4 +213,6 @@ def tensor_repr(values: Sequence, shape: Sequence[int], dtype, *, requires_grad:
         suffixes.append(f"grad_fn=<{grad_fn}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:
+        suffixes.append(f"tangent={tangent}")
     return _add_suffixes(prefix + text, suffixes, indent)

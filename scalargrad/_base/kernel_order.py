@@ -621,17 +621,28 @@ def _chain_in_range(ea: Sequence, eb: Sequence, k: int) -> bool:
     operands finite, k * max|a| * max|b| far below FLT_MAX, and the products' quantum (at least
     min|a| * min|b| * 2**-48 over nonzero operands, so every partial sum is a multiple of it)
     at least FLT_MIN."""
-    total = sum(map(abs, ea)) + sum(map(abs, eb))
+    total = sum(ea) + sum(eb)
     if total - total != 0.0:
-        return False  # inf or nan
-    if not total:
+        return False  # inf or nan (or a sum that overflows: the slow path then)
+    ma, na = _magnitudes(ea)
+    mb, nb = _magnitudes(eb)
+    if not (ma and mb):
         return True
-    ma, mb = max(map(abs, ea), default=0.0), max(map(abs, eb), default=0.0)
     if k * ma * mb * 4.0 > FLOAT32_MAX:
         return False
-    na = min(filter(None, map(abs, ea)), default=1.0)
-    nb = min(filter(None, map(abs, eb)), default=1.0)
     return na * nb >= _FAST_MIN
+
+
+def _magnitudes(e: Sequence) -> tuple:
+    """The largest and the smallest nonzero magnitude of finite numbers (0.0 and 1.0 for none):
+    max and min compare in C, one pass takes abs."""
+    if not e:
+        return 0.0, 1.0
+    big = max(max(e), -min(e))
+    small = min(map(abs, e))
+    if not small:
+        small = min(filter(None, map(abs, e)), default=1.0)
+    return big, small
 
 
 def _chains(vecs: list, scalars: list, length: int) -> list:
@@ -664,23 +675,23 @@ def _chains(vecs: list, scalars: list, length: int) -> list:
 
 
 _SPLIT_F32 = 536870913.0  # 2**29 + 1: c - (c - x) keeps x's top 24 bits, ties to even (dtypes.round_f32)
+_SPLIT_25 = 268435457.0  # 2**28 + 1: c - (c - x) == x exactly when x fits in 25 bits
 
 
 def _chain_one(a: Sequence, b: Sequence) -> float:
     """``fma_chain(a, b, True)`` for a chain that stays in float32's normal range (see
     ``_chain_in_range``), with fma32's rounding written inline: a double sum s rounds (Veltkamp)
-    to r; s lies halfway between two float32 numbers exactly when 2s - r is one as well, and only
-    then does two-sum's error pick the side."""
+    to r; s lies halfway between two float32 numbers exactly when it does not fit in 24 bits but
+    fits in 25, and only then does two-sum's error pick the side."""
     acc = 0.0
-    split = _SPLIT_F32
+    split, split25 = _SPLIT_F32, _SPLIT_25
     for x, y in zip(a, b):
         s = x * y + acc
         c = split * s
         r = c - (c - s)
         if r != s:
-            o = s + (s - r)
-            c = split * o
-            if c - (c - o) == o and ((x * y - (s - acc)) + (acc - (s - (s - acc)))):
+            c = split25 * s
+            if c - (c - s) == s and ((x * y - (s - acc)) + (acc - (s - (s - acc)))):
                 r = fma32(x, y, acc)
         acc = r
     return acc
@@ -702,6 +713,21 @@ def _lanes8(vecs: list, scalars: list, length: int) -> list:
     return list(lanes[0])
 
 
+def _outer_f32(ea: Sequence, eb: Sequence) -> list | None:
+    """A chain of one multiply-add from +0.0 per element (k = 1: ``grad.T @ x`` of a layer on
+    one sample): the product of two float32 numbers is exact in a double, so struct's cast
+    rounds it once, as fma32 does, subnormals included (+ 0.0 turns -0.0 into +0.0, as the
+    chain's addition does). None where an operand is not finite or a product overflows."""
+    total = sum(ea) + sum(eb)
+    if total - total != 0.0:
+        return None
+    pf = struct.Struct(f"<{len(ea) * len(eb)}f")
+    try:
+        return list(pf.unpack(pf.pack(*[x * y + 0.0 for x in ea for y in eb])))
+    except OverflowError:
+        return None
+
+
 def gemm_f32(ea: Sequence, eb: Sequence, n: int, k: int, m: int, lanes8: bool) -> list | None:
     """The float32 product of a (n x k) and b (k x m), both in row-major order, as a row-major
     list: each element ``fma_chain(row, column, True)``, or ``mkl_lanes8`` when ``lanes8``, bit for
@@ -710,6 +736,8 @@ def gemm_f32(ea: Sequence, eb: Sequence, n: int, k: int, m: int, lanes8: bool) -
     computes element by element."""
     if not (n and m and k):
         return None
+    if k == 1 and not lanes8:
+        return _outer_f32(ea, eb)
     if not lanes8 and not _chain_in_range(ea, eb, k):
         return None
     run = _lanes8 if lanes8 else _chains

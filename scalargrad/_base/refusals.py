@@ -21,7 +21,7 @@ SPARSE = "it needs sparse layouts: scalargrad's tensors are dense (strided)"
 NATIVE = "it loads or defines native (C++/CUDA) code, which scalargrad, pure Python, cannot run"
 QUANTIZED = "it needs quantised (int8) kernels, which scalargrad does not have"
 PROFILER = "it measures PyTorch's kernels (time, memory), which scalargrad does not have"
-TRANSFORMS = ("it needs functorch's function transforms (vmap, forward-mode AD), which scalargrad does not "
+TRANSFORMS = ("it needs functorch's function transforms (vmap, grad, jvp), which scalargrad does not "
               "implement: use torch.autograd.grad and torch.autograd.functional")
 AUTOCAST = "it runs ops in lower precision (float16/bfloat16 autocast kernels), which scalargrad does not"
 NESTED = "it needs nested (ragged) tensors"
@@ -87,7 +87,7 @@ _REASONS: dict[str, str] = {
     "torch.cuda.memory": PROFILER, "torch._logging": "it configures the logs of TorchDynamo and Inductor",
     "torch.utils.tensorboard": "it writes TensorBoard event files (the tensorboard package)",
     # function transforms
-    "torch.func": TRANSFORMS, "torch.vmap": TRANSFORMS, "torch.autograd.forward_ad": TRANSFORMS,
+    "torch.func": TRANSFORMS, "torch.vmap": TRANSFORMS,
     # lower precision
     "torch.autocast": AUTOCAST, "torch.amp": AUTOCAST, "torch.cpu.amp": AUTOCAST, "torch.GradScaler": AUTOCAST,
     # other layouts and memory

@@ -88,6 +88,16 @@ class Div(Binary):
         # div_tensor_other_backward: -grad * ((self / other) / other)
         return k.div(g, b), k.mul(k.neg(g), k.div(k.div(a, b), b))
 
+    @staticmethod
+    def jvp(k, tangents, v):
+        # forward mode, as derivatives.yaml rounds it: (self_t - other_t * result) / other_p
+        # (the double-vjp of backward above rounds its terms in another order)
+        ta, tb = tangents
+        if tb is None:
+            return k.div(ta, k.b(v))
+        r = k.mul(tb, k.out(v))
+        return k.div(k.neg(r) if ta is None else k.sub(ta, r), k.b(v))
+
     sympy = staticmethod(lambda sp, a, b: a / b)
 
 

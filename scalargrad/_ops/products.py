@@ -19,6 +19,15 @@ def _dot_form(sp, *args):
     return sp.Add(*[x * y for x, y in zip(args[:k], args[k:])])
 
 
+def _needed(v, i: int, j: int) -> tuple:
+    """Whether inputs ``i`` and ``j`` of node ``v`` take a gradient: a product's backward is a
+    product again, and PyTorch's computes none for an input that does not require one
+    (``task_should_compute_output``): ``nn.Linear``'s gradient for its data input, say. (A
+    node read through saved-tensor hooks carries its inputs' requires_grad.)"""
+    ins = v._in
+    return ins[i]._rg, ins[j]._rg
+
+
 class Product(Op):
     forward = staticmethod(lambda r, *args: sum(x * y for x, y in zip(args[:len(args) // 2], args[len(args) // 2:])))
     sympy = staticmethod(_dot_form)
@@ -35,7 +44,8 @@ class Mm(Product):
     @staticmethod
     def backward(k, g, v):
         a, b = k.ins(v)
-        return k.mm_mat1_backward(g, b, a, 1.0), k.mm_mat2_backward(g, a, b, 1.0)
+        ra, rb = _needed(v, 0, 1)
+        return (k.mm_mat1_backward(g, b, a, 1.0) if ra else None), (k.mm_mat2_backward(g, a, b, 1.0) if rb else None)
 
 
 @register
@@ -78,8 +88,9 @@ class Addmm(Product):
     @staticmethod
     def backward(k, g, v):
         _, a, b = k.ins(v)
+        ra, rb = _needed(v, 1, 2)
         # self: maybe_multiply(grad, beta) (summed to the bias's shape by the engine)
-        return g, k.mm_mat1_backward(g, b, a, 1.0), k.mm_mat2_backward(g, a, b, 1.0)
+        return g, (k.mm_mat1_backward(g, b, a, 1.0) if ra else None), (k.mm_mat2_backward(g, a, b, 1.0) if rb else None)
 
     @staticmethod
     def sympy(sp, *args):
@@ -115,8 +126,9 @@ class Bmm(Product):
     @staticmethod
     def backward(k, g, v):
         a, b = k.ins(v)
+        ra, rb = _needed(v, 0, 1)
         # self: grad.bmm(mat2.transpose(1, 2)); mat2: self.transpose(1, 2).bmm(grad)
-        return k.bmm(g, k.transpose(b, 1, 2)), k.bmm(k.transpose(a, 1, 2), g)
+        return (k.bmm(g, k.transpose(b, 1, 2)) if ra else None), (k.bmm(k.transpose(a, 1, 2), g) if rb else None)
 
 
 @register
@@ -131,7 +143,8 @@ class Baddbmm(Product):
     @staticmethod
     def backward(k, g, v):
         _, a, b = k.ins(v)
-        return g, k.bmm(g, k.transpose(b, 1, 2)), k.bmm(k.transpose(a, 1, 2), g)
+        ra, rb = _needed(v, 1, 2)
+        return g, (k.bmm(g, k.transpose(b, 1, 2)) if ra else None), (k.bmm(k.transpose(a, 1, 2), g) if rb else None)
 
     @staticmethod
     def sympy(sp, *args):

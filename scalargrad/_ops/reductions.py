@@ -110,6 +110,12 @@ class Mean(Reduction):
         return (k.div(k.sum_backward(g, c), k.const(float(n))),)
 
     @staticmethod
+    def jvp(k, tangents, v):
+        # forward mode: the mean of the tangent (derivatives.yaml's auto_linear), summed, then divided
+        c, t = v._c, tangents[0]
+        return t.mean() if c.all else t.mean(tuple(c.dims), keepdim=c.keepdim)
+
+    @staticmethod
     def forward(r, *args):
         return r(Sum.forward(r, *args) / len(args))
 

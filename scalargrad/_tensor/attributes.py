@@ -15,7 +15,7 @@ from .._base.layout import is_contiguous, numel
 from .factories import device, strided, uninitialised, use_device
 from .joins import unbind
 from .operands import check_size
-from .storage import alias, write
+from .storage import alias, dual_memory, write
 from .tensor import Tensor, defaults, impl, leaf
 from .views import norm_dim, offset_of, sizes_arg
 
@@ -128,8 +128,10 @@ def _repr(t: Tensor) -> str:
     except RuntimeError:  # a view whose history PyTorch refuses to regenerate (storage.view_history)
         name = "Invalid"
     vals = t._val if t._t.ndim else [t._val]
+    dual = dual_memory()
+    tangent = None if dual is None else dual[2](t)
     return tensor_repr(vals, t._t.shape, t._t.dtype, requires_grad=t._rg, grad_fn=name,
-                       default_dtype=defaults["dtype"])
+                       default_dtype=defaults["dtype"], tangent=None if tangent is None else format(tangent, ""))
 
 
 def _set_data(t: Tensor, new) -> None:

@@ -23,6 +23,7 @@ from .arguments import not_tensor
 from .numpy_bridge import array_tensor, shared_tensor
 from .operands import broadcast_shapes, check_size
 from .out_argument import call_with_out
+from .storage import dual_memory
 from .tensor import Tensor, defaults, leaf
 from .views import to_dtype
 
@@ -116,8 +117,7 @@ _PYTHON_TYPES = {float: dtypes.float64, int: dtypes.int64, bool: dtypes.bool}
 
 
 def check_dtype(dtype, what: str = "tensor"):
-    """``dtype`` as a dtype (or None): Python's float, int and bool stand for float64, int64 and
-    bool, as in PyTorch; anything else is PyTorch's TypeError."""
+    """``dtype`` as a dtype (or None): Python's float, int, bool as float64, int64, bool; else a TypeError."""
     if dtype is None:
         return dtype
     if isinstance(dtype, dtypes.dtype):
@@ -607,8 +607,8 @@ def normal(*args, **kwargs) -> Tensor:
     tensors = [x for x in (mean, std) if isinstance(x, Tensor)]
     if factory or not tensors or not all(isinstance(x, Tensor) or _is_number(x) for x in (mean, std)):
         raise _normal_misuse(args, kwargs)
-    if is_grad_enabled() and any(x._rg for x in tensors):
-        raise Unsupported("torch.normal with a mean or std that requires grad",
+    if any(x._rg and is_grad_enabled() or dual_memory() and dual_memory()[2](x) is not None for x in tensors):
+        raise Unsupported("torch.normal with a mean or std that requires grad or has a forward-mode tangent",
                           "its NormalBackward node (a zero gradient) is not implemented yet")
     if isinstance(mean, Tensor) and not isinstance(std, Tensor):  # (Tensor mean, float std)
         if not std >= 0.0:

@@ -24,7 +24,7 @@ from .._base.layout import is_non_overlapping_and_dense
 from .._ops.table import Op, saved_node_name, version_error
 from .._ops.views import Clone, Layout
 from .nodes import saves_input
-from .storage import mem, positions_in_base, refused_view, regenerate, snapshot, view_rebase_error, write
+from .storage import dual_memory, mem, positions_in_base, refused_view, regenerate, snapshot, view_rebase_error, write
 from .tensor import Tensor, ext, leaf, make
 
 __all__ = ["inplace", "check_cast", "FILLS", "overlapping", "check_no_overlap", "LEAF_INPLACE", "VIEW_OF_LEAF",
@@ -115,6 +115,14 @@ def inplace(t: Tensor, compute, overlap: str | None = None) -> Tensor:
                           "PyTorch writes them one by one in its kernel's order; clone() the tensor first")
     res = compute(t)
     _check_result(t, res)
+    dual = dual_memory()
+    if dual is not None:
+        return dual[0](t, res, _apply)  # forward-mode AD: the tangent changes with it
+    return _apply(t, res)
+
+
+def _apply(t: Tensor, res: Tensor) -> Tensor:
+    """Make ``t`` the in-place op's result ``res``: written, or rebased when recorded."""
     if res._op is None or not t._t.dtype.is_floating_point:  # an integer tensor takes no graph
         if res._op is not None:
             res = res.detach()

@@ -18,6 +18,7 @@ from .arguments import not_tensor
 from .elementwise import binary
 from .fill import masked_fill
 from .reductions import _out_shape, group_index, mean, sum_values
+from .storage import dual_memory
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import Scalar, as_tensor, helper, scalar_op
 from .views import norm_dims, reshape
@@ -138,9 +139,11 @@ def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, c
     requires grad is refused by name."""
     name = "std_mean" if take_sqrt else "var_mean"
     dim, _, shift = _arguments(input, dim, unbiased, correction, name, name)
-    if input._rg and is_grad_enabled():
-        raise Unsupported(f"torch.{name} of a tensor that requires grad (its two-output {name.title().replace('_', '')}"
-                          f"Backward0 node)", f"use torch.{name[:3]}(...) and torch.mean(...), or call it on .detach()")
+    dual = dual_memory()
+    if input._rg and is_grad_enabled() or dual is not None and dual[2](input) is not None:
+        raise Unsupported(f"torch.{name} of a tensor that requires grad or has a forward-mode tangent (its two-output "
+                          f"{name.title().replace('_', '')}Backward0 node)",
+                          f"use torch.{name[:3]}(...) and torch.mean(...), or call it on .detach()")
     _, _, _, out_shape, groups = _groups(input, dim, keepdim, shift, name)
     dt = input._t.dtype
     r = dt.round

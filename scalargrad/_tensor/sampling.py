@@ -13,7 +13,7 @@ from .._base.grad_mode import is_grad_enabled
 from .._base.numpy_types import is_numpy_scalar, numpy_type_name
 from .arguments import check_input
 from .inplace import check_inplace, check_no_overlap
-from .storage import write
+from .storage import dual_memory, write
 from .tensor import Tensor, leaf
 
 __all__ = ["multinomial", "bernoulli", "refuse_graph", "install"]
@@ -42,6 +42,9 @@ def _refuse_grad(t: Tensor, what: str) -> None:
     if t.requires_grad and is_grad_enabled():
         raise Unsupported(f"{what} of a tensor that requires grad", "scalargrad records no node for a draw; "
                           "draw under torch.no_grad() or from a detached tensor")
+    if dual_memory() is not None and dual_memory()[2](t) is not None:
+        raise Unsupported(f"{what} of a tensor that has a forward-mode tangent",
+                          "scalargrad records no node for a draw; draw from a detached tensor")
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None) -> Tensor:

@@ -28,7 +28,7 @@ from .._ops import views as S
 from .tensor import GRADLESS_VIEW, INFERENCE, Ext, Tensor, ext, impl, leaf, next_seq, node_watchers, watch
 
 __all__ = ["Counter", "Mem", "Store", "mem", "pick", "write", "alias", "share_with_array", "version_then", "snapshot",
-           "regenerate", "positions_in_base", "refused_view"]
+           "regenerate", "positions_in_base", "refused_view", "set_dual_memory", "dual_memory"]
 
 _STAMPS_KEPT = 64
 
@@ -103,6 +103,23 @@ def pick(values, index) -> list:
     return [values[i] for i in index]
 
 
+_COMPOSED: dict = {}
+
+
+def _composed(outer: list, inner: list) -> list:
+    """``pick(outer, inner)``: a view of a view's positions in the memory (index lists are never
+    changed once made). Remembered by the two lists' identities, which the entry keeps alive so
+    that no other list takes their ids: ``w.t().t()``, every step of a Linear layer's backward."""
+    key = (id(outer), id(inner))
+    hit = _COMPOSED.get(key)
+    if hit is not None and hit[0] is outer and hit[1] is inner:
+        return hit[2]
+    index = pick(outer, inner)
+    if len(_COMPOSED) < 16 and len(inner) <= 65536:  # a bounded few, of bounded size
+        _COMPOSED[key] = (outer, inner, index)
+    return index
+
+
 def alias(t: Tensor, new: Tensor, index=None, share_version: bool = True, view: bool = False,
           offset: int = 0) -> Tensor:
     """Make ``new`` share ``t``'s memory: ``index`` gives the flat positions of ``new``'s
@@ -113,7 +130,7 @@ def alias(t: Tensor, new: Tensor, index=None, share_version: bool = True, view: 
     if index is None:
         index = ts.index
     elif ts.index is not None:
-        index = pick(ts.index, index)
+        index = _composed(ts.index, index)
     if index is None and new._t.ndim and t._t.ndim:
         new._val = st.data  # the same elements in the same order: the same list
     ver = ts.ver if share_version else Counter()
@@ -141,6 +158,22 @@ def version_then(t: Tensor, seq: int) -> int:
     return s.ver.n - after
 
 
+_dual_memory = None  # forward-mode AD's hooks: (inplace, written, tangent_of), or None
+
+
+def set_dual_memory(inplace=None, written=None, tangent_of=None) -> None:
+    """Install forward-mode AD's hooks (while a tangent exists): ``inplace(t, res, apply)``, told
+    that an in-place op makes ``t`` its result ``res`` by ``apply``; ``written(t)``, told of
+    any other write into ``t``'s memory; ``tangent_of(t)`` (for printing). None: off."""
+    global _dual_memory
+    _dual_memory = None if inplace is None else (inplace, written, tangent_of)
+
+
+def dual_memory():
+    """Forward-mode AD's ``(inplace, written, tangent_of)`` hooks while a tangent exists, else None."""
+    return _dual_memory
+
+
 def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
     """Store ``values`` (a number for a 0-dim tensor, a row-major list otherwise) as ``t``'s
     elements, in place: every tensor sharing the memory sees them, the version counter moves
@@ -152,6 +185,8 @@ def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
     st = s.store
     if st is not None and st.arrays:
         _check_arrays(st)  # before anything changes: nothing is half-applied
+    if _dual_memory is not None:
+        _dual_memory[1](t)  # forward-mode AD: a tangent this write would leave behind is refused
     stamp = next_seq()
     ver = s.ver
     ver.n += 1

@@ -51,7 +51,7 @@ from .._ops import arithmetic as AR
 from .._ops import unary as UN
 
 __all__ = ["Tensor", "make", "leaf", "MANY", "next_seq", "is_tensor", "get_default_dtype", "set_default_dtype",
-           "impl", "flat", "defaults", "Constant", "constant"]
+           "impl", "flat", "defaults", "Constant", "constant", "set_dual"]
 
 next_seq = itertools.count(1).__next__
 MANY = type("Many", (), {"__repr__": lambda self: "MANY", "__slots__": ()})()  # _b of a node with 3+ inputs
@@ -223,6 +223,15 @@ def flat(v: Tensor) -> list:
 # ---------------------------------------------------------------- building nodes
 
 
+_dual = None  # forward-mode AD's hook fn(v, op, ins, c), giving make's result its tangent (forward_ad.py)
+
+
+def set_dual(hook) -> None:
+    """Install forward-mode AD's tangent hook (None while no tangent exists: an op pays one test)."""
+    global _dual
+    _dual = hook
+
+
 def make(op, t: TensorType, val, ins: tuple, c=None) -> Tensor:
     """The result of ``op`` on tensors ``ins``: a graph node if grad mode is on and an input
     requires grad, otherwise a plain leaf. ``op`` is the declared (0-dim) op; a node whose
@@ -254,6 +263,8 @@ def make(op, t: TensorType, val, ins: tuple, c=None) -> Tensor:
                 v._seq = next_seq()
                 if _watch:
                     _watched(v)
+                if _dual is not None:
+                    _dual(v, op, ins, c)
                 return v
             break
     v._rg = False
@@ -262,6 +273,8 @@ def make(op, t: TensorType, val, ins: tuple, c=None) -> Tensor:
     v._b = None
     v._c = _leaf_c and _leaf_c_here()
     v._seq = 0
+    if _dual is not None:
+        _dual(v, op, ins, c)
     return v
 
 
@@ -291,6 +304,8 @@ def _arith(op_number, op_tensor, compute, symbol: str):
     """
 
     def method(self, other):
+        if _dual is not None:  # forward-mode AD: the general path (make), whose results get tangents
+            return impl.binary(op_tensor, self, other)
         cls = other.__class__
         t = self._t
         if cls is float or cls is int:
@@ -408,6 +423,19 @@ def _bitwise_operand(other, op, t):
     if other.__class__ is float:
         return impl.binary(op, t, other)
     return _not_an_operand(other)
+
+
+def _operator(op, name: str, reflected: bool = False):
+    """``tensor (op) x`` (a Tensor or a Python number), or reflected ``number (op) tensor``."""
+
+    def method(self, other):
+        if other.__class__ in (float, int, bool) or not reflected and isinstance(other, Tensor):
+            return impl.binary(op, other, self) if reflected else impl.binary(op, self, other)
+        return _not_an_operand(other, lambda n: method(self, n))
+
+    method.__name__ = f"__{'r' * reflected}{name}__"
+    method.__qualname__ = "Tensor." + method.__name__
+    return method
 
 
 def _reflected(op):
@@ -715,35 +743,9 @@ class Tensor:
         # an array: PyTorch's ``self.reciprocal() * other``, which NumPy computes
         return self.reciprocal() * other if NP.is_ndarray(other) else _not_an_operand(other, self.__rtruediv__)
 
-    def __pow__(self, other):
-        if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
-            return impl.binary(AR.Pow, self, other)
-        return _not_an_operand(other, self.__pow__)
-
-    def __rpow__(self, other):
-        if other.__class__ in (float, int, bool):
-            return impl.binary(AR.Pow, other, self)
-        return _not_an_operand(other, self.__rpow__)
-
-    def __floordiv__(self, other):
-        if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
-            return impl.binary(AR.FloorDivide, self, other)
-        return _not_an_operand(other, self.__floordiv__)
-
-    def __rfloordiv__(self, other):
-        if other.__class__ in (float, int, bool):
-            return impl.binary(AR.FloorDivide, other, self)
-        return _not_an_operand(other, self.__rfloordiv__)
-
-    def __mod__(self, other):
-        if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
-            return impl.binary(AR.Remainder, self, other)
-        return _not_an_operand(other, self.__mod__)
-
-    def __rmod__(self, other):
-        if other.__class__ in (float, int, bool):
-            return impl.binary(AR.Remainder, other, self)
-        return _not_an_operand(other, self.__rmod__)
+    __pow__, __rpow__ = _operator(AR.Pow, "pow"), _operator(AR.Pow, "pow", reflected=True)
+    __floordiv__, __rfloordiv__ = _operator(AR.FloorDivide, "floordiv"), _operator(AR.FloorDivide, "floordiv", True)
+    __mod__, __rmod__ = _operator(AR.Remainder, "mod"), _operator(AR.Remainder, "mod", reflected=True)
 
     def __and__(self, other):
         if isinstance(other, Tensor) or other.__class__ in (int, bool):

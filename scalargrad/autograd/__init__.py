@@ -14,7 +14,7 @@ from .._base.grad_mode import (
 )
 from .._base.missing_api import missing_attribute
 from .._base.presentation import present_as_torch
-from . import anomaly_mode, function, functional, grad_mode, graph, resize
+from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph, resize
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .grad_mode import _force_original_view_tracking, is_view_replay_enabled
 from .variable import Variable
@@ -22,7 +22,7 @@ from .variable import Variable
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled",
            "gradcheck", "gradgradcheck", "GradcheckError", "graph", "function", "functional", "grad_mode",
-           "anomaly_mode", "detect_anomaly", "set_detect_anomaly", "Variable", "is_view_replay_enabled"]
+           "anomaly_mode", "forward_ad", "detect_anomaly", "set_detect_anomaly", "Variable", "is_view_replay_enabled"]
 
 
 present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTorch prints it
