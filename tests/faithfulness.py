@@ -441,6 +441,7 @@ def _fmas_replaced(replace) -> Iterator[None]:
         (kernel_order.fma, lambda a, b, c, f32: f32_first(a, b, c) if f32 else f64_first(a, b, c)),
         (kernel_order.fma32, f32_first), (kernel_order.fma64, f64_first),
         (kernel_order.fma32_list, lambda xs, y, cs: [f32_first(x, y, c) for x, c in zip(xs, cs)]),
+        (kernel_order.fma32_lists, lambda xs, ys, cs: [f32_first(x, y, c) for x, y, c in zip(xs, ys, cs)]),
         (rng.fma32, f32_first), (rng.fma64, f64_first),
         (pointwise.fused, lambda r, a, b, c: r(r(a * b) + c)),
         (tensor_elementwise._fma, lambda y, al, x, dt, f32: dt.round(dt.round(y * al) + x)))}

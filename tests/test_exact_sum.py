@@ -20,7 +20,14 @@ from operator import mul
 import pytest
 
 from scalargrad._base.dtypes import FLOAT32_MAX, round_f32
-from scalargrad._base.exact_sum import fixed_point, round_scaled, round_scaled_list, rounded_dot
+from scalargrad._base.exact_sum import (
+    SUM_ERROR,
+    fixed_point,
+    round_f32_near,
+    round_scaled,
+    round_scaled_list,
+    rounded_dot,
+)
 
 F64_MAX = 1.7976931348623157e308
 
@@ -162,6 +169,56 @@ def test_round_scaled_list_rounds_float32_halfway_points_once():
         assert _same(got, nearest(Fraction(s, 2**shift), True)), (s, shift)
 
 
+def test_round_f32_near_gives_each_sums_float32_from_its_double_sum():
+    """Plain double sums of float32 products (Python's ``sum``: left to right before 3.12,
+    compensated after) with the bound convolution gives them: each result must be the float32
+    nearest the exact rational sum, through products that cancel to zero (+0.0) or to a tiny
+    remainder (a signed zero in float32), integer sums that land on float32 halfway points, and
+    sums beyond float32's range; the elements a double sum settles (most of a random set) must
+    not be redone."""
+    rng = random.Random(31)
+    lists = []
+    for case in range(900):
+        k = rng.choice([1, 2, 9, 75])
+        kind = case % 7
+        if kind == 0:  # random normal values: the common case
+            xs = [round_f32(rng.gauss(0, 1)) for _ in range(k)]
+            ws = [round_f32(rng.gauss(0, 0.1)) for _ in range(k)]
+        elif kind == 1:  # integers: exact sums of 25 bits fall on float32 halfway points
+            xs = [float(rng.randint(-8192, 8192)) for _ in range(k)]
+            ws = [float(rng.randint(-2048, 2048)) * 2.0**-30 for _ in range(k)]
+        elif kind == 2:  # exact cancellation: +0.0 whatever the order
+            xs = [round_f32(rng.gauss(0, 1)) for _ in range(k)]
+            xs, ws = xs + [-x for x in xs], [0.75] * (2 * k)
+        elif kind == 3:  # cancellation to a remainder below float32's smallest subnormal
+            x = round_f32(rng.gauss(0, 1))
+            xs, ws = [x, -x, rng.choice([1.0, -1.0]) * 2.0**-126], [1.0, 1.0, 2.0**-25]
+        elif kind == 4:  # near float32's largest values: overflow to inf or not
+            xs = [rng.choice([1.0, -1.0]) * FLOAT32_MAX * rng.choice([0.5, 0.999, 1.0]) for _ in range(k)]
+            ws = [rng.choice([1.0, 0.5, 2.0]) for _ in range(k)]
+        elif kind == 5:  # tiny products: float32's subnormal range
+            xs = [round_f32(rng.gauss(0, 1)) * 2.0**-70 for _ in range(k)]
+            ws = [round_f32(rng.gauss(0, 1)) * 2.0**-70 for _ in range(k)]
+        else:  # a term absorbed by a larger one that cancels later: a double sum far from the exact one
+            big = rng.choice([1.0, -1.0]) * 2.0**60
+            xs, ws = [big, round_f32(rng.gauss(0, 1)) * 64, -big, round_f32(rng.gauss(0, 1))], [1.0] * 4
+        lists.append([x * w for x, w in zip(xs, ws)])  # each exact in double
+    ds = [sum(p) for p in lists]
+    es = [(len(p) + 2) * SUM_ERROR * sum(map(abs, p)) for p in lists]
+    redone = []
+
+    def exact(k: int) -> float:
+        redone.append(k)
+        return nearest(sum(map(Fraction, lists[k]), Fraction(0)), True)
+
+    got = round_f32_near(ds, es, exact)
+    want = [nearest(sum(map(Fraction, p), Fraction(0)), True) for p in lists]
+    assert all(map(_same, got, want))
+    common = sum(1 for k in redone if k % 7 == 0)
+    assert common <= 2, common  # 129 random sums: the double decides nearly all of them
+    assert any(k % 7 == 2 for k in redone)  # zeros of either sign are decided exactly
+
+
 @pytest.mark.parametrize("f32", [False, True], ids=["float64", "float32"])
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "one-hot"])
 def test_convolution_integer_kernels_match_rounded_dot(f32, sparse, monkeypatch):
@@ -195,11 +252,12 @@ def test_convolution_integer_kernels_match_rounded_dot(f32, sparse, monkeypatch)
 
 
 @pytest.mark.parametrize("transposed", [False, True], ids=["conv", "transposed"])
-def test_convolution_float32_fsum_kernels_match_rounded_dot(transposed, monkeypatch):
-    """Large float32 convolutions sum each element's products with ``math.fsum`` (exact products,
-    the sum rounded to double) and round that to float32, redoing the elements whose double is
-    halfway between two float32 numbers: forced here on small shapes. Integer operands make many
-    exact sums of 25 bits, half of them such ties; each element must equal ``rounded_dot``'s."""
+def test_convolution_float32_double_sum_kernels_match_rounded_dot(transposed, monkeypatch):
+    """Large float32 convolutions sum each element's products in plain doubles (exact products)
+    and round that to float32 where the sum's error bound allows, redoing the elements near a
+    float32 rounding boundary exactly (``round_f32_near``): forced here on small shapes. Integer
+    operands make many exact sums of 25 bits, half of them halfway between two float32 numbers;
+    each element must equal ``rounded_dot``'s."""
     from scalargrad._ops.convolution import ConvGeometry, TransposedConvGeometry
     from scalargrad._tensor import convolution as TC
 

@@ -187,6 +187,9 @@ def test_bulk_fma32_is_the_exact_fused_rounding(seed):
     got = kernel_order.fma32_list(xs, y, cs)
     assert got == [_round_f32_exact(Fraction(x) * Fraction(y) + Fraction(c)) for x, c in zip(xs, cs)]
     assert got == [kernel_order.fma32(x, y, c) for x, c in zip(xs, cs)]
+    ys = [_operand(rng) for _ in range(60)]  # addcmul's: every factor a list (fma32_lists)
+    got = kernel_order.fma32_lists(xs, ys, cs)
+    assert got == [_round_f32_exact(Fraction(x) * Fraction(y) + Fraction(c)) for x, y, c in zip(xs, ys, cs)]
 
 
 def test_bulk_fma32_rounds_halfway_sums_and_edges_as_the_element_kernel():
@@ -198,6 +201,9 @@ def test_bulk_fma32_rounds_halfway_sums_and_edges_as_the_element_kernel():
     want = [kernel_order.fma32(a, 1.0, b) for a, _, b in edges]
     assert [struct.pack("<d", v) for v in got] == [struct.pack("<d", v) for v in want]
     assert kernel_order.fma32_list([x], y, [c]) == [c]
+    got = kernel_order.fma32_lists(*map(list, zip(*edges)))
+    want = [kernel_order.fma32(a, b, c) for a, b, c in edges]
+    assert [struct.pack("<d", v) for v in got] == [struct.pack("<d", v) for v in want]
     assert kernel_order.fma32_list([math.nan, 1e-40], 1.0, [0.0, 0.0])[1] == _f32(1e-40)
 
 

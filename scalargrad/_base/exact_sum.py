@@ -11,6 +11,7 @@ bound gamma_k * sum |a_i b_i| of any of them (``tests/faithfulness.py``).
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from itertools import compress, repeat
@@ -18,7 +19,8 @@ from operator import ne
 
 from .dtypes import FLOAT32_MAX, round_f32, round_f32_list
 
-__all__ = ["rounded_sum", "rounded_dot", "fixed_point", "round_scaled", "round_scaled_list", "round_f32_sums"]
+__all__ = ["rounded_sum", "rounded_dot", "fixed_point", "round_scaled", "round_scaled_list", "round_f32_sums",
+           "round_f32_near", "SUM_ERROR"]
 
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter for doubles
 
@@ -215,3 +217,40 @@ def round_f32_sums(ds: list, exact) -> list:
 
 
 _BLOCK = 1 << 16
+
+SUM_ERROR = 2.0**-51
+"""``(k + 2) * SUM_ERROR * A`` is twice a bound of the error of Python's ``sum`` of ``k`` doubles
+whose magnitudes add up to at most ``A``: a left-to-right sum (Python 3.11) errs by at most
+``gamma_(k-1) * A`` (Higham, Accuracy and Stability, 4.2), a compensated one (3.12 on) by at most
+``(2u + O(k u^2)) * A``, with u = 2**-53, both below ``(k + 2) * u * A`` for any list that fits
+in memory."""
+
+_SLACK = 2.0**-50  # widens each end of ``round_f32_near``'s interval by more than its own rounding
+
+
+def round_f32_near(ds: list, es: list, exact) -> list:
+    """float32 values of sums known to within a bound: the exact value of sum ``k`` lies within
+    ``es[k] / 2`` of the double ``ds[k]``. Rounding to nearest is monotonic, so where both ends of
+    ``ds[k] -+ es[k]`` (each widened past its own rounding) round to the same float32, with the
+    same sign for a zero, that is the exact value's float32; elsewhere (the interval holds a
+    float32 rounding boundary, or a zero of either sign) ``exact(k)`` gives element ``k``. A sum of
+    ``k`` float32 products in plain double arithmetic (each product exact) is this correct
+    rounding at a bound of ``(k + 2) * SUM_ERROR * sum |products|``, for half ``math.fsum``'s cost."""
+    out = []
+    for at in range(0, len(ds), _BLOCK):
+        part, bounds = ds[at:at + _BLOCK], es[at:at + _BLOCK]
+        lo = [d - (e + abs(d) * _SLACK) for d, e in zip(part, bounds)]
+        hi = [d + (e + abs(d) * _SLACK) for d, e in zip(part, bounds)]
+        pf = struct.Struct(f"{len(part)}f")
+        try:
+            blo, bhi = pf.pack(*lo), pf.pack(*hi)
+        except (OverflowError, struct.error):  # beyond float32's range: element by element
+            got = [a if a == b and math.copysign(1.0, a) == math.copysign(1.0, b) else exact(at + k)
+                   for k, (a, b) in enumerate(zip(map(round_f32, lo), map(round_f32, hi)))]
+        else:
+            got = list(pf.unpack(blo))
+            if blo != bhi:
+                for k in compress(range(len(part)), map(ne, memoryview(blo).cast("I"), memoryview(bhi).cast("I"))):
+                    got[k] = exact(at + k)
+        out += got
+    return out

@@ -425,19 +425,41 @@ def fma32_list(xs: Sequence[float], y: float, cs: Sequence[float]) -> list:
     two float32 numbers (found by its bit pattern) or below FLT_MIN, or overflows; those
     elements are redone with ``fma32``."""
     s = [x * y + c for x, c in zip(xs, cs)]
+    r = _cast_fused(s)
+    if r is None:
+        return [fma32(x, y, c) for x, c in zip(xs, cs)]
+    for i in r[1]:
+        r[0][i] = fma32(xs[i], y, cs[i])
+    return r[0]
+
+
+def fma32_lists(xs: Sequence[float], ys: Sequence[float], cs: Sequence[float]) -> list:
+    """``[fma32(x, y, c) for x, y, c in zip(xs, ys, cs)]`` for float32 numbers, the same bits, as
+    ``fma32_list`` computes them (an element-wise ``addcmul``: each factor a list)."""
+    s = [x * y + c for x, y, c in zip(xs, ys, cs)]
+    r = _cast_fused(s)
+    if r is None:
+        return [fma32(x, y, c) for x, y, c in zip(xs, ys, cs)]
+    for i in r[1]:
+        r[0][i] = fma32(xs[i], ys[i], cs[i])
+    return r[0]
+
+
+def _cast_fused(s: list) -> tuple | None:
+    """``(float32 casts of the doubles s, the positions to redo with fma32)``, or None if a cast
+    overflows: the positions whose double is exactly halfway between two float32 numbers (its
+    bit pattern) or below FLT_MIN."""
     n = len(s)
     pf = struct.Struct(f"<{n}f")
     try:
         r = list(pf.unpack(pf.pack(*s)))
     except (OverflowError, struct.error):
-        return [fma32(x, y, c) for x, c in zip(xs, cs)]
+        return None
     packed = struct.pack(f"<{n}d", *s)
     fix = [m.start() >> 3 for m in _HALFWAY.finditer(packed) if not m.start() & 7]
     if not min(filter(None, map(abs, s)), default=1.0) >= FLOAT32_MIN_NORMAL:  # (exact zeros are exact; nan)
         fix.extend(i for i, v in enumerate(s) if v and -FLOAT32_MIN_NORMAL < v < FLOAT32_MIN_NORMAL)
-    for i in fix:
-        r[i] = fma32(xs[i], y, cs[i])
-    return r
+    return r, fix
 
 
 def fma_chain(a: Sequence[float], b: Sequence[float], f32: bool) -> float:

@@ -16,10 +16,14 @@ once and multiplied by every output channel's weights; the input's gradient like
 position, the weight's per kernel offset over the batch (``_gathers``: a few gathers per
 position, none per sample or channel). Zeros (a ReLU's, the gradient a max-pool passes back)
 are left out of the products: a zero times a finite element adds exactly nothing. Small
-operands are summed in integers (``fixed_point``); float32 operands of more than 65,536
-elements with ``math.fsum`` (each product of two float32 numbers is exact in double, the sum
-correctly rounded to double, then to float32, the rare double halfway between two float32
-numbers redone from its terms): the same exact sums rounded once, at about half the cost.
+convolutions are summed in integers (``fixed_point``); float32 ones of more than 65,536 products
+in doubles (each product of two float32 numbers is exact in double): the forward in plain double
+arithmetic (the sum's error is bounded by ``(k + 2) u max|x| sum|w|``), rounded to float32
+directly wherever that bound keeps the exact value off a float32 rounding boundary, and redone
+from the exact sum of its terms only near one (``exact_sum.round_f32_near``); the gradients,
+whose sums are sparse and cancel far below that bound, with ``math.fsum`` (correctly rounded
+to double, then to float32, the rare double halfway between two float32 numbers redone from
+its terms). The same exact sums rounded once, at a quarter to a half of the integers' cost.
 
 Repeated calls on nearly the same operands (gradcheck's numerical Jacobian nudges one element
 per call, ``_Incremental``) update the previous call's exact integer sums by the changed
@@ -41,7 +45,15 @@ from operator import is_not, itemgetter, mul
 from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
-from .._base.exact_sum import fixed_point, round_f32_sums, round_scaled_list, rounded_dot, rounded_sum
+from .._base.exact_sum import (
+    SUM_ERROR,
+    fixed_point,
+    round_f32_near,
+    round_f32_sums,
+    round_scaled_list,
+    rounded_dot,
+    rounded_sum,
+)
 from .._base.program_frame import program_stacklevel
 from .._ops import convolution as CV
 from .memory_formats import channels_last, channels_last_input, in_format
@@ -321,12 +333,12 @@ def _nonzero(values: tuple):
     return _getter(nz) if 4 * len(nz) < 3 * len(values) else None
 
 
-def _forward_sums(geo, xi: list, wi: list, bi: list | None, total=sum, one=1) -> list:
+def _forward_sums(geo, xi: list, wi: list, bi: list | None, one=1, bounds: list | None = None) -> list:
     """Each output element's sum of its taps' products plus its bias, streamed: per sample and
     group, each output position's input elements are gathered once (with ``one`` for the bias)
     and multiplied by each output channel's weights (those of the position's pattern of kernel
-    offsets, then its bias). ``total``: ``sum`` of integers (exact), or ``math.fsum`` of float32
-    values (each product exact in double, the sum correctly rounded to double)."""
+    offsets, then its bias). Exact for integers; for float32 values a double sum, each product
+    exact, whose error bounds go to ``bounds`` (``_rows``)."""
     fwd, pats, _, _, _ = _gathers(geo)
     n, c_in = geo.in_shape[:2]
     c_out, cpi, pg = geo.out_shape[1], geo.c_per_in, geo.per_group
@@ -334,18 +346,43 @@ def _forward_sums(geo, xi: list, wi: list, bi: list | None, total=sum, one=1) ->
     extra = (one,) if bi is not None else ()
     wts = [[tuple(wi[geo.w_base(oc, ci) + kat] for ci in range(cpi) for kat in pat) + ((bi[oc],) if extra else ())
             for oc in range(c_out)] for pat in pats]
+    norms = _norms(wts, bounds)
     sums = []
     for b in range(n):
         for grp in range(geo.groups):
             start = (b * c_in + grp * cpi) * in_plane
             block = xi[start:start + cpi * in_plane]
-            rows = [_dots(gather(block) + extra, wts[pat][grp * pg:(grp + 1) * pg], total) for gather, pat in fwd]
-            for plane in zip(*rows):
-                sums.extend(plane)
+            _rows(sums, fwd, block, extra, wts, norms, grp * pg, (grp + 1) * pg, bounds)
     return sums
 
 
-def _dots(xs: tuple, ws: list, total) -> list:
+def _rows(sums: list, gathers: list, block: list, extra: tuple, wts: list, norms: list | None, lo: int, hi: int,
+          bounds: list | None, total=sum) -> None:
+    """Extend ``sums`` by one plane per channel ``lo:hi`` of ``wts[pattern]``: per position, its
+    gathered elements (and ``extra``) times the channel's weights, summed. With ``bounds`` (float32
+    values), ``bounds`` is extended alike by ``(k + 2) * SUM_ERROR * max |x| * sum |w|`` for the
+    position's ``k`` elements ``x`` and the channel's weights ``w`` (``norms[pattern]``, as
+    ``_norms`` gives them): twice a bound of the double sum's error (``exact_sum.round_f32_near``)."""
+    rows, erows = [], []
+    for gather, pat in gathers:
+        xs = gather(block) + extra
+        ws = wts[pat][lo:hi]
+        rows.append(_dots(xs, ws, total))
+        if bounds is not None:
+            c = (len(xs) + 2) * SUM_ERROR * max(map(abs, xs), default=0.0)
+            erows.append([c * a for a in norms[pat][lo:hi]])
+    for plane in zip(*rows):
+        sums.extend(plane)
+    for plane in zip(*erows):
+        bounds.extend(plane)
+
+
+def _norms(wts: list, bounds: list | None) -> list | None:
+    """Per pattern, each channel's ``sum |w|`` of ``wts``, when error bounds are wanted."""
+    return [[sum(map(abs, w)) for w in ws] for ws in wts] if bounds is not None else None
+
+
+def _dots(xs: tuple, ws: list, total=sum) -> list:
     """``[total(map(mul, xs, w)) for w in ws]`` in C, leaving out the products of ``xs``' zeros."""
     pick = _nonzero(xs)
     if pick is not None:
@@ -367,27 +404,22 @@ def _input_grad_sums(geo, gi: list, wi: list, total=sum) -> list:
         for grp in range(geo.groups):
             start = (b * c_out + grp * pg) * out_plane
             block = gi[start:start + pg * out_plane]
-            rows = [_dots(gather(block), wts[pat][grp * cpi:(grp + 1) * cpi], total) for gather, pat in bwd]
-            for plane in zip(*rows):
-                sums.extend(plane)
+            _rows(sums, bwd, block, (), wts, None, grp * cpi, (grp + 1) * cpi, None, total)
     return sums
 
 
 def _weight_grad_sums(geo, gi: list, xi: list, total=sum) -> list:
-    """Each weight element's integer sum of gradient times input over every sample, streamed per
-    kernel offset: the gradient's and the input's elements it pairs, gathered per channel over
-    the batch, then one sum of products per (output channel, input channel)."""
+    """Each weight element's sum of gradient times input over every sample, streamed per kernel
+    offset: the gradient's and the input's elements it pairs, gathered per channel over the batch,
+    then one sum of products per (output channel, input channel)."""
     by_k = _gathers(geo)[4]
     n, c_in = geo.in_shape[:2]
     c_out, cpi, pg = geo.out_shape[1], geo.c_per_in, geo.per_group
     in_plane, out_plane = _numel(geo.in_shape[2:]), _numel(geo.out_shape[2:])
     sums = [0] * _numel(geo.weight_shape)
-    chain_all = chain.from_iterable
     for kat, gather_q, gather_at in by_k:
-        gs = [tuple(chain_all(gather_q(gi[(b * c_out + oc) * out_plane:(b * c_out + oc + 1) * out_plane])
-                              for b in range(n))) for oc in range(c_out)]
-        xs = [tuple(chain_all(gather_at(xi[(b * c_in + ic) * in_plane:(b * c_in + ic + 1) * in_plane])
-                              for b in range(n))) for ic in range(c_in)]
+        gs = [_batch_gather(gi, gather_q, oc, c_out, out_plane, n) for oc in range(c_out)]
+        xs = [_batch_gather(xi, gather_at, ic, c_in, in_plane, n) for ic in range(c_in)]
         for oc in range(c_out):
             first, g = oc // pg * cpi, gs[oc]
             pick = _nonzero(g)
@@ -401,9 +433,21 @@ def _weight_grad_sums(geo, gi: list, xi: list, total=sum) -> list:
     return sums
 
 
-_FLOAT_FROM = 1 << 16  # float32 operands of more elements than this are summed with fsum, not integers
-# (the same exact sums, rounded once, at half the cost per product; below it the forward keeps
-# its integers for gradcheck's incremental updates)
+def _batch_gather(values: list, gather, channel: int, channels: int, plane: int, n: int) -> tuple:
+    """``gather`` of channel ``channel``'s plane in each of the ``n`` samples, one after another."""
+    first = channel * plane
+    return tuple(chain.from_iterable(gather(values[b * channels * plane + first:b * channels * plane + first + plane])
+                                     for b in range(n)))
+
+
+_FLOAT_FROM = 1 << 16  # float32 convolutions of more products than this are summed in doubles, not integers
+# (the same exact sums, rounded once, at a quarter of the cost per product; below it the forward
+# keeps its integers for gradcheck's incremental updates)
+
+
+def _products(geo) -> int:
+    """How many products a convolution of this geometry adds up (its taps, padding left out)."""
+    return geo.in_shape[0] * geo.out_shape[1] * geo.c_per_in * sum(map(len, geo.inside))
 
 
 def _finite(*lists) -> bool:
@@ -411,16 +455,20 @@ def _finite(*lists) -> bool:
 
 
 def _float_forward(geo, xv: list, wv: list, bv: list | None) -> list:
-    """float32 outputs from ``math.fsum`` of each output's products (exact in double) and bias."""
+    """float32 outputs from a double sum of each output's products (exact in double) and bias,
+    rounded once where its error bound allows, else from its exact sum."""
     def exact(o: int) -> float:
         return rounded_dot([(xv[i], wv[j]) for i, j in geo.row(o)], True, bv[geo.channel[o]] if bv else None)
 
-    ds = _forward_sums(geo, xv, wv, bv, math.fsum, 1.0)
-    return round_f32_sums(ds, exact)
+    bounds = []
+    ds = _forward_sums(geo, xv, wv, bv, 1.0, bounds)
+    return round_f32_near(ds, bounds, exact)
 
 
 def _float_backward(geo, gv: list, xv: list, wv: list, want_x: bool, want_w: bool) -> tuple:
-    """float32 gradients of the input and the weight from ``math.fsum`` of their products."""
+    """float32 gradients of the input and the weight from ``math.fsum`` of their products (a
+    gradient's sums are sparse and cancel: a double sum's error bound would send many of them to
+    their exact sums)."""
     gx = gw = None
     if want_x:
         gx = round_f32_sums(_input_grad_sums(geo, gv, wv, math.fsum),
@@ -452,7 +500,7 @@ def _exact_forward(geo, xv: list, wv: list, bv: list | None, f32: bool) -> list 
     from the previous call's on this geometry in a few elements only (gradcheck's numerical
     Jacobian nudges one element at a time) updates that call's integer sums by the changed
     elements' products instead (``_Incremental``): the same exact sums, so the same result."""
-    if f32 and len(geo.taps) > _FLOAT_FROM and _finite(xv, wv, bv or ()):
+    if f32 and _products(geo) > _FLOAT_FROM and _finite(xv, wv, bv or ()):
         return _float_forward(geo, xv, wv, bv)
     last = _LAST.get(geo)
     if last is not None and last.f32 == f32:
@@ -542,6 +590,8 @@ class _Incremental:
             return None
         if len(dx) + len(dw) + len(db) > _INCREMENTAL_MAX_CHANGED:
             return None
+        if not (dx or dw or db):  # the same operands (a model evaluated twice on one batch)
+            return self.out[:]
         isfinite = math.isfinite
         if not (all(isfinite(xv[i]) for i in dx) and all(isfinite(wv[j]) for j in dw)
                 and all(isfinite(bv[c]) for c in db)):
@@ -608,7 +658,7 @@ def _exact_backward(geo, gv: list, xv: list, wv: list, want_x: bool, want_w: boo
     gradient (gradcheck's one-hot rows) is scattered from its nonzero elements only: a zero
     times a finite element adds exactly nothing (a nan or an inf is nonzero: it is seen)."""
     live = list(compress(count(), gv))
-    if f32 and len(gv) > _FLOAT_FROM and _SPARSE * len(live) > len(gv) and _finite(gv, xv, wv):
+    if f32 and _products(geo) > _FLOAT_FROM and _SPARSE * len(live) > len(gv) and _finite(gv, xv, wv):
         return _float_backward(geo, gv, xv, wv, want_x, want_w)
     fx, fw = _fixed(xv), _fixed(wv)
     if fx is None or fw is None:

@@ -17,14 +17,16 @@ version counters move on by as many in-place ops as PyTorch's update makes.
 from __future__ import annotations
 
 from .._base import dtypes, ieee
-from .._base.dtypes import TensorType, round_f32
-from .._base.kernel_order import fma32, fma32_list, fma64
+from .._base.dtypes import TensorType, round_f32, round_f32_list
+from .._base.kernel_order import fma32, fma32_list, fma32_lists, fma64
 from .._ops.comparison import max_forward
 from .._ops.pointwise import addcdiv_element, addcmul_element, lerp_element
+from .._ops.unary import Sqrt
 from .._tensor.storage import mem, write
 from .._tensor.tensor import Tensor, leaf
 
-__all__ = ["rounding", "fma_all", "grad_values", "store", "numbers", "new_state", "same_layout", "sqrt", "maximum",
+__all__ = ["rounding", "fma_all", "fma_lists", "round_all", "sqrt_all", "div_all",
+           "grad_values", "store", "numbers", "new_state", "same_layout", "sqrt", "maximum",
            "lerp_element", "addcmul_element", "addcdiv_element", "has_grad"]
 
 _ROUNDING = {dtypes.float32: (round_f32, fma32), dtypes.float64: (float, fma64)}
@@ -42,6 +44,39 @@ def fma_all(rounds, xs: list, y: float, cs: list) -> list:
     if fma is fma32:
         return fma32_list(xs, y, cs)
     return [fma(x, y, c) for x, c in zip(xs, cs)]
+
+
+def fma_lists(rounds, xs: list, ys: list, cs: list) -> list:
+    """``[fma(x, y, c) for x, y, c in zip(xs, ys, cs)]`` (``addcmul``'s multiply-add), in float32
+    a whole list cast at once (``fma32_lists``, the same bits)."""
+    fma = rounds[1]
+    if fma is fma32:
+        return fma32_lists(xs, ys, cs)
+    return [fma(x, y, c) for x, y, c in zip(xs, ys, cs)]
+
+
+def round_all(rounds, xs: list) -> list:
+    """Doubles rounded to the dtype of ``rounds``: float32's cast in C; doubles as they are."""
+    return round_f32_list(xs) if rounds[0] is round_f32 else xs
+
+
+def sqrt_all(rounds, xs: list) -> list:
+    """``Tensor.sqrt`` of a whole list, as the tensor op computes it (``Sqrt.fast``, read when
+    called; ``ieee.sqrt``'s nan for a negative element)."""
+    try:
+        vals = list(map(Sqrt.fast, xs))
+    except ValueError:
+        vals = list(map(ieee.sqrt, xs))
+    return round_all(rounds, vals)
+
+
+def div_all(rounds, xs: list, ys: list) -> list:
+    """``xs / ys`` element by element, rounded to the dtype (IEEE's result for a zero divisor)."""
+    try:
+        vals = [x / y for x, y in zip(xs, ys)]
+    except ZeroDivisionError:
+        vals = list(map(ieee.div, xs, ys))
+    return round_all(rounds, vals)
 
 
 def has_grad(p: Tensor) -> bool:

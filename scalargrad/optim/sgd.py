@@ -158,11 +158,15 @@ def _sgd_numbers(param, buf, rounds, weight_decay, momentum, lr, dampening, nest
             g = fma(b, mom, g) if nesterov else b
         return fma(g, nlr, p), b
 
-    if param._t.ndim:
-        bv = [None] * len(pv) if first else buf._val
-        pairs = [update(p, g, b) for p, g, b in zip(pv, gv, bv)]
-        new_p = [q for q, _ in pairs]
-        new_b = [b for _, b in pairs]
+    if param._t.ndim:  # the same roundings, a whole list at a time
+        g = [-x for x in gv] if maximize else gv
+        if weight_decay != 0:
+            g = el.fma_all(rounds, pv, wd, g)
+        new_b = None
+        if momentum != 0:
+            new_b = list(g) if first else el.fma_all(rounds, g, keep, el.round_all(rounds, [b * mom for b in buf._val]))
+            g = el.fma_all(rounds, new_b, mom, g) if nesterov else new_b
+        new_p = el.fma_all(rounds, g, nlr, pv)
     else:
         new_p, new_b = update(pv, gv, None if first else buf._val)
     el.store(param, new_p)
