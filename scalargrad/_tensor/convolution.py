@@ -25,14 +25,10 @@ whose sums are sparse and cancel far below that bound, with ``math.fsum`` (corre
 to double, then to float32, the rare double halfway between two float32 numbers redone from
 its terms). The same exact sums rounded once, at a quarter to a half of the integers' cost.
 
-Repeated calls on nearly the same operands (gradcheck's numerical Jacobian nudges one element
-per call, ``_Incremental``) update the previous call's exact integer sums by the changed
-elements' products, and a backward reads its operands' integers once per operand
-(``_fixed``): the same exact sums, rounded once, as a call from scratch (tests/test_exact_sum.py
-checks them against ``Fraction``), only sooner.
-
-An unbatched input (``(C, L)`` / ``(C, H, W)``) goes through ``unsqueeze(0)`` and
-``squeeze(0)``, as ``at::convolution`` does (its grad_fn is ``SqueezeBackward1``).
+Calls on nearly the same operands (gradcheck nudges one element a call, ``_Incremental``) update
+the last call's integer sums by the changed products; a backward reads each operand's integers
+once (``_fixed``): the same sums, rounded once (tests/test_exact_sum.py: against ``Fraction``).
+An unbatched input goes through ``unsqueeze(0)`` and ``squeeze(0)``, as ``at::convolution``'s.
 """
 
 from __future__ import annotations
