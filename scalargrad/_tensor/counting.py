@@ -14,6 +14,8 @@ import math
 
 from .._base import dtypes
 from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
+from .._base.grad_mode import state as _grad_state
 from .._base.layout import contiguous_strides, slices
 from .._ops import counting as CO
 from .arguments import not_tensor
@@ -299,7 +301,13 @@ def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool
     dt = x._t.dtype
     if not dt.is_floating_point:
         raise NotImplementedError(f"\"histogramdd\" not implemented for '{dt.short}'")
+    if _grad_state.enabled and (x._rg or (weight is not None and weight._rg)):
+        # PyTorch's results require grad there, through a NotImplemented node whose backward raises
+        raise Unsupported("histogram of a tensor that requires grad", "PyTorch records a node without a "
+                          "derivative (NotImplemented) there, which scalargrad does not")
     edges, linear = _histogram_edges(x, bins, range)
+    if len(edges) < 2:
+        raise RuntimeError("torch.histogram(): bins must be > 0, but got 0 for dimension 0")
     if weight is not None:
         if weight._t.dtype is not dt:
             raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
