@@ -96,7 +96,7 @@ ELEMENTWISE = {
     "floor_divide": (2, ()), "tanh_backward": (2, ()), "sigmoid_backward": (2, ()),
     "threshold_backward": (2, (0.0,)), "sgn": (1, ()), "pow_pow_backward_self": None,  # placeholder, see below
     "pow_backward_self": (3, ()), "pow_backward_exponent": (4, ()), "zero_where_inf": (1, ()),
-    "xlogy_self_backward": (3, ()), "nan_to_num_backward": (2, ()),
+    "xlogy_self_backward": (3, ()), "nan_to_num_backward": (2, ()), "frexp_backward": (2, ()),
 }
 del ELEMENTWISE["pow_pow_backward_self"]
 
@@ -164,11 +164,14 @@ def test_the_comparison_helpers_agree(dtype, data):
                    "gt": TensorKernel.gt(ta, tb), "le": TensorKernel.le(ta, tb), "lt": TensorKernel.lt(ta, tb),
                    "min": TensorKernel.min_max_backward(tg, ta, tb, True),
                    "max": TensorKernel.min_max_backward(tg, ta, tb, False),
+                   "fmin": TensorKernel.fmax_backward(tg, ta, tb, True),
+                   "fmax": TensorKernel.fmax_backward(tg, ta, tb, False),
                    "clamp": TensorKernel.clamp_tensor_backward(tg, ta, tb, thi, open_sides)}
     for i in range(N):
         floats = {"where": fk.where(cond[i], a[i], b[i]), "ge": fk.ge(a[i], b[i]), "gt": fk.gt(a[i], b[i]),
                   "le": fk.le(a[i], b[i]), "lt": fk.lt(a[i], b[i]), "min": fk.min_max_backward(g[i], a[i], b[i], True),
                   "max": fk.min_max_backward(g[i], a[i], b[i], False),
+                  "fmin": fk.fmax_backward(g[i], a[i], b[i], True), "fmax": fk.fmax_backward(g[i], a[i], b[i], False),
                   "clamp": fk.clamp_tensor_backward(g[i], a[i], b[i], hi[i], open_sides)}
         for name, f in floats.items():
             assert _same(f, results[name], i), (name, dtype, g[i], a[i], b[i], hi[i], open_sides, f)
@@ -209,7 +212,7 @@ REDUCTIONS = {
     "var_backward": lambda x: x.var(correction=0), "std_backward": lambda x: x.std(correction=0),
     "sum_backward": lambda x: x.sum(), "evenly_distribute": lambda x: x.max(),
     "softmax_backward": lambda x: x.softmax(0), "sum_along": lambda x: x.softmax(0),
-    "restore_reduced": lambda x: x.logsumexp(0),
+    "restore_reduced": lambda x: x.logsumexp(0), "logcumsumexp_backward": lambda x: x.logcumsumexp(0),
 }
 ORDERS = [0.0, 1.0, 2.0, 3.0, 0.5, 1.5, math.inf, -math.inf]
 
@@ -225,6 +228,8 @@ def _reduction_call(name, k, g, x, y, c, tensors: bool):
         return k.evenly_distribute(g, x, y)
     if name == "softmax_backward":
         return k.softmax_backward(g, y, c, False), k.softmax_backward(g, y, c, True)
+    if name == "logcumsumexp_backward":
+        return k.logcumsumexp_backward(g, x, y, c)
     if name == "restore_reduced":
         return k.restore_reduced(g, c)
     return k.sum_along(g, c)
@@ -306,8 +311,9 @@ def test_a_nodes_saved_values_read_alike(dtype, a, b, cond):
 
 # every twin has a case above (a new helper written on both kernels must be added here)
 COVERED = (set(ELEMENTWISE) | {"pow_backward", "rpow_backward", "clamp_backward", "rdiv", "pow_number", "const",
-                                "where", "ge", "gt", "le", "lt", "min_max_backward", "clamp_tensor_backward",
-                                "pointwise", "no_gradient", "a", "b", "out", "ins", "c"} | set(REDUCTIONS)
+                                "where", "ge", "gt", "le", "lt", "min_max_backward", "fmax_backward",
+                                "clamp_tensor_backward", "pointwise", "no_gradient", "a", "b", "out", "ins", "c"}
+           | set(REDUCTIONS)
            | {"reshape", "permute", "squeeze", "unsqueeze", "t", "transpose", "to_dtype", "sum_to", "masked_zero",
               "zero", "scatter", "index_backward", "pick_backward", "one", "held"})
 

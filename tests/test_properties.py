@@ -77,6 +77,16 @@ def _maximum(lib, a, b):
     return lib.maximum(a, b)
 
 
+def _fmin(lib, a, b):
+    _away(a, b.item())
+    return lib.fmin(a, b)
+
+
+def _fmax(lib, a, b):
+    _away(a, b.item())
+    return lib.fmax(a, b)
+
+
 STEPS = {
     "add": (AR.Add, 2, None, lambda lib, a, b: a + b),
     "sub": (AR.Sub, 2, None, lambda lib, a, b: a - b),
@@ -85,6 +95,10 @@ STEPS = {
     "pow": (AR.Pow, 2, None, lambda lib, a, b: _pos(a) ** b.tanh()),
     "minimum": (CM.Minimum, 2, None, _minimum),
     "maximum": (CM.Maximum, 2, None, _maximum),
+    "fmin": (CM.Fmin, 2, None, _fmin),
+    "fmax": (CM.Fmax, 2, None, _fmax),
+    # a non-negative integer exponent: PyTorch's gradient is the integer power 2**other, 0 below zero
+    "ldexp": (AR.Ldexp, 1, [0, 1, 3], lambda lib, a, c: lib.ldexp(a, lib.tensor(c))),
     "addc": (AR.AddC, 1, [0.5, -1.25, 3.0], lambda lib, a, c: a + c),
     "subc": (AR.SubC, 1, [0.5, 2.0], lambda lib, a, c: a - c),
     "rsubc": (AR.RSubC, 1, [1.0, -0.75], lambda lib, a, c: c - a),

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 
-from .._base import ieee
 from .arithmetic import DivTrunc, step_function, trunc_div
 from .elementwise import Binary, Unary, WithNumber
 from .float_kernel import helper
@@ -150,11 +149,12 @@ class Frexp(Unary):
 
 
 @helper
-def frexp_backward(g, a):
-    # exponent.exp2() is a float32 tensor (int32 exponents): 2**e rounded to float32
+def frexp_backward(k, g, a):
+    # exponent.exp2() is a float32 tensor (int32 exponents): 2**e rounded to float32; the quotient
+    # rounds to the gradient's dtype (a float32 one overflows past 2**128: the smallest subnormal's)
     e = frexp_exponent(a)
     p = 0.0 if e < -149 else (2.0**e if e < 128 else math.inf)
-    return ieee.div(g, p)
+    return k.div(g, p)
 
 
 def _fmod_form(sp, a, b):

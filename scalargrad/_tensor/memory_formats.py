@@ -32,6 +32,9 @@ class memory_format:
         return "torch." + self.name
 
 
+memory_format.__module__ = "torch"  # printed as <class 'torch.memory_format'>, as PyTorch's
+
+
 contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
