@@ -125,14 +125,7 @@ class VarMean(Op):
     saved = (("correction", "c.correction"), ("dim", "c.dims"), ("keepdim", "c.keepdim"), ("self", 0))
     api = Api(function="var_mean")
     backward = staticmethod(lambda k, g, v: (k.var_mean_backward(g, v),))
-
-    @staticmethod
-    def forward(r, *args):
-        return variance(list(args), 1.0)
-
-    @staticmethod
-    def sympy(sp, *args):
-        return variance_form(sp, args, 1)
+    forward, sympy = staticmethod(Var.forward), staticmethod(Var.sympy)  # the first output's element is var's
 
 
 @register
@@ -145,14 +138,7 @@ class StdMean(Op):
              ("self", 0))
     api = Api(function="std_mean")
     backward = staticmethod(lambda k, g, v: (k.var_mean_backward(g, v),))
-
-    @staticmethod
-    def forward(r, *args):
-        return math.sqrt(variance(list(args), 1.0))
-
-    @staticmethod
-    def sympy(sp, *args):
-        return sp.sqrt(Var.sympy(sp, *args))
+    forward, sympy = staticmethod(Std.forward), staticmethod(Std.sympy)  # the first output's element is std's
 
 
 MOMENTS = [Var, Std]
