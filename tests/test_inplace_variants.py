@@ -43,6 +43,7 @@ ARGS = {
     "masked_scatter": lambda L: (L.tensor([True, False, True]), L.tensor([7.0, 8.0, 9.0])),
     "baddbmm": lambda L: (L.tensor([[[1.0, -2.0]]]), L.tensor([[[0.5, 1.0, 1.5], [2.0, -1.0, 0.25]]])),
     "addr": lambda L: (L.tensor([2.0]), L.tensor([1.0, -0.5, 0.25])),
+    "addmv": lambda L: (L.tensor([[1.0, -2.0], [0.5, 1.0], [2.0, 0.25]]), L.tensor([0.5, -1.5])),
     "ldexp": lambda L: (L.tensor([1, 2, 3]),),  # (a negative integer exponent: test_operand_rules.py)
 }
 # aliases take their target's arguments

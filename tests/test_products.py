@@ -288,3 +288,63 @@ def test_kron_by_hand():
     assert y.tolist() == [[1.0, 2.0], [10.0, 20.0]] and y.grad_fn.name() == "UnsafeViewBackward0"
     y.sum().backward()
     assert a.grad.tolist() == [[11.0, 11.0]]
+
+
+# addmv (AddmvBackward0) and vdot of real vectors (VdotBackward0), issue 23: the harness's operands
+# are dyadic, so every product and sum is exact and any kernel order gives PyTorch's bits
+MV_CASES = {
+    "addmv": lambda L, s, a, b: L.addmv(a, s, b), "addmv_method": lambda L, s, a, b: a.addmv(s, b),
+    "addmv_keywords": lambda L, s, a, b: L.addmv(input=a, mat=s, vec=b),
+    "addmv_0d": lambda L, s, a, b: L.addmv(a[0], s, b), "addmv_one": lambda L, s, a, b: L.addmv(a[:1], s, b),
+    "addmv_float64": lambda L, s, a, b: L.addmv(a.double(), s.double(), b.double()),
+    "addmv_inplace": lambda L, s, a, b: (a * 1).addmv_(s, b),
+    "addmv_no_grad_operands": lambda L, s, a, b: L.addmv(a.detach(), s, b.detach()),
+    "addmv_deprecated": lambda L, s, a, b: L.addmv(1, a, 1, s, b),
+    "addmv_wrong_input": lambda L, s, a, b: L.addmv(b, s, b), "addmv_wrong_vec": lambda L, s, a, b: L.addmv(a, s, a),
+    "addmv_matrix_input": lambda L, s, a, b: L.addmv(s, s, b), "addmv_vector_mat": lambda L, s, a, b: L.addmv(a, b, b),
+    "addmv_dtypes": lambda L, s, a, b: L.addmv(a, s, b.double()), "addmv_number": lambda L, s, a, b: L.addmv(a, s, 3),
+    "vdot": lambda L, s, a, b: L.vdot(b, b * 2), "vdot_method": lambda L, s, a, b: a.vdot(other=a),
+    "vdot_keywords": lambda L, s, a, b: L.vdot(input=b, other=b), "vdot_sizes": lambda L, s, a, b: L.vdot(a, b),
+    "vdot_matrix": lambda L, s, a, b: L.vdot(s, b), "vdot_dtypes": lambda L, s, a, b: L.vdot(b, b.double()),
+    "vdot_number": lambda L, s, a, b: L.vdot(b, 2), "dot_number": lambda L, s, a, b: L.dot(b, 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MV_CASES))
+def test_addmv_and_vdot_are_torchs(torch_ref, name):
+    assert _run(scalargrad, MV_CASES[name]) == _run(torch_ref, MV_CASES[name])
+
+
+def test_vdot_and_addmv_of_integers_are_torchs(torch_ref):
+    def run(L):
+        m, v = L.tensor([[1, 2, 3], [4, 5, 6]]), L.tensor([1, -1, 2])
+        return [L.vdot(L.tensor([2, 3]), L.tensor([2, 1])).item(), L.addmv(L.tensor([1, 2]), m, v).tolist(),
+                str(L.addmv(L.tensor([1, 2]), m, v).dtype)]
+
+    assert run(scalargrad) == run(torch_ref)
+
+
+def test_addmv_within_a_bound_of_the_exact_value(torch_ref):
+    # random float32 operands: MKL's gemv order varies by processor, so each of the two is within
+    # k ulps of the largest term's size plus an ulp of the result of the exact sum
+    rnd = random.Random(7)
+    n, k = 5, 23
+    rows = [[rnd.uniform(-2, 2) for _ in range(k)] for _ in range(n)]
+    vec, bias = [rnd.uniform(-2, 2) for _ in range(k)], [rnd.uniform(-2, 2) for _ in range(n)]
+    L, T = scalargrad, torch_ref
+    ours = L.addmv(L.tensor(bias), L.tensor(rows), L.tensor(vec)).tolist()
+    theirs = T.addmv(T.tensor(bias), T.tensor(rows), T.tensor(vec)).tolist()
+    r32, v32, b32 = T.tensor(rows).tolist(), T.tensor(vec).tolist(), T.tensor(bias).tolist()
+    for i in range(n):
+        exact = Fraction(b32[i]) + sum(Fraction(x) * Fraction(y) for x, y in zip(r32[i], v32))
+        bound = (k + 2) * _f32_ulp(max(abs(x * y) for x, y in zip(r32[i], v32)) + abs(b32[i]))
+        assert abs(Fraction(ours[i]) - exact) <= bound and abs(Fraction(theirs[i]) - exact) <= bound
+
+
+def test_addmv_gradient_is_proved_by_sympy():
+    s = scalargrad.tensor([[0.5, -1.0], [2.0, 3.0]], requires_grad=True)
+    a = scalargrad.tensor([1.5, -2.0], requires_grad=True)
+    b = scalargrad.tensor([0.25, 4.0], requires_grad=True)
+    report = sympy_check((scalargrad.addmv(a, s, b) ** 2).sum() + scalargrad.vdot(a, b) ** 2,
+                         {s: "s", a: "a", b: "b"})
+    assert report.ok and report.verified, str(report)

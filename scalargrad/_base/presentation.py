@@ -13,7 +13,8 @@ from __future__ import annotations
 # PyTorch's module of the classes scalargrad defines in another place (by class name, within
 # the namespace being presented)
 WHERE = {
-    "Size": "torch", "dtype": "torch", "finfo": "torch", "iinfo": "torch", "device": "torch", "layout": "torch", "Generator": "torch._C",
+    "Size": "torch", "dtype": "torch", "finfo": "torch", "iinfo": "torch",
+    "device": "torch", "layout": "torch", "Generator": "torch._C",
     "no_grad": "torch.autograd.grad_mode", "enable_grad": "torch.autograd.grad_mode",
     "set_grad_enabled": "torch.autograd.grad_mode", "inference_mode": "torch.autograd.grad_mode",
     "Function": "torch.autograd.function", "FunctionCtx": "torch.autograd.function",

@@ -61,7 +61,6 @@ _REASONS: dict[str, str] = {
     "torch.Tensor.cdouble": COMPLEX, "torch.Tensor.chalf": COMPLEX, "torch.Tensor.real": COMPLEX,
     "torch.Tensor.imag": COMPLEX, "torch.Tensor.angle": COMPLEX, "torch.real": COMPLEX,
     "torch.imag": COMPLEX, "torch.angle": COMPLEX, "torch.Tensor.mH": COMPLEX, "torch.Tensor.adjoint": COMPLEX,
-    "torch.Tensor.vdot": COMPLEX, "torch.vdot": COMPLEX,
     # sparse layouts
     "torch.sparse": SPARSE, "torch.sparse_coo_tensor": SPARSE, "torch.sparse_csr_tensor": SPARSE,
     "torch.sparse_csc_tensor": SPARSE, "torch.sparse_coo": SPARSE, "torch.sparse_csr": SPARSE,

@@ -78,6 +78,43 @@ class Dot(Product):
 
 
 @register
+class Vdot(Product):
+    """vdot(self, other) of real vectors: ``dot``'s value and kernel (ATen's vdot calls dot for
+    a real dtype), its own node; the conjugates of derivatives.yaml are the values themselves."""
+
+    name = "VdotBackward0"
+    saved = (("other", 1, (0,)), ("self", 0, (1,)))
+    api = Api(method="vdot", function="vdot")
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = k.ins(v)
+        # self: grad.conj() * other; other: grad * self
+        return k.mul(g, b), k.mul(g, a)
+
+
+@register
+class Addmv(Product):
+    """addmv(self, mat, vec): self (broadcast) + mat @ vec (beta = alpha = 1); the node's inputs
+    are (self, mat, vec). An element is self plus a row's dot product: ``Addmm``'s form."""
+
+    name = "AddmvBackward0"
+    saved = (("alpha", "one"), ("beta", "one"), ("mat", 1, (2,)), ("vec", 2, (1,)))
+    api = Api(method="addmv", inplace="addmv_", function="addmv")
+
+    @staticmethod
+    def backward(k, g, v):
+        _, a, x = k.ins(v)
+        ra, rx = _needed(v, 1, 2)
+        # self: maybe_multiply(grad, beta); mat: grad.ger(vec) * alpha; vec: mat.t().mv(grad) * alpha
+        return g, (k.outer(g, x) if ra else None), (k.mv(k.t(a), g) if rx else None)
+
+    @staticmethod
+    def sympy(sp, *args):
+        return _dot_form(sp, *args[1:]) + args[0]
+
+
+@register
 class Addmm(Product):
     """addmm(bias, mat1, mat2): bias + mat1 @ mat2 (``nn.Linear`` with a bias); the node's
     inputs are (bias, mat1, mat2)."""
@@ -154,4 +191,4 @@ class Baddbmm(Product):
         return _dot_form(sp, *args[1:]) + args[0]
 
 
-LINALG = [Mm, Mv, Dot, Addmm, Bmm, Baddbmm]
+LINALG = [Mm, Mv, Dot, Vdot, Addmm, Addmv, Bmm, Baddbmm]

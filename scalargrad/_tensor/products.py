@@ -31,7 +31,8 @@ from .tensor_kernel import helper
 from .views import contiguous, expand, flatten, make_view, mT, permute, reshape, squeeze, t, unsqueeze, view
 from .views import transpose as transpose_view
 
-__all__ = ["matmul", "mm", "mv", "dot", "inner", "addmm", "linear", "outer", "bmm", "baddbmm", "install"]
+__all__ = ["matmul", "mm", "mv", "dot", "vdot", "addmv",
+           "inner", "addmm", "linear", "outer", "bmm", "baddbmm", "install"]
 
 
 def _dot_value(av: list, bv: list, dt, kind: str):
@@ -228,9 +229,14 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return make(L.Mv, TensorType(dt, (n,)), vals, (a, x))
 
 
-def dot(input: Tensor, tensor: Tensor) -> Tensor:
-    """vector . vector (DotBackward0)."""
-    a, b = input, tensor
+def _tensor_arguments(fn: str, **named) -> None:
+    """PyTorch's TypeError for an argument of ``fn`` that is not a tensor (named in order)."""
+    for pos, (name, x) in enumerate(named.items(), 1):
+        if not isinstance(x, Tensor):
+            raise not_tensor(x, fn, name, pos)
+
+
+def _dot(a: Tensor, b: Tensor, op) -> Tensor:
     if a._t.ndim != 1 or b._t.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a._t.ndim}D and {b._t.ndim}D tensors")
     _same_dtype(a, b, "dot")
@@ -239,7 +245,54 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{ka}] and src [{kb}] to have the same "
                            f"number of elements, but got {ka} and {kb} elements respectively")
     val = _dot_value(_elements(a), _elements(b), a._t.dtype, "dot")
-    return make(L.Dot, TensorType(a._t.dtype, ()), val, (a, b))
+    return make(op, TensorType(a._t.dtype, ()), val, (a, b))
+
+
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """vector . vector (DotBackward0)."""
+    _tensor_arguments("dot", input=input, tensor=tensor)
+    return _dot(input, tensor, L.Dot)
+
+
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """``torch.vdot`` of real vectors (VdotBackward0): ``dot``'s checks and kernel, as ATen's
+    vdot, which calls dot for a real dtype (the conjugate of a real number is itself)."""
+    _tensor_arguments("vdot", input=input, other=other)
+    return _dot(input, other, L.Vdot)
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *deprecated, beta=1, alpha=1) -> Tensor:
+    """``torch.addmv(input, mat, vec)``: input (0-dim or 1-dim, broadcast) + mat @ vec
+    (AddmvBackward0). Each element is the row's ``mv`` value plus the input's element, rounded
+    once more (gemv with beta = 1 adds y after its dot product; MKL's order within the dot
+    product is ``mv``'s, machine-dependent in the last bits as there). PyTorch's deprecated
+    ``addmv(beta, input, alpha, mat, vec)`` is taken too."""
+    if deprecated:
+        if len(deprecated) != 2 or isinstance(input, Tensor) or isinstance(vec, Tensor):
+            raise TypeError("addmv() takes 3 positional tensors (input, mat, vec), or the deprecated (beta, input, "
+                            "alpha, mat, vec)")
+        return addmv(mat, *deprecated, beta=input, alpha=vec)
+    _tensor_arguments("addmv", input=input, mat=mat, vec=vec)
+    if beta != 1 or alpha != 1:
+        raise Unsupported("addmv with beta or alpha other than 1")
+    if input._t.ndim > 1 or mat._t.ndim != 2 or vec._t.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input._t.ndim}, {mat._t.ndim}, {vec._t.ndim}")
+    n, k = mat._t.shape
+    if vec._t.shape[0] != k or (input._t.ndim == 1 and input._t.shape[0] not in (1, n)):
+        size = input._t.shape[0] if input._t.ndim else 1
+        raise RuntimeError(f"size mismatch, got input ({size}), mat ({n}x{k}), vec ({vec._t.shape[0]})")
+    dts = (input._t.dtype, mat._t.dtype, vec._t.dtype)
+    if len(set(dts)) > 1:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {dts[0].short}, {dts[1].short}, "
+                           f"and {dts[2].short}")
+    dt = mat._t.dtype
+    products = _elements(mv(mat.detach(), vec.detach()))
+    eb = _elements(input)
+    spread = [eb[i] for i in positions(input._t.shape, (n,))]
+    r = dt.round
+    vals = [r(p + c) for p, c in zip(products, spread)] if dt.kind != "b" else \
+        [bool(p) or bool(c) for p, c in zip(products, spread)]
+    return make(L.Addmv, TensorType(dt, (n,)), vals, (input, mat, vec))
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
@@ -485,6 +538,12 @@ def install(method, function) -> None:
         method(name, fn)
         function(name, fn)
     function("addmm", addmm)
+    method("vdot", lambda self, other: vdot(self, other))
+    function("vdot", vdot)
+    method("addmv", lambda self, mat, vec, *, beta=1, alpha=1: addmv(self, mat, vec, beta=beta, alpha=alpha))
+    method("addmv_", lambda self, mat, vec, *, beta=1, alpha=1: inplace(
+        self, lambda t: addmv(t, mat, vec, beta=beta, alpha=alpha)))
+    function("addmv", addmv)
     method("addr", lambda self, vec1, vec2, *, beta=1, alpha=1: addr(self, vec1, vec2, beta=beta, alpha=alpha))
     method("addr_", lambda self, vec1, vec2, *, beta=1, alpha=1: inplace(
         self, lambda t: addr(t, vec1, vec2, beta=beta, alpha=alpha)))

@@ -1,6 +1,6 @@
 """The products family's elements (``_ops/products.py``): each element of ``mm``, ``mv``, ``dot``,
-``bmm`` is the dot product of a row and a column (``DotOf``), of ``addmm``/``baddbmm`` that plus its
-bias (``AddmmOf``)."""
+``bmm`` and real ``vdot`` is the dot product of a row and a column (``DotOf``), of ``addmm``/``baddbmm``/
+``addmv`` that plus its bias (``AddmmOf``)."""
 
 from __future__ import annotations
 
@@ -120,7 +120,7 @@ def _addmm(v, vin, vals):
 
 elements_of(L.Mm)(_mm)
 elements_of(L.Mv)(_mv)
-elements_of(L.Dot)(_dot)
+elements_of(L.Dot, L.Vdot)(_dot)
 elements_of(L.Bmm, L.Baddbmm)(_bmm)
 elements_of(L.Addmm)(_addmm)
 
@@ -133,3 +133,15 @@ def _addr(v, vin, vals):
 
 
 elements_of(L.Addr)(_addr)
+
+
+def _addmv(v, vin, vals):
+    bias, a, x = vin
+    n, k = a._t.shape
+    spread = positions(bias._t.shape, (n,))
+    return [(AddmmOf, None, ((bias, spread[i]),) + tuple((a, i * k + q) for q in range(k)) + tuple((x, q)
+                                                                                          for q in range(k)))
+            for i in range(n)]
+
+
+elements_of(L.Addmv)(_addmv)
