@@ -44,7 +44,7 @@ NOT_TAKEN = {
     "torch.Tensor.true_divide": ["out"], "torch.Tensor.floor_divide": ["out"], "torch.Tensor.requires_grad_": ["mode"],
     "torch.Tensor.uniform_": ["from_"], "torch.addmm": ["out_dtype", "self"], "torch.baddbmm": ["out_dtype", "self"],
     "torch.bmm": ["out_dtype", "<3 positional>"], "torch.mm": ["out_dtype", "<3 positional>"], "torch.addr": ["self"],
-    "torch.addmv": ["self"],
+    "torch.addmv": ["self"], "torch.addbmm": ["self"],
     "torch.where": ["self"],
 }
 POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)

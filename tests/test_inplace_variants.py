@@ -43,6 +43,8 @@ ARGS = {
     "masked_scatter": lambda L: (L.tensor([True, False, True]), L.tensor([7.0, 8.0, 9.0])),
     "baddbmm": lambda L: (L.tensor([[[1.0, -2.0]]]), L.tensor([[[0.5, 1.0, 1.5], [2.0, -1.0, 0.25]]])),
     "addr": lambda L: (L.tensor([2.0]), L.tensor([1.0, -0.5, 0.25])),
+    "addbmm": lambda L: (L.tensor([[[1.0, -2.0]], [[0.5, 0.25]]]), L.tensor([[[0.5, 1.0, 1.5], [2.0, -1.0, 0.25]],
+                                                                             [[1.0, 2.0, -1.0], [0.5, 0.5, 4.0]]])),
     "addmv": lambda L: (L.tensor([[1.0, -2.0], [0.5, 1.0], [2.0, 0.25]]), L.tensor([0.5, -1.5])),
     "ldexp": lambda L: (L.tensor([1, 2, 3]),),  # (a negative integer exponent: test_operand_rules.py)
 }
@@ -54,7 +56,7 @@ ALIASES = {"absolute": "abs", "negative": "neg", "subtract": "sub", "multiply": 
 # in-place forms PyTorch declares no derivative for
 NO_INPLACE_DERIVATIVE = {"asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh"}
 # ops that need a matrix: their tensor is (x * 1).reshape(1, 3)
-MATRIX = {"tril_", "triu_", "addr_"}
+MATRIX = {"tril_", "triu_", "addr_", "addbmm_"}
 # ops that need a batch of matrices: their tensor is (x * 1).reshape(1, 1, 3)
 BATCHES = {"baddbmm_"}
 # in-place methods that are not the in-place form of an op

@@ -348,3 +348,44 @@ def test_addmv_gradient_is_proved_by_sympy():
     report = sympy_check((scalargrad.addmv(a, s, b) ** 2).sum() + scalargrad.vdot(a, b) ** 2,
                          {s: "s", a: "a", b: "b"})
     assert report.ok and report.verified, str(report)
+
+
+# addbmm (AddbmmBackward0, one addmm per batch into the result) and baddbmm, issue 23; dyadic
+# operands again, so the kernels' orders agree bit for bit
+def _batches(L, s, b):
+    return L.stack([s, -s * 0.5]), b.reshape(1, 3, 1).expand(2, 3, 2) * L.tensor([1.0, -2.0])
+
+
+BATCH_CASES = {
+    "addbmm": lambda L, s, a, b: L.addbmm(a, *_batches(L, s, b)),
+    "addbmm_method": lambda L, s, a, b: L.ones(2, 2).addbmm(*_batches(L, s, b)),
+    "addbmm_keywords": lambda L, s, a, b: L.addbmm(input=a[:1], batch1=_batches(L, s, b)[0],
+                                                   batch2=_batches(L, s, b)[1]),
+    "addbmm_inplace": lambda L, s, a, b: (L.ones(2, 2) * a).addbmm_(*_batches(L, s, b)),
+    "addbmm_empty_batch": lambda L, s, a, b: L.addbmm(a, L.ones(0, 2, 3), L.ones(0, 3, 2)),
+    "addbmm_float64": lambda L, s, a, b: L.addbmm(a.double(), *[x.double() for x in _batches(L, s, b)]),
+    "addbmm_no_grad_input": lambda L, s, a, b: L.addbmm(a.detach(), *_batches(L, s, b)),
+    "addbmm_wrong_input": lambda L, s, a, b: L.addbmm(b, *_batches(L, s, b)),
+    "addbmm_matrix": lambda L, s, a, b: L.addbmm(a, s, _batches(L, s, b)[1]),
+    "addbmm_batches": lambda L, s, a, b: L.addbmm(a, s[None], _batches(L, s, b)[1]),
+    "addbmm_inner": lambda L, s, a, b: L.addbmm(a, _batches(L, s, b)[0], _batches(L, s, b)[0]),
+    "addbmm_dtypes": lambda L, s, a, b: L.addbmm(a.double(), *_batches(L, s, b)),
+    "addbmm_number": lambda L, s, a, b: L.addbmm(a, _batches(L, s, b)[0], 2),
+    "addbmm_deprecated": lambda L, s, a, b: L.addbmm(1, a, 1, *_batches(L, s, b)),
+    "baddbmm": lambda L, s, a, b: L.baddbmm(a, *_batches(L, s, b)),
+    "baddbmm_method": lambda L, s, a, b: L.ones(2, 2, 2).baddbmm(*_batches(L, s, b)),
+    "baddbmm_wrong_input": lambda L, s, a, b: L.baddbmm(b, *_batches(L, s, b)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BATCH_CASES))
+def test_addbmm_and_baddbmm_are_torchs(torch_ref, name):
+    assert _run(scalargrad, BATCH_CASES[name]) == _run(torch_ref, BATCH_CASES[name])
+
+
+def test_addbmm_gradient_is_proved_by_sympy():
+    b1 = scalargrad.tensor([[[0.5, -1.0]], [[2.0, 3.0]]], requires_grad=True)
+    b2 = scalargrad.tensor([[[1.5], [-2.0]], [[0.25], [4.0]]], requires_grad=True)
+    m = scalargrad.tensor([[0.75]], requires_grad=True)
+    report = sympy_check((scalargrad.addbmm(m, b1, b2) ** 2).sum(), {b1: "p", b2: "q", m: "m"})
+    assert report.ok and report.verified, str(report)

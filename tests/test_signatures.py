@@ -110,6 +110,7 @@ def test_what_the_stubs_list_and_pytorch_refuses(torch_ref):
         "torch.where": lambda: t.where(a > 0, self=a, other=a),
         "torch.addmm": lambda: t.addmm(self=a, mat1=a, mat2=a), "torch.addr": lambda: t.addr(self=a, vec1=v, vec2=v),
         "torch.addmv": lambda: t.addmv(self=v, mat=a, vec=v),
+        "torch.addbmm": lambda: t.addbmm(self=a, batch1=b, batch2=b),
         "torch.baddbmm": lambda: t.baddbmm(self=b, batch1=b, batch2=b),
         "torch.mm": lambda: t.mm(a, a, t.float32), "torch.bmm": lambda: t.bmm(b, b, t.float32),
     }

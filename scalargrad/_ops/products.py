@@ -191,4 +191,30 @@ class Baddbmm(Product):
         return _dot_form(sp, *args[1:]) + args[0]
 
 
-LINALG = [Mm, Mv, Dot, Vdot, Addmm, Addmv, Bmm, Baddbmm]
+@register
+class Addbmm(Product):
+    """addbmm(self, batch1, batch2) with beta = alpha = 1: self + the sum over the batch of
+    batch1[b] @ batch2[b]; inputs (self, batch1, batch2). An element is the bias plus one dot
+    product over the batch and inner dimensions together: ``Addmm``'s form."""
+
+    name = "AddbmmBackward0"
+    saved = (("alpha", "one"), ("batch1", 1, (2,)), ("batch1_sym_argsize_0", "in1.shape0"),
+             ("batch1_sym_argsize_1", "in1.shape1"), ("batch2", 2, (1,)), ("batch2_sym_argsize_2", "in2.shape2"),
+             ("beta", "one"))
+    api = Api(method="addbmm", inplace="addbmm_", function="addbmm")
+
+    @staticmethod
+    def backward(k, g, v):
+        _, a, b = k.ins(v)
+        ra, rb = _needed(v, 1, 2)
+        # batch1: grad.unsqueeze(0).expand({B, n, m}).bmm(batch2.transpose(1, 2)) * alpha;
+        # batch2: batch1.transpose(1, 2).bmm(grad.unsqueeze(0).expand({B, n, m})) * alpha
+        return (g, (k.addbmm_batch1_backward(g, a, b) if ra else None),
+                (k.addbmm_batch2_backward(g, a, b) if rb else None))
+
+    @staticmethod
+    def sympy(sp, *args):
+        return _dot_form(sp, *args[1:]) + args[0]
+
+
+LINALG = [Mm, Mv, Dot, Vdot, Addmm, Addmv, Bmm, Baddbmm, Addbmm]

@@ -263,6 +263,8 @@ def _saved(attr: str, source, needed_for=None):
         if source.startswith("in"):
             i, what = source[2:].split(".")
             u = v._in[int(i)]
+            if what[5:].isdigit():  # "in1.shape0": one size (a ``_sym_argsize_0``)
+                return u._t.shape[int(what[5:])]
             return tuple(u._t.strides) if what == "strides" else tuple(u._t.shape)
         raise AttributeError(source)
 

@@ -28,11 +28,11 @@ from .operands import broadcast_shapes, check_size, positions, result_dtype
 from .reductions import sum as tsum
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
-from .views import contiguous, expand, flatten, make_view, mT, permute, reshape, squeeze, t, unsqueeze, view
+from .views import contiguous, expand, flatten, make_view, mT, permute, reshape, select, squeeze, t, unsqueeze, view
 from .views import transpose as transpose_view
 
 __all__ = ["matmul", "mm", "mv", "dot", "vdot", "addmv",
-           "inner", "addmm", "linear", "outer", "bmm", "baddbmm", "install"]
+           "inner", "addmm", "linear", "outer", "bmm", "baddbmm", "addbmm", "install"]
 
 
 def _dot_value(av: list, bv: list, dt, kind: str):
@@ -210,6 +210,43 @@ def baddbmm(bias: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, _f
     spread = [eb[i] for i in positions(bias._t.shape, shape)]
     return make(L.Baddbmm, TensorType(batch1._t.dtype, shape), _bmm_values(batch1, batch2, spread),
                 (bias, batch1, batch2))
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *deprecated, beta=1, alpha=1) -> Tensor:
+    """``torch.addbmm``: input (broadcast to n x m) + the sum over the batch of batch1[b] @
+    batch2[b] (AddbmmBackward0). Computed as ATen's CPU kernel does: one ``addmm`` per batch
+    into the result, in batch order (each as ``addmm``'s MKL order, machine-dependent in the
+    last bits as there). PyTorch's deprecated ``addbmm(beta, input, alpha, batch1, batch2)``
+    is taken too."""
+    if deprecated:
+        if len(deprecated) != 2 or isinstance(input, Tensor) or isinstance(batch2, Tensor):
+            raise TypeError("addbmm() takes 3 positional tensors (input, batch1, batch2), or the deprecated (beta, "
+                            "input, alpha, batch1, batch2)")
+        return addbmm(batch1, *deprecated, beta=input, alpha=batch2)
+    _tensor_arguments("addbmm", input=input, batch1=batch1, batch2=batch2)
+    if beta != 1 or alpha != 1:
+        raise Unsupported("addbmm with beta or alpha other than 1")
+    if batch1._t.ndim > 1 and batch2._t.ndim > 2 and tuple(input._t.shape) != (n := batch1._t.shape[1],
+                                                                              m := batch2._t.shape[2]):
+        expand(input, (n, m))  # PyTorch's error where input does not broadcast to (n, m), checked first
+    for name, x in (("batch1", batch1), ("batch2", batch2)):
+        if x._t.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    (bs, n, k), (bs2, k2, m) = batch1._t.shape, batch2._t.shape
+    if bs != bs2:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {bs} and {bs2}")
+    if k != k2:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({n}x{k} and {k2}x{m})")
+    for x in (batch1, batch2):
+        if x._t.dtype is not input._t.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got {input._t.dtype.short} and "
+                               f"{x._t.dtype.short}")
+    eb = _elements(input)
+    vals = [eb[i] for i in positions(input._t.shape, (n, m))]
+    a, b = batch1.detach(), batch2.detach()
+    for q in range(bs):
+        vals = _product_values(select(a, 0, q), select(b, 0, q), vals)
+    return make(L.Addbmm, TensorType(input._t.dtype, (n, m)), vals, (input, batch1, batch2))
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
@@ -544,6 +581,11 @@ def install(method, function) -> None:
     method("addmv_", lambda self, mat, vec, *, beta=1, alpha=1: inplace(
         self, lambda t: addmv(t, mat, vec, beta=beta, alpha=alpha)))
     function("addmv", addmv)
+    method("addbmm", lambda self, batch1, batch2, *, beta=1, alpha=1: addbmm(
+        self, batch1, batch2, beta=beta, alpha=alpha))
+    method("addbmm_", lambda self, batch1, batch2, *, beta=1, alpha=1: inplace(self, lambda t: addbmm(
+        t, batch1, batch2, beta=beta, alpha=alpha)))
+    function("addbmm", addbmm)
     method("addr", lambda self, vec1, vec2, *, beta=1, alpha=1: addr(self, vec1, vec2, beta=beta, alpha=alpha))
     method("addr_", lambda self, vec1, vec2, *, beta=1, alpha=1: inplace(
         self, lambda t: addr(t, vec1, vec2, beta=beta, alpha=alpha)))
@@ -578,3 +620,18 @@ def mm_mat2_backward(g, mat1, mat2, alpha):
     if strides[0] == 1 and strides[1] == sizes[0]:
         return t(mm(t(g), mat1))
     return mm(t(mat1), g)
+
+
+def _batch_grad(g, a, b):
+    """The result's gradient repeated for every batch: grad.unsqueeze(0).expand({B, n, m})."""
+    return expand(unsqueeze(g, 0), a._t.shape[0], a._t.shape[1], b._t.shape[2])
+
+
+@helper
+def addbmm_batch1_backward(g, batch1, batch2):
+    return bmm(_batch_grad(g, batch1, batch2), transpose_view(batch2, 1, 2))
+
+
+@helper
+def addbmm_batch2_backward(g, batch1, batch2):
+    return bmm(transpose_view(batch1, 1, 2), _batch_grad(g, batch1, batch2))

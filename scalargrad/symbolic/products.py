@@ -145,3 +145,17 @@ def _addmv(v, vin, vals):
 
 
 elements_of(L.Addmv)(_addmv)
+
+
+def _addbmm(v, vin, vals):
+    bias, a, b = vin
+    bs, n, k = a._t.shape
+    m = b._t.shape[2]
+    spread = positions(bias._t.shape, (n, m))
+    return [(AddmmOf, None, ((bias, spread[i * m + j]),)
+             + tuple((a, (q * n + i) * k + x) for q in range(bs) for x in range(k))
+             + tuple((b, (q * k + x) * m + j) for q in range(bs) for x in range(k)))
+            for i in range(n) for j in range(m)]
+
+
+elements_of(L.Addbmm)(_addbmm)
