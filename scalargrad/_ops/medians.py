@@ -1,4 +1,5 @@
-"""Order statistics: ``median`` and ``nanmedian``, of every element or along a dimension.
+"""Order statistics: ``median`` and ``nanmedian``, of every element or along a dimension, and
+``mode`` along a dimension.
 
 PyTorch's CPU kernels (``Sorting.cpp``: ``median_impl``, ``median_with_indices_impl``) take the
 lower median, element ``(n - 1) // 2`` in ascending order (``nanmedian``: of the elements that
@@ -6,7 +7,9 @@ are not nan). Along a dimension they order the positions by (value, position), a
 so the index given for tied values is the one a stable sort puts there; ``median`` gives the
 first nan of a slice holding one. The derivatives are ``derivatives.yaml``'s: of every element,
 ``evenly_distribute_backward`` (the gradient shared by the elements equal to the result); along
-a dimension, ``value_selecting_reduction_backward`` (to the picked index).
+a dimension, ``value_selecting_reduction_backward`` (to the picked index). ``mode``'s kernel
+(``TensorCompareKernel.cpp``) sorts (value, position) pairs with ``std::sort`` comparing values
+alone, then takes the last position of the first longest run of equal values.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from itertools import combinations
 from .reductions import MaxAll, MaxDim
 from .table import Api, register
 
-__all__ = ["MedianAll", "MedianDim", "NanmedianAll", "NanmedianDim", "MEDIANS"]
+__all__ = ["MedianAll", "MedianDim", "NanmedianAll", "NanmedianDim", "ModeDim", "MEDIANS"]
 
 
 @register
@@ -69,4 +72,13 @@ class NanmedianDim(MaxDim):
     name = "NanmedianBackward1"
 
 
-MEDIANS = [MedianAll, NanmedianAll, MedianDim, NanmedianDim]
+@register
+class ModeDim(MaxDim):
+    """mode(dim) (ModeBackward0): the most frequent value of each slice and an index of it; the
+    gradient goes to that index."""
+
+    name = "ModeBackward0"
+    api = Api(method="mode", function="mode")
+
+
+MEDIANS = [MedianAll, NanmedianAll, MedianDim, NanmedianDim, ModeDim]

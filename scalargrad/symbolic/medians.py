@@ -36,4 +36,4 @@ def _median_all(v, vin, vals):
     return [(MedianOf, None, tuple((u, i) for i in at))]
 
 
-elements_of(M.MedianDim, M.NanmedianDim)(_max_dim)
+elements_of(M.MedianDim, M.NanmedianDim, M.ModeDim)(_max_dim)
