@@ -49,6 +49,7 @@ from . import (
     pooling,
     predicates,
     products,
+    quantiles,
     random_factories,
     ranges,
     reductions,
@@ -76,7 +77,7 @@ FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, j
             conversion, fill, memory_formats, factories, random_factories, ranges, softmax, products, rounding, norms,
             scans, selection, scatter, einsum, moments, convolution, pooling, padding, shuffle, normalization, legacy,
             numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
-            integration)
+            integration, quantiles)
 
 
 def _named(fn, name: str, qualname: str):
