@@ -26,6 +26,7 @@ from . import (
     comparison,
     conversion,
     convolution,
+    correlation,
     counting,
     einsum,
     elementwise,
@@ -77,7 +78,7 @@ FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, j
             conversion, fill, memory_formats, factories, random_factories, ranges, softmax, products, rounding, norms,
             scans, selection, scatter, einsum, moments, convolution, pooling, padding, shuffle, normalization, legacy,
             numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
-            integration, quantiles)
+            integration, quantiles, correlation)
 
 
 def _named(fn, name: str, qualname: str):
