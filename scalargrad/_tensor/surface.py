@@ -32,6 +32,7 @@ from . import (
     elementwise,
     factories,
     fill,
+    finite_differences,
     indexing,
     integration,
     joins,
@@ -78,7 +79,7 @@ FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, j
             conversion, fill, memory_formats, factories, random_factories, ranges, softmax, products, rounding, norms,
             scans, selection, scatter, einsum, moments, convolution, pooling, padding, shuffle, normalization, legacy,
             numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
-            integration, quantiles, correlation)
+            integration, quantiles, correlation, finite_differences)
 
 
 def _named(fn, name: str, qualname: str):
