@@ -45,6 +45,7 @@ ARGS = {
     "addr": lambda L: (L.tensor([2.0]), L.tensor([1.0, -0.5, 0.25])),
     "addbmm": lambda L: (L.tensor([[[1.0, -2.0]], [[0.5, 0.25]]]), L.tensor([[[0.5, 1.0, 1.5], [2.0, -1.0, 0.25]],
                                                                              [[1.0, 2.0, -1.0], [0.5, 0.5, 4.0]]])),
+    "mvlgamma": lambda L: (1,), "polygamma": lambda L: (1,),
     "addmv": lambda L: (L.tensor([[1.0, -2.0], [0.5, 1.0], [2.0, 0.25]]), L.tensor([0.5, -1.5])),
     "ldexp": lambda L: (L.tensor([1, 2, 3]),),  # (a negative integer exponent: test_operand_rules.py)
 }
@@ -185,17 +186,19 @@ def test_inplace_is_torchs(torch_ref, name):
     if name.startswith(INTEGER_OPS):
         assert _integer_run(sg, name) == _integer_run(torch_ref, name)
         return
-    assert _close(_run(sg, name), _run(torch_ref, name))
+    gamma = name.rstrip("_") in ("lgamma", "digamma", "polygamma", "mvlgamma")
+    assert _close(_run(sg, name), _run(torch_ref, name), 1e-5 if gamma else 1e-6)
 
 
-def _close(a, b) -> bool:
+def _close(a, b, rel: float = 1e-6) -> bool:
     """Equal, floats within 1e-6 relative: float32's machine-dependent kernels (tan, exp, ...: MKL,
     SLEEF) differ by an ulp or two between processors, and a derivative such as tan's 1 + tan**2 at
-    1.5 (about 600) shows an ulp in the fifth decimal."""
+    1.5 (about 600) shows an ulp in the fifth decimal. (The gamma family: 1e-5, ATen's float
+    digamma series against scalargrad's correctly rounded values, bounded in test_gamma.py.)"""
     if isinstance(a, float) and isinstance(b, float):
-        return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-7)
+        return math.isclose(a, b, rel_tol=rel, abs_tol=1e-7)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return type(a) is type(b) and len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+        return type(a) is type(b) and len(a) == len(b) and all(_close(x, y, rel) for x, y in zip(a, b))
     return a == b
 
 

@@ -97,6 +97,7 @@ ELEMENTWISE = {
     "threshold_backward": (2, (0.0,)), "sgn": (1, ()), "pow_pow_backward_self": None,  # placeholder, see below
     "pow_backward_self": (3, ()), "pow_backward_exponent": (4, ()), "zero_where_inf": (1, ()),
     "xlogy_self_backward": (3, ()), "nan_to_num_backward": (2, ()), "frexp_backward": (2, ()),
+    "mvlgamma_backward": (2, (2,)),
 }
 del ELEMENTWISE["pow_pow_backward_self"]
 

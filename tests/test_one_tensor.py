@@ -166,6 +166,9 @@ NOT_CALLED |= {"lu", "lu_solve", "qr"}
 NOT_CALLED |= {"addr", "addr_"}
 # addmv and addbmm take operands sized by each other: compared with PyTorch in test_products.py
 NOT_CALLED |= {"addmv", "addmv_", "addbmm", "addbmm_"}
+# ATen's float series for digamma and trigamma are several ulps off near digamma's root and for
+# negative arguments (scalargrad's are correctly rounded): compared within test_gamma.py's bounds
+NOT_CALLED |= {"digamma", "digamma_", "polygamma", "polygamma_"}
 # dsplit splits a third dimension: compared with PyTorch in test_joins.py
 NOT_CALLED |= {"dsplit"}
 # integer kernels alone (gcd and lcm refuse every float tensor): compared with PyTorch in test_operand_rules.py
@@ -182,7 +185,8 @@ TRANSCENDENTAL = {"exp", "exp_", "log", "log_", "sin", "sin_", "cos", "cos_", "t
 # ... and the functions of _ops/trigonometric.py and _ops/logarithms.py (their modules say which kernels)
 TRANSCENDENTAL |= {n + s for n in ("tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "arcsin",
                                    "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "sinc", "log2", "log10", "exp2",
-                                   "erf", "erfc", "erfinv", "logit", "logaddexp", "logaddexp2", "xlogy", "hypot")
+                                   "erf", "erfc", "erfinv", "logit", "logaddexp", "logaddexp2", "xlogy", "hypot",
+                                   "lgamma", "mvlgamma")
                    for s in ("", "_")}
 # log|det| is a log kernel's result (MKL's VML under MKL_CBWR=COMPATIBLE rounds it otherwise)
 TRANSCENDENTAL |= {"logdet", "slogdet"}

@@ -10,6 +10,7 @@ for bit. ``unique`` sorts as PyTorch's CPU kernel does (stably, nan last, each n
 
 from __future__ import annotations
 
+import builtins
 import math
 
 from .._base import dtypes
@@ -27,6 +28,7 @@ from .tensor import Tensor, leaf
 from .views import norm_dim, norm_dims
 
 __all__ = ["nonzero", "argwhere", "count_nonzero", "unique", "unique_consecutive", "bincount", "histc", "histogram",
+           "histogramdd",
            "searchsorted", "isin", "bucketize", "promote_types", "can_cast", "result_type", "install"]
 
 
@@ -237,33 +239,34 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:
     return leaf(out, TensorType(dt, (bins,)))
 
 
-def _histogram_edges(x: Tensor, bins, range) -> tuple:
-    """The edges (a float list, and whether they are linspace's) of ``torch.histogram``."""
+def _histogram_edges(x: Tensor, bins, range, dim: int = 0, vals: list | None = None) -> tuple:
+    """The edges (a float list, and whether they are linspace's) of ``torch.histogram``, or of
+    dimension ``dim`` of ``torch.histogramdd`` (``vals``: that dimension's coordinates)."""
     dt = x._t.dtype
     if isinstance(bins, Tensor):
         if bins._t.dtype is not dt:
             raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
-                               f"got input with dtype {_c_name(dt)} and bins for dimension 0 with dtype "
+                               f"got input with dtype {_c_name(dt)} and bins for dimension {dim} with dtype "
                                f"{_c_name(bins._t.dtype)}")
         if bins._t.ndim != 1:
             raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got "
-                               f"{bins._t.ndim} dimensions in the bins tensor for dimension 0")
+                               f"{bins._t.ndim} dimensions in the bins tensor for dimension {dim}")
         if not bins._t.numel:
             raise RuntimeError("torch.histogramdd: bins tensor should have at least 1 element, but got 0 elements "
-                               "in the bins tensor for dimension 0")
+                               f"in the bins tensor for dimension {dim}")
         return list(bins._val), False
     if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
-    vals = _flat(x)
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension {dim}")
+    vals = _flat(x) if vals is None else vals
     if range is not None:
         lo, hi = float(range[0]), float(range[1])
     else:
         lo, hi = _min_max(vals) if vals else (0.0, 1.0)
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{_g(lo)}, {_g(hi)}] is not finite")
+        raise RuntimeError(f"torch.histogramdd: dimension {dim}'s range [{_g(lo)}, {_g(hi)}] is not finite")
     if lo > hi:
         raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {_g(lo)} max {_g(hi)} "
-                           f"for dimension 0")
+                           f"for dimension {dim}")
     if lo == hi:  # numpy's widening of an empty range
         lo, hi = lo - 0.5, hi + 0.5
     return list(linspace(lo, hi, bins + 1, dtype=dt)._val), True
@@ -331,6 +334,70 @@ def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool
     if density:
         hist = hist.div(hist.sum()).div(edge_t.diff())
     return return_type("histogram")("histogram", hist, edge_t)
+
+
+def histogramdd(input: Tensor, bins=10, *, range=None, weight=None, density: bool = False):
+    """``torch.histogramdd``: (hist, bin_edges) of the points ``input[..., :]`` (the innermost
+    dimension holds each point's D coordinates) over a D-dimensional grid of bins: ``bins`` an
+    int, D ints or D 1-d tensors of increasing edges; ``range`` D (min, max) pairs, flattened;
+    ``weight`` one per point. A point outside any dimension's edges is not counted. Computed in
+    the input's dtype as ATen's histogramdd kernel; values only (a grad-requiring input refused)."""
+    x = _check(input, "histogramdd")
+    dt = x._t.dtype
+    if x._t.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{dt.short}'")
+    if _grad_state.enabled and (x._rg or (weight is not None and weight._rg)):
+        raise Unsupported("histogramdd of a tensor that requires grad", "PyTorch records a node without a "
+                          "derivative (NotImplemented) there, which scalargrad does not")
+    n_dims = x._t.shape[-1]
+    if isinstance(bins, int):
+        bins = [bins] * n_dims
+    bins = list(bins)
+    if len(bins) != n_dims:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    if range is not None and len(range) != 2 * n_dims:
+        raise RuntimeError(f"torch.histogramdd: for a {n_dims}-dimensional histogram range should have "
+                           f"{2 * n_dims} elements, but got {len(range)}")
+    vals = _flat(x)
+    points = [vals[i:i + n_dims] for i in builtins_range(0, len(vals), n_dims)] if n_dims else []
+    if weight is not None:
+        if weight._t.dtype is not dt:
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                               f"should have the same dtype, but got input({_c_name(dt)}), "
+                               f"and weight({_c_name(weight._t.dtype)})")
+        if tuple(weight._t.shape) != tuple(x._t.shape[:-1]):
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should have the same shape as "
+                               f"the input tensor excluding its innermost dimension, but got input with shape "
+                               f"{list(x._t.shape)} and weight with shape {list(weight._t.shape)}")
+    edges = []
+    for d in builtins_range(n_dims):
+        column = [p[d] for p in points]
+        edges.append(_histogram_edges(x, bins[d], None if range is None else range[2 * d:2 * d + 2], d, column))
+    counts = [len(e) - 1 for e, _ in edges]
+    r = dt.round
+    out = [0.0] * math.prod(counts)
+    weights = _flat(weight) if weight is not None else None
+    for j, p in enumerate(points):
+        flat = 0
+        for d, (e, linear) in enumerate(edges):
+            v = p[d]
+            if not (e[0] <= v <= e[-1]) or counts[d] == 0:
+                flat = -1
+                break
+            flat = flat * counts[d] + _bin(e, v, r, linear)
+        if flat >= 0:
+            out[flat] = r(out[flat] + (weights[j] if weights is not None else 1.0))
+    hist = leaf(out, TensorType(dt, tuple(counts)))
+    edge_ts = tuple(leaf(list(e), TensorType(dt, (len(e),))) for e, _ in edges)
+    if density:  # ATen: divided by the total, then by each dimension's bin lengths in turn
+        hist = hist.div(hist.sum())
+        for d, e in enumerate(edge_ts):
+            shape = [1] * n_dims
+            shape[d] = counts[d]
+            hist = hist.div(e.diff().reshape(shape))
+    return return_type("histogramdd")("histogramdd", hist, edge_ts)
 
 
 def isin(elements=None, test_elements=None, *, element=None, test_element=None, assume_unique: bool = False,
@@ -481,5 +548,9 @@ def install(method, function) -> None:
     function("isin", isin)
     function("histogram", histogram)
     method("histogram", histogram)
+    function("histogramdd", histogramdd)
     for name in ("promote_types", "can_cast", "result_type"):
         function(name, globals()[name], checked=False)
+
+
+builtins_range = builtins.range  # histogramdd's parameter ``range`` shadows the builtin there

@@ -34,7 +34,7 @@ _FIELDS = {"slogdet": ("sign", "logabsdet"), "linalg_slogdet": ("sign", "logabsd
            "linalg_lu_factor": ("LU", "pivots"), "linalg_lu_factor_ex": ("LU", "pivots", "info"),
            "_lu_with_info": ("LU", "pivots", "info"), "lu_unpack": ("P", "L", "U"), "linalg_lu": ("P", "L", "U"),
            "qr": ("Q", "R"), "linalg_qr": ("Q", "R"), "histogram": ("hist", "bin_edges"), "aminmax": ("min", "max"),
-           "frexp": ("mantissa", "exponent")}
+           "histogramdd": ("hist", "bin_edges"), "frexp": ("mantissa", "exponent")}
 """The field names of the pairs that are not (values, indices)."""
 
 

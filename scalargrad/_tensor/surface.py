@@ -33,6 +33,7 @@ from . import (
     factories,
     fill,
     finite_differences,
+    gamma,
     indexing,
     integration,
     joins,
@@ -79,7 +80,7 @@ FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, j
             conversion, fill, memory_formats, factories, random_factories, ranges, softmax, products, rounding, norms,
             scans, selection, scatter, einsum, moments, convolution, pooling, padding, shuffle, normalization, legacy,
             numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
-            integration, quantiles, correlation, finite_differences)
+            integration, quantiles, correlation, finite_differences, gamma)
 
 
 def _named(fn, name: str, qualname: str):

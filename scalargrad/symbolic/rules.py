@@ -11,6 +11,7 @@ import sympy as sp
 
 from .._base import dtypes
 from .._ops.float_kernel import FloatKernel
+from .._ops.gamma import lgamma_double, polygamma_double
 from .._ops.logarithms import erfinv_double
 from .forms import at_values, declared_form, evaluate, exact, exact_operand
 
@@ -35,7 +36,8 @@ def _dirac_delta(x, *order):
     return 0.0 if x != 0 else math.inf
 
 
-_LAMBDIFY_EXTRA = {"DiracDelta": _dirac_delta, "erfinv": erfinv_double}
+_LAMBDIFY_EXTRA = {"DiracDelta": _dirac_delta, "erfinv": erfinv_double, "loggamma": lgamma_double,
+                   "polygamma": lambda n, x: polygamma_double(int(n), x)}
 
 
 class Rule:
