@@ -48,6 +48,7 @@ import math
 import operator
 import re
 import struct
+from collections import Counter
 from collections.abc import Sequence
 
 from .dtypes import FLOAT32_MAX, FLOAT32_MIN_NORMAL, round_f32
@@ -96,7 +97,8 @@ class Program:
         if dtype.name in ("float32", "float64") and len(self.steps) <= _COMPILE_MAX:
             self._evals += 1
             if self._evals >= min(_COMPILE_AFTER, max(2, len(self.steps) // 64)):
-                fn = self._compiled[dtype.name] = _compile(self, dtype.name == "float32")
+                fn = self._compiled[dtype.name] = (_F32Program(self) if dtype.name == "float32"
+                                                   else _compile(self, False))
                 return fn(values)
         regs = list(values)
         rnd = dtype.round
@@ -104,7 +106,6 @@ class Program:
         for a, b in self.steps:
             regs.append(rnd(regs[a] + regs[b]))
         return [regs[o] for o in self.outs]
-
 
     def fold(self, out: int) -> list:
         """The additions of output ``out`` as nested left folds: a list whose items are input
@@ -147,11 +148,45 @@ _COMPILE_MAX = 200_000  # programs up to this many additions are compiled to str
 _COMPILE_AFTER = 256
 
 
-def _compile(prog: Program, f32: bool):
+class _F32Program:
+    """A compiled float32 program in two versions: Veltkamp splitting alone, run when no
+    addition can leave float32's finite range, and with each result's range checked
+    (``_compile``), made when first needed. The inputs are float32 values (multiples of
+    2**-149); a sum of two below 2**-126 is then an exact float32 subnormal, which the split
+    leaves unchanged, so only overflow (or inf/nan inputs) needs the check. An intermediate sum
+    is at most the magnitudes it adds (with their uses, ``_uses``) times (1 + 2**-24) per
+    rounding: ``sqrt(n) * hypot`` (one C pass) bounds them; under FLT_MAX / 2 no chain of < 10**7
+    roundings reaches FLT_MAX (inf or nan inputs make hypot inf or nan)."""
+
+    __slots__ = ("prog", "fast", "checked", "scale")
+
+    def __init__(self, prog: Program) -> None:
+        self.prog = prog
+        self.fast = _compile(prog, True, checked=False)
+        self.checked = None
+        self.scale = math.sqrt(max(prog.n, 1)) * _uses(prog)
+
+    def __call__(self, values: Sequence) -> list:
+        if math.hypot(*values) * self.scale < _HALF_F32_MAX:
+            return self.fast(values)
+        if self.checked is None:
+            self.checked = _compile(self.prog, True)
+        return self.checked(values)
+
+
+_HALF_F32_MAX = FLOAT32_MAX / 2  # the bound under which the fast versions run
+
+
+def _uses(prog: Program) -> int:
+    """The most times one input is added in the program (1, unless the layout repeats elements)."""
+    return max(Counter(x for step in prog.steps for x in step if x < prog.n).values(), default=1)
+
+
+def _compile(prog: Program, f32: bool, checked: bool = True):
     """The program as one Python function of straight-line additions (a loop over the steps
-    costs a list lookup and a call per addition; this costs the additions). float32 rounds
-    each addition inline by Veltkamp splitting (exact in float32's normal range), and calls
-    ``round_f32`` for the rest (zero, subnormal, overflow), as ``dtypes.round_f32`` does."""
+    costs a list lookup and a call per addition; this costs the additions). float32 rounds each
+    addition inline by Veltkamp splitting (exact in float32's normal range) and, if ``checked``,
+    calls ``round_f32`` for the rest (zero, subnormal, overflow), as ``dtypes.round_f32`` does."""
     n = prog.n
     lines = ["def program(v):"]
     if n:
@@ -162,7 +197,8 @@ def _compile(prog: Program, f32: bool):
     for a, b in prog.steps:
         if f32:
             lines.append(f"    t = r{a} + r{b}; c = 536870913.0 * t; r{k} = c - (c - t)")
-            lines.append(f"    if not ({lo} <= r{k} <= {hi} or -{hi} <= r{k} <= -{lo} or t == 0.0): r{k} = rf(t)")
+            if checked:
+                lines.append(f"    if not ({lo} <= r{k} <= {hi} or -{hi} <= r{k} <= -{lo} or t == 0.0): r{k} = rf(t)")
         else:
             lines.append(f"    r{k} = r{a} + r{b}")
         k += 1
@@ -552,26 +588,33 @@ def _finite(x: float) -> bool:
     return x - x == 0.0
 
 
-_F32X8 = struct.Struct("<8f")
-
-
 def _sdot_f32(a: Sequence[float], b: Sequence[float]) -> float:
-    """``mkl_sdot`` in float32 with its roundings cast by struct: the products at once, then the
-    8 lanes in lockstep (a float32 sum or product of float32 numbers rounded through a double is
-    correctly rounded). Raises OverflowError where a value overflows (struct refuses it)."""
+    """``mkl_sdot`` in float32: the products at once, cast by struct, then each of the 8 lanes
+    by Veltkamp splitting (a float32 sum or product of float32 numbers rounded through a double
+    is correctly rounded). Raises OverflowError where a product overflows (struct refuses it) or
+    a lane's sum might (the bound of ``_F32Program``)."""
     k = len(a)
     full = k - k % 8
     pk = struct.Struct(f"<{k}f")
     prods = pk.unpack(pk.pack(*map(operator.mul, a, b)))
-    pack, unpack, add = _F32X8.pack, _F32X8.unpack, operator.add
-    acc = (0.0,) * 8
-    for q in range(0, full, 8):
-        acc = unpack(pack(*map(add, acc, prods[q:q + 8])))
+    if not math.hypot(*prods) * math.sqrt(k) < _HALF_F32_MAX:
+        raise OverflowError
+    acc = [_lane_f32(prods[lane:full:8]) for lane in range(8)]
     lo, hi = list(acc[:4]), acc[4:]
     for j, i in enumerate(range(full, k)):
         lo[j % 4] = round_f32(lo[j % 4] + prods[i])
     v = [round_f32(x + y) for x, y in zip(lo, hi)]
     return round_f32(round_f32(v[0] + v[1]) + round_f32(v[2] + v[3]))
+
+
+def _lane_f32(xs: Sequence[float]) -> float:
+    # float32 values added from +0.0, each sum rounded by Veltkamp splitting (the caller bounds them)
+    acc = 0.0
+    for x in xs:
+        t = acc + x
+        c = 536870913.0 * t
+        acc = c - (c - t)
+    return acc
 
 
 def mkl_sdot(a: Sequence[float], b: Sequence[float], f32: bool) -> float:
