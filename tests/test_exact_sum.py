@@ -369,12 +369,13 @@ def _interpret_by_struct(prog, values: list) -> list:
                                                 ((6, 40), (0, 1), (0, 1)), ((9, 9), (9, 1), (1,))])
 def test_float32_sum_programs_round_every_addition_as_float32(shape, strides, dims):
     # The compiled float32 programs leave out the range check when a bound says no sum can
-    # overflow (kernel_order._F32Program): every addition must still round as float32 does,
+    # overflow (program_code.F32Program): every addition must still round as float32 does,
     # subnormal sums and overflow to inf included. Reference: each addition cast by struct.
-    from scalargrad._base.kernel_order import _F32Program, sum_program
+    from scalargrad._base.kernel_order import sum_program
+    from scalargrad._base.program_code import F32Program, compile_program
 
     prog = sum_program(shape, strides, dims, "float32")
-    fn = _F32Program(prog)
+    fn = F32Program(prog)
     n = prog.n
     rng = random.Random(25)
     tiny = 2.0**-149
@@ -396,6 +397,14 @@ def test_float32_sum_programs_round_every_addition_as_float32(shape, strides, di
         values[n // 2] = special
         want = _interpret_by_struct(prog, values)
         assert [_f32_bits(v) for v in fn(values)] == [_f32_bits(v) for v in want]
+    # the float64 version of the same code (its variables reused as values die), against a loop
+    prog64 = sum_program(shape, strides, dims, "float64")
+    f64 = compile_program(prog64, False)
+    values = [rng.gauss(0.0, 1.0) * 2.0**rng.randint(-60, 60) for _ in range(n)]
+    regs = values + [0.0]
+    for a, b in prog64.steps:
+        regs.append(regs[a] + regs[b])
+    assert [v.hex() for v in f64(values)] == [regs[o].hex() for o in prog64.outs]
 
 
 @pytest.mark.parametrize("k", [16, 23, 2000])

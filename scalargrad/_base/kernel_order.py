@@ -48,11 +48,11 @@ import math
 import operator
 import re
 import struct
-from collections import Counter
 from collections.abc import Sequence
 
 from .dtypes import FLOAT32_MAX, FLOAT32_MIN_NORMAL, round_f32
 from .layout import coalesce, contiguous_strides, iteration_order, numel
+from .program_code import HALF_F32_MAX, F32Program, compile_program
 
 __all__ = ["Program", "sum_program", "fma_chain", "fma", "mkl_sdot", "mkl_lanes8", "gemm_f32", "VECTOR_LANES",
            "ELEMENTWISE_LANES", "vectorized_count"]
@@ -97,8 +97,8 @@ class Program:
         if dtype.name in ("float32", "float64") and len(self.steps) <= _COMPILE_MAX:
             self._evals += 1
             if self._evals >= min(_COMPILE_AFTER, max(2, len(self.steps) // 64)):
-                fn = self._compiled[dtype.name] = (_F32Program(self) if dtype.name == "float32"
-                                                   else _compile(self, False))
+                fn = self._compiled[dtype.name] = (F32Program(self) if dtype.name == "float32"
+                                                   else compile_program(self, False))
                 return fn(values)
         regs = list(values)
         rnd = dtype.round
@@ -146,66 +146,6 @@ _COMPILE_MAX = 200_000  # programs up to this many additions are compiled to str
 # if short, after one evaluation per 64 additions if longer, and after 256 at most (a one-off
 # sum of 160,000 elements took 21 s to compile and 0.05 s to interpret).
 _COMPILE_AFTER = 256
-
-
-class _F32Program:
-    """A compiled float32 program in two versions: Veltkamp splitting alone, run when no
-    addition can leave float32's finite range, and with each result's range checked
-    (``_compile``), made when first needed. The inputs are float32 values (multiples of
-    2**-149); a sum of two below 2**-126 is then an exact float32 subnormal, which the split
-    leaves unchanged, so only overflow (or inf/nan inputs) needs the check. An intermediate sum
-    is at most the magnitudes it adds (with their uses, ``_uses``) times (1 + 2**-24) per
-    rounding: ``sqrt(n) * hypot`` (one C pass) bounds them; under FLT_MAX / 2 no chain of < 10**7
-    roundings reaches FLT_MAX (inf or nan inputs make hypot inf or nan)."""
-
-    __slots__ = ("prog", "fast", "checked", "scale")
-
-    def __init__(self, prog: Program) -> None:
-        self.prog = prog
-        self.fast = _compile(prog, True, checked=False)
-        self.checked = None
-        self.scale = math.sqrt(max(prog.n, 1)) * _uses(prog)
-
-    def __call__(self, values: Sequence) -> list:
-        if math.hypot(*values) * self.scale < _HALF_F32_MAX:
-            return self.fast(values)
-        if self.checked is None:
-            self.checked = _compile(self.prog, True)
-        return self.checked(values)
-
-
-_HALF_F32_MAX = FLOAT32_MAX / 2  # the bound under which the fast versions run
-
-
-def _uses(prog: Program) -> int:
-    """The most times one input is added in the program (1, unless the layout repeats elements)."""
-    return max(Counter(x for step in prog.steps for x in step if x < prog.n).values(), default=1)
-
-
-def _compile(prog: Program, f32: bool, checked: bool = True):
-    """The program as one Python function of straight-line additions (a loop over the steps
-    costs a list lookup and a call per addition; this costs the additions). float32 rounds each
-    addition inline by Veltkamp splitting (exact in float32's normal range) and, if ``checked``,
-    calls ``round_f32`` for the rest (zero, subnormal, overflow), as ``dtypes.round_f32`` does."""
-    n = prog.n
-    lines = ["def program(v):"]
-    if n:
-        lines.append(f"    {', '.join(f'r{i}' for i in range(n))}{',' if n == 1 else ''} = v")
-    lines.append(f"    r{n} = 0.0")
-    lo, hi = repr(FLOAT32_MIN_NORMAL), repr(FLOAT32_MAX)  # float32's normal range, as constants of the code
-    k = n + 1
-    for a, b in prog.steps:
-        if f32:
-            lines.append(f"    t = r{a} + r{b}; c = 536870913.0 * t; r{k} = c - (c - t)")
-            if checked:
-                lines.append(f"    if not ({lo} <= r{k} <= {hi} or -{hi} <= r{k} <= -{lo} or t == 0.0): r{k} = rf(t)")
-        else:
-            lines.append(f"    r{k} = r{a} + r{b}")
-        k += 1
-    lines.append(f"    return [{', '.join(f'r{o}' for o in prog.outs)}]")
-    ns = {"rf": round_f32}
-    exec(compile("\n".join(lines), "<sum program>", "exec"), ns)  # code made here, from integers
-    return ns["program"]
 
 
 class _Recorder:
@@ -592,12 +532,12 @@ def _sdot_f32(a: Sequence[float], b: Sequence[float]) -> float:
     """``mkl_sdot`` in float32: the products at once, cast by struct, then each of the 8 lanes
     by Veltkamp splitting (a float32 sum or product of float32 numbers rounded through a double
     is correctly rounded). Raises OverflowError where a product overflows (struct refuses it) or
-    a lane's sum might (the bound of ``_F32Program``)."""
+    a lane's sum might (the bound of ``program_code.F32Program``)."""
     k = len(a)
     full = k - k % 8
     pk = struct.Struct(f"<{k}f")
     prods = pk.unpack(pk.pack(*map(operator.mul, a, b)))
-    if not math.hypot(*prods) * math.sqrt(k) < _HALF_F32_MAX:
+    if not math.hypot(*prods) * math.sqrt(k) < HALF_F32_MAX:
         raise OverflowError
     acc = [_lane_f32(prods[lane:full:8]) for lane in range(8)]
     lo, hi = list(acc[:4]), acc[4:]
@@ -608,7 +548,8 @@ def _sdot_f32(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def _lane_f32(xs: Sequence[float]) -> float:
-    # float32 values added from +0.0, each sum rounded by Veltkamp splitting (the caller bounds them)
+    # float32 values added from +0.0, each sum rounded by Veltkamp splitting (the caller bounds them:
+    # see program_code.F32Program)
     acc = 0.0
     for x in xs:
         t = acc + x
