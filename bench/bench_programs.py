@@ -18,7 +18,9 @@ scalargrad has one: on a shared machine PyTorch's OpenMP threads spin while othe
 cores (measured here under a load average of 25: polynomial_nn took 164 s of wall time and 31 s
 of CPU with two threads).
 
-Start-up is a program that only imports torch, timed the same way.
+Start-up is a program that only imports torch, timed the same way. scalargrad's source tree is
+byte-compiled first (untimed; ``--no-compile`` leaves it), as ``pip install`` leaves a package and
+left PyTorch: on machines that set PYTHONDONTWRITEBYTECODE every run would otherwise compile it.
 
 Output check: each program's standard output under scalargrad is compared with PyTorch's, line
 by line: ``exact``, or ``digits`` (same lines and words, numbers differing in their last
@@ -182,6 +184,15 @@ def describe(cmp: dict) -> str:
 # ---------------------------------------------------------------- the benchmark
 
 
+def precompile(python: str, log) -> None:
+    """Write the bytecode of scalargrad's source tree (``__pycache__``, untimed), as ``pip install``
+    does for an installed package and did for PyTorch's: without it, on a machine that sets
+    PYTHONDONTWRITEBYTECODE, every scalargrad run compiles its whole source (about 0.5 s of CPU)."""
+    res = subprocess.run([python, "-m", "compileall", "-q", os.path.join(_REPO, "scalargrad")],
+                         capture_output=True, text=True, timeout=600)
+    log(f"compileall scalargrad: exit {res.returncode}")
+
+
 def measure(names: list, rounds: int, timeout: float, python: str, log) -> dict:
     """Interleaved rounds over the programs; returns the samples per program and peer."""
     env = child_env()
@@ -308,6 +319,9 @@ def main(argv=None) -> int:
                     help="also run PyTorch (untimed) under ATEN_CPU_CAPABILITY=default and MKL_CBWR=COMPATIBLE")
     ap.add_argument("--json", metavar="OUT", help="write every sample and the summary to OUT")
     ap.add_argument("--torch-threads", type=int, default=1, help="PyTorch's threads (default 1)")
+    ap.add_argument("--no-compile", action="store_true",
+                    help="leave scalargrad's bytecode uncompiled (each run compiles its source if the "
+                         "environment sets PYTHONDONTWRITEBYTECODE)")
     args = ap.parse_args(argv)
     TORCH_THREADS["n"] = args.torch_threads
     chosen = [n.strip() for n in args.programs.split(",") if n.strip()]
@@ -330,6 +344,11 @@ def main(argv=None) -> int:
           f"commit {env['commit']}, PyTorch with {args.torch_threads} thread(s), load average "
           f"{' '.join(f'{x:.2f}' for x in env['loadavg_start'])}")
     started = time.perf_counter()
+    env["precompiled"] = not args.no_compile
+    if not args.no_compile:
+        precompile(args.python, log)
+    print("scalargrad's bytecode: " + ("not compiled beforehand (--no-compile)" if args.no_compile else
+                                       "compiled beforehand, untimed, as an installed package has it"))
     samples = measure(chosen, args.rounds, args.timeout, args.python, log)
     runs = [n for n in chosen if all(x["status"] == 0 for x in samples[n]["scalargrad"])]
     tv = variants(runs, args.timeout, args.python, log) if args.variants else None

@@ -344,3 +344,94 @@ def test_convolution_incremental_forward_is_the_exact_sum_after_each_edit(f32, b
             assert all(_same(g, nearest(e, f32)) for g, e in zip(gx + gw, exact_x + exact_w)), step
     assert sum(u is not None for u in updated) > 120  # the incremental update was taken
     TC._LAST.pop(geo, None)
+
+
+def _f32_bits(x: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", x))[0] if x == x else -1
+
+
+def _f32_by_struct(x: float) -> float:
+    """The float32 nearest x (ties to even) by the C cast, inf beyond the range."""
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def _interpret_by_struct(prog, values: list) -> list:
+    regs = list(values) + [0.0]
+    for a, b in prog.steps:
+        regs.append(_f32_by_struct(regs[a] + regs[b]))
+    return [regs[o] for o in prog.outs]
+
+
+@pytest.mark.parametrize("shape,strides,dims", [((2000,), (1,), (0,)), ((37, 5), (1, 37), (0,)),
+                                                ((6, 40), (0, 1), (0, 1)), ((9, 9), (9, 1), (1,))])
+def test_float32_sum_programs_round_every_addition_as_float32(shape, strides, dims):
+    # The compiled float32 programs leave out the range check when a bound says no sum can
+    # overflow (program_code.F32Program): every addition must still round as float32 does,
+    # subnormal sums and overflow to inf included. Reference: each addition cast by struct.
+    from scalargrad._base.kernel_order import sum_program
+    from scalargrad._base.program_code import F32Program, compile_program
+
+    prog = sum_program(shape, strides, dims, "float32")
+    fn = F32Program(prog)
+    n = prog.n
+    rng = random.Random(25)
+    tiny = 2.0**-149
+    kinds = [
+        lambda: _f32_by_struct(rng.gauss(0.0, 1.0)),
+        lambda: rng.randint(-2**23, 2**23) * tiny,  # subnormals: their sums stay exact
+        lambda: rng.choice([1.0, -1.0]) * rng.randint(1, 2**20) * 2.0**-126,  # normal/subnormal edge
+        lambda: _f32_by_struct(rng.uniform(-1.0, 1.0) * FLOAT32_MAX),  # overflow to inf
+        lambda: _f32_by_struct(rng.uniform(-1.0, 1.0) * FLOAT32_MAX / (4 * n)),  # just inside the bound
+        lambda: _f32_by_struct(rng.gauss(0.0, 1.0) * 2.0**rng.randint(-149, 127)),
+    ]
+    for kind in kinds:
+        for _ in range(3):
+            values = [kind() for _ in range(n)]
+            want = _interpret_by_struct(prog, values)
+            assert [_f32_bits(v) for v in fn(values)] == [_f32_bits(v) for v in want]
+    values = [1.0] * n
+    for special in (math.inf, -math.inf, math.nan):
+        values[n // 2] = special
+        want = _interpret_by_struct(prog, values)
+        assert [_f32_bits(v) for v in fn(values)] == [_f32_bits(v) for v in want]
+    # the float64 version of the same code (its variables reused as values die), against a loop
+    prog64 = sum_program(shape, strides, dims, "float64")
+    f64 = compile_program(prog64, False)
+    values = [rng.gauss(0.0, 1.0) * 2.0**rng.randint(-60, 60) for _ in range(n)]
+    regs = values + [0.0]
+    for a, b in prog64.steps:
+        regs.append(regs[a] + regs[b])
+    assert [v.hex() for v in f64(values)] == [regs[o].hex() for o in prog64.outs]
+
+
+@pytest.mark.parametrize("k", [16, 23, 2000])
+def test_float32_sdot_rounds_every_product_and_addition_as_float32(k):
+    # mkl_sdot's float32 lanes are added by Veltkamp splitting when a bound says no lane can
+    # overflow, element by element otherwise: both must give the order of the module docstring
+    # with every product and addition cast to float32 (reference: struct, one operation at a time).
+    from scalargrad._base.kernel_order import mkl_sdot
+
+    def reference(a: list, b: list) -> float:
+        full = k - k % 8
+        acc = [0.0] * 8
+        for i in range(full):
+            acc[i % 8] = _f32_by_struct(acc[i % 8] + _f32_by_struct(a[i] * b[i]))
+        for j, i in enumerate(range(full, k)):
+            acc[j % 4] = _f32_by_struct(acc[j % 4] + _f32_by_struct(a[i] * b[i]))
+        v = [_f32_by_struct(acc[i] + acc[i + 4]) for i in range(4)]
+        return _f32_by_struct(_f32_by_struct(v[0] + v[1]) + _f32_by_struct(v[2] + v[3]))
+
+    rng = random.Random(k)
+    scales = [1.0, 2.0**-75, 2.0**-140, 2.0**63, 2.0**64 / math.sqrt(k)]
+    for scale in scales:
+        for _ in range(4):
+            a = [_f32_by_struct(rng.gauss(0.0, 1.0) * scale) for _ in range(k)]
+            b = [_f32_by_struct(rng.gauss(0.0, 1.0) * rng.choice([1.0, scale])) for _ in range(k)]
+            assert _f32_bits(mkl_sdot(a, b, True)) == _f32_bits(reference(a, b)), scale
+    a = [1.0] * k
+    for special in (math.inf, math.nan, FLOAT32_MAX):
+        a[k // 3] = special
+        assert _f32_bits(mkl_sdot(a, a, True)) == _f32_bits(reference(a, a))

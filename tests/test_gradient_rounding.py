@@ -189,3 +189,15 @@ def test_elementwise_results_keep_their_operands_memory_order(torch_ref, expr):
         return eval(expr, {"torch": mod, "x": x}).stride()
 
     assert run(scalargrad) == run(torch_ref)
+
+
+def test_broadcast_gradient_to_a_0dim_input_is_one_sum_node(torch_ref):
+    # at::sum_to returns tensor.sum() for a 0-dim shape: under create_graph the 0-dim input's
+    # gradient is a SumBackward0 of the broadcast product, not a view of a keepdim sum
+    def graph(lib):
+        x = lib.tensor([0.5, -1.25, 3.0], requires_grad=True)
+        a = lib.tensor(2.0, requires_grad=True)
+        g, = lib.autograd.grad((a * x * x).sum(), a, create_graph=True)
+        return g.item(), g.grad_fn.name(), [f.name() for f, _ in g.grad_fn.next_functions]
+
+    assert graph(scalargrad) == graph(torch_ref)

@@ -52,6 +52,7 @@ from collections.abc import Sequence
 
 from .dtypes import FLOAT32_MAX, FLOAT32_MIN_NORMAL, round_f32
 from .layout import coalesce, contiguous_strides, iteration_order, numel
+from .program_code import HALF_F32_MAX, F32Program, compile_program
 
 __all__ = ["Program", "sum_program", "fma_chain", "fma", "mkl_sdot", "mkl_lanes8", "gemm_f32", "VECTOR_LANES",
            "ELEMENTWISE_LANES", "vectorized_count"]
@@ -96,7 +97,8 @@ class Program:
         if dtype.name in ("float32", "float64") and len(self.steps) <= _COMPILE_MAX:
             self._evals += 1
             if self._evals >= min(_COMPILE_AFTER, max(2, len(self.steps) // 64)):
-                fn = self._compiled[dtype.name] = _compile(self, dtype.name == "float32")
+                fn = self._compiled[dtype.name] = (F32Program(self) if dtype.name == "float32"
+                                                   else compile_program(self, False))
                 return fn(values)
         regs = list(values)
         rnd = dtype.round
@@ -104,7 +106,6 @@ class Program:
         for a, b in self.steps:
             regs.append(rnd(regs[a] + regs[b]))
         return [regs[o] for o in self.outs]
-
 
     def fold(self, out: int) -> list:
         """The additions of output ``out`` as nested left folds: a list whose items are input
@@ -145,31 +146,6 @@ _COMPILE_MAX = 200_000  # programs up to this many additions are compiled to str
 # if short, after one evaluation per 64 additions if longer, and after 256 at most (a one-off
 # sum of 160,000 elements took 21 s to compile and 0.05 s to interpret).
 _COMPILE_AFTER = 256
-
-
-def _compile(prog: Program, f32: bool):
-    """The program as one Python function of straight-line additions (a loop over the steps
-    costs a list lookup and a call per addition; this costs the additions). float32 rounds
-    each addition inline by Veltkamp splitting (exact in float32's normal range), and calls
-    ``round_f32`` for the rest (zero, subnormal, overflow), as ``dtypes.round_f32`` does."""
-    n = prog.n
-    lines = ["def program(v):"]
-    if n:
-        lines.append(f"    {', '.join(f'r{i}' for i in range(n))}{',' if n == 1 else ''} = v")
-    lines.append(f"    r{n} = 0.0")
-    lo, hi = repr(FLOAT32_MIN_NORMAL), repr(FLOAT32_MAX)  # float32's normal range, as constants of the code
-    k = n + 1
-    for a, b in prog.steps:
-        if f32:
-            lines.append(f"    t = r{a} + r{b}; c = 536870913.0 * t; r{k} = c - (c - t)")
-            lines.append(f"    if not ({lo} <= r{k} <= {hi} or -{hi} <= r{k} <= -{lo} or t == 0.0): r{k} = rf(t)")
-        else:
-            lines.append(f"    r{k} = r{a} + r{b}")
-        k += 1
-    lines.append(f"    return [{', '.join(f'r{o}' for o in prog.outs)}]")
-    ns = {"rf": round_f32}
-    exec(compile("\n".join(lines), "<sum program>", "exec"), ns)  # code made here, from integers
-    return ns["program"]
 
 
 class _Recorder:
@@ -552,26 +528,34 @@ def _finite(x: float) -> bool:
     return x - x == 0.0
 
 
-_F32X8 = struct.Struct("<8f")
-
-
 def _sdot_f32(a: Sequence[float], b: Sequence[float]) -> float:
-    """``mkl_sdot`` in float32 with its roundings cast by struct: the products at once, then the
-    8 lanes in lockstep (a float32 sum or product of float32 numbers rounded through a double is
-    correctly rounded). Raises OverflowError where a value overflows (struct refuses it)."""
+    """``mkl_sdot`` in float32: the products at once, cast by struct, then each of the 8 lanes
+    by Veltkamp splitting (a float32 sum or product of float32 numbers rounded through a double
+    is correctly rounded). Raises OverflowError where a product overflows (struct refuses it) or
+    a lane's sum might (the bound of ``program_code.F32Program``)."""
     k = len(a)
     full = k - k % 8
     pk = struct.Struct(f"<{k}f")
     prods = pk.unpack(pk.pack(*map(operator.mul, a, b)))
-    pack, unpack, add = _F32X8.pack, _F32X8.unpack, operator.add
-    acc = (0.0,) * 8
-    for q in range(0, full, 8):
-        acc = unpack(pack(*map(add, acc, prods[q:q + 8])))
+    if not math.hypot(*prods) * math.sqrt(k) < HALF_F32_MAX:
+        raise OverflowError
+    acc = [_lane_f32(prods[lane:full:8]) for lane in range(8)]
     lo, hi = list(acc[:4]), acc[4:]
     for j, i in enumerate(range(full, k)):
         lo[j % 4] = round_f32(lo[j % 4] + prods[i])
     v = [round_f32(x + y) for x, y in zip(lo, hi)]
     return round_f32(round_f32(v[0] + v[1]) + round_f32(v[2] + v[3]))
+
+
+def _lane_f32(xs: Sequence[float]) -> float:
+    # float32 values added from +0.0, each sum rounded by Veltkamp splitting (the caller bounds them:
+    # see program_code.F32Program)
+    acc = 0.0
+    for x in xs:
+        t = acc + x
+        c = 536870913.0 * t
+        acc = c - (c - t)
+    return acc
 
 
 def mkl_sdot(a: Sequence[float], b: Sequence[float], f32: bool) -> float:

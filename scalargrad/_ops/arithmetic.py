@@ -17,9 +17,10 @@ from .._base import ieee
 from .._base.dtypes import float64, round_list
 from .elementwise import BOOL_SUB, Binary, Elementwise, Unary, WithNumber, spellings
 from .float_kernel import helper
-from .table import inplace_without_derivative, no_derivative, register
+from .table import inplace_without_derivative, needed_inputs, no_derivative, register
 
-__all__ = ["Add", "Sub", "Mul", "Div", "Pow", "DivFloor", "DivTrunc", "FloorDivide", "Remainder", "AddC", "SubC",
+__all__ = ["BY_NUMBER", "Add", "Sub", "Mul", "Div", "Pow", "DivFloor", "DivTrunc", "FloorDivide", "Remainder", "AddC",
+           "SubC",
            "RSubC", "AddScalar", "SubScalar", "MulC", "DivC", "ScalarArg", "MulScalar", "DivScalar", "PowC", "RPowC",
            "FloorDivideC", "RFloorDivideC", "RemainderC", "RRemainderC", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
            "BitwiseNot", "Gcd", "Lcm", "Ldexp", "floor_div", "pow_scalar", "SCALAR_DERIVATIVES"]
@@ -53,8 +54,14 @@ class Sub(Binary):
     bool_error = BOOL_SUB
     forward = staticmethod(lambda r, a, b: a - b)
     fast = operator.sub
-    # other: handle_r_to_c(other, maybe_multiply(-grad, alpha))
-    backward = staticmethod(lambda k, g, v: (g, k.neg(g) if v._c is None else k.mul(k.neg(g), k.const(v._c))))
+    # other: handle_r_to_c(other, maybe_multiply(-grad, alpha)); none for an other that does not
+    # require grad (tensors only: the check costs a 0-dim graph more than it saves)
+    @staticmethod
+    def backward(k, g, v):
+        if k.bulk and not needed_inputs(v, 0, 1)[1]:
+            return g, None
+        return g, (k.neg(g) if v._c is None else k.mul(k.neg(g), k.const(v._c)))
+
     sympy = staticmethod(lambda sp, a, b, alpha=1: a - alpha * b)
 
 
@@ -68,6 +75,9 @@ class Mul(Binary):
 
     @staticmethod
     def backward(k, g, v):
+        if k.bulk:  # tensors: none for an input that does not require grad (see Sub)
+            ra, rb = needed_inputs(v, 0, 1)
+            return (k.mul(g, k.b(v)) if ra else None), (k.mul(g, k.a(v)) if rb else None)
         return k.mul(g, k.b(v)), k.mul(g, k.a(v))
 
     sympy = staticmethod(lambda sp, a, b: a * b)
@@ -85,8 +95,9 @@ class Div(Binary):
     @staticmethod
     def backward(k, g, v):
         a, b = k.a(v), k.b(v)
+        ra, rb = needed_inputs(v, 0, 1) if k.bulk else (True, True)  # see Sub
         # div_tensor_other_backward: -grad * ((self / other) / other)
-        return k.div(g, b), k.mul(k.neg(g), k.div(k.div(a, b), b))
+        return (k.div(g, b) if ra else None), (k.mul(k.neg(g), k.div(k.div(a, b), b)) if rb else None)
 
     @staticmethod
     def jvp(k, tangents, v):
@@ -284,12 +295,27 @@ class Remainder(Binary):
 # ---------------------------------------------------------------- tensor (op) Python number
 
 
+BY_NUMBER = {
+    operator.add: (lambda xs, c: [x + c for x in xs], lambda c, ys: [c + y for y in ys]),
+    operator.sub: (lambda xs, c: [x - c for x in xs], lambda c, ys: [c - y for y in ys]),
+    operator.mul: (lambda xs, c: [x * c for x in xs], lambda c, ys: [c * y for y in ys]),
+    operator.truediv: (lambda xs, c: [x / c for x in xs], lambda c, ys: [c / y for y in ys]),
+}
+"""The four operators with one operand a number, over a list: ``(list op number, number op
+list)``. A comprehension runs the same operator (CPython's float fast path) about 1.5 times as
+fast as ``map(op, xs, repeat(c))``; either raises where Python's operator does."""
+
+
 def _bulk_with(fn, safe):
-    """``tensor (op) number`` over a list: ``fn`` mapped in C, ``safe`` where it raises."""
+    """``tensor (op) number`` over a list: ``fn`` over the elements (``BY_NUMBER``'s comprehension),
+    ``safe`` where it raises."""
+    each = BY_NUMBER[fn][0]
 
     def bulk(dt, xs, c):
+        if isinstance(c, float):
+            c = float(c)  # a Constant (a float remembering its number) as a plain float: the fast path
         try:
-            vals = list(map(fn, xs, repeat(c)))
+            vals = each(xs, c)
         except (ZeroDivisionError, OverflowError, ValueError):
             vals = [safe(x, c) for x in xs]
         return vals if dt is float64 else round_list(dt, vals)
@@ -457,12 +483,13 @@ def _int_pow(x: int, e: int) -> int:
 def _pow_bulk(dt, xs, e):
     if e == 1 and dt.is_floating_point:
         return list(xs)  # pow(x, 1) is x, nan and signed zeros included
+    # comprehensions: CPython's float fast path, about twice as fast as map(operator.mul, ...)
     if e == 2.0:
-        vals = list(map(operator.mul, xs, xs))
+        vals = [x * x for x in xs]
+    elif e == 3.0 and dt is float64:
+        vals = [x * x * x for x in xs]  # (x * x) * x, as ATen's cube
     elif e == 3.0:
-        sq = list(map(operator.mul, xs, xs))
-        if dt is not float64:
-            sq = round_list(dt, sq)
+        sq = round_list(dt, [x * x for x in xs])
         vals = list(map(operator.mul, sq, xs))
     else:
         vals = _plain_pow(dt, xs, e)

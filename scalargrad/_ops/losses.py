@@ -25,7 +25,7 @@ from .._base.kernel_order import vectorized_count
 from . import elementwise as E
 from . import unary as UN
 from .elementwise import Elementwise
-from .table import Op, register
+from .table import Op, needed_inputs, register
 
 __all__ = ["Loss", "Nll", "LossBackward", "LOSSES", "REDUCTIONS", "POINTWISE_LOSSES", "BCE_EPSILON"]
 
@@ -167,8 +167,11 @@ class MseLoss(PointwiseLoss):
         a, b = k.ins(v)
         c = v._c
         p = LossBackward(_norm(v._t.dtype.round, c, 2.0), 0.0, 0.0, c.numel if c.reduction == "mean" else 0)
-        # self: mse_loss_backward(grad, self, target); target: mse_loss_backward(grad, target, self)
-        return k.pointwise(MseLossBackward, g, a, b, c=p), k.pointwise(MseLossBackward, g, b, a, c=p)
+        # self: mse_loss_backward(grad, self, target); target: mse_loss_backward(grad, target, self);
+        # with tensors, none for an input that does not require grad (a model's target, as PyTorch)
+        ra, rb = needed_inputs(v, 0, 1) if k.bulk else (True, True)
+        return (k.pointwise(MseLossBackward, g, a, b, c=p) if ra else None), \
+            (k.pointwise(MseLossBackward, g, b, a, c=p) if rb else None)
 
     @staticmethod
     def sympy(sp, a, b):

@@ -9,8 +9,7 @@ SymPy form is ``sum(a_i * b_i)``.
 
 from __future__ import annotations
 
-from .._base import grad_mode
-from .table import Api, Op, register
+from .table import Api, Op, needed_inputs, register
 
 __all__ = ["LINALG"]
 
@@ -18,17 +17,6 @@ __all__ = ["LINALG"]
 def _dot_form(sp, *args):
     k = len(args) // 2
     return sp.Add(*[x * y for x, y in zip(args[:k], args[k:])])
-
-
-def _needed(v, i: int, j: int) -> tuple:
-    """Whether inputs ``i`` and ``j`` of node ``v`` take a gradient: a product's backward is a
-    product again, and PyTorch's computes none for an input that does not require one
-    (``task_should_compute_output``): ``nn.Linear``'s gradient for its data input, say. (A
-    node read through saved-tensor hooks carries its inputs' requires_grad; forward-mode AD's
-    double-vjp asks for every input's.)"""
-    ins = v._in
-    every = grad_mode.state.every_input
-    return every or ins[i]._rg, every or ins[j]._rg
 
 
 class Product(Op):
@@ -47,7 +35,7 @@ class Mm(Product):
     @staticmethod
     def backward(k, g, v):
         a, b = k.ins(v)
-        ra, rb = _needed(v, 0, 1)
+        ra, rb = needed_inputs(v, 0, 1)
         return (k.mm_mat1_backward(g, b, a, 1.0) if ra else None), (k.mm_mat2_backward(g, a, b, 1.0) if rb else None)
 
 
@@ -128,7 +116,7 @@ class Addmm(Product):
     @staticmethod
     def backward(k, g, v):
         _, a, b = k.ins(v)
-        ra, rb = _needed(v, 1, 2)
+        ra, rb = needed_inputs(v, 1, 2)
         # self: maybe_multiply(grad, beta) (summed to the bias's shape by the engine)
         return g, (k.mm_mat1_backward(g, b, a, 1.0) if ra else None), (k.mm_mat2_backward(g, a, b, 1.0) if rb else None)
 
@@ -166,7 +154,7 @@ class Bmm(Product):
     @staticmethod
     def backward(k, g, v):
         a, b = k.ins(v)
-        ra, rb = _needed(v, 0, 1)
+        ra, rb = needed_inputs(v, 0, 1)
         # self: grad.bmm(mat2.transpose(1, 2)); mat2: self.transpose(1, 2).bmm(grad)
         return (k.bmm(g, k.transpose(b, 1, 2)) if ra else None), (k.bmm(k.transpose(a, 1, 2), g) if rb else None)
 
@@ -183,7 +171,7 @@ class Baddbmm(Product):
     @staticmethod
     def backward(k, g, v):
         _, a, b = k.ins(v)
-        ra, rb = _needed(v, 1, 2)
+        ra, rb = needed_inputs(v, 1, 2)
         return g, (k.bmm(g, k.transpose(b, 1, 2)) if ra else None), (k.bmm(k.transpose(a, 1, 2), g) if rb else None)
 
     @staticmethod

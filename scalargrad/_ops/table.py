@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import re
 
-from .._base import anomaly
+from .._base import anomaly, grad_mode
 
-__all__ = ["Op", "Api", "SECOND_BACKWARD", "REGISTRY", "register", "VERSION_ERROR", "version_error"]
+__all__ = ["Op", "Api", "SECOND_BACKWARD", "REGISTRY", "register", "VERSION_ERROR", "version_error", "needed_inputs"]
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -254,3 +254,13 @@ def _stale_variant(cls):
 
     return type(cls.__name__ + "Stale", (cls,), {"backward": staticmethod(backward), "saves": False,
                                                  "saves_output": False}, variant=True)
+
+
+def needed_inputs(v, i: int, j: int) -> tuple:
+    """Whether inputs ``i`` and ``j`` of node ``v`` take a gradient: PyTorch computes none for an
+    input that does not require one (``task_should_compute_output``): ``nn.Linear``'s gradient
+    for its data input, ``b * x``'s for the data ``x``. (A node read through saved-tensor hooks
+    carries its inputs' requires_grad; forward-mode AD's double-vjp asks for every input's.)"""
+    ins = v._in
+    every = grad_mode.state.every_input
+    return every or ins[i]._rg, every or ins[j]._rg

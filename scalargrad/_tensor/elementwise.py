@@ -67,6 +67,14 @@ def compute(op, dt: dtypes.dtype, cols: list, n: int, c=None) -> list:
     fast = op.fast if dt is not dtypes.float64 or op.fast64 is None else op.fast64
     lists = [x if isinstance(x, list) else None for x in cols]
     if fast is not None and c is None and dt.is_floating_point:
+        by_number = AR.BY_NUMBER.get(fast) if len(cols) == 2 else None
+        if by_number is not None and (lists[0] is None) != (lists[1] is None):
+            try:
+                vals = by_number[0](cols[0], cols[1]) if lists[1] is None else by_number[1](cols[0], cols[1])
+            except (ZeroDivisionError, OverflowError, ValueError):
+                vals = None
+            if vals is not None:
+                return vals if dt is dtypes.float64 else round_list(dt, vals)
         args = [x if x is not None else _repeat(y, n) for x, y in zip(lists, cols)]
         try:
             vals = list(map(fast, *args))

@@ -455,12 +455,14 @@ def sum_to(g: Tensor, shape: tuple) -> Tensor:
     gshape = tuple(g._t.shape)
     if gshape == shape:
         return g
+    if not shape:  # ATen's sum_to: to a 0-dim shape, tensor.sum() (one node, no view)
+        return sum(g)
     lead = len(gshape) - len(shape)
     dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
     if dims:
         g = sum(g, dims, keepdim=True)
     if lead:
-        g = view(g, shape) if shape else reshape(g, ())
+        g = view(g, shape)
     return g
 
 

@@ -349,6 +349,10 @@ def unpacked(v: Tensor, graph: bool = False) -> Tensor:
         else:
             u = ins[source]
             ins[source] = _graph_read(u, value, unpack) if graph else unpack_one(u, value, unpack)
+            if not graph and ins[source] is not u:
+                # a leaf's unpacked alias is made under no_grad: it still stands for an input that
+                # requires grad (the op's backward computes no gradient for one that does not)
+                ins[source]._rg = u._rg
     if graph and (out is None or out is v) and all(a is b for a, b in zip(ins, v._in)):
         return v
     r = object.__new__(Tensor)

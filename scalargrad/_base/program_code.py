@@ -1,0 +1,100 @@
+"""Addition programs (``kernel_order.Program``) compiled to straight-line Python.
+
+A loop over a program's steps costs a list lookup and a call per addition; the compiled function
+costs the additions. Each value lives in a local variable until its last use, after which the
+variable takes a later value (a register allocation): a 2,000-element sum keeps some 32 to 64
+intermediate floats alive instead of 2,000, which measured 30% faster in float64 and 16% in
+float32 (the intermediates stay in the cache and are freed as they go).
+
+float32 rounds each addition inline by Veltkamp splitting, exact in float32's normal range
+(``dtypes.round_f32``). ``F32Program`` runs a version without any range check when a bound shows
+that none is needed, and one that checks every result otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+from .dtypes import FLOAT32_MAX, FLOAT32_MIN_NORMAL, round_f32
+
+__all__ = ["compile_program", "F32Program", "HALF_F32_MAX"]
+
+HALF_F32_MAX = FLOAT32_MAX / 2
+"""The bound on a float32 sum's inputs under which no addition can overflow (see F32Program)."""
+
+
+class F32Program:
+    """A compiled float32 program in two versions: Veltkamp splitting alone, run when no
+    addition can leave float32's finite range, and with each result's range checked, made when
+    first needed. The inputs are float32 values (multiples of 2**-149); a sum of two below
+    2**-126 is then an exact float32 subnormal, which the split leaves unchanged, so only
+    overflow (or inf/nan inputs) needs the check. An intermediate sum is at most the magnitudes
+    it adds (with their uses, ``_uses``) times (1 + 2**-24) per rounding: ``sqrt(n) * hypot``
+    (one C pass) bounds them; under FLT_MAX / 2 no chain of < 10**7 roundings reaches FLT_MAX
+    (inf or nan inputs make hypot inf or nan)."""
+
+    __slots__ = ("prog", "fast", "checked", "scale")
+
+    def __init__(self, prog) -> None:
+        self.prog = prog
+        self.fast = compile_program(prog, True, checked=False)
+        self.checked = None
+        self.scale = math.sqrt(max(prog.n, 1)) * _uses(prog)
+
+    def __call__(self, values: Sequence) -> list:
+        if math.hypot(*values) * self.scale < HALF_F32_MAX:
+            return self.fast(values)
+        if self.checked is None:
+            self.checked = compile_program(self.prog, True)
+        return self.checked(values)
+
+
+def _uses(prog) -> int:
+    """The most times one input is added in the program (1, unless the layout repeats elements)."""
+    return max(Counter(x for step in prog.steps for x in step if x < prog.n).values(), default=1)
+
+
+def compile_program(prog, f32: bool, checked: bool = True):
+    """``prog`` (``n`` inputs, ``steps``, ``outs``: see ``kernel_order.Program``) as one Python
+    function of the input list returning the outputs' list; float32 rounds each addition and, if
+    ``checked``, calls ``round_f32`` for the results outside the normal range (zero, subnormal,
+    overflow), as ``dtypes.round_f32`` does."""
+    n = prog.n
+    steps = prog.steps
+    keep = set(prog.outs)
+    last: dict = {}  # value -> the step of its last use
+    for k, (a, b) in enumerate(steps):
+        last[a] = k
+        last[b] = k
+    names = {i: f"r{i}" for i in range(n + 1)}  # the inputs and the starting zero keep theirs
+    free: list = []
+    count = 0
+    lines = ["def program(v):"]
+    if n:
+        lines.append(f"    {', '.join(f'r{i}' for i in range(n))}{',' if n == 1 else ''} = v")
+    lines.append(f"    r{n} = 0.0")
+    lo, hi = repr(FLOAT32_MIN_NORMAL), repr(FLOAT32_MAX)  # float32's normal range, as constants of the code
+    for k, (a, b) in enumerate(steps):
+        x, y = names[a], names[b]
+        for z in {a, b}:  # an intermediate used for the last time frees its variable
+            if z > n and last[z] == k and z not in keep:
+                free.append(names[z])
+        if free:
+            dest = free.pop()
+        else:
+            dest = f"s{count}"
+            count += 1
+        names[n + 1 + k] = dest
+        if f32:
+            lines.append(f"    t = {x} + {y}; c = 536870913.0 * t; {dest} = c - (c - t)")
+            if checked:
+                lines.append(f"    if not ({lo} <= {dest} <= {hi} or -{hi} <= {dest} <= -{lo} or t == 0.0): "
+                             f"{dest} = rf(t)")
+        else:
+            lines.append(f"    {dest} = {x} + {y}")
+    lines.append(f"    return [{', '.join(names[o] for o in prog.outs)}]")
+    ns = {"rf": round_f32}
+    exec(compile("\n".join(lines), "<sum program>", "exec"), ns)  # code made here, from integers
+    return ns["program"]
