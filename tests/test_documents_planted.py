@@ -95,10 +95,11 @@ PLANTED = [
 ]
 
 
-def _plant(name: str, plants: list[tuple[int, str, str]], path: str) -> None:
-    """A copy of document ``name`` at ``path`` with each (cell, old, new) of ``plants`` planted:
-    each text found exactly once in its cell's stored output (a page's: in the whole page)."""
-    with open(os.path.join(HERE, name), encoding="utf-8") as fh:
+def _plant(name: str, plants: list[tuple[int, str, str]], path: str, here: str = HERE) -> None:
+    """A copy of document ``name`` (in directory ``here``) at ``path`` with each (cell, old, new) of
+    ``plants`` planted: each text found exactly once in its cell's stored output (a page's: in the
+    whole page)."""
+    with open(os.path.join(here, name), encoding="utf-8") as fh:
         text = fh.read()
     if name.endswith(".ipynb"):
         nb = json.loads(text)
@@ -122,14 +123,15 @@ def _plant(name: str, plants: list[tuple[int, str, str]], path: str) -> None:
         fh.write(text)
 
 
-def _copies() -> list[tuple[str, list[int]]]:
+def _copies(planted: list | None = None) -> list[tuple[str, list[int]]]:
     """The planted errors grouped into as few copies of each document as keep one error a cell
     (a cell's verdict depends on its own stored output alone): (document, indices into PLANTED).
     Each copy is judged in a child process of its own, so fewer copies is most of the time saved."""
+    planted = PLANTED if planted is None else planted
     copies: list[tuple[str, list[int]]] = []
-    for k, (name, cell, *_rest) in enumerate(PLANTED):
+    for k, (name, cell, *_rest) in enumerate(planted):
         for doc, members in copies:
-            if doc == name and all(PLANTED[m][1] != cell for m in members):
+            if doc == name and all(planted[m][1] != cell for m in members):
                 members.append(k)
                 break
         else:
