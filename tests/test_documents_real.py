@@ -10,7 +10,8 @@ Every right cell must keep its verdict (reproduced, ran, or a named difference i
 draws explain; ``Tensor.eig``, which PyTorch 2.13 removed, is the Japanese notebook's one
 real difference), every planted error must come out ``differs`` (or ``error``), and a copy
 with one must exit 1. The harness is ``test_documents_planted``'s: as few copies as keep one
-error a cell, every document judged in one call with two child processes.
+error a cell, every document and copy judged in one
+call, in forks of one fresh interpreter's warm worker, two at a time.
 """
 
 from __future__ import annotations
@@ -18,9 +19,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from test_documents_planted import _copies, _plant
+from test_documents_planted import _copies, _plant, judged
 
-from scalargrad.documents import check_documents
 from scalargrad.documents.report import exit_status
 
 pytestmark = pytest.mark.slow
@@ -43,7 +43,8 @@ PLANTED = [
      "two digits of a seeded draw swapped"),
     ("ko_tensors.md", 4, "1.6180, 0.0073", "1.6180, 0.0072", "a digit rounded the wrong way"),
     ("ko_tensors.md", 5, "]], dtype=torch.int16)", "]], dtype=torch.int32)", "a wrong dtype"),
-    ("ko_tensors.md", 6, "tensor([[3., 3.],\n        [3., 3.]])", "tensor([[3.5000, 3.5000],\n        [3.5000, 3.5000]])",
+    ("ko_tensors.md", 6, "tensor([[3., 3.],\n        [3., 3.]])",
+     "tensor([[3.5000, 3.5000],\n        [3.5000, 3.5000]])",
      "a wrong quotient"),
     ("ko_tensors.md", 7, "tensor([[ 2.,  4.],\n        [ 8., 16.]])", "tensor([[ 2.,  8.],\n        [ 4., 16.]])",
      "a transposed matrix"),
@@ -93,7 +94,7 @@ def test_real_documents_keep_their_verdicts_and_every_planted_error_is_caught(tm
         path = str(tmp_path / f"{c:02d}-{name}")
         _plant(name, [PLANTED[k][1:4] for k in members], path, HERE)
         paths.append(path)
-    entries = check_documents(paths, jobs=2, check=False)
+    entries = judged(paths)
     right = dict(zip(DOCUMENTS, entries))
     for name, entry in right.items():
         assert entry["error"] is None, name
