@@ -29,12 +29,16 @@ HERE = os.path.join(os.path.dirname(__file__), "documents", "real")
 DOCUMENTS = ("ko_tensors.md", "ko_autogradyt.md", "ko_autogradqs.ipynb", "zh_autograd.ipynb", "zh_ndarray.ipynb",
              "ja_operator.ipynb")
 
-# the right documents' verdicts that are not ``reproduced`` or ``ran``: (document, cell) -> (status, detail)
+UNSEEDED = ("named difference", "unseeded random numbers")
+# the right documents' verdicts that are not ``reproduced`` or ``ran``: (document, cell) -> the verdicts
+# (status, detail) it may have
 EXPECTED = {
-    ("ko_autogradqs.ipynb", 3): ("named difference", "unseeded random numbers"),
-    ("zh_ndarray.ipynb", 7): ("named difference", "unseeded random numbers"),
-    ("zh_ndarray.ipynb", 17): ("named difference", "unseeded random numbers"),  # id() of a tensor
-    ("ja_operator.ipynb", 13): ("unsupported", "Tensor.eig"),
+    ("ko_autogradqs.ipynb", 3): {UNSEEDED},
+    ("zh_ndarray.ipynb", 7): {UNSEEDED},
+    ("zh_ndarray.ipynb", 17): {UNSEEDED},  # id() of a tensor
+    # a.grad == d / a after a = torch.randn(): d / a rounds, and for some draws PyTorch prints False
+    ("zh_autograd.ipynb", 12): {UNSEEDED, ("reproduced", "")},
+    ("ja_operator.ipynb", 13): {("unsupported", "Tensor.eig")},
 }
 
 # (document, cell index, text in its stored output, the planted text, what is wrong)
@@ -101,7 +105,7 @@ def test_real_documents_keep_their_verdicts_and_every_planted_error_is_caught(tm
         for c in entry["cells"]:
             expected = EXPECTED.get((name, c["index"]))
             if expected is not None:
-                assert (c["status"], c["detail"]) == expected, (name, c["index"], c["diff"])
+                assert (c["status"], c["detail"]) in expected, (name, c["index"], c["diff"])
             else:
                 assert c["status"] in ("reproduced", "ran"), (name, c["index"], c["detail"], c["diff"])
     missed, moved = [], []
@@ -116,6 +120,6 @@ def test_real_documents_keep_their_verdicts_and_every_planted_error_is_caught(tm
             missed.append((name, sorted(planted), "the copy's exit status", exit_status([entry])))
         expected = [c["status"] for c in right[name]["cells"]]
         moved += [(name, i + 1, s, e) for i, (s, e) in enumerate(zip(statuses, expected))
-                  if i + 1 not in planted and s != e]
+                  if i + 1 not in planted and s != e and len(EXPECTED.get((name, i + 1), ())) < 2]
     assert not moved, moved
     assert not missed, f"{len(missed)} of {len(PLANTED)} planted errors not caught: {missed}"
