@@ -215,7 +215,7 @@ def test_numbers_equal_in_every_run_must_be_equal_in_the_document(shown):
 
 def test_coarse_numbers_equal_in_every_run_are_not_tied():
     # halves and integers coincide by chance: their equality in the runs ties nothing
-    runs = ["a tensor([{0}]) b tensor([{0}])".format(v) for v in ("0.5000", "1.5000", "-0.5000")]
+    runs = [f"a tensor([{v}]) b tensor([{v}])" for v in ("0.5000", "1.5000", "-0.5000")]
     assert rules("a tensor([0.5000]) b tensor([2.5000])", runs[0], runs[1:]) == [UNSEEDED]
     # without two reruns no tie is made
     assert rules(TIED[0].replace("b tensor([0.3216", "b tensor([0.3261"), TIED[0], TIED[1:2]) == [UNSEEDED]

@@ -157,10 +157,38 @@ def main() -> int:
         with open(os.path.join(HERE, name), "w", encoding="utf-8") as fh:
             json.dump(notebook(repo, path, pairs), fh, indent=1, ensure_ascii=False)
             fh.write("\n")
-    # a notebook with its author's own outputs (an older PyTorch), copied as it is
+    # a notebook with its author's own outputs (an older PyTorch), copied as it is, and the page
+    # ``jupyter nbconvert --to markdown`` makes of it
+    text = _show(JA, "operator.ipynb")
     with open(os.path.join(HERE, "ja_operator.ipynb"), "w", encoding="utf-8") as fh:
-        fh.write(_show(JA, "operator.ipynb"))
+        fh.write(text)
+    with open(os.path.join(HERE, "ja_operator_nbconvert.md"), "w", encoding="utf-8") as fh:
+        fh.write(nbconvert_markdown(json.loads(text)))
     return 0
+
+
+def nbconvert_markdown(nb: dict) -> str:
+    """A notebook as nbconvert's Markdown template writes it: each code cell in a ``python``
+    fence, each output after it indented by four spaces (a displayed result after three more
+    blank lines), an error as its traceback's lines."""
+    parts = []
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        if cell["cell_type"] != "code":
+            parts.append(source + "\n")
+            continue
+        parts.append(f"```python\n{source}\n```\n")
+        for out in cell.get("outputs", []):
+            if out["output_type"] == "stream":
+                text, lead = "".join(out["text"]), "\n"
+            elif out["output_type"] in ("execute_result", "display_data"):
+                text, lead = "".join(out["data"].get("text/plain", "")), "\n\n\n\n"
+            else:
+                text, lead = "\n".join(out.get("traceback", [])) or f"{out['ename']}: {out['evalue']}", "\n"
+            parts.append(lead + "".join("    " + ln if ln.strip() else ln for ln in text.splitlines(True))
+                         + "\n")
+        parts.append("\n")
+    return "\n".join(parts)
 
 
 if __name__ == "__main__":
