@@ -327,8 +327,8 @@ def _tie(items: list[Item], runs: list[list[Token]], vary: list[bool], varies: s
         if it.kind != "var" or it.why != varies or not vary[i] or k in inside:
             continue
         values = tuple(r[i].text for r in runs)
-        # floats of a fine grain (one value in ten ends in a zero: not every one need be precise)
-        if all(_PRECISE.match(v) for v in values) and sum(map(_precise, values)) >= 2 and len(set(values)) > 1:
+        # floats of a fine grain: one run's precise number says so (one value in ten ends in a zero)
+        if all(_PRECISE.match(v) for v in values) and any(map(_precise, values)) and len(set(values)) > 1:
             groups.setdefault(values, []).append(k)
     for n, members in enumerate(g for g in groups.values() if len(g) > 1):
         for k in members:
