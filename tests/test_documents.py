@@ -720,6 +720,71 @@ def test_pages_read_output_blocks_tagged_as_code(tmp_path):
     assert entry["cells"][4]["expected"] is None
 
 
+NBCONVERT = """# a notebook written out by jupyter nbconvert --to markdown
+
+```python
+import torch
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+print(a * 2)
+```
+
+    tensor([2., 4.], grad_fn=<MulBackward0>)
+
+
+
+```python
+a.sum()
+```
+
+
+
+
+    tensor(3., grad_fn=<SumBackward0>)
+
+
+
+```python
+print('before')
+a.backward()
+```
+
+    before
+
+
+
+    ---------------------------------------------------------------------------
+
+    RuntimeError                              Traceback (most recent call last):
+
+    Cell In[3], line 2
+    ----> 2 a.backward()
+
+
+    RuntimeError: grad can be implicitly created only for scalar outputs
+
+
+```python
+def f(x):
+    return x * 2
+```
+
+    def g(x):
+        return x + 1
+
+    indented prose after a blank line
+"""
+
+
+def test_pages_read_indented_outputs_as_nbconvert_writes_them(tmp_path):
+    page = tmp_path / "nbconvert.md"
+    page.write_text(NBCONVERT, encoding="utf-8")
+    cells = read_document(str(page)).cells
+    assert [c.expected.text if c.expected else None for c in cells] == [
+        "tensor([2., 4.], grad_fn=<MulBackward0>)\n", "tensor(3., grad_fn=<SumBackward0>)\n", "before\n\n\n\n", None]
+    # IPython's traceback: the error is its last line; indented Python after a block is code, not its output
+    assert cells[2].expected.error == "RuntimeError: grad can be implicitly created only for scalar outputs"
+
+
 def test_a_page_that_imports_torch_has_no_prelude(tmp_path):
     page = tmp_path / "imports.md"
     page.write_text("```python\nimport torch as t\nprint(t.ones(1))\n```\n\n```\ntensor([1.])\n```\n",

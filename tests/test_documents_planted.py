@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
-from scalargrad.documents import check_documents
 from scalargrad.documents.report import exit_status
 
-# eight documents judged in child processes, twice (16 s of CPU in the children for the first test alone): end to end
+# end to end: the documents and their copies judged in forks of a warm worker (a few seconds)
 pytestmark = pytest.mark.slow
 
 HERE = os.path.join(os.path.dirname(__file__), "documents", "planted")
@@ -30,6 +31,17 @@ DOCUMENTS = [os.path.join(HERE, f"{n}.{ext}") for n in NAMES for ext in ("ipynb"
 UNSEEDED = {("random.ipynb", 2), ("random.ipynb", 5), ("random.ipynb", 7), ("random.md", 2), ("random.md", 7)}
 
 
+def judged(paths: list[str]) -> list[dict]:
+    """``check_documents(paths, jobs=2, check=False)`` in a fresh interpreter: this one has
+    imported torch (conftest), whose thread pool rules out forking a warm worker, and a fresh
+    interpreter per run of a document costs seconds where a fork costs milliseconds."""
+    code = ("import json, sys; from scalargrad.documents import check_documents; "
+            "print(json.dumps(check_documents(json.loads(sys.stdin.read()), jobs=2, check=False)))")
+    proc = subprocess.run([sys.executable, "-c", code], input=json.dumps(paths), capture_output=True, text=True,
+                          encoding="utf-8", check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def _statuses(entry: dict) -> list[str]:
     return [c["status"] for c in entry["cells"]]
 
@@ -37,7 +49,7 @@ def _statuses(entry: dict) -> list[str]:
 @pytest.fixture(scope="module")
 def right():
     """The documents as PyTorch wrote them, judged once for the module."""
-    return {os.path.basename(e["path"]): e for e in check_documents(DOCUMENTS, jobs=2, check=False)}
+    return {os.path.basename(e["path"]): e for e in judged(DOCUMENTS)}
 
 
 def test_right_documents_are_reproduced(right):
@@ -95,10 +107,11 @@ PLANTED = [
 ]
 
 
-def _plant(name: str, plants: list[tuple[int, str, str]], path: str) -> None:
-    """A copy of document ``name`` at ``path`` with each (cell, old, new) of ``plants`` planted:
-    each text found exactly once in its cell's stored output (a page's: in the whole page)."""
-    with open(os.path.join(HERE, name), encoding="utf-8") as fh:
+def _plant(name: str, plants: list[tuple[int, str, str]], path: str, here: str = HERE) -> None:
+    """A copy of document ``name`` (in directory ``here``) at ``path`` with each (cell, old, new) of
+    ``plants`` planted: each text found exactly once in its cell's stored output (a page's: in the
+    whole page)."""
+    with open(os.path.join(here, name), encoding="utf-8") as fh:
         text = fh.read()
     if name.endswith(".ipynb"):
         nb = json.loads(text)
@@ -122,14 +135,15 @@ def _plant(name: str, plants: list[tuple[int, str, str]], path: str) -> None:
         fh.write(text)
 
 
-def _copies() -> list[tuple[str, list[int]]]:
+def _copies(planted: list | None = None) -> list[tuple[str, list[int]]]:
     """The planted errors grouped into as few copies of each document as keep one error a cell
     (a cell's verdict depends on its own stored output alone): (document, indices into PLANTED).
     Each copy is judged in a child process of its own, so fewer copies is most of the time saved."""
+    planted = PLANTED if planted is None else planted
     copies: list[tuple[str, list[int]]] = []
-    for k, (name, cell, *_rest) in enumerate(PLANTED):
+    for k, (name, cell, *_rest) in enumerate(planted):
         for doc, members in copies:
-            if doc == name and all(PLANTED[m][1] != cell for m in members):
+            if doc == name and all(planted[m][1] != cell for m in members):
                 members.append(k)
                 break
         else:
@@ -144,7 +158,7 @@ def test_every_planted_error_is_caught_and_nothing_else_moves(tmp_path, right):
         path = str(tmp_path / f"{c:02d}-{name}")
         _plant(name, [PLANTED[k][1:4] for k in members], path)
         paths.append(path)
-    entries = check_documents(paths, jobs=2, check=False)
+    entries = judged(paths)
     missed = []
     for (name, members), entry in zip(copies, entries):
         statuses = _statuses(entry)

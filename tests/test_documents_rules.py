@@ -193,6 +193,34 @@ def test_numbers_the_same_in_every_run_must_match(shown):
     assert rules(shown, RUN, (OTHER, THIRD)) is None
 
 
+# a weight gradient whose rows are the bias gradient (the input's rows are ones), in three runs
+TIED = ["w tensor([[{0}, {1}],\n        [{0}, {1}]])\nb tensor([{0}, {1}])".format(*v)
+        for v in (("0.3216", "-0.0073"), ("0.1393", "0.1306"), ("0.0112", "0.2790"))]
+
+
+def test_numbers_equal_in_every_run_are_one_number():
+    # the document's own draw: other numbers, equal where every run's are
+    shown = TIED[0].replace("0.3216", "0.5123").replace("-0.0073", "0.2046")
+    assert rules(shown, TIED[0], TIED[1:]) == [UNSEEDED]
+
+
+@pytest.mark.parametrize("shown", [
+    TIED[0].replace("b tensor([0.3216", "b tensor([0.3261"),  # the bias gradient unlike the weight's rows
+    TIED[0].replace("[[0.3216, -0.0073]", "[[0.3216, -0.0037]"),  # one row unlike the other
+    TIED[0].replace("0.3216", "0.5123", 2),  # the bias gradient left as scalargrad printed it
+])
+def test_numbers_equal_in_every_run_must_be_equal_in_the_document(shown):
+    assert rules(shown, TIED[0], TIED[1:]) is None
+
+
+def test_coarse_numbers_equal_in_every_run_are_not_tied():
+    # halves and integers coincide by chance: their equality in the runs ties nothing
+    runs = [f"a tensor([{v}]) b tensor([{v}])" for v in ("0.5000", "1.5000", "-0.5000")]
+    assert rules("a tensor([0.5000]) b tensor([2.5000])", runs[0], runs[1:]) == [UNSEEDED]
+    # without two reruns no tie is made
+    assert rules(TIED[0].replace("b tensor([0.3216", "b tensor([0.3261"), TIED[0], TIED[1:2]) == [UNSEEDED]
+
+
 def test_without_reruns_every_number_counts():
     # an earlier cell drew unseeded: this one's numbers count all the same if they do not vary
     assert rules("tensor(7.)", "tensor(6.)", ("tensor(6.)", "tensor(6.)")) is None

@@ -193,6 +193,7 @@ class Item:
     words: frozenset = frozenset()  # a hole's words and punctuation seen in the runs
     gap: str | None = ""  # the white space after it; None: it differs between runs
     why: str = ""  # var/hole: UNSEEDED, "address", "id() value"
+    tie: int = -1  # a var that equals the other vars of this tie in every run: the document's must too
 
 
 @dataclass
@@ -216,6 +217,7 @@ def template(runs: list[str], ids: frozenset = frozenset(), varies: str = UNSEED
     vary = [False] * n
     flex = [False] * n  # part of a stretch whose length differs between runs
     inserts: dict[int, set] = {}  # position -> tokens another run has before it, none in this one
+    aligned: list[list[Token]] = []  # the other runs whose tokens align with this one's
     seen: dict[int, set] = {}  # position -> tokens of other runs seen there
     gap_vary = [False] * n
     lead_vary = False
@@ -223,6 +225,7 @@ def template(runs: list[str], ids: frozenset = frozenset(), varies: str = UNSEED
         other_lead, toks = tokens(other)
         lead_vary |= other_lead != lead
         if _aligned(first, toks):
+            aligned.append(toks)
             for i, (x, y) in enumerate(zip(first, toks)):
                 if x.text != y.text:
                     vary[i] = True
@@ -283,7 +286,53 @@ def template(runs: list[str], ids: frozenset = frozenset(), varies: str = UNSEED
         i += 1
     if vary and vary[0]:
         lead_vary = True
+    if len(aligned) == len(texts) - 1:
+        _tie(items, [first] + aligned, vary, varies)
     return Template(None if lead_vary else lead, items, texts[0])
+
+
+_PRECISE = re.compile(r"^-?(?:\d+\.\d*|\.\d+)(?:e[-+]?\d+)?$")
+
+
+def _precise(text: str) -> bool:
+    """A float shown to three decimals or more past its trailing zeros (``0.3216``, ``0.0061``,
+    ``1.234e-05``; not ``0.5000``, ``1.25`` or ``3.``): two places that show such numbers, equal
+    in every run from other unseeded states, are one number, not a coincidence."""
+    if not _PRECISE.match(text):
+        return False
+    mantissa = re.sub(r"e.*$", "", text)
+    return len(mantissa.split(".")[1].rstrip("0")) >= 3
+
+
+def _tie(items: list[Item], runs: list[list[Token]], vary: list[bool], varies: str) -> None:
+    """Tie the vars that print the same precise number as each other in every run (a gradient's
+    rows where the input's rows are equal, a draw printed twice): the reruns excuse what they
+    show only if it is one number there too. Every run must align with the first (one token for
+    one) and the vars must lie outside a ``<...>`` group a document may drop."""
+    if len(runs) < 3:
+        return
+    position = 0  # token position of each item (vars and literals take one token; no hole here)
+    at: dict[int, int] = {}
+    for k, it in enumerate(items):
+        if it.kind == "hole":
+            return
+        at[k] = position
+        position += 1
+    inside = set()
+    for j, (close, _) in _angle_groups(items).items():
+        inside.update(range(j, close))
+    groups: dict[tuple, list[int]] = {}
+    for k, it in enumerate(items):
+        i = at[k]
+        if it.kind != "var" or it.why != varies or not vary[i] or k in inside:
+            continue
+        values = tuple(r[i].text for r in runs)
+        # floats of a fine grain: one run's precise number says so (one value in ten ends in a zero)
+        if all(_PRECISE.match(v) for v in values) and any(map(_precise, values)) and len(set(values)) > 1:
+            groups.setdefault(values, []).append(k)
+    for n, members in enumerate(g for g in groups.values() if len(g) > 1):
+        for k in members:
+            items[k].tie = n
 
 
 def _as_int(text: str) -> int | None:
@@ -341,6 +390,7 @@ class Excused:
     produced_line: int  # 0-based, in scalargrad's text
     shown: str  # the document's token(s)
     printed: str  # scalargrad's
+    item: int = field(default=-1, compare=False)  # the template's var it matched (-1: another place)
 
 
 @dataclass
@@ -405,7 +455,25 @@ def match(want: str, tpl: Template) -> Match:
     if not finals:
         return _failed(doc, len(doc), items, states, tpl)
     best = min(finals, key=len)
+    broken = _untied(best, items)
+    if broken is not None:
+        return Match(False, document_line=broken.document_line, produced_line=broken.produced_line)
     return Match(True, sorted(best, key=lambda e: (e.document_line, e.produced_line)))
+
+
+def _untied(events: tuple, items: list[Item]) -> Excused | None:
+    """The first excuse that shows a tied var (``Item.tie``) otherwise than another var of its tie
+    is shown (a var without an excuse shows what scalargrad printed), or None."""
+    shown = {e.item: e for e in events if e.item >= 0}
+    ties: dict[int, list[tuple[str, Excused | None]]] = {}
+    for k, it in enumerate(items):
+        if it.tie >= 0:
+            e = shown.get(k)
+            ties.setdefault(it.tie, []).append((e.shown if e is not None else it.text, e))
+    for members in ties.values():
+        if len({text for text, _ in members}) > 1:
+            return min((e for _, e in members if e is not None), key=lambda e: e.document_line)
+    return None
 
 
 def _keep(states: dict, state, events: tuple) -> None:
@@ -490,9 +558,9 @@ def _step(i: int, wraps: tuple, phase: int, d: Token, items: list, n: int):
         if d.kind in it.kinds:
             why = it.why
 
-            def excuse(j, d=d, it=it):
+            def excuse(j, d=d, it=it, i=i):
                 if why not in ("address", "id() value") and d.text != it.text:
-                    return (Excused(why, d.line, it.line, d.text, it.text),)
+                    return (Excused(why, d.line, it.line, d.text, it.text, i),)
                 return ()
             yield (i + 1, wraps, 0), excuse
         return

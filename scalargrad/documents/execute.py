@@ -162,7 +162,8 @@ class _Generators:
         np_state = None
         if np is not None and not self.numpy_seeded:
             try:
-                np_state = np.random.get_state()[1].tobytes()
+                state = np.random.get_state()
+                np_state = (state[1].tobytes(), state[2], state[3])
             except Exception:
                 np_state = None
         py_state = None if self.python_seeded else random.getstate()
@@ -188,7 +189,25 @@ class _Generators:
             torch_drew = unseeded and state != last[0][1]
         else:
             torch_drew = now[0] != last[0]
-        return torch_drew or now[1] != last[1] or now[2] != last[2]
+        numpy_drew = now[1] != last[1]
+        if numpy_drew and last[1] is None and now[1] is not None:
+            numpy_drew = not _numpy_untouched(now[1])
+        return torch_drew or numpy_drew or now[2] != last[2]
+
+
+def _numpy_untouched(state: tuple) -> bool:
+    """Whether NumPy's global generator, first seen now (the cell imported NumPy), is as its import
+    left it: at the position and without the cached Gaussian a generator seeded from the operating
+    system starts with (read from a new one, so that no draw is taken from the global one). Importing
+    NumPy draws nothing; a cell that also drew is told by the moved position (a draw of a multiple
+    of 624 numbers would look untouched: its numbers then differ between runs and come out
+    ``differs``, a false alarm, never an excuse)."""
+    np = sys.modules["numpy"]
+    try:
+        fresh = np.random.RandomState().get_state()
+    except Exception:
+        return False
+    return (state[1], state[2]) == (fresh[2], fresh[3])
 
 
 # ---------------------------------------------------------------- running

@@ -14,6 +14,10 @@ block is an output block:
   and calls of names the page never defines and Python does not have (``tensor([1., 2.])``,
   ``Linear(in_features=3, ...)``).
 
+After a Python block at the margin, an indented block (four spaces), blank lines between, is its
+output where it reads as one (as the last rule): ``jupyter nbconvert --to markdown`` writes
+outputs so.
+
 A Python block whose lines start with ``>>>`` holds doctest examples: each is a cell with the
 output written after it. Other languages (``bash``, ``cpp``...) are not run.
 """
@@ -33,6 +37,7 @@ __all__ = ["read_markdown", "PYTHON", "OUTPUT", "Block", "pair_code_and_output",
 PYTHON = {"python", "py", "python3", "py3", "ipython", "ipython3", "pycon", "python-repl", "pyodide"}
 OUTPUT = {"", "text", "txt", "output", "out", "console", "plaintext", "plain", "none", "stdout", "result",
           "results", "log"}
+INDENTED = "(indented)"  # the language of an indented block after a Python block
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*?)\s*$")
 _MAX_GAP_LINES = 1  # non-blank lines allowed between a code block and its output block
 _MAX_GAP_CHARS = 80
@@ -82,7 +87,31 @@ def _blocks(text: str) -> list[Block]:
             j += 1
         out.append(Block(i, j + 1, lang, "\n".join(body) + ("\n" if body else ""), i + 2))
         i = j + 1
+        if lang in PYTHON and indent == 0:
+            after = _indented_after(lines, i)
+            if after is not None:
+                out.append(after)
+                i = after.end
     return out
+
+
+def _indented_after(lines: list[str], i: int) -> Block | None:
+    """The indented block (four spaces or a tab) that starts after blank lines at line ``i``, right
+    after a Python block: where ``jupyter nbconvert --to markdown`` writes a cell's output. Its
+    language is ``INDENTED``: an output where it reads as one (``pair_code_and_output``)."""
+    k = i
+    while k < len(lines) and not lines[k].strip():
+        k += 1
+    if k == i or k >= len(lines) or not lines[k].startswith(("    ", "\t")):
+        return None
+    body, end = [], k
+    while end < len(lines) and (not lines[end].strip() or lines[end].startswith(("    ", "\t"))):
+        body.append(lines[end][1:] if lines[end].startswith("\t") else lines[end][4:])
+        end += 1
+    while body and not body[-1].strip():
+        body.pop()
+        end -= 1
+    return Block(k, end, INDENTED, "\n".join(body) + "\n", k + 1)
 
 
 _LABEL_WORDS = (r"out(?:put)?s?(?:\s*\[\d*\])?|results?|prints?|printed|console|stdout|"
@@ -160,6 +189,11 @@ def _looks_printed(text: str, bound: set) -> bool:
     return all(printed(st.value) for st in tree.body)
 
 
+# the first line of an indented block that is code, not a printed value (a statement, an assignment)
+_CODE_START = re.compile(r"^\s*(?:(?:def|class|for|while|if|with|import|from|return|try|async)\b|@\w"
+                         r"|[A-Za-z_][\w.]*(?:\[[^\]]*\])?\s*[-+*/]?=[^=])")
+
+
 def pair_code_and_output(blocks: list[Block], lines: list[str], is_code, is_output) -> list[tuple[Block, Block | None]]:
     """Each code block with the output block right after it (or None): only blank lines, or up
     to one short line of text, may stand between them. A block tagged as code is the output
@@ -178,7 +212,10 @@ def pair_code_and_output(blocks: list[Block], lines: list[str], is_code, is_outp
             gap = [ln.strip() for ln in lines[block.end:nxt.start] if ln.strip()]
             near = len(gap) <= _MAX_GAP_LINES and all(len(g) <= _MAX_GAP_CHARS and not g.startswith("#") for g in gap)
             labelled = bool(gap) and len(gap) <= 2 and is_label(gap[-1])
-            if (is_output(nxt) and (near or labelled)) or (labelled and not is_code(nxt)):
+            if nxt.lang == INDENTED and not (labelled or (_looks_printed(nxt.text, bound)
+                                                         and not _CODE_START.match(nxt.text))):
+                pass  # indented code, not an output
+            elif (is_output(nxt) and (near or labelled)) or (labelled and not is_code(nxt)):
                 output = nxt  # an output block, or one in another language a label calls an output
             elif is_code(nxt) and (labelled or (near and (_COMMENT_LABEL.match(nxt.text.split("\n", 1)[0])
                                                           or _looks_printed(nxt.text, bound)))):
@@ -196,22 +233,38 @@ def read_markdown(path: str) -> Document:
         text = fh.read()
     doc = Document(path, "markdown")
     blocks = _blocks(text)
-    pairs = pair_code_and_output(blocks, text.splitlines(), lambda b: b.lang in PYTHON, lambda b: b.lang in OUTPUT)
+    pairs = pair_code_and_output(blocks, text.splitlines(), lambda b: b.lang in PYTHON,
+                                 lambda b: b.lang in OUTPUT or b.lang == INDENTED)
     return add_cells(doc, pairs)
 
 
 _TRACEBACK = "Traceback (most recent call last):"
 
 
+# IPython's traceback (a notebook's error written out by nbconvert): its rule, then its header
+_IPYTHON_RULE = re.compile(r"^-{20,}$")
+_IPYTHON_HEADER = re.compile(r"^[A-Za-z_][\w.]*\s+Traceback \(most recent call last\)")
+_ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(?::|$)")
+
+
 def _expected(text: str) -> Expected:
-    """An output block's text; one that ends in a traceback shows what was printed before it
-    and the error (its last line)."""
+    """An output block's text; one that ends in a traceback (Python's, or IPython's as nbconvert
+    writes a notebook's error) shows what was printed before it and the error (its last line)."""
     lines = text.split("\n")
     for k, line in enumerate(lines):
+        start = None
         if line.strip() == _TRACEBACK:
-            rest = [ln for ln in lines[k + 1:] if ln.strip()]
-            if rest and not rest[-1].startswith(" "):
-                return Expected(text="\n".join(lines[:k]) + ("\n" if k else ""), error=rest[-1].strip())
+            start = k
+        elif _IPYTHON_HEADER.match(line.strip()):
+            start = k
+            before = [j for j in range(k) if lines[j].strip()]
+            if before and _IPYTHON_RULE.match(lines[before[-1]].strip()):
+                start = before[-1]
+        if start is None:
+            continue
+        rest = [ln for ln in lines[k + 1:] if ln.strip()]
+        if rest and not rest[-1].startswith(" ") and (line.strip() == _TRACEBACK or _ERROR_LINE.match(rest[-1])):
+            return Expected(text="\n".join(lines[:start]) + ("\n" if start else ""), error=rest[-1].strip())
     return Expected(text=text)
 
 
