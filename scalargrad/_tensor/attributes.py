@@ -15,6 +15,7 @@ from .._base.layout import is_contiguous, numel
 from .factories import device, strided, uninitialised, use_device
 from .joins import unbind
 from .memory_formats import channels_last, check_format, contiguous_format, is_contiguous_as
+from .meta import is_meta, meta_repr, refuse_reading
 from .operands import check_size
 from .storage import alias, dual_memory, snapshot, write
 from .tensor import Tensor, defaults, ext, impl, leaf, next_seq
@@ -52,6 +53,7 @@ def _nest(vals: list, shape: tuple):
 
 
 def _tolist(self):
+    refuse_reading(self, "tolist")
     if not self._t.ndim:
         return self._val
     return _nest(self._val, tuple(self._t.shape))
@@ -141,6 +143,8 @@ def _repr(t: Tensor) -> str:
             name = type(t.grad_fn).__name__  # PyTorch prints the class name (CopySlices, not its name())
     except RuntimeError:  # a view whose history PyTorch refuses to regenerate (storage.view_history)
         name = "Invalid"
+    if is_meta(t):
+        return meta_repr(t, name, defaults["dtype"])
     vals = t._val if t._t.ndim else [t._val]
     dual = dual_memory()
     tangent = None if dual is None else dual[2](t)
@@ -334,9 +338,9 @@ def install(method, function) -> None:
     Tensor.is_cuda = property(lambda self: False)
     Tensor.is_sparse = property(lambda self: False)
     Tensor.is_quantized = property(lambda self: False)
-    Tensor.is_meta = property(lambda self: False)
+    Tensor.is_meta = property(is_meta)
     Tensor.layout = property(lambda self: strided)
-    Tensor.device = property(lambda self: device("cpu"))
+    Tensor.device = property(lambda self: device("meta" if is_meta(self) else "cpu"))
     Tensor.output_nr = property(lambda self: self._ext.pick[1] if self._ext is not None and self._ext.pick else 0)
     Tensor.grad_dtype = property(_grad_dtype)
     method("get_device", lambda self: -1)

@@ -1083,6 +1083,11 @@ class Module:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} from "
                                   f"checkpoint, the shape in current model is {param.shape}.")
                 continue
+            if param.is_meta and not input_param.is_meta and not assign:
+                warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta parameter in "
+                              "the current model, which is a no-op. (Did you mean to pass `assign=True` to assign "
+                              "items in the state dictionary to their corresponding key in the module instead of "
+                              "copying them in place?)", stacklevel=2)
             kind = "assign" if assign else "copy"
             if future_switches.get_swap_module_params_on_conversion():
                 kind = "swap assign" if assign else "swap"
@@ -1101,6 +1106,11 @@ class Module:
                 step = ("extra", self, None, saves, state_dict[extra_key], extra_key)
                 if isinstance(error_msgs, LoadPlan):
                     error_msgs.steps.append(step)
+                    if error_msgs.run_now is not None and not error_msgs:
+                        # set_extra_state is the module's own code and may change its submodules: it runs
+                        # here, after the steps before it, as in PyTorch, so that the keys are judged and
+                        # the children visited as they are after it
+                        error_msgs.run_now()
                 else:
                     run_step(step)
             elif strict:
@@ -1137,36 +1147,15 @@ class Module:
         if metadata is not None:
             state_dict._metadata = metadata
 
-        def visit(module: Module, local_state_dict, prefix: str = "") -> None:
-            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
-            if assign:
-                local_metadata["assign_to_params_buffers"] = assign
-            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
-                                         unexpected_keys, plan)
-            for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    visit(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)},
-                          child_prefix)
-            if module._load_state_dict_post_hooks:
-                plan.steps.append(("post", module, None, None, None, None))
-
-        visit(self, state_dict)
-        visit = None  # it refers to itself through its closure: a cycle that would hold the plan's tensors
-        errors = list(plan)
-        if errors:
-            # wrong shapes or non-tensors: no hook can mend them, fail before copying anything
-            self._raise_load_errors(strict, missing_keys, unexpected_keys, errors)
-        has_post_hooks = any(step[0] == "post" for step in plan.steps)
-        if not has_post_hooks:
-            self._raise_load_errors(strict, missing_keys, unexpected_keys, [])
-        # post-hooks may edit the key lists, so with post-hooks the keys are judged after them;
-        # the undo log restores the module if that judgement (or a hook) fails
-        undo: list = []
+        undo: list = []  # how to put back what the steps run so far changed
         incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
-        refused = swap_refusals(plan.steps)
-        try:
-            for step in plan.steps:
+        done = [0]  # plan.steps[:done[0]] have run
+
+        def run_pending() -> None:
+            steps = plan.steps[done[0]:]
+            done[0] = len(plan.steps)
+            refused = swap_refusals(steps)
+            for step in steps:
                 if step[0] == "post":
                     for hook in step[1]._load_state_dict_post_hooks.values():
                         out = hook(step[1], incompatible)
@@ -1181,11 +1170,41 @@ class Module:
                         undo.append(restore)
                     if failure is not None:
                         self._raise_load_errors(strict, missing_keys, unexpected_keys, [failure])
+
+        def visit(module: Module, local_state_dict, prefix: str = "") -> None:
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
+                                         unexpected_keys, plan)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    visit(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)},
+                          child_prefix)
+            if module._load_state_dict_post_hooks:
+                plan.steps.append(("post", module, None, None, None, None))
+
+        plan.run_now = run_pending
+        try:
+            visit(self, state_dict)
+            errors = list(plan)
+            if errors:
+                # wrong shapes or non-tensors: no hook can mend them, fail before copying anything more
+                self._raise_load_errors(strict, missing_keys, unexpected_keys, errors)
+            if not any(step[0] == "post" for step in plan.steps):
+                self._raise_load_errors(strict, missing_keys, unexpected_keys, [])
+            # post-hooks may edit the key lists, so with post-hooks the keys are judged after them;
+            # the undo log restores the module if that judgement (or a hook) fails
+            run_pending()
             self._raise_load_errors(strict, missing_keys, unexpected_keys, [])
         except BaseException:
             for restore in reversed(undo):
                 restore()
             raise
+        finally:
+            # closures that refer to each other and the plan: a cycle that would hold the tensors
+            visit = run_pending = plan.run_now = None
         return _IncompatibleKeys(missing_keys, unexpected_keys)
 
     def _raise_load_errors(self, strict: bool, missing_keys: list, unexpected_keys: list, errors: list) -> None:
