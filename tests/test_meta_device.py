@@ -136,3 +136,45 @@ def _module_flow(L):
 
 def test_a_module_built_on_meta_then_loaded(torch_ref):
     assert _module_flow(scalargrad) == _module_flow(torch_ref)
+
+
+def _layers(L):
+    """What nn's layers make with device=: every parameter and buffer there."""
+    nn = L.nn
+    layers = [nn.Linear(2, 3, device="meta"), nn.Linear(2, 3, True, "meta"), nn.BatchNorm1d(3, device="meta"),
+              nn.Conv2d(1, 2, 3, device=L.device("meta")), nn.LSTM(2, 3, device="meta"),
+              nn.Embedding(3, 2, device="meta"), nn.LayerNorm(3, device="meta"),
+              nn.MultiheadAttention(4, 2, device="meta"), nn.Linear(2, 3, device="cpu")]
+    with L.device("meta"):
+        layers.append(nn.Linear(2, 3, device="cpu"))  # the argument wins over the block
+    out = [[(n, repr(t) if t.is_meta else str(t.device)) for n, t in (*m.named_parameters(), *m.named_buffers())]
+           for m in layers]
+    try:
+        nn.Linear(2, 3, device="cuda")
+    except AssertionError as ex:
+        out.append(str(ex))
+    return out
+
+
+def test_layers_make_their_tensors_on_their_device_argument(torch_ref):
+    assert _layers(scalargrad) == _layers(torch_ref)
+
+
+def _to_empty(L):
+    with L.device("meta"):
+        m = L.nn.Sequential(L.nn.Linear(2, 3), L.nn.BatchNorm1d(3))
+    stays = m[0].weight.to("meta") is m[0].weight
+    errors = []
+    for call in (lambda: m.cpu(), lambda: m[0].weight.to("cpu"), lambda: m[0].weight.cpu()):
+        try:
+            call()
+        except NotImplementedError as ex:
+            errors.append(str(ex).split("\n")[0])
+    m.to_empty(device="cpu")
+    return errors, [(n, str(t.device), tuple(t.shape), str(t.dtype), type(t).__name__) for n, t in
+                    (*m.named_parameters(), *m.named_buffers())], stays
+
+
+def test_to_empty_moves_a_meta_module_and_copies_out_of_meta_are_refused(torch_ref):
+    # to_empty's numbers are uninitialised memory in PyTorch (zeros in scalargrad): not compared
+    assert _to_empty(scalargrad) == _to_empty(torch_ref)

@@ -344,7 +344,7 @@ def install(method, function) -> None:
     Tensor.output_nr = property(lambda self: self._ext.pick[1] if self._ext is not None and self._ext.pick else 0)
     Tensor.grad_dtype = property(_grad_dtype)
     method("get_device", lambda self: -1)
-    method("cpu", lambda self, memory_format=None: self)
+    method("cpu", lambda self, memory_format=None: refuse_reading(self, "cpu") or self)
     method("cuda", lambda self, *a, **k: use_device("cuda"))
     for name, fn in (("numel", lambda input: input._t.numel), ("is_tensor", lambda obj: isinstance(obj, Tensor)),
                      ("is_floating_point", lambda input: input._t.dtype.is_floating_point),

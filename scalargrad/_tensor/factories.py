@@ -28,10 +28,11 @@ from .out_argument import call_with_out
 from .tensor import Tensor, defaults, leaf
 from .views import to_dtype
 
-__all__ = ["install", "device", "use_device", "factory_device", "like_device", "meta_factory", "layout", "strided",
-           "tensor", "scalar_tensor", "as_tensor", "zeros", "ones", "full", "empty", "empty_permuted", "zeros_like",
-           "ones_like", "full_like", "empty_like", "from_values", "repeated", "uninitialised_tensor", "parse_data",
-           "shape_arg", "sizes", "check_dtype", "factory_options", "like_options", "refuse_out", "written_into"]
+__all__ = ["install", "device", "use_device", "factory_device", "like_device", "meta_factory", "move_device",
+           "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones", "full", "empty",
+           "empty_permuted", "zeros_like", "ones_like", "full_like", "empty_like", "from_values", "repeated",
+           "uninitialised_tensor", "parse_data", "shape_arg", "sizes", "check_dtype", "factory_options",
+           "like_options", "refuse_out", "written_into"]
 
 
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
@@ -105,6 +106,19 @@ def use_device(spec) -> None:
     if d.type == "meta":
         raise meta_refusal()
     raise RuntimeError(f"PyTorch is not linked with support for {d.type} devices")
+
+
+def move_device(t: Tensor, spec) -> None:
+    """``t.to(spec)``'s device: a meta tensor stays on the meta device, and cannot leave it
+    (PyTorch's error: it has no data to copy); only the CPU exists otherwise (``use_device``)."""
+    if spec is None or not is_meta(t):
+        use_device(spec)
+        return
+    d = spec if isinstance(spec, device) else device(spec)
+    if d.type == "cpu":
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+    if d.type != "meta":
+        use_device(d)
 
 
 def factory_device(spec, meta: bool = False) -> bool:

@@ -25,13 +25,14 @@ from ..._base.grad_mode import no_grad
 from ..._base.handles import RemovableHandle, add_hook
 from ..._base.missing_api import pytorch_names
 from ..._tensor.factories import device as device_class
-from ..._tensor.factories import use_device
+from ..._tensor.factories import empty_like, use_device
 from ..._tensor.memory_formats import memory_format as memory_format_class
 from ..._tensor.swap import check_swappable, swap_contents
 from ..._tensor.tensor import Tensor
 from ..._tensor.typename import typename
 from ..hooks import BackwardHook
 from ..parameter import Buffer, Parameter
+from .constructor_device import with_device_argument
 from .loading import LoadPlan, run_step, swap_refusals
 
 __all__ = [
@@ -268,6 +269,11 @@ class Module:
     _version: int = 1
     training: bool
     call_super_init: bool = False
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("scalargrad.nn.") and "__init__" in cls.__dict__:
+            cls.__init__ = with_device_argument(cls.__dict__["__init__"])  # nn's layers honour device=
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if self.call_super_init is False and kwargs:
@@ -748,6 +754,12 @@ class Module:
             return t if dt is None else t.to(dt)
 
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse: bool = True) -> Module:
+        """Move the parameters and buffers to ``device`` without their numbers: each becomes
+        ``torch.empty_like(t, device=device)`` (how a module built on the meta device gets memory;
+        scalargrad's uninitialised memory holds zeros)."""
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def cpu(self) -> Module:
         """Everything is on the CPU already; returns self."""
