@@ -5,6 +5,7 @@ reprs, the version counters and the errors; an op with no meta kernel is refused
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import pytest
@@ -178,3 +179,23 @@ def _to_empty(L):
 def test_to_empty_moves_a_meta_module_and_copies_out_of_meta_are_refused(torch_ref):
     # to_empty's numbers are uninitialised memory in PyTorch (zeros in scalargrad): not compared
     assert _to_empty(scalargrad) == _to_empty(torch_ref)
+
+
+def _printed_copied_and_graded(L):
+    z = L.zeros((), device="meta")
+    v = L.empty(2, 3, device="meta", requires_grad=True)
+    out = [f"{z}", f"{v}", repr(copy.deepcopy(v)), repr(copy.deepcopy(L.nn.Parameter(v.detach())))]
+    for target, grad in ((v, L.ones(2, 3)), (L.ones(2, 3, requires_grad=True), L.ones(2, 3, device="meta"))):
+        try:
+            target.grad = grad
+            out.append(None)
+        except RuntimeError as ex:
+            out.append(str(ex))
+    v.grad = L.zeros(2, 3, device="meta")
+    out.append(repr(v.grad))
+    return out
+
+
+def test_formatting_deepcopy_and_grad_assignment(torch_ref):
+    # a 0-dim meta tensor formats as its repr (it has no number); .grad must be on the tensor's device
+    assert _printed_copied_and_graded(scalargrad) == _printed_copied_and_graded(torch_ref)

@@ -32,15 +32,14 @@ def _refuse(self, *args, **kwargs):
 
 
 _REFUSED = (
-    "__len__", "__iter__", "__reversed__", "__getitem__", "__setitem__", "__delitem__", "__contains__",
-    "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__imul__", "__truediv__",
-    "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__divmod__", "__rdivmod__",
-    "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__", "__xor__",
-    "__rxor__", "__lshift__", "__rlshift__", "__rshift__", "__rrshift__", "__neg__", "__pos__", "__abs__",
-    "__invert__", "__float__", "__int__", "__index__", "__complex__", "__bool__", "__round__", "__trunc__",
-    "__floor__", "__ceil__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__copy__",
-    "__deepcopy__", "__reduce__", "__reduce_ex__", "copy", "index", "count", "append", "extend", "insert", "pop",
-    "remove", "reverse", "sort", "clear",
+    "__len__", "__iter__", "__reversed__", "__getitem__", "__setitem__", "__delitem__", "__contains__", "__add__",
+    "__radd__", "__iadd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__imul__", "__truediv__", "__rtruediv__",
+    "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__divmod__", "__rdivmod__", "__pow__", "__rpow__",
+    "__matmul__", "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__",
+    "__rlshift__", "__rshift__", "__rrshift__", "__neg__", "__pos__", "__abs__", "__invert__", "__float__", "__int__",
+    "__index__", "__complex__", "__bool__", "__round__", "__trunc__", "__floor__", "__ceil__", "__lt__", "__le__",
+    "__gt__", "__ge__", "__eq__", "__ne__", "__copy__", "__deepcopy__", "__reduce__", "__reduce_ex__", "__format__",
+    "__str__", "copy", "index", "count", "append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear",
 )
 
 

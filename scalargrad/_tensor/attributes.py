@@ -12,6 +12,7 @@ from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.formatting import tensor_repr
 from .._base.layout import is_contiguous, numel
+from .._base.meta_data import own_copy
 from .factories import device, strided, uninitialised, use_device
 from .joins import unbind
 from .memory_formats import channels_last, check_format, contiguous_format, is_contiguous_as
@@ -68,7 +69,7 @@ def deepcopy(self, memo: dict):
             "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
     if id(self) in memo:
         return memo[id(self)]
-    new = memo[id(self)] = leaf(list(self._val) if self._t.ndim else self._val, self._t, self._rg, type(self))
+    new = memo[id(self)] = leaf(own_copy(self._val, self._t.ndim), self._t, self._rg, type(self))
     g = self._grad
     if g is not None:
         new._g = deepcopy(g, memo)
@@ -121,6 +122,10 @@ def _set_grad(t: Tensor, g) -> None:
         return
     if not isinstance(g, Tensor):
         raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(g).__name__}")
+    if is_meta(g) != is_meta(t):
+        where = ("'meta'", "'cpu'") if is_meta(g) else ("'cpu'", "'meta'")
+        raise RuntimeError(f"attempting to assign a gradient with device type {where[0]} to a tensor with device "
+                           f"type {where[1]}. Please ensure that the gradient and the tensor are on the same device")
     if tuple(g._t.shape) != tuple(t._t.shape):
         raise RuntimeError(f"attempting to assign a gradient of size '{list(g._t.shape)}' to a tensor of size "
                            f"'{list(t._t.shape)}'. Please ensure that the gradient and the tensor are the same size")

@@ -129,9 +129,10 @@ def factory_device(spec, meta: bool = False) -> bool:
         if not _device_context:
             return False
         spec = _device_context[-1]
-    if meta and (spec == "meta" or isinstance(spec, device) and spec.type == "meta"):
+    d = spec if isinstance(spec, device) else device(spec)
+    if meta and d.type == "meta":
         return True
-    use_device(spec)
+    use_device(d)
     return False
 
 

@@ -578,7 +578,7 @@ class Tensor:
 
     def __format__(self, spec: str) -> str:
         # PyTorch formats a plain 0-dim tensor as its number; anything else as its repr
-        if not self._t.ndim and type(self) is Tensor:
+        if not self._t.ndim and type(self) is Tensor and self._val is not NO_DATA:  # a meta tensor: its repr
             return format(self._val, spec)
         if spec:
             raise TypeError("unsupported format string passed to Tensor.__format__")
