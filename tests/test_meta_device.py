@@ -199,3 +199,20 @@ def _printed_copied_and_graded(L):
 def test_formatting_deepcopy_and_grad_assignment(torch_ref):
     # a 0-dim meta tensor formats as its repr (it has no number); .grad must be on the tensor's device
     assert _printed_copied_and_graded(scalargrad) == _printed_copied_and_graded(torch_ref)
+
+
+def _checks(L):
+    """The checks a meta in-place initialiser keeps (normal_'s std) and those it has not (a
+    uniform_ range, a value out of the dtype's range: PyTorch's meta kernels check neither)."""
+    out = []
+    for call in (lambda: L.empty(2, device="meta").uniform_(1, 0), lambda: L.empty(2, device="meta").normal_(0, -1),
+                 lambda: L.empty(2, device="meta", dtype=L.int8).fill_(1000)):
+        try:
+            out.append(repr(call()))
+        except RuntimeError as ex:
+            out.append(str(ex))
+    return out
+
+
+def test_the_checks_of_the_meta_initialisers(torch_ref):
+    assert _checks(scalargrad) == _checks(torch_ref)

@@ -42,10 +42,10 @@ def fill(self, value, zero: bool = False):
             raise TypeError(f"fill_(): argument 'value' (position 1) must be Number, not {type(value).__name__}")
         value = value.item()
     dt = self._t.dtype
+    if is_meta(self):  # PyTorch's meta kernel checks no range: the value is never stored
+        return changed_in_place(self)
     if source is None:
         dtypes.check_fits(dt, value)
-    if is_meta(self):
-        return changed_in_place(self)
         value = value.real if value.__class__ is complex else value  # c10: a complex Number without imaginary part
     v = dt.round(value)
     vals = [v] * self._t.numel if self._t.ndim else v
@@ -67,6 +67,8 @@ def random_fill(self, draw, *args, generator=None):
         raise NotImplementedError(f"\"{'check_uniform_bounds' if draw == 'uniform' else 'normal_kernel_cpu'}\" "
                                   f"not implemented for '{t.dtype.short}'")
     if is_meta(self):  # no numbers drawn: PyTorch's meta kernel leaves the generator alone
+        if draw == "normal":
+            rng.normal(0, t.dtype.name, *args, generator=generator)  # its std check (none drawn)
         return changed_in_place(self)
     n = t.numel
     if draw == "uniform":
