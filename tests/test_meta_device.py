@@ -216,3 +216,22 @@ def _checks(L):
 
 def test_the_checks_of_the_meta_initialisers(torch_ref):
     assert _checks(scalargrad) == _checks(torch_ref)
+
+
+def _optimizer_in_a_meta_block(L):
+    """Inside ``with torch.device("meta")``, CPU tensors compute as outside and an optimizer's
+    own state stays on the CPU (PyTorch's optimizers ignore the block)."""
+    L.manual_seed(0)
+    lin = L.nn.Linear(4, 2)
+    x = L.ones(3, 4)
+    with L.device("meta"):
+        lin(x).sum().backward()
+        for opt in (L.optim.Adam(lin.parameters()), L.optim.SGD(lin.parameters(), lr=0.1, momentum=0.9)):
+            opt.step()
+        state = {k: str(v.device) for k, v in opt.state[lin.weight].items() if hasattr(v, "device")}
+        adam = {k: str(v.device) for k, v in L.optim.Adam(lin.parameters()).state.items()}
+    return str(lin.weight.device), state, adam, tuple(lin(x).shape)
+
+
+def test_an_optimizer_inside_a_meta_block(torch_ref):
+    assert _optimizer_in_a_meta_block(scalargrad) == _optimizer_in_a_meta_block(torch_ref)

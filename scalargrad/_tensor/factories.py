@@ -11,6 +11,7 @@ import math
 import re
 import sys
 import warnings
+from contextlib import contextmanager
 
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
@@ -29,9 +30,9 @@ from .tensor import Tensor, defaults, leaf
 from .views import to_dtype
 
 __all__ = ["install", "device", "use_device", "factory_device", "like_device", "meta_factory", "move_device",
-           "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones", "full", "empty",
-           "empty_permuted", "zeros_like", "ones_like", "full_like", "empty_like", "from_values", "repeated",
-           "uninitialised_tensor", "parse_data", "shape_arg", "sizes", "check_dtype", "factory_options",
+           "in_layer_constructor", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones",
+           "full", "empty", "empty_permuted", "zeros_like", "ones_like", "full_like", "empty_like", "from_values",
+           "repeated", "uninitialised_tensor", "parse_data", "shape_arg", "sizes", "check_dtype", "factory_options",
            "like_options", "refuse_out", "written_into"]
 
 
@@ -126,14 +127,29 @@ def factory_device(spec, meta: bool = False) -> bool:
     ``with torch.device`` block, else on the CPU. True for the meta device when the factory has
     a meta kernel (``meta``); any other device but the CPU is refused (``use_device``)."""
     if spec is None:
-        if not _device_context:
-            return False
+        if not _device_context or not _LAYERS[0] and _asked_by_scalargrad():
+            return False  # scalargrad's own tensors (an optimizer's state) stay on the CPU, as PyTorch's do
         spec = _device_context[-1]
     d = spec if isinstance(spec, device) else device(spec)
     if meta and d.type == "meta":
         return True
     use_device(d)
     return False
+
+
+_LAYERS = [0]
+"""How many of nn's layer constructors are running: the tensors they make follow the ``with
+torch.device`` block as a program's own do (``in_layer_constructor``)."""
+
+
+@contextmanager
+def in_layer_constructor():
+    """Around an nn layer's ``__init__``: its parameters and buffers go where the block says."""
+    _LAYERS[0] += 1
+    try:
+        yield
+    finally:
+        _LAYERS[0] -= 1
 
 
 def like_device(spec, input, meta: bool = False) -> bool:
