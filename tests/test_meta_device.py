@@ -29,9 +29,12 @@ def _made(L):
         out += [L.empty(3), L.zeros(2, dtype=L.int32), L.ones(1), L.full((1,), 2.0), L.tensor(0),
                 L.tensor([True]), L.rand(2), L.randn(2),
                 L.empty_like(cpu), L.zeros_like(cpu), cpu.new_zeros(2), cpu.new_tensor([1.0]), L.zeros_like(m)]
+        defaults = [repr(L.get_default_device())]
         with L.device("cpu"):
             out.append(L.empty(2))
-    return [(repr(t) if t.is_meta else tuple(t.shape), str(t.device), t.is_meta) for t in out]
+            defaults.append(repr(L.get_default_device()))
+    defaults.append(repr(L.get_default_device()))
+    return [(repr(t) if t.is_meta else tuple(t.shape), str(t.device), t.is_meta) for t in out], defaults
 
 
 def test_factories_make_meta_tensors_where_pytorch_does(torch_ref):

@@ -33,7 +33,7 @@ __all__ = ["install", "device", "use_device", "factory_device", "like_device", "
            "in_layer_constructor", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones",
            "full", "empty", "empty_permuted", "zeros_like", "ones_like", "full_like", "empty_like", "from_values",
            "repeated", "uninitialised_tensor", "parse_data", "shape_arg", "sizes", "check_dtype", "factory_options",
-           "like_options", "refuse_out", "written_into"]
+           "like_options", "refuse_out", "written_into", "default_device"]
 
 
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
@@ -93,6 +93,11 @@ class device:
 
 _device_context: list = []
 """The devices of the open ``with torch.device(...)`` blocks, innermost last."""
+
+
+def default_device() -> device:
+    """``torch.get_default_device()``: the innermost ``with torch.device`` block's, else the CPU."""
+    return _device_context[-1] if _device_context else device("cpu")
 
 
 def use_device(spec) -> None:
