@@ -12,9 +12,11 @@ from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.formatting import tensor_repr
 from .._base.layout import is_contiguous, numel
+from .._base.meta_data import own_copy
 from .factories import device, strided, uninitialised, use_device
 from .joins import unbind
 from .memory_formats import channels_last, check_format, contiguous_format, is_contiguous_as
+from .meta import is_meta, meta_repr, refuse_reading
 from .operands import check_size
 from .storage import alias, dual_memory, snapshot, write
 from .tensor import Tensor, defaults, ext, impl, leaf, next_seq
@@ -52,6 +54,7 @@ def _nest(vals: list, shape: tuple):
 
 
 def _tolist(self):
+    refuse_reading(self, "tolist")
     if not self._t.ndim:
         return self._val
     return _nest(self._val, tuple(self._t.shape))
@@ -66,7 +69,7 @@ def deepcopy(self, memo: dict):
             "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
     if id(self) in memo:
         return memo[id(self)]
-    new = memo[id(self)] = leaf(list(self._val) if self._t.ndim else self._val, self._t, self._rg, type(self))
+    new = memo[id(self)] = leaf(own_copy(self._val, self._t.ndim), self._t, self._rg, type(self))
     g = self._grad
     if g is not None:
         new._g = deepcopy(g, memo)
@@ -119,6 +122,10 @@ def _set_grad(t: Tensor, g) -> None:
         return
     if not isinstance(g, Tensor):
         raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(g).__name__}")
+    if is_meta(g) != is_meta(t):
+        where = ("'meta'", "'cpu'") if is_meta(g) else ("'cpu'", "'meta'")
+        raise RuntimeError(f"attempting to assign a gradient with device type {where[0]} to a tensor with device "
+                           f"type {where[1]}. Please ensure that the gradient and the tensor are on the same device")
     if tuple(g._t.shape) != tuple(t._t.shape):
         raise RuntimeError(f"attempting to assign a gradient of size '{list(g._t.shape)}' to a tensor of size "
                            f"'{list(t._t.shape)}'. Please ensure that the gradient and the tensor are the same size")
@@ -141,6 +148,8 @@ def _repr(t: Tensor) -> str:
             name = type(t.grad_fn).__name__  # PyTorch prints the class name (CopySlices, not its name())
     except RuntimeError:  # a view whose history PyTorch refuses to regenerate (storage.view_history)
         name = "Invalid"
+    if is_meta(t):
+        return meta_repr(t, name, defaults["dtype"])
     vals = t._val if t._t.ndim else [t._val]
     dual = dual_memory()
     tangent = None if dual is None else dual[2](t)
@@ -334,13 +343,13 @@ def install(method, function) -> None:
     Tensor.is_cuda = property(lambda self: False)
     Tensor.is_sparse = property(lambda self: False)
     Tensor.is_quantized = property(lambda self: False)
-    Tensor.is_meta = property(lambda self: False)
+    Tensor.is_meta = property(is_meta)
     Tensor.layout = property(lambda self: strided)
-    Tensor.device = property(lambda self: device("cpu"))
+    Tensor.device = property(lambda self: device("meta" if is_meta(self) else "cpu"))
     Tensor.output_nr = property(lambda self: self._ext.pick[1] if self._ext is not None and self._ext.pick else 0)
     Tensor.grad_dtype = property(_grad_dtype)
     method("get_device", lambda self: -1)
-    method("cpu", lambda self, memory_format=None: self)
+    method("cpu", lambda self, memory_format=None: refuse_reading(self, "cpu") or self)
     method("cuda", lambda self, *a, **k: use_device("cuda"))
     for name, fn in (("numel", lambda input: input._t.numel), ("is_tensor", lambda obj: isinstance(obj, Tensor)),
                      ("is_floating_point", lambda input: input._t.dtype.is_floating_point),

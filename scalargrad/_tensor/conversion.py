@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .._base import dtypes
 from . import legacy
-from .factories import check_dtype, use_device
+from .factories import check_dtype, move_device
 from .tensor import Tensor
 from .views import clone, to_dtype
 
@@ -26,8 +26,8 @@ def to(self, *args, **kwargs):
         elif isinstance(a, bool):
             continue
         elif a is not None:
-            use_device(a)
-    use_device(kwargs.get("device"))
+            move_device(self, a)
+    move_device(self, kwargs.get("device"))
     fmt = kwargs.get("memory_format")
     if dt is None:
         if fmt is not None:

@@ -11,25 +11,29 @@ import math
 import re
 import sys
 import warnings
+from contextlib import contextmanager
 
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
 from .._base.errors import Unsupported
 from .._base.layout import contiguous_strides
+from .._base.meta_data import meta_refusal
 from .._base.numpy_types import array_values, is_ndarray, is_numpy_scalar, numpy_dtype, scalar_value
 from .._base.program_frame import program_stacklevel
 from .arguments import not_tensor
 from .memory_formats import check_format, contiguous_format, format_strides, preserve_format, preserved_strides
+from .meta import is_meta, meta_tensor
 from .numpy_bridge import array_tensor, shared_tensor
 from .operands import check_size
 from .out_argument import call_with_out
 from .tensor import Tensor, defaults, leaf
 from .views import to_dtype
 
-__all__ = ["install", "device", "use_device", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros",
-           "ones", "full", "empty", "empty_permuted", "zeros_like", "ones_like", "full_like", "empty_like",
-           "from_values", "repeated", "uninitialised_tensor", "parse_data", "shape_arg", "sizes", "check_dtype",
-           "factory_options", "like_options", "refuse_out", "written_into"]
+__all__ = ["install", "device", "use_device", "factory_device", "like_device", "meta_factory", "move_device",
+           "in_layer_constructor", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones",
+           "full", "empty", "empty_permuted", "zeros_like", "ones_like", "full_like", "empty_like", "from_values",
+           "repeated", "uninitialised_tensor", "parse_data", "shape_arg", "sizes", "check_dtype", "factory_options",
+           "like_options", "refuse_out", "written_into", "default_device"]
 
 
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
@@ -76,11 +80,24 @@ class device:
         return hash((self.type, self.index))
 
     def __enter__(self) -> device:
-        """``with torch.device(d)``: the CPU is the default already; another device is refused."""
-        if self.type != "cpu":
+        """``with torch.device(d)``: the device of the factories' new tensors inside the block
+        (``factory_device``): the CPU or the meta device; another device is refused."""
+        if self.type not in ("cpu", "meta"):
             raise Unsupported(f"with torch.device({str(self)!r})", "a default device other than the CPU")
+        _device_context.append(self)
         return self
-    __exit__ = staticmethod(lambda *exc: None)  # nothing to put back
+
+    def __exit__(self, *exc) -> None:
+        _device_context.pop()
+
+
+_device_context: list = []
+"""The devices of the open ``with torch.device(...)`` blocks, innermost last."""
+
+
+def default_device() -> device:
+    """``torch.get_default_device()``: the innermost ``with torch.device`` block's, else the CPU."""
+    return _device_context[-1] if _device_context else device("cpu")
 
 
 def use_device(spec) -> None:
@@ -93,8 +110,64 @@ def use_device(spec) -> None:
     if d.type == "cuda":
         raise AssertionError("Torch not compiled with CUDA enabled")
     if d.type == "meta":
-        raise Unsupported("meta tensors (device='meta')")
+        raise meta_refusal()
     raise RuntimeError(f"PyTorch is not linked with support for {d.type} devices")
+
+
+def move_device(t: Tensor, spec) -> None:
+    """``t.to(spec)``'s device: a meta tensor stays on the meta device, and cannot leave it
+    (PyTorch's error: it has no data to copy); only the CPU exists otherwise (``use_device``)."""
+    if spec is None or not is_meta(t):
+        use_device(spec)
+        return
+    d = spec if isinstance(spec, device) else device(spec)
+    if d.type == "cpu":
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+    if d.type != "meta":
+        use_device(d)
+
+
+def factory_device(spec, meta: bool = False) -> bool:
+    """Where a factory puts its new tensor: on ``spec``, else on the device of the innermost
+    ``with torch.device`` block, else on the CPU. True for the meta device when the factory has
+    a meta kernel (``meta``); any other device but the CPU is refused (``use_device``)."""
+    if spec is None:
+        if not _device_context or not _LAYERS[0] and _asked_by_scalargrad():
+            return False  # scalargrad's own tensors (an optimizer's state) stay on the CPU, as PyTorch's do
+        spec = _device_context[-1]
+    d = spec if isinstance(spec, device) else device(spec)
+    if meta and d.type == "meta":
+        return True
+    use_device(d)
+    return False
+
+
+_LAYERS = [0]
+"""How many of nn's layer constructors are running: the tensors they make follow the ``with
+torch.device`` block as a program's own do (``in_layer_constructor``)."""
+
+
+@contextmanager
+def in_layer_constructor():
+    """Around an nn layer's ``__init__``: its parameters and buffers go where the block says."""
+    _LAYERS[0] += 1
+    try:
+        yield
+    finally:
+        _LAYERS[0] -= 1
+
+
+def like_device(spec, input, meta: bool = False) -> bool:
+    """Where a ``*_like`` factory or ``Tensor.new_*`` puts its new tensor: on ``spec``, else on
+    ``input``'s device (not the ``with torch.device`` block's, as in PyTorch). True for the meta
+    device when the factory has a meta kernel (``meta``), else as ``factory_device``."""
+    if spec is None:
+        if not isinstance(input, Tensor) or not is_meta(input):
+            return False
+        if not meta:
+            raise meta_refusal()
+        return True
+    return factory_device(spec, meta)
 
 
 class layout:
@@ -314,34 +387,39 @@ def tensor(data=_NO_DATA, *extra, dtype=None, device=None, requires_grad=False, 
     if data is _NO_DATA:  # PyTorch's argument parser says it so
         raise TypeError('tensor() missing 1 required positional arguments: "data"')
     dtype = check_dtype(dtype)
-    use_device(device)
+    meta = factory_device(device, meta=True)
     if isinstance(data, Tensor) and "tensor_copy" not in _warned:
         _warned.add("tensor_copy")
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
     if is_ndarray(data):
+        if meta:
+            raise meta_refusal()
         return _require_grad(array_tensor(data, dtype), requires_grad)
     values, shape, inferred = parse_data(data)
     if dtype is not None and dtype.kind == "i":
         for v in values:
             dtypes.check_fits(dtype, v, cpp=False)
+    if meta:  # the data gives the shape and the dtype, and is not kept
+        return _require_grad(meta_tensor(shape, dtype if dtype is not None else inferred), requires_grad)
     return from_values(values, shape, dtype if dtype is not None else inferred, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """``data`` itself if it is a tensor of that dtype, else a new tensor."""
     if isinstance(data, Tensor):
+        factory_device(device)
         return data if dtype is None else to_dtype(data, dtype)
     if is_ndarray(data):  # shares the array's memory when of its dtype, as PyTorch's
-        use_device(device)
+        factory_device(device)
         return shared_tensor(data) if dtype is None or dtype is numpy_dtype(data) else array_tensor(data, dtype)
     return tensor(data, dtype=dtype, device=device)
 
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False) -> Tensor:
     factory_options("scalar_tensor", layout, pin_memory)
-    use_device(device)
+    factory_device(device)
     dtype = check_dtype(dtype, "scalar_tensor")
     dt = dtype if dtype is not None else defaults["dtype"]
     return from_values([s], (), dt, requires_grad, "scalar_tensor")
@@ -399,9 +477,18 @@ def sizes(size: tuple, keyword, what: str) -> tuple:
     return shape_arg((tuple(keyword),), what)
 
 
-def _filled(value, shape: tuple, dtype, requires_grad, what: str = "tensor") -> Tensor:
+def _filled(value, shape: tuple, dtype, requires_grad, what: str = "tensor", meta: bool = False) -> Tensor:
     dt = check_dtype(dtype, what) or defaults["dtype"]
+    if meta:
+        check_size(shape)
+        return _require_grad(meta_tensor(shape, dt), requires_grad, what)
     return repeated(value, shape, dt, requires_grad, what)
+
+
+def meta_factory(shape: tuple, dtype, requires_grad, what: str) -> Tensor:
+    """A factory's new meta tensor (``meta.py``): its size and ``requires_grad`` checked as for
+    any of its tensors."""
+    return _filled(0, tuple(shape), dtype, requires_grad, what, True)
 
 
 def repeated(value, shape: tuple, dtype, requires_grad=False, what: str = "tensor") -> Tensor:
@@ -439,8 +526,7 @@ def zeros(*shape, size=None, out=None, dtype=None, layout=None, device=None, pin
     refuse_names(names, "zeros")
     if out is not None:
         return written_into(out, "zeros", lambda dt: zeros(*shape, size=size, dtype=dt, device=device), dtype)
-    use_device(device)
-    return _filled(0, sizes(shape, size, "zeros"), dtype, requires_grad, "zeros")
+    return _filled(0, sizes(shape, size, "zeros"), dtype, requires_grad, "zeros", factory_device(device, meta=True))
 
 
 def ones(*shape, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
@@ -449,8 +535,7 @@ def ones(*shape, size=None, out=None, dtype=None, layout=None, device=None, pin_
     refuse_names(names, "ones")
     if out is not None:
         return written_into(out, "ones", lambda dt: ones(*shape, size=size, dtype=dt, device=device), dtype)
-    use_device(device)
-    return _filled(1, sizes(shape, size, "ones"), dtype, requires_grad, "ones")
+    return _filled(1, sizes(shape, size, "ones"), dtype, requires_grad, "ones", factory_device(device, meta=True))
 
 
 class _Uninitialised:
@@ -505,12 +590,14 @@ def empty(*shape, size=None, memory_format=None, out=None, dtype=None, layout=No
         if fmt is not None:
             raise Unsupported("torch.empty(out=..., memory_format=...)")
         return written_into(out, "empty", lambda dt: empty(*shape, size=size, dtype=dt, device=device), dtype)
-    use_device(device)
+    meta = factory_device(device, meta=True)
     shape = sizes(shape, size, "empty")
     if fmt is preserve_format:
         raise RuntimeError("unsupported memory format Preserve")
     strides = None if fmt is None or fmt is contiguous_format else format_strides(shape, fmt)
     dt = check_dtype(dtype, "empty") or defaults["dtype"]
+    if meta:
+        return laid_out(_filled(0, shape, dt, requires_grad, "empty", meta), strides)
     vals = uninitialised(math.prod(shape), dt)
     return laid_out(uninitialised_tensor(vals, shape, dt, requires_grad, "empty"), strides)
 
@@ -520,7 +607,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     """Uninitialised memory (zeros) of ``size`` whose dims lie in memory in the order
     ``physical_layout`` gives, outermost first (``(0, 2, 3, 1)``: channels-last)."""
     factory_options("empty_permuted", layout, pin_memory)
-    use_device(device)
+    factory_device(device)
     shape = shape_arg((tuple(size),), "empty_permuted")
     perm = tuple(physical_layout)
     if len(perm) != len(shape):
@@ -560,7 +647,7 @@ def full(size, fill_value, *, out=None, names=None, layout=None, dtype=None, dev
     refuse_names(names, "full")
     if out is not None:
         return written_into(out, "full", lambda dt: full(size, fill_value, dtype=dt, device=device), dtype)
-    use_device(device)
+    meta = factory_device(device, meta=True)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dtype = check_dtype(dtype, "full")
@@ -568,32 +655,33 @@ def full(size, fill_value, *, out=None, names=None, layout=None, dtype=None, dev
         dtype = _dtype_of_number(fill_value)
     dtypes.check_fits(dtype, fill_value)
     return _filled(fill_value, shape_arg((size,) if isinstance(size, int) else (tuple(size),), "full"), dtype,
-                   requires_grad, "full")
+                   requires_grad, "full", meta)
 
 
-def _like(v: Tensor, value, dtype, requires_grad, what: str, strides) -> Tensor:
+def _like(v: Tensor, value, dtype, requires_grad, what: str, strides, meta: bool = False) -> Tensor:
     dt = check_dtype(dtype, what) or v._t.dtype
+    if meta:
+        return laid_out(_filled(value, tuple(v._t.shape), dt, requires_grad, what, meta), strides)
     return laid_out(repeated(value, tuple(v._t.shape), dt, requires_grad, what), strides)
 
 
 def zeros_like(input, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=False,
                requires_grad=False) -> Tensor:
     strides = like_options("zeros_like", input, layout, pin_memory, memory_format)
-    use_device(device)
-    return _like(input, 0, dtype, requires_grad, "zeros_like", strides)
+    return _like(input, 0, dtype, requires_grad, "zeros_like", strides, like_device(device, input, meta=True))
 
 
 def ones_like(input, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=False,
               requires_grad=False) -> Tensor:
     strides = like_options("ones_like", input, layout, pin_memory, memory_format)
-    use_device(device)
-    return _like(input, 1, dtype, requires_grad, "ones_like", strides)
+    return _like(input, 1, dtype, requires_grad, "ones_like", strides, like_device(device, input, meta=True))
 
 
 def empty_like(input, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=False,
                requires_grad=False) -> Tensor:
     strides = like_options("empty_like", input, layout, pin_memory, memory_format)
-    use_device(device)
+    if like_device(device, input, meta=True):
+        return _like(input, 0, dtype, requires_grad, "empty_like", strides, True)
     dt = check_dtype(dtype, "empty_like") or input._t.dtype
     vals = uninitialised(input._t.numel, dt)
     return laid_out(uninitialised_tensor(vals, tuple(input._t.shape), dt, requires_grad, "empty_like"), strides)
@@ -602,15 +690,17 @@ def empty_like(input, *, memory_format=None, dtype=None, layout=None, device=Non
 def full_like(input, fill_value, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=False,
               requires_grad=False) -> Tensor:
     strides = like_options("full_like", input, layout, pin_memory, memory_format)
-    use_device(device)
-    return _like(input, fill_value, dtype, requires_grad, "full_like", strides)
+    return _like(input, fill_value, dtype, requires_grad, "full_like", strides,
+                 like_device(device, input, meta=True))
 
 
 def _new_filled(value, what: str):
     def apply(self, *shape, size=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
         factory_options(what, layout, pin_memory)
-        use_device(device)
-        return repeated(value, sizes(shape, size, what), dtype or self._t.dtype, requires_grad)
+        shape = sizes(shape, size, what)
+        if like_device(device, self, meta=True):
+            return _filled(value, shape, dtype or self._t.dtype, requires_grad, what, True)
+        return repeated(value, shape, dtype or self._t.dtype, requires_grad)
 
     return apply
 
@@ -621,11 +711,15 @@ def _new_tensor(self, data, *extra, dtype=None, device=None, requires_grad=False
         raise TypeError(f"new_tensor() takes 1 positional argument but {1 + len(extra)} were given")
     if pin_memory is not _NO_DATA:
         raise TypeError("new_tensor() got an unexpected keyword argument 'pin_memory'")
+    if device is None:  # on self's device, not the with torch.device block's
+        device = "meta" if is_meta(self) else "cpu"
     return tensor(data, dtype=dtype or self._t.dtype, device=device, requires_grad=requires_grad)
 
 
 def _new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
     factory_options("new_full", layout, pin_memory)
+    if device is None:  # on self's device, not the with torch.device block's
+        device = "meta" if is_meta(self) else "cpu"
     return full(size, fill_value, dtype=dtype or self._t.dtype, device=device, requires_grad=requires_grad)
 
 

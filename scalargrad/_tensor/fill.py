@@ -16,6 +16,7 @@ from .._ops import fill as FI
 from .._ops.views import Layout
 from .arguments import not_tensor
 from .inplace import FILLS, check_inplace, check_no_overlap, inplace, overlapping
+from .meta import changed_in_place, copy_into_meta, is_meta, refuse_reading
 from .operands import broadcast_shapes, positions
 from .sampling import refuse_graph
 from .storage import positions_in_base, write
@@ -41,6 +42,8 @@ def fill(self, value, zero: bool = False):
             raise TypeError(f"fill_(): argument 'value' (position 1) must be Number, not {type(value).__name__}")
         value = value.item()
     dt = self._t.dtype
+    if is_meta(self):  # PyTorch's meta kernel checks no range: the value is never stored
+        return changed_in_place(self)
     if source is None:
         dtypes.check_fits(dt, value)
         value = value.real if value.__class__ is complex else value  # c10: a complex Number without imaginary part
@@ -63,6 +66,10 @@ def random_fill(self, draw, *args, generator=None):
     if not t.dtype.is_floating_point:
         raise NotImplementedError(f"\"{'check_uniform_bounds' if draw == 'uniform' else 'normal_kernel_cpu'}\" "
                                   f"not implemented for '{t.dtype.short}'")
+    if is_meta(self):  # no numbers drawn: PyTorch's meta kernel leaves the generator alone
+        if draw == "normal":
+            rng.normal(0, t.dtype.name, *args, generator=generator)  # its std check (none drawn)
+        return changed_in_place(self)
     n = t.numel
     if draw == "uniform":
         vals = rng.uniform(n, t.dtype.name, *args, generator=generator)
@@ -141,6 +148,9 @@ def copy_into(self, other, non_blocking=False):
     elif not isinstance(other, Tensor):
         raise not_tensor(other, 'copy_', 'other', 1)
     src = other
+    if is_meta(self):
+        return copy_into_meta(self, src)
+    refuse_reading(src, "copy")
     shape = tuple(self._t.shape)
     if broadcast_shapes(shape, src._t.shape) != shape:
         raise RuntimeError(f"The size of tensor a ({shape[-1] if shape else 1}) must match the size of tensor b "

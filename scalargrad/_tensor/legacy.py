@@ -15,7 +15,16 @@ import math
 from .._base import dtypes
 from .._base.errors import Unsupported
 from .._base.numpy_types import is_ndarray, is_numpy_scalar, numpy_type_name
-from .factories import device, from_values, parse_data, shape_arg, uninitialised, uninitialised_tensor, use_device
+from .factories import (
+    default_device,
+    device,
+    from_values,
+    parse_data,
+    shape_arg,
+    uninitialised,
+    uninitialised_tensor,
+    use_device,
+)
 from .numpy_bridge import array_tensor
 from .tensor import Tensor, defaults, impl
 from .views import basic_index
@@ -145,8 +154,8 @@ def set_default_device(device) -> None:  # PyTorch's parameter name
 
 
 def get_default_device():
-    """``torch.get_default_device``: ``device(type='cpu')``."""
-    return device_type("cpu")
+    """``torch.get_default_device``: the CPU, or the device of the innermost ``with torch.device``."""
+    return default_device()
 
 
 device_type = device

@@ -23,6 +23,7 @@ from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
 from .._base.numpy_types import array_values, is_ndarray, is_numpy_scalar, numpy_type_name
 from .._base.program_frame import program_stacklevel
+from .meta import refuse_reading
 from .operands import check_size
 from .storage import share_with_array
 from .tensor import Tensor, leaf
@@ -67,6 +68,7 @@ def from_numpy(ndarray) -> Tensor:  # PyTorch's parameter name
 
 def to_numpy(self: Tensor, *, force: bool = False):
     """``Tensor.numpy()``: an array of the tensor's dtype and shape sharing its memory."""
+    refuse_reading(self, "numpy")
     if self._rg and not force:
         raise RuntimeError(_REQUIRES_GRAD)
     dt = self._t.dtype

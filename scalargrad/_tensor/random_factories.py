@@ -12,14 +12,16 @@ from .._base.grad_mode import is_grad_enabled
 from .._base.layout import is_contiguous
 from .factories import (
     check_dtype,
+    factory_device,
     factory_options,
     from_values,
     laid_out,
+    like_device,
     like_options,
+    meta_factory,
     refuse_out,
     shape_arg,
     sizes,
-    use_device,
     written_into,
 )
 from .operands import broadcast_shapes, check_size
@@ -45,9 +47,11 @@ def rand(*shape, size=None, generator=None, out=None, dtype=None, layout=None, d
     if out is not None:
         return written_into(out, "rand", lambda dt: rand(*shape, size=size, generator=generator, dtype=dt), dtype)
     factory_options("rand", layout, pin_memory)
-    use_device(device)
+    meta = factory_device(device, meta=True)
     shape = sizes(shape, size, "rand")
     dt = _float_dtype(dtype, "rand")
+    if meta:  # no numbers drawn: PyTorch's meta kernel leaves the generator alone
+        return meta_factory(shape, dt, requires_grad, "rand")
     return from_values(rng.uniform(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad, "rand")
 
 
@@ -57,9 +61,11 @@ def randn(*shape, size=None, generator=None, out=None, dtype=None, layout=None, 
     if out is not None:
         return written_into(out, "randn", lambda dt: randn(*shape, size=size, generator=generator, dtype=dt), dtype)
     factory_options("randn", layout, pin_memory)
-    use_device(device)
+    meta = factory_device(device, meta=True)
     shape = sizes(shape, size, "randn")
     dt = _float_dtype(dtype, "randn")
+    if meta:  # no numbers drawn: PyTorch's meta kernel leaves the generator alone
+        return meta_factory(shape, dt, requires_grad, "randn")
     return from_values(rng.normal(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad, "randn")
 
 
@@ -123,7 +129,7 @@ def normal(*args, **kwargs) -> Tensor:
         if not isinstance(size, (tuple, list, dtypes.Size)) or (not factory and "std" not in bound):
             raise _normal_misuse(args, kwargs)
         shape = shape_arg((size,), "normal")
-        use_device(bound.get("device"))
+        factory_device(bound.get("device"))
         dt = _float_dtype(bound.get("dtype"), "normal")
         if not std >= 0.0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
@@ -160,7 +166,7 @@ def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, 
     factory_options("randint", layout, pin_memory)
     if out is not None:
         return written_into(out, "randint", lambda dt: randint(low, high, size, generator=generator, dtype=dt), dtype)
-    use_device(device)
+    factory_device(device)
     if size is None and isinstance(high, (tuple, list)):
         low, high, size = 0, low, high
     if size is None:
@@ -181,7 +187,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     check_size((n,))
     dt = check_dtype(dtype, "randperm") or dtypes.int64
-    use_device(device)
+    factory_device(device)
     if dt is dtypes.bool:
         raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
     if not dt.is_floating_point:
@@ -195,7 +201,7 @@ def randint_like(input, low, high=None, *, generator=None, memory_format=None, d
     """Integers in [low, high) (``randint_like(input, high)`` too) in ``input``'s shape and dtype
     and layout, drawn as ``randint`` draws them, in memory order (``_laid_out_draws``)."""
     strides = like_options("randint_like", input, layout, pin_memory, memory_format)
-    use_device(device)
+    like_device(device, input)
     if high is None:
         low, high = 0, low
     dt = check_dtype(dtype, "randint_like") or input._t.dtype
@@ -216,7 +222,7 @@ def _laid_out_draws(vals: list, shape: tuple, strides, dt, requires_grad, what: 
 def rand_like(input, *, generator=None, memory_format=None, dtype=None, layout=None, device=None, pin_memory=False,
               requires_grad=False) -> Tensor:
     strides = like_options("rand_like", input, layout, pin_memory, memory_format)
-    use_device(device)
+    like_device(device, input)
     dt = _float_dtype(dtype or input._t.dtype, "rand")
     shape = tuple(input._t.shape)
     vals = rng.uniform(math.prod(shape), dt.name, generator=generator)
@@ -228,7 +234,7 @@ def randn_like(input, *, generator=None, memory_format=None, dtype=None, layout=
     """Normal numbers in ``input``'s shape, dtype and layout: a layout other than contiguous
     takes ``normal_``'s scalar path (``rng.normal(contiguous=False)``), as in ATen."""
     strides = like_options("randn_like", input, layout, pin_memory, memory_format)
-    use_device(device)
+    like_device(device, input)
     dt = _float_dtype(dtype or input._t.dtype, "randn")
     shape = tuple(input._t.shape)
     dense = strides is None or is_contiguous(shape, strides)  # ATen's is_contiguous: size-1 dims take any stride

@@ -9,7 +9,7 @@ import math
 from .._base import dtypes
 from .._base.kernel_order import fma
 from .._base.numpy_types import integer
-from .factories import check_dtype, factory_options, from_values, use_device, written_into
+from .factories import check_dtype, factory_device, factory_options, from_values, written_into
 from .operands import check_size
 from .tensor import Tensor, defaults
 
@@ -22,7 +22,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     factory_options("arange", layout, pin_memory)
     if out is not None:
         return written_into(out, "arange", lambda dt: arange(start, end, step, dtype=dt), dtype)
-    use_device(device)
+    factory_device(device)
     if end is None:
         start, end = 0, start
     vals = [x.item() if isinstance(x, Tensor) else x for x in (start, end, step)]
@@ -50,7 +50,7 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
     factory_options("linspace", layout, pin_memory)
     if out is not None:
         return written_into(out, "linspace", lambda dt: linspace(start, end, steps, dtype=dt), dtype)
-    use_device(device)
+    factory_device(device)
     if isinstance(steps, bool) or not isinstance(steps, int):
         if integer(steps) is None:
             raise TypeError(f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
@@ -86,7 +86,7 @@ def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None
     factory_options("logspace", layout, pin_memory)
     if out is not None:
         return written_into(out, "logspace", lambda dt: logspace(start, end, steps, base, dtype=dt), dtype)
-    use_device(device)
+    factory_device(device)
     if isinstance(steps, bool) or not isinstance(steps, int):
         raise TypeError(f"logspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
     if steps < 0:
@@ -129,7 +129,7 @@ def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, devi
     factory_options("eye", layout, pin_memory)
     if out is not None:
         return written_into(out, "eye", lambda dt: eye(n, m, dtype=dt), dtype)
-    use_device(device)
+    factory_device(device)
     m = n if m is None else m
     for letter, size in (("n", n), ("m", m)):
         if size < 0:

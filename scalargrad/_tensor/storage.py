@@ -24,11 +24,13 @@ from operator import itemgetter
 
 from .._base.errors import Unsupported
 from .._base.grad_mode import state as grad_state
+from .._base.meta_data import NO_DATA, meta_refusal, own_copy
 from .._ops import views as S
 from .tensor import GRADLESS_VIEW, INFERENCE, Ext, Tensor, ext, impl, leaf, next_seq, node_watchers, watch
 
-__all__ = ["Counter", "Mem", "Store", "mem", "pick", "write", "alias", "share_with_array", "version_then", "snapshot",
-           "regenerate", "positions_in_base", "refused_view", "set_dual_memory", "dual_memory"]
+__all__ = ["Counter", "Mem", "Store", "mem", "pick", "write", "write_version", "alias", "share_with_array",
+           "version_then", "snapshot", "regenerate", "positions_in_base", "refused_view", "set_dual_memory",
+           "dual_memory"]
 
 _STAMPS_KEPT = 64
 
@@ -174,6 +176,18 @@ def dual_memory():
     return _dual_memory
 
 
+def write_version(t: Tensor) -> None:
+    """An in-place change of ``t`` that writes no element (a meta tensor's): the version
+    counter moves on and the change is stamped on ``t``, as ``write`` does."""
+    stamp = next_seq()
+    ver = mem(t).ver
+    ver.n += 1
+    ver.stamps.append(stamp)
+    if len(ver.stamps) > _STAMPS_KEPT:
+        del ver.stamps[0]
+    _stamp(t, stamp)
+
+
 def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
     """Store ``values`` (a number for a 0-dim tensor, a row-major list otherwise) as ``t``'s
     elements, in place: every tensor sharing the memory sees them, the version counter moves
@@ -181,6 +195,8 @@ def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
     that are graph nodes get a new history over their base (``regenerate``), except ``keep``,
     which the caller regenerates itself; with ``graph`` (the change is recorded, so the memory
     now requires grad) so do the views made in grad mode that did not require grad."""
+    if t._val is NO_DATA:  # a meta tensor: only the ops that know the meta device change one
+        raise meta_refusal()
     s = mem(t)
     st = s.store
     if st is not None and st.arrays:
@@ -442,8 +458,7 @@ def _stamp(t: Tensor, stamp: int) -> None:
 
 def fresh_leaf(t: Tensor, cls=None, requires_grad: bool = False) -> Tensor:
     """A new leaf of ``t``'s type holding ``t``'s elements (its own copy of the list)."""
-    val = list(t._val) if t._t.ndim else t._val
-    return leaf(val, t._t, requires_grad, cls)
+    return leaf(own_copy(t._val, t._t.ndim), t._t, requires_grad, cls)
 
 
 def creation_meta(src: Tensor, view: Tensor) -> None:

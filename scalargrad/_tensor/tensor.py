@@ -47,6 +47,7 @@ from .._base.errors import Unsupported
 from .._base.grad_mode import state as _grad_state
 from .._base.handles import add_hook
 from .._base.ieee import div
+from .._base.meta_data import NO_DATA, item_error
 from .._ops import arithmetic as AR
 from .._ops import unary as UN
 
@@ -147,8 +148,7 @@ def get_default_dtype():
 
 def set_default_dtype(d) -> None:
     """Make ``d`` (torch.float32 or torch.float64) the default floating dtype."""
-    if not isinstance(d, dtypes.dtype) or d not in (dtypes.float32, dtypes.float64, dtypes.float16,
-                                                     dtypes.bfloat16):
+    if not isinstance(d, dtypes.dtype) or d not in (dtypes.float32, dtypes.float64, dtypes.float16, dtypes.bfloat16):
         raise TypeError("only floating-point types are supported as the default type")
     defaults["dtype"] = d
 
@@ -535,8 +535,8 @@ class Tensor:
     def item(self):
         """The one element, as a Python float (int, bool for integer dtypes)."""
         t = self._t
-        if t.numel != 1:
-            raise RuntimeError(f"a Tensor with {t.numel} elements cannot be converted to Scalar")
+        if t.numel != 1 or self._val is NO_DATA:  # a meta tensor has no element to give
+            raise RuntimeError(item_error(t.numel))
         return self._val if not t.ndim else self._val[0]
 
     def __float__(self) -> float:
@@ -578,7 +578,7 @@ class Tensor:
 
     def __format__(self, spec: str) -> str:
         # PyTorch formats a plain 0-dim tensor as its number; anything else as its repr
-        if not self._t.ndim and type(self) is Tensor:
+        if not self._t.ndim and type(self) is Tensor and self._val is not NO_DATA:  # a meta tensor: its repr
             return format(self._val, spec)
         if spec:
             raise TypeError("unsupported format string passed to Tensor.__format__")

@@ -18,6 +18,7 @@ from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import state as _grad_state
 from .._base.layout import contiguous_strides, is_contiguous, numel, view_strides
+from .._base.meta_data import own_copy
 from .._base.numpy_types import integer, is_numpy_scalar
 from .._ops import views as S
 from .._ops.views import Layout
@@ -589,13 +590,13 @@ def to_dtype(x: Tensor, dt, copy: bool = False, memory_format=None) -> Tensor:
 
 def detach(x: Tensor) -> Tensor:
     """A new leaf sharing ``x``'s memory and version counter."""
-    new = leaf(list(x._val) if x._t.ndim else x._val, x._t)
+    new = leaf(own_copy(x._val, x._t.ndim), x._t)
     return alias(x, new, offset=offset_of(x))
 
 
 def data(x: Tensor) -> Tensor:
     """``x.data``: a new leaf sharing ``x``'s memory, with a version counter of its own."""
-    new = leaf(list(x._val) if x._t.ndim else x._val, x._t)
+    new = leaf(own_copy(x._val, x._t.ndim), x._t)
     return alias(x, new, share_version=False, offset=offset_of(x))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.grad_mode import is_inference_mode_enabled
+from .._base.meta_data import own_copy
 from .._tensor.attributes import deepcopy as _deepcopy
 from .._tensor.factories import empty
 from .._tensor.storage import alias
@@ -44,7 +45,7 @@ class Parameter(Tensor):
             raise RuntimeError(_NOT_FLOAT)
         if requires_grad and data.is_inference() and not is_inference_mode_enabled():
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
-        p = leaf(list(data._val) if data._t.ndim else data._val, data._t, requires_grad, cls)
+        p = leaf(own_copy(data._val, data._t.ndim), data._t, requires_grad, cls)
         return alias(data, p)
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..._base.errors import Unsupported
 from ..._base.grad_mode import no_grad
+from ..._base.meta_data import NO_DATA, own_copy
 from ..._tensor.storage import write
 from ..._tensor.swap import check_swappable, swap_contents
 from ..parameter import Parameter
@@ -28,6 +29,7 @@ class LoadPlan(list):
     def __init__(self) -> None:
         super().__init__()
         self.steps: list = []
+        self.run_now = None  # load_state_dict's runner of the steps queued so far (set_extra_state's)
 
 
 def swap_refusals(steps: list) -> dict:
@@ -126,13 +128,14 @@ def _copy_failure(key: str, param, input_param, ex: Exception, action: str = "co
 
 def _snapshot(t) -> tuple:
     """What a copy into ``t`` changes: its elements, type, change stamp and version."""
-    vals = list(t._val) if t._t.ndim else t._val
-    return vals, t._t, t._seq, t._version
+    return own_copy(t._val, t._t.ndim), t._t, t._seq, t._version
 
 
 def _restore(t, snapshot: tuple) -> None:
     vals, ty, seq, version = snapshot
-    if ty.ndim and t._t.ndim and t._t.numel == ty.numel:
+    if vals is NO_DATA:  # a meta tensor: a copy into it changed no element
+        t._val = vals
+    elif ty.ndim and t._t.ndim and t._t.numel == ty.numel:
         write(t, vals)  # in place, so that every alias of the tensor sees its old numbers again
     else:
         t._val = vals

@@ -25,13 +25,14 @@ from ..._base.grad_mode import no_grad
 from ..._base.handles import RemovableHandle, add_hook
 from ..._base.missing_api import pytorch_names
 from ..._tensor.factories import device as device_class
-from ..._tensor.factories import use_device
+from ..._tensor.factories import empty_like, use_device
 from ..._tensor.memory_formats import memory_format as memory_format_class
 from ..._tensor.swap import check_swappable, swap_contents
 from ..._tensor.tensor import Tensor
 from ..._tensor.typename import typename
 from ..hooks import BackwardHook
 from ..parameter import Buffer, Parameter
+from .constructor_device import with_device_argument
 from .loading import LoadPlan, run_step, swap_refusals
 
 __all__ = [
@@ -268,6 +269,11 @@ class Module:
     _version: int = 1
     training: bool
     call_super_init: bool = False
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("scalargrad.nn.") and "__init__" in cls.__dict__:
+            cls.__init__ = with_device_argument(cls.__dict__["__init__"])  # nn's layers honour device=
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if self.call_super_init is False and kwargs:
@@ -749,6 +755,12 @@ class Module:
 
         return self._apply(convert)
 
+    def to_empty(self, *, device, recurse: bool = True) -> Module:
+        """Move the parameters and buffers to ``device`` without their numbers: each becomes
+        ``torch.empty_like(t, device=device)`` (how a module built on the meta device gets memory;
+        scalargrad's uninitialised memory holds zeros)."""
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
     def cpu(self) -> Module:
         """Everything is on the CPU already; returns self."""
         return self._apply(lambda t: t.cpu())
@@ -1083,6 +1095,11 @@ class Module:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} from "
                                   f"checkpoint, the shape in current model is {param.shape}.")
                 continue
+            if param.is_meta and not input_param.is_meta and not assign:
+                warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta parameter in "
+                              "the current model, which is a no-op. (Did you mean to pass `assign=True` to assign "
+                              "items in the state dictionary to their corresponding key in the module instead of "
+                              "copying them in place?)", stacklevel=2)
             kind = "assign" if assign else "copy"
             if future_switches.get_swap_module_params_on_conversion():
                 kind = "swap assign" if assign else "swap"
@@ -1101,6 +1118,11 @@ class Module:
                 step = ("extra", self, None, saves, state_dict[extra_key], extra_key)
                 if isinstance(error_msgs, LoadPlan):
                     error_msgs.steps.append(step)
+                    if error_msgs.run_now is not None and not error_msgs:
+                        # set_extra_state is the module's own code and may change its submodules: it runs
+                        # here, after the steps before it, as in PyTorch, so that the keys are judged and
+                        # the children visited as they are after it
+                        error_msgs.run_now()
                 else:
                     run_step(step)
             elif strict:
@@ -1137,36 +1159,15 @@ class Module:
         if metadata is not None:
             state_dict._metadata = metadata
 
-        def visit(module: Module, local_state_dict, prefix: str = "") -> None:
-            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
-            if assign:
-                local_metadata["assign_to_params_buffers"] = assign
-            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
-                                         unexpected_keys, plan)
-            for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    visit(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)},
-                          child_prefix)
-            if module._load_state_dict_post_hooks:
-                plan.steps.append(("post", module, None, None, None, None))
-
-        visit(self, state_dict)
-        visit = None  # it refers to itself through its closure: a cycle that would hold the plan's tensors
-        errors = list(plan)
-        if errors:
-            # wrong shapes or non-tensors: no hook can mend them, fail before copying anything
-            self._raise_load_errors(strict, missing_keys, unexpected_keys, errors)
-        has_post_hooks = any(step[0] == "post" for step in plan.steps)
-        if not has_post_hooks:
-            self._raise_load_errors(strict, missing_keys, unexpected_keys, [])
-        # post-hooks may edit the key lists, so with post-hooks the keys are judged after them;
-        # the undo log restores the module if that judgement (or a hook) fails
-        undo: list = []
+        undo: list = []  # how to put back what the steps run so far changed
         incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
-        refused = swap_refusals(plan.steps)
-        try:
-            for step in plan.steps:
+        done = [0]  # plan.steps[:done[0]] have run
+
+        def run_pending() -> None:
+            steps = plan.steps[done[0]:]
+            done[0] = len(plan.steps)
+            refused = swap_refusals(steps)
+            for step in steps:
                 if step[0] == "post":
                     for hook in step[1]._load_state_dict_post_hooks.values():
                         out = hook(step[1], incompatible)
@@ -1181,11 +1182,41 @@ class Module:
                         undo.append(restore)
                     if failure is not None:
                         self._raise_load_errors(strict, missing_keys, unexpected_keys, [failure])
+
+        def visit(module: Module, local_state_dict, prefix: str = "") -> None:
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
+                                         unexpected_keys, plan)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    visit(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)},
+                          child_prefix)
+            if module._load_state_dict_post_hooks:
+                plan.steps.append(("post", module, None, None, None, None))
+
+        plan.run_now = run_pending
+        try:
+            visit(self, state_dict)
+            errors = list(plan)
+            if errors:
+                # wrong shapes or non-tensors: no hook can mend them, fail before copying anything more
+                self._raise_load_errors(strict, missing_keys, unexpected_keys, errors)
+            if not any(step[0] == "post" for step in plan.steps):
+                self._raise_load_errors(strict, missing_keys, unexpected_keys, [])
+            # post-hooks may edit the key lists, so with post-hooks the keys are judged after them;
+            # the undo log restores the module if that judgement (or a hook) fails
+            run_pending()
             self._raise_load_errors(strict, missing_keys, unexpected_keys, [])
         except BaseException:
             for restore in reversed(undo):
                 restore()
             raise
+        finally:
+            # closures that refer to each other and the plan: a cycle that would hold the tensors
+            visit = run_pending = plan.run_now = None
         return _IncompatibleKeys(missing_keys, unexpected_keys)
 
     def _raise_load_errors(self, strict: bool, missing_keys: list, unexpected_keys: list, errors: list) -> None:
