@@ -93,7 +93,7 @@ class Addmv(Product):
     @staticmethod
     def backward(k, g, v):
         _, a, x = k.ins(v)
-        ra, rx = _needed(v, 1, 2)
+        ra, rx = needed_inputs(v, 1, 2)
         # self: maybe_multiply(grad, beta); mat: grad.ger(vec) * alpha; vec: mat.t().mv(grad) * alpha
         return g, (k.outer(g, x) if ra else None), (k.mv(k.t(a), g) if rx else None)
 
@@ -194,7 +194,7 @@ class Addbmm(Product):
     @staticmethod
     def backward(k, g, v):
         _, a, b = k.ins(v)
-        ra, rb = _needed(v, 1, 2)
+        ra, rb = needed_inputs(v, 1, 2)
         # batch1: grad.unsqueeze(0).expand({B, n, m}).bmm(batch2.transpose(1, 2)) * alpha;
         # batch2: batch1.transpose(1, 2).bmm(grad.unsqueeze(0).expand({B, n, m})) * alpha
         return (g, (k.addbmm_batch1_backward(g, a, b) if ra else None),
