@@ -22,7 +22,9 @@ PyTorch result it sees is the same), so it takes the same path to the same outco
 leave it out. Everything else is run again, conservatively: an op not listed, a subprocess, a
 fork or a thread it started (their PyTorch is not recorded), a look at the CPU capability, a
 module's or session's fixture first set up outside the record (and every test, if the test
-modules' imports call an op not listed), a hypothesis test (its examples differ between runs),
+modules' imports call an op not listed), a hypothesis test that is not derandomized (its examples
+differ between runs; under ``CI`` Hypothesis's "ci" profile derandomizes every test, so a
+derandomized one draws the same examples in both runs and is judged by its ops as any other),
 a test that skipped or was not recorded (a new test, a changed id), and, under
 ``ATEN_CPU_CAPABILITY=default``, one that reached scalargrad's fused multiply-adds.
 
@@ -252,6 +254,20 @@ class _Entry:
         self.escaped: set[str] = set()
 
 
+def _draws_afresh(item) -> bool:
+    """Is this a hypothesis test that can draw other examples in another run? Not one whose
+    settings derandomize it (Hypothesis's "ci" profile, which it loads where ``CI`` is set as in
+    CI's main run and reruns, or ``derandomize=True``): its examples come from a seed hashed from
+    the test's code, with no example database, so a rerun whose every PyTorch result is the same
+    draws the same examples in the same order."""
+    test = getattr(item, "obj", None)
+    if not getattr(test, "is_hypothesis_test", False):
+        return False
+    chosen = getattr(test, "_hypothesis_internal_use_settings", None)
+    return not (chosen is not None and chosen.derandomize and chosen.database is None
+                and getattr(test, "_hypothesis_internal_use_seed", None) is None)
+
+
 class Recorder:
     """``--kernel-record=PATH``: record every live test's ops, write them at the session's end."""
 
@@ -369,7 +385,7 @@ class Recorder:
         fixtures = [self.fixtures[name] for name in item.fixturenames if name in self.fixtures]
         self.tests[item.nodeid] = {
             "completed": item.nodeid in self.completed,
-            "hypothesis": bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False)),
+            "hypothesis": _draws_afresh(item),
             "ops": sorted(set().union(entry.ops, *(f.ops for f in fixtures))),
             "fma": entry.fma or any(f.fma for f in fixtures),
             "escaped": sorted(set().union(entry.escaped, *(f.escaped for f in fixtures))),
@@ -394,7 +410,7 @@ def reasons_to_rerun(entry: dict | None, setting: str) -> list[str]:
     if not entry["completed"]:
         why.append("did not complete in the recorded run")
     if entry["hypothesis"]:
-        why.append("hypothesis draws other examples each run")
+        why.append("hypothesis draws other examples each run (not derandomized)")
     why += entry["escaped"]
     why += [f"calls {op}" for op in entry["ops"] if not exact(op)]
     if entry["fma"] and setting == NEEDS_FMA_SETTING:
@@ -421,6 +437,7 @@ class Selection:
         keep, drop = [], []
         for item in items:
             independent = (not self.collection and item.get_closest_marker("live_torch") is not None
+                           and not _draws_afresh(item)  # derandomized here too, as where it was recorded
                            and not reasons_to_rerun(self.record.get(item.nodeid), self.setting))
             (drop if independent else keep).append(item)
         if drop:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel_record import NEEDS_FMA_SETTING, Recording, exact, reasons_to_rerun
+from kernel_record import NEEDS_FMA_SETTING, Recording, _draws_afresh, exact, reasons_to_rerun
 
 TESTS = Path(__file__).resolve().parent
 SETTINGS = ("ATEN_CPU_CAPABILITY=default", "ATEN_CPU_CAPABILITY=avx2", "MKL_CBWR=COMPATIBLE")
@@ -128,10 +128,39 @@ def test_a_test_is_left_out_only_with_nothing_that_can_differ():
         assert reasons_to_rerun(None, setting) == ["not in the record"]
         assert reasons_to_rerun(_entry(ops=["aten::mul", "aten::mm"]), setting) == ["calls aten::mm"]
         assert reasons_to_rerun(_entry(completed=False), setting) == ["did not complete in the recorded run"]
-        assert reasons_to_rerun(_entry(hypothesis=True), setting) == ["hypothesis draws other examples each run"]
+        assert reasons_to_rerun(_entry(hypothesis=True), setting) == [
+            "hypothesis draws other examples each run (not derandomized)"]
         assert reasons_to_rerun(_entry(escaped=["started a subprocess"]), setting) == ["started a subprocess"]
         # scalargrad's fused multiply-adds are rounded product-first only under the generic kernels
         assert bool(reasons_to_rerun(_entry(fma=True), setting)) == (setting == NEEDS_FMA_SETTING)
+
+
+def test_only_a_hypothesis_test_that_is_not_derandomized_draws_afresh():
+    # a derandomized test (CI's "ci" profile, or derandomize=True) draws from a seed hashed from
+    # its code, without an example database: the same examples in the main run and each rerun
+    from types import SimpleNamespace
+
+    from hypothesis import given, seed, settings
+    from hypothesis import strategies as st
+
+    def drawn(**options):
+        @settings(max_examples=1, deadline=None, **options)
+        @given(st.integers())
+        def test(x):
+            pass
+
+        return test
+
+    item = SimpleNamespace
+    assert not _draws_afresh(item(obj=drawn(derandomize=True)))
+    assert _draws_afresh(item(obj=drawn(derandomize=False, database=None)))
+    assert _draws_afresh(item(obj=seed(5)(drawn(derandomize=True))))  # a seed of its own: not judged here
+    assert not _draws_afresh(item(obj=lambda: None)) and not _draws_afresh(item())  # not a hypothesis test
+    # the suite's live tests, as CI runs them (CI is set: Hypothesis loads its "ci" profile)
+    if os.environ.get("CI"):
+        import test_float32_conformance
+
+        assert not _draws_afresh(item(obj=test_float32_conformance.test_tensor_op_tensor_is_bit_equal))
 
 
 @pytest.mark.slow  # two pytest runs in child interpreters
