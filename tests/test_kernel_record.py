@@ -18,7 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from kernel_record import NEEDS_FMA_SETTING, Recording, _draws_afresh, exact, reasons_to_rerun
+from kernel_record import (
+    NEEDS_FMA_SETTING,
+    BackwardDigest,
+    Recording,
+    Selection,
+    _draws_afresh,
+    exact,
+    reasons_to_rerun,
+)
 
 TESTS = Path(__file__).resolve().parent
 SETTINGS = ("ATEN_CPU_CAPABILITY=default", "ATEN_CPU_CAPABILITY=avx2", "MKL_CBWR=COMPATIBLE")
@@ -161,6 +169,46 @@ def test_only_a_hypothesis_test_that_is_not_derandomized_draws_afresh():
         import test_float32_conformance
 
         assert not _draws_afresh(item(obj=test_float32_conformance.test_tensor_op_tensor_is_bit_equal))
+
+
+def test_a_rerun_proves_again_unless_the_main_run_proved_the_same_computation(tmp_path):
+    # a test marked scalargrad_side_takes_no_torch_value computes in a rerun what the main run
+    # computed and proved, unless scalargrad's fused multiply-adds are rounded product-first there
+    from types import SimpleNamespace
+
+    record = tmp_path / "record.json"
+    proved = {"scalargrad_digest": "3:0123"}
+    tests = {"t::plain": _entry(**proved), "t::fma": _entry(fma=True, **proved),
+             "t::skipped": _entry(completed=False, **proved), "t::undigested": _entry()}
+    record.write_text(json.dumps({"collection": {"ops": [], "escaped": []}, "tests": tests}), encoding="utf-8")
+
+    def item(nodeid, marked=True):
+        marker = object() if marked else None
+        return SimpleNamespace(nodeid=nodeid, get_closest_marker=lambda name: marker
+                               if name == "scalargrad_side_takes_no_torch_value" else None)
+
+    for setting in SETTINGS:
+        selection = Selection(str(record), setting)
+        assert selection.proved_in_the_main_run(item("t::plain"))
+        assert not selection.proved_in_the_main_run(item("t::plain", marked=False))
+        assert selection.proved_in_the_main_run(item("t::fma")) == (setting != NEEDS_FMA_SETTING)
+        assert not selection.proved_in_the_main_run(item("t::skipped"))
+        assert not selection.proved_in_the_main_run(item("t::new"))  # not in the record
+        assert not selection.proved_in_the_main_run(item("t::undigested"))  # nothing to check the rerun against
+        assert selection.main_run_digest(item("t::plain")) == "3:0123"
+    # the digest: the values of the backward calls the SymPy fixture proves, and only those
+    import scalargrad
+
+    def digest(x0, limit=3, calls=1):
+        with BackwardDigest(limit).observing() as d:
+            for _ in range(calls):
+                x = scalargrad.tensor([x0, 2.0], requires_grad=True)
+                (x * x).sum().backward()
+        return d.hexdigest()
+
+    assert digest(1.5) == digest(1.5) != digest(1.5000001)
+    assert digest(0.0) != digest(-0.0)  # the same root value: the leaf's sign tells them apart
+    assert digest(1.5, limit=1, calls=2) == digest(1.5, limit=1, calls=1)
 
 
 @pytest.mark.slow  # two pytest runs in child interpreters
