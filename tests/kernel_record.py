@@ -22,7 +22,9 @@ PyTorch result it sees is the same), so it takes the same path to the same outco
 leave it out. Everything else is run again, conservatively: an op not listed, a subprocess, a
 fork or a thread it started (their PyTorch is not recorded), a look at the CPU capability, a
 module's or session's fixture first set up outside the record (and every test, if the test
-modules' imports call an op not listed), a hypothesis test (its examples differ between runs),
+modules' imports call an op not listed), a hypothesis test that is not derandomized (its examples
+differ between runs; under ``CI`` Hypothesis's "ci" profile derandomizes every test, so a
+derandomized one draws the same examples in both runs and is judged by its ops as any other),
 a test that skipped or was not recorded (a new test, a changed id), and, under
 ``ATEN_CPU_CAPABILITY=default``, one that reached scalargrad's fused multiply-adds.
 
@@ -39,6 +41,7 @@ the record leaves that graph as it is.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -49,6 +52,8 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
 import pytest
+
+from scalargrad._autograd import engine
 
 # ATen ops whose result is the same on every processor and kernel set: no arithmetic, or
 # arithmetic that is exact or rounds once, where ATen's scalar and vector loops compute the same
@@ -252,6 +257,20 @@ class _Entry:
         self.escaped: set[str] = set()
 
 
+def _draws_afresh(item) -> bool:
+    """Is this a hypothesis test that can draw other examples in another run? Not one whose
+    settings derandomize it (Hypothesis's "ci" profile, which it loads where ``CI`` is set as in
+    CI's main run and reruns, or ``derandomize=True``): its examples come from a seed hashed from
+    the test's code, with no example database, so a rerun whose every PyTorch result is the same
+    draws the same examples in the same order."""
+    test = getattr(item, "obj", None)
+    if not getattr(test, "is_hypothesis_test", False):
+        return False
+    chosen = getattr(test, "_hypothesis_internal_use_settings", None)
+    return not (chosen is not None and chosen.derandomize and chosen.database is None
+                and getattr(test, "_hypothesis_internal_use_seed", None) is None)
+
+
 class Recorder:
     """``--kernel-record=PATH``: record every live test's ops, write them at the session's end."""
 
@@ -369,10 +388,12 @@ class Recorder:
         fixtures = [self.fixtures[name] for name in item.fixturenames if name in self.fixtures]
         self.tests[item.nodeid] = {
             "completed": item.nodeid in self.completed,
-            "hypothesis": bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False)),
+            "hypothesis": _draws_afresh(item),
             "ops": sorted(set().union(entry.ops, *(f.ops for f in fixtures))),
             "fma": entry.fma or any(f.fma for f in fixtures),
             "escaped": sorted(set().union(entry.escaped, *(f.escaped for f in fixtures))),
+            # what scalargrad's proved backward calls computed, set by the conftest's SymPy fixture
+            "scalargrad_digest": getattr(item, "scalargrad_digest", None),
         }
 
     def pytest_runtest_logreport(self, report):
@@ -394,7 +415,7 @@ def reasons_to_rerun(entry: dict | None, setting: str) -> list[str]:
     if not entry["completed"]:
         why.append("did not complete in the recorded run")
     if entry["hypothesis"]:
-        why.append("hypothesis draws other examples each run")
+        why.append("hypothesis draws other examples each run (not derandomized)")
     why += entry["escaped"]
     why += [f"calls {op}" for op in entry["ops"] if not exact(op)]
     if entry["fma"] and setting == NEEDS_FMA_SETTING:
@@ -421,12 +442,32 @@ class Selection:
         keep, drop = [], []
         for item in items:
             independent = (not self.collection and item.get_closest_marker("live_torch") is not None
+                           and not _draws_afresh(item)  # derandomized here too, as where it was recorded
                            and not reasons_to_rerun(self.record.get(item.nodeid), self.setting))
             (drop if independent else keep).append(item)
         if drop:
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
         self.left_out = len(drop)
+
+    def proved_in_the_main_run(self, item) -> bool:
+        """May this rerun leave out the SymPy proof of ``item``'s backward passes? Yes for a test
+        marked ``scalargrad_side_takes_no_torch_value`` that completed in the recorded run: its
+        scalargrad side is deterministic and takes no PyTorch value, and scalargrad reads no kernel
+        setting (test_kernel_record checks its sources), so it computes here what the main run
+        computed and proved; not under ``NEEDS_FMA_SETTING`` if it reached scalargrad's fused
+        multiply-adds, which the conftest rounds product-first there (other values to prove).
+        The marker is checked, not trusted: the rerun digests the backward calls the main run
+        proved (``BackwardDigest``) and the conftest fails the test if they differ."""
+        entry = self.record.get(item.nodeid)
+        if item.get_closest_marker("scalargrad_side_takes_no_torch_value") is None or entry is None:
+            return False
+        return (entry["completed"] and entry.get("scalargrad_digest") is not None
+                and not (entry["fma"] and self.setting == NEEDS_FMA_SETTING))
+
+    def main_run_digest(self, item) -> str:
+        """The digest of ``item``'s proved backward calls in the main run (``BackwardDigest``)."""
+        return self.record[item.nodeid]["scalargrad_digest"]
 
     def pytest_report_header(self, config):
         return (f"kernel selection for {self.setting}: of {len(self.record)} recorded live tests, those whose "
@@ -448,6 +489,80 @@ def addoption(parser) -> None:
                     help="with a record: run only the live_torch tests whose outcome can depend on the kernels")
     group.addoption("--kernel-setting", metavar="NAME=VALUE", default="",
                     help="the environment setting the rerun is under (ATEN_CPU_CAPABILITY=default...)")
+
+
+class BackwardDigest:
+    """An observer of scalargrad's backward calls (``engine.observers``): a digest of the first
+    ``limit`` calls, the ones the SymPy fixture proves. Each call's roots and incoming gradients,
+    and its graph as a walk from the roots sees it: every node's name and every leaf's values, all
+    at full precision (``repr`` of a float round-trips; -0.0 and nan included). A rerun that
+    digests the same calls ran the same graphs on the same values as the main run. A graph of
+    more than ``NODES`` nodes is not digested (``hexdigest`` gives None: the rerun proves it)."""
+
+    NODES = 20_000
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.calls = 0
+        self.whole = True
+        self._hash = hashlib.sha256()
+
+    def __call__(self, roots, grads, keep_graph, create_graph, inputs, accumulate):
+        if self.calls < self.limit:
+            self.calls += 1
+            values = [[v.tolist() if hasattr(v, "tolist") else v for v in vs] for vs in (roots, grads)]
+            self._hash.update(repr((values, keep_graph, create_graph, accumulate, self._graph(roots))).encode())
+        return None
+
+    def _graph(self, roots) -> list:
+        """The nodes below ``roots`` in a depth-first walk (each once), with the leaves' values."""
+        seen: set = set()
+        stack = [getattr(r, "grad_fn", None) for r in reversed(roots)]
+        walk = [[r.tolist() for r in roots if getattr(r, "grad_fn", None) is None and hasattr(r, "tolist")]]
+        while stack:
+            node = stack.pop()
+            if node is None:
+                walk.append(None)
+                continue
+            if id(node) in seen:
+                walk.append(("seen", node.name()))
+                continue
+            seen.add(id(node))
+            if len(seen) > self.NODES:
+                self.whole = False
+                return walk
+            leaf = getattr(node, "variable", None)
+            walk.append((node.name(), None if leaf is None else leaf.tolist()))
+            stack.extend(next_node for next_node, _ in reversed(node.next_functions))
+        return walk
+
+    def hexdigest(self) -> str | None:
+        return f"{self.calls}:{self._hash.hexdigest()}" if self.whole else None
+
+    @contextmanager
+    def observing(self) -> Iterator[BackwardDigest]:
+        engine.observers.append(self)
+        try:
+            yield self
+        finally:
+            engine.observers.remove(self)
+
+
+def recording(config) -> bool:
+    """Is this the main run's ``--kernel-record``?"""
+    return config.pluginmanager.get_plugin("kernel-record") is not None
+
+
+def proved_in_the_main_run(item) -> bool:
+    """In a rerun (``--kernel-rerun``): is ``item``'s SymPy proof the main run's already
+    (``Selection.proved_in_the_main_run``)? Always False outside the reruns."""
+    selection = item.config.pluginmanager.get_plugin("kernel-rerun")
+    return selection is not None and selection.proved_in_the_main_run(item)
+
+
+def main_run_digest(item) -> str:
+    """The main run's ``BackwardDigest`` of ``item`` (one ``proved_in_the_main_run``)."""
+    return item.config.pluginmanager.get_plugin("kernel-rerun").main_run_digest(item)
 
 
 def configure(config) -> None:

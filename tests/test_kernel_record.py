@@ -18,7 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from kernel_record import NEEDS_FMA_SETTING, Recording, exact, reasons_to_rerun
+from kernel_record import (
+    NEEDS_FMA_SETTING,
+    BackwardDigest,
+    Recording,
+    Selection,
+    _draws_afresh,
+    exact,
+    reasons_to_rerun,
+)
 
 TESTS = Path(__file__).resolve().parent
 SETTINGS = ("ATEN_CPU_CAPABILITY=default", "ATEN_CPU_CAPABILITY=avx2", "MKL_CBWR=COMPATIBLE")
@@ -128,10 +136,79 @@ def test_a_test_is_left_out_only_with_nothing_that_can_differ():
         assert reasons_to_rerun(None, setting) == ["not in the record"]
         assert reasons_to_rerun(_entry(ops=["aten::mul", "aten::mm"]), setting) == ["calls aten::mm"]
         assert reasons_to_rerun(_entry(completed=False), setting) == ["did not complete in the recorded run"]
-        assert reasons_to_rerun(_entry(hypothesis=True), setting) == ["hypothesis draws other examples each run"]
+        assert reasons_to_rerun(_entry(hypothesis=True), setting) == [
+            "hypothesis draws other examples each run (not derandomized)"]
         assert reasons_to_rerun(_entry(escaped=["started a subprocess"]), setting) == ["started a subprocess"]
         # scalargrad's fused multiply-adds are rounded product-first only under the generic kernels
         assert bool(reasons_to_rerun(_entry(fma=True), setting)) == (setting == NEEDS_FMA_SETTING)
+
+
+def test_only_a_hypothesis_test_that_is_not_derandomized_draws_afresh():
+    # a derandomized test (CI's "ci" profile, or derandomize=True) draws from a seed hashed from
+    # its code, without an example database: the same examples in the main run and each rerun
+    from types import SimpleNamespace
+
+    from hypothesis import given, seed, settings
+    from hypothesis import strategies as st
+
+    def drawn(**options):
+        @settings(max_examples=1, deadline=None, **options)
+        @given(st.integers())
+        def test(x):
+            pass
+
+        return test
+
+    item = SimpleNamespace
+    assert not _draws_afresh(item(obj=drawn(derandomize=True)))
+    assert _draws_afresh(item(obj=drawn(derandomize=False, database=None)))
+    assert _draws_afresh(item(obj=seed(5)(drawn(derandomize=True))))  # a seed of its own: not judged here
+    assert not _draws_afresh(item(obj=lambda: None)) and not _draws_afresh(item())  # not a hypothesis test
+    # the suite's live tests, as CI runs them (CI is set: Hypothesis loads its "ci" profile)
+    if os.environ.get("CI"):
+        import test_float32_conformance
+
+        assert not _draws_afresh(item(obj=test_float32_conformance.test_tensor_op_tensor_is_bit_equal))
+
+
+def test_a_rerun_proves_again_unless_the_main_run_proved_the_same_computation(tmp_path):
+    # a test marked scalargrad_side_takes_no_torch_value computes in a rerun what the main run
+    # computed and proved, unless scalargrad's fused multiply-adds are rounded product-first there
+    from types import SimpleNamespace
+
+    record = tmp_path / "record.json"
+    proved = {"scalargrad_digest": "3:0123"}
+    tests = {"t::plain": _entry(**proved), "t::fma": _entry(fma=True, **proved),
+             "t::skipped": _entry(completed=False, **proved), "t::undigested": _entry()}
+    record.write_text(json.dumps({"collection": {"ops": [], "escaped": []}, "tests": tests}), encoding="utf-8")
+
+    def item(nodeid, marked=True):
+        marker = object() if marked else None
+        return SimpleNamespace(nodeid=nodeid, get_closest_marker=lambda name: marker
+                               if name == "scalargrad_side_takes_no_torch_value" else None)
+
+    for setting in SETTINGS:
+        selection = Selection(str(record), setting)
+        assert selection.proved_in_the_main_run(item("t::plain"))
+        assert not selection.proved_in_the_main_run(item("t::plain", marked=False))
+        assert selection.proved_in_the_main_run(item("t::fma")) == (setting != NEEDS_FMA_SETTING)
+        assert not selection.proved_in_the_main_run(item("t::skipped"))
+        assert not selection.proved_in_the_main_run(item("t::new"))  # not in the record
+        assert not selection.proved_in_the_main_run(item("t::undigested"))  # nothing to check the rerun against
+        assert selection.main_run_digest(item("t::plain")) == "3:0123"
+    # the digest: the values of the backward calls the SymPy fixture proves, and only those
+    import scalargrad
+
+    def digest(x0, limit=3, calls=1):
+        with BackwardDigest(limit).observing() as d:
+            for _ in range(calls):
+                x = scalargrad.tensor([x0, 2.0], requires_grad=True)
+                (x * x).sum().backward()
+        return d.hexdigest()
+
+    assert digest(1.5) == digest(1.5) != digest(1.5000001)
+    assert digest(0.0) != digest(-0.0)  # the same root value: the leaf's sign tells them apart
+    assert digest(1.5, limit=1, calls=2) == digest(1.5, limit=1, calls=1)
 
 
 @pytest.mark.slow  # two pytest runs in child interpreters
