@@ -98,14 +98,16 @@ def check_no_overlap(t: Tensor) -> None:
         raise RuntimeError(_OVERLAP)
 
 
-def inplace(t: Tensor, compute, overlap: str | None = None, operands: tuple = ()) -> Tensor:
+def inplace(t: Tensor, compute, overlap: str | None = None, operands: tuple = (), keep_tangent: bool = False) -> Tensor:
     """``t`` changed to ``compute(t)`` in place; returns ``t``. An expanded ``t`` (elements
     sharing memory) is refused with ATen's ``assert_no_internal_overlap`` error, as every
     TensorIterator op refuses it, unless ``overlap`` says otherwise: ``FILLS`` (one value for
     every element, which PyTorch allows), or the op's name for the ops PyTorch lets write an
     expanded tensor element by element in an order of its own (masked_fill_, index_fill_,
     tril_, triu_): scalargrad refuses those by name rather than guess that order. ``operands``,
-    the op's other tensors, may not share part of ``t``'s memory (ATen's partial overlap check)."""
+    the op's other tensors, may not share part of ``t``'s memory (ATen's partial overlap check).
+    ``keep_tangent``: under forward-mode AD ``t`` keeps its tangent (an op with no differentiable
+    output, whose in-place kernel PyTorch leaves the tangent alone in)."""
     check_inplace(t)
     if overlap != FILLS and overlapping(t):
         if overlap is None:
@@ -122,7 +124,7 @@ def inplace(t: Tensor, compute, overlap: str | None = None, operands: tuple = ()
     _check_result(t, res)
     dual = dual_memory()
     if dual is not None:
-        return dual[0](t, res, _apply)  # forward-mode AD: the tangent changes with it
+        return dual[0](t, res, _apply, keep_tangent)  # forward-mode AD: the tangent changes with it
     return _apply(t, res)
 
 

@@ -57,8 +57,10 @@ def _replacements(name: str, args: tuple, kw: dict, first: int) -> list:
 
 
 def _in_place(t: Tensor, compute) -> Tensor:
-    with no_grad():  # written outside the graph: its history and refusals are not PyTorch's here
-        return inplace(t, compute)
+    # written outside the graph: its history and refusals are not PyTorch's here; a dual
+    # tensor keeps its tangent (PyTorch's in-place logical kernels never touch it)
+    with no_grad():
+        return inplace(t, compute, keep_tangent=True)
 
 
 def install(method, function) -> None:
