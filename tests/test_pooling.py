@@ -208,3 +208,28 @@ def test_adaptive_max_pool_modules_and_errors_match_pytorch(torch_ref):
         return [repr(m) for m in mods], outs, errs
 
     assert run(scalargrad) == run(torch_ref)
+
+
+def test_adaptive_pool_to_size_zero_as_pytorch(torch_ref):
+    """An output size of 0 (``interpolate(mode='area')`` of a dimension of size 1 by 0.5 among
+    them): an empty result with PyTorch's node (scalargrad raised ZeroDivisionError), and the
+    backward kernel's refusal of the empty gradient in ATen's words."""
+    cases = [("adaptive_avg_pool1d", (1, 4, 1), 0), ("adaptive_avg_pool2d", (1, 4, 3, 3), (0, 2)),
+             ("adaptive_max_pool1d", (1, 4, 3), 0), ("adaptive_max_pool2d", (1, 4, 3, 3), (2, 0)),
+             ("adaptive_avg_pool3d", (1, 2, 2, 2, 2), (0, 1, 1)), ("adaptive_max_pool3d", (2, 2, 2, 2), (1, 0, 1))]
+
+    def run(L):
+        out = []
+        for name, shape, size in cases:
+            x = L.ones(*shape, requires_grad=True)
+            y = getattr(L.nn.functional, name)(x, size)
+            out.append((tuple(y.shape), type(y.grad_fn).__name__))
+            try:
+                y.sum().backward()
+                out.append(tuple(x.grad.shape))
+            except RuntimeError as e:
+                out.append(str(e))
+        y = L.nn.functional.interpolate(L.ones(1, 4, 1), scale_factor=0.5, mode="area")
+        return out + [tuple(y.shape)]
+
+    assert run(scalargrad) == run(torch_ref)
