@@ -133,7 +133,7 @@ class MaxPool2d(_Pool):
     saved = (("ceil_mode", "c.ceil_mode"), ("dilation", "c.dilation"), ("kernel_size", "c.kernel_size"),
              ("padding", "c.padding"), ("result1", "c.indices"), ("self", 0), ("stride", "c.stride_saved"))
     # self: max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1)
-    backward = staticmethod(lambda k, g, v: (k.max_pool2d_backward(g, v._c),))
+    backward = staticmethod(lambda k, g, v: (k.max_pool2d_backward(g, v._c, k.ins(v)[0]),))
 
     @staticmethod
     def sympy(sp, a):
@@ -224,7 +224,8 @@ class AdaptiveMaxPool2d(_Pool):
     name = "AdaptiveMaxPool2DBackward0"
     saved = (("result1", "c.indices"), ("self", 0))
     # self: adaptive_max_pool2d_backward(grad, self, result1)
-    backward = staticmethod(lambda k, g, v: (k.adaptive_max_pool2d_backward(_nonempty(g, v, "max"), v._c),))
+    backward = staticmethod(lambda k, g, v: (k.adaptive_max_pool2d_backward(_nonempty(g, v, "max"), v._c,
+                                                                            k.ins(v)[0]),))
     sympy = MaxPool2d.sympy
 
 

@@ -487,10 +487,13 @@ def install(method, function) -> None:
 # ---------------------------------------------------------------- derivative helpers, on tensors
 
 
-def scatter_into(g, in_shape, m, name: str, accumulate: bool = False, from_zero: bool = True) -> Tensor:
+def scatter_into(g, in_shape, m, name: str, accumulate: bool = False, from_zero: bool = True,
+                 self_input: Tensor | None = None) -> Tensor:
     """Zeros of ``in_shape`` with ``g``'s elements at the flat positions ``m`` (added in order
     when ``accumulate``: into the zero, or, without ``from_zero``, onto the first one written):
-    a node named ``name`` (SliceBackwardBackward0...), differentiable."""
+    a node named ``name`` (SliceBackwardBackward0...), differentiable. ``self_input``: the
+    forward's input, a second input of the node whose gradient is zeros (max pooling's
+    backward takes ``self``, so its result requires grad when ``self`` does)."""
     gv = g._val if g._t.ndim else [g._val]
     n = 1
     for s in in_shape:
@@ -509,7 +512,9 @@ def scatter_into(g, in_shape, m, name: str, accumulate: bool = False, from_zero:
             out[i] = x
     layout = Layout(in_shape, dt, map=list(m))
     layout.sizes = tuple(g._t.shape)
-    return make(scatter_class(name), TensorType(dt, tuple(in_shape)), out if in_shape else out[0], (g,), layout)
+    ins = (g,) if self_input is None else (g, self_input)
+    return make(scatter_class(name, self_input is not None), TensorType(dt, tuple(in_shape)),
+                out if in_shape else out[0], ins, layout)
 
 
 @helper(name="gather_positions")
