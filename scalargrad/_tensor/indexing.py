@@ -146,14 +146,28 @@ def _dimension_sources(expanded: list, shape: list) -> list:
                 raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
             dims_src.append(("idx", d, [i % size], ()))
             d += 1
-    if empty_dim:
-        raise IndexError("index is out of bounds for dimension with size 0")
-    if out_of_bounds is not None:
+    if (empty_dim or out_of_bounds is not None) and not _selects_none(dims_src):
+        if empty_dim:
+            raise IndexError("index is out of bounds for dimension with size 0")
         raise out_of_bounds
     while d < nd:
         dims_src.append(("all", d))
         d += 1
     return dims_src
+
+
+def _selects_none(dims_src: list) -> bool:
+    """Whether ATen's kernel reads no index: the index tensors broadcast to no element (a False
+    among them: ``x[t, False]``), or not at all (its shape mismatch error comes first, from
+    ``_positions``); then no index is checked against its dimension."""
+    bshape: tuple = ()
+    try:
+        for s in dims_src:
+            if s[0] == "idx":
+                bshape = broadcast_shapes(bshape, s[3])
+    except RuntimeError:
+        return True
+    return 0 in bshape
 
 
 def _positions(dims_src: list, shape: list) -> tuple:
