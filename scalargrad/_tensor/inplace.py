@@ -24,7 +24,18 @@ from .._base.layout import is_non_overlapping_and_dense
 from .._ops.table import Op, saved_node_name, version_error
 from .._ops.views import Clone, Layout
 from .nodes import saves_input
-from .storage import dual_memory, mem, positions_in_base, refused_view, regenerate, snapshot, view_rebase_error, write
+from .storage import (
+    dual_memory,
+    in_place_target,
+    inference_outside_mode,
+    mem,
+    positions_in_base,
+    refused_view,
+    regenerate,
+    snapshot,
+    view_rebase_error,
+    write,
+)
 from .tensor import Tensor, ext, leaf, make
 
 __all__ = ["inplace", "check_cast", "FILLS", "overlapping", "check_no_overlap", "LEAF_INPLACE", "VIEW_OF_LEAF",
@@ -120,7 +131,14 @@ def inplace(t: Tensor, compute, overlap: str | None = None, operands: tuple = ()
     for u in operands:
         if isinstance(u, Tensor) and _partial_overlap(t, u):
             raise RuntimeError(_PARTIAL_OVERLAP)
-    res = compute(t)
+    if inference_outside_mode(t):
+        in_place_target(t, True)
+        try:
+            res = compute(t)
+        finally:
+            in_place_target(None, True)
+    else:
+        res = compute(t)
     _check_result(t, res)
     dual = dual_memory()
     if dual is not None:
