@@ -332,3 +332,64 @@ def test_a_row_masked_whole_has_zero_gradient(torch_ref, shape):
     for a, b in zip(got, want):
         assert not any(math.isnan(x) for x in a)
         _close(a, b, 2 * BOUND)
+
+
+_FUSED_CASES = [  # (query, key, value shapes, keywords); PyTorch's fused CPU kernel takes some
+    ((1, 2, 3, 4),) * 3 + ({},), ((2, 3, 4),) * 3 + ({},), ((1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4), {"mask": (3, 5)}),
+    ((1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4), {"mask": (5,)}),
+    ((1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4), {"mask": (1, 1, 3, 5)}),
+    ((1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4), {"mask": (1, 3, 5)}),
+    ((1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4), {"mask": (3, 5), "mask_rg": True}),
+    ((1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 6), {}), ((1, 4, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4), {"enable_gqa": True}),
+    ((1, 2, 3, 4),) * 3 + ({"is_causal": True},), ((1, 2, 3, 4), (1, 1, 3, 4), (1, 2, 3, 4), {}),
+    ((1, 2, 3, 4),) * 3 + ({"transposed": True},)]
+
+
+def _ramp(L, shape, rg=True):
+    return (L.arange(math.prod(shape), dtype=L.float64).reshape(shape) / 8 - 1).requires_grad_(rg)
+
+
+def _fused_outcomes(L, fwad) -> list:
+    F = L.nn.functional
+    rows = []
+    for qs, ks, vs, kw in _FUSED_CASES:
+        kw = dict(kw)
+        q, k, v = _ramp(L, qs), _ramp(L, ks), _ramp(L, vs)
+        if kw.pop("transposed", False):
+            q = _ramp(L, qs[:2] + qs[:1:-1]).transpose(-1, -2)
+        if "mask" in kw:
+            kw["attn_mask"] = _ramp(L, kw.pop("mask"), kw.pop("mask_rg", False)) * 0.5
+        try:
+            o = F.scaled_dot_product_attention(q, k, v, **kw)
+            gs = L.autograd.grad((o * o).sum(), [q, k, v], create_graph=True)
+            row = [[g.grad_fn.name() == "torch::autograd::NotImplemented" for g in gs]]
+            try:
+                sum((g * g).sum() for g in gs).backward()
+                row.append("ran")
+            except RuntimeError as e:
+                row.append(str(e))
+        except (RuntimeError, IndexError) as e:
+            row = [type(e).__name__, str(e)]
+        rows.append(row)
+    for shape in ((1, 2, 3, 4), (2, 3, 4)):
+        try:
+            with fwad.dual_level():
+                d = fwad.make_dual(_ramp(L, shape, False), _ramp(L, shape, False))
+                rows.append(fwad.unpack_dual(F.scaled_dot_product_attention(d, d, d)).tangent is not None)
+        except NotImplementedError as e:
+            rows.append(str(e))
+    return rows
+
+
+@pytest.mark.live_torch
+def test_sdpa_refuses_what_pytorchs_fused_kernel_refuses(torch_ref):
+    """Where PyTorch's CPU build takes its fused kernel (4-D, no dropout, the mask shapes it
+    accepts...), the create_graph gradients are NotImplemented nodes and a backward through
+    them raises PyTorch's error (scalargrad's math path computed one); forward-mode AD raises
+    its NotImplementedError; a 1-D mask raises the kernel check's IndexError. Elsewhere the
+    math path's double backward runs, in both."""
+    import torch.autograd.forward_ad as torch_fwad
+
+    import scalargrad.autograd.forward_ad as sg_fwad
+
+    assert _fused_outcomes(scalargrad, sg_fwad) == _fused_outcomes(torch_ref, torch_fwad)

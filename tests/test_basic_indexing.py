@@ -246,6 +246,13 @@ EMPTY_DIM_INDEX = [
     "v0 = torch.zeros((2, 3)); out = v0[[5], 7]",
     "v0 = torch.zeros((2, 3)); out = v0[[5], [7]]",
     "v0 = torch.zeros((2, 0)); out = v0[[1], :]",
+    # index tensors that broadcast to no element (a False among them) read no index, so none is
+    # checked; ones that do not broadcast raise the shape mismatch before any bound
+    "v0 = torch.zeros((0, 2)).unsqueeze(0).expand(2, 0, 2); out = v0[-2:-1, torch.tensor([0]), False]",
+    "v0 = torch.arange(6.).reshape(2, 3); out = v0[torch.tensor([5]), False]",
+    "v0 = torch.arange(6.).reshape(2, 3); v0[torch.tensor([5]), False] = 1.0; out = v0",
+    "v0 = torch.arange(6.).reshape(2, 3); out = v0[torch.tensor([5, 0, 1]), torch.tensor([0, 1])]",
+    "v0 = torch.arange(6.).reshape(2, 3); out = v0[torch.tensor([5]), True]",
 ]
 
 

@@ -27,13 +27,11 @@ SHAPES = [(2, 3), (2,)]
 _NOT_OPS = {"tolist", "item", "numel", "dim", "size", "stride", "element_size", "nelement", "storage_offset",
             "is_contiguous", "data_ptr", "untyped_storage", "storage", "new_full", "new_tensor", "new_zeros",
             "new_ones", "zero_"}
-# known differences, each open in the project's notes: PyTorch leaves an in-place logical op's
-# tangent as it was (scalargrad zeroes it); masked_scatter on a dual tensor raises a wrong error
-# here; minimum's tangent where the other operand wins and has no tangent is -0.0 in PyTorch
-# (its own forward formula), +0.0 here; logcumsumexp's tangent is PyTorch's logcumsumexp_jvp, which
-# rounds about 1e-13 away from the derivative (2 - 2e-13 where the tangent is 2), here the derivative
-KNOWN = {"logical_and_", "logical_or_", "logical_xor_", "logical_not_", "masked_scatter", "masked_scatter_",
-         "min", "minimum", "logcumsumexp"}
+# known difference, open in the project's notes: logcumsumexp's tangent is PyTorch's
+# logcumsumexp_jvp, which rounds about 1e-13 away from the derivative (2 - 2e-13 where the
+# tangent is 2), here the derivative. (The in-place logical ops, which keep the tangent in
+# PyTorch, masked_scatter and minimum's signed zero are held by the sweep now.)
+KNOWN = {"logcumsumexp"}
 
 
 def _describe(o, lib, unpack):

@@ -97,6 +97,20 @@ PARTIAL = [
     "x = torch.arange(6.); x[:4].pow_(x[2:])",
     "l = torch.arange(4., requires_grad=True); x = l * 1; x[:3].add_(x[1:])",
     "x = torch.arange(6.); y = x.detach(); x[:4].add_(y[2:])",
+    # the in-place ops with a second (or third) tensor operand: addcmul_, addcdiv_, lerp_ (end
+    # and weight), clamp_ with tensor bounds, the comparisons and logical ops (scalargrad wrote
+    # them element by element where ATen refuses)
+    "x = torch.arange(8.); x[:6].addcmul_(x[2:], torch.ones(6))",
+    "x = torch.arange(8.); x[:6].addcmul_(torch.ones(6), x[2:])",
+    "x = torch.arange(8.); x[:6].addcdiv_(x[2:], torch.ones(6))",
+    "x = torch.arange(8.); x[:6].lerp_(x[2:], 0.5)",
+    "x = torch.arange(8.); x[:6].lerp_(torch.ones(6), x[2:])",
+    "x = torch.arange(8.); x[:6].clamp_(x[2:], None)",
+    "x = torch.arange(8.); x[:6].clamp_max_(x[2:])",
+    "x = torch.arange(8.); x[:6].lt_(x[2:])",
+    "x = torch.arange(8.); x[:6].logical_xor_(x[2:])",
+    "x = torch.arange(8.); x[:6].lerp_(x[:6], 0.5)",
+    "x = torch.arange(8.); x[:6].addcmul_(x[:6], x[:6])",
 ]
 
 

@@ -184,3 +184,25 @@ def test_views_of_normal_tensors_in_the_mode():
 @pytest.mark.no_sympy_check
 def test_views_of_normal_tensors_match_pytorch(torch_ref):
     assert _views_of_normal_tensors(torch) == _views_of_normal_tensors(torch_ref)
+
+
+def test_in_place_change_of_an_inference_tensor_recorded_outside_the_mode_as_pytorch(torch_ref):
+    """``x.mul_(w)`` with ``x`` an inference tensor and ``w`` requiring grad, outside the mode:
+    PyTorch saves an in-place op's ``self`` after the kernel, whose version bump refuses the
+    inference tensor first (scalargrad gave the saving error); an inference ``other`` is saved
+    before the kernel, and its saving error comes first in both."""
+
+    def run(L):
+        out = []
+        for src in ("x.mul_(w)", "x.add_(w * 2)", "x.div_(w)", "w2 = w * 1; w2.mul_(x)", "x.addcmul_(w, w)"):
+            with L.inference_mode():
+                x = L.tensor([1.0, 2.0]) * 2
+            w = L.tensor([0.5, 3.0], requires_grad=True)
+            try:
+                exec(src, {"x": x, "w": w})
+                out.append(("ok", x.tolist()))
+            except RuntimeError as e:
+                out.append(str(e).split(" (Triggered")[0])
+        return out
+
+    assert run(torch) == run(torch_ref)

@@ -273,6 +273,7 @@ def test_the_structural_helpers_of_a_0_dim_node_agree(dtype, g, hit, dt_to):
         "pick_backward": lambda k, G: k.pick_backward(G, picked, "ScatterAddBackward0", True),
         "pick_backward, written": lambda k, G: k.pick_backward(G, picked, "RollBackward0", False),
         "one": lambda k, G: k.one(gt), "held": lambda k, G: k.held(gt),
+        "sdpa_flash_gate": lambda k, G: k.sdpa_flash_gate(G, None),  # attention's gate: the identity
     }
     for name, fn in cases.items():
         with scalargrad.no_grad():
@@ -316,7 +317,7 @@ COVERED = (set(ELEMENTWISE) | {"pow_backward", "rpow_backward", "clamp_backward"
                                 "clamp_tensor_backward", "pointwise", "no_gradient", "a", "b", "out", "ins", "c"}
            | set(REDUCTIONS)
            | {"reshape", "permute", "squeeze", "unsqueeze", "t", "transpose", "to_dtype", "sum_to", "masked_zero",
-              "zero", "scatter", "index_backward", "pick_backward", "one", "held"})
+              "zero", "scatter", "index_backward", "pick_backward", "one", "held", "sdpa_flash_gate"})
 
 
 def test_every_twin_has_a_case():

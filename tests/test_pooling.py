@@ -208,3 +208,55 @@ def test_adaptive_max_pool_modules_and_errors_match_pytorch(torch_ref):
         return [repr(m) for m in mods], outs, errs
 
     assert run(scalargrad) == run(torch_ref)
+
+
+def test_adaptive_pool_to_size_zero_as_pytorch(torch_ref):
+    """An output size of 0 (``interpolate(mode='area')`` of a dimension of size 1 by 0.5 among
+    them): an empty result with PyTorch's node (scalargrad raised ZeroDivisionError), and the
+    backward kernel's refusal of the empty gradient in ATen's words."""
+    cases = [("adaptive_avg_pool1d", (1, 4, 1), 0), ("adaptive_avg_pool2d", (1, 4, 3, 3), (0, 2)),
+             ("adaptive_max_pool1d", (1, 4, 3), 0), ("adaptive_max_pool2d", (1, 4, 3, 3), (2, 0)),
+             ("adaptive_avg_pool3d", (1, 2, 2, 2, 2), (0, 1, 1)), ("adaptive_max_pool3d", (2, 2, 2, 2), (1, 0, 1))]
+
+    def run(L):
+        out = []
+        for name, shape, size in cases:
+            x = L.ones(*shape, requires_grad=True)
+            y = getattr(L.nn.functional, name)(x, size)
+            out.append((tuple(y.shape), type(y.grad_fn).__name__))
+            try:
+                y.sum().backward()
+                out.append(tuple(x.grad.shape))
+            except RuntimeError as e:
+                out.append(str(e))
+        y = L.nn.functional.interpolate(L.ones(1, 4, 1), scale_factor=0.5, mode="area")
+        return out + [tuple(y.shape)]
+
+    assert run(scalargrad) == run(torch_ref)
+
+
+def test_max_pool_gradient_under_create_graph_requires_grad_as_pytorch(torch_ref):
+    """max_pool*_with_indices_backward(grad, self) and adaptive_max_pool*_backward take the
+    pooled input: under create_graph the gradient requires grad through it even where the
+    incoming gradient is a constant (scalargrad's did not, so a second backward raised), and
+    the second backward gives it zeros."""
+    cases = [((2, 3), lambda F, x: F.max_pool1d(x, 3, None, 0, ceil_mode=True)),
+             ((1, 2, 4), lambda F, x: F.max_pool1d(x, 2)), ((1, 2, 2, 2), lambda F, x: F.max_pool2d(x, 2)),
+             ((1, 2, 2, 2), lambda F, x: F.adaptive_max_pool2d(x, 1)),
+             ((1, 1, 2, 2, 2), lambda F, x: F.max_pool3d(x, 1)), ((1, 2, 3), lambda F, x: F.adaptive_max_pool1d(x, 2))]
+
+    def run(L):
+        out = []
+        for shape, f in cases:
+            x = L.arange(math.prod(shape), dtype=L.float64).reshape(shape).requires_grad_()
+            y = f(L.nn.functional, x)
+            w = L.arange(1, y.numel() + 1, dtype=L.float64).reshape(y.shape)
+            g, = L.autograd.grad((y * w).sum(), [x], create_graph=True)
+            fn = g.grad_fn
+            out.append((g.requires_grad, g.tolist(), fn.name() if fn else None,
+                        [n.name() if n else None for n, _ in fn.next_functions] if fn else None))
+            g.square().sum().backward()
+            out.append(x.grad.tolist())
+        return out
+
+    assert run(scalargrad) == run(torch_ref)

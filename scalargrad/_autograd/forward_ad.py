@@ -297,12 +297,20 @@ def _written(t: Tensor) -> None:
                               "tensor shares)", "apply the op out of place")
 
 
-def _inplace(t: Tensor, res: Tensor, apply) -> Tensor:
+def _inplace(t: Tensor, res: Tensor, apply, keep: bool = False) -> Tensor:
     """In-place op: ``t`` becomes ``res`` (whose tangent ``make`` computed from ``t``'s), and takes
-    its tangent. As PyTorch, an existing tangent of ``t`` is changed in place where it can be."""
+    its tangent. As PyTorch, an existing tangent of ``t`` is changed in place where it can be.
+    ``keep``: an op PyTorch declares no output differentiable for (the in-place logical ops),
+    whose generated kernel never touches the forward gradient: ``t`` keeps its tangent as it was."""
     global _writing
     new = tangent_of(res)
     old = tangent_of(t)
+    if keep and new is None:
+        _writing = t
+        try:
+            return apply(t, res)
+        finally:
+            _writing = None
     if new is None and old is None:
         return apply(t, res)  # no tangent here; write() refuses one left behind on an alias
     for r, _ in list(_tangents.values()):

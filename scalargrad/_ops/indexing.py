@@ -9,7 +9,7 @@ from .float_kernel import helper
 from .table import register
 from .views import Structural
 
-__all__ = ["Index", "IndexPut", "CopySlices", "Scatter", "scatter_class"]
+__all__ = ["Index", "IndexPut", "CopySlices", "Scatter", "ScatterWithSelf", "scatter_class"]
 
 
 @register
@@ -66,14 +66,23 @@ class Scatter(Structural):
     backward = staticmethod(lambda k, g, v: (k.gather_positions(g, v._c.map, v._c.sizes),))
 
 
+class ScatterWithSelf(Scatter):
+    """``Scatter`` with a second input, the forward's input, that only gives the shape: its
+    gradient is zeros (max pooling's backward, ``self: zeros_like(self)``)."""
+
+    backward = staticmethod(lambda k, g, v: (k.gather_positions(g, v._c.map, v._c.sizes), k.zero(k.ins(v)[1])))
+
+
 _scatter_classes: dict = {}
 
 
-def scatter_class(name: str) -> type:
-    """The ``Scatter`` op printed as ``name`` (SelectBackwardBackward0, IndexBackwardBackward0...)."""
-    cls = _scatter_classes.get(name)
+def scatter_class(name: str, with_self: bool = False) -> type:
+    """The ``Scatter`` op printed as ``name`` (SelectBackwardBackward0, IndexBackwardBackward0...);
+    ``with_self``: the ``ScatterWithSelf`` form."""
+    cls = _scatter_classes.get((name, with_self))
     if cls is None:
-        cls = _scatter_classes[name] = type(name.replace("Backward", ""), (Scatter,), {"name": name})
+        cls = _scatter_classes[name, with_self] = type(name.replace("Backward", ""),
+                                                       (ScatterWithSelf if with_self else Scatter,), {"name": name})
     return cls
 
 

@@ -116,7 +116,7 @@ def adaptive_geometry(in_shape: tuple, out_size: tuple) -> PoolGeometry:
     plane = _prod(sizes)
     geo.out_shape = tuple(in_shape[:-n]) + tuple(out_size)
     geo.windows = [[base + i for i in w] for base in range(0, _prod(in_shape), plane) for w in windows]
-    geo.sides = sides * (len(geo.windows) // len(windows))
+    geo.sides = sides * (len(geo.windows) // len(windows)) if windows else []  # an output size of 0: none
     geo.divisors = [_prod(sd) for sd in geo.sides]
     return geo
 
@@ -133,7 +133,7 @@ class MaxPool2d(_Pool):
     saved = (("ceil_mode", "c.ceil_mode"), ("dilation", "c.dilation"), ("kernel_size", "c.kernel_size"),
              ("padding", "c.padding"), ("result1", "c.indices"), ("self", 0), ("stride", "c.stride_saved"))
     # self: max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1)
-    backward = staticmethod(lambda k, g, v: (k.max_pool2d_backward(g, v._c),))
+    backward = staticmethod(lambda k, g, v: (k.max_pool2d_backward(g, v._c, k.ins(v)[0]),))
 
     @staticmethod
     def sympy(sp, a):
@@ -179,6 +179,19 @@ class AvgPool2dBackward(_Pool):
         return sp.Add(*[g / d for g, d in zip(gs, ds)])
 
 
+def _nonempty(g, v, kind: str):
+    """``g``, after ATen's check in the adaptive pools' backward kernels: a gradient with an
+    empty dimension beyond the first (an output size of 0) is refused there, not in the forward."""
+    shape = tuple(g._t.shape) if hasattr(g, "_t") else ()
+    for d in range(1, len(shape)):
+        if shape[d] == 0:
+            nd = "3d" if "3D" in v._op.name else "2d"
+            raise RuntimeError(f"adaptive_{kind}_pool{nd}_backward(): Expected grad_output to have non-zero size for "
+                               f"non-batch dimensions, but grad_output has sizes {list(shape)} with dimension {d} "
+                               f"being empty")
+    return g
+
+
 @register
 class AdaptiveAvgPool2d(_Pool):
     """_adaptive_avg_pool2d(self, output_size): each output element is its window's sum / kh / kw."""
@@ -186,7 +199,7 @@ class AdaptiveAvgPool2d(_Pool):
     name = "AdaptiveAvgPool2DBackward0"
     saved = (("self", 0),)
     # self: _adaptive_avg_pool2d_backward(grad, self)
-    backward = staticmethod(lambda k, g, v: (k.avg_pool2d_backward(g, v._c, k.ins(v)[0]),))
+    backward = staticmethod(lambda k, g, v: (k.avg_pool2d_backward(_nonempty(g, v, "avg"), v._c, k.ins(v)[0]),))
     sympy = AvgPool2d.sympy
 
 
@@ -211,7 +224,8 @@ class AdaptiveMaxPool2d(_Pool):
     name = "AdaptiveMaxPool2DBackward0"
     saved = (("result1", "c.indices"), ("self", 0))
     # self: adaptive_max_pool2d_backward(grad, self, result1)
-    backward = staticmethod(lambda k, g, v: (k.adaptive_max_pool2d_backward(g, v._c),))
+    backward = staticmethod(lambda k, g, v: (k.adaptive_max_pool2d_backward(_nonempty(g, v, "max"), v._c,
+                                                                            k.ins(v)[0]),))
     sympy = MaxPool2d.sympy
 
 

@@ -90,7 +90,7 @@ def _clamp_inplace(self, min=None, max=None, op=None):  # PyTorch's parameter na
         td = self._t.dtype
         if dt is not td and not can_cast(dt, td):
             raise RuntimeError(f"result type {dt.short} can't be cast to the desired output type {td.c_name}")
-    return inplace(self, lambda t: clamp(t, min, max, op))
+    return inplace(self, lambda t: clamp(t, min, max, op), operands=(min, max))
 
 
 def clamp(self, min=None, max=None, op=None):  # PyTorch's parameter names
@@ -297,7 +297,7 @@ def _bind_inplace_comparison(op, method) -> None:
 
     def apply_inplace(self, other, *, alpha=1):  # alpha: accepted and ignored, as the other in-place forms
         check_other(api.method + "_", other, 1)
-        return inplace(self, lambda t: _compare_node(op, t, other))
+        return inplace(self, lambda t: _compare_node(op, t, other), operands=(other,))
 
     method(api.inplace, apply_inplace)
     for n in api.aliases:

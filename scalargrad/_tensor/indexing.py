@@ -146,14 +146,28 @@ def _dimension_sources(expanded: list, shape: list) -> list:
                 raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
             dims_src.append(("idx", d, [i % size], ()))
             d += 1
-    if empty_dim:
-        raise IndexError("index is out of bounds for dimension with size 0")
-    if out_of_bounds is not None:
+    if (empty_dim or out_of_bounds is not None) and not _selects_none(dims_src):
+        if empty_dim:
+            raise IndexError("index is out of bounds for dimension with size 0")
         raise out_of_bounds
     while d < nd:
         dims_src.append(("all", d))
         d += 1
     return dims_src
+
+
+def _selects_none(dims_src: list) -> bool:
+    """Whether ATen's kernel reads no index: the index tensors broadcast to no element (a False
+    among them: ``x[t, False]``), or not at all (its shape mismatch error comes first, from
+    ``_positions``); then no index is checked against its dimension."""
+    bshape: tuple = ()
+    try:
+        for s in dims_src:
+            if s[0] == "idx":
+                bshape = broadcast_shapes(bshape, s[3])
+    except RuntimeError:
+        return True
+    return 0 in bshape
 
 
 def _positions(dims_src: list, shape: list) -> tuple:
@@ -487,10 +501,13 @@ def install(method, function) -> None:
 # ---------------------------------------------------------------- derivative helpers, on tensors
 
 
-def scatter_into(g, in_shape, m, name: str, accumulate: bool = False, from_zero: bool = True) -> Tensor:
+def scatter_into(g, in_shape, m, name: str, accumulate: bool = False, from_zero: bool = True,
+                 self_input: Tensor | None = None) -> Tensor:
     """Zeros of ``in_shape`` with ``g``'s elements at the flat positions ``m`` (added in order
     when ``accumulate``: into the zero, or, without ``from_zero``, onto the first one written):
-    a node named ``name`` (SliceBackwardBackward0...), differentiable."""
+    a node named ``name`` (SliceBackwardBackward0...), differentiable. ``self_input``: the
+    forward's input, a second input of the node whose gradient is zeros (max pooling's
+    backward takes ``self``, so its result requires grad when ``self`` does)."""
     gv = g._val if g._t.ndim else [g._val]
     n = 1
     for s in in_shape:
@@ -509,7 +526,9 @@ def scatter_into(g, in_shape, m, name: str, accumulate: bool = False, from_zero:
             out[i] = x
     layout = Layout(in_shape, dt, map=list(m))
     layout.sizes = tuple(g._t.shape)
-    return make(scatter_class(name), TensorType(dt, tuple(in_shape)), out if in_shape else out[0], (g,), layout)
+    ins = (g,) if self_input is None else (g, self_input)
+    return make(scatter_class(name, self_input is not None), TensorType(dt, tuple(in_shape)),
+                out if in_shape else out[0], ins, layout)
 
 
 @helper(name="gather_positions")

@@ -24,7 +24,18 @@ from .._base.layout import is_non_overlapping_and_dense
 from .._ops.table import Op, saved_node_name, version_error
 from .._ops.views import Clone, Layout
 from .nodes import saves_input
-from .storage import dual_memory, mem, positions_in_base, refused_view, regenerate, snapshot, view_rebase_error, write
+from .storage import (
+    dual_memory,
+    in_place_target,
+    inference_outside_mode,
+    mem,
+    positions_in_base,
+    refused_view,
+    regenerate,
+    snapshot,
+    view_rebase_error,
+    write,
+)
 from .tensor import Tensor, ext, leaf, make
 
 __all__ = ["inplace", "check_cast", "FILLS", "overlapping", "check_no_overlap", "LEAF_INPLACE", "VIEW_OF_LEAF",
@@ -98,14 +109,16 @@ def check_no_overlap(t: Tensor) -> None:
         raise RuntimeError(_OVERLAP)
 
 
-def inplace(t: Tensor, compute, overlap: str | None = None, operands: tuple = ()) -> Tensor:
+def inplace(t: Tensor, compute, overlap: str | None = None, operands: tuple = (), keep_tangent: bool = False) -> Tensor:
     """``t`` changed to ``compute(t)`` in place; returns ``t``. An expanded ``t`` (elements
     sharing memory) is refused with ATen's ``assert_no_internal_overlap`` error, as every
     TensorIterator op refuses it, unless ``overlap`` says otherwise: ``FILLS`` (one value for
     every element, which PyTorch allows), or the op's name for the ops PyTorch lets write an
     expanded tensor element by element in an order of its own (masked_fill_, index_fill_,
     tril_, triu_): scalargrad refuses those by name rather than guess that order. ``operands``,
-    the op's other tensors, may not share part of ``t``'s memory (ATen's partial overlap check)."""
+    the op's other tensors, may not share part of ``t``'s memory (ATen's partial overlap check).
+    ``keep_tangent``: under forward-mode AD ``t`` keeps its tangent (an op with no differentiable
+    output, whose in-place kernel PyTorch leaves the tangent alone in)."""
     check_inplace(t)
     if overlap != FILLS and overlapping(t):
         if overlap is None:
@@ -118,11 +131,18 @@ def inplace(t: Tensor, compute, overlap: str | None = None, operands: tuple = ()
     for u in operands:
         if isinstance(u, Tensor) and _partial_overlap(t, u):
             raise RuntimeError(_PARTIAL_OVERLAP)
-    res = compute(t)
+    if inference_outside_mode(t):
+        in_place_target(t, True)
+        try:
+            res = compute(t)
+        finally:
+            in_place_target(None, True)
+    else:
+        res = compute(t)
     _check_result(t, res)
     dual = dual_memory()
     if dual is not None:
-        return dual[0](t, res, _apply)  # forward-mode AD: the tangent changes with it
+        return dual[0](t, res, _apply, keep_tangent)  # forward-mode AD: the tangent changes with it
     return _apply(t, res)
 
 

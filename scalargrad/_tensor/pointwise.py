@@ -107,7 +107,7 @@ def _checked(name: str, fn, in_place: bool = False):
         check_tensor(name, "tensor1", 1, tensor1)
         check_tensor(name, "tensor2", 2, tensor2)
         if in_place:
-            return inplace(self, lambda t: fn(t, tensor1, tensor2, value))
+            return inplace(self, lambda t: fn(t, tensor1, tensor2, value), operands=(tensor1, tensor2))
         return fn(self, tensor1, tensor2, value)
 
     return apply
@@ -130,7 +130,7 @@ def _lerp_method(self, end, weight):
 
 def _lerp_inplace(self, end, weight):
     check_tensor("lerp_", "end", 1, end)
-    return inplace(self, lambda t: lerp(t, end, weight))
+    return inplace(self, lambda t: lerp(t, end, weight), operands=(end, weight))
 
 
 def _lerp_function(input, end, weight, *, out=None):

@@ -380,17 +380,19 @@ def install(method, function) -> None:
 
 
 @helper
-def max_pool2d_backward(g, geo):
-    """max_pool2d_with_indices_backward: the gradient added at each window's picked position."""
+def max_pool2d_backward(g, geo, self=None):
+    """max_pool2d_with_indices_backward(grad, self): the gradient added at each window's picked
+    position; under create_graph a node over both (``self``'s gradient is zeros, as PyTorch's,
+    so the result requires grad when the pooled input does)."""
     return scatter_into(g, geo.in_shape, geo.picked, f"MaxPool{geo.dims}DWithIndicesBackwardBackward0",
-                        accumulate=True)
+                        accumulate=True, self_input=self)
 
 
 @helper
-def adaptive_max_pool2d_backward(g, geo):
-    """adaptive_max_pool2d_backward: the gradient added at each window's picked position."""
+def adaptive_max_pool2d_backward(g, geo, self=None):
+    """adaptive_max_pool2d_backward(grad, self): as ``max_pool2d_backward``."""
     return scatter_into(g, geo.in_shape, geo.picked, f"AdaptiveMaxPool{geo.dims}DBackwardBackward0",
-                        accumulate=True)
+                        accumulate=True, self_input=self)
 
 
 helper(avg_pool2d_backward)

@@ -56,9 +56,11 @@ def _replacements(name: str, args: tuple, kw: dict, first: int) -> list:
     return out
 
 
-def _in_place(t: Tensor, compute) -> Tensor:
-    with no_grad():  # written outside the graph: its history and refusals are not PyTorch's here
-        return inplace(t, compute)
+def _in_place(t: Tensor, compute, other=None) -> Tensor:
+    # written outside the graph: its history and refusals are not PyTorch's here; a dual
+    # tensor keeps its tangent (PyTorch's in-place logical kernels never touch it)
+    with no_grad():
+        return inplace(t, compute, operands=(other,), keep_tangent=True)
 
 
 def install(method, function) -> None:
@@ -69,7 +71,7 @@ def install(method, function) -> None:
 
         def apply(self, other, _op=op, _name=name):
             check_other(_name, other, 1, True)
-            return _in_place(self, lambda t: binary(_op, t, other))
+            return _in_place(self, lambda t: binary(_op, t, other), other)
 
         method(name, apply)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .._base import grad_mode
 from .._ops.views import Alias, Layout
-from .storage import alias
+from .storage import INFERENCE_INPLACE, alias, in_place_target
 from .tensor import INFERENCE, Ext, Tensor, make, node_watchers, watch
 
 __all__ = ["saved_tensors_hooks", "saved_tensors_hooks_enabled", "save_on_cpu", "disable_saved_tensors_hooks",
@@ -236,7 +236,7 @@ def watch_node(v: Tensor) -> None:
     saved = _saved_tensors(v)
     for _name, _source, t in saved:
         if t is not None and t._c is INFERENCE and t._op is None:
-            raise RuntimeError(SAVED_INFERENCE)
+            raise RuntimeError(INFERENCE_INPLACE if t is in_place_target() else SAVED_INFERENCE)
     hooks = current_hooks()
     if hooks is None or not saved:
         return

@@ -133,8 +133,11 @@ def _slice_writes(x: Tensor, d: int, idx: list, source_shape: tuple | None) -> l
     return writes
 
 
-def _node(op, x: Tensor, src: Tensor | None, writes: list, value=None, scale=1, tensors=None, **raw) -> Tensor:
-    """The result of writing ``src``'s elements (or ``value``) into a copy of ``x`` at ``writes``."""
+def _node(op, x: Tensor, src: Tensor | None, writes: list, value=None, scale=1, tensors=None, index=None,
+          **raw) -> Tensor:
+    """The result of writing ``src``'s elements (or ``value``) into a copy of ``x`` at ``writes``;
+    ``index``: the layout's saved index (masked_scatter's expanded mask), set before the node is
+    made, as a dual level's tangent is propagated through the backward formula in ``make``."""
     dt = x._t.dtype
     r = dt.round
     out = list(_flat(x))
@@ -160,6 +163,8 @@ def _node(op, x: Tensor, src: Tensor | None, writes: list, value=None, scale=1, 
     layout = Layout(x._t.shape, dt, map=writes, tensors=tensors, value=value)
     layout.raw = raw
     layout.dim = raw.get("d")
+    if index is not None:
+        layout.index = index
     ins = (x,) if src is None else (x, src)
     op = op.tensor if not x._t.ndim and (src is None or not src._t.ndim) else op
     return make(op, x._t, out if x._t.ndim else out[0], ins, layout)
@@ -346,10 +351,7 @@ def masked_scatter(x: Tensor, mask, source) -> Tensor:
     if len(hits) > source._t.numel:
         raise RuntimeError("Number of elements of source < number of ones in mask")
     expanded = leaf(full if shape else full[0], TensorType(dtypes.bool, shape))
-    out = _node(W.MaskedScatter, x, source, [(j, k) for k, j in enumerate(hits)], tensors=mask)
-    if out._op is not None:
-        out._c.index = expanded
-    return out
+    return _node(W.MaskedScatter, x, source, [(j, k) for k, j in enumerate(hits)], tensors=mask, index=expanded)
 
 
 # ---------------------------------------------------------------- src written into a view

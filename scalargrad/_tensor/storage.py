@@ -312,10 +312,27 @@ INFERENCE_INPLACE = (
 )
 
 
+_in_place_target: list = [None]  # the tensor an in-place op is about to change (``inplace``)
+
+
+def in_place_target(t: Tensor | None = None, set_it: bool = False):
+    """The tensor the running in-place op changes (``set_it``: make it ``t``, None when done).
+    A node saving it is refused with PyTorch's in-place error, not the saving one: PyTorch saves
+    an in-place op's ``self`` after the kernel, whose version bump refuses an inference tensor."""
+    if set_it:
+        _in_place_target[0] = t
+    return _in_place_target[0]
+
+
+def inference_outside_mode(t: Tensor) -> bool:
+    """An inference tensor changed outside inference mode (PyTorch refuses it after the kernel)."""
+    return t._c is INFERENCE and t._op is None and not grad_state.inference
+
+
 def _refuse_inference(t: Tensor) -> None:
     """PyTorch changes an inference tensor in place outside inference mode, then refuses (its
     version counter, which it has not, is bumped after the kernel ran)."""
-    if t._c is INFERENCE and t._op is None and not grad_state.inference:
+    if inference_outside_mode(t):
         raise RuntimeError(INFERENCE_INPLACE)
 
 

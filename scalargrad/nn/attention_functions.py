@@ -25,11 +25,14 @@ import warnings
 
 from .._base import dtypes
 from .._base.errors import Unsupported
+from .._base.grad_mode import is_grad_enabled
 from .._ops import arithmetic as AR
+from .._ops import attention as AT
 from .._tensor import factories as FA
 from .._tensor import products
-from .._tensor.elementwise import with_number
+from .._tensor.elementwise import unary, with_number
 from .._tensor.joins import cat
+from .._tensor.storage import dual_memory
 from .._tensor.tensor import Tensor
 from .activation_functions import softmax
 from .dropout_functions import dropout
@@ -90,12 +93,62 @@ def _safe_softmax(attn: Tensor) -> Tensor:
     return attn.masked_fill(whole, 0.0).softmax(-1).masked_fill(whole, 0.0)
 
 
+def _fused(query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None, dropout_p: float,
+           enable_gqa: bool) -> bool:
+    """Whether PyTorch's CPU build takes its fused kernel (``use_flash_attention_cpp``, in its
+    order): no dropout; 4-D query, key and value with one batch size and one number of heads
+    (key's and value's dividing query's with enable_gqa); a mask that does not require grad,
+    2-D or 4-D (one of fewer dims raises the IndexError of its size(-2)), broadcasting to
+    (B, H, L, S) along its last two dims and matching B and H or 1 in its first two; one head
+    dimension; nonzero L and S; stride 1 along the last dims. The choice reads neither grad
+    mode nor requires_grad: forward-mode AD meets the fused kernel too."""
+    if dropout_p > 0.0 or not query.dim() == key.dim() == value.dim() == 4:
+        return False
+    if not query.size(0) == key.size(0) == value.size(0):
+        return False
+    qh, kh, vh = query.size(1), key.size(1), value.size(1)
+    if not (kh == vh and qh % kh == 0 if enable_gqa else qh == kh == vh):
+        return False
+    if mask is not None:
+        if mask.requires_grad:
+            return False
+        if mask.dim() < 2:  # the check reads the mask's size(-2) first
+            raise IndexError("Dimension specified as -2 but tensor has no dimensions" if not mask.dim() else
+                             "Dimension out of range (expected to be in range of [-1, 0], but got -2)")
+        if mask.size(-2) not in (query.size(2), 1) or mask.size(-1) not in (key.size(2), 1):
+            return False
+        if mask.dim() == 3 or mask.dim() > 4 or mask.dim() == 4 and (mask.size(0) not in (1, query.size(0))
+                                                                  or mask.size(1) not in (1, qh)):
+            return False
+    if not query.size(-1) == key.size(-1) == value.size(-1) or query.size(-2) == 0 or key.size(-2) == 0:
+        return False
+    return all(t.stride(-1) == 1 for t in (query, key, value) + ((mask,) if mask is not None else ()))
+
+
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
     """softmax(q k^T * scale + mask) v over the last two dimensions (..., L, E) x (..., S, E) x
-    (..., S, Ev) -> (..., L, Ev), with dropout ``dropout_p`` on the weights (see the module's note)."""
+    (..., S, Ev) -> (..., L, Ev), with dropout ``dropout_p`` on the weights (see the module's note).
+    Where PyTorch takes its fused CPU kernel: no forward-mode AD (PyTorch's error), and a
+    recorded call's inputs pass through ``SdpaFlashGate`` (``_ops/attention.py``)."""
     _validate_sdpa(query, key, value, attn_mask)
+    if _fused(query, key, value, attn_mask, dropout_p, enable_gqa):
+        dual = dual_memory()
+        if dual is not None and any(dual[2](t) is not None for t in (query, key, value)):
+            raise NotImplementedError(
+                "Trying to use forward AD with _scaled_dot_product_flash_attention_for_cpu that does not support it "
+                "because it has not been implemented yet.\nPlease file an issue to PyTorch at "
+                "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
+                "prioritize its implementation or submit a PR adding the implementation to derivatives.yaml")
+        if is_grad_enabled() and any(t.requires_grad for t in (query, key, value)):
+            query, key, value = (unary(AT.SdpaFlashGate, t) for t in (query, key, value))
+    return _math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def _math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float,
+          is_causal: bool, scale: float | None, enable_gqa: bool) -> Tensor:
+    """ATen's math path (``_scaled_dot_product_attention_math``), composed of tensor ops."""
     mask = _bool_to_float_mask(attn_mask, query.dtype) if attn_mask is not None else None
     negative = scale is not None and scale < 0.0
     base = abs(scale) if negative else (scale if scale is not None else 1.0 / math.sqrt(query.size(-1)))

@@ -864,7 +864,9 @@ KERNELS = UNARY + ("pow", "add", "sub", "addcmul", "addcdiv", "lerp", "tanh_back
                    "layer_norm", "layer_norm_backward", "batch_norm", "batch_norm_backward", "norm", "gelu",
                    "gelu_backward", "binary_cross_entropy", "binary_cross_entropy_with_logits", "uniform_",
                    "safe_softmax", "sdpa_flash", "sdpa_flash_backward", "cholesky", "inverse", "det",
-                   "solve_triangular", "lu_solve")
+                   "solve_triangular", "lu_solve", "upsample_linear1d", "upsample_bilinear2d",
+                   "upsample_trilinear3d", "upsample_bicubic2d", "upsample_linear1d_backward",
+                   "upsample_bilinear2d_backward", "upsample_trilinear3d_backward", "upsample_bicubic2d_backward")
 """The kernels the rule substitutes."""
 
 
@@ -913,9 +915,11 @@ def _table() -> dict:
     put(_uniform_kernel(), aten.uniform_.default)
     from .kernels_attention import attention_kernels  # those modules build on this one's helpers
     from .kernels_linalg import linalg_kernels
+    from .kernels_upsample import upsample_kernels
 
     table.update(attention_kernels(torch))
     table.update(linalg_kernels(torch))
+    table.update(upsample_kernels(torch))
     return table
 
 
