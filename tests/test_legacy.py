@@ -179,3 +179,48 @@ def test_default_device_elsewhere_is_unsupported():
     with pytest.raises(Unsupported, match="set_default_device"):
         scalargrad.set_default_device("cuda")
     assert str(scalargrad.get_default_device()) == "cpu"
+
+
+@pytest.mark.parametrize("spec", ["DoubleTensor", "torch.HalfTensor", "BFloat16Tensor", "torch.FloatTensor"])
+def test_set_default_tensor_type_sets_the_floating_default(L, spec):
+    """A floating legacy type (or its dotted name) becomes the default dtype, as PyTorch's
+    deprecated ``set_default_tensor_type`` does (old tutorials call it with ``torch.FloatTensor``)."""
+    t = spec if spec.startswith("torch.") else getattr(L, spec)
+    want = {"DoubleTensor": "float64", "torch.HalfTensor": "float16", "BFloat16Tensor": "bfloat16",
+            "torch.FloatTensor": "float32"}[spec]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            L.set_default_tensor_type(t)
+        assert str(L.get_default_dtype()) == f"torch.{want}"
+        assert str(L.tensor([1.5]).dtype) == f"torch.{want}" and str(L.zeros(1).dtype) == f"torch.{want}"
+    finally:
+        L.set_default_dtype(L.float32)
+
+
+@pytest.mark.parametrize("spec", ["LongTensor", "torch.BoolTensor", "float64", "three", "Tensor"])
+def test_set_default_tensor_type_refuses_what_pytorch_refuses(L, spec):
+    t = {"float64": L.float64, "three": 3, "Tensor": L.Tensor}.get(spec) or (
+        spec if spec.startswith("torch.") else getattr(L, spec))
+    floating = "only floating-point types are supported as the default type"
+    want = floating if spec in ("LongTensor", "torch.BoolTensor") else f"invalid type object: {floating}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _error(lambda: L.set_default_tensor_type(t)) == ("TypeError", want)
+    assert str(L.get_default_dtype()) == "torch.float32"
+
+
+def test_set_default_tensor_type_warns_once_that_it_is_deprecated():
+    """PyTorch's TORCH_WARN_ONCE (python_tensor.cpp), before the type is checked: once per process."""
+    from scalargrad._tensor import legacy
+
+    legacy._warned.discard("deprecated")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(TypeError):
+            scalargrad.set_default_tensor_type(scalargrad.LongTensor)
+        scalargrad.set_default_tensor_type(scalargrad.FloatTensor)
+    assert [str(w.message) for w in caught] == [
+        "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use torch.set_default_dtype() "
+        "and torch.set_default_device() as alternatives. (Triggered internally at "
+        "/__w/pytorch/pytorch/torch/csrc/tensor/python_tensor.cpp:434.)"]

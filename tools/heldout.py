@@ -13,6 +13,7 @@ Steps, each a subcommand::
     python tools/heldout.py screen         # each candidate twice under PyTorch: runs, no download, same output
     python tools/heldout.py select         # draw and FREEZE the corpus (seeded): 60 English + 40 fresh
     python tools/heldout.py capture        # PyTorch's output on four kernel sets -> ROOT/captures/
+    python tools/heldout.py restore        # on a new machine: the frozen programs from candidates/ -> programs/
     python tools/heldout.py verify         # re-extract every program from the snapshots, check its sha256
     python tools/heldout.py compare [--set en60|fresh40|all] [-j N]   # scalargrad run vs PyTorch
     python tools/heldout.py causes OUT.json   # what stopped programs, grouped (compare --out OUT.json)
@@ -370,7 +371,8 @@ def render(entry: dict, made_of) -> str:
 
 
 def install(entry: dict, made_of, directory: Path) -> None:
-    """The program's directory: main.py, and d2l's library of the same commit where it uses it."""
+    """The program's directory: main.py, and d2l's library (micrograd's package) of the same commit
+    where it uses it."""
     if directory.exists():
         shutil.rmtree(directory)
     directory.mkdir(parents=True)
@@ -380,6 +382,11 @@ def install(entry: dict, made_of, directory: Path) -> None:
         (directory / "d2l").mkdir()
         (directory / "d2l" / "__init__.py").write_text("", encoding="utf-8")
         (directory / "d2l" / "torch.py").write_text(lib, encoding="utf-8")
+    if entry["repo"] == "karpathy/micrograd":  # its tests import the package of the same commit
+        snap = Snapshot.of(entry["repo"])
+        (directory / "micrograd").mkdir()
+        for path in snap.files("micrograd/"):
+            (directory / path).write_text(snap.read(path), encoding="utf-8")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -765,11 +772,48 @@ def manifest_programs(which: str = "all") -> list[dict]:
     return [p for p in m["programs"] if which == "all" or p["set"] == which]
 
 
+def installed(root: Path, programs: list[dict]) -> list[dict]:
+    """The programs present under ROOT/programs/; the absent ones are named on stderr (a new machine
+    without an issue snippet's stored source: see ``restore``)."""
+    here = [e for e in programs if (root / "programs" / e["id"].replace(":", "__") / "main.py").exists()]
+    for e in programs:
+        if e not in here:
+            print(f"{e['id']}: not installed under {root / 'programs'}: left out", file=sys.stderr)
+    return here
+
+
+def cmd_restore(args) -> int:
+    """Installs the frozen programs on a new machine (after ``candidates``): each manifest program's
+    candidate directory is copied to ROOT/programs/ when its text's sha256 is the manifest's. Nothing
+    is drawn or selected; a program whose source is missing (an issue snippet not stored under
+    ROOT/sources/issues/) or differs is named and left out."""
+    root = args.root
+    made = {e["id"]: e for e in json.loads((root / "candidates.json").read_text())}
+    missing = 0
+    for e in manifest_programs():
+        name = e["id"].replace(":", "__")
+        c = made.get(e["id"])
+        if c is None or c.get("sha256") != e["sha256"]:
+            missing += 1
+            print(f"{e['id']}: {'no candidate' if c is None else 'candidate differs from the manifest'}: not restored")
+            continue
+        dst = root / "programs" / name
+        if dst.exists():
+            shutil.rmtree(dst)
+        shutil.copytree(root / "candidates" / name, dst)
+    print(f"{len(manifest_programs()) - missing} programs restored, {missing} not")
+    return 1 if missing else 0
+
+
 def cmd_verify(args) -> int:
     bad = 0
     for e in manifest_programs():
         if e["kind"] == "snippet":
             e = {**e, "stored": str(args.root / "sources" / "issues" / (e["id"].split(":", 1)[1] + ".py"))}
+            if not Path(e["stored"]).exists():
+                bad += 1
+                print(f"{e['id']}: its source is not stored ({e['stored']})")
+                continue
         text, made_of = extract(e)
         prog = args.root / "programs" / e["id"].replace(":", "__") / "main.py"
         # the bytes, not read_text: a source with CRLF line ends keeps them in its program
@@ -785,7 +829,7 @@ def cmd_capture(args) -> int:
     root = args.root
     caps = root / "captures"
     caps.mkdir(exist_ok=True)
-    todo = [e for e in manifest_programs()
+    todo = [e for e in installed(root, manifest_programs())
             if args.again or not (caps / (e["id"].replace(":", "__") + ".json")).exists()]
 
     def one(e):
@@ -892,7 +936,7 @@ def classify(entry: dict, cap: dict, run: dict, program_text: str) -> tuple[str,
 
 def cmd_compare(args) -> int:
     root = args.root
-    programs = manifest_programs(args.set)
+    programs = installed(root, manifest_programs(args.set))
     if args.k:
         programs = [p for p in programs if any(k in p["id"] for k in args.k)]
 
@@ -988,6 +1032,7 @@ def main(argv=None) -> int:
                    help="run the other kernel sets only for programs whose text names a machine-dependent kernel "
                         "(MACHINE_KERNELS); elsewhere this machine's output is the only truth (can only count "
                         "fewer programs exact, never more)")
+    sub.add_parser("restore")
     sub.add_parser("verify")
     s = sub.add_parser("compare")
     s.add_argument("--set", choices=(*SETS, "all"), default="all")
@@ -1003,7 +1048,8 @@ def main(argv=None) -> int:
     s.add_argument("results", help="a compare --out file")
     args = p.parse_args(argv)
     return {"candidates": cmd_candidates, "screen": cmd_screen, "select": cmd_select, "capture": cmd_capture,
-            "verify": cmd_verify, "compare": cmd_compare, "causes": cmd_causes}[args.command](args)
+            "restore": cmd_restore, "verify": cmd_verify, "compare": cmd_compare,
+            "causes": cmd_causes}[args.command](args)
 
 
 if __name__ == "__main__":

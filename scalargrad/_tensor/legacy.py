@@ -1,5 +1,6 @@
 """PyTorch's legacy tensor types: ``torch.FloatTensor``, ``DoubleTensor``, ``LongTensor``...,
-the constructor ``torch.Tensor(...)`` they share, and ``torch.set_default_device``.
+the constructor ``torch.Tensor(...)`` they share, ``torch.set_default_device`` and the deprecated
+``torch.set_default_tensor_type``.
 
 A legacy type is a class whose metaclass is ``torch.tensortype``: calling it builds a tensor of
 its dtype with the legacy constructor's rules (sizes, data, another tensor), ``isinstance``
@@ -10,11 +11,15 @@ tensor so made is a plain ``torch.Tensor`` (``type(torch.FloatTensor(2))`` is
 
 from __future__ import annotations
 
+import importlib
 import math
+import sys
+import warnings
 
 from .._base import dtypes
 from .._base.errors import Unsupported
 from .._base.numpy_types import is_ndarray, is_numpy_scalar, numpy_type_name
+from .._base.program_frame import program_stacklevel
 from .factories import (
     default_device,
     device,
@@ -26,11 +31,11 @@ from .factories import (
     use_device,
 )
 from .numpy_bridge import array_tensor
-from .tensor import Tensor, defaults, impl
+from .tensor import Tensor, defaults, impl, set_default_dtype
 from .views import basic_index
 
 __all__ = ["install", "tensortype", "LEGACY_TYPES", "construct", "legacy_dtype", "set_default_device",
-           "get_default_device"]
+           "get_default_device", "set_default_tensor_type"]
 
 _FIRST_SIGNATURE = "\n * (*, torch.device device = None)"
 _OTHER_SIGNATURES = (
@@ -158,6 +163,34 @@ def get_default_device():
     return default_device()
 
 
+_DEPRECATED_TYPE = ("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                    "torch.set_default_dtype() and torch.set_default_device() as alternatives. (Triggered "
+                    "internally at /__w/pytorch/pytorch/torch/csrc/tensor/python_tensor.cpp:434.)")
+_warned: set = set()
+
+
+def set_default_tensor_type(t, /) -> None:
+    """``torch.set_default_tensor_type(torch.DoubleTensor)`` (or its name ``"torch.DoubleTensor"``):
+    the legacy type's floating dtype becomes the default, as ``set_default_dtype``. PyTorch warns
+    once per process that it is deprecated (TORCH_WARN_ONCE, before checking ``t``), refuses
+    anything but a legacy type (``invalid type object``) and a non-floating one (TypeError)."""
+    if isinstance(t, str):  # PyTorch's _import_dotted_name: import the first component, then getattr
+        parts = t.split(".")
+        obj = sys.modules[__name__.split(".")[0]] if parts[0] == "torch" else importlib.import_module(parts[0])
+        for part in parts[1:]:
+            obj = getattr(obj, part)
+        t = obj
+    if "deprecated" not in _warned:
+        _warned.add("deprecated")
+        warnings.warn(_DEPRECATED_TYPE, UserWarning, stacklevel=program_stacklevel())
+    floating = "only floating-point types are supported as the default type"
+    if not isinstance(t, tensortype):
+        raise TypeError(f"invalid type object: {floating}")
+    if not t.dtype.is_floating_point:
+        raise TypeError(floating)
+    set_default_dtype(t.dtype)
+
+
 device_type = device
 impl.construct = construct
 
@@ -167,5 +200,5 @@ def install(method, function) -> None:
     for name, cls in LEGACY_TYPES.items():
         function(name, cls, checked=False)
     for name, fn in (("tensortype", tensortype), ("set_default_device", set_default_device),
-                     ("get_default_device", get_default_device)):
+                     ("get_default_device", get_default_device), ("set_default_tensor_type", set_default_tensor_type)):
         function(name, fn, checked=False)
