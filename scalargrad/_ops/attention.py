@@ -12,9 +12,9 @@ node. ``nn/attention_functions.py`` decides when PyTorch takes the fused kernel.
 
 from __future__ import annotations
 
-from .elementwise import Unary
+from .elementwise import Binary, Unary
 from .float_kernel import helper
-from .table import Op, no_derivative, register
+from .table import no_derivative, register
 
 __all__ = ["SdpaFlashGate", "SdpaFlashBackward"]
 
@@ -37,11 +37,14 @@ def sdpa_flash_gate(g, v):
 
 
 @register
-class SdpaFlashBackward(Op):
+class SdpaFlashBackward(Binary):
     """The fused backward's result under create_graph: a NotImplemented node with an edge for
-    each input that requires grad (the incoming gradient, the attention's input)."""
+    each input that requires grad (the incoming gradient, the attention's input); its elements
+    are the incoming gradient's (so the proof reads through it; its backward raises)."""
 
     name, saves, saves_inputs = "NotImplemented", False, False
     namespace = "torch::autograd::"
     grad_edges_only = True
+    forward = staticmethod(lambda r, g, a: g)
     backward = no_derivative("_scaled_dot_product_flash_attention_for_cpu_backward")
+    sympy = staticmethod(lambda sp, g, a: g)
