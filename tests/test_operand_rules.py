@@ -302,6 +302,15 @@ _ZERO_SIGNS = {
                                    "(x.sign() * -1).sum().backward()\nout.append(repr(x.grad))",
     "ZeroTensor through a slice": "x = torch.tensor([1.0, -2.0, 3.0, 0.0, 5.0, -6.0], requires_grad=True)\n"
                                   "x[::2].sgn().sum().backward()\nout = x.grad",
+    # softmax_double_backward's ``grad_output * grad - (output * grad_output).sum(dim, true) * grad``
+    # with sgn's ZeroTensor as grad_output: ATen's Z - x is x * -1, so -0.0 (fuzzer ops:8819:1077)
+    "sgn after softmax, second order": "x = torch.tensor([[-2.25, 1.0], [2.5, 1e-40]], requires_grad=True)\n"
+                                       "g, = torch.autograd.grad(torch.softmax(x, dim=-2).sgn().sum(), [x],"
+                                       " create_graph=True)\ng.sum().backward()\nout = x.grad",
+    "ZeroTensor minus a tensor in a hook": "x = torch.tensor([-2.0, 3.0], requires_grad=True)\nout = []\n"
+                                           "a = x * 1\n"
+                                           "a.register_hook(lambda g: out.append(repr(g - torch.zeros(2))))\n"
+                                           "a.sgn().sum().backward()",
     "item of a 0-dim ZeroTensor grad": "a = torch.tensor(2.0, requires_grad=True)\na.sign().backward()\n"
                                        "out = (type(a.grad.item()).__name__, a.grad.item())\n"
                                        "(a * -0.0).backward()\nout += (a.grad,)",
@@ -337,7 +346,7 @@ def test_the_efficient_zero_passes_through_arithmetic_as_atens_zerotensor():
     # multiplied or divided it stays itself; negated it is materialised first (torch 2.13:
     # ``-torch._efficientzerotensor(())`` is an ordinary -0.0)
     assert str(Z + -0.0) == "-0.0" and str(-0.0 + Z) == "0.0" and (2.5 + Z) == 2.5 and (2.5 - Z) == 2.5
-    assert (Z + Z) is Z
+    assert (Z + Z) is Z and (Z - Z) is Z
     assert (Z * -3.0) is Z and (-3.0 * Z) is Z and (Z / 7.0) is Z and (Z - 1.5) == -1.5
     assert str(-Z) == "-0.0" and type(-Z) is float
 

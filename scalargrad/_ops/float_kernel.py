@@ -44,7 +44,7 @@ class EfficientZero(float):
         return self if other.__class__ is EfficientZero else other + 0.0  # in place: materialised
 
     def __sub__(self, other):
-        return -other
+        return self if other.__class__ is EfficientZero else -other  # ATen: Z - x is x * -1
 
     def __rsub__(self, other):
         return other

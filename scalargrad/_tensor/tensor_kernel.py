@@ -288,6 +288,17 @@ class ZeroTensor(Tensor):
     def __radd__(self, other):
         return other if isinstance(other, Tensor) and other._t.shape == self._t.shape else Tensor.__radd__(self, other)
 
+    def __sub__(self, other):
+        # ATen's sub_zerotensor is add(self, other, -alpha): Z - x is x * -1, so +0.0 becomes -0.0
+        # (softmax_double_backward's ``grad_output * grad - ...`` after sgn)
+        if isinstance(other, Tensor) and other._t.shape == self._t.shape:
+            return self if isinstance(other, ZeroTensor) else other.mul(-1)
+        return Tensor.__sub__(self, other)
+
+    def __rsub__(self, other):
+        # x - Z is x (ATen's add_zerotensor copies the other operand)
+        return other if isinstance(other, Tensor) and other._t.shape == self._t.shape else Tensor.__rsub__(self, other)
+
 
 ZeroTensor.__name__ = ZeroTensor.__qualname__ = "Tensor"  # type(g) prints <class 'torch.Tensor'>
 ZeroTensor.__module__ = "torch"
