@@ -89,7 +89,8 @@ def _run_bools(lib, index):
         y = x[index]
         w = lib.arange(float(y.numel())).reshape(y.shape) + 1
         (y * w).sum().backward()
-        out += [tuple(y.shape), y.detach().flatten().tolist(), y.grad_fn.name(), x.grad.flatten().tolist()]
+        out += [tuple(y.shape), y.stride(), y.detach().flatten().tolist(), y.grad_fn.name(),
+                x.grad.flatten().tolist()]
     except IndexError as exc:
         out.append(("IndexError", str(exc)))
     v = lib.tensor(-2.5, requires_grad=True)
@@ -110,6 +111,32 @@ def _run_bools(lib, index):
         except IndexError as exc:
             out.append(("IndexError", str(exc)))
     return out
+
+
+# ATen lays out ``x[index tensors]`` by a TensorIterator over the restrided source and the index
+# tensors (each viewed as [1] * before + shape + [1] * after): the result follows the source's
+# memory order, empty results included (fuzzer groups index-bool-scalar and index-two-none, 8819)
+_LAYOUTS = [
+    ("x", "[1, None, None, False]"), ("x", "[None, None, ..., False]"), ("x", "[1:3, None, 1, False]"),
+    ("x", "[:3, False]"), ("x.transpose(0, 2)", "[torch.tensor([0, 0]), None, None]"),
+    ("x.transpose(0, 2)", "[None, None, None, torch.tensor([[False, True, True], [True, False, True],"
+                          " [True, True, False], [False, False, True]])]"),
+    ("x[0, :, :1]", "[torch.tensor([[True], [False], [True]])]"), ("x", "[torch.tensor([True, False])]"),
+    ("x.permute(1, 2, 0)", "[torch.tensor([True, False, True]), None, None]"),
+    ("x.reshape(2, 3, 2, 2)", "[torch.tensor([False, False]), -1:, :2, 1]"), ("x", "[0, None, False]"),
+    ("x[:, :1]", "[torch.tensor([[False], [False]]), False]"), ("x", "[torch.tensor([1, 0]), :, torch.tensor([2, 3])]"),
+    ("x.transpose(1, 2)", "[:, torch.tensor([[1, 0], [2, 3]])]"), ("x", "[..., torch.tensor([0, 1, 2]).expand(2, 3)]"),
+]
+
+
+@pytest.mark.parametrize("source, index", _LAYOUTS)
+def test_advanced_index_result_layout_as_pytorch(torch_ref, source, index):
+    def run(lib):
+        x = lib.arange(24.0).reshape(2, 3, 4)
+        y = eval(source + index, {"torch": lib, "x": x})  # the test's own expressions
+        return tuple(y.shape), y.stride(), y.is_contiguous(), y.flatten().tolist()
+
+    assert run(sg) == run(torch_ref)
 
 
 @pytest.mark.no_sympy_check

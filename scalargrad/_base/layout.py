@@ -10,7 +10,8 @@ how its float32 sum rounds. This module reproduces those rules, in element units
 * ``view_strides``: ``at::detail::computeStride``, the strides a view may take (None: a copy);
 * ``iteration_order`` and ``coalesce``: TensorIterator's dimension reordering and merging
   (``reorder_dimensions``, ``coalesce_dimensions``), which ``elementwise_strides`` uses to lay
-  out the result of an elementwise op and ``kernel_order`` to walk a reduction.
+  out the result of an elementwise op and ``kernel_order`` to walk a reduction;
+* ``advanced_index_strides``: the layout of ``x[index tensors]`` (ATen's index TensorIterator).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = ["slices", "contiguous_strides", "is_contiguous", "is_non_overlapping_and_dense", "view_strides",
-           "iteration_order", "coalesce", "elementwise_strides", "broadcast_strides", "numel"]
+           "iteration_order", "coalesce", "elementwise_strides", "broadcast_strides", "numel",
+           "advanced_index_strides"]
 
 
 def numel(shape: Sequence[int]) -> int:
@@ -222,3 +224,43 @@ def slices(shape: Sequence[int], d: int) -> list:
     for s in shape[:d]:
         outer *= s
     return [[o * size * inner + k * inner + i for k in range(size)] for o in range(outer) for i in range(inner)]
+
+
+def advanced_index_strides(shape: Sequence[int], strides: Sequence[int], indices: Sequence) -> tuple:
+    """The strides of ``x[indices]`` (ATen's ``index``) for ``x`` of (``shape``, ``strides``):
+    ``indices`` has one entry per dimension of ``x``, None where it is not indexed, else the
+    (shape, strides) of that dimension's index tensor (a bool mask's columns of ``nonzero()``).
+
+    ATen's AdvancedIndex broadcasts the index tensors, moves the indexed dimensions to the
+    front when they are not adjacent, restrides the source (stride 0 over the index shape) and
+    views each index as ``[1] * before + shape + [1] * after``; the output is then allocated by
+    a TensorIterator over (source, indices), as an elementwise op's (``elementwise_strides``)."""
+    bshape: tuple = ()
+    for ix in indices:
+        if ix is not None:
+            bshape = _broadcast(bshape, tuple(ix[0]))
+    at = [d for d, ix in enumerate(indices) if ix is not None]
+    if at[-1] - at[0] + 1 != len(at):  # not adjacent: transposeToFront
+        order = at + [d for d, ix in enumerate(indices) if ix is None]
+        shape = [shape[d] for d in order]
+        strides = [strides[d] for d in order]
+        indices = [indices[d] for d in order]
+        at = list(range(len(at)))
+    before, after = at[0], len(indices) - at[-1] - 1
+    out_shape = tuple(shape[:before]) + bshape + tuple(shape[len(shape) - after:])
+    src = tuple(strides[:before]) + (0,) * len(bshape) + tuple(strides[len(strides) - after:])
+    ops = [(out_shape, src)]
+    ishape = (1,) * before + bshape + (1,) * after
+    for ix in indices:
+        if ix is None:
+            continue
+        st = broadcast_strides(ix[0], ix[1], bshape)
+        st = view_strides(bshape, st, ishape) if ishape != bshape else st
+        ops.append((ishape, contiguous_strides(ishape) if st is None else st))  # None: reshape copies
+    return elementwise_strides(out_shape, ops)
+
+
+def _broadcast(a: tuple, b: tuple) -> tuple:
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    return tuple(x if y == 1 else y for x, y in zip(a, b))

@@ -18,7 +18,7 @@ import warnings
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
 from .._base.grad_mode import state as _grad_state
-from .._base.layout import contiguous_strides
+from .._base.layout import advanced_index_strides, contiguous_strides
 from .._base.numpy_types import integer_or_double, numpy_type_name
 from .._ops.indexing import CopySlices, Index, IndexPut, scatter_class
 from .._ops.views import Layout
@@ -247,7 +247,26 @@ def getitem(x: Tensor, index):
     vals = y._val if y._t.ndim else [y._val]
     out = [vals[i] for i in flat]
     layout = Layout(y._t.shape, map=flat, tensors=saved)
-    return make(Index, TensorType(y._t.dtype, shape), out if shape else out[0], (y,), layout)
+    t = TensorType(y._t.dtype, shape, _index_strides(y, yindex) if len(shape) > 1 else None)
+    return make(Index, t, out if shape else out[0], (y,), layout)
+
+
+def _index_strides(y: Tensor, yindex: tuple) -> tuple:
+    """The strides ATen gives ``y[yindex]`` (``yindex`` as ``_apply_basic`` leaves it: full
+    slices and index tensors): each indexed dimension's index tensor as (shape, strides), a
+    bool mask's k dimensions indexed by the columns of its ``nonzero()`` (shape (n, k))."""
+    per_dim: list = []
+    for it in yindex:
+        if not isinstance(it, Tensor):
+            per_dim.append(None)
+        elif it._t.dtype is dtypes.bool:
+            k = it._t.ndim
+            n = sum(1 for b in (it._val if k else [it._val]) if b)
+            per_dim.extend([((n,), (k,))] * k)
+        else:
+            per_dim.append((it._t.shape, it._t.strides))
+    per_dim.extend([None] * (y._t.ndim - len(per_dim)))
+    return advanced_index_strides(y._t.shape, y._t.strides, per_dim)
 
 
 def _has_advanced(index) -> bool:
