@@ -334,6 +334,32 @@ def test_a_row_masked_whole_has_zero_gradient(torch_ref, shape):
         _close(a, b, 2 * BOUND)
 
 
+@pytest.mark.live_torch
+def test_the_math_paths_softmax_is_one_safe_softmax_node(torch_ref):
+    # fuzz newer:8819 (next-functions): ATen's math path records one SafeSoftmaxBackward0
+    # (at::_safe_softmax), not SoftmaxBackward0 and MaskedFillBackward0 around it
+    def run(L):
+        q = L.tensor([[0.5, -1.0], [1.5, 0.25], [0.0, 2.0]], requires_grad=True)
+        k = L.tensor([[1.0, 0.5], [-0.5, 1.0]], requires_grad=True)
+        v = L.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True)
+        out = []
+        for mask in (None, L.tensor([[True, False], [False, False], [True, True]])):
+            o = L.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+            fn = o.grad_fn
+            out.append([fn.name()] + [(f.name() if f else None, i) for f, i in fn.next_functions])
+            out.append([f.name() if f else None for f, _ in fn.next_functions[0][0].next_functions])
+            g = L.autograd.grad((o * L.tensor([[1.0, -3.0], [-2.0, 0.5], [1.0, 1.0]])).sum(), [q, k, v])
+            out.append([_flat(t) for t in g])
+        return out
+
+    got, want = run(scalargrad), run(torch_ref)
+    for a, b in zip(got[0::3] + got[1::3], want[0::3] + want[1::3]):
+        assert a == b
+    for a, b in zip(got[2::3], want[2::3]):
+        for x, y in zip(a, b):
+            _close(x, y, 2 * BOUND)
+
+
 _FUSED_CASES = [  # (query, key, value shapes, keywords); PyTorch's fused CPU kernel takes some
     ((1, 2, 3, 4),) * 3 + ({},), ((2, 3, 4),) * 3 + ({},), ((1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4), {"mask": (3, 5)}),
     ((1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4), {"mask": (5,)}),

@@ -33,8 +33,8 @@ from .._base.kernel_order import fma
 from .float_kernel import helper
 from .table import Op, register
 
-__all__ = ["Along", "Softmax", "LogSoftmax", "SoftmaxBackwardData", "LogSoftmaxBackwardData", "SOFTMAX_OPS",
-           "forward_slice", "backward_slice"]
+__all__ = ["Along", "Softmax", "SafeSoftmax", "LogSoftmax", "SoftmaxBackwardData", "LogSoftmaxBackwardData",
+           "SOFTMAX_OPS", "forward_slice", "backward_slice"]
 
 
 class Along:
@@ -69,6 +69,15 @@ class Softmax(_AlongDim):
     @staticmethod
     def sympy(sp, a, *others):
         return sp.exp(a) / (sp.exp(a) + sp.Add(*[sp.exp(b) for b in others]))
+
+
+@register
+class SafeSoftmax(Softmax):
+    """``at::_safe_softmax(x, dim)`` (the attention math path's): softmax, with 0 on a slice whose
+    entries are all -inf (``where(all(x == -inf), 0, softmax(x))``); its derivative is
+    softmax's, ``_softmax_backward_data(grad, result, dim)``, so 0 times the gradient there."""
+
+    name = "SafeSoftmaxBackward0"
 
 
 @register
@@ -133,7 +142,7 @@ class LogSoftmaxBackwardData(_AlongDim):
         return g - sp.exp(y) * sp.Add(*gs)
 
 
-SOFTMAX_OPS = [Softmax, LogSoftmax, SoftmaxBackwardData, LogSoftmaxBackwardData]
+SOFTMAX_OPS = [Softmax, SafeSoftmax, LogSoftmax, SoftmaxBackwardData, LogSoftmaxBackwardData]
 
 
 # ---------------------------------------------------------------- one slice, on floats

@@ -8,6 +8,8 @@ makes the rest machine-dependent (tests/test_activations.py).
 
 from __future__ import annotations
 
+import math
+
 from .._base.dtypes import TensorType
 from .._base.layout import slices
 from .._ops import softmax as SM
@@ -24,8 +26,9 @@ def _kernel_name(log: bool, last: bool) -> str:
     return ("log_" if log else "") + ("softmax_lastdim_kernel_impl" if last else "softmax_kernel_impl")
 
 
-def softmax(x: Tensor, dim: int, log: bool = False, dtype=None) -> Tensor:
-    """``x.softmax(dim)`` (``log``: ``x.log_softmax(dim)``); ``dtype`` converts the input first."""
+def softmax(x: Tensor, dim: int, log: bool = False, dtype=None, safe: bool = False) -> Tensor:
+    """``x.softmax(dim)`` (``log``: ``x.log_softmax(dim)``; ``safe``: ``at::_safe_softmax``, 0 on a
+    slice of -inf whole); ``dtype`` converts the input first."""
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"{'log_' if log else ''}softmax(): argument 'dim' must be int, not {type(dim).__name__}")
     if dtype is not None and dtype is not x._t.dtype:
@@ -43,9 +46,11 @@ def softmax(x: Tensor, dim: int, log: bool = False, dtype=None) -> Tensor:
     for idx in slices(shape, d if nd else 0):
         if not idx:  # a slice along a dimension of size 0: nothing to normalise
             continue
-        for i, y in zip(idx, forward_slice([vals[i] for i in idx], r, log, last)):
-            out[i] = y
-    op = SM.LogSoftmax if log else SM.Softmax
+        row = [vals[i] for i in idx]
+        masked = safe and all(a == -math.inf for a in row)
+        for i, y in zip(idx, forward_slice(row, r, log, last)):
+            out[i] = 0.0 if masked else y
+    op = SM.LogSoftmax if log else (SM.SafeSoftmax if safe else SM.Softmax)
     return make(op, TensorType(dt, shape), out if nd else out[0], (x,), Along(d if nd else 0, shape, dim))
 
 

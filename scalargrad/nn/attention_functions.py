@@ -5,13 +5,11 @@ scaled_dot_product_attention is ATen's math path (``_scaled_dot_product_attentio
 ``s = sqrt(scale)`` (``scale`` = 1/sqrt(E) unless given), ``(q * s) @ (k.mT * s)`` (MulBackward1,
 UnsafeViewBackward0), the mask added in place (AddBackward0; a bool mask is 0 where True and -inf
 where False; ``is_causal`` a lower-triangular one), a softmax that gives 0 on a row masked whole
-(``_safe_softmax``), dropout, then ``@ v``. Differences a program can see: PyTorch's CPU build picks
-a fused kernel (``_scaled_dot_product_flash_attention_for_cpu``) for 4-D inputs without dropout, whose
-output's ``grad_fn`` is ``ScaledDotProductFlashAttentionForCpuBackward0`` where scalargrad's is the
-math path's ``UnsafeViewBackward0``; the fused kernel's values differ from the math path's in the
-last bits, as products and softmax do between processors. The safe softmax is recorded as
-SoftmaxBackward0 (followed by MaskedFillBackward0 when a row is masked whole), where PyTorch records
-one SafeSoftmaxBackward0 node: same values and gradients.
+(``_safe_softmax``, SafeSoftmaxBackward0), dropout, then ``@ v``. Differences a program can see:
+PyTorch's CPU build picks a fused kernel (``_scaled_dot_product_flash_attention_for_cpu``) for 4-D
+inputs without dropout, whose output's ``grad_fn`` is ``ScaledDotProductFlashAttentionForCpuBackward0``
+where scalargrad's is the math path's ``UnsafeViewBackward0``; the fused kernel's values differ from
+the math path's in the last bits, as products and softmax do between processors.
 
 multi_head_attention_forward follows ``torch/nn/functional.py`` step by step (in-projection,
 bias_k/bias_v, zero attention, key-padding mask, then ``baddbmm``/``bmm`` and softmax when the
@@ -32,6 +30,7 @@ from .._tensor import factories as FA
 from .._tensor import products
 from .._tensor.elementwise import unary, with_number
 from .._tensor.joins import cat
+from .._tensor.softmax import softmax as tensor_softmax
 from .._tensor.storage import dual_memory
 from .._tensor.tensor import Tensor
 from .activation_functions import softmax
@@ -84,13 +83,9 @@ def _gqa(query: Tensor, key: Tensor, value: Tensor, enable_gqa: bool) -> tuple[T
 
 
 def _safe_softmax(attn: Tensor) -> Tensor:
-    """``at::_safe_softmax(attn, -1)``: softmax, with 0 on a row whose entries are all -inf. Its
-    gradient there is 0, as SafeSoftmaxBackward0's (the softmax backward of a zero output): the
-    row enters the softmax as zeros, so that no nan of the softmax of -infs reaches its backward."""
-    whole = (attn == float("-inf")).all(-1, keepdim=True)
-    if not bool(whole.any()):
-        return attn.softmax(-1)
-    return attn.masked_fill(whole, 0.0).softmax(-1).masked_fill(whole, 0.0)
+    """``at::_safe_softmax(attn, -1)``: softmax, with 0 on a row whose entries are all -inf, one
+    SafeSoftmaxBackward0 node (its gradient softmax's, 0 times the incoming one on such a row)."""
+    return tensor_softmax(attn, -1, safe=True)
 
 
 def _fused(query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None, dropout_p: float,

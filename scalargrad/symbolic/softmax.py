@@ -5,10 +5,13 @@ partial derivatives (``derived``): the family's calculus is written once, in ``_
 
 from __future__ import annotations
 
+import math
+
 from .._base.layout import slices
 from .._ops import softmax as SM
 from .._tensor.operands import positions
 from .derived import FormElementOp
+from .element_op import Const
 from .graph import elements_of
 
 __all__ = ["SoftmaxOf", "LogSoftmaxOf", "SoftmaxBackwardOf", "LogSoftmaxBackwardOf"]
@@ -114,6 +117,18 @@ def _along(elem_op):
     return build
 
 
+def _safe_along(v, vin, vals):
+    """_safe_softmax: softmax's elements, the constant 0 on a slice of -inf whole."""
+    u = vin[0]
+    xs = u._val if u._t.ndim else [u._val]
+    spec = _along(SoftmaxOf)(v, vin, vals)
+    for idx in slices(v._c.shape, v._c.dim):
+        if idx and all(xs[i] == -math.inf for i in idx):
+            for p in idx:
+                spec[p] = (Const, 0.0, ())
+    return spec
+
+
 def _along_backward(elem_op):
     """The backward-data ops: each element reads the (grad_output, output) pairs of its slice."""
 
@@ -131,6 +146,7 @@ def _along_backward(elem_op):
 
 
 elements_of(SM.Softmax)(_along(SoftmaxOf))
+elements_of(SM.SafeSoftmax)(_safe_along)
 elements_of(SM.LogSoftmax)(_along(LogSoftmaxOf))
 elements_of(SM.SoftmaxBackwardData)(_along_backward(SoftmaxBackwardOf))
 elements_of(SM.LogSoftmaxBackwardData)(_along_backward(LogSoftmaxBackwardOf))
