@@ -311,6 +311,13 @@ _ZERO_SIGNS = {
                                            "a = x * 1\n"
                                            "a.register_hook(lambda g: out.append(repr(g - torch.zeros(2))))\n"
                                            "a.sgn().sum().backward()",
+    # ... and with an operand that requires grad, PyTorch's SubBackward0 (no edge for the ZeroTensor)
+    "ZeroTensor minus a grad-requiring tensor": "x = torch.tensor([-2.0, 3.0, 0.0], requires_grad=True)\n"
+                                              "w = torch.tensor([0.0, -0.0, 1.5], requires_grad=True)\nout = []\n"
+                                              "a = x * 1\na.register_hook(lambda g: out.append(g - w))\n"
+                                              "g, = torch.autograd.grad(a.sgn().sum(), [x], create_graph=True)\n"
+                                              "r = out[0]\nout = (repr(r), r.grad_fn.name(),"
+                                              " [f is None for f, _ in r.grad_fn.next_functions])",
     "item of a 0-dim ZeroTensor grad": "a = torch.tensor(2.0, requires_grad=True)\na.sign().backward()\n"
                                        "out = (type(a.grad.item()).__name__, a.grad.item())\n"
                                        "(a * -0.0).backward()\nout += (a.grad,)",

@@ -291,8 +291,12 @@ class ZeroTensor(Tensor):
     def __sub__(self, other):
         # ATen's sub_zerotensor is add(self, other, -alpha): Z - x is x * -1, so +0.0 becomes -0.0
         # (softmax_double_backward's ``grad_output * grad - ...`` after sgn)
+        # As a subtraction from -0.0 (the same values: -0.0 - x is x * -1), so that a result that
+        # requires grad is PyTorch's SubBackward0 with no edge for the ZeroTensor
         if isinstance(other, Tensor) and other._t.shape == self._t.shape:
-            return self if isinstance(other, ZeroTensor) else other.mul(-1)
+            if isinstance(other, ZeroTensor):
+                return self
+            return Tensor.__sub__(Tensor.new_full(self, self.shape, -0.0), other)
         return Tensor.__sub__(self, other)
 
     def __rsub__(self, other):
