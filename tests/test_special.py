@@ -131,8 +131,11 @@ def test_errors_as_pytorch(torch_ref):
     """Integer tensors: ``special.round`` is ``round.decimals`` (refused), ``ndtr`` computes in the
     default dtype; a number where a tensor goes is PyTorch's TypeError."""
     for L in (sg, torch_ref):
-        with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
-            L.special.round(L.tensor([1, 2]))
+        for given, kernel, dtype in (([1, 2], "round_vml_cpu", "Long"), ([True], "round_vml_cpu", "Bool")):
+            with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for '{dtype}'$"):
+                L.special.round(L.tensor(given))
+        with pytest.raises(NotImplementedError, match="^\"round_cpu\" not implemented for 'Int'$"):
+            L.round(L.tensor([1], dtype=L.int32), decimals=-1)
         with pytest.raises(TypeError, match=r"^special_ndtr\(\): argument 'input' \(position 1\) must be Tensor, "
                                             "not float$"):
             L.special.ndtr(1.5)
