@@ -27,10 +27,11 @@ def round_(x: Tensor, decimals: int | None = None) -> Tensor:
     if decimals.__class__ is not int:
         raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
     dt = x._t.dtype
+    kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"  # ATen's decimals=0 runs round's own kernel
     if dt is dtypes.bool:
-        raise refuse_bool("round_cpu")
+        raise refuse_bool(kernel)
     if not dt.is_floating_point:
-        raise NotImplementedError(f"\"round_cpu\" not implemented for '{dt.short}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.short}'")
     return with_number(R.RoundDecimals, x, decimals)
 
 
