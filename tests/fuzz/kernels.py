@@ -367,10 +367,10 @@ def _safe_softmax_kernel() -> Kernel:
     bound over the row's finite entries."""
 
     def sg_values(sg, args, kwargs):
+        from scalargrad._tensor.softmax import softmax  # the op itself (SafeSoftmax), not a second formula
+
         x, dim = args[0], args[1]
-        xs = _to_sg(sg, x)
-        whole = (xs == -math.inf).all(dim, keepdim=True)
-        vals = _values(xs.masked_fill(whole, 0.0).softmax(dim).masked_fill(whole, 0.0))
+        vals = _values(softmax(_to_sg(sg, x), dim, safe=True))
         _FORWARD_INPUT[(False, dim, tuple(float(v).hex() for v in vals))] = ("safe", x.detach().clone())
         return [vals]
 
