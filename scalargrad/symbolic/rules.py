@@ -179,7 +179,30 @@ def exact_partial(op, vals: list, c, i: int):
     return evaluate(at_values(d, {s: vals[i]}))
 
 
+# Beyond this magnitude an input is taken as a 40-digit Float, not an exact Integer: SymPy
+# computes a power with an exact integer exponent exactly, and 2**a at a = 3e38 never ends
+_EXACT_LIMIT = 2.0**16
+
+
+def _huge(x) -> bool:
+    return isinstance(x, float) and math.isfinite(x) and abs(x) >= _EXACT_LIMIT
+
+
+def _float_operand(c):
+    if isinstance(c, tuple):
+        return tuple(_float_operand(x) for x in c)
+    return sp.Float(c, 40) if _huge(c) else exact(c)
+
+
 def exact_forward(op, vals: list, c):
+    cs = c if isinstance(c, tuple) else (c,)
+    if any(_huge(x) for x in vals) or any(_huge(x) for x in cs):
+        syms = [sp.Symbol(f"x{j}", real=True) for j in range(len(vals))]
+        args = syms + ([_float_operand(c)] if c is not None else [])
+        try:
+            return evaluate(at_values(op.sympy(sp, *args), dict(zip(syms, vals))))
+        except (TypeError, ValueError):
+            return "unknown", None
     args = [exact(x) for x in vals]
     if c is not None:
         args.append(exact_operand(c))
