@@ -14,6 +14,8 @@ import pytest
 
 import scalargrad as sg
 
+from graph_listing import grad_fn_tree
+
 X = [[0.0, 1.0, 2.0, 3.5], [2.0, 1.0, 0.5, -1.0], [1.0, 1.0, 1.0, 1.0], [-0.25, 4.0, 0.75, 2.0]]
 FW, AW = [1, 2, 1, 3], [0.5, 1.0, 2.0, 0.25]
 CALLS = {
@@ -29,13 +31,8 @@ CALLS = {
 }
 
 
-def _graph(f, depth: int = 0, acc: list | None = None) -> list:
-    acc = [] if acc is None else acc
-    if f is not None and depth < 14:
-        acc.append(" " * depth + f.name())
-        for n, _ in f.next_functions:
-            _graph(n, depth + 1, acc)
-    return acc
+def _graph(f) -> list:
+    return grad_fn_tree(f, 14)
 
 
 def _run(L, call):

@@ -14,14 +14,11 @@ import pytest
 
 import scalargrad as sg
 
+from graph_listing import grad_fn_tree
 
-def _graph(f, depth: int = 0, acc: list | None = None) -> list:
-    acc = [] if acc is None else acc
-    if f is not None and depth < 10:
-        acc.append(" " * depth + f.name())
-        for n, _ in f.next_functions:
-            _graph(n, depth + 1, acc)
-    return acc
+
+def _graph(f) -> list:
+    return grad_fn_tree(f, 10)
 
 
 CALLS = {

@@ -1,0 +1,16 @@
+"""A grad_fn graph as text, for tests that compare scalargrad's graph with PyTorch's."""
+
+from __future__ import annotations
+
+
+def grad_fn_tree(f, max_depth: int) -> list:
+    """The names of the nodes below ``f`` in depth-first order, each indented by its depth (a
+    node reached twice is listed twice); nodes at ``max_depth`` and deeper are left out."""
+    out, stack = [], [(f, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if node is None or depth >= max_depth:
+            continue
+        out.append(" " * depth + node.name())
+        stack.extend((n, depth + 1) for n, _ in reversed(node.next_functions))
+    return out
