@@ -32,6 +32,7 @@ from .._ops import elementwise as E
 from .._ops import unary as UN
 from .._ops.table import REGISTRY
 from .arguments import check_input, check_other, is_operand
+from .deprecated_overloads import accepting
 from .inplace import inplace
 from .operands import broadcast_shapes, cast, check_size, laid_out, number_type, positions, result_dtype
 from .out_argument import CAST, SAME
@@ -401,15 +402,21 @@ def _bind_binary(op, method, function) -> None:
 
     apply_method, call = _spelt(apply_method, param, name), _spelt(call, param, name)
     apply_inplace = _spelt(apply_inplace, param, name + "_")
-    for n in (name,) + api.aliases:
-        method(n, apply_method)
-    if api.inplace and op.result != "bool":  # a comparison's in-place form is the comparison family's
-        method(api.inplace, apply_inplace)
-        for n in api.aliases:  # subtract_, multiply_
-            method(n + "_", apply_inplace)
     call.elementwise_out = op.same_dtype_error or CAST  # the dtype rule of out= (``out_argument``)
+    in_place = api.inplace and op.result != "bool"  # a comparison's in-place form is the comparison family's
+    for n in api.aliases:  # subtract, multiply_: PyTorch has no deprecated (alpha, other) form for an alias
+        method(n, apply_method)
+        if in_place:
+            method(n + "_", apply_inplace)
+    old_call = call
+    if alpha:  # add and sub also take PyTorch's deprecated (alpha, other)
+        apply_method, apply_inplace = accepting(name, apply_method, True), accepting(name + "_", apply_inplace, True)
+        old_call = accepting(name, call, False)
+    method(name, apply_method)
+    if in_place:
+        method(api.inplace, apply_inplace)
     for fname in api.function:
-        function(fname, call)
+        function(fname, old_call if fname == name else call)
 
 
 # elementwise ops whose arguments are their own, bound by their family; every other elementwise

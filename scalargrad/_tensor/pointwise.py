@@ -12,6 +12,7 @@ from .._base.dtypes import TensorType
 from .._base.layout import elementwise_strides
 from .._ops import pointwise as P
 from .arguments import not_tensor
+from .deprecated_overloads import accepting
 from .elementwise import column_cast, compute
 from .inplace import inplace
 from .operands import broadcast_shapes, check_size, result_dtype
@@ -141,10 +142,10 @@ def _lerp_function(input, end, weight, *, out=None):
 
 def install(method, function) -> None:
     """addcmul, addcdiv, lerp: methods, in-place forms, torch functions."""
-    for name, fn in (("addcmul", addcmul), ("addcdiv", addcdiv)):
-        method(name, _checked(name, fn))
-        method(name + "_", _checked(name + "_", fn, in_place=True))
-        function(name, _checked_function(name, fn))
+    for name, fn in (("addcmul", addcmul), ("addcdiv", addcdiv)):  # each also in PyTorch's deprecated (value, t1, t2)
+        method(name, accepting(name, _checked(name, fn), method=True))
+        method(name + "_", accepting(name + "_", _checked(name + "_", fn, in_place=True), method=True))
+        function(name, accepting(name, _checked_function(name, fn), method=False))
     method("lerp", _lerp_method)
     method("lerp_", _lerp_inplace)
     function("lerp", _lerp_function)

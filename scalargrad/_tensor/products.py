@@ -22,6 +22,7 @@ from .._ops import products as L
 from .._ops import views as S
 from .._ops.views import Layout
 from .arguments import not_tensor
+from .deprecated_overloads import accepting
 from .elementwise import binary
 from .inplace import inplace
 from .operands import broadcast_shapes, check_size, positions, result_dtype
@@ -104,6 +105,14 @@ def _product_values(a: Tensor, b: Tensor, bias: list | None = None) -> list:
                     val = r(val + c)
             out.append(val)
     return out
+
+
+def _unit_scaling(fn: str, beta, alpha) -> None:
+    """The add-product family computes ``input + mat1 @ mat2`` only: BLAS folds beta and alpha
+    into its own summation order, which differs between processors, so other scalings are
+    refused rather than rounded in an order PyTorch may not use."""
+    if beta != 1 or alpha != 1:
+        raise Unsupported(f"{fn} with beta or alpha other than 1")
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
@@ -192,8 +201,7 @@ def bmm(a: Tensor, b: Tensor, _first: int = 1) -> Tensor:
 def baddbmm(bias: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, _first: int = 2) -> Tensor:
     """``baddbmm``: bias (broadcast) + batch1 @ batch2 per batch (BaddbmmBackward0)."""
     _check_batches(batch1, batch2, "baddbmm", _first)
-    if beta != 1 or alpha != 1:
-        raise Unsupported("baddbmm with beta or alpha other than 1")
+    _unit_scaling("baddbmm", beta, alpha)
     shape = (batch1._t.shape[0], batch1._t.shape[1], batch2._t.shape[2])
     if bias._t.dtype is not batch1._t.dtype:
         raise RuntimeError(f"expected scalar type {batch1._t.dtype.short} but found {bias._t.dtype.short}")
@@ -212,20 +220,13 @@ def baddbmm(bias: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, _f
                 (bias, batch1, batch2))
 
 
-def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *deprecated, beta=1, alpha=1) -> Tensor:
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``torch.addbmm``: input (broadcast to n x m) + the sum over the batch of batch1[b] @
     batch2[b] (AddbmmBackward0). Computed as ATen's CPU kernel does: one ``addmm`` per batch
     into the result, in batch order (each as ``addmm``'s MKL order, machine-dependent in the
-    last bits as there). PyTorch's deprecated ``addbmm(beta, input, alpha, batch1, batch2)``
-    is taken too."""
-    if deprecated:
-        if len(deprecated) != 2 or isinstance(input, Tensor) or isinstance(batch2, Tensor):
-            raise TypeError("addbmm() takes 3 positional tensors (input, batch1, batch2), or the deprecated (beta, "
-                            "input, alpha, batch1, batch2)")
-        return addbmm(batch1, *deprecated, beta=input, alpha=batch2)
+    last bits as there)."""
     _tensor_arguments("addbmm", input=input, batch1=batch1, batch2=batch2)
-    if beta != 1 or alpha != 1:
-        raise Unsupported("addbmm with beta or alpha other than 1")
+    _unit_scaling("addbmm", beta, alpha)
     if batch1._t.ndim > 1 and batch2._t.ndim > 2 and tuple(input._t.shape) != (n := batch1._t.shape[1],
                                                                               m := batch2._t.shape[2]):
         expand(input, (n, m))  # PyTorch's error where input does not broadcast to (n, m), checked first
@@ -298,20 +299,13 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
     return _dot(input, other, L.Vdot)
 
 
-def addmv(input: Tensor, mat: Tensor, vec: Tensor, *deprecated, beta=1, alpha=1) -> Tensor:
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``torch.addmv(input, mat, vec)``: input (0-dim or 1-dim, broadcast) + mat @ vec
     (AddmvBackward0). Each element is the row's ``mv`` value plus the input's element, rounded
     once more (gemv with beta = 1 adds y after its dot product; MKL's order within the dot
-    product is ``mv``'s, machine-dependent in the last bits as there). PyTorch's deprecated
-    ``addmv(beta, input, alpha, mat, vec)`` is taken too."""
-    if deprecated:
-        if len(deprecated) != 2 or isinstance(input, Tensor) or isinstance(vec, Tensor):
-            raise TypeError("addmv() takes 3 positional tensors (input, mat, vec), or the deprecated (beta, input, "
-                            "alpha, mat, vec)")
-        return addmv(mat, *deprecated, beta=input, alpha=vec)
+    product is ``mv``'s, machine-dependent in the last bits as there)."""
     _tensor_arguments("addmv", input=input, mat=mat, vec=vec)
-    if beta != 1 or alpha != 1:
-        raise Unsupported("addmv with beta or alpha other than 1")
+    _unit_scaling("addmv", beta, alpha)
     if input._t.ndim > 1 or mat._t.ndim != 2 or vec._t.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input._t.ndim}, {mat._t.ndim}, {vec._t.ndim}")
     n, k = mat._t.shape
@@ -481,11 +475,10 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
     return _unsafe_view(squeeze(out, -1) if db == 1 else out, shape)
 
 
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1) -> Tensor:
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``torch.addmm(input, mat1, mat2)``: mat1 @ mat2 + input (broadcast), AddmmBackward0."""
     bias = input
-    if beta != 1 or alpha != 1:
-        raise Unsupported("addmm with beta or alpha other than 1")
+    _unit_scaling("addmm", beta, alpha)
     if mat1._t.ndim != 2 or mat2._t.ndim != 2:
         raise RuntimeError("mat1 must be a matrix" if mat1._t.ndim != 2 else "mat2 must be a matrix")
     n, k = mat1._t.shape
@@ -510,8 +503,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
     """``torch.addr``: input (broadcast) + the outer product of two vectors (AddrBackward0); each
     element ``input + vec1[i] * vec2[j]``, the product rounded first (PyTorch's vectorised and
     ``ATEN_CPU_CAPABILITY=default`` kernels; its AVX2 scalar tail fuses them: last digits)."""
-    if beta != 1 or alpha != 1:
-        raise Unsupported("addr with beta or alpha other than 1")
+    _unit_scaling("addr", beta, alpha)
     for name, x in (("self", input), ("vec1", vec1), ("vec2", vec2)):
         if not isinstance(x, Tensor):
             raise not_tensor(x, "addr", name, None)
@@ -560,41 +552,49 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 def install(method, function) -> None:
     """matmul (``@``), mm, mv, dot, bmm, baddbmm, inner, outer/ger, addmm (and in place)."""
+
+    def old_form_method(name, fn):  # the add-product family also takes PyTorch's deprecated
+        method(name, accepting(name, fn, method=True))  # (beta[, alpha], t1, t2)
+
+    def old_form_function(name, fn):
+        function(name, accepting(name, fn, method=False))
+
     method("__matmul__", lambda self, other: matmul(self, other) if isinstance(other, Tensor) else NotImplemented)
     method("__rmatmul__", lambda self, other: matmul(other, self) if isinstance(other, Tensor) else NotImplemented)
     method("bmm", lambda self, mat2: bmm(self, mat2, _first=0))
-    method("baddbmm", lambda self, batch1, batch2, *, beta=1, alpha=1: baddbmm(
+    old_form_method("baddbmm", lambda self, batch1, batch2, *, beta=1, alpha=1: baddbmm(
         self, batch1, batch2, beta=beta, alpha=alpha, _first=1))
-    method("baddbmm_", lambda self, batch1, batch2, *, beta=1, alpha=1: inplace(self, lambda t: baddbmm(
+    old_form_method("baddbmm_", lambda self, batch1, batch2, *, beta=1, alpha=1: inplace(self, lambda t: baddbmm(
         t, batch1, batch2, beta=beta, alpha=alpha, _first=1)))
-    method("addmm", lambda self, mat1, mat2, *, beta=1, alpha=1: addmm(self, mat1, mat2, beta, alpha))
-    method("addmm_", lambda self, mat1, mat2, *, beta=1, alpha=1: inplace(
-        self, lambda t: addmm(t, mat1, mat2, beta, alpha)))
+    old_form_method("addmm", lambda self, mat1, mat2, *, beta=1, alpha=1: addmm(
+        self, mat1, mat2, beta=beta, alpha=alpha))
+    old_form_method("addmm_", lambda self, mat1, mat2, *, beta=1, alpha=1: inplace(
+        self, lambda t: addmm(t, mat1, mat2, beta=beta, alpha=alpha)))
     for name, fn in (("matmul", matmul), ("mm", mm), ("mv", mv), ("dot", dot), ("inner", inner), ("outer", outer),
                      ("ger", outer)):
         method(name, fn)
         function(name, fn)
-    function("addmm", addmm)
+    old_form_function("addmm", addmm)
     method("vdot", lambda self, other: vdot(self, other))
     function("vdot", vdot)
-    method("addmv", lambda self, mat, vec, *, beta=1, alpha=1: addmv(self, mat, vec, beta=beta, alpha=alpha))
-    method("addmv_", lambda self, mat, vec, *, beta=1, alpha=1: inplace(
+    old_form_method("addmv", lambda self, mat, vec, *, beta=1, alpha=1: addmv(self, mat, vec, beta=beta, alpha=alpha))
+    old_form_method("addmv_", lambda self, mat, vec, *, beta=1, alpha=1: inplace(
         self, lambda t: addmv(t, mat, vec, beta=beta, alpha=alpha)))
-    function("addmv", addmv)
-    method("addbmm", lambda self, batch1, batch2, *, beta=1, alpha=1: addbmm(
+    old_form_function("addmv", addmv)
+    old_form_method("addbmm", lambda self, batch1, batch2, *, beta=1, alpha=1: addbmm(
         self, batch1, batch2, beta=beta, alpha=alpha))
-    method("addbmm_", lambda self, batch1, batch2, *, beta=1, alpha=1: inplace(self, lambda t: addbmm(
+    old_form_method("addbmm_", lambda self, batch1, batch2, *, beta=1, alpha=1: inplace(self, lambda t: addbmm(
         t, batch1, batch2, beta=beta, alpha=alpha)))
-    function("addbmm", addbmm)
-    method("addr", lambda self, vec1, vec2, *, beta=1, alpha=1: addr(self, vec1, vec2, beta=beta, alpha=alpha))
-    method("addr_", lambda self, vec1, vec2, *, beta=1, alpha=1: inplace(
+    old_form_function("addbmm", addbmm)
+    old_form_method("addr", lambda self, vec1, vec2, *, beta=1, alpha=1: addr(self, vec1, vec2, beta=beta, alpha=alpha))
+    old_form_method("addr_", lambda self, vec1, vec2, *, beta=1, alpha=1: inplace(
         self, lambda t: addr(t, vec1, vec2, beta=beta, alpha=alpha)))
-    function("addr", addr)
+    old_form_function("addr", addr)
     method("kron", kron)
     function("kron", kron)
     function("bmm", lambda input, mat2: bmm(input, mat2))
-    function("baddbmm", lambda input, batch1, batch2, *, beta=1, alpha=1: baddbmm(input, batch1, batch2, beta=beta,
-                                                                                   alpha=alpha))
+    old_form_function("baddbmm", lambda input, batch1, batch2, *, beta=1, alpha=1: baddbmm(
+        input, batch1, batch2, beta=beta, alpha=alpha))
 
 
 # ---------------------------------------------------------------- derivative helpers, on tensors
