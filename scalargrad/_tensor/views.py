@@ -20,6 +20,7 @@ from .._base.grad_mode import state as _grad_state
 from .._base.layout import contiguous_strides, is_contiguous, numel, view_strides
 from .._base.meta_data import own_copy
 from .._base.numpy_types import integer, is_numpy_scalar
+from .._base.warn_once import first_time
 from .._ops import views as S
 from .._ops.views import Layout
 from .arguments import sizes_by_keyword
@@ -48,7 +49,6 @@ _T_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse 
               "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
               "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
               "tensor.")
-_warned: set = set()
 
 
 def norm_dim(dim: int, ndim: int) -> int:
@@ -287,8 +287,7 @@ def t(x: Tensor) -> Tensor:
 
 def T(x: Tensor) -> Tensor:  # PyTorch's property name
     nd = x._t.ndim
-    if nd != 2 and "T" not in _warned:
-        _warned.add("T")
+    if nd != 2 and first_time("tensor_T"):
         warnings.warn(_T_WARNING, UserWarning, stacklevel=3)
     return _permuted(x, list(range(nd - 1, -1, -1)), S.Permute, Layout(x._t.shape))
 
@@ -297,8 +296,7 @@ def mT(x: Tensor) -> Tensor:  # PyTorch's property name
     """``x.mT``: the last two dimensions swapped; a 0-dim tensor is its own (deprecated)."""
     nd = x._t.ndim
     if nd == 0:
-        if "mT" not in _warned:
-            _warned.add("mT")
+        if first_time("tensor_mT_0d"):
             warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
                           UserWarning, stacklevel=3)
         return x
