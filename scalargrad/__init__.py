@@ -62,6 +62,7 @@ from ._base.rng import Generator, get_rng_state, initial_seed, manual_seed, seed
 from ._base.warn_once import is_warn_always_enabled, set_warn_always
 from ._tensor import surface as _surface
 from ._tensor.operands import MAX_ELEMENTS
+from ._tensor.raw_storage import TypedStorage, UntypedStorage
 from ._tensor.tensor import Tensor, get_default_dtype, is_tensor, set_default_dtype
 from ._tensor.type_info import finfo, iinfo
 from ._tensor.typename import typename
