@@ -37,7 +37,7 @@ from .memory_formats import (
 )
 from .operands import broadcast_shapes, check_size, positions
 from .storage import alias, creation_meta, pick, write
-from .tensor import Tensor, flat, impl, leaf, make
+from .tensor import INFERENCE, Tensor, flat, impl, leaf, make
 from .tensor_kernel import helper
 
 __all__ = ["norm_dim", "norm_dims", "sizes_arg", "view", "reshape", "flatten", "squeeze", "unsqueeze", "expand",
@@ -126,6 +126,18 @@ def make_view(src: Tensor, shape, mstrides, moffset: int, lmap, op, layout: Layo
     val = vals if shape else vals[0]
     t = TensorType(src._t.dtype, shape, None if mstrides is None else tuple(mstrides))
     layout.map = lmap
+    if src._c is INFERENCE and src._op is None and not copy:
+        # a view of an inference tensor, in or out of inference mode, is an inference tensor over
+        # the same memory, neither an autograd view (``_is_view()`` False) nor recorded, even of
+        # one that requires grad: PyTorch's inference tensors skip the ADInplaceOrView and
+        # Autograd kernels of view ops
+        enabled = _grad_state.enabled
+        _grad_state.enabled = False
+        try:
+            out = make(op, t, val, (src,), layout)
+        finally:
+            _grad_state.enabled = enabled
+        return alias(src, out, index=lmap if lmap is not None else None, offset=moffset)
     out = make(op, t, val, (src,), layout)
     if not copy:
         alias(src, out, index=lmap if lmap is not None else None, view=True, offset=moffset)
