@@ -59,8 +59,10 @@ from ._base.grad_mode import (
 from ._base.missing_api import missing_attribute
 from ._base.presentation import present_as_torch
 from ._base.rng import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from ._base.warn_once import is_warn_always_enabled, set_warn_always
 from ._tensor import surface as _surface
 from ._tensor.operands import MAX_ELEMENTS
+from ._tensor.raw_storage import TypedStorage, UntypedStorage
 from ._tensor.tensor import Tensor, get_default_dtype, is_tensor, set_default_dtype
 from ._tensor.type_info import finfo, iinfo
 from ._tensor.typename import typename
@@ -73,18 +75,6 @@ from math import e, inf, nan, pi  # noqa: E402
 from .functional import cartesian_prod, meshgrid, unravel_index  # noqa: E402 - torch.meshgrid is torch.functional.meshgrid
 
 newaxis = None
-
-
-def is_warn_always_enabled() -> bool:
-    """False: PyTorch's default (warn-once warnings warn once); ``set_warn_always(True)`` is refused."""
-    return False
-
-
-def set_warn_always(b: bool) -> None:
-    """``False`` is PyTorch's default and changes nothing; ``True`` is refused by name."""
-    if b:
-        raise _Unsupported("torch.set_warn_always(True)", "scalargrad's once-per-process warnings do not consult it: "
-                                                          "each still warns once")
 
 
 def is_inference(input: Tensor) -> bool:  # PyTorch's name

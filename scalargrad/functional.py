@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from scalargrad._base import dtypes
 from scalargrad._base.missing_api import missing_attribute
+from scalargrad._base.warn_once import first_time
 from scalargrad._tensor.surface import FUNCTIONS
 from scalargrad._tensor.tensor import Tensor
 
@@ -22,7 +23,6 @@ _PYTORCH = ("atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broad
             "stft", "svd_lowrank", "tensordot", "unique", "unique_consecutive", "unravel_index")
 
 globals().update({name: FUNCTIONS[name] for name in _PYTORCH if name in FUNCTIONS})
-_warned: set = set()
 
 
 def meshgrid(*tensors, indexing: str | None = None) -> tuple:
@@ -33,8 +33,7 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if indexing is None:
-        if "indexing" not in _warned:
-            _warned.add("indexing")  # TORCH_WARN_ONCE
+        if first_time("meshgrid_indexing"):  # TORCH_WARN_ONCE
             warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
                           "argument.", UserWarning, stacklevel=2)
         indexing = "ij"

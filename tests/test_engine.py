@@ -16,6 +16,7 @@ import warnings
 import pytest
 
 import scalargrad
+from scalargrad._base.warn_once import forget
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -352,7 +353,7 @@ def test_second_and_third_derivatives_close_to_torch(torch_ref, dtype_name):
 
 def test_backward_with_create_graph(L):
     if L is scalargrad:
-        scalargrad._autograd.api._warned_create_graph = False  # PyTorch warns once per process
+        forget("backward_create_graph")  # PyTorch warns once per process
     x = L.tensor(1.5, requires_grad=True)
     y = x**3
     with warnings.catch_warnings(record=True) as caught:

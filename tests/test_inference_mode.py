@@ -206,3 +206,29 @@ def test_in_place_change_of_an_inference_tensor_recorded_outside_the_mode_as_pyt
         return out
 
     assert run(torch) == run(torch_ref)
+
+
+def _views_of_an_inference_tensor(L) -> list:
+    """PyTorch's test_inference_mode_inf_tensor_in_normal_mode_view_op, over every kind of view:
+    a view of an inference tensor (in or out of the mode, requiring grad or not) is an inference
+    tensor over the same memory, neither an autograd view nor recorded."""
+    res = []
+    for requires_grad in (True, False):
+        with L.inference_mode():
+            c = L.ones(2, 3, requires_grad=requires_grad)
+            i = c.view(-1)
+            res.append((L.is_inference(i), i.requires_grad, i._is_view(), i.is_leaf))
+        for f in (lambda c: c.view(-1), lambda c: c[0], lambda c: c.t(), lambda c: c.expand(2, 2, 3),
+                  lambda c: c.split(1)[0], lambda c: c.unbind()[1], lambda c: c.view_as(c), lambda c: c.narrow(1, 0, 2),
+                  lambda c: c.reshape(3, 2), lambda c: c.diagonal(), lambda c: c.chunk(2, 1)[1],
+                  lambda c: c.permute(1, 0), lambda c: c[:, 1:]):
+            o = f(c)
+            res.append((L.is_inference(o), o.requires_grad, o._is_view(), o.is_leaf, o.grad_fn is None,
+                        o.data_ptr() - c.data_ptr()))
+        o = c * 2  # not a view: recorded when c requires grad
+        res.append((L.is_inference(o), o.requires_grad, o.grad_fn is None))
+    return res
+
+
+def test_views_of_an_inference_tensor_as_pytorchs(torch_ref):
+    assert _views_of_an_inference_tensor(torch) == _views_of_an_inference_tensor(torch_ref)

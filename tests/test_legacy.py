@@ -212,9 +212,9 @@ def test_set_default_tensor_type_refuses_what_pytorch_refuses(L, spec):
 
 def test_set_default_tensor_type_warns_once_that_it_is_deprecated():
     """PyTorch's TORCH_WARN_ONCE (python_tensor.cpp), before the type is checked: once per process."""
-    from scalargrad._tensor import legacy
+    from scalargrad._base.warn_once import forget
 
-    legacy._warned.discard("deprecated")
+    forget("set_default_tensor_type")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with pytest.raises(TypeError):

@@ -7,6 +7,7 @@ import warnings
 from collections.abc import Mapping
 
 from .._base.dtypes import TensorType, round_list
+from .._base.warn_once import first_time
 from .._tensor.tensor import Tensor, impl, leaf
 from .edges import GradientEdge, edge_tensor
 from .engine import run_backward
@@ -20,14 +21,12 @@ _CREATE_GRAPH_WARNING = (
     "creating the graph to avoid this. If you have to use this function, make sure to reset the "
     ".grad fields of your parameters to None after use to break the cycle and avoid the leak."
 )
-_warned_create_graph = False
 
 
 def _warn_create_graph() -> None:
     # PyTorch warns once per process (TORCH_WARN_ONCE), whatever the warning filters say
-    global _warned_create_graph
-    _warned_create_graph = True
-    warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=4)
+    if first_time("backward_create_graph"):
+        warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=4)
 
 
 def _as_tuple(x) -> tuple:
@@ -123,7 +122,7 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
             raise TypeError(f"backward(): tensors must be Tensors, got {type(t).__name__} at index {i}")
     if retain_graph is None:
         retain_graph = create_graph
-    if create_graph and not _warned_create_graph:
+    if create_graph:
         _warn_create_graph()
     grads = _root_grads(outputs, grad_tensors, create_graph)
     run_backward(list(outputs), grads, retain_graph, create_graph, inputs=ins, accumulate=True)

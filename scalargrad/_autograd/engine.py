@@ -40,7 +40,7 @@ from .._tensor.storage import version_then
 from .._tensor.tensor import GRADLESS_VIEW, MANY, Tensor, ext, leaf, next_seq
 from .._tensor.tensor_kernel import GraphKernel, TensorKernel
 from .._tensor.tensor_kernel import running as kernels_running
-from .gradients import adapt, add_into, fresh, materialised, store_grad, unwrap, wrap
+from .gradients import adapt, add_into, fresh, materialised, steal_grad, store_grad, unwrap, wrap
 from .hooks import (
     n_outputs,
     node_pre_hooks,
@@ -671,13 +671,16 @@ def _accumulate(run: _Run, u: Tensor, g) -> None:
         # backward(inputs=[leaf]): AccumulateGrad runs as in a plain backward, hooks included
     # an undefined gradient: AccumulateGrad runs (engine.cpp calls every node it reaches), adds
     # nothing, and its hooks fire (the post-accumulate hook sees .grad as it was)
+    stolen = False
     if g is not None:
         g = materialised(g)
-        store_grad(u, g, run.graph, True)
+        stolen = steal_grad(u, g, run.graph)  # .grad is g's memory: the post-hooks below see it
+        if not stolen:
+            store_grad(u, g, run.graph, True)
     if e is not None and e.post_acc:
         post_accumulate_hooks(u, e.post_acc)
     if node is not None and node._post:
-        post_hooks(node, (), (None if g is None else wrap(g, u._t),))
+        post_hooks(node, (), (None if g is None else g if stolen else wrap(g, u._t),))
 
 
 def _computed(run: _Run, v: Tensor, u: Tensor) -> bool:

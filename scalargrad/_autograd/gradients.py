@@ -6,6 +6,8 @@ to an input's shape and dtype (PyTorch's ``validate_outputs``), and the accumula
 
 from __future__ import annotations
 
+from sys import getrefcount
+
 from .._base.dtypes import TensorType
 from .._base.layout import is_contiguous, is_non_overlapping_and_dense
 from .._ops import fill as FI
@@ -97,6 +99,24 @@ def obeys_layout(gt, t) -> bool:
     if not is_non_overlapping_and_dense(t.shape, t.strides):
         return is_contiguous(gt.shape, gt.strides)
     return all((gs == vs) if n != 1 else gs != 0 for n, gs, vs in zip(gt.shape, gt.strides, t.strides))
+
+
+def steal_grad(v: Tensor, g, graph: bool) -> bool:
+    """AccumulateGrad's steal: a first gradient that nothing else references and that obeys the
+    layout contract becomes ``v.grad`` without a copy (``g.detach()``, the same memory, which the
+    node's post-hooks then see through ``g`` with what post-accumulate hooks changed in it).
+    Returns whether it did. Python's reference count stands for PyTorch's use count: 3 is the
+    caller's ``g``, this frame's and getrefcount's argument. A gradient a hook kept, the
+    program's own, or one the engine still holds (scalargrad's engine holds the gradients its
+    kernels compute, which PyTorch may steal) is not stolen: ``store_grad`` copies it."""
+    if graph or v._grad is not None or not isinstance(g, Tensor) or getrefcount(g) != 3:
+        return False
+    if g._t.dtype is not v._t.dtype or g._t.shape != v._t.shape or not v.is_contiguous():
+        return False  # a leaf of another layout: PyTorch's contract asks for contiguous; copied here
+    if not all(n == 1 or a == b for n, a, b in zip(v._t.shape, g.stride(), v.stride())):
+        return False
+    v._grad = g.detach()
+    return True
 
 
 def store_grad(v: Tensor, g, graph: bool, in_place: bool) -> None:

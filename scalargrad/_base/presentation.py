@@ -20,6 +20,7 @@ WHERE = {
     "Function": "torch.autograd.function", "FunctionCtx": "torch.autograd.function",
     "InplaceFunction": "torch.autograd.function",
     "RemovableHandle": "torch.utils.hooks",
+    "UntypedStorage": "torch.storage", "TypedStorage": "torch.storage",
     "GradientEdge": "torch.autograd.graph", "Node": "torch.autograd.graph",
     "save_on_cpu": "torch.autograd.graph", "saved_tensors_hooks": "torch.autograd.graph",
     "Identity": "torch.nn.modules.linear",

@@ -98,10 +98,6 @@ _REASONS: dict[str, str] = {
                      "in one process",
     "torch.nn.utils.skip_init": "it leaves the parameters as uninitialised memory, whose values PyTorch does not "
                                 "specify: initialise them (or load a state_dict) instead",
-    "torch.Tensor.untyped_storage": "it exposes raw storage bytes and pointers, which scalargrad's tensors, "
-                                   "Python lists, do not have",
-    "torch.Tensor.data_ptr": "it exposes a raw memory address, which scalargrad's tensors, Python lists, do not have",
-    "torch.Tensor.storage": "it exposes raw storage bytes, which scalargrad's tensors, Python lists, do not have",
     "torch.frombuffer": NUMPY,
     "torch.set_flush_denormal": "it sets the processor's flush-denormal mode, which scalargrad's emulated float "
                                 "arithmetic does not model: it keeps subnormal numbers, as PyTorch does by default",

@@ -51,6 +51,7 @@ from .._base.exact_sum import (
     rounded_sum,
 )
 from .._base.program_frame import program_stacklevel
+from .._base.warn_once import first_time
 from .._ops import convolution as CV
 from .memory_formats import channels_last, channels_last_input, in_format
 from .padding import constant_pad_nd
@@ -232,14 +233,12 @@ def _transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride, padding,
 _SAME_EVEN = ("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of the "
               "input be created (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:"
               "1101.)")
-_warned: set = set()
 
 
 def _pad_right(x: Tensor, totals: list) -> Tensor:
     """'same' padding of odd total: as ATen's ``_convolution_mode``, the input padded first by the
     extra element on the right (a ConstantPadNdBackward0 node), after PyTorch's one-time warning."""
-    if "same" not in _warned:
-        _warned.add("same")  # TORCH_WARN_ONCE
+    if first_time("conv_same_even"):  # TORCH_WARN_ONCE
         warnings.warn(_SAME_EVEN, UserWarning, stacklevel=program_stacklevel())
     pads = []
     for t in reversed(totals):

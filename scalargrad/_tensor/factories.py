@@ -20,6 +20,7 @@ from .._base.layout import contiguous_strides
 from .._base.meta_data import meta_refusal
 from .._base.numpy_types import array_values, is_ndarray, is_numpy_scalar, numpy_dtype, scalar_value
 from .._base.program_frame import program_stacklevel
+from .._base.warn_once import first_time
 from .arguments import not_tensor
 from .memory_formats import check_format, contiguous_format, format_strides, preserve_format, preserved_strides
 from .meta import is_meta, meta_tensor
@@ -290,12 +291,12 @@ def _is_sequence(x) -> bool:
 
 def _warn_arrays(items: list) -> None:
     """PyTorch's TORCH_WARN_ONCE about NumPy arrays among a list's items."""
-    if "slow_arrays" in _warned or "numpy" not in sys.modules:  # without NumPy loaded there is no array
+    if "numpy" not in sys.modules:  # without NumPy loaded there is no array
         return
     for cls in set(map(type, items)):
         if cls.__module__.startswith("numpy") and any(is_ndarray(i) for i in items if i.__class__ is cls):
-            _warned.add("slow_arrays")
-            warnings.warn(_SLOW_ARRAYS, UserWarning, stacklevel=program_stacklevel())
+            if first_time("tensor_from_arrays"):
+                warnings.warn(_SLOW_ARRAYS, UserWarning, stacklevel=program_stacklevel())
             return
 
 

@@ -22,7 +22,7 @@ from .._ops.views import Layout
 from .memory_formats import channels_last_input, in_format
 from .operands import check_size, result_dtype
 from .storage import multi_output_views
-from .tensor import Tensor, defaults, ext, flat, leaf, make, next_seq
+from .tensor import INFERENCE, Tensor, defaults, ext, flat, leaf, make, next_seq
 from .tensor_kernel import helper
 from .views import basic_index, narrow, norm_dim, select, squeeze
 
@@ -97,7 +97,7 @@ def _multi(x: Tensor, outs: list, op, layout: Layout) -> tuple:
     """Outputs of one node of ``op`` with several outputs (unbind, split): each output's node
     hands its gradient to the shared node (``_ext.pick``), as PyTorch's one node with several
     outputs does."""
-    if not (x._rg and _grad_state.enabled):
+    if not (x._rg and _grad_state.enabled) or x._c is INFERENCE and x._op is None:  # no node (views.make_view)
         multi_output_views(outs)
         return tuple(outs)
 

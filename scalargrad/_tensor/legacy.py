@@ -20,6 +20,7 @@ from .._base import dtypes
 from .._base.errors import Unsupported
 from .._base.numpy_types import is_ndarray, is_numpy_scalar, numpy_type_name
 from .._base.program_frame import program_stacklevel
+from .._base.warn_once import first_time
 from .factories import (
     default_device,
     device,
@@ -166,7 +167,6 @@ def get_default_device():
 _DEPRECATED_TYPE = ("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
                     "torch.set_default_dtype() and torch.set_default_device() as alternatives. (Triggered "
                     "internally at /__w/pytorch/pytorch/torch/csrc/tensor/python_tensor.cpp:434.)")
-_warned: set = set()
 
 
 def set_default_tensor_type(t, /) -> None:
@@ -180,8 +180,7 @@ def set_default_tensor_type(t, /) -> None:
         for part in parts[1:]:
             obj = getattr(obj, part)
         t = obj
-    if "deprecated" not in _warned:
-        _warned.add("deprecated")
+    if first_time("set_default_tensor_type"):
         warnings.warn(_DEPRECATED_TYPE, UserWarning, stacklevel=program_stacklevel())
     floating = "only floating-point types are supported as the default type"
     if not isinstance(t, tensortype):

@@ -14,6 +14,7 @@ from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import no_grad
 from .._base.program_frame import program_stacklevel
+from .._base.warn_once import first_time
 from .._ops import linalg as LA
 from . import linalg_lu, linalg_qr
 from .comparison import where
@@ -142,15 +143,13 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     return make(LA.LinalgCross, TensorType(a_dt, shape), out, (input, other), LA.CrossDim(d, dim))
 
 
-_warned = [False]
 
 
 def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     """``torch.cross(input, other, dim=None)``: ``linalg.cross`` along ``dim``; without it, along
     the first dimension of ``input`` of size 3, with PyTorch's deprecation warning (once)."""
     if dim is None:
-        if not _warned[0]:
-            _warned[0] = True
+        if first_time("cross_no_dim"):
             warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
                           "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to "
                           "agree with that of linalg.cross in a future release. (Triggered internally at "
@@ -197,14 +196,12 @@ def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     return _factor(A, upper, LA.LinalgCholeskyEx, "linalg.cholesky", "A")
 
 
-_cholesky_warned = [False]
 
 
 def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     """``torch.cholesky(input, upper=False)`` (deprecated, CholeskyBackward0), with PyTorch's
     warning once."""
-    if not _cholesky_warned[0]:
-        _cholesky_warned[0] = True
+    if first_time("torch_cholesky"):
         warnings.warn(_CHOLESKY_WARNING, UserWarning, stacklevel=program_stacklevel())
     return _factor(input, upper, LA.Cholesky, "cholesky", "input")
 

@@ -22,6 +22,7 @@ from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import state as grad_state
 from .._base.program_frame import program_stacklevel
+from .._base.warn_once import first_time
 from .._ops import linalg as LA
 from .linalg_errors import LinAlgError
 from .linalg_outputs import check_versions, remember_versions
@@ -108,12 +109,10 @@ _LU_SOLVE_WARNING = (
     "Note that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be "
     "replaced with\nX = torch.linalg.lu_solve(LU, pivots, B) (Triggered internally at "
     "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2230.)")
-_warned = {"lu": False, "lu_solve": False}
 
 
 def _warn_once(key: str, text: str) -> None:
-    if not _warned[key]:
-        _warned[key] = True
+    if first_time("torch_" + key):
         warnings.warn(text, UserWarning, stacklevel=program_stacklevel())
 
 

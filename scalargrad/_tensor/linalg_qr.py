@@ -11,6 +11,7 @@ from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import state as grad_state
 from .._base.program_frame import program_stacklevel
+from .._base.warn_once import first_time
 from .._ops import linalg_qr as QR
 from .linalg_outputs import check_versions, remember_versions, several_outputs
 from .return_types import return_type
@@ -24,7 +25,6 @@ _QR_WARNING = (
     "parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be "
     "replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete') (Triggered internally at "
     "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2505.)")
-_warned = [False]
 
 
 def linalg_qr(A: Tensor, mode: str = "reduced", _kind: str = "linalg_qr", _name: str = "linalg_qr") -> tuple:
@@ -70,8 +70,7 @@ def linalg_qr(A: Tensor, mode: str = "reduced", _kind: str = "linalg_qr", _name:
 def qr(input: Tensor, some: bool = True) -> tuple:
     """``torch.qr(input, some=True)`` (deprecated, with PyTorch's warning once): linalg.qr with
     mode 'reduced' or 'complete'."""
-    if not _warned[0]:
-        _warned[0] = True
+    if first_time("torch_qr"):
         warnings.warn(_QR_WARNING, UserWarning, stacklevel=program_stacklevel())
     return linalg_qr(input, "reduced" if some else "complete", "qr", "qr")
 

@@ -23,6 +23,7 @@ from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
 from .._base.numpy_types import array_values, is_ndarray, is_numpy_scalar, numpy_type_name
 from .._base.program_frame import program_stacklevel
+from .._base.warn_once import first_time
 from .meta import refuse_reading
 from .operands import check_size
 from .storage import share_with_array
@@ -36,7 +37,6 @@ _NOT_WRITABLE = (
     "it writable before converting it to a tensor. This type of warning will be suppressed for the rest of this "
     "program. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_numpy.cpp:213.)")
 _REQUIRES_GRAD = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
-_warned: set = set()
 def array_tensor(a, dtype=None) -> Tensor:
     """A new tensor holding a copy of the array ``a``, of ``a``'s dtype or ``dtype``."""
     values, shape, dt = array_values(a)
@@ -51,8 +51,7 @@ def array_tensor(a, dtype=None) -> Tensor:
 
 def shared_tensor(a) -> Tensor:
     """A tensor of ``a``'s dtype sharing the array's memory (see the module docstring)."""
-    if not a.flags.writeable and "not_writable" not in _warned:
-        _warned.add("not_writable")
+    if not a.flags.writeable and first_time("numpy_not_writable"):  # TORCH_WARN_ONCE
         warnings.warn(_NOT_WRITABLE, UserWarning, stacklevel=program_stacklevel())
     t = array_tensor(a)
     share_with_array(t, a)

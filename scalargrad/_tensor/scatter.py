@@ -15,6 +15,7 @@ from .._base.dtypes import TensorType
 from .._base.kernel_order import fma
 from .._base.layout import contiguous_strides
 from .._base.program_frame import program_stacklevel
+from .._base.warn_once import first_time
 from .._ops import scatter as W
 from .._ops import selection as SE
 from .._ops.views import Layout
@@ -30,7 +31,6 @@ from .views import expand, norm_dim, reshape, select
 __all__ = ["scatter", "scatter_add", "index_add", "index_copy", "index_fill", "masked_scatter", "diagonal_scatter",
            "select_scatter", "slice_scatter", "install"]
 
-_warned: set = set()
 
 _REDUCE_DEPRECATED = (
     "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future PyTorch "
@@ -185,8 +185,7 @@ def scatter(x: Tensor, dim, index, src=None, value=None, *, reduce=None, _inplac
     d = norm_dim(dim, x._t.ndim)
     is_tensor = isinstance(src, Tensor)
     if reduce is not None:
-        if is_tensor and "reduce" not in _warned:
-            _warned.add("reduce")  # TORCH_WARN_ONCE
+        if is_tensor and first_time("scatter_reduce_arg"):  # TORCH_WARN_ONCE
             warnings.warn(_REDUCE_DEPRECATED, UserWarning, stacklevel=program_stacklevel())
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")

@@ -28,7 +28,7 @@ from .._base.meta_data import NO_DATA, meta_refusal, own_copy
 from .._ops import views as S
 from .tensor import GRADLESS_VIEW, INFERENCE, Ext, Tensor, ext, impl, leaf, next_seq, node_watchers, watch
 
-__all__ = ["Counter", "Mem", "Store", "mem", "pick", "write", "write_version", "alias", "share_with_array",
+__all__ = ["Counter", "Mem", "Store", "mem", "store_of", "pick", "write", "write_version", "alias", "share_with_array",
            "version_then", "snapshot", "regenerate", "positions_in_base", "refused_view", "set_dual_memory",
            "dual_memory"]
 
@@ -49,7 +49,7 @@ class Counter:
 class Store:
     """Tensors sharing memory: the root's elements and the members (weakly held)."""
 
-    __slots__ = ("data", "members", "written", "arrays", "__weakref__")
+    __slots__ = ("data", "members", "written", "arrays", "handle", "__weakref__")
 
     def __init__(self, data: list) -> None:
         self.data = data  # the root's elements, row-major (the root's own list if it has dimensions)
@@ -58,6 +58,7 @@ class Store:
         # the stamp of the last write through any member, those with a version counter of
         # their own (``.data``, ``detach()`` of a leaf) included: when values last changed
         self.written = 0
+        self.handle = None  # the UntypedStorage object PyTorch's untyped_storage() returns (raw_storage)
 
 
 class Mem:
@@ -86,7 +87,7 @@ def mem(t: Tensor) -> Mem:
     return s
 
 
-def _store(t: Tensor) -> Store:
+def store_of(t: Tensor) -> Store:
     """The store ``t`` belongs to, made with ``t`` as its root if it has none."""
     s = mem(t)
     if s.store is None:
@@ -127,7 +128,7 @@ def alias(t: Tensor, new: Tensor, index=None, share_version: bool = True, view: 
     """Make ``new`` share ``t``'s memory: ``index`` gives the flat positions of ``new``'s
     elements among ``t``'s (None: the same elements in the same order). ``new._val`` must
     already hold those elements."""
-    st = _store(t)
+    st = store_of(t)
     ts = t._s
     if index is None:
         index = ts.index
@@ -266,7 +267,7 @@ def share_with_array(t: Tensor, arr) -> None:
     written while a tensor of the store lives (its ``writeable`` flag is off, so NumPy refuses
     the write: never a silent divergence); when the last tensor of the store is gone, it is
     writable again if it was before."""
-    st = _store(t)
+    st = store_of(t)
     if st.arrays is None:
         st.arrays = []
         weakref.finalize(st, _release_arrays, st.arrays)

@@ -55,6 +55,7 @@ from . import (
     quantiles,
     random_factories,
     ranges,
+    raw_storage,
     reductions,
     rounding,
     sampling,
@@ -80,7 +81,7 @@ FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, j
             conversion, fill, memory_formats, factories, random_factories, ranges, softmax, products, rounding, norms,
             scans, selection, scatter, einsum, moments, convolution, pooling, padding, shuffle, normalization, legacy,
             numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
-            integration, quantiles, correlation, finite_differences, gamma)
+            integration, quantiles, correlation, finite_differences, gamma, raw_storage)
 
 
 def _named(fn, name: str, qualname: str):

@@ -20,6 +20,7 @@ from .._base.grad_mode import state as _grad_state
 from .._base.layout import contiguous_strides, is_contiguous, numel, view_strides
 from .._base.meta_data import own_copy
 from .._base.numpy_types import integer, is_numpy_scalar
+from .._base.warn_once import first_time
 from .._ops import views as S
 from .._ops.views import Layout
 from .arguments import sizes_by_keyword
@@ -36,7 +37,7 @@ from .memory_formats import (
 )
 from .operands import broadcast_shapes, check_size, positions
 from .storage import alias, creation_meta, pick, write
-from .tensor import Tensor, flat, impl, leaf, make
+from .tensor import INFERENCE, Tensor, flat, impl, leaf, make
 from .tensor_kernel import helper
 
 __all__ = ["norm_dim", "norm_dims", "sizes_arg", "view", "reshape", "flatten", "squeeze", "unsqueeze", "expand",
@@ -48,7 +49,6 @@ _T_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse 
               "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
               "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
               "tensor.")
-_warned: set = set()
 
 
 def norm_dim(dim: int, ndim: int) -> int:
@@ -126,6 +126,18 @@ def make_view(src: Tensor, shape, mstrides, moffset: int, lmap, op, layout: Layo
     val = vals if shape else vals[0]
     t = TensorType(src._t.dtype, shape, None if mstrides is None else tuple(mstrides))
     layout.map = lmap
+    if src._c is INFERENCE and src._op is None and not copy:
+        # a view of an inference tensor, in or out of inference mode, is an inference tensor over
+        # the same memory, neither an autograd view (``_is_view()`` False) nor recorded, even of
+        # one that requires grad: PyTorch's inference tensors skip the ADInplaceOrView and
+        # Autograd kernels of view ops
+        enabled = _grad_state.enabled
+        _grad_state.enabled = False
+        try:
+            out = make(op, t, val, (src,), layout)
+        finally:
+            _grad_state.enabled = enabled
+        return alias(src, out, index=lmap if lmap is not None else None, offset=moffset)
     out = make(op, t, val, (src,), layout)
     if not copy:
         alias(src, out, index=lmap if lmap is not None else None, view=True, offset=moffset)
@@ -287,8 +299,7 @@ def t(x: Tensor) -> Tensor:
 
 def T(x: Tensor) -> Tensor:  # PyTorch's property name
     nd = x._t.ndim
-    if nd != 2 and "T" not in _warned:
-        _warned.add("T")
+    if nd != 2 and first_time("tensor_T"):
         warnings.warn(_T_WARNING, UserWarning, stacklevel=3)
     return _permuted(x, list(range(nd - 1, -1, -1)), S.Permute, Layout(x._t.shape))
 
@@ -297,8 +308,7 @@ def mT(x: Tensor) -> Tensor:  # PyTorch's property name
     """``x.mT``: the last two dimensions swapped; a 0-dim tensor is its own (deprecated)."""
     nd = x._t.ndim
     if nd == 0:
-        if "mT" not in _warned:
-            _warned.add("mT")
+        if first_time("tensor_mT_0d"):
             warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
                           UserWarning, stacklevel=3)
         return x

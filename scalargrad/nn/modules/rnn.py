@@ -16,6 +16,7 @@ import warnings
 
 from ..._base import dtypes
 from ..._base.grad_mode import no_grad
+from ..._base.warn_once import first_time
 from ..._tensor.factories import empty, zeros
 from ..._tensor.tensor import Tensor
 from ..._tensor.tensor import defaults as _defaults
@@ -28,7 +29,6 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 
 _PROJ_ONEDNN = ("LSTM with projections is not supported with oneDNN. Using default implementation. (Triggered "
                 "internally at /__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)")
-_WARNED: list = []
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
@@ -311,8 +311,8 @@ class LSTM(RNNBase):
                 if not is_batched:
                     hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
         self.check_forward_args(input, hx, batch_sizes)
-        if self.proj_size > 0 and input.dtype is dtypes.float32 and input.numel() != 0 and not _WARNED:
-            _WARNED.append(True)  # ATen's TORCH_WARN_ONCE (once per process), on every x86-64 build
+        if self.proj_size > 0 and input.dtype is dtypes.float32 and input.numel() != 0 \
+                and first_time("lstm_proj_onednn"):  # ATen's TORCH_WARN_ONCE, on every x86-64 build
             warnings.warn(_PROJ_ONEDNN, UserWarning, stacklevel=1)
         output, h, c = self._run(input, hx, batch_sizes)
         if isinstance(orig, PackedSequence):
