@@ -11,7 +11,6 @@ import warnings
 import pytest
 
 import scalargrad
-from scalargrad._tensor import deprecated_overloads
 from scalargrad.errors import Unsupported
 
 
@@ -56,20 +55,22 @@ def _run(lib, case):
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_the_old_form_computes_and_warns_as_pytorch(torch_ref, case, monkeypatch):
-    monkeypatch.setattr(deprecated_overloads, "_warned", [False])
-    torch_ref.set_warn_always(True)  # PyTorch's TORCH_WARN_ONCE then warns on every call
-    try:
-        want, want_warnings = _run(torch_ref, case)
-    finally:
-        torch_ref.set_warn_always(False)
-    got, got_warnings = _run(scalargrad, case)
+def test_the_old_form_computes_and_warns_as_pytorch(torch_ref, case):
+    # with set_warn_always, PyTorch's TORCH_WARN_ONCE (and scalargrad's) warns on every call
+    results = []
+    for lib in (torch_ref, scalargrad):
+        lib.set_warn_always(True)
+        try:
+            results.append(_run(lib, case))
+        finally:
+            lib.set_warn_always(False)
+    (want, want_warnings), (got, got_warnings) = results
     assert got.tolist() == want.tolist()
     assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__
     assert got_warnings == want_warnings and len(got_warnings) == 1
 
 
-def test_pytorch_warns_once_for_all_old_forms(torch_ref, monkeypatch):
+def test_pytorch_warns_once_for_all_old_forms(torch_ref):
     # what PyTorch does in a fresh process: an addmv in the old form warns, an addbmm and an
     # add_ after it do not (one TORCH_WARN_ONCE serves every deprecated overload)
     program = ("import warnings, {lib} as torch\n"

@@ -15,6 +15,7 @@ import functools
 import inspect
 import warnings
 
+from .._base import warn_once
 from .._base.program_frame import program_stacklevel
 from .tensor import Tensor
 
@@ -22,7 +23,7 @@ __all__ = ["accepting"]
 
 _P = inspect.Parameter
 _TRIGGERED = " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/python_arg_parser.cpp:1841.)"
-_warned = [False]
+_SITE = "deprecated overload"  # the one warn-once site of every deprecated overload (``warn_once``)
 
 # family: (the scale's keyword(s), the tensors after it, by op name)
 _TENSORS = {
@@ -70,9 +71,8 @@ def _match(op: str, method: bool, args: tuple):
 
 
 def _warn(name: str, op: str, method: bool, old: list) -> None:
-    if _warned[0]:
+    if not warn_once.first_time(_SITE):
         return
-    _warned[0] = True
     tensors = [f"Tensor {t}" for t in _TENSORS[op]]
     keywords = [f"Number {k} = 1" for k in ((_SCALE[op],) if op in _SCALE else ("beta", "alpha"))]
     if method:
