@@ -604,29 +604,47 @@ def _chain_in_range(ea: Sequence, eb: Sequence, k: int) -> bool:
     """Whether every partial sum of every chain stays in float32's normal range (or is zero):
     operands finite, k * max|a| * max|b| far below FLT_MAX, and the products' quantum (at least
     min|a| * min|b| * 2**-48 over nonzero operands, so every partial sum is a multiple of it)
-    at least FLT_MIN."""
-    total = sum(ea) + sum(eb)
-    if total - total != 0.0:
-        return False  # inf or nan (or a sum that overflows: the slow path then)
-    ma, na = _magnitudes(ea)
-    mb, nb = _magnitudes(eb)
-    if not (ma and mb):
+    at least FLT_MIN. Bounds first, each one C pass: ``hypot`` is at least the largest
+    magnitude (inf or nan with an inf or nan operand), ``_smallest_bound`` at most the smallest
+    nonzero one; the exact smallest magnitudes only where the bounds do not decide."""
+    big = k * math.hypot(*ea) * math.hypot(*eb) * 4.0
+    if not big <= FLOAT32_MAX:
+        return False  # an operand not finite (nan fails the comparison), or too large
+    if not big:
+        return True  # an operand all zeros
+    if _smallest_bound(ea) * _smallest_bound(eb) >= _FAST_MIN:
         return True
-    if k * ma * mb * 4.0 > FLOAT32_MAX:
-        return False
-    return na * nb >= _FAST_MIN
+    return _smallest(ea) * _smallest(eb) >= _FAST_MIN
 
 
-def _magnitudes(e: Sequence) -> tuple:
-    """The largest and the smallest nonzero magnitude of finite numbers (0.0 and 1.0 for none):
-    max and min compare in C, one pass takes abs."""
+_TINY_TOPS = bytes(range(45)) + bytes(range(128, 128 + 45))  # float32 top bytes of magnitudes below 2**-37
+
+
+def _smallest_bound(e: Sequence) -> float:
+    """2**-38 if every nonzero number of the finite ``e`` is at least that large (then two such
+    operands pass ``_FAST_MIN``), else 0.0: their float32 images' top bytes (little-endian, the
+    fourth byte of each) hold the sign and the exponent's top 7 bits, and a top byte of 45 or
+    more (sign aside) is an exponent field of 90 or more, a magnitude of at least 2**-37 (a double
+    packs within half a float32 ulp of itself). One C pass each: pack, slice, delete; the bytes
+    deleted must all be the zeros."""
+    try:
+        top = struct.pack(f"<{len(e)}f", *e)[3::4]
+    except (OverflowError, struct.error):
+        return 0.0
+    tiny = len(top) - len(top.translate(None, _TINY_TOPS))
+    if tiny and tiny != e.count(0.0):
+        return 0.0  # a nonzero number below 2**-37
+    return 2.0**-38
+
+
+def _smallest(e: Sequence) -> float:
+    """The smallest nonzero magnitude of finite numbers (1.0 for none)."""
     if not e:
-        return 0.0, 1.0
-    big = max(max(e), -min(e))
+        return 1.0
     small = min(map(abs, e))
     if not small:
         small = min(filter(None, map(abs, e)), default=1.0)
-    return big, small
+    return small
 
 
 def _chains(vecs: list, scalars: list, length: int) -> list:
