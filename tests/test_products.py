@@ -205,6 +205,14 @@ def test_bulk_fma32_rounds_halfway_sums_and_edges_as_the_element_kernel():
     want = [kernel_order.fma32(a, b, c) for a, b, c in edges]
     assert [struct.pack("<d", v) for v in got] == [struct.pack("<d", v) for v in want]
     assert kernel_order.fma32_list([math.nan, 1e-40], 1.0, [0.0, 0.0])[1] == _f32(1e-40)
+    # zeros beside normal numbers, and one sum just below FLT_MIN (2**-126 less half its ulp, which
+    # the cast rounds up to FLT_MIN, the fused rounding too) or just above 2**-111
+    for odd in (0.0, -0.0, 2.0**-126 - 2.0**-151 - 2.0**-160, _f32(1e-38), 2.0**-111, 2.0**-112):
+        xs = [0.0, -0.0, 1.5, odd, 0.25]
+        cs = [0.0, 0.0, -1.5, 0.0, 1.0]
+        got = kernel_order.fma32_list(xs, 1.0, cs)
+        want = [_round_f32_exact(Fraction(x) + Fraction(c)) for x, c in zip(xs, cs)]
+        assert [struct.pack("<d", v) for v in got] == [struct.pack("<d", v) for v in want], odd
 
 
 @pytest.mark.parametrize("seed", range(6))
