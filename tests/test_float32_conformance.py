@@ -299,3 +299,24 @@ def test_float64_tanh_is_correctly_rounded():
     ours = scalargrad.tensor(xs, dtype=scalargrad.float64).tanh().tolist()
     assert ours == want
     assert [scalargrad.tensor(x, dtype=scalargrad.float64).tanh().item() for x in xs] == want
+
+
+@pytest.mark.parametrize("c", [2.0, -4.0, 1.0, 0.5, 3.0, 2, -1])
+def test_tensor_times_a_power_of_two_is_the_rounded_product(c):
+    # a float32 tensor times a power of two of magnitude >= 1 is left unrounded where that is exact
+    # (dtypes.round_scaled): against the product of the same float32 numbers rounded one by one,
+    # overflow to inf, subnormals, signed zeros, inf and nan included
+    f32 = struct.Struct("<f")
+    rnd = random.Random(7)
+    xs = [f32.unpack(f32.pack(rnd.uniform(-1e3, 1e3)))[0] for _ in range(40)]
+    for extra in ([], [3.0e38], [1e-45, -0.0, 0.0], [float("inf")], [float("nan")]):
+        vals = xs + [f32.unpack(f32.pack(v))[0] for v in extra]
+        got = (scalargrad.tensor(vals) * c).tolist()
+        want = []
+        for v in vals:
+            try:
+                want.append(f32.unpack(f32.pack(v * c))[0])
+            except OverflowError:
+                want.append(v * c * float("inf"))
+        assert [struct.pack("<d", v) if v == v else "nan" for v in got] == \
+            [struct.pack("<d", v) if v == v else "nan" for v in want], extra

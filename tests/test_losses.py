@@ -444,3 +444,26 @@ def test_loss_modules(lib):
         assert nn.MSELoss(reduce=False).reduction == "none"
     with pytest.raises(TypeError, match=r"^delta must be a float or int, got: <class 'str'>$"):
         nn.HuberLoss(delta="1")
+
+
+@pytest.mark.no_sympy_check  # the float32 overflow of 2 * (x - t) is the point: SymPy's exact value is finite
+def test_mse_sum_backward_in_float32_doubles_exactly_or_overflows():
+    # norm 2 (reduction="sum") multiplies float32 differences exactly, unless 2 * d passes FLT_MAX
+    # (dtypes.round_scaled): each element (2 * (x - t)) * grad, every step cast to float32
+    import struct
+    f32 = struct.Struct("<f")
+
+    def r(v: float) -> float:
+        try:
+            return f32.unpack(f32.pack(v))[0]
+        except OverflowError:
+            return math.copysign(math.inf, v)
+
+    xs = [r(v) for v in (1.5, -2.25, 0.1, 2e38, -3e-39, 0.0)]
+    ts = [r(v) for v in (0.5, 1.0, -0.3, 0.0, 1e-39, -0.0)]
+    for extra in ([], [1.5e38]):
+        x = scalargrad.tensor(xs[:4] + extra + xs[4:], requires_grad=True)
+        t = scalargrad.tensor(ts[:4] + [0.0] * len(extra) + ts[4:])
+        scalargrad.nn.functional.mse_loss(x, t, reduction="sum").backward(scalargrad.tensor(0.75))
+        want = [r(r(2.0 * r(a - b)) * 0.75) for a, b in zip(x.tolist(), t.tolist())]
+        assert [struct.pack("<d", v) for v in x.grad.tolist()] == [struct.pack("<d", v) for v in want]

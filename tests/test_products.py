@@ -205,6 +205,14 @@ def test_bulk_fma32_rounds_halfway_sums_and_edges_as_the_element_kernel():
     want = [kernel_order.fma32(a, b, c) for a, b, c in edges]
     assert [struct.pack("<d", v) for v in got] == [struct.pack("<d", v) for v in want]
     assert kernel_order.fma32_list([math.nan, 1e-40], 1.0, [0.0, 0.0])[1] == _f32(1e-40)
+    # zeros beside normal numbers, and one sum just below FLT_MIN (2**-126 less half its ulp, which
+    # the cast rounds up to FLT_MIN, the fused rounding too) or just above 2**-111
+    for odd in (0.0, -0.0, 2.0**-126 - 2.0**-151 - 2.0**-160, _f32(1e-38), 2.0**-111, 2.0**-112):
+        xs = [0.0, -0.0, 1.5, odd, 0.25]
+        cs = [0.0, 0.0, -1.5, 0.0, 1.0]
+        got = kernel_order.fma32_list(xs, 1.0, cs)
+        want = [_round_f32_exact(Fraction(x) + Fraction(c)) for x, c in zip(xs, cs)]
+        assert [struct.pack("<d", v) for v in got] == [struct.pack("<d", v) for v in want], odd
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -234,6 +242,38 @@ def test_bulk_gemm_of_one_term_chains_is_the_exact_fused_rounding():
     assert any(0.0 < abs(v) < 2.0**-126 for v in got) and struct.pack("<d", got[5]) == struct.pack("<d", 0.0)
     assert kernel_order.gemm_f32([3e38, 1.0], [2.0], 2, 1, 1, False) is None
     assert kernel_order.gemm_f32([math.inf, 1.0], [2.0], 2, 1, 1, False) is None
+
+
+def _in_range_by_definition(ea, eb, k) -> bool:
+    # every operand finite, k * max|a| * max|b| * 4 <= FLT_MAX, min|a| * min|b| >= 2**-78 over nonzero ones
+    if not all(math.isfinite(v) for v in ea + eb):
+        return False
+    big = k * max(map(abs, ea), default=0.0) * max(map(abs, eb), default=0.0)
+    if not big:
+        return True
+    small = min(filter(None, map(abs, ea))) * min(filter(None, map(abs, eb)))
+    return big * 4.0 <= 3.4028234663852886e38 and small >= 2.0**-78
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_bulk_gemm_range_check_is_the_definition_or_stricter(seed):
+    # the bounds (hypot for the largest magnitude, float32 top bytes for the smallest) only ever
+    # send a product to the element kernels, never a product that needs them to the bulk kernel
+    rng = random.Random(300 + seed)
+    tiny = [2.0**-39, -(2.0**-39), 2.0**-40, 2.0**-37, 2.0**-36, _f32(1e-40), 0.0, -0.0, math.inf, math.nan, 1e30]
+    for _ in range(200):
+        ea = [_operand(rng) for _ in range(rng.randint(1, 6))]
+        eb = [_operand(rng) for _ in range(rng.randint(1, 6))]
+        for e in (ea, eb):
+            if rng.random() < 0.5:
+                e[rng.randrange(len(e))] = rng.choice(tiny)
+        got = kernel_order._chain_in_range(ea, eb, 4)
+        want = _in_range_by_definition(ea, eb, 4)
+        assert not got or want, (ea, eb)
+        if all(abs(v) < 1e30 for v in ea + eb):  # hypot's bound is loose only near overflow
+            assert got == want, (ea, eb)
+    assert kernel_order._chain_in_range([2.0**-39, 1.0], [2.0**-39], 2)  # 2**-78 exactly: the exact path
+    assert not kernel_order._chain_in_range([2.0**-40, 1.0], [2.0**-39, 0.0], 2)
 
 
 @pytest.mark.parametrize("k", [16, 23, 2000])

@@ -23,7 +23,7 @@ from .errors import Unsupported
 __all__ = ["dtype", "float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8",
            "bool", "Size", "round_f32", "round_f32_list", "TensorType", "promote_types", "can_cast", "overflows",
            "check_fits", "check_scalar_fits", "by_name", "complex32", "complex64", "complex128",
-           "set_kernels", "FLOAT32_MAX", "FLOAT32_MIN_NORMAL", "finite_max"]
+           "set_kernels", "round_scaled", "FLOAT32_MAX", "FLOAT32_MIN_NORMAL", "finite_max"]
 
 _F32 = struct.Struct("f")
 FLOAT32_MAX = 3.4028234663852886e38
@@ -232,6 +232,16 @@ _BY_NAME = {d.name: d for d in (float16, bfloat16, float32, float64, uint8, int8
 
 def by_name(name: str) -> dtype:
     return _BY_NAME[name]
+
+
+def round_scaled(dt: dtype, xs: list, c) -> list:
+    """``round_list(dt, xs)`` for ``xs`` = numbers of ``dt`` times the number ``c``: ``xs`` itself
+    in float32 when that is exact, ``c`` a power of two of magnitude 1 or more (``2 * x``, the
+    derivative of ``x ** 2``) and no product beyond FLT_MAX (``hypot`` bounds them; an inf or
+    nan fails the test): a float32 number times such a power is a float32 number."""
+    if dt is float32 and abs(math.frexp(c)[0]) == 0.5 and abs(c) >= 1.0 and math.hypot(*xs) <= FLOAT32_MAX:
+        return xs
+    return round_list(dt, xs)
 
 
 def round_list(dt: dtype, xs) -> list:

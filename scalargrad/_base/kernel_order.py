@@ -433,9 +433,16 @@ def _cast_fused(s: list) -> tuple | None:
         return None
     packed = struct.pack(f"<{n}d", *s)
     fix = [m.start() >> 3 for m in _HALFWAY.finditer(packed) if not m.start() & 7]
-    if not min(filter(None, map(abs, s)), default=1.0) >= FLOAT32_MIN_NORMAL:  # (exact zeros are exact; nan)
+    # a double below 2**-111 (zeros too) has a top byte (its eighth: sign and the exponent's top
+    # 7 bits) of 56 or less, sign aside: only if such a one is not a zero are the elements below
+    # FLT_MIN looked for (one C pass each: pack, slice, delete)
+    small = len(packed[7::8].translate(None, _LARGE_TOPS64))
+    if small and small != s.count(0.0):
         fix.extend(i for i, v in enumerate(s) if v and -FLOAT32_MIN_NORMAL < v < FLOAT32_MIN_NORMAL)
     return r, fix
+
+
+_LARGE_TOPS64 = bytes(b for b in range(256) if b & 0x7F > 56)  # doubles' top bytes of magnitudes >= 2**-111
 
 
 def fma_chain(a: Sequence[float], b: Sequence[float], f32: bool) -> float:
@@ -604,29 +611,47 @@ def _chain_in_range(ea: Sequence, eb: Sequence, k: int) -> bool:
     """Whether every partial sum of every chain stays in float32's normal range (or is zero):
     operands finite, k * max|a| * max|b| far below FLT_MAX, and the products' quantum (at least
     min|a| * min|b| * 2**-48 over nonzero operands, so every partial sum is a multiple of it)
-    at least FLT_MIN."""
-    total = sum(ea) + sum(eb)
-    if total - total != 0.0:
-        return False  # inf or nan (or a sum that overflows: the slow path then)
-    ma, na = _magnitudes(ea)
-    mb, nb = _magnitudes(eb)
-    if not (ma and mb):
+    at least FLT_MIN. Bounds first, each one C pass: ``hypot`` is at least the largest
+    magnitude (inf or nan with an inf or nan operand), ``_smallest_bound`` at most the smallest
+    nonzero one; the exact smallest magnitudes only where the bounds do not decide."""
+    big = k * math.hypot(*ea) * math.hypot(*eb) * 4.0
+    if not big <= FLOAT32_MAX:
+        return False  # an operand not finite (nan fails the comparison), or too large
+    if not big:
+        return True  # an operand all zeros
+    if _smallest_bound(ea) * _smallest_bound(eb) >= _FAST_MIN:
         return True
-    if k * ma * mb * 4.0 > FLOAT32_MAX:
-        return False
-    return na * nb >= _FAST_MIN
+    return _smallest(ea) * _smallest(eb) >= _FAST_MIN
 
 
-def _magnitudes(e: Sequence) -> tuple:
-    """The largest and the smallest nonzero magnitude of finite numbers (0.0 and 1.0 for none):
-    max and min compare in C, one pass takes abs."""
+_TINY_TOPS = bytes(range(45)) + bytes(range(128, 128 + 45))  # float32 top bytes of magnitudes below 2**-37
+
+
+def _smallest_bound(e: Sequence) -> float:
+    """2**-38 if every nonzero number of the finite ``e`` is at least that large (then two such
+    operands pass ``_FAST_MIN``), else 0.0: their float32 images' top bytes (little-endian, the
+    fourth byte of each) hold the sign and the exponent's top 7 bits, and a top byte of 45 or
+    more (sign aside) is an exponent field of 90 or more, a magnitude of at least 2**-37 (a double
+    packs within half a float32 ulp of itself). One C pass each: pack, slice, delete; the bytes
+    deleted must all be the zeros."""
+    try:
+        top = struct.pack(f"<{len(e)}f", *e)[3::4]
+    except (OverflowError, struct.error):
+        return 0.0
+    tiny = len(top) - len(top.translate(None, _TINY_TOPS))
+    if tiny and tiny != e.count(0.0):
+        return 0.0  # a nonzero number below 2**-37
+    return 2.0**-38
+
+
+def _smallest(e: Sequence) -> float:
+    """The smallest nonzero magnitude of finite numbers (1.0 for none)."""
     if not e:
-        return 0.0, 1.0
-    big = max(max(e), -min(e))
+        return 1.0
     small = min(map(abs, e))
     if not small:
         small = min(filter(None, map(abs, e)), default=1.0)
-    return big, small
+    return small
 
 
 def _chains(vecs: list, scalars: list, length: int) -> list:

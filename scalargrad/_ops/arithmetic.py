@@ -14,7 +14,7 @@ import operator
 from itertools import repeat
 
 from .._base import ieee
-from .._base.dtypes import float64, round_list
+from .._base.dtypes import float64, round_list, round_scaled
 from .elementwise import BOOL_SUB, Binary, Elementwise, Unary, WithNumber, spellings
 from .float_kernel import helper
 from .table import inplace_without_derivative, needed_inputs, no_derivative, register
@@ -318,7 +318,9 @@ def _bulk_with(fn, safe):
             vals = each(xs, c)
         except (ZeroDivisionError, OverflowError, ValueError):
             vals = [safe(x, c) for x in xs]
-        return vals if dt is float64 else round_list(dt, vals)
+        if dt is float64:
+            return vals
+        return round_scaled(dt, vals, c) if fn is operator.mul else round_list(dt, vals)
 
     return staticmethod(bulk)
 

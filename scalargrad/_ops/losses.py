@@ -20,7 +20,7 @@ import math
 from collections import namedtuple
 
 from .._base import ieee
-from .._base.dtypes import round_list
+from .._base.dtypes import round_list, round_scaled
 from .._base.kernel_order import vectorized_count
 from . import elementwise as E
 from . import unary as UN
@@ -117,7 +117,7 @@ def _mse_backward_lists(dt, cols, n, c):
     # the forward below over whole columns: each of its three roundings cast at once (the same bits)
     g, x, t = cols
     d = round_list(dt, [a - b for a, b in zip(x, t)])
-    nd = round_list(dt, [c.norm * e for e in d])
+    nd = round_scaled(dt, [c.norm * e for e in d], c.norm)  # norm 2 (a sum): exact, unless it overflows
     return round_list(dt, [e * h for e, h in zip(nd, g)])
 
 

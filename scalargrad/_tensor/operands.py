@@ -143,6 +143,7 @@ def laid_out(dt, shape: tuple, operands) -> TensorType:
     """The type of an elementwise result of ``shape`` over operands of these TensorTypes: laid
     out in their memory order, as TensorIterator allocates it (``x.t() * 2`` keeps the
     transposed strides; row-major when every operand is contiguous)."""
-    if all(t.contiguous for t in operands):
-        return TensorType(dt, shape)
-    return TensorType(dt, shape, elementwise_strides(shape, [(t.shape, t.strides) for t in operands]))
+    for t in operands:  # a loop, not all(generator): this runs once per op
+        if not t.contiguous:
+            return TensorType(dt, shape, elementwise_strides(shape, [(t.shape, t.strides) for t in operands]))
+    return TensorType(dt, shape)

@@ -100,7 +100,10 @@ def store_of(t: Tensor) -> Store:
 
 def pick(values, index) -> list:
     """``[values[i] for i in index]``, in C for two or more positions (views gather their
-    elements from their base's memory this way: a transposed weight on every step)."""
+    elements from their base's memory this way: a transposed weight on every step). One value
+    is repeated (an expanded 0-dim gradient, every ``sum()``'s backward): its positions are 0."""
+    if len(values) == 1:
+        return [values[0]] * len(index)
     if len(index) > 1:
         return list(itemgetter(*index)(values))
     return [values[i] for i in index]
