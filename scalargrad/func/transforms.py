@@ -179,6 +179,10 @@ def _dual_run(func: Callable, args: tuple, argnums, tangents: list, nested: bool
     argnums = _argnums(argnums, len(args))
     picked = args[argnums] if isinstance(argnums, int) else tuple(args[i] for i in argnums)
     leaves, spec = flatten(picked)
+    if forward_ad.current_level() >= 0:  # scalargrad's forward AD has one level, as PyTorch's own API
+        raise Unsupported("a forward-mode transform (jvp, jacfwd) inside another, or inside a dual level",
+                          "scalargrad's forward-mode AD has one level; use jacrev for the inner one "
+                          "(hessian is jacfwd(jacrev))")
     with forward_ad.dual_level():
         duals = [forward_ad.make_dual(x if nested and x.requires_grad else x.detach(), t)
                  for x, t in zip(leaves, tangents)]
