@@ -227,7 +227,8 @@ def test_refused_by_name():
              lambda: F.vmap(lambda p, b, d: F.functional_call(models[0], (p, b), (d,)), in_dims=(0, 0, None))(
                  params, buffers, sg.ones(3, 2)),
              lambda: F.vmap(lambda r: r + sg.randn(2), randomness="same")(sg.ones(3, 2)),
-             lambda: F.jacfwd(F.jacfwd(lambda a: a.exp()))(x.detach())]
+             lambda: F.jacfwd(F.jacfwd(lambda a: a.exp()))(x.detach()),
+             lambda: F.vmap(lambda r: r.masked_fill(r > 0, r.sum()))(sg.ones(3, 2))]  # an op's item()
     for case in cases:
         with pytest.raises(Unsupported):
             case()

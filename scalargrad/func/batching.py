@@ -12,6 +12,7 @@ and vmap's result values never depend on the marks (``vmap.py``).
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .._base.errors import Unsupported
@@ -29,6 +30,7 @@ _CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some 
 _RANDOM = ("vmap: called random operation while in randomness error mode. Please either use the 'same' or "
            "'different' randomness flags on vmap or perform the randomness operation out of vmap")
 
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # scalargrad's own files
 _levels: list = []  # per running vmap, innermost last: (marks: id -> tensor, batch size, randomness)
 
 
@@ -63,10 +65,21 @@ def _on_make(v, op, ins, c) -> None:
 
 
 def _on_read(t) -> None:
-    if batched(t):
-        # bool() reads the element through item(): PyTorch names that data-dependent control flow
-        caller = sys._getframe(2).f_code.co_name
-        raise RuntimeError(_CONTROL_FLOW if caller == "__bool__" else _ITEM)
+    if not batched(t):
+        return
+    frame = sys._getframe(2)  # item()'s caller
+    # bool(), float(), int() read the element through item(): PyTorch names bool() data-dependent control flow
+    conversion = frame.f_code.co_name if frame.f_code.co_name in ("__bool__", "__float__", "__int__", "__index__") \
+        else None
+    if conversion:
+        frame = frame.f_back
+    if frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        # one of scalargrad's ops reads a 0-dim tensor argument as a number (clamp's min, masked_fill's
+        # value...), where PyTorch's batching rule takes the batched tensor: not the program's .item()
+        raise Unsupported("an op taking a batched 0-dim tensor as a number inside torch.func.vmap",
+                          "scalargrad reads that tensor's element, which a batched tensor does not have one of; "
+                          "pass a number or an unbatched tensor")
+    raise RuntimeError(_CONTROL_FLOW if conversion == "__bool__" else _ITEM)
 
 
 def _on_write(t, res) -> None:
