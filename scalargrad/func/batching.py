@@ -5,7 +5,8 @@ batched at its level, and ``make``'s hook (``_tensor/make_hooks.py``) marks ever
 a batched input, so the refusals of PyTorch's batching rules can be raised where PyTorch raises
 them: reading an element into Python (``.item()``, ``float()``; ``bool()``: data-dependent
 control flow) and an in-place op writing a batched result into an unbatched tensor. The marks
-are kept by identity with the tensors alive until the level ends. A result made without an op
+are weak references by identity: a mark keeps no tensor alive, and a dead tensor's reused id
+is not taken for it. A result made without an op
 (``detach``, ``.data``) is not marked: those refusals are missed there, never raised wrongly,
 and vmap's result values never depend on the marks (``vmap.py``).
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+import weakref
 
 from .._base.errors import Unsupported
 from .._base.rng import set_draw_guard
@@ -31,13 +33,13 @@ _RANDOM = ("vmap: called random operation while in randomness error mode. Please
            "'different' randomness flags on vmap or perform the randomness operation out of vmap")
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # scalargrad's own files
-_levels: list = []  # per running vmap, innermost last: (marks: id -> tensor, batch size, randomness)
+_levels: list = []  # per running vmap, innermost last: (marks: id -> weakref, batch size, randomness)
 
 
 def batched(t, level: int | None = None) -> bool:
     """Whether ``t`` is marked batched at ``level`` (an index into the running vmaps; None: any)."""
     levels = _levels if level is None else [_levels[level]]
-    return any(lv[0].get(id(t)) is t for lv in levels)
+    return any(_has(lv[0], t) for lv in levels)
 
 
 def depth() -> int:
@@ -48,19 +50,24 @@ def depth() -> int:
 def inherit(new: Tensor, old: Tensor) -> None:
     """``new`` (made from ``old`` without an op: a transform's detached input) is batched where ``old`` is."""
     for marks, _, _ in _levels:
-        if marks.get(id(old)) is old:
-            marks[id(new)] = new
+        if _has(marks, old):
+            marks[id(new)] = weakref.ref(new)
+
+
+def _has(marks: dict, t) -> bool:
+    r = marks.get(id(t))
+    return r is not None and r() is t
 
 
 def mark(t: Tensor, level: int = -1) -> None:
-    _levels[level][0][id(t)] = t
+    _levels[level][0][id(t)] = weakref.ref(t)
 
 
 def _on_make(v, op, ins, c) -> None:
     for marks, _, _ in _levels:
         for u in ins:
-            if marks.get(id(u)) is u:
-                marks[id(v)] = v
+            if _has(marks, u):
+                marks[id(v)] = weakref.ref(v)
                 break
 
 
@@ -84,7 +91,7 @@ def _on_read(t) -> None:
 
 def _on_write(t, res) -> None:
     for marks, size, _ in reversed(_levels):
-        if marks.get(id(res)) is res and marks.get(id(t)) is not t:
+        if _has(marks, res) and not _has(marks, t):
             shape = list(t.shape)
             raise RuntimeError(f"output with shape {shape} doesn't match the broadcast shape {[size] + shape}")
 
