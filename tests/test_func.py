@@ -124,6 +124,8 @@ def _small(lib, fn):
             fn.vmap(lambda a, b: a * b, in_dims=(1, None), out_dims=1)(lib.tensor(X, dtype=lib.float64), y[:1]),
             fn.vmap(lambda r: (r.sum(), r * 2), out_dims=(0, 1))(lib.tensor(X, dtype=lib.float64)),
             fn.vmap(fn.vmap(lambda a: a.exp()))(lib.tensor(X, dtype=lib.float64)),
+            fn.grad(lambda a: fn.vmap(lambda r: (r ** 2).sin().sum())(a).sum())(lib.tensor(X, dtype=lib.float64)),
+            fn.vmap(lambda r: fn.grad(lambda s: (s * r).sum())(r * 2))(lib.tensor(X, dtype=lib.float64)),
             fn.vmap(lambda r: lib.ones(2))(x))
 
 
