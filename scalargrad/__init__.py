@@ -87,10 +87,13 @@ present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTo
 
 def __getattr__(name: str):
     # nn, optim, symbolic and the command line load on first use: building a graph does not need them
-    if name in ("nn", "optim", "symbolic", "runner", "utils", "linalg", "special", "serialization", "distributions"):
+    if name in ("nn", "optim", "symbolic", "runner", "utils", "linalg", "special", "serialization", "distributions",
+                "func"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)
+    if name == "vmap":  # torch.vmap is torch.func.vmap
+        return __getattr__("func").vmap
     if name in ("save", "load", "from_file"):
         from . import serialization
 

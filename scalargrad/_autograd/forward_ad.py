@@ -31,8 +31,9 @@ from functools import partial, wraps
 from .._base import grad_mode
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
+from .._tensor.make_hooks import set_forward as set_dual
 from .._tensor.storage import set_dual_memory
-from .._tensor.tensor import Tensor, leaf, next_seq, set_dual
+from .._tensor.tensor import Tensor, leaf, next_seq
 from .._tensor.tensor_kernel import GraphKernel
 from .api import grad
 from .gradients import adapt

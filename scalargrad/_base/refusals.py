@@ -21,8 +21,8 @@ SPARSE = "it needs sparse layouts: scalargrad's tensors are dense (strided)"
 NATIVE = "it loads or defines native (C++/CUDA) code, which scalargrad, pure Python, cannot run"
 QUANTIZED = "it needs quantised (int8) kernels, which scalargrad does not have"
 PROFILER = "it measures PyTorch's kernels (time, memory), which scalargrad does not have"
-TRANSFORMS = ("it needs functorch's function transforms (vmap, grad, jvp), which scalargrad does not "
-              "implement: use torch.autograd.grad and torch.autograd.functional")
+TRANSFORMS = ("it is one of functorch's transforms scalargrad does not implement (torch.func has grad, vjp, jvp, "
+              "jacrev, jacfwd, hessian, vmap and functional_call)")
 AUTOCAST = "it runs ops in lower precision (float16/bfloat16 autocast kernels), which scalargrad does not"
 NESTED = "it needs nested (ragged) tensors"
 AS_STRIDED = ("it views a tensor's memory with arbitrary sizes and strides, and scalargrad does not implement its "
@@ -86,7 +86,7 @@ _REASONS: dict[str, str] = {
     "torch.cuda.memory": PROFILER, "torch._logging": "it configures the logs of TorchDynamo and Inductor",
     "torch.utils.tensorboard": "it writes TensorBoard event files (the tensorboard package)",
     # function transforms
-    "torch.func": TRANSFORMS, "torch.vmap": TRANSFORMS,
+    "torch.func": TRANSFORMS,
     # lower precision
     "torch.autocast": AUTOCAST, "torch.amp": AUTOCAST, "torch.cpu.amp": AUTOCAST, "torch.GradScaler": AUTOCAST,
     # other layouts and memory

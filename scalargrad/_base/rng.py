@@ -88,6 +88,7 @@ __all__ = [
     "initial_seed",
     "get_rng_state",
     "set_rng_state",
+    "set_draw_guard",
     "uniform",
     "normal",
     "bernoulli_mask",
@@ -390,7 +391,18 @@ def _dtype_name(dtype: Any) -> str:
     return name
 
 
+_draw_guard = None  # vmap's fn() called before any random draw (func/vmap.py: its randomness mode)
+
+
+def set_draw_guard(guard) -> None:
+    """Install (None: remove) the function every random draw calls first; vmap's refuses them."""
+    global _draw_guard
+    _draw_guard = guard
+
+
 def _gen(generator: Generator | None) -> Generator:
+    if _draw_guard is not None:
+        _draw_guard()
     g = default_generator if generator is None else generator
     if g._entropy:
         ENTROPY.draws += 1

@@ -16,6 +16,7 @@ class Cat(Structural):
     name = "CatBackward0"
     saved = (("dim", "c.dim"),)
     backward = staticmethod(lambda k, g, v: k.cat_backward(g, v._c))
+    jvp = staticmethod(lambda k, tangents, v: k.cat_jvp(tangents, v))  # the tangents joined, exactly
 
 
 @register

@@ -23,6 +23,7 @@ from .._base.grad_mode import state as _grad_state
 from .._base.layout import is_non_overlapping_and_dense
 from .._ops.table import Op, saved_node_name, version_error
 from .._ops.views import Clone, Layout
+from .make_hooks import batch_write
 from .nodes import saves_input
 from .storage import (
     dual_memory,
@@ -140,6 +141,7 @@ def inplace(t: Tensor, compute, overlap: str | None = None, operands: tuple = ()
     else:
         res = compute(t)
     _check_result(t, res)
+    batch_write(t, res)
     dual = dual_memory()
     if dual is not None:
         return dual[0](t, res, _apply, keep_tangent)  # forward-mode AD: the tangent changes with it

@@ -457,6 +457,20 @@ def cat_backward(g, layout):
 
 
 @helper
+def cat_jvp(tangents, v):
+    """Forward mode of cat and stack, derivatives.yaml's: the inputs' tangents joined as the
+    inputs are (zeros for an input without one), so a tangent's elements, signed zeros included,
+    move unchanged (the double-vjp of cat_backward would add +0 to them)."""
+    layout = v._c
+    ts = [t if t is not None else leaf(round_list(dt, [0.0] * numel(shape)) if shape else dt.round(0.0),
+                                       TensorType(dt, shape))
+          for t, (shape, dt) in zip(tangents, layout.outputs)]
+    if any(len(shape) < len(layout.in_shape) for shape, _ in layout.outputs):
+        return stack(ts, layout.dim)
+    return cat(ts, layout.dim)
+
+
+@helper
 def block_diag_backward(g, layout):
     """Each input's block: ``grad.slice(0, r, r + rows).slice(1, c, c + cols)``, then squeeze(-1)
     for a 1-D input (a no-op unless it has one element: the engine sums the (1, n) block to (n,),

@@ -16,18 +16,15 @@ Slots, for the engine's sake:
     _t     the interned TensorType (dtype, shape, strides)
     _rg    requires_grad
     _op    the op class that made it, None for a leaf
-    _a, _b the op's tensor inputs: (None, None) for a leaf, (x, None) for one input, (x, y) for
-           two, (tuple, MANY) for more; ``_in`` reads and writes them as a tuple. Two slots
-           rather than a tuple: every object that holds references is one more for Python's
-           cyclic collector to walk.
+    _a, _b the op's tensor inputs: (None, None) for a leaf, (x, None) for one input, (x, y) for two,
+           (tuple, MANY) for more; ``_in`` reads and writes them as a tuple. Two slots rather than a
+           tuple: every object that holds references is one more for Python's cyclic collector to walk.
     _c     the op's constant: a Python-number operand, a layout, a custom Function's ctx
-    _seq   creation number of a node (PyTorch's sequence_nr: the backward order); for a leaf,
-           the stamp of its last in-place change (0: never), which the engine compares with
-           the creation number of the nodes that saved it
+    _seq   creation number of a node (PyTorch's sequence_nr: the backward order); for a leaf, the stamp
+           of its last in-place change (0: never), compared with the creation number of nodes that saved it
     _g     accumulated .grad (leaves and retain_grad): None, a Tensor, or the bare number /
            list that the ``_grad`` property turns into a Tensor when it is first read
-    _ext   None, or an ``Ext`` with what backward can observe: hooks, the grad_fn object,
-           retain_grad (its presence sends the engine to its exact path)
+    _ext   None, or an ``Ext`` with what backward can observe: hooks, the grad_fn object, retain_grad
     _s     None, or the tensor's ``storage.Mem``: its version counter, and the tensors it
            shares memory with (views, ``.data``, ``.detach()``)
 """
@@ -224,7 +221,8 @@ def flat(v: Tensor) -> list:
 # ---------------------------------------------------------------- building nodes
 
 
-_dual = None  # forward-mode AD's hook fn(v, op, ins, c), giving make's result its tangent (forward_ad.py)
+_dual = None  # make's hook fn(v, op, ins, c): forward AD's tangents and/or vmap's batch marks (make_hooks.py)
+_read = None  # vmap's fn(t) before an element of t is read into Python (make_hooks.py)
 
 
 def set_dual(hook) -> None:
@@ -534,6 +532,8 @@ class Tensor:
 
     def item(self):
         """The one element, as a Python float (int, bool for integer dtypes)."""
+        if _read is not None:
+            _read(self)
         t = self._t
         if t.numel != 1 or self._val is NO_DATA:  # a meta tensor has no element to give
             raise RuntimeError(item_error(t.numel))
