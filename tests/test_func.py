@@ -178,6 +178,50 @@ def test_errors_are_pytorchs(torch_ref):
     assert _errors(sg, F) == _errors(torch_ref, torch.func)
 
 
+def _setitem_errors(lib) -> list:
+    """Item assignment of a batched value into an unbatched tensor inside vmap: PyTorch's
+    BatchedFallback refuses it (copy_ for a basic index, index_put_ for an advanced one)."""
+    out = []
+    for index in (0, slice(1, None), lib.tensor([0, 1]), lib.tensor([True, False, True])):
+        def f(v, index=index):
+            buf = lib.zeros(3)
+            buf[index] = v.sum() if isinstance(index, int) else v[:2]
+            return buf
+        try:
+            out.append(lib.vmap(f)(lib.ones(2, 3)).tolist())
+        except RuntimeError as e:
+            out.append(str(e))
+    return out
+
+
+def test_item_assignment_of_a_batched_value_is_refused_as_pytorch(torch_ref):
+    want = _setitem_errors(torch_ref)
+    assert all(isinstance(w, str) for w in want)
+    assert _setitem_errors(sg) == want
+
+
+def _prints_inside(lib, capsys) -> str:
+    def f(x):
+        print("per element:", x.shape, x.dim())
+        return x * 2
+    lib.vmap(f)(lib.ones(4, 3))
+    return capsys.readouterr().out
+
+
+def test_what_the_function_prints_appears_once_as_pytorch(torch_ref, capsys):
+    # PyTorch runs the function once, on a batched tensor that shows one element's shape
+    want = _prints_inside(torch_ref, capsys)
+    assert want == "per element: torch.Size([3]) 1\n"
+    assert _prints_inside(sg, capsys) == want
+
+
+def test_printing_a_batched_tensor_is_refused_by_name():
+    # PyTorch prints its BatchedTensor wrapper of the whole batch, which scalargrad does not have
+    with pytest.raises(Unsupported, match="printing a batched tensor inside torch.func.vmap"):
+        sg.vmap(lambda x: print(x) or x)(sg.ones(2, 3))
+    assert repr(sg.vmap(lambda x: x * 2)(sg.ones(1, 2))) == "tensor([[2., 2.]])"  # outside vmap: as always
+
+
 def _functional_call(lib, fn):
     model = lib.nn.Linear(2, 2).double()
     x = lib.ones(1, 2, dtype=lib.float64)

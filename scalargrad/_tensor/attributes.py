@@ -15,6 +15,7 @@ from .._base.layout import is_contiguous, numel
 from .._base.meta_data import own_copy
 from .factories import device, strided, uninitialised, use_device
 from .joins import unbind
+from .make_hooks import batch_show
 from .memory_formats import channels_last, check_format, contiguous_format, is_contiguous_as
 from .meta import is_meta, meta_repr, refuse_reading
 from .operands import check_size
@@ -140,6 +141,7 @@ def _set_grad(t: Tensor, g) -> None:
 
 
 def _repr(t: Tensor) -> str:
+    batch_show(t)
     name = None
     try:
         if t._op is not None and isinstance(getattr(t._c, "error", None), str):

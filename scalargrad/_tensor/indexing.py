@@ -25,6 +25,7 @@ from .._ops.views import Layout
 from .factories import tensor
 from .fill import copy_into, fill, mask_of, masked_zero
 from .inplace import LEAF_INPLACE, VIEW_OF_LEAF, check_inplace, overlapping, rebase
+from .make_hooks import batch_write
 from .numpy_bridge import plain_index
 from .operands import broadcast_shapes, positions
 from .storage import positions_in_base, write
@@ -416,6 +417,9 @@ def setitem(x: Tensor, index, value) -> None:
     target, saved = x, ()
     if index is False:
         return  # PyTorch's setitem does nothing for a lone False, not even check the value
+    if isinstance(value, Tensor):  # under vmap, a batched value into an unbatched x is refused
+        batch_write(x, value, "index_put_" if _has_advanced(index) or _is_bool_scalar(index) else
+                    "inplace arithmetic")
     if _whole(x, index):
         _copy_to(x, value)
         return

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from . import tensor as tensor_module
 
-__all__ = ["set_forward", "set_batch_hooks", "batch_write"]
+__all__ = ["set_forward", "set_batch_hooks", "batch_write", "batch_show"]
 
 _fwd = None
 _batch = None
 _write = None
+_show = None
 
 
 def _both(v, op, ins, c) -> None:
@@ -37,17 +38,27 @@ def set_forward(hook) -> None:
     _combine()
 
 
-def set_batch_hooks(mark=None, read=None, write=None) -> None:
+def set_batch_hooks(mark=None, read=None, write=None, show=None) -> None:
     """vmap's hooks while it runs (all None: off): ``mark(v, op, ins, c)`` on every result,
     ``read(t)`` before an element of ``t`` is read into Python, ``write(t, res)`` before an
-    in-place op makes ``t`` its result ``res``."""
-    global _batch, _write
-    _batch, _write = mark, write
+    in-place op makes ``t`` its result ``res``, ``show(t)`` before ``t`` is printed."""
+    global _batch, _write, _show
+    _batch, _write, _show = mark, write, show
     tensor_module._read = read
     _combine()
 
 
-def batch_write(t, res) -> None:
-    """Tell vmap (while it runs) that an in-place op makes ``t`` its result ``res``."""
+def batch_write(t, res, what: str | None = None) -> None:
+    """Tell vmap (while it runs) that an in-place op makes ``t`` its result ``res``; ``what``
+    names the op in PyTorch's refusal where its batching falls back (``x[i] = value``)."""
     if _write is not None:
-        _write(t, res)
+        if what is None:
+            _write(t, res)
+        else:
+            _write(t, res, what)
+
+
+def batch_show(t) -> None:
+    """Tell vmap (while it runs) that ``t`` is about to be printed."""
+    if _show is not None:
+        _show(t)

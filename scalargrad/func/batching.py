@@ -89,11 +89,25 @@ def _on_read(t) -> None:
     raise RuntimeError(_CONTROL_FLOW if conversion == "__bool__" else _ITEM)
 
 
-def _on_write(t, res) -> None:
+def _on_write(t, res, what: str | None = None) -> None:
     for marks, size, _ in reversed(_levels):
         if _has(marks, res) and not _has(marks, t):
+            if what is not None:  # BatchedFallback's refusal of an in-place op on an unbatched self
+                raise RuntimeError(
+                    f"vmap: {what}(self, *extra_args) is not possible because there exists a Tensor `other` in "
+                    "extra_args that has more elements than `self`. This happened due to `other` being vmapped "
+                    "over but `self` not being vmapped over in a vmap. Please try to use out-of-place operators "
+                    f"instead of {what}. If said operator is being called inside the PyTorch framework, please "
+                    "file a bug report instead.")
             shape = list(t.shape)
             raise RuntimeError(f"output with shape {shape} doesn't match the broadcast shape {[size] + shape}")
+
+
+def _on_show(t) -> None:
+    if batched(t):
+        raise Unsupported("printing a batched tensor inside torch.func.vmap",
+                          "PyTorch prints its BatchedTensor wrapper of the whole batch, which scalargrad, running the "
+                          "function one batch element at a time, does not have")
 
 
 def _on_draw() -> None:
@@ -108,7 +122,7 @@ def _on_draw() -> None:
 def push(size: int, randomness: str) -> None:
     """A vmap level starts: batch size ``size``; the hooks are on while any level runs."""
     _levels.append(({}, size, randomness))
-    set_batch_hooks(_on_make, _on_read, _on_write)
+    set_batch_hooks(_on_make, _on_read, _on_write, _on_show)
     set_draw_guard(_on_draw)
 
 
