@@ -24,7 +24,7 @@ Slots, for the engine's sake:
            of its last in-place change (0: never), compared with the creation number of nodes that saved it
     _g     accumulated .grad (leaves and retain_grad): None, a Tensor, or the bare number /
            list that the ``_grad`` property turns into a Tensor when it is first read
-    _ext   None, or an ``Ext`` with what backward can observe: hooks, the grad_fn object, retain_grad
+    _ext   None, or an ``Ext`` with what backward observes: hooks, grad_fn, retain_grad (-> the exact path)
     _s     None, or the tensor's ``storage.Mem``: its version counter, and the tensors it
            shares memory with (views, ``.data``, ``.detach()``)
 """
