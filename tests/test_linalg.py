@@ -579,3 +579,34 @@ def test_deprecated_cholesky_of_empty_tensors(torch_ref, shape, upper):
         described(lambda L: _empty_cholesky(L, shape, upper), torch_ref)
     assert repr(sg.cholesky(sg.zeros(0, 2, 2, dtype=sg.long))) == repr(torch_ref.cholesky(
         torch_ref.zeros(0, 2, 2, dtype=torch_ref.long)))
+
+
+_SPD = [[4.0, 2.0], [2.0, 5.0]]  # L = [[2, 0], [1, 2]]: exact on every processor
+_CHOLESKY_EX = [
+    lambda L: L.linalg.cholesky_ex(L.tensor(_SPD, requires_grad=True)),
+    lambda L: L.linalg.cholesky_ex(L.tensor(_SPD, requires_grad=True), upper=True),
+    lambda L: L.linalg.cholesky_ex(L.tensor(_SPD, dtype=L.float64).expand(2, 2, 2)),
+    lambda L: L.linalg.cholesky_ex(L.tensor([[4.0, 2.0], [2.0, 1.0]]), check_errors=True),
+    lambda L: L.linalg.cholesky_ex(L.tensor([_SPD, [[1.0, 2.0], [2.0, 1.0]]]), check_errors=True),
+    lambda L: L.linalg.cholesky_ex(L.zeros(3, 1)),
+    lambda L: L.linalg.cholesky_ex(L.zeros(2, 2, dtype=L.long)),
+    lambda L: L.linalg.cholesky_ex([[1.0]]),
+    lambda L: L.linalg.cholesky_ex(L.zeros(0, 2, 2)),
+    lambda L: L.linalg.cholesky_ex(L.zeros(2, 0, 0)),
+    lambda L: L.autograd.grad((L.linalg.cholesky_ex(_a := L.tensor(_SPD, requires_grad=True)).L
+                               * L.tensor([[1.0, 2.0], [3.0, 4.0]])).sum(), _a),
+]
+
+
+@pytest.mark.parametrize("call", _CHOLESKY_EX)
+def test_cholesky_ex(torch_ref, call):
+    """linalg.cholesky_ex: (L, info) as PyTorch's return type, L linalg.cholesky's node and
+    layout, info int32 zeros; check_errors raises LinAlgError in cholesky_ex's words."""
+    assert described(call, sg) == described(call, torch_ref)
+
+
+def test_cholesky_ex_partial_factor_refused():
+    """Without check_errors PyTorch returns LAPACK's partial factor of a matrix that is not
+    positive-definite (its order of updates): refused by name, not guessed."""
+    with pytest.raises(Unsupported, match="cholesky_ex of a matrix that is not positive-definite"):
+        sg.linalg.cholesky_ex(sg.tensor([[1.0, 2.0], [2.0, 1.0]]))

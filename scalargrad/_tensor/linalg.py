@@ -25,8 +25,8 @@ from .return_types import return_type
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
 
-__all__ = ["det", "linalg_det", "linalg_cross", "cross", "cholesky", "linalg_cholesky", "LinAlgError", "inverse",
-           "linalg_inv", "slogdet", "linalg_slogdet", "logdet", "install"]
+__all__ = ["det", "linalg_det", "linalg_cross", "cross", "cholesky", "linalg_cholesky", "cholesky_ex", "LinAlgError",
+           "inverse", "linalg_inv", "slogdet", "linalg_slogdet", "logdet", "install"]
 
 
 def _matrices(x: Tensor) -> tuple:
@@ -183,8 +183,8 @@ _CHOLESKY_WARNING = (
     "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1765.)")
 
 
-def _factor(A: Tensor, upper: bool, op, name: str, arg: str) -> Tensor:
-    _check(A, "linalg_cholesky" if op is LA.LinalgCholeskyEx else "cholesky", arg, name)
+def _factor(A: Tensor, upper: bool, op, name: str, arg: str, what: str | None = None) -> Tensor:
+    _check(A, "linalg_cholesky" if op is LA.LinalgCholeskyEx else "cholesky", arg, what or name)
     dt = A._t.dtype
     batch, n, mats = _matrices(A)
     out = []
@@ -202,6 +202,34 @@ def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     """``torch.linalg.cholesky(A, upper=False)``: L lower triangular with L L^T = A (A's lower
     triangle read), or U = L^T."""
     return _factor(A, upper, LA.LinalgCholeskyEx, "linalg.cholesky", "A")
+
+
+def cholesky_ex(input: Tensor, *, upper: bool = False, check_errors: bool = False) -> tuple:
+    """``torch.linalg.cholesky_ex(A, upper=False, check_errors=False)``: (L, info), L as
+    linalg.cholesky's (LinalgCholeskyExBackward0), info int32 zeros of the batch shape. A matrix
+    that is not positive-definite is PyTorch's LinAlgError with check_errors; without it PyTorch
+    returns LAPACK's partial factor and info > 0, which scalargrad refuses by name."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"linalg_cholesky_ex(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    try:
+        L = _factor(input, upper, LA.LinalgCholeskyEx, "linalg.cholesky_ex", "input", "linalg.cholesky")
+    except LinAlgError:
+        if check_errors:
+            raise
+        raise Unsupported("linalg.cholesky_ex of a matrix that is not positive-definite with check_errors=False",
+                          "PyTorch returns LAPACK's partial factor there, whose order of updates scalargrad does "
+                          "not reproduce") from None
+    batch = tuple(input._t.shape[:-2])
+    info = leaf([0] * _count(batch) if batch else 0, TensorType(dtypes.int32, batch))
+    return return_type("linalg_cholesky_ex")("linalg_cholesky_ex", L, info)
+
+
+def _count(shape: tuple) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 _cholesky_warned = [False]
