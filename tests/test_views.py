@@ -246,3 +246,23 @@ def _raveled(L) -> list:
 
 def test_ravel_as_pytorch(torch_ref):
     assert _raveled(torch) == _raveled(torch_ref)
+
+
+def _same_shape_view_graphs(lib) -> list:
+    out = []
+    x = lib.arange(1.0, 3.0).reshape(1, 1, 2).requires_grad_()
+    w = lib.tensor([[[0.5, -2.0]]], requires_grad=True)
+    for y in (x.view(1, 1, 2), x.expand(1, 1, 2).view(1, 1, 2), x.mT.reshape(1, 2, 1)):
+        g, = lib.autograd.grad(y, x, w.reshape(y.shape) if y.shape != w.shape else w, create_graph=True)
+        out.append((_node_names(g.grad_fn, []), g.stride(), g.tolist()))
+    k = lib.tensor([[[0.5, 2.25], [-1.5, 0.0]]], requires_grad=True)  # 3-D matmul: expand, view, bmm
+    g, = lib.autograd.grad((x @ k.mT * w).sum(), x, create_graph=True)
+    out.append((_node_names(g.grad_fn, []), g.stride(), g.tolist()))
+    return out
+
+
+def test_view_backward_of_the_same_shape_under_create_graph(torch_ref):
+    """ATen's reshape has no same-shape shortcut: the backward of a view (of _reshape_alias, of
+    _unsafe_view) under create_graph records a ViewBackward0 even when the shapes are equal, as in
+    3-D matmul's graph (scaled_dot_product_attention's math path: newer:9403:57)."""
+    assert _same_shape_view_graphs(torch) == _same_shape_view_graphs(torch_ref)
