@@ -266,3 +266,22 @@ def test_view_backward_of_the_same_shape_under_create_graph(torch_ref):
     _unsafe_view) under create_graph records a ViewBackward0 even when the shapes are equal, as in
     3-D matmul's graph (scaled_dot_product_attention's math path: newer:9403:57)."""
     assert _same_shape_view_graphs(torch) == _same_shape_view_graphs(torch_ref)
+
+
+def _gradient_views(lib) -> list:
+    out = []
+    a, s = lib.ones(2, 3, requires_grad=True), lib.ones(3, requires_grad=True)
+    b, c = lib.ones(1, 2, requires_grad=True), lib.ones(2, 1, requires_grad=True)
+    for y, ins in ((lib.select_scatter(a, s, 0, 1), (a, s)), (a.slice_scatter(s.reshape(1, 3), 0, 1), (a, s)),
+                   (a.diagonal_scatter(s[:2], 1), (a, s)), (lib.block_diag(b, c), (b, c))):
+        w = lib.arange(float(y.numel())).reshape(y.shape)
+        for g in lib.autograd.grad((y * w).sum(), ins):
+            out.append((g.stride(), g.storage_offset(), g.tolist()))
+    return out
+
+
+def test_gradients_that_are_views_keep_their_offset(torch_ref):
+    """The view scatters' src gradient and block_diag's are views of the incoming gradient
+    (``grad.select(...)``, ``grad.slice(...)``): autograd.grad hands that view out, storage
+    offset included (newer:9403:557, :262)."""
+    assert _gradient_views(torch) == _gradient_views(torch_ref)
