@@ -57,6 +57,15 @@ CASES = [
     "torch.add(x.reshape(4, 1), i[:2], out=i[:2])",
     "torch.add(torch.ones(2, 1), i, out=i)",
     "torch.add(y, 1, out=y)",
+    # an out of another dtype refused in the kernels' words (newer:9403:112, :184, :901)
+    "torch.clamp(x, -1, 1, out=torch.zeros(2, 2, dtype=torch.long))",
+    "torch.clip(y, max=1, out=torch.zeros(2, dtype=torch.float64))",
+    "torch.clamp(i, 0, 1, out=torch.zeros(3))",
+    "torch.max(x, 0, out=(torch.zeros(2, dtype=torch.float64), torch.zeros(2, dtype=torch.long)))",
+    "torch.min(x, 1, out=(torch.zeros(2), torch.zeros(2)))",
+    "torch.sort(x, out=(torch.zeros(2, 2), torch.zeros(2, 2)))",
+    "torch.tril(x, out=torch.zeros(2, 2, dtype=torch.long))",
+    "torch.triu(x, out=torch.zeros(2, 2, dtype=torch.float64))",
 ]
 
 

@@ -125,8 +125,29 @@ def _resize(name: str, out: Tensor, shape: tuple, warns: bool) -> None:
     out._val = [dt.round(0)] * n if shape else dt.round(0)  # overwritten by the write that follows
 
 
-def _check_one(name: str, out, result: Tensor, rule: str | None) -> None:
+# functions whose kernels refuse an out of another dtype, in their words: the structured kernels'
+# check (set_output_raw_strided: tril, triu, sort, and max/min along a dim, whose values and
+# indices are a tuple) or clamp's with number bounds ("Found dtype"; tensor bounds cast, left out)
+_EXPECTED = frozenset(("tril", "triu", "sort", "msort"))
+_EXPECTED_SEVERAL = frozenset(("max", "min"))
+_FOUND = frozenset(("clamp", "clip"))
+
+
+def _refused_dtype(name: str, several: bool, inputs: list) -> str | None:
+    """How ``name``'s kernel words its refusal of an out of another dtype (None: not here)."""
+    if name in _EXPECTED or several and name in _EXPECTED_SEVERAL:
+        return "expected"
+    if name in _FOUND and len(inputs) == 1:
+        return "found"
+    return None
+
+
+def _check_one(name: str, out, result: Tensor, rule: str | None, refused: str | None = None) -> None:
     rd, od = result._t.dtype, out._t.dtype
+    if od is not rd and refused == "expected":
+        raise RuntimeError(f"Expected out tensor to have dtype {rd.c_name}, but got {od.c_name} instead")
+    if od is not rd and refused == "found":
+        raise RuntimeError(f"Found dtype {od.short} but expected {rd.short}")
     if rule == CAST:
         check_cast(rd, od)
     elif od is rd:
@@ -173,9 +194,10 @@ def call_with_out(name: str, fn, args: tuple, kwargs: dict, out, rule: str | Non
         if several or len(results) == 1:
             raise TypeError(f"expected tuple of {len(results)} elements but got {len(outs)}")
         raise Unsupported(f"torch.{name}(out=...) of one tensor for a function with {len(results)} results")
+    refused = _refused_dtype(name, several, inputs)
     for o, r in zip(outs, results):
         if rule is None:
-            _check_one(name, o, r, rule)
+            _check_one(name, o, r, rule, refused)
             _check_memory(name, o, inputs, False)
             continue
         # TensorIterator's order: memory overlap, then shape (an out that is also an input is
@@ -184,7 +206,7 @@ def call_with_out(name: str, fn, args: tuple, kwargs: dict, out, rule: str | Non
         if tuple(o._t.shape) != tuple(r._t.shape) and any(x is o for x in inputs):
             raise RuntimeError(f"output with shape {list(o._t.shape)} doesn't match the broadcast shape "
                                f"{list(r._t.shape)}")
-        _check_one(name, o, r, rule)
+        _check_one(name, o, r, rule, refused)
     with no_grad():  # outside the graph: a non-differentiable result may fill a leaf that requires grad
         for o, r in zip(outs, results):
             _resize(name, o, tuple(r._t.shape), not factory)
