@@ -285,3 +285,24 @@ def test_gradients_that_are_views_keep_their_offset(torch_ref):
     (``grad.select(...)``, ``grad.slice(...)``): autograd.grad hands that view out, storage
     offset included (newer:9403:557, :262)."""
     assert _gradient_views(torch) == _gradient_views(torch_ref)
+
+
+def _stolen_grads(lib) -> list:
+    a, s = lib.ones(2, 3, requires_grad=True), lib.ones(3, requires_grad=True)
+    w = lib.arange(6.0).reshape(2, 3)
+    lib.select_scatter(a, s, 0, 1).backward(w)
+    out = [(s.grad.stride(), s.grad.storage_offset(), s.grad.tolist())]
+    s.grad.add_(1)  # AccumulateGrad stole grad.select(0, 1): a view of w
+    lib.select_scatter(a, s, 0, 1).backward(w)  # accumulated in place, into w's memory
+    out.append((s.grad.storage_offset(), s.grad.tolist(), w.tolist()))
+    b, c = lib.ones(1, 2, requires_grad=True), lib.ones(2, 1, requires_grad=True)
+    (lib.block_diag(b, c) * lib.arange(9.0).reshape(3, 3)).sum().backward()
+    out.append((c.grad.storage_offset(), c.grad.stride(), c.grad.tolist()))
+    return out
+
+
+def test_grad_steals_a_view_into_another_gradient(torch_ref):
+    """AccumulateGrad keeps a gradient nothing else holds as it is (grad mode off): the view
+    scatters' src gradient is a view of the incoming one, even of the user's ``backward(w)``,
+    which then sees later accumulation (newer:9403:203, :626)."""
+    assert _stolen_grads(torch) == _stolen_grads(torch_ref)
