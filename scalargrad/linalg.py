@@ -1,5 +1,6 @@
 """``torch.linalg``: the vector norms (``vector_norm``, ``norm`` of vectors and the Frobenius
-norm of matrices), the determinant (``det``), the cross product (``cross``), ``cholesky``, ``inv``,
+norm of matrices), the determinant (``det``), the cross product (``cross``), ``cholesky``,
+``cholesky_ex``, ``inv``,
 ``slogdet``, ``qr``, ``svdvals`` and the LU family (``lu_factor``, ``lu_factor_ex``, ``lu``, ``lu_solve``,
 ``solve``);
 every other function raises ``Unsupported`` naming it."""
@@ -7,7 +8,7 @@ every other function raises ``Unsupported`` naming it."""
 from __future__ import annotations
 
 from ._base.missing_api import missing_attribute
-from ._tensor.linalg import LinAlgError
+from ._tensor.linalg import LinAlgError, cholesky_ex
 from ._tensor.linalg import linalg_cholesky as cholesky
 from ._tensor.linalg import linalg_cross as cross
 from ._tensor.linalg import linalg_det as det
@@ -22,8 +23,8 @@ from ._tensor.linalg_svdvals import linalg_svdvals as svdvals
 from ._tensor.norms import linalg_norm as norm
 from ._tensor.norms import vector_norm
 
-__all__ = ["LinAlgError", "cholesky", "cross", "det", "inv", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "norm",
-           "qr", "slogdet", "solve", "svdvals", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "inv", "lu", "lu_factor", "lu_factor_ex",
+           "lu_solve", "norm", "qr", "slogdet", "solve", "svdvals", "vector_norm"]
 
 
 def __getattr__(name: str):

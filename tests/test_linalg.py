@@ -11,10 +11,11 @@ singular matrix, errors) are compared with PyTorch as they are."""
 from __future__ import annotations
 
 import random
+import warnings
 from fractions import Fraction
 
 import pytest
-from program_outcome import refusal
+from program_outcome import described, refusal
 
 import scalargrad as sg
 from scalargrad.errors import Unsupported
@@ -531,3 +532,81 @@ def test_svd_refused_with_its_reason(call):
     naming that reason, rather than returning U and V that may silently differ."""
     with pytest.raises(Unsupported, match="signs of the singular vectors"):
         call()
+
+
+_LAPACK_CALLS = {"inverse": lambda L, a: L.linalg.inv(a), "cholesky": lambda L, a: L.linalg.cholesky(a),
+                 "cholesky upper": lambda L, a: L.cholesky(a, upper=True), "det": lambda L, a: L.det(a),
+                 "slogdet": lambda L, a: L.linalg.slogdet(a).logabsdet, "logdet": lambda L, a: a.logdet()}
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 3), (2, 3, 3), (2, 1, 1), (1, 2, 2), (2, 1, 2, 2), (0, 2, 2),
+                                   (2, 0, 0)])
+@pytest.mark.parametrize("name", list(_LAPACK_CALLS))
+def test_lapack_layouts(torch_ref, shape, name):
+    """Results and gradients LAPACK writes are column-major matrices in row-major batches, as
+    PyTorch's (``inv(a).stride()`` is (1, n), cholesky's and det's gradients too; inverse's
+    gradient, two matrix products, is row-major): layout decides a later sum's order and
+    ``.view``'s success. Exact data (4 I: dyadic factors and gradients), the same on every
+    processor; an empty batch of empty matrices has a determinant of 1 each (scalargrad used to
+    count one matrix there)."""
+    seen = []
+    for L in (sg, torch_ref):
+        a = (L.eye(shape[-1]) * 4).expand(*shape).clone().requires_grad_()
+        r = _LAPACK_CALLS[name](L, a)
+        w = L.arange(1, r.numel() + 1, dtype=r.dtype).reshape(r.shape)
+        g = L.autograd.grad((r * w).sum(), a)[0] if r.numel() else None
+        # (an empty gradient's strides follow ATen's allocations, not a rule: left out)
+        seen.append((tuple(r.shape), r.stride(), r.tolist(), None if g is None else
+                     (g.stride() if g.numel() else None, g.tolist())))
+    assert seen[0] == seen[1]
+
+
+def _empty_cholesky(L, shape, upper):
+    a = L.zeros(shape, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.cholesky's deprecation
+        r = L.cholesky(a, upper=upper)
+    return r, L.autograd.grad(r.sum(), a)[0]
+
+
+@pytest.mark.parametrize("shape", [(0, 2, 2), (2, 0, 0), (0, 2, 3), (3, 0), (0,)])
+@pytest.mark.parametrize("upper", [False, True])
+def test_deprecated_cholesky_of_empty_tensors(torch_ref, shape, upper):
+    """``torch.cholesky`` returns ``empty_like(input)`` (row-major) for an empty input before any
+    check, a non-matrix included; the backward then fails in ATen's words where the shape is not
+    a batch of square matrices."""
+    assert described(lambda L: _empty_cholesky(L, shape, upper), sg) == \
+        described(lambda L: _empty_cholesky(L, shape, upper), torch_ref)
+    assert repr(sg.cholesky(sg.zeros(0, 2, 2, dtype=sg.long))) == repr(torch_ref.cholesky(
+        torch_ref.zeros(0, 2, 2, dtype=torch_ref.long)))
+
+
+_SPD = [[4.0, 2.0], [2.0, 5.0]]  # L = [[2, 0], [1, 2]]: exact on every processor
+_CHOLESKY_EX = [
+    lambda L: L.linalg.cholesky_ex(L.tensor(_SPD, requires_grad=True)),
+    lambda L: L.linalg.cholesky_ex(L.tensor(_SPD, requires_grad=True), upper=True),
+    lambda L: L.linalg.cholesky_ex(L.tensor(_SPD, dtype=L.float64).expand(2, 2, 2)),
+    lambda L: L.linalg.cholesky_ex(L.tensor([[4.0, 2.0], [2.0, 1.0]]), check_errors=True),
+    lambda L: L.linalg.cholesky_ex(L.tensor([_SPD, [[1.0, 2.0], [2.0, 1.0]]]), check_errors=True),
+    lambda L: L.linalg.cholesky_ex(L.zeros(3, 1)),
+    lambda L: L.linalg.cholesky_ex(L.zeros(2, 2, dtype=L.long)),
+    lambda L: L.linalg.cholesky_ex([[1.0]]),
+    lambda L: L.linalg.cholesky_ex(L.zeros(0, 2, 2)),
+    lambda L: L.linalg.cholesky_ex(L.zeros(2, 0, 0)),
+    lambda L: L.autograd.grad((L.linalg.cholesky_ex(_a := L.tensor(_SPD, requires_grad=True)).L
+                               * L.tensor([[1.0, 2.0], [3.0, 4.0]])).sum(), _a),
+]
+
+
+@pytest.mark.parametrize("call", _CHOLESKY_EX)
+def test_cholesky_ex(torch_ref, call):
+    """linalg.cholesky_ex: (L, info) as PyTorch's return type, L linalg.cholesky's node and
+    layout, info int32 zeros; check_errors raises LinAlgError in cholesky_ex's words."""
+    assert described(call, sg) == described(call, torch_ref)
+
+
+def test_cholesky_ex_partial_factor_refused():
+    """Without check_errors PyTorch returns LAPACK's partial factor of a matrix that is not
+    positive-definite (its order of updates): refused by name, not guessed."""
+    with pytest.raises(Unsupported, match="cholesky_ex of a matrix that is not positive-definite"):
+        sg.linalg.cholesky_ex(sg.tensor([[1.0, 2.0], [2.0, 1.0]]))

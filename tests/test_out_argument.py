@@ -47,6 +47,25 @@ CASES = [
     "torch.cat([torch.ones(2, requires_grad=True), x], out=torch.empty(4))",
     "torch.stack([torch.ones(3, requires_grad=True), y], out=torch.empty(4))",
     "torch.tril(torch.ones(2, requires_grad=True), out=torch.empty(2))",
+    # ... unless the function is not differentiable (comparisons): its own error first (newer:9403:1197)
+    "torch.eq(torch.ones(2, requires_grad=True), torch.ones(3), out=torch.zeros(3))",
+    "torch.lt(torch.ones(2, requires_grad=True), y, out=torch.zeros(2, dtype=torch.bool))",
+    # an out that is also an input is never resized: ATen's shape error (newer:9403:143), before the dtype's
+    "torch.add(x.reshape(4, 1), y.reshape(1, 2), out=y)",
+    "torch.mul(y.reshape(1, 2), x.reshape(4, 1), out=y)",
+    "torch.eq(x.reshape(4, 1), y, out=y)",
+    "torch.add(x.reshape(4, 1), i[:2], out=i[:2])",
+    "torch.add(torch.ones(2, 1), i, out=i)",
+    "torch.add(y, 1, out=y)",
+    # an out of another dtype refused in the kernels' words (newer:9403:112, :184, :901)
+    "torch.clamp(x, -1, 1, out=torch.zeros(2, 2, dtype=torch.long))",
+    "torch.clip(y, max=1, out=torch.zeros(2, dtype=torch.float64))",
+    "torch.clamp(i, 0, 1, out=torch.zeros(3))",
+    "torch.max(x, 0, out=(torch.zeros(2, dtype=torch.float64), torch.zeros(2, dtype=torch.long)))",
+    "torch.min(x, 1, out=(torch.zeros(2), torch.zeros(2)))",
+    "torch.sort(x, out=(torch.zeros(2, 2), torch.zeros(2, 2)))",
+    "torch.tril(x, out=torch.zeros(2, 2, dtype=torch.long))",
+    "torch.triu(x, out=torch.zeros(2, 2, dtype=torch.float64))",
 ]
 
 

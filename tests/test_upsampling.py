@@ -1,4 +1,4 @@
-"""F.interpolate's nearest and area modes, nn.Upsample, nn.UpsamplingNearest2d/Bilinear2d.
+"""F.interpolate's nearest, nearest-exact and area modes, nn.Upsample, nn.UpsamplingNearest2d/Bilinear2d.
 
 Nearest upsampling copies the element ATen's ``nearest_idx`` picks (in float32, as ATen computes
 it) and its backward adds each gradient into that element, outputs in order: IEEE additions in a
@@ -15,7 +15,6 @@ import pytest
 
 import scalargrad
 from scalargrad import symbolic
-from scalargrad._base.errors import Unsupported
 
 from faithfulness import same
 
@@ -38,6 +37,12 @@ CASES = [
     ((1, 2, 3, 3), {"scale_factor": 2, "recompute_scale_factor": True}),
     ((1, 2, 4, 6), {"scale_factor": 0.5, "mode": "area"}),
     ((1, 2, 5, 7), {"size": (3, 4), "mode": "area"}),
+    # nearest-exact: floor((o + 0.5) * scale), the same copies and scatter-adds otherwise
+    ((1, 2, 3, 3), {"scale_factor": 1.5, "mode": "nearest-exact"}),
+    ((1, 1, 4, 5), {"scale_factor": (0.3, 2.5), "mode": "nearest-exact"}),
+    ((2, 2, 5), {"size": 3, "mode": "nearest-exact"}),
+    ((1, 2, 7), {"scale_factor": 1.7, "mode": "nearest-exact"}),
+    ((1, 1, 2, 3, 2), {"size": (4, 2, 5), "mode": "nearest-exact"}),
 ]
 
 
@@ -79,8 +84,6 @@ def test_upsample_modules_match_pytorch(torch_ref):
 
     assert run(scalargrad) == run(torch_ref)
     # the bilinear ones: tests/test_interpolate.py
-    with pytest.raises(Unsupported, match="interpolate\\(mode='nearest-exact'\\)"):
-        scalargrad.nn.Upsample(scale_factor=2, mode="nearest-exact")(scalargrad.ones(1, 1, 2, 2))
 
 
 ERRORS = [
@@ -93,6 +96,7 @@ ERRORS = [
     lambda F, x: F.interpolate(x, size=(2.5, 2)),
     lambda F, x: F.interpolate(x, size=4, recompute_scale_factor=True),
     lambda F, x: F.interpolate(x[0, 0], scale_factor=2),
+    lambda F, x: F.interpolate(x[0], scale_factor=0.2, mode="nearest-exact"),  # 1-D: ATen's words differ
     lambda F, x: F.interpolate(x, scale_factor=2, mode="foo"),
     lambda F, x: F.interpolate(x, scale_factor=2, antialias=True),
 ]

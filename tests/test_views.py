@@ -246,3 +246,63 @@ def _raveled(L) -> list:
 
 def test_ravel_as_pytorch(torch_ref):
     assert _raveled(torch) == _raveled(torch_ref)
+
+
+def _same_shape_view_graphs(lib) -> list:
+    out = []
+    x = lib.arange(1.0, 3.0).reshape(1, 1, 2).requires_grad_()
+    w = lib.tensor([[[0.5, -2.0]]], requires_grad=True)
+    for y in (x.view(1, 1, 2), x.expand(1, 1, 2).view(1, 1, 2), x.mT.reshape(1, 2, 1)):
+        g, = lib.autograd.grad(y, x, w.reshape(y.shape) if y.shape != w.shape else w, create_graph=True)
+        out.append((_node_names(g.grad_fn, []), g.stride(), g.tolist()))
+    k = lib.tensor([[[0.5, 2.25], [-1.5, 0.0]]], requires_grad=True)  # 3-D matmul: expand, view, bmm
+    g, = lib.autograd.grad((x @ k.mT * w).sum(), x, create_graph=True)
+    out.append((_node_names(g.grad_fn, []), g.stride(), g.tolist()))
+    return out
+
+
+def test_view_backward_of_the_same_shape_under_create_graph(torch_ref):
+    """ATen's reshape has no same-shape shortcut: the backward of a view (of _reshape_alias, of
+    _unsafe_view) under create_graph records a ViewBackward0 even when the shapes are equal, as in
+    3-D matmul's graph (scaled_dot_product_attention's math path: newer:9403:57)."""
+    assert _same_shape_view_graphs(torch) == _same_shape_view_graphs(torch_ref)
+
+
+def _gradient_views(lib) -> list:
+    out = []
+    a, s = lib.ones(2, 3, requires_grad=True), lib.ones(3, requires_grad=True)
+    b, c = lib.ones(1, 2, requires_grad=True), lib.ones(2, 1, requires_grad=True)
+    for y, ins in ((lib.select_scatter(a, s, 0, 1), (a, s)), (a.slice_scatter(s.reshape(1, 3), 0, 1), (a, s)),
+                   (a.diagonal_scatter(s[:2], 1), (a, s)), (lib.block_diag(b, c), (b, c))):
+        w = lib.arange(float(y.numel())).reshape(y.shape)
+        for g in lib.autograd.grad((y * w).sum(), ins):
+            out.append((g.stride(), g.storage_offset(), g.tolist()))
+    return out
+
+
+def test_gradients_that_are_views_keep_their_offset(torch_ref):
+    """The view scatters' src gradient and block_diag's are views of the incoming gradient
+    (``grad.select(...)``, ``grad.slice(...)``): autograd.grad hands that view out, storage
+    offset included (newer:9403:557, :262)."""
+    assert _gradient_views(torch) == _gradient_views(torch_ref)
+
+
+def _stolen_grads(lib) -> list:
+    a, s = lib.ones(2, 3, requires_grad=True), lib.ones(3, requires_grad=True)
+    w = lib.arange(6.0).reshape(2, 3)
+    lib.select_scatter(a, s, 0, 1).backward(w)
+    out = [(s.grad.stride(), s.grad.storage_offset(), s.grad.tolist())]
+    s.grad.add_(1)  # AccumulateGrad stole grad.select(0, 1): a view of w
+    lib.select_scatter(a, s, 0, 1).backward(w)  # accumulated in place, into w's memory
+    out.append((s.grad.storage_offset(), s.grad.tolist(), w.tolist()))
+    b, c = lib.ones(1, 2, requires_grad=True), lib.ones(2, 1, requires_grad=True)
+    (lib.block_diag(b, c) * lib.arange(9.0).reshape(3, 3)).sum().backward()
+    out.append((c.grad.storage_offset(), c.grad.stride(), c.grad.tolist()))
+    return out
+
+
+def test_grad_steals_a_view_into_another_gradient(torch_ref):
+    """AccumulateGrad keeps a gradient nothing else holds as it is (grad mode off): the view
+    scatters' src gradient is a view of the incoming one, even of the user's ``backward(w)``,
+    which then sees later accumulation (newer:9403:203, :626)."""
+    assert _stolen_grads(torch) == _stolen_grads(torch_ref)

@@ -175,7 +175,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
             else:
                 result.append(None)
         elif isinstance(g, Tensor):
-            if not g._rg and g._t.shape == t._t.shape:  # PyTorch hands the gradient out as it is laid out
+            if type(g) is Tensor and g._s is not None and g._s.offset and not g._rg and g._t.shape == t._t.shape:
+                pass  # a view into a gradient (block_diag's, the view scatters'): PyTorch hands out that view
+            elif not g._rg and g._t.shape == t._t.shape:  # PyTorch hands the gradient out as it is laid out
                 g = leaf(list(g._val) if g._t.ndim else g._val,
                          TensorType(t._t.dtype, t._t.shape, g._t.strides if g._t.ndim else None))
             result.append(g)

@@ -644,7 +644,7 @@ def _accumulate(run: _Run, u: Tensor, g) -> None:
         # on the bare number that Tensor._grad turns into a tensor when it is read
         old = u._g
         if old is None:
-            u._g = g if not isinstance(g, Tensor) else fresh(g, u._t)
+            u._g = g if not isinstance(g, Tensor) else fresh(g, u._t, steal=True)
             return
         if not isinstance(old, Tensor):
             u._g = u._t.dtype.round(old + g)

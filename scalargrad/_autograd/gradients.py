@@ -81,10 +81,16 @@ def adapt(g, u: Tensor, v, graph: bool):
     return t.dtype.round(g)
 
 
-def fresh(g, t):
+def fresh(g, t, steal: bool = False):
     """A gradient stored into ``.grad``: a tensor of its own (a formula may hand the same
-    tensor to several inputs), laid out as AccumulateGrad leaves it (``obeys_layout``)."""
+    tensor to several inputs), laid out as AccumulateGrad leaves it (``obeys_layout``). With
+    ``steal`` (grad mode off), a gradient that is a view into another at an offset (the view
+    scatters' src gradient, block_diag's blocks) is kept as that view, as AccumulateGrad steals
+    a tensor nothing else holds."""
     if isinstance(g, Tensor):
+        if (steal and type(g) is Tensor and g._s is not None and g._s.offset and not g._rg
+                and obeys_layout(g._t, t) and g._t.dtype is t.dtype and tuple(g._t.shape) == tuple(t.shape)):
+            return g
         if t.ndim and obeys_layout(g._t, t):
             t = TensorType(t.dtype, t.shape, g._t.strides)
         return leaf(list(g._val) if g._t.ndim else g._val, t)
@@ -131,7 +137,7 @@ def store_grad(v: Tensor, g, graph: bool, in_place: bool) -> None:
         else:
             # a copy (clone_obey_contract), under create_graph too: the gradient tensor may be
             # shared (AddBackward0 hands one to both inputs), and a hook may change .grad in place
-            v._grad = fresh(g, t)
+            v._grad = fresh(g, t, steal=not graph)
     elif graph or not in_place:
         v._grad = old + wrap(g, t)
     else:

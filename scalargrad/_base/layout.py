@@ -11,7 +11,8 @@ how its float32 sum rounds. This module reproduces those rules, in element units
 * ``iteration_order`` and ``coalesce``: TensorIterator's dimension reordering and merging
   (``reorder_dimensions``, ``coalesce_dimensions``), which ``elementwise_strides`` uses to lay
   out the result of an elementwise op and ``kernel_order`` to walk a reduction;
-* ``advanced_index_strides``: the layout of ``x[index tensors]`` (ATen's index TensorIterator).
+* ``advanced_index_strides``: the layout of ``x[index tensors]`` (ATen's index TensorIterator);
+* ``column_major_strides``: the layout of LAPACK's results (row-major batches of column-major matrices).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 
 __all__ = ["slices", "contiguous_strides", "is_contiguous", "is_non_overlapping_and_dense", "view_strides",
            "iteration_order", "coalesce", "elementwise_strides", "broadcast_strides", "numel",
-           "advanced_index_strides"]
+           "advanced_index_strides", "column_major_strides"]
 
 
 def numel(shape: Sequence[int]) -> int:
@@ -264,3 +265,15 @@ def _broadcast(a: tuple, b: tuple) -> tuple:
     n = max(len(a), len(b))
     a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
     return tuple(x if y == 1 else y for x, y in zip(a, b))
+
+
+def column_major_strides(shape: Sequence[int]) -> tuple:
+    """ATen's ``batched_matrix_contiguous_strides(shape, f_contig=True)``: row-major strides
+    with the last two dimensions swapped to column-major (stride 1 down a column, the number of
+    rows, at least 1, along a row). LAPACK writes its results so: inverse, the Cholesky factor,
+    and the gradients of det, slogdet and cholesky (ATen solves for them with LAPACK)."""
+    strides = list(contiguous_strides(shape))
+    if len(shape) >= 2:
+        strides[-1] = max(shape[-2], 1)
+        strides[-2] = 1
+    return tuple(strides)

@@ -97,17 +97,20 @@ class NearestBackward(Op):
 
 
 NEAREST_OPS: dict = {}
-"""n -> (forward op, backward op) for n = 1, 2, 3 spatial dimensions."""
+"""(n, exact) -> (forward op, backward op) for n = 1, 2, 3 spatial dimensions: mode 'nearest'
+(exact False) and 'nearest-exact' (``_upsample_nearest_exactNd``: UpsampleNearestExact1DBackward0...),
+which differ only in the input position an output copies."""
 
 for _n in (1, 2, 3):
     _scales = _scale_entries(_n)
-    _fwd = register(type(f"UpsampleNearest{_n}d", (Nearest,), {
-        "name": f"UpsampleNearest{_n}DBackward0", "dims": _n,
-        "saved": (("output_size", "c.output_size"),) + _scales + (("self_sym_sizes", "c.in_shape"),)}))
-    _bwd = register(type(f"UpsampleNearest{_n}dBackward", (NearestBackward,), {
-        "name": f"UpsampleNearest{_n}DBackwardBackward0", "dims": _n,
-        "saved": (("output_size", "c.output_size"),) + _scales}))
-    NEAREST_OPS[_n] = (_fwd, _bwd)
+    for _exact, _word in ((False, ""), (True, "Exact")):
+        _fwd = register(type(f"UpsampleNearest{_word}{_n}d", (Nearest,), {
+            "name": f"UpsampleNearest{_word}{_n}DBackward0", "dims": _n, "exact": _exact,
+            "saved": (("output_size", "c.output_size"),) + _scales + (("self_sym_sizes", "c.in_shape"),)}))
+        _bwd = register(type(f"UpsampleNearest{_word}{_n}dBackward", (NearestBackward,), {
+            "name": f"UpsampleNearest{_word}{_n}DBackwardBackward0", "dims": _n, "exact": _exact,
+            "saved": (("output_size", "c.output_size"),) + _scales}))
+        NEAREST_OPS[_n, _exact] = (_fwd, _bwd)
 
 
 class Interpolated(Op):

@@ -57,10 +57,15 @@ def _reshape_back(k, g, v):
     return (k.reshape(g, v._c.in_shape),)
 
 
-def _same_order(cls_name: str, name: str, saved=(("self_sym_sizes", "c.in_shape"),), api=None):
-    """A view or copy that keeps the elements' order: its backward reshapes the gradient."""
+def _view_back(k, g, v):
+    return (k.view_back(g, v._c.in_shape),)  # a ViewBackward0 under create_graph even for the same shape
+
+
+def _same_order(cls_name: str, name: str, saved=(("self_sym_sizes", "c.in_shape"),), api=None, back=_reshape_back):
+    """A view or copy that keeps the elements' order: its backward reshapes the gradient
+    (``grad.reshape(sizes)`` for view, _reshape_alias and _unsafe_view: ``_view_back``)."""
     return type(cls_name, (Structural,), {
-        "name": name, "saved": saved, "api": api, "backward": staticmethod(_reshape_back)})
+        "name": name, "saved": saved, "api": api, "backward": staticmethod(back)})
 
 
 def _unsqueeze_to(k, g, v):
@@ -89,9 +94,9 @@ def _squeezed(cls_name: str, name: str, saved=(("self_sym_sizes", "c.in_shape"),
                                           "backward": staticmethod(backward)})
 
 
-View = register(_same_order("View", "ViewBackward0"))
-Reshape = register(_same_order("Reshape", "ReshapeAliasBackward0"))
-UnsafeView = register(_same_order("UnsafeView", "UnsafeViewBackward0"))
+View = register(_same_order("View", "ViewBackward0", back=_view_back))
+Reshape = register(_same_order("Reshape", "ReshapeAliasBackward0", back=_view_back))
+UnsafeView = register(_same_order("UnsafeView", "UnsafeViewBackward0", back=_view_back))
 Squeeze = register(_squeezed("Squeeze", "SqueezeBackward0"))
 _DIM_SIZES = (("dim", "c.dim"), ("self_sym_sizes", "c.in_shape"))
 SqueezeDim = register(_squeezed("SqueezeDim", "SqueezeBackward1", _DIM_SIZES))
@@ -232,6 +237,11 @@ Slice.api = Api(method="narrow", function="narrow")
 
 @helper
 def reshape(g, shape):
+    return g
+
+
+@helper
+def view_back(g, shape):
     return g
 
 

@@ -13,6 +13,7 @@ from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import no_grad
+from .._base.layout import column_major_strides
 from .._base.program_frame import program_stacklevel
 from .._base.warn_once import first_time
 from .._ops import linalg as LA
@@ -25,8 +26,8 @@ from .return_types import return_type
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
 
-__all__ = ["det", "linalg_det", "linalg_cross", "cross", "cholesky", "linalg_cholesky", "LinAlgError", "inverse",
-           "linalg_inv", "slogdet", "linalg_slogdet", "logdet", "install"]
+__all__ = ["det", "linalg_det", "linalg_cross", "cross", "cholesky", "linalg_cholesky", "cholesky_ex", "LinAlgError",
+           "inverse", "linalg_inv", "slogdet", "linalg_slogdet", "logdet", "install"]
 
 
 def _matrices(x: Tensor) -> tuple:
@@ -35,10 +36,9 @@ def _matrices(x: Tensor) -> tuple:
     n = shape[-1]
     vals = x._val
     size = n * n
-    count = len(vals) // size if size else 1
+    count = 1
     for s in shape[:-2]:
-        if not s:
-            count = 0
+        count *= s  # each matrix of a batch, empty ones (n = 0) included
     return shape[:-2], n, [vals[i * size:(i + 1) * size] for i in range(count)]
 
 
@@ -54,6 +54,13 @@ def _check(x, name: str, arg: str, what: str = "linalg.det") -> None:
         raise RuntimeError(f"{what}: A must be batches of square matrices, but they are {n} by {m} matrices")
     if not x._t.dtype.is_floating_point:
         raise RuntimeError(f"{what}: Expected a floating point or complex tensor as input. Got {x._t.dtype.short}")
+
+
+def _lapack_type(dt, shape) -> TensorType:
+    """The type of a (..., n, n) result ATen computes with LAPACK: its batches of column-major
+    matrices (``x.inverse().stride()`` is (1, n); inverse's own gradient, two matrix products,
+    is row-major)."""
+    return TensorType(dt, tuple(shape), column_major_strides(shape))
 
 
 def det(A: Tensor, _name: str = "linalg_det", _arg: str = "A") -> Tensor:
@@ -92,7 +99,7 @@ def linalg_det_backward(g, a: Tensor, y: Tensor, c) -> Tensor:
     out = []
     for m, gv, yv in zip(mats, gs, ys):
         out.extend(dt.round(x) for x in LA.inverse_transpose(m, n, dt.round(gv * yv)))
-    return leaf(out, TensorType(dt, tuple(a._t.shape)))
+    return leaf(out, _lapack_type(dt, a._t.shape))
 
 
 def _no_double_backward(g, a, y, c):
@@ -175,8 +182,8 @@ _CHOLESKY_WARNING = (
     "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1765.)")
 
 
-def _factor(A: Tensor, upper: bool, op, name: str, arg: str) -> Tensor:
-    _check(A, "linalg_cholesky" if op is LA.LinalgCholeskyEx else "cholesky", arg, name)
+def _factor(A: Tensor, upper: bool, op, name: str, arg: str, what: str | None = None) -> Tensor:
+    _check(A, "linalg_cholesky" if op is LA.LinalgCholeskyEx else "cholesky", arg, what or name)
     dt = A._t.dtype
     batch, n, mats = _matrices(A)
     out = []
@@ -187,7 +194,7 @@ def _factor(A: Tensor, upper: bool, op, name: str, arg: str) -> Tensor:
             raise LinAlgError(f"{name}: {where}The factorization could not be completed because the input is not "
                               f"positive-definite (the leading minor of order {info} is not positive-definite).")
         out.extend(dt.round(x) for x in (LA.transposed(lo, n) if upper else lo))
-    return make(op, TensorType(dt, tuple(A._t.shape)), out, (A,), LA.CholeskyInfo(bool(upper), n))
+    return make(op, _lapack_type(dt, A._t.shape), out, (A,), LA.CholeskyInfo(bool(upper), n))
 
 
 def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
@@ -196,6 +203,32 @@ def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     return _factor(A, upper, LA.LinalgCholeskyEx, "linalg.cholesky", "A")
 
 
+def cholesky_ex(input: Tensor, *, upper: bool = False, check_errors: bool = False) -> tuple:
+    """``torch.linalg.cholesky_ex(A, upper=False, check_errors=False)``: (L, info), L as
+    linalg.cholesky's (LinalgCholeskyExBackward0), info int32 zeros of the batch shape. A matrix
+    that is not positive-definite is PyTorch's LinAlgError with check_errors; without it PyTorch
+    returns LAPACK's partial factor and info > 0, which scalargrad refuses by name."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"linalg_cholesky_ex(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    try:
+        L = _factor(input, upper, LA.LinalgCholeskyEx, "linalg.cholesky_ex", "input", "linalg.cholesky")
+    except LinAlgError:
+        if check_errors:
+            raise
+        raise Unsupported("linalg.cholesky_ex of a matrix that is not positive-definite with check_errors=False",
+                          "PyTorch returns LAPACK's partial factor there, whose order of updates scalargrad does "
+                          "not reproduce") from None
+    batch = tuple(input._t.shape[:-2])
+    info = leaf([0] * _count(batch) if batch else 0, TensorType(dtypes.int32, batch))
+    return return_type("linalg_cholesky_ex")("linalg_cholesky_ex", L, info)
+
+
+def _count(shape: tuple) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 def cholesky(input: Tensor, upper: bool = False) -> Tensor:
@@ -203,6 +236,10 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     warning once."""
     if first_time("torch_cholesky"):
         warnings.warn(_CHOLESKY_WARNING, UserWarning, stacklevel=program_stacklevel())
+    if isinstance(input, Tensor) and not input._t.numel:
+        # ATen returns empty_like(input) before any check (any shape, any dtype), row-major
+        t = TensorType(input._t.dtype, tuple(input._t.shape))
+        return make(LA.Cholesky, t, [], (input,), LA.CholeskyInfo(bool(upper), t.shape[-1] if t.shape else 0))
     return _factor(input, upper, LA.Cholesky, "cholesky", "input")
 
 
@@ -210,6 +247,14 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
 def cholesky_backward(g, y: Tensor, c) -> Tensor:
     """cholesky_backward per matrix (the factor transposed first when upper), rounded once."""
     dt = y._t.dtype
+    shape = y._t.shape
+    if len(shape) < 2 or shape[-1] != shape[-2]:  # torch.cholesky of an empty non-matrix: ATen's backward fails
+        if len(shape) < 2:
+            raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got "
+                               f"{len(shape)}-D tensor.")
+        rows, cols = shape[-2:] if c.upper else shape[-2:][::-1]
+        raise RuntimeError(f"linalg.solve_triangular: A must be batches of square matrices, but they are {rows} by "
+                           f"{cols} matrices")
     n = c.n
     size = n * n
     gv, yv = g._val, y._val
@@ -219,7 +264,7 @@ def cholesky_backward(g, y: Tensor, c) -> Tensor:
         if c.upper:
             lo, gl = LA.transposed(lo, n), LA.transposed(gl, n)
         out.extend(dt.round(x) for x in LA.cholesky_grad(lo, gl, n))
-    return leaf(out, TensorType(dt, tuple(y._t.shape)))
+    return leaf(out, _lapack_type(dt, y._t.shape))
 
 
 def _no_cholesky_double_backward(g, y, c):
@@ -243,7 +288,7 @@ def inverse(A: Tensor, _name: str = "inverse", _arg: str = "input") -> Tensor:
             raise LinAlgError(f"linalg.inv: {where}The diagonal element {info} is zero, the inversion could not be "
                               "completed because the input matrix is singular.")
         out.extend(dt.round(x) for x in inv)
-    return make(LA.LinalgInvEx, TensorType(dt, tuple(A._t.shape)), out, (A,), n)
+    return make(LA.LinalgInvEx, _lapack_type(dt, A._t.shape), out, (A,), n)
 
 
 def linalg_inv(A: Tensor) -> Tensor:
@@ -333,7 +378,7 @@ def slogdet_backward(g, a: Tensor, c) -> Tensor | None:
     out = []
     for m, gv in zip(mats, gs):
         out.extend(dt.round(x) for x in LA.inverse_transpose(m, n, gv))
-    return leaf(out, TensorType(dt, tuple(a._t.shape)))
+    return leaf(out, _lapack_type(dt, a._t.shape))
 
 
 def _no_slogdet_double_backward(g, a, c):

@@ -18,6 +18,8 @@ in PyTorch's order:
 4. memory: an elementwise op may write over one of its inputs element for element
    (``torch.add(y, y, out=y)``), never over part of one; another function never over an input
    (the input itself included), refused in PyTorch's words where its kernel checks (cat, median);
+   an elementwise op checks memory first, then that an out which is also an input has the
+   result's shape (TensorIterator never resizes it), then the dtype;
 5. the shape: ``out`` of another shape is resized to the result's, with PyTorch's deprecation
    warning when it had elements (a factory's, silently); a tensor sharing its memory is refused
    by name (PyTorch would move its view over the storage);
@@ -75,6 +77,14 @@ def _places(t: Tensor):
 # the functions whose kernels check that out shares no memory with an input (ATen's assert_no_overlap)
 _NO_OVERLAP = frozenset(("cat", "concat", "concatenate", "median", "nanmedian"))
 
+# functions whose results are never differentiable (derivatives.yaml: non_differentiable outputs or
+# none): their autograd kernels have no out= check, so an error of the function itself comes first
+_NOT_DIFFERENTIABLE = frozenset((
+    "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal",
+    "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "argmax", "argmin", "isin", "isneginf", "isposinf",
+    "signbit", "nonzero", "bucketize", "searchsorted"))
+
 
 def _overlap(name: str, elementwise: bool) -> Exception:
     if elementwise or name in _NO_OVERLAP:
@@ -115,8 +125,29 @@ def _resize(name: str, out: Tensor, shape: tuple, warns: bool) -> None:
     out._val = [dt.round(0)] * n if shape else dt.round(0)  # overwritten by the write that follows
 
 
-def _check_one(name: str, out, result: Tensor, rule: str | None) -> None:
+# functions whose kernels refuse an out of another dtype, in their words: the structured kernels'
+# check (set_output_raw_strided: tril, triu, sort, and max/min along a dim, whose values and
+# indices are a tuple) or clamp's with number bounds ("Found dtype"; tensor bounds cast, left out)
+_EXPECTED = frozenset(("tril", "triu", "sort", "msort"))
+_EXPECTED_SEVERAL = frozenset(("max", "min"))
+_FOUND = frozenset(("clamp", "clip"))
+
+
+def _refused_dtype(name: str, several: bool, inputs: list) -> str | None:
+    """How ``name``'s kernel words its refusal of an out of another dtype (None: not here)."""
+    if name in _EXPECTED or several and name in _EXPECTED_SEVERAL:
+        return "expected"
+    if name in _FOUND and len(inputs) == 1:
+        return "found"
+    return None
+
+
+def _check_one(name: str, out, result: Tensor, rule: str | None, refused: str | None = None) -> None:
     rd, od = result._t.dtype, out._t.dtype
+    if od is not rd and refused == "expected":
+        raise RuntimeError(f"Expected out tensor to have dtype {rd.c_name}, but got {od.c_name} instead")
+    if od is not rd and refused == "found":
+        raise RuntimeError(f"Found dtype {od.short} but expected {rd.short}")
     if rule == CAST:
         check_cast(rd, od)
     elif od is rd:
@@ -152,7 +183,7 @@ def call_with_out(name: str, fn, args: tuple, kwargs: dict, out, rule: str | Non
     try:
         result = fn(*args, **kwargs)
     except RuntimeError:
-        if tracked:  # PyTorch's autograd kernel refuses before the function checks its operands
+        if tracked and name not in _NOT_DIFFERENTIABLE:  # the autograd kernel refuses before the function
             raise autograd from None
         raise
     results = tuple(result) if isinstance(result, tuple) else (result,)
@@ -163,9 +194,19 @@ def call_with_out(name: str, fn, args: tuple, kwargs: dict, out, rule: str | Non
         if several or len(results) == 1:
             raise TypeError(f"expected tuple of {len(results)} elements but got {len(outs)}")
         raise Unsupported(f"torch.{name}(out=...) of one tensor for a function with {len(results)} results")
+    refused = _refused_dtype(name, several, inputs)
     for o, r in zip(outs, results):
-        _check_one(name, o, r, rule)
-        _check_memory(name, o, inputs, rule is not None)
+        if rule is None:
+            _check_one(name, o, r, rule, refused)
+            _check_memory(name, o, inputs, False)
+            continue
+        # TensorIterator's order: memory overlap, then shape (an out that is also an input is
+        # read and written, never resized), then dtype
+        _check_memory(name, o, inputs, True)
+        if tuple(o._t.shape) != tuple(r._t.shape) and any(x is o for x in inputs):
+            raise RuntimeError(f"output with shape {list(o._t.shape)} doesn't match the broadcast shape "
+                               f"{list(r._t.shape)}")
+        _check_one(name, o, r, rule, refused)
     with no_grad():  # outside the graph: a non-differentiable result may fill a leaf that requires grad
         for o, r in zip(outs, results):
             _resize(name, o, tuple(r._t.shape), not factory)

@@ -34,6 +34,13 @@ def _nearest_idx(o: int, size: int, out: int, factor) -> int:
     return min(int(math.floor(round_f32(o * scale))), size - 1)
 
 
+def _nearest_exact_idx(o: int, size: int, out: int, factor) -> int:
+    """ATen's ``nearest_exact_idx``: floorf((o + 0.5) * scale), the product in double rounded to
+    float32 by floorf's argument, scale as in ``_nearest_idx``, capped at the last index."""
+    scale = round_f32(1.0 / factor) if factor is not None and factor > 0 else round_f32(size / out)
+    return min(int(math.floor(round_f32((o + 0.5) * scale))), size - 1)
+
+
 def _output_size(spatial: tuple, output_size, factors) -> tuple:
     """(output size, scale factors) of an upsampling of the spatial sizes ``spatial`` given one of
     them (the other None), as ATen computes them, with its check that no size is 0."""
@@ -45,26 +52,29 @@ def _output_size(spatial: tuple, output_size, factors) -> tuple:
         factors = (None,) * n
     output_size = tuple(output_size)
     if any(s <= 0 for s in spatial) or any(o <= 0 for o in output_size):
-        names = "DHW"[3 - n:] if n > 1 else "L"
+        names = "DHW"[3 - n:]
         ins = ", ".join(f"{c}: {s}" for c, s in zip(names, spatial))
         outs = ", ".join(f"{c}: {s}" for c, s in zip(names, output_size))
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}) output ({outs})")
+        joint = " and" if n == 1 else ""  # ATen's 1-D check words it so
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}){joint} output "
+                           f"({outs})")
     return output_size, factors
 
 
-def upsample_nearest(x: Tensor, output_size, factors) -> Tensor:
-    """upsample_nearest{1,2,3}d(x, output_size, scale_factors): ``output_size`` or ``factors``
-    (one per spatial dim) is None."""
+def upsample_nearest(x: Tensor, output_size, factors, exact: bool = False) -> Tensor:
+    """upsample_nearest{1,2,3}d(x, output_size, scale_factors), or with ``exact``
+    _upsample_nearest_exact{1,2,3}d: ``output_size`` or ``factors`` (one per spatial dim) is None."""
     shape = tuple(x._t.shape)
     n, spatial = len(shape) - 2, shape[2:]
     output_size, factors = _output_size(spatial, output_size, factors)
-    idx = [[_nearest_idx(o, s, out, f) for o in range(out)] for s, out, f in zip(spatial, output_size, factors)]
+    pick = _nearest_exact_idx if exact else _nearest_idx
+    idx = [[pick(o, s, out, f) for o in range(out)] for s, out, f in zip(spatial, output_size, factors)]
     source = list(range(shape[0] * shape[1]))
     for d in range(n):
         size = spatial[d]
         source = [base * size + i for base in source for i in idx[d]]
     geo = UP.Upsample(output_size, factors, shape, source)
-    return in_format(_gather(x, geo, UP.NEAREST_OPS[n][0]), channels_last_input(x))  # laid out as ATen's
+    return in_format(_gather(x, geo, UP.NEAREST_OPS[n, exact][0]), channels_last_input(x))  # laid out as ATen's
 
 
 def _gather(x: Tensor, geo: UP.Upsample, op) -> Tensor:
@@ -85,13 +95,13 @@ def upsample_nearest_backward(g: Tensor, geo: UP.Upsample, op) -> Tensor:
     out = [r(0.0)] * n
     for s, go in zip(geo.source, g._val):
         out[s] = r(out[s] + go)
-    return make(UP.NEAREST_OPS[op.dims][1], TensorType(dt, geo.in_shape), out, (g,), geo)
+    return make(UP.NEAREST_OPS[op.dims, op.exact][1], TensorType(dt, geo.in_shape), out, (g,), geo)
 
 
 @helper
 def upsample_nearest_again(g: Tensor, geo: UP.Upsample, op) -> Tensor:
     """The upsampling itself, on the gradient (the double backward of its backward)."""
-    return _gather(g, geo, UP.NEAREST_OPS[op.dims][0])
+    return _gather(g, geo, UP.NEAREST_OPS[op.dims, op.exact][0])
 
 
 def _scale(size: int, out: int, align_corners: bool, factor, r) -> float:

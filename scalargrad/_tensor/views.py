@@ -742,6 +742,17 @@ def _reshape_grad(g, shape):
     return reshape(g, tuple(shape))
 
 
+@helper(name="view_back")
+def _view_grad(g, shape):
+    """``grad.reshape(sizes)``, the backward of view, _reshape_alias and _unsafe_view. A gradient
+    of the same shape is handed on as it is, except under create_graph where it requires grad:
+    ATen's reshape has no same-shape shortcut, so PyTorch records a ViewBackward0 (a
+    ReshapeAliasBackward0 for a non-contiguous gradient) there."""
+    if tuple(g._t.shape) == tuple(shape) and not (g._rg and _grad_state.enabled):
+        return g
+    return reshape(g, tuple(shape))
+
+
 helper(permute)
 helper(squeeze)  # unsqueeze's backward (SqueezeBackward1 under create_graph)
 helper(unsqueeze)  # squeeze's (unsqueeze_to: UnsqueezeBackward0)

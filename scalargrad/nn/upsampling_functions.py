@@ -1,6 +1,6 @@
 """``nn.functional.interpolate`` (re-exported by ``nn.functional``): nearest, linear, bilinear,
-trilinear and bicubic upsampling (``_tensor/upsampling``) and area (adaptive average pooling);
-nearest-exact and antialias are refused by name."""
+nearest-exact, trilinear and bicubic upsampling (``_tensor/upsampling``) and area (adaptive
+average pooling); antialias and lanczos are refused by name."""
 
 from __future__ import annotations
 
@@ -69,8 +69,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
                          "tensor as input")
-    if input.dim() in (3, 4, 5) and mode == "nearest":
-        return UPS.upsample_nearest(input, output_size, scale_factors)
+    if input.dim() in (3, 4, 5) and mode in ("nearest", "nearest-exact"):
+        return UPS.upsample_nearest(input, output_size, scale_factors, mode == "nearest-exact")
     if input.dim() in (3, 4, 5) and mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[input.dim() - 3](input, output_size)
     if (input.dim(), mode) in ((3, "linear"), (4, "bilinear"), (5, "trilinear"), (4, "bicubic")):
@@ -86,7 +86,5 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     wanted = {"linear": 3, "bilinear": 4, "trilinear": 5}
     if input.dim() in (3, 4, 5) and mode in wanted:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {wanted[mode]}D input")
-    if input.dim() in (3, 4, 5) and mode == "nearest-exact":
-        raise Unsupported(f"interpolate(mode='{mode}') on a {input.dim()}-D input")
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
                               f"modes: {_MODES} (got {mode})")
