@@ -43,6 +43,9 @@ EXPRESSIONS = [
     # pow's exponent is a double: 2**63 - 1 is even there
     "f.neg().pow(9223372036854775807)", "torch.tensor(-1.5, dtype=torch.float64) ** (2**53 + 1)",
     "torch.pow(f, b'x')", "torch.pow(f, None)", "torch.pow(2, 3)", "torch.pow(2, f)",
+    # an integer tensor's power of a bool is the integer power 1 or 0, not a double's (errors:8819:1068)
+    "torch.tensor(9223372036854775807) ** True", "torch.tensor([2**63 - 2, 3]).pow(True)",
+    "torch.tensor(2**62 + 1).pow_(True)", "torch.tensor(-2**63) ** False",
     # type names
     "str(type(f))", "str(type(torch.nn.Parameter(torch.ones(2))))", "torch.typename(f)",
     "torch.typename(torch.nn.Parameter(torch.ones(2)))", "type(f).__name__",

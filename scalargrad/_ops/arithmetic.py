@@ -460,8 +460,8 @@ def pow_scalar(r, x, e):
         return ieee.div(1.0, x)
     if e == -2.0:
         return ieee.div(1.0, r(x * x))
-    if x.__class__ is int and e.__class__ is int:
-        return _int_pow(x, e)
+    if x.__class__ is int and getattr(e, "number", e).__class__ in (int, bool):
+        return _int_pow(x, int(e))  # a bool exponent (a Constant 0.0 or 1.0) is the integer 0 or 1
     return ieee.pow(x, e)
 
 
