@@ -47,6 +47,13 @@ PROGRAMS = {
                                             "y = x.masked_fill(torch.tensor([[True], [False]]), -9.0)\n"
                                             "(y * torch.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()\n"
                                             "out = (y, x.grad)",
+    # the node takes the unexpanded input (no ExpandBackward0), the engine sums its gradient (ops:9311:61)
+    "masked_fill of a 0-dim tensor, graph": "x = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)\n"
+                                            "y = x.masked_fill(torch.tensor([True, False, True]), 0.5)\n"
+                                            "w = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)\n"
+                                            "g, = torch.autograd.grad((y * y * w).sum(), x, create_graph=True)\n"
+                                            "out = (y, [f and f.name() for f, _ in y.grad_fn.next_functions], g, "
+                                            "g.grad_fn.name(), torch.autograd.grad(g, x))",
     "masked_fill_ with a mask of more dims": "out = torch.tensor([1.0]).masked_fill_(torch.tensor([True, False]), 0.0)",
     "axis where PyTorch's function is Python": "out = torch.tensor([1.0, 2.0]).norm(axis=0)",
     "clamp with a nan bound": "out = torch.clamp(torch.tensor([1.0, -2.0]), 3.5e38, float('nan'))",
