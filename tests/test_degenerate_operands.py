@@ -26,6 +26,12 @@ PROGRAMS = {
                                   "v, i = a.max(0)\n(v * 2).backward()\nout = (v, i, a.grad)",
     "min(dim, keepdim) of a 0-dim tensor": "a = torch.tensor(1.5, requires_grad=True)\n"
                                            "v, i = a.min(0, keepdim=True)\n(v * 2).backward()\nout = (v, i, a.grad)",
+    # sum_backward restores no dim of a 0-dim input (ops:9311:1069: expand([1], []) raised)
+    "sum(dim) of a 0-dim tensor, create_graph": "x = torch.tensor(1.5, requires_grad=True)\n"
+                                                "w = torch.tensor(2.0, requires_grad=True)\nout = []\n"
+                                                "for y in (x.sum(0), x.mean(-1), x.sum((0,)), x.nansum(-1)):\n"
+                                                "    g, = torch.autograd.grad(y, x, w, create_graph=True)\n"
+                                                "    out.append((g, torch.autograd.grad(g * 3, w)))",
     "flip of a 0-dim tensor": "a = torch.tensor(1.5, requires_grad=True)\n(a.flip(0) * 3).backward()\nout = a.grad",
     "roll of a 0-dim tensor": "out = torch.tensor(1.5).roll(1, 0)",
     "softmax of an empty vector": "out = (torch.softmax(torch.zeros(0), 0), torch.log_softmax(torch.zeros(0), 0))",
