@@ -32,6 +32,12 @@ PROGRAMS = {
                                                 "for y in (x.sum(0), x.mean(-1), x.sum((0,)), x.nansum(-1)):\n"
                                                 "    g, = torch.autograd.grad(y, x, w, create_graph=True)\n"
                                                 "    out.append((g, torch.autograd.grad(g * 3, w)))",
+    # amax/amin name the dim as given, argmax refuses an empty dim (ops:9311:921; IndexError from a list)
+    "reductions over an empty dim": "x = torch.zeros(1, 0)\nout = []\n"
+                                    "for e in ('x.amin(-1)', 'x.amax((0, -1))', 'x.amax((-1, 0))', 'x.max(-1)', "
+                                    "'x.argmax(-1)', 'x.argmin(1, keepdim=True)', 'x.amax()', 'x.amax(())'):\n"
+                                    "    try:\n        out.append(eval(e))\n"
+                                    "    except Exception as err:\n        out.append((type(err).__name__, str(err)))",
     "flip of a 0-dim tensor": "a = torch.tensor(1.5, requires_grad=True)\n(a.flip(0) * 3).backward()\nout = a.grad",
     "roll of a 0-dim tensor": "out = torch.tensor(1.5).roll(1, 0)",
     "softmax of an empty vector": "out = (torch.softmax(torch.zeros(0), 0), torch.log_softmax(torch.zeros(0), 0))",
