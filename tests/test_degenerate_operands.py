@@ -256,3 +256,22 @@ def test_reductions_to_an_empty_result_as_pytorch(torch_ref):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # std/var's degrees-of-freedom warning, tested elsewhere
         assert _empty_reductions(scalargrad) == _empty_reductions(torch_ref)
+
+
+def _number_op_layouts(lib) -> list:
+    """Where pow with a number and add/sub with alpha put their result: pow(Tensor, Scalar) is a
+    unary TensorIterator (row-major for a contiguous input, also at dims of size 1), pow(Scalar,
+    Tensor) always row-major, ``x * 2`` keeps the input's strides; alpha keeps a permuted
+    input's order as without it (the fuzzer's ops:9311:64, :125)."""
+    cases = [lib.tensor([[[2.0, -1.0]], [[2.25, -2.0]], [[1.0, 0.25]]]).transpose(2, 1),
+             lib.zeros((1, 3, 0)).transpose(1, 0), lib.arange(6.0).reshape(2, 3).t(),
+             lib.arange(6.0).reshape(3, 1, 2).permute((2, 0, 1))]
+    out = []
+    for x in cases:
+        for y in (x ** 1.5, x ** 2, 2 ** x, x * 2, lib.sub(x, x, alpha=0.5), lib.add(x, x, alpha=3), x.exp()):
+            out.append((tuple(y.shape), y.stride(), y.is_contiguous()))
+    return out
+
+
+def test_number_op_layouts_as_pytorch(torch_ref):
+    assert _number_op_layouts(scalargrad) == _number_op_layouts(torch_ref)

@@ -122,9 +122,8 @@ class Pow(Binary):
     name, saves_output = "PowBackward1", True
     saved = (("self", 0), ("exponent", 1), ("result", "result"))
     api = spellings("pow", functional=None)
-    signatures = ("(Tensor input, Tensor exponent, *, Tensor out = None)",
-                  "(Number self, Tensor exponent, *, Tensor out = None)",
-                  "(Tensor input, Number exponent, *, Tensor out = None)")
+    signatures = tuple(f"({s}, *, Tensor out = None)" for s in (
+        "Tensor input, Tensor exponent", "Number self, Tensor exponent", "Tensor input, Number exponent"))
     bool_kernel = "pow"
     forward = staticmethod(lambda r, a, b: _int_pow(a, b) if a.__class__ is int and b.__class__ is int
                            else ieee.pow(a, b))
@@ -525,6 +524,7 @@ class PowC(WithNumber):
 
     name = "PowBackward0"
     saved = (("self", 0), ("exponent", "number"))
+    number_layout = "unary"  # pow.Tensor_Scalar: a unary TensorIterator
     extra_none = 0
     forward = staticmethod(pow_scalar)
     bulk_number = staticmethod(_pow_bulk)
@@ -550,6 +550,7 @@ class RPowC(WithNumber):
     name, saves_inputs, saves_output = "PowBackward2", True, True
     saved = (("exponent", 0), ("result", "result"), ("self", "number"))
     bool_kernel = "pow"
+    number_layout = "contiguous"  # pow.Scalar's meta function allocates the exponent's sizes
     extra_none = 0
     # ``c`` is the Python number as given: the forward casts it to the tensor's dtype, the
     # backward takes the log of the double (pow_backward_exponent with a Scalar base)

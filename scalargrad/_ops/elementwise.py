@@ -38,6 +38,10 @@ class Elementwise(Op):
     integer_kernel = None  # the ATen kernel of an op built for integers and bool alone (bitwise ops)
     arity = 1
     uses_c = False  # forward and backward read the node's constant ``_c``
+    # how PyTorch allocates ``tensor (op) number``'s result: None keeps the input's strides (a
+    # binary TensorIterator with a 0-dim operand); "unary": row-major for a contiguous input, also
+    # at dims of size 1 (TensorIterator's fast setup of one operand); "contiguous": always row-major
+    number_layout = None
     bulk_number = None  # (dtype, elements, number) -> rounded elements, for ``tensor (op) number``
     takes_alpha = False  # add/sub: ``alpha`` multiplies the other operand
     other_tensor_only = False  # the other operand must be a tensor (minimum, maximum)

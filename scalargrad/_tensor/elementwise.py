@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
 from .._base.kernel_order import fma
-from .._base.layout import elementwise_strides
+from .._base.layout import elementwise_strides, is_contiguous
 from .._base.numpy_types import numpy_type_name
 from .._ops import arithmetic as AR
 from .._ops import elementwise as E
@@ -229,7 +229,9 @@ def with_number(op, a: Tensor, c) -> Tensor:
     to the result dtype first (PyTorch casts the wrapped number to the computation dtype),
     except pow's exponent (kept as the double it was)."""
     t = number_type(a._t, c)
-    if not t.contiguous:  # laid out as TensorIterator allocates it (the number is a 0-dim operand)
+    if op.number_layout == "contiguous" or op.number_layout == "unary" and is_contiguous(t.shape, t.strides):
+        t = TensorType(t.dtype, t.shape)
+    elif not t.contiguous:  # laid out as TensorIterator allocates it (the number is a 0-dim operand)
         t = TensorType(t.dtype, t.shape, elementwise_strides(t.shape, [(t.shape, t.strides), ((), ())]))
     exact = op is AR.PowC or op is AR.RPowC
     if op.result == "float" and not t.dtype.is_floating_point:
@@ -282,7 +284,8 @@ def add_alpha(op, a: Tensor, b: Tensor, alpha, dt) -> Tensor:
     xs = x if isinstance(x, list) else [x] * n
     ys = y if isinstance(y, list) else [y] * n
     vals = [_fma(q, al, p, dt, f32) for p, q in zip(xs, ys)]
-    return make(op, TensorType(dt, shape), vals, (a, b), alpha)
+    # laid out as TensorIterator allocates it, as without alpha (a permuted input's order)
+    return make(op, laid_out(dt, shape, (a._t, b._t)), vals, (a, b), alpha)
 
 
 def _fma(y, al, x, dt, f32):
