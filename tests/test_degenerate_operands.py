@@ -38,6 +38,14 @@ PROGRAMS = {
                                     "'x.argmax(-1)', 'x.argmin(1, keepdim=True)', 'x.amax()', 'x.amax(())'):\n"
                                     "    try:\n        out.append(eval(e))\n"
                                     "    except Exception as err:\n        out.append((type(err).__name__, str(err)))",
+    # sign's derivative is zeros_like(grad): ordinary zeros in the gradient's layout, added as a tensor
+    "sign, backward and create_graph": "x = torch.tensor([1.0, -2.0], requires_grad=True)\n"
+                                       "g, = torch.autograd.grad((x.sign() * x).sum(), x, create_graph=True)\n"
+                                       "y = torch.arange(1.0, 13.0).reshape(1, 4, 3).requires_grad_()\n"
+                                       "h, = torch.autograd.grad(y.permute(2, 0, 1).sign().sum(), y, None, 1, 1)\n"
+                                       "z = torch.tensor([-1.5], requires_grad=True)\n"
+                                       "k, = torch.autograd.grad(z.sign().sum(), z)\n"
+                                       "out = (g, g.grad_fn.name(), h.stride(), h.requires_grad, k, k.stride())",
     "flip of a 0-dim tensor": "a = torch.tensor(1.5, requires_grad=True)\n(a.flip(0) * 3).backward()\nout = a.grad",
     "roll of a 0-dim tensor": "out = torch.tensor(1.5).roll(1, 0)",
     "softmax of an empty vector": "out = (torch.softmax(torch.zeros(0), 0), torch.log_softmax(torch.zeros(0), 0))",
