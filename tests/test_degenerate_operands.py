@@ -283,3 +283,20 @@ def _number_op_layouts(lib) -> list:
 
 def test_number_op_layouts_as_pytorch(torch_ref):
     assert _number_op_layouts(scalargrad) == _number_op_layouts(torch_ref)
+
+
+def _mask_gradient_layouts(lib) -> list:
+    """clamp with both bounds and fmax combine their masks in place in PyTorch's derivatives:
+    the gradient lies in the first mask's (the transposed input's) order (ops:9311:23)."""
+    out = []
+    for lo, hi in ((float("nan"), 1.0), (0.0, 1.0), (0.0, float("nan"))):
+        x = lib.tensor([[2.25, 0.5, -3.0, 0.25], [1.25, -1.5, 0.75, -0.5], [-2.75, 2.5, 0.5, -1.5]]).requires_grad_()
+        g, = lib.autograd.grad(x.t().clip(lo, hi).sum(), x)
+        out.append((g.stride(), g.tolist()))
+    x = lib.tensor([[1.0, float("nan")], [3.0, -1.0], [0.5, 2.0]]).requires_grad_()
+    g, = lib.autograd.grad(lib.fmax(x.t(), lib.tensor([[0.0, 1.0, 1.0], [2.0, 0.0, 1.0]])).sum(), x)
+    return out + [(g.stride(), g.tolist())]
+
+
+def test_mask_gradient_layouts_as_pytorch(torch_ref):
+    assert _mask_gradient_layouts(scalargrad) == _mask_gradient_layouts(torch_ref)

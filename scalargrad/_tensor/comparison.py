@@ -350,7 +350,10 @@ def _logical(a: Tensor, b: Tensor, both: bool) -> Tensor:
     xs = [av[i] for i in positions(a._t.shape, shape)]
     ys = [bv[i] for i in positions(b._t.shape, shape)]
     vals = [bool(x and y) for x, y in zip(xs, ys)] if both else [bool(x or y) for x, y in zip(xs, ys)]
-    return leaf(vals if shape else vals[0], TensorType(dtypes.bool, shape))
+    # PyTorch's derivatives combine masks in place (``(self >= min).logical_and_(...)``): the
+    # result lies in the first mask's order
+    t = laid_out(dtypes.bool, shape, (a._t,)) if tuple(shape) == tuple(a._t.shape) else TensorType(dtypes.bool, shape)
+    return leaf(vals if shape else vals[0], t)
 
 
 def logical_and(a: Tensor, b: Tensor) -> Tensor:
@@ -390,7 +393,9 @@ def clamp_backward(k, g, a, c):
         cond = a >= lo
     if hi is not None:
         cond = (a <= hi) if cond is None else logical_and(cond, a <= hi)
-    return k.where(cond, g, k.zero(g))
+    # at::scalar_tensor(0., grad.options()): a 0-dim zero, so the result is laid out as the mask is
+    zero = leaf(g._t.dtype.round(0), TensorType(g._t.dtype, ())) if isinstance(g, Tensor) else k.zero(g)
+    return k.where(cond, g, zero)
 
 
 @helper
