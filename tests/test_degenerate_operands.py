@@ -26,6 +26,26 @@ PROGRAMS = {
                                   "v, i = a.max(0)\n(v * 2).backward()\nout = (v, i, a.grad)",
     "min(dim, keepdim) of a 0-dim tensor": "a = torch.tensor(1.5, requires_grad=True)\n"
                                            "v, i = a.min(0, keepdim=True)\n(v * 2).backward()\nout = (v, i, a.grad)",
+    # sum_backward restores no dim of a 0-dim input (ops:9311:1069: expand([1], []) raised)
+    "sum(dim) of a 0-dim tensor, create_graph": "x = torch.tensor(1.5, requires_grad=True)\n"
+                                                "w = torch.tensor(2.0, requires_grad=True)\nout = []\n"
+                                                "for y in (x.sum(0), x.mean(-1), x.sum((0,)), x.nansum(-1)):\n"
+                                                "    g, = torch.autograd.grad(y, x, w, create_graph=True)\n"
+                                                "    out.append((g, torch.autograd.grad(g * 3, w)))",
+    # amax/amin name the dim as given, argmax refuses an empty dim (ops:9311:921; IndexError from a list)
+    "reductions over an empty dim": "x = torch.zeros(1, 0)\nout = []\n"
+                                    "for e in ('x.amin(-1)', 'x.amax((0, -1))', 'x.amax((-1, 0))', 'x.max(-1)', "
+                                    "'x.argmax(-1)', 'x.argmin(1, keepdim=True)', 'x.amax()', 'x.amax(())'):\n"
+                                    "    try:\n        out.append(eval(e))\n"
+                                    "    except Exception as err:\n        out.append((type(err).__name__, str(err)))",
+    # sign's derivative is zeros_like(grad): ordinary zeros in the gradient's layout, added as a tensor
+    "sign, backward and create_graph": "x = torch.tensor([1.0, -2.0], requires_grad=True)\n"
+                                       "g, = torch.autograd.grad((x.sign() * x).sum(), x, create_graph=True)\n"
+                                       "y = torch.arange(1.0, 13.0).reshape(1, 4, 3).requires_grad_()\n"
+                                       "h, = torch.autograd.grad(y.permute(2, 0, 1).sign().sum(), y, None, 1, 1)\n"
+                                       "z = torch.tensor([-1.5], requires_grad=True)\n"
+                                       "k, = torch.autograd.grad(z.sign().sum(), z)\n"
+                                       "out = (g, g.grad_fn.name(), h.stride(), h.requires_grad, k, k.stride())",
     "flip of a 0-dim tensor": "a = torch.tensor(1.5, requires_grad=True)\n(a.flip(0) * 3).backward()\nout = a.grad",
     "roll of a 0-dim tensor": "out = torch.tensor(1.5).roll(1, 0)",
     "softmax of an empty vector": "out = (torch.softmax(torch.zeros(0), 0), torch.log_softmax(torch.zeros(0), 0))",
@@ -47,6 +67,13 @@ PROGRAMS = {
                                             "y = x.masked_fill(torch.tensor([[True], [False]]), -9.0)\n"
                                             "(y * torch.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()\n"
                                             "out = (y, x.grad)",
+    # the node takes the unexpanded input (no ExpandBackward0), the engine sums its gradient (ops:9311:61)
+    "masked_fill of a 0-dim tensor, graph": "x = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)\n"
+                                            "y = x.masked_fill(torch.tensor([True, False, True]), 0.5)\n"
+                                            "w = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)\n"
+                                            "g, = torch.autograd.grad((y * y * w).sum(), x, create_graph=True)\n"
+                                            "out = (y, [f and f.name() for f, _ in y.grad_fn.next_functions], g, "
+                                            "g.grad_fn.name(), torch.autograd.grad(g, x))",
     "masked_fill_ with a mask of more dims": "out = torch.tensor([1.0]).masked_fill_(torch.tensor([True, False]), 0.0)",
     "axis where PyTorch's function is Python": "out = torch.tensor([1.0, 2.0]).norm(axis=0)",
     "clamp with a nan bound": "out = torch.clamp(torch.tensor([1.0, -2.0]), 3.5e38, float('nan'))",
@@ -237,3 +264,39 @@ def test_reductions_to_an_empty_result_as_pytorch(torch_ref):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # std/var's degrees-of-freedom warning, tested elsewhere
         assert _empty_reductions(scalargrad) == _empty_reductions(torch_ref)
+
+
+def _number_op_layouts(lib) -> list:
+    """Where pow with a number and add/sub with alpha put their result: pow(Tensor, Scalar) is a
+    unary TensorIterator (row-major for a contiguous input, also at dims of size 1), pow(Scalar,
+    Tensor) always row-major, ``x * 2`` keeps the input's strides; alpha keeps a permuted
+    input's order as without it (the fuzzer's ops:9311:64, :125)."""
+    cases = [lib.tensor([[[2.0, -1.0]], [[2.25, -2.0]], [[1.0, 0.25]]]).transpose(2, 1),
+             lib.zeros((1, 3, 0)).transpose(1, 0), lib.arange(6.0).reshape(2, 3).t(),
+             lib.arange(6.0).reshape(3, 1, 2).permute((2, 0, 1))]
+    out = []
+    for x in cases:
+        for y in (x ** 1.5, x ** 2, 2 ** x, x * 2, lib.sub(x, x, alpha=0.5), lib.add(x, x, alpha=3), x.exp()):
+            out.append((tuple(y.shape), y.stride(), y.is_contiguous()))
+    return out
+
+
+def test_number_op_layouts_as_pytorch(torch_ref):
+    assert _number_op_layouts(scalargrad) == _number_op_layouts(torch_ref)
+
+
+def _mask_gradient_layouts(lib) -> list:
+    """clamp with both bounds and fmax combine their masks in place in PyTorch's derivatives:
+    the gradient lies in the first mask's (the transposed input's) order (ops:9311:23)."""
+    out = []
+    for lo, hi in ((float("nan"), 1.0), (0.0, 1.0), (0.0, float("nan"))):
+        x = lib.tensor([[2.25, 0.5, -3.0, 0.25], [1.25, -1.5, 0.75, -0.5], [-2.75, 2.5, 0.5, -1.5]]).requires_grad_()
+        g, = lib.autograd.grad(x.t().clip(lo, hi).sum(), x)
+        out.append((g.stride(), g.tolist()))
+    x = lib.tensor([[1.0, float("nan")], [3.0, -1.0], [0.5, 2.0]]).requires_grad_()
+    g, = lib.autograd.grad(lib.fmax(x.t(), lib.tensor([[0.0, 1.0, 1.0], [2.0, 0.0, 1.0]])).sum(), x)
+    return out + [(g.stride(), g.tolist())]
+
+
+def test_mask_gradient_layouts_as_pytorch(torch_ref):
+    assert _mask_gradient_layouts(scalargrad) == _mask_gradient_layouts(torch_ref)

@@ -292,6 +292,14 @@ def test_no_gradient_is_pytorchs_efficient_zero_on_both():
     assert [_bits(v) for v in t._val] == [_bits(0.0)] * 2 and t._is_zerotensor()
 
 
+def test_zeros_like_is_ordinary_zeros_on_both():
+    # sign's derivative, zeros_like(grad): +0.0 (not the efficient zero, which keeps a -0.0 it is
+    # added to), laid out as the gradient with preserve_format (an expanded [1] keeps stride 0)
+    assert _bits(Float32Kernel.zeros_like(-3.0)) == _bits(0.0) == _bits(FloatKernel.zeros_like(-0.0))
+    t = TensorKernel.zeros_like(scalargrad.tensor(-2.0).expand(1))
+    assert [_bits(v) for v in t._val] == [_bits(0.0)] and t.stride() == (0,) and type(t) is Tensor
+
+
 @pytest.mark.parametrize("dtype", sorted(KERNELS))
 @settings(max_examples=30, deadline=None)
 @given(a=VALUE, b=VALUE, cond=st.booleans())
@@ -315,7 +323,8 @@ def test_a_nodes_saved_values_read_alike(dtype, a, b, cond):
 # every twin has a case above (a new helper written on both kernels must be added here)
 COVERED = (set(ELEMENTWISE) | {"pow_backward", "rpow_backward", "clamp_backward", "rdiv", "pow_number", "const",
                                 "where", "ge", "gt", "le", "lt", "min_max_backward", "fmax_backward",
-                                "clamp_tensor_backward", "pointwise", "no_gradient", "a", "b", "out", "ins", "c"}
+                                "clamp_tensor_backward", "pointwise", "no_gradient", "zeros_like", "a", "b", "out",
+                                "ins", "c"}
            | set(REDUCTIONS)
            | {"reshape", "view_back", "permute", "squeeze", "unsqueeze", "t", "transpose", "to_dtype", "sum_to",
               "masked_zero", "zero", "scatter", "index_backward", "pick_backward", "one", "held", "sdpa_flash_gate"})

@@ -43,6 +43,29 @@ EXPRESSIONS = [
     # pow's exponent is a double: 2**63 - 1 is even there
     "f.neg().pow(9223372036854775807)", "torch.tensor(-1.5, dtype=torch.float64) ** (2**53 + 1)",
     "torch.pow(f, b'x')", "torch.pow(f, None)", "torch.pow(2, 3)", "torch.pow(2, f)",
+    # an integer tensor's power of a bool is the integer power 1 or 0, not a double's (errors:8819:1068)
+    "torch.tensor(9223372036854775807) ** True", "torch.tensor([2**63 - 2, 3]).pow(True)",
+    "torch.tensor(2**62 + 1).pow_(True)", "torch.tensor(-2**63) ** False",
+    # PyTorch's argument parser when no signature of an op with a Number overload takes the call:
+    # its listing, each signature with the argument types that did not bind (fuzzer errors:9311:1)
+    "f.floor_divide(b'x')", "torch.floor_divide(f, (1,))", "torch.floor_divide([1.0], f)", "f.pow(None)",
+    "f.pow_([1.0, 2])", "torch.remainder(f, 'a')", "torch.bitwise_and('a', a)", "a.bitwise_left_shift_(None)",
+    "torch.eq(f, object())", "f.less_({})", "torch.xlogy(f, 'a')", "f.fmod('a')", "torch.copysign(f, None)",
+    "torch.subtract(f, 'a')", "f.multiply('a')", "f.divide_('a')", "f.true_divide_('a')", "torch.divide(f, 'a')",
+    "f.clamp(min='a')", "f.clamp(max='a')", "f.clamp_max(None)", "f.clamp_min('a')", "torch.clamp(f, 'a', 3.0)",
+    "torch.clip(a, 'a', 3)", "f.clip(torch.tensor([0.5]), 1.0)", "f.clamp_min_(None)", "torch.clamp_max(f, max='a')",
+    "torch.clamp(f, torch.tensor(0., requires_grad=True), 1.0)", "torch.clamp(f, min=torch.tensor([0.]), max=2)",
+    "f.clamp_min(m=2)", "torch.clamp_min(f, 2, 3)", "f.eq_(f, alpha=1)", "f.clamp(min=1, foo=2)",
+    # keywords PyTorch's signatures do not have, or of the wrong type; complex numbers where a tensor binds
+    "f.mul(f, alpha=2)", "torch.sub(f, alpha='a', other=f)", "f.add_(f, alpha=[1])", "torch.maximum(1j, f)",
+    "torch.minimum(f, 1j)", "f.maximum(1j)", "torch.set_default_dtype('float32')", "torch.set_default_dtype(None)",
+    # torch.add/sub/mul/div(number, tensor): the number is the tensor-tensor op's input (no edge for it,
+    # a true division, SubBackward0; a bool input of sub refused)
+    "torch.div(1.1, torch.tensor(0.3, requires_grad=True)).grad_fn.next_functions[0]",
+    "torch.sub(2.5, f.requires_grad_()).grad_fn.name()", "torch.sub(True, f)",
+    "[torch.autograd.grad(torch.div(2.5, t), t) for t in [torch.tensor(0.3, requires_grad=True)]]",
+    "torch.div(2.5, torch.tensor([0.3, 7.0, -1.1]))",
+    "torch.true_divide(0.1, torch.tensor([3.0, 7.0], dtype=torch.float64))", "torch.mul(3, a)", "torch.add(True, a)",
     # type names
     "str(type(f))", "str(type(torch.nn.Parameter(torch.ones(2))))", "torch.typename(f)",
     "torch.typename(torch.nn.Parameter(torch.ones(2)))", "type(f).__name__",

@@ -23,7 +23,7 @@ from .errors import Unsupported
 __all__ = ["dtype", "float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8",
            "bool", "Size", "round_f32", "round_f32_list", "TensorType", "promote_types", "can_cast", "overflows",
            "check_fits", "check_scalar_fits", "by_name", "complex32", "complex64", "complex128",
-           "set_kernels", "round_scaled", "FLOAT32_MAX", "FLOAT32_MIN_NORMAL", "finite_max"]
+           "set_kernels", "round_scaled", "FLOAT32_MAX", "FLOAT32_MIN_NORMAL", "finite_max", "not_a_default"]
 
 _F32 = struct.Struct("f")
 FLOAT32_MAX = 3.4028234663852886e38
@@ -385,6 +385,14 @@ def check_fits(dt: dtype, x, cpp: bool = True) -> None:
 
 
 _HALF_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38}
+
+
+def not_a_default(x, is_kind: bool, kind: str) -> TypeError:
+    """PyTorch's refusal of ``x`` as the default dtype (``set_default_dtype``, ``kind`` "dtype")
+    or tensor type (``set_default_tensor_type``, "type"): an object not of that kind is named
+    invalid first (a string, a Python type, None)."""
+    why = "only floating-point types are supported as the default type"
+    return TypeError(why if is_kind else f"invalid {kind} object: {why}")
 
 
 def check_scalar_fits(dt: dtype, x) -> None:

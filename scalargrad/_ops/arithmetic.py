@@ -15,7 +15,7 @@ from itertools import repeat
 
 from .._base import ieee
 from .._base.dtypes import float64, round_list, round_scaled
-from .elementwise import BOOL_SUB, Binary, Elementwise, Unary, WithNumber, spellings
+from .elementwise import BOOL_SUB, NUMBER_EITHER, TENSOR_OTHER, Binary, Elementwise, Unary, WithNumber, spellings
 from .float_kernel import helper
 from .table import inplace_without_derivative, needed_inputs, no_derivative, register
 
@@ -50,6 +50,8 @@ class Sub(Binary):
     name, saves, saves_inputs = "SubBackward0", False, False
     saved = (("alpha", "alpha"),)
     api = spellings("sub", aliases=("subtract",))
+    signatures = {"subtract": ("(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)",
+                               "(Tensor input, Number other, Number alpha = 1)")}
     takes_alpha = True
     bool_error = BOOL_SUB
     forward = staticmethod(lambda r, a, b: a - b)
@@ -70,6 +72,7 @@ class Mul(Binary):
     name = "MulBackward0"
     saved = (("self", 0, (1,)), ("other", 1, (0,)))
     api = spellings("mul", aliases=("multiply",))
+    signatures = {"multiply": (TENSOR_OTHER, "(Tensor input, Number other)")}
     forward = staticmethod(lambda r, a, b: a * b)
     fast = operator.mul
 
@@ -119,6 +122,8 @@ class Pow(Binary):
     name, saves_output = "PowBackward1", True
     saved = (("self", 0), ("exponent", 1), ("result", "result"))
     api = spellings("pow", functional=None)
+    signatures = tuple(f"({s}, *, Tensor out = None)" for s in (
+        "Tensor input, Tensor exponent", "Number self, Tensor exponent", "Tensor input, Number exponent"))
     bool_kernel = "pow"
     forward = staticmethod(lambda r, a, b: _int_pow(a, b) if a.__class__ is int and b.__class__ is int
                            else ieee.pow(a, b))
@@ -262,6 +267,7 @@ class FloorDivide(Binary):
     namespace = "torch::autograd::"
     grad_edges_only = True
     api = spellings("floor_divide")
+    signatures = (TENSOR_OTHER, "(Tensor input, Number other)")
     bool_kernel = "div_floor_cpu"
     forward = staticmethod(floor_div)
 
@@ -279,6 +285,7 @@ class Remainder(Binary):
     name = "RemainderBackward1"
     saved = (("other", 1, (1,)), ("self", 0, (1,)))
     api = spellings("remainder")
+    signatures = NUMBER_EITHER
     bool_kernel = "remainder_cpu"
     forward = staticmethod(_remainder)
 
@@ -462,8 +469,8 @@ def pow_scalar(r, x, e):
         return ieee.div(1.0, x)
     if e == -2.0:
         return ieee.div(1.0, r(x * x))
-    if x.__class__ is int and e.__class__ is int:
-        return _int_pow(x, e)
+    if x.__class__ is int and getattr(e, "number", e).__class__ in (int, bool):
+        return _int_pow(x, int(e))  # a bool exponent (a Constant 0.0 or 1.0) is the integer 0 or 1
     return ieee.pow(x, e)
 
 
@@ -519,6 +526,7 @@ class PowC(WithNumber):
 
     name = "PowBackward0"
     saved = (("self", 0), ("exponent", "number"))
+    number_layout = "unary"  # pow.Tensor_Scalar: a unary TensorIterator
     extra_none = 0
     forward = staticmethod(pow_scalar)
     bulk_number = staticmethod(_pow_bulk)
@@ -544,6 +552,7 @@ class RPowC(WithNumber):
     name, saves_inputs, saves_output = "PowBackward2", True, True
     saved = (("exponent", 0), ("result", "result"), ("self", "number"))
     bool_kernel = "pow"
+    number_layout = "contiguous"  # pow.Scalar's meta function allocates the exponent's sizes
     extra_none = 0
     # ``c`` is the Python number as given: the forward casts it to the tensor's dtype, the
     # backward takes the log of the double (pow_backward_exponent with a Scalar base)
@@ -639,7 +648,7 @@ class Bitwise(Binary):
 def _bitwise(method, fn, symbol):
     return register(type("Bitwise" + method.capitalize(), (Bitwise,), {
         "name": f"Bitwise{method.capitalize()}Backward0", "api": spellings("bitwise_" + method),
-        "integer_kernel": f"bitwise_{method}_cpu", "symbol": symbol,
+        "signatures": NUMBER_EITHER, "integer_kernel": f"bitwise_{method}_cpu", "symbol": symbol,
         "forward": staticmethod(lambda r, a, b: r(fn(int(a), int(b)))),
         "sympy": staticmethod(lambda sp, a, b: sp.Function("bitwise_" + method)(a, b))}))
 
@@ -681,7 +690,7 @@ def _rshift(r, a: int, b: int) -> int:
 def _shift(method, fn, symbol, kernel):
     return register(type("Bitwise" + method.title().replace("_", ""), (Bitwise,), {
         "name": f"Bitwise{method.title().replace('_', '')}Backward0", "api": spellings("bitwise_" + method),
-        "integer_kernel": kernel, "bool_kernel": kernel, "symbol": symbol,
+        "signatures": NUMBER_EITHER, "integer_kernel": kernel, "bool_kernel": kernel, "symbol": symbol,
         "forward": staticmethod(lambda r, a, b: r(fn(r, int(a), int(b)))),
         "sympy": staticmethod(lambda sp, a, b: sp.Function("bitwise_" + method)(a, b))}))
 

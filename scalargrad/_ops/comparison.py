@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import operator
 
-from .elementwise import Binary, Elementwise, WithNumber, spellings
+from .elementwise import NUMBER_OTHER, Binary, Elementwise, WithNumber, spellings
 from .float_kernel import helper
 from .table import Api, Op, register
 
@@ -167,7 +167,7 @@ class Compare(Binary):
 
 def _cmp(method, fn, symbol):
     return register(type(method.capitalize(), (Compare,), {
-        "name": method.capitalize() + "Backward0", "api": spellings(method, aliases=()),
+        "name": method.capitalize() + "Backward0", "api": spellings(method, aliases=()), "signatures": NUMBER_OTHER,
         "forward": staticmethod(lambda r, a, b: fn(a, b)), "fast": fn, "symbol": symbol,
         "sympy": staticmethod(lambda sp, a, b: fn(a, b))}))
 

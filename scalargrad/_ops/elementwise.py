@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from .table import Api, Op
 
-__all__ = ["Elementwise", "Unary", "Binary", "WithNumber", "spellings", "BOOL_SUB", "BOOL_SUB2", "BOOL_NEG"]
+__all__ = ["Elementwise", "Unary", "Binary", "WithNumber", "spellings", "BOOL_SUB", "BOOL_SUB2", "BOOL_NEG",
+           "NUMBER_OTHER", "NUMBER_EITHER", "TENSOR_OTHER"]
 
 
 class Elementwise(Op):
@@ -37,10 +38,18 @@ class Elementwise(Op):
     integer_kernel = None  # the ATen kernel of an op built for integers and bool alone (bitwise ops)
     arity = 1
     uses_c = False  # forward and backward read the node's constant ``_c``
+    # how PyTorch allocates ``tensor (op) number``'s result: None keeps the input's strides (a
+    # binary TensorIterator with a 0-dim operand); "unary": row-major for a contiguous input, also
+    # at dims of size 1 (TensorIterator's fast setup of one operand); "contiguous": always row-major
+    number_layout = None
     bulk_number = None  # (dtype, elements, number) -> rounded elements, for ``tensor (op) number``
     takes_alpha = False  # add/sub: ``alpha`` multiplies the other operand
     other_tensor_only = False  # the other operand must be a tensor (minimum, maximum)
     other_name = "other"  # PyTorch's name of the second operand, in keywords and messages (heaviside: values)
+    # the torch function's Python signatures as PyTorch lists them when none takes a call, where it
+    # has several (a Number overload): the TypeError of _tensor/arg_parser.py; () for one signature;
+    # a dict {spelling: signatures} where only some spellings list theirs (subtract, not sub)
+    signatures: tuple | dict = ()
     # (elements, _c) -> the size of the terms an intermediate rounding touches, for ops that
     # round inside one element (addcmul): the SymPy check's forward tolerance scales with it
     magnitude = None
@@ -83,3 +92,11 @@ BOOL_SUB2 = ("Subtraction, the `-` operator, with two bool tensors is not suppor
               "`logical_xor()` operator instead.")
 BOOL_NEG = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
              "mask, use the `~` or `logical_not()` operator instead.")
+
+
+# PyTorch's listings of binary ops with a Scalar overload (native_functions.yaml's .Scalar and
+# .Scalar_Tensor variants; with or without an out= form)
+TENSOR_OTHER = "(Tensor input, Tensor other, *, Tensor out = None)"
+NUMBER_OTHER = (TENSOR_OTHER, "(Tensor input, Number other, *, Tensor out = None)")  # eq, fmod, copysign
+NUMBER_EITHER = (TENSOR_OTHER, "(Number self, Tensor other)",
+                 "(Tensor input, Number other, *, Tensor out = None)")  # remainder, bitwise ops

@@ -91,6 +91,11 @@ class FloatKernel:
         return 0.0
 
     @staticmethod
+    def zeros_like(g):
+        """``zeros_like(grad)`` (sign's derivative): an ordinary +0.0."""
+        return 0.0
+
+    @staticmethod
     def no_gradient(g):
         """PyTorch's ``_efficientzerotensor`` (sgn's derivative): see ``EfficientZero``."""
         return EFFICIENT_ZERO

@@ -19,7 +19,7 @@ from mpmath import mpf as _mpf
 from mpmath import workprec as _workprec
 
 from .._base import ieee
-from .elementwise import Binary, Unary, WithNumber, spellings
+from .elementwise import TENSOR_OTHER, Binary, Unary, WithNumber, spellings
 from .float_kernel import helper
 from .table import Api, register
 from .unary import Exp
@@ -288,6 +288,8 @@ class Xlogy(Binary):
     name = "XlogyBackward0"
     saved = (("other", 1), ("self", 0))
     api = spellings("xlogy")
+    signatures = (TENSOR_OTHER, "(Number self, Tensor other, *, Tensor out = None)",
+                  "(Tensor input, Number other, *, Tensor out = None)")
     result = "float"
     forward = staticmethod(_xlogy)
 

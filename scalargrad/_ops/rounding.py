@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 from .arithmetic import DivTrunc, step_function, trunc_div
-from .elementwise import Binary, Unary, WithNumber
+from .elementwise import NUMBER_OTHER, Binary, Unary, WithNumber
 from .float_kernel import helper
 from .table import Api, register
 
@@ -168,6 +168,7 @@ class Fmod(Binary):
     name = "FmodBackward1"
     saved = (("other", 1, (1,)), ("self", 0, (1,)))
     api = Api(method="fmod", inplace="fmod_", function="fmod")
+    signatures = NUMBER_OTHER
     bool_kernel = "fmod_cpu"
     forward = staticmethod(lambda r, a, b: fmod(a, b))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from .arithmetic import step_function
-from .elementwise import Binary, WithNumber, spellings
+from .elementwise import NUMBER_OTHER, Binary, WithNumber, spellings
 from .table import inplace_without_derivative, no_derivative, register
 
 __all__ = ["Copysign", "CopysignC", "Heaviside"]
@@ -44,6 +44,7 @@ class Copysign(Binary):
     name, saves_output = "CopysignBackward0", True
     saved = (("self", 0), ("result", "result"))
     api = spellings("copysign")
+    signatures = NUMBER_OTHER
     result = "float"
     forward = staticmethod(_copysign)
 

@@ -219,6 +219,8 @@ class Sgn(Unary):
 class Sign(Sgn):
     name = "SignBackward0"
     api = spellings("sign")
+    # derivatives.yaml: zeros_like(grad), an ordinary tensor (summed under create_graph: AddBackward0)
+    backward = staticmethod(lambda k, g, v: (k.zeros_like(g),))
 
 
 @register

@@ -39,8 +39,10 @@ def check_input(name: str, x) -> None:
 def check_other(name: str, x, pos: int, tensor_only: bool = False, param: str = "other"):
     """``x``, the second operand of ``name`` at ``pos`` (PyTorch's parameter ``param``), must be
     a tensor or a Python number (a tensor alone for ``tensor_only``); returns it, a NumPy scalar
-    as the Python number PyTorch's parser reads."""
-    refuse_complex(x)
+    as the Python number PyTorch's parser reads (a complex number where only a tensor binds is
+    the parser's TypeError, not a complex operand)."""
+    if not (tensor_only and x.__class__ is complex):
+        refuse_complex(x)
     if tensor_only and not isinstance(x, Tensor) or not is_operand(x):
         n = None if tensor_only else number(x)
         if n is None:

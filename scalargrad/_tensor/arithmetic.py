@@ -13,9 +13,11 @@ from .._base import ieee
 from .._base.program_frame import program_stacklevel
 from .._ops import arithmetic as AR
 from .._ops import unary as UN
+from .._ops.elementwise import TENSOR_OTHER
+from .arg_parser import method_signatures, parsed
 from .arguments import arg_type, check_input, check_other, is_operand
 from .comparison import logical_and
-from .elementwise import as_tensor_operand, binary, elementwise, unary
+from .elementwise import as_tensor_operand, binary, elementwise, unary, wrap_number
 from .inplace import inplace
 from .operands import broadcast_shapes, result_dtype
 from .out_argument import CAST, RESIZED
@@ -65,7 +67,8 @@ def _pow_function(input, exponent, *, out=None):
 
 def _div_function(input, other, *, rounding_mode=None, out=None):
     if not isinstance(input, Tensor) and is_operand(input) and is_operand(other):
-        input = as_tensor_operand(input) if not isinstance(other, Tensor) else input  # as torch.mul's
+        # as torch.mul's: the number is the tensor-tensor op's input
+        input = as_tensor_operand(input) if not isinstance(other, Tensor) else wrap_number(input, other, AR.Div)
     else:
         check_input("div", input)
     check_other("div", other, 2)
@@ -111,16 +114,36 @@ def ldexp(input, other, _position: int = 2):
 ldexp.elementwise_out = CAST  # out= casts, as every binary op's (``out_argument``)
 
 
+# PyTorch lists the signatures of div's aliases when none takes a call (div's own spelling has
+# one visible signature for most calls: "div(): argument 'other' (position 1) must be Tensor")
+_DIV_SIGNATURES = {
+    "divide": (TENSOR_OTHER, "(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)",
+               "(Tensor input, Number other)", "(Tensor input, Number other, *, str rounding_mode)"),
+    "true_divide": (TENSOR_OTHER, "(Tensor input, Number other)"),
+}
+
+
 def install(method, function) -> None:
     """The spellings of div, pow, square, rsub, positive and the augmented assignments."""
+    def div_(self, other, *, rounding_mode=None):
+        return inplace(self, lambda t: div(t, other, rounding_mode), operands=(other,))
+
     for n in ("div", "divide", "true_divide"):
-        method(n, _div_method)
-        method(n + "_", lambda self, other, *, rounding_mode=None: inplace(
-            self, lambda t: div(t, other, rounding_mode), operands=(other,)))
-        function(n, _div_function)
-    method("pow", _pow_method)
-    method("pow_", lambda self, exponent: inplace(self, lambda t: binary(AR.Pow, t, exponent), operands=(exponent,)))
-    function("pow", _pow_function)
+        texts = _DIV_SIGNATURES.get(n)
+        if texts is None:
+            method(n, _div_method)
+            method(n + "_", div_)
+            function(n, _div_function)
+            continue
+        listed = method_signatures(texts)
+        method(n, parsed(_div_method, n, listed, True))
+        method(n + "_", parsed(div_, n + "_", listed, True))
+        function(n, parsed(_div_function, n, texts))
+    listed = method_signatures(AR.Pow.signatures)
+    method("pow", parsed(_pow_method, "pow", listed, True))
+    method("pow_", parsed(lambda self, exponent: inplace(self, lambda t: binary(AR.Pow, t, exponent),
+                                                         operands=(exponent,)), "pow_", listed, True))
+    function("pow", parsed(_pow_function, "pow", AR.Pow.signatures))
     method("ldexp", lambda self, other: ldexp(self, other, 1))
     function("ldexp", ldexp)
     method("square", lambda self: binary(AR.Pow, self, 2))

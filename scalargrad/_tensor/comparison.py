@@ -10,6 +10,7 @@ from .._base.dtypes import TensorType, can_cast, round_list
 from .._base.numpy_types import is_ndarray
 from .._base.numpy_types import number as numpy_number
 from .._ops import comparison as CM
+from .arg_parser import method_signatures, parsed, refusal
 from .arguments import arg_type, check_other, is_operand, not_tensor
 from .elementwise import binary, compute, elementwise, refuse_bool
 from .fill import masked_zero
@@ -104,13 +105,8 @@ def clamp(self, min=None, max=None, op=None):  # PyTorch's parameter names
         # a tensor beside a number: PyTorch's parser takes the Number overload, a 0-dim tensor
         # becoming its number (ClampBackward1)
         tensor_bound = lo if isinstance(lo, Tensor) else hi
-        if tensor_bound._t.ndim:
-            raise TypeError("clamp() received an invalid combination of arguments - got (Tensor, "
-                            f"{type(min).__name__ if not isinstance(min, Tensor) else 'Tensor'}, "
-                            f"{type(max).__name__ if not isinstance(max, Tensor) else 'Tensor'}), but "
-                            "expected one of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, "
-                            "Tensor out = None)\n * (Tensor input, Number min = None, Number max = None, *, "
-                            "Tensor out = None)\n")
+        if tensor_bound._t.ndim or tensor_bound.requires_grad:  # not a Number to the parser
+            raise refusal("clamp", _CLAMP_SIGNATURES, (self, min, max), {})
         lo = lo.item() if isinstance(lo, Tensor) else lo
         hi = hi.item() if isinstance(hi, Tensor) else hi
     if isinstance(lo, Tensor) or isinstance(hi, Tensor):
@@ -295,13 +291,18 @@ def _bind_inplace_comparison(op, method) -> None:
     """``x.eq_(other)``, ``x.less_(other)``...: x keeps its dtype and holds 1s and 0s."""
     api = op.api
 
-    def apply_inplace(self, other, *, alpha=1):  # alpha: accepted and ignored, as the other in-place forms
+    def apply_inplace(self, other):
         check_other(api.method + "_", other, 1)
         return inplace(self, lambda t: _compare_node(op, t, other), operands=(other,))
 
-    method(api.inplace, apply_inplace)
-    for n in api.aliases:
-        method(n + "_", apply_inplace)
+    listed = method_signatures(op.signatures)
+    for n in (api.method,) + api.aliases:
+        method(n + "_", parsed(apply_inplace, n + "_", listed, True))
+
+
+# clamp's and clip's signatures as PyTorch lists them when neither takes a call
+_CLAMP_SIGNATURES = ("(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)",
+                     "(Tensor input, Number min = None, Number max = None, *, Tensor out = None)")
 
 
 def install(method, function) -> None:
@@ -314,15 +315,24 @@ def install(method, function) -> None:
         _bind_inplace_comparison(op, method)
     # clamp with number or tensor bounds
     for n in ("clamp", "clip"):
-        method(n, clamp)
-        method(n + "_", lambda self, min=None, max=None: _clamp_inplace(self, min, max))
-        function(n, lambda input, min=None, max=None, *, out=None: clamp(input, min, max))
-    method("clamp_min", lambda self, min: clamp(self, min, None, CM.ClampMin))
-    method("clamp_max", lambda self, max: clamp(self, None, max, CM.ClampMax))
-    method("clamp_min_", lambda self, min: _clamp_inplace(self, min, None, CM.ClampMin))
-    method("clamp_max_", lambda self, max: _clamp_inplace(self, None, max, CM.ClampMax))
-    function("clamp_min", lambda input, min: clamp(input, min, None, CM.ClampMin))
-    function("clamp_max", lambda input, max: clamp(input, None, max, CM.ClampMax))
+        listed = method_signatures(_CLAMP_SIGNATURES)
+        method(n, parsed(lambda self, min=None, max=None: clamp(self, min, max), n, listed, True))
+        method(n + "_", parsed(lambda self, min=None, max=None: _clamp_inplace(self, min, max), n + "_", listed, True))
+        function(n, parsed(lambda input, min=None, max=None, *, out=None: clamp(input, min, max), n,
+                           _CLAMP_SIGNATURES))
+    spellings = {
+        "clamp_min": (lambda self, min: clamp(self, min, None, CM.ClampMin),
+                      lambda self, min: _clamp_inplace(self, min, None, CM.ClampMin),
+                      lambda input, min: clamp(input, min, None, CM.ClampMin)),
+        "clamp_max": (lambda self, max: clamp(self, None, max, CM.ClampMax),
+                      lambda self, max: _clamp_inplace(self, None, max, CM.ClampMax),
+                      lambda input, max: clamp(input, None, max, CM.ClampMax))}
+    for n, (m, m_, f) in spellings.items():
+        texts = tuple(f"(Tensor input, {t} {n[-3:]}, *, Tensor out = None)" for t in ("Tensor", "Number"))
+        listed = method_signatures(texts)
+        method(n, parsed(m, n, listed, True))
+        method(n + "_", parsed(m_, n + "_", listed, True))
+        function(n, parsed(f, n, texts))
     function("where", _where_function)
     method("where", lambda self, condition, other: where(condition, self, other))
     for name, fn in (("equal", equal), ("allclose", allclose), ("isclose", isclose)):
@@ -340,7 +350,10 @@ def _logical(a: Tensor, b: Tensor, both: bool) -> Tensor:
     xs = [av[i] for i in positions(a._t.shape, shape)]
     ys = [bv[i] for i in positions(b._t.shape, shape)]
     vals = [bool(x and y) for x, y in zip(xs, ys)] if both else [bool(x or y) for x, y in zip(xs, ys)]
-    return leaf(vals if shape else vals[0], TensorType(dtypes.bool, shape))
+    # PyTorch's derivatives combine masks in place (``(self >= min).logical_and_(...)``): the
+    # result lies in the first mask's order
+    t = laid_out(dtypes.bool, shape, (a._t,)) if tuple(shape) == tuple(a._t.shape) else TensorType(dtypes.bool, shape)
+    return leaf(vals if shape else vals[0], t)
 
 
 def logical_and(a: Tensor, b: Tensor) -> Tensor:
@@ -380,7 +393,9 @@ def clamp_backward(k, g, a, c):
         cond = a >= lo
     if hi is not None:
         cond = (a <= hi) if cond is None else logical_and(cond, a <= hi)
-    return k.where(cond, g, k.zero(g))
+    # at::scalar_tensor(0., grad.options()): a 0-dim zero, so the result is laid out as the mask is
+    zero = leaf(g._t.dtype.round(0), TensorType(g._t.dtype, ())) if isinstance(g, Tensor) else k.zero(g)
+    return k.where(cond, g, zero)
 
 
 @helper

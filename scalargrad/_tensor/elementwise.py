@@ -26,12 +26,14 @@ from collections.abc import Sequence
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_list
 from .._base.kernel_order import fma
-from .._base.layout import elementwise_strides
+from .._base.layout import elementwise_strides, is_contiguous
+from .._base.numpy_types import numpy_type_name
 from .._ops import arithmetic as AR
 from .._ops import elementwise as E
 from .._ops import unary as UN
 from .._ops.table import REGISTRY
-from .arguments import check_input, check_other, is_operand
+from .arg_parser import is_scalar, method_signatures, parsed
+from .arguments import check_input, check_other, is_operand, not_tensor
 from .deprecated_overloads import accepting
 from .inplace import inplace
 from .operands import broadcast_shapes, cast, check_size, laid_out, number_type, positions, result_dtype
@@ -167,11 +169,11 @@ def binary(op, a, b, alpha=None) -> Tensor:
             return binary(op, b, a)
         if op is AR.Div:  # number / tensor is reciprocal(tensor) * number, as in PyTorch
             return with_number(AR.MulC, unary(UN.Reciprocal, b), a)
-        a = _wrap_number(a, b, op)
+        a = wrap_number(a, b, op)
     elif not tb:
         if op.with_number is not None and (alpha is None or alpha == 1):
             return with_number(op.with_number, a, b)
-        b = _wrap_number(b, a, op)
+        b = wrap_number(b, a, op)
     rd = result_dtype((a, b))
     dt = _result_dt(op, rd)
     cdt = dt if op.result == "float" else rd  # the computation dtype
@@ -211,9 +213,12 @@ def column_cast(x: Tensor, dt, shape: tuple):
     return round_list(dt, col) if isinstance(col, list) else dt.round(col)
 
 
-def _wrap_number(x, like: Tensor, op) -> Tensor:
+def wrap_number(x, like: Tensor, op) -> Tensor:
     """A Python number as the 0-dim tensor PyTorch wraps it in, of the dtype the number's
-    promotion with ``like`` gives (so promoting again gives the same result)."""
+    promotion with ``like`` gives (so promoting again gives the same result). Also the
+    ``input`` of ``torch.add/sub/mul/div/floor_divide(number, tensor)``: PyTorch's parser binds
+    the number to the Tensor parameter (``should_allow_numbers_as_tensors``), so the tensor-tensor
+    op runs (SubBackward0 with no edge for the number, a true division), not the reflected one."""
     dt = result_dtype((like, x))
     if op.result == "float" and not dt.is_floating_point:
         dt = defaults["dtype"]
@@ -225,7 +230,9 @@ def with_number(op, a: Tensor, c) -> Tensor:
     to the result dtype first (PyTorch casts the wrapped number to the computation dtype),
     except pow's exponent (kept as the double it was)."""
     t = number_type(a._t, c)
-    if not t.contiguous:  # laid out as TensorIterator allocates it (the number is a 0-dim operand)
+    if op.number_layout == "contiguous" or op.number_layout == "unary" and is_contiguous(t.shape, t.strides):
+        t = TensorType(t.dtype, t.shape)
+    elif not t.contiguous:  # laid out as TensorIterator allocates it (the number is a 0-dim operand)
         t = TensorType(t.dtype, t.shape, elementwise_strides(t.shape, [(t.shape, t.strides), ((), ())]))
     exact = op is AR.PowC or op is AR.RPowC
     if op.result == "float" and not t.dtype.is_floating_point:
@@ -278,7 +285,8 @@ def add_alpha(op, a: Tensor, b: Tensor, alpha, dt) -> Tensor:
     xs = x if isinstance(x, list) else [x] * n
     ys = y if isinstance(y, list) else [y] * n
     vals = [_fma(q, al, p, dt, f32) for p, q in zip(xs, ys)]
-    return make(op, TensorType(dt, shape), vals, (a, b), alpha)
+    # laid out as TensorIterator allocates it, as without alpha (a permuted input's order)
+    return make(op, laid_out(dt, shape, (a._t, b._t)), vals, (a, b), alpha)
 
 
 def _fma(y, al, x, dt, f32):
@@ -377,20 +385,32 @@ def _bind_binary(op, method, function) -> None:
 
     iop = op.inplace_op or op  # floor_divide_'s node names aten::floor_divide_
 
+    def check_alpha(al, n):
+        if al.__class__ is not int or al != 1:  # given
+            if not alpha:  # mul(x, y, alpha=2): PyTorch's signature has no alpha
+                raise TypeError(f"{n}() got an unexpected keyword argument 'alpha'")
+            if not (is_scalar(al) or isinstance(al, Tensor)):
+                raise TypeError(f"{n}(): argument 'alpha' must be Number, not {numpy_type_name(al)}")
+
     def apply(a, b, al=1, op=op):
         if alpha:
             return binary(op, a, b, al if al != 1 else None)
         return binary(op, a, b)
 
     def apply_method(self, other, *, alpha=1):
+        check_alpha(alpha, name)
         other = check_other(name, other, 1, tensor_only, param)
         return apply(self, other, alpha)
 
     def apply_inplace(self, other, *, alpha=1):
+        check_alpha(alpha, name + "_")
         other = check_other(name + "_", other, 1, tensor_only, param)
         return inplace(self, lambda t: apply(t, other, alpha, iop), operands=(other,))
 
     def call(input, other, *, alpha=1, out=None):
+        check_alpha(alpha, name)
+        if tensor_only and input.__class__ is complex:  # the parser's refusal: no operand to promote
+            raise not_tensor(input, name, "input", 1)
         if not isinstance(input, Tensor) and not (isinstance(other, Tensor) and is_operand(input)):
             if op.numbers_only and is_operand(input) and is_operand(other):
                 # both numbers become tensors (int64, bool or the default dtype), as PyTorch wraps them
@@ -398,25 +418,37 @@ def _bind_binary(op, method, function) -> None:
             else:
                 check_input(name, input)
         other = check_other(name, other, 2, tensor_only, param)
+        if op.numbers_only and isinstance(other, Tensor) and not isinstance(input, Tensor):
+            _bool_check(op, input, other)  # a wrapped bool is a bool tensor: sub(True, x) refused
+            input = wrap_number(input, other, op)
         return apply(input, other, alpha)
 
     apply_method, call = _spelt(apply_method, param, name), _spelt(call, param, name)
     apply_inplace = _spelt(apply_inplace, param, name + "_")
-    call.elementwise_out = op.same_dtype_error or CAST  # the dtype rule of out= (``out_argument``)
+
+    def spelt(fn, n, base, is_method=True):  # PyTorch's parser's refusal, under the spelling called
+        texts = op.signatures.get(base, ()) if isinstance(op.signatures, dict) else op.signatures
+        if not texts:
+            return fn
+        return parsed(fn, n, method_signatures(texts) if is_method else texts, is_method)
+
     in_place = api.inplace and op.result != "bool"  # a comparison's in-place form is the comparison family's
     for n in api.aliases:  # subtract, multiply_: PyTorch has no deprecated (alpha, other) form for an alias
-        method(n, apply_method)
+        method(n, spelt(apply_method, n, n))
         if in_place:
-            method(n + "_", apply_inplace)
-    old_call = call
+            method(n + "_", spelt(apply_inplace, n + "_", n))
+    plain = spelt(apply_method, name, name)
+    in_place_form = spelt(apply_inplace, api.inplace, name) if in_place else None
     if alpha:  # add and sub also take PyTorch's deprecated (alpha, other)
-        apply_method, apply_inplace = accepting(name, apply_method, True), accepting(name + "_", apply_inplace, True)
-        old_call = accepting(name, call, False)
-    method(name, apply_method)
+        plain = accepting(name, plain, True)
+        in_place_form = accepting(api.inplace, in_place_form, True) if in_place else None
+    method(name, plain)
     if in_place:
-        method(api.inplace, apply_inplace)
+        method(api.inplace, in_place_form)
     for fname in api.function:
-        function(fname, old_call if fname == name else call)
+        f = spelt(call, fname, fname, False)
+        f.elementwise_out = op.same_dtype_error or CAST  # the dtype rule of out= (``out_argument``)
+        function(fname, accepting(name, f, False) if alpha and fname == name else f)
 
 
 # elementwise ops whose arguments are their own, bound by their family; every other elementwise

@@ -22,7 +22,6 @@ from .sampling import refuse_graph
 from .storage import positions_in_base, write
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
-from .views import expand
 
 __all__ = ["fill", "masked_fill", "masked_zero", "mask_of", "copy_into", "random_fill", "install"]
 
@@ -176,25 +175,25 @@ def masked_fill(self, mask, value, in_place: bool = False):
     if value.__class__ is complex:  # c10: a complex Number fits a real tensor only without imaginary part
         dtypes.check_fits(self._t.dtype, value)
         value = value.real
-    shape = tuple(self._t.shape)
+    shape = full = tuple(self._t.shape)
     if tuple(mask._t.shape) != shape:
         # the mask broadcasts with the tensor: in place only to the tensor's own shape; out of
         # place both are expanded first (PyTorch's expand_outplace), in PyTorch's words if not
-        if in_place:
-            full = broadcast_shapes(shape, mask._t.shape)
-            if tuple(full) != shape:
-                raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(full)}")
-        else:
-            full = tuple(broadcast_shapes(mask._t.shape, shape))
-            if full != shape:
-                return masked_fill(expand(self, full), mask, value)
+        # (the operands in PyTorch's order, which its size message names)
+        full = tuple(broadcast_shapes(shape, mask._t.shape) if in_place else broadcast_shapes(mask._t.shape, shape))
+        if in_place and full != shape:
+            raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(full)}")
     mv = mask._val if mask._t.ndim else [mask._val]
-    m = [mv[i] for i in positions(mask._t.shape, shape)] if tuple(mask._t.shape) != shape else list(mv)
+    m = [mv[i] for i in positions(mask._t.shape, full)] if tuple(mask._t.shape) != full else list(mv)
     dt = self._t.dtype
     c = dt.round(value)
     old = self._val if self._t.ndim else [self._val]
+    if full != shape:
+        # the expansion of self is inside the node (no ExpandBackward0): the engine sums the
+        # gradient back to self's shape, as PyTorch's validate_outputs does
+        old = [old[i] for i in positions(shape, full)]
     vals = [c if b else x for x, b in zip(old, m)]
-    layout = Layout(shape, map=[i for i, b in enumerate(m) if b], value=c, tensors=mask)
+    layout = Layout(full, map=[i for i, b in enumerate(m) if b], value=c, tensors=mask)
 
     def compute(t):
         return make(FI.MaskedFill, t._t, vals if shape else vals[0], (t,), layout)
@@ -213,8 +212,8 @@ def masked_fill(self, mask, value, in_place: bool = False):
         return inplace(self, compute, "masked_fill_")
     # out of place PyTorch fills a contiguous clone (clone(MemoryFormat::Contiguous)): an
     # expanded, sliced or transposed input's strides are not the result's
-    out_t = self._t if self._t.contiguous else TensorType(dt, shape)
-    return make(FI.MaskedFill, out_t, vals if shape else vals[0], (self,), layout)
+    out_t = self._t if self._t.contiguous and full == shape else TensorType(dt, full)
+    return make(FI.MaskedFill, out_t, vals if full else vals[0], (self,), layout)
 
 
 def install(method, function) -> None:

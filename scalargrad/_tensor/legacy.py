@@ -182,11 +182,8 @@ def set_default_tensor_type(t, /) -> None:
         t = obj
     if first_time("set_default_tensor_type"):
         warnings.warn(_DEPRECATED_TYPE, UserWarning, stacklevel=program_stacklevel())
-    floating = "only floating-point types are supported as the default type"
-    if not isinstance(t, tensortype):
-        raise TypeError(f"invalid type object: {floating}")
-    if not t.dtype.is_floating_point:
-        raise TypeError(floating)
+    if not isinstance(t, tensortype) or not t.dtype.is_floating_point:
+        raise dtypes.not_a_default(t, isinstance(t, tensortype), "type")
     set_default_dtype(t.dtype)
 
 

@@ -190,11 +190,12 @@ def amax(x: Tensor, dim=(), keepdim: bool = False, largest: bool = True) -> Tens
         dims = ()
     shape = tuple(x._t.shape)
     vals = x._val if nd else [x._val]
-    for d in dims:
-        if shape[d] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     if not vals and not given:  # with dims none of size 0, an empty input gives an empty result
-        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                           "reduction dim with the 'dim' argument.")
+    for raw in given if nd else ():
+        if shape[norm_dim(raw, nd)] == 0:  # named as given (-1), in the order given, unlike max(dim)'s
+            raise IndexError(f"{name}(): Expected reduction dim {raw} to have non-zero size.")
     groups: dict = {}
     for i, o in enumerate(group_index(shape, dims)):
         groups.setdefault(o, []).append(vals[i])
@@ -267,6 +268,8 @@ def arg_max_min(x: Tensor, dim=None, keepdim: bool = False, largest: bool = True
         shape = tuple(1 for _ in x._t.shape) if keepdim else ()
         return leaf([i] if shape else i, TensorType(dtypes.int64, shape))
     d = norm_dim(dim, x._t.ndim)
+    if x._t.ndim and x._t.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     _, indices, _ = _along(vals, tuple(x._t.shape), d, largest)
     out_shape = _out_shape(tuple(x._t.shape), (d,) if x._t.ndim else (), keepdim)
     return leaf(indices if out_shape else indices[0], TensorType(dtypes.int64, out_shape))
@@ -479,7 +482,7 @@ def _sum_to_grad(g, shape):
 def sum_backward(g, c):
     if not isinstance(g, Tensor):
         g = leaf(g, TensorType(dtypes.float64 if isinstance(g, float) else dtypes.int64, ()))
-    if not c.all and not c.keepdim:
+    if not c.all and not c.keepdim and c.in_shape:  # a 0-dim input's dim 0 / -1 is no dim to restore
         for d in c.dims:
             g = unsqueeze(g, d)
     return expand(g, c.in_shape)

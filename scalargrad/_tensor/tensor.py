@@ -146,7 +146,7 @@ def get_default_dtype():
 def set_default_dtype(d) -> None:
     """Make ``d`` (torch.float32 or torch.float64) the default floating dtype."""
     if not isinstance(d, dtypes.dtype) or d not in (dtypes.float32, dtypes.float64, dtypes.float16, dtypes.bfloat16):
-        raise TypeError("only floating-point types are supported as the default type")
+        raise dtypes.not_a_default(d, isinstance(d, dtypes.dtype), "dtype")
     defaults["dtype"] = d
 
 

@@ -20,6 +20,7 @@ from .._ops import arithmetic as AR
 from .._ops import unary as UN
 from .._ops.float_kernel import Float32Kernel, FloatKernel
 from .elementwise import binary, elementwise, unary, with_number
+from .memory_formats import preserved_strides
 from .tensor import Tensor, leaf
 
 __all__ = ["TensorKernel", "GraphKernel", "ZeroTensor", "Scalar", "helper", "graph_helper", "install", "running",
@@ -151,6 +152,17 @@ class TensorKernel:
         """A masked-out gradient: zeros shaped like ``g`` (+0.0 whatever ``g`` holds)."""
         if isinstance(g, Tensor):
             return zeros(g)
+        return 0.0
+
+    @staticmethod
+    def zeros_like(g):
+        """``zeros_like(grad)`` (sign's derivative): ordinary zeros, laid out as ``g`` with
+        preserve_format (an expanded gradient's zero strides where it is dense)."""
+        if isinstance(g, Tensor):
+            t = g._t
+            z = t.dtype.round(0)
+            return leaf([z] * t.numel if t.ndim else z,
+                        TensorType(t.dtype, t.shape, preserved_strides(t.shape, t.strides, None)))
         return 0.0
 
     @staticmethod

@@ -48,7 +48,10 @@ def _block_diag(v, vin, vals):
 def _masked_fill(v, vin, vals):
     u = vin[0]
     filled = set(v._c.map or ())
-    return [(Const, vals[j], ((u, j),)) if j in filled else (Same, None, ((u, j),)) for j in range(len(vals))]
+    # out of place the input broadcasts to the mask's shape inside the node
+    pos = positions(u._t.shape, v._t.shape) if u._t.shape != v._t.shape else range(len(vals))
+    return [(Const, vals[j], ((u, pos[j]),)) if j in filled else (Same, None, ((u, pos[j]),))
+            for j in range(len(vals))]
 
 
 def fill(v, vin, vals):
