@@ -20,10 +20,9 @@ from .float_kernel import helper
 from .table import inplace_without_derivative, needed_inputs, no_derivative, register
 
 __all__ = ["BY_NUMBER", "Add", "Sub", "Mul", "Div", "Pow", "DivFloor", "DivTrunc", "FloorDivide", "Remainder", "AddC",
-           "SubC",
-           "RSubC", "AddScalar", "SubScalar", "MulC", "DivC", "ScalarArg", "MulScalar", "DivScalar", "PowC", "RPowC",
-           "FloorDivideC", "RFloorDivideC", "RemainderC", "RRemainderC", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
-           "BitwiseNot", "Gcd", "Lcm", "Ldexp", "floor_div", "pow_scalar", "SCALAR_DERIVATIVES"]
+           "SubC", "RSubC", "AddScalar", "SubScalar", "MulC", "DivC", "ScalarArg", "MulScalar", "DivScalar", "PowC",
+           "RPowC", "FloorDivideC", "RFloorDivideC", "RemainderC", "RRemainderC", "BitwiseAnd", "BitwiseOr",
+           "BitwiseXor", "BitwiseNot", "Gcd", "Lcm", "Ldexp", "floor_div", "pow_scalar", "SCALAR_DERIVATIVES"]
 
 
 # ---------------------------------------------------------------- tensor (op) tensor
@@ -325,9 +324,7 @@ def _bulk_with(fn, safe):
             vals = each(xs, c)
         except (ZeroDivisionError, OverflowError, ValueError):
             vals = [safe(x, c) for x in xs]
-        if dt is float64:
-            return vals
-        return round_scaled(dt, vals, c) if fn is operator.mul else round_list(dt, vals)
+        return vals if dt is float64 else round_scaled(dt, vals, c) if fn is operator.mul else round_list(dt, vals)
 
     return staticmethod(bulk)
 
