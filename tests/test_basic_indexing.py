@@ -291,3 +291,49 @@ def test_index_tensor_into_an_empty_dimension_as_pytorch(torch_ref):
                 for src in EMPTY_DIM_INDEX]
 
     assert outcomes(sg) == outcomes(torch_ref)
+
+
+@pytest.mark.no_sympy_check
+def test_a_whole_slice_in_a_tuple_is_skipped_as_written_as_pytorch(torch_ref):
+    """Inside a tuple PyTorch's applySlice skips a slice only as written (start 0 or none, stop
+    at or past the size, step 1): ``x[None, -2:]`` of a size-2 dim records a SliceBackward0 after
+    the UnsqueezeBackward0, ``x[-2:, idx]`` an IndexBackward0 over a SliceBackward0."""
+    def chain(t):
+        names, f = [], t.grad_fn
+        while f is not None:
+            names.append(f.name())
+            f = f.next_functions[0][0] if f.next_functions else None
+        return names
+
+    def run(L):
+        x = L.arange(12.0).reshape(2, 2, 3).requires_grad_()
+        idx = L.tensor([-2, -2])
+        return [chain(y) for y in (x[None, -2:], x[None, 0:], x[None, 0:7], x[-2:4, idx], x[0:4, idx],
+                                   x[[0], -2:], x[-2:2, 4:6], x[..., -3:], x[:, ::1, -3:3])]
+    assert run(sg) == run(torch_ref)
+
+
+@pytest.mark.no_sympy_check
+def test_copy_slices_gradient_has_the_base_strides_as_pytorch(torch_ref):
+    """CopySlices copies the gradient into new_empty_strided(base's sizes, base's strides): an
+    item assignment or an in-place op on a view of a permuted clone hands back a gradient in that
+    clone's strides, which the permute's backward then turns (autograd.grad returns it as it is;
+    AccumulateGrad keeps it when only size-1 dims' strides differ)."""
+    def run(L):
+        out = []
+        writes = [lambda c: c.__setitem__(slice(None, None, 2), 2.0),
+                  lambda c: c.__setitem__((L.arange(c.shape[0]) % 2 == 0, slice(-1, 2)), -1.5),
+                  lambda c: c.__setitem__((None, None, slice(None, None, 2)), 0.5),
+                  lambda c: c[1:].mul_(3.0),
+                  lambda c: c[1:].__setitem__((Ellipsis, 0), 1.0)]
+        for perm, shape in (((1, 0, 2), (3, 2, 4)), ((2, 1, 0), (2, 1, 3)), ((0, 2, 1), (2, 4, 1))):
+            for w in writes:
+                x = L.arange(float(shape[0] * shape[1] * shape[2])).reshape(shape).requires_grad_()
+                c = x.permute(perm).clone()
+                w(c)
+                y = (c * (L.arange(float(c.numel())).reshape(c.shape) + 1)).sum()
+                g, = L.autograd.grad(y, [x], retain_graph=True)
+                y.backward()
+                out.append((g.stride(), g.flatten().tolist(), x.grad.stride(), x.grad.flatten().tolist()))
+        return out
+    assert run(sg) == run(torch_ref)

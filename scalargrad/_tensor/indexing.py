@@ -579,3 +579,20 @@ def index_backward(g, layout):
 def index_put_backward(g, layout):
     m = layout.map
     return masked_zero(g, mask_of(m, g)), gather_at(g, m, layout.sizes)
+
+
+@helper
+def in_base_layout(g: Tensor, base: TensorType) -> Tensor:
+    """CopySlices' gradient for its base, ``g`` (a tensor the backward just made), laid out as
+    PyTorch's: it copies the gradient into ``new_empty_strided(base's sizes, base's strides)``
+    (torch/csrc/autograd/functions/tensor.cpp), so the base's strides, whatever ``g``'s were.
+    A base whose elements share memory keeps ``g``'s (PyTorch's copy into it refuses)."""
+    if base.contiguous:
+        strides = None
+    elif any(n > 1 and st == 0 for n, st in zip(base.shape, base.strides)):
+        return g
+    else:
+        strides = base.strides
+    if g._t.strides != base.strides or g._t.contiguous != base.contiguous:
+        g._t = TensorType(g._t.dtype, g._t.shape, strides)
+    return g
