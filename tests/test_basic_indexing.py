@@ -337,3 +337,34 @@ def test_copy_slices_gradient_has_the_base_strides_as_pytorch(torch_ref):
                 out.append((g.stride(), g.flatten().tolist(), x.grad.stride(), x.grad.flatten().tolist()))
         return out
     assert run(sg) == run(torch_ref)
+
+
+@pytest.mark.no_sympy_check
+def test_an_index_out_of_bounds_where_nothing_is_walked_as_pytorch(torch_ref):
+    """ATen checks an index tensor's elements inside its kernel's loop: when a dimension the
+    index keeps is empty (a slice past the end, an empty dimension) nothing is read or written
+    and nothing raises; an index into a dimension of size 0 is refused before that."""
+    def run(L):
+        out = []
+        x = L.zeros(1, 3, 3, 2)
+        y = L.zeros(0, 3)
+        z = L.zeros(2, 0)
+        w = L.zeros(2, 3)
+        reads = [(x, (L.tensor([-2]), slice(3, -1))), (x, ([0, 0], slice(3, None), [9, 9])),
+                 (y, (slice(None), L.tensor([4]))), (y, L.tensor([1])), (z, L.tensor([3])),
+                 (z, (slice(None), L.tensor([3]))), (w, (slice(3, None), L.tensor([7]))),
+                 (w, (L.tensor([3]), slice(3, None))), (w, (L.tensor([3]), slice(1, None))),
+                 (w, (L.tensor([7]), False))]
+        for t, idx in reads:
+            for write in (False, True):
+                c = t.clone()
+                try:
+                    if write:
+                        c[idx] = 1.5
+                        out.append(c.flatten().tolist())
+                    else:
+                        out.append(tuple(c[idx].shape))
+                except IndexError as e:
+                    out.append(str(e))
+        return out
+    assert run(sg) == run(torch_ref)

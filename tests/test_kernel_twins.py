@@ -263,12 +263,14 @@ def test_the_structural_helpers_of_a_0_dim_node_agree(dtype, g, hit, dt_to):
     layout = Layout((), dt, map=[0] if hit else [])
     picked = Layout((), dt, map=[0] if hit else [-1])
     cases = {
-        "reshape": lambda k, G: k.reshape(G, ()), "permute": lambda k, G: k.permute(G, ()),
+        "reshape": lambda k, G: k.reshape(G, ()), "view_grad": lambda k, G: k.view_grad(G, ()),
+        "permute": lambda k, G: k.permute(G, ()),
         "squeeze": lambda k, G: k.squeeze(G, 0), "unsqueeze, squeezed": lambda k, G: k.squeeze(k.unsqueeze(G, 0), 0),
         "t": lambda k, G: k.t(G), "transpose": lambda k, G: k.transpose(G, 0, 0),
         "to_dtype": lambda k, G: k.to_dtype(G, dt_to), "sum_to": lambda k, G: k.sum_to(G, ()),
         "masked_zero": lambda k, G: k.masked_zero(G, layout), "zero": lambda k, G: k.zero(G),
         "scatter": lambda k, G: k.scatter(G, Layout((), dt, map=[0]), "SelectBackwardBackward0"),
+        "scatter, into zeros": lambda k, G: k.scatter(G, Layout((), dt), "SelectBackwardBackward0", True),
         "index_backward": lambda k, G: k.index_backward(G, Layout((), dt, map=[0])),
         "pick_backward": lambda k, G: k.pick_backward(G, picked, "ScatterAddBackward0", True),
         "pick_backward, written": lambda k, G: k.pick_backward(G, picked, "RollBackward0", False),
@@ -316,8 +318,8 @@ COVERED = (set(ELEMENTWISE) | {"pow_backward", "rpow_backward", "clamp_backward"
                                 "where", "ge", "gt", "le", "lt", "min_max_backward", "fmax_backward",
                                 "clamp_tensor_backward", "pointwise", "no_gradient", "a", "b", "out", "ins", "c"}
            | set(REDUCTIONS)
-           | {"reshape", "permute", "squeeze", "unsqueeze", "t", "transpose", "to_dtype", "sum_to", "masked_zero",
-              "zero", "scatter", "index_backward", "pick_backward", "one", "held", "sdpa_flash_gate"})
+           | {"reshape", "view_grad", "permute", "squeeze", "unsqueeze", "t", "transpose", "to_dtype", "sum_to",
+              "masked_zero", "zero", "scatter", "index_backward", "pick_backward", "one", "held", "sdpa_flash_gate"})
 
 
 def test_every_twin_has_a_case():

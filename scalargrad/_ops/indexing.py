@@ -98,7 +98,7 @@ def scatter_class(name: str, with_self: bool = False) -> type:
 
 
 @helper
-def scatter(g, layout, name=None):
+def scatter(g, layout, name=None, into_zeros=False):
     return g
 
 

@@ -57,10 +57,17 @@ def _reshape_back(k, g, v):
     return (k.reshape(g, v._c.in_shape),)
 
 
-def _same_order(cls_name: str, name: str, saved=(("self_sym_sizes", "c.in_shape"),), api=None):
+def _view_back(k, g, v):
+    # view, _reshape_alias, _unsafe_view: ``grad.reshape(self.sizes())``, a view node under
+    # create_graph even to the same shape (ViewBackward0), where clone's and alias's ``grad`` is none
+    return (k.view_grad(g, v._c.in_shape),)
+
+
+def _same_order(cls_name: str, name: str, saved=(("self_sym_sizes", "c.in_shape"),), api=None,
+                backward=_reshape_back):
     """A view or copy that keeps the elements' order: its backward reshapes the gradient."""
     return type(cls_name, (Structural,), {
-        "name": name, "saved": saved, "api": api, "backward": staticmethod(_reshape_back)})
+        "name": name, "saved": saved, "api": api, "backward": staticmethod(backward)})
 
 
 def _unsqueeze_to(k, g, v):
@@ -89,9 +96,9 @@ def _squeezed(cls_name: str, name: str, saved=(("self_sym_sizes", "c.in_shape"),
                                           "backward": staticmethod(backward)})
 
 
-View = register(_same_order("View", "ViewBackward0"))
-Reshape = register(_same_order("Reshape", "ReshapeAliasBackward0"))
-UnsafeView = register(_same_order("UnsafeView", "UnsafeViewBackward0"))
+View = register(_same_order("View", "ViewBackward0", backward=_view_back))
+Reshape = register(_same_order("Reshape", "ReshapeAliasBackward0", backward=_view_back))
+UnsafeView = register(_same_order("UnsafeView", "UnsafeViewBackward0", backward=_view_back))
 Squeeze = register(_squeezed("Squeeze", "SqueezeBackward0"))
 _DIM_SIZES = (("dim", "c.dim"), ("self_sym_sizes", "c.in_shape"))
 SqueezeDim = register(_squeezed("SqueezeDim", "SqueezeBackward1", _DIM_SIZES))
@@ -167,7 +174,9 @@ class Select(Structural):
 
     name = "SelectBackward0"
     saved = (("dim", "c.dim"), ("index", "c.index"), ("self_sym_sizes", "c.in_shape"))
-    backward = staticmethod(lambda k, g, v: (k.scatter(g, v._c, v._op.name[:-1] + "Backward0"),))
+    # select_backward and slice_backward copy the gradient into new zeros, even when the view
+    # kept every element: contiguous, and a node of their own under create_graph
+    backward = staticmethod(lambda k, g, v: (k.scatter(g, v._c, v._op.name[:-1] + "Backward0", True),))
 
 
 @register
@@ -232,6 +241,11 @@ Slice.api = Api(method="narrow", function="narrow")
 
 @helper
 def reshape(g, shape):
+    return g
+
+
+@helper
+def view_grad(g, shape):
     return g
 
 

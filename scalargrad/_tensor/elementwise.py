@@ -29,6 +29,7 @@ from .._base.kernel_order import fma
 from .._base.layout import elementwise_strides
 from .._ops import arithmetic as AR
 from .._ops import elementwise as E
+from .._ops import rounding as RO
 from .._ops import unary as UN
 from .._ops.table import REGISTRY
 from .arguments import check_input, check_other, is_operand
@@ -219,13 +220,24 @@ def _wrap_number(x, like: Tensor, op) -> Tensor:
     return leaf(dt.round(x), TensorType(dt, ()))
 
 
+_UNARY_ITERATOR = (AR.PowC, RO.RoundDecimals)  # a Scalar ATen does not wrap as an operand
+
+
 def with_number(op, a: Tensor, c) -> Tensor:
     """``a (op) c`` for a Python number ``c``: the number stays in the node's ``_c``, rounded
     to the result dtype first (PyTorch casts the wrapped number to the computation dtype),
     except pow's exponent (kept as the double it was)."""
     t = number_type(a._t, c)
-    if not t.contiguous:  # laid out as TensorIterator allocates it (the number is a 0-dim operand)
-        t = TensorType(t.dtype, t.shape, elementwise_strides(t.shape, [(t.shape, t.strides), ((), ())]))
+    if not t.contiguous or not t.numel and t.ndim:
+        # laid out as TensorIterator allocates it: the number is a 0-dim operand (mul, add...),
+        # except for pow(Tensor, Scalar) and round(decimals), unary iterators over the tensor
+        # alone, and pow(Scalar, Tensor), whose result is allocated contiguous
+        # (TORCH_META_FUNC2(pow, Scalar))
+        if op is AR.RPowC:
+            t = TensorType(t.dtype, t.shape)
+        else:
+            operands = [(t.shape, t.strides)] + ([] if op in _UNARY_ITERATOR else [((), ())])
+            t = TensorType(t.dtype, t.shape, elementwise_strides(t.shape, operands))
     exact = op is AR.PowC or op is AR.RPowC
     if op.result == "float" and not t.dtype.is_floating_point:
         t = t.with_dtype(defaults["dtype"])
@@ -277,7 +289,7 @@ def add_alpha(op, a: Tensor, b: Tensor, alpha, dt) -> Tensor:
     xs = x if isinstance(x, list) else [x] * n
     ys = y if isinstance(y, list) else [y] * n
     vals = [_fma(q, al, p, dt, f32) for p, q in zip(xs, ys)]
-    return make(op, TensorType(dt, shape), vals, (a, b), alpha)
+    return make(op, laid_out(dt, shape, (a._t, b._t)), vals, (a, b), alpha)
 
 
 def _fma(y, al, x, dt, f32):

@@ -146,14 +146,27 @@ def _dimension_sources(expanded: list, shape: list) -> list:
                 raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
             dims_src.append(("idx", d, [i % size], ()))
             d += 1
-    if (empty_dim or out_of_bounds is not None) and not _selects_none(dims_src):
-        if empty_dim:
-            raise IndexError("index is out of bounds for dimension with size 0")
-        raise out_of_bounds
     while d < nd:
         dims_src.append(("all", d))
         d += 1
+    if (empty_dim or out_of_bounds is not None) and not _selects_none(dims_src):
+        if empty_dim:
+            raise IndexError("index is out of bounds for dimension with size 0")
+        if not _walks_nothing(dims_src, shape):
+            raise out_of_bounds
     return dims_src
+
+
+def _walks_nothing(dims_src: list, shape: list) -> bool:
+    """Whether a dimension the index keeps is empty (``x[idx, 3:]`` with 3: past the end, or an
+    empty dimension of ``x``): ATen's index kernel then walks no element and checks no index
+    against its dimension (``cpu_index_kernel``), read or written."""
+    for s in dims_src:
+        if s[0] == "all" and not shape[s[1]] or s[0] == "slice" and not s[2]:
+            return True
+        if s[0] == "new" and isinstance(s[1], tuple) and not s[1][1]:
+            return True  # a 0-dim False mask: a new dimension of size 0
+    return False
 
 
 def _selects_none(dims_src: list) -> bool:
@@ -561,12 +574,16 @@ def gather_at(g: Tensor, m, shape) -> Tensor:
 
 
 @helper(name="scatter")
-def _scatter_grad(g, layout, name="SliceBackwardBackward0"):
+def _scatter_grad(g, layout, name="SliceBackwardBackward0", into_zeros: bool = False):
     """``g`` put back at the picked positions of zeros; under create_graph a node named
-    ``name`` (the view op's own double backward: SelectBackwardBackward0 for select)."""
+    ``name`` (the view op's own double backward: SelectBackwardBackward0 for select). A view
+    that kept every element in order (no ``map``) reshapes ``g`` unless ``into_zeros`` (select's
+    and slice's backward, which copy into new zeros whatever the view picked)."""
     m = layout.map
     if m is None:
-        return reshape(g, layout.in_shape)
+        if not into_zeros:
+            return reshape(g, layout.in_shape)
+        m = range(g._t.numel)
     return scatter_into(g, layout.in_shape, m, name)
 
 

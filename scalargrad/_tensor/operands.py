@@ -143,6 +143,8 @@ def laid_out(dt, shape: tuple, operands) -> TensorType:
     """The type of an elementwise result of ``shape`` over operands of these TensorTypes: laid
     out in their memory order, as TensorIterator allocates it (``x.t() * 2`` keeps the
     transposed strides; row-major when every operand is contiguous)."""
-    if all(t.contiguous for t in operands):
+    if all(t.contiguous for t in operands) and (0 not in shape or all(t.shape == shape for t in operands)):
+        # (an empty result of operands of other shapes takes TensorIterator's permuted
+        # allocation, whose ties between equal strides can put an empty dim first: (4, 0, 1) + 1)
         return TensorType(dt, shape)
     return TensorType(dt, shape, elementwise_strides(shape, [(t.shape, t.strides) for t in operands]))

@@ -738,6 +738,15 @@ def _reshape_grad(g, shape):
     return reshape(g, tuple(shape))
 
 
+@helper(name="view_grad")
+def _view_grad(g, shape):
+    """``grad.reshape(sizes)``, the backward of view, _reshape_alias and _unsafe_view: a view
+    node even to the same shape when ``g`` is in a graph (create_graph: ViewBackward0)."""
+    if tuple(g._t.shape) == tuple(shape) and not g._rg:
+        return g
+    return reshape(g, tuple(shape))
+
+
 helper(permute)
 helper(squeeze)  # unsqueeze's backward (SqueezeBackward1 under create_graph)
 helper(unsqueeze)  # squeeze's (unsqueeze_to: UnsqueezeBackward0)
