@@ -479,7 +479,7 @@ def _sum_to_grad(g, shape):
 def sum_backward(g, c):
     if not isinstance(g, Tensor):
         g = leaf(g, TensorType(dtypes.float64 if isinstance(g, float) else dtypes.int64, ()))
-    if not c.all and not c.keepdim:
+    if not c.all and not c.keepdim and c.in_shape:  # a 0-dim input has no dims to give back
         for d in c.dims:
             g = unsqueeze(g, d)
     return expand(g, c.in_shape)
