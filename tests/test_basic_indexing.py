@@ -368,3 +368,22 @@ def test_an_index_out_of_bounds_where_nothing_is_walked_as_pytorch(torch_ref):
                     out.append(str(e))
         return out
     assert run(sg) == run(torch_ref)
+
+
+@pytest.mark.no_sympy_check
+def test_assigning_a_number_to_all_of_a_0_dim_tensor_as_pytorch(torch_ref):
+    """copy_to turns the number into a 0-dim tensor: into a 0-dim target the shapes are equal,
+    so it is a copy_ (CopyBackwards), not the fill_ (FillBackward3) of a larger target."""
+    def run(L):
+        out = []
+        for idx in (Ellipsis, (), None, (Ellipsis, None)):
+            for val in (2, 0.5, True, L.tensor(1.5), L.tensor([1.5])):
+                for shape in ((), (2,)):
+                    x = L.full(shape, 3.0, requires_grad=True)
+                    v = x.clone()
+                    v[idx] = val
+                    (v * 2).sum().backward()
+                    out.append((v.grad_fn.name(), [(f.name() if f else None, i) for f, i in v.grad_fn.next_functions],
+                                v.tolist(), x.grad.tolist()))
+        return out
+    assert run(sg) == run(torch_ref)

@@ -373,10 +373,11 @@ def _at_least(stop, size: int) -> bool:
 
 def _copy_to(x: Tensor, value) -> None:
     """PyTorch's copy_to for ``x[...] = value``: ``copy_`` of a value of ``x``'s shape, ``fill_``
-    of a 0-dim one (a number becomes a 0-dim tensor of ``x``'s dtype), else ``copy_`` of the value
-    without its leading 1s, expanded to ``x``'s shape."""
+    of a 0-dim one (a number becomes a 0-dim tensor of ``x``'s dtype, so into a 0-dim ``x`` it is
+    a ``copy_``: the shapes are equal), else ``copy_`` of the value without its leading 1s,
+    expanded to ``x``'s shape."""
     if value.__class__ in (int, float, bool):
-        fill(x, tensor(value, dtype=x._t.dtype))
+        (copy_into if not x._t.ndim else fill)(x, tensor(value, dtype=x._t.dtype))
     elif not isinstance(value, Tensor):
         raise TypeError(f"can't assign a {numpy_type_name(value)} to a {x._t.dtype.legacy}")
     elif tuple(value._t.shape) == tuple(x._t.shape):
