@@ -75,3 +75,19 @@ def test_clone_of_an_empty_tensor_keeps_its_strides_as_pytorch(torch_ref):
                  L.zeros(0, 1).expand(0, 3)]
         return [(b.clone().stride(), b.clone()[::3].stride()) for b in bases]
     assert run(sg) == run(torch_ref)
+
+
+def test_threshold_backward_follows_self_as_pytorch(torch_ref):
+    """threshold_backward's iterator takes self (relu's result) before grad: the gradient of
+    relu of a transposed view is laid out as that result, so the leaf's comes back row-major;
+    tanh's and sigmoid's backward take grad first."""
+    def run(L):
+        out = []
+        for f in (lambda t: t.relu(), lambda t: L.nn.functional.threshold(t, 0.5, 0.0), lambda t: t.tanh(),
+                  lambda t: t.sigmoid()):
+            x = L.arange(12.0).reshape(4, 3).requires_grad_()
+            y = f((x * 2 - 6).t())
+            g, = L.autograd.grad((y * L.arange(1.0, 13.0).reshape(y.shape)).sum(), [x])
+            out.append((y.stride(), g.stride()))
+        return out
+    assert run(sg) == run(torch_ref)
