@@ -387,3 +387,24 @@ def test_assigning_a_number_to_all_of_a_0_dim_tensor_as_pytorch(torch_ref):
                                 v.tolist(), x.grad.tolist()))
         return out
     assert run(sg) == run(torch_ref)
+
+
+@pytest.mark.no_sympy_check
+def test_index_put_checks_the_value_before_the_indices_as_pytorch(torch_ref):
+    """index_put_ refuses a value of the wrong shape or dtype before its kernel meets an index
+    out of bounds."""
+    def run(L):
+        out = []
+        for rg in (False, True):
+            x = L.zeros(1, 2, 1, 4, dtype=L.float64, requires_grad=rg).clone()
+            for idx, val in ((L.tensor([0, 1, 0]), L.tensor([0.5])),
+                             (L.tensor([0, 1, 0]), L.tensor([0.5, 1.5], dtype=L.float64)),
+                             (L.tensor([0, 1, 0]), 2.0),
+                             ((L.tensor([0, 1, 0]), slice(None), 0, L.tensor([9])), L.tensor(0.5))):
+                try:
+                    x[idx] = val
+                    out.append("ok")
+                except (IndexError, RuntimeError) as e:
+                    out.append(f"{type(e).__name__}: {e}")
+        return out
+    assert run(sg) == run(torch_ref)

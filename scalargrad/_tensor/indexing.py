@@ -54,16 +54,18 @@ def _is_advanced(it) -> bool:
                                                     and it._t.dtype is not dtypes.bool)
 
 
-def resolve(x: Tensor, index) -> tuple:
+def resolve(x: Tensor, index, deferred: list | None = None) -> tuple:
     """(result shape, flat positions in ``x``) of ``x[index]`` with an advanced index (None for
     a basic one): bool masks become one integer index per dimension they cover, each dimension
     of ``x`` gets its source (an index, a slice, all of it, a new one), and the advanced indices
-    broadcast together, placed as PyTorch places them."""
+    broadcast together, placed as PyTorch places them. ``deferred``: a list that takes an index
+    tensor's out-of-bounds error instead of raising it (index_put_ checks the value's shape and
+    dtype first; its kernel finds the bad index last)."""
     items = index if isinstance(index, tuple) else (index,)
     if not any(_is_advanced(it) for it in items):
         return None
     shape = list(x._t.shape)
-    dims_src = _dimension_sources(_expanded(items, shape), shape)
+    dims_src = _dimension_sources(_expanded(items, shape), shape, deferred)
     return _positions(dims_src, shape)
 
 
@@ -100,7 +102,7 @@ def _expanded(items, shape: list) -> list:
     return expanded
 
 
-def _dimension_sources(expanded: list, shape: list) -> list:
+def _dimension_sources(expanded: list, shape: list, deferred: list | None = None) -> list:
     """Each dimension's source: ("all", d), ("new", item), ("idx", d, positions, shape) or
     ("slice", d, positions), checked against ``x``'s sizes."""
     nd = len(shape)
@@ -153,7 +155,9 @@ def _dimension_sources(expanded: list, shape: list) -> list:
         if empty_dim:
             raise IndexError("index is out of bounds for dimension with size 0")
         if not _walks_nothing(dims_src, shape):
-            raise out_of_bounds
+            if deferred is None:
+                raise out_of_bounds
+            deferred.append(out_of_bounds)
     return dims_src
 
 
@@ -428,6 +432,7 @@ def setitem(x: Tensor, index, value) -> None:
             and not index._t.dtype.is_floating_point:
         index = int(index._val)
     target, saved = x, ()
+    deferred: list = []  # an index out of bounds, raised after the value's checks (resolve)
     if index is False:
         return  # PyTorch's setitem does nothing for a lone False, not even check the value
     if _whole(x, index):
@@ -448,7 +453,7 @@ def setitem(x: Tensor, index, value) -> None:
     elif _has_advanced(index):
         bools = isinstance(index, tuple) and any(_is_bool(it) for it in index)
         target, yindex, saved = _apply_basic(x, index) if _grad_state.enabled or bools else (x, index, ())
-        shape, flat = resolve(target, yindex)
+        shape, flat = resolve(target, yindex, deferred)
         advanced = True
     else:
         shape, flat, advanced = _target(x, index)
@@ -485,6 +490,8 @@ def setitem(x: Tensor, index, value) -> None:
             # its error names that view's node (Select, Slice...), not unbind's or split's
             check_inplace(basic_index(x, index))
         check_inplace(target)
+    if deferred:
+        raise deferred[0]
     old = target._val if target._t.ndim else [target._val]
     new = list(old)
     for i, v in zip(flat, col):
