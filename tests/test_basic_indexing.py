@@ -291,3 +291,120 @@ def test_index_tensor_into_an_empty_dimension_as_pytorch(torch_ref):
                 for src in EMPTY_DIM_INDEX]
 
     assert outcomes(sg) == outcomes(torch_ref)
+
+
+@pytest.mark.no_sympy_check
+def test_a_whole_slice_in_a_tuple_is_skipped_as_written_as_pytorch(torch_ref):
+    """Inside a tuple PyTorch's applySlice skips a slice only as written (start 0 or none, stop
+    at or past the size, step 1): ``x[None, -2:]`` of a size-2 dim records a SliceBackward0 after
+    the UnsqueezeBackward0, ``x[-2:, idx]`` an IndexBackward0 over a SliceBackward0."""
+    def chain(t):
+        names, f = [], t.grad_fn
+        while f is not None:
+            names.append(f.name())
+            f = f.next_functions[0][0] if f.next_functions else None
+        return names
+
+    def run(L):
+        x = L.arange(12.0).reshape(2, 2, 3).requires_grad_()
+        idx = L.tensor([-2, -2])
+        return [chain(y) for y in (x[None, -2:], x[None, 0:], x[None, 0:7], x[-2:4, idx], x[0:4, idx],
+                                   x[[0], -2:], x[-2:2, 4:6], x[..., -3:], x[:, ::1, -3:3])]
+    assert run(sg) == run(torch_ref)
+
+
+@pytest.mark.no_sympy_check
+def test_copy_slices_gradient_has_the_base_strides_as_pytorch(torch_ref):
+    """CopySlices copies the gradient into new_empty_strided(base's sizes, base's strides): an
+    item assignment or an in-place op on a view of a permuted clone hands back a gradient in that
+    clone's strides, which the permute's backward then turns (autograd.grad returns it as it is;
+    AccumulateGrad keeps it when only size-1 dims' strides differ)."""
+    def run(L):
+        out = []
+        writes = [lambda c: c.__setitem__(slice(None, None, 2), 2.0),
+                  lambda c: c.__setitem__((L.arange(c.shape[0]) % 2 == 0, slice(-1, 2)), -1.5),
+                  lambda c: c.__setitem__((None, None, slice(None, None, 2)), 0.5),
+                  lambda c: c[1:].mul_(3.0),
+                  lambda c: c[1:].__setitem__((Ellipsis, 0), 1.0)]
+        for perm, shape in (((1, 0, 2), (3, 2, 4)), ((2, 1, 0), (2, 1, 3)), ((0, 2, 1), (2, 4, 1))):
+            for w in writes:
+                x = L.arange(float(shape[0] * shape[1] * shape[2])).reshape(shape).requires_grad_()
+                c = x.permute(perm).clone()
+                w(c)
+                y = (c * (L.arange(float(c.numel())).reshape(c.shape) + 1)).sum()
+                g, = L.autograd.grad(y, [x], retain_graph=True)
+                y.backward()
+                out.append((g.stride(), g.flatten().tolist(), x.grad.stride(), x.grad.flatten().tolist()))
+        return out
+    assert run(sg) == run(torch_ref)
+
+
+@pytest.mark.no_sympy_check
+def test_an_index_out_of_bounds_where_nothing_is_walked_as_pytorch(torch_ref):
+    """ATen checks an index tensor's elements inside its kernel's loop: when a dimension the
+    index keeps is empty (a slice past the end, an empty dimension) nothing is read or written
+    and nothing raises; an index into a dimension of size 0 is refused before that."""
+    def run(L):
+        out = []
+        x = L.zeros(1, 3, 3, 2)
+        y = L.zeros(0, 3)
+        z = L.zeros(2, 0)
+        w = L.zeros(2, 3)
+        reads = [(x, (L.tensor([-2]), slice(3, -1))), (x, ([0, 0], slice(3, None), [9, 9])),
+                 (y, (slice(None), L.tensor([4]))), (y, L.tensor([1])), (z, L.tensor([3])),
+                 (z, (slice(None), L.tensor([3]))), (w, (slice(3, None), L.tensor([7]))),
+                 (w, (L.tensor([3]), slice(3, None))), (w, (L.tensor([3]), slice(1, None))),
+                 (w, (L.tensor([7]), False))]
+        for t, idx in reads:
+            for write in (False, True):
+                c = t.clone()
+                try:
+                    if write:
+                        c[idx] = 1.5
+                        out.append(c.flatten().tolist())
+                    else:
+                        out.append(tuple(c[idx].shape))
+                except IndexError as e:
+                    out.append(str(e))
+        return out
+    assert run(sg) == run(torch_ref)
+
+
+@pytest.mark.no_sympy_check
+def test_assigning_a_number_to_all_of_a_0_dim_tensor_as_pytorch(torch_ref):
+    """copy_to turns the number into a 0-dim tensor: into a 0-dim target the shapes are equal,
+    so it is a copy_ (CopyBackwards), not the fill_ (FillBackward3) of a larger target."""
+    def run(L):
+        out = []
+        for idx in (Ellipsis, (), None, (Ellipsis, None)):
+            for val in (2, 0.5, True, L.tensor(1.5), L.tensor([1.5])):
+                for shape in ((), (2,)):
+                    x = L.full(shape, 3.0, requires_grad=True)
+                    v = x.clone()
+                    v[idx] = val
+                    (v * 2).sum().backward()
+                    out.append((v.grad_fn.name(), [(f.name() if f else None, i) for f, i in v.grad_fn.next_functions],
+                                v.tolist(), x.grad.tolist()))
+        return out
+    assert run(sg) == run(torch_ref)
+
+
+@pytest.mark.no_sympy_check
+def test_index_put_checks_the_value_before_the_indices_as_pytorch(torch_ref):
+    """index_put_ refuses a value of the wrong shape or dtype before its kernel meets an index
+    out of bounds."""
+    def run(L):
+        out = []
+        for rg in (False, True):
+            x = L.zeros(1, 2, 1, 4, dtype=L.float64, requires_grad=rg).clone()
+            for idx, val in ((L.tensor([0, 1, 0]), L.tensor([0.5])),
+                             (L.tensor([0, 1, 0]), L.tensor([0.5, 1.5], dtype=L.float64)),
+                             (L.tensor([0, 1, 0]), 2.0),
+                             ((L.tensor([0, 1, 0]), slice(None), 0, L.tensor([9])), L.tensor(0.5))):
+                try:
+                    x[idx] = val
+                    out.append("ok")
+                except (IndexError, RuntimeError) as e:
+                    out.append(f"{type(e).__name__}: {e}")
+        return out
+    assert run(sg) == run(torch_ref)

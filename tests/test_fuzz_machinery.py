@@ -145,6 +145,11 @@ def test_a_raise_statement_is_deliberate_and_an_error_from_python_is_raw(tmp_pat
     assert not records["attribute"].deliberate and records["attribute"].type == "AttributeError"
     # PyTorch's errors (no package directory given) always count as deliberate
     assert error_record(ZeroDivisionError("x"), None).deliberate
+    # ... and the C++ backtrace a rethrown c10::Error carries is not part of the message
+    trace = ("unflatten got an unexpected error:\nDimension specified as 0"
+             "\nException raised from f at a.cpp:12\nframe #0")
+    want = "unflatten got an unexpected error:\nDimension specified as 0"
+    assert error_record(RuntimeError(trace), None).message == want
 
 
 # ---------------------------------------------------------------- classification

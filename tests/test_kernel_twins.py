@@ -270,6 +270,7 @@ def test_the_structural_helpers_of_a_0_dim_node_agree(dtype, g, hit, dt_to):
         "to_dtype": lambda k, G: k.to_dtype(G, dt_to), "sum_to": lambda k, G: k.sum_to(G, ()),
         "masked_zero": lambda k, G: k.masked_zero(G, layout), "zero": lambda k, G: k.zero(G),
         "scatter": lambda k, G: k.scatter(G, Layout((), dt, map=[0]), "SelectBackwardBackward0"),
+        "scatter, into zeros": lambda k, G: k.scatter(G, Layout((), dt), "SelectBackwardBackward0", True),
         "index_backward": lambda k, G: k.index_backward(G, Layout((), dt, map=[0])),
         "pick_backward": lambda k, G: k.pick_backward(G, picked, "ScatterAddBackward0", True),
         "pick_backward, written": lambda k, G: k.pick_backward(G, picked, "RollBackward0", False),

@@ -295,3 +295,27 @@ def test_aminmax_gradient_is_refused_by_name():
         sg.aminmax(x)
     with sg.no_grad():
         assert [t.item() for t in sg.aminmax(x)] == [1.0, 2.0]
+
+
+@pytest.mark.no_sympy_check
+def test_a_dim_reduction_of_a_0_dim_tensor_under_create_graph_as_pytorch(torch_ref):
+    """sum_backward gives a 0-dim input no dims back (``x.sum(-1)`` of a 0-dim x is a
+    SumBackward1 whose create_graph gradient is an ExpandBackward0 to ``()``)."""
+    def chain(t):
+        names, f = [], t.grad_fn
+        while f is not None:
+            names.append(f.name())
+            f = f.next_functions[0][0] if f.next_functions else None
+        return names
+
+    def run(L):
+        out = []
+        for red in (lambda y: y.sum(-1), lambda y: y.sum(0), lambda y: y.mean(-1), lambda y: y.sum((0,)),
+                    lambda y: y.sum(0, keepdim=True)):
+            x = L.tensor(-1.25, requires_grad=True)
+            y = red(x * 2)
+            g, = L.autograd.grad((y * y * 0.25).sum(), [x], create_graph=True)
+            (g * g).sum().backward()
+            out.append((y.grad_fn.name(), g.item(), chain(g), tuple(g.shape), x.grad.item()))
+        return out
+    assert run(sg) == run(torch_ref)

@@ -55,7 +55,11 @@ def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
 
 
 def is_non_overlapping_and_dense(shape: Sequence[int], strides: Sequence[int]) -> bool:
-    """Every element has its own memory slot and the slots fill a block (any dimension order)."""
+    """Every element has its own memory slot and the slots fill a block (any dimension order).
+    As c10 keeps the flag (``refresh_contiguous``: contiguous, or channels-last contiguous, or
+    dense), an empty tensor, contiguous whatever its strides, counts: its clone keeps them."""
+    if numel(shape) == 0:
+        return True
     n = len(shape)
     if n == 1:
         return shape[0] < 2 or strides[0] == 1
@@ -195,6 +199,11 @@ def elementwise_strides(out_shape: Sequence[int], inputs: Sequence[tuple]) -> tu
     if all(tuple(s) == out_shape for s, _ in inputs):
         if all(is_contiguous(s, st) for s, st in inputs):
             return contiguous_strides(out_shape)
+        if len(out_shape) == 4 and all(_channels_last_contiguous(s, st) for s, st in inputs):
+            # FastSetupType::CHANNELS_LAST (4-D only): c10's channels-last strides, whatever
+            # strides the inputs' size-1 dims had
+            c, h, w = out_shape[1], out_shape[2], out_shape[3]
+            return (c * w * h, 1, c * w, c)
         if all(is_non_overlapping_and_dense(s, st) for s, st in inputs):
             first = tuple(inputs[-1][1])
             if all(tuple(st) == first for _, st in inputs):
@@ -210,6 +219,18 @@ def elementwise_strides(out_shape: Sequence[int], inputs: Sequence[tuple]) -> tu
         strides[d] = acc
         acc *= out_shape[d]
     return tuple(strides)
+
+
+def _channels_last_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """c10's ``compute_channels_last_contiguous_2d`` of a 4-D tensor: C, W, H, N innermost first,
+    size-1 dims taking any stride."""
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
 
 
 def slices(shape: Sequence[int], d: int) -> list:

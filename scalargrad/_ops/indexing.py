@@ -57,6 +57,13 @@ class CopySlices(IndexPut):
     saves = False  # a copy into a view saves nothing: a second backward goes through
     saved = ()
 
+    @staticmethod
+    def backward(k, g, v):
+        grads = IndexPut.backward(k, g, v)
+        if k.bulk:  # the base's part in the base's strides (_tensor/indexing.in_base_layout)
+            grads = (k.in_base_layout(grads[0], v._t),) + tuple(grads[1:])
+        return grads
+
 
 class Scatter(Structural):
     """zeros of the input's shape with the gradient at ``map``'s positions (added in order
@@ -91,7 +98,7 @@ def scatter_class(name: str, with_self: bool = False) -> type:
 
 
 @helper
-def scatter(g, layout, name=None):
+def scatter(g, layout, name=None, into_zeros=False):
     return g
 
 

@@ -107,6 +107,7 @@ class RoundDecimals(WithNumber):
     """round(self, decimals=d) (RoundBackward1); ``_c`` is d."""
 
     name, saves, saves_inputs = "RoundBackward1", False, False
+    number_layout = "unary"  # round.decimals: a unary TensorIterator (the number is no operand)
     extra_none = 0
     bool_kernel = "round_vml_cpu"
     float_only_kernel = "round_cpu"

@@ -172,7 +172,9 @@ class Select(Structural):
 
     name = "SelectBackward0"
     saved = (("dim", "c.dim"), ("index", "c.index"), ("self_sym_sizes", "c.in_shape"))
-    backward = staticmethod(lambda k, g, v: (k.scatter(g, v._c, v._op.name[:-1] + "Backward0"),))
+    # select_backward and slice_backward copy the gradient into new zeros, even when the view
+    # kept every element: contiguous, and a node of their own under create_graph
+    backward = staticmethod(lambda k, g, v: (k.scatter(g, v._c, v._op.name[:-1] + "Backward0", True),))
 
 
 @register

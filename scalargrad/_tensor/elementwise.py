@@ -232,8 +232,11 @@ def with_number(op, a: Tensor, c) -> Tensor:
     t = number_type(a._t, c)
     if op.number_layout == "contiguous" or op.number_layout == "unary" and is_contiguous(t.shape, t.strides):
         t = TensorType(t.dtype, t.shape)
-    elif not t.contiguous:  # laid out as TensorIterator allocates it (the number is a 0-dim operand)
-        t = TensorType(t.dtype, t.shape, elementwise_strides(t.shape, [(t.shape, t.strides), ((), ())]))
+    elif not t.contiguous or not t.numel and t.ndim:
+        # laid out as TensorIterator allocates it: the number is a 0-dim operand (mul, add...), except
+        # for a unary iterator over the tensor alone (pow(Tensor, Scalar), round(decimals))
+        operands = [(t.shape, t.strides)] + ([] if op.number_layout == "unary" else [((), ())])
+        t = TensorType(t.dtype, t.shape, elementwise_strides(t.shape, operands))
     exact = op is AR.PowC or op is AR.RPowC
     if op.result == "float" and not t.dtype.is_floating_point:
         t = t.with_dtype(defaults["dtype"])

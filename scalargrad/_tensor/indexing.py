@@ -55,16 +55,18 @@ def _is_advanced(it) -> bool:
                                                     and it._t.dtype is not dtypes.bool)
 
 
-def resolve(x: Tensor, index) -> tuple:
+def resolve(x: Tensor, index, deferred: list | None = None) -> tuple:
     """(result shape, flat positions in ``x``) of ``x[index]`` with an advanced index (None for
     a basic one): bool masks become one integer index per dimension they cover, each dimension
     of ``x`` gets its source (an index, a slice, all of it, a new one), and the advanced indices
-    broadcast together, placed as PyTorch places them."""
+    broadcast together, placed as PyTorch places them. ``deferred``: a list that takes an index
+    tensor's out-of-bounds error instead of raising it (index_put_ checks the value's shape and
+    dtype first; its kernel finds the bad index last)."""
     items = index if isinstance(index, tuple) else (index,)
     if not any(_is_advanced(it) for it in items):
         return None
     shape = list(x._t.shape)
-    dims_src = _dimension_sources(_expanded(items, shape), shape)
+    dims_src = _dimension_sources(_expanded(items, shape), shape, deferred)
     return _positions(dims_src, shape)
 
 
@@ -101,7 +103,7 @@ def _expanded(items, shape: list) -> list:
     return expanded
 
 
-def _dimension_sources(expanded: list, shape: list) -> list:
+def _dimension_sources(expanded: list, shape: list, deferred: list | None = None) -> list:
     """Each dimension's source: ("all", d), ("new", item), ("idx", d, positions, shape) or
     ("slice", d, positions), checked against ``x``'s sizes."""
     nd = len(shape)
@@ -147,14 +149,29 @@ def _dimension_sources(expanded: list, shape: list) -> list:
                 raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
             dims_src.append(("idx", d, [i % size], ()))
             d += 1
-    if (empty_dim or out_of_bounds is not None) and not _selects_none(dims_src):
-        if empty_dim:
-            raise IndexError("index is out of bounds for dimension with size 0")
-        raise out_of_bounds
     while d < nd:
         dims_src.append(("all", d))
         d += 1
+    if (empty_dim or out_of_bounds is not None) and not _selects_none(dims_src):
+        if empty_dim:
+            raise IndexError("index is out of bounds for dimension with size 0")
+        if not _walks_nothing(dims_src, shape):
+            if deferred is None:
+                raise out_of_bounds
+            deferred.append(out_of_bounds)
     return dims_src
+
+
+def _walks_nothing(dims_src: list, shape: list) -> bool:
+    """Whether a dimension the index keeps is empty (``x[idx, 3:]`` with 3: past the end, or an
+    empty dimension of ``x``): ATen's index kernel then walks no element and checks no index
+    against its dimension (``cpu_index_kernel``), read or written."""
+    for s in dims_src:
+        if s[0] == "all" and not shape[s[1]] or s[0] == "slice" and not s[2]:
+            return True
+        if s[0] == "new" and isinstance(s[1], tuple) and not s[1][1]:
+            return True  # a 0-dim False mask: a new dimension of size 0
+    return False
 
 
 def _selects_none(dims_src: list) -> bool:
@@ -361,10 +378,11 @@ def _at_least(stop, size: int) -> bool:
 
 def _copy_to(x: Tensor, value) -> None:
     """PyTorch's copy_to for ``x[...] = value``: ``copy_`` of a value of ``x``'s shape, ``fill_``
-    of a 0-dim one (a number becomes a 0-dim tensor of ``x``'s dtype), else ``copy_`` of the value
-    without its leading 1s, expanded to ``x``'s shape."""
+    of a 0-dim one (a number becomes a 0-dim tensor of ``x``'s dtype, so into a 0-dim ``x`` it is
+    a ``copy_``: the shapes are equal), else ``copy_`` of the value without its leading 1s,
+    expanded to ``x``'s shape."""
     if value.__class__ in (int, float, bool):
-        fill(x, tensor(value, dtype=x._t.dtype))
+        (copy_into if not x._t.ndim else fill)(x, tensor(value, dtype=x._t.dtype))
     elif not isinstance(value, Tensor):
         raise TypeError(f"can't assign a {numpy_type_name(value)} to a {x._t.dtype.legacy}")
     elif tuple(value._t.shape) == tuple(x._t.shape):
@@ -415,6 +433,7 @@ def setitem(x: Tensor, index, value) -> None:
             and not index._t.dtype.is_floating_point:
         index = int(index._val)
     target, saved = x, ()
+    deferred: list = []  # an index out of bounds, raised after the value's checks (resolve)
     if index is False:
         return  # PyTorch's setitem does nothing for a lone False, not even check the value
     if isinstance(value, Tensor):  # under vmap, a batched value into an unbatched x is refused
@@ -438,7 +457,7 @@ def setitem(x: Tensor, index, value) -> None:
     elif _has_advanced(index):
         bools = isinstance(index, tuple) and any(_is_bool(it) for it in index)
         target, yindex, saved = _apply_basic(x, index) if _grad_state.enabled or bools else (x, index, ())
-        shape, flat = resolve(target, yindex)
+        shape, flat = resolve(target, yindex, deferred)
         advanced = True
     else:
         shape, flat, advanced = _target(x, index)
@@ -475,6 +494,8 @@ def setitem(x: Tensor, index, value) -> None:
             # its error names that view's node (Select, Slice...), not unbind's or split's
             check_inplace(basic_index(x, index))
         check_inplace(target)
+    if deferred:
+        raise deferred[0]
     old = target._val if target._t.ndim else [target._val]
     new = list(old)
     for i, v in zip(flat, col):
@@ -565,12 +586,16 @@ def gather_at(g: Tensor, m, shape) -> Tensor:
 
 
 @helper(name="scatter")
-def _scatter_grad(g, layout, name="SliceBackwardBackward0"):
+def _scatter_grad(g, layout, name="SliceBackwardBackward0", into_zeros: bool = False):
     """``g`` put back at the picked positions of zeros; under create_graph a node named
-    ``name`` (the view op's own double backward: SelectBackwardBackward0 for select)."""
+    ``name`` (the view op's own double backward: SelectBackwardBackward0 for select). A view
+    that kept every element in order (no ``map``) reshapes ``g`` unless ``into_zeros`` (select's
+    and slice's backward, which copy into new zeros whatever the view picked)."""
     m = layout.map
     if m is None:
-        return reshape(g, layout.in_shape)
+        if not into_zeros:
+            return reshape(g, layout.in_shape)
+        m = range(g._t.numel)
     return scatter_into(g, layout.in_shape, m, name)
 
 
@@ -583,3 +608,20 @@ def index_backward(g, layout):
 def index_put_backward(g, layout):
     m = layout.map
     return masked_zero(g, mask_of(m, g)), gather_at(g, m, layout.sizes)
+
+
+@helper
+def in_base_layout(g: Tensor, base: TensorType) -> Tensor:
+    """CopySlices' gradient for its base, ``g`` (a tensor the backward just made), laid out as
+    PyTorch's: it copies the gradient into ``new_empty_strided(base's sizes, base's strides)``
+    (torch/csrc/autograd/functions/tensor.cpp), so the base's strides, whatever ``g``'s were.
+    A base whose elements share memory keeps ``g``'s (PyTorch's copy into it refuses)."""
+    if base.contiguous:
+        strides = None
+    elif any(n > 1 and st == 0 for n, st in zip(base.shape, base.strides)):
+        return g
+    else:
+        strides = base.strides
+    if g._t.strides != base.strides or g._t.contiguous != base.contiguous:
+        g._t = TensorType(g._t.dtype, g._t.shape, strides)
+    return g

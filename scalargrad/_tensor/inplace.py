@@ -359,7 +359,7 @@ class _CopySlices(Op):
         for p in c.map:
             mask[p] = True
         cond = leaf(mask if v._t.ndim else mask[0], TensorType(dtypes.bool, v._t.shape))
-        out = [k.where(cond, k.scatter(g_view, c), g)] + grads[1:]
+        out = [k.in_base_layout(k.where(cond, k.scatter(g_view, c), g), v._t)] + grads[1:]
         if scalar:  # a 0-dim base in a float backward: its inputs take floats
             out = [x._val if isinstance(x, Tensor) and not x._t.ndim and not u._t.ndim else x
                    for x, u in zip(out, v._in)]

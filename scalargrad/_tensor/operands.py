@@ -145,5 +145,10 @@ def laid_out(dt, shape: tuple, operands) -> TensorType:
     transposed strides; row-major when every operand is contiguous)."""
     for t in operands:  # a loop, not all(generator): this runs once per op
         if not t.contiguous:
-            return TensorType(dt, shape, elementwise_strides(shape, [(t.shape, t.strides) for t in operands]))
-    return TensorType(dt, shape)
+            break
+    else:
+        if 0 not in shape or all(t.shape == shape for t in operands):
+            # (an empty result of operands of other shapes takes TensorIterator's permuted
+            # allocation, whose ties between equal strides can put an empty dim first: (4, 0, 1) + 1)
+            return TensorType(dt, shape)
+    return TensorType(dt, shape, elementwise_strides(shape, [(t.shape, t.strides) for t in operands]))

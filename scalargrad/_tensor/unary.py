@@ -7,6 +7,7 @@ from __future__ import annotations
 from .._ops import arithmetic as AR
 from .._ops import unary as UN
 from .elementwise import elementwise, unary, with_number
+from .operands import laid_out
 from .tensor_kernel import helper
 
 __all__ = ["tanh_backward", "sigmoid_backward", "threshold_backward", "pow_number", "sgn"]
@@ -24,7 +25,12 @@ def sigmoid_backward(g, y):
 
 @helper
 def threshold_backward(g, y, threshold):
-    return elementwise(UN.ThresholdBackward, (g, y), threshold)
+    r = elementwise(UN.ThresholdBackward, (g, y), threshold)
+    if r._t.ndim and not (g._t.contiguous and y._t.contiguous):
+        # ATen's iterator takes self before grad (TORCH_META_FUNC(threshold_backward)): where
+        # their layouts differ, the result follows self's (relu of a transposed view)
+        r._t = laid_out(r._t.dtype, r._t.shape, (y._t, g._t))
+    return r
 
 
 @helper

@@ -371,6 +371,14 @@ def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
 _INT64_MAX = (1 << 63) - 1
 
 
+def _skipped(it: slice, size: int) -> bool:
+    """A slice inside a tuple index that PyTorch's ``applySlice`` skips (no SliceBackward0): the
+    slice as written, not normalised, starts at 0 and stops at or past the size with step 1
+    (``x[None, 0:]`` is skipped, ``x[None, -2:]`` of a size-2 dim is a slice)."""
+    return ((it.start is None or int(it.start) == 0) and (it.stop is None or int(it.stop) >= size)
+            and (it.step is None or int(it.step) == 1))
+
+
 def basic_index(src: Tensor, index, select_dim=None, force_slice: bool = False, raw=None,
                 plain: bool = False) -> Tensor:
     """``src[index]`` for ints, slices, None and Ellipsis, following PyTorch's
@@ -397,9 +405,7 @@ def basic_index(src: Tensor, index, select_dim=None, force_slice: bool = False, 
             # dim: where the slice acts in the partly indexed result (Nones before it count);
             # odim: the dimension of src it walks
             if odim < nd:
-                start, stop, step = slice(it.start, it.stop, 1 if it.step is None else it.step).indices(
-                    src._t.shape[odim]) if (it.step is None or it.step > 0) else (0, 0, 0)
-                if not (start == 0 and stop == src._t.shape[odim] and step == 1):
+                if not _skipped(it, src._t.shape[odim]):
                     steps.append((dim, it))
             dim += 1
             odim += 1
@@ -474,7 +480,7 @@ def _one_step(src: Tensor, index, select_dim=None, force_slice: bool = False, ra
                 raise ValueError("step must be greater than zero")
             start, stop, _ = slice(it.start, it.stop, step).indices(size)
             length = max(0, (stop - start + step - 1) // step)
-            if not force_slice and not single and start == 0 and length == size and step == 1:
+            if not force_slice and not single and _skipped(it, size):
                 dim += 1
                 continue
             moff += start * mst[dim]

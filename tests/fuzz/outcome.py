@@ -154,11 +154,20 @@ def _raising_opcode(code, offset: int) -> str:
     return ""
 
 
+_BACKTRACE = "\nException raised from "
+
+
 def error_record(exc: BaseException, package_dir: str | None) -> ErrorRecord:
     """``exc`` as an ErrorRecord. ``package_dir``: the library's source directory, to tell a
     ``raise`` statement of the library (deliberate) from an error Python raised inside it
     or at the call (raw); None for a library whose errors all count as deliberate."""
-    rec = ErrorRecord(type(exc).__name__, str(exc))
+    message = str(exc)
+    if package_dir is None:
+        # a c10::Error rethrown with its what() (unflatten's "got an unexpected error") carries
+        # the C++ backtrace of this build: frame addresses and paths, which no library can
+        # reproduce; the message PyTorch wrote is what comes before it
+        message = message.split(_BACKTRACE, 1)[0]
+    rec = ErrorRecord(type(exc).__name__, message)
     rec.unsupported = type(exc).__name__ == "Unsupported"
     if package_dir is None:
         return rec
