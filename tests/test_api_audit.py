@@ -149,6 +149,28 @@ def test_names_pytorch_does_not_have_keep_pythons_errors():
         assert not isinstance(info.value, Unsupported)
 
 
+def test_a_public_name_pytorch_lacks_too_is_pythons_attribute_error(torch_ref):
+    """``torch.sq`` (an exercise's blank, a typo): PyTorch's AttributeError and message, which a
+    notebook prints and goes on; not Unsupported, which would claim a PyTorch feature is missing."""
+    import scalargrad
+
+    for path in ("sq", "nn.Foo", "nn.functional.foo", "linalg.bar"):
+        owners = []
+        for top in (torch_ref, scalargrad):
+            *mods, name = path.split(".")
+            owner = top
+            for m in mods:
+                owner = getattr(owner, m)
+            owners.append((owner, name))
+        messages = []
+        for owner, name in owners:
+            with pytest.raises(AttributeError) as info:
+                getattr(owner, name)
+            assert not isinstance(info.value, Unsupported)
+            messages.append(str(info.value))
+        assert messages[1] == messages[0]
+
+
 def test_module_methods_pytorch_has_are_unsupported_by_name():
     import scalargrad
 

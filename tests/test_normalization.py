@@ -262,3 +262,32 @@ def _measure() -> None:  # pragma: no cover - a report, run by hand with torch i
 if __name__ == "__main__":  # pragma: no cover
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
     _measure()
+
+
+def _normalize_run(L, **kw):
+    """F.normalize's value, node and input gradient on exact data (norms 5, 0 -> eps, 3; 1-norms
+    of integers), so the values are the same on every processor; the gradient goes through
+    short reductions and is compared within a bound."""
+    x = L.tensor([[3.0, 4.0, 0.0], [0.0, 0.0, 0.0], [1.0, 2.0, 2.0]], requires_grad=True)
+    y = L.nn.functional.normalize(x, **kw)
+    (y * L.tensor([1.0, -2.0, 0.5])).sum().backward()
+    return y.detach().tolist(), type(y.grad_fn).__name__, x.grad.tolist()
+
+
+@pytest.mark.parametrize("kw", [{}, {"p": 1.0, "dim": 0}, {"dim": -1, "eps": 0.5}])
+def test_normalize_matches_pytorch(torch_ref, kw):
+    want, got = _normalize_run(torch_ref, **kw), _normalize_run(scalargrad, **kw)
+    assert got[:2] == want[:2]
+    for g, w in zip(sum(got[2], []), sum(want[2], [])):
+        assert g == pytest.approx(w, rel=1e-6, abs=1e-6 * max(1.0, abs(w)))
+
+
+def test_normalize_out_as_pytorch(torch_ref):
+    results = []
+    for L in (torch_ref, scalargrad):
+        x, out = L.tensor([[3.0, 4.0], [6.0, 8.0]]), L.empty(2, 2)
+        y = L.nn.functional.normalize(x, out=out)
+        with pytest.raises(RuntimeError) as info:
+            L.nn.functional.normalize(x.requires_grad_(), out=out)
+        results.append((y is out, out.tolist(), str(info.value)))
+    assert results[1] == results[0]

@@ -470,6 +470,15 @@ def test_make_dot_show_saved_and_attrs_match_torchviz(torchviz):
     assert got == want
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_make_dot_repr_is_torchvizs_digraph_repr(torchviz):
+    """A notebook cell ending in ``make_dot(y)`` prints the Digraph's repr (an address aside)."""
+    want, got = (repr(f(OUT)) for f, OUT in ((torchviz.make_dot, sys.modules["torch"].ones(1, requires_grad=True) * 2),
+                                              (make_dot, torch.ones(1, requires_grad=True) * 2)))
+    address = re.compile(r" at 0x[0-9a-f]+>$")
+    assert address.search(got) and address.sub(">", got) == address.sub(">", want)
+
+
 # ---------------------------------------------------------------- rendering
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot program is not installed")

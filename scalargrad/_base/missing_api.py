@@ -13,7 +13,8 @@ the name, never an ImportError or a bare AttributeError:
   ``MissingModule`` whose names answer as above, so the error names what the program used
   (``torch.fft.rfft``), and ``import torch.fft as fft`` works until then.
 
-Dunder names stay plain AttributeErrors: libraries probe them with ``hasattr``.
+Dunder names stay plain AttributeErrors: libraries probe them with ``hasattr``; so does a public
+name that PyTorch's module (as walked) does not have either (``torch.sq``), with PyTorch's message.
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ def missing_attribute(module: str, name: str, kind: str | None = None):
         raise AttributeError(f"module '{module}' has no attribute '{name}'")
     known = pytorch_names(module)
     kind = kind or known.get(name)
+    if kind is None and known and not name.startswith("_"):
+        # a public name PyTorch's module does not have either (a typo, an exercise's blank):
+        # PyTorch's own AttributeError, not a claim that scalargrad lacks a PyTorch feature
+        raise AttributeError(f"module '{module}' has no attribute '{name}'")
     if kind == "module":
         return _submodule(f"{module}.{name}")
     # a module outside the walk (torch.distributions.normal): any name may be PyTorch's

@@ -1,12 +1,15 @@
 """``nn.functional.batch_norm`` and ``layer_norm`` (re-exported by ``nn.functional``): one
-NativeBatchNormBackward0 / NativeLayerNormBackward0 node each (see ``_tensor/normalization``)."""
+NativeBatchNormBackward0 / NativeLayerNormBackward0 node each (see ``_tensor/normalization``);
+``normalize``, which PyTorch composes in Python from norm, clamp_min, expand_as and a division
+(so its graph is theirs: DivBackward0 over LinalgVectorNormBackward0)."""
 
 from __future__ import annotations
 
 from .._tensor import normalization as NORM
+from .._tensor.surface import FUNCTIONS
 from .._tensor.tensor import Tensor
 
-__all__ = ["batch_norm", "layer_norm"]
+__all__ = ["batch_norm", "layer_norm", "normalize"]
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -32,3 +35,14 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dimensions, then scale and shift."""
     return NORM.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
+    """``input`` divided by its ``p``-norm over ``dim`` (kept as a size-1 dimension), the norm
+    first raised to ``eps``: PyTorch's composition, step for step, so the value, the graph and
+    the gradient (through a norm below ``eps``: none to the norm) are those of these ops."""
+    if out is None:
+        denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+        return input / denom
+    denom = input.norm(p, dim, keepdim=True).clamp_min_(eps).expand_as(input)
+    return FUNCTIONS["div"](input, denom, out=out)  # torch.div: its checks of out

@@ -74,6 +74,11 @@ class Digraph:
     def __str__(self) -> str:
         return self.source
 
+    def __repr__(self) -> str:
+        # what a notebook shows for torchviz's result: the graphviz package's Digraph keeps
+        # object's default repr, under its module graphviz.graphs
+        return f"<graphviz.graphs.Digraph object at {id(self):#x}>"
+
     def _repr_svg_(self) -> str:  # pragma: no cover - Jupyter shows the picture when it can
         return self.pipe(format="svg").decode("utf-8")
 
