@@ -33,7 +33,7 @@ from ..._tensor.typename import typename
 from ..hooks import BackwardHook
 from ..parameter import Buffer, Parameter, is_lazy
 from .constructor_device import with_device_argument
-from .loading import load_entry, refuse_unsupported_swaps
+from .loading import SwapCheck, load_entry, swap_check
 
 __all__ = [
     "Module",
@@ -1076,6 +1076,9 @@ class Module:
         with ``strict``, the keys nothing here or in a child takes."""
         for hook in self._load_state_dict_pre_hooks.values():
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        check = swap_check()
+        if check is not None and self._load_state_dict_pre_hooks:
+            check.stale()  # the program's own code ran
         persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in (*self._parameters.items(), *persistent.items()) if v is not None}
         assign = local_metadata.get("assign_to_params_buffers", False)
@@ -1111,6 +1114,8 @@ class Module:
         if getattr(self.__class__, "set_extra_state", Module.set_extra_state) is not Module.set_extra_state:
             if extra_key in state_dict:
                 self.set_extra_state(state_dict[extra_key])
+                if check is not None:
+                    check.stale()
             elif strict:
                 missing_keys.append(extra_key)
         elif strict and extra_key in state_dict:
@@ -1147,13 +1152,15 @@ class Module:
         state_dict = OrderedDict(state_dict)
         if metadata is not None:
             state_dict._metadata = metadata
-        if future_switches.get_swap_module_params_on_conversion():
-            refuse_unsupported_swaps(self, state_dict)
+        # Unsupported (a swap of a tensor a live graph uses) before anything is loaded
+        check = SwapCheck(self, state_dict) if future_switches.get_swap_module_params_on_conversion() else None
 
         def load(module: Module, local_state_dict, prefix: str = "") -> None:
             local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
             if assign:
                 local_metadata["assign_to_params_buffers"] = assign
+            if check is not None and type(module)._load_from_state_dict is not Module._load_from_state_dict:
+                check.stale()  # the program's own code runs before the swaps
             module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
                                          unexpected_keys, error_msgs)
             for name, child in module._modules.items():
@@ -1163,13 +1170,19 @@ class Module:
                          child_prefix)
             incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)  # the hooks may edit the lists
             for hook in module._load_state_dict_post_hooks.values():
+                if check is not None:
+                    check.stale()
                 if hook(module, incompatible) is not None:
                     raise AssertionError(
                         "Hooks registered with ``register_load_state_dict_post_hook`` are not expected to "
                         "return new values, if incompatible_keys need to be modified, it should be done inplace.")
 
         try:
-            load(self, state_dict)
+            if check is None:
+                load(self, state_dict)
+            else:
+                with check:
+                    load(self, state_dict)
         finally:
             del load  # a closure that refers to itself: a cycle that would hold the tensors
         if strict:
