@@ -242,7 +242,8 @@ class Stats:
         lines.append(f"  silently wrong gradients: {self.any_class['silently_wrong_grad']} programs; defects "
                      f"(silently wrong value, gradient, flag, hook order or missing error): {self.defects}")
         if self.failed_loads:
-            lines.append(f"  failed loads that change state otherwise than PyTorch's: {self.any_class['failed_load_changed_state']} "
+            lines.append(f"  failed loads that change state otherwise than PyTorch's: "
+                         f"{self.any_class['failed_load_changed_state']} "
                          f"(of {self.failed_loads} failed loads; PyTorch itself changed state on "
                          f"{self.torch_changed_on_failed_load})")
         for group in GROUPS:
