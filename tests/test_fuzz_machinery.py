@@ -78,13 +78,11 @@ def test_shaped_and_smooth_graphs_are_python():
 @pytest.mark.parametrize("kind", KINDS)
 def test_scalargrad_agrees_with_itself(kind):
     # the same program twice on one library: any divergence is nondeterminism in the library
-    # or in the fuzzer's encoding, not a difference between libraries (a failed load that
-    # changed the module is judged on scalargrad's outcome alone, so it shows here too)
+    # or in the fuzzer's encoding, not a difference between libraries
     for i in range(60):
         p = program_for(11, i, kind)
         v = compare(p, run_program(p, scalargrad), run_program(p, scalargrad))
-        assert all(d.cls == "failed_load_changed_state" for d in v.divergences), \
-            (p.source(), [d.detail for d in v.divergences])
+        assert not v.divergences, (p.source(), [d.detail for d in v.divergences])
 
 
 def test_a_program_prints_as_a_repro_that_runs():
@@ -329,8 +327,9 @@ def test_a_failed_load_must_leave_the_module_unchanged():
                        StepRecord(3, ["list", changed])]
         return out
 
-    # PyTorch's own partial load is not the reference: only scalargrad's change counts
-    assert compare(p, run([]), run(["p:weight values"])).agrees
+    # a failed load leaves the module half loaded in both libraries: what it changed is compared
+    assert compare(p, run(["p:weight values"]), run(["p:weight values"])).agrees
+    assert compare(p, run([]), run(["p:weight values"])).cls == "failed_load_changed_state"
     assert compare(p, run(["p:weight identity"]), run([])).cls == "failed_load_changed_state"
 
 

@@ -85,6 +85,12 @@ def _modules(L) -> list:
         mean = bn.running_mean
         bn.load_state_dict({**bn.state_dict(), "running_mean": L.tensor([1.0, 2.0])})
         seen.append((mean is bn.running_mean, bn.running_mean.tolist()))
+        # a view holds the weight: its swap fails into the error list, the bias is still loaded
+        v = m.weight[0]
+        bias = m.bias
+        seen.append(_error(lambda: m.load_state_dict({"weight": L.full((3, 2), 9.0), "bias": L.full((3,), 2.0)})))
+        seen.append((m.weight.tolist(), m.bias.tolist(), bias is m.bias))
+        del v
     finally:
         L.__future__.set_swap_module_params_on_conversion(previous)
     seen.append(L.__future__.get_swap_module_params_on_conversion())
@@ -115,3 +121,21 @@ def test_a_tensor_a_live_graph_uses_is_not_swapped():
     del y
     sg.utils.swap_tensors(a, b)  # the graph is gone: allowed
     assert a.tolist() == [5.0, 6.0] and b.grad.tolist() == [2.0, 4.0] and a.grad is None
+
+
+def test_a_swapping_load_refuses_a_tensor_a_live_graph_uses_before_loading_anything():
+    # scalargrad's own refusal is all or nothing: checked for every entry before the first swap
+    previous = sg.__future__.get_swap_module_params_on_conversion()
+    sg.__future__.set_swap_module_params_on_conversion(True)
+    try:
+        m = sg.nn.Linear(2, 1)
+        w, b = m.weight.tolist(), m.bias.tolist()
+        y = (m.bias * 2).sum()  # the bias, loaded after the weight, is an input of a live graph
+        with pytest.raises(Unsupported, match="swap_tensors of a tensor that a live autograd graph uses"):
+            m.load_state_dict({"weight": sg.ones(1, 2), "bias": sg.ones(1)})
+        assert (m.weight.tolist(), m.bias.tolist()) == (w, b)
+        del y
+        m.load_state_dict({"weight": sg.ones(1, 2), "bias": sg.ones(1)})
+        assert (m.weight.tolist(), m.bias.tolist()) == ([[1.0, 1.0]], [1.0])
+    finally:
+        sg.__future__.set_swap_module_params_on_conversion(previous)

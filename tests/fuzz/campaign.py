@@ -3,7 +3,7 @@
 ``Campaign(seed).run(n)`` runs programs 0..n-1 (a fixed mix of kinds, or one kind) until ``n``
 or the time budget is reached, and keeps the figures issue 14 asks for: agreement on value,
 error and module cases, raw Python errors, silently wrong gradients, failed loads that change
-state. Every divergence is filed under its cause (``causes_of``: the catalogue of
+the module otherwise than PyTorch's. Every divergence is filed under its cause (``causes_of``: the catalogue of
 ``causes.py``, or an ``unclassified`` signature with numbers and names taken out); each cause
 keeps its first programs, and ``shrink_group`` turns the first one into a minimal repro.
 """
@@ -242,7 +242,8 @@ class Stats:
         lines.append(f"  silently wrong gradients: {self.any_class['silently_wrong_grad']} programs; defects "
                      f"(silently wrong value, gradient, flag, hook order or missing error): {self.defects}")
         if self.failed_loads:
-            lines.append(f"  failed loads that change state: {self.any_class['failed_load_changed_state']} "
+            lines.append(f"  failed loads that change state otherwise than PyTorch's: "
+                         f"{self.any_class['failed_load_changed_state']} "
                          f"(of {self.failed_loads} failed loads; PyTorch itself changed state on "
                          f"{self.torch_changed_on_failed_load})")
         for group in GROUPS:

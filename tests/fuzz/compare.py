@@ -316,11 +316,6 @@ def _load_failed(program: Program, out: Outcome, i: int) -> bool:
     return False
 
 
-def _listed(obs) -> list:
-    """The items of an encoded list (``['list', [...]]``)."""
-    return obs[1] if isinstance(obs, list) and len(obs) == 2 and isinstance(obs[1], list) else []
-
-
 def _walk(program: Program, sg: Outcome, th: Outcome) -> list[Divergence]:
     """Compare step by step; a propagating divergence ends the walk."""
     found: list[Divergence] = []
@@ -341,9 +336,9 @@ def _walk(program: Program, sg: Outcome, th: Outcome) -> list[Divergence]:
                 continue  # both refused and both went on: what follows is still comparable
             return found
         if step.op == "changed" and _load_failed(program, sg, i):
-            # a failed load must leave the module as it was (issue 14); PyTorch's own partial
-            # load is not the reference here
-            if _listed(rs.obs):
+            # a failed load leaves the module half loaded, as PyTorch's does (issue 22): what it
+            # changed must be what PyTorch changed
+            if rs.obs != rt.obs:
                 found.append(Divergence("failed_load_changed_state", i, f"after a failed load scalargrad changed "
                                         f"{rs.obs} (PyTorch changed {rt.obs})", rs.obs, rt.obs))
             continue

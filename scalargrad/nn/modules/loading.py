@@ -1,144 +1,133 @@
-"""The all-or-nothing machinery of ``Module.load_state_dict``.
+"""One entry of ``Module.load_state_dict``: a copy, an assignment or a swap, as PyTorch 2.13 does it.
 
-PyTorch copies each entry as soon as it has checked it, so a load that fails half way leaves
-the module half loaded. scalargrad first checks every key, shape and type (queueing the copies
-in a ``LoadPlan``), then carries the queue out with ``run_step``, each step returning the
-function that undoes it, so that a load rejected at the end is rolled back.
+PyTorch's ``_load_from_state_dict`` loads each entry as soon as it has checked it and reports a
+copy that fails in ``error_msgs``; ``load_state_dict`` raises at the end, leaving the module half
+loaded (the entries it accepted are loaded). scalargrad does the same. Only its own refusals
+(``Unsupported``) are all or nothing: the one it can foresee, a swap of a tensor that a live
+autograd graph uses, is checked for every entry before the first is loaded (``SwapCheck``).
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator, Mapping
+
 from ..._base.errors import Unsupported
 from ..._base.grad_mode import no_grad
-from ..._base.meta_data import NO_DATA, own_copy
-from ..._tensor.storage import write
 from ..._tensor.swap import check_swappable, swap_contents
-from ..parameter import Parameter
+from ..._tensor.tensor import Tensor
+from ..parameter import Parameter, is_lazy
 
-__all__ = ["LoadPlan", "run_step", "swap_refusals"]
+__all__ = ["SwapCheck", "load_entry", "swap_check"]
 
-
-class LoadPlan(list):
-    """The error list of one ``load_state_dict`` call, which also carries what the load will do.
-
-    ``_load_from_state_dict`` appends to it as to PyTorch's ``error_msgs`` list; the copies and
-    assignments it decides are queued in ``steps`` (with the modules' post-hooks in PyTorch's
-    order) and run only once every key has been checked.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.steps: list = []
-        self.run_now = None  # load_state_dict's runner of the steps queued so far (set_extra_state's)
+_current = threading.local()  # the SwapCheck of the load_state_dict running in this thread
 
 
-def swap_refusals(steps: list) -> dict:
-    """What ``swap_tensors`` would refuse among the tensors the swap steps replace, checked in
-    one pass before any step runs (``check_swappable``)."""
-    swapped = [step[3] for step in steps if step[0] in ("swap", "swap assign")]
-    return check_swappable(swapped) if swapped else {}
+class SwapCheck:
+    """What ``swap_tensors`` would refuse among the tensors a swapping ``load_state_dict``
+    replaces, found in one pass over the heap (``check_swappable``) for the whole module tree:
+    made at the start, it raises ``Unsupported`` (a live autograd graph uses one) before
+    anything is loaded. The program's own code that runs during the load (load hooks,
+    ``set_extra_state``, an overridden ``_load_from_state_dict`` or ``module_load``) may make
+    views or graphs: after it (``stale``) the next swap makes the pass again."""
+
+    def __init__(self, module, state_dict: Mapping) -> None:
+        self.module, self.state_dict = module, state_dict
+        self.refused: dict | None = None
+        self.checked: set = set()
+        self._check(None)
+
+    def _check(self, param) -> None:
+        tensors = list(_entries(self.module, self.state_dict, ""))
+        if param is not None:
+            tensors.append(param)
+        self.checked = {id(t) for t in tensors}
+        self.refused = check_swappable(tensors) if tensors else {}
+
+    def stale(self) -> None:
+        self.refused = None
+
+    def refusal(self, param) -> Exception | None:
+        """PyTorch's error for swapping ``param`` now, or None."""
+        if self.refused is None or id(param) not in self.checked:
+            self._check(param)
+        return self.refused.get(id(param))
+
+    def __enter__(self) -> SwapCheck:
+        self.outer = getattr(_current, "check", None)
+        _current.check = self
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _current.check, self.outer = self.outer, None
+        self.module = self.state_dict = self.refused = None  # hold no tensor after the load
 
 
-def run_step(step: tuple, refused: dict | None = None):
-    """Carry out one queued load step. Returns ``(undo, error)``: a function that puts the
-    module back as it was, and PyTorch's message if the copy failed (then nothing changed)."""
-    kind, module, name, param, input_param, key = step
-    if kind == "extra":
-        saves = param  # the module reports its extra state: the step can be undone
-        old_state = module.get_extra_state() if saves else None
-        module.set_extra_state(input_param)
-        return ((lambda: module.set_extra_state(old_state)) if saves else None), None
-    if kind in ("swap", "swap assign"):
-        if refused is None:  # a step run on its own (``_load_from_state_dict`` called directly)
-            refused = check_swappable([param])
-        return _swap_step(key, param, input_param, kind == "swap assign", refused.get(id(param)))
-    if kind == "assign":
-        params, buffers = dict(module._parameters), dict(module._buffers)
-        non_persistent = set(module._non_persistent_buffers_set)
-        given, given_rg = input_param, input_param._rg
-        if isinstance(param, Parameter):
-            try:
-                if not isinstance(input_param, Parameter):
-                    input_param = Parameter(input_param, requires_grad=param.requires_grad)
-                else:
-                    input_param.requires_grad_(param.requires_grad)  # PyTorch changes the given Parameter
-            except Exception as ex:  # PyTorch reports it as a failed copy (an int tensor for a float one)
-                given._rg = given_rg
-                return None, _copy_failure(key, param, given, ex)
+def swap_check() -> SwapCheck | None:
+    """The SwapCheck of the swapping ``load_state_dict`` running in this thread, if any."""
+    return getattr(_current, "check", None)
 
-        def undo_assign() -> None:
-            module._parameters.clear()
-            module._parameters.update(params)
-            module._buffers.clear()
-            module._buffers.update(buffers)
-            module._non_persistent_buffers_set.clear()
-            module._non_persistent_buffers_set.update(non_persistent)
-            given._rg = given_rg
 
-        setattr(module, name, input_param)
-        return undo_assign, None
-    snapshot = _snapshot(param)
+def load_entry(module, name: str, param, input_param, key: str, assign: bool, swap: bool) -> str | None:
+    """Load ``input_param`` (already checked: a tensor of ``param``'s shape) into ``module``'s
+    parameter or buffer ``name``: ``param.copy_``, ``setattr`` of the given tensor (``assign``;
+    a parameter stays a Parameter with its ``requires_grad``), or under
+    ``torch.__future__.set_swap_module_params_on_conversion(True)`` a swap of what
+    ``param.module_load`` gives into ``param``'s object. Returns PyTorch's message if it failed
+    (what failed changed nothing); ``Unsupported`` propagates."""
     try:
         with no_grad():
-            param.copy_(input_param)
-    except Exception as ex:
-        _restore(param, snapshot)
-        return None, _copy_failure(key, param, input_param, ex)
-    return (lambda: _restore(param, snapshot)), None
-
-
-def _swap_step(key: str, param, input_param, assign: bool, refusal: Exception | None) -> tuple:
-    """A step under ``torch.__future__.set_swap_module_params_on_conversion(True)``: what
-    ``param.module_load`` gives (a Parameter with ``param``'s requires_grad for a parameter) is
-    swapped into ``param``'s object; undone by swapping back (and restoring a copy's numbers)."""
-    snapshot = None if assign else _snapshot(param)
-    try:
-        if refusal is not None:
-            raise refusal
-        with no_grad():
-            new = param.module_load(input_param, assign=assign)
-            if new is input_param or new is param:
-                raise RuntimeError("module_load returned one of self or other, please .detach() the result if "
-                                   "returning one of the inputs in module_load")
-            if isinstance(param, Parameter):
-                if not isinstance(new, Parameter):
-                    new = Parameter(new, requires_grad=param.requires_grad)
-                else:
-                    new.requires_grad_(param.requires_grad)
-            swap_contents(param, new)
+            if swap:
+                _swap(param, input_param, assign)
+            elif assign:
+                if isinstance(param, Parameter):
+                    if not isinstance(input_param, Parameter):
+                        input_param = Parameter(input_param, requires_grad=param.requires_grad)
+                    else:
+                        input_param.requires_grad_(param.requires_grad)  # PyTorch changes the given Parameter
+                setattr(module, name, input_param)
+            else:
+                param.copy_(input_param)
     except Unsupported:
         raise
     except Exception as ex:
-        if snapshot is not None:
-            _restore(param, snapshot)
-        return None, _copy_failure(key, param, input_param, ex, "swapping")
-
-    def undo_swap() -> None:
-        swap_contents(param, new)
-        if snapshot is not None:
-            _restore(param, snapshot)
-
-    return undo_swap, None
+        return (f'While {"swapping" if swap else "copying"} the parameter named "{key}", whose dimensions in the '
+                f"model are {param.size()} and whose dimensions in the checkpoint are {input_param.size()}, an "
+                f"exception occurred : {ex.args}.")
+    return None
 
 
-def _copy_failure(key: str, param, input_param, ex: Exception, action: str = "copying") -> str:
-    return (f'While {action} the parameter named "{key}", whose dimensions in the model are {param.size()} and '
-            f"whose dimensions in the checkpoint are {input_param.size()}, an exception occurred : {ex.args}.")
-
-
-def _snapshot(t) -> tuple:
-    """What a copy into ``t`` changes: its elements, type, change stamp and version."""
-    return own_copy(t._val, t._t.ndim), t._t, t._seq, t._version
-
-
-def _restore(t, snapshot: tuple) -> None:
-    vals, ty, seq, version = snapshot
-    if vals is NO_DATA:  # a meta tensor: a copy into it changed no element
-        t._val = vals
-    elif ty.ndim and t._t.ndim and t._t.numel == ty.numel:
-        write(t, vals)  # in place, so that every alias of the tensor sees its old numbers again
+def _swap(param, input_param, assign: bool) -> None:
+    new = param.module_load(input_param, assign=assign)
+    if new is input_param or new is param:
+        raise RuntimeError("module_load returned one of self or other, please .detach() the result if "
+                           "returning one of the inputs in module_load")
+    if isinstance(param, Parameter):
+        if not isinstance(new, Parameter):
+            new = Parameter(new, requires_grad=param.requires_grad)
+        else:
+            new.requires_grad_(param.requires_grad)
+    check = swap_check()
+    if check is None:  # _load_from_state_dict called on its own
+        refusal = check_swappable([param]).get(id(param))
     else:
-        t._val = vals
-    t._t, t._seq = ty, seq
-    if t._s is not None:
-        t._s.ver.n = version
+        if type(param).module_load is not Tensor.module_load:
+            check.stale()  # the program's own module_load ran
+        refusal = check.refusal(param)
+    if refusal is not None:  # a view or a gradient holds it: PyTorch's error
+        raise refusal
+    swap_contents(param, new)
+
+
+def _entries(module, state_dict: Mapping, prefix: str) -> Iterator:
+    """The parameters and persistent buffers of ``module``'s tree that ``state_dict`` has a key
+    for, in the order ``load_state_dict`` visits them (iteratively: no recursion)."""
+    stack = [(module, prefix)]
+    while stack:
+        m, prefix = stack.pop()
+        for name, t in (*m._parameters.items(), *m._buffers.items()):
+            if t is not None and not is_lazy(t) and prefix + name in state_dict \
+                    and name not in m._non_persistent_buffers_set:
+                yield t
+        stack.extend((child, prefix + name + ".") for name, child in reversed(m._modules.items())
+                     if child is not None)

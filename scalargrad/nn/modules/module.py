@@ -31,9 +31,9 @@ from ..._tensor.swap import check_swappable, swap_contents
 from ..._tensor.tensor import Tensor
 from ..._tensor.typename import typename
 from ..hooks import BackwardHook
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 from .constructor_device import with_device_argument
-from .loading import LoadPlan, run_step, swap_refusals
+from .loading import SwapCheck, load_entry, swap_check
 
 __all__ = [
     "Module",
@@ -1070,13 +1070,19 @@ class Module:
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs) -> None:
-        """Check this module's own entries of ``state_dict`` (not its children's) and queue their
-        copies; a plain ``error_msgs`` list (a call from outside ``load_state_dict``) copies at once."""
+        """Load this module's own entries of ``state_dict`` (not its children's), each as soon as it
+        is checked, as PyTorch does: a wrong type or shape, or a copy that fails, is appended to
+        ``error_msgs`` and the other entries are loaded all the same; then ``set_extra_state`` and,
+        with ``strict``, the keys nothing here or in a child takes."""
         for hook in self._load_state_dict_pre_hooks.values():
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        check = swap_check()
+        if check is not None and self._load_state_dict_pre_hooks:
+            check.stale()  # the program's own code ran
         persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in (*self._parameters.items(), *persistent.items()) if v is not None}
         assign = local_metadata.get("assign_to_params_buffers", False)
+        swap = future_switches.get_swap_module_params_on_conversion()
         for name, param in local_state.items():
             key = prefix + name
             if key not in state_dict:
@@ -1088,10 +1094,11 @@ class Module:
                 error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
                                   f"Tensor-like object from checkpoint but received {type(input_param)}")
                 continue
+            lazy = is_lazy(param)  # an uninitialized parameter has no shape to check
             # checkpoints of PyTorch 0.3 stored 0-dim tensors as 1-dim
-            if len(param.shape) == 0 and len(input_param.shape) == 1 and input_param.shape[0] == 1:
+            if not lazy and len(param.shape) == 0 and len(input_param.shape) == 1 and input_param.shape[0] == 1:
                 input_param = input_param[0]
-            if input_param.shape != param.shape:
+            if not lazy and input_param.shape != param.shape:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} from "
                                   f"checkpoint, the shape in current model is {param.shape}.")
                 continue
@@ -1100,31 +1107,15 @@ class Module:
                               "the current model, which is a no-op. (Did you mean to pass `assign=True` to assign "
                               "items in the state dictionary to their corresponding key in the module instead of "
                               "copying them in place?)", stacklevel=2)
-            kind = "assign" if assign else "copy"
-            if future_switches.get_swap_module_params_on_conversion():
-                kind = "swap assign" if assign else "swap"
-            step = (kind, self, name, param, input_param, key)
-            if isinstance(error_msgs, LoadPlan):
-                error_msgs.steps.append(step)
-            else:
-                failure = run_step(step)[1]
-                if failure is not None:
-                    error_msgs.append(failure)
+            failure = load_entry(self, name, param, input_param, key, assign, swap)
+            if failure is not None:
+                error_msgs.append(failure)
         extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
         if getattr(self.__class__, "set_extra_state", Module.set_extra_state) is not Module.set_extra_state:
             if extra_key in state_dict:
-                # whether the module can report its state before, so that the step can be undone
-                saves = type(self).get_extra_state is not Module.get_extra_state
-                step = ("extra", self, None, saves, state_dict[extra_key], extra_key)
-                if isinstance(error_msgs, LoadPlan):
-                    error_msgs.steps.append(step)
-                    if error_msgs.run_now is not None and not error_msgs:
-                        # set_extra_state is the module's own code and may change its submodules: it runs
-                        # here, after the steps before it, as in PyTorch, so that the keys are judged and
-                        # the children visited as they are after it
-                        error_msgs.run_now()
-                else:
-                    run_step(step)
+                self.set_extra_state(state_dict[extra_key])
+                if check is not None:
+                    check.stale()
             elif strict:
                 missing_keys.append(extra_key)
         elif strict and extra_key in state_dict:
@@ -1144,93 +1135,67 @@ class Module:
         submodules; ``assign`` puts the given tensors in place instead (parameters keep their
         ``requires_grad``).
 
-        All or nothing: every key, shape and type is checked before anything is copied, and a load
-        that fails leaves the module exactly as it was (PyTorch may leave it half loaded). With
-        ``strict`` (default) a missing or unexpected key is an error; otherwise they are returned
-        as ``_IncompatibleKeys(missing_keys, unexpected_keys)``.
+        As in PyTorch, each module's entries are loaded as they are checked and its load
+        post-hooks run after its children; the errors (with ``strict``, missing and unexpected
+        keys first) are raised together at the end, so a failed load leaves the module half
+        loaded: the entries it accepted are loaded. Otherwise returns
+        ``_IncompatibleKeys(missing_keys, unexpected_keys)``. With swapping on
+        (``torch.__future__``), a tensor a live autograd graph uses is refused (``Unsupported``)
+        before anything is loaded.
         """
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing_keys: list = []
         unexpected_keys: list = []
-        plan = LoadPlan()
+        error_msgs: list = []
         metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)
         if metadata is not None:
             state_dict._metadata = metadata
+        # Unsupported (a swap of a tensor a live graph uses) before anything is loaded
+        check = SwapCheck(self, state_dict) if future_switches.get_swap_module_params_on_conversion() else None
 
-        undo: list = []  # how to put back what the steps run so far changed
-        incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
-        done = [0]  # plan.steps[:done[0]] have run
-
-        def run_pending() -> None:
-            steps = plan.steps[done[0]:]
-            done[0] = len(plan.steps)
-            refused = swap_refusals(steps)
-            for step in steps:
-                if step[0] == "post":
-                    for hook in step[1]._load_state_dict_post_hooks.values():
-                        out = hook(step[1], incompatible)
-                        if out is not None:
-                            raise AssertionError(
-                                "Hooks registered with ``register_load_state_dict_post_hook`` are not expected to "
-                                "return new values, if incompatible_keys need to be modified, it should be done "
-                                "inplace.")
-                else:
-                    restore, failure = run_step(step, refused)
-                    if restore is not None:
-                        undo.append(restore)
-                    if failure is not None:
-                        self._raise_load_errors(strict, missing_keys, unexpected_keys, [failure])
-
-        def visit(module: Module, local_state_dict, prefix: str = "") -> None:
+        def load(module: Module, local_state_dict, prefix: str = "") -> None:
             local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
             if assign:
                 local_metadata["assign_to_params_buffers"] = assign
+            if check is not None and type(module)._load_from_state_dict is not Module._load_from_state_dict:
+                check.stale()  # the program's own code runs before the swaps
             module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
-                                         unexpected_keys, plan)
+                                         unexpected_keys, error_msgs)
             for name, child in module._modules.items():
                 if child is not None:
                     child_prefix = prefix + name + "."
-                    visit(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)},
-                          child_prefix)
-            if module._load_state_dict_post_hooks:
-                plan.steps.append(("post", module, None, None, None, None))
+                    load(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)},  # noqa: F821
+                         child_prefix)
+            incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)  # the hooks may edit the lists
+            for hook in module._load_state_dict_post_hooks.values():
+                if check is not None:
+                    check.stale()
+                if hook(module, incompatible) is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not expected to "
+                        "return new values, if incompatible_keys need to be modified, it should be done inplace.")
 
-        plan.run_now = run_pending
         try:
-            visit(self, state_dict)
-            errors = list(plan)
-            if errors:
-                # wrong shapes or non-tensors: no hook can mend them, fail before copying anything more
-                self._raise_load_errors(strict, missing_keys, unexpected_keys, errors)
-            if not any(step[0] == "post" for step in plan.steps):
-                self._raise_load_errors(strict, missing_keys, unexpected_keys, [])
-            # post-hooks may edit the key lists, so with post-hooks the keys are judged after them;
-            # the undo log restores the module if that judgement (or a hook) fails
-            run_pending()
-            self._raise_load_errors(strict, missing_keys, unexpected_keys, [])
-        except BaseException:
-            for restore in reversed(undo):
-                restore()
-            raise
+            if check is None:
+                load(self, state_dict)
+            else:
+                with check:
+                    load(self, state_dict)
         finally:
-            # closures that refer to each other and the plan: a cycle that would hold the tensors
-            visit = run_pending = plan.run_now = None
-        return _IncompatibleKeys(missing_keys, unexpected_keys)
-
-    def _raise_load_errors(self, strict: bool, missing_keys: list, unexpected_keys: list, errors: list) -> None:
-        errors = list(errors)
+            del load  # a closure that refers to itself: a cycle that would hold the tensors
         if strict:
             if unexpected_keys:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
                     ", ".join(f'"{k}"' for k in unexpected_keys)))
             if missing_keys:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
                     ", ".join(f'"{k}"' for k in missing_keys)))
-        if errors:
+        if error_msgs:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                self.__class__.__name__, "\n\t".join(errors)))
+                self.__class__.__name__, "\n\t".join(error_msgs)))
+        return _IncompatibleKeys(missing_keys, unexpected_keys)
 
     # ------------------------------------------------------------ printing
     def _get_name(self) -> str:
