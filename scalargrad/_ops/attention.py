@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from .elementwise import Binary, Unary
 from .float_kernel import helper
-from .table import no_derivative, register
+from .table import Op, no_derivative, register
 
-__all__ = ["SdpaFlashGate", "SdpaFlashBackward"]
+__all__ = ["SdpaFlashGate", "SdpaFlashBackward", "SdpaFlash", "SdpaFlashGrad", "SdpaFlashContext", "attention_form"]
 
 
 @register
@@ -48,3 +48,66 @@ class SdpaFlashBackward(Binary):
     forward = staticmethod(lambda r, g, a: g)
     backward = no_derivative("_scaled_dot_product_flash_attention_for_cpu_backward")
     sympy = staticmethod(lambda sp, g, a: g)
+
+
+class SdpaFlashContext:
+    """What a ``SdpaFlash`` node keeps (its ``_c``): the arguments PyTorch saves (``attn_mask``
+    as the fused kernel received it, ``is_causal``, ``scale`` as given: None by default), the
+    mask the scores get (the float mask, or the causal one; None) and the factor the math path
+    scales query and key by (``sqrt(|scale|)``, negative on the query for a negative scale), and
+    the ``logsumexp`` of each score row (the kernel's second output, a saved tensor)."""
+
+    __slots__ = ("attn_mask", "is_causal", "scale", "mask", "factor", "sign", "logsumexp")
+
+    def __init__(self, attn_mask, is_causal: bool, scale, mask, factor: float, sign: float, logsumexp) -> None:
+        self.attn_mask, self.is_causal, self.scale = attn_mask, is_causal, scale
+        self.mask, self.factor, self.sign, self.logsumexp = mask, factor, sign, logsumexp
+
+
+def attention_form(sp, *args, size: int = 1, scale=1, mask: tuple = ()):
+    """One element of the attention: ``args`` are the query row (``size`` elements), the key
+    rows (S x ``size``) and the value column (S); the scores ``scale * q . k_j + mask_j`` (a
+    key masked with -inf left out), the softmax-weighted sum of the value column; 0 on a row
+    masked whole (``_safe_softmax``)."""
+    q = args[:size]
+    n = (len(args) - size) // (size + 1)
+    keys = [args[size + j * size: size + (j + 1) * size] for j in range(n)]
+    vals = args[size + n * size:]
+    mask = mask or (0,) * n
+    scores = [(scale * sp.Add(*[a * b for a, b in zip(q, keys[j])]) + mask[j], vals[j])
+              for j in range(n) if mask[j] != -sp.oo]
+    if not scores:
+        return sp.Integer(0)
+    weights = [sp.exp(s) for s, _ in scores]
+    return sp.Add(*[w * x for w, (_, x) in zip(weights, scores)]) / sp.Add(*weights)
+
+
+@register
+class SdpaFlash(Op):
+    """``_scaled_dot_product_flash_attention_for_cpu(query, key, value)``: PyTorch's fused CPU
+    kernel, one node over query, key and value. Its values are the math path's (``nn/
+    attention_functions.py`` computes them); its backward is the math path's gradient formula
+    (``k.sdpa_flash_backward``); under create_graph the gradients come out of a NotImplemented
+    node (``SdpaFlashGrad``), as derivatives.yaml declares no derivative for the fused backward."""
+
+    name = "ScaledDotProductFlashAttentionForCpuBackward0"
+    saves_output = True
+    saved = (("attn_mask", "c.attn_mask"), ("dropout_p", ("value", 0.0)), ("is_causal", "c.is_causal"),
+             ("key", 1), ("logsumexp", "c.logsumexp"), ("output", "result"), ("query", 0), ("scale", "c.scale"),
+             ("value", 2))
+    backward = staticmethod(lambda k, g, v: k.sdpa_flash_backward(g, v))
+    sympy = staticmethod(attention_form)
+
+
+@register
+class SdpaFlashGrad(Op):
+    """A gradient of query, key or value out of the fused backward under create_graph: a
+    NotImplemented node with an edge for each of (grad_out, query, key, value, output) that
+    requires grad; its backward raises PyTorch's error. Its elements are the gradient formula's
+    values."""
+
+    name, saves, saves_inputs = "NotImplemented", False, False
+    namespace = "torch::autograd::"
+    grad_edges_only = True
+    backward = no_derivative("_scaled_dot_product_flash_attention_for_cpu_backward")
+    sympy = staticmethod(lambda sp, *args: sp.Symbol("unverified"))
