@@ -16,7 +16,8 @@ from .elementwise import Binary, Unary
 from .float_kernel import helper
 from .table import Op, no_derivative, register
 
-__all__ = ["SdpaFlashGate", "SdpaFlashBackward", "SdpaFlash", "SdpaFlashGrad", "SdpaFlashContext", "attention_form"]
+__all__ = ["SdpaFlashGate", "SdpaFlashBackward", "SdpaFlash", "SdpaFlashGrad", "SdpaFlashContext", "attention_form",
+           "attention_grad_form"]
 
 
 @register
@@ -64,22 +65,41 @@ class SdpaFlashContext:
         self.mask, self.factor, self.sign, self.logsumexp = mask, factor, sign, logsumexp
 
 
-def attention_form(sp, *args, size: int = 1, scale=1, mask: tuple = ()):
-    """One element of the attention: ``args`` are the query row (``size`` elements), the key
-    rows (S x ``size``) and the value column (S); the scores ``scale * q . k_j + mask_j`` (a
-    key masked with -inf left out), the softmax-weighted sum of the value column; 0 on a row
-    masked whole (``_safe_softmax``)."""
+def attention_form(sp, *args, size: int = 1, qf=1, kf=1, mask: tuple = ()):
+    """One element of the attention, as the math path computes it: ``args`` are the query row
+    (``size`` elements), the key rows (S x ``size``) and the value column (S); the scores
+    ``sum_d (qf q_d)(kf k_jd) + mask_j`` (``qf kf`` is the scale; a key masked with -inf left
+    out), the softmax-weighted sum of the value column; 0 on a row masked whole (``_safe_softmax``)."""
     q = args[:size]
     n = (len(args) - size) // (size + 1)
     keys = [args[size + j * size: size + (j + 1) * size] for j in range(n)]
     vals = args[size + n * size:]
     mask = mask or (0,) * n
-    scores = [(scale * sp.Add(*[a * b for a, b in zip(q, keys[j])]) + mask[j], vals[j])
+    scores = [(sp.Add(*[(qf * a) * (kf * b) for a, b in zip(q, keys[j])]) + mask[j], vals[j])
               for j in range(n) if mask[j] != -sp.oo]
     if not scores:
         return sp.Integer(0)
-    weights = [sp.exp(s) for s, _ in scores]
+    weights = [sp.exp(x) for x, _ in scores]
     return sp.Add(*[w * x for w, (_, x) in zip(weights, scores)]) / sp.Add(*weights)
+
+
+def attention_grad_form(sp, *args, shape: tuple = (1, 1, 1, 1), target: int = 0, qf=1, kf=1, masks: tuple = ()):
+    """One element of the gradient of query, key or value (the input element ``target`` among
+    ``args``): ``args`` are the incoming gradient (L x Ev), the query (L x E), key (S x E) and
+    value (S x Ev) of one batch and head; the derivative by the target of ``sum_ie g_ie
+    out_ie`` (``masks``: the mask row of each query row, or empty)."""
+    n_l, n_s, e, ev = shape
+    at = sp.Dummy("t", real=True)
+    xs = list(args)
+    xs[target] = at
+    g = xs[:n_l * ev]
+    q = xs[n_l * ev: n_l * ev + n_l * e]
+    k = xs[n_l * ev + n_l * e: n_l * ev + n_l * e + n_s * e]
+    v = xs[n_l * ev + n_l * e + n_s * e:]
+    total = sp.Add(*[g[i * ev + c] * attention_form(sp, *q[i * e:(i + 1) * e], *k, *v[c::ev], size=e, qf=qf, kf=kf,
+                                                    mask=masks[i] if masks else ())
+                     for i in range(n_l) for c in range(ev)])
+    return sp.diff(total, at).subs(at, args[target])
 
 
 @register
@@ -110,4 +130,4 @@ class SdpaFlashGrad(Op):
     namespace = "torch::autograd::"
     grad_edges_only = True
     backward = no_derivative("_scaled_dot_product_flash_attention_for_cpu_backward")
-    sympy = staticmethod(lambda sp, *args: sp.Symbol("unverified"))
+    sympy = staticmethod(attention_grad_form)

@@ -88,7 +88,8 @@ def sdpa_flash_backward(g: Tensor, v: Tensor) -> tuple:
 
 def _recorded_backward(g: Tensor, v: Tensor) -> tuple:
     ins = (g,) + tuple(v._in) + (v,)
-    return tuple(None if t is None else make(AT.SdpaFlashGrad, t._t, t._val, ins) for t in _gradients(g, v))
+    return tuple(None if t is None else make(AT.SdpaFlashGrad, t._t, t._val, ins, i)
+                 for i, t in enumerate(_gradients(g, v)))
 
 
 graph_helper("sdpa_flash_backward", _recorded_backward)
