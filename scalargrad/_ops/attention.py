@@ -77,8 +77,8 @@ def attention_form(sp, *args, size: int = 1, qf=1, kf=1, mask: tuple = ()):
     mask = mask or (0,) * n
     scores = [(sp.Add(*[(qf * a) * (kf * b) for a, b in zip(q, keys[j])]) + mask[j], vals[j])
               for j in range(n) if mask[j] != -sp.oo]
-    if not scores:
-        return sp.Integer(0)
+    if len(scores) < 2:  # a row masked whole gives 0; a row of one key, its value (exp(s) / exp(s) is 1)
+        return scores[0][1] if scores else sp.Integer(0)
     weights = [sp.exp(x) for x, _ in scores]
     return sp.Add(*[w * x for w, (_, x) in zip(weights, scores)]) / sp.Add(*weights)
 

@@ -22,17 +22,17 @@ import math
 import warnings
 
 from .._base import dtypes
-from .._base.errors import Unsupported
 from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
 from .._base.grad_mode import is_grad_enabled, no_grad
 from .._ops import arithmetic as AR
 from .._ops import attention as AT
 from .._tensor import factories as FA
 from .._tensor import products
+from .._tensor.attention import flash_layout
 from .._tensor.elementwise import unary, with_number
 from .._tensor.joins import cat
 from .._tensor.softmax import softmax as tensor_softmax
-from .._tensor.attention import flash_layout
 from .._tensor.storage import dual_memory
 from .._tensor.tensor import Tensor, make
 from .activation_functions import softmax
@@ -163,7 +163,8 @@ def _flash(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, 
                                  with_number(AR.MulScalar, key.transpose(-2, -1), factor))
         if mask is not None:
             scores = scores + mask
-        lse = flash_layout(scores.logsumexp(-1))
+        lse = scores.logsumexp(-1)
+        lse = flash_layout(lse.masked_fill(lse == float("-inf"), 0.0))  # the kernel's 0 for a row masked whole
     c = AT.SdpaFlashContext(mask if attn_mask is not None else None, is_causal, scale, mask, factor, sign, lse)
     return make(AT.SdpaFlash, TensorType(out.dtype, tuple(out.shape)), out._val, (query, key, value), c)
 
