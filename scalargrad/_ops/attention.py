@@ -1,13 +1,18 @@
-"""What a program can see of PyTorch's fused CPU attention kernel beyond its values: its backward
-(``_scaled_dot_product_flash_attention_for_cpu_backward``) has no derivative in derivatives.yaml,
-so under create_graph the gradients of query, key and value come out of a ``NotImplemented``
-node and a backward through them raises PyTorch's error.
+"""PyTorch's fused CPU attention kernel (``_scaled_dot_product_flash_attention_for_cpu``), where
+``nn/attention_functions.py`` decides PyTorch takes it.
 
-scalargrad records the math path's nodes (they carry the SymPy forms and the double backward
-the verifier reads) with query, key and value each passed first through ``SdpaFlashGate``, an
-identity node (printed ``AliasBackward0``, the name of PyTorch's identity node): its backward
-hands the gradient on, and under create_graph hands it on as the result of a ``NotImplemented``
-node. ``nn/attention_functions.py`` decides when PyTorch takes the fused kernel.
+A recorded call is one ``SdpaFlash`` node over query, key and value
+(``ScaledDotProductFlashAttentionForCpuBackward0``, PyTorch's saved attributes), whose values
+and gradients are the math path's; its SymPy form is the attention of one query row
+(``attention_form``). Its backward (``_scaled_dot_product_flash_attention_for_cpu_backward``)
+has no derivative in derivatives.yaml: under create_graph the gradients come out of
+``SdpaFlashGrad`` NotImplemented nodes (form ``attention_grad_form``), and a backward through them
+raises PyTorch's error.
+
+With ``enable_gqa`` and fewer key/value heads than query heads scalargrad still records the math
+path's nodes, query, key and value each passed first through ``SdpaFlashGate``, an identity node
+(printed ``AliasBackward0``) whose gradient under create_graph is a ``SdpaFlashBackward``
+NotImplemented node's.
 """
 
 from __future__ import annotations

@@ -7,9 +7,10 @@ UnsafeViewBackward0), the mask added in place (AddBackward0; a bool mask is 0 wh
 where False; ``is_causal`` a lower-triangular one), a softmax that gives 0 on a row masked whole
 (``_safe_softmax``, SafeSoftmaxBackward0), dropout, then ``@ v``. Differences a program can see:
 PyTorch's CPU build picks a fused kernel (``_scaled_dot_product_flash_attention_for_cpu``) for 4-D
-inputs without dropout, whose output's ``grad_fn`` is ``ScaledDotProductFlashAttentionForCpuBackward0``
-where scalargrad's is the math path's ``UnsafeViewBackward0``; the fused kernel's values differ from
-the math path's in the last bits, as products and softmax do between processors.
+inputs without dropout, whose output's ``grad_fn`` is ``ScaledDotProductFlashAttentionForCpuBackward0``:
+scalargrad records that node there too (``_flash``: the math path's values, computed without
+recording); the fused kernel's values differ from the math path's in the last bits, as products
+and softmax do between processors.
 
 multi_head_attention_forward follows ``torch/nn/functional.py`` step by step (in-projection,
 bias_k/bias_v, zero attention, key-padding mask, then ``baddbmm``/``bmm`` and softmax when the
@@ -128,7 +129,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     """softmax(q k^T * scale + mask) v over the last two dimensions (..., L, E) x (..., S, E) x
     (..., S, Ev) -> (..., L, Ev), with dropout ``dropout_p`` on the weights (see the module's note).
     Where PyTorch takes its fused CPU kernel: no forward-mode AD (PyTorch's error), and a
-    recorded call's inputs pass through ``SdpaFlashGate`` (``_ops/attention.py``)."""
+    recorded call is one ``SdpaFlash`` node (with enable_gqa over fewer key heads, the math path
+    behind ``SdpaFlashGate``: ``_ops/attention.py``)."""
     _validate_sdpa(query, key, value, attn_mask)
     if _fused(query, key, value, attn_mask, dropout_p, enable_gqa):
         dual = dual_memory()
