@@ -188,7 +188,7 @@ _INT64 = {"dim", "dim0", "dim1", "dims", "index", "start", "end", "step", "split
 
 
 _TENSOR_SOURCES = ("result", "c", "c.tensors", "c.indices", "c.result1", "c.result2", "c.running_mean", "c.running_var",
-                   "c.weight", "c.bias")
+                   "c.weight", "c.bias", "c.logsumexp", "c.attn_mask")
 """Sources of saved tensors (as opposed to numbers and sizes): freed by a backward without
 retain_graph, as PyTorch frees its saved variables."""
 

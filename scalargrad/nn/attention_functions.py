@@ -7,9 +7,10 @@ UnsafeViewBackward0), the mask added in place (AddBackward0; a bool mask is 0 wh
 where False; ``is_causal`` a lower-triangular one), a softmax that gives 0 on a row masked whole
 (``_safe_softmax``, SafeSoftmaxBackward0), dropout, then ``@ v``. Differences a program can see:
 PyTorch's CPU build picks a fused kernel (``_scaled_dot_product_flash_attention_for_cpu``) for 4-D
-inputs without dropout, whose output's ``grad_fn`` is ``ScaledDotProductFlashAttentionForCpuBackward0``
-where scalargrad's is the math path's ``UnsafeViewBackward0``; the fused kernel's values differ from
-the math path's in the last bits, as products and softmax do between processors.
+inputs without dropout, whose output's ``grad_fn`` is ``ScaledDotProductFlashAttentionForCpuBackward0``:
+scalargrad records that node there too (``_flash``: the math path's values, computed without
+recording); the fused kernel's values differ from the math path's in the last bits, as products
+and softmax do between processors.
 
 multi_head_attention_forward follows ``torch/nn/functional.py`` step by step (in-projection,
 bias_k/bias_v, zero attention, key-padding mask, then ``baddbmm``/``bmm`` and softmax when the
@@ -22,17 +23,19 @@ import math
 import warnings
 
 from .._base import dtypes
+from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
-from .._base.grad_mode import is_grad_enabled
+from .._base.grad_mode import is_grad_enabled, no_grad
 from .._ops import arithmetic as AR
 from .._ops import attention as AT
 from .._tensor import factories as FA
 from .._tensor import products
+from .._tensor.attention import flash_layout
 from .._tensor.elementwise import unary, with_number
 from .._tensor.joins import cat
 from .._tensor.softmax import softmax as tensor_softmax
 from .._tensor.storage import dual_memory
-from .._tensor.tensor import Tensor
+from .._tensor.tensor import Tensor, make
 from .activation_functions import softmax
 from .dropout_functions import dropout
 from .padding_functions import pad
@@ -126,7 +129,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     """softmax(q k^T * scale + mask) v over the last two dimensions (..., L, E) x (..., S, E) x
     (..., S, Ev) -> (..., L, Ev), with dropout ``dropout_p`` on the weights (see the module's note).
     Where PyTorch takes its fused CPU kernel: no forward-mode AD (PyTorch's error), and a
-    recorded call's inputs pass through ``SdpaFlashGate`` (``_ops/attention.py``)."""
+    recorded call is one ``SdpaFlash`` node (with enable_gqa over fewer key heads, the math path
+    behind ``SdpaFlashGate``: ``_ops/attention.py``)."""
     _validate_sdpa(query, key, value, attn_mask)
     if _fused(query, key, value, attn_mask, dropout_p, enable_gqa):
         dual = dual_memory()
@@ -137,8 +141,34 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                 "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
                 "prioritize its implementation or submit a PR adding the implementation to derivatives.yaml")
         if is_grad_enabled() and any(t.requires_grad for t in (query, key, value)):
-            query, key, value = (unary(AT.SdpaFlashGate, t) for t in (query, key, value))
+            if enable_gqa and not query.size(1) == key.size(1) == value.size(1):
+                query, key, value = (unary(AT.SdpaFlashGate, t) for t in (query, key, value))
+            else:
+                return _flash(query, key, value, attn_mask, is_causal, scale)
     return _math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def _flash(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, is_causal: bool,
+           scale: float | None) -> Tensor:
+    """The fused kernel's node (``SdpaFlash``) over query, key and value: the math path's values
+    (computed without recording), and what the node saves."""
+    with no_grad():
+        out = _math(query, key, value, attn_mask, 0.0, is_causal, scale, False)
+        mask = _bool_to_float_mask(attn_mask, query.dtype) if attn_mask is not None else None
+        if is_causal:
+            mask = _bool_to_float_mask(FA.ones(query.size(-2), key.size(-2), dtype=dtypes.bool).tril(), query.dtype)
+        negative = scale is not None and scale < 0.0
+        base = abs(scale) if negative else (scale if scale is not None else 1.0 / math.sqrt(query.size(-1)))
+        factor = math.sqrt(base)
+        sign = -1.0 if negative else 1.0
+        scores = products.matmul(with_number(AR.MulScalar, query, sign * factor),
+                                 with_number(AR.MulScalar, key.transpose(-2, -1), factor))
+        if mask is not None:
+            scores = scores + mask
+        lse = scores.logsumexp(-1)
+        lse = flash_layout(lse.masked_fill(lse == float("-inf"), 0.0))  # the kernel's 0 for a row masked whole
+    c = AT.SdpaFlashContext(mask if attn_mask is not None else None, is_causal, scale, mask, factor, sign, lse)
+    return make(AT.SdpaFlash, TensorType(out.dtype, tuple(out.shape)), out._val, (query, key, value), c)
 
 
 def _math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float,

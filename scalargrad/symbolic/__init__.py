@@ -57,6 +57,7 @@ from __future__ import annotations
 
 # every family registers the elements of its ops' nodes on import
 from . import (
+    attention,
     comparison,
     convolution,
     embedding,
@@ -79,6 +80,7 @@ from . import (
     upsampling,
     views,
 )
+from .attention import AttentionGradOf, AttentionOf
 from .check import WHOLE_MAX_NODES, WHOLE_MAX_TREE, check_every_backward, sympy_check
 from .element_op import ELEMENT_OPS, Const, ElementOp, Opaque, Same, opaque_op
 from .embedding import EmbeddingPickOf, ScaledSumOf
@@ -104,4 +106,4 @@ __all__ = ["to_sympy", "sympy_check", "SymbolicReport", "InputCheck", "SymbolicM
            "NO_ELEMENT", "shape_pick", "covers", "SumOf", "MeanOf", "MaxOf", "MinOf", "DotOf", "AddmmOf", "ProdOf",
            "MomentOf", "NormOf", "DistOf", "PointwiseLossOf", "LOSS_ELEMENTS", "MseOf", "NllOf", "NllBackwardOf",
            "SoftmaxOf", "LogSoftmaxOf", "LogsumexpOf", "SoftmaxBackwardOf", "LogSoftmaxBackwardOf", "EmbeddingPickOf",
-           "ScaledSumOf", "WindowMeanOf", "WindowSpreadOf", "NormalizedOf", "LastOf"]
+           "ScaledSumOf", "WindowMeanOf", "WindowSpreadOf", "NormalizedOf", "LastOf", "AttentionOf", "AttentionGradOf"]
