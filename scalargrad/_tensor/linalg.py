@@ -1,7 +1,8 @@
 """The determinant of a square matrix or a batch of them (``torch.det``, ``Tensor.det``,
 ``torch.linalg.det``): one LinalgDetBackward0 node, from LAPACK's partial-pivoting LU
-(``_ops/linalg.py``). Its gradient is a leaf: the double backward of det (PyTorch's
-LinalgLuSolve and SVD nodes under create_graph) is refused by name. The cross product of
+(``_ops/linalg.py``). Under create_graph its gradient (and inverse's) is PyTorch's grad-mode
+formula in tensor ops, PyTorch's nodes, for a second derivative; det's near a singular matrix
+(PyTorch's SVD path) is refused by name. The cross product of
 3-vectors (``torch.linalg.cross``, ``torch.cross``, ``Tensor.cross``), broadcast: one
 LinalgCrossBackward0 node, whose gradients are crosses again (nodes under create_graph)."""
 
