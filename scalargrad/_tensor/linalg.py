@@ -296,7 +296,10 @@ def cholesky_backward(g, y: Tensor, c) -> Tensor:
 
 
 def _no_cholesky_double_backward(g, y, c):
-    raise Unsupported("the double backward of cholesky (create_graph=True through its backward)")
+    # PyTorch's grad-mode cholesky_backward ends in two linalg.solve_triangular calls
+    # (LinalgSolveTriangularBackward0), an op scalargrad does not have yet
+    raise Unsupported("the double backward of cholesky (create_graph=True through its backward: PyTorch's "
+                      "linalg.solve_triangular nodes)")
 
 
 graph_helper("cholesky_backward", _no_cholesky_double_backward)
