@@ -1,7 +1,8 @@
 """The determinant of a square matrix or a batch of them (``torch.det``, ``Tensor.det``,
 ``torch.linalg.det``): one LinalgDetBackward0 node, from LAPACK's partial-pivoting LU
-(``_ops/linalg.py``). Its gradient is a leaf: the double backward of det (PyTorch's
-LinalgLuSolve and SVD nodes under create_graph) is refused by name. The cross product of
+(``_ops/linalg.py``). Under create_graph its gradient (and inverse's) is PyTorch's grad-mode
+formula in tensor ops, PyTorch's nodes, for a second derivative; det's near a singular matrix
+(PyTorch's SVD path) is refused by name. The cross product of
 3-vectors (``torch.linalg.cross``, ``torch.cross``, ``Tensor.cross``), broadcast: one
 LinalgCrossBackward0 node, whose gradients are crosses again (nodes under create_graph)."""
 
@@ -22,9 +23,12 @@ from .comparison import where
 from .linalg_errors import LinAlgError
 from .linalg_outputs import check_versions, remember_versions, several_outputs
 from .operands import broadcast_shapes, positions
+from .products import matmul
 from .return_types import return_type
+from .selection import diag_embed
 from .tensor import Tensor, leaf, make
-from .tensor_kernel import graph_helper, helper
+from .tensor_kernel import as_tensor, graph_helper, helper
+from .views import expand, mT, unsqueeze
 
 __all__ = ["det", "linalg_det", "linalg_cross", "cross", "cholesky", "linalg_cholesky", "cholesky_ex", "LinAlgError",
            "inverse", "linalg_inv", "slogdet", "linalg_slogdet", "logdet", "install"]
@@ -90,7 +94,8 @@ def linalg_det(A: Tensor) -> Tensor:
 
 @helper
 def linalg_det_backward(g, a: Tensor, y: Tensor, c) -> Tensor:
-    """``(grad * det) * A^-T`` per matrix, through A's LU (zero where det is exactly 0)."""
+    """``(grad * det) * A^-T`` per matrix, through A's LU (zero where det is exactly 0); of 1 x 1
+    matrices, ``grad`` itself (PyTorch's, whatever a is: not (grad * a) / a)."""
     dt = a._t.dtype
     gs = g._val if isinstance(g, Tensor) else g
     gs = gs if isinstance(gs, list) else [gs]
@@ -98,16 +103,39 @@ def linalg_det_backward(g, a: Tensor, y: Tensor, c) -> Tensor:
     _, n, mats = _matrices(a)
     out = []
     for m, gv, yv in zip(mats, gs, ys):
-        out.extend(dt.round(x) for x in LA.inverse_transpose(m, n, dt.round(gv * yv)))
+        out.extend([dt.round(gv)] if n == 1 else (dt.round(x) for x in LA.inverse_transpose(m, n, dt.round(gv * yv))))
     return leaf(out, _lapack_type(dt, a._t.shape))
 
 
-def _no_double_backward(g, a, y, c):
-    raise Unsupported("the double backward of det (create_graph=True through LinalgDetBackward0: PyTorch's "
-                      "lu_solve and SVD nodes)")
+_SINGULAR_BELOW = {"float32": 100 * 2.0 ** -23, "float64": 100 * 2.0 ** -52}
+"""``100 * eps`` of the dtype: the |det| under which PyTorch's double-backward formula takes a
+matrix as singular (``masked_fmap(det.abs() < 100. * eps, singular, non_singular, ...)``)."""
 
 
-graph_helper("linalg_det_backward", _no_double_backward)
+def _det_backward_recorded(g, a: Tensor, y: Tensor, c) -> Tensor:
+    """Under create_graph: FunctionsManual's ``linalg_det_backward`` in grad mode, each op a node
+    (PyTorch's names): 1 x 1 matrices, grad unsqueezed twice and expanded (ExpandBackward0);
+    else ``d = diag_embed((grad * det).unsqueeze(-1).expand_as(pivots)).mT`` and
+    ``linalg_solve(A.mH, d)`` (LinalgSolveExBackward0), which PyTorch takes for the matrices
+    whose |det| is at least 100 eps. Below that PyTorch differentiates an SVD (LinalgSvdBackward0,
+    cumprod...), which scalargrad does not have: refused by name."""
+    if not a._t.numel:  # PyTorch returns no gradient there; zero elements either way
+        return linalg_det_backward(g, a, y, c)
+    g = as_tensor(g, y)
+    if c.n == 1:
+        return expand(unsqueeze(unsqueeze(g, -1), -1), *a._t.shape)
+    ys = y._val if isinstance(y._val, list) else [y._val]
+    below = _SINGULAR_BELOW.get(a._t.dtype.name)
+    if below is None:  # PyTorch's LU has no half-precision kernel
+        raise Unsupported(f"the double backward of det of {a._t.dtype.short} matrices")
+    if any(not abs(v) >= below for v in ys):
+        raise Unsupported("the double backward of det at a matrix whose |det| is below 100 eps (create_graph=True "
+                          "through LinalgDetBackward0: PyTorch differentiates an SVD there)")
+    d = mT(diag_embed(expand(unsqueeze(g * y, -1), c.result2._t.shape)))
+    return linalg_lu.linalg_solve(mT(a), d)
+
+
+graph_helper("linalg_det_backward", _det_backward_recorded)
 
 
 def _flat(x: Tensor) -> list:
@@ -268,7 +296,10 @@ def cholesky_backward(g, y: Tensor, c) -> Tensor:
 
 
 def _no_cholesky_double_backward(g, y, c):
-    raise Unsupported("the double backward of cholesky (create_graph=True through its backward)")
+    # PyTorch's grad-mode cholesky_backward ends in two linalg.solve_triangular calls
+    # (LinalgSolveTriangularBackward0), an op scalargrad does not have yet
+    raise Unsupported("the double backward of cholesky (create_graph=True through its backward: PyTorch's "
+                      "linalg.solve_triangular nodes)")
 
 
 graph_helper("cholesky_backward", _no_cholesky_double_backward)
@@ -308,11 +339,14 @@ def linalg_inv_backward(g, y: Tensor, n: int) -> Tensor:
     return leaf(out, TensorType(dt, tuple(y._t.shape)))
 
 
-def _no_inv_double_backward(g, y, n):
-    raise Unsupported("the double backward of inverse (create_graph=True through LinalgInvExBackward0)")
+def _inv_backward_recorded(g: Tensor, y: Tensor, n: int) -> Tensor:
+    """Under create_graph: derivatives.yaml's formula as ATen runs it, ``-matmul(inverse.mH(),
+    matmul(grad, inverse.mH()))`` (mH is mT on real tensors), each op a node of its own
+    (NegBackward0, MmBackward0/BmmBackward0, TransposeBackward0), rounded op by op as PyTorch's."""
+    return -matmul(mT(y), matmul(g, mT(y)))  # two mH() calls: two TransposeBackward0 nodes, as ATen's
 
 
-graph_helper("linalg_inv_backward", _no_inv_double_backward)
+graph_helper("linalg_inv_backward", _inv_backward_recorded)
 
 
 class SlogdetFactors(LA.DetFactors):

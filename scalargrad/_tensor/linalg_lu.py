@@ -21,6 +21,7 @@ from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import state as grad_state
+from .._base.layout import column_major_strides
 from .._base.program_frame import program_stacklevel
 from .._base.warn_once import first_time
 from .._ops import linalg as LA
@@ -313,7 +314,11 @@ def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
         out.extend(dt.round(x) for x in LA.lu_solve_of(lu, piv, bv[b * n * k:(b + 1) * n * k], n, k))
     c = SolveFactors(leaf(lus, TensorType(dt, tuple(A._t.shape))), leaf(pivs, TensorType(dtypes.int32, batch + (n,))),
                      n, k, vector)
-    return make(LA.LinalgSolveEx, TensorType(dt, tuple(B._t.shape)), out, (A, B), c)
+    shape = tuple(B._t.shape)
+    # a matrix right-hand side: LAPACK's getrs writes X as column-major matrices (x.stride() is
+    # (1, n)); a vector one keeps its own layout here (PyTorch's is its batched column's)
+    t = TensorType(dt, shape) if vector else TensorType(dt, shape, column_major_strides(shape))
+    return make(LA.LinalgSolveEx, t, out, (A, B), c)
 
 
 @helper
