@@ -128,12 +128,13 @@ def two_norm_values(vals: list, shape: tuple, strides: tuple, dims: tuple, f32: 
     8 (4), adds the lanes in order, then the rest one by one with a fused multiply-add (the AVX2
     build's scalar loop; for float32 its first 4 squares rounded first, GCC's vectorised
     products), then a correctly rounded square root; elsewhere ``NormTwoOps`` adds the rounded
-    squares one by one from 0 in the walk's order (no fused multiply-add in any build). Measured on PyTorch 2.13 (``tests/
-    test_norms.py``): the lanes are the AVX2 build's, which AVX512 machines run too (REGISTER_DISPATCH
-    leaves AVX512 out); ATen's generic code has the same lanes without fused multiply-adds (the
-    tests' ``product_first``). A group of one element is ``|x|`` (PyTorch copies it); a
-    single-output non-contiguous reduction longer than ``_SERIAL_MAX`` is split among threads,
-    there the correctly rounded norm stands in (within the error bound of any order)."""
+    squares one by one from 0 in the walk's order (no fused multiply-add in any build).
+    Measured on PyTorch 2.13 (``tests/test_norms.py``): the lanes are the AVX2 build's, which
+    AVX512 machines run too (REGISTER_DISPATCH leaves AVX512 out); ATen's generic code has the
+    same lanes without fused multiply-adds (the tests' ``product_first``). A group of one
+    element is ``|x|`` (PyTorch copies it). A single-output reduction that is not one contiguous
+    run and longer than ``_SERIAL_MAX``, which ``binary_kernel_reduce`` may split among threads
+    (not measured), keeps the correctly rounded norm (within the error bound of any order)."""
     nd = len(shape)
     kept = [d for d in range(nd) if d not in dims]
     ocs = contiguous_strides([shape[d] for d in kept])
@@ -262,7 +263,11 @@ def dist(x: Tensor, other: Tensor, p=2) -> Tensor:
     ov = cast(other, dt) if other._t.ndim else [cast(other, dt)]
     diff = [r(xv[i] - ov[j]) for i, j in zip(positions(x._t.shape, shape), positions(other._t.shape, shape))]
     c = N.Normed(shape, tuple(range(len(shape))), False, True, p)
-    return make(N.Dist, TensorType(dt, ()), r(_norm_value(diff, float(p), dt)), (x, other), c)
+    if float(p) == 2.0 and dt in (float32, float64) and len(diff) > 1:  # ATen: norm(self - other, p)
+        value = two_norm_values(diff, shape, contiguous_strides(shape), tuple(range(len(shape))), dt is float32)[0]
+    else:
+        value = r(_norm_value(diff, float(p), dt))
+    return make(N.Dist, TensorType(dt, ()), value, (x, other), c)
 
 
 def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
