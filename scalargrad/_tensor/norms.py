@@ -133,8 +133,9 @@ def two_norm_values(vals: list, shape: tuple, strides: tuple, dims: tuple, f32: 
     AVX512 machines run too (REGISTER_DISPATCH leaves AVX512 out); ATen's generic code has the
     same lanes without fused multiply-adds (the tests' ``product_first``). A group of one
     element is ``|x|`` (PyTorch copies it). A single-output reduction that is not one contiguous
-    run and longer than ``_SERIAL_MAX``, which ``binary_kernel_reduce`` may split among threads
-    (not measured), keeps the correctly rounded norm (within the error bound of any order)."""
+    run and longer than ``_SERIAL_MAX`` is split among threads by ``binary_kernel_reduce``
+    (measured: one thread gives this chain, two another value), so it keeps the correctly
+    rounded norm (within the error bound of any order)."""
     nd = len(shape)
     kept = [d for d in range(nd) if d not in dims]
     ocs = contiguous_strides([shape[d] for d in kept])
