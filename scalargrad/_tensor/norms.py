@@ -2,7 +2,7 @@
 ``linalg.norm`` (vectors, and the Frobenius norm of matrices), ``dist``.
 
 Values: the float32 and float64 2-norm is ATen's CPU kernel's arithmetic, bit for bit
-(``two_norm_values``); the other orders are the p-norm in double (``_ops/norms.norm_value``: the
+(``kernel_norm_values``); the other orders are the p-norm in double (``_ops/norms.norm_value``: the
 powers added exactly, one root) rounded once to the dtype, where PyTorch's ``NormOps`` adds
 ``pow`` results (a machine-dependent function) in the dtype and can differ by a few ulps
 (``tests/test_norms.py`` measures it); maxima (+-inf) and integer-valued sums agree exactly.
@@ -101,9 +101,9 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
         raise RuntimeError(f"linalg.vector_norm cannot compute the {word} norm on an empty tensor because the "
                            "operation does not have an identity")
     r = dt.round
-    if p == 2.0 and dt in (float32, float64) and nd and x._t.numel:
-        out = two_norm_values(vals, shape, tuple(src._t.strides), dims if dim is not None else tuple(range(nd)),
-                              dt is float32)
+    if p in (1.0, 2.0) and dt in (float32, float64) and nd and x._t.numel:
+        out = kernel_norm_values(vals, shape, tuple(src._t.strides), dims if dim is not None else tuple(range(nd)),
+                                 dt is float32, p)
     else:
         out = [r(_norm_value(g, p, dt)) for g in groups]
     out_shape = () if dim is None else _out_shape(shape, dims, keepdim)
@@ -118,8 +118,8 @@ _LANES = {True: 8, False: 4}  # Vectorized<float>, Vectorized<double>: 32 bytes 
 _SERIAL_MAX = 32768  # at::internal::GRAIN_SIZE: a longer single-output reduction is split among threads
 
 
-def two_norm_values(vals: list, shape: tuple, strides: tuple, dims: tuple, f32: bool) -> list:
-    """The 2-norm over ``dims`` of each output (row-major over the kept dims) as ATen's CPU
+def kernel_norm_values(vals: list, shape: tuple, strides: tuple, dims: tuple, f32: bool, p: float = 2.0) -> list:
+    """The ``p``-norm (2 or 1) over ``dims`` of each output (row-major over the kept dims) as ATen's CPU
     ``norm_kernel_tensor_iterator_impl`` computes it in the dtype (float32 or float64).
 
     TensorIterator walks the reduced dims fastest first (``iteration_order``). Where they
@@ -135,7 +135,8 @@ def two_norm_values(vals: list, shape: tuple, strides: tuple, dims: tuple, f32: 
     element is ``|x|`` (PyTorch copies it). A single-output reduction that is not one contiguous
     run and longer than ``_SERIAL_MAX`` is split among threads by ``binary_kernel_reduce``
     (measured: one thread gives this chain, two another value), so it keeps the correctly
-    rounded norm (within the error bound of any order)."""
+    rounded norm (within the error bound of any order). The 1-norm (``NormOneOps``, no fast path)
+    adds ``|x|`` one by one in the walk's order: IEEE additions, the same in every build."""
     nd = len(shape)
     kept = [d for d in range(nd) if d not in dims]
     ocs = contiguous_strides([shape[d] for d in kept])
@@ -144,7 +145,7 @@ def two_norm_values(vals: list, shape: tuple, strides: tuple, dims: tuple, f32: 
         ost[d] = ocs[i]
     perm = iteration_order(list(shape), [(tuple(ost), True), (tuple(strides), False)], reduction=True)
     cshape, (cos, cis) = coalesce([shape[d] for d in perm], [[ost[d] for d in perm], [strides[d] for d in perm]])
-    lastdim = sum(1 for s in cos if s == 0) == 1 and cos[0] == 0 and cshape[0] > 1 and cis[0] == 1
+    lastdim = p == 2.0 and sum(1 for s in cos if s == 0) == 1 and cos[0] == 0 and cshape[0] > 1 and cis[0] == 1
     logical = contiguous_strides(shape)
     red = [d for d in perm if d in dims]  # fastest first
     # the logical offsets of one output's reduced elements, in the walk's order
@@ -152,7 +153,7 @@ def two_norm_values(vals: list, shape: tuple, strides: tuple, dims: tuple, f32: 
     for d in red:
         offs = [o + i * logical[d] for i in range(shape[d]) for o in offs]
     bases = [sum(i * logical[d] for i, d in zip(idx, kept)) for idx in product(*(range(shape[d]) for d in kept))]
-    step = _lane_norm if lastdim else _chain_norm
+    step = _abs_chain if p == 1.0 else (_lane_norm if lastdim else _chain_norm)
     out = []
     for b in bases:
         g = [vals[b + o] for o in offs]
@@ -199,6 +200,14 @@ def _chain_norm(g: list, f32: bool) -> float:
     for x in g:  # the product rounded first in every build (measured)
         s = r(s + r(x * x))
     return _sqrt(s, f32)
+
+
+def _abs_chain(g: list, f32: bool) -> float:
+    r = float32.round if f32 else float64.round
+    s = 0.0
+    for x in g:
+        s = r(s + abs(x))
+    return s
 
 
 def _count(shape: tuple, dims: tuple) -> int:
@@ -264,8 +273,9 @@ def dist(x: Tensor, other: Tensor, p=2) -> Tensor:
     ov = cast(other, dt) if other._t.ndim else [cast(other, dt)]
     diff = [r(xv[i] - ov[j]) for i, j in zip(positions(x._t.shape, shape), positions(other._t.shape, shape))]
     c = N.Normed(shape, tuple(range(len(shape))), False, True, p)
-    if float(p) == 2.0 and dt in (float32, float64) and len(diff) > 1:  # ATen: norm(self - other, p)
-        value = two_norm_values(diff, shape, contiguous_strides(shape), tuple(range(len(shape))), dt is float32)[0]
+    if float(p) in (1.0, 2.0) and dt in (float32, float64) and len(diff) > 1:  # ATen: norm(self - other, p)
+        value = kernel_norm_values(diff, shape, contiguous_strides(shape), tuple(range(len(shape))), dt is float32,
+                                   float(p))[0]
     else:
         value = r(_norm_value(diff, float(p), dt))
     return make(N.Dist, TensorType(dt, ()), value, (x, other), c)
