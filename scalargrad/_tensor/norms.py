@@ -132,8 +132,8 @@ def kernel_norm_values(vals: list, shape: tuple, strides: tuple, dims: tuple, f3
     Measured on PyTorch 2.13 (``tests/test_norms.py``): the lanes are the AVX2 build's, which
     AVX512 machines run too (REGISTER_DISPATCH leaves AVX512 out); ATen's generic code has the
     same lanes without fused multiply-adds (the tests' ``product_first``). A group of one
-    element is ``|x|`` (PyTorch copies it). A single-output reduction that is not one contiguous
-    run and longer than ``_SERIAL_MAX`` is split among threads by ``binary_kernel_reduce``
+    element is ``|x|`` (PyTorch copies it). A single-output reduction off the 2-norm's contiguous
+    path and longer than ``_SERIAL_MAX`` is split among threads by ``binary_kernel_reduce``
     (measured: one thread gives this chain, two another value), so it keeps the correctly
     rounded norm (within the error bound of any order). The 1-norm (``NormOneOps``, no fast path)
     adds ``|x|`` one by one in the walk's order: IEEE additions, the same in every build."""
