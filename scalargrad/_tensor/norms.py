@@ -1,21 +1,23 @@
 """Vector norms and ``dist``: ``Tensor.norm``/``torch.norm``, ``linalg.vector_norm``,
 ``linalg.norm`` (vectors, and the Frobenius norm of matrices), ``dist``.
 
-Values: the p-norm in double (``_ops/norms.norm_value``: the powers added exactly, one root),
-rounded once to the dtype. PyTorch's CPU kernel adds float32 squares in float32 vector lanes
-whose width depends on the processor (8 with AVX2, 16 with AVX512) and takes a correctly
-rounded square root, so its float32 result can differ from this correctly rounded one by a few
-ulps (``tests/test_norms.py`` measures it); maxima (+-inf), integer-valued sums and float64
-results of short vectors agree exactly.
+Values: the float32 and float64 2-norm is ATen's CPU kernel's arithmetic, bit for bit
+(``kernel_norm_values``); the other orders are the p-norm in double (``_ops/norms.norm_value``: the
+powers added exactly, one root) rounded once to the dtype, where PyTorch's ``NormOps`` adds
+``pow`` results (a machine-dependent function) in the dtype and can differ by a few ulps
+(``tests/test_norms.py`` measures it); maxima (+-inf) and integer-valued sums agree exactly.
 """
 
 from __future__ import annotations
 
 import math
+from itertools import product
 
 from .._base.dtypes import TensorType, float32, float64
 from .._base.errors import Unsupported
 from .._base.grad_mode import is_grad_enabled
+from .._base.kernel_order import fma32, fma64
+from .._base.layout import coalesce, contiguous_strides, iteration_order
 from .._ops import comparison as CM
 from .._ops import norms as N
 from .._ops import unary as UN
@@ -99,13 +101,113 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
         raise RuntimeError(f"linalg.vector_norm cannot compute the {word} norm on an empty tensor because the "
                            "operation does not have an identity")
     r = dt.round
-    out = [r(_norm_value(g, p, dt)) for g in groups]
+    if p in (1.0, 2.0) and dt in (float32, float64) and nd and x._t.numel:
+        out = kernel_norm_values(vals, shape, tuple(src._t.strides), dims if dim is not None else tuple(range(nd)),
+                                 dt is float32, p)
+    else:
+        out = [r(_norm_value(g, p, dt)) for g in groups]
     out_shape = () if dim is None else _out_shape(shape, dims, keepdim)
     if dim is None and keepdim:
         out_shape = (1,) * nd
     c = N.Normed(shape, dims if nd else (), bool(keepdim), dim is None, ord,
                  raw=_raw_dims(dim) if dim is not None else {"dims": None})
     return make(N.VectorNorm, TensorType(dt, out_shape), out if out_shape else out[0], (src,), c)
+
+
+_LANES = {True: 8, False: 4}  # Vectorized<float>, Vectorized<double>: 32 bytes in every x86 build
+_SERIAL_MAX = 32768  # at::internal::GRAIN_SIZE: a longer single-output reduction is split among threads
+
+
+def kernel_norm_values(vals: list, shape: tuple, strides: tuple, dims: tuple, f32: bool, p: float = 2.0) -> list:
+    """The ``p``-norm (2 or 1) over ``dims`` of each output (row-major over the kept dims) as ATen's CPU
+    ``norm_kernel_tensor_iterator_impl`` computes it in the dtype (float32 or float64).
+
+    TensorIterator walks the reduced dims fastest first (``iteration_order``). Where they
+    coalesce into one contiguous run (``is_reduce_lastdim``: a row, a whole contiguous tensor)
+    the kernel adds rounded squares into 8 float32 (4 float64) lanes over the longest multiple of
+    8 (4), adds the lanes in order, then the rest one by one with a fused multiply-add (the AVX2
+    build's scalar loop; for float32 its first 4 squares rounded first, GCC's vectorised
+    products), then a correctly rounded square root; elsewhere ``NormTwoOps`` adds the rounded
+    squares one by one from 0 in the walk's order (no fused multiply-add in any build).
+    Measured on PyTorch 2.13 (``tests/test_norms.py``): the lanes are the AVX2 build's, which
+    AVX512 machines run too (REGISTER_DISPATCH leaves AVX512 out); ATen's generic code has the
+    same lanes without fused multiply-adds (the tests' ``product_first``). A group of one
+    element is ``|x|`` (PyTorch copies it). A single-output reduction off the 2-norm's contiguous
+    path and longer than ``_SERIAL_MAX`` is split among threads by ``binary_kernel_reduce``
+    (measured: one thread gives this chain, two another value), so it keeps the correctly
+    rounded norm (within the error bound of any order). The 1-norm (``NormOneOps``, no fast path)
+    adds ``|x|`` one by one in the walk's order: IEEE additions, the same in every build."""
+    nd = len(shape)
+    kept = [d for d in range(nd) if d not in dims]
+    ocs = contiguous_strides([shape[d] for d in kept])
+    ost = [0] * nd
+    for i, d in enumerate(kept):
+        ost[d] = ocs[i]
+    perm = iteration_order(list(shape), [(tuple(ost), True), (tuple(strides), False)], reduction=True)
+    cshape, (cos, cis) = coalesce([shape[d] for d in perm], [[ost[d] for d in perm], [strides[d] for d in perm]])
+    lastdim = p == 2.0 and sum(1 for s in cos if s == 0) == 1 and cos[0] == 0 and cshape[0] > 1 and cis[0] == 1
+    logical = contiguous_strides(shape)
+    red = [d for d in perm if d in dims]  # fastest first
+    # the logical offsets of one output's reduced elements, in the walk's order
+    offs = [0]
+    for d in red:
+        offs = [o + i * logical[d] for i in range(shape[d]) for o in offs]
+    bases = [sum(i * logical[d] for i, d in zip(idx, kept)) for idx in product(*(range(shape[d]) for d in kept))]
+    step = _abs_chain if p == 1.0 else (_lane_norm if lastdim else _chain_norm)
+    out = []
+    for b in bases:
+        g = [vals[b + o] for o in offs]
+        if len(g) < 2:
+            out.append(abs(g[0]) if g else 0.0)
+        elif not lastdim and len(bases) == 1 and len(g) > _SERIAL_MAX:
+            out.append((float32 if f32 else float64).round(N.norm_value(g, 2.0)))
+        else:
+            out.append(step(g, f32))
+    return out
+
+
+def _sqrt(s: float, f32: bool) -> float:
+    if s != s or s == math.inf:
+        return s
+    return float32.round(math.sqrt(s)) if f32 else math.sqrt(s)  # sqrt of a float32 in double, then
+    # rounded to float32: the correctly rounded float32 root (double's 53 bits >= 2*24 + 2)
+
+
+def _lane_norm(g: list, f32: bool) -> float:
+    r = float32.round if f32 else float64.round
+    fma = fma32 if f32 else fma64
+    lanes = _LANES[f32]
+    n = len(g)
+    nv = n - n % lanes
+    acc = [0.0] * lanes
+    for i in range(nv):
+        x = g[i]
+        acc[i % lanes] = r(acc[i % lanes] + r(x * x))
+    s = acc[0]
+    for j in range(1, lanes):
+        s = r(s + acc[j])
+    first = nv + (4 * ((n - nv) // 4) if f32 else 0)  # GCC vectorises 4 float32 products of the tail
+    for i in range(nv, first):
+        s = r(s + r(g[i] * g[i]))
+    for i in range(first, n):
+        s = fma(g[i], g[i], s)
+    return _sqrt(s, f32)
+
+
+def _chain_norm(g: list, f32: bool) -> float:
+    r = float32.round if f32 else float64.round
+    s = 0.0
+    for x in g:  # the product rounded first in every build (measured)
+        s = r(s + r(x * x))
+    return _sqrt(s, f32)
+
+
+def _abs_chain(g: list, f32: bool) -> float:
+    r = float32.round if f32 else float64.round
+    s = 0.0
+    for x in g:
+        s = r(s + abs(x))
+    return s
 
 
 def _count(shape: tuple, dims: tuple) -> int:
@@ -171,7 +273,12 @@ def dist(x: Tensor, other: Tensor, p=2) -> Tensor:
     ov = cast(other, dt) if other._t.ndim else [cast(other, dt)]
     diff = [r(xv[i] - ov[j]) for i, j in zip(positions(x._t.shape, shape), positions(other._t.shape, shape))]
     c = N.Normed(shape, tuple(range(len(shape))), False, True, p)
-    return make(N.Dist, TensorType(dt, ()), r(_norm_value(diff, float(p), dt)), (x, other), c)
+    if float(p) in (1.0, 2.0) and dt in (float32, float64) and len(diff) > 1:  # ATen: norm(self - other, p)
+        value = kernel_norm_values(diff, shape, contiguous_strides(shape), tuple(range(len(shape))), dt is float32,
+                                   float(p))[0]
+    else:
+        value = r(_norm_value(diff, float(p), dt))
+    return make(N.Dist, TensorType(dt, ()), value, (x, other), c)
 
 
 def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:

@@ -14,8 +14,9 @@ import math
 import types
 import warnings
 
-from ..._base.dtypes import TensorType
+from ..._base.dtypes import TensorType, float32, float64
 from ..._base.grad_mode import no_grad
+from ..._tensor.norms import kernel_norm_values
 from ..._tensor.tensor import Tensor, defaults, leaf
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
@@ -46,6 +47,10 @@ def _vector_norm(t: Tensor, p: float) -> Tensor:
         v = math.inf
     elif p == 1:
         v = math.fsum(xs)
+    elif p == 2 and dt in (float32, float64) and len(xs) > 1:  # ATen's kernel, as linalg.vector_norm
+        nd = t._t.ndim
+        return leaf(kernel_norm_values(t._val, tuple(t._t.shape), tuple(t._t.strides), tuple(range(nd)),
+                                    dt is float32)[0], TensorType(dt, ()))
     elif p == 2:
         v = math.sqrt(math.fsum(x * x for x in xs))
     else:
