@@ -215,6 +215,7 @@ def test_a_rerun_that_kills_pytorch_is_pytorchs_fault_and_the_campaign_goes_on(m
     # the kernel rule's re-run runs in a forked child: a program that dies of SIGSEGV there (as
     # PyTorch does on ops:9719:127) excludes its program, the signal named, and this process lives
     monkeypatch.setattr(campaign, "Substitution", _NoSubstitution)
+    monkeypatch.setitem(campaign.FORK_STATE, "usable", True)  # whatever PyTorch's engine did before
     crash = Program("graphs", 0, 0, STEPS[:2] + [Step("__import__('os').kill(__import__('os').getpid(), 11)", None,
                                                       (), "backward")] + STEPS[3:])
     sg = outcome((X, None), (Y, None), (None, None), (G, None))
@@ -232,6 +233,23 @@ def test_a_rerun_that_kills_pytorch_is_pytorchs_fault_and_the_campaign_goes_on(m
     # a re-run that lives returns its outcome through the pipe as plain data, the same as in process
     again, mode = rerun_isolated(PROGRAM, scalargrad, lib, 5.0)
     assert again.died is None and mode.calls == [] and again == run_program(PROGRAM, lib)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork")
+def test_a_rerun_whose_child_cannot_run_autograd_is_made_in_process(monkeypatch):
+    # PyTorch refuses autograd in a child forked after its engine started a thread: the re-run
+    # is then made in this process, and every later one too
+    monkeypatch.setattr(campaign, "Substitution", _NoSubstitution)
+    monkeypatch.setitem(campaign.FORK_STATE, "usable", True)
+    refused = ("RuntimeError(\"Unable to handle autograd's threading in combination with fork-based "
+               "multiprocessing. See https://github.com/pytorch/pytorch/wiki/Autograd-and-Fork\")")
+    step = Step(f"v0 * 2 if __import__('os').getpid() == {os.getpid()} else (_ for _ in ()).throw({refused})",
+                "v1", ("v0",), "mul")
+    program = Program("functions", 0, 0, [STEPS[0], step])
+    lib = _library_named_torch()
+    out, mode = rerun_isolated(program, scalargrad, lib, 5.0)
+    assert out.error is None and out == run_program(program, lib) and not campaign.FORK_STATE["usable"]
+    assert isinstance(mode, _NoSubstitution)  # made here: the mode itself, not its data from a child
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork")

@@ -88,11 +88,28 @@ class Rerun:
     alternatives: bool = False
 
 
+# PyTorch's autograd engine refuses to run in a child forked after it started a thread of its
+# own (engine.cpp, ``track_bad_autograd_forks``: a reentrant backward deeper than its recursion
+# limit, as the ``functions`` family's depth-200 custom Function, takes a pool thread)
+_BAD_FORK = "Unable to handle autograd's threading in combination with fork-based multiprocessing"
+FORK_STATE = {"usable": True}
+"""Whether a forked child can still run PyTorch's autograd in this process (it stays so until then)."""
+
+
 def rerun_isolated(program: Program, sg, torch, timeout: float = 20.0, alternative: bool = False) -> tuple:
     """(PyTorch's outcome, ``Rerun``) of the kernel rule's re-run of ``program``, made in a forked
     child (``isolate.forked``): PyTorch may die of a signal under the substitution's dispatch mode
     on a program it runs fine on its own (seed 9719, a double backward through ``norm(inf)``);
-    the outcome then has no records and says how it died (``Outcome.died``)."""
+    the outcome then has no records and says how it died (``Outcome.died``). Once this process's
+    autograd engine has started a thread (``_BAD_FORK``), the re-run is made in this process,
+    unisolated, as before: a forked child could not judge anything."""
+    def in_process() -> tuple:
+        mode = Substitution(sg, alternative)
+        return run_program(program, torch, timeout=timeout, mode=mode), mode
+
+    if not FORK_STATE["usable"]:
+        return in_process()
+
     def work() -> dict:
         # GNU OpenMP's thread team is not in a forked child: its first parallel region with 2 threads
         # waits forever (seed 9719, programs 2 and 127). One thread changes no bits here: the fuzzer's
@@ -107,8 +124,11 @@ def rerun_isolated(program: Program, sg, torch, timeout: float = 20.0, alternati
         got = forked(work, limit=2 * timeout + 30)  # the child's own alarm ends a slow program first
     except Died as e:
         return Outcome(torch.__name__, died=e.how), Rerun()
-    return Outcome.from_json(got["outcome"]), Rerun([KernelCall(**c) for c in got["calls"]], got["failed"],
-                                                    got["alternatives"])
+    out = Outcome.from_json(got["outcome"])
+    if any(e is not None and e.message.startswith(_BAD_FORK) for e in [out.error] + [r.error for r in out.records]):
+        FORK_STATE["usable"] = False
+        return in_process()
+    return out, Rerun([KernelCall(**c) for c in got["calls"]], got["failed"], got["alternatives"])
 
 
 _NUM = re.compile(r"(?<![A-Za-z_])[-+]?(\d+\.?\d*(e[-+]?\d+)?|inf|nan)(?![A-Za-z_\d])")
@@ -217,6 +237,7 @@ class Stats:
     any_class: collections.Counter = field(default_factory=collections.Counter)  # class -> programs having it
     raw_types: collections.Counter = field(default_factory=collections.Counter)
     died: collections.Counter = field(default_factory=collections.Counter)  # signal -> programs whose re-run it killed
+    unisolated_from: int | None = None  # the program from which re-runs ran in this process (FORK_STATE)
     torch_changed_on_failed_load: int = 0
     failed_loads: int = 0
 
@@ -248,6 +269,7 @@ class Stats:
             "kind_categories": {f"{k}:{c}": n for (k, c), n in self.kind_categories.items()},
             "worst_class": dict(self.classes), "programs_with_class": dict(self.any_class),
             "raw_error_types": dict(self.raw_types), "pytorch_died_in_rerun": dict(self.died),
+            "reruns_unisolated_from": self.unisolated_from,
             "failed_loads": self.failed_loads,
             "torch_changed_state_on_failed_load": self.torch_changed_on_failed_load,
         }
@@ -270,6 +292,9 @@ class Stats:
                          f"ZeroTensors, half-applied out-of-bounds index writes, deaths by a signal in the kernel "
                          f"rule's re-run): {self.cases['excluded']}"
                          + (f" (deaths: {dict(self.died)})" if self.died else ""))
+        if self.unisolated_from is not None:
+            lines.append(f"  kernel-rule re-runs in this process, not a forked child, from program "
+                         f"{self.unisolated_from} on (PyTorch's autograd engine had started a thread)")
         counted = self.programs - self.cases["excluded"]
         lines.append("  programs: " + ", ".join(f"{c} {self.categories[c]}" for c in CATEGORIES)
                      + f"; agree {100 * self.share('agree'):.1f}%, with kernels "
@@ -315,6 +340,8 @@ class Campaign:
                 break
             program = self.program(i)
             verdict, s, t = run_pair(program, self.sg, self.torch, rule=self.rule)
+            if not FORK_STATE["usable"] and self.stats.unisolated_from is None:
+                self.stats.unisolated_from = i
             self.account(program, verdict, s, t)
             if progress and (i + 1) % progress == 0:
                 print(f"... {i + 1} programs, {time.perf_counter() - start:.0f} s", flush=True)

@@ -380,7 +380,8 @@ def compare(program: Program, sg: Outcome, th: Outcome, rerun_torch=None) -> Ver
 
     ``rerun_torch(alternative=False)`` runs the program on PyTorch again under
     ``kernels.Substitution`` and returns (outcome, the mode): the kernel rule (see the module
-    doc). Without it the comparison is strict.
+    doc). Without it the comparison is strict. An outcome that ``died`` (the re-run's forked
+    child killed by a signal, or hung: ``campaign.rerun_isolated``) decides the verdict: ``_died``.
     """
     torch_raised = th.error is not None or any(r.error is not None for r in th.records)
     case = "module" if program.kind == "modules" else ("error" if torch_raised else "value")
