@@ -8,21 +8,25 @@ hand, so these tests stay true whatever scalargrad gets right or wrong.
 from __future__ import annotations
 
 import math
+import os
 import struct
 import sys
 import textwrap
+import time
+import types
 
 import mpmath
 import pytest
 
 import scalargrad
-from tests.fuzz import libm
+from tests.fuzz import campaign, libm
 from tests.fuzz.bounds import Err, fma_pair, within
-from tests.fuzz.campaign import FAMILIES, KINDS, causes_of, program_for
+from tests.fuzz.campaign import FAMILIES, KINDS, Campaign, Stats, causes_of, program_for, rerun_isolated
 from tests.fuzz.causes import classify
 from tests.fuzz.causes_shaped import CATALOGUE as SHAPED
 from tests.fuzz.compare import Divergence, compare, libm_call
 from tests.fuzz.interpreter import run_program
+from tests.fuzz.isolate import Died, forked
 from tests.fuzz.kernels import KernelCall
 from tests.fuzz.mpbackend import derivatives
 from tests.fuzz.mutations import MUTATIONS, mutated
@@ -182,6 +186,79 @@ def test_a_fault_of_pytorchs_own_excludes_the_program(message):
     sg = outcome((X, None), (Y, None), (None, None), (G, None))
     th = outcome((X, None), (Y, None), (None, None), (None, ErrorRecord("RuntimeError", message)))
     assert compare(PROGRAM, sg, th).case == "excluded"
+
+
+class _NoSubstitution:
+    """Stands for ``kernels.Substitution`` (which needs PyTorch): a mode that replaces nothing."""
+
+    def __init__(self, sg, alternative=False) -> None:
+        self.calls, self.failed, self.alternatives = [], [], False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+def _library_named_torch():
+    """scalargrad under the name ``torch``, with the thread setting the re-run's child makes."""
+    lib = types.ModuleType("torch")
+    for name in ("set_default_dtype", "set_grad_enabled", "float32", "tensor", "Tensor", "nn"):
+        setattr(lib, name, getattr(scalargrad, name))
+    lib.set_num_threads = lambda n: None
+    return lib
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the re-run is isolated only where os.fork is")
+def test_a_rerun_that_kills_pytorch_is_pytorchs_fault_and_the_campaign_goes_on(monkeypatch):
+    # the kernel rule's re-run runs in a forked child: a program that dies of SIGSEGV there (as
+    # PyTorch does on ops:9719:127) excludes its program, the signal named, and this process lives
+    monkeypatch.setattr(campaign, "Substitution", _NoSubstitution)
+    monkeypatch.setitem(campaign.FORK_STATE, "usable", True)  # whatever PyTorch's engine did before
+    crash = Program("graphs", 0, 0, STEPS[:2] + [Step("__import__('os').kill(__import__('os').getpid(), 11)", None,
+                                                      (), "backward")] + STEPS[3:])
+    sg = outcome((X, None), (Y, None), (None, None), (G, None))
+    th = outcome((X, None), (Y, None), (None, None), (tensor_obs(3.0), None))
+    lib = _library_named_torch()
+    v = compare(crash, sg, th, rerun_torch=lambda alternative=False: rerun_isolated(crash, scalargrad, lib, 5.0))
+    assert v.case == "excluded" and v.category == "excluded" and v.died == "SIGSEGV"
+    assert [(d.cls, d.step) for d in v.divergences] == [("pytorch_bug", 3)]
+    assert "SIGSEGV" in v.divergences[0].detail
+    assert causes_of(crash, v)[0][0] == "pytorch-died-in-rerun"
+    assert causes_of(Program("ops", 0, 0, crash.steps), v)[0][0] == "pytorch-died-in-rerun"
+    stats = Stats()
+    Campaign.account(types.SimpleNamespace(stats=stats, dump=None, groups={}), crash, v, sg, th)
+    assert stats.cases["excluded"] == 1 and stats.died == {"SIGSEGV": 1} and "SIGSEGV" in stats.summary()
+    # a re-run that lives returns its outcome through the pipe as plain data, the same as in process
+    again, mode = rerun_isolated(PROGRAM, scalargrad, lib, 5.0)
+    assert again.died is None and mode.calls == [] and again == run_program(PROGRAM, lib)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork")
+def test_a_rerun_whose_child_cannot_run_autograd_is_made_in_process(monkeypatch):
+    # PyTorch refuses autograd in a child forked after its engine started a thread: the re-run
+    # is then made in this process, and every later one too
+    monkeypatch.setattr(campaign, "Substitution", _NoSubstitution)
+    monkeypatch.setitem(campaign.FORK_STATE, "usable", True)
+    refused = ("RuntimeError(\"Unable to handle autograd's threading in combination with fork-based "
+               "multiprocessing. See https://github.com/pytorch/pytorch/wiki/Autograd-and-Fork\")")
+    step = Step(f"v0 * 2 if __import__('os').getpid() == {os.getpid()} else (_ for _ in ()).throw({refused})",
+                "v1", ("v0",), "mul")
+    program = Program("functions", 0, 0, [STEPS[0], step])
+    lib = _library_named_torch()
+    out, mode = rerun_isolated(program, scalargrad, lib, 5.0)
+    assert out.error is None and out == run_program(program, lib) and not campaign.FORK_STATE["usable"]
+    assert isinstance(mode, _NoSubstitution)  # made here: the mode itself, not its data from a child
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork")
+def test_a_forked_child_that_hangs_is_killed_and_one_that_raises_is_reported():
+    with pytest.raises(Died, match="timeout"):
+        forked(lambda: time.sleep(30), limit=0.3)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        forked(lambda: 1 / 0)
+    assert forked(lambda: {"a": [1, "0x1.8p+0", None]}) == {"a": [1, "0x1.8p+0", None]}
 
 
 WRITE = Program("indexing", 0, 0, [

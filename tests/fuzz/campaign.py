@@ -33,12 +33,14 @@ from .gen_threads import generate_thread
 from .gen_training import generate_training
 from .gen_views import generate_views
 from .interpreter import load_library, run_program, warm_up
-from .kernels import Substitution
+from .isolate import Died, forked
+from .kernels import KernelCall, Substitution
+from .outcome import Outcome
 from .program import Program
 from .shrink import shrink
 from .triage import printed
 
-__all__ = ["Campaign", "GENERATORS", "KINDS", "program_for", "run_pair", "signature"]
+__all__ = ["Campaign", "GENERATORS", "KINDS", "program_for", "rerun_isolated", "run_pair", "signature"]
 
 GENERATORS = {"graphs": generate_graph, "errors": generate_error, "modules": generate_module,
               "threads": generate_thread}
@@ -71,11 +73,62 @@ def run_pair(program: Program, sg, torch, timeout: float = 20.0, rule: bool = Tr
     t = run_program(program, torch, timeout=timeout)
 
     def rerun(alternative: bool = False):
-        mode = Substitution(sg, alternative)
-        return run_program(program, torch, timeout=timeout, mode=mode), mode
+        return rerun_isolated(program, sg, torch, timeout, alternative)
 
     v = compare(program, s, t, rerun_torch=rerun if rule else None)
     return v, s, t
+
+
+@dataclass
+class Rerun:
+    """What the kernel rule reads of a ``kernels.Substitution`` after its run."""
+
+    calls: list = field(default_factory=list)  # kernels.KernelCall
+    failed: list = field(default_factory=list)
+    alternatives: bool = False
+
+
+# PyTorch's autograd engine refuses to run in a child forked after it started a thread of its
+# own (engine.cpp, ``track_bad_autograd_forks``: a reentrant backward deeper than its recursion
+# limit, as the ``functions`` family's depth-200 custom Function, takes a pool thread)
+_BAD_FORK = "Unable to handle autograd's threading in combination with fork-based multiprocessing"
+FORK_STATE = {"usable": True}
+"""Whether a forked child can still run PyTorch's autograd in this process (it stays so until then)."""
+
+
+def rerun_isolated(program: Program, sg, torch, timeout: float = 20.0, alternative: bool = False) -> tuple:
+    """(PyTorch's outcome, ``Rerun``) of the kernel rule's re-run of ``program``, made in a forked
+    child (``isolate.forked``): PyTorch may die of a signal under the substitution's dispatch mode
+    on a program it runs fine on its own (seed 9719, a double backward through ``norm(inf)``);
+    the outcome then has no records and says how it died (``Outcome.died``). Once this process's
+    autograd engine has started a thread (``_BAD_FORK``), the re-run is made in this process,
+    unisolated, as before: a forked child could not judge anything."""
+    def in_process() -> tuple:
+        mode = Substitution(sg, alternative)
+        return run_program(program, torch, timeout=timeout, mode=mode), mode
+
+    if not FORK_STATE["usable"]:
+        return in_process()
+
+    def work() -> dict:
+        # GNU OpenMP's thread team is not in a forked child: its first parallel region with 2 threads
+        # waits forever (seed 9719, programs 2 and 127). One thread changes no bits here: the fuzzer's
+        # tensors are far below ATen's 32768-element grain, so every kernel runs in one piece anyway
+        torch.set_num_threads(1)
+        mode = Substitution(sg, alternative)
+        out = run_program(program, torch, timeout=timeout, mode=mode)
+        return {"outcome": out.to_json(), "calls": [c.to_json() for c in mode.calls], "failed": mode.failed,
+                "alternatives": mode.alternatives}
+
+    try:
+        got = forked(work, limit=2 * timeout + 30)  # the child's own alarm ends a slow program first
+    except Died as e:
+        return Outcome(torch.__name__, died=e.how), Rerun()
+    out = Outcome.from_json(got["outcome"])
+    if any(e is not None and e.message.startswith(_BAD_FORK) for e in [out.error] + [r.error for r in out.records]):
+        FORK_STATE["usable"] = False
+        return in_process()
+    return out, Rerun([KernelCall(**c) for c in got["calls"]], got["failed"], got["alternatives"])
 
 
 _NUM = re.compile(r"(?<![A-Za-z_])[-+]?(\d+\.?\d*(e[-+]?\d+)?|inf|nan)(?![A-Za-z_\d])")
@@ -183,6 +236,8 @@ class Stats:
     classes: collections.Counter = field(default_factory=collections.Counter)  # worst class -> programs
     any_class: collections.Counter = field(default_factory=collections.Counter)  # class -> programs having it
     raw_types: collections.Counter = field(default_factory=collections.Counter)
+    died: collections.Counter = field(default_factory=collections.Counter)  # signal -> programs whose re-run it killed
+    unisolated_from: int | None = None  # the program from which re-runs ran in this process (FORK_STATE)
     torch_changed_on_failed_load: int = 0
     failed_loads: int = 0
 
@@ -213,7 +268,9 @@ class Stats:
             "categories": dict(self.categories),
             "kind_categories": {f"{k}:{c}": n for (k, c), n in self.kind_categories.items()},
             "worst_class": dict(self.classes), "programs_with_class": dict(self.any_class),
-            "raw_error_types": dict(self.raw_types), "failed_loads": self.failed_loads,
+            "raw_error_types": dict(self.raw_types), "pytorch_died_in_rerun": dict(self.died),
+            "reruns_unisolated_from": self.unisolated_from,
+            "failed_loads": self.failed_loads,
             "torch_changed_state_on_failed_load": self.torch_changed_on_failed_load,
         }
 
@@ -232,7 +289,12 @@ class Stats:
                                           if self.torch_off else ""))
         if self.cases["excluded"]:
             lines.append(f"  excluded (PyTorch's own faults: internal assertions, storage-less "
-                         f"ZeroTensors, half-applied out-of-bounds index writes): {self.cases['excluded']}")
+                         f"ZeroTensors, half-applied out-of-bounds index writes, deaths by a signal in the kernel "
+                         f"rule's re-run): {self.cases['excluded']}"
+                         + (f" (deaths: {dict(self.died)})" if self.died else ""))
+        if self.unisolated_from is not None:
+            lines.append(f"  kernel-rule re-runs in this process, not a forked child, from program "
+                         f"{self.unisolated_from} on (PyTorch's autograd engine had started a thread)")
         counted = self.programs - self.cases["excluded"]
         lines.append("  programs: " + ", ".join(f"{c} {self.categories[c]}" for c in CATEGORIES)
                      + f"; agree {100 * self.share('agree'):.1f}%, with kernels "
@@ -278,6 +340,8 @@ class Campaign:
                 break
             program = self.program(i)
             verdict, s, t = run_pair(program, self.sg, self.torch, rule=self.rule)
+            if not FORK_STATE["usable"] and self.stats.unisolated_from is None:
+                self.stats.unisolated_from = i
             self.account(program, verdict, s, t)
             if progress and (i + 1) % progress == 0:
                 print(f"... {i + 1} programs, {time.perf_counter() - start:.0f} s", flush=True)
@@ -293,6 +357,8 @@ class Campaign:
         st.programs += 1
         st.by_kind[program.kind] += 1
         st.cases[verdict.case] += 1
+        if verdict.died:
+            st.died[verdict.died] += 1
         if verdict.agrees:
             st.agreeing[verdict.case] += 1
             if verdict.admitted:

@@ -227,8 +227,20 @@ def _graph_names(c: Ctx) -> bool:
     return c.step.tag == GRAD_GRAPH or (c.is_("wrong_grad_graph") and c.before(_CREATE_GRAPH))
 
 
+def died_in_rerun(c: Ctx) -> bool:
+    """PyTorch died of a signal in the kernel rule's re-run (``compare._died``)."""
+    return c.is_("pytorch_bug") and isinstance(c.d.torch, dict) and c.d.torch.get("type", "").startswith("SIG")
+
+
+DIED = Cause("pytorch-died-in-rerun",
+             "PyTorch dies of a signal (SIGSEGV) in the kernel rule's re-run under its TorchDispatchMode, on a "
+             "program it runs to the end on its own (ops:9719:127: a double backward through norm(inf) and amin)",
+             "(PyTorch)", "new: not a scalargrad fault; such programs are excluded", died_in_rerun)
+"""One cause for both catalogues: the re-run is the same for every family."""
+
 CATALOGUE: list[Cause] = [
     # ------------------------------------------------------------ PyTorch itself
+    DIED,
     Cause("pytorch-internal-assert",
           "PyTorch fails an internal assertion (`False ** x` backward) or hands out a storage-less "
           "ZeroTensor (abs double backward)",

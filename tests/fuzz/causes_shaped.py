@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .causes import Cause, Ctx
+from .causes import DIED, Cause, Ctx
 
 __all__ = ["CATALOGUE"]
 
@@ -55,6 +55,7 @@ def _multi_view_message(text: str) -> bool:
 
 
 CATALOGUE: list[Cause] = [
+    DIED,
     Cause("pytorch-internal-assert",
           "PyTorch fails an internal assertion or hands out a storage-less ZeroTensor (sgn's derivative, read by "
           "tolist())", "(PyTorch)", "new: not a scalargrad fault; such programs are excluded",

@@ -91,11 +91,13 @@ class Divergence:
 class Verdict:
     """A program's classification: its case, its divergences (empty when the libraries agree)."""
 
-    case: str  # "value", "error", "module", or "excluded" (PyTorch failed an internal assertion, or
-    # half-applied an index write that raised before any difference: partial_write_step)
+    case: str  # "value", "error", "module", or "excluded" (PyTorch failed an internal assertion, died of
+    # a signal in the kernel rule's re-run, or half-applied an index write that raised before any
+    # difference: partial_write_step)
     divergences: list[Divergence] = field(default_factory=list)
     admitted: str | None = None  # "kernel": agrees once machine-dependent kernels give scalargrad's bits
     kernels: list = field(default_factory=list)  # kernels.KernelCall of the rerun that changed bits
+    died: str | None = None  # the signal that killed PyTorch in the kernel rule's re-run (the case is "excluded")
 
     @property
     def agrees(self) -> bool:
@@ -378,7 +380,8 @@ def compare(program: Program, sg: Outcome, th: Outcome, rerun_torch=None) -> Ver
 
     ``rerun_torch(alternative=False)`` runs the program on PyTorch again under
     ``kernels.Substitution`` and returns (outcome, the mode): the kernel rule (see the module
-    doc). Without it the comparison is strict.
+    doc). Without it the comparison is strict. An outcome that ``died`` (the re-run's forked
+    child killed by a signal, or hung: ``campaign.rerun_isolated``) decides the verdict: ``_died``.
     """
     torch_raised = th.error is not None or any(r.error is not None for r in th.records)
     case = "module" if program.kind == "modules" else ("error" if torch_raised else "value")
@@ -388,11 +391,15 @@ def compare(program: Program, sg: Outcome, th: Outcome, rerun_torch=None) -> Ver
     found = _walk(program, sg, th)
     if found and rerun_torch is not None:
         th2, mode = rerun_torch()
+        if th2.died:
+            return _died(verdict, found[0].step, th2.died)
         again = _walk(program, sg, th2)
         if again and getattr(mode, "alternatives", False):
             # a kernel with two legitimate forms met: the other form for every call of it, kept
             # if scalargrad then agrees further into the program
             th3, mode3 = rerun_torch(alternative=True)
+            if th3.died:
+                return _died(verdict, found[0].step, th3.died)
             again3 = _walk(program, sg, th3)
             if not again3 or again3[0].step > again[0].step:
                 th2, mode, again = th3, mode3, again3
@@ -414,6 +421,22 @@ def compare(program: Program, sg: Outcome, th: Outcome, rerun_torch=None) -> Ver
     written = partial_write_step(program, sg, th) if found else None
     if written is not None and min(d.step for d in found) > written:
         verdict.case = "excluded"  # every difference comes after PyTorch's half-applied write
+    return verdict
+
+
+def _died(verdict: Verdict, step: int, how: str) -> Verdict:
+    """The verdict on a program whose kernel-rule re-run died (``Outcome.died``): killed by a
+    signal, PyTorch's own fault (it ran the program to the end without the substitution, and
+    the dispatch mode only calls its ops), which excludes the program; hung past the child's
+    limit, a timeout. ``step``: the program's first difference, which the re-run was to judge."""
+    if how == "timeout":
+        detail = "the kernel rule's re-run on PyTorch hung (killed after its time limit)"
+        verdict.divergences = [Divergence("timeout", step, detail, None,
+                                          {"type": "ProgramTimeout", "message": detail})]
+        return verdict
+    detail = f"PyTorch died of {how} in the kernel rule's re-run (a forked child)"
+    verdict.case, verdict.died = "excluded", how
+    verdict.divergences = [Divergence("pytorch_bug", step, detail, None, {"type": how, "message": detail})]
     return verdict
 
 

@@ -37,6 +37,10 @@ class ErrorRecord:
         return {"type": self.type, "message": self.message, "deliberate": self.deliberate, "site": self.site,
                 "unsupported": self.unsupported}
 
+    @classmethod
+    def from_json(cls, d: dict | None) -> ErrorRecord | None:
+        return None if d is None else cls(**d)
+
 
 @dataclass
 class StepRecord:
@@ -56,6 +60,20 @@ class Outcome:
     records: list[StepRecord] = field(default_factory=list)
     error: ErrorRecord | None = None
     error_step: int | None = None
+    died: str | None = None  # the run's process died (isolate.Died: a signal's name, "timeout"): no records
+
+    def to_json(self) -> dict:
+        """Plain data, for an outcome computed in a forked child (``isolate.forked``)."""
+        return {"library": self.library, "error": self.error.to_json() if self.error else None,
+                "error_step": self.error_step, "died": self.died,
+                "records": [[r.index, r.obs, r.warnings, r.error.to_json() if r.error else None]
+                            for r in self.records]}
+
+    @classmethod
+    def from_json(cls, d: dict) -> Outcome:
+        out = cls(d["library"], error=ErrorRecord.from_json(d["error"]), error_step=d["error_step"], died=d["died"])
+        out.records = [StepRecord(i, obs, warnings, ErrorRecord.from_json(e)) for i, obs, warnings, e in d["records"]]
+        return out
 
     def record(self, index: int) -> StepRecord | None:
         for r in self.records:
