@@ -107,15 +107,30 @@ def obeys_layout(gt, t) -> bool:
     return all((gs == vs) if n != 1 else gs != 0 for n, gs, vs in zip(gt.shape, gt.strides, t.strides))
 
 
+def _unshared_argument_refs() -> int:
+    """What ``getrefcount`` says of an argument that only its caller's local variable holds:
+    3 from Python 3.11 on, 4 on 3.10, whose caller keeps the argument on its value stack during
+    the call too. Measured once, in the shape of ``steal_grad``'s call."""
+    def probe(x):
+        return getrefcount(x)
+
+    held = object()
+    return probe(held)
+
+
+_UNSHARED = _unshared_argument_refs()
+
+
 def steal_grad(v: Tensor, g, graph: bool) -> bool:
     """AccumulateGrad's steal: a first gradient that nothing else references and that obeys the
     layout contract becomes ``v.grad`` without a copy (``g.detach()``, the same memory, which the
     node's post-hooks then see through ``g`` with what post-accumulate hooks changed in it).
-    Returns whether it did. Python's reference count stands for PyTorch's use count: 3 is the
-    caller's ``g``, this frame's and getrefcount's argument. A gradient a hook kept, the
+    Returns whether it did. Python's reference count stands for PyTorch's use count:
+    ``_UNSHARED`` is the caller's ``g``, this frame's and getrefcount's argument (and, on Python
+    3.10, the caller's value stack). A gradient a hook kept, the
     program's own, or one the engine still holds (scalargrad's engine holds the gradients its
     kernels compute, which PyTorch may steal) is not stolen: ``store_grad`` copies it."""
-    if graph or v._grad is not None or not isinstance(g, Tensor) or getrefcount(g) != 3:
+    if graph or v._grad is not None or not isinstance(g, Tensor) or getrefcount(g) != _UNSHARED:
         return False
     if g._t.dtype is not v._t.dtype or g._t.shape != v._t.shape or not v.is_contiguous():
         return False  # a leaf of another layout: PyTorch's contract asks for contiguous; copied here
