@@ -14,3 +14,12 @@ def grad_fn_tree(f, max_depth: int) -> list:
         out.append(" " * depth + node.name())
         stack.extend((n, depth + 1) for n, _ in reversed(node.next_functions))
     return out
+
+
+def first_edge_chain(t) -> list:
+    """The names of ``t.grad_fn`` and of the nodes reached by following each node's first edge."""
+    names, f = [], t.grad_fn
+    while f is not None:
+        names.append(f.name())
+        f = f.next_functions[0][0] if f.next_functions else None
+    return names

@@ -12,6 +12,8 @@ import pytest
 import scalargrad as sg
 from tests.program_outcome import outcome
 
+from graph_listing import first_edge_chain
+
 POOL = [None, Ellipsis, 0, -1, slice(1, 3), slice(None, None, 2), slice(None), slice(2, None), slice(None, -1)]
 SHAPES = [(4, 5), (3, 4, 5)]
 
@@ -298,17 +300,10 @@ def test_a_whole_slice_in_a_tuple_is_skipped_as_written_as_pytorch(torch_ref):
     """Inside a tuple PyTorch's applySlice skips a slice only as written (start 0 or none, stop
     at or past the size, step 1): ``x[None, -2:]`` of a size-2 dim records a SliceBackward0 after
     the UnsqueezeBackward0, ``x[-2:, idx]`` an IndexBackward0 over a SliceBackward0."""
-    def chain(t):
-        names, f = [], t.grad_fn
-        while f is not None:
-            names.append(f.name())
-            f = f.next_functions[0][0] if f.next_functions else None
-        return names
-
     def run(L):
         x = L.arange(12.0).reshape(2, 2, 3).requires_grad_()
         idx = L.tensor([-2, -2])
-        return [chain(y) for y in (x[None, -2:], x[None, 0:], x[None, 0:7], x[-2:4, idx], x[0:4, idx],
+        return [first_edge_chain(y) for y in (x[None, -2:], x[None, 0:], x[None, 0:7], x[-2:4, idx], x[0:4, idx],
                                    x[[0], -2:], x[-2:2, 4:6], x[..., -3:], x[:, ::1, -3:3])]
     assert run(sg) == run(torch_ref)
 

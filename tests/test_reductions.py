@@ -29,6 +29,7 @@ from scalargrad.errors import Unsupported
 from scalargrad.symbolic import sympy_check
 
 from faithfulness import FLOAT32, FLOAT64, correctly_rounded, f32, same, ulps
+from graph_listing import first_edge_chain
 
 VALUE_ULPS = 4  # measured on the capture machine: 2 (float32 and float64)
 
@@ -302,13 +303,6 @@ def test_aminmax_gradient_is_refused_by_name():
 def test_a_dim_reduction_of_a_0_dim_tensor_under_create_graph_as_pytorch(torch_ref):
     """sum_backward gives a 0-dim input no dims back (``x.sum(-1)`` of a 0-dim x is a
     SumBackward1 whose create_graph gradient is an ExpandBackward0 to ``()``)."""
-    def chain(t):
-        names, f = [], t.grad_fn
-        while f is not None:
-            names.append(f.name())
-            f = f.next_functions[0][0] if f.next_functions else None
-        return names
-
     def run(L):
         out = []
         for red in (lambda y: y.sum(-1), lambda y: y.sum(0), lambda y: y.mean(-1), lambda y: y.sum((0,)),
@@ -317,6 +311,6 @@ def test_a_dim_reduction_of_a_0_dim_tensor_under_create_graph_as_pytorch(torch_r
             y = red(x * 2)
             g, = L.autograd.grad((y * y * 0.25).sum(), [x], create_graph=True)
             (g * g).sum().backward()
-            out.append((y.grad_fn.name(), g.item(), chain(g), tuple(g.shape), x.grad.item()))
+            out.append((y.grad_fn.name(), g.item(), first_edge_chain(g), tuple(g.shape), x.grad.item()))
         return out
     assert run(sg) == run(torch_ref)

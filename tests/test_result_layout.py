@@ -11,6 +11,8 @@ import pytest
 
 import scalargrad as sg
 
+from graph_listing import first_edge_chain
+
 pytestmark = pytest.mark.no_sympy_check
 
 
@@ -49,20 +51,13 @@ def test_select_and_slice_backward_are_new_zeros_as_pytorch(torch_ref):
 def test_view_backward_under_create_graph_is_a_view_node_as_pytorch(torch_ref):
     """view/reshape's backward is ``grad.reshape(sizes)``: under create_graph a ViewBackward0
     even to the same shape; select's and narrow's record their double backward's node."""
-    def chain(t):
-        names, f = [], t.grad_fn
-        while f is not None:
-            names.append(f.name())
-            f = f.next_functions[0][0] if f.next_functions else None
-        return names
-
     def run(L):
         out = []
         for f in (lambda x: x.reshape_as(x).tanh(), lambda x: x.view(3, 2).tanh(), lambda x: x[0].sin(),
                   lambda x: x.narrow(1, 0, 2).sin(), lambda x: x.unsqueeze(0)[0].sin()):
             x = (L.arange(6.0).reshape(3, 2) / 8).requires_grad_()
             g, = L.autograd.grad(f(x * 1).sum(), [x], create_graph=True)
-            out.append(chain(g))
+            out.append(first_edge_chain(g))
         return out
     assert run(sg) == run(torch_ref)
 
