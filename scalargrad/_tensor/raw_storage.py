@@ -42,14 +42,49 @@ def _allocate(nbytes: int) -> int:
     return address
 
 
-class UntypedStorage:
+class _CpuStorage:
+    """What both storage classes say of their memory (CPU, never shared or pinned) and their
+    refusal of the constructor and of the bytes, each under its own PyTorch name."""
+
+    __slots__ = ()
+
+    def __init__(self, *args, **kwargs) -> None:
+        raise Unsupported(f"torch.{type(self).__name__}()", "a new storage is raw memory: make a tensor instead")
+
+    @property
+    def device(self):
+        return device("cpu")
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def is_shared(self) -> bool:
+        """False: scalargrad's memory is never shared between processes (``share_memory_`` is refused)."""
+        return False
+
+    def is_pinned(self, device=None) -> bool:
+        return False
+
+    def __getattr__(self, name: str):
+        # tolist, __getitem__'s bytes, copy_, fill_, resize_, share_memory_, pin_memory, _cdata...
+        raise Unsupported(f"torch.{type(self).__name__}.{name}", _RAW)
+
+    def __getitem__(self, index):
+        raise Unsupported(f"torch.{type(self).__name__}.__getitem__", _RAW)
+
+    def __setitem__(self, index, value):
+        raise Unsupported(f"torch.{type(self).__name__}.__setitem__", _RAW)
+
+    def __iter__(self):
+        raise Unsupported(f"torch.{type(self).__name__}.__iter__", _RAW)
+
+
+class UntypedStorage(_CpuStorage):
     """PyTorch's ``torch.UntypedStorage`` of a tensor's memory: its size in bytes and synthetic
     address; its bytes are refused by name."""
 
     __slots__ = ("_store", "_nbytes", "_address", "__weakref__")
-
-    def __init__(self, *args, **kwargs) -> None:
-        raise Unsupported("torch.UntypedStorage()", "a new storage is raw memory: make a tensor instead")
 
     @classmethod
     def _of(cls, store, nbytes: int) -> UntypedStorage:
@@ -78,22 +113,7 @@ class UntypedStorage:
         return 1
 
     @property
-    def device(self):
-        return device("cpu")
-
-    @property
-    def is_cuda(self) -> bool:
-        return False
-
-    @property
     def is_sparse(self) -> bool:
-        return False
-
-    def is_shared(self) -> bool:
-        """False: scalargrad's memory is never shared between processes (``share_memory_`` is refused)."""
-        return False
-
-    def is_pinned(self, device=None) -> bool:
         return False
 
     def untyped(self) -> UntypedStorage:
@@ -102,28 +122,12 @@ class UntypedStorage:
     def __repr__(self) -> str:
         raise Unsupported("torch.UntypedStorage.__repr__", "PyTorch prints the storage's raw bytes: " + _RAW)
 
-    def __getattr__(self, name: str):
-        # tolist, __getitem__'s bytes, copy_, fill_, resize_, share_memory_, pin_memory, _cdata...
-        raise Unsupported(f"torch.UntypedStorage.{name}", _RAW)
 
-    def __getitem__(self, index):
-        raise Unsupported("torch.UntypedStorage.__getitem__", _RAW)
-
-    def __setitem__(self, index, value):
-        raise Unsupported("torch.UntypedStorage.__setitem__", _RAW)
-
-    def __iter__(self):
-        raise Unsupported("torch.UntypedStorage.__iter__", _RAW)
-
-
-class TypedStorage:
+class TypedStorage(_CpuStorage):
     """PyTorch's deprecated ``torch.TypedStorage`` (``Tensor.storage()``): the untyped storage
     seen as elements of the tensor's dtype. A new object each call, as PyTorch's."""
 
     __slots__ = ("_untyped", "dtype")
-
-    def __init__(self, *args, **kwargs) -> None:
-        raise Unsupported("torch.TypedStorage()", "a new storage is raw memory: make a tensor instead")
 
     def _storage(self) -> UntypedStorage:
         return self._untyped
@@ -147,34 +151,8 @@ class TypedStorage:
     def __len__(self) -> int:
         return self.size()
 
-    @property
-    def device(self):
-        return device("cpu")
-
-    @property
-    def is_cuda(self) -> bool:
-        return False
-
-    def is_shared(self) -> bool:
-        return False
-
-    def is_pinned(self, device=None) -> bool:
-        return False
-
     def __repr__(self) -> str:
         raise Unsupported("torch.TypedStorage.__repr__", "PyTorch prints the storage's raw elements: " + _RAW)
-
-    def __getattr__(self, name: str):
-        raise Unsupported(f"torch.TypedStorage.{name}", _RAW)
-
-    def __getitem__(self, index):
-        raise Unsupported("torch.TypedStorage.__getitem__", _RAW)
-
-    def __setitem__(self, index, value):
-        raise Unsupported("torch.TypedStorage.__setitem__", _RAW)
-
-    def __iter__(self):
-        raise Unsupported("torch.TypedStorage.__iter__", _RAW)
 
 
 def untyped_storage(self: Tensor) -> UntypedStorage:
