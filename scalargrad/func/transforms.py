@@ -54,20 +54,29 @@ def _argnums(argnums, n: int):
 
 def _prepare(args: tuple, argnums, nested: bool, watch: bool, api: str):
     """``(args with the differentiated ones fresh, their leaves, their tree spec)``."""
-    argnums = _argnums(argnums, len(args))
-    picked = args[argnums] if isinstance(argnums, int) else tuple(args[i] for i in argnums)
-    leaves, spec = flatten(picked)
+    argnums, leaves, spec = _picked(args, argnums)
     if watch:
         levels.refuse_outer_grad(api, leaves)
     new = [levels.fresh(x, nested) for x in leaves]
-    tree = unflatten(new, spec)
+    return _replaced(args, argnums, unflatten(new, spec)), new, spec
+
+
+def _picked(args: tuple, argnums) -> tuple:
+    """``(argnums checked, the leaves of args[argnums], their tree spec)``."""
+    argnums = _argnums(argnums, len(args))
+    picked = args[argnums] if isinstance(argnums, int) else tuple(args[i] for i in argnums)
+    return (argnums, *flatten(picked))
+
+
+def _replaced(args: tuple, argnums, tree) -> tuple:
+    """``args`` with ``args[argnums]`` replaced by ``tree`` (one argument, or a tuple of them)."""
     args = list(args)
     if isinstance(argnums, int):
         args[argnums] = tree
     else:
         for i, t in zip(argnums, tree):
             args[i] = t
-    return tuple(args), new, spec
+    return tuple(args)
 
 
 def _grads(outputs: list, inputs: list, cotangents: list | None, create: bool) -> list:
@@ -176,9 +185,7 @@ def _dual_run(func: Callable, args: tuple, argnums, tangents: list, nested: bool
     """``(output, flat primal outputs, flat output tangents, output spec, aux)``: ``func`` run
     once in a dual level with ``tangents`` (flat) on the leaves of ``args[argnums]``: forward-mode
     AD, each op's tangent by its forward formula (``_autograd/forward_ad.py``), as PyTorch's jvp."""
-    argnums = _argnums(argnums, len(args))
-    picked = args[argnums] if isinstance(argnums, int) else tuple(args[i] for i in argnums)
-    leaves, spec = flatten(picked)
+    argnums, leaves, spec = _picked(args, argnums)
     if forward_ad.current_level() >= 0:  # scalargrad's forward AD has one level, as PyTorch's own API
         raise Unsupported("a forward-mode transform (jvp, jacfwd) inside another, or inside a dual level",
                           "scalargrad's forward-mode AD has one level; use jacrev for the inner one "
@@ -186,13 +193,7 @@ def _dual_run(func: Callable, args: tuple, argnums, tangents: list, nested: bool
     with forward_ad.dual_level():
         duals = [forward_ad.make_dual(x if nested and x.requires_grad else x.detach(), t)
                  for x, t in zip(leaves, tangents)]
-        tree = unflatten(duals, spec)
-        args = list(args)
-        if isinstance(argnums, int):
-            args[argnums] = tree
-        else:
-            for i, t in zip(argnums, tree):
-                args[i] = t
+        args = _replaced(args, argnums, unflatten(duals, spec))
         output, aux = _split_aux(func(*args, **kwargs), has_aux, api)
         flat, out_spec = flatten(output)
         _tensor_outputs(flat, api)
