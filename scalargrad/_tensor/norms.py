@@ -27,7 +27,7 @@ from .elementwise import binary, unary
 from .fill import masked_fill
 from .inplace import inplace
 from .operands import broadcast_shapes, cast, positions, result_dtype
-from .reductions import _out_shape, _raw_dims, group_index
+from .reductions import _out_shape, _raw_dims, group_index, reduced_strides
 from .reductions import sum as tsum
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import as_tensor, helper
@@ -137,12 +137,8 @@ def kernel_norm_values(vals: list, shape: tuple, strides: tuple, dims: tuple, f3
     (measured: one thread gives this chain, two another value), so it keeps the correctly
     rounded norm (within the error bound of any order). The 1-norm (``NormOneOps``, no fast path)
     adds ``|x|`` one by one in the walk's order: IEEE additions, the same in every build."""
-    nd = len(shape)
-    kept = [d for d in range(nd) if d not in dims]
-    ocs = contiguous_strides([shape[d] for d in kept])
-    ost = [0] * nd
-    for i, d in enumerate(kept):
-        ost[d] = ocs[i]
+    kept = [d for d in range(len(shape)) if d not in dims]
+    ost = reduced_strides(shape, dims)
     perm = iteration_order(list(shape), [(tuple(ost), True), (tuple(strides), False)], reduction=True)
     cshape, (cos, cis) = coalesce([shape[d] for d in perm], [[ost[d] for d in perm], [strides[d] for d in perm]])
     lastdim = p == 2.0 and sum(1 for s in cos if s == 0) == 1 and cos[0] == 0 and cshape[0] > 1 and cis[0] == 1

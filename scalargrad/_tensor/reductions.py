@@ -35,7 +35,7 @@ from .tensor_kernel import helper
 from .views import expand, gather_index, norm_dim, norm_dims, reshape, to_dtype, unsqueeze, view
 
 __all__ = ["sum", "mean", "max_min", "amax", "aminmax", "arg_max_min", "all_any", "ReturnTypes", "sum_values",
-           "group_index", "install", "sum_to", "logsumexp", "trace"]
+           "group_index", "reduced_strides", "install", "sum_to", "logsumexp", "trace"]
 
 
 def _out_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
@@ -69,15 +69,20 @@ def group_sums(vals: list, shape: tuple, dims: tuple) -> list:
     return [out.get(o, 0) for o in range(n)]
 
 
-def group_index(shape: tuple, dims: tuple) -> list:
-    """For each element (row-major), the flat index of the output element it reduces into."""
-    nd = len(shape)
-    kept = [d for d in range(nd) if d not in dims]
+def reduced_strides(shape: tuple, dims: tuple) -> list:
+    """The strides, over the input's dims, of a row-major output of the kept dims: 0 on a
+    reduced dim (every element of a group lands on the same output element)."""
+    kept = [d for d in range(len(shape)) if d not in dims]
     ocs = contiguous_strides([shape[d] for d in kept])
-    ost = [0] * nd
+    ost = [0] * len(shape)
     for i, d in enumerate(kept):
         ost[d] = ocs[i]
-    return gather_index(shape, ost, 0)
+    return ost
+
+
+def group_index(shape: tuple, dims: tuple) -> list:
+    """For each element (row-major), the flat index of the output element it reduces into."""
+    return gather_index(shape, reduced_strides(shape, dims), 0)
 
 
 def _reduced_dtype(x: Tensor, dtype):
