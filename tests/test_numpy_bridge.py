@@ -15,6 +15,7 @@ import warnings
 import pytest
 
 import scalargrad
+from scalargrad._tensor import storage
 from scalargrad.errors import Unsupported
 
 np = pytest.importorskip("numpy")
@@ -156,8 +157,9 @@ def test_numpy_warnings_are_pytorchs_on_the_programs_line(torch_ref):
 
 # ---------------------------------------------------------------- shared memory
 # PyTorch's from_numpy/as_tensor/numpy() share memory. scalargrad's rule: a write to the tensor
-# (through any alias) is copied into the array; the array is read-only while a tensor of that
-# memory lives, and writable again (if it was) once none does.
+# (through any alias) is copied into the array; a write to a small array is seen by the next read
+# of the tensors; a large array is read-only while a tensor of that memory lives, and writable
+# again (if it was) once none does.
 
 def _program(torch) -> list:
     out = []
@@ -189,11 +191,66 @@ def test_writes_to_the_tensor_reach_the_array_as_in_pytorch(torch_ref):
                                                            [[2., 3.], [4., 5.]], [0.5, 1.0]]
 
 
-def test_the_shared_array_is_read_only_while_its_tensor_lives():
+def _writes_to_the_array(torch) -> list:
+    """The tutorials' NumPy bridge (``np.add(n, 1, out=n)``) and writes through arrays into views,
+    transposes, 0-dim elements, integer and bool memory, each read back through the tensors."""
+    out = []
+    n = np.ones(5)
+    t = torch.from_numpy(n)
+    np.add(n, 1, out=n)
+    out.append(repr(t))
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    t = torch.from_numpy(a)
+    row, tr, elem = t[1], t.t(), t[0, 2]
+    a[1, 2] = -5.5
+    a += 0.25
+    out += [repr(t), repr(row), repr(tr), repr(elem), elem.item(), repr(t.sum()), repr(row * 2)]
+    t.mul_(2)  # the tensor's write after the array's: both seen
+    out.append(a.tolist())
+    later = t[2:]
+    a[2] = 100
+    out.append(repr(later.mean()))
+    part = row.numpy()
+    part[0] = 9  # an array of a view, written: the base and the first array see it
+    out += [repr(t), a.tolist()]
+    i = np.array([1, 2, 3])
+    ti = torch.from_numpy(i)
+    np.multiply(i, 3, out=i)
+    out.append(repr(ti + 1))
+    b = np.array([True, False])
+    tb = torch.from_numpy(b)
+    b[1] = True
+    out.append(repr(tb.all()))
+    z = np.array(3.5)
+    tz = torch.from_numpy(z)
+    z[...] = 7
+    out.append(tz.item())
+    x = torch.ones(4)
+    y = x.numpy()
+    y[:] = [1, 2, 3, 4]
+    out += [repr(x.pow(2)), x.argmax().item(), x._version]  # NumPy's writes move no version counter
+    m = np.ones((2, 2))
+    w = torch.from_numpy(m).requires_grad_()
+    m[0, 0] = 3
+    loss = (w * w).sum()
+    loss.backward()
+    out += [repr(w.grad), repr(loss)]
+    return out
+
+
+def test_writes_to_the_array_reach_the_tensor_as_in_pytorch(torch_ref):
+    assert _writes_to_the_array(scalargrad) == _writes_to_the_array(torch_ref)
+
+
+def test_a_large_shared_array_is_read_only_while_its_tensor_lives(monkeypatch):
+    # Comparing an array with its last copy on every read would cost a copy of it per op, so an
+    # array of more than WRITABLE_ARRAY_LIMIT elements is read-only while shared: NumPy refuses
+    # the write rather than let the tensor diverge from it.
+    monkeypatch.setattr(storage, "WRITABLE_ARRAY_LIMIT", 1)
     a = np.array([1., 2.])
     t = scalargrad.from_numpy(a)
     with pytest.raises(ValueError, match="read-only"):
-        a[0] = 5.  # PyTorch would change t: scalargrad refuses rather than diverge
+        a[0] = 5.
     assert t.tolist() == [1., 2.]
     n = t.numpy()
     with pytest.raises(ValueError, match="read-only"):

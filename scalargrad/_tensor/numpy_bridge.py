@@ -10,9 +10,10 @@ Shared memory. PyTorch's ``from_numpy``, ``as_tensor`` and ``numpy()`` share one
 the tensor and the array. scalargrad's elements are Python numbers, so the two hold copies, kept
 equal by one rule that is never silently wrong (``storage.share_with_array``): a write to the
 tensor (or any tensor sharing its memory: a view, ``detach()``, an optimizer's step) is copied
-into the array; the array is read-only while any of those tensors lives (NumPy refuses a write
-to it, ``ValueError: assignment destination is read-only``), and writable again, if it was,
-once they are all gone (``model(x).detach().numpy()`` gives an array the program may change).
+into the array; a write to a small array (``np.add(n, 1, out=n)``) is taken by the next read of
+any of those tensors (``storage.pull_arrays``); a large array is read-only while any of those
+tensors lives (NumPy refuses a write to it, ``ValueError: assignment destination is read-only``),
+and writable again, if it was, once they are all gone.
 """
 
 from __future__ import annotations

@@ -29,8 +29,8 @@ from .._ops import views as S
 from .tensor import GRADLESS_VIEW, INFERENCE, Ext, Tensor, ext, impl, leaf, next_seq, node_watchers, watch
 
 __all__ = ["Counter", "Mem", "Store", "mem", "store_of", "pick", "write", "write_version", "alias", "share_with_array",
-           "version_then", "snapshot", "regenerate", "positions_in_base", "refused_view", "set_dual_memory",
-           "dual_memory"]
+           "pull_arrays", "version_then", "snapshot", "regenerate", "positions_in_base", "refused_view",
+           "set_dual_memory", "dual_memory"]
 
 _STAMPS_KEPT = 64
 
@@ -145,6 +145,8 @@ def alias(t: Tensor, new: Tensor, index=None, share_version: bool = True, view: 
         base = ts.base if ts.base is not None else t
     new._s = Mem(ver, st, index, base, offset)
     st.members.append(weakref.ref(new))
+    if st.arrays and any(entry[3] is not None for entry in st.arrays):
+        new.__class__ = _pulling_class(new.__class__)
     if t._c is INFERENCE and t._op is None and new._op is None:
         new._c = INFERENCE  # a view (or detach) of an inference tensor is one too
     elif new._c is INFERENCE and new._op is None:
@@ -262,12 +264,47 @@ def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
 
 SHARED_READ_ONLY = "writing to a tensor that shares memory with a read-only NumPy array"
 
+# A writable NumPy array of at most this many elements stays writable while it shares a tensor's
+# memory (the tutorials' ``np.add(n, 1, out=n)``): a read of a tensor of the store compares the
+# array with its last copy, a bytes compare, and takes what the program wrote. A larger array is
+# read-only while shared (NumPy then refuses a write), since that compare costs a copy of it per read.
+WRITABLE_ARRAY_LIMIT = 1 << 16
+
+_VAL = Tensor.__dict__["_val"]  # the slot's own descriptor, which the pulling class's property wraps
+_get_slot, _set_slot = _VAL.__get__, _VAL.__set__
+
+
+def _pulled_val(self):
+    s = self._s
+    if s is not None and s.store is not None and s.store.arrays:
+        pull_arrays(s.store)
+    return _get_slot(self, None)
+
+
+_PULLING: dict = {}  # class -> its twin whose ``_val`` first takes what the arrays' programs wrote
+
+
+def _pulling_class(cls: type) -> type:
+    """``cls``'s twin (same name, module and layout) whose element reads first pull the writable
+    arrays of the tensor's store: a tensor is moved to it, by ``__class__`` assignment, only while
+    its memory is shared with such an array, so no other tensor pays for the check."""
+    if getattr(cls, "_pulls_arrays", False):
+        return cls
+    twin = _PULLING.get(cls)
+    if twin is None:
+        twin = _PULLING[cls] = type(cls)(cls.__name__, (cls,), {
+            "__slots__": (), "_val": property(_pulled_val, _set_slot), "_pulls_arrays": True,
+            "__module__": cls.__module__, "__qualname__": cls.__qualname__, "__doc__": cls.__doc__})
+    return twin
+
 
 def share_with_array(t: Tensor, arr) -> None:
     """Keep the NumPy array ``arr``, which holds a copy of ``t``'s elements in ``t``'s logical
     order, equal to ``t``'s memory, as PyTorch's ``from_numpy``/``numpy()`` share it: every
-    later write through any tensor of the store is copied into ``arr``. The array cannot be
-    written while a tensor of the store lives (its ``writeable`` flag is off, so NumPy refuses
+    later write through any tensor of the store is copied into ``arr``, and what the program
+    writes into a writable ``arr`` of at most ``WRITABLE_ARRAY_LIMIT`` elements is seen by the
+    next read of any tensor of the store (``pull_arrays``). A larger or read-only array cannot
+    be written while a tensor of the store lives (its ``writeable`` flag is off, so NumPy refuses
     the write: never a silent divergence); when the last tensor of the store is gone, it is
     writable again if it was before."""
     st = store_of(t)
@@ -275,21 +312,31 @@ def share_with_array(t: Tensor, arr) -> None:
         st.arrays = []
         weakref.finalize(st, _release_arrays, st.arrays)
     writable = bool(arr.flags.writeable)
-    arr.flags.writeable = False
-    st.arrays.append((weakref.ref(arr), t._s.index, writable))
+    copy = None
+    if writable and arr.size <= WRITABLE_ARRAY_LIMIT:
+        copy = arr.tobytes()
+        for ref in st.members:
+            m = ref()
+            if m is not None:
+                m.__class__ = _pulling_class(m.__class__)
+    else:
+        arr.flags.writeable = False
+    # [array, positions of its elements in the store (None: the same order), writable before,
+    #  its bytes when last equal to the store (None: read-only while shared)]
+    st.arrays.append([weakref.ref(arr), t._s.index, writable, copy])
 
 
 def _release_arrays(arrays: list) -> None:
-    for ref, _index, writable in arrays:
+    for ref, _index, writable, copy in arrays:
         arr = ref()
-        if arr is not None and writable:
+        if arr is not None and writable and copy is None:
             arr.flags.writeable = True
 
 
 def _check_arrays(st: Store) -> None:
     """PyTorch writes into an array it was given read-only (a warning at ``from_numpy``, then
     undefined behaviour); scalargrad refuses the write."""
-    for ref, _index, writable in st.arrays:
+    for ref, _index, writable, _copy in st.arrays:
         if not writable and ref() is not None:
             raise Unsupported(SHARED_READ_ONLY)
 
@@ -304,10 +351,58 @@ def _refresh_arrays(st: Store) -> None:
             continue
         live.append(entry)
         index = entry[1]
-        arr.flags.writeable = True
-        arr.flat[:] = data if index is None else [data[i] for i in index]
-        arr.flags.writeable = False
+        if entry[3] is None:
+            arr.flags.writeable = True
+            arr.flat[:] = data if index is None else [data[i] for i in index]
+            arr.flags.writeable = False
+        else:
+            arr.flat[:] = data if index is None else [data[i] for i in index]
+            entry[3] = arr.tobytes()
     st.arrays[:] = live
+
+
+def pull_arrays(st: Store) -> None:
+    """Take into the store what the program wrote into its writable arrays since they were last
+    equal to it (``np.add(n, 1, out=n)``), and show it in every member, as shared memory would:
+    no version counter moves (PyTorch's does not see a write through NumPy either)."""
+    data = st.data
+    changed = False
+    for entry in st.arrays:
+        copy = entry[3]
+        if copy is None:
+            continue
+        arr = entry[0]()
+        if arr is None:
+            continue
+        now = arr.tobytes()
+        if now == copy:
+            continue
+        entry[3] = now
+        values = arr.ravel().tolist()
+        index = entry[1]
+        if index is None:
+            data[:] = values
+        else:
+            for i, x in zip(index, values):
+                data[i] = x
+        changed = True
+    if not changed:
+        return
+    st.written = next_seq()  # the proof's ``overwritten``: these are not the values nodes computed with
+    for ref in st.members:
+        m = ref()
+        if m is None:
+            continue
+        mi = m._s.index
+        if m._t.ndim:
+            val = _get_slot(m, None)
+            if mi is not None:
+                val[:] = pick(data, mi)
+            elif val is not data:
+                val[:] = data
+        else:
+            _set_slot(m, data[0] if mi is None else data[mi[0]])
+    _refresh_arrays(st)  # the store's other arrays
 
 
 INFERENCE_INPLACE = (
