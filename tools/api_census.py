@@ -420,14 +420,15 @@ class DocumentScanner:
     """Imports first (all snippets of a document share them, as a notebook's cells do), then
     every chain and attribute call."""
 
-    def __init__(self, resolver: Resolver, d2l_aliases: dict) -> None:
+    def __init__(self, resolver: Resolver, d2l_aliases: dict, preset: dict | None = None) -> None:
         self.resolver = resolver
         self.d2l_aliases = d2l_aliases
+        self.preset = preset or {}  # names bound before the document runs (the docstrings' doctest globals)
 
     def scan(self, snippets: list[str]) -> Uses:
         trees = [_PyTorchBranches().visit(t) for t in (parse_salvaging(s) for s in snippets) if t is not None]
-        aliases: dict[str, tuple] = {}
-        modules: set[str] = set()  # every name bound by an import (not a tensor)
+        aliases: dict[str, tuple] = dict(self.preset)
+        modules: set[str] = set(self.preset)  # every name bound by an import (not a tensor)
         for tree in trees:
             for node in ast.walk(tree):
                 if isinstance(node, ast.Import):
@@ -641,6 +642,11 @@ def scalargrad_status(names: list[str]) -> dict[str, list[str]]:
 # the census and its tables
 # ---------------------------------------------------------------------------------------------
 
+# PyTorch's docstring examples run with these names bound and rarely import them (``>>> m =
+# nn.GroupNorm(3, 6)``): read without them, a docstring's uses of torch, nn and F would not count.
+DOCTEST_GLOBALS = {"torch": ("torch",), "nn": ("torch", "nn"), "F": ("torch", "nn", "functional")}
+
+
 def census(mirror_root: Path) -> tuple[list[dict], list[Source]]:
     import torch
 
@@ -653,7 +659,7 @@ def census(mirror_root: Path) -> tuple[list[dict], list[Source]]:
         torch_py = next((d for d in docs if d.endswith("d2l/torch.py")), None)
         if torch_py:
             aliases = d2l_aliases(docs[torch_py][0])
-        scanner = DocumentScanner(resolver, aliases)
+        scanner = DocumentScanner(resolver, aliases, DOCTEST_GLOBALS if source.kind == "docstrings" else None)
         for doc, snippets in docs.items():
             uses = scanner.scan(snippets)
             key = f"{source.label}:{doc}"
