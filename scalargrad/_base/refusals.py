@@ -107,6 +107,11 @@ _REASONS: dict[str, str] = {
     "torch.utils.dlpack": NUMPY.replace("a raw buffer", "another library's array (DLPack)"),
     **dict.fromkeys(("torch.svd", "torch.Tensor.svd", "torch.linalg.svd", "torch.svd_lowrank", "torch.pca_lowrank"),
                     SVD),
+    # a general matrix's eigenvalues and eigenvectors are complex
+    "torch.linalg.eig": COMPLEX, "torch.linalg.eigvals": COMPLEX,
+    "torch.qint32": QUANTIZED, "torch.quint4x2": QUANTIZED, "torch.quint2x4": QUANTIZED,
+    "torch.jagged": NESTED,
+    "torch._higher_order_ops": COMPILED.format("a higher-order operator"),
 }
 
 
