@@ -1,0 +1,576 @@
+"""What sparse tensors do: PyTorch 2.13's constructors (``torch.sparse_coo_tensor``, ``sparse_csr_tensor``...),
+conversions between layouts (``to_sparse*``, ``to_dense``), ``coalesce``, and the few ops that are
+exact and cheap: scaling by a number, negation, adding two COO tensors, summing all elements and
+multiplying by a dense matrix. The tensors themselves, their invariants and their print are in
+``sparse.py``; everything not here is refused there, by name.
+
+Arithmetic on values reuses the dense ops on the values tensor (``s * 2`` is ``values * 2``, with
+its dtype promotion and rounding); ``coalesce`` and ``+`` round each sum of two numbers once, as
+PyTorch's kernels do; ``mm`` rounds each output element once from an exactly summed dot product
+(PyTorch's kernel accumulates in an order and with FMA use that depend on the processor).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .._base.dtypes import int64, promote_types, round_list
+from .._base.errors import Unsupported
+from .._base.exact_sum import rounded_dot
+from .._base.grad_mode import state as grad_state
+from .._base.layout import contiguous_strides, numel
+from . import sparse as S
+from .factories import from_values, strided
+from .sparse import (
+    BLOCKED,
+    C_NAME,
+    ROW_COMPRESSED,
+    SparseTensor,
+    compressed_blocks,
+    coo_entries,
+    dense_tensor,
+    index_tensor,
+    ints,
+    new_sparse,
+    sparse_coo,
+    sparse_size,
+)
+from .tensor import Tensor, flat
+
+__all__ = ["sparse_coo_tensor", "sparse_compressed_tensor", "to_dense", "to_sparse", "coalesce", "mm", "sparse_sum",
+           "install", "DISPATCH", "dispatching"]
+
+
+def _no_grad_input(x: Tensor, what: str) -> None:
+    if x._rg and grad_state.enabled:
+        raise Unsupported(f"{what} of a tensor that requires grad", "scalargrad has no sparse gradients")
+
+
+def _check_requires_grad(requires_grad, what: str) -> None:
+    if requires_grad:
+        raise Unsupported(f"{what}(requires_grad=True)", "scalargrad has no sparse gradients")
+
+
+# ---------------------------------------------------------------- constructors
+
+
+def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
+                      requires_grad=False, check_invariants=None, is_coalesced=None) -> SparseTensor:
+    """``torch.sparse_coo_tensor``: indices ``(sparse_dim, nnz)``, values ``(nnz, *dense_shape)``."""
+    _check_requires_grad(requires_grad, "sparse_coo_tensor")
+    ind = index_tensor(indices, "sparse_coo_tensor")
+    vals = dense_tensor(values, dtype, "sparse_coo_tensor")
+    if vals._t.ndim == 0:
+        vals = from_values(flat(vals), (1,), vals._t.dtype)
+    if ind._t.ndim != 2:
+        raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(ind._t.shape)}")
+    sd, nnz = ind._t.shape
+    if vals._t.shape[0] != nnz:
+        raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: {nnz}, nnz from "
+                           f"values: {vals._t.shape[0]}")
+    dense_shape = tuple(vals._t.shape[1:])
+    if size is None:
+        idx = ints(ind)
+        size = tuple(max(idx[d * nnz:(d + 1) * nnz], default=-1) + 1 for d in range(sd)) + dense_shape
+    size = sparse_size(size, "sparse_coo_tensor")
+    if len(size) != sd + len(dense_shape):
+        raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
+                           f"sparse_dim = {sd}, dense_dim = {len(dense_shape)}")
+    if tuple(size[sd:]) != dense_shape:
+        raise RuntimeError(f"values has incorrect size, expected {list(size[:sd]) and [nnz] + list(size[sd:])}, "
+                           f"got {list(vals._t.shape)}")
+    s = new_sparse(sparse_coo, size, (ind,), vals, nnz < 2 or bool(is_coalesced))
+    if check_invariants:
+        S.check_coo(s)
+    return s
+
+
+def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=None, *, dtype=None, layout=None,
+                             device=None, pin_memory=False, requires_grad=False, check_invariants=None,
+                             what: str = "sparse_compressed_tensor") -> SparseTensor:
+    """``torch.sparse_compressed_tensor`` and its CSR, CSC, BSR, BSC spellings (2-D here)."""
+    _check_requires_grad(requires_grad, what)
+    if layout not in S.LAYOUTS[1:]:
+        raise RuntimeError(f"{what}: expected layout to be one of the sparse compressed layouts, got {layout!r}")
+    comp, plain = index_tensor(compressed_indices, what), index_tensor(plain_indices, what)
+    vals = dense_tensor(values, dtype, what)
+    blocked = layout in BLOCKED
+    if comp._t.ndim != 1 or plain._t.ndim != 1 or vals._t.ndim != (3 if blocked else 1):
+        raise Unsupported(f"{what} with batch or dense dimensions", "scalargrad's compressed sparse tensors are 2-D")
+    bh, bw = tuple(vals._t.shape[1:]) if blocked else (1, 1)
+    row = layout in ROW_COMPRESSED
+    if size is None:
+        p = ints(plain)
+        ncomp, nplain = comp._t.shape[0] - 1, max(p, default=-1) + 1
+        size = (ncomp * bh, nplain * bw) if row else (nplain * bh, ncomp * bw)
+    size = sparse_size(size, what)
+    if len(size) != 2:
+        raise Unsupported(f"{what} of size {size}", "scalargrad's compressed sparse tensors are 2-D")
+    for d, b in enumerate((bh, bw)):
+        if b and size[d] % b:
+            raise RuntimeError(f"tensor shape[{d}] (={size[d]}) must be divisible with blocksize[{d}] (={b}) as "
+                               "defined by values shape")
+    n = size[0] // max(bh, 1) if row else size[1] // max(bw, 1)
+    cname, pname = ("crow_indices", "col_indices") if row else ("ccol_indices", "row_indices")
+    if comp._t.shape[0] != n + 1:
+        raise RuntimeError(f"{cname}.shape[-1] must be equal to the number of {'rows' if row else 'columns'} + 1 "
+                           f"(={n + 1}), but got {comp._t.shape[0]}")
+    if plain._t.shape[0] != vals._t.shape[0]:
+        raise RuntimeError(f"{pname}.shape[-1] must be equal to nnz (={vals._t.shape[0]}) as defined by "
+                           f"values.shape[0], but got {plain._t.shape[0]}")
+    s = new_sparse(layout, size, (comp, plain), vals)
+    if check_invariants:
+        S.check_compressed(s)
+    return s
+
+
+def _compressed(layout, what: str):
+    def construct(compressed_indices, plain_indices, values, size=None, *, dtype=None, device=None,
+                  pin_memory=False, requires_grad=False, check_invariants=None) -> SparseTensor:
+        return sparse_compressed_tensor(compressed_indices, plain_indices, values, size, dtype=dtype, layout=layout,
+                                        requires_grad=requires_grad, check_invariants=check_invariants, what=what)
+
+    construct.__name__ = construct.__qualname__ = what
+    construct.__doc__ = f"``torch.{what}`` (2-D)."
+    return construct
+
+
+# ---------------------------------------------------------------- conversions
+
+
+def to_dense(x: Tensor, dtype=None, *, masked_grad=None) -> Tensor:
+    """The dense tensor: duplicates of a COO tensor summed in storage order."""
+    if not isinstance(x, SparseTensor):
+        return x
+    if dtype is not None:
+        raise RuntimeError("dtype argument is not supported by sparse_to_dense")
+    dt = x._dt
+    out = [dt.round(0)] * x.numel()
+    if x._lay is sparse_coo:
+        strides = contiguous_strides(x._size[:x.sparse_dim()])
+        block = numel(x._size[x.sparse_dim():])
+        for index, vs in coo_entries(x):
+            at = sum(i * s for i, s in zip(index, strides)) * block
+            out[at:at + block] = round_list(dt, [a + b for a, b in zip(out[at:at + block], vs)])
+    else:
+        bh, bw = S.block_shape(x)
+        ncols = x._size[1]
+        for r, c, vs in compressed_blocks(x):
+            for i in range(bh):
+                at = (r * bh + i) * ncols + c * bw
+                out[at:at + bw] = vs[i * bw:(i + 1) * bw]
+    return from_values(out, x._size, dt)
+
+
+def coalesce(x: SparseTensor) -> SparseTensor:
+    """Indices sorted, duplicates summed (in storage order, each sum rounded once)."""
+    x._need(sparse_coo, "coalesce")
+    if x._coal:
+        return x
+    strides = contiguous_strides(x._size[:x.sparse_dim()])
+    dt = x._dt
+    merged: dict = {}
+    for index, vs in coo_entries(x):
+        key = sum(i * s for i, s in zip(index, strides))
+        if key in merged:
+            merged[key] = (index, round_list(dt, [a + b for a, b in zip(merged[key][1], vs)]))
+        else:
+            merged[key] = (index, vs)
+    return _coo_from(x, [merged[k] for k in sorted(merged)], True)
+
+
+def _coo_from(like, entries: list, coalesced: bool, size=None) -> SparseTensor:
+    """A COO tensor of ``like``'s size and dtype (or ``size``) holding ``entries``."""
+    size = like._size if size is None else size
+    sd = len(entries[0][0]) if entries else like.sparse_dim()
+    nnz = len(entries)
+    ind = from_values([e[0][d] for d in range(sd) for e in entries], (sd, nnz), int64)
+    dense_shape = tuple(size[sd:])
+    vals = from_values([v for e in entries for v in e[1]], (nnz,) + dense_shape, like.dtype)
+    return new_sparse(sparse_coo, size, (ind,), vals, coalesced or nnz < 2)
+
+
+def _dense_to_coo(x: Tensor, sparse_dim) -> SparseTensor:
+    nd = x._t.ndim
+    k = nd if sparse_dim is None else sparse_dim
+    if not 0 <= k <= nd:
+        raise RuntimeError(f"dense_to_sparse: sparse_dim argument must be in [0,{nd}] range, but {k} is given")
+    if k == 0 and nd > 0:
+        raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when self.dim()>0")
+    shape = tuple(x._t.shape)
+    vals = flat(x)
+    block = numel(shape[k:])
+    strides = contiguous_strides(shape[:k])
+    entries = []
+    for p in range(numel(shape[:k])):
+        vs = vals[p * block:(p + 1) * block]
+        if any(v != 0 for v in vs):
+            entries.append((tuple((p // st) % n for st, n in zip(strides, shape[:k])), vs))
+    probe = new_sparse(sparse_coo, shape, (from_values([], (k, 0), int64),), x)
+    return _coo_from(probe, entries, True)
+
+
+def _blocksize(blocksize, what: str) -> tuple:
+    if isinstance(blocksize, int):
+        return blocksize, blocksize
+    bs = tuple(blocksize)
+    if len(bs) != 2:
+        raise RuntimeError(f"{what}: blocksize needs to be a tuple of size 2, but got {len(bs)}")
+    return bs
+
+
+def _dense_to_compressed(x: Tensor, layout, blocksize) -> SparseTensor:
+    name = layout.name
+    if x._t.ndim != 2:
+        raise Unsupported(f"to_{name} of a {x._t.ndim}-D tensor", "scalargrad's compressed sparse tensors are 2-D")
+    bh, bw = _blocksize(blocksize, f"dense_to_{name}") if layout in BLOCKED else (1, 1)
+    h, w = x._t.shape
+    if h % bh or w % bw:
+        raise RuntimeError(f"dense_to_{name}: tensor sparse size ({h},{w}) must be divisible by given blocksize "
+                           f"({bh},{bw})")
+    vals = flat(x)
+    blocks = []
+    for r in range(h // bh):
+        for c in range(w // bw):
+            vs = [vals[(r * bh + i) * w + c * bw + j] for i in range(bh) for j in range(bw)]
+            if any(v != 0 for v in vs):
+                blocks.append((r, c, vs))
+    return _compressed_from(layout, (h, w), blocks, (bh, bw), x._t.dtype)
+
+
+def _compressed_from(layout, size: tuple, blocks: list, block: tuple, dt) -> SparseTensor:
+    """A compressed tensor holding ``blocks`` [(block row, block column, values)] (any order)."""
+    row = layout in ROW_COMPRESSED
+    blocks = sorted(blocks, key=lambda b: (b[0], b[1]) if row else (b[1], b[0]))
+    n = size[0] // block[0] if row else size[1] // block[1]
+    comp = [0] * (n + 1)
+    for b in blocks:
+        comp[(b[0] if row else b[1]) + 1] += 1
+    for i in range(n):
+        comp[i + 1] += comp[i]
+    plain = [b[1] if row else b[0] for b in blocks]
+    shape = (len(blocks),) + (block if layout in BLOCKED else ())
+    vals = from_values([v for b in blocks for v in b[2]], shape, dt)
+    return new_sparse(layout, size, (from_values(comp, (n + 1,), int64), from_values(plain, (len(plain),), int64)),
+                      vals)
+
+
+def to_sparse(x: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None) -> SparseTensor:
+    """``Tensor.to_sparse``: to ``layout`` (COO unless given), from a dense or a sparse tensor."""
+    layout = sparse_coo if layout is None else layout
+    if layout not in S.LAYOUTS:
+        raise Unsupported(f"to_sparse(layout={layout!r})")
+    if dense_dim:
+        raise Unsupported("to_sparse with dense dimensions (dense_dim)", "scalargrad's compressed sparse tensors "
+                                                                         "are 2-D")
+    if not isinstance(x, SparseTensor):
+        _no_grad_input(x, f"to_{layout.name}")
+        if layout is sparse_coo:
+            return _dense_to_coo(x, sparse_dim)
+        if layout in BLOCKED and blocksize is None:
+            raise RuntimeError(f"dense_to_sparse: conversion from Strided to {C_NAME[layout.name]} without blocksize "
+                               "argument given is not supported")
+        return _dense_to_compressed(x, layout, blocksize)
+    src = x._lay
+    if src is layout and (layout not in BLOCKED or blocksize is None
+                          or tuple(_blocksize(blocksize, "to_sparse")) == S.block_shape(x)):
+        return x
+    if layout is sparse_coo:
+        if src in BLOCKED:
+            bh, bw = S.block_shape(x)
+            entries = [((r * bh + i, c * bw + j), [vs[i * bw + j]]) for r, c, vs in compressed_blocks(x)
+                       for i in range(bh) for j in range(bw)]
+        else:
+            entries = [((r, c), vs) for r, c, vs in compressed_blocks(x)]
+        return _coo_from(x, entries, src is S.sparse_csr)
+    if layout in (S.sparse_csr, S.sparse_csc) and src in BLOCKED:
+        raise RuntimeError(f"sparse_compressed_to_sparse_{layout.name[7:]}: expected SparseCsr or SparseCsc layout "
+                           f"but got {C_NAME[src.name]}")
+    if layout in BLOCKED:
+        raise Unsupported(f"to_{layout.name} of a torch.{src.name} tensor", "convert the dense tensor")
+    if src is sparse_coo:
+        if x.sparse_dim() != 2:
+            raise RuntimeError(f"coo_to_{layout.name}: conversion from Sparse to {C_NAME[layout.name]} for input "
+                               "tensors with sparse_dim()!=2 is not supported")
+        if x.dense_dim():
+            raise Unsupported(f"to_{layout.name} of a hybrid COO tensor", "scalargrad's compressed sparse tensors "
+                                                                         "are 2-D")
+        blocks = [(i[0], i[1], vs) for i, vs in coo_entries(coalesce(x))]
+    else:
+        blocks = compressed_blocks(x)
+    return _compressed_from(layout, x._size, blocks, (1, 1), x._dt)
+
+
+# ---------------------------------------------------------------- arithmetic
+
+
+def _scalar(other, what: str, x: SparseTensor):
+    """``other`` if it is a number or a 0-dim dense tensor (what scaling takes), else a refusal."""
+    if isinstance(other, (int, float)) and not isinstance(other, complex):
+        return other
+    if isinstance(other, Tensor) and not isinstance(other, SparseTensor) and other._t.ndim == 0:
+        _no_grad_input(other, what)
+        return other
+    raise Unsupported(f"{what} of a torch.{x._lay.name} tensor by a {type(other).__name__} operand", S._HINT)
+
+
+def mul(x: SparseTensor, other) -> SparseTensor:
+    """``s * number``: the values scaled (the dense op on them: its promotion and rounding)."""
+    return S.with_values(x, x._vals * _scalar(other, "mul", x))
+
+
+def div(x: SparseTensor, other) -> SparseTensor:
+    if x._lay is not sparse_coo:
+        raise RuntimeError(f"unsupported tensor layout: {C_NAME[x._lay.name]}")
+    return S.with_values(x, x._vals / _scalar(other, "div", x))
+
+
+def neg(x: SparseTensor) -> SparseTensor:
+    return S.with_values(x, -x._vals)
+
+
+def add(x: SparseTensor, other, *, alpha=1) -> SparseTensor:
+    """``s + t`` of two COO tensors: PyTorch's merge of the two index lists, walked as if sorted
+    (equal indices meet only where both walks are at them), each pair summed and rounded once;
+    coalesced when both are."""
+    if not isinstance(other, SparseTensor):
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+    if alpha != 1:
+        raise Unsupported("add of sparse tensors with alpha", S._HINT)
+    if x._lay is not sparse_coo or other._lay is not sparse_coo:
+        raise Unsupported(f"add of torch.{x._lay.name} and torch.{other._lay.name} tensors", S._HINT)
+    if x._size != other._size:
+        raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but {list(x._size)} != "
+                           f"{list(other._size)}")
+    if x.sparse_dim() != other.sparse_dim():
+        raise Unsupported("add of COO tensors with different sparse dimensions", S._HINT)
+    dt = promote_types(x._dt, other._dt)
+    strides = contiguous_strides(x._size[:x.sparse_dim()])
+    a, b = coo_entries(x), coo_entries(other)
+    out, i, j = [], 0, 0
+    while i < len(a) or j < len(b):
+        ka = sum(p * s for p, s in zip(a[i][0], strides)) if i < len(a) else None
+        kb = sum(p * s for p, s in zip(b[j][0], strides)) if j < len(b) else None
+        if kb is None or (ka is not None and ka < kb):
+            out.append((a[i][0], round_list(dt, a[i][1])))
+            i += 1
+        elif ka is None or kb < ka:
+            out.append((b[j][0], round_list(dt, b[j][1])))
+            j += 1
+        else:
+            out.append((a[i][0], round_list(dt, [u + v for u, v in zip(a[i][1], b[j][1])])))
+            i, j = i + 1, j + 1
+    like = new_sparse(sparse_coo, x._size, x._ind, from_values([], (0,), dt))
+    return _coo_from(like, out, x._coal and other._coal)
+
+
+def sparse_sum(x: SparseTensor, dim=None, dtype=None) -> Tensor:
+    """``torch.sparse.sum(s)``: the sum of all elements, a dense 0-dim tensor (the values' sum)."""
+    if not isinstance(x, SparseTensor):
+        raise RuntimeError("_sparse_sum expected sparse coordinate tensor layout but got Strided")
+    x._need(sparse_coo, "coalesce")
+    return tensor_sum(x, dim, dtype)
+
+
+def tensor_sum(x: SparseTensor, dim=None, keepdim=False, dtype=None) -> Tensor:
+    """``s.sum()``: the sum of all stored values (dense)."""
+    if dim is not None or keepdim or dtype is not None:
+        raise Unsupported(f"sum over dimensions of a torch.{x._lay.name} tensor", S._HINT)
+    return coalesce(x)._vals.sum() if x._lay is sparse_coo else x._vals.sum()
+
+
+def mm(x, other) -> Tensor:
+    """``sparse @ dense`` (2-D @ 1-D or 2-D): each output element the dot product summed
+    exactly and rounded once to the dtype."""
+    if not isinstance(x, SparseTensor) or isinstance(other, SparseTensor) or not isinstance(other, Tensor):
+        raise Unsupported("mm of these operands (only sparse @ dense)", S._HINT)
+    if x.ndim != 2 or x.dense_dim() or other._t.ndim not in (1, 2):
+        raise Unsupported(f"mm of a {x.ndim}-D torch.{x._lay.name} tensor and a {other._t.ndim}-D tensor", S._HINT)
+    _no_grad_input(other, "mm")
+    n, k = x._size
+    if other._t.shape[0] != k:
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {k}, got {other._t.shape[0]}")
+    if other._t.dtype is not x._dt:
+        raise RuntimeError(f"expected scalar type {x._dt.short} but found {other._t.dtype.short}")
+    dt = x._dt
+    if dt.kind == "b" or dt.name in ("float16", "bfloat16"):
+        raise Unsupported(f"mm of {dt!r} sparse tensors", S._HINT)
+    m = other._t.shape[1] if other._t.ndim == 2 else 1
+    d = flat(other)
+    dv = flat(to_dense(x))  # duplicates summed and invariants checked, as the kernel's coalesce does
+    live = [[c for c in range(k) if dv[r * k + c] != 0 or dv[r * k + c] != dv[r * k + c]] for r in range(n)]
+    if dt.kind == "f":
+        f32 = dt.name == "float32"
+        out = [rounded_dot(((dv[r * k + c], d[c * m + j]) for c in live[r]), f32) for r in range(n) for j in range(m)]
+    else:
+        out = round_list(dt, [sum(dv[r * k + c] * d[c * m + j] for c in live[r]) for r in range(n) for j in range(m)])
+    return from_values(out, (n, m) if other._t.ndim == 2 else (n,), dt)
+
+
+def radd(x: SparseTensor, other) -> Tensor:
+    """``dense + sparse``: a dense tensor, the values added in storage order, each sum rounded once."""
+    if not isinstance(other, Tensor) or x._lay is not sparse_coo:
+        return add(x, other)
+    _no_grad_input(other, "add")
+    if tuple(other._t.shape) != x._size:
+        raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
+                           f"{list(other._t.shape)} while other has size {list(x._size)} (FYI: dense-sparse "
+                           "addition does not currently support broadcasting)")
+    dt = promote_types(other._t.dtype, x._dt)
+    out = round_list(dt, flat(other))
+    strides = contiguous_strides(x._size[:x.sparse_dim()])
+    block = numel(x._size[x.sparse_dim():])
+    for index, vs in coo_entries(x):
+        at = sum(i * s for i, s in zip(index, strides)) * block
+        out[at:at + block] = round_list(dt, [a + b for a, b in zip(out[at:at + block], vs)])
+    return from_values(out, x._size, dt)
+
+
+def transpose2d(x: SparseTensor) -> SparseTensor:
+    """``s.t()``: COO indices swapped (uncoalesced, as PyTorch marks it); CSR <-> CSC, the same arrays."""
+    if x._lay is sparse_coo:
+        if x.sparse_dim() > 2 or x.dense_dim():
+            raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got "
+                               f"{x.sparse_dim()} sparse and {x.dense_dim()} dense dimensions")
+        if x.ndim < 2:
+            return x.detach()
+        i = ints(x._ind[0])
+        n = len(i) // 2
+        return new_sparse(sparse_coo, x._size[::-1], (from_values(i[n:] + i[:n], (2, n), int64),), x._vals)
+    if x._lay in BLOCKED:
+        raise Unsupported(f"Tensor.t of a torch.{x._lay.name} tensor", S._HINT)
+    return new_sparse(S.sparse_csc if x._lay is S.sparse_csr else S.sparse_csr, x._size[::-1], x._ind, x._vals)
+
+
+def _values_op(name: str, coalesces: bool = True):
+    """A zero-preserving unary op (``abs``, ``relu``): the dense op on the values (of the
+    coalesced tensor for COO, as PyTorch's kernels coalesce first)."""
+
+    def op(x: SparseTensor) -> SparseTensor:
+        y = coalesce(x) if x._lay is sparse_coo and coalesces else x
+        return S.with_values(y, getattr(y._vals, name)())
+
+    op.__name__ = name
+    return op
+
+
+sparse_abs = _values_op("abs")
+sparse_relu = _values_op("relu")
+
+
+def _converted(name: str):
+    """``s.double()`` and the like: the values converted, the structure shared."""
+
+    def convert(x: SparseTensor, memory_format=None) -> SparseTensor:
+        return S.with_values(x, getattr(x._vals, name)())
+
+    convert.__name__ = name
+    return convert
+
+
+def to(x: SparseTensor, *args, **kwargs) -> SparseTensor:
+    """``s.to(dtype)`` (a dtype, positional or keyword, and nothing else)."""
+    dt = kwargs.pop("dtype", args[0] if len(args) == 1 else None)
+    if kwargs or len(args) > 1 or not isinstance(dt, type(x._dt)):
+        raise Unsupported(f"Tensor.to of a torch.{x._lay.name} tensor other than to(dtype)", S._HINT)
+    return x if dt is x._dt else S.with_values(x, x._vals.to(dt))
+
+
+def item(x: SparseTensor):
+    if x.numel() != 1:
+        raise RuntimeError(f"a Tensor with {x.numel()} elements cannot be converted to Scalar")
+    return to_dense(x).item()
+
+
+def tolist(x: SparseTensor):
+    raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+
+def is_contiguous(x: SparseTensor, memory_format=None) -> bool:
+    if x._lay is sparse_coo:
+        return False
+    raise RuntimeError(f"Sparse {C_NAME[x._lay.name][6:].upper()} tensors do not have is_contiguous")
+
+
+def clone(x: SparseTensor, *, memory_format=None) -> SparseTensor:
+    ind = tuple(from_values(list(flat(t)), t._t.shape, t._t.dtype) for t in x._ind)
+    vals = from_values(list(flat(x._vals)), x._vals._t.shape, x._dt)
+    return new_sparse(x._lay, x._size, ind, vals, x._coal)
+
+
+def _layout_refusal(what: str, layouts):
+    def refuse(self, *args, **kwargs):
+        if layouts is None:  # PyTorch has no kernel for a dense tensor
+            raise Unsupported(f"Tensor.{what} of a torch.strided tensor", "it is an accessor of sparse tensors")
+        if isinstance(self, SparseTensor):
+            raise Unsupported(f"Tensor.{what} of a torch.{self._lay.name} tensor", S._HINT)
+        raise S.layout_error(what, layouts, strided)
+
+    return refuse
+
+
+def dispatching(dense, sparse_fn):
+    """A ``torch.<op>`` that sends a sparse first operand to ``sparse_fn`` (one class test)."""
+
+    @functools.wraps(dense)
+    def function(*args, **kwargs):
+        if args and args[0].__class__ is SparseTensor:
+            return sparse_fn(*args, **kwargs)
+        return dense(*args, **kwargs)
+
+    return function
+
+
+_METHODS = {
+    "to_dense": to_dense, "coalesce": coalesce, "mul": mul, "__mul__": mul, "__rmul__": mul, "div": div,
+    "__truediv__": div, "neg": neg, "__neg__": neg, "add": add, "__add__": add, "mm": mm, "matmul": mm,
+    "__matmul__": mm, "sum": tensor_sum, "clone": clone, "to_sparse": to_sparse, "__radd__": radd, "t": transpose2d,
+    "abs": sparse_abs, "relu": sparse_relu, "to": to, "item": item, "tolist": tolist,
+    "is_contiguous": is_contiguous, **{n: _converted(n) for n in ("double", "float", "half", "bfloat16", "long", "int",
+                                                                    "short", "char", "byte", "bool")},
+}
+
+DISPATCH = {"mm": mm, "matmul": mm, "sum": tensor_sum, "add": add, "mul": mul, "div": div, "neg": neg,
+            "clone": clone, "t": transpose2d, "abs": sparse_abs, "relu": sparse_relu}
+"""torch functions that take a sparse first operand (surface.install wraps them with ``dispatching``)."""
+
+
+def install(method, function) -> None:
+    """Bind the sparse constructors and layouts (``torch.*``), the conversions every tensor has,
+    and PyTorch's refusals of the sparse accessors on a dense tensor; then close the sparse class."""
+    for name, fn in _METHODS.items():
+        setattr(SparseTensor, name, fn)
+    for name in ("to_sparse_coo", "to_sparse_csr", "to_sparse_csc"):
+        lay = getattr(S, name[3:])
+
+        def convert(self, dense_dim=None, _lay=lay):
+            return to_sparse(self, layout=_lay, dense_dim=dense_dim)
+
+        setattr(SparseTensor, name, convert)
+        method(name, convert)
+    for name in ("to_sparse_bsr", "to_sparse_bsc"):
+        lay = getattr(S, name[3:])
+
+        def convert_blocked(self, blocksize, dense_dim=None, _lay=lay):
+            return to_sparse(self, layout=_lay, blocksize=blocksize, dense_dim=dense_dim)
+
+        setattr(SparseTensor, name, convert_blocked)
+        method(name, convert_blocked)
+    method("to_sparse", to_sparse)
+    method("to_dense", to_dense)
+    for name in ("_nnz", "_indices", "_values"):
+        method(name, _layout_refusal(name, None))
+    method("sparse_dim", lambda self: 0)
+    method("dense_dim", lambda self: self._t.ndim)
+    for name, layouts in (("indices", sparse_coo), ("values", "values"), ("coalesce", sparse_coo),
+                          ("is_coalesced", sparse_coo), ("crow_indices", ROW_COMPRESSED),
+                          ("col_indices", ROW_COMPRESSED), ("ccol_indices", S.COL_COMPRESSED),
+                          ("row_indices", S.COL_COMPRESSED)):
+        method(name, _layout_refusal(name, layouts))
+    function("sparse_coo_tensor", sparse_coo_tensor, checked=False)
+    function("sparse_compressed_tensor", sparse_compressed_tensor, checked=False)
+    for lay in S.LAYOUTS[1:]:
+        function(f"{lay.name}_tensor", _compressed(lay, f"{lay.name}_tensor"), checked=False)
+    for lay in S.LAYOUTS:
+        function(lay.name, lay, checked=False)
+    S.finish()
