@@ -13,12 +13,15 @@ PyTorch's kernels do; ``mm`` rounds each output element once from an exactly sum
 from __future__ import annotations
 
 import functools
+import warnings
 
+from .._base import warn_once
 from .._base.dtypes import int64, promote_types, round_list
 from .._base.errors import Unsupported
 from .._base.exact_sum import rounded_dot
 from .._base.grad_mode import state as grad_state
 from .._base.layout import contiguous_strides, numel
+from .._base.program_frame import program_stacklevel
 from . import sparse as S
 from .factories import from_values, strided
 from .sparse import (
@@ -37,7 +40,8 @@ from .sparse import (
 )
 from .tensor import Tensor, flat
 
-__all__ = ["sparse_coo_tensor", "sparse_compressed_tensor", "to_dense", "to_sparse", "coalesce", "mm", "sparse_sum",
+__all__ = ["sparse_coo_tensor", "sparse_compressed_tensor", "sparse_csr_tensor", "sparse_csc_tensor",
+           "sparse_bsr_tensor", "sparse_bsc_tensor", "to_dense", "to_sparse", "coalesce", "mm", "sparse_sum",
            "install", "DISPATCH", "dispatching"]
 
 
@@ -53,11 +57,33 @@ def _check_requires_grad(requires_grad, what: str) -> None:
 
 # ---------------------------------------------------------------- constructors
 
+_AT = " (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/{}.)"
+
+
+def _warn_unchecked(check_invariants) -> None:
+    """PyTorch's once-per-process warning of a constructor called without ``check_invariants``."""
+    if check_invariants is None and warn_once.first_time("sparse invariants"):
+        warnings.warn("Sparse invariant checks are implicitly disabled. Memory errors (e.g. SEGFAULT) will occur "
+                      "when operating on a sparse tensor which violates the invariants, but checks incur performance "
+                      "overhead. To silence this warning, explicitly opt in or out. See "
+                      "`torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance. "
+                      + _AT.format("Context.cpp:816"), UserWarning, stacklevel=program_stacklevel())
+
+
+def _warn_beta(layout) -> None:
+    """PyTorch's once-per-process warning at the first compressed tensor (naming its layout)."""
+    if warn_once.first_time("sparse compressed beta"):
+        warnings.warn(f"Sparse {layout.name[7:].upper()} tensor support is in beta state. If you miss a functionality "
+                      "in the sparse tensor support, please submit a feature request to "
+                      "https://github.com/pytorch/pytorch/issues." + _AT.format("SparseCsrTensorImpl.cpp:49"),
+                      UserWarning, stacklevel=program_stacklevel())
+
 
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None, is_coalesced=None) -> SparseTensor:
     """``torch.sparse_coo_tensor``: indices ``(sparse_dim, nnz)``, values ``(nnz, *dense_shape)``."""
     _check_requires_grad(requires_grad, "sparse_coo_tensor")
+    _warn_unchecked(check_invariants)
     ind = index_tensor(indices, "sparse_coo_tensor")
     vals = dense_tensor(values, dtype, "sparse_coo_tensor")
     if vals._t.ndim == 0:
@@ -86,10 +112,17 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
 
 
 def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=None, *, dtype=None, layout=None,
-                             device=None, pin_memory=False, requires_grad=False, check_invariants=None,
-                             what: str = "sparse_compressed_tensor") -> SparseTensor:
-    """``torch.sparse_compressed_tensor`` and its CSR, CSC, BSR, BSC spellings (2-D here)."""
+                             device=None, pin_memory=False, requires_grad=False, check_invariants=None) -> SparseTensor:
+    """``torch.sparse_compressed_tensor`` (2-D here)."""
+    return _compressed_tensor(compressed_indices, plain_indices, values, size, dtype, layout, requires_grad,
+                              check_invariants, "sparse_compressed_tensor")
+
+
+def _compressed_tensor(compressed_indices, plain_indices, values, size, dtype, layout, requires_grad,
+                       check_invariants, what: str) -> SparseTensor:
+    """A compressed tensor of ``layout``, checked; ``what`` names the constructor in messages."""
     _check_requires_grad(requires_grad, what)
+    _warn_unchecked(check_invariants)
     if layout not in S.LAYOUTS[1:]:
         raise RuntimeError(f"{what}: expected layout to be one of the sparse compressed layouts, got {layout!r}")
     comp, plain = index_tensor(compressed_indices, what), index_tensor(plain_indices, what)
@@ -121,18 +154,36 @@ def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=Non
     s = new_sparse(layout, size, (comp, plain), vals)
     if check_invariants:
         S.check_compressed(s)
+    _warn_beta(layout)
     return s
 
 
-def _compressed(layout, what: str):
-    def construct(compressed_indices, plain_indices, values, size=None, *, dtype=None, device=None,
-                  pin_memory=False, requires_grad=False, check_invariants=None) -> SparseTensor:
-        return sparse_compressed_tensor(compressed_indices, plain_indices, values, size, dtype=dtype, layout=layout,
-                                        requires_grad=requires_grad, check_invariants=check_invariants, what=what)
+def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
+                      requires_grad=False, check_invariants=None) -> SparseTensor:
+    """``torch.sparse_csr_tensor`` (2-D here)."""
+    return _compressed_tensor(crow_indices, col_indices, values, size, dtype, S.sparse_csr, requires_grad,
+                              check_invariants, "sparse_csr_tensor")
 
-    construct.__name__ = construct.__qualname__ = what
-    construct.__doc__ = f"``torch.{what}`` (2-D)."
-    return construct
+
+def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
+                      requires_grad=False, check_invariants=None) -> SparseTensor:
+    """``torch.sparse_csc_tensor`` (2-D here)."""
+    return _compressed_tensor(ccol_indices, row_indices, values, size, dtype, S.sparse_csc, requires_grad,
+                              check_invariants, "sparse_csc_tensor")
+
+
+def sparse_bsr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
+                      requires_grad=False, check_invariants=None) -> SparseTensor:
+    """``torch.sparse_bsr_tensor`` (2-D here): values ``(nnz, block rows, block columns)``."""
+    return _compressed_tensor(crow_indices, col_indices, values, size, dtype, S.sparse_bsr, requires_grad,
+                              check_invariants, "sparse_bsr_tensor")
+
+
+def sparse_bsc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
+                      requires_grad=False, check_invariants=None) -> SparseTensor:
+    """``torch.sparse_bsc_tensor`` (2-D here): values ``(nnz, block rows, block columns)``."""
+    return _compressed_tensor(ccol_indices, row_indices, values, size, dtype, S.sparse_bsc, requires_grad,
+                              check_invariants, "sparse_bsc_tensor")
 
 
 # ---------------------------------------------------------------- conversions
@@ -219,14 +270,14 @@ def _blocksize(blocksize, what: str) -> tuple:
     return bs
 
 
-def _dense_to_compressed(x: Tensor, layout, blocksize) -> SparseTensor:
+def _dense_to_compressed(x: Tensor, layout, blocksize, what: str) -> SparseTensor:
     name = layout.name
     if x._t.ndim != 2:
         raise Unsupported(f"to_{name} of a {x._t.ndim}-D tensor", "scalargrad's compressed sparse tensors are 2-D")
-    bh, bw = _blocksize(blocksize, f"dense_to_{name}") if layout in BLOCKED else (1, 1)
+    bh, bw = _blocksize(blocksize, what) if layout in BLOCKED else (1, 1)
     h, w = x._t.shape
     if h % bh or w % bw:
-        raise RuntimeError(f"dense_to_{name}: tensor sparse size ({h},{w}) must be divisible by given blocksize "
+        raise RuntimeError(f"{what}: tensor sparse size ({h},{w}) must be divisible by given blocksize "
                            f"({bh},{bw})")
     vals = flat(x)
     blocks = []
@@ -251,13 +302,18 @@ def _compressed_from(layout, size: tuple, blocks: list, block: tuple, dt) -> Spa
     plain = [b[1] if row else b[0] for b in blocks]
     shape = (len(blocks),) + (block if layout in BLOCKED else ())
     vals = from_values([v for b in blocks for v in b[2]], shape, dt)
+    _warn_beta(layout)
     return new_sparse(layout, size, (from_values(comp, (n + 1,), int64), from_values(plain, (len(plain),), int64)),
                       vals)
 
 
 def to_sparse(x: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None) -> SparseTensor:
     """``Tensor.to_sparse``: to ``layout`` (COO unless given), from a dense or a sparse tensor."""
-    layout = sparse_coo if layout is None else layout
+    return _to_layout(x, sparse_dim, sparse_coo if layout is None else layout, blocksize, dense_dim, "dense_to_sparse")
+
+
+def _to_layout(x: Tensor, sparse_dim, layout, blocksize, dense_dim, what: str) -> SparseTensor:
+    """``x`` in ``layout``; ``what`` names the conversion in PyTorch's messages about blocks."""
     if layout not in S.LAYOUTS:
         raise Unsupported(f"to_sparse(layout={layout!r})")
     if dense_dim:
@@ -270,7 +326,7 @@ def to_sparse(x: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_
         if layout in BLOCKED and blocksize is None:
             raise RuntimeError(f"dense_to_sparse: conversion from Strided to {C_NAME[layout.name]} without blocksize "
                                "argument given is not supported")
-        return _dense_to_compressed(x, layout, blocksize)
+        return _dense_to_compressed(x, layout, blocksize, what)
     src = x._lay
     if src is layout and (layout not in BLOCKED or blocksize is None
                           or tuple(_blocksize(blocksize, "to_sparse")) == S.block_shape(x)):
@@ -544,7 +600,7 @@ def install(method, function) -> None:
         lay = getattr(S, name[3:])
 
         def convert(self, dense_dim=None, _lay=lay):
-            return to_sparse(self, layout=_lay, dense_dim=dense_dim)
+            return _to_layout(self, None, _lay, None, dense_dim, f"dense_to_{_lay.name}")
 
         setattr(SparseTensor, name, convert)
         method(name, convert)
@@ -552,7 +608,7 @@ def install(method, function) -> None:
         lay = getattr(S, name[3:])
 
         def convert_blocked(self, blocksize, dense_dim=None, _lay=lay):
-            return to_sparse(self, layout=_lay, blocksize=blocksize, dense_dim=dense_dim)
+            return _to_layout(self, None, _lay, blocksize, dense_dim, f"dense_to_{_lay.name}")
 
         setattr(SparseTensor, name, convert_blocked)
         method(name, convert_blocked)
@@ -569,8 +625,8 @@ def install(method, function) -> None:
         method(name, _layout_refusal(name, layouts))
     function("sparse_coo_tensor", sparse_coo_tensor, checked=False)
     function("sparse_compressed_tensor", sparse_compressed_tensor, checked=False)
-    for lay in S.LAYOUTS[1:]:
-        function(f"{lay.name}_tensor", _compressed(lay, f"{lay.name}_tensor"), checked=False)
+    for fn in (sparse_csr_tensor, sparse_csc_tensor, sparse_bsr_tensor, sparse_bsc_tensor):
+        function(fn.__name__, fn, checked=False)
     for lay in S.LAYOUTS:
         function(lay.name, lay, checked=False)
     S.finish()
