@@ -5,7 +5,7 @@ themselves are in ``_tensor/sparse.py`` and ``_tensor/sparse_ops.py``."""
 from __future__ import annotations
 
 from ._base.missing_api import missing_attribute
-from ._tensor.sparse_ops import mm
+from ._tensor.sparse_ops import sparse_mm as mm
 from ._tensor.sparse_ops import sparse_sum as sum
 
 __all__ = ["mm", "sum"]

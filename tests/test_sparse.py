@@ -120,6 +120,10 @@ CASES = {
     "mm exact": lambda t: (t.sparse.mm(t.tensor(DENSE).to_sparse(), t.tensor(DENSE).t()),
                            t.tensor(DENSE).to_sparse_csr() @ t.ones(3, 2), t.tensor(DENSE).to_sparse() @ t.ones(3),
                            t.mm(t.tensor([[0, 3]]).to_sparse(), t.tensor([[1], [2]]))),
+    "dense @ sparse": lambda t: (t.tensor(DENSE).t() @ t.tensor(DENSE).to_sparse(),
+                                 t.matmul(t.ones(2, 2), t.sparse_coo_tensor(*DUP, (2, 2)))),
+    "spmm and to(device)": lambda t: (t.spmm(t.tensor(DENSE).to_sparse().to("cpu"), t.ones(3, 1)),
+                                      t.tensor(DENSE).to_sparse().to(t.device("cpu"), t.float64)),
     "t": lambda t: (t.tensor(DENSE).to_sparse().t(), t.tensor(DENSE).to_sparse().t().is_coalesced(),
                     t.tensor(DENSE).to_sparse_csr().t(), t.eye(2).to_sparse_csc().t()),
     "abs relu": lambda t: (t.sparse_coo_tensor(DUP[0], [-1.0, 2.0, -3.0], (2, 2)).abs(),
@@ -258,6 +262,30 @@ def test_mm_rounds_each_exact_dot_product_once(torch_ref):
                 bound = 8 * eps * float(sum(abs(Fraction(sa.tolist()[i][k]) * Fraction(sb.tolist()[k][j]))
                                             for k in range(7))) + abs(float(x)) * eps
                 assert abs(theirs[i][j] - float(x)) <= bound
+
+
+def test_products_with_a_dense_matrix_that_requires_grad(torch_ref):
+    """torch.mm / matmul / @ of a sparse and a dense matrix that requires grad: PyTorch's
+    MmBackward0 node, the sparse operand a constant, and the dense one's gradient."""
+
+    def run(t):
+        w = t.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], requires_grad=True)
+        v = t.tensor([[1.0, -1.0], [0.5, 2.0]], requires_grad=True)
+        s = t.tensor(DENSE).to_sparse()
+        a = t.mm(s, w)
+        b = v @ s
+        c = s @ w
+        (a.sum() + b.sum() * 2 + c.sum()).backward()
+        return [repr(a), repr(b), [(type(n).__name__ if n is not None else None, i)
+                                   for n, i in a.grad_fn.next_functions],
+                [(type(n).__name__ if n is not None else None, i) for n, i in b.grad_fn.next_functions],
+                repr(w.grad), repr(v.grad)]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert run(scalargrad) == run(torch_ref)
+    with pytest.raises(Unsupported, match="no sparse gradients"):
+        scalargrad.sparse.mm(scalargrad.eye(2).to_sparse(), scalargrad.ones(2, 2, requires_grad=True))
 
 
 def test_a_sparse_tensor_answers_only_its_own_names():

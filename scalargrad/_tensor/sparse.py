@@ -24,13 +24,13 @@ from .._base.formatting import add_suffixes, format_data
 from .._base.grad_mode import state as grad_state
 from .._base.layout import contiguous_strides, numel
 from .._base.refusals import SPARSE
-from .factories import as_tensor, check_dtype, from_values, layout
+from .factories import as_tensor, check_dtype, device, from_values, layout
 from .tensor import Tensor, defaults, flat
 
 __all__ = ["SparseTensor", "SparseRead", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc",
            "LAYOUTS", "ROW_COMPRESSED", "COL_COMPRESSED", "BLOCKED", "C_NAME", "new_sparse", "coo_entries",
            "check_coo", "check_compressed", "compressed_blocks", "refused", "dense_tensor", "ints", "finish",
-           "layout_error", "index_tensor", "sparse_size", "with_values", "block_shape"]
+           "layout_error", "index_tensor", "sparse_size", "with_values", "block_shape", "DEVICE"]
 
 sparse_coo = layout("sparse_coo")
 sparse_csr = layout("sparse_csr")
@@ -132,7 +132,7 @@ class SparseTensor(Tensor):
 
     @property
     def device(self):
-        return Tensor.device.fget(_DENSE_PROBE)
+        return DEVICE
 
     def get_device(self) -> int:
         return -1
@@ -248,7 +248,7 @@ def layout_error(what: str, layouts, actual) -> RuntimeError:
     return RuntimeError(f"{what} expected {expected} layout but got {C_NAME[actual.name]}")
 
 
-_DENSE_PROBE = None  # a dense tensor whose device a sparse tensor reports (set in finish)
+DEVICE = device("cpu")
 _OWN: frozenset = frozenset()
 
 
@@ -256,8 +256,7 @@ def finish() -> None:
     """Close the class once every family has bound Tensor's surface: the names a sparse tensor
     answers are those of its own class, and every dunder of Tensor it does not define refuses
     (Python finds an operator on the type, past ``__getattribute__``)."""
-    global _OWN, _DENSE_PROBE
-    _DENSE_PROBE = from_values([0.0], (), defaults["dtype"])
+    global _OWN
     keep = {"__module__", "__doc__", "__slots__", "__new__", "__init__", "__weakref__", "__hash__",
             "__array_priority__", "__dict__", "__init_subclass__", "__class_getitem__"}
     own = set(vars(SparseTensor)) | {"__class__"}

@@ -16,18 +16,20 @@ import functools
 import warnings
 
 from .._base import warn_once
-from .._base.dtypes import int64, promote_types, round_list
+from .._base.dtypes import TensorType, int64, promote_types, round_list
 from .._base.errors import Unsupported
 from .._base.exact_sum import rounded_dot
 from .._base.grad_mode import state as grad_state
 from .._base.layout import contiguous_strides, numel
 from .._base.program_frame import program_stacklevel
+from .._ops import products as P
 from . import sparse as S
-from .factories import from_values, strided
+from .factories import from_values, strided, use_device
 from .sparse import (
     BLOCKED,
     C_NAME,
     ROW_COMPRESSED,
+    SparseRead,
     SparseTensor,
     compressed_blocks,
     coo_entries,
@@ -38,11 +40,11 @@ from .sparse import (
     sparse_coo,
     sparse_size,
 )
-from .tensor import Tensor, flat
+from .tensor import Tensor, flat, make
 
 __all__ = ["sparse_coo_tensor", "sparse_compressed_tensor", "sparse_csr_tensor", "sparse_csc_tensor",
-           "sparse_bsr_tensor", "sparse_bsc_tensor", "to_dense", "to_sparse", "coalesce", "mm", "sparse_sum",
-           "install", "DISPATCH", "dispatching"]
+           "sparse_bsr_tensor", "sparse_bsc_tensor", "to_dense", "to_sparse", "coalesce", "mm", "rmm", "sparse_mm",
+           "sparse_sum", "install", "DISPATCH", "REFLECTED", "dispatching"]
 
 
 def _no_grad_input(x: Tensor, what: str) -> None:
@@ -435,36 +437,81 @@ def tensor_sum(x: SparseTensor, dim=None, keepdim=False, dtype=None) -> Tensor:
     return coalesce(x)._vals.sum() if x._lay is sparse_coo else x._vals.sum()
 
 
+def _product(a: list, b: list, n: int, k: int, m: int, dt) -> list:
+    """The ``n x m`` product of row-major ``a`` (n x k) and ``b`` (k x m), zeros of either
+    operand skipped (a sparse kernel never reads them), each element rounded once."""
+    live = [[c for c in range(k) if a[r * k + c] != 0 or a[r * k + c] != a[r * k + c]] for r in range(n)]
+    if dt.kind == "f":
+        f32 = dt.name == "float32"
+        return [rounded_dot(((a[r * k + c], b[c * m + j]) for c in live[r] if b[c * m + j] != 0
+                             or b[c * m + j] != b[c * m + j]), f32) for r in range(n) for j in range(m)]
+    return round_list(dt, [sum(a[r * k + c] * b[c * m + j] for c in live[r]) for r in range(n) for j in range(m)])
+
+
+def _check_product(x: SparseTensor, other, dense_first: bool) -> None:
+    if isinstance(other, SparseTensor) or not isinstance(other, Tensor):
+        raise Unsupported(f"a product of a torch.{x._lay.name} tensor and a {type(other).__name__} "
+                          "(only sparse @ dense and dense @ sparse)", S._HINT)
+    if x.ndim != 2 or x.dense_dim() or other._t.ndim not in ((2,) if dense_first else (1, 2)):
+        raise Unsupported(f"a product of a {x.ndim}-D torch.{x._lay.name} tensor and a {other._t.ndim}-D tensor",
+                          S._HINT)
+    dt = x._dt
+    if dt.kind == "b" or dt.name in ("float16", "bfloat16"):
+        raise Unsupported(f"a product of {dt!r} sparse tensors", S._HINT)
+
+
 def mm(x, other) -> Tensor:
-    """``sparse @ dense`` (2-D @ 1-D or 2-D): each output element the dot product summed
-    exactly and rounded once to the dtype."""
-    if not isinstance(x, SparseTensor) or isinstance(other, SparseTensor) or not isinstance(other, Tensor):
-        raise Unsupported("mm of these operands (only sparse @ dense)", S._HINT)
-    if x.ndim != 2 or x.dense_dim() or other._t.ndim not in (1, 2):
-        raise Unsupported(f"mm of a {x.ndim}-D torch.{x._lay.name} tensor and a {other._t.ndim}-D tensor", S._HINT)
-    _no_grad_input(other, "mm")
+    """``sparse @ dense`` (``torch.mm``, ``matmul``, ``spmm``, ``@``; 2-D @ 1-D or 2-D): each
+    element the exact dot product rounded once (PyTorch's kernel accumulates in an order and with
+    fused multiply-adds that depend on the processor). A dense matrix that requires grad gets
+    PyTorch's MmBackward0 node (the sparse operand is a constant of it)."""
+    if not isinstance(x, SparseTensor):
+        raise Unsupported("a product of these operands (only sparse @ dense and dense @ sparse)", S._HINT)
+    _check_product(x, other, False)
     n, k = x._size
     if other._t.shape[0] != k:
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {k}, got {other._t.shape[0]}")
     if other._t.dtype is not x._dt:
         raise RuntimeError(f"expected scalar type {x._dt.short} but found {other._t.dtype.short}")
-    dt = x._dt
-    if dt.kind == "b" or dt.name in ("float16", "bfloat16"):
-        raise Unsupported(f"mm of {dt!r} sparse tensors", S._HINT)
     m = other._t.shape[1] if other._t.ndim == 2 else 1
-    d = flat(other)
-    dv = flat(to_dense(x))  # duplicates summed and invariants checked, as the kernel's coalesce does
-    live = [[c for c in range(k) if dv[r * k + c] != 0 or dv[r * k + c] != dv[r * k + c]] for r in range(n)]
-    if dt.kind == "f":
-        f32 = dt.name == "float32"
-        out = [rounded_dot(((dv[r * k + c], d[c * m + j]) for c in live[r]), f32) for r in range(n) for j in range(m)]
-    else:
-        out = round_list(dt, [sum(dv[r * k + c] * d[c * m + j] for c in live[r]) for r in range(n) for j in range(m)])
-    return from_values(out, (n, m) if other._t.ndim == 2 else (n,), dt)
+    dense = to_dense(x)  # duplicates summed and invariants checked, as the kernel's coalesce does
+    out = _product(flat(dense), flat(other), n, k, m, x._dt)
+    if other._t.ndim == 1:
+        _no_grad_input(other, "sparse @ vector")
+        return from_values(out, (n,), x._dt)
+    return _node(out, (n, m), dense, other)
 
 
-def radd(x: SparseTensor, other) -> Tensor:
+def rmm(x: SparseTensor, other) -> Tensor:
+    """``dense @ sparse`` (2-D): as ``mm``."""
+    _check_product(x, other, True)
+    n, k = other._t.shape
+    m = x._size[1]
+    if x._size[0] != k:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {x._size[0]}x{m})")
+    if other._t.dtype is not x._dt:
+        raise RuntimeError(f"expected scalar type {other._t.dtype.short} but found {x._dt.short}")
+    dense = to_dense(x)
+    return _node(_product(flat(other), flat(dense), n, k, m, x._dt), (n, m), other, dense)
+
+
+def _node(out: list, shape: tuple, a: Tensor, b: Tensor) -> Tensor:
+    """The product's tensor: PyTorch's MmBackward0 node over the dense operands when one
+    requires grad (its backward multiplies by the other, dense here)."""
+    return make(P.Mm, TensorType(a._t.dtype, shape), out, (a, b))
+
+
+def sparse_mm(x, other) -> Tensor:
+    """``torch.sparse.mm``: as ``mm``, without a graph (PyTorch's SparseAddmmBackward0 is not here)."""
+    if isinstance(other, Tensor) and not isinstance(other, SparseTensor):
+        _no_grad_input(other, "torch.sparse.mm")
+    return mm(x, other)
+
+
+def radd(x: SparseTensor, other, *, alpha=1) -> Tensor:
     """``dense + sparse``: a dense tensor, the values added in storage order, each sum rounded once."""
+    if alpha != 1:
+        raise Unsupported("add of a dense and a sparse tensor with alpha", S._HINT)
     if not isinstance(other, Tensor) or x._lay is not sparse_coo:
         return add(x, other)
     _no_grad_input(other, "add")
@@ -525,11 +572,21 @@ def _converted(name: str):
 
 
 def to(x: SparseTensor, *args, **kwargs) -> SparseTensor:
-    """``s.to(dtype)`` (a dtype, positional or keyword, and nothing else)."""
-    dt = kwargs.pop("dtype", args[0] if len(args) == 1 else None)
-    if kwargs or len(args) > 1 or not isinstance(dt, type(x._dt)):
-        raise Unsupported(f"Tensor.to of a torch.{x._lay.name} tensor other than to(dtype)", S._HINT)
-    return x if dt is x._dt else S.with_values(x, x._vals.to(dt))
+    """``s.to(dtype)``, ``s.to(device)`` (the CPU), ``s.to(device, dtype)``: nothing else."""
+    dt = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    for a in args:
+        if isinstance(a, type(x._dt)):
+            dt = a
+        elif isinstance(a, (str, type(S.DEVICE))):
+            device = a
+        else:
+            kwargs["?"] = a
+    if kwargs:
+        raise Unsupported(f"Tensor.to of a torch.{x._lay.name} tensor other than to(device, dtype)", S._HINT)
+    use_device(device)
+    return x if dt is None or dt is x._dt else S.with_values(x, x._vals.to(dt))
 
 
 def item(x: SparseTensor):
@@ -565,13 +622,19 @@ def _layout_refusal(what: str, layouts):
     return refuse
 
 
-def dispatching(dense, sparse_fn):
-    """A ``torch.<op>`` that sends a sparse first operand to ``sparse_fn`` (one class test)."""
+def dispatching(dense, sparse_fn, reflected=None):
+    """A ``torch.<op>`` that sends a sparse first operand to ``sparse_fn``, and a sparse second
+    one to ``reflected(sparse, first)`` where there is one (a class test or two)."""
 
     @functools.wraps(dense)
     def function(*args, **kwargs):
-        if args and args[0].__class__ is SparseTensor:
-            return sparse_fn(*args, **kwargs)
+        if args:
+            if args[0].__class__ is SparseTensor:
+                return sparse_fn(*args, **kwargs)
+            if len(args) > 1 and args[1].__class__ is SparseTensor:
+                if reflected is None:
+                    raise SparseRead(args[1]._lay.name, f"torch.{dense.__name__}")
+                return reflected(args[1], args[0], *args[2:], **kwargs)
         return dense(*args, **kwargs)
 
     return function
@@ -580,15 +643,18 @@ def dispatching(dense, sparse_fn):
 _METHODS = {
     "to_dense": to_dense, "coalesce": coalesce, "mul": mul, "__mul__": mul, "__rmul__": mul, "div": div,
     "__truediv__": div, "neg": neg, "__neg__": neg, "add": add, "__add__": add, "mm": mm, "matmul": mm,
-    "__matmul__": mm, "sum": tensor_sum, "clone": clone, "to_sparse": to_sparse, "__radd__": radd, "t": transpose2d,
+    "__matmul__": mm, "__rmatmul__": rmm, "sum": tensor_sum, "clone": clone, "to_sparse": to_sparse, "__radd__": radd,
+    "t": transpose2d,
     "abs": sparse_abs, "relu": sparse_relu, "to": to, "item": item, "tolist": tolist,
     "is_contiguous": is_contiguous, **{n: _converted(n) for n in ("double", "float", "half", "bfloat16", "long", "int",
                                                                     "short", "char", "byte", "bool")},
 }
 
-DISPATCH = {"mm": mm, "matmul": mm, "sum": tensor_sum, "add": add, "mul": mul, "div": div, "neg": neg,
-            "clone": clone, "t": transpose2d, "abs": sparse_abs, "relu": sparse_relu}
+DISPATCH = {"mm": mm, "matmul": mm, "spmm": mm, "sum": tensor_sum, "add": add, "mul": mul, "div": div,
+            "neg": neg, "clone": clone, "t": transpose2d, "abs": sparse_abs, "relu": sparse_relu}
 """torch functions that take a sparse first operand (surface.install wraps them with ``dispatching``)."""
+REFLECTED = {"mm": rmm, "matmul": rmm, "spmm": rmm, "add": radd}
+"""... and a sparse second operand after a dense one."""
 
 
 def install(method, function) -> None:

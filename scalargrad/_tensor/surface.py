@@ -281,7 +281,8 @@ def install() -> None:
         family.install(bind_method, bind_function)
     _install_inplace_functions()
     for name, fn in sparse_ops.DISPATCH.items():  # torch.mm(sparse, dense) and the like
-        FUNCTIONS[name] = sparse_ops.dispatching(FUNCTIONS[name], fn)
+        FUNCTIONS[name] = sparse_ops.dispatching(FUNCTIONS.get(name) or FUNCTIONS["mm"], fn,  # spmm: mm
+                                                 sparse_ops.REFLECTED.get(name))
     install_unsupported()
     _install_numpy_names()
 
