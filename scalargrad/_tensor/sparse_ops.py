@@ -25,6 +25,7 @@ from .._base.program_frame import program_stacklevel
 from .._ops import products as P
 from . import sparse as S
 from .factories import from_values, strided, use_device
+from .operands import broadcast_shapes
 from .sparse import (
     BLOCKED,
     C_NAME,
@@ -373,8 +374,49 @@ def _scalar(other, what: str, x: SparseTensor):
 
 
 def mul(x: SparseTensor, other) -> SparseTensor:
-    """``s * number``: the values scaled (the dense op on them: its promotion and rounding)."""
+    """``s * number`` and ``s * dense``: the values scaled, or multiplied by the dense elements
+    at their positions (the dense op on the values: its promotion and rounding); the structure
+    and the coalesced flag kept."""
+    if isinstance(other, Tensor) and not isinstance(other, SparseTensor) and other._t.ndim:
+        return S.with_values(x, x._vals * _gathered(x, other))
     return S.with_values(x, x._vals * _scalar(other, "mul", x))
+
+
+def _gathered(x: SparseTensor, other: Tensor) -> Tensor:
+    """The elements of dense ``other`` (broadcast to ``x``'s shape) where ``x`` stores values,
+    shaped as ``x``'s values."""
+    _no_grad_input(other, "mul")
+    if broadcast_shapes(other._t.shape, x._size) != x._size:  # PyTorch names the dense one a
+        raise Unsupported(f"mul of a torch.{x._lay.name} tensor by a dense tensor of more dimensions", S._HINT)
+    pad = (1,) * (len(x._size) - other._t.ndim) + tuple(other._t.shape)
+    ov = flat(other)
+    ostrides = contiguous_strides(pad)
+
+    def at(pos: tuple) -> float:
+        return ov[sum(p * st for p, st, n in zip(pos, ostrides, pad) if n != 1)]
+
+    if x._lay is sparse_coo:
+        sd = x.sparse_dim()
+        dense_shape = x._size[sd:]
+        inner = [tuple((q // st) % n for st, n in zip(contiguous_strides(dense_shape), dense_shape))
+                 for q in range(numel(dense_shape))]
+        out = [at(index + rest) for index, _ in coo_entries(x) for rest in inner]
+    else:
+        bh, bw = S.block_shape(x)
+        out = [at((r * bh + i, c * bw + j)) for r, c, _ in compressed_blocks(x) for i in range(bh) for j in range(bw)]
+    return from_values(out, x._vals._t.shape, other._t.dtype)
+
+
+def sub(x: SparseTensor, other, *, alpha=1) -> SparseTensor:
+    """``s - t``: ``s + (-t)`` (negation is exact); ``s - dense`` is PyTorch's add error."""
+    if not isinstance(other, SparseTensor):
+        return add(x, other, alpha=alpha)
+    return add(x, neg(other), alpha=alpha)
+
+
+def rsub(x: SparseTensor, other) -> Tensor:
+    """``dense - s``: ``dense + (-s)``."""
+    return radd(neg(x), other)
 
 
 def div(x: SparseTensor, other) -> SparseTensor:
@@ -642,7 +684,8 @@ def dispatching(dense, sparse_fn, reflected=None):
 
 _METHODS = {
     "to_dense": to_dense, "coalesce": coalesce, "mul": mul, "__mul__": mul, "__rmul__": mul, "div": div,
-    "__truediv__": div, "neg": neg, "__neg__": neg, "add": add, "__add__": add, "mm": mm, "matmul": mm,
+    "__truediv__": div, "sub": sub, "__sub__": sub,
+    "__rsub__": rsub, "neg": neg, "__neg__": neg, "add": add, "__add__": add, "mm": mm, "matmul": mm,
     "__matmul__": mm, "__rmatmul__": rmm, "sum": tensor_sum, "clone": clone, "to_sparse": to_sparse, "__radd__": radd,
     "t": transpose2d,
     "abs": sparse_abs, "relu": sparse_relu, "to": to, "item": item, "tolist": tolist,
@@ -650,10 +693,10 @@ _METHODS = {
                                                                     "short", "char", "byte", "bool")},
 }
 
-DISPATCH = {"mm": mm, "matmul": mm, "spmm": mm, "sum": tensor_sum, "add": add, "mul": mul, "div": div,
+DISPATCH = {"mm": mm, "matmul": mm, "spmm": mm, "sum": tensor_sum, "add": add, "sub": sub, "mul": mul, "div": div,
             "neg": neg, "clone": clone, "t": transpose2d, "abs": sparse_abs, "relu": sparse_relu}
 """torch functions that take a sparse first operand (surface.install wraps them with ``dispatching``)."""
-REFLECTED = {"mm": rmm, "matmul": rmm, "spmm": rmm, "add": radd}
+REFLECTED = {"mm": rmm, "matmul": rmm, "spmm": rmm, "add": radd, "sub": rsub, "mul": mul}
 """... and a sparse second operand after a dense one."""
 
 
