@@ -140,7 +140,9 @@ CASES = {
                            t.relu(-t.tensor(DENSE).to_sparse_csr())),
     "dtype conversions": lambda t: (t.sparse_coo_tensor(*DUP, (2, 2)).double(), t.tensor(DENSE).to_sparse().long(),
                                     t.tensor(DENSE).to_sparse_csr().to(t.float64)),
-    "clone detach": lambda t: (t.tensor(DENSE).to_sparse().clone(), t.tensor(DENSE).to_sparse_csr().detach()),
+    "clone detach": lambda t: (t.tensor(DENSE).to_sparse().clone(), t.tensor(DENSE).to_sparse_csr().detach(),
+                               t.tensor(DENSE).to_sparse().data, t.numel(t.tensor(DENSE).to_sparse_bsr((1, 1))),
+                               t.is_floating_point(t.tensor(DENSE).to_sparse())),
     "aliasing": lambda t: _aliasing(t),
     "str and format": lambda t: (str(t.tensor(DENSE).to_sparse()), f"{t.tensor(DENSE).to_sparse_csc()}"),
 }

@@ -157,6 +157,11 @@ class SparseTensor(Tensor):
             raise Unsupported(f"requires_grad on a torch.{self._lay.name} tensor", "scalargrad has no sparse gradients")
         return self
 
+    @property
+    def data(self) -> SparseTensor:
+        """The tensor outside any graph (a sparse tensor is in none): one sharing its components."""
+        return self.detach()
+
     def detach(self) -> SparseTensor:
         """A new sparse tensor sharing this one's components."""
         return new_sparse(self._lay, self._size, self._ind, self._vals, self._coal)

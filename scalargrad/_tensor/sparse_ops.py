@@ -1,13 +1,17 @@
 """What sparse tensors do: PyTorch 2.13's constructors (``torch.sparse_coo_tensor``, ``sparse_csr_tensor``...),
-conversions between layouts (``to_sparse*``, ``to_dense``), ``coalesce``, and the few ops that are
-exact and cheap: scaling by a number, negation, adding two COO tensors, summing all elements and
-multiplying by a dense matrix. The tensors themselves, their invariants and their print are in
+conversions between layouts (``to_sparse*``, ``to_dense``), ``coalesce``, and the ops that are exact
+and cheap: scaling by a number or by the dense elements at the stored positions, negation, ``abs``,
+``relu``, dtype conversions, ``t()``, adding and subtracting two COO tensors, ``dense +/- sparse``,
+summing all elements, and products with a dense matrix either way (``torch.mm``, ``matmul``, ``@``,
+``spmm``, ``torch.sparse.mm``). The tensors themselves, their invariants and their print are in
 ``sparse.py``; everything not here is refused there, by name.
 
 Arithmetic on values reuses the dense ops on the values tensor (``s * 2`` is ``values * 2``, with
 its dtype promotion and rounding); ``coalesce`` and ``+`` round each sum of two numbers once, as
-PyTorch's kernels do; ``mm`` rounds each output element once from an exactly summed dot product
-(PyTorch's kernel accumulates in an order and with FMA use that depend on the processor).
+PyTorch's kernels do, in PyTorch's order (storage order; ``+`` walks both index lists as if sorted,
+as PyTorch's merge does even for uncoalesced operands); products round each output element once
+from an exactly summed dot product (PyTorch's kernels accumulate in an order and with fused
+multiply-adds that depend on the processor, so they agree within the summation bound).
 """
 
 from __future__ import annotations
@@ -694,7 +698,8 @@ _METHODS = {
 }
 
 DISPATCH = {"mm": mm, "matmul": mm, "spmm": mm, "sum": tensor_sum, "add": add, "sub": sub, "mul": mul, "div": div,
-            "neg": neg, "clone": clone, "t": transpose2d, "abs": sparse_abs, "relu": sparse_relu}
+            "neg": neg, "clone": clone, "t": transpose2d, "abs": sparse_abs, "relu": sparse_relu,
+            "numel": SparseTensor.numel, "is_floating_point": SparseTensor.is_floating_point}
 """torch functions that take a sparse first operand (surface.install wraps them with ``dispatching``)."""
 REFLECTED = {"mm": rmm, "matmul": rmm, "spmm": rmm, "add": radd, "sub": rsub, "mul": mul}
 """... and a sparse second operand after a dense one."""
