@@ -468,12 +468,12 @@ def add(x: SparseTensor, other, *, alpha=1) -> SparseTensor:
     return _coo_from(like, out, x._coal and other._coal)
 
 
-def sparse_sum(x: SparseTensor, dim=None, dtype=None) -> Tensor:
+def sparse_sum(input: SparseTensor, dim=None, dtype=None) -> Tensor:
     """``torch.sparse.sum(s)``: the sum of all elements, a dense 0-dim tensor (the values' sum)."""
-    if not isinstance(x, SparseTensor):
+    if not isinstance(input, SparseTensor):
         raise RuntimeError("_sparse_sum expected sparse coordinate tensor layout but got Strided")
-    x._need(sparse_coo, "coalesce")
-    return tensor_sum(x, dim, dtype)
+    input._need(sparse_coo, "coalesce")
+    return tensor_sum(input, dim, dtype=dtype)
 
 
 def tensor_sum(x: SparseTensor, dim=None, keepdim=False, dtype=None) -> Tensor:
@@ -547,11 +547,14 @@ def _node(out: list, shape: tuple, a: Tensor, b: Tensor) -> Tensor:
     return make(P.Mm, TensorType(a._t.dtype, shape), out, (a, b))
 
 
-def sparse_mm(x, other) -> Tensor:
-    """``torch.sparse.mm``: as ``mm``, without a graph (PyTorch's SparseAddmmBackward0 is not here)."""
-    if isinstance(other, Tensor) and not isinstance(other, SparseTensor):
-        _no_grad_input(other, "torch.sparse.mm")
-    return mm(x, other)
+def sparse_mm(mat1, mat2, reduce=None) -> Tensor:
+    """``torch.sparse.mm``: as ``mm``, without a graph (PyTorch's SparseAddmmBackward0 is not
+    here); of a CSR matrix, ``reduce="sum"`` is the same product, the other reductions refused."""
+    if isinstance(mat2, Tensor) and not isinstance(mat2, SparseTensor):
+        _no_grad_input(mat2, "torch.sparse.mm")
+    if reduce is not None and (reduce != "sum" or not isinstance(mat1, SparseTensor) or mat1._lay is not S.sparse_csr):
+        raise Unsupported(f"torch.sparse.mm(reduce={reduce!r}) of this operand", S._HINT)
+    return mm(mat1, mat2)
 
 
 def radd(x: SparseTensor, other, *, alpha=1) -> Tensor:
