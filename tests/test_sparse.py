@@ -143,7 +143,8 @@ CASES = {
                                     t.tensor(DENSE).to_sparse_csr().to(t.float64)),
     "clone detach": lambda t: (t.tensor(DENSE).to_sparse().clone(), t.tensor(DENSE).to_sparse_csr().detach(),
                                t.tensor(DENSE).to_sparse().data, t.numel(t.tensor(DENSE).to_sparse_bsr((1, 1))),
-                               t.is_floating_point(t.tensor(DENSE).to_sparse())),
+                               t.is_floating_point(t.tensor(DENSE).to_sparse()),
+                               __import__("copy").deepcopy(t.sparse_coo_tensor(*DUP, (2, 2)))),
     "aliasing": lambda t: _aliasing(t),
     "str and format": lambda t: (str(t.tensor(DENSE).to_sparse()), f"{t.tensor(DENSE).to_sparse_csc()}"),
 }

@@ -660,6 +660,11 @@ def clone(x: SparseTensor, *, memory_format=None) -> SparseTensor:
     return new_sparse(x._lay, x._size, ind, vals, x._coal)
 
 
+def deepcopy(x: SparseTensor, memo) -> SparseTensor:
+    """``copy.deepcopy(s)`` (a module's state with a sparse buffer): a clone."""
+    return clone(x)
+
+
 def _layout_refusal(what: str, layouts):
     def refuse(self, *args, **kwargs):
         if layouts is None:  # PyTorch has no kernel for a dense tensor
@@ -690,15 +695,15 @@ def dispatching(dense, sparse_fn, reflected=None):
 
 
 _METHODS = {
-    "to_dense": to_dense, "coalesce": coalesce, "mul": mul, "__mul__": mul, "__rmul__": mul, "div": div,
-    "__truediv__": div, "sub": sub, "__sub__": sub,
-    "__rsub__": rsub, "neg": neg, "__neg__": neg, "add": add, "__add__": add, "mm": mm, "matmul": mm,
-    "__matmul__": mm, "__rmatmul__": rmm, "sum": tensor_sum, "clone": clone, "to_sparse": to_sparse, "__radd__": radd,
-    "t": transpose2d,
-    "abs": sparse_abs, "relu": sparse_relu, "to": to, "item": item, "tolist": tolist,
-    "is_contiguous": is_contiguous, **{n: _converted(n) for n in ("double", "float", "half", "bfloat16", "long", "int",
-                                                                    "short", "char", "byte", "bool")},
+    "to_dense": to_dense, "coalesce": coalesce, "to_sparse": to_sparse, "clone": clone, "__deepcopy__": deepcopy,
+    "mul": mul, "__mul__": mul, "__rmul__": mul, "div": div, "__truediv__": div, "neg": neg, "__neg__": neg,
+    "add": add, "__add__": add, "__radd__": radd, "sub": sub, "__sub__": sub, "__rsub__": rsub,
+    "mm": mm, "matmul": mm, "__matmul__": mm, "__rmatmul__": rmm, "sum": tensor_sum, "t": transpose2d,
+    "abs": sparse_abs, "relu": sparse_relu, "to": to, "item": item, "tolist": tolist, "is_contiguous": is_contiguous,
+    **{n: _converted(n) for n in ("double", "float", "half", "bfloat16", "long", "int", "short", "char", "byte",
+                                  "bool")},
 }
+"""The sparse tensor's own methods and operators (besides its metadata and accessors, in ``sparse.py``)."""
 
 DISPATCH = {"mm": mm, "matmul": mm, "spmm": mm, "sum": tensor_sum, "add": add, "sub": sub, "mul": mul, "div": div,
             "neg": neg, "clone": clone, "t": transpose2d, "abs": sparse_abs, "relu": sparse_relu,
