@@ -28,7 +28,7 @@ from .._base.layout import contiguous_strides, numel
 from .._base.program_frame import program_stacklevel
 from .._ops import products as P
 from . import sparse as S
-from .factories import from_values, strided, use_device
+from .factories import device, from_values, strided, use_device
 from .operands import broadcast_shapes
 from .sparse import (
     BLOCKED,
@@ -62,6 +62,18 @@ def _check_requires_grad(requires_grad, what: str) -> None:
         raise Unsupported(f"{what}(requires_grad=True)", "scalargrad has no sparse gradients")
 
 
+def _check_device(spec, what: str) -> None:
+    """A constructor's ``device``: the CPU; another is PyTorch's error in a CPU-only build
+    (the sparse constructors word it so for every device); a meta tensor is refused by name."""
+    if spec is None:
+        return
+    kind = (spec if isinstance(spec, device) else device(spec)).type
+    if kind == "meta":
+        raise Unsupported(f"{what}(device='meta')", "scalargrad's sparse tensors hold their values")
+    if kind != "cpu":
+        raise RuntimeError(f"PyTorch is not linked with support for {kind} devices")
+
+
 # ---------------------------------------------------------------- constructors
 
 _AT = " (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/{}.)"
@@ -90,6 +102,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
                       requires_grad=False, check_invariants=None, is_coalesced=None) -> SparseTensor:
     """``torch.sparse_coo_tensor``: indices ``(sparse_dim, nnz)``, values ``(nnz, *dense_shape)``."""
     _check_requires_grad(requires_grad, "sparse_coo_tensor")
+    _check_device(device, "sparse_coo_tensor")
     _warn_unchecked(check_invariants)
     ind = index_tensor(indices, "sparse_coo_tensor")
     vals = dense_tensor(values, dtype, "sparse_coo_tensor")
@@ -122,13 +135,14 @@ def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=Non
                              device=None, pin_memory=False, requires_grad=False, check_invariants=None) -> SparseTensor:
     """``torch.sparse_compressed_tensor`` (2-D here)."""
     return _compressed_tensor(compressed_indices, plain_indices, values, size, dtype, layout, requires_grad,
-                              check_invariants, "sparse_compressed_tensor")
+                              check_invariants, "sparse_compressed_tensor", device)
 
 
 def _compressed_tensor(compressed_indices, plain_indices, values, size, dtype, layout, requires_grad,
-                       check_invariants, what: str) -> SparseTensor:
+                       check_invariants, what: str, device=None) -> SparseTensor:
     """A compressed tensor of ``layout``, checked; ``what`` names the constructor in messages."""
     _check_requires_grad(requires_grad, what)
+    _check_device(device, what)
     _warn_unchecked(check_invariants)
     if layout not in S.LAYOUTS[1:]:
         raise RuntimeError(f"{what}: expected layout to be one of the sparse compressed layouts, got {layout!r}")
@@ -169,28 +183,28 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
                       requires_grad=False, check_invariants=None) -> SparseTensor:
     """``torch.sparse_csr_tensor`` (2-D here)."""
     return _compressed_tensor(crow_indices, col_indices, values, size, dtype, S.sparse_csr, requires_grad,
-                              check_invariants, "sparse_csr_tensor")
+                              check_invariants, "sparse_csr_tensor", device)
 
 
 def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None) -> SparseTensor:
     """``torch.sparse_csc_tensor`` (2-D here)."""
     return _compressed_tensor(ccol_indices, row_indices, values, size, dtype, S.sparse_csc, requires_grad,
-                              check_invariants, "sparse_csc_tensor")
+                              check_invariants, "sparse_csc_tensor", device)
 
 
 def sparse_bsr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None) -> SparseTensor:
     """``torch.sparse_bsr_tensor`` (2-D here): values ``(nnz, block rows, block columns)``."""
     return _compressed_tensor(crow_indices, col_indices, values, size, dtype, S.sparse_bsr, requires_grad,
-                              check_invariants, "sparse_bsr_tensor")
+                              check_invariants, "sparse_bsr_tensor", device)
 
 
 def sparse_bsc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None) -> SparseTensor:
     """``torch.sparse_bsc_tensor`` (2-D here): values ``(nnz, block rows, block columns)``."""
     return _compressed_tensor(ccol_indices, row_indices, values, size, dtype, S.sparse_bsc, requires_grad,
-                              check_invariants, "sparse_bsc_tensor")
+                              check_invariants, "sparse_bsc_tensor", device)
 
 
 # ---------------------------------------------------------------- conversions
@@ -623,18 +637,18 @@ def _converted(name: str):
 def to(x: SparseTensor, *args, **kwargs) -> SparseTensor:
     """``s.to(dtype)``, ``s.to(device)`` (the CPU), ``s.to(device, dtype)``: nothing else."""
     dt = kwargs.pop("dtype", None)
-    device = kwargs.pop("device", None)
+    where = kwargs.pop("device", None)
     kwargs.pop("non_blocking", None)
     for a in args:
         if isinstance(a, type(x._dt)):
             dt = a
-        elif isinstance(a, (str, type(S.DEVICE))):
-            device = a
+        elif isinstance(a, (str, device)):
+            where = a
         else:
             kwargs["?"] = a
     if kwargs:
         raise Unsupported(f"Tensor.to of a torch.{x._lay.name} tensor other than to(device, dtype)", S._HINT)
-    use_device(device)
+    use_device(where)
     return x if dt is None or dt is x._dt else S.with_values(x, x._vals.to(dt))
 
 
