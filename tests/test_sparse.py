@@ -95,6 +95,8 @@ CASES = {
                              t.tensor(DENSE).to_sparse_csc().to_sparse().is_coalesced()),
     "csr to coo": lambda t: t.tensor(DENSE).to_sparse_csr().to_sparse(layout=t.sparse_coo),
     "bsr to coo": lambda t: t.arange(16.0).reshape(4, 4).to_sparse_bsr((2, 2)).to_sparse(),
+    "to blocks from sparse": lambda t: [s.to_sparse_bsr((2, 2)) for s in _block_sources(t)]
+    + [s.to_sparse_bsc((2, 2)) for s in _block_sources(t)],
     "accessors": lambda t: (t.tensor(DENSE).to_sparse().indices(), t.tensor(DENSE).to_sparse().values(),
                             t.tensor(DENSE).to_sparse_csr().crow_indices(),
                             t.tensor(DENSE).to_sparse_csr().col_indices(),
@@ -148,6 +150,11 @@ CASES = {
     "aliasing": lambda t: _aliasing(t),
     "str and format": lambda t: (str(t.tensor(DENSE).to_sparse()), f"{t.tensor(DENSE).to_sparse_csc()}"),
 }
+
+
+def _block_sources(t):
+    c = t.sparse_csr_tensor([0, 1, 2, 2, 2], [0, 3], [0.0, 5.0], (4, 4))  # an explicit zero: its block is stored
+    return [c, c.to_sparse_csc(), c.to_sparse(), t.ones(4, 4).to_sparse_bsr((2, 2)), t.ones(4, 4).to_sparse_bsc((2, 2))]
 
 
 def _add_operands(t):
@@ -223,6 +230,9 @@ ERRORS = {
     "sparse_dim 0": lambda t: t.tensor(DENSE).to_sparse(0),
     "coo 3-D to csr": lambda t: t.ones(2, 2, 2).to_sparse().to_sparse_csr(),
     "bsr to csr": lambda t: t.ones(4, 4).to_sparse_bsr((2, 2)).to_sparse_csr(),
+    "blocks from sparse, size": lambda t: t.sparse_csr_tensor([0, 1, 2, 2, 2], [0, 3], [0.0, 5.0], (4, 4))
+    .to_sparse_bsr((3, 3)),
+    "blocksize change": lambda t: t.ones(4, 4).to_sparse_bsr((2, 2)).to_sparse_bsr((1, 1)),
     "mm sizes": lambda t: t.sparse.mm(t.eye(2).to_sparse(), t.ones(3, 2)),
     "mm dtypes": lambda t: t.sparse.mm(t.eye(2).to_sparse(), t.ones(2, 2, dtype=t.float64)),
     "t of 3-D": lambda t: t.ones(2, 2, 2).to_sparse().t(),

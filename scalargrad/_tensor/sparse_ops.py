@@ -364,7 +364,7 @@ def _to_layout(x: Tensor, sparse_dim, layout, blocksize, dense_dim, what: str) -
         raise RuntimeError(f"sparse_compressed_to_sparse_{layout.name[7:]}: expected SparseCsr or SparseCsc layout "
                            f"but got {C_NAME[src.name]}")
     if layout in BLOCKED:
-        raise Unsupported(f"to_{layout.name} of a torch.{src.name} tensor", "convert the dense tensor")
+        return _to_blocks(x, layout, blocksize)
     if src is sparse_coo:
         if x.sparse_dim() != 2:
             raise RuntimeError(f"coo_to_{layout.name}: conversion from Sparse to {C_NAME[layout.name]} for input "
@@ -376,6 +376,38 @@ def _to_layout(x: Tensor, sparse_dim, layout, blocksize, dense_dim, what: str) -
     else:
         blocks = compressed_blocks(x)
     return _compressed_from(layout, x._size, blocks, (1, 1), x._dt)
+
+
+def _to_blocks(x: SparseTensor, layout, blocksize) -> SparseTensor:
+    """A sparse tensor to BSR or BSC: a block is stored where any value is stored (an explicit
+    zero too), as PyTorch's conversion does; blocks of the same size are only reordered."""
+    src = x._lay
+    if blocksize is None:
+        raise Unsupported(f"to_{layout.name} without a blocksize", S._HINT)
+    bh, bw = _blocksize(blocksize, f"to_{layout.name}")
+    if src in BLOCKED:
+        if (bh, bw) != S.block_shape(x):
+            if src is not layout:
+                raise Unsupported(f"to_{layout.name} of a torch.{src.name} tensor with another blocksize", S._HINT)
+            raise RuntimeError(f"to_{layout.name}: conversion from {C_NAME[src.name]} to {C_NAME[layout.name]} with "
+                               f"blocksize changed from {list(S.block_shape(x))} to {[bh, bw]} is not supported")
+        return _compressed_from(layout, x._size, compressed_blocks(x), (bh, bw), x._dt)
+    if src is sparse_coo:
+        if x.sparse_dim() != 2 or x.dense_dim():
+            raise Unsupported(f"to_{layout.name} of a COO tensor that is not a 2-D matrix", S._HINT)
+        entries = [(i[0], i[1], vs[0]) for i, vs in coo_entries(coalesce(x))]
+    else:
+        entries = [(r, c, vs[0]) for r, c, vs in compressed_blocks(x)]
+    h, w = x._size
+    if h % bh or w % bw:
+        raise RuntimeError(f"sparse_compressed_to_{layout.name}: tensor sparse size ({h},{w}) must be divisible by "
+                           f"given blocksize ({bh},{bw})")
+    blocks: dict = {}
+    zero = x._dt.round(0)
+    for r, c, v in entries:
+        block = blocks.setdefault((r // bh, c // bw), [zero] * (bh * bw))
+        block[(r % bh) * bw + c % bw] = v
+    return _compressed_from(layout, x._size, [(r, c, vs) for (r, c), vs in blocks.items()], (bh, bw), x._dt)
 
 
 # ---------------------------------------------------------------- arithmetic
