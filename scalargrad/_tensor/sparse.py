@@ -7,7 +7,7 @@ compressed and the plain indices) and ``_vals`` (the values). No dense op can re
 were dense: ``SparseTensor.__getattribute__`` answers only the names the class itself defines,
 so a dense kernel reading ``_val`` or ``_t`` (its elements, its type) raises ``SparseRead``, and
 every other Tensor method or operator raises ``Unsupported`` naming it and the layout. The ops
-sparse tensors do have are in ``sparse_ops.py``.
+sparse tensors do have are in ``sparse_ops.py``, the conversions in ``sparse_conversion.py``.
 
 Like PyTorch (without ``check_invariants=True``), the constructors accept indices out of range;
 scalargrad then refuses any op that reads the elements (``to_dense``, ``coalesce``, arithmetic)
@@ -18,11 +18,15 @@ requires grad: scalargrad has no sparse gradients, and refuses ``requires_grad``
 
 from __future__ import annotations
 
+import warnings
+
+from .._base import warn_once
 from .._base.dtypes import Size, int64, round_list
 from .._base.errors import Unsupported
 from .._base.formatting import add_suffixes, format_data
 from .._base.grad_mode import state as grad_state
 from .._base.layout import contiguous_strides, numel
+from .._base.program_frame import program_stacklevel
 from .._base.refusals import SPARSE
 from .factories import as_tensor, check_dtype, device, from_values, layout
 from .tensor import Tensor, defaults, flat
@@ -30,7 +34,8 @@ from .tensor import Tensor, defaults, flat
 __all__ = ["SparseTensor", "SparseRead", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc",
            "LAYOUTS", "ROW_COMPRESSED", "COL_COMPRESSED", "BLOCKED", "C_NAME", "new_sparse", "coo_entries",
            "check_coo", "check_compressed", "compressed_blocks", "refused", "dense_tensor", "ints", "finish",
-           "layout_error", "index_tensor", "sparse_size", "with_values", "block_shape", "DEVICE"]
+           "layout_error", "index_tensor", "sparse_size", "with_values", "block_shape", "DEVICE", "warn_unchecked",
+           "warn_beta"]
 
 sparse_coo = layout("sparse_coo")
 sparse_csr = layout("sparse_csr")
@@ -309,6 +314,30 @@ def dense_tensor(x, dtype=None, what: str = "sparse_coo_tensor") -> Tensor:
     if dtype is not None and t._t.dtype is not dtype:
         t = from_values(round_list(dtype, flat(t)), t._t.shape, dtype)
     return t
+
+
+# ---------------------------------------------------------------- PyTorch's warnings
+
+_AT = " (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/{}.)"
+
+
+def warn_unchecked(check_invariants) -> None:
+    """PyTorch's once-per-process warning of a constructor called without ``check_invariants``."""
+    if check_invariants is None and warn_once.first_time("sparse invariants"):
+        warnings.warn("Sparse invariant checks are implicitly disabled. Memory errors (e.g. SEGFAULT) will occur "
+                      "when operating on a sparse tensor which violates the invariants, but checks incur performance "
+                      "overhead. To silence this warning, explicitly opt in or out. See "
+                      "`torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance. "
+                      + _AT.format("Context.cpp:816"), UserWarning, stacklevel=program_stacklevel())
+
+
+def warn_beta(layout) -> None:
+    """PyTorch's once-per-process warning at the first compressed tensor (naming its layout)."""
+    if warn_once.first_time("sparse compressed beta"):
+        warnings.warn(f"Sparse {layout.name[7:].upper()} tensor support is in beta state. If you miss a functionality "
+                      "in the sparse tensor support, please submit a feature request to "
+                      "https://github.com/pytorch/pytorch/issues." + _AT.format("SparseCsrTensorImpl.cpp:49"),
+                      UserWarning, stacklevel=program_stacklevel())
 
 
 # ---------------------------------------------------------------- COO: entries and invariants

@@ -1,7 +1,7 @@
 """What sparse tensors do: PyTorch 2.13's constructors (``torch.sparse_coo_tensor``, ``sparse_csr_tensor``...),
-conversions between layouts (``to_sparse*``, ``to_dense``), ``coalesce``, and the ops that are exact
-and cheap: scaling by a number or by the dense elements at the stored positions, negation, ``abs``,
-``relu``, dtype conversions, ``t()``, adding and subtracting two COO tensors, ``dense +/- sparse``,
+the conversions of ``sparse_conversion.py`` bound as methods, and the ops that are exact and cheap:
+scaling by a number or by the dense elements at the stored positions, negation, ``abs``, ``relu``,
+dtype conversions, ``t()``, adding and subtracting two COO tensors, ``dense +/- sparse``,
 summing all elements, and products with a dense matrix either way (``torch.mm``, ``matmul``, ``@``,
 ``spmm``, ``torch.sparse.mm``). The tensors themselves, their invariants and their print are in
 ``sparse.py``; everything not here is refused there, by name.
@@ -17,15 +17,11 @@ multiply-adds that depend on the processor, so they agree within the summation b
 from __future__ import annotations
 
 import functools
-import warnings
 
-from .._base import warn_once
 from .._base.dtypes import TensorType, int64, promote_types, round_list
 from .._base.errors import Unsupported
 from .._base.exact_sum import rounded_dot
-from .._base.grad_mode import state as grad_state
 from .._base.layout import contiguous_strides, numel
-from .._base.program_frame import program_stacklevel
 from .._ops import products as P
 from . import sparse as S
 from .factories import device, from_values, strided, use_device
@@ -45,16 +41,12 @@ from .sparse import (
     sparse_coo,
     sparse_size,
 )
+from .sparse_conversion import coalesce, coo_from, no_grad_input, to_dense, to_layout, to_sparse
 from .tensor import Tensor, flat, make
 
 __all__ = ["sparse_coo_tensor", "sparse_compressed_tensor", "sparse_csr_tensor", "sparse_csc_tensor",
            "sparse_bsr_tensor", "sparse_bsc_tensor", "to_dense", "to_sparse", "coalesce", "mm", "rmm", "sparse_mm",
            "sparse_sum", "install", "DISPATCH", "REFLECTED", "dispatching"]
-
-
-def _no_grad_input(x: Tensor, what: str) -> None:
-    if x._rg and grad_state.enabled:
-        raise Unsupported(f"{what} of a tensor that requires grad", "scalargrad has no sparse gradients")
 
 
 def _check_requires_grad(requires_grad, what: str) -> None:
@@ -76,34 +68,31 @@ def _check_device(spec, what: str) -> None:
 
 # ---------------------------------------------------------------- constructors
 
-_AT = " (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/{}.)"
+def _check_requires_grad(requires_grad, what: str) -> None:
+    if requires_grad:
+        raise Unsupported(f"{what}(requires_grad=True)", "scalargrad has no sparse gradients")
 
 
-def _warn_unchecked(check_invariants) -> None:
-    """PyTorch's once-per-process warning of a constructor called without ``check_invariants``."""
-    if check_invariants is None and warn_once.first_time("sparse invariants"):
-        warnings.warn("Sparse invariant checks are implicitly disabled. Memory errors (e.g. SEGFAULT) will occur "
-                      "when operating on a sparse tensor which violates the invariants, but checks incur performance "
-                      "overhead. To silence this warning, explicitly opt in or out. See "
-                      "`torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance. "
-                      + _AT.format("Context.cpp:816"), UserWarning, stacklevel=program_stacklevel())
+def _check_device(spec, what: str) -> None:
+    """A constructor's ``device``: the CPU; another is PyTorch's error in a CPU-only build
+    (the sparse constructors word it so for every device); a meta tensor is refused by name."""
+    if spec is None:
+        return
+    kind = (spec if isinstance(spec, device) else device(spec)).type
+    if kind == "meta":
+        raise Unsupported(f"{what}(device='meta')", "scalargrad's sparse tensors hold their values")
+    if kind != "cpu":
+        raise RuntimeError(f"PyTorch is not linked with support for {kind} devices")
 
 
-def _warn_beta(layout) -> None:
-    """PyTorch's once-per-process warning at the first compressed tensor (naming its layout)."""
-    if warn_once.first_time("sparse compressed beta"):
-        warnings.warn(f"Sparse {layout.name[7:].upper()} tensor support is in beta state. If you miss a functionality "
-                      "in the sparse tensor support, please submit a feature request to "
-                      "https://github.com/pytorch/pytorch/issues." + _AT.format("SparseCsrTensorImpl.cpp:49"),
-                      UserWarning, stacklevel=program_stacklevel())
-
+# ---------------------------------------------------------------- constructors
 
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None, is_coalesced=None) -> SparseTensor:
     """``torch.sparse_coo_tensor``: indices ``(sparse_dim, nnz)``, values ``(nnz, *dense_shape)``."""
     _check_requires_grad(requires_grad, "sparse_coo_tensor")
     _check_device(device, "sparse_coo_tensor")
-    _warn_unchecked(check_invariants)
+    S.warn_unchecked(check_invariants)
     ind = index_tensor(indices, "sparse_coo_tensor")
     vals = dense_tensor(values, dtype, "sparse_coo_tensor")
     if vals._t.ndim == 0:
@@ -143,7 +132,7 @@ def _compressed_tensor(compressed_indices, plain_indices, values, size, dtype, l
     """A compressed tensor of ``layout``, checked; ``what`` names the constructor in messages."""
     _check_requires_grad(requires_grad, what)
     _check_device(device, what)
-    _warn_unchecked(check_invariants)
+    S.warn_unchecked(check_invariants)
     if layout not in S.LAYOUTS[1:]:
         raise RuntimeError(f"{what}: expected layout to be one of the sparse compressed layouts, got {layout!r}")
     comp, plain = index_tensor(compressed_indices, what), index_tensor(plain_indices, what)
@@ -175,7 +164,7 @@ def _compressed_tensor(compressed_indices, plain_indices, values, size, dtype, l
     s = new_sparse(layout, size, (comp, plain), vals)
     if check_invariants:
         S.check_compressed(s)
-    _warn_beta(layout)
+    S.warn_beta(layout)
     return s
 
 
@@ -207,209 +196,6 @@ def sparse_bsc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
                               check_invariants, "sparse_bsc_tensor", device)
 
 
-# ---------------------------------------------------------------- conversions
-
-
-def to_dense(x: Tensor, dtype=None, *, masked_grad=None) -> Tensor:
-    """The dense tensor: duplicates of a COO tensor summed in storage order."""
-    if not isinstance(x, SparseTensor):
-        return x
-    if dtype is not None:
-        raise RuntimeError("dtype argument is not supported by sparse_to_dense")
-    dt = x._dt
-    out = [dt.round(0)] * x.numel()
-    if x._lay is sparse_coo:
-        strides = contiguous_strides(x._size[:x.sparse_dim()])
-        block = numel(x._size[x.sparse_dim():])
-        for index, vs in coo_entries(x):
-            at = sum(i * s for i, s in zip(index, strides)) * block
-            out[at:at + block] = round_list(dt, [a + b for a, b in zip(out[at:at + block], vs)])
-    else:
-        bh, bw = S.block_shape(x)
-        ncols = x._size[1]
-        for r, c, vs in compressed_blocks(x):
-            for i in range(bh):
-                at = (r * bh + i) * ncols + c * bw
-                out[at:at + bw] = vs[i * bw:(i + 1) * bw]
-    return from_values(out, x._size, dt)
-
-
-def coalesce(x: SparseTensor) -> SparseTensor:
-    """Indices sorted, duplicates summed (in storage order, each sum rounded once)."""
-    x._need(sparse_coo, "coalesce")
-    if x._coal:
-        return x
-    strides = contiguous_strides(x._size[:x.sparse_dim()])
-    dt = x._dt
-    merged: dict = {}
-    for index, vs in coo_entries(x):
-        key = sum(i * s for i, s in zip(index, strides))
-        if key in merged:
-            merged[key] = (index, round_list(dt, [a + b for a, b in zip(merged[key][1], vs)]))
-        else:
-            merged[key] = (index, vs)
-    return _coo_from(x, [merged[k] for k in sorted(merged)], True)
-
-
-def _coo_from(like, entries: list, coalesced: bool, size=None) -> SparseTensor:
-    """A COO tensor of ``like``'s size and dtype (or ``size``) holding ``entries``."""
-    size = like._size if size is None else size
-    sd = len(entries[0][0]) if entries else like.sparse_dim()
-    nnz = len(entries)
-    ind = from_values([e[0][d] for d in range(sd) for e in entries], (sd, nnz), int64)
-    dense_shape = tuple(size[sd:])
-    vals = from_values([v for e in entries for v in e[1]], (nnz,) + dense_shape, like.dtype)
-    return new_sparse(sparse_coo, size, (ind,), vals, coalesced or nnz < 2)
-
-
-def _dense_to_coo(x: Tensor, sparse_dim) -> SparseTensor:
-    nd = x._t.ndim
-    k = nd if sparse_dim is None else sparse_dim
-    if not 0 <= k <= nd:
-        raise RuntimeError(f"dense_to_sparse: sparse_dim argument must be in [0,{nd}] range, but {k} is given")
-    if k == 0 and nd > 0:
-        raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when self.dim()>0")
-    shape = tuple(x._t.shape)
-    vals = flat(x)
-    block = numel(shape[k:])
-    strides = contiguous_strides(shape[:k])
-    entries = []
-    for p in range(numel(shape[:k])):
-        vs = vals[p * block:(p + 1) * block]
-        if any(v != 0 for v in vs):
-            entries.append((tuple((p // st) % n for st, n in zip(strides, shape[:k])), vs))
-    probe = new_sparse(sparse_coo, shape, (from_values([], (k, 0), int64),), x)
-    return _coo_from(probe, entries, True)
-
-
-def _blocksize(blocksize, what: str) -> tuple:
-    if isinstance(blocksize, int):
-        return blocksize, blocksize
-    bs = tuple(blocksize)
-    if len(bs) != 2:
-        raise RuntimeError(f"{what}: blocksize needs to be a tuple of size 2, but got {len(bs)}")
-    return bs
-
-
-def _dense_to_compressed(x: Tensor, layout, blocksize, what: str) -> SparseTensor:
-    name = layout.name
-    if x._t.ndim != 2:
-        raise Unsupported(f"to_{name} of a {x._t.ndim}-D tensor", "scalargrad's compressed sparse tensors are 2-D")
-    bh, bw = _blocksize(blocksize, what) if layout in BLOCKED else (1, 1)
-    h, w = x._t.shape
-    if h % bh or w % bw:
-        raise RuntimeError(f"{what}: tensor sparse size ({h},{w}) must be divisible by given blocksize "
-                           f"({bh},{bw})")
-    vals = flat(x)
-    blocks = []
-    for r in range(h // bh):
-        for c in range(w // bw):
-            vs = [vals[(r * bh + i) * w + c * bw + j] for i in range(bh) for j in range(bw)]
-            if any(v != 0 for v in vs):
-                blocks.append((r, c, vs))
-    return _compressed_from(layout, (h, w), blocks, (bh, bw), x._t.dtype)
-
-
-def _compressed_from(layout, size: tuple, blocks: list, block: tuple, dt) -> SparseTensor:
-    """A compressed tensor holding ``blocks`` [(block row, block column, values)] (any order)."""
-    row = layout in ROW_COMPRESSED
-    blocks = sorted(blocks, key=lambda b: (b[0], b[1]) if row else (b[1], b[0]))
-    n = size[0] // block[0] if row else size[1] // block[1]
-    comp = [0] * (n + 1)
-    for b in blocks:
-        comp[(b[0] if row else b[1]) + 1] += 1
-    for i in range(n):
-        comp[i + 1] += comp[i]
-    plain = [b[1] if row else b[0] for b in blocks]
-    shape = (len(blocks),) + (block if layout in BLOCKED else ())
-    vals = from_values([v for b in blocks for v in b[2]], shape, dt)
-    _warn_beta(layout)
-    return new_sparse(layout, size, (from_values(comp, (n + 1,), int64), from_values(plain, (len(plain),), int64)),
-                      vals)
-
-
-def to_sparse(x: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None) -> SparseTensor:
-    """``Tensor.to_sparse``: to ``layout`` (COO unless given), from a dense or a sparse tensor."""
-    return _to_layout(x, sparse_dim, sparse_coo if layout is None else layout, blocksize, dense_dim, "dense_to_sparse")
-
-
-def _to_layout(x: Tensor, sparse_dim, layout, blocksize, dense_dim, what: str) -> SparseTensor:
-    """``x`` in ``layout``; ``what`` names the conversion in PyTorch's messages about blocks."""
-    if layout not in S.LAYOUTS:
-        raise Unsupported(f"to_sparse(layout={layout!r})")
-    if dense_dim:
-        raise Unsupported("to_sparse with dense dimensions (dense_dim)", "scalargrad's compressed sparse tensors "
-                                                                         "are 2-D")
-    if not isinstance(x, SparseTensor):
-        _no_grad_input(x, f"to_{layout.name}")
-        if layout is sparse_coo:
-            return _dense_to_coo(x, sparse_dim)
-        if layout in BLOCKED and blocksize is None:
-            raise RuntimeError(f"dense_to_sparse: conversion from Strided to {C_NAME[layout.name]} without blocksize "
-                               "argument given is not supported")
-        return _dense_to_compressed(x, layout, blocksize, what)
-    src = x._lay
-    if src is layout and (layout not in BLOCKED or blocksize is None
-                          or tuple(_blocksize(blocksize, "to_sparse")) == S.block_shape(x)):
-        return x
-    if layout is sparse_coo:
-        if src in BLOCKED:
-            bh, bw = S.block_shape(x)
-            entries = [((r * bh + i, c * bw + j), [vs[i * bw + j]]) for r, c, vs in compressed_blocks(x)
-                       for i in range(bh) for j in range(bw)]
-        else:
-            entries = [((r, c), vs) for r, c, vs in compressed_blocks(x)]
-        return _coo_from(x, entries, src is S.sparse_csr)
-    if layout in (S.sparse_csr, S.sparse_csc) and src in BLOCKED:
-        raise RuntimeError(f"sparse_compressed_to_sparse_{layout.name[7:]}: expected SparseCsr or SparseCsc layout "
-                           f"but got {C_NAME[src.name]}")
-    if layout in BLOCKED:
-        return _to_blocks(x, layout, blocksize)
-    if src is sparse_coo:
-        if x.sparse_dim() != 2:
-            raise RuntimeError(f"coo_to_{layout.name}: conversion from Sparse to {C_NAME[layout.name]} for input "
-                               "tensors with sparse_dim()!=2 is not supported")
-        if x.dense_dim():
-            raise Unsupported(f"to_{layout.name} of a hybrid COO tensor", "scalargrad's compressed sparse tensors "
-                                                                         "are 2-D")
-        blocks = [(i[0], i[1], vs) for i, vs in coo_entries(coalesce(x))]
-    else:
-        blocks = compressed_blocks(x)
-    return _compressed_from(layout, x._size, blocks, (1, 1), x._dt)
-
-
-def _to_blocks(x: SparseTensor, layout, blocksize) -> SparseTensor:
-    """A sparse tensor to BSR or BSC: a block is stored where any value is stored (an explicit
-    zero too), as PyTorch's conversion does; blocks of the same size are only reordered."""
-    src = x._lay
-    if blocksize is None:
-        raise Unsupported(f"to_{layout.name} without a blocksize", S._HINT)
-    bh, bw = _blocksize(blocksize, f"to_{layout.name}")
-    if src in BLOCKED:
-        if (bh, bw) != S.block_shape(x):
-            if src is not layout:
-                raise Unsupported(f"to_{layout.name} of a torch.{src.name} tensor with another blocksize", S._HINT)
-            raise RuntimeError(f"to_{layout.name}: conversion from {C_NAME[src.name]} to {C_NAME[layout.name]} with "
-                               f"blocksize changed from {list(S.block_shape(x))} to {[bh, bw]} is not supported")
-        return _compressed_from(layout, x._size, compressed_blocks(x), (bh, bw), x._dt)
-    if src is sparse_coo:
-        if x.sparse_dim() != 2 or x.dense_dim():
-            raise Unsupported(f"to_{layout.name} of a COO tensor that is not a 2-D matrix", S._HINT)
-        entries = [(i[0], i[1], vs[0]) for i, vs in coo_entries(coalesce(x))]
-    else:
-        entries = [(r, c, vs[0]) for r, c, vs in compressed_blocks(x)]
-    h, w = x._size
-    if h % bh or w % bw:
-        raise RuntimeError(f"sparse_compressed_to_{layout.name}: tensor sparse size ({h},{w}) must be divisible by "
-                           f"given blocksize ({bh},{bw})")
-    blocks: dict = {}
-    zero = x._dt.round(0)
-    for r, c, v in entries:
-        block = blocks.setdefault((r // bh, c // bw), [zero] * (bh * bw))
-        block[(r % bh) * bw + c % bw] = v
-    return _compressed_from(layout, x._size, [(r, c, vs) for (r, c), vs in blocks.items()], (bh, bw), x._dt)
-
-
 # ---------------------------------------------------------------- arithmetic
 
 
@@ -418,7 +204,7 @@ def _scalar(other, what: str, x: SparseTensor):
     if isinstance(other, (int, float)) and not isinstance(other, complex):
         return other
     if isinstance(other, Tensor) and not isinstance(other, SparseTensor) and other._t.ndim == 0:
-        _no_grad_input(other, what)
+        no_grad_input(other, what)
         return other
     raise Unsupported(f"{what} of a torch.{x._lay.name} tensor by a {type(other).__name__} operand", S._HINT)
 
@@ -435,7 +221,7 @@ def mul(x: SparseTensor, other) -> SparseTensor:
 def _gathered(x: SparseTensor, other: Tensor) -> Tensor:
     """The elements of dense ``other`` (broadcast to ``x``'s shape) where ``x`` stores values,
     shaped as ``x``'s values."""
-    _no_grad_input(other, "mul")
+    no_grad_input(other, "mul")
     if broadcast_shapes(other._t.shape, x._size) != x._size:  # PyTorch names the dense one a
         raise Unsupported(f"mul of a torch.{x._lay.name} tensor by a dense tensor of more dimensions", S._HINT)
     pad = (1,) * (len(x._size) - other._t.ndim) + tuple(other._t.shape)
@@ -511,7 +297,7 @@ def add(x: SparseTensor, other, *, alpha=1) -> SparseTensor:
             out.append((a[i][0], round_list(dt, [u + v for u, v in zip(a[i][1], b[j][1])])))
             i, j = i + 1, j + 1
     like = new_sparse(sparse_coo, x._size, x._ind, from_values([], (0,), dt))
-    return _coo_from(like, out, x._coal and other._coal)
+    return coo_from(like, out, x._coal and other._coal)
 
 
 def sparse_sum(input: SparseTensor, dim=None, dtype=None) -> Tensor:
@@ -569,7 +355,7 @@ def mm(x, other) -> Tensor:
     dense = to_dense(x)  # duplicates summed and invariants checked, as the kernel's coalesce does
     out = _product(flat(dense), flat(other), n, k, m, x._dt)
     if other._t.ndim == 1:
-        _no_grad_input(other, "sparse @ vector")
+        no_grad_input(other, "sparse @ vector")
         return from_values(out, (n,), x._dt)
     return _node(out, (n, m), dense, other)
 
@@ -597,7 +383,7 @@ def sparse_mm(mat1, mat2, reduce=None) -> Tensor:
     """``torch.sparse.mm``: as ``mm``, without a graph (PyTorch's SparseAddmmBackward0 is not
     here); of a CSR matrix, ``reduce="sum"`` is the same product, the other reductions refused."""
     if isinstance(mat2, Tensor) and not isinstance(mat2, SparseTensor):
-        _no_grad_input(mat2, "torch.sparse.mm")
+        no_grad_input(mat2, "torch.sparse.mm")
     if reduce is not None and (reduce != "sum" or not isinstance(mat1, SparseTensor) or mat1._lay is not S.sparse_csr):
         raise Unsupported(f"torch.sparse.mm(reduce={reduce!r}) of this operand", S._HINT)
     return mm(mat1, mat2)
@@ -609,7 +395,7 @@ def radd(x: SparseTensor, other, *, alpha=1) -> Tensor:
         raise Unsupported("add of a dense and a sparse tensor with alpha", S._HINT)
     if not isinstance(other, Tensor) or x._lay is not sparse_coo:
         return add(x, other)
-    _no_grad_input(other, "add")
+    no_grad_input(other, "add")
     if tuple(other._t.shape) != x._size:
         raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
                            f"{list(other._t.shape)} while other has size {list(x._size)} (FYI: dense-sparse "
@@ -768,7 +554,7 @@ def install(method, function) -> None:
         lay = getattr(S, name[3:])
 
         def convert(self, dense_dim=None, _lay=lay):
-            return _to_layout(self, None, _lay, None, dense_dim, f"dense_to_{_lay.name}")
+            return to_layout(self, None, _lay, None, dense_dim, f"dense_to_{_lay.name}")
 
         setattr(SparseTensor, name, convert)
         method(name, convert)
@@ -776,7 +562,7 @@ def install(method, function) -> None:
         lay = getattr(S, name[3:])
 
         def convert_blocked(self, blocksize, dense_dim=None, _lay=lay):
-            return _to_layout(self, None, _lay, blocksize, dense_dim, f"dense_to_{_lay.name}")
+            return to_layout(self, None, _lay, blocksize, dense_dim, f"dense_to_{_lay.name}")
 
         setattr(SparseTensor, name, convert_blocked)
         method(name, convert_blocked)
