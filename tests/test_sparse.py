@@ -148,6 +148,7 @@ CASES = {
                                t.is_floating_point(t.tensor(DENSE).to_sparse()),
                                __import__("copy").deepcopy(t.sparse_coo_tensor(*DUP, (2, 2)))),
     "aliasing": lambda t: _aliasing(t),
+    "type": lambda t: (type(t.eye(2).to_sparse()), type(t.eye(2).to_sparse_csr()).__name__),
     "str and format": lambda t: (str(t.tensor(DENSE).to_sparse()), f"{t.tensor(DENSE).to_sparse_csc()}"),
 }
 

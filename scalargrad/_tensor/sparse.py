@@ -245,6 +245,11 @@ class SparseTensor(Tensor):
             else Unsupported(f"bool() of a torch.{self._lay.name} tensor", _HINT)
 
 
+# PyTorch has one class for every layout: type(s) prints as torch.Tensor's does
+SparseTensor.__name__ = SparseTensor.__qualname__ = "Tensor"
+SparseTensor.__module__ = "torch"
+
+
 def layout_error(what: str, layouts, actual) -> RuntimeError:
     """PyTorch's refusal of an accessor on a tensor of another layout."""
     if layouts == "values":

@@ -206,7 +206,8 @@ def _scalar(other, what: str, x: SparseTensor):
     if isinstance(other, Tensor) and not isinstance(other, SparseTensor) and other._t.ndim == 0:
         no_grad_input(other, what)
         return other
-    raise Unsupported(f"{what} of a torch.{x._lay.name} tensor by a {type(other).__name__} operand", S._HINT)
+    kind = f"a torch.{other._lay.name} tensor" if isinstance(other, SparseTensor) else f"a {type(other).__name__}"
+    raise Unsupported(f"{what} of a torch.{x._lay.name} tensor by {kind}", S._HINT)
 
 
 def mul(x: SparseTensor, other) -> SparseTensor:
