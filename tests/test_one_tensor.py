@@ -149,6 +149,11 @@ NOT_CALLED |= {"bernoulli", "bernoulli_", "multinomial", "exponential_", "geomet
 NOT_CALLED |= {f"bitwise_{n}{s}" for n in ("and", "or", "xor", "not", "left_shift", "right_shift") for s in ("", "_")}
 # integer kernels alone (bincount refuses every float tensor): compared with PyTorch in test_counting.py
 NOT_CALLED |= {"bincount"}
+# accessors of sparse tensors, refused on every dense one in PyTorch's words, and the conversions to
+# sparse tensors, which this test's description (tolist) cannot read: compared in test_sparse.py
+NOT_CALLED |= {"ccol_indices", "col_indices", "crow_indices", "row_indices", "indices", "values", "coalesce",
+               "is_coalesced", "to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr",
+               "to_sparse_bsc"}
 # they take a src of the shape of a diagonal or a slice, which no argument pattern here has: compared
 # with PyTorch in test_scatter.py
 NOT_CALLED |= {"diagonal_scatter", "select_scatter"}

@@ -88,13 +88,14 @@ def test_torch_functional_outside_scalargrad_run(tmp_path):
     (lambda t: t.compile(t.nn.Linear(1, 1)), "a compiled graph (TorchDynamo and Inductor)"),
     (lambda t: t.jit.script, "a compiled graph (TorchScript)"),
     (lambda t: t.tensor([1.0]).cfloat(), "complex numbers"),
-    (lambda t: t.sparse_coo_tensor, "sparse layouts"),
+    (lambda t: t.sparse.softmax, "scalargrad's sparse tensors"),
     (lambda t: t.frombuffer, "shares memory with a raw buffer"),
     (lambda t: t.nn.parallel.DistributedDataParallel, "several processes"),
     (lambda t: t.profiler.profile, "PyTorch's kernels"),
     (lambda t: t.tensor([1.0]).untyped_storage().tolist(), "a storage's raw bytes"),
     # names PyTorch's docstring examples use (DEV pool, issue 23)
-    (lambda t: t.sparse_compressed_tensor, "sparse layouts"), (lambda t: t.sparse_bsr_tensor, "sparse layouts"),
+    (lambda t: t.tensor([1.0]).sparse_mask, "scalargrad's sparse tensors"),
+    (lambda t: t.optim.SparseAdam([t.ones(1)]), "scalargrad's sparse tensors"),
     (lambda t: t.quantize_per_tensor_dynamic, "quantised"), (lambda t: t.fake_quantize_per_channel_affine, "quantised"),
     (lambda t: t.quantized_max_pool2d, "quantised"), (lambda t: t.set_flush_denormal(True), "flush-denormal"),
 ])

@@ -173,14 +173,16 @@ def format_data(values: Sequence, shape: Sequence[int], floating: bool, indent: 
     return _body(values, tuple(shape), indent, summarize, fmt)
 
 
-def _add_suffixes(text: str, suffixes: list, indent: int) -> str:
-    """Append ``, suffix`` items, starting a new line when the line would pass the width."""
+def add_suffixes(text: str, suffixes: list, indent: int, force_newline: bool = False) -> str:
+    """Append ``, suffix`` items, starting a new line when the line would pass the width (and
+    for the first suffix when ``force_newline``: a sparse tensor's ``size=`` starts a line)."""
     parts = [text]
     last_line_len = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > OPTIONS.linewidth:
+        if force_newline or last_line_len + len(suffix) + 2 > OPTIONS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
             last_line_len = indent + len(suffix)
+            force_newline = False
         else:
             parts.append(", " + suffix)
             last_line_len += len(suffix) + 2
@@ -215,4 +217,4 @@ def tensor_repr(values: Sequence, shape: Sequence[int], dtype, *, requires_grad:
         suffixes.append("requires_grad=True")
     if tangent is not None:
         suffixes.append(f"tangent={tangent}")
-    return _add_suffixes(prefix + text, suffixes, indent)
+    return add_suffixes(prefix + text, suffixes, indent)

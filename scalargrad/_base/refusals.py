@@ -17,7 +17,8 @@ PROCESSES = ("it needs several processes and a communication backend: scalargrad
              "process")
 COMPILED = "it builds a compiled graph ({}), which scalargrad does not: it runs a program eagerly, op by op"
 COMPLEX = "it needs complex numbers: scalargrad's tensors are real"
-SPARSE = "it needs sparse layouts: scalargrad's tensors are dense (strided)"
+SPARSE = ("scalargrad's sparse tensors are built, converted, printed, added, scaled, summed and multiplied with a "
+          "dense matrix, and no more")
 NATIVE = "it loads or defines native (C++/CUDA) code, which scalargrad, pure Python, cannot run"
 QUANTIZED = "it needs quantised (int8) kernels, which scalargrad does not have"
 PROFILER = "it measures PyTorch's kernels (time, memory), which scalargrad does not have"
@@ -62,14 +63,8 @@ _REASONS: dict[str, str] = {
     "torch.Tensor.imag": COMPLEX, "torch.Tensor.angle": COMPLEX, "torch.real": COMPLEX,
     "torch.imag": COMPLEX, "torch.angle": COMPLEX, "torch.Tensor.mH": COMPLEX, "torch.Tensor.adjoint": COMPLEX,
     # sparse layouts
-    "torch.sparse": SPARSE, "torch.sparse_coo_tensor": SPARSE, "torch.sparse_csr_tensor": SPARSE,
-    "torch.sparse_csc_tensor": SPARSE, "torch.sparse_coo": SPARSE, "torch.sparse_csr": SPARSE,
-    "torch.Tensor.to_sparse": SPARSE, "torch.Tensor.to_sparse_coo": SPARSE, "torch.Tensor.to_sparse_csr": SPARSE,
-    "torch.Tensor.to_sparse_csc": SPARSE, "torch.sparse_compressed_tensor": SPARSE, "torch.sparse_bsr_tensor": SPARSE,
-    "torch.sparse_bsc_tensor": SPARSE, "torch.Tensor.to_sparse_bsr": SPARSE, "torch.Tensor.to_sparse_bsc": SPARSE,
-    "torch.Tensor.to_dense": SPARSE, "torch.Tensor.indices": SPARSE,
-    "torch.Tensor.values": SPARSE, "torch.Tensor.coalesce": SPARSE, "torch.Tensor.is_coalesced": SPARSE,
-    "torch.Tensor.crow_indices": SPARSE, "torch.Tensor.col_indices": SPARSE, "torch.optim.SparseAdam": SPARSE,
+    "torch.sparse": SPARSE, "torch.Tensor.sparse_mask": SPARSE, "torch.Tensor.sparse_resize_": SPARSE,
+    "torch.Tensor.to_sparse_semi_structured": SPARSE, "torch.optim.SparseAdam": SPARSE,
     # native code
     "torch.utils.cpp_extension": NATIVE, "torch.library": NATIVE, "torch.ops": NATIVE, "torch.classes": NATIVE,
     "torch._C": NATIVE, "torch.hub": "it downloads code and weights from the network",

@@ -64,10 +64,12 @@ from . import (
     selection,
     shuffle,
     softmax,
+    sparse_ops,
     views,
 )
 from .arguments import check_input
 from .out_argument import call_with_out
+from .sparse import SparseRead
 from .tensor import Tensor, leaf
 from .torch_names import TENSOR_ATTRIBUTES
 
@@ -81,7 +83,8 @@ FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, j
             conversion, fill, memory_formats, factories, random_factories, ranges, softmax, products, rounding, norms,
             scans, selection, scatter, einsum, moments, convolution, pooling, padding, shuffle, normalization, legacy,
             numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
-            integration, quantiles, correlation, finite_differences, gamma, raw_storage)
+            integration, quantiles, correlation, finite_differences, gamma, raw_storage, sparse_ops)
+# sparse_ops last: it closes the sparse tensor's class over every dunder bound before it
 
 
 def _named(fn, name: str, qualname: str):
@@ -167,6 +170,8 @@ def _input_checked(name: str, fn):
             return fn(*args, **kwargs)
         except AttributeError as e:
             x = args[0] if args else kwargs.get(first or "input", e)
+            if isinstance(e, SparseRead):  # a sparse operand reached the dense kernel: name the op
+                raise e.named("torch." + name) from None
             if isinstance(e, Unsupported) or x is e or isinstance(x, (Tensor, list, tuple)):
                 raise
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, "
@@ -275,6 +280,9 @@ def install() -> None:
     for family in FAMILIES:
         family.install(bind_method, bind_function)
     _install_inplace_functions()
+    for name, fn in sparse_ops.DISPATCH.items():  # torch.mm(sparse, dense) and the like
+        FUNCTIONS[name] = sparse_ops.dispatching(FUNCTIONS.get(name) or FUNCTIONS["mm"], fn,  # spmm: mm
+                                                 sparse_ops.REFLECTED.get(name))
     install_unsupported()
     _install_numpy_names()
 
