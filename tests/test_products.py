@@ -171,10 +171,11 @@ def test_bulk_gemm_skips_zero_scalars_bit_for_bit(seed):
         want = [one(r, c, True) if lanes8 else _fused_chain_exact(r, c) for r in rows for c in cols]
         assert bits(kernel_order.gemm_f32(ea, eb, n, k, m, lanes8)) == bits(want)
     for bad in (math.inf, math.nan):
-        eb2 = list(eb)
+        ea2, eb2 = list(ea), list(eb)
+        ea2[rng.randrange(n * k)] = bad
         eb2[rng.randrange(k * m)] = bad
-        rows, cols = [ea[i * k:(i + 1) * k] for i in range(n)], [eb2[j::m] for j in range(m)]
-        got = kernel_order.gemm_f32(ea, eb2, n, k, m, True)
+        rows, cols = [ea2[i * k:(i + 1) * k] for i in range(n)], [eb2[j::m] for j in range(m)]
+        got = kernel_order.gemm_f32(ea2, eb2, n, k, m, True)
         assert [str(v) for v in got] == [str(kernel_order.mkl_lanes8(r, c, True)) for r in rows for c in cols]
 
 

@@ -759,18 +759,19 @@ def gemm_f32(ea: Sequence, eb: Sequence, n: int, k: int, m: int, lanes8: bool) -
         return _outer_f32(ea, eb)
     if not lanes8 and not _chain_in_range(ea, eb, k):
         return None
-    finite = lanes8 and math.isfinite(math.hypot(*ea)) and math.isfinite(math.hypot(*eb))
     if not lanes8 and n * m < 8 <= k:  # a few long chains: each alone beats lockstep over a short list
         return [_chain_one(ea[i * k:(i + 1) * k], eb[j::m]) for i in range(n) for j in range(m)]
     try:
         if m >= n:  # a result row at a time: a[i, t] times b's row t
             brows = [eb[t * m:(t + 1) * m] for t in range(k)]
+            finite = lanes8 and math.isfinite(math.hypot(*eb))  # the vectors' (for _lanes8's zero skip)
             out = []
             for i in range(n):
                 out.extend(_lanes8(brows, ea[i * k:(i + 1) * k], m, finite) if lanes8
                            else _chains(brows, ea[i * k:(i + 1) * k], m))
             return out
         acols = [ea[t::k] for t in range(k)]  # a result column at a time: a's column t times b[t, j]
+        finite = lanes8 and math.isfinite(math.hypot(*ea))
         cols = [_lanes8(acols, eb[j::m], n, finite) if lanes8 else _chains(acols, eb[j::m], n) for j in range(m)]
     except OverflowError:
         return None
