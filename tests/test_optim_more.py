@@ -173,3 +173,32 @@ def test_first_steps_by_hand():
     (w * w).backward()
     opt.step()
     assert w.item() == 1.5
+
+
+@pytest.mark.parametrize("kwargs", [dict(lr=0.01), dict(lr=0.1, betas=(0.3, 0.5), maximize=True, weight_decay=0.1),
+                                    dict(lr=0.05, weight_decay=0.2, decoupled_weight_decay=True, eps=0.0)])
+def test_adam_float32_on_whole_lists_is_the_element_update_bit_for_bit(kwargs):
+    # Adam on an n-d float32 parameter updates whole lists (adam._adam_f32_lists); each element's
+    # update is independent, so the same numbers as 0-dim parameters (the per-element update)
+    # must give the same bits, signed zeros, subnormals, overflow and nan included
+    import math
+    import struct
+
+    vals = [0.0, -0.0, 1.5, -2.25, 1e-40, 3e38, -7e-39, 0.3]
+    grads = [[-0.0, 0.0, 0.125, -3.0, 1e-42, 3e38, 2.5, math.nan],
+             [1e-30, -0.0, -1e38, 0.5, 0.0, -2.0, 1e-45, 4.0],
+             [math.inf, 2.0, 0.0, -1e-20, 0.75, 1.0, -0.0, 0.1]]
+    whole = scalargrad.tensor(vals).requires_grad_()
+    single = [scalargrad.tensor(v).requires_grad_() for v in vals]
+    opts = scalargrad.optim.Adam([whole], **kwargs), scalargrad.optim.Adam(single, **kwargs)
+    bits = lambda vs: [struct.pack("<f", v) for v in vs]
+    for g in grads:
+        whole.grad = scalargrad.tensor(g)
+        for p, v in zip(single, g):
+            p.grad = scalargrad.tensor(v)
+        for opt in opts:
+            opt.step()
+        assert bits(whole.tolist()) == bits([p.item() for p in single])
+        state = opts[0].state[whole]
+        for key in ("exp_avg", "exp_avg_sq"):
+            assert bits(state[key].tolist()) == bits([opts[1].state[p][key].item() for p in single])

@@ -156,6 +156,29 @@ def test_bulk_gemm_is_the_per_element_definition(seed):
     assert lanes == [kernel_order.mkl_lanes8(r, c, True) for r in rows for c in cols]
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_bulk_gemm_skips_zero_scalars_bit_for_bit(seed):
+    # a ReLU's gradient: half the scalars of the lockstep steps are +-0.0, and those steps are
+    # skipped; the results' bits (signed zeros included) are the per-element definitions', and a
+    # vector holding inf or nan (lanes8 has no range check) keeps its nan products
+    rng = random.Random(500 + seed)
+    n, k, m = rng.choice([(3, 9, 5), (6, 10, 2), (4, 16, 4)])
+    ea = [rng.choice((0.0, -0.0)) if rng.random() < 0.5 else _operand(rng) for _ in range(n * k)]
+    eb = [rng.choice((0.0, -0.0)) if rng.random() < 0.5 else _operand(rng) for _ in range(k * m)]
+    bits = lambda vs: [struct.pack("<d", v) for v in vs]
+    for lanes8, one in ((False, kernel_order.fma_chain), (True, kernel_order.mkl_lanes8)):
+        rows, cols = [ea[i * k:(i + 1) * k] for i in range(n)], [eb[j::m] for j in range(m)]
+        want = [one(r, c, True) if lanes8 else _fused_chain_exact(r, c) for r in rows for c in cols]
+        assert bits(kernel_order.gemm_f32(ea, eb, n, k, m, lanes8)) == bits(want)
+    for bad in (math.inf, math.nan):
+        ea2, eb2 = list(ea), list(eb)
+        ea2[rng.randrange(n * k)] = bad
+        eb2[rng.randrange(k * m)] = bad
+        rows, cols = [ea2[i * k:(i + 1) * k] for i in range(n)], [eb2[j::m] for j in range(m)]
+        got = kernel_order.gemm_f32(ea2, eb2, n, k, m, True)
+        assert [str(v) for v in got] == [str(kernel_order.mkl_lanes8(r, c, True)) for r in rows for c in cols]
+
+
 def test_bulk_gemm_rounds_a_halfway_double_sum_once():
     # 1 + 2**-23 then (2**-24 (1 + 2**-23)) (1 - 2**-23): the exact sum 1 + 2**-23 + 2**-24 - 2**-70
     # rounds to the double 1 + 3 * 2**-24, halfway between two float32 numbers; ties-to-even of

@@ -658,11 +658,16 @@ def _chains(vecs: list, scalars: list, length: int) -> list:
     """Fused float32 chains in lockstep: ``acc[i] = fma32(vecs[t][i], scalars[t], acc[i])`` for
     t in order, from +0.0. The double sum x*y + a (the product is exact) rounds to the fused
     result except where it lands exactly halfway between two float32 numbers without being
-    exact (two-sum's error is not zero); those elements are redone with ``fma32``."""
+    exact (two-sum's error is not zero); those elements are redone with ``fma32``. A step whose
+    scalar is zero (a ReLU's gradient) is skipped: the operands are finite (``_chain_in_range``),
+    so x * 0 is a zero, and a chain from +0.0 that stays in the normal range never holds -0.0, so
+    acc + (+-0) is acc."""
     pf, pd = struct.Struct(f"<{length}f"), struct.Struct(f"<{length}d")
     search, finditer = _HALFWAY.search, _HALFWAY.finditer
     acc = [0.0] * length
     for vec, y in zip(vecs, scalars):
+        if not y:
+            continue
         s = [x * y + a for x, a in zip(vec, acc)]
         packed = pd.pack(*s)
         r = pf.unpack(pf.pack(*s))
@@ -706,13 +711,18 @@ def _chain_one(a: Sequence, b: Sequence) -> float:
     return acc
 
 
-def _lanes8(vecs: list, scalars: list, length: int) -> list:
+def _lanes8(vecs: list, scalars: list, length: int, finite: bool = False) -> list:
     """``mkl_lanes8`` in lockstep: rounded products added into 8 lanes (``t % 8``), then the lanes
     as a tree. A float32 sum or product of float32 numbers rounded through a double is correctly
-    rounded (53 >= 2 * 24 + 2), so struct's cast rounds it; it refuses an overflow (OverflowError)."""
+    rounded (53 >= 2 * 24 + 2), so struct's cast rounds it; it refuses an overflow (OverflowError).
+    With ``finite`` (every vector element finite) a zero scalar's step is skipped: its products are
+    zeros, and a lane from +0.0 never holds -0.0 (a nonzero sum of float32 numbers is at least the
+    smallest subnormal), so lane + (+-0) is the lane."""
     pf = struct.Struct(f"<{length}f")
     lanes = [[0.0] * length for _ in range(8)]
     for t, (vec, y) in enumerate(zip(vecs, scalars)):
+        if finite and not y:
+            continue
         prods = pf.unpack(pf.pack(*[x * y for x in vec]))
         lane = lanes[t % 8]
         lanes[t % 8] = pf.unpack(pf.pack(*[a + p for a, p in zip(lane, prods)]))
@@ -749,18 +759,20 @@ def gemm_f32(ea: Sequence, eb: Sequence, n: int, k: int, m: int, lanes8: bool) -
         return _outer_f32(ea, eb)
     if not lanes8 and not _chain_in_range(ea, eb, k):
         return None
-    run = _lanes8 if lanes8 else _chains
     if not lanes8 and n * m < 8 <= k:  # a few long chains: each alone beats lockstep over a short list
         return [_chain_one(ea[i * k:(i + 1) * k], eb[j::m]) for i in range(n) for j in range(m)]
     try:
         if m >= n:  # a result row at a time: a[i, t] times b's row t
             brows = [eb[t * m:(t + 1) * m] for t in range(k)]
+            finite = lanes8 and math.isfinite(math.hypot(*eb))  # the vectors' (for _lanes8's zero skip)
             out = []
             for i in range(n):
-                out.extend(run(brows, ea[i * k:(i + 1) * k], m))
+                out.extend(_lanes8(brows, ea[i * k:(i + 1) * k], m, finite) if lanes8
+                           else _chains(brows, ea[i * k:(i + 1) * k], m))
             return out
         acols = [ea[t::k] for t in range(k)]  # a result column at a time: a's column t times b[t, j]
-        cols = [run(acols, eb[j::m], n) for j in range(m)]
+        finite = lanes8 and math.isfinite(math.hypot(*ea))
+        cols = [_lanes8(acols, eb[j::m], n, finite) if lanes8 else _chains(acols, eb[j::m], n) for j in range(m)]
     except OverflowError:
         return None
     return [v for row in zip(*cols) for v in row]

@@ -20,7 +20,10 @@ default dtype)::
 
 from __future__ import annotations
 
+from .._base import ieee
+from .._base.dtypes import float32, round_f32, round_f32_list
 from .._base.grad_mode import enable_grad
+from .._base.kernel_order import fma32_list, fma32_lists
 from .._tensor import factories as F
 from .._tensor.surface import FUNCTIONS
 from .._tensor.tensor import Tensor
@@ -267,7 +270,10 @@ def _adam_numbers(param, state, step_t, rounds, amsgrad, beta1, beta2, lr, weigh
 
     exp_avg, exp_avg_sq = state[0], state[1]
     gv = el.grad_values(param)
-    if param._t.ndim:
+    if param._t.ndim and r is round_f32 and not amsgrad and root2:
+        new = _adam_f32_lists(param._val, gv, exp_avg._val, exp_avg_sq._val, maximize, decoupled, coupled, decay,
+                              wd, weight1, b2, value2, root2, eps_, value)
+    elif param._t.ndim:
         vmaxs = state[2]._val if amsgrad else [None] * len(gv)
         rows = [update(p, g, m, v, w) for p, g, m, v, w in zip(param._val, gv, exp_avg._val, exp_avg_sq._val, vmaxs)]
         new = [list(col) for col in zip(*rows)]
@@ -278,3 +284,30 @@ def _adam_numbers(param, state, step_t, rounds, amsgrad, beta1, beta2, lr, weigh
     el.store(exp_avg_sq, new[2], 2)
     if amsgrad:
         el.store(state[2], new[3])
+
+
+def _adam_f32_lists(p: list, g: list, m: list, v: list, maximize: bool, decoupled: bool, coupled: bool, decay: float,
+                    wd: float, weight1: float, b2: float, value2: float, root2: float, eps_: float,
+                    value: float) -> tuple:
+    """``update`` of ``_adam_numbers`` (float32, no amsgrad) on whole lists: each of its roundings
+    as one pass and one cast in C (``round_f32_list``, ``fma32_list``: the same bits as the
+    per-element ``round_f32`` and ``fma32``), about a fifth of the per-element time on a
+    ``Linear(1000, 100)``. ``root2`` is not zero (the caller's condition)."""
+    rl = round_f32_list
+    rounds = el.rounding(float32)
+    if maximize:
+        g = [-x for x in g]
+    if decoupled:
+        p = rl([x * decay for x in p])
+    elif coupled:
+        g = fma32_list(p, wd, g)
+    d = rl([e - s for e, s in zip(g, m)])  # lerp: end - self rounded, then one fused step
+    if abs(weight1) < 0.5:
+        m = fma32_list(d, weight1, m)
+    else:
+        m = fma32_list([-x for x in d], round_f32(1.0 - weight1), g)
+    v = fma32_lists(rl([value2 * x for x in g]), g, rl([x * b2 for x in v]))  # addcmul on v * beta2
+    # ieee.sqrt as el.sqrt takes it (read at the call: the tests hand it live PyTorch's roots)
+    denom = rl([x + eps_ for x in rl([x / root2 for x in rl(list(map(ieee.sqrt, v)))])])
+    step = el.div_all(rounds, rl([value * x for x in m]), denom)  # addcdiv
+    return rl([a + b for a, b in zip(p, step)]), m, v
