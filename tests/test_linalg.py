@@ -518,6 +518,24 @@ def test_inverse_double_backward_matches_pytorch(torch_ref, text, n, batch, dt):
     _close(h0, h1, 32 * n * EPS[dt])
 
 
+def test_inverse_backward_rounds_as_pytorch_products(torch_ref):
+    """inverse's first-order backward is derivatives.yaml's two products, each rounded to float32
+    (PyTorch's mm), not one product in double rounded once: the double backward reaches the
+    node's first-order backward again (fuzzer newer:9719:36, newer:10061:269, one ulp apart).
+    Diagonal matrices keep every dot product a single multiplication (its other terms +-0), so
+    the bits are machine-independent and compared exactly (signs of zero aside)."""
+    got = []
+    for L in (sg, torch_ref):
+        a = L.tensor([[3.0, 0.0], [0.0, 7.0]], requires_grad=True)
+        w = L.tensor([[0.1, 0.0], [0.0, 2.9]])
+        y = L.linalg.inv(a)
+        (g1,) = L.autograd.grad((y * w).sum(), a, retain_graph=True)
+        (g,) = L.autograd.grad((y * w).sum(), a, create_graph=True)
+        (g * g).sum().backward()
+        got.append((g1.tolist(), g.tolist(), a.grad.tolist()))
+    assert got[0] == got[1]
+
+
 def test_inverse_double_backward_sympy():
     """SymPy proves the second derivative of create_graph's graph (``Matrix.inv``'s form, the
     products', the negation's) at a 2 x 2 matrix, without live PyTorch too."""

@@ -328,25 +328,13 @@ def linalg_inv(A: Tensor) -> Tensor:
 
 
 @helper
-def linalg_inv_backward(g, y: Tensor, n: int) -> Tensor:
-    """-inverse^T grad inverse^T per matrix, in double, rounded once."""
-    dt = y._t.dtype
-    size = n * n
-    gv, yv = g._val, y._val
-    out = []
-    for b in range(len(yv) // size if size else 0):
-        out.extend(dt.round(x) for x in LA.inverse_grad(yv[b * size:(b + 1) * size], gv[b * size:(b + 1) * size], n))
-    return leaf(out, TensorType(dt, tuple(y._t.shape)))
-
-
-def _inv_backward_recorded(g: Tensor, y: Tensor, n: int) -> Tensor:
-    """Under create_graph: derivatives.yaml's formula as ATen runs it, ``-matmul(inverse.mH(),
-    matmul(grad, inverse.mH()))`` (mH is mT on real tensors), each op a node of its own
-    (NegBackward0, MmBackward0/BmmBackward0, TransposeBackward0), rounded op by op as PyTorch's."""
-    return -matmul(mT(y), matmul(g, mT(y)))  # two mH() calls: two TransposeBackward0 nodes, as ATen's
-
-
-graph_helper("linalg_inv_backward", _inv_backward_recorded)
+def linalg_inv_backward(g: Tensor, y: Tensor, n: int) -> Tensor:
+    """derivatives.yaml's formula as ATen runs it, ``-matmul(inverse.mH(), matmul(grad,
+    inverse.mH()))`` (mH is mT on real tensors): each product rounded by scalargrad's mm/bmm
+    kernel, as PyTorch's rounds by its own (so the fuzzer's kernel rule sees PyTorch's order);
+    under create_graph each op is a node of its own (NegBackward0, MmBackward0/BmmBackward0, two
+    TransposeBackward0), as ATen's."""
+    return -matmul(mT(y), matmul(g, mT(y)))
 
 
 class SlogdetFactors(LA.DetFactors):
