@@ -31,7 +31,7 @@ from .tensor_kernel import as_tensor, graph_helper, helper
 from .views import expand, mT, unsqueeze
 
 __all__ = ["det", "linalg_det", "linalg_cross", "cross", "cholesky", "linalg_cholesky", "cholesky_ex", "LinAlgError",
-           "inverse", "linalg_inv", "slogdet", "linalg_slogdet", "logdet", "install"]
+           "inverse", "linalg_inv", "linalg_inv_ex", "slogdet", "linalg_slogdet", "logdet", "install"]
 
 
 def _matrices(x: Tensor) -> tuple:
@@ -305,21 +305,49 @@ def _no_cholesky_double_backward(g, y, c):
 graph_helper("cholesky_backward", _no_cholesky_double_backward)
 
 
-def inverse(A: Tensor, _name: str = "inverse", _arg: str = "input") -> Tensor:
+def inverse(A: Tensor, _name: str = "inverse", _arg: str = "input", _what: str = "linalg.inv",
+            _singular: bool = False) -> tuple | Tensor:
     """``torch.inverse(input)``, ``torch.linalg.inv(A)``: A^-1 of each n x n matrix, through its
-    LU; a matrix whose U has an exactly zero diagonal element raises PyTorch's LinAlgError."""
+    LU; a matrix whose U has an exactly zero diagonal element raises PyTorch's LinAlgError. With
+    ``_singular`` (``linalg.inv_ex``), (inverse, getrf's infos) instead: a singular matrix's
+    "inverse" is getrs's solve with the identity through the zero pivot (its infs and nans, as
+    ``linalg.lu_solve`` of ``lu_factor_ex``'s factors)."""
     _check(A, _name, _arg, "linalg.inv")
     dt = A._t.dtype
     batch, n, mats = _matrices(A)
-    out = []
+    out, infos = [], []
     for b, a in enumerate(mats):
         inv, info = LA.inverse_of(a, n)
-        if inv is None:
+        infos.append(info)
+        if inv is None and _singular:
+            lu, piv, _ = LA.lu_factor(a, n)
+            eye = [float(i == j) for i in range(n) for j in range(n)]
+            inv = LA.lu_solve_of([dt.round(x) for x in lu], piv, eye, n, n)
+        elif inv is None:
             where = f"(Batch element {b}): " if batch else ""
-            raise LinAlgError(f"linalg.inv: {where}The diagonal element {info} is zero, the inversion could not be "
+            raise LinAlgError(f"{_what}: {where}The diagonal element {info} is zero, the inversion could not be "
                               "completed because the input matrix is singular.")
         out.extend(dt.round(x) for x in inv)
-    return make(LA.LinalgInvEx, _lapack_type(dt, A._t.shape), out, (A,), n)
+    y = make(LA.LinalgInvEx, _lapack_type(dt, A._t.shape), out, (A,), n)
+    if not _singular:
+        return y
+    info = leaf(infos if batch else infos[0], TensorType(dtypes.int32, batch))
+    return return_type("linalg_inv_ex")("linalg_inv_ex", y, info)
+
+
+def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> tuple:
+    """``torch.linalg.inv_ex(A, check_errors=False)``: (inverse, info), the inverse as
+    ``linalg.inv``'s (LinalgInvExBackward0) and info getrf's (int32, the batch's shape: 0, or the
+    1-based index of U's first zero diagonal element). A singular matrix raises LinAlgError with
+    ``check_errors``, else gives getrs's solve through the zero pivot."""
+    if not isinstance(A, Tensor):
+        raise TypeError(f"linalg_inv_ex(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}")
+    if check_errors:
+        y = inverse(A, "linalg_inv_ex", "A", "linalg.inv_ex")
+        batch = tuple(A._t.shape[:-2])
+        info = leaf([0] * _count(batch) if batch else 0, TensorType(dtypes.int32, batch))
+        return return_type("linalg_inv_ex")("linalg_inv_ex", y, info)
+    return inverse(A, "linalg_inv_ex", "A", "linalg.inv_ex", _singular=True)
 
 
 def linalg_inv(A: Tensor) -> Tensor:
@@ -349,7 +377,7 @@ def slogdet(A: Tensor, _name: str = "linalg_slogdet", _arg: str = "A", _kind: st
     """``(sign, logabsdet)`` of each n x n matrix of ``A`` (..., n, n): the outputs of one
     LinalgSlogdetBackward0 node, neither a view. log|det| is summed in double and rounded once
     (PyTorch's float32 log and sum are machine-dependent: the tests bound it)."""
-    _check(A, _name, _arg, _what)
+    _check(A, _name, _arg, "linalg.inv")
     dt = A._t.dtype
     batch, n, mats = _matrices(A)
     lus, pivs, signs, logs = [], [], [], []
