@@ -66,6 +66,11 @@ CASES = [
     "torch.sort(x, out=(torch.zeros(2, 2), torch.zeros(2, 2)))",
     "torch.tril(x, out=torch.zeros(2, 2, dtype=torch.long))",
     "torch.triu(x, out=torch.zeros(2, 2, dtype=torch.float64))",
+    # div casts into out as every binary op (fuzz newer:10061 was Unsupported)
+    "torch.div(y, 2, out=torch.zeros(2, dtype=torch.long))",
+    "torch.div(y, 3.0, out=torch.zeros(2, dtype=torch.float64))",
+    "torch.divide(i, 2, rounding_mode='floor', out=torch.zeros(3, dtype=torch.int32))",
+    "torch.true_divide(i, 2, out=torch.zeros(3, dtype=torch.float16))",
 ]
 
 
