@@ -268,7 +268,7 @@ def _compute(x: Tensor, weight: Tensor, bias: Tensor | None, geo, dt) -> Tensor:
     if out is None:  # an inf or nan among the operands: IEEE's sums, product by product
         out = [rounded_dot([(xv[i], wv[j]) for i, j in taps], f32, bv[oc] if bv is not None else None)
                for taps, oc in zip(geo.taps, geo.channel)]
-    out = pytorch_zero_signs(geo, out, xv, wv, bv, f32)
+    out = pytorch_zero_signs(geo, out, xv, wv, bv, dt)
     t = TensorType(dt, geo.out_shape)
     if bias is None:
         return make(CV.ConvolutionNoBias, t, out, (x, weight), geo)

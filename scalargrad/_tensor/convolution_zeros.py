@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import math
 
+from .._base import dtypes
+
 __all__ = ["pytorch_zero_signs"]
 
 
@@ -28,11 +30,9 @@ def _negative_zero(v: float) -> bool:
     return v == 0.0 and math.copysign(1.0, v) < 0.0
 
 
-def _onednn(geo, f32: bool) -> bool:
+def _onednn(geo) -> bool:
     """ATen's ``ConvParams::use_mkldnn`` for a strided CPU float32 input, on more than one thread:
     a 1-d convolution is viewed as a 2-d one of height 1 first (``view1d_as_2d``)."""
-    if not f32:
-        return False
     shape, ks = geo.in_shape, geo.weight_shape[2:]
     if len(ks) == 1:
         shape, ks = shape[:2] + (1,) + shape[2:], (1,) + ks
@@ -40,10 +40,11 @@ def _onednn(geo, f32: bool) -> bool:
             or shape[0] * shape[1] * shape[2] * shape[3] > 20480)
 
 
-def pytorch_zero_signs(geo, out: list, xv: list, wv: list, bv: list | None, f32: bool) -> list:
-    """``out`` (the exact sums rounded once) with the signs of its zeros PyTorch's kernel gives
-    them (see the module): ``out`` itself when nothing changes, else a changed copy."""
-    if _onednn(geo, f32):
+def pytorch_zero_signs(geo, out: list, xv: list, wv: list, bv: list | None, dt) -> list:
+    """``out`` (the exact sums rounded once, of dtype ``dt``) with the signs of its zeros PyTorch's
+    kernel gives them (see the module): ``out`` itself when nothing changes, else a changed copy.
+    Half-precision dtypes (other kernels, not measured) keep +0.0."""
+    if dt is not dtypes.float64 and (dt is not dtypes.float32 or _onednn(geo)):
         return out
     span = geo.c_per_in * geo.k_plane
     if bv is None:
