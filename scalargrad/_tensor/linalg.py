@@ -377,7 +377,7 @@ def slogdet(A: Tensor, _name: str = "linalg_slogdet", _arg: str = "A", _kind: st
     """``(sign, logabsdet)`` of each n x n matrix of ``A`` (..., n, n): the outputs of one
     LinalgSlogdetBackward0 node, neither a view. log|det| is summed in double and rounded once
     (PyTorch's float32 log and sum are machine-dependent: the tests bound it)."""
-    _check(A, _name, _arg, "linalg.inv")
+    _check(A, _name, _arg, _what)
     dt = A._t.dtype
     batch, n, mats = _matrices(A)
     lus, pivs, signs, logs = [], [], [], []
