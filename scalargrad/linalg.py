@@ -1,6 +1,6 @@
 """``torch.linalg``: the vector norms (``vector_norm``, ``norm`` of vectors and the Frobenius
 norm of matrices), the determinant (``det``), the cross product (``cross``), ``cholesky``,
-``cholesky_ex``, ``inv``,
+``cholesky_ex``, ``inv``, ``inv_ex``,
 ``slogdet``, ``qr``, ``svdvals`` and the LU family (``lu_factor``, ``lu_factor_ex``, ``lu``, ``lu_solve``,
 ``solve``);
 every other function raises ``Unsupported`` naming it."""
@@ -13,6 +13,7 @@ from ._tensor.linalg import linalg_cholesky as cholesky
 from ._tensor.linalg import linalg_cross as cross
 from ._tensor.linalg import linalg_det as det
 from ._tensor.linalg import linalg_inv as inv
+from ._tensor.linalg import linalg_inv_ex as inv_ex
 from ._tensor.linalg import linalg_slogdet as slogdet
 from ._tensor.linalg_lu import linalg_lu as lu
 from ._tensor.linalg_lu import linalg_lu_factor as lu_factor
@@ -23,7 +24,7 @@ from ._tensor.linalg_svdvals import linalg_svdvals as svdvals
 from ._tensor.norms import linalg_norm as norm
 from ._tensor.norms import vector_norm
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "inv", "lu", "lu_factor", "lu_factor_ex",
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex",
            "lu_solve", "norm", "qr", "slogdet", "solve", "svdvals", "vector_norm"]
 
 

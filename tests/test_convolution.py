@@ -343,3 +343,44 @@ def test_mnist_sized_geometry_keeps_kernel_offsets_not_taps():
     corner = ((7 * 32 + 4) * 26 + 0) * 26 + 0  # x[7, 4, 0, 0]: read by kernel offset (0, 0) of output (0, 0) only
     assert sorted(geo.input_row(corner)) == [(((7 * 64 + c) * 24) * 24, (c * 32 + 4) * 9) for c in range(64)]
     assert len(geo.weight_row(5)) == 64 * 24 * 24  # every sample's every output position
+
+
+def _signed(values: list) -> list:
+    """Each value with the sign of a zero shown (-0.0 and 0.0 compare equal)."""
+    return [(v, math.copysign(1.0, v)) for v in values]
+
+
+# (dtype, input shape, weight shape, bias, kwargs): ATen's im2col + GEMM path (float64, one float32
+# sample) and oneDNN's (float32 batches, groups); one-term sums, longer ones, a -0.0 bias
+_ZERO_SIGN_CASES = [
+    ("float32", (1, 1, 1, 3, 1), (2, 1, 1, 1, 1), None, {"padding": 1}),  # fuzz newer:9719:5
+    ("float64", (2, 1, 4), (3, 1, 1), None, {"padding": 1, "stride": 2}),
+    ("float32", (1, 1, 3, 3), (3, 1, 1, 1), None, {"padding": 2}),
+    ("float32", (2, 1, 3, 3), (3, 1, 1, 1), None, {"padding": 1}),  # oneDNN: +0.0
+    ("float64", (1, 2, 3, 3), (2, 1, 1, 1), None, {"padding": 1, "groups": 2}),  # +0.0
+    ("float64", (1, 1, 5), (2, 1, 1), None, {"padding": 1, "dilation": 2}),  # +0.0
+    ("float64", (1, 2, 3, 3), (3, 2, 2, 2), None, {"padding": 1}),  # sums of two terms and more: +0.0
+    ("float64", (1, 2, 3, 3), (3, 2, 2, 2), (0.0, -0.0, -0.0), {"padding": 1}),
+    ("float32", (1, 1, 4), (3, 1, 2), (-0.0, 0.0, -0.0), {"padding": 1, "dilation": 2}),
+    ("float64", (1, 2, 3), (2, 1, 1), (-0.0, -0.0), {"padding": 1, "groups": 2}),
+    ("float32", (2, 1, 3), (2, 1, 1), (-0.0, -0.0), {"padding": 1}),  # oneDNN: +0.0
+]
+
+
+@pytest.mark.parametrize("dt, xs, ws, bias, kw", _ZERO_SIGN_CASES)
+def test_zero_signs_match_pytorch(torch_ref, dt, xs, ws, bias, kw):
+    """An output that sums to exactly zero has PyTorch's sign: -0.0 where its kernel starts from
+    the bias or stores a one-term sum's product, +0.0 where it starts from +0.0
+    (``convolution_zeros``). Operands of zeros of both signs and a few dyadic values: every sum
+    exact, so the bits are the same on every processor."""
+    pattern = [0.0, -0.0, 0.5, -0.0, 0.0, -0.25, -0.0]
+    xv = [pattern[i % len(pattern)] for i in range(math.prod(xs))]
+    wv = [(-0.75, 0.0, -0.0, 1.5)[i % 4] for i in range(math.prod(ws))]
+    got = []
+    for L in (scalargrad, torch_ref):
+        x = L.tensor(xv, dtype=getattr(L, dt)).reshape(xs)
+        w = L.tensor(wv, dtype=getattr(L, dt)).reshape(ws)
+        b = None if bias is None else L.tensor(bias, dtype=getattr(L, dt))
+        conv = getattr(L.nn.functional, f"conv{len(xs) - 2}d")
+        got.append(_signed(conv(x, w, b, **kw).flatten().tolist()))
+    assert got[0] == got[1]

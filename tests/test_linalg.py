@@ -518,6 +518,54 @@ def test_inverse_double_backward_matches_pytorch(torch_ref, text, n, batch, dt):
     _close(h0, h1, 32 * n * EPS[dt])
 
 
+def test_inverse_backward_rounds_as_pytorch_products(torch_ref):
+    """inverse's first-order backward is derivatives.yaml's two products, each rounded to float32
+    (PyTorch's mm), not one product in double rounded once: the double backward reaches the
+    node's first-order backward again (fuzzer newer:9719:36, newer:10061:269, one ulp apart).
+    Diagonal matrices keep every dot product a single multiplication (its other terms +-0), so
+    the bits are machine-independent and compared exactly (signs of zero aside)."""
+    got = []
+    for L in (sg, torch_ref):
+        a = L.tensor([[3.0, 0.0], [0.0, 7.0]], requires_grad=True)
+        w = L.tensor([[0.1, 0.0], [0.0, 2.9]])
+        y = L.linalg.inv(a)
+        (g1,) = L.autograd.grad((y * w).sum(), a, retain_graph=True)
+        (g,) = L.autograd.grad((y * w).sum(), a, create_graph=True)
+        (g * g).sum().backward()
+        got.append((g1.tolist(), g.tolist(), a.grad.tolist()))
+    assert got[0] == got[1]
+
+
+_INV_EX_CASES = {
+    "singular": lambda L: L.linalg.inv_ex(L.tensor([[1.0, 2.0], [2.0, 4.0]])),
+    "zero": lambda L: L.linalg.inv_ex(L.zeros(2, 2)),
+    "singular 3x3": lambda L: L.linalg.inv_ex(L.tensor([[2.0, 1.0, 0.5], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]])),
+    "batch": lambda L: L.linalg.inv_ex(L.tensor([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 0.0], [0.0, 4.0]]],
+                                               dtype=L.float64)),
+    "grad": lambda L: L.linalg.inv_ex(L.tensor([[2.0, 1.0], [0.0, 4.0]], requires_grad=True)),
+    "checked": lambda L: L.linalg.inv_ex(L.tensor([[2.0, 1.0], [0.0, 4.0]]), check_errors=True),
+    "checked singular": lambda L: L.linalg.inv_ex(L.tensor([[[2.0, 0.0], [0.0, 4.0]], [[1.0, 2.0], [2.0, 4.0]]]),
+                                                  check_errors=True),
+    "not square": lambda L: L.linalg.inv_ex(L.zeros(2, 3)),
+    "not a tensor": lambda L: L.linalg.inv_ex([[1.0]]),
+    "empty": lambda L: L.linalg.inv_ex(L.zeros(0, 0)),
+}
+
+
+@pytest.mark.parametrize("text", list(_INV_EX_CASES))
+def test_inv_ex_matches_pytorch(torch_ref, text):
+    """``linalg.inv_ex``: (inverse, info) as PyTorch prints them, the inverse linalg.inv's node;
+    a singular matrix's inverse getrs's solve through the zero pivot (infs and nans: exact
+    operands, the same bits on every processor); PyTorch's errors with check_errors."""
+    got = []
+    for L in (sg, torch_ref):
+        try:
+            got.append(repr(_INV_EX_CASES[text](L)))
+        except Exception as e:
+            got.append(f"{type(e).__name__}: {e}")
+    assert got[0] == got[1]
+
+
 def test_inverse_double_backward_sympy():
     """SymPy proves the second derivative of create_graph's graph (``Matrix.inv``'s form, the
     products', the negation's) at a 2 x 2 matrix, without live PyTorch too."""

@@ -66,6 +66,15 @@ CASES = [
     "torch.sort(x, out=(torch.zeros(2, 2), torch.zeros(2, 2)))",
     "torch.tril(x, out=torch.zeros(2, 2, dtype=torch.long))",
     "torch.triu(x, out=torch.zeros(2, 2, dtype=torch.float64))",
+    # div casts into out as every binary op (fuzz newer:10061 was Unsupported)
+    "torch.div(y, 2, out=torch.zeros(2, dtype=torch.long))",
+    "torch.div(y, 3.0, out=torch.zeros(2, dtype=torch.float64))",
+    "torch.divide(i, 2, rounding_mode='floor', out=torch.zeros(3, dtype=torch.int32))",
+    "torch.true_divide(i, 2, out=torch.zeros(3, dtype=torch.float16))",
+    # mean sums in out's dtype, as with dtype= (fuzz newer:10061:246 was Unsupported)
+    "torch.mean(torch.tensor([0.1, 0.2, 0.7, 1 / 3]), 0, out=torch.zeros((), dtype=torch.float64))",
+    "torch.mean(torch.tensor([0.1, 0.2, 0.7], dtype=torch.float64), out=torch.zeros(()))",
+    "torch.mean(x, 1, keepdim=True, out=torch.zeros(2, 1, dtype=torch.float64))",
 ]
 
 

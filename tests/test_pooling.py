@@ -260,3 +260,30 @@ def test_max_pool_gradient_under_create_graph_requires_grad_as_pytorch(torch_ref
         return out
 
     assert run(scalargrad) == run(torch_ref)
+
+
+# (function, input shape, keyword arguments): ATen's dimension checks of each pooling, in its order
+_SHAPE_CHECKS = [
+    ("max_pool1d", (2, 2, 2, 3), {}), ("max_pool1d", (3,), {}), ("max_pool1d", (2, 0, 3), {}),
+    ("max_pool1d", (2, 2, 2, 3), {"return_indices": True}), ("max_pool1d", (2, 3, 0), {"return_indices": True}),
+    ("avg_pool1d", (2, 2, 2, 3), {}), ("avg_pool1d", (0, 3), {}), ("lp_pool1d", (3,), {}),
+    ("max_pool2d", (0, 2, 2), {}), ("max_pool2d", (2, 2, 0, 2), {}), ("max_pool2d", (2, 2, 2, 3, 2), {}),
+    ("avg_pool2d", (2, 2, 2, 3, 2), {}), ("avg_pool2d", (2, 3), {}), ("avg_pool2d", (), {}),
+    ("lp_pool2d", (2, 2, 2, 3, 2), {}), ("max_pool3d", (0, 2, 2, 2), {}), ("avg_pool3d", (2, 2, 0, 2, 2), {}),
+    ("max_pool2d", (0, 2, 2, 2), {}), ("avg_pool3d", (0, 2, 2, 2, 2), {}), ("max_pool1d", (0, 2, 3), {}),
+]
+
+
+@pytest.mark.parametrize("fn, shape, kw", _SHAPE_CHECKS)
+def test_pooling_shape_checks_match_pytorch(torch_ref, fn, shape, kw):
+    """Each pooling's refusal of an input of the wrong rank or with an empty plane is PyTorch's
+    (type and message: fuzz newer:10061:59, :271), and an empty batch pools to an empty result."""
+    got = []
+    for L in (scalargrad, torch_ref):
+        f = getattr(L.nn.functional, fn)
+        args = (1.0, 1) if fn.startswith("lp_") else (1,)
+        try:
+            got.append(tuple(f(L.zeros(shape), *args, **kw)[0].shape if kw else f(L.zeros(shape), *args).shape))
+        except Exception as e:
+            got.append(f"{type(e).__name__}: {e}")
+    assert got[0] == got[1]

@@ -75,6 +75,9 @@ def _div_function(input, other, *, rounding_mode=None, out=None):
     return div(input, other, rounding_mode)
 
 
+_div_function.elementwise_out = CAST  # out= casts, as every binary op's (``out_argument``)
+
+
 def _div_method(self, other, *, rounding_mode=None):
     check_other("div", other, 1)
     return div(self, other, rounding_mode)

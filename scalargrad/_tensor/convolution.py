@@ -53,6 +53,7 @@ from .._base.exact_sum import (
 from .._base.program_frame import program_stacklevel
 from .._base.warn_once import first_time
 from .._ops import convolution as CV
+from .convolution_zeros import pytorch_zero_signs
 from .memory_formats import channels_last, channels_last_input, in_format
 from .padding import constant_pad_nd
 from .tensor import Tensor, leaf, make
@@ -267,6 +268,7 @@ def _compute(x: Tensor, weight: Tensor, bias: Tensor | None, geo, dt) -> Tensor:
     if out is None:  # an inf or nan among the operands: IEEE's sums, product by product
         out = [rounded_dot([(xv[i], wv[j]) for i, j in taps], f32, bv[oc] if bv is not None else None)
                for taps, oc in zip(geo.taps, geo.channel)]
+    out = pytorch_zero_signs(geo, out, xv, wv, bv, dt)
     t = TensorType(dt, geo.out_shape)
     if bias is None:
         return make(CV.ConvolutionNoBias, t, out, (x, weight), geo)

@@ -31,7 +31,7 @@ from .tensor_kernel import as_tensor, graph_helper, helper
 from .views import expand, mT, unsqueeze
 
 __all__ = ["det", "linalg_det", "linalg_cross", "cross", "cholesky", "linalg_cholesky", "cholesky_ex", "LinAlgError",
-           "inverse", "linalg_inv", "slogdet", "linalg_slogdet", "logdet", "install"]
+           "inverse", "linalg_inv", "linalg_inv_ex", "slogdet", "linalg_slogdet", "logdet", "install"]
 
 
 def _matrices(x: Tensor) -> tuple:
@@ -305,21 +305,49 @@ def _no_cholesky_double_backward(g, y, c):
 graph_helper("cholesky_backward", _no_cholesky_double_backward)
 
 
-def inverse(A: Tensor, _name: str = "inverse", _arg: str = "input") -> Tensor:
+def inverse(A: Tensor, _name: str = "inverse", _arg: str = "input", _what: str = "linalg.inv",
+            _singular: bool = False) -> tuple | Tensor:
     """``torch.inverse(input)``, ``torch.linalg.inv(A)``: A^-1 of each n x n matrix, through its
-    LU; a matrix whose U has an exactly zero diagonal element raises PyTorch's LinAlgError."""
+    LU; a matrix whose U has an exactly zero diagonal element raises PyTorch's LinAlgError. With
+    ``_singular`` (``linalg.inv_ex``), (inverse, getrf's infos) instead: a singular matrix's
+    "inverse" is getrs's solve with the identity through the zero pivot (its infs and nans, as
+    ``linalg.lu_solve`` of ``lu_factor_ex``'s factors)."""
     _check(A, _name, _arg, "linalg.inv")
     dt = A._t.dtype
     batch, n, mats = _matrices(A)
-    out = []
+    out, infos = [], []
     for b, a in enumerate(mats):
         inv, info = LA.inverse_of(a, n)
-        if inv is None:
+        infos.append(info)
+        if inv is None and _singular:
+            lu, piv, _ = LA.lu_factor(a, n)
+            eye = [float(i == j) for i in range(n) for j in range(n)]
+            inv = LA.lu_solve_of([dt.round(x) for x in lu], piv, eye, n, n)
+        elif inv is None:
             where = f"(Batch element {b}): " if batch else ""
-            raise LinAlgError(f"linalg.inv: {where}The diagonal element {info} is zero, the inversion could not be "
+            raise LinAlgError(f"{_what}: {where}The diagonal element {info} is zero, the inversion could not be "
                               "completed because the input matrix is singular.")
         out.extend(dt.round(x) for x in inv)
-    return make(LA.LinalgInvEx, _lapack_type(dt, A._t.shape), out, (A,), n)
+    y = make(LA.LinalgInvEx, _lapack_type(dt, A._t.shape), out, (A,), n)
+    if not _singular:
+        return y
+    info = leaf(infos if batch else infos[0], TensorType(dtypes.int32, batch))
+    return return_type("linalg_inv_ex")("linalg_inv_ex", y, info)
+
+
+def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> tuple:
+    """``torch.linalg.inv_ex(A, check_errors=False)``: (inverse, info), the inverse as
+    ``linalg.inv``'s (LinalgInvExBackward0) and info getrf's (int32, the batch's shape: 0, or the
+    1-based index of U's first zero diagonal element). A singular matrix raises LinAlgError with
+    ``check_errors``, else gives getrs's solve through the zero pivot."""
+    if not isinstance(A, Tensor):
+        raise TypeError(f"linalg_inv_ex(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}")
+    if check_errors:
+        y = inverse(A, "linalg_inv_ex", "A", "linalg.inv_ex")
+        batch = tuple(A._t.shape[:-2])
+        info = leaf([0] * _count(batch) if batch else 0, TensorType(dtypes.int32, batch))
+        return return_type("linalg_inv_ex")("linalg_inv_ex", y, info)
+    return inverse(A, "linalg_inv_ex", "A", "linalg.inv_ex", _singular=True)
 
 
 def linalg_inv(A: Tensor) -> Tensor:
@@ -328,25 +356,13 @@ def linalg_inv(A: Tensor) -> Tensor:
 
 
 @helper
-def linalg_inv_backward(g, y: Tensor, n: int) -> Tensor:
-    """-inverse^T grad inverse^T per matrix, in double, rounded once."""
-    dt = y._t.dtype
-    size = n * n
-    gv, yv = g._val, y._val
-    out = []
-    for b in range(len(yv) // size if size else 0):
-        out.extend(dt.round(x) for x in LA.inverse_grad(yv[b * size:(b + 1) * size], gv[b * size:(b + 1) * size], n))
-    return leaf(out, TensorType(dt, tuple(y._t.shape)))
-
-
-def _inv_backward_recorded(g: Tensor, y: Tensor, n: int) -> Tensor:
-    """Under create_graph: derivatives.yaml's formula as ATen runs it, ``-matmul(inverse.mH(),
-    matmul(grad, inverse.mH()))`` (mH is mT on real tensors), each op a node of its own
-    (NegBackward0, MmBackward0/BmmBackward0, TransposeBackward0), rounded op by op as PyTorch's."""
-    return -matmul(mT(y), matmul(g, mT(y)))  # two mH() calls: two TransposeBackward0 nodes, as ATen's
-
-
-graph_helper("linalg_inv_backward", _inv_backward_recorded)
+def linalg_inv_backward(g: Tensor, y: Tensor, n: int) -> Tensor:
+    """derivatives.yaml's formula as ATen runs it, ``-matmul(inverse.mH(), matmul(grad,
+    inverse.mH()))`` (mH is mT on real tensors): each product rounded by scalargrad's mm/bmm
+    kernel, as PyTorch's rounds by its own (so the fuzzer's kernel rule sees PyTorch's order);
+    under create_graph each op is a node of its own (NegBackward0, MmBackward0/BmmBackward0, two
+    TransposeBackward0), as ATen's."""
+    return -matmul(mT(y), matmul(g, mT(y)))
 
 
 class SlogdetFactors(LA.DetFactors):

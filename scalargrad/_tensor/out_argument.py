@@ -133,6 +133,11 @@ _EXPECTED_SEVERAL = frozenset(("max", "min"))
 _FOUND = frozenset(("clamp", "clip"))
 
 
+# reductions whose out= kernel computes in out's dtype (mean_out: sum_out(result, self, dim, keepdim,
+# result.scalar_type()) / count), as the function's dtype= argument does
+_IN_OUT_DTYPE = frozenset(("mean",))
+
+
 def _refused_dtype(name: str, several: bool, inputs: list) -> str | None:
     """How ``name``'s kernel words its refusal of an out of another dtype (None: not here)."""
     if name in _EXPECTED or several and name in _EXPECTED_SEVERAL:
@@ -177,6 +182,9 @@ def call_with_out(name: str, fn, args: tuple, kwargs: dict, out, rule: str | Non
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     outs = tuple(out) if several else (out,)
     inputs = _tensors(args, kwargs)
+    if (name in _IN_OUT_DTYPE and not several and "dtype" not in kwargs and out._t.dtype.is_floating_point
+            and inputs and all(t._t.dtype.is_floating_point for t in inputs)):
+        kwargs = {**kwargs, "dtype": out.dtype}  # ATen's mean_out sums in result.scalar_type()
     autograd = RuntimeError(f"{'aten::' * factory}{name}(): functions with out=... arguments don't support automatic "
                             "differentiation, but one of the arguments requires grad.")
     tracked = is_grad_enabled() and any(t.requires_grad for t in (*inputs, *outs))

@@ -78,14 +78,18 @@ def _geometry(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode: bool
         got = " ".join(f"dilation{c}: {d}" for c, d in zip(_letters(n), dil))
         raise RuntimeError(f"dilation should be greater than zero, but got {got}")
     nd = x._t.ndim
-    if nd not in (n + 1, n + 2) or x._t.numel == 0:
+    if fn != "avg_pool2d" and nd not in (n + 1, n + 2):
         raise RuntimeError(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input")
+    if n == 3:
+        _check_planes(x, fn)
     for p, kk, d in zip(pad, k, dil):
         if p > (d * (kk - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
                                f"kernel_size={kk} and dilation={d}")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
+    if n == 2:
+        _check_2d(x, fn)
     sizes = tuple(x._t.shape[-n:])
     if fn == "avg_pool3d" and any(s < kk for s, kk in zip(sizes, k)):
         raise RuntimeError(f"input image ({' '.join(f'{c}: {s}' for c, s in zip(_letters(n), sizes))}) smaller than "
@@ -100,6 +104,30 @@ def _geometry(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode: bool
     if not dt.is_floating_point:
         raise Unsupported(f"{fn} on {dt.name} tensors")
     return geo
+
+
+def _check_2d(x: Tensor, fn: str) -> None:
+    """ATen's ``pool2d_shape_check``: a (C, H, W) or (N, C, H, W) input, only N may be 0;
+    avg_pool2d reads ``input.size(-3)`` first (an input of fewer dimensions: IndexError)."""
+    shape = tuple(x._t.shape)
+    nd = len(shape)
+    if fn == "avg_pool2d" and nd == 0:
+        raise IndexError("Dimension specified as -3 but tensor has no dimensions")
+    if fn == "avg_pool2d" and nd < 3:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got -3)")
+    if not ((nd == 3 and all(shape)) or (nd == 4 and all(shape[1:]))):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                           f"got:{list(shape)}")
+
+
+def _check_planes(x: Tensor, fn: str) -> None:
+    """ATen's ``pool3d_shape_check``: every dimension but a 5-d input's batch is nonzero (its
+    message names the dimension's length, 0, where it means its index)."""
+    shape = tuple(x._t.shape)
+    if not all(shape[len(shape) == 5:]):
+        name = "max_pool3d_with_indices_out_cpu_template()" if fn == "max_pool3d" else f"{fn}()"
+        raise RuntimeError(f"{name}: Expected input's non-batch dimensions to have positive length, but input has a "
+                           f"shape of {list(shape)} and non-batch dimension 0 has length zero!")
 
 
 def max_pool2d(x: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
@@ -343,8 +371,12 @@ def _single(x) -> int:
 def max_pool1d(x: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """``F.max_pool1d``: max_pool2d over a height-1 view."""
-    if x._t.ndim not in (2, 3):
-        raise RuntimeError(f"max_pool1d() Expected 2D or 3D input tensor, but got {list(x._t.shape)}")
+    shape = tuple(x._t.shape)
+    if return_indices:
+        _check_1d(x, "max_pool1d")
+    elif not ((len(shape) == 2 and all(shape)) or (len(shape) == 3 and all(shape[1:]))):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{list(shape)}")
     k = _single(kernel_size)
     st = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else _single(stride)
     res = max_pool2d(unsqueeze(x, -2), (1, k), (1, st), (0, _single(padding)), (1, _single(dilation)), ceil_mode,
@@ -356,11 +388,17 @@ def max_pool1d(x: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_
     return y
 
 
+def _check_1d(x: Tensor, fn: str) -> None:
+    """ATen's ``checkDimRange(fn, self, 2, 4)``; the 2-d pooling it calls checks the rest."""
+    if x._t.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {x._t.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {fn})")
+
+
 def avg_pool1d(x: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """``F.avg_pool1d``: avg_pool2d over a height-1 view."""
-    if x._t.ndim not in (2, 3):
-        raise RuntimeError(f"avg_pool1d() Expected 2D or 3D input tensor, but got {list(x._t.shape)}")
+    _check_1d(x, "avg_pool1d")
     k = _single(kernel_size)
     st = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else _single(stride)
     return squeeze(avg_pool2d(unsqueeze(x, -2), (1, k), (1, st), (0, _single(padding)), ceil_mode,

@@ -33,6 +33,7 @@ _RETURN_TYPES: dict[str, type] = {}
 _FIELDS = {"slogdet": ("sign", "logabsdet"), "linalg_slogdet": ("sign", "logabsdet"),
            "linalg_lu_factor": ("LU", "pivots"), "linalg_lu_factor_ex": ("LU", "pivots", "info"),
            "linalg_cholesky_ex": ("L", "info"),
+           "linalg_inv_ex": ("inverse", "info"),
            "_lu_with_info": ("LU", "pivots", "info"), "lu_unpack": ("P", "L", "U"), "linalg_lu": ("P", "L", "U"),
            "qr": ("Q", "R"), "linalg_qr": ("Q", "R"), "histogram": ("hist", "bin_edges"), "aminmax": ("min", "max"),
            "histogramdd": ("hist", "bin_edges"), "frexp": ("mantissa", "exponent")}
