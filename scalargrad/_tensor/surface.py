@@ -24,6 +24,7 @@ from . import (
     attributes,
     combinatorics,
     comparison,
+    complex_numbers,
     conversion,
     convolution,
     correlation,
@@ -81,7 +82,7 @@ FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, j
             conversion, fill, memory_formats, factories, random_factories, ranges, softmax, products, rounding, norms,
             scans, selection, scatter, einsum, moments, convolution, pooling, padding, shuffle, normalization, legacy,
             numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
-            integration, quantiles, correlation, finite_differences, gamma, raw_storage)
+            integration, quantiles, correlation, finite_differences, gamma, raw_storage, complex_numbers)
 
 
 def _named(fn, name: str, qualname: str):
