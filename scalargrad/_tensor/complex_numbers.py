@@ -349,7 +349,7 @@ _ALLOWED_FUNCTIONS = frozenset({
     "resolve_neg", "is_conj", "is_neg", "is_complex", "is_tensor", "is_floating_point", "numel", "abs", "absolute",
     "angle", "add", "sub", "mul", "div", "neg", "negative", "sum", "mean", "reshape", "flatten", "squeeze",
     "unsqueeze", "t", "transpose", "permute", "clone", "detach", "promote_types", "result_type", "can_cast",
-    "is_storage", "typename", "set_printoptions", "get_default_dtype", "adjoint",
+    "is_storage", "typename", "set_printoptions", "get_default_dtype", "adjoint", "randn",
 })
 # names whose complex case is computed here, the real one by the function it wraps
 _COMPLEX_CASE = {"sum": sum_, "mean": mean}
