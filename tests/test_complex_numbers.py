@@ -71,6 +71,7 @@ REPRS = [
     "torch.tensor([1+1j], dtype=torch.cdouble) + torch.tensor([2.])",
     "torch.tensor([1+2j, 3-1j]).to(torch.cdouble), torch.tensor([1.5, 2.]).cfloat(), torch.tensor([1]).cdouble()",
     "torch.tensor([1+2j, 3-1j]).float(), torch.tensor([1+2j], dtype=torch.cdouble).to(torch.cfloat)",
+    "torch.tensor([True, 1j]), torch.tensor([1j, 0], dtype=torch.bool), torch.tensor([1.5+2j]).to(torch.int32)",
     "torch.tensor([[1+2j, 3-1j]]).t(), torch.tensor([1+2j, 3-1j]).reshape(2, 1)[1], torch.tensor([1j, 2])[0]",
 ]
 
@@ -116,7 +117,7 @@ BOUNDED = [
     "torch.tensor([0.1+0.2j, 1/3-2/3j, 5-7j]) * torch.tensor([1e-3+3j, 7.25-1.5j, 0.5j])",
     "torch.tensor([0.1+0.2j, 1/3-2/3j, 5-7j]) / torch.tensor([1e-3+3j, 7.25-1.5j, 0.5j])",
     "torch.tensor([0.1+0.2j, 1/3-2/3j], dtype=torch.cdouble) * torch.tensor([1e-3+3j, 7.25-1.5j], dtype=torch.cdouble)",
-    "torch.tensor([0.1+0.2j, 1/3-2/3j], dtype=torch.cdouble) / torch.tensor([3+1e-3j, -1.5+7.25j], dtype=torch.cdouble)",
+    "torch.tensor([0.1+0.2j, 1/3-2/3j], dtype=torch.cdouble) / torch.tensor([3+1e-3j, -1.5+7.2j], dtype=torch.cdouble)",
     "torch.tensor([0.1+0.2j, 1/3-2/3j]) * 3, torch.tensor([0.1+0.2j]) / 3, 2 / torch.tensor([0.1+0.2j, 3-4j])",
     "torch.tensor([0.1+0.2j, 1/3-2/3j]) * 1.5j, torch.tensor([0.1, 0.7]) * torch.tensor([0.3+1j])",
     "torch.tensor([0.1+0.2j, 1/3-2/3j, -3+0j]).abs(), torch.abs(torch.tensor([3e20+4e20j]))",
@@ -166,7 +167,7 @@ def test_item_tolist_and_attributes(torch_ref):
 def _error(lib, src: str):
     try:
         eval(src, {"torch": lib})
-    except Exception as e:  # noqa: BLE001 - the type and message are the point
+    except Exception as e:  # the type and message are the point
         return type(e).__name__, str(e)
     return None
 
@@ -179,6 +180,9 @@ def _error(lib, src: str):
     "torch.view_as_complex(torch.tensor([1., 2., 3.]))",
     "torch.view_as_complex(torch.tensor([[1., 2.], [3., 4.]]).t())",
     "torch.tensor([1+2j]).H",
+    "torch.ones(2).new_tensor([1j])",
+    "torch.tensor([1+0j], dtype=torch.int64)",
+    "torch.tensor(1+1j, dtype=torch.float64)",
     "torch.tensor([[[1+2j]]]).H",
     "torch.tensor([1+2j]).mH",
 ])

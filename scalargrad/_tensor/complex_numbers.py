@@ -10,8 +10,8 @@ repr know complex dtypes where they are (``factories``, ``dtypes.cast_values``, 
 
 Everything else refuses a complex operand at one gate: when the first complex tensor is made,
 ``install_gate`` wraps every other Tensor method and property and every function of the
-registered namespaces (torch, nn.functional...) so that a complex tensor, complex dtype or
-complex number among its arguments raises ``Unsupported`` naming the op and the dtype, instead
+registered namespaces (torch, nn.functional...) so that a complex tensor or complex dtype
+among its arguments raises ``Unsupported`` naming the op and the dtype, instead
 of computing on the numbers as if they were real. A program that makes no complex tensor pays
 nothing. Under it, a complex dtype's ``round`` refuses (``dtypes``): an op reached by another
 path still cannot make a complex result. Autograd of complex tensors (Wirtinger derivatives)
@@ -48,7 +48,7 @@ from .._ops import unary as UN
 from . import elementwise, storage
 from .operands import broadcast_shapes, check_size, positions, result_dtype
 from .storage import mem
-from .tensor import Tensor, defaults, flat, leaf
+from .tensor import Tensor, flat, leaf
 
 __all__ = ["install", "install_gate", "uninstall_gate", "register_namespace", "gate_installed"]
 
@@ -362,7 +362,7 @@ def gate_installed() -> bool:
 
 
 def _complex_dtype_of(args, kwargs):
-    """The complex dtype among call arguments (tensors, dtypes, numbers, one level of lists), or None."""
+    """The complex dtype among call arguments (tensors and dtypes, one level of lists), or None."""
     for x in (*args, *kwargs.values()):
         if isinstance(x, (list, tuple)):
             for y in x:
@@ -379,10 +379,8 @@ def _complex_dtype_of(args, kwargs):
 def _complex_of(x):
     if isinstance(x, Tensor):
         return x._t.dtype if x._t.dtype.kind == "c" else None
-    if isinstance(x, dtypes.dtype):
+    if isinstance(x, dtypes.dtype):  # (a Python complex number is each op's own: c10 converts or refuses it)
         return x if x.kind == "c" else None
-    if isinstance(x, complex):
-        return defaults["dtype"].to_complex()
     return None
 
 

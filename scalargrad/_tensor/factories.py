@@ -401,6 +401,9 @@ def tensor(data=_NO_DATA, *extra, dtype=None, device=None, requires_grad=False, 
             raise meta_refusal()
         return _require_grad(array_tensor(data, dtype), requires_grad)
     values, shape, inferred = parse_data(data)
+    if dtype is not None and inferred.kind == "c" and dtype.kind in "if":  # the parser's conversion of a complex
+        raise TypeError("'complex' object cannot be interpreted as an integer" if dtype.kind == "i" else
+                        "must be real number, not complex")
     if dtype is not None and dtype.kind == "i":
         for v in values:
             dtypes.check_fits(dtype, v, cpp=False)
