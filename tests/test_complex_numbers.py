@@ -73,6 +73,9 @@ REPRS = [
     "torch.tensor([1+2j, 3-1j]).float(), torch.tensor([1+2j], dtype=torch.cdouble).to(torch.cfloat)",
     "torch.tensor([True, 1j]), torch.tensor([1j, 0], dtype=torch.bool), torch.tensor([1.5+2j]).to(torch.int32)",
     "torch.tensor([[1+2j, 3-1j]]).t(), torch.tensor([1+2j, 3-1j]).reshape(2, 1)[1], torch.tensor([1j, 2])[0]",
+    "[w for w in torch.tensor([[1+2j, 3-1j], [0.5j, 2]])], torch.tensor([[1+2j, 3-1j]]).clone().detach()",
+    "torch.tensor([[1+2j, 3-1j], [0.5j, 2]]).permute(1, 0).contiguous().view(-1), torch.zeros_like(torch.tensor([1j]))",
+    "torch.tensor([[1+2j, 3-1j]])[:, 1], torch.tensor([[1+2j, 3-1j]]).T, torch.tensor([[1+2j, 3-1j]]).unsqueeze(0)",
 ]
 
 
@@ -158,6 +161,9 @@ def test_item_tolist_and_attributes(torch_ref):
         got = eval("x." + attr, {"x": z})
         want = eval("x." + attr, {"x": zt})
         assert (got == want) if not isinstance(got, tuple) else tuple(got) == tuple(want), attr
+    for src in ("(z.t() + z.t()).stride()", "(z.t() * 2).stride()", "z.t().abs().stride()", "(-z.t()).stride()"):
+        ours, theirs = (eval(src, {"z": lib.tensor([[1j, 2], [3, 4]])}) for lib in (scalargrad, torch_ref))
+        assert ours == theirs, src
     v, vt = _both(torch_ref, "torch.view_as_real(torch.tensor([[1+2j, 3-1j]]))")
     assert tuple(v.stride()) == tuple(vt.stride())
     assert scalargrad.is_complex(z) and not scalargrad.is_complex(z.real)
@@ -203,6 +209,8 @@ def test_errors_are_pytorchs(torch_ref, src):
     ("torch.tensor([1j]).add(torch.tensor([1j]), alpha=2)", "add(alpha=...) with torch.complex64"),
     ("torch.tensor([1j]).requires_grad_()", "Tensor.requires_grad_ with torch.complex64"),
     ("torch.tensor([1j], requires_grad=True)", "requires_grad=True on a torch.complex64"),
+    ("setattr(torch.tensor([1j]), 'requires_grad', True)", "requires_grad=True on a torch.complex64"),
+    ("torch.nn.Parameter(torch.tensor([1j]))", "nn.Parameter of a torch.complex64"),
     ("torch.tensor([1.], requires_grad=True).cfloat()", "torch.complex64 copy of a tensor that requires grad"),
     ("torch.tensor([1.], requires_grad=True) * 1j", "autograd through an op with torch.complex64"),
     ("torch.zeros(1, dtype=torch.complex32)", "torch.complex32 (ComplexHalf)"),

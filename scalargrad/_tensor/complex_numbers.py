@@ -46,7 +46,7 @@ from .._ops import angles as AN
 from .._ops import arithmetic as AR
 from .._ops import unary as UN
 from . import elementwise, storage
-from .operands import broadcast_shapes, check_size, positions, result_dtype
+from .operands import broadcast_shapes, check_size, laid_out, positions, result_dtype
 from .storage import mem
 from .tensor import Tensor, flat, leaf
 
@@ -277,7 +277,8 @@ def binary(op, a, b, alpha=None) -> Tensor:
     n = check_size(shape)
     ca = [round_complex(dt, z) for z in _column(xa, shape, n)]
     cb = [round_complex(dt, z) for z in _column(xb, shape, n)]
-    return _made([kernel(p, q, r) for p, q in zip(ca, cb)], shape, dt)
+    vals = [kernel(p, q, r) for p, q in zip(ca, cb)]
+    return leaf(vals if shape else vals[0], laid_out(dt, shape, (xa._t, xb._t)))
 
 
 def _operand(x, dt) -> Tensor:
@@ -292,6 +293,8 @@ def _operand(x, dt) -> Tensor:
 
 def unary(op, a: Tensor) -> Tensor:
     """A unary op of a complex tensor (elementwise.unary sends it here): neg, abs and angle."""
+    if a._rg:
+        raise Unsupported(f"autograd through an op with {a._t.dtype!r} operands (requires_grad)")
     if op is UN.Neg:
         return _made([-z for z in flat(a)], tuple(a._t.shape), a._t.dtype, _strides(a))
     rd = a._t.dtype.to_real()
@@ -302,7 +305,7 @@ def unary(op, a: Tensor) -> Tensor:
     else:
         name = op.api.method if getattr(op, "api", None) else op.__name__.lower()
         raise Unsupported(f"{name} of {a._t.dtype!r} tensors")
-    return _made(vals, tuple(a._t.shape), rd)
+    return leaf(vals if a._t.ndim else vals[0], laid_out(rd, tuple(a._t.shape), (a._t,)))
 
 
 def sum_(input, dim=None, keepdim=False, *, dtype=None):
