@@ -9,6 +9,7 @@ as PyTorch's vectorized complex kernels group their operations differently per p
 
 from __future__ import annotations
 
+import io
 import math
 import struct
 import warnings
@@ -214,13 +215,17 @@ def test_errors_are_pytorchs(torch_ref, src):
     ("torch.tensor([1.], requires_grad=True).cfloat()", "torch.complex64 copy of a tensor that requires grad"),
     ("torch.tensor([1.], requires_grad=True) * 1j", "autograd through an op with torch.complex64"),
     ("torch.zeros(1, dtype=torch.complex32)", "torch.complex32 (ComplexHalf)"),
+    ("torch.linalg.norm(torch.tensor([1j]))", "torch.linalg.norm with torch.complex64"),
+    ("torch.special.logsumexp(torch.tensor([1j]), 0)", "torch.special.logsumexp with torch.complex64"),
+    ("torch.testing.assert_close(torch.tensor([1j]), torch.tensor([-1j]))", "torch.testing.assert_close with"),
+    ("torch.save({'z': [torch.tensor([1j])]}, io.BytesIO())", "saving or loading torch.complex64 tensors"),
     ("torch.tensor([1j]).real.add_(1)", "writing into the real or imaginary part"),
     ("torch.tensor([1j]).real.__setitem__(0, 5.)", "writing into the real or imaginary part"),
     ("torch.tensor([1j]).apply_(abs)", "Tensor.apply_ of a torch.complex64"),
 ])
 def test_other_ops_refuse_complex_by_name(src, named):
     with pytest.raises(Unsupported) as e:
-        eval(src, {"torch": scalargrad})
+        eval(src, {"torch": scalargrad, "io": io})
     assert named in str(e.value)
 
 
