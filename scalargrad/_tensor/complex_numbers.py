@@ -410,6 +410,16 @@ def _gated_property(prop: property, label: str) -> property:
     return property(get, prop.fset, prop.fdel, prop.__doc__)
 
 
+def _no_complex_grad(prop: property) -> property:
+    """``requires_grad``, whose setter refuses True on a complex tensor (autograd of complex numbers)."""
+    def set_flag(self, flag) -> None:
+        if flag is True and self._t.dtype.kind == "c":
+            raise Unsupported(f"requires_grad=True on a {self._t.dtype!r} tensor (autograd of complex numbers)")
+        prop.fset(self, flag)
+
+    return property(prop.fget, set_flag, prop.fdel, prop.__doc__)
+
+
 def _gate_namespace(ns: dict, prefix: str, allowed: frozenset) -> dict:
     """The gated replacements of ``ns``'s functions, by name (to be put in place by the caller)."""
     out = {}
@@ -466,6 +476,7 @@ def install_gate() -> None:
     members = vars(Tensor)
     props = {name: _gated_property(attr, "Tensor." + name) for name, attr in members.items()
              if isinstance(attr, property) and name not in _ALLOWED_METHODS}
+    props["requires_grad"] = _no_complex_grad(members["requires_grad"])
     _replace(Tensor, members, props)
     _replace(Tensor, members, _gate_namespace(dict(members), "Tensor.", _ALLOWED_METHODS))
     for ns, prefix in _namespaces:

@@ -604,8 +604,6 @@ class Tensor:
                 raise RuntimeError("you can only change requires_grad flags of leaf variables.")
             self.requires_grad_(flag)
         if flag and not self._t.dtype.is_floating_point:
-            if self._t.dtype.is_complex:
-                raise Unsupported(f"requires_grad=True on a {self._t.dtype!r} tensor (autograd of complex numbers)")
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if flag and self._c is INFERENCE and not _grad_state.inference:
             raise RuntimeError(_INFERENCE_REQUIRES_GRAD)
