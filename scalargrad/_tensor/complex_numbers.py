@@ -15,7 +15,9 @@ among its arguments raises ``Unsupported`` naming the op and the dtype, instead
 of computing on the numbers as if they were real. A program that makes no complex tensor pays
 nothing. Under it, a complex dtype's ``round`` refuses (``dtypes``): an op reached by another
 path still cannot make a complex result. Autograd of complex tensors (Wirtinger derivatives)
-is refused by name: such a tensor cannot require grad.
+is refused by name: such a tensor cannot require grad. One cost of the gate, once up: a gated
+function is one frame deeper, so a warning it raises with a ``stacklevel`` names this file's
+line instead of the program's (Python 3.11 has no way to skip a wrapper's frame).
 
 The parts (``real``, ``imag``, ``view_as_real``) and ``view_as_complex`` are views in PyTorch;
 here they are copies with the view's strides, offset and ``_base``, and writing through one is
