@@ -80,6 +80,26 @@ REPRS = [
 ]
 
 
+MOVED = [
+    "torch.stack([z, z])", "z.flip(0)", "z.expand(2, 2, 3)", "z.narrow(1, 0, 2)", "z.select(1, 2)", "z.split(1, 1)",
+    "z.chunk(2)", "z.unbind(1)", "z[torch.tensor([1, 0])]", "z[:, [0, 2]]", "z[z.real > 0]", "torch.where(w > 0, z, w)",
+    "z.diagonal()", "torch.movedim(z, 0, 1)", "z.unfold(1, 2, 1)", "torch.hstack([z, z])", "torch.vstack([z, z])",
+    "z.new_zeros(2)", "z.type_as(z)", "z.nonzero()", "z.count_nonzero()", "z.any()", "z.all(1)", "z.bool()",
+    "z.to(torch.bool)", "z.to(torch.float64)"]
+
+
+@pytest.mark.parametrize("src", MOVED)
+def test_data_movement_is_pytorchs(torch_ref, src):
+    out = []
+    for lib in (scalargrad, torch_ref):
+        z = lib.tensor([[1 + 2j, 3 - 1j, 0.5j], [2, -1j, 4 + 4j]])
+        w = lib.tensor([[1.5, 2.5, 3.5], [0.0, -1.0, 2.0]])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out.append(repr(eval(src, {"torch": lib, "z": z, "w": w})))
+    assert out[0] == out[1]
+
+
 @pytest.mark.parametrize("src", REPRS)
 def test_repr_is_pytorchs(torch_ref, src):
     ours, theirs = _both(torch_ref, src)

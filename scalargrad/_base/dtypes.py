@@ -135,8 +135,10 @@ def float_to_int(dt: dtype, x: float) -> int:
 def cast_values(src: dtype, dt: dtype, vals):
     """Elements of dtype ``src`` (a number, or a list) converted to ``dt``. Into a complex dtype
     each element becomes a Python complex with parts of ``dt``'s real dtype; out of one, the
-    real part is kept (PyTorch warns, at the tensor layer)."""
+    real part is kept (PyTorch warns, at the tensor layer), except into bool (nonzero)."""
     if dt.kind == "c" or src.kind == "c":
+        if dt is bool:  # nonzero, as C++'s bool of a complex: an imaginary part alone makes it True
+            return [z != 0 for z in vals] if isinstance(vals, list) else vals != 0
         if dt.kind != "c":
             vals = [z.real for z in vals] if isinstance(vals, list) else vals.real
             src = src.to_real()

@@ -338,7 +338,11 @@ _ALLOWED_METHODS = frozenset({
     "is_floating_point", "is_complex", "is_conj", "is_neg", "is_leaf", "item", "tolist", "clone", "detach",
     "contiguous", "view", "reshape", "flatten", "unsqueeze", "squeeze", "t", "transpose", "permute",
     "__getitem__", "__len__", "__iter__", "__repr__", "__str__", "__format__", "__bool__", "__hash__",
-    "to", "cfloat", "cdouble", "float", "double", "dim_order", "get_device", "cpu", "is_inference", "_is_view",
+    "to", "cfloat", "cdouble", "float", "double", "bool", "dim_order",
+    # data movement and tests for zero, compared with PyTorch on complex tensors in test_complex_numbers.py
+    "flip", "expand", "expand_as", "narrow", "select", "split", "chunk", "unbind", "diagonal", "movedim",
+    "moveaxis", "unfold", "new_zeros", "type_as", "nonzero", "count_nonzero", "any", "all", "get_device", "cpu",
+    "is_inference", "_is_view",
     # built here
     "conj", "conj_physical", "resolve_conj", "resolve_neg", "abs", "absolute", "__abs__", "angle", "sum", "mean",
     "add", "sub", "mul", "div", "neg", "negative", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__",
@@ -355,6 +359,8 @@ _ALLOWED_FUNCTIONS = frozenset({
     "angle", "add", "sub", "mul", "div", "neg", "negative", "sum", "mean", "reshape", "flatten", "squeeze",
     "unsqueeze", "t", "transpose", "permute", "clone", "detach", "promote_types", "result_type", "can_cast",
     "is_storage", "typename", "set_printoptions", "get_default_dtype", "adjoint", "randn",
+    "stack", "hstack", "vstack", "flip", "narrow", "select", "split", "chunk", "unbind", "diagonal", "movedim",
+    "moveaxis", "where", "nonzero", "count_nonzero", "any", "all",
 })
 # names whose complex case is computed here, the real one by the function it wraps
 _COMPLEX_CASE = {"sum": sum_, "mean": mean}
