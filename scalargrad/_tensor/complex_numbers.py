@@ -5,7 +5,7 @@ A complex tensor's elements are Python complex numbers whose two parts are of it
 PyTorch 2.13 has it: ``torch.complex``, ``torch.polar``, ``real``/``imag``, ``view_as_real``/
 ``view_as_complex``, ``conj`` (with the conjugate bit ``is_conj``), ``conj_physical``,
 ``resolve_conj``, ``abs``, ``angle``, ``+ - * /`` with tensors and Python numbers (``neg`` too),
-``sum``/``mean`` of the whole tensor, ``cfloat()``/``cdouble()``; the factories, ``to`` and the
+``sum``/``mean`` (over dims too), ``cfloat()``/``cdouble()``; the factories, ``to`` and the
 repr know complex dtypes where they are (``factories``, ``dtypes.cast_values``, ``formatting``).
 
 Everything else refuses a complex operand at one gate: when the first complex tensor is made,
@@ -51,6 +51,7 @@ from . import elementwise, storage
 from .operands import broadcast_shapes, check_size, laid_out, positions, result_dtype
 from .storage import mem
 from .tensor import Tensor, flat, leaf
+from .views import norm_dims
 
 __all__ = ["install", "install_gate", "uninstall_gate", "register_namespace", "gate_installed"]
 
@@ -311,21 +312,33 @@ def unary(op, a: Tensor) -> Tensor:
 
 
 def sum_(input, dim=None, keepdim=False, *, dtype=None):
-    """``sum`` of a whole complex tensor: the exact sum of each part, rounded once."""
-    if dim is not None or keepdim or dtype is not None:
-        raise Unsupported(f"sum(dim=..., keepdim=..., dtype=...) of {input._t.dtype!r} tensors")
-    dt = input._t.dtype
-    vals = flat(input)
-    z = complex(math.fsum(z.real for z in vals), math.fsum(z.imag for z in vals))
-    return _made([round_complex(dt, z)], (), dt)
+    """``sum`` of a complex tensor over ``dim`` (None: all): the exact sum of each part, rounded once."""
+    if dtype is not None:
+        raise Unsupported(f"sum(dtype=...) of {input._t.dtype!r} tensors")
+    t = input._t
+    shape = tuple(t.shape)
+    dims = norm_dims(dim, max(t.ndim, 1)) if t.ndim or dim is not None else ()
+    dims = tuple(d for d in dims if d < t.ndim)
+    keep = [d for d in range(t.ndim) if d not in dims]
+    inner = math.prod(shape[d] for d in dims)
+    outer = math.prod(shape[d] for d in keep)
+    vals = flat(input.permute(*keep, *dims).reshape(outer, inner)) if t.ndim else flat(input)
+    out = [round_complex(t.dtype, complex(math.fsum(z.real for z in vals[i * inner:(i + 1) * inner]),
+                                          math.fsum(z.imag for z in vals[i * inner:(i + 1) * inner])))
+           for i in range(outer)]
+    out_shape = tuple(1 if d in dims else shape[d] for d in range(t.ndim)) if keepdim else \
+        tuple(shape[d] for d in keep)
+    return _made(out, out_shape, t.dtype)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    """``mean`` of a whole complex tensor: its sum divided by the count (nan of an empty one)."""
-    if dim is not None or keepdim or dtype is not None:
-        raise Unsupported(f"mean(dim=..., keepdim=..., dtype=...) of {input._t.dtype!r} tensors")
-    s = sum_(input)
-    n = input._t.numel
+    """``mean`` of a complex tensor over ``dim``: its sum divided by the count (nan of an empty one)."""
+    if dtype is not None:
+        raise Unsupported(f"mean(dtype=...) of {input._t.dtype!r} tensors")
+    s = sum_(input, dim, keepdim)
+    n = input._t.numel // max(s._t.numel, 1) if s._t.numel else 0
+    if dim is None or not input._t.ndim:
+        n = input._t.numel
     return binary(AR.Div, s, _made([round_complex(s._t.dtype, n)], (), s._t.dtype))
 
 
