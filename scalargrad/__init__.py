@@ -60,6 +60,7 @@ from ._base.missing_api import missing_attribute
 from ._base.presentation import present_as_torch
 from ._base.rng import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from ._base.warn_once import is_warn_always_enabled, set_warn_always
+from ._tensor import complex_numbers as _complex_numbers
 from ._tensor import surface as _surface
 from ._tensor.operands import MAX_ELEMENTS
 from ._tensor.raw_storage import TypedStorage, UntypedStorage
@@ -82,6 +83,7 @@ def is_inference(input: Tensor) -> bool:  # PyTorch's name
     return input.is_inference()
 
 
+_complex_numbers.register_namespace(globals(), "torch.")  # behind the complex gate once one is made
 present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTorch prints it
 
 

@@ -8,6 +8,7 @@ every other function raises ``Unsupported`` naming it."""
 from __future__ import annotations
 
 from ._base.missing_api import missing_attribute
+from ._tensor import complex_numbers
 from ._tensor.linalg import LinAlgError, cholesky_ex
 from ._tensor.linalg import linalg_cholesky as cholesky
 from ._tensor.linalg import linalg_cross as cross
@@ -26,6 +27,8 @@ from ._tensor.norms import vector_norm
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex",
            "lu_solve", "norm", "qr", "slogdet", "solve", "svdvals", "vector_norm"]
+
+complex_numbers.register_namespace(globals(), "torch.linalg.")  # complex operands: refused by name
 
 
 def __getattr__(name: str):

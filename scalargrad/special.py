@@ -17,6 +17,7 @@ import math
 from scalargrad._base.errors import Unsupported
 from scalargrad._base.missing_api import missing_attribute
 from scalargrad._ops import arithmetic as AR
+from scalargrad._tensor import complex_numbers
 from scalargrad._tensor.arguments import not_tensor
 from scalargrad._tensor.elementwise import with_number
 from scalargrad._tensor.surface import FUNCTIONS
@@ -54,6 +55,7 @@ def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 
 __all__ = sorted([*_ALIASES, "ndtr", "round"])
+complex_numbers.register_namespace(globals(), "torch.special.")  # complex operands: refused by name
 
 
 def __getattr__(name: str):

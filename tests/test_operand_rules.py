@@ -223,8 +223,9 @@ def test_in_place_bitwise_operator_keeps_the_tensor():
     assert c is d and c.item() == 2 and c._version == 1
 
 
-@pytest.mark.parametrize("expression", ["f + 1j", "1j - f", "f ** 1j", "torch.mul(1j, f)", "f.pow(1j)"])
+@pytest.mark.parametrize("expression", ["f ** 1j", "torch.mul(1j, f)", "f.pow(1j)"])
 def test_complex_numbers_are_refused_by_name(expression):
+    # (f + 1j and 1j - f make complex tensors: test_complex_numbers.py)
     env = {"torch": scalargrad, "f": scalargrad.tensor(1.5)}
     with pytest.raises(Unsupported, match="complex numbers"):
         eval(expression, env)

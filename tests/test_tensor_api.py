@@ -517,7 +517,7 @@ def test_dim_order_is_torchs(torch_ref):
 COMPLEX = {
     "tensor": lambda L: L.tensor([1 + 2j]), "scalar": lambda L: L.tensor(1j),
     "mixed": lambda L: L.tensor([[1.0], [2j]]), "full": lambda L: L.full((2,), 1j),
-    "as_tensor": lambda L: L.as_tensor([1j]), "new_tensor": lambda L: L.ones(2).new_tensor([1j]),
+    "as_tensor": lambda L: L.as_tensor([1j]), "new_tensor": lambda L: L.ones(2).new_tensor([1j], dtype=L.cdouble),
 }
 INTO_REAL = {
     "fill_": lambda L: L.ones(2).fill_(1j), "fill_real": lambda L: L.ones(2).fill_(3 + 0j),
@@ -528,11 +528,11 @@ INTO_REAL = {
 
 
 @pytest.mark.parametrize("name", sorted(COMPLEX))
-def test_python_complex_numbers_are_refused_by_name(name):
-    # PyTorch makes a complex tensor; scalargrad's are real: one sentence naming the feature,
-    # never "Could not infer dtype of complex" (PyTorch never says that)
-    with pytest.raises(Unsupported, match="^complex numbers and complex dtypes is not supported"):
-        COMPLEX[name](scalargrad)
+def test_python_complex_numbers_make_pytorchs_complex_tensors(torch_ref, name):
+    from scalargrad._tensor import complex_numbers
+
+    assert repr(COMPLEX[name](scalargrad)) == repr(COMPLEX[name](torch_ref))
+    complex_numbers.uninstall_gate()  # the process as it was (the gate comes with a complex element)
 
 
 def _into_real(L, f):

@@ -87,7 +87,7 @@ def test_torch_functional_outside_scalargrad_run(tmp_path):
     (lambda t: t.distributed.init_process_group("gloo"), "several processes"),
     (lambda t: t.compile(t.nn.Linear(1, 1)), "a compiled graph (TorchDynamo and Inductor)"),
     (lambda t: t.jit.script, "a compiled graph (TorchScript)"),
-    (lambda t: t.tensor([1.0]).cfloat(), "complex numbers"),
+    (lambda t: t.tensor([1.0]).chalf(), "complex numbers"),
     (lambda t: t.sparse.softmax, "scalargrad's sparse tensors"),
     (lambda t: t.frombuffer, "shares memory with a raw buffer"),
     (lambda t: t.nn.parallel.DistributedDataParallel, "several processes"),

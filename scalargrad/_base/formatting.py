@@ -105,6 +105,24 @@ class _Formatter:
         return " " * (self.max_width - len(ret)) + ret
 
 
+class _ComplexFormatter:
+    """Complex elements: the real parts and the imaginary parts each get a ``_Formatter`` of
+    their own (their own width and mode), joined as ``1.+2.j`` (``_tensor_str._val_formatter``).
+    ``max_width`` is what an element takes besides ``, ``: both widths and the ``j``."""
+
+    __slots__ = ("real", "imag", "max_width")
+
+    def __init__(self, values: Sequence) -> None:
+        self.real = _Formatter([z.real for z in values], True)
+        self.imag = _Formatter([z.imag for z in values], True)
+        self.max_width = self.real.max_width + self.imag.max_width + 1
+
+    def format(self, z) -> str:
+        real = self.real.format(z.real)
+        imag = (self.imag.format(z.imag) + "j").lstrip()
+        return real + imag if imag[0] in "+-" else real + "+" + imag
+
+
 def _size(shape: Sequence[int]) -> int:
     n = 1
     for s in shape:
@@ -162,14 +180,15 @@ def _body(values: Sequence, shape: Sequence[int], indent: int, summarize: bool, 
     return "[" + ("," + "\n" * (len(shape) - 1) + " " * (indent + 1)).join(slices) + "]"
 
 
-def format_data(values: Sequence, shape: Sequence[int], floating: bool, indent: int) -> str:
+def format_data(values: Sequence, shape: Sequence[int], floating: bool, indent: int, is_complex: bool = False) -> str:
     """The bracketed body of a tensor repr: ``5.``, ``[5.]``, ``[[0.2500, 0.5000]]``.
-    ``values`` are the elements in row-major order."""
+    ``values`` are the elements in row-major order (Python complex numbers when ``is_complex``)."""
     numel = _size(shape)
     if numel == 0:
         return "[]"
     summarize = numel > OPTIONS.threshold
-    fmt = _Formatter(_summarized(values, shape) if summarize else values, floating)
+    shown = _summarized(values, shape) if summarize else values
+    fmt = _ComplexFormatter(shown) if is_complex else _Formatter(shown, floating)
     return _body(values, tuple(shape), indent, summarize, fmt)
 
 
@@ -198,7 +217,9 @@ def tensor_repr(values: Sequence, shape: Sequence[int], dtype, *, requires_grad:
     indent = len(prefix)
     suffixes = []
     numel = _size(shape)
-    implicit = (dtype is default_dtype) or dtype.name in ("int64", "bool")
+    # the default complex dtype (complex64, complex128 under float64) is not printed either
+    implicit = (dtype is default_dtype) or dtype.name in ("int64", "bool") or (
+        dtype.is_complex and default_dtype is not None and dtype.to_real() is default_dtype)
     if numel == 0:
         if len(shape) != 1:
             suffixes.append(f"size={tuple(shape)!r}")
@@ -210,7 +231,7 @@ def tensor_repr(values: Sequence, shape: Sequence[int], dtype, *, requires_grad:
             suffixes.append(f"size={tuple(shape)!r}")
         if not implicit:
             suffixes.append(f"dtype={dtype!r}")
-        text = format_data(values, shape, dtype.is_floating_point, indent)
+        text = format_data(values, shape, dtype.is_floating_point, indent, dtype.is_complex)
     if grad_fn is not None:
         suffixes.append(f"grad_fn=<{grad_fn}>")
     elif requires_grad:

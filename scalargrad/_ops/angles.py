@@ -1,4 +1,4 @@
-"""atan2 (``arctan2``): the angle of the point (other, self); hypot: its distance from the origin.
+"""angle; atan2 (``arctan2``): the angle of the point (other, self); hypot: its distance from the origin.
 
 PyTorch's CPU kernel is SLEEF's or libm's atan2 (machine-dependent in the last bit, see
 ``tests/faithfulness.py``); scalargrad takes the platform's double ``atan2`` rounded once to
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import math
 
-from .elementwise import Binary
+from .elementwise import Binary, Unary, spellings
 from .table import Api, register
 from .unary import Reciprocal
 
-__all__ = ["Atan2", "Hypot"]
+__all__ = ["Atan2", "Hypot", "Angle"]
 
 
 @register
@@ -78,3 +78,18 @@ class Hypot(Binary):
             return ("hypot: PyTorch's derivative at the origin is nan (self / result = 0 / 0; calculus: none)",
                     (math.nan, math.nan))
         return None
+
+
+@register
+class Angle(Unary):
+    """angle of a real tensor: pi for a negative element, 0 otherwise, nan kept (an integral
+    tensor's in the default float dtype); its derivative is 0, ``angle_backward`` of a real
+    tensor being ``zeros_like(self)``. A complex tensor's angle is complex_numbers'."""
+
+    name = "AngleBackward0"
+    saved = (("self", 0),)
+    api = spellings("angle", inplace=False)
+    result = "float"
+    forward = staticmethod(lambda r, a: a if a != a else (math.pi if a < 0 else 0.0))
+    backward = staticmethod(lambda k, g, v: (k.zeros_like(g),))
+    sympy = staticmethod(lambda sp, a: sp.pi * sp.Heaviside(-a, 0))

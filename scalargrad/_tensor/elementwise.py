@@ -98,6 +98,19 @@ def _repeat(x, n: int) -> list:
     return [x] * n
 
 
+complex_ops: dict = {}
+"""``binary(op, a, b, alpha)`` and ``unary(op, a)`` for complex operands, set by ``complex_numbers``
+(above this module); without them a complex number is refused by name."""
+
+
+def _complex(x) -> bool:
+    if x.__class__ is complex:
+        if not complex_ops:
+            refuse_complex(x)
+        return True
+    return isinstance(x, Tensor) and x._t.dtype.kind == "c"
+
+
 def _bool_check(op, a, b) -> None:
     if op.bool_error is None:
         return
@@ -123,8 +136,10 @@ def _result_dt(op, rd: dtypes.dtype) -> dtypes.dtype:
 
 
 def unary(op, a: Tensor) -> Tensor:
-    """``op`` applied to every element of ``a``."""
+    """``op`` applied to every element of ``a`` (a complex ``a``: ``complex_numbers``)."""
     t = a._t
+    if t.dtype.kind == "c":
+        return complex_ops["unary"](op, a)
     if t.dtype is dtypes.bool:
         if op.bool_error is not None:
             raise RuntimeError(op.bool_error)
@@ -153,8 +168,10 @@ def unary(op, a: Tensor) -> Tensor:
 
 def binary(op, a, b, alpha=None) -> Tensor:
     """``a (op) b`` for tensors and Python numbers, broadcast, with PyTorch's promotion.
-    ``alpha`` is add/sub's multiplier of ``b`` (None: 1)."""
-    refuse_complex(a, b)
+    ``alpha`` is add/sub's multiplier of ``b`` (None: 1). A complex operand goes to
+    ``complex_numbers`` (registered in ``complex_ops``)."""
+    if _complex(a) or _complex(b):
+        return complex_ops["binary"](op, a, b, alpha)
     _bool_check(op, a, b)
     ta = isinstance(a, Tensor)
     tb = isinstance(b, Tensor)

@@ -14,7 +14,7 @@ import warnings
 from contextlib import contextmanager
 
 from .._base import dtypes
-from .._base.dtypes import TensorType, round_list
+from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.layout import contiguous_strides
 from .._base.meta_data import meta_refusal
@@ -232,14 +232,14 @@ def check_dtype(dtype, what: str = "tensor"):
     if dtype is None:
         return dtype
     if isinstance(dtype, dtypes.dtype):
-        if dtype.is_complex:
-            raise Unsupported("complex numbers and complex dtypes")
+        if dtype is dtypes.complex32:
+            raise Unsupported("torch.complex32 (ComplexHalf) tensors")
         return dtype
     dt = _PYTHON_TYPES.get(dtype) if isinstance(dtype, type) else None
     if dt is not None:
         return dt
-    if dtype is complex:
-        raise Unsupported("complex numbers and complex dtypes")
+    if dtype is complex:  # Python's complex stands for complex128, as float for float64
+        return dtypes.complex128
     raise TypeError(f"{what}(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
 
 
@@ -248,6 +248,8 @@ def _require_grad(v: Tensor, requires_grad, what: str = "tensor") -> Tensor:
     if requires_grad.__class__ is not bool:
         raise TypeError(f"{what}(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
     if requires_grad:
+        if v._t.dtype.is_complex:
+            raise Unsupported(f"requires_grad=True on a {v._t.dtype!r} tensor (autograd of complex numbers)")
         # a factory's requires_grad=True words its refusal differently from requires_grad_()
         if not v._t.dtype.is_floating_point:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
@@ -260,7 +262,7 @@ def from_values(values: list, shape: tuple, dtype, requires_grad=False, what: st
     ``what`` names the factory in a refusal of ``requires_grad``."""
     shape = tuple(shape)
     check_size(shape)
-    vals = round_list(dtype, values)
+    vals = dtypes.round_values(dtype, values)
     v = leaf(vals if shape else vals[0], TensorType(dtype, shape))
     return _require_grad(v, requires_grad, what)
 
@@ -354,8 +356,8 @@ def parse_data(data) -> tuple:
             kinds.add(defaults["dtype"])
         elif isinstance(x, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
-        elif isinstance(x, complex):  # PyTorch makes a complex tensor: refused by name, never a raw error
-            raise Unsupported("complex numbers and complex dtypes")
+        elif isinstance(x, complex):  # the default complex dtype (complex64 under float32)
+            kinds.add(defaults["dtype"].to_complex())
         elif is_numpy_scalar(x):  # its own dtype: np.float64(1.5) gives float64, np.int32(1) int32
             x, dt = scalar_value(x)
             kinds.add(dt)
@@ -399,6 +401,9 @@ def tensor(data=_NO_DATA, *extra, dtype=None, device=None, requires_grad=False, 
             raise meta_refusal()
         return _require_grad(array_tensor(data, dtype), requires_grad)
     values, shape, inferred = parse_data(data)
+    if dtype is not None and inferred.kind == "c" and dtype.kind in "if":  # the parser's conversion of a complex
+        raise TypeError("'complex' object cannot be interpreted as an integer" if dtype.kind == "i" else
+                        "must be real number, not complex")
     if dtype is not None and dtype.kind == "i":
         for v in values:
             dtypes.check_fits(dtype, v, cpp=False)
@@ -498,7 +503,7 @@ def repeated(value, shape: tuple, dtype, requires_grad=False, what: str = "tenso
     and the size is checked before the list is made."""
     shape = tuple(shape)
     n = check_size(shape)
-    v = round_list(dtype, [value])[0]
+    v = dtypes.round_values(dtype, [value])[0]
     t = leaf([v] * n if shape else v, TensorType(dtype, shape))
     return _require_grad(t, requires_grad, what)
 
@@ -634,7 +639,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 
 def _dtype_of_number(x):
     if isinstance(x, complex):
-        raise Unsupported("complex numbers and complex dtypes")
+        return defaults["dtype"].to_complex()
     if isinstance(x, bool):
         return dtypes.bool
     if isinstance(x, int):

@@ -50,6 +50,10 @@ def _combine(higher, lower):
         return lower
     if lower is None:
         return higher
+    if higher.kind == "c":
+        return higher
+    if lower.kind == "c":  # a float keeps its width, made complex; an integral or bool takes lower's
+        return higher.to_complex() if higher.is_floating_point else lower
     if higher.is_floating_point:
         return higher
     if higher is dtypes.bool or lower.is_floating_point:
@@ -63,6 +67,8 @@ def number_dtype(x):
         return dtypes.bool
     if x.__class__ is int:
         return dtypes.int64
+    if isinstance(x, complex):  # the default complex dtype: complex64, complex128 under float64
+        return defaults["dtype"].to_complex()
     return defaults["dtype"]
 
 

@@ -63,10 +63,19 @@ def randn(*shape, size=None, generator=None, out=None, dtype=None, layout=None, 
     factory_options("randn", layout, pin_memory)
     meta = factory_device(device, meta=True)
     shape = sizes(shape, size, "randn")
+    if isinstance(dtype, dtypes.dtype) and dtype.is_complex and not meta:
+        return _complex_randn(shape, check_dtype(dtype, "randn"), generator, requires_grad)
     dt = _float_dtype(dtype, "randn")
     if meta:  # no numbers drawn: PyTorch's meta kernel leaves the generator alone
         return meta_factory(shape, dt, requires_grad, "randn")
     return from_values(rng.normal(math.prod(shape), dt.name, generator=generator), shape, dt, requires_grad, "randn")
+
+
+def _complex_randn(shape: tuple, dt, generator, requires_grad) -> Tensor:
+    """A complex randn, as ATen's normal_ draws it: the real view's 2n numbers, real and imaginary
+    parts interleaved, each of variance 1/2 (std ``1 / sqrt(2)``, a double)."""
+    vals = rng.normal(2 * math.prod(shape), dt.to_real().name, 0.0, 1.0 / math.sqrt(2.0), generator=generator)
+    return from_values([complex(a, b) for a, b in zip(vals[::2], vals[1::2])], shape, dt, requires_grad, "randn")
 
 
 _NORMAL_OVERLOADS = (

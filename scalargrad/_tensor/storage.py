@@ -30,9 +30,12 @@ from .tensor import GRADLESS_VIEW, INFERENCE, Ext, Tensor, ext, impl, leaf, next
 
 __all__ = ["Counter", "Mem", "Store", "mem", "store_of", "pick", "write", "write_version", "alias", "share_with_array",
            "pull_arrays", "version_then", "snapshot", "regenerate", "positions_in_base", "refused_view",
-           "set_dual_memory", "dual_memory"]
+           "set_dual_memory", "dual_memory", "write_guards"]
 
 _STAMPS_KEPT = 64
+write_guards: list = []
+"""Callables ``fn(t)`` run before any write into ``t``, which raise to refuse it (complex_numbers:
+the parts of a complex tensor, copies here, are not written through)."""
 
 
 class Counter:
@@ -203,6 +206,8 @@ def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
     now requires grad) so do the views made in grad mode that did not require grad."""
     if t._val is NO_DATA:  # a meta tensor: only the ops that know the meta device change one
         raise meta_refusal()
+    for guard in write_guards:
+        guard(t)
     s = mem(t)
     st = s.store
     if st is not None and st.arrays:

@@ -24,6 +24,7 @@ from . import (
     attributes,
     combinatorics,
     comparison,
+    complex_numbers,
     conversion,
     convolution,
     correlation,
@@ -83,7 +84,8 @@ FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, j
             conversion, fill, memory_formats, factories, random_factories, ranges, softmax, products, rounding, norms,
             scans, selection, scatter, einsum, moments, convolution, pooling, padding, shuffle, normalization, legacy,
             numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
-            integration, quantiles, correlation, finite_differences, gamma, raw_storage, sparse_ops)
+            integration, quantiles, correlation, finite_differences, gamma, raw_storage, complex_numbers,
+            sparse_ops)
 # sparse_ops last: it closes the sparse tensor's class over every dunder bound before it
 
 

@@ -352,8 +352,8 @@ def _arith(op_number, op_tensor, compute, symbol: str):
                 v._seq = 0
             return v
         if not isinstance(other, Tensor):
-            if isinstance(other, (int, float)) and other.__class__.__module__ != "numpy":
-                return impl.binary(op_tensor, self, other)
+            if isinstance(other, (int, float, complex)) and other.__class__.__module__ != "numpy":
+                return impl.binary(op_tensor, self, other)  # a complex number: complex_numbers
             return _not_an_operand(other, lambda n: method(self, n))
         if other._t is not t or not t.fast:
             return impl.binary(op_tensor, self, other)
@@ -441,7 +441,7 @@ def _reflected(op):
     """``number (op) tensor`` for a commutative op: the same method, operands swapped by Python."""
 
     def method(self, other):
-        if isinstance(other, (Tensor, int, float)) and other.__class__.__module__ != "numpy":
+        if isinstance(other, (Tensor, int, float, complex)) and other.__class__.__module__ != "numpy":
             return impl.binary(op, other, self)
         return _not_an_operand(other, lambda n: method(self, n))
 
@@ -734,12 +734,12 @@ class Tensor:
     __rmul__ = _reflected(AR.Mul)
 
     def __rsub__(self, other):
-        if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
+        if isinstance(other, Tensor) or other.__class__ in (float, int, bool, complex):
             return impl.binary(AR.Sub, other, self)
         return _not_an_operand(other, self.__rsub__)
 
     def __rtruediv__(self, other):
-        if isinstance(other, Tensor) or other.__class__ in (float, int, bool):
+        if isinstance(other, Tensor) or other.__class__ in (float, int, bool, complex):
             return impl.binary(AR.Div, other, self)
         # an array: PyTorch's ``self.reciprocal() * other``, which NumPy computes
         return self.reciprocal() * other if NP.is_ndarray(other) else _not_an_operand(other, self.__rtruediv__)

@@ -592,6 +592,10 @@ def to_dtype(x: Tensor, dt, copy: bool = False, memory_format=None) -> Tensor:
     if dt is t.dtype and not copy and (fmt is None or fmt is preserve_format or
                                        fmt is suggest_format(t.shape, t.strides)):
         return x
+    if dt.kind == "c" and x._rg:
+        raise Unsupported(f"a {dt!r} copy of a tensor that requires grad (autograd of complex numbers)")
+    if t.dtype.kind == "c" and dt.kind != "c":
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
     val = dtypes.cast_values(t.dtype, dt, x._val)
     # _to_copy with memory_format=preserve: a dense tensor's strides are kept; an expanded or
     # strided one (not dense) takes the format its strides suggest

@@ -14,7 +14,7 @@ from .._base.dtypes import TensorType
 from .._base.missing_api import missing_attribute
 from .._ops import arithmetic as AR
 from .._ops import unary as UN
-from .._tensor import products
+from .._tensor import complex_numbers, products
 from .._tensor.arguments import not_tensor
 from .._tensor.elementwise import binary, unary
 from .._tensor.inplace import inplace
@@ -231,6 +231,9 @@ from .attention_functions import (  # noqa: E402 - attention is composed of the 
 from .attention_functions import none_or_dtype as _none_or_dtype  # noqa: E402, F401 - PyTorch's private name
 
 __all__ += ["multi_head_attention_forward", "scaled_dot_product_attention"]
+
+
+complex_numbers.register_namespace(globals(), "torch.nn.functional.")  # complex operands: refused by name
 
 
 def __getattr__(name: str):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .._base import dtypes
 from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
 from .._base.grad_mode import is_inference_mode_enabled
 from .._base.meta_data import own_copy
 from .._tensor.attributes import deepcopy as _deepcopy
@@ -41,6 +42,8 @@ class Parameter(Tensor):
         if requires_grad.__class__ is not bool:
             raise TypeError("_make_subclass(): argument 'require_grad' (position 3) must be bool, not "
                             f"{type(requires_grad).__name__}")
+        if requires_grad and data._t.dtype.is_complex:
+            raise Unsupported(f"nn.Parameter of a {data._t.dtype!r} tensor (autograd of complex numbers)")
         if requires_grad and not data._t.dtype.is_floating_point:
             raise RuntimeError(_NOT_FLOAT)
         if requires_grad and data.is_inference() and not is_inference_mode_enabled():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import struct
 
 from .._base import dtypes
+from .._base.errors import Unsupported
 
 __all__ = ["to_bytes", "from_bytes"]
 
@@ -18,8 +19,14 @@ _CODES = {"float16": "e", "float32": "f", "float64": "d", "uint8": "B", "int8": 
           "int32": "i", "int64": "q", "bool": "?"}
 
 
+def _refuse_complex(dt: dtypes.dtype) -> None:
+    if dt.is_complex:  # scalargrad's complex tensors are not written into, nor read from, an archive yet
+        raise Unsupported(f"saving or loading {dt!r} tensors")
+
+
 def to_bytes(dt: dtypes.dtype, values: list) -> bytes:
     """``values`` (Python numbers already rounded to ``dt``) packed little-endian."""
+    _refuse_complex(dt)
     n = len(values)
     if dt is dtypes.bfloat16:
         words = struct.unpack(f"<{n}I", struct.pack(f"<{n}f", *values))
@@ -29,6 +36,7 @@ def to_bytes(dt: dtypes.dtype, values: list) -> bytes:
 
 def from_bytes(dt: dtypes.dtype, raw: bytes) -> list:
     """The elements that ``to_bytes`` packed: Python floats, ints or bools."""
+    _refuse_complex(dt)
     if len(raw) % dt.itemsize:
         raise RuntimeError(f"a {dt.name} storage of {len(raw)} bytes is not a whole number of elements")
     n = len(raw) // dt.itemsize

@@ -7,6 +7,7 @@ import warnings
 
 from .._base import dtypes
 from .._base.missing_api import missing_attribute
+from .._tensor import complex_numbers
 from .._tensor.surface import FUNCTIONS
 from .._tensor.tensor import Tensor
 from ._comparison import assert_close
@@ -31,6 +32,8 @@ def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=
         rtol, atol = (max(r) for r in zip(*[precisions.get(t.dtype, (0.0, 0.0)) for t in (actual, expected)]))
     assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True, check_dtype=False,
                  check_stride=False, msg=msg or None)
+
+complex_numbers.register_namespace(globals(), "torch.testing.")  # complex operands: refused by name
 
 
 def __getattr__(name: str):

@@ -213,6 +213,9 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple:
         return None, bound["tensor"].dtype, fmt
     return device, dtype, fmt
 
+_COMPLEX_PARAMETERS = "complex parameters need autograd of complex numbers, which scalargrad refuses"
+
+
 class ModuleBoundHook:
     """``hook(module, *args)`` for a hook stored away from the module (a legacy backward hook on
     a graph node, a load_state_dict pre-hook), holding the module weakly."""
@@ -743,7 +746,7 @@ class Module:
             use_device(device)  # anything but the CPU is refused here
         if dtype is not None and dtype.is_complex:
             # refused before any parameter is converted: nothing is left half-applied
-            raise Unsupported(f"nn.Module.to({dtype})", "complex dtypes: scalargrad's tensors are real")
+            raise Unsupported(f"nn.Module.to({dtype})", _COMPLEX_PARAMETERS)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype}")
@@ -773,7 +776,7 @@ class Module:
     def type(self, dst_type) -> Module:
         """Cast every parameter and buffer to ``dst_type``."""
         if getattr(dst_type, "is_complex", False) is True:
-            raise Unsupported(f"nn.Module.type({dst_type})", "complex dtypes: scalargrad's tensors are real")
+            raise Unsupported(f"nn.Module.type({dst_type})", _COMPLEX_PARAMETERS)
         return self._apply(lambda t: t.type(dst_type))
 
     def half(self) -> Module:
