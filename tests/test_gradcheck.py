@@ -259,3 +259,26 @@ def test_gradcheck_runs_the_undefined_grad_check(fast_mode):
 def test_gradcheck_undefined_grad_check_matches_pytorch(torch_ref):
     for fast_mode in (False, True):
         assert _undefined_grad_outcome(torch, fast_mode) == _undefined_grad_outcome(torch_ref, fast_mode)
+
+
+def _perturbed_outcomes(lib) -> list:
+    # PyTorch's own test_gradcheck_output_shape_or_dtype_depend_on_values: an output whose shape
+    # or dtype changes across the perturbation is an AssertionError naming the shapes/dtypes
+    def shape_flips(x):
+        return lib.cat([x, x]) if lib.all(x >= 1) else x
+
+    def dtype_flips(x):
+        return x.to(lib.float32) if lib.all(x >= 1) else x
+
+    a = lib.ones(1, dtype=lib.double, requires_grad=True)
+    got = []
+    for f in (shape_flips, dtype_flips):
+        for fast_mode in (True, False):
+            with pytest.raises(AssertionError) as e:
+                lib.autograd.gradcheck(f, (a,), fast_mode=fast_mode)
+            got.append(str(e.value))
+    return got
+
+
+def test_outputs_whose_shape_or_dtype_depend_on_the_perturbation_match_pytorch(torch_ref):
+    assert _perturbed_outcomes(torch) == _perturbed_outcomes(torch_ref)

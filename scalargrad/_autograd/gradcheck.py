@@ -176,9 +176,13 @@ def _difference(func, inputs: tuple, x: Tensor, index, delta, eps: float) -> lis
     try:
         put(x, place, lo)
         outa = _as_tuple(func(*inputs))
+        metas = [(o.shape, o.dtype) if isinstance(o, Tensor) else None for o in outa]
         outa = [_flat(o) if isinstance(o, Tensor) else None for o in outa]
         put(x, place, hi)
         outb = _as_tuple(func(*inputs))
+        for meta, o in zip(metas, outb):
+            if meta is not None and isinstance(o, Tensor):
+                _same_shape_and_dtype(meta, o, eps, None if index is None else _unravel(index, x.shape))
         outb = [(o._t.dtype, _flat(o)) if isinstance(o, Tensor) else None for o in outb]
     finally:
         put(x, place, orig)
@@ -194,6 +198,28 @@ def _difference(func, inputs: tuple, x: Tensor, index, delta, eps: float) -> lis
         else:
             cols.append([r(div(r(q - p), two_eps)) for p, q in zip(a, b[1])])
     return cols
+
+
+def _unravel(i: int, shape) -> tuple:
+    """Flat index ``i`` of a tensor of ``shape`` as the index tuple PyTorch's messages show."""
+    out = []
+    for n in reversed(tuple(shape)):
+        i, r = divmod(i, n)
+        out.append(r)
+    return tuple(reversed(out))
+
+
+def _same_shape_and_dtype(meta: tuple, out: Tensor, eps: float, idx) -> None:
+    """PyTorch's check that ``func`` returns outputs of one shape and dtype on both sides of a
+    perturbation (an AssertionError naming the perturbed index in slow mode)."""
+    on_index = f"on index {idx} " if idx is not None else ""
+    shape, dtype = meta
+    if shape != out.shape:
+        raise AssertionError(f"Expected `func` to return outputs with the same shape when inputs are perturbed "
+                             f"{on_index}by {eps}, but got: shapes {shape} and {out.shape}.")
+    if dtype != out.dtype:
+        raise AssertionError(f"Expected `func` to return outputs with the same dtype when inputs are perturbed "
+                             f"{on_index}by {eps}, but got: dtypes {dtype} and {out.dtype}.")
 
 
 def _put_all(x: Tensor, _index, values) -> None:
