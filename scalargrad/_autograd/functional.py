@@ -255,7 +255,7 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
         return _unpack_pair(_finish(tuple(result), create_graph), outputs_tuple, inputs_tuple)
 
 
-def _construct_standard_basis_for(tensors: tuple, tensor_numels: tuple) -> tuple:
+def construct_standard_basis_for(tensors: tuple, tensor_numels: tuple) -> tuple:
     """PyTorch's private helper behind vectorized Jacobians: the ``N x N`` identity, ``N`` the sum
     of ``tensor_numels``, cut by columns into one chunk per tensor. Chunk ``i`` has shape
     ``(N, tensor_numels[i])`` and the dtype and device of ``tensors[i]``, with a one at row

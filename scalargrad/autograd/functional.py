@@ -1,6 +1,7 @@
 """``torch.autograd.functional``: Jacobians, Hessians and their products with vectors."""
 
-from .._autograd.functional import _construct_standard_basis_for, hessian, hvp, jacobian, jvp, vhp, vjp  # noqa: F401 (the private helper PyTorch exposes here too)
+from .._autograd.functional import construct_standard_basis_for as _construct_standard_basis_for  # noqa: F401 (PyTorch names it here)
+from .._autograd.functional import hessian, hvp, jacobian, jvp, vhp, vjp
 from .._base.missing_api import missing_attribute
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
