@@ -122,3 +122,27 @@ def test_warning_without_forward_information_matches_pytorch(torch_ref):
         return _messages(caught)
 
     assert run(torch) == run(torch_ref)
+
+
+def _report_under_an_error_filter(lib) -> tuple:
+    # PyTorch's own test_anomaly_grad_warnings: a filter that turns the "Error detected in"
+    # warning into an error while backward fails prints it to stderr; backward's error is raised
+    import contextlib
+    import io
+    import warnings
+
+    err = io.StringIO()
+    with warnings.catch_warnings(record=True) as w, contextlib.redirect_stderr(err):
+        with lib.autograd.detect_anomaly():
+            warnings.simplefilter("error")
+            a = lib.randn(5, requires_grad=True)
+            d1 = a + 1
+            d2 = d1 ** 2
+            d1 += 1
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                lib.autograd.grad(d2.sum(), a)
+    return [str(x.message)[:34] for x in w], err.getvalue().startswith("UserWarning: Error detected in PowBackward0.")
+
+
+def test_an_error_filter_prints_the_report_as_pytorch_does(torch_ref):
+    assert _report_under_an_error_filter(torch) == _report_under_an_error_filter(torch_ref)

@@ -115,3 +115,25 @@ def test_hessian_and_jacobian_against_sympy():
     hv = [want_h[0][0] + 2 * want_h[0][1], want_h[1][0] + 2 * want_h[1][1]]
     assert F.hvp(fn, x, v)[1].tolist() == pytest.approx(hv, rel=1e-13)
     assert F.vhp(fn, x, v)[1].tolist() == pytest.approx(hv, rel=1e-13)
+
+
+def test_construct_standard_basis_for_matches_pytorch(torch_ref):
+    # PyTorch's own test_construct_standard_basis_for (test/autograd/test_functional.py) calls
+    # this private helper: each chunk is a column block of the identity, in its tensor's dtype
+    f32 = "float32"
+    cases = [[(f32, (2, 3))], [(f32, (1,))], [(f32, ())], [(f32, (1,)), (f32, ()), (f32, ())],
+             [(f32, (2,)), (f32, (3,)), (f32, ())], [(f32, (2, 3)), (f32, (3,)), (f32, (3, 4, 2))],
+             [("float64", (2,)), (f32, (3,))], [(f32, (2,)), (f32, (0,))]]
+    for case in cases:
+        got = []
+        for lib in (torch, torch_ref):
+            tensors = tuple(lib.zeros(shape, dtype=getattr(lib, dtype)) for dtype, shape in case)
+            numels = tuple(t.numel() for t in tensors)
+            chunks = lib.autograd.functional._construct_standard_basis_for(tensors, numels)
+            got.append([(str(c.dtype), tuple(c.shape), c.tolist(), c.requires_grad) for c in chunks])
+        assert got[0] == got[1], case
+    for lib in (torch, torch_ref):
+        with pytest.raises(AssertionError, match="same length"):
+            lib.autograd.functional._construct_standard_basis_for((lib.zeros(1),), (1, 1))
+        with pytest.raises(AssertionError, match="at least one tensor"):
+            lib.autograd.functional._construct_standard_basis_for((), ())

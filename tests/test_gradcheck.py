@@ -259,3 +259,56 @@ def test_gradcheck_runs_the_undefined_grad_check(fast_mode):
 def test_gradcheck_undefined_grad_check_matches_pytorch(torch_ref):
     for fast_mode in (False, True):
         assert _undefined_grad_outcome(torch, fast_mode) == _undefined_grad_outcome(torch_ref, fast_mode)
+
+
+def _perturbed_outcomes(lib) -> list:
+    # PyTorch's own test_gradcheck_output_shape_or_dtype_depend_on_values: an output whose shape
+    # or dtype changes across the perturbation is an AssertionError naming the shapes/dtypes
+    def shape_flips(x):
+        return lib.cat([x, x]) if lib.all(x >= 1) else x
+
+    def dtype_flips(x):
+        return x.to(lib.float32) if lib.all(x >= 1) else x
+
+    a = lib.ones(1, dtype=lib.double, requires_grad=True)
+    got = []
+    for f in (shape_flips, dtype_flips):
+        for fast_mode in (True, False):
+            with pytest.raises(AssertionError) as e:
+                lib.autograd.gradcheck(f, (a,), fast_mode=fast_mode)
+            got.append(str(e.value))
+    return got
+
+
+def test_outputs_whose_shape_or_dtype_depend_on_the_perturbation_match_pytorch(torch_ref):
+    assert _perturbed_outcomes(torch) == _perturbed_outcomes(torch_ref)
+
+
+def _deprecated_jacobians(lib) -> list:
+    # PyTorch's own test_gradcheck_get_numerical_jacobian / _get_analytical_jacobian, imported
+    # from the module torch.autograd.gradcheck (the attribute stays the function)
+    import importlib
+
+    mod = importlib.import_module(lib.__name__ + ".autograd.gradcheck")
+    gen = lib.Generator().manual_seed(0)
+    a = lib.rand(2, 2, dtype=lib.float64, generator=gen).requires_grad_()
+    b = lib.rand(2, 2, dtype=lib.float64, generator=gen).requires_grad_()
+    got = []
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        num_a = mod.get_numerical_jacobian(lambda t: (2 * t[0] + t[1], t[0] + 2 * t[1]), (a, b), target=a, eps=1e-6)
+        num = mod.get_numerical_jacobian(lambda t: (2 * t[0] + t[1], t[0] + 2 * t[1]), (a, b), eps=1e-6)
+        jac, reentrant, sizes_ok, types_ok = mod.get_analytical_jacobian((a, b), 2 * a + b)
+    got.append([(x.category.__name__, str(x.message)[:40]) for x in w])
+    got.append([tuple(j.shape) for j in num_a + num + jac])
+    got.append([[round(v, 6) for row in j.tolist() for v in row] for j in num_a + num])
+    got.append(([j.tolist() for j in jac], reentrant, sizes_ok, types_ok, str(jac[0].dtype)))
+    with warnings.catch_warnings(), pytest.raises(ValueError, match="Expected grad_out to be 1.0"):
+        warnings.simplefilter("ignore", FutureWarning)
+        mod.get_numerical_jacobian(lambda t: t[0], (a,), eps=1e-6, grad_out=2.0)
+    got.append(callable(lib.autograd.gradcheck) and issubclass(mod.GradcheckError, RuntimeError))
+    return got
+
+
+def test_deprecated_jacobian_helpers_match_pytorch(torch_ref):
+    assert _deprecated_jacobians(torch) == _deprecated_jacobians(torch_ref)

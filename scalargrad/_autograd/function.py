@@ -24,7 +24,7 @@ from .._tensor.linalg_outputs import several_outputs
 from .._tensor.nodes import node_class, short_name
 from .._tensor.reductions import sum_to
 from .._tensor.saved_hooks import HOOKS_SET, SAVED_FREED, SavedTensor, current_hooks, unpack_one
-from .._tensor.storage import alias, write
+from .._tensor.storage import alias, multi_output_message, write
 from .._tensor.tensor import Ext, Tensor, ext, leaf, next_seq
 from . import forward_ad
 from .function_forward import apply_with_jvp
@@ -380,6 +380,8 @@ class Function(metaclass=_FunctionMeta):
         ctx._n_args = len(args)
         if cls.sympy is not None:  # the non-tensor arguments the declared form is given
             ctx._sympy_args = (tuple(None if isinstance(a, Tensor) else a for a in args), kwargs)
+        # an input that is an output of unbind/split: told now, as forward may change it in place
+        multi = {id(a): multi_output_message(a, "is being") for a in args if isinstance(a, Tensor) and _multi_view(a)}
         with grad_mode.no_grad():
             if cls.setup_context is not _BASE_SETUP_CONTEXT:  # new style: forward without ctx
                 result = cls.forward(*args, **kwargs)
@@ -399,7 +401,7 @@ class Function(metaclass=_FunctionMeta):
         outs = list(result) if is_tuple else [result]
         tensor_idx = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
         dirty = {id(t) for t in ctx._dirty}
-        _check_dirty(ctx, inputs, is_tuple)
+        _check_dirty(ctx, inputs, is_tuple, multi)
         if not tensor_idx:
             _bump_dirty(ctx)
             _remember_versions(ctx)
@@ -562,16 +564,29 @@ def _check_dirty_no_grad_views(ctx: FunctionCtx) -> None:
             raise RuntimeError(_LEAF_DIRTY)
 
 
-def _check_dirty(ctx: FunctionCtx, inputs: tuple, is_tuple: bool) -> None:
-    """PyTorch's refusals of the tensors forward marked dirty: a leaf that requires grad, a view
-    of one (counted as changed first); a view that is not the only output and first input is
-    beyond what scalargrad rebases (PyTorch: CopySlices over the Function's node)."""
+def _multi_view(t: Tensor) -> bool:
+    """An output of unbind/split (or a view of one) that requires grad: PyTorch's
+    MULTI_OUTPUT_NODE CreationMeta."""
+    s = t._s
+    return (t._rg and s is not None and s.base is not None
+            and (s.no_grad == "multi" or (t._ext is not None and t._ext.pick is not None)))
+
+
+def _check_dirty(ctx: FunctionCtx, inputs: tuple, is_tuple: bool, multi: dict) -> None:
+    """PyTorch's refusals of the tensors forward marked dirty: a view made inside forward, a leaf
+    that requires grad, an output of unbind/split (``multi``: its message, made before forward),
+    a view of a leaf (counted as changed first); a view that is not the only output and first
+    input is beyond what scalargrad rebases (PyTorch: CopySlices over the Function's node)."""
     for t in ctx._dirty:
+        base = t._s.base if t._s is not None else None
         if not any(t is u for u in inputs):
+            if base is not None:  # a view made inside forward: refused (no warning), as PyTorch does
+                raise RuntimeError(_DIRTY_NOT_INPUT)
             warnings.warn(_DIRTY_NOT_INPUT, UserWarning, stacklevel=3)
         if t._op is None and t._rg:
             raise RuntimeError(_LEAF_DIRTY)
-        base = t._s.base if t._s is not None else None
+        if id(t) in multi:  # handle_view_on_rebase checks the CreationMeta before the leaf
+            raise RuntimeError(multi[id(t)])
         if base is not None and base._rg and base._op is None:
             _bump_dirty(ctx)
             raise RuntimeError(VIEW_OF_LEAF)

@@ -255,6 +255,28 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
         return _unpack_pair(_finish(tuple(result), create_graph), outputs_tuple, inputs_tuple)
 
 
+def construct_standard_basis_for(tensors: tuple, tensor_numels: tuple) -> tuple:
+    """PyTorch's private helper behind vectorized Jacobians: the ``N x N`` identity, ``N`` the sum
+    of ``tensor_numels``, cut by columns into one chunk per tensor. Chunk ``i`` has shape
+    ``(N, tensor_numels[i])`` and the dtype and device of ``tensors[i]``, with a one at row
+    ``offset_i + k``, column ``k`` (``offset_i`` the numels before it) and zeros elsewhere."""
+    if len(tensors) != len(tensor_numels):
+        raise AssertionError(f"Expected tensors and tensor_numels to have the same length, but got "
+                             f"{len(tensors)} and {len(tensor_numels)}")
+    if len(tensors) == 0:
+        raise AssertionError("Expected at least one tensor")
+    total = sum(tensor_numels)
+    chunks = []
+    offset = 0
+    for tensor, numel in zip(tensors, tensor_numels):
+        chunk = tensor.new_zeros(total, numel)
+        # the chunk's diagonal starting at row `offset` (a view): exact ones, no arithmetic
+        chunk.diagonal(-offset).fill_(1)
+        chunks.append(chunk)
+        offset += numel
+    return tuple(chunks)
+
+
 def _unpack_pair(res: tuple, outer_tuple: bool, inner_tuple: bool):
     """``_unpack`` of a result nested per output, then per input."""
     if not inner_tuple:

@@ -176,9 +176,13 @@ def _difference(func, inputs: tuple, x: Tensor, index, delta, eps: float) -> lis
     try:
         put(x, place, lo)
         outa = _as_tuple(func(*inputs))
+        metas = [(o.shape, o.dtype) if isinstance(o, Tensor) else None for o in outa]
         outa = [_flat(o) if isinstance(o, Tensor) else None for o in outa]
         put(x, place, hi)
         outb = _as_tuple(func(*inputs))
+        for meta, o in zip(metas, outb):
+            if meta is not None and isinstance(o, Tensor):
+                _same_shape_and_dtype(meta, o, eps, None if index is None else _unravel(index, x.shape))
         outb = [(o._t.dtype, _flat(o)) if isinstance(o, Tensor) else None for o in outb]
     finally:
         put(x, place, orig)
@@ -194,6 +198,28 @@ def _difference(func, inputs: tuple, x: Tensor, index, delta, eps: float) -> lis
         else:
             cols.append([r(div(r(q - p), two_eps)) for p, q in zip(a, b[1])])
     return cols
+
+
+def _unravel(i: int, shape) -> tuple:
+    """Flat index ``i`` of a tensor of ``shape`` as the index tuple PyTorch's messages show."""
+    out = []
+    for n in reversed(tuple(shape)):
+        i, r = divmod(i, n)
+        out.append(r)
+    return tuple(reversed(out))
+
+
+def _same_shape_and_dtype(meta: tuple, out: Tensor, eps: float, idx) -> None:
+    """PyTorch's check that ``func`` returns outputs of one shape and dtype on both sides of a
+    perturbation (an AssertionError naming the perturbed index in slow mode)."""
+    on_index = f"on index {idx} " if idx is not None else ""
+    shape, dtype = meta
+    if shape != out.shape:
+        raise AssertionError(f"Expected `func` to return outputs with the same shape when inputs are perturbed "
+                             f"{on_index}by {eps}, but got: shapes {shape} and {out.shape}.")
+    if dtype != out.dtype:
+        raise AssertionError(f"Expected `func` to return outputs with the same dtype when inputs are perturbed "
+                             f"{on_index}by {eps}, but got: dtypes {dtype} and {out.dtype}.")
 
 
 def _put_all(x: Tensor, _index, values) -> None:
@@ -625,3 +651,43 @@ def _random_like(t: TensorType) -> Tensor:
     [-1, 1) from the global generator, as PyTorch draws gradgradcheck's grad_outputs."""
     vals = rng.uniform(t.numel, t.dtype.name, -1.0, 1.0)
     return leaf(vals if t.ndim else vals[0], TensorType(t.dtype, t.shape), requires_grad=True)
+
+
+_DEPRECATED = ("`{name}` was part of PyTorch's private API and not meant to be exposed. We are deprecating it and it "
+               "will be removed in a future version of PyTorch. If you have a specific use for this or feature "
+               "request for this to be a stable API, please file us an issue at "
+               "https://github.com/pytorch/pytorch/issues/new")
+
+
+def get_numerical_jacobian(fn: Callable, inputs, target=None, eps: float = 1e-3, grad_out: float = 1.0) -> tuple:
+    """PyTorch's deprecated ``torch.autograd.gradcheck.get_numerical_jacobian``: for each tensor of
+    ``target`` (default ``inputs``) that requires grad, the central-difference Jacobian of
+    ``fn(inputs)``'s first output, shape ``(input numel, output numel)`` (``fn`` takes the
+    inputs as one tuple; the targets are perturbed in place)."""
+    warnings.warn(_DEPRECATED.format(name="get_numerical_jacobian"), FutureWarning, stacklevel=2)
+    if grad_out != 1.0:
+        raise ValueError("Expected grad_out to be 1.0. get_numerical_jacobian no longer supports values of "
+                         "grad_out != 1.0.")
+    inputs = _as_tuple(inputs)
+    targets = inputs if target is None else _as_tuple(target)
+    first = _as_tuple(fn(inputs))[0]
+    per_input = _numerical(lambda *_: fn(inputs), targets, eps)
+    return tuple(_matrix(jac[0], x._t.numel, first._t.numel, first._t.dtype)
+                 for jac, x in zip(per_input, _diff_inputs(targets)))
+
+
+def get_analytical_jacobian(inputs, output: Tensor, nondet_tol: float = 0.0, grad_out: float = 1.0) -> tuple:
+    """PyTorch's deprecated ``torch.autograd.gradcheck.get_analytical_jacobian``: ``(jacobians,
+    reentrant, sizes_ok, types_ok)``, a Jacobian of ``output`` per input that requires grad,
+    shape ``(input numel, output numel)``, computed twice to tell reentrancy. (The engine
+    refuses gradients of the wrong size and casts their dtype before they reach here, so the
+    last two are True, as they are in PyTorch for the gradients autograd.grad returns.)"""
+    warnings.warn(_DEPRECATED.format(name="get_analytical_jacobian"), FutureWarning, stacklevel=2)
+    if grad_out != 1.0:
+        raise ValueError("Expected grad_out to be 1.0. get_analytical_jacobian no longer supports values of "
+                         "grad_out != 1.0.")
+    diff = _diff_inputs(_as_tuple(inputs))
+    first = _analytical_rows(output, diff)
+    again = _analytical_rows(output, diff)
+    jacobians = tuple(_matrix(j, x._t.numel, output._t.numel, x._t.dtype) for j, x in zip(first, diff))
+    return jacobians, _reentrant(first, again, nondet_tol), True, True

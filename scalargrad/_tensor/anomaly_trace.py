@@ -60,7 +60,14 @@ def report(v: Tensor) -> None:
     else:
         text = (f"Error detected in {name}. Traceback of forward call that caused the error:\n{trace}"
                 + _TRIGGERED.format(_TRACE_LINE))
-    warnings.warn(text, UserWarning, stacklevel=2)
+    try:
+        warnings.warn(text, UserWarning, stacklevel=2)
+    except Warning as w:
+        # a filter made it an error while backward is already failing: PyTorch prints it to
+        # stderr and raises backward's own error
+        import sys
+
+        print(f"{type(w).__name__}: {w}", file=sys.stderr)
 
 
 node_watchers.append(record)

@@ -623,7 +623,7 @@ def view_rebase_error(t: Tensor, indirect: bool) -> RuntimeError:
     through its base or another view) where the change would be recorded."""
     changed = "its base or another view of its base has been" if indirect else "is being"
     if t._s.no_grad == "multi":
-        return RuntimeError(_multi_output_message(t, changed))
+        return RuntimeError(multi_output_message(t, changed))
     if t._op is not None:
         node = ext(t).node or impl.node_for(t)  # not t.grad_fn, which asks view_history
         prefix = f"Output 0 of {node.name().replace('Backward0', '')} is a view of a view which was created in"
@@ -644,7 +644,7 @@ _MULTI_OUTPUT = (" This view is the output of a function that returns multiple v
                  "one.")
 
 
-def _multi_output_message(t: Tensor, changed: str) -> str:
+def multi_output_message(t: Tensor, changed: str) -> str:
     """handle_view_on_rebase's text for a MULTI_OUTPUT_NODE view: named by its grad_fn and
     output number (an output of unbind/split: that node's), or as made in no_grad mode when it
     has none."""

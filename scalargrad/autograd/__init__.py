@@ -1,6 +1,13 @@
 """``torch.autograd``: ``backward``, ``grad``, ``Function``, grad and inference mode, gradcheck,
 ``functional``, ``graph`` utilities, anomaly mode."""
 
+import sys
+import types
+
+# the submodule first, loaded with the package as in PyTorch: the function binds over it below
+from . import gradcheck as _gradcheck_module
+
+# isort: split
 from .._autograd.api import backward, grad
 from .._autograd.function import Function, FunctionCtx, once_differentiable
 from .._autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -31,3 +38,18 @@ present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTo
 def __getattr__(name: str):
     # a PyTorch name scalargrad lacks is Unsupported in every spelling (missing_api.py)
     return missing_attribute("torch.autograd", name)
+
+
+class _Package(types.ModuleType):
+    """This package: ``gradcheck`` stays the function. PyTorch loads the submodule
+    ``torch.autograd.gradcheck`` with the package, so a later ``import torch.autograd.gradcheck``
+    never rebinds the attribute; under the torch alias that import is a first load of the
+    ``torch.*`` name, which would set the attribute to the module."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if name == "gradcheck" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
