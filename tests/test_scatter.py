@@ -359,3 +359,30 @@ def test_index_fill_with_a_double_value_is_torchs(torch_ref):
 
 def test_inplace_through_views_is_torchs(torch_ref):
     assert _through_views(sg) == _through_views(torch_ref)
+
+
+def _masked_scatter_broadcasting(L):
+    # out of place, self and mask broadcast together (PyTorch's docstring example: a row of
+    # self, a 2-row mask); self's gradient is summed back to its shape. In place, the mask
+    # must expand to self: PyTorch's expand errors, dims checked from the last one.
+    mask = L.tensor([[0, 0, 0, 1, 1], [1, 1, 0, 1, 1]], dtype=L.bool)
+    x = L.tensor([0.5, -1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    s = L.tensor([[0.0, 1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0, 9.0]], requires_grad=True)
+    y = x.masked_scatter(mask, s)
+    (y * L.tensor([[1.0, 2.0, 3.0, 4.0, 5.0], [6.0, 7.0, 8.0, 9.0, 10.0]])).sum().backward()
+    out = [y.tolist(), y.grad_fn.name(), [f.name() for f, _ in y.grad_fn.next_functions], x.grad.tolist(),
+           s.grad.tolist(), L.masked_scatter(L.zeros(2, 1), mask, s).tolist()]
+    for shape in ((5,), (1, 5), (3, 5), (2, 1)):
+        try:
+            L.zeros(shape).masked_scatter_(mask, s.detach())
+        except RuntimeError as e:
+            out.append(str(e))
+    try:
+        L.zeros(3, 5).masked_scatter(mask, s)
+    except RuntimeError as e:
+        out.append(str(e))
+    return out
+
+
+def test_masked_scatter_broadcasts_self_as_torchs(torch_ref):
+    assert _masked_scatter_broadcasting(sg) == _masked_scatter_broadcasting(torch_ref)
