@@ -1,15 +1,17 @@
 """``nn.functional.batch_norm`` and ``layer_norm`` (re-exported by ``nn.functional``): one
 NativeBatchNormBackward0 / NativeLayerNormBackward0 node each (see ``_tensor/normalization``);
 ``normalize``, which PyTorch composes in Python from norm, clamp_min, expand_as and a division
-(so its graph is theirs: DivBackward0 over LinalgVectorNormBackward0)."""
+(so its graph is theirs: DivBackward0 over LinalgVectorNormBackward0); ``cosine_similarity``,
+torch's (``_tensor/norms``: ATen's composite over the same norm)."""
 
 from __future__ import annotations
 
 from .._tensor import normalization as NORM
+from .._tensor import norms as NORMS
 from .._tensor.surface import FUNCTIONS
 from .._tensor.tensor import Tensor
 
-__all__ = ["batch_norm", "layer_norm", "normalize"]
+__all__ = ["batch_norm", "layer_norm", "normalize", "cosine_similarity"]
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -46,3 +48,8 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
         return input / denom
     denom = input.norm(p, dim, keepdim=True).clamp_min_(eps).expand_as(input)
     return FUNCTIONS["div"](input, denom, out=out)  # torch.div: its checks of out
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """The cosine of the angle between x1 and x2 (broadcast) along ``dim``, each norm raised to ``eps``."""
+    return NORMS.cosine_similarity(x1, x2, dim, eps)
