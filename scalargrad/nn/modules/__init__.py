@@ -59,7 +59,7 @@ from .loss import (
 )
 from .module import Module
 from .multihead_attention import MultiheadAttention
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, LazyBatchNorm1d, LazyBatchNorm2d
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, LazyBatchNorm1d, LazyBatchNorm2d, RMSNorm
 from .padding import (
     CircularPad1d,
     CircularPad2d,
@@ -119,7 +119,8 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
            "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
-           "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout2d", "LazyLinear", "LazyConv1d", "LazyConv2d",
+           "BatchNorm1d", "BatchNorm2d", "LayerNorm", "RMSNorm", "Dropout2d", "LazyLinear", "LazyConv1d",
+           "LazyConv2d",
            "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyModuleMixin",
            "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
