@@ -107,6 +107,7 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
     elu,
     elu_,
     gelu,
+    gumbel_softmax,
     hardshrink,
     hardsigmoid,
     hardswish,
@@ -135,7 +136,7 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
 
 __all__ += ["celu", "celu_", "elu", "elu_", "gelu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
             "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "relu6", "relu_", "selu", "selu_", "silu", "softplus",
-            "softmax", "softmin", "log_softmax", "prelu",
+            "softmax", "softmin", "log_softmax", "gumbel_softmax", "prelu",
             "softshrink", "softsign", "tanhshrink", "threshold", "threshold_"]
 
 
