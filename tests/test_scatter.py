@@ -386,3 +386,38 @@ def _masked_scatter_broadcasting(L):
 
 def test_masked_scatter_broadcasts_self_as_torchs(torch_ref):
     assert _masked_scatter_broadcasting(sg) == _masked_scatter_broadcasting(torch_ref)
+
+
+def _puts(L):
+    # put / put_ (flat row-major positions, negative from the end, accumulate adding in order):
+    # each element is written or a sum in the kernel's order, so exact; PyTorch's refusals
+    src = L.tensor([[4, 3, 5], [6, 7, 8]])
+    out = [src.put(L.tensor([1, -1]), L.tensor([9, 10])).tolist(),
+           L.put(src, L.tensor([[0]]), L.tensor([1])).tolist()]
+    r = src.put_(L.tensor([1, 1]), L.tensor([9, 10]), accumulate=True)
+    out.append((r is src, src.tolist()))
+    f = L.tensor([0.1, 0.2, 0.3])
+    f.put_(L.tensor([0, 0, 2]), L.tensor([0.7, 1e-8, 0.3]), accumulate=True)
+    out.append(f.tolist())
+    t = L.zeros(2, 3).t()
+    t.put_(L.tensor([1]), L.tensor([5.0]))
+    out.append(t.tolist())
+    for call in (lambda: src.put_(L.tensor([6]), L.tensor([1])), lambda: src.put_(L.tensor([-7]), L.tensor([1])),
+                 lambda: src.put_(L.tensor([1], dtype=L.int32), L.tensor([1])),
+                 lambda: src.put_(L.tensor([1, 2]), L.tensor([1])), lambda: src.put_(L.tensor([1]), L.tensor([1.0]))):
+        try:
+            call()
+        except (IndexError, RuntimeError) as e:
+            out.append(f"{type(e).__name__}: {e}")
+    return out
+
+
+def test_put_is_torchs(torch_ref):
+    assert _puts(sg) == _puts(torch_ref)
+
+
+def test_put_in_a_graph_is_refused_by_name():
+    from scalargrad.errors import Unsupported
+
+    with pytest.raises(Unsupported, match="PutBackward0"):
+        (sg.zeros(3, requires_grad=True) * 1).put(sg.tensor([0]), sg.tensor([1.0]))

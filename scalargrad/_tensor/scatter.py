@@ -12,6 +12,8 @@ import warnings
 
 from .._base import dtypes
 from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
+from .._base.grad_mode import is_grad_enabled
 from .._base.kernel_order import fma
 from .._base.layout import contiguous_strides
 from .._base.program_frame import program_stacklevel
@@ -331,6 +333,33 @@ def index_fill(x: Tensor, dim, index, value) -> Tensor:
 # ---------------------------------------------------------------- masked_scatter
 
 
+def put(x: Tensor, index, source, accumulate: bool = False) -> Tensor:
+    """``put(index, source, accumulate)``: source's elements written (or, accumulating, added in
+    order) at the flat row-major positions ``index`` of a copy of ``x``, negative positions
+    counted from the end. Its derivative (PutBackward0) is not implemented: refused by name in a graph."""
+    if not isinstance(index, Tensor):
+        raise not_tensor(index, "put", "index", 1)
+    if not isinstance(source, Tensor):
+        raise not_tensor(source, "put", "source", 2)
+    if index._t.dtype is not dtypes.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {index._t.dtype.short}")
+    if source._t.dtype is not x._t.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{x._t.dtype.short} and source.dtype = {source._t.dtype.short}")
+    if source._t.numel != index._t.numel:
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source._t.numel}, index.numel() = {index._t.numel}")
+    if (x._rg or source._rg) and is_grad_enabled():
+        raise Unsupported("Tensor.put / put_ in a graph (PutBackward0)")
+    n = x._t.numel
+    writes = []
+    for k, i in enumerate(_flat(index)):
+        if not -n <= i < n:
+            raise IndexError(f"out of range: tried to access index {i} on a tensor of {n} elements.")
+        writes.append((i % n, k))
+    return _node(W.ScatterAdd if accumulate else W.Scatter, x, source, writes, tensors=index, d=0)
+
+
 def _expand_error(target: tuple, sizes: tuple) -> RuntimeError | None:
     """ATen's expand of a tensor of ``sizes`` to ``target`` (an in-place op's operand to self's
     shape): its error, or None when it expands. The dims are checked from the last one."""
@@ -550,6 +579,10 @@ def install(method, function) -> None:
     method("index_fill_", lambda self, dim, index, value: inplace(self, lambda t: index_fill(t, dim, index, value),
                                                                   "index_fill_"))
     function("index_fill", lambda input, dim, index, value: index_fill(input, dim, index, value))
+    method("put", lambda self, index, source, accumulate=False: put(self, index, source, accumulate))
+    method("put_", lambda self, index, source, accumulate=False: inplace(self, lambda t: put(t, index, source,
+                                                                                                accumulate)))
+    function("put", lambda input, index, source, accumulate=False: put(input, index, source, accumulate))
     method("masked_scatter", masked_scatter)
     method("masked_scatter_", lambda self, mask, source: inplace(self, lambda t: masked_scatter(t, mask, source,
                                                                                                _inplace=True)))
