@@ -219,9 +219,11 @@ from .upsampling_functions import interpolate  # noqa: E402
 __all__ += ["pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "interpolate"]
 
 
+from .margin_losses import multi_margin_loss, multilabel_margin_loss  # noqa: E402
 from .normalization_functions import batch_norm, cosine_similarity, layer_norm, normalize, rms_norm  # noqa: E402
 
-__all__ += ["batch_norm", "cosine_similarity", "layer_norm", "normalize", "rms_norm"]
+__all__ += ["batch_norm", "cosine_similarity", "layer_norm", "normalize", "rms_norm", "multi_margin_loss",
+            "multilabel_margin_loss"]
 
 
 from .attention_functions import canonical_mask as _canonical_mask  # noqa: E402, F401 - PyTorch's private name
