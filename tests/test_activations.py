@@ -576,3 +576,25 @@ def test_softmax_backward_of_minus_zero_gradients_is_torchs(torch_ref, log, shap
         (g,) = lib.autograd.grad(y, x, lib.full(tuple(y.shape), -0.0), create_graph=cg)
         out.append([math.copysign(1.0, v) for v in g.reshape(-1).tolist()])
     assert out[0] == out[1]
+
+
+def _gumbel(L):
+    L.manual_seed(0)
+    logits = L.tensor([[0.5, -1.0, 2.0, 0.25], [1.5, 0.0, -0.5, 3.0]], requires_grad=True)
+    soft = L.nn.functional.gumbel_softmax(logits, tau=0.5)
+    hard = L.nn.functional.gumbel_softmax(logits, hard=True, dim=0)
+    (soft * L.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+    (hard * L.tensor([[1.0], [-2.0]])).sum().backward()
+    try:
+        L.nn.functional.gumbel_softmax([1.0, 2.0])
+    except TypeError as e:
+        err = str(e)
+    return soft.tolist(), hard.tolist(), hard.grad_fn.name(), logits.grad.tolist(), L.rand(1).item(), err
+
+
+def test_gumbel_softmax_is_torchs(torch_ref):
+    # the same exponential draws; log, softmax and their gradients are machine-dependent kernels
+    mine, theirs = _gumbel(scalargrad), _gumbel(torch_ref)
+    assert mine[2] == theirs[2] and mine[4:] == theirs[4:]  # the node, the generator after, the error
+    for k in (0, 1, 3):
+        assert all(abs(p - q) <= 1e-6 * max(1.0, abs(q)) for ra, rb in zip(mine[k], theirs[k]) for p, q in zip(ra, rb))

@@ -152,6 +152,11 @@ CASES = [
     *[f"torch.{f}(dtype=torch.float64)" for f in ("zeros", "ones", "empty")],
     *[f"torch.manual_seed(0); torch.{f}(())" for f in ("zeros", "ones", "rand", "randn")],
     "torch.manual_seed(0); torch.randn_like(torch.tensor(2.0))",
+    # the deprecated torch.range: end included, the length truncated, the values in double (or int64)
+    "torch.range(1, 4)", "torch.range(1, 4, 0.5)", "torch.range(0, 1, 0.3).tolist()",
+    "torch.range(0, 1, 0.1, dtype=torch.float64).tolist()", "torch.range(1, 4, dtype=torch.int64)",
+    "torch.range(0.5, 3.7, 1.2, dtype=torch.int32)", "torch.range(5, 1, -1.5)", "torch.range(1, 4, 0)",
+    "torch.range(4, 1)", "torch.range(2, 2)", "torch.range(0, 3, requires_grad=True)",
 ]
 
 
@@ -210,3 +215,14 @@ def test_dtype_inference_and_the_float_arange_length_rule():
     assert torch.tensor([True, 2]).dtype is torch.int64 and torch.tensor([True, 2.5]).dtype is torch.float32
     assert torch.eye(2, 3).tolist() == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     assert torch.logspace(0, 3, 4, dtype=torch.int64).tolist() == [1, 10, 100, 1000]
+
+
+def _range_warning(torch) -> list:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.range(1, 4)
+    return [(w.category.__name__, str(w.message), w.filename == __file__) for w in caught]
+
+
+def test_range_warns_as_pytorch(torch_ref):
+    assert _range_warning(scalargrad) == _range_warning(torch_ref)

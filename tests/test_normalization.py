@@ -291,3 +291,40 @@ def test_normalize_out_as_pytorch(torch_ref):
             L.nn.functional.normalize(x.requires_grad_(), out=out)
         results.append((y is out, out.tolist(), str(info.value)))
     assert results[1] == results[0]
+
+
+# ---------------------------------------------------------------- rms_norm / nn.RMSNorm (ATen's composite)
+
+
+def _rms(L):
+    x = _rand(L, (2, 3, 4), 11).requires_grad_()
+    m = L.nn.RMSNorm([3, 4])
+    with L.no_grad():
+        m.weight.copy_(_rand(L, (3, 4), 12))
+    y = m(x)
+    (y * _rand(L, (2, 3, 4), 13)).sum().backward()
+    names, f = [], y.grad_fn
+    while f is not None:  # the last edge down to x's power
+        names.append(f.name())
+        f = f.next_functions[-1][0] if f.next_functions and f.next_functions[-1][0] is not None else None
+    d = _rand(L, (5, 7), 14, "float64")
+    plain = L.nn.RMSNorm(7, eps=1e-3, elementwise_affine=False)
+    errors = []
+    for call in (lambda: L.nn.functional.rms_norm(x, [4, 3]), lambda: L.nn.functional.rms_norm(x, [4], m.weight),
+                 lambda: L.nn.functional.rms_norm(x, []), lambda: L.nn.functional.rms_norm(x, [1, 2, 3, 4]),
+                 lambda: L.nn.functional.rms_norm(L.arange(4), [4])):
+        try:
+            call()
+        except (RuntimeError, ValueError, NotImplementedError) as e:
+            errors.append(f"{type(e).__name__}: {e}")
+    values = [y.flatten().tolist(), x.grad.flatten().tolist(), m.weight.grad.flatten().tolist(),
+              plain(d).flatten().tolist(), L.nn.functional.rms_norm(d, (5, 7)).flatten().tolist()]
+    return values, (repr(m), repr(plain), names, [p.shape for p in plain.parameters()], errors)
+
+
+def test_rms_norm_is_torchs(torch_ref):
+    mine, theirs = _rms(scalargrad), _rms(torch_ref)
+    assert mine[1] == theirs[1]
+    for k, (a, b) in enumerate(zip(mine[0], theirs[0])):  # a mean and a reciprocal root: a few ulps
+        dtype = "float64" if k >= 3 else "float32"
+        assert max(ulps(p, q, dtype) for p, q in zip(a, b)) <= 8, k

@@ -326,3 +326,37 @@ def test_renorm_as_pytorch(torch_ref):
 def test_renorm_gradient_is_refused_by_name():
     with pytest.raises(sg.errors.Unsupported, match="RenormBackward0"):
         sg.renorm(sg.ones(2, 2, requires_grad=True), 1, 0, 1)
+
+
+# ---------------------------------------------------------------- cosine_similarity (ATen's composite)
+
+
+def _cosine(L):
+    rng = random.Random(5)
+    a = L.tensor([[rng.uniform(-3, 3) for _ in range(7)] for _ in range(3)], requires_grad=True)
+    b = L.tensor([[rng.uniform(-3, 3) for _ in range(7)]], requires_grad=True)  # broadcast over a's rows
+    z = L.zeros(2, 7, requires_grad=True)  # a zero vector: its norm raised to eps, no gradient through the clamp
+    y = L.nn.functional.cosine_similarity(a, b)
+    w = L.cosine_similarity(z, L.ones(2, 7), dim=-1, eps=1e-3)
+    (y * L.tensor([1.0, -2.0, 0.5])).sum().backward()
+    w.sum().backward()
+    chain, f = [], y.grad_fn
+    while f is not None:  # the first edge down to a leaf
+        chain.append(f.name())
+        f = f.next_functions[0][0] if f.next_functions else None
+    ints = L.cosine_similarity(L.tensor([[1, 2, 3]]), L.tensor([[3.0, 2.0, 1.0]], dtype=L.float64))
+    try:
+        L.cosine_similarity(L.tensor([1, 2]), L.tensor([2, 1]), dim=0)
+    except RuntimeError as e:
+        err = str(e)
+    return (y.tolist(), a.grad.tolist(), b.grad.tolist(), w.tolist(), z.grad.tolist(), chain, ints.tolist(),
+            str(ints.dtype), err)
+
+
+def test_cosine_similarity_is_torchs(torch_ref):
+    mine, theirs = _cosine(sg), _cosine(torch_ref)
+    assert mine[3:] == theirs[3:]
+    for m, t in zip(mine[:3], theirs[:3]):  # float32 sums and quotients: within a few ulps of PyTorch's
+        flat_m = [v for row in (m if isinstance(m[0], list) else [m]) for v in row]
+        flat_t = [v for row in (t if isinstance(t[0], list) else [t]) for v in row]
+        assert all(abs(x - y) <= 4e-7 * max(1.0, abs(y)) for x, y in zip(flat_m, flat_t))

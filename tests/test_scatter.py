@@ -359,3 +359,65 @@ def test_index_fill_with_a_double_value_is_torchs(torch_ref):
 
 def test_inplace_through_views_is_torchs(torch_ref):
     assert _through_views(sg) == _through_views(torch_ref)
+
+
+def _masked_scatter_broadcasting(L):
+    # out of place, self and mask broadcast together (PyTorch's docstring example: a row of
+    # self, a 2-row mask); self's gradient is summed back to its shape. In place, the mask
+    # must expand to self: PyTorch's expand errors, dims checked from the last one.
+    mask = L.tensor([[0, 0, 0, 1, 1], [1, 1, 0, 1, 1]], dtype=L.bool)
+    x = L.tensor([0.5, -1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    s = L.tensor([[0.0, 1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0, 9.0]], requires_grad=True)
+    y = x.masked_scatter(mask, s)
+    (y * L.tensor([[1.0, 2.0, 3.0, 4.0, 5.0], [6.0, 7.0, 8.0, 9.0, 10.0]])).sum().backward()
+    out = [y.tolist(), y.grad_fn.name(), [f.name() for f, _ in y.grad_fn.next_functions], x.grad.tolist(),
+           s.grad.tolist(), L.masked_scatter(L.zeros(2, 1), mask, s).tolist()]
+    for shape in ((5,), (1, 5), (3, 5), (2, 1)):
+        try:
+            L.zeros(shape).masked_scatter_(mask, s.detach())
+        except RuntimeError as e:
+            out.append(str(e))
+    try:
+        L.zeros(3, 5).masked_scatter(mask, s)
+    except RuntimeError as e:
+        out.append(str(e))
+    return out
+
+
+def test_masked_scatter_broadcasts_self_as_torchs(torch_ref):
+    assert _masked_scatter_broadcasting(sg) == _masked_scatter_broadcasting(torch_ref)
+
+
+def _puts(L):
+    # put / put_ (flat row-major positions, negative from the end, accumulate adding in order):
+    # each element is written or a sum in the kernel's order, so exact; PyTorch's refusals
+    src = L.tensor([[4, 3, 5], [6, 7, 8]])
+    out = [src.put(L.tensor([1, -1]), L.tensor([9, 10])).tolist(),
+           L.put(src, L.tensor([[0]]), L.tensor([1])).tolist()]
+    r = src.put_(L.tensor([1, 1]), L.tensor([9, 10]), accumulate=True)
+    out.append((r is src, src.tolist()))
+    f = L.tensor([0.1, 0.2, 0.3])
+    f.put_(L.tensor([0, 0, 2]), L.tensor([0.7, 1e-8, 0.3]), accumulate=True)
+    out.append(f.tolist())
+    t = L.zeros(2, 3).t()
+    t.put_(L.tensor([1]), L.tensor([5.0]))
+    out.append(t.tolist())
+    for call in (lambda: src.put_(L.tensor([6]), L.tensor([1])), lambda: src.put_(L.tensor([-7]), L.tensor([1])),
+                 lambda: src.put_(L.tensor([1], dtype=L.int32), L.tensor([1])),
+                 lambda: src.put_(L.tensor([1, 2]), L.tensor([1])), lambda: src.put_(L.tensor([1]), L.tensor([1.0]))):
+        try:
+            call()
+        except (IndexError, RuntimeError) as e:
+            out.append(f"{type(e).__name__}: {e}")
+    return out
+
+
+def test_put_is_torchs(torch_ref):
+    assert _puts(sg) == _puts(torch_ref)
+
+
+def test_put_in_a_graph_is_refused_by_name():
+    from scalargrad.errors import Unsupported
+
+    with pytest.raises(Unsupported, match="PutBackward0"):
+        (sg.zeros(3, requires_grad=True) * 1).put(sg.tensor([0]), sg.tensor([1.0]))

@@ -409,3 +409,16 @@ def test_cummax_gradient_is_proved():
     assert report.ok and report.verified, str(report)
     # x1 is the running maximum at positions 1 and 2: 2 + 3
     assert [float(report[f"x[{k}]"].symbolic) for k in range(4)] == [1.0, 5.0, 0.0, 4.0]
+
+
+def _diagflat(L):
+    a = L.tensor([[1.0, -2.0], [3.0, 4.5]], requires_grad=True)
+    y = L.diagflat(a, -1)
+    (y * L.arange(25.0).reshape(5, 5)).sum().backward()
+    edges = [y.grad_fn.name(), y.grad_fn.next_functions[0][0].name()]
+    return (y.tolist(), edges, a.grad.tolist(), L.diagflat(L.tensor(3.0)).tolist(),
+            L.diagflat(L.tensor([1, 2]), 1).tolist(), a.t().diagflat().tolist())
+
+
+def test_diagflat_is_torchs(torch_ref):
+    assert _diagflat(sg) == _diagflat(torch_ref)

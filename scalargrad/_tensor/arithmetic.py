@@ -10,6 +10,7 @@ import operator
 import warnings
 
 from .._base import ieee
+from .._base.dtypes import float64
 from .._base.program_frame import program_stacklevel
 from .._ops import arithmetic as AR
 from .._ops import unary as UN
@@ -99,6 +100,29 @@ def _pow_method(self, exponent):
     return binary(AR.Pow, self, exponent)
 
 
+def float_power(input, exponent):
+    """``float_power``: ``pow`` in double, ATen's composite: each tensor operand ``.to(float64)``
+    (ToCopyBackward0 unless it is double already), a number operand as a double, then
+    pow (PowBackward0/1/2)."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError(f"float_power() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(exponent).__name__})")
+    operands = []
+    for x, position, name in ((input, 1, "input"), (exponent, 2, "exponent")):
+        if isinstance(x, Tensor):
+            operands.append(to_dtype(x, float64))
+        else:
+            operands.append(float(check_other("float_power", x, position, param=name)))
+    return binary(AR.Pow, *operands)
+
+
+def _float_power_(self, exponent):
+    if self._t.dtype is not float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {self._t.dtype.short} but the operation's "
+                           "result requires dtype Double")
+    return inplace(self, lambda t: float_power(t, exponent), operands=(exponent,))
+
+
 def ldexp(input, other, _position: int = 2):
     """``ldexp``: ``input * 2**other`` (LdexpBackward0). With an integer ``other`` PyTorch's
     kernel writes into a tensor of ``input``'s shape: broadcasting beyond it warns as a resized
@@ -147,6 +171,9 @@ def install(method, function) -> None:
     method("pow_", parsed(lambda self, exponent: inplace(self, lambda t: binary(AR.Pow, t, exponent),
                                                          operands=(exponent,)), "pow_", listed, True))
     function("pow", parsed(_pow_function, "pow", AR.Pow.signatures))
+    method("float_power", float_power)
+    method("float_power_", _float_power_)
+    function("float_power", float_power)
     method("ldexp", lambda self, other: ldexp(self, other, 1))
     function("ldexp", ldexp)
     method("square", lambda self: binary(AR.Pow, self, 2))

@@ -1,4 +1,4 @@
-"""Fills (``_ops/fill.py``): ``fill_``/``zero_``, ``masked_fill``, ``copy_``, and the random fills
+"""Fills (``_ops/fill.py``): ``fill_``/``zero_``, ``masked_fill``, ``fill_diagonal_``, ``copy_``, and the random fills
 ``uniform_``/``normal_``, which write into a tensor's memory (in a graph, as nodes whose old
 values get no gradient).
 """
@@ -11,6 +11,8 @@ import warnings
 from .._base import dtypes, rng
 from .._base.dtypes import TensorType, round_list
 from .._base.errors import Unsupported
+from .._base.grad_mode import is_grad_enabled
+from .._base.layout import contiguous_strides
 from .._base.numpy_types import is_numpy_scalar
 from .._ops import fill as FI
 from .._ops.views import Layout
@@ -23,7 +25,7 @@ from .storage import positions_in_base, write
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper
 
-__all__ = ["fill", "masked_fill", "masked_zero", "mask_of", "copy_into", "random_fill", "install"]
+__all__ = ["fill", "masked_fill", "fill_diagonal", "masked_zero", "mask_of", "copy_into", "random_fill", "install"]
 
 
 def fill(self, value, zero: bool = False):
@@ -216,7 +218,39 @@ def masked_fill(self, mask, value, in_place: bool = False):
     return make(FI.MaskedFill, out_t, vals if full else vals[0], (self,), layout)
 
 
+def fill_diagonal(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
+    """``fill_diagonal_``: the elements (i, i, ..., i) set to ``fill_value`` (every dim of the
+    same size beyond 2-D); with ``wrap``, a tall matrix's diagonal starts again every width + 1
+    rows. ATen's composite fills ``as_strided`` views of self (N+1 apart in memory); here the
+    same elements through ``masked_fill_``, so a graph (CopySlices over AsStridedBackward0) is
+    refused by name rather than recorded differently."""
+    nd = self._t.ndim
+    if nd < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    shape = tuple(self._t.shape)
+    if nd > 2 and any(s != shape[0] for s in shape[1:]):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    if self._rg and is_grad_enabled():
+        if self.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        raise Unsupported("Tensor.fill_diagonal_ in a graph (CopySlices over an as_strided view)")
+    h, w = shape[0], shape[1]
+    n = min(h, w)
+    stride = sum(contiguous_strides(shape))  # the flat step from (i, ..., i) to (i + 1, ..., i + 1)
+    hits = [i * stride for i in range(n)]
+    if wrap and nd == 2 and h > w + 1:  # the wrapped diagonal: memory positions (w + 1) * j further on
+        if not self.is_contiguous():
+            raise Unsupported("Tensor.fill_diagonal_(wrap=True) of a non-contiguous matrix")
+        hits = list(range(0, self._t.numel, w + 1))
+    flags = [False] * self._t.numel
+    for i in hits:
+        flags[i] = True
+    mask = leaf(flags, TensorType(dtypes.bool, shape))
+    return masked_fill(self, mask, fill_value, True)
+
+
 def install(method, function) -> None:
+    method("fill_diagonal_", lambda self, fill_value, wrap=False: fill_diagonal(self, fill_value, wrap))
     """fill_, zero_, uniform_, normal_, random_, copy_, masked_fill(_)."""
     # PyTorch's parser names the bounds ``from`` (a Python keyword: positional here) and ``to``
     method("uniform_", lambda self, a=0.0, /, to=1.0, *, generator=None: random_fill(self, "uniform", a, to,

@@ -15,7 +15,7 @@ from itertools import product
 
 from .._base.dtypes import TensorType, float32, float64
 from .._base.errors import Unsupported
-from .._base.grad_mode import is_grad_enabled
+from .._base.grad_mode import is_grad_enabled, no_grad
 from .._base.kernel_order import fma32, fma64
 from .._base.layout import coalesce, contiguous_strides, iteration_order
 from .._ops import comparison as CM
@@ -31,9 +31,9 @@ from .reductions import _out_shape, _raw_dims, group_index, reduced_strides
 from .reductions import sum as tsum
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import as_tensor, helper
-from .views import norm_dim, norm_dims, reshape, to_dtype
+from .views import expand, norm_dim, norm_dims, reshape, to_dtype
 
-__all__ = ["vector_norm", "norm", "linalg_norm", "dist", "renorm", "install"]
+__all__ = ["vector_norm", "norm", "linalg_norm", "dist", "renorm", "cosine_similarity", "install"]
 
 
 def _order(ord, what: str):  # PyTorch's name
@@ -301,8 +301,34 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     return input * leaf(factor, norms._t)
 
 
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """``cosine_similarity`` (also ``nn.functional``'s): ATen's composite, step for step, so the
+    values, graph and gradient are those ops': x1 and x2 (integers cast to the common floating
+    dtype) broadcast together, each divided by a clone of its 2-norm over ``dim`` raised to
+    ``eps`` in place under no_grad (no gradient through the clamp), the products summed over ``dim``."""
+    if not isinstance(x1, Tensor):
+        raise not_tensor(x1, "cosine_similarity", "x1", 1)
+    if not isinstance(x2, Tensor):
+        raise not_tensor(x2, "cosine_similarity", "x2", 2)
+    dt = result_dtype((x1, x2))
+    if not dt.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {dt.short}")
+    x1 = x1 if x1._t.dtype.is_floating_point else to_dtype(x1, dt)
+    x2 = x2 if x2._t.dtype.is_floating_point else to_dtype(x2, dt)
+    if tuple(x1._t.shape) != tuple(x2._t.shape):  # expand_outplace: both expanded, unless the shapes are equal
+        shape = tuple(broadcast_shapes(x1._t.shape, x2._t.shape))
+        x1, x2 = expand(x1, shape), expand(x2, shape)
+    n1 = vector_norm(x1, 2, dim, True).clone()
+    n2 = vector_norm(x2, 2, dim, True).clone()
+    with no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
 def install(method, function) -> None:
-    """norm, dist and renorm."""
+    """norm, dist, renorm and cosine_similarity."""
+    function("cosine_similarity", lambda x1, x2, dim=1, eps=1e-8: cosine_similarity(x1, x2, dim, eps))
     method("renorm", lambda self, p, dim, maxnorm: renorm(self, p, dim, maxnorm))
     method("renorm_", lambda self, p, dim, maxnorm: inplace(self, lambda t: renorm(t, p, dim, maxnorm)))
     function("renorm", renorm)

@@ -1,14 +1,16 @@
-"""The range factories: ``arange``, ``linspace``, ``logspace`` and ``eye``, their values as
-ATen's CPU kernels compute them.
+"""The range factories: ``arange``, ``linspace``, ``logspace``, ``eye`` and the deprecated
+``range`` (its end included), their values as ATen's CPU kernels compute them.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 
 from .._base import dtypes
 from .._base.kernel_order import fma
 from .._base.numpy_types import integer
+from .._base.program_frame import program_stacklevel
 from .factories import check_dtype, factory_device, factory_options, from_values, written_into
 from .operands import check_size
 from .tensor import Tensor, defaults
@@ -139,6 +141,38 @@ def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, devi
     return from_values([1 if i == j else 0 for i in range(n) for j in range(m)], (n, m), dt, requires_grad, "eye")
 
 
+_RANGE_DEPRECATED = ("torch.range is deprecated and will be removed in a future release because its behavior is "
+                     "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                     "[start, end).")
+
+
+def range_(start, end, step=1, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+           requires_grad=False) -> Tensor:
+    """``torch.range`` (deprecated, a warning each call): start, start + step, ... up to end
+    included, in the default dtype unless given. ATen's range_out: the bounds and step in the
+    accumulation type (double for floating dtypes, int64 for integers), ``(end - start) / step + 1``
+    elements truncated, element i = start + i * step in that type, then stored in the dtype."""
+    warnings.warn(_RANGE_DEPRECATED, UserWarning, stacklevel=program_stacklevel())
+    factory_options("range", layout, pin_memory)
+    if out is not None:
+        return written_into(out, "range", lambda dt: range_(start, end, step, dtype=dt), dtype)
+    factory_device(device)
+    dt = check_dtype(dtype, "range") or defaults["dtype"]
+    acc = float if dt.is_floating_point else int
+    xs, xe, xst = (acc(x.item() if isinstance(x, Tensor) else x) for x in (start, end, step))
+    if xst == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(xs) and math.isfinite(xe)):
+        raise RuntimeError(f"unsupported range: {xs} -> {xe}")
+    if not ((xst > 0 and xe >= xs) or (xst < 0 and xe <= xs)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    q = (xe - xs) / xst if acc is float else abs(xe - xs) // abs(xst)  # C++'s division: truncated
+    n = int(q + 1)
+    check_size((n,))
+    return from_values([xs + i * xst for i in range(n)], (n,), dt, requires_grad, "range")
+
+
 def install(method, function) -> None:
     for name in __all__[1:]:
         function(name, globals()[name], checked=False)
+    function("range", range_, checked=False)

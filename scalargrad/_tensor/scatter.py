@@ -12,6 +12,8 @@ import warnings
 
 from .._base import dtypes
 from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
+from .._base.grad_mode import is_grad_enabled
 from .._base.kernel_order import fma
 from .._base.layout import contiguous_strides
 from .._base.program_frame import program_stacklevel
@@ -134,13 +136,18 @@ def _slice_writes(x: Tensor, d: int, idx: list, source_shape: tuple | None) -> l
 
 
 def _node(op, x: Tensor, src: Tensor | None, writes: list, value=None, scale=1, tensors=None, index=None,
-          **raw) -> Tensor:
+          shape: tuple | None = None, **raw) -> Tensor:
     """The result of writing ``src``'s elements (or ``value``) into a copy of ``x`` at ``writes``;
     ``index``: the layout's saved index (masked_scatter's expanded mask), set before the node is
-    made, as a dual level's tangent is propagated through the backward formula in ``make``."""
+    made, as a dual level's tangent is propagated through the backward formula in ``make``.
+    ``shape``: the result's, when self broadcasts to it (out-of-place masked_scatter)."""
     dt = x._t.dtype
     r = dt.round
     out = list(_flat(x))
+    t = x._t
+    if shape is not None and shape != tuple(t.shape):
+        out = [out[p] for p in positions(t.shape, shape)] if t.ndim else out * math.prod(shape)
+        t = TensorType(dt, shape)
     sv = None if src is None else _flat(src) if src._t.dtype is dt else [r(v) for v in _flat(src)]
     if op.accumulate:
         f32 = dt is dtypes.float32
@@ -166,8 +173,8 @@ def _node(op, x: Tensor, src: Tensor | None, writes: list, value=None, scale=1, 
     if index is not None:
         layout.index = index
     ins = (x,) if src is None else (x, src)
-    op = op.tensor if not x._t.ndim and (src is None or not src._t.ndim) else op
-    return make(op, x._t, out if x._t.ndim else out[0], ins, layout)
+    op = op.tensor if not t.ndim and (src is None or not src._t.ndim) else op
+    return make(op, t, out if t.ndim else out[0], ins, layout)
 
 
 # ---------------------------------------------------------------- scatter, scatter_add
@@ -326,9 +333,54 @@ def index_fill(x: Tensor, dim, index, value) -> Tensor:
 # ---------------------------------------------------------------- masked_scatter
 
 
-def masked_scatter(x: Tensor, mask, source) -> Tensor:
+def put(x: Tensor, index, source, accumulate: bool = False) -> Tensor:
+    """``put(index, source, accumulate)``: source's elements written (or, accumulating, added in
+    order) at the flat row-major positions ``index`` of a copy of ``x``, negative positions
+    counted from the end. Its derivative (PutBackward0) is not implemented: refused by name in a graph."""
+    if not isinstance(index, Tensor):
+        raise not_tensor(index, "put", "index", 1)
+    if not isinstance(source, Tensor):
+        raise not_tensor(source, "put", "source", 2)
+    if index._t.dtype is not dtypes.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {index._t.dtype.short}")
+    if source._t.dtype is not x._t.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{x._t.dtype.short} and source.dtype = {source._t.dtype.short}")
+    if source._t.numel != index._t.numel:
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source._t.numel}, index.numel() = {index._t.numel}")
+    if (x._rg or source._rg) and is_grad_enabled():
+        raise Unsupported("Tensor.put / put_ in a graph (PutBackward0)")
+    n = x._t.numel
+    writes = []
+    for k, i in enumerate(_flat(index)):
+        if not -n <= i < n:
+            raise IndexError(f"out of range: tried to access index {i} on a tensor of {n} elements.")
+        writes.append((i % n, k))
+    return _node(W.ScatterAdd if accumulate else W.Scatter, x, source, writes, tensors=index, d=0)
+
+
+def _expand_error(target: tuple, sizes: tuple) -> RuntimeError | None:
+    """ATen's expand of a tensor of ``sizes`` to ``target`` (an in-place op's operand to self's
+    shape): its error, or None when it expands. The dims are checked from the last one."""
+    if len(target) < len(sizes):
+        return RuntimeError(f"expand(CPUBoolType{{{list(sizes)}}}, size={list(target)}): the number of sizes provided "
+                            f"({len(target)}) must be greater or equal to the number of dimensions in the tensor "
+                            f"({len(sizes)})")
+    for i in range(len(target) - 1, -1, -1):
+        j = i - (len(target) - len(sizes))
+        if j >= 0 and sizes[j] != 1 and sizes[j] != target[i]:
+            return RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the existing size "
+                                f"({sizes[j]}) at non-singleton dimension {i}.  Target sizes: {list(target)}.  "
+                                f"Tensor sizes: {list(sizes)}")
+    return None
+
+
+def masked_scatter(x: Tensor, mask, source, _inplace: bool = False) -> Tensor:
     """``masked_scatter(mask, source)``: the elements of ``x`` where the (broadcast) bool mask
-    holds replaced by source's first elements, in order (MaskedScatterBackward0)."""
+    holds replaced by source's first elements, in order (MaskedScatterBackward0). Out of place,
+    self and mask broadcast together (ATen's expand_outplace: the result may be larger than
+    self, whose gradient the engine sums back to its shape); in place, the mask expands to self."""
     if not isinstance(mask, Tensor):
         raise not_tensor(mask, 'masked_scatter', 'mask', 1)
     if not isinstance(source, Tensor):
@@ -340,17 +392,20 @@ def masked_scatter(x: Tensor, mask, source) -> Tensor:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{x._t.dtype.short} and {source._t.dtype.short}")
     shape = tuple(x._t.shape)
-    if broadcast_shapes(shape, mask._t.shape) != shape:
-        raise RuntimeError(f"The expanded size of the tensor ({shape[-1] if shape else 1}) must match the existing "
-                           f"size ({mask._t.shape[-1]}) at non-singleton dimension {len(shape) - 1}.  Target sizes: "
-                           f"{list(shape)}.  Tensor sizes: {list(mask._t.shape)}")
+    if _inplace:
+        error = _expand_error(shape, tuple(mask._t.shape))
+        if error is not None:
+            raise error
+    else:
+        shape = tuple(broadcast_shapes(mask._t.shape, shape))
     mv = _flat(mask)
     full = [bool(mv[p]) for p in positions(mask._t.shape, shape)] if shape else [bool(mv[0])]
     hits = [j for j, b in enumerate(full) if b]
     if len(hits) > source._t.numel:
         raise RuntimeError("Number of elements of source < number of ones in mask")
     expanded = leaf(full if shape else full[0], TensorType(dtypes.bool, shape))
-    return _node(W.MaskedScatter, x, source, [(j, k) for k, j in enumerate(hits)], tensors=mask, index=expanded)
+    return _node(W.MaskedScatter, x, source, [(j, k) for k, j in enumerate(hits)], tensors=mask, index=expanded,
+                 shape=shape)
 
 
 # ---------------------------------------------------------------- src written into a view
@@ -524,8 +579,13 @@ def install(method, function) -> None:
     method("index_fill_", lambda self, dim, index, value: inplace(self, lambda t: index_fill(t, dim, index, value),
                                                                   "index_fill_"))
     function("index_fill", lambda input, dim, index, value: index_fill(input, dim, index, value))
+    method("put", lambda self, index, source, accumulate=False: put(self, index, source, accumulate))
+    method("put_", lambda self, index, source, accumulate=False: inplace(self, lambda t: put(t, index, source,
+                                                                                                accumulate)))
+    function("put", lambda input, index, source, accumulate=False: put(input, index, source, accumulate))
     method("masked_scatter", masked_scatter)
-    method("masked_scatter_", lambda self, mask, source: inplace(self, lambda t: masked_scatter(t, mask, source)))
+    method("masked_scatter_", lambda self, mask, source: inplace(self, lambda t: masked_scatter(t, mask, source,
+                                                                                               _inplace=True)))
     function("masked_scatter", lambda input, mask, source: masked_scatter(input, mask, source))
     method("diagonal_scatter", lambda self, src, offset=0, dim1=0, dim2=1: _diagonal_scatter(
         self, src, offset, dim1, dim2, 1))

@@ -25,8 +25,8 @@ from .tensor_kernel import helper
 from .views import expand, gather_index, make_view, norm_dim, offset_of, view
 
 __all__ = ["gather", "index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
-           "diagonal", "diag", "diag_embed", "repeat", "tile", "roll", "repeat_interleave", "unfold", "cummax",
-           "install"]
+           "diagonal", "diag", "diagflat", "diag_embed", "repeat", "tile", "roll", "repeat_interleave", "unfold",
+           "cummax", "install"]
 
 
 def _uint(d: int) -> int:
@@ -356,6 +356,14 @@ def diag(x: Tensor, diagonal: int = 0) -> Tensor:
     return pick_elements(SE.DiagEmbed, x, (n, n), m, dim1=_uint(-2), dim2=_uint(-1), offset=_uint(diagonal))
 
 
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """``diagflat``: ATen's composite, ``input.contiguous().view(-1).diag(offset)`` (the flattened
+    elements on the ``offset`` diagonal of a square matrix: DiagEmbedBackward0 over ViewBackward0)."""
+    if not isinstance(input, Tensor):
+        raise not_tensor(input, "diagflat")
+    return diag(view(input.contiguous(), -1), offset)
+
+
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Each vector of ``input``'s last dim on the ``offset`` diagonal of a matrix in dims
     ``dim1``, ``dim2`` of the result (one dim more), zeros elsewhere (DiagEmbedBackward0)."""
@@ -511,14 +519,14 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
 
 def install(method, function) -> None:
     """gather, index_select, masked_select, take, sort, argsort, topk, kthvalue, tril, triu, diagonal,
-    diag, diag_embed, roll, repeat_interleave, repeat, unfold, tile."""
+    diag, diagflat, diag_embed, roll, repeat_interleave, repeat, unfold, tile."""
     method("gather", lambda self, dim, index, *, sparse_grad=False: gather(self, dim, index))
     function("gather", lambda input, dim, index, *, sparse_grad=False, out=None: gather(input, dim, index))
     for name, largest in (("cummax", True), ("cummin", False)):
         method(name, lambda self, dim, _l=largest: cummax(self, dim, _l))
         function(name, lambda input, dim, _l=largest: cummax(input, dim, _l))
     for name in ("index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
-                 "diagonal", "diag", "roll", "diag_embed", "repeat_interleave"):
+                 "diagonal", "diag", "diagflat", "roll", "diag_embed", "repeat_interleave"):
         fn = globals()[name]
         method(name, fn)
         function(name, fn)

@@ -20,13 +20,14 @@ from .._ops import unary as UN
 from .._tensor import softmax as _softmax
 from .._tensor.arguments import not_tensor
 from .._tensor.elementwise import binary, elementwise, unary
+from .._tensor.factories import empty_like, zeros_like
 from .._tensor.inplace import inplace as _inplace
 from .._tensor.tensor import Tensor
 
 __all__ = ["leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish",
            "softplus", "hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "logsigmoid", "softshrink",
            "hardshrink", "threshold", "threshold_", "softsign", "tanhshrink", "relu_", "softmax", "softmin",
-           "log_softmax", "prelu"]
+           "log_softmax", "gumbel_softmax", "prelu"]
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -287,6 +288,24 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     if dim is None:
         dim = _get_softmax_dim("log_softmax", x._t.ndim, _stacklevel)
     return _softmax.softmax(x, dim, True, dtype)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """A sample of the Gumbel-softmax distribution, PyTorch 2.13's composite step for step:
+    Gumbel noise ``-log(exponential_())`` (the same draws of the generator), ``(logits + noise)
+    / tau``, softmax over ``dim``; ``hard``: the one-hot of the maximum plus the soft sample minus
+    its detached self (the straight-through gradient). ``eps`` is deprecated and unused."""
+    x = _tensor(logits, "empty_like")  # the first op to read it
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -empty_like(x).exponential_().log()
+    gumbels = (x + gumbels) / tau
+    y_soft = gumbels.softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(x).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:

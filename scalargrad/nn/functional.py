@@ -107,6 +107,7 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
     elu,
     elu_,
     gelu,
+    gumbel_softmax,
     hardshrink,
     hardsigmoid,
     hardswish,
@@ -135,7 +136,7 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
 
 __all__ += ["celu", "celu_", "elu", "elu_", "gelu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
             "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "relu6", "relu_", "selu", "selu_", "silu", "softplus",
-            "softmax", "softmin", "log_softmax", "prelu",
+            "softmax", "softmin", "log_softmax", "gumbel_softmax", "prelu",
             "softshrink", "softsign", "tanhshrink", "threshold", "threshold_"]
 
 
@@ -218,9 +219,11 @@ from .upsampling_functions import interpolate  # noqa: E402
 __all__ += ["pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "interpolate"]
 
 
-from .normalization_functions import batch_norm, layer_norm, normalize  # noqa: E402
+from .margin_losses import multi_margin_loss, multilabel_margin_loss  # noqa: E402
+from .normalization_functions import batch_norm, cosine_similarity, layer_norm, normalize, rms_norm  # noqa: E402
 
-__all__ += ["batch_norm", "layer_norm", "normalize"]
+__all__ += ["batch_norm", "cosine_similarity", "layer_norm", "normalize", "rms_norm", "multi_margin_loss",
+            "multilabel_margin_loss"]
 
 
 from .attention_functions import canonical_mask as _canonical_mask  # noqa: E402, F401 - PyTorch's private name

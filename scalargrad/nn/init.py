@@ -13,10 +13,11 @@ import math
 import warnings
 
 from .._base import ieee
-from .._base.errors import Unsupported
 from .._base.grad_mode import no_grad
 from .._base.missing_api import missing_attribute
 from .._tensor.factories import empty
+from .._tensor.linalg_qr import linalg_qr
+from .._tensor.random_factories import randperm
 from .._tensor.storage import write
 from .._tensor.tensor import Tensor
 
@@ -257,19 +258,44 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinea
 
 
 def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
-    """A (semi-)orthogonal matrix: needs a QR decomposition, which scalargrad does not have."""
+    """A (semi-)orthogonal matrix, as PyTorch 2.13 makes it: a normal (rows, rest) sample
+    (transposed when wide), its QR decomposition's Q times the signs of R's diagonal, written
+    into ``tensor`` (trailing dims flattened) and scaled by ``gain``."""
     if tensor.ndimension() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
-    if tensor.numel() == 0:
+    if tensor.numel() == 0 or tensor.is_meta:
         return tensor
-    raise Unsupported("torch.nn.init.orthogonal_", "it needs torch.linalg.qr")
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    flattened = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+    if rows < cols:
+        flattened.t_()
+    q, r = linalg_qr(flattened)
+    q *= r.diag(0).sign()  # Q made uniform (Mezzadri, math-ph/0609050)
+    if rows < cols:
+        q.t_()
+    with no_grad():
+        tensor.view_as(q).copy_(q)
+        tensor.mul_(gain)
+    return tensor
 
 
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
-    """A sparse matrix: needs torch.randperm, which scalargrad does not have."""
+    """A sparse matrix, as PyTorch 2.13 makes it: normal values with ``std``, then in each column
+    the rows of the first ``ceil(sparsity * rows)`` entries of a ``randperm`` (of the default
+    generator, as PyTorch's: ``generator`` draws the values only) set to zero."""
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    raise Unsupported("torch.nn.init.sparse_", "it needs torch.randperm")
+    if tensor.is_meta:
+        return tensor
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col_idx in range(cols):
+            zero_indices = randperm(rows)[:num_zeros]
+            tensor[zero_indices, col_idx] = 0
+    return tensor
 
 
 def _make_deprecate(meth):

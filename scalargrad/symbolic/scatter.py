@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .._ops import scatter as W
 from .._ops import views as S
+from .._tensor.operands import positions
 from .element_op import Const, ElementOp, Same
 from .embedding import ScaledSumOf
 from .graph import elements_of, expanded_always
@@ -59,23 +60,27 @@ def _written(v, vin, vals):
     alpha = c.raw.get("alpha", 1) if c.raw else 1
     reduce = c.raw.get("reduce") if c.raw else None  # scatter(..., reduce=): no derivative, but a form
     spec = []
+    # self's element at each output position (out-of-place masked_scatter broadcasts self)
+    out_shape = tuple(v._t.shape)
+    mine = positions(c.in_shape, out_shape) if tuple(c.in_shape) != out_shape else range(len(vals))
     for j in range(len(vals)):
         ks = at.get(j)
         if not ks:
-            spec.append((Same, None, ((old, j),)))
+            spec.append((Same, None, ((old, mine[j]),)))
         elif reduce is not None:
             if src is None:
-                spec.append((Const, vals[j], ((old, j),)))  # self and a number: its value, a constant
+                spec.append((Const, vals[j], ((old, mine[j]),)))  # self and a number: its value, a constant
             else:
-                spec.append((SumOf if reduce == "add" else ProdOf, None, ((old, j),) + tuple((src, k) for k in ks)))
+                spec.append((SumOf if reduce == "add" else ProdOf, None,
+                             ((old, mine[j]),) + tuple((src, k) for k in ks)))
         elif op.accumulate:
-            ins = ((old, j),) + tuple((src, k) for k in ks)
+            ins = ((old, mine[j]),) + tuple((src, k) for k in ks)
             if alpha == 1:
                 spec.append((SumOf, None, ins))
             else:
                 spec.append((ScaledSumOf, [1.0] + [float(alpha)] * len(ks), ins))
         elif src is None:
-            spec.append((Const, vals[j], ((old, j),)))
+            spec.append((Const, vals[j], ((old, mine[j]),)))
         elif len(set(ks)) == 1:  # index_fill's value, maybe filled in twice: the element is the value
             spec.append((Same, None, ((src, ks[0]),)))
         else:

@@ -54,12 +54,14 @@ from .loss import (
     HuberLoss,
     L1Loss,
     MSELoss,
+    MultiLabelMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
     SmoothL1Loss,
 )
 from .module import Module
 from .multihead_attention import MultiheadAttention
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, LazyBatchNorm1d, LazyBatchNorm2d
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, LazyBatchNorm1d, LazyBatchNorm2d, RMSNorm
 from .padding import (
     CircularPad1d,
     CircularPad2d,
@@ -114,12 +116,14 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "Threshold", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "SiLU", "Mish", "SELU", "ELU", "CELU",
            "GELU", "Hardshrink", "Softshrink", "LeakyReLU", "LogSigmoid", "Softplus", "Softsign", "Tanhshrink",
            "Softmax", "Softmin", "LogSoftmax", "Softmax2d", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss",
-           "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss", "Conv1d", "Conv2d", "Conv3d", "LazyConv3d",
+           "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
+           "Conv1d", "Conv2d", "Conv3d", "LazyConv3d",
            "ConvTranspose3d",
            "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
            "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
-           "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout2d", "LazyLinear", "LazyConv1d", "LazyConv2d",
+           "BatchNorm1d", "BatchNorm2d", "LayerNorm", "RMSNorm", "Dropout2d", "LazyLinear", "LazyConv1d",
+           "LazyConv2d",
            "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyModuleMixin",
            "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",

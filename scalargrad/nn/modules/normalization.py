@@ -9,12 +9,12 @@ from ..._tensor.factories import empty, ones, tensor, zeros
 from ..._tensor.tensor import Tensor
 from ..._tensor.tensor import defaults as _defaults
 from .. import init
-from ..normalization_functions import batch_norm, layer_norm
+from ..normalization_functions import batch_norm, layer_norm, rms_norm
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "LazyBatchNorm1d", "LazyBatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "RMSNorm", "LazyBatchNorm1d", "LazyBatchNorm2d"]
 
 
 class _BatchNorm(Module):
@@ -153,6 +153,39 @@ class LayerNorm(Module):
     def extra_repr(self) -> str:
         return ("{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(**self.__dict__)
                 + f", bias={self.bias is not None}")
+
+
+class RMSNorm(Module):
+    """Root mean square normalisation over the last dimensions (``normalized_shape``), then a
+    learnable scale (``F.rms_norm``); ``eps`` None: the dtype's machine epsilon."""
+
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+
+    def __init__(self, normalized_shape, eps: float | None = None, elementwise_affine: bool = True, device=None,
+                 dtype=None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if self.elementwise_affine:
+            self.weight = Parameter(empty(self.normalized_shape, dtype=dtype if dtype is not None
+                                          else _defaults["dtype"]))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Weight ones."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(**self.__dict__)
 
 
 class _LazyNormBase(LazyModuleMixin, _BatchNorm):
