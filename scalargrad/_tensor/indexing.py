@@ -240,7 +240,12 @@ def _positions(dims_src: list, shape: list) -> tuple:
 
 
 def _list_index(lst: list) -> Tensor:
-    return tensor(lst)
+    """A list index as PyTorch's indexing_tensor_from_data reads it: bool (or uint8) data stays a
+    mask, anything else is int64 (an empty list too; floats truncated)."""
+    t = tensor(lst)
+    if t._t.dtype in (dtypes.bool, dtypes.uint8, dtypes.int64):
+        return t
+    return tensor(lst, dtype=dtypes.int64)
 
 
 def _is_bool_scalar(it) -> bool:

@@ -191,8 +191,16 @@ device_type = device
 impl.construct = construct
 
 
+def new(self, *args, **kwargs) -> Tensor:
+    """``Tensor.new(...)``: the legacy constructor with ``self``'s dtype (sizes, data, a tensor of
+    that dtype or nothing), as ``torch.DoubleTensor(...)`` for a float64 ``self``."""
+    return construct(Tensor, args, kwargs, self._t.dtype)
+
+
 def install(method, function) -> None:
-    """torch.FloatTensor... (the legacy types), torch.set_default_device, get_default_device."""
+    """torch.FloatTensor... (the legacy types), torch.set_default_device, get_default_device,
+    Tensor.new."""
+    method("new", new)
     for name, cls in LEGACY_TYPES.items():
         function(name, cls, checked=False)
     for name, fn in (("tensortype", tensortype), ("set_default_device", set_default_device),

@@ -101,12 +101,15 @@ def _array_wrap(self: Tensor, array):
 
 
 def plain_index(index):
-    """An index with NumPy's arrays and scalars as PyTorch reads them: an int or bool array is a
-    tensor index, a NumPy integer an int."""
+    """An index with NumPy's arrays and scalars, and Python's ranges, as PyTorch reads them: an
+    int or bool array is a tensor index, a NumPy integer an int, a range the list of its ints (a
+    sequence of ints, as ``x[range(n), y]`` in tutorials)."""
     if isinstance(index, tuple):
-        if any(is_ndarray(i) or is_numpy_scalar(i) for i in index):
+        if any(is_ndarray(i) or is_numpy_scalar(i) or isinstance(i, range) for i in index):
             return tuple(plain_index(i) for i in index)
         return index
+    if isinstance(index, range):
+        return list(index)
     if is_ndarray(index):
         return array_tensor(index)
     if is_numpy_scalar(index):

@@ -45,6 +45,7 @@ from .._base.grad_mode import state as _grad_state
 from .._base.handles import add_hook
 from .._base.ieee import div
 from .._base.meta_data import NO_DATA, item_error
+from .._base.scalar_conversion import float_conversion, one_element
 from .._ops import arithmetic as AR
 from .._ops import unary as UN
 
@@ -540,13 +541,11 @@ class Tensor:
         return self._val if not t.ndim else self._val[0]
 
     def __float__(self) -> float:
-        if self._t.numel != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
+        float_conversion(self._t.numel, self.requires_grad)
         return float(self.item())
 
     def __int__(self) -> int:
-        if self._t.numel != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
+        one_element(self._t.numel)
         x = self.item()
         if x != x:
             raise ValueError("cannot convert float NaN to integer")
