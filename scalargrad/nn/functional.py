@@ -218,9 +218,16 @@ from .upsampling_functions import interpolate  # noqa: E402
 __all__ += ["pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "interpolate"]
 
 
-from .normalization_functions import batch_norm, layer_norm, normalize  # noqa: E402
+from .normalization_functions import (  # noqa: E402
+    batch_norm,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    local_response_norm,
+    normalize,
+)
 
-__all__ += ["batch_norm", "layer_norm", "normalize"]
+__all__ += ["batch_norm", "group_norm", "instance_norm", "layer_norm", "local_response_norm", "normalize"]
 
 
 from .attention_functions import canonical_mask as _canonical_mask  # noqa: E402, F401 - PyTorch's private name

@@ -45,6 +45,14 @@ from .conv import (
 )
 from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
+from .instancenorm import (
+    InstanceNorm1d,
+    InstanceNorm2d,
+    InstanceNorm3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
+)
 from .lazy import LazyModuleMixin
 from .linear import Bilinear, LazyLinear, Linear
 from .loss import (
@@ -59,7 +67,17 @@ from .loss import (
 )
 from .module import Module
 from .multihead_attention import MultiheadAttention
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, LazyBatchNorm1d, LazyBatchNorm2d
+from .normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    GroupNorm,
+    LayerNorm,
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+    LocalResponseNorm,
+)
 from .padding import (
     CircularPad1d,
     CircularPad2d,
@@ -128,4 +146,6 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "UpsamplingBilinear2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
            "Bilinear", "EmbeddingBag", "PReLU", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
            "GRUCell", "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
-           "TransformerEncoderLayer", "TransformerDecoderLayer"]
+           "TransformerEncoderLayer", "TransformerDecoderLayer", "BatchNorm3d", "LazyBatchNorm3d", "InstanceNorm1d",
+           "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
+           "LocalResponseNorm", "GroupNorm"]
