@@ -154,6 +154,24 @@ __all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_e
             "mse_loss", "nll_loss", "smooth_l1_loss"]
 
 
+from .more_loss_functions import (  # noqa: E402 - the composed losses live in their own module
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    kl_div,
+    margin_ranking_loss,
+    multilabel_soft_margin_loss,
+    pairwise_distance,
+    poisson_nll_loss,
+    triplet_margin_loss,
+    triplet_margin_with_distance_loss,
+)
+
+__all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "kl_div", "margin_ranking_loss",
+            "multilabel_soft_margin_loss", "pairwise_distance", "poisson_nll_loss", "triplet_margin_loss",
+            "triplet_margin_with_distance_loss"]
+
+
 from .sparse_functions import embedding, embedding_bag, one_hot  # noqa: E402
 
 __all__ += ["embedding", "embedding_bag", "one_hot"]

@@ -58,12 +58,22 @@ from .linear import Bilinear, LazyLinear, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
     CrossEntropyLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
     HuberLoss,
+    KLDivLoss,
     L1Loss,
+    MarginRankingLoss,
     MSELoss,
+    MultiLabelSoftMarginLoss,
     NLLLoss,
+    PairwiseDistance,
+    PoissonNLLLoss,
     SmoothL1Loss,
+    TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Module
 from .multihead_attention import MultiheadAttention
@@ -148,4 +158,6 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "GRUCell", "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
            "TransformerEncoderLayer", "TransformerDecoderLayer", "BatchNorm3d", "LazyBatchNorm3d", "InstanceNorm1d",
            "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
-           "LocalResponseNorm", "GroupNorm"]
+           "LocalResponseNorm", "GroupNorm", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss",
+           "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
+           "TripletMarginLoss", "TripletMarginWithDistanceLoss", "PairwiseDistance"]
