@@ -51,21 +51,21 @@ def _cases(L, dtype):
     cases = []
     for red in ["mean", "sum", "none"]:
         cases += [
-            ("kl", lambda: F.kl_div(x, tgt0, reduction=red), [x]),
-            ("kl_log", lambda: F.kl_div(x, y, reduction=red, log_target=True), [x, y]),
-            ("margin_ranking", lambda: F.margin_ranking_loss(x, y, s, margin=0.3, reduction=red), [x, y]),
-            ("hinge", lambda: F.hinge_embedding_loss(x, s, margin=0.7, reduction=red), [x]),
-            ("cosine", lambda: F.cosine_embedding_loss(x, y, L.tensor([1., -1, 1], dtype=dt), margin=0.1,
+            ("kl", lambda red=red: F.kl_div(x, tgt0, reduction=red), [x]),
+            ("kl_log", lambda red=red: F.kl_div(x, y, reduction=red, log_target=True), [x, y]),
+            ("margin_ranking", lambda red=red: F.margin_ranking_loss(x, y, s, margin=0.3, reduction=red), [x, y]),
+            ("hinge", lambda red=red: F.hinge_embedding_loss(x, s, margin=0.7, reduction=red), [x]),
+            ("cosine", lambda red=red: F.cosine_embedding_loss(x, y, L.tensor([1., -1, 1], dtype=dt), margin=0.1,
                                                        reduction=red), [x, y]),
-            ("poisson_full", lambda: F.poisson_nll_loss(x, tgt * 3, full=True, reduction=red), [x]),
-            ("poisson", lambda: F.poisson_nll_loss(x.abs(), tgt * 3, log_input=False, reduction=red), [x]),
-            ("gaussian", lambda: F.gaussian_nll_loss(x, y, z.abs(), full=True, reduction=red), [x, y, z]),
-            ("gaussian_1", lambda: F.gaussian_nll_loss(x, y, z[:, 0].abs(), reduction=red), [x, y, z]),
-            ("multilabel", lambda: F.multilabel_soft_margin_loss(x, tgt.round(), reduction=red,
+            ("poisson_full", lambda red=red: F.poisson_nll_loss(x, tgt * 3, full=True, reduction=red), [x]),
+            ("poisson", lambda red=red: F.poisson_nll_loss(x.abs(), tgt * 3, log_input=False, reduction=red), [x]),
+            ("gaussian", lambda red=red: F.gaussian_nll_loss(x, y, z.abs(), full=True, reduction=red), [x, y, z]),
+            ("gaussian_1", lambda red=red: F.gaussian_nll_loss(x, y, z[:, 0].abs(), reduction=red), [x, y, z]),
+            ("multilabel", lambda red=red: F.multilabel_soft_margin_loss(x, tgt.round(), reduction=red,
                                                                  weight=L.tensor([1., 2, 0.5, 1], dtype=dt)), [x]),
-            ("triplet", lambda: F.triplet_margin_loss(x, y, z, margin=0.5, p=1.5, swap=True, reduction=red),
+            ("triplet", lambda red=red: F.triplet_margin_loss(x, y, z, margin=0.5, p=1.5, swap=True, reduction=red),
              [x, y, z]),
-            ("triplet_distance", lambda: F.triplet_margin_with_distance_loss(
+            ("triplet_distance", lambda red=red: F.triplet_margin_with_distance_loss(
                 x, y, z, distance_function=lambda a, b: (a - b).abs().sum(-1), margin=0.5, reduction=red),
              [x, y, z]),
         ]
