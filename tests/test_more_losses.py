@@ -17,6 +17,7 @@ import warnings
 import pytest
 
 import scalargrad
+from scalargrad._base.errors import Unsupported
 
 
 def _chain(t) -> list:
@@ -159,3 +160,52 @@ def _raises(L, fn):
 ])
 def test_errors_are_pytorchs(torch_ref, fn):
     assert _raises(scalargrad, fn) == _raises(torch_ref, fn) is not None
+
+
+def _linear_ce(L, dtype):
+    rng = random.Random(5)
+    dt = getattr(L, dtype)
+    m = L.nn.LinearCrossEntropyLoss(5, 3, bias=True, label_smoothing=0.1, dtype=dt)
+    with L.no_grad():
+        m.linear.weight.copy_(L.tensor([rng.uniform(-1, 1) for _ in range(15)], dtype=dt).reshape(3, 5))
+        m.linear.bias.copy_(L.tensor([0.5, -0.25, 0.125], dtype=dt))
+    x = L.tensor([rng.uniform(-2, 2) for _ in range(20)], dtype=dt).reshape(4, 5).requires_grad_()
+    t = L.tensor([0, 2, 1, 2])
+    y = m(x, t)
+    y0 = L.nn.functional.linear_cross_entropy(x[0], m.linear.weight, t[0], reduction="sum")
+    grads = L.autograd.grad(y + y0, [x, m.linear.weight, m.linear.bias])
+    return repr(m), y.grad_fn.name(), [y.detach(), y0.detach(), *grads]
+
+
+@pytest.mark.no_sympy_check
+def test_linear_cross_entropy_is_the_reference_path(torch_ref):
+    ra, na, va = _linear_ce(scalargrad, "float32")
+    rt, nt, _ = _linear_ce(torch_ref, "float32")
+    _, _, vt = _linear_ce(torch_ref, "float64")
+    assert (ra, na) == (rt, nt)
+    for a, b in zip(va, vt):
+        p, q = a.reshape(-1).tolist(), b.reshape(-1).tolist()
+        assert max(abs(u - w) for u, w in zip(p, q)) <= 32 * 2.0**-23 * (max(abs(v) for v in q) + 1.0)
+    with pytest.raises(Unsupported, match="chunked path"):
+        scalargrad.nn.functional.linear_cross_entropy(scalargrad.ones(2, 3), scalargrad.ones(4, 3),
+                                                      scalargrad.tensor([0, 1]), options=object())
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L: L.nn.functional.linear_cross_entropy(L.ones(4, 5), L.ones(3, 4), L.tensor([0, 1, 2, 0])),
+    lambda L: L.nn.functional.linear_cross_entropy(L.ones(4, 5), L.ones(3, 5), L.ones(4, 3), ignore_index=1),
+    lambda L: L.nn.functional.linear_cross_entropy(L.ones(4, 5), L.ones(3, 5), L.tensor([0, 1, 2, 0]),
+                                                   linear_bias=L.ones(2)),
+    lambda L: L.nn.functional.linear_cross_entropy(L.ones(2, 2, 5), L.ones(3, 5), L.tensor([0, 1])),
+    lambda L: L.nn.LinearCrossEntropyLoss(5, 3, label_smoothing=2.0),
+    lambda L: L.nn.LinearCrossEntropyLoss(5, 3, weight=L.ones(2)),
+])
+def test_linear_cross_entropy_errors_are_pytorchs(torch_ref, fn):
+    def raised(L):
+        try:
+            fn(L)
+        except Exception as e:  # noqa: BLE001
+            return type(e).__name__, str(e)
+        return None
+
+    assert raised(scalargrad) == raised(torch_ref) is not None

@@ -159,6 +159,7 @@ from .more_loss_functions import (  # noqa: E402 - the composed losses live in t
     gaussian_nll_loss,
     hinge_embedding_loss,
     kl_div,
+    linear_cross_entropy,
     margin_ranking_loss,
     multilabel_soft_margin_loss,
     pairwise_distance,
@@ -169,7 +170,7 @@ from .more_loss_functions import (  # noqa: E402 - the composed losses live in t
 
 __all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "kl_div", "margin_ranking_loss",
             "multilabel_soft_margin_loss", "pairwise_distance", "poisson_nll_loss", "triplet_margin_loss",
-            "triplet_margin_with_distance_loss"]
+            "triplet_margin_with_distance_loss", "linear_cross_entropy"]
 
 
 from .sparse_functions import embedding, embedding_bag, one_hot  # noqa: E402

@@ -1,7 +1,7 @@
 """The losses PyTorch composes of other ops (re-exported by ``nn.functional``): kl_div,
 margin_ranking_loss, hinge_embedding_loss, cosine_embedding_loss, poisson_nll_loss,
-gaussian_nll_loss, multilabel_soft_margin_loss, pairwise_distance, triplet_margin_loss and
-triplet_margin_with_distance_loss.
+gaussian_nll_loss, multilabel_soft_margin_loss, pairwise_distance, triplet_margin_loss,
+triplet_margin_with_distance_loss and linear_cross_entropy (its reference path).
 
 Each follows PyTorch 2.13's Python function (warnings, checks, legacy ``size_average`` /
 ``reduce``), then ATen's composite in ``Loss.cpp`` / ``Distance.cpp`` op for op (a C++ ``tensor +
@@ -15,18 +15,20 @@ from __future__ import annotations
 import math
 import warnings
 
+from .._base.errors import Unsupported
 from .._base.grad_mode import no_grad
 from .._ops import arithmetic as AR
+from .._tensor import products
 from .._tensor.elementwise import with_number
 from .._tensor.norms import aten_norm
 from .._tensor.surface import FUNCTIONS
 from .._tensor.tensor import Tensor
 from .activation_functions import logsigmoid
-from .loss_functions import get_enum, legacy_get_string
+from .loss_functions import cross_entropy, get_enum, legacy_get_string
 
 __all__ = ["kl_div", "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss", "poisson_nll_loss",
            "gaussian_nll_loss", "multilabel_soft_margin_loss", "pairwise_distance", "triplet_margin_loss",
-           "triplet_margin_with_distance_loss"]
+           "triplet_margin_with_distance_loss", "linear_cross_entropy"]
 
 EPSILON = 9.999999960041972e-13  # ATen's Loss.cpp: constexpr float EPSILON = 1e-12
 
@@ -267,3 +269,42 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     if reduction == "mean":
         return FUNCTIONS["mean"](loss)
     return loss
+
+
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *, linear_bias: Tensor | None = None,
+                         weight: Tensor | None = None, reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0, options=None) -> Tensor:
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)``: PyTorch's
+    reference path (``options=None``), its checks first; the chunked path is refused."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}")
+    num_batches = tuple(input.shape[:-1])
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions (in_features), "
+                           f"got {input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    num_classes = linear_weight.shape[0]
+    out_features = tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not num_batches:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} requires"
+                           f" batched input, (N, {in_features}), got unbatched input with shape {tuple(input.shape)}")
+    logits_shape = (*num_batches, num_classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = ignore_index if ignore_index is not None else -100
+    if options is not None:
+        raise Unsupported("linear_cross_entropy's chunked path (options=LinearCrossEntropyOptions(...))",
+                          "only the reference path, options=None, is implemented")
+    if out_features:
+        rows = math.prod(out_features, start=num_classes)
+        linear_weight = linear_weight.reshape((rows, in_features))
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(rows)
+    logits = products.linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction, ignore_index=ignore_index,
+                         label_smoothing=label_smoothing)

@@ -65,6 +65,7 @@ from .loss import (
     HuberLoss,
     KLDivLoss,
     L1Loss,
+    LinearCrossEntropyLoss,
     MarginRankingLoss,
     MSELoss,
     MultiLabelSoftMarginLoss,
@@ -160,4 +161,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
            "LocalResponseNorm", "GroupNorm", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss",
            "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
-           "TripletMarginLoss", "TripletMarginWithDistanceLoss", "PairwiseDistance"]
+           "TripletMarginLoss", "TripletMarginWithDistanceLoss", "PairwiseDistance", "LinearCrossEntropyLoss"]
