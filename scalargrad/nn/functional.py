@@ -51,7 +51,16 @@ def tanh(input: Tensor) -> Tensor:
     return unary(UN.Tanh, _tensor(input, "tanh"))
 
 
-from .dropout_functions import _check_p, dropout  # noqa: E402 - attention composes dropout too
+from .dropout_functions import (  # noqa: E402 - attention composes dropout too
+    _check_p,
+    alpha_dropout,
+    dropout,
+    dropout1d,
+    dropout3d,
+    feature_alpha_dropout,
+)
+
+__all__ += ["alpha_dropout", "dropout1d", "dropout3d", "feature_alpha_dropout"]
 
 _DROPOUT2D_DIM = (
     "dropout2d: Received a {}-D input to dropout2d, which is deprecated and will result in an error in a future "
