@@ -129,6 +129,8 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
     prelu,
     relu6,
     relu_,
+    rrelu,
+    rrelu_,
     selu,
     selu_,
     silu,
@@ -144,7 +146,7 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
 
 __all__ += ["celu", "celu_", "elu", "elu_", "gelu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
             "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "relu6", "relu_", "selu", "selu_", "silu", "softplus",
-            "softmax", "softmin", "log_softmax", "prelu",
+            "softmax", "softmin", "log_softmax", "prelu", "rrelu", "rrelu_",
             "softshrink", "softsign", "tanhshrink", "threshold", "threshold_"]
 
 
