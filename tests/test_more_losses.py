@@ -1,4 +1,4 @@
-"""The losses PyTorch composes of other ops (``nn/more_loss_functions.py``) against live PyTorch
+"""soft_margin_loss and the losses PyTorch composes of other ops (``nn/more_loss_functions.py``) against live PyTorch
 2.13: the graph (every node's name, in PyTorch's order), the value and the gradients, for each
 reduction; the modules' reprs and the errors.
 
@@ -53,6 +53,7 @@ def _cases(L, dtype):
     for red in ["mean", "sum", "none"]:
         cases += [
             ("kl", lambda red=red: F.kl_div(x, tgt0, reduction=red), [x]),
+            ("soft_margin", lambda red=red: F.soft_margin_loss(x, s * tgt, reduction=red), [x]),
             ("kl_log", lambda red=red: F.kl_div(x, y, reduction=red, log_target=True), [x, y]),
             ("margin_ranking", lambda red=red: F.margin_ranking_loss(x, y, s, margin=0.3, reduction=red), [x, y]),
             ("hinge", lambda red=red: F.hinge_embedding_loss(x, s, margin=0.7, reduction=red), [x]),
@@ -81,7 +82,7 @@ def _cases(L, dtype):
          + L.nn.CosineEmbeddingLoss()(x, y, L.tensor([1., 1, -1], dtype=dt))
          + L.nn.PoissonNLLLoss(log_input=False)(x.abs(), tgt) + L.nn.GaussianNLLLoss()(x, y, 0.5)
          + L.nn.MultiLabelSoftMarginLoss()(x, tgt) + L.nn.TripletMarginLoss(p=1.0)(x, y, z)
-         + L.nn.PairwiseDistance(keepdim=True)(x, z).sum(), [x, y, z]),
+         + L.nn.PairwiseDistance(keepdim=True)(x, z).sum() + L.nn.SoftMarginLoss()(y, s[0]), [x, y, z]),
     ]
     out = []
     with warnings.catch_warnings():
@@ -126,7 +127,7 @@ def test_reprs(torch_ref):
         return [repr(m) for m in (nn.PairwiseDistance(), nn.TripletMarginWithDistanceLoss(), nn.TripletMarginLoss(),
                                   nn.KLDivLoss(), nn.PoissonNLLLoss(), nn.GaussianNLLLoss(),
                                   nn.MultiLabelSoftMarginLoss(), nn.CosineEmbeddingLoss(), nn.MarginRankingLoss(),
-                                  nn.HingeEmbeddingLoss())] + [str(type(nn.PairwiseDistance())),
+                                  nn.HingeEmbeddingLoss(), nn.SoftMarginLoss())] + [str(type(nn.PairwiseDistance())),
                                                                str(type(nn.KLDivLoss()))]
 
     assert reprs(scalargrad) == reprs(torch_ref)
@@ -157,6 +158,8 @@ def _raises(L, fn):
     lambda L, x: L.nn.functional.gaussian_nll_loss(x, x, x, reduction="x"),
     lambda L, x: L.nn.functional.poisson_nll_loss(x, x, reduction="x"),
     lambda L, x: L.nn.functional.multilabel_soft_margin_loss(x, x, reduction="x"),
+    lambda L, x: L.nn.functional.soft_margin_loss(x, x.requires_grad_()),
+    lambda L, x: L.nn.functional.soft_margin_loss(x, x, reduction="x"),
 ])
 def test_errors_are_pytorchs(torch_ref, fn):
     assert _raises(scalargrad, fn) == _raises(torch_ref, fn) is not None

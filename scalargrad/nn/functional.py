@@ -175,13 +175,14 @@ from .more_loss_functions import (  # noqa: E402 - the composed losses live in t
     multilabel_soft_margin_loss,
     pairwise_distance,
     poisson_nll_loss,
+    soft_margin_loss,
     triplet_margin_loss,
     triplet_margin_with_distance_loss,
 )
 
 __all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "kl_div", "margin_ranking_loss",
             "multilabel_soft_margin_loss", "pairwise_distance", "poisson_nll_loss", "triplet_margin_loss",
-            "triplet_margin_with_distance_loss", "linear_cross_entropy"]
+            "triplet_margin_with_distance_loss", "linear_cross_entropy", "soft_margin_loss"]
 
 
 from .sparse_functions import embedding, embedding_bag, one_hot  # noqa: E402

@@ -1,4 +1,5 @@
-"""The losses PyTorch composes of other ops (re-exported by ``nn.functional``): kl_div,
+"""soft_margin_loss (one SoftMarginLossBackward0 node, ``_tensor/losses``) and the losses PyTorch
+composes of other ops (re-exported by ``nn.functional``): kl_div,
 margin_ranking_loss, hinge_embedding_loss, cosine_embedding_loss, poisson_nll_loss,
 gaussian_nll_loss, multilabel_soft_margin_loss, pairwise_distance, triplet_margin_loss,
 triplet_margin_with_distance_loss and linear_cross_entropy (its reference path).
@@ -16,8 +17,9 @@ import math
 import warnings
 
 from .._base.errors import Unsupported
-from .._base.grad_mode import no_grad
+from .._base.grad_mode import is_grad_enabled, no_grad
 from .._ops import arithmetic as AR
+from .._tensor import losses as TL
 from .._tensor import products
 from .._tensor.elementwise import with_number
 from .._tensor.norms import aten_norm
@@ -26,9 +28,9 @@ from .._tensor.tensor import Tensor
 from .activation_functions import logsigmoid
 from .loss_functions import cross_entropy, get_enum, legacy_get_string
 
-__all__ = ["kl_div", "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss", "poisson_nll_loss",
-           "gaussian_nll_loss", "multilabel_soft_margin_loss", "pairwise_distance", "triplet_margin_loss",
-           "triplet_margin_with_distance_loss", "linear_cross_entropy"]
+__all__ = ["soft_margin_loss", "kl_div", "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
+           "poisson_nll_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss", "pairwise_distance",
+           "triplet_margin_loss", "triplet_margin_with_distance_loss", "linear_cross_entropy"]
 
 EPSILON = 9.999999960041972e-13  # ATen's Loss.cpp: constexpr float EPSILON = 1e-12
 
@@ -85,6 +87,17 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
     if reduction == "batchmean" and input.dim() != 0:
         reduced = reduced / input.size()[0]
     return reduced
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                     reduction: str = "mean") -> Tensor:
+    """``log(1 + exp(-target * input))`` per element, reduced: one SoftMarginLossBackward0 node
+    (the target is not differentiable, as in PyTorch)."""
+    reduction_enum = _enum(size_average, reduce, reduction)
+    if target.requires_grad and is_grad_enabled():
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument "
+                           "'target'. This input cannot have requires_grad True.")
+    return TL.soft_margin_loss(input, target, ("none", "mean", "sum")[reduction_enum])
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,

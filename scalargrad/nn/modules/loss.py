@@ -15,7 +15,7 @@ from .module import Module
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss",
            "CrossEntropyLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
            "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "TripletMarginLoss",
-           "TripletMarginWithDistanceLoss", "PairwiseDistance", "LinearCrossEntropyLoss"]
+           "TripletMarginWithDistanceLoss", "PairwiseDistance", "LinearCrossEntropyLoss", "SoftMarginLoss"]
 
 
 class _Loss(Module):
@@ -316,3 +316,12 @@ class LinearCrossEntropyLoss(_WeightedLoss):
                 f" out_features={self.out_features}, bias={self.linear.bias is not None},"
                 f" reduction={self.reduction}, ignore_index={self.ignore_index},"
                 f" label_smoothing={self.label_smoothing}, options={self.options}")
+
+
+class SoftMarginLoss(_Loss):
+    """``F.soft_margin_loss``: the two-class logistic loss."""
+
+    __constants__ = ["reduction"]
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return G.soft_margin_loss(input, target, reduction=self.reduction)
