@@ -13,6 +13,7 @@ from . import (
     embedding,
     fill,
     gamma,
+    gated,
     indexing,
     joins,
     linalg,
@@ -47,7 +48,7 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 """Every differentiable elementwise op with a non-trivial derivative, for the catalogue tests."""
 
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
-           "counting", "elementwise", "embedding", "fill", "gamma", "indexing", "joins", "linalg", "linalg_qr",
+           "counting", "elementwise", "embedding", "fill", "gamma", "gated", "indexing", "joins", "linalg", "linalg_qr",
            "logarithms",
            "losses", "medians", "moments",
            "normalization", "norms", "padding", "pointwise", "pooling", "predicates", "products", "reductions",

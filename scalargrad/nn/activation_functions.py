@@ -18,6 +18,7 @@ from .._base import dtypes
 from .._base.errors import Unsupported
 from .._ops import activations as A
 from .._ops import unary as UN
+from .._tensor import gated as _gated
 from .._tensor import softmax as _softmax
 from .._tensor.arguments import not_tensor
 from .._tensor.elementwise import binary, elementwise, unary
@@ -28,7 +29,7 @@ from .._tensor.tensor import Tensor
 __all__ = ["leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish",
            "softplus", "hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "logsigmoid", "softshrink",
            "hardshrink", "threshold", "threshold_", "softsign", "tanhshrink", "relu_", "softmax", "softmin",
-           "log_softmax", "prelu", "rrelu", "rrelu_"]
+           "log_softmax", "prelu", "rrelu", "rrelu_", "glu"]
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -74,6 +75,15 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return leaky_relu(input, negative_slope, True)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """The gated linear unit: the first half of ``dim`` times the sigmoid of the second (one
+    GluBackward0 node, ``_tensor/gated``)."""
+    x = _tensor(input, "glu")
+    if x.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return _gated.glu(x, dim)
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,

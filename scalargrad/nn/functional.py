@@ -116,6 +116,7 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
     elu,
     elu_,
     gelu,
+    glu,
     hardshrink,
     hardsigmoid,
     hardswish,
@@ -146,7 +147,7 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
 
 __all__ += ["celu", "celu_", "elu", "elu_", "gelu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
             "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "relu6", "relu_", "selu", "selu_", "silu", "softplus",
-            "softmax", "softmin", "log_softmax", "prelu", "rrelu", "rrelu_",
+            "softmax", "softmin", "log_softmax", "prelu", "rrelu", "rrelu_", "glu",
             "softshrink", "softsign", "tanhshrink", "threshold", "threshold_"]
 
 

@@ -61,6 +61,7 @@ from . import (
     comparison,
     convolution,
     embedding,
+    gated,
     indexing,
     linalg,
     losses,

@@ -5,6 +5,7 @@ from .activation import (
     CELU,
     ELU,
     GELU,
+    GLU,
     SELU,
     Hardshrink,
     Hardsigmoid,
@@ -164,4 +165,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "LocalResponseNorm", "GroupNorm", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss",
            "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
            "TripletMarginLoss", "TripletMarginWithDistanceLoss", "PairwiseDistance", "LinearCrossEntropyLoss",
-           "Dropout1d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "RReLU", "SoftMarginLoss"]
+           "Dropout1d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "RReLU", "SoftMarginLoss", "GLU"]

@@ -17,7 +17,7 @@ from .multihead_attention import MultiheadAttention  # PyTorch defines it in act
 
 __all__ = ["ReLU", "Sigmoid", "Tanh", "Identity", "Threshold", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "SiLU",
            "Mish", "SELU", "ELU", "CELU", "GELU", "Hardshrink", "Softshrink", "LeakyReLU", "LogSigmoid", "Softplus",
-           "Softsign", "Tanhshrink", "Softmax", "Softmin", "LogSoftmax", "Softmax2d", "PReLU", "RReLU",
+           "Softsign", "Tanhshrink", "Softmax", "Softmin", "LogSoftmax", "Softmax2d", "PReLU", "RReLU", "GLU",
            "MultiheadAttention"]
 
 
@@ -252,6 +252,22 @@ class LeakyReLU(Module):
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}{_inplace_str(self.inplace)}"
+
+
+class GLU(Module):
+    """The gated linear unit over ``dim`` (``F.glu``)."""
+
+    __constants__ = ["dim"]
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
 
 
 class RReLU(Module):
