@@ -12,6 +12,7 @@ from . import (
     elementwise,
     embedding,
     fill,
+    fold,
     gamma,
     gated,
     indexing,
@@ -48,8 +49,8 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 """Every differentiable elementwise op with a non-trivial derivative, for the catalogue tests."""
 
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
-           "counting", "elementwise", "embedding", "fill", "gamma", "gated", "indexing", "joins", "linalg", "linalg_qr",
-           "logarithms",
+           "counting", "elementwise", "embedding", "fill", "fold", "gamma", "gated", "indexing", "joins", "linalg",
+           "linalg_qr", "logarithms",
            "losses", "medians", "moments",
            "normalization", "norms", "padding", "pointwise", "pooling", "predicates", "products", "reductions",
            "rounding", "scans", "scatter", "selection", "shuffle", "signs", "softmax", "trigonometric", "unary",

@@ -61,6 +61,7 @@ from . import (
     comparison,
     convolution,
     embedding,
+    fold,
     gated,
     indexing,
     linalg,

@@ -47,6 +47,7 @@ from .conv import (
 )
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .flatten import Flatten, Unflatten
+from .fold import Fold, Unfold
 from .instancenorm import (
     InstanceNorm1d,
     InstanceNorm2d,
@@ -165,4 +166,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "LocalResponseNorm", "GroupNorm", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss",
            "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
            "TripletMarginLoss", "TripletMarginWithDistanceLoss", "PairwiseDistance", "LinearCrossEntropyLoss",
-           "Dropout1d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "RReLU", "SoftMarginLoss", "GLU"]
+           "Dropout1d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "RReLU", "SoftMarginLoss", "GLU", "Fold",
+           "Unfold"]
