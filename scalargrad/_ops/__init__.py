@@ -32,6 +32,7 @@ from . import (
     products,
     reductions,
     rounding,
+    rrelu,
     scans,
     scatter,
     selection,
@@ -53,5 +54,5 @@ __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmeti
            "linalg_qr", "logarithms",
            "losses", "medians", "moments",
            "normalization", "norms", "padding", "pointwise", "pooling", "predicates", "products", "reductions",
-           "rounding", "scans", "scatter", "selection", "shuffle", "signs", "softmax", "trigonometric", "unary",
-           "upsampling", "views"]
+           "rounding", "rrelu", "scans", "scatter", "selection", "shuffle", "signs", "softmax", "trigonometric",
+           "unary", "upsampling", "views"]

@@ -19,6 +19,7 @@ from .._base.errors import Unsupported
 from .._ops import activations as A
 from .._ops import unary as UN
 from .._tensor import gated as _gated
+from .._tensor import rrelu as _rrelu
 from .._tensor import softmax as _softmax
 from .._tensor.arguments import not_tensor
 from .._tensor.elementwise import binary, elementwise, unary
@@ -88,16 +89,17 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False) -> Tensor:
-    """Randomized leaky ReLU. In evaluation, leaky_relu with the slope ``(lower + upper) / 2``
-    (a RreluWithNoiseBackward0 node); training mode's per-element slopes, drawn by uniform_, are
-    refused."""
+    """Randomized leaky ReLU, one RreluWithNoiseBackward0 node. In evaluation, leaky_relu with
+    the slope ``(lower + upper) / 2``; in training, each element at or below 0 times its own
+    slope drawn from the default generator as ATen draws it (``_tensor/rrelu``)."""
     x = _tensor(input, "rrelu_" if inplace else "rrelu")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    if training:
-        raise Unsupported("F.rrelu / nn.RReLU in training mode",
-                          "its random slopes come from a generator stream scalargrad does not reproduce")
     _floating(x, "leaky_relu_cpu")
+    if training:
+        if inplace:
+            raise Unsupported("rrelu_ (in place) in training mode", "its out-of-place form is implemented")
+        return _rrelu.rrelu_train(x, lower, upper)
     slope = (lower + upper) / 2
     noise = _empty_like(x)  # PyTorch saves an uninitialised noise tensor in evaluation
     c = A.RreluParams(x._t.dtype.round(slope), slope)

@@ -74,6 +74,7 @@ from . import (
     pooling,
     products,
     reductions,
+    rrelu,
     scans,
     scatter,
     selection,
