@@ -424,6 +424,13 @@ def _uniform53(g: Generator) -> float:
     return (g.random64() & _MASK53) * 1.1102230246251565e-16  # 2**-53
 
 
+def uniform_real(n: int, low: float, high: float, generator: Generator | None = None) -> list[float]:
+    """``n`` draws of ATen's ``at::uniform_real_distribution<double>(low, high)`` (one random64
+    each, ``x * (high - low) + low`` in double), as rrelu's training kernel takes them."""
+    g = _gen(generator)
+    return [_uniform53(g) * (high - low) + low for _ in range(_check_count(n))]
+
+
 def uniform(
     n: int,
     dtype: Any = "float32",

@@ -12,7 +12,9 @@ from . import (
     elementwise,
     embedding,
     fill,
+    fold,
     gamma,
+    gated,
     indexing,
     joins,
     linalg,
@@ -30,6 +32,7 @@ from . import (
     products,
     reductions,
     rounding,
+    rrelu,
     scans,
     scatter,
     selection,
@@ -47,9 +50,9 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 """Every differentiable elementwise op with a non-trivial derivative, for the catalogue tests."""
 
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
-           "counting", "elementwise", "embedding", "fill", "gamma", "indexing", "joins", "linalg", "linalg_qr",
-           "logarithms",
+           "counting", "elementwise", "embedding", "fill", "fold", "gamma", "gated", "indexing", "joins", "linalg",
+           "linalg_qr", "logarithms",
            "losses", "medians", "moments",
            "normalization", "norms", "padding", "pointwise", "pooling", "predicates", "products", "reductions",
-           "rounding", "scans", "scatter", "selection", "shuffle", "signs", "softmax", "trigonometric", "unary",
-           "upsampling", "views"]
+           "rounding", "rrelu", "scans", "scatter", "selection", "shuffle", "signs", "softmax", "trigonometric",
+           "unary", "upsampling", "views"]

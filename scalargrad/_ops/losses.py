@@ -27,7 +27,8 @@ from . import unary as UN
 from .elementwise import Elementwise
 from .table import Op, needed_inputs, register
 
-__all__ = ["Loss", "Nll", "LossBackward", "LOSSES", "REDUCTIONS", "POINTWISE_LOSSES", "BCE_EPSILON"]
+__all__ = ["Loss", "Nll", "SoftMargin", "SoftMarginLoss", "soft_margin_term", "LossBackward", "LOSSES", "REDUCTIONS",
+           "POINTWISE_LOSSES", "BCE_EPSILON"]
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 BCE_EPSILON = 9.999999960041972e-13  # ATen's constexpr float EPSILON = 1e-12, a float32 number
@@ -644,4 +645,50 @@ class NllLossBackward(Op):
         return -w * g / total
 
 
-LOSSES = POINTWISE_LOSSES + [NllLoss]
+# ---------------------------------------------------------------- soft_margin_loss
+
+
+class SoftMargin:
+    """What a soft_margin_loss node keeps: the reduction, the number of elements, the target
+    (not differentiable: no edge) and its elements broadcast to the input's shape."""
+
+    __slots__ = ("reduction", "numel", "target", "targets")
+
+    def __init__(self, reduction: str, numel: int, target, targets: list) -> None:
+        self.reduction, self.numel, self.target, self.targets = reduction, numel, target, targets
+
+    @property
+    def reduction_enum(self) -> int:
+        return REDUCTIONS[self.reduction]
+
+
+def soft_margin_term(a: float, t: float) -> float:
+    """``log1p(exp(-a * t))`` in double (exact but for the last rounding, as ``value``s are)."""
+    z = -a * t
+    return z + math.log1p(math.exp(-z)) if z > 30 else math.log1p(math.exp(z))
+
+
+@register
+class SoftMarginLoss(Op):
+    """soft_margin_loss(input, target): ``log1p(exp(-input * target))`` per element, reduced; one
+    edge (the target is not differentiable)."""
+
+    name = "SoftMarginLossBackward0"
+    saved = (("reduction", "c.reduction_enum"), ("self", 0), ("target", "c.target"))
+
+    @staticmethod
+    def backward(k, g, v):
+        # soft_margin_loss_backward: z = exp(-target * input); target * z * -norm / (z + 1) * grad
+        c = v._c
+        t = k.held(c.target)
+        z = k.exp(k.mul(k.neg(t), k.a(v)))
+        norm = 1.0 / c.numel if c.reduction == "mean" else 1.0
+        gi = k.div(k.mul(k.mul(t, z), k.const(-norm)), k.add(z, k.const(1.0)))
+        return (k.mul(gi, g),)
+
+    @staticmethod
+    def sympy(sp, a, t):
+        return sp.log(1 + sp.exp(-a * t))
+
+
+LOSSES = POINTWISE_LOSSES + [NllLoss, SoftMarginLoss]

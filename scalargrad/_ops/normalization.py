@@ -1,5 +1,6 @@
-"""Normalisation: ``native_batch_norm`` (``NativeBatchNormBackward0``) and ``native_layer_norm``
-(``NativeLayerNormBackward0``), each one node over (input[, weight[, bias]]).
+"""Normalisation: ``native_batch_norm`` (``NativeBatchNormBackward0``), ``native_layer_norm``
+(``NativeLayerNormBackward0``) and ``native_group_norm`` (``NativeGroupNormBackward0``), each one
+node over (input[, weight[, bias]]).
 
 The node's ``_c`` is a ``Norm``: which elements are normalised together (``groups``: flat
 input positions; a batch norm's channel, a layer norm's row), which weight element each
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from .table import Op, register
 
-__all__ = ["Norm", "BatchNorm", "LayerNorm", "NORMALIZATION_OPS"]
+__all__ = ["Norm", "BatchNorm", "LayerNorm", "GroupNorm", "NORMALIZATION_OPS"]
 
 
 class Norm:
@@ -26,7 +27,7 @@ class Norm:
 
     __slots__ = ("groups", "group_of", "param_of", "mean", "invstd", "eps", "training", "affine", "result1",
                  "result2", "running_mean", "running_var", "normalized_shape", "channels_last", "layer", "weight",
-                 "bias", "shape")
+                 "bias", "shape", "num_groups", "batch", "channels", "hxw")
 
     def __init__(self, groups: list, param_of: list, eps: float, training: bool, affine: int, layer: bool) -> None:
         self.groups = groups
@@ -50,6 +51,8 @@ class Norm:
         self.weight = None
         self.bias = None
         self.shape = None
+        self.num_groups = None
+        self.batch = self.channels = self.hxw = None
 
 
 def normalized_form(sp, x, group, mean=None, invstd=None, eps=None, weight=1, bias=0):
@@ -114,4 +117,29 @@ class LayerNormAffine0(LayerNorm):
     extra_none = 2
 
 
-NORMALIZATION_OPS = [BatchNorm, BatchNormAffine1, BatchNormAffine0, LayerNorm, LayerNormAffine1, LayerNormAffine0]
+@register
+class GroupNorm(Op):
+    """native_group_norm(input, weight, bias, N, C, HxW, group, eps): each (sample, group of
+    C / group channels) normalised by its own statistics, then scaled and shifted per channel."""
+
+    name = "NativeGroupNormBackward0"
+    saved = (("C", "c.channels"), ("HxW", "c.hxw"), ("N", "c.batch"), ("eps", "c.eps"), ("group", "c.num_groups"),
+             ("input", 0), ("result1", "c.result1"), ("result2", "c.result2"), ("weight", "c.weight"))
+    # input, weight, bias: native_group_norm_backward(grad, input, result1, result2, weight, N, C, HxW, group,
+    #   grad_input_mask)
+    backward = staticmethod(lambda k, g, v: k.group_norm_backward(g, v))
+    sympy = staticmethod(normalized_form)
+
+
+@register
+class GroupNormAffine1(GroupNorm):
+    extra_none = 1
+
+
+@register
+class GroupNormAffine0(GroupNorm):
+    extra_none = 2
+
+
+NORMALIZATION_OPS = [BatchNorm, BatchNormAffine1, BatchNormAffine0, LayerNorm, LayerNormAffine1, LayerNormAffine0,
+                     GroupNorm, GroupNormAffine1, GroupNormAffine0]

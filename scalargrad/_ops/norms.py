@@ -18,7 +18,7 @@ from .float_kernel import helper
 from .reductions import Reduced
 from .table import Api, Op, register
 
-__all__ = ["Normed", "VectorNorm", "Dist", "NORMS", "norm_value", "norm_partials"]
+__all__ = ["Normed", "VectorNorm", "NormDim", "Dist", "NORMS", "norm_value", "norm_partials"]
 
 
 class Normed(Reduced):
@@ -119,6 +119,17 @@ class VectorNorm(Op):
 
 
 @register
+class NormDim(VectorNorm):
+    """norm(self, p, dim, keepdim) as ATen's C++ composites call it (``pairwise_distance``):
+    NormBackward1, with linalg_vector_norm's value and derivative (PyTorch's Python ``norm``
+    is linalg_vector_norm itself)."""
+
+    name = "NormBackward1"
+    saved = (("dim", "c.dims"), ("keepdim", "c.keepdim"), ("p", "c.ord"), ("result", "result"), ("self", 0))
+    api = None
+
+
+@register
 class Dist(Op):
     """dist(self, other, p) (DistBackward0): the p-norm of self - other over every element;
     self: norm_backward(grad, self - other, p, result), other: its negation."""
@@ -143,7 +154,7 @@ class Dist(Op):
         return sp.Abs(a - b)
 
 
-NORMS = [VectorNorm, Dist]
+NORMS = [VectorNorm, NormDim, Dist]
 
 
 # ---------------------------------------------------------------- derivative helpers, on floats

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .._base import dtypes, ieee
 from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
 from .._base.kernel_order import fma
 from .._ops import losses as LO
 from .operands import broadcast_shapes, positions, result_dtype
@@ -188,3 +189,27 @@ def _nll_result(g: Tensor, c: LO.Nll, val, shape: tuple) -> Tensor:
 
 helper(nll_backward)
 helper(nll_of_gradient, name="nll_forward")
+
+
+def soft_margin_loss(x: Tensor, target: Tensor, reduction: str) -> Tensor:
+    """``soft_margin_loss``: ATen's ``neg(input).mul_(target).exp_().log1p_()``, each step
+    rounded in the dtype, then the reduction (the target broadcast to the input's shape)."""
+    dt = x._t.dtype
+    if dt not in (dtypes.float32, dtypes.float64):
+        raise Unsupported(f"soft_margin_loss on {dt.name} tensors")
+    shape = tuple(x._t.shape)
+    if broadcast_shapes(shape, target._t.shape) != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(broadcast_shapes(shape, target._t.shape))}")
+    r = dt.round
+    xs = broadcast_values(x, shape, dt)
+    ts = broadcast_values(target, shape, dt)
+    vals = [r(ieee.log1p(r(ieee.exp(r(-a * b))))) for a, b in zip(xs, ts)]
+    c = LO.SoftMargin(reduction, len(vals), target, ts)
+    if reduction == "none":
+        return make(LO.SoftMarginLoss, TensorType(dt, shape), vals if shape else vals[0], (x,), c)
+    tmp = leaf(vals if shape else vals[0], TensorType(dt, shape))
+    total = sum_values(tmp, tuple(range(len(shape))), dt)[0]
+    if reduction == "mean":
+        total = r(ieee.div(total, float(len(vals))))
+    return make(LO.SoftMarginLoss, TensorType(dt, ()), total, (x,), c)

@@ -29,6 +29,12 @@ depends on the vector width; scalargrad computes the mean and the population var
 row exactly (rounded once), ``rstd = 1 / sqrt(var + eps)``, and the output as ATen's
 ``(x * rstd + (-mean * rstd)) * weight + bias``; its backward is the exact value of
 ``rstd * (dy*w - mean(dy*w) - xhat * mean(dy*w*xhat))`` rounded once.
+
+group_norm's moments are ATen's vectorised ``RowwiseMoments`` as well (the order depends on the
+vector width): scalargrad takes each (sample, group)'s exact mean and population variance
+rounded once, ``rstd = 1 / sqrt(max(var, 0) + eps)``, and ATen's ``scale = rstd * weight[c]``,
+``shift = -scale * mean + bias[c]``, ``y = scale * x + shift``; its backward is layer_norm's
+exact formula over the group, each channel with its own weight.
 """
 
 from __future__ import annotations
@@ -46,7 +52,8 @@ from .storage import write
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
 
-__all__ = ["batch_norm", "batch_norm_backward", "layer_norm", "layer_norm_backward", "install"]
+__all__ = ["batch_norm", "batch_norm_backward", "layer_norm", "layer_norm_backward", "group_norm",
+           "group_norm_backward", "install"]
 
 
 def _vals(t: Tensor) -> list:
@@ -357,12 +364,107 @@ def layer_norm_backward(g: Tensor, v: Tensor) -> tuple:
     return tuple(out)
 
 
+def group_norm(x: Tensor, num_groups: int, weight: Tensor | None, bias: Tensor | None, eps: float) -> Tensor:
+    """``torch.group_norm``: normalise each sample's ``num_groups`` groups of channels (the
+    channels and every position of the group together), then scale and shift per channel."""
+    shape = tuple(x._t.shape)
+    if len(shape) < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {len(shape)}")
+    n, c = shape[0], shape[1]
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input "
+                           f"of shape {_shape_str(shape)} and num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t._t.ndim != 1 or t._t.numel != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {_shape_str(t._t.shape)} and input of shape "
+                               f"{_shape_str(shape)}")
+        if t is not None and t._t.dtype is not x._t.dtype:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    dt = x._t.dtype
+    if dt not in (dtypes.float32, dtypes.float64):
+        raise Unsupported(f"group_norm on {dt.name} tensors")
+    f32 = dt is dtypes.float32
+    r = dt.round
+    hxw = x._t.numel // (n * c) if n * c else 0
+    row = (c // num_groups) * hxw
+    xv = _vals(x)
+    groups = [list(range(q * row, (q + 1) * row)) for q in range(n * num_groups)]
+    param_of = [(i // hxw) % c if hxw else 0 for i in range(len(xv))]
+    op, params = _affine_op((NO.GroupNormAffine0, NO.GroupNormAffine1, NO.GroupNorm), weight, bias)
+    norm = NO.Norm(groups, param_of, eps, True, len(params), True)
+    norm.shape = shape
+    norm.num_groups, norm.batch, norm.channels, norm.hxw = num_groups, n, c, hxw
+    wv = _vals(weight) if weight is not None else None
+    bv = _vals(bias) if bias is not None else None
+    means, rstds = [], []
+    out = [0.0] * len(xv)
+    for idx in groups:
+        vals = [xv[i] for i in idx]
+        m_exact = math.fsum(vals) / row if row else math.nan
+        mean = r(m_exact)
+        var = r(math.fsum([(a - m_exact) ** 2 for a in vals]) / row) if row else math.nan
+        rstd = r(1.0 / math.sqrt(max(var, 0.0) + eps)) if row else math.nan
+        means.append(mean)
+        rstds.append(rstd)
+        for i in idx:
+            ch = param_of[i]
+            scale = r(rstd * wv[ch]) if wv is not None else rstd
+            shift = fma(-scale, mean, bv[ch] if bv is not None else 0.0, f32)
+            out[i] = fma(scale, xv[i], shift, f32)
+    norm.mean, norm.invstd = means, rstds
+    norm.result1 = leaf(list(means), TensorType(dt, (n, num_groups)))
+    norm.result2 = leaf(list(rstds), TensorType(dt, (n, num_groups)))
+    norm.weight, norm.bias = weight, bias
+    return make(op, TensorType(dt, shape), out, (x,) + params, norm)
+
+
+def group_norm_backward(g: Tensor, v: Tensor) -> tuple:
+    """native_group_norm_backward: each gradient element the exact value of its formula rounded
+    once (layer_norm's, over a group, with each channel's weight)."""
+    norm = v._c
+    ins = v._in
+    x = ins[0]
+    dt = x._t.dtype
+    f32 = dt is dtypes.float32
+    r = dt.round
+    xv = _vals(x)
+    gv = _vals(g) if g._t.ndim else [g._val] * len(xv)
+    wv = _vals(norm.weight) if norm.weight is not None else None
+    c = norm.channels
+    gx = [0.0] * len(xv)
+    gw_terms = [[] for _ in range(c)]
+    gb_terms = [[] for _ in range(c)]
+    for q, idx in enumerate(norm.groups):
+        row = len(idx)
+        mean, rstd = norm.mean[q], norm.invstd[q]
+        xhat = [(xv[i] - mean) * rstd for i in idx]
+        dyw = [gv[i] * (wv[norm.param_of[i]] if wv is not None else 1.0) for i in idx]
+        a = math.fsum(dyw) / row
+        b = math.fsum([d * h for d, h in zip(dyw, xhat)]) / row
+        for j, i in enumerate(idx):
+            gx[i] = r(rstd * (dyw[j] - a - xhat[j] * b))
+            gw_terms[norm.param_of[i]].append(gv[i] * xhat[j])
+            gb_terms[norm.param_of[i]].append(gv[i])
+    pt = TensorType(dt, (c,))
+    out = [leaf(gx, TensorType(dt, norm.shape)) if x._rg else None]
+    if len(ins) > 1:
+        out.append(leaf([rounded_sum(t, f32) for t in gw_terms], pt) if ins[1]._rg else None)
+    if len(ins) > 2:
+        out.append(leaf([rounded_sum(t, f32) for t in gb_terms], pt) if ins[2]._rg else None)
+    return tuple(out)
+
+
 def install(method, function) -> None:
-    """torch.batch_norm and torch.layer_norm."""
+    """torch.batch_norm, torch.layer_norm, torch.group_norm and torch.instance_norm."""
     function("batch_norm", lambda input, weight, bias, running_mean, running_var, training, momentum, eps,
              cudnn_enabled=False: batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps))
     function("layer_norm", lambda input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True:
              layer_norm(input, normalized_shape, weight, bias, eps))
+    function("group_norm", lambda input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True:
+             group_norm(input, num_groups, weight, bias, eps))
 
 
 def _no_double_backward(what: str):
@@ -375,5 +477,7 @@ def _no_double_backward(what: str):
 
 helper(batch_norm_backward)
 helper(layer_norm_backward)
+helper(group_norm_backward)
 graph_helper("batch_norm_backward", _no_double_backward("batch_norm"))
 graph_helper("layer_norm_backward", _no_double_backward("layer_norm"))
+graph_helper("group_norm_backward", _no_double_backward("group_norm"))

@@ -33,7 +33,7 @@ from .tensor import Tensor, leaf, make
 from .tensor_kernel import as_tensor, helper
 from .views import expand, norm_dim, norm_dims, reshape, to_dtype
 
-__all__ = ["vector_norm", "norm", "linalg_norm", "dist", "renorm", "cosine_similarity", "install"]
+__all__ = ["vector_norm", "aten_norm", "norm", "linalg_norm", "dist", "renorm", "cosine_similarity", "install"]
 
 
 def _order(ord, what: str):  # PyTorch's name
@@ -75,6 +75,16 @@ _F32_TINY = 1.1754943508222875e-38  # float32's smallest normal number
 
 def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """``linalg.vector_norm``: the ``ord``-norm over ``dim`` (every element if None)."""
+    return _vector_norm(x, ord, dim, keepdim, dtype, N.VectorNorm)
+
+
+def aten_norm(x: Tensor, p: float, dim: int, keepdim: bool = False) -> Tensor:
+    """ATen's ``at::norm(self, p, dim, keepdim)`` as its C++ composites call it: the vector
+    norm's value, node NormBackward1."""
+    return _vector_norm(x, p, dim, keepdim, None, N.NormDim)
+
+
+def _vector_norm(x: Tensor, ord, dim, keepdim: bool, dtype, op) -> Tensor:
     if not isinstance(x, Tensor):
         raise not_tensor(x, "linalg_vector_norm")
     ord = _order(ord, "linalg_vector_norm")
@@ -111,7 +121,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
         out_shape = (1,) * nd
     c = N.Normed(shape, dims if nd else (), bool(keepdim), dim is None, ord,
                  raw=_raw_dims(dim) if dim is not None else {"dims": None})
-    return make(N.VectorNorm, TensorType(dt, out_shape), out if out_shape else out[0], (src,), c)
+    return make(op, TensorType(dt, out_shape), out if out_shape else out[0], (src,), c)
 
 
 _LANES = {True: 8, False: 4}  # Vectorized<float>, Vectorized<double>: 32 bytes in every x86 build

@@ -15,19 +15,23 @@ import sys
 import warnings
 
 from .._base import dtypes
+from .._base.errors import Unsupported
 from .._ops import activations as A
 from .._ops import unary as UN
+from .._tensor import gated as _gated
+from .._tensor import rrelu as _rrelu
 from .._tensor import softmax as _softmax
 from .._tensor.arguments import not_tensor
 from .._tensor.elementwise import binary, elementwise, unary
 from .._tensor.factories import empty_like, zeros_like
+from .._tensor.factories import zeros as _zeros
 from .._tensor.inplace import inplace as _inplace
 from .._tensor.tensor import Tensor
 
 __all__ = ["leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish",
            "softplus", "hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "logsigmoid", "softshrink",
            "hardshrink", "threshold", "threshold_", "softsign", "tanhshrink", "relu_", "softmax", "softmin",
-           "log_softmax", "gumbel_softmax", "prelu"]
+           "log_softmax", "gumbel_softmax", "prelu", "rrelu", "rrelu_", "glu"]
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -73,6 +77,43 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return leaky_relu(input, negative_slope, True)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """The gated linear unit: the first half of ``dim`` times the sigmoid of the second (one
+    GluBackward0 node, ``_tensor/gated``)."""
+    x = _tensor(input, "glu")
+    if x.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return _gated.glu(x, dim)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU, one RreluWithNoiseBackward0 node. In evaluation, leaky_relu with
+    the slope ``(lower + upper) / 2``; in training, each element at or below 0 times its own
+    slope drawn from the default generator as ATen draws it (``_tensor/rrelu``)."""
+    x = _tensor(input, "rrelu_" if inplace else "rrelu")
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    _floating(x, "leaky_relu_cpu")
+    if training:
+        if inplace:
+            raise Unsupported("rrelu_ (in place) in training mode", "its out-of-place form is implemented")
+        return _rrelu.rrelu_train(x, lower, upper)
+    slope = (lower + upper) / 2
+    noise = _empty_like(x)  # PyTorch saves an uninitialised noise tensor in evaluation
+    c = A.RreluParams(x._t.dtype.round(slope), slope)
+    c.lower, c.upper, c.training, c.noise = lower, upper, False, noise
+    return _apply(A.RreluEval, x, c, inplace, A.RreluEvalInplace)
+
+
+def _empty_like(x: Tensor) -> Tensor:
+    return _zeros(tuple(x._t.shape), dtype=x._t.dtype)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    return rrelu(input, lower, upper, training, True)
 
 
 def _elu_params(dt, alpha, scale, input_scale, backward_input_scale=None) -> A.EluParams:

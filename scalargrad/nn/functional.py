@@ -51,7 +51,16 @@ def tanh(input: Tensor) -> Tensor:
     return unary(UN.Tanh, _tensor(input, "tanh"))
 
 
-from .dropout_functions import _check_p, dropout  # noqa: E402 - attention composes dropout too
+from .dropout_functions import (  # noqa: E402 - attention composes dropout too
+    _check_p,
+    alpha_dropout,
+    dropout,
+    dropout1d,
+    dropout3d,
+    feature_alpha_dropout,
+)
+
+__all__ += ["alpha_dropout", "dropout1d", "dropout3d", "feature_alpha_dropout"]
 
 _DROPOUT2D_DIM = (
     "dropout2d: Received a {}-D input to dropout2d, which is deprecated and will result in an error in a future "
@@ -107,6 +116,7 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
     elu,
     elu_,
     gelu,
+    glu,
     gumbel_softmax,
     hardshrink,
     hardsigmoid,
@@ -121,6 +131,8 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
     prelu,
     relu6,
     relu_,
+    rrelu,
+    rrelu_,
     selu,
     selu_,
     silu,
@@ -136,7 +148,7 @@ from .activation_functions import (  # noqa: E402 - the activations live in thei
 
 __all__ += ["celu", "celu_", "elu", "elu_", "gelu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
             "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "relu6", "relu_", "selu", "selu_", "silu", "softplus",
-            "softmax", "softmin", "log_softmax", "gumbel_softmax", "prelu",
+            "softmax", "softmin", "log_softmax", "gumbel_softmax", "prelu", "rrelu", "rrelu_", "glu",
             "softshrink", "softsign", "tanhshrink", "threshold", "threshold_"]
 
 
@@ -153,6 +165,26 @@ from .loss_functions import (  # noqa: E402 - the losses live in their own modul
 
 __all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "huber_loss", "l1_loss",
             "mse_loss", "nll_loss", "smooth_l1_loss"]
+
+
+from .more_loss_functions import (  # noqa: E402 - the composed losses live in their own module
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    kl_div,
+    linear_cross_entropy,
+    margin_ranking_loss,
+    multilabel_soft_margin_loss,
+    pairwise_distance,
+    poisson_nll_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+    triplet_margin_with_distance_loss,
+)
+
+__all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "kl_div", "margin_ranking_loss",
+            "multilabel_soft_margin_loss", "pairwise_distance", "poisson_nll_loss", "triplet_margin_loss",
+            "triplet_margin_with_distance_loss", "linear_cross_entropy", "soft_margin_loss"]
 
 
 from .sparse_functions import embedding, embedding_bag, one_hot  # noqa: E402
@@ -212,18 +244,28 @@ __all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
             "max_unpool3d"]
 
 
+from .fold_functions import fold, unfold  # noqa: E402
 from .padding_functions import pad  # noqa: E402
 from .shuffle_functions import channel_shuffle, pixel_shuffle, pixel_unshuffle  # noqa: E402
 from .upsampling_functions import interpolate  # noqa: E402
 
-__all__ += ["pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "interpolate"]
+__all__ += ["fold", "unfold", "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "interpolate"]
 
 
 from .margin_losses import multi_margin_loss, multilabel_margin_loss  # noqa: E402
-from .normalization_functions import batch_norm, cosine_similarity, layer_norm, normalize, rms_norm  # noqa: E402
+from .normalization_functions import (  # noqa: E402
+    batch_norm,
+    cosine_similarity,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    local_response_norm,
+    normalize,
+    rms_norm,
+)
 
-__all__ += ["batch_norm", "cosine_similarity", "layer_norm", "normalize", "rms_norm", "multi_margin_loss",
-            "multilabel_margin_loss"]
+__all__ += ["batch_norm", "cosine_similarity", "group_norm", "instance_norm", "layer_norm", "local_response_norm",
+            "normalize", "rms_norm", "multi_margin_loss", "multilabel_margin_loss"]
 
 
 from .attention_functions import canonical_mask as _canonical_mask  # noqa: E402, F401 - PyTorch's private name

@@ -15,8 +15,11 @@ from .._tensor import norms as NORMS
 from .._tensor.elementwise import with_number
 from .._tensor.surface import FUNCTIONS
 from .._tensor.tensor import Tensor
+from .padding_functions import pad
+from .pooling_functions import avg_pool2d, avg_pool3d
 
-__all__ = ["batch_norm", "layer_norm", "normalize", "cosine_similarity", "rms_norm"]
+__all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "local_response_norm", "normalize",
+           "cosine_similarity", "rms_norm"]
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -53,6 +56,93 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
         return input / denom
     denom = input.norm(p, dim, keepdim=True).clamp_min_(eps).expand_as(input)
     return FUNCTIONS["div"](input, denom, out=out)  # torch.div: its checks of out
+
+
+def _verify_batch_size(size) -> None:
+    prod = size[0]
+    for s in size[2:]:
+        prod *= s
+    if prod == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalise each sample's ``num_groups`` groups of channels, then scale and shift per
+    channel: one NativeGroupNormBackward0 node (see ``_tensor/normalization``)."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    if num_groups <= 0:  # before PyTorch's Python check divides by it
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
+    _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups] + list(input.size()[2:]))
+    return NORM.group_norm(input, num_groups, weight, bias, eps)
+
+
+def _verify_spatial_size(size) -> None:
+    prod = 1
+    for s in list(size)[2:]:
+        prod *= s
+    if prod == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
+
+
+def _repeat_if_defined(t: Tensor | None, b: int) -> Tensor | None:
+    return t.repeat(b) if t is not None else None
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each (sample, channel) plane by its own statistics (``use_input_stats``) or by
+    the running ones: ATen's composite, a batch norm of the input viewed as (1, N * C, *) with
+    the parameters and running statistics repeated N times (RepeatBackward0), the running ones
+    then the mean over the batch of the updated copies; the output a view (ViewBackward0)."""
+    if use_input_stats:
+        _verify_spatial_size(input.size())
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    shape = list(input.shape)
+    if len(shape) < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [-{max(len(shape), 1)}, "
+                         f"{max(len(shape), 1) - 1}], but got 1)")
+    b, c = shape[0], shape[1]
+    shape[1] = b * c
+    shape[0] = 1
+    weight_ = _repeat_if_defined(weight, b)
+    bias_ = _repeat_if_defined(bias, b)
+    running_mean_ = _repeat_if_defined(running_mean, b)
+    running_var_ = _repeat_if_defined(running_var, b)
+    out = NORM.batch_norm(input.contiguous().view(shape), running_mean_, running_var_, weight_, bias_,
+                          use_input_stats, momentum, eps)
+    if running_mean is not None:
+        running_mean.detach().copy_(running_mean_.view(b, c).mean(0, False))
+    if running_var is not None:
+        running_var.detach().copy_(running_var_.view(b, c).mean(0, False))
+    return out.view(input.shape)
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """``input / (k + alpha * mean of the squares over ``size`` neighbouring channels) ** beta``:
+    PyTorch's composition (the squares zero-padded across channels and averaged by avg_pool2d
+    or avg_pool3d), op for op, so the graph ends in DivBackward0."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = div.unsqueeze(1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:

@@ -10,7 +10,7 @@ from .._tensor.operands import broadcast_shapes, positions
 from .element_op import Const, ElementOp, exact_number, fsum
 from .graph import elements_of
 
-__all__ = ["PointwiseLossOf", "LOSS_ELEMENTS", "MseOf", "NllOf", "NllBackwardOf"]
+__all__ = ["PointwiseLossOf", "LOSS_ELEMENTS", "MseOf", "NllOf", "NllBackwardOf", "SoftMarginOf"]
 
 
 class PointwiseLossOf(ElementOp, listed=False):
@@ -140,6 +140,47 @@ class NllBackwardOf(ElementOp):
         return [0.75], (2.0, 4.0)
 
 
+class SoftMarginOf(ElementOp):
+    """soft_margin_loss over input elements with constant targets: the sum of
+    ``log1p(exp(-a * t))`` (``SoftMarginLoss.sympy``), divided by the number of elements for a
+    mean; ``c`` is (targets, reduction, number of elements)."""
+
+    name = "soft_margin_loss"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        ts, reduction, n = c
+        total = sp.Add(*[LO.SoftMarginLoss.sympy(sp, a, exact_number(sp, t)) for a, t in zip(args, ts)])
+        return total / n if reduction == "mean" else total
+
+    @staticmethod
+    def value(vals, c):
+        ts, reduction, n = c
+        terms = [LO.soft_margin_term(a, t) for a, t in zip(vals, ts)]
+        total = fsum(terms)
+        return (total / n, total / n) if reduction == "mean" else (total, total)
+
+    @staticmethod
+    def partials(vals, c):
+        ts, reduction, n = c
+        k = n if reduction == "mean" else 1
+        # d/da log1p(exp(-a t)) = -t * sigmoid(-a t)
+        return [-t / (1.0 + ieee.exp(a * t)) / k for a, t in zip(vals, ts)]
+
+    @staticmethod
+    def sample():
+        return [0.75, -1.25], ([1.0, -1.0], "mean", 2)
+
+
+def _soft_margin(v, vin, vals):
+    (x,) = vin
+    c = v._c
+    if c.reduction == "none":
+        return [(SoftMarginOf, ([t], "none", 1), ((x, i),)) for i, t in enumerate(c.targets)]
+    return [(SoftMarginOf, (list(c.targets), c.reduction, c.numel), tuple((x, i) for i in range(c.numel)))]
+
+
 def _pointwise_loss(v, vin, vals):
     a, b = vin
     c = v._c
@@ -178,4 +219,5 @@ def _nll_backward(v, vin, vals):
 
 elements_of(*LO.POINTWISE_LOSSES)(_pointwise_loss)
 elements_of(LO.NllLoss)(_nll)
+elements_of(LO.SoftMarginLoss)(_soft_margin)
 elements_of(LO.NllLossBackward)(_nll_backward)

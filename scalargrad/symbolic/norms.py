@@ -94,5 +94,5 @@ def _dist(v, vin, vals):
     return [(DistOf, v._c.ord, tuple((a, i) for i in pa) + tuple((b, j) for j in pb))]
 
 
-elements_of(NM.VectorNorm)(_vector_norm)
+elements_of(NM.VectorNorm, NM.NormDim)(_vector_norm)
 elements_of(NM.Dist)(_dist)

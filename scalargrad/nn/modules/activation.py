@@ -17,7 +17,7 @@ from .multihead_attention import MultiheadAttention  # PyTorch defines it in act
 
 __all__ = ["ReLU", "Sigmoid", "Tanh", "Identity", "Threshold", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "SiLU",
            "Mish", "SELU", "ELU", "CELU", "GELU", "Hardshrink", "Softshrink", "LeakyReLU", "LogSigmoid", "Softplus",
-           "Softsign", "Tanhshrink", "Softmax", "Softmin", "LogSoftmax", "Softmax2d", "PReLU",
+           "Softsign", "Tanhshrink", "Softmax", "Softmin", "LogSoftmax", "Softmax2d", "PReLU", "RReLU", "GLU",
            "MultiheadAttention"]
 
 
@@ -252,6 +252,41 @@ class LeakyReLU(Module):
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}{_inplace_str(self.inplace)}"
+
+
+class GLU(Module):
+    """The gated linear unit over ``dim`` (``F.glu``)."""
+
+    __constants__ = ["dim"]
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU (``F.rrelu``): in evaluation the slope (lower + upper) / 2."""
+
+    __constants__ = ["lower", "upper", "inplace"]
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{inplace_str}"
 
 
 class LogSigmoid(Module):

@@ -6,11 +6,13 @@ from ..._tensor.tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout", "Dropout2d"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
-class Dropout(Module):
-    """``F.dropout(x, p, self.training, inplace)``: kept elements are scaled by 1 / (1 - p)."""
+class _DropoutNd(Module):
+    """What the dropout modules share: ``p``, ``inplace`` and the repr."""
+
+    __constants__ = ["p", "inplace"]
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
@@ -19,15 +21,47 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
-        return F.dropout(input, self.p, self.training, self.inplace)
-
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class Dropout2d(Dropout):
+class Dropout(_DropoutNd):
+    """``F.dropout(x, p, self.training, inplace)``: kept elements are scaled by 1 / (1 - p)."""
+
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
     """``F.dropout2d(x, p, self.training, inplace)``: whole channels zeroed."""
 
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout1d(_DropoutNd):
+    """``F.dropout1d(x, p, self.training, inplace)``: whole channels zeroed."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """``F.dropout3d(x, p, self.training, inplace)``: whole channels zeroed."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    """``F.alpha_dropout(x, p, self.training)`` (no in-place form in the module, as PyTorch's)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """``F.feature_alpha_dropout(x, p, self.training)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.feature_alpha_dropout(input, self.p, self.training)

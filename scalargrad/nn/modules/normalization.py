@@ -1,4 +1,4 @@
-"""``nn.BatchNorm1d`` / ``nn.BatchNorm2d`` and ``nn.LayerNorm``, with PyTorch's parameters,
+"""``nn.BatchNorm1d`` / ``2d`` / ``3d`` and ``nn.LayerNorm``, with PyTorch's parameters,
 buffers (``running_mean``, ``running_var``, ``num_batches_tracked``), reprs and forward logic
 (momentum=None: the cumulative average 1 / num_batches_tracked)."""
 
@@ -9,15 +9,19 @@ from ..._tensor.factories import empty, ones, tensor, zeros
 from ..._tensor.tensor import Tensor
 from ..._tensor.tensor import defaults as _defaults
 from .. import init
-from ..normalization_functions import batch_norm, layer_norm, rms_norm
+from ..normalization_functions import batch_norm, group_norm, layer_norm, local_response_norm, rms_norm
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "RMSNorm", "LazyBatchNorm1d", "LazyBatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "LazyBatchNorm1d", "LazyBatchNorm2d",
+           "LazyBatchNorm3d", "LocalResponseNorm", "GroupNorm", "RMSNorm"]
 
 
-class _BatchNorm(Module):
+class _NormBase(Module):
+    """What batch and instance norms share (PyTorch's ``_NormBase``): parameters, running
+    statistics, their reset and the repr."""
+
     _version = 2
     __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
 
@@ -84,6 +88,9 @@ class _BatchNorm(Module):
                 "bias={use_bias}, track_running_stats={track_running_stats}".format(
                     **self.__dict__, use_bias=self.bias is not None))
 
+
+class _BatchNorm(_NormBase):
+
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's parameter name
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
@@ -113,6 +120,14 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of (N, C, D, H, W) inputs."""
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
 class LayerNorm(Module):
@@ -188,8 +203,8 @@ class RMSNorm(Module):
         return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(**self.__dict__)
 
 
-class _LazyNormBase(LazyModuleMixin, _BatchNorm):
-    """What the lazy batch norms share: ``num_features`` from the first input's channel size."""
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """What the lazy batch and instance norms share: ``num_features`` from the first input's channel size."""
 
     def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
                  bias=True) -> None:
@@ -232,3 +247,69 @@ class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
     """A BatchNorm2d whose ``num_features`` comes from its first input."""
 
     cls_to_become = BatchNorm2d
+
+
+class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
+    """A BatchNorm3d whose ``num_features`` comes from its first input."""
+
+    cls_to_become = BatchNorm3d
+
+
+class LocalResponseNorm(Module):
+    """Local response normalisation across channels (``F.local_response_norm``)."""
+
+    __constants__ = ["size", "alpha", "beta", "k"]
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+class GroupNorm(Module):
+    """Group normalisation (``F.group_norm``) with per-channel affine parameters."""
+
+    __constants__ = ["num_groups", "num_channels", "eps", "affine"]
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, device=None,
+                 dtype=None, *, bias: bool = True) -> None:
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        dt = dtype if dtype is not None else _defaults["dtype"]
+        if self.affine:
+            self.weight = Parameter(empty(num_channels, dtype=dt))
+            if bias:
+                self.bias = Parameter(empty(num_channels, dtype=dt))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Weight ones, bias zeros."""
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return ("{num_groups}, {num_channels}, eps={eps}, affine={affine}, "
+                "bias={use_bias}".format(**self.__dict__, use_bias=self.bias is not None))

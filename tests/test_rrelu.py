@@ -1,0 +1,64 @@
+"""F.rrelu / nn.RReLU in evaluation against live PyTorch 2.13: leaky_relu with the slope
+(lower + upper) / 2 (one comparison and one product per element: PyTorch's bits), the node
+RreluWithNoiseBackward0 (RreluWithNoiseBackward1 in place) with PyTorch's saved attributes.
+In training the slopes are drawn from the default generator as ATen's kernel draws them (one
+random64 per element at or below 0): the same seed gives PyTorch's slopes, values, gradients and
+generator state, bit for bit (data movement, one product per element); its in-place form is
+refused."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+import scalargrad
+from scalargrad._base.errors import Unsupported
+
+
+def _bits(t) -> list:
+    return [struct.pack("<d", v).hex() for v in t.detach().reshape(-1).tolist()]
+
+
+def _run(L, dtype):
+    L.manual_seed(0)
+    x = L.randn(3, 4, dtype=getattr(L, dtype), requires_grad=True)
+    m = L.nn.RReLU(0.1, 0.3).eval()
+    y = m(x)
+    f = y.grad_fn
+    out = [repr(m), f.name(), f._saved_lower, f._saved_upper, f._saved_training, tuple(f._saved_noise.shape),
+           _bits(y), _bits(L.autograd.grad(y.sum(), x)[0])]
+    z = x * 1
+    L.nn.functional.rrelu(z, inplace=True)
+    out += [z.grad_fn.name(), _bits(z), _bits(L.autograd.grad(z.sum(), x)[0]), repr(L.nn.RReLU(inplace=True))]
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rrelu_in_evaluation_is_pytorchs(torch_ref, dtype):
+    assert _run(scalargrad, dtype) == _run(torch_ref, dtype)
+
+
+def _train(L, dtype):
+    x = L.tensor([((7 * i) % 11 - 5) / 3.0 for i in range(20)], dtype=getattr(L, dtype)).reshape(4, 5)
+    x.requires_grad_()
+    L.manual_seed(7)
+    y = L.nn.RReLU(0.1, 0.4)(x)
+    f = y.grad_fn
+    out = [f.name(), f._saved_lower, f._saved_upper, f._saved_training, _bits(f._saved_noise), _bits(y),
+           [a[0].name() if a[0] is not None else None for a in f.next_functions],
+           _bits(L.autograd.grad(y.sum(), x)[0]), _bits(L.nn.functional.rrelu(x, training=True))]
+    return out + [_bits(L.rand(3))]  # the generator's state after
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rrelu_in_training_draws_pytorchs_slopes(torch_ref, dtype):
+    assert _train(scalargrad, dtype) == _train(torch_ref, dtype)
+
+
+def test_rrelu_checks_and_refuses_training_in_place(torch_ref):
+    for L in (scalargrad, torch_ref):
+        with pytest.raises(RuntimeError, match="Lower bound should be less than or equal to the upper bound"):
+            L.nn.functional.rrelu(L.ones(2), 0.5, 0.1)
+    with pytest.raises(Unsupported, match="in training mode"):
+        scalargrad.nn.RReLU(inplace=True)(scalargrad.ones(3) * 1)
