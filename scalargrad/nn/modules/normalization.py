@@ -130,6 +130,22 @@ class BatchNorm3d(_BatchNorm):
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
+def _affine_parameters(m: Module, shape: tuple, affine: bool, bias: bool, dtype) -> None:
+    """LayerNorm's and GroupNorm's learnable scale and shift of ``shape`` (uninitialised until
+    ``_reset_affine``), or None for each that is not learned."""
+    dt = dtype if dtype is not None else _defaults["dtype"]
+    m.register_parameter("weight", Parameter(empty(shape, dtype=dt)) if affine else None)
+    m.register_parameter("bias", Parameter(empty(shape, dtype=dt)) if affine and bias else None)
+
+
+def _reset_affine(m: Module) -> None:
+    """Weight ones, bias zeros (those that exist)."""
+    if m.weight is not None:
+        init.ones_(m.weight)
+    if m.bias is not None:
+        init.zeros_(m.bias)
+
+
 class LayerNorm(Module):
     """Layer normalisation over the last dimensions (``normalized_shape``)."""
 
@@ -143,24 +159,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        dt = dtype if dtype is not None else _defaults["dtype"]
-        if self.elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, dtype=dt))
-            if bias:
-                self.bias = Parameter(empty(self.normalized_shape, dtype=dt))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Weight ones, bias zeros."""
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -288,24 +292,12 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        dt = dtype if dtype is not None else _defaults["dtype"]
-        if self.affine:
-            self.weight = Parameter(empty(num_channels, dtype=dt))
-            if bias:
-                self.bias = Parameter(empty(num_channels, dtype=dt))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, (num_channels,), affine, bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Weight ones, bias zeros."""
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
