@@ -68,25 +68,6 @@ def _check_device(spec, what: str) -> None:
 
 # ---------------------------------------------------------------- constructors
 
-def _check_requires_grad(requires_grad, what: str) -> None:
-    if requires_grad:
-        raise Unsupported(f"{what}(requires_grad=True)", "scalargrad has no sparse gradients")
-
-
-def _check_device(spec, what: str) -> None:
-    """A constructor's ``device``: the CPU; another is PyTorch's error in a CPU-only build
-    (the sparse constructors word it so for every device); a meta tensor is refused by name."""
-    if spec is None:
-        return
-    kind = (spec if isinstance(spec, device) else device(spec)).type
-    if kind == "meta":
-        raise Unsupported(f"{what}(device='meta')", "scalargrad's sparse tensors hold their values")
-    if kind != "cpu":
-        raise RuntimeError(f"PyTorch is not linked with support for {kind} devices")
-
-
-# ---------------------------------------------------------------- constructors
-
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None, is_coalesced=None) -> SparseTensor:
     """``torch.sparse_coo_tensor``: indices ``(sparse_dim, nnz)``, values ``(nnz, *dense_shape)``."""
