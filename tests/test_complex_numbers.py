@@ -250,9 +250,20 @@ def test_errors_are_pytorchs(torch_ref, src):
     ("torch.tensor([1j]).apply_(abs)", "Tensor.apply_ of a torch.complex64"),
 ])
 def test_other_ops_refuse_complex_by_name(src, named):
+    # the gate comes with a process's first complex element; ``torch.sin`` in ``src`` is looked up
+    # before its argument is made, so make one first (without the gate, the elementwise op's own
+    # refusal names it: test_an_op_looked_up_before_the_gate_still_refuses)
+    scalargrad.tensor([1j])
     with pytest.raises(Unsupported) as e:
         eval(src, {"torch": scalargrad, "io": io})
     assert named in str(e.value)
+
+
+def test_an_op_looked_up_before_the_gate_still_refuses():
+    complex_numbers.uninstall_gate()
+    sin = scalargrad.sin  # looked up while no complex element exists: the unwrapped op
+    with pytest.raises(Unsupported, match="sin of torch.complex64 tensors"):
+        sin(scalargrad.tensor([1j]))
 
 
 def test_gate_comes_with_the_first_complex_element_and_goes():
