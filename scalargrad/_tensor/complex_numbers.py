@@ -49,6 +49,7 @@ from .._ops import arithmetic as AR
 from .._ops import unary as UN
 from . import elementwise, storage
 from .operands import broadcast_shapes, check_size, laid_out, positions, result_dtype
+from .sparse import SparseTensor
 from .storage import mem
 from .tensor import Tensor, flat, leaf
 from .views import norm_dims
@@ -73,7 +74,12 @@ def _made(vals: list, shape: tuple, dt, strides=None) -> Tensor:
 
 
 def _is_complex(x) -> bool:
-    return isinstance(x, Tensor) and x._t.dtype.kind == "c"
+    return isinstance(x, Tensor) and _dtype(x).kind == "c"
+
+
+def _dtype(t: Tensor):
+    # a sparse tensor answers only its own names (its dense metadata ``_t`` refuses): ask it
+    return t.dtype if isinstance(t, SparseTensor) else t._t.dtype
 
 
 # ---------------------------------------------------------------- creation
@@ -402,7 +408,8 @@ def _complex_dtype_of(args, kwargs):
 
 def _complex_of(x):
     if isinstance(x, Tensor):
-        return x._t.dtype if x._t.dtype.kind == "c" else None
+        d = _dtype(x)
+        return d if d.kind == "c" else None
     if isinstance(x, dtypes.dtype):  # (a Python complex number is each op's own: c10 converts or refuses it)
         return x if x.kind == "c" else None
     return None
