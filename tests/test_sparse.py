@@ -17,6 +17,7 @@ from fractions import Fraction
 import pytest
 
 import scalargrad
+from scalargrad._tensor import complex_numbers
 from scalargrad._tensor.sparse import SparseRead, SparseTensor
 from scalargrad._tensor.tensor import Tensor
 from scalargrad.errors import Unsupported
@@ -364,13 +365,18 @@ def test_sparse_ops_work_once_a_complex_tensor_exists():
     # must read a sparse tensor's dtype through the sparse tensor's own names (CI's reruns found
     # torch.mm(sparse, dense) refused as a dense read when a complex test had run before)
     L = scalargrad
-    L.tensor([1j])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        s = L.sparse_coo_tensor(L.tensor([[0, 1], [1, 0]]), L.tensor([2., 3.]), (2, 2))
-    d = L.tensor([[1., 2.], [4., 8.]])
-    assert L.mm(s, d).tolist() == [[8., 16.], [3., 6.]]
-    assert (d @ s).tolist() == [[6., 2.], [24., 8.]]
-    assert s.sum().item() == 5.
-    with pytest.raises(Unsupported, match="torch.sin with torch.complex64"):
-        L.sin(L.tensor([1j]))
+    was = complex_numbers.gate_installed()
+    try:
+        L.tensor([1j])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = L.sparse_coo_tensor(L.tensor([[0, 1], [1, 0]]), L.tensor([2., 3.]), (2, 2))
+        d = L.tensor([[1., 2.], [4., 8.]])
+        assert L.mm(s, d).tolist() == [[8., 16.], [3., 6.]]
+        assert (d @ s).tolist() == [[6., 2.], [24., 8.]]
+        assert s.sum().item() == 5.
+        with pytest.raises(Unsupported, match="torch.sin with torch.complex64"):
+            L.sin(L.tensor([1j]))
+    finally:
+        if not was:
+            complex_numbers.uninstall_gate()  # leave the process as the test found it

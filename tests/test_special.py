@@ -124,7 +124,13 @@ def test_aliases_are_the_ops():
                       ("erf", "erf"), ("erfc", "erfc"), ("erfinv", "erfinv"), ("exp2", "exp2"), ("expm1", "expm1"),
                       ("log1p", "log1p"), ("logit", "logit"), ("logsumexp", "logsumexp"), ("polygamma", "polygamma"),
                       ("sinc", "sinc"), ("xlogy", "xlogy"), ("softmax", "softmax"), ("log_softmax", "log_softmax")]:
-        assert getattr(sg.special, alias) is getattr(sg, op), alias
+        # under complex numbers' gate (installed by any earlier complex tensor) each namespace holds
+        # its own wrapper of the op: compare what they wrap
+        assert _unwrapped(getattr(sg.special, alias)) is _unwrapped(getattr(sg, op)), alias
+
+
+def _unwrapped(fn):
+    return getattr(fn, "__complex_gated__", fn)
 
 
 def test_errors_as_pytorch(torch_ref):
