@@ -17,10 +17,12 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import io
 import os
 import runpy
 import sys
 import traceback
+import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -131,7 +133,7 @@ def run_path(path: str, argv: list[str] | None = None, *, alias_torch: bool = Tr
             if on_start is not None:
                 on_start()
             try:
-                runpy.run_path(path, run_name="__main__")
+                _run_as_main(path)
             except SystemExit as e:
                 if e.code not in (None, 0):
                     error = e
@@ -141,6 +143,36 @@ def run_path(path: str, argv: list[str] | None = None, *, alias_torch: bool = Tr
         sys.argv = old_argv
         sys.path[:] = old_path
     return RunResult(error)
+
+
+def _run_as_main(path: str) -> None:
+    """Run the file at ``path`` as ``python path`` would: since Python 3.9 its code, ``__file__``,
+    tracebacks and warnings carry the absolute path while ``sys.argv[0]`` stays as typed (runpy would
+    set both to one string). A directory or zip archive goes to runpy as ``python`` would."""
+    full = os.path.abspath(path)
+    if not os.path.isfile(full) or _is_zip_archive(full):
+        runpy.run_path(path, run_name="__main__")
+        return
+    with io.open_code(full) as f:
+        code = compile(f.read(), full, "exec", dont_inherit=True)
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=full, __cached__=None, __loader__=None, __package__=None, __spec__=None)
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+
+
+def _is_zip_archive(path: str) -> bool:
+    """Whether ``python path`` would run the file as a zip archive (zipapp): its end-of-central-directory
+    record is in its last 64 KiB (importing zipfile for this would cost every run's start-up)."""
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        f.seek(max(0, f.tell() - 65_558))
+        return b"PK\x05\x06" in f.read()
 
 
 @contextmanager

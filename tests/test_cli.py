@@ -277,6 +277,16 @@ def test_run_a_plain_pytorch_program(tmp_path):
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, PLAIN_TORCH_OUTPUT, "")
 
 
+def test_run_names_the_program_by_its_absolute_path_as_python_does(tmp_path):
+    # `python prog.py` (3.9+) makes __main__'s __file__, its tracebacks and its warnings' file absolute,
+    # while sys.argv[0] stays as typed; warnings printed by a tutorial carry that path
+    write(tmp_path, "prog.py", "import sys, warnings\nprint(__file__)\nprint(sys.argv[0])\nwarnings.warn('w')\n")
+    proc = scalargrad_cli("run", "prog.py", cwd=tmp_path)
+    python = subprocess.run([sys.executable, "prog.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert python.stdout == f"{tmp_path / 'prog.py'}\nprog.py\n"
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, python.stdout, python.stderr)
+
+
 def test_run_missing_script(tmp_path):
     proc = scalargrad_cli("run", "nowhere.py", cwd=tmp_path)
     assert proc.returncode == 2
@@ -332,9 +342,10 @@ def test_run_unsupported_feature_deep_in_the_program_names_its_line_and_debug_ad
     proc = scalargrad_cli("--debug", "run", "prog.py", cwd=tmp_path)
     assert proc.returncode == 3
     err = proc.stderr.splitlines()
-    # the program's frames first, as python shows them, then the one line as without --debug
+    # the program's frames first, as python shows them (by the absolute path), then the one line as without --debug
     assert err[0] == "Traceback (most recent call last):" and err[-1] == line
-    assert '  File "prog.py", line 11, in <module>' in err and '  File "prog.py", line 7, in spectrum' in err
+    prog = tmp_path / "prog.py"
+    assert f'  File "{prog}", line 11, in <module>' in err and f'  File "{prog}", line 7, in spectrum' in err
     assert err[-2].startswith("scalargrad._base.errors.Unsupported: torch.fft.fft is not supported")
     # --debug after the subcommand too
     assert scalargrad_cli("run", "--debug", "prog.py", cwd=tmp_path).stderr == proc.stderr
@@ -353,7 +364,8 @@ def test_a_program_asking_for_cuda_fails_as_under_pytorchs_cpu_build(tmp_path):
     proc = scalargrad_cli("run", "prog.py", cwd=tmp_path)
     assert (proc.returncode, proc.stdout) == (1, "False\n")
     err = proc.stderr.splitlines()
-    assert err[0] == "Traceback (most recent call last):" and '  File "prog.py", line 4, in <module>' in err
+    assert err[0] == "Traceback (most recent call last):"
+    assert f'  File "{tmp_path / "prog.py"}", line 4, in <module>' in err
     assert err[-1] == "AssertionError: Torch not compiled with CUDA enabled"
 
 
