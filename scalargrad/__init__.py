@@ -59,6 +59,14 @@ from ._base.grad_mode import (
 from ._base.missing_api import missing_attribute
 from ._base.presentation import present_as_torch
 from ._base.rng import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from ._base.threads import (
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    get_num_threads,
+    set_float32_matmul_precision,
+    set_num_interop_threads,
+    set_num_threads,
+)
 from ._base.warn_once import is_warn_always_enabled, set_warn_always
 from ._tensor import complex_numbers as _complex_numbers
 from ._tensor import surface as _surface

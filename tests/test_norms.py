@@ -360,3 +360,14 @@ def test_cosine_similarity_is_torchs(torch_ref):
         flat_m = [v for row in (m if isinstance(m[0], list) else [m]) for v in row]
         flat_t = [v for row in (t if isinstance(t[0], list) else [t]) for v in row]
         assert all(abs(x - y) <= 4e-7 * max(1.0, abs(y)) for x, y in zip(flat_m, flat_t))
+
+
+def test_cosine_similarity_module_is_the_functional_form(torch_ref):
+    # nn.CosineSimilarity (torch.nn.modules.distance) keeps dim and eps and calls F.cosine_similarity
+    def run(L):
+        m = L.nn.CosineSimilarity(dim=0, eps=1e-3)
+        a, b = L.tensor([[3.0, 0.0], [4.0, 0.0]]), L.tensor([[6.0, 0.0], [8.0, 1.0]])
+        return repr(m), str(type(m)), m.dim, m.eps, m(a, b).tolist(), L.nn.CosineSimilarity()(a, b).tolist()
+
+    mine, theirs = run(sg), run(torch_ref)
+    assert mine == theirs  # unit-norm columns and a zero column: every value exact

@@ -42,6 +42,9 @@ def _answers(L):
     out.append([c.data_ptr() != a.data_ptr(), c.data_ptr() >= a.data_ptr() + 48 or c.data_ptr() + 48 <= a.data_ptr()])
     p = L.nn.Parameter(L.ones(2))
     out.append(p.data.data_ptr() == p.data_ptr())
+    # a tensor's own nbytes counts its elements, a view's and an expanded tensor's as if they were its own
+    out.append([b.nbytes, b.itemsize, x.nbytes, L.ones(4).expand(3, 4).nbytes, L.empty(0).nbytes,
+                L.ones(2, dtype=L.bool).nbytes, L.ones(2, dtype=L.float16).itemsize])
     # asking for the address changes nothing: writes, views and gradients behave as before
     w = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
     ptr = w.data_ptr()

@@ -27,7 +27,7 @@ WHERE = {
     "BatchNorm1d": "torch.nn.modules.batchnorm", "BatchNorm2d": "torch.nn.modules.batchnorm",
     "LazyBatchNorm1d": "torch.nn.modules.batchnorm", "LazyBatchNorm2d": "torch.nn.modules.batchnorm",
     "BatchNorm3d": "torch.nn.modules.batchnorm", "LazyBatchNorm3d": "torch.nn.modules.batchnorm",
-    "_NormBase": "torch.nn.modules.batchnorm", "PairwiseDistance": "torch.nn.modules.distance",
+    "_NormBase": "torch.nn.modules.batchnorm",
     "MultiheadAttention": "torch.nn.modules.activation",
     "WeightedRandomSampler": "torch.utils.data.sampler", "DistributedSampler": "torch.utils.data.distributed",
 }

@@ -327,6 +327,9 @@ def install(method, function) -> None:
     method("resize_", resize_)
     method("resize_as_", lambda self, the_template, *, memory_format=None: resize_(self, the_template._t.shape))
     method("element_size", lambda self: self._t.dtype.itemsize)
+    # the bytes the tensor's elements take (a view's or an expanded tensor's counted as if its own)
+    Tensor.itemsize = property(lambda self: self._t.dtype.itemsize)
+    Tensor.nbytes = property(lambda self: self._t.numel * self._t.dtype.itemsize)
     method("size", lambda self, dim=None: self._t.shape if dim is None else
            self._t.shape[_size_dim(self, dim, "size")])
     method("is_floating_point", lambda self: self._t.dtype.is_floating_point)

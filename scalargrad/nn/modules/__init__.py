@@ -45,6 +45,7 @@ from .conv import (
     LazyConv2d,
     LazyConv3d,
 )
+from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .flatten import Flatten, Unflatten
 from .fold import Fold, Unfold
@@ -75,7 +76,6 @@ from .loss import (
     MultiLabelSoftMarginLoss,
     MultiMarginLoss,
     NLLLoss,
-    PairwiseDistance,
     PoissonNLLLoss,
     SmoothL1Loss,
     SoftMarginLoss,
@@ -170,6 +170,7 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
            "LocalResponseNorm", "GroupNorm", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss",
            "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
-           "TripletMarginLoss", "TripletMarginWithDistanceLoss", "PairwiseDistance", "LinearCrossEntropyLoss",
+           "TripletMarginLoss", "TripletMarginWithDistanceLoss", "PairwiseDistance", "CosineSimilarity",
+           "LinearCrossEntropyLoss",
            "Dropout1d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "RReLU", "SoftMarginLoss", "GLU", "Fold",
            "Unfold"]

@@ -10,13 +10,14 @@ from ..._tensor.tensor import Tensor
 from .. import loss_functions as F
 from .. import margin_losses as M
 from .. import more_loss_functions as G
+from .distance import PairwiseDistance
 from .linear import Linear
 from .module import Module
 
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss",
            "CrossEntropyLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
            "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "TripletMarginLoss",
-           "TripletMarginWithDistanceLoss", "PairwiseDistance", "LinearCrossEntropyLoss", "SoftMarginLoss",
+           "TripletMarginWithDistanceLoss", "LinearCrossEntropyLoss", "SoftMarginLoss",
            "MultiMarginLoss", "MultiLabelMarginLoss"]
 
 
@@ -245,21 +246,6 @@ class TripletMarginLoss(_Loss):
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return G.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
                                      swap=self.swap, reduction=self.reduction)
-
-
-class PairwiseDistance(Module):
-    """``F.pairwise_distance`` (the norm of the difference over the last dimension)."""
-
-    __constants__ = ["norm", "eps", "keepdim"]
-
-    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
-        super().__init__()
-        self.norm = p
-        self.eps = eps
-        self.keepdim = keepdim
-
-    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
-        return G.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
 
 
 class TripletMarginWithDistanceLoss(_Loss):
