@@ -2,8 +2,9 @@
 
 from .._base.missing_api import missing_attribute
 from .._tensor.swap import swap_tensors
+from . import checkpoint  # torch.utils.checkpoint without its own import, as PyTorch loads it
 
-__all__ = ["swap_tensors"]
+__all__ = ["swap_tensors", "checkpoint"]
 
 
 def __getattr__(name: str):
