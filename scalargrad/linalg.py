@@ -1,6 +1,6 @@
 """``torch.linalg``: the vector norms (``vector_norm``, ``norm`` of vectors and the Frobenius
 norm of matrices), the determinant (``det``), the cross product (``cross``), ``cholesky``,
-``cholesky_ex``, ``inv``, ``inv_ex``,
+``cholesky_ex``, ``inv``, ``inv_ex``, ``multi_dot``,
 ``slogdet``, ``qr``, ``svdvals`` and the LU family (``lu_factor``, ``lu_factor_ex``, ``lu``, ``lu_solve``,
 ``solve``);
 every other function raises ``Unsupported`` naming it."""
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ._base.missing_api import missing_attribute
 from ._tensor import complex_numbers
+from ._tensor.contractions import multi_dot
 from ._tensor.linalg import LinAlgError, cholesky_ex
 from ._tensor.linalg import linalg_cholesky as cholesky
 from ._tensor.linalg import linalg_cross as cross
@@ -26,7 +27,7 @@ from ._tensor.norms import linalg_norm as norm
 from ._tensor.norms import vector_norm
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex",
-           "lu_solve", "norm", "qr", "slogdet", "solve", "svdvals", "vector_norm"]
+           "lu_solve", "multi_dot", "norm", "qr", "slogdet", "solve", "svdvals", "vector_norm"]
 
 complex_numbers.register_namespace(globals(), "torch.linalg.")  # complex operands: refused by name
 
