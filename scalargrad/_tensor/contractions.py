@@ -15,10 +15,10 @@ from .._base.errors import Unsupported
 from .._base.layout import numel
 from .._base.program_frame import program_stacklevel
 from .._base.warn_once import first_time
-from .products import mm
+from .products import dot, mm
 from .reductions import sum as tsum
 from .tensor import Tensor
-from .views import clone, norm_dim, permute, reshape, unsqueeze, view
+from .views import clone, flatten, norm_dim, permute, reshape, unsqueeze, view
 
 __all__ = ["tensordot", "multi_dot", "chain_matmul", "install"]
 
@@ -70,7 +70,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     """``torch.tensordot(a, b, dims=2, out=None)``: the contraction of ``a``'s dims ``dims[0]``
     with ``b``'s ``dims[1]`` (an int d: a's last d with b's first d), the result a's free dims
     then b's, as ``at::tensordot`` composes it (ViewBackward0 over MmBackward0)."""
-    for pos, (arg, x) in enumerate((("a", a), ("b", b)), 1):
+    for pos, x in enumerate((a, b), 1):
         if not isinstance(x, Tensor):
             raise TypeError(f"tensordot(): argument '{'self' if pos == 1 else 'other'}' (position {pos}) must be "
                             f"Tensor, not {type(x).__name__}")
@@ -104,9 +104,10 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     rsizes = tuple(t1._t.shape[i] for i in free_a) + tuple(t2._t.shape[i] for i in free_b)
     size1 = numel(tuple(t1._t.shape[i] for i in free_a))
     size2 = numel(tuple(t2._t.shape[i] for i in free_b))
-    m1 = reshape(permute(t1, *(free_a + list(dims_a))), size1, csize)
-    m2 = reshape(permute(t2, *(list(dims_b) + free_b)), csize, size2)
-    return reshape(mm(m1, m2), *rsizes) if rsizes else reshape(mm(m1, m2), ())
+    p1, p2 = permute(t1, *(free_a + list(dims_a))), permute(t2, *(list(dims_b) + free_b))
+    if size1 == 1 and size2 == 1:  # one element: ATen takes the dot product of the flattened operands
+        return reshape(dot(flatten(p1), flatten(p2)), rsizes)
+    return reshape(mm(reshape(p1, size1, csize), reshape(p2, csize, size2)), rsizes)
 
 
 def _order(shapes: list) -> list:
