@@ -1,7 +1,7 @@
 """``torch.linalg``: the vector and matrix norms (``vector_norm``, ``matrix_norm``, ``norm``), the
 determinant (``det``), the cross product (``cross``), ``cholesky``, ``cholesky_ex``, ``inv``, ``inv_ex``,
 ``multi_dot``, ``eigvalsh``, ``matrix_rank``, ``slogdet``, ``qr``, ``svdvals`` and the LU family
-(``lu_factor``, ``lu_factor_ex``, ``lu``, ``lu_solve``, ``solve``);
+(``lu_factor``, ``lu_factor_ex``, ``lu``, ``lu_solve``, ``solve``), ``solve_triangular``;
 every other function raises ``Unsupported`` naming it."""
 
 from __future__ import annotations
@@ -23,12 +23,13 @@ from ._tensor.linalg_lu import linalg_solve as solve
 from ._tensor.linalg_lu import lu_factor_ex, lu_solve
 from ._tensor.linalg_qr import linalg_qr as qr
 from ._tensor.linalg_svdvals import linalg_svdvals as svdvals
+from ._tensor.linalg_triangular import solve_triangular
 from ._tensor.norms import linalg_norm as norm
 from ._tensor.norms import matrix_norm, vector_norm
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigvalsh", "inv", "inv_ex", "lu", "lu_factor",
            "lu_factor_ex", "lu_solve", "matrix_norm", "matrix_rank", "multi_dot", "norm", "qr", "slogdet", "solve",
-           "svdvals", "vector_norm"]
+           "solve_triangular", "svdvals", "vector_norm"]
 
 complex_numbers.register_namespace(globals(), "torch.linalg.")  # complex operands: refused by name
 

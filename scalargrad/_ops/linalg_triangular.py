@@ -1,0 +1,110 @@
+"""Triangular systems (``linalg.solve_triangular``): one LinalgSolveTriangularBackward0 node over
+A and B, X with T X = B (``left``) or X T = B, T the upper or lower triangle of A (its diagonal
+taken as ones with ``unitriangular``; the other elements are never read).
+
+Substitution in double (exact sums), each element of X then rounded to the dtype (LAPACK's trsm
+adds in its own order: the last bits of PyTorch's are machine-dependent, the tests bound them). The derivative is
+FunctionsManual's ``linalg_solve_triangular_backward``: gB solves the transposed system (the
+other triangle) with grad, gA = -gB X^T (left) or -X^T gB, kept to the triangle read (without
+its diagonal when unitriangular). An element's SymPy form is the solution of the system with
+that triangular matrix, of one column (left) or row of B.
+"""
+
+from __future__ import annotations
+
+import math
+from math import isqrt
+
+from .._base.ieee import div
+from .table import Op, register
+
+__all__ = ["triangle", "solve_left", "tri_solve", "tri_solve_grads", "TriangularInfo", "LinalgSolveTriangular"]
+
+
+def triangle(a: list, n: int, upper: bool, unit: bool) -> list:
+    """The triangular matrix a system reads from row-major ``a`` (n x n): its upper or lower
+    triangle, zeros elsewhere, ones on the diagonal when ``unit``."""
+    return [(1.0 if unit else a[i * n + j]) if i == j else (a[i * n + j] if (j > i) == upper else 0.0)
+            for i in range(n) for j in range(n)]
+
+
+def solve_left(t: list, b: list, n: int, k: int, upper: bool) -> list:
+    """X (row-major n x k) with T X = B, T triangular (``upper`` or lower), by substitution."""
+    x = [0.0] * (n * k)
+    rows = range(n - 1, -1, -1) if upper else range(n)
+    for j in range(k):
+        for i in rows:
+            others = range(i + 1, n) if upper else range(i)
+            s = b[i * k + j] - math.fsum(t[i * n + q] * x[q * k + j] for q in others)
+            x[i * k + j] = div(s, t[i * n + i])
+    return x
+
+
+def _transposed(a: list, rows: int, cols: int) -> list:
+    return [a[i * cols + j] for j in range(cols) for i in range(rows)]
+
+
+def tri_solve(a: list, b: list, n: int, rows: int, cols: int, upper: bool, left: bool, unit: bool) -> list:
+    """X (row-major rows x cols, B's shape) with T X = B (``left``) or X T = B."""
+    t = triangle(a, n, upper, unit)
+    if left:
+        return solve_left(t, b, n, cols, upper)
+    xt = solve_left(_transposed(t, n, n), _transposed(b, rows, cols), n, rows, not upper)
+    return _transposed(xt, n, rows)
+
+
+def tri_solve_grads(a: list, x: list, g: list, n: int, rows: int, cols: int, upper: bool, left: bool,
+                    unit: bool) -> tuple:
+    """(gA row-major n x n, gB row-major rows x cols): gB solves the transposed system with g,
+    gA = -gB X^T (left) or -X^T gB, kept to the triangle read."""
+    at = _transposed(a, n, n)
+    gb = tri_solve(at, g, n, rows, cols, not upper, left, unit)
+    if left:  # gA[p][q] = -sum_t gB[p][t] X[q][t]
+        ga = [-math.fsum(gb[p * cols + t] * x[q * cols + t] for t in range(cols)) for p in range(n) for q in range(n)]
+    else:  # gA[p][q] = -sum_t X[t][p] gB[t][q]
+        ga = [-math.fsum(x[t * cols + p] * gb[t * cols + q] for t in range(rows)) for p in range(n) for q in range(n)]
+    keep = [(p < q if upper else p > q) or (p == q and not unit) for p in range(n) for q in range(n)]
+    return [v if k else 0.0 for v, k in zip(ga, keep)], gb
+
+
+class TriangularInfo:
+    """What a triangular-solve node keeps: the flags, the order n and B's matrix shape."""
+
+    __slots__ = ("upper", "left", "unitriangular", "n", "rows", "cols")
+
+    def __init__(self, upper: bool, left: bool, unit: bool, n: int, rows: int, cols: int) -> None:
+        self.upper, self.left, self.unitriangular = upper, left, unit
+        self.n, self.rows, self.cols = n, rows, cols
+
+
+@register
+class LinalgSolveTriangular(Op):
+    """linalg.solve_triangular(A, B, upper, left, unitriangular)
+    (LinalgSolveTriangularBackward0): inputs (A, B), derivative ``linalg_solve_triangular_backward``."""
+
+    name = "LinalgSolveTriangularBackward0"
+    saves, saves_inputs, saves_output = True, True, True
+    saved = (("left", "c.left"), ("result", "result"), ("self", 0), ("unitriangular", "c.unitriangular"),
+             ("upper", "c.upper"))
+
+    @staticmethod
+    def backward(k, g, v):
+        return k.solve_triangular_backward(g, k.ins(v)[0], k.out(v), v._c)
+
+    @staticmethod
+    def forward(r, *args):
+        """x of a 1 x 1 system (a, b) (the form's default element)."""
+        return div(args[1], args[0])
+
+    @staticmethod
+    def sympy(sp, *args, at=0, upper=False, left=True, unit=False):
+        """Element ``at`` of x with T x = b (``left``) or x^T T = b^T, for A's n*n elements then b's n."""
+        n = isqrt(len(args))
+        while n * n + n > len(args):
+            n -= 1
+        a, b = args[:n * n], sp.Matrix(list(args[n * n:]))
+        t = sp.Matrix(n, n, lambda i, j: (1 if unit else a[i * n + j]) if i == j else
+                      (a[i * n + j] if (j > i) == upper else 0))
+        if not left:
+            t = t.T
+        return (t.upper_triangular_solve(b) if upper == left else t.lower_triangular_solve(b))[at]
