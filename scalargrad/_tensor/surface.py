@@ -30,6 +30,7 @@ from . import (
     convolution,
     correlation,
     counting,
+    distances,
     einsum,
     elementwise,
     factories,
@@ -86,7 +87,7 @@ FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, j
             scans, selection, scatter, einsum, moments, convolution, pooling, padding, shuffle, normalization, legacy,
             numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
             integration, quantiles, correlation, finite_differences, gamma, raw_storage, complex_numbers,
-            contractions, sparse_ops)
+            contractions, distances, sparse_ops)
 # sparse_ops last: it closes the sparse tensor's class over every dunder bound before it
 
 

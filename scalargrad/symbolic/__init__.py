@@ -60,6 +60,7 @@ from . import (
     attention,
     comparison,
     convolution,
+    distances,
     embedding,
     fold,
     gated,
