@@ -108,3 +108,85 @@ def test_errors_as_pytorch(torch_ref):
     # a missing keyword-only argument: Python's TypeError words differ from PyTorch's parser's
     assert got.pop("no upper")[0] == want.pop("no upper")[0] == "TypeError"
     assert got == want
+
+
+# ---------------------------------------------------------------- cholesky_solve, cholesky_inverse
+
+FACTOR = [[2.0, 0.0, 0.0], [1.0, 3.0, 0.0], [4.0, 5.0, 6.0]]
+
+
+def _close(ours: list, theirs: list) -> None:
+    top = max(abs(v) for v in theirs) + 1.0
+    assert all(abs(p - q) <= 64 * 2.0**-23 * top for p, q in zip(ours, theirs)), (ours, theirs)
+
+
+@pytest.mark.no_sympy_check  # 3 x 3 systems: SymPy's whole expression takes seconds; proved below on 2 x 2
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_and_inverse_as_pytorch(torch_ref, upper):
+    res = []
+    for L in (sg, torch_ref):
+        f = L.tensor(FACTOR, requires_grad=True)
+        b = L.tensor(B, requires_grad=True)
+        fx = f.mT if upper else f
+        x = L.cholesky_solve(b, fx, upper)
+        y = L.cholesky_inverse(fx, upper)
+        meta = [(t.grad_fn.name(), t.stride(), t.grad_fn._saved_upper) for t in (x, y)]
+        (x * L.arange(6.0).reshape(3, 2)).sum().backward()
+        gs = [f.grad.flatten().tolist(), b.grad.flatten().tolist()]
+        f.grad = None
+        (y * L.arange(9.0).reshape(3, 3)).sum().backward()
+        res.append((meta, x.flatten().tolist(), y.flatten().tolist(), *gs, f.grad.flatten().tolist(),
+                    b.cholesky_solve(fx, upper=upper).tolist() == x.tolist(),
+                    fx.cholesky_inverse(upper).tolist() == y.tolist()))
+    assert res[0][0] == res[1][0] and res[0][-2:] == res[1][-2:] == (True, True)
+    for ours, theirs in zip(res[0][1:-2], res[1][1:-2]):
+        _close(ours, theirs)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_gradients_proved_by_sympy(upper):
+    f = sg.tensor([[2.0, 0.0], [1.5, 3.0]], dtype=sg.float64, requires_grad=True)
+    b = sg.tensor([[1.0, -0.5], [2.5, 1.0]], dtype=sg.float64, requires_grad=True)
+    fx = f.mT if upper else f
+    assert sympy_check((sg.cholesky_solve(b, fx, upper) ** 2).sum(), {f: "L", b: "B"}).ok
+    weights = sg.arange(4.0, dtype=sg.float64).reshape(2, 2)
+    assert sympy_check((sg.cholesky_inverse(fx, upper) * weights).sum(), {f: "L"}).ok
+
+
+@pytest.mark.no_sympy_check  # proved below, with its convention
+def test_a_full_factor_takes_pytorchs_gradient(torch_ref):
+    # numbers in the triangle not read: the value ignores them, PyTorch's gradient does not
+    full = [[2.0, 7.0, 0.0], [1.0, 3.0, -2.0], [4.0, 5.0, 6.0]]
+    grads = []
+    for L in (sg, torch_ref):
+        f = L.tensor(full, requires_grad=True)
+        y = L.cholesky_inverse(f)
+        assert y.tolist() == L.cholesky_inverse(L.tensor(FACTOR)).tolist()
+        y.sum().backward()
+        grads.append(f.grad.flatten().tolist())
+    _close(*grads)
+    f = sg.tensor([[2.0, 7.0], [1.0, 3.0]], dtype=sg.float64, requires_grad=True)
+    report = sympy_check(sg.cholesky_inverse(f).sum(), {f: "F"})
+    assert report.ok and {c.status for c in report.inputs} == {"convention"}
+
+
+CHOLESKY_ERRORS = {
+    "solve not square": lambda L: L.cholesky_solve(L.ones(3, 2), L.ones(2, 3)),
+    "solve sizes": lambda L: L.cholesky_solve(L.ones(2, 2), L.tensor(FACTOR)),
+    "solve dtypes": lambda L: L.cholesky_solve(L.ones(3, 2), L.tensor(FACTOR).double()),
+    "solve 1-d b": lambda L: L.cholesky_solve(L.ones(3), L.tensor(FACTOR)),
+    "solve long": lambda L: L.cholesky_solve(L.ones(3, 2).long(), L.tensor(FACTOR).long()),
+    "solve singular": lambda L: L.cholesky_solve(L.ones(2, 1), L.zeros(2, 2)),
+    "solve batch": lambda L: L.cholesky_solve(L.ones(2, 3, 1), L.eye(2)),
+    "inverse not square": lambda L: L.cholesky_inverse(L.ones(2, 3)),
+    "inverse 1-d": lambda L: L.cholesky_inverse(L.ones(3)),
+    "inverse long": lambda L: L.cholesky_inverse(L.eye(2).long()),
+    "inverse singular": lambda L: L.cholesky_inverse(L.zeros(2, 2)),
+    "inverse singular batch": lambda L: L.cholesky_inverse(L.zeros(2, 2, 2)),
+    "inverse empty": lambda L: L.cholesky_inverse(L.zeros(0, 0)),
+}
+
+
+def test_cholesky_errors_as_pytorch(torch_ref):
+    assert {k: described(f, sg) for k, f in CHOLESKY_ERRORS.items()} == \
+        {k: described(f, torch_ref) for k, f in CHOLESKY_ERRORS.items()}

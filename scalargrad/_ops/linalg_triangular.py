@@ -16,9 +16,10 @@ import math
 from math import isqrt
 
 from .._base.ieee import div
-from .table import Op, register
+from .table import Api, Op, register
 
-__all__ = ["triangle", "solve_left", "tri_solve", "tri_solve_grads", "TriangularInfo", "LinalgSolveTriangular"]
+__all__ = ["triangle", "solve_left", "tri_solve", "tri_solve_grads", "TriangularInfo", "LinalgSolveTriangular",
+           "chol_solve", "chol_solve_grads", "chol_inverse", "chol_inverse_grad", "CholeskySolve", "CholeskyInverse"]
 
 
 def triangle(a: list, n: int, upper: bool, unit: bool) -> list:
@@ -108,3 +109,114 @@ class LinalgSolveTriangular(Op):
         if not left:
             t = t.T
         return (t.upper_triangular_solve(b) if upper == left else t.lower_triangular_solve(b))[at]
+
+
+# ---------------------------------------------------------------- through a Cholesky factor
+# cholesky_solve(B, L) and cholesky_inverse(L): A = L L^T (``upper``: U^T U) from the factor's
+# triangle. PyTorch's derivatives (FunctionsManual's cholesky_solve_backward and
+# cholesky_inverse_backward) are those of the same formulas with the factor taken whole: on a
+# triangular factor, calculus's; where the other triangle holds numbers, a convention.
+
+
+def _lower_upper(fac: list, n: int, upper: bool) -> tuple:
+    """(T, T^T) with A = T T^T: T the lower factor, or U^T of an upper one (zeros elsewhere)."""
+    t = triangle(fac, n, upper, False)
+    if upper:
+        t = _transposed(t, n, n)
+    return t, _transposed(t, n, n)
+
+
+def chol_solve(fac: list, b: list, n: int, k: int, upper: bool) -> list:
+    """X (row-major n x k) with (T T^T) X = B, by two substitutions in double."""
+    t, tt = _lower_upper(fac, n, upper)
+    return solve_left(tt, solve_left(t, b, n, k, False), n, k, True)
+
+
+def _mm(a: list, b: list, n: int, k: int, m: int) -> list:
+    """a (n x k) @ b (k x m), row-major, each element an exact sum rounded once."""
+    return [math.fsum(a[i * k + t] * b[t * m + j] for t in range(k)) for i in range(n) for j in range(m)]
+
+
+def _factor_grad(fac: list, common: list, n: int, upper: bool) -> list:
+    """-(common L) for a lower factor, -(L common) for an upper one, the factor taken whole."""
+    prod = _mm(fac, common, n, n, n) if upper else _mm(common, fac, n, n, n)
+    return [-x for x in prod]
+
+
+def chol_solve_grads(fac: list, x: list, g: list, n: int, k: int, upper: bool) -> tuple:
+    """(gL, gB): gB = cholesky_solve(g, L), common = gB X^T + X gB^T, gL = -(common L)."""
+    gb = chol_solve(fac, g, n, k, upper)
+    c = _mm(gb, _transposed(x, n, k), n, k, n)
+    common = [c[i * n + j] + c[j * n + i] for i in range(n) for j in range(n)]
+    return _factor_grad(fac, common, n, upper), gb
+
+
+def chol_inverse(fac: list, n: int, upper: bool) -> tuple:
+    """((T T^T)^-1 row-major, 0), or (None, k) when the factor's diagonal element k (1-based) is 0."""
+    for i in range(n):
+        if fac[i * (n + 1)] == 0.0:
+            return None, i + 1
+    eye = [float(i == j) for i in range(n) for j in range(n)]
+    return chol_solve(fac, eye, n, n, upper), 0
+
+
+def chol_inverse_grad(fac: list, inv: list, g: list, n: int, upper: bool) -> list:
+    """gL = -(common L), common = inv (g + g^T) inv."""
+    s = [g[i * n + j] + g[j * n + i] for i in range(n) for j in range(n)]
+    common = _mm(inv, _mm(s, inv, n, n, n), n, n, n)
+    return _factor_grad(fac, common, n, upper)
+
+
+def _whole(sp, args, n: int, upper: bool):
+    f = sp.Matrix(n, n, list(args[:n * n]))
+    return f.T * f if upper else f * f.T
+
+
+@register
+class CholeskySolve(Op):
+    """cholesky_solve(B, L, upper) (CholeskySolveBackward0): inputs (B, L)."""
+
+    name = "CholeskySolveBackward0"
+    saves, saves_inputs, saves_output = True, True, True
+    saved = (("input2", 1), ("result", "result"), ("self", 0), ("upper", "c.upper"))
+    api = Api(method="cholesky_solve", function="cholesky_solve")
+
+    @staticmethod
+    def backward(k, g, v):
+        ins = k.ins(v)
+        return k.cholesky_solve_backward(g, ins[1], k.out(v), v._c)
+
+    @staticmethod
+    def forward(r, *args):
+        """x of a 1 x 1 system (l, b): b / l^2 (the form's default element)."""
+        return div(args[1], args[0] * args[0])
+
+    @staticmethod
+    def sympy(sp, *args, at=0, upper=False):
+        """Element ``at`` of x with (L L^T) x = b (L taken whole), for L's n*n elements then b's n."""
+        n = isqrt(len(args))
+        while n * n + n > len(args):
+            n -= 1
+        return _whole(sp, args, n, upper).LUsolve(sp.Matrix(list(args[n * n:])))[at]
+
+
+@register
+class CholeskyInverse(Op):
+    """cholesky_inverse(L, upper) (CholeskyInverseBackward0)."""
+
+    name = "CholeskyInverseBackward0"
+    saves, saves_inputs, saves_output = True, True, True
+    saved = (("result", "result"), ("self", 0), ("upper", "c.upper"))
+    api = Api(method="cholesky_inverse", function="cholesky_inverse")
+    backward = staticmethod(lambda k, g, v: (k.cholesky_inverse_backward(g, k.ins(v)[0], k.out(v), v._c),))
+
+    @staticmethod
+    def forward(r, *args):
+        """1 / l^2 of a 1 x 1 factor (the form's default element)."""
+        return div(1.0, args[0] * args[0])
+
+    @staticmethod
+    def sympy(sp, *args, at=(0, 0), upper=False):
+        """Element ``at`` of (L L^T)^-1, L taken whole."""
+        n = isqrt(len(args))
+        return _whole(sp, args, n, upper).inv()[at[0], at[1]]

@@ -18,7 +18,7 @@ from .._base.layout import column_major_strides
 from .._base.program_frame import program_stacklevel
 from .._base.warn_once import first_time
 from .._ops import linalg as LA
-from . import linalg_lu, linalg_qr
+from . import linalg_lu, linalg_qr, linalg_triangular
 from .comparison import where
 from .linalg_errors import LinAlgError
 from .linalg_outputs import check_versions, remember_versions, several_outputs
@@ -455,3 +455,4 @@ def install(method, function) -> None:
     function("logdet", logdet)
     linalg_lu.install(method, function)
     linalg_qr.install(method, function)
+    linalg_triangular.install(method, function)

@@ -1,5 +1,8 @@
 """Triangular systems on tensors (``_ops/linalg_triangular.py``): ``torch.linalg.solve_triangular``
-(LinalgSolveTriangularBackward0), each X computed by substitution in double, rounded to the dtype.
+(LinalgSolveTriangularBackward0), ``torch.cholesky_solve`` (CholeskySolveBackward0) and
+``torch.cholesky_inverse`` (CholeskyInverseBackward0), each computed by substitution in double,
+rounded to the dtype.
+
 Batch dimensions broadcast; refused by name: the gradient of an input whose batch dimensions were
 broadcast, A and B of different dtypes, double backwards."""
 
@@ -12,12 +15,13 @@ from .._base.errors import Unsupported
 from .._base.grad_mode import is_grad_enabled
 from .._base.layout import column_major_strides
 from .._ops import linalg_triangular as TS
+from .linalg_errors import LinAlgError
 from .operands import broadcast_shapes, positions
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
 from .views import expand
 
-__all__ = ["solve_triangular"]
+__all__ = ["solve_triangular", "cholesky_solve", "cholesky_inverse", "install"]
 
 
 def _matrices(x: Tensor, batch: tuple) -> list:
@@ -93,3 +97,124 @@ def _no_double_backward(g, a, x, c):
 
 
 graph_helper("solve_triangular_backward", _no_double_backward)
+
+
+# ---------------------------------------------------------------- through a Cholesky factor
+
+
+def _batch_of(x: Tensor) -> tuple:
+    return tuple(x._t.shape[:-2])
+
+
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+    """``torch.cholesky_solve(B, L, upper=False)``: X with A X = B, A = L L^T (``upper``: U^T U)
+    from the factor's triangle; CholeskySolveBackward0, X column-major as LAPACK's potrs."""
+    B, L = input, input2
+    for pos, (arg, x) in enumerate((("input", B), ("input2", L)), 1):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"cholesky_solve(): argument '{arg}' (position {pos}) must be Tensor, not "
+                            f"{type(x).__name__}")
+    if B._t.ndim < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {B._t.ndim} dimensions instead")
+    if L._t.ndim < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {L._t.ndim} dimensions instead")
+    if B._t.dtype is not L._t.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {B._t.dtype.short} and A "
+                           f"of type {L._t.dtype.short} instead.")
+    n, m = L._t.shape[-2:]
+    if n != m:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {n} by {m} matrices")
+    rows, k = B._t.shape[-2:]
+    if rows != n:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {n} by {n} but each b "
+                           f"matrix is {rows} by {k}")
+    dt = B._t.dtype
+    if not dt.is_floating_point or dt.itemsize < 4:
+        raise NotImplementedError(f"\"cholesky_solve_cpu\" not implemented for '{dt.short}'")
+    batch = broadcast_shapes(_batch_of(B), _batch_of(L))
+    if any(_batch_of(x) != batch for x in (B, L)):
+        if is_grad_enabled() and (B._rg or L._rg):
+            raise Unsupported("the gradient of torch.cholesky_solve with broadcast batch dimensions")
+        B, L = expand(B, *(batch + (n, k))), expand(L, *(batch + (n, n)))
+    out = []
+    for fac, b in zip(_matrices(L, batch), _matrices(B, batch)):
+        out.extend(dt.round(x) for x in TS.chol_solve(fac, b, n, k, upper))
+    shape = batch + (n, k)
+    c = TS.TriangularInfo(bool(upper), True, False, n, n, k)
+    return make(TS.CholeskySolve, TensorType(dt, shape, column_major_strides(shape)), out, (B, L), c)
+
+
+@helper
+def cholesky_solve_backward(g, fac: Tensor, x: Tensor, c) -> tuple:
+    """(gB, gL) per system, in double, rounded once."""
+    dt = x._t.dtype
+    n, k = c.n, c.cols
+    gv = g._val if isinstance(g, Tensor) else [g]
+    fv, xv = fac._val, x._val
+    gb, gl = [], []
+    for b in range(math.prod(x._t.shape[:-2])):
+        sf, sx = slice(b * n * n, (b + 1) * n * n), slice(b * n * k, (b + 1) * n * k)
+        pl, pb = TS.chol_solve_grads(fv[sf], xv[sx], gv[sx], n, k, c.upper)
+        gl.extend(dt.round(v) for v in pl)
+        gb.extend(dt.round(v) for v in pb)
+    return leaf(gb, TensorType(dt, tuple(x._t.shape))), leaf(gl, TensorType(dt, tuple(fac._t.shape)))
+
+
+def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
+    """``torch.cholesky_inverse(L, upper=False)``: (L L^T)^-1 (``upper``: (U^T U)^-1) from the
+    factor's triangle; a zero diagonal element is PyTorch's LinAlgError."""
+    L = input
+    if not isinstance(L, Tensor):
+        raise TypeError(f"cholesky_inverse(): argument 'input' (position 1) must be Tensor, not {type(L).__name__}")
+    if L._t.ndim < 2:
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
+    n, m = L._t.shape[-2:]
+    if n != m:
+        raise RuntimeError(f"cholesky_inverse: A must be batches of square matrices, but they are {n} by {m} "
+                           "matrices")
+    dt = L._t.dtype
+    if not dt.is_floating_point or dt.itemsize < 4:
+        raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for '{dt.short}'")
+    batch = _batch_of(L)
+    out = []
+    for b, fac in enumerate(_matrices(L, batch)):
+        inv, info = TS.chol_inverse(fac, n, upper)
+        if inv is None:
+            where = f"(Batch element {b}): " if batch else ""
+            raise LinAlgError(f"cholesky_inverse: {where}The diagonal element {info} is zero, the inversion could not "
+                              "be completed because the input matrix is singular.")
+        out.extend(dt.round(x) for x in inv)
+    shape = tuple(L._t.shape)
+    c = TS.TriangularInfo(bool(upper), True, False, n, n, n)
+    return make(TS.CholeskyInverse, TensorType(dt, shape, column_major_strides(shape)), out, (L,), c)
+
+
+@helper
+def cholesky_inverse_backward(g, fac: Tensor, y: Tensor, c) -> Tensor:
+    """gL per matrix, in double, rounded once."""
+    dt = y._t.dtype
+    n = c.n
+    gv = g._val if isinstance(g, Tensor) else [g]
+    fv, yv = fac._val, y._val
+    out = []
+    for b in range(math.prod(y._t.shape[:-2])):
+        s = slice(b * n * n, (b + 1) * n * n)
+        out.extend(dt.round(v) for v in TS.chol_inverse_grad(fv[s], yv[s], gv[s], n, c.upper))
+    return leaf(out, TensorType(dt, tuple(fac._t.shape)))
+
+
+def _no_cholesky_double_backward(*args):
+    raise Unsupported("the double backward of cholesky_solve or cholesky_inverse (create_graph=True through "
+                      "CholeskySolveBackward0 or CholeskyInverseBackward0)")
+
+
+graph_helper("cholesky_solve_backward", _no_cholesky_double_backward)
+graph_helper("cholesky_inverse_backward", _no_cholesky_double_backward)
+
+
+def install(method, function) -> None:
+    """``torch.cholesky_solve``/``Tensor.cholesky_solve``, ``torch.cholesky_inverse``/``Tensor.cholesky_inverse``."""
+    method("cholesky_solve", lambda self, input2, upper=False: cholesky_solve(self, input2, upper))
+    function("cholesky_solve", lambda input, input2, upper=False: cholesky_solve(input, input2, upper))
+    method("cholesky_inverse", lambda self, upper=False: cholesky_inverse(self, upper))
+    function("cholesky_inverse", lambda input, upper=False: cholesky_inverse(input, upper))

@@ -81,6 +81,7 @@ from . import (
     selection,
     shuffle,
     softmax,
+    triangular,
     upsampling,
     views,
 )

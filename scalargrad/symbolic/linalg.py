@@ -10,14 +10,12 @@ from math import isqrt
 from .._ops import linalg as LA
 from .._ops import linalg_eigh as EH
 from .._ops import linalg_qr as QR
-from .._ops import linalg_triangular as TS
 from .._tensor.operands import positions
 from .element_op import ElementOp
 from .graph import elements_of
 
 __all__ = ["DetOf", "CrossOf", "CholeskyOf", "InvOf", "LogAbsDetOf", "SignDetOf", "LuFactorOf", "LuSolveOf", "QrOf",
-           "SolveOf", "EigvalshOf",
-           "TriangularSolveOf"]
+           "SolveOf", "EigvalshOf"]
 
 
 def _pytorch_partials(vals: list) -> list:
@@ -527,62 +525,3 @@ def _eigvalsh(v, vin, vals):
     return [(EigvalshOf, (e % n, upper), tuple((u, (e // n) * size + i) for i in range(size)))
             for e in range(len(vals))]
 
-
-class TriangularSolveOf(ElementOp):
-    """Element ``at`` of one column x of X with T X = B (left), or of one row with X T = B, from
-    A's n*n elements and that column (row) of B (c = (at, upper, left, unitriangular)): the op
-    table's form; partials linalg_solve_triangular_backward's for a unit gradient at ``at``."""
-
-    name = "solve_triangular"
-    c_kind = "object"
-
-    @staticmethod
-    def sympy(sp, args, c):
-        at, upper, left, unit = c
-        return TS.LinalgSolveTriangular.sympy(sp, *args, at=at, upper=upper, left=left, unit=unit)
-
-    @staticmethod
-    def _solve(vals, c):
-        _, upper, left, unit = c
-        n = isqrt(len(vals))
-        while n * n + n > len(vals):
-            n -= 1
-        a, b = vals[:n * n], vals[n * n:]
-        shape = (n, 1) if left else (1, n)
-        return a, TS.tri_solve(a, b, n, *shape, upper, left, unit), n, shape
-
-    @staticmethod
-    def value(vals, c):
-        _, x, _, _ = TriangularSolveOf._solve(vals, c)
-        return x[c[0]], max(abs(v) for v in x) + 1.0
-
-    @staticmethod
-    def partials(vals, c):
-        at, upper, left, unit = c
-        a, x, n, shape = TriangularSolveOf._solve(vals, c)
-        g = [0.0] * n
-        g[at] = 1.0
-        ga, gb = TS.tri_solve_grads(a, x, g, n, *shape, upper, left, unit)
-        return ga + gb
-
-    @staticmethod
-    def sample():
-        return [2.0, 0.5, -1.0, 1.5, 3.0, 0.25, 0.75, -2.0, 4.0, 1.0, -0.5, 2.5], (1, False, True, False)
-
-
-@elements_of(TS.LinalgSolveTriangular)
-def _solve_triangular(v, vin, vals):
-    a, b = vin
-    c = v._c
-    n, rows, cols = c.n, c.rows, c.cols
-    out = []
-    for m in range(len(vals) // (rows * cols) if rows * cols else 0):
-        for r in range(rows * cols):
-            i, j = divmod(r, cols)
-            if c.left:  # column j of B
-                line = tuple((b, m * rows * cols + t * cols + j) for t in range(n))
-            else:  # row i of B
-                line = tuple((b, m * rows * cols + i * cols + t) for t in range(n))
-            srcs = tuple((a, m * n * n + t) for t in range(n * n)) + line
-            out.append((TriangularSolveOf, (i if c.left else j, c.upper, c.left, c.unitriangular), srcs))
-    return out
