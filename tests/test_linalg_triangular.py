@@ -190,3 +190,67 @@ CHOLESKY_ERRORS = {
 def test_cholesky_errors_as_pytorch(torch_ref):
     assert {k: described(f, sg) for k, f in CHOLESKY_ERRORS.items()} == \
         {k: described(f, torch_ref) for k, f in CHOLESKY_ERRORS.items()}
+
+
+# ---------------------------------------------------------------- the deprecated triangular_solve
+
+TRIANGULAR_SOLVE_FLAGS = [(True, False, False), (False, True, True), (False, False, False), (True, True, False)]
+
+
+@pytest.mark.no_sympy_check  # 3 x 3 systems; proved below on 2 x 2
+@pytest.mark.filterwarnings("ignore:torch.triangular_solve is deprecated")
+@pytest.mark.parametrize("upper, transpose, unit", TRIANGULAR_SOLVE_FLAGS)
+def test_triangular_solve_as_pytorch(torch_ref, upper, transpose, unit):
+    res = []
+    for L in (sg, torch_ref):
+        a = L.tensor(A, requires_grad=True)
+        b = L.tensor(B, requires_grad=True)
+        out = L.triangular_solve(b, a, upper, transpose, unit)
+        x, clone = out
+        g = x.grad_fn
+        meta = (type(out).__name__, out._fields if hasattr(out, "_fields") else None, g.name(), g is clone.grad_fn,
+                x.stride(), clone.stride(), g._saved_upper, g._saved_transpose, g._saved_unitriangular,
+                g._saved_self is b, g._saved_A is a, clone.tolist() == A)
+        (x * L.arange(6.0).reshape(3, 2)).sum().backward(retain_graph=True)
+        grads = [a.grad.flatten().tolist(), b.grad.flatten().tolist()]
+        a.grad = None
+        (x.sum() + (clone * 2).sum()).backward()
+        res.append((meta, x.flatten().tolist(), *grads, a.grad.flatten().tolist()))
+    assert res[0][0] == res[1][0]
+    for ours, theirs in zip(res[0][1:], res[1][1:]):
+        _close(ours, theirs)
+
+
+@pytest.mark.filterwarnings("ignore:torch.triangular_solve is deprecated")
+@pytest.mark.parametrize("upper, transpose, unit", TRIANGULAR_SOLVE_FLAGS[:2])
+def test_triangular_solve_proved_by_sympy(upper, transpose, unit):
+    a = sg.tensor([[2.0, 7.0], [1.0, 3.0]], dtype=sg.float64, requires_grad=True)
+    b = sg.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=sg.float64, requires_grad=True)
+    x, clone = sg.triangular_solve(b, a, upper, transpose, unit)
+    assert sympy_check((x * x).sum() + (clone * clone).sum(), {a: "A", b: "B"}).ok
+
+
+def test_triangular_solve_warns_once(recwarn):
+    from scalargrad._base.warn_once import forget
+
+    forget("triangular_solve")
+    sg.triangular_solve(sg.ones(2, 1), sg.eye(2))
+    sg.ones(2, 1).triangular_solve(sg.eye(2))
+    texts = [str(w.message) for w in recwarn.list if "triangular_solve" in str(w.message)]
+    assert len(texts) == 1 and recwarn.list[-1].filename == __file__
+    assert texts[0].startswith("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand")
+
+
+TRIANGULAR_SOLVE_ERRORS = {
+    "not square": lambda L: L.triangular_solve(L.ones(3, 2), L.ones(2, 3)),
+    "sizes": lambda L: L.triangular_solve(L.ones(2, 2), L.eye(3)),
+    "dtypes": lambda L: L.triangular_solve(L.ones(3, 2), L.eye(3).double()),
+    "1-d": lambda L: L.triangular_solve(L.ones(3), L.eye(3)),
+    "long": lambda L: L.triangular_solve(L.ones(3, 2).long(), L.eye(3).long()),
+}
+
+
+@pytest.mark.filterwarnings("ignore:torch.triangular_solve is deprecated")
+def test_triangular_solve_errors_as_pytorch(torch_ref):
+    assert {k: described(f, sg) for k, f in TRIANGULAR_SOLVE_ERRORS.items()} == \
+        {k: described(f, torch_ref) for k, f in TRIANGULAR_SOLVE_ERRORS.items()}

@@ -19,7 +19,8 @@ from .._base.ieee import div
 from .table import Api, Op, register
 
 __all__ = ["triangle", "solve_left", "tri_solve", "tri_solve_grads", "TriangularInfo", "LinalgSolveTriangular",
-           "chol_solve", "chol_solve_grads", "chol_inverse", "chol_inverse_grad", "CholeskySolve", "CholeskyInverse"]
+           "chol_solve", "chol_solve_grads", "chol_inverse", "chol_inverse_grad", "CholeskySolve", "CholeskyInverse",
+           "TriangularSolveInfo", "effective", "triangular_solve_grads", "TriangularSolve"]
 
 
 def triangle(a: list, n: int, upper: bool, unit: bool) -> list:
@@ -220,3 +221,75 @@ class CholeskyInverse(Op):
         """Element ``at`` of (L L^T)^-1, L taken whole."""
         n = isqrt(len(args))
         return _whole(sp, args, n, upper).inv()[at[0], at[1]]
+
+
+# ---------------------------------------------------------------- the deprecated triangular_solve
+# triangular_solve(b, A, upper, transpose, unitriangular): (solution, cloned_coefficient), one
+# node; with ``transpose`` the system is T^T X = b, the same as solve_triangular's with A^T and
+# the other triangle. The clone's gradient is added to A's.
+
+
+class TriangularSolveInfo(TriangularInfo):
+    """A triangular_solve node's: the flags, sizes, outputs' types and the solution output."""
+
+    __slots__ = ("transpose", "outputs", "outputs_types", "solution", "versions")
+
+    def __init__(self, upper: bool, transpose: bool, unit: bool, n: int, cols: int) -> None:
+        super().__init__(upper, True, unit, n, n, cols)
+        self.transpose = transpose
+        self.outputs = self.outputs_types = self.solution = None
+
+
+def effective(a: list, n: int, upper: bool, transpose: bool) -> tuple:
+    """(the matrix, its triangle's upper flag) of the left system triangular_solve solves."""
+    return (_transposed(a, n, n), not upper) if transpose else (a, upper)
+
+
+def triangular_solve_grads(a: list, x: list, gx, gm, n: int, k: int, upper: bool, transpose: bool,
+                           unit: bool) -> tuple:
+    """(gb, gA) of triangular_solve_backward: gx (the solution's gradient) or gm (the clone's)
+    may be None."""
+    if gx is None:
+        ga, gb = [0.0] * (n * n), [0.0] * (n * k)
+    else:
+        m, up = effective(a, n, upper, transpose)
+        ga, gb = tri_solve_grads(m, x, gx, n, n, k, up, True, unit)
+        if transpose:
+            ga = _transposed(ga, n, n)
+    if gm is not None:
+        ga = [p + q for p, q in zip(ga, gm)]
+    return gb, ga
+
+
+@register
+class TriangularSolve(Op):
+    """triangular_solve(b, A, upper, transpose, unitriangular) (TriangularSolveBackward0): inputs
+    (b, A), outputs (solution, cloned_coefficient)."""
+
+    name = "TriangularSolveBackward0"
+    saves, saves_inputs = True, True
+    saved = (("A", 1), ("self", 0), ("solution", "c.solution"), ("transpose", "c.transpose"),
+             ("unitriangular", "c.unitriangular"), ("upper", "c.upper"))
+    api = Api(method="triangular_solve", function="triangular_solve")
+
+    @staticmethod
+    def backward(k, g, v):
+        ins = k.ins(v)
+        return k.triangular_solve_backward(g, ins[1], v._c)
+
+    @staticmethod
+    def forward(r, *args):
+        """x of a 1 x 1 system (a, b) (the form's default element)."""
+        return div(args[1], args[0])
+
+    @staticmethod
+    def sympy(sp, *args, at=0, upper=True, transpose=False, unit=False):
+        """Element ``at`` of x with T x = b (``transpose``: T^T x = b), for A's n*n elements then b's n."""
+        n = isqrt(len(args))
+        while n * n + n > len(args):
+            n -= 1
+        a = list(args[:n * n])
+        if transpose:
+            a = [a[j * n + i] for i in range(n) for j in range(n)]
+            upper = not upper
+        return LinalgSolveTriangular.sympy(sp, *a, *args[n * n:], at=at, upper=upper, left=True, unit=unit)

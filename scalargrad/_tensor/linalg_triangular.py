@@ -9,19 +9,24 @@ broadcast, A and B of different dtypes, double backwards."""
 from __future__ import annotations
 
 import math
+import warnings
 
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import is_grad_enabled
 from .._base.layout import column_major_strides
+from .._base.program_frame import program_stacklevel
+from .._base.warn_once import first_time
 from .._ops import linalg_triangular as TS
 from .linalg_errors import LinAlgError
+from .linalg_outputs import check_versions, remember_versions, several_outputs
 from .operands import broadcast_shapes, positions
+from .return_types import return_type
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
 from .views import expand
 
-__all__ = ["solve_triangular", "cholesky_solve", "cholesky_inverse", "install"]
+__all__ = ["solve_triangular", "cholesky_solve", "cholesky_inverse", "triangular_solve", "install"]
 
 
 def _matrices(x: Tensor, batch: tuple) -> list:
@@ -203,13 +208,97 @@ def cholesky_inverse_backward(g, fac: Tensor, y: Tensor, c) -> Tensor:
     return leaf(out, TensorType(dt, tuple(fac._t.shape)))
 
 
+_TRIANGULAR_SOLVE_WARNING = (
+    "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a future "
+    "PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a copy of one "
+    "of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
+    "torch.linalg.solve_triangular(A, B). (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+    "BatchLinearAlgebra.cpp:2273.)")
+
+
+def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False) -> tuple:
+    """``torch.triangular_solve(b, A, upper=True, transpose=False, unitriangular=False)``
+    (deprecated, PyTorch's warning once): ``(solution, cloned_coefficient)`` of one
+    TriangularSolveBackward0 node, the solution X of T X = b (``transpose``: T^T X = b), the
+    clone A's copy, both column-major. Batches must have the same shape."""
+    if first_time("triangular_solve"):
+        warnings.warn(_TRIANGULAR_SOLVE_WARNING, UserWarning, stacklevel=program_stacklevel())
+    b = input
+    for pos, (arg, x) in enumerate((("input", b), ("A", A)), 1):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"triangular_solve(): argument '{arg}' (position {pos}) must be Tensor, not "
+                            f"{type(x).__name__}")
+    if b._t.ndim < 2:
+        raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, but it has "
+                           f"{b._t.ndim} dimensions instead")
+    if A._t.ndim < 2:
+        raise RuntimeError(f"torch.triangular_solve: Expected A to have at least 2 dimensions, but it has "
+                           f"{A._t.ndim} dimensions instead")
+    if b._t.dtype is not A._t.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {b._t.dtype.short} and A "
+                           f"of type {A._t.dtype.short} instead.")
+    n, m = A._t.shape[-2:]
+    if n != m:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {n} by {m} matrices")
+    rows, k = b._t.shape[-2:]
+    if rows != n:
+        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is {n} by {n} but each b "
+                           f"matrix is {rows} by {k}")
+    dt = A._t.dtype
+    if not dt.is_floating_point or dt.itemsize < 4:
+        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{dt.short}'")
+    batch = _batch_of(A)
+    if _batch_of(b) != batch:
+        raise Unsupported("torch.triangular_solve with broadcast batch dimensions")
+    sols, clones = [], []
+    for a, bb in zip(_matrices(A, batch), _matrices(b, batch)):
+        mat, up = TS.effective(a, n, upper, transpose)
+        sols.extend(dt.round(x) for x in TS.tri_solve(mat, bb, n, n, k, up, True, unitriangular))
+        clones.extend(a)
+    c = TS.TriangularSolveInfo(bool(upper), bool(transpose), bool(unitriangular), n, k)
+    s_shape, a_shape = batch + (n, k), batch + (n, n)
+    types = [TensorType(dt, s_shape, column_major_strides(s_shape)), TensorType(dt, a_shape,
+                                                                                column_major_strides(a_shape))]
+    solution, clone = several_outputs(TS.TriangularSolve, (b, A), [sols, clones], types, c)
+    c.solution = solution
+    remember_versions(c, [solution])
+    return return_type("triangular_solve")("triangular_solve", solution, clone)
+
+
+@helper
+def triangular_solve_backward(g, a: Tensor, c) -> tuple:
+    """(gb, gA) per system from the outputs' gradients (None for one that got none), in double,
+    rounded once."""
+    check_versions(c, "TriangularSolve")
+    dt = a._t.dtype
+    n, k = c.n, c.cols
+    count = math.prod(a._t.shape[:-2])
+    if isinstance(g, list):
+        gx = g[0]._val if g[0] is not None else None
+        gm = g[1]._val if g[1] is not None else None
+    else:  # the SymPy check's probe: one tensor, the solutions' elements then the clones'
+        gx, gm = g._val[:count * n * k], g._val[count * n * k:]
+    av, xv = a._val, c.solution._val
+    gb, ga = [], []
+    for b in range(count):
+        sa, sx = slice(b * n * n, (b + 1) * n * n), slice(b * n * k, (b + 1) * n * k)
+        pb, pa = TS.triangular_solve_grads(av[sa], xv[sx], None if gx is None else gx[sx],
+                                           None if gm is None else gm[sa], n, k, c.upper, c.transpose,
+                                           c.unitriangular)
+        gb.extend(dt.round(v) for v in pb)
+        ga.extend(dt.round(v) for v in pa)
+    return leaf(gb, TensorType(dt, tuple(c.solution._t.shape))), leaf(ga, TensorType(dt, tuple(a._t.shape)))
+
+
 def _no_cholesky_double_backward(*args):
-    raise Unsupported("the double backward of cholesky_solve or cholesky_inverse (create_graph=True through "
-                      "CholeskySolveBackward0 or CholeskyInverseBackward0)")
+    raise Unsupported("the double backward of cholesky_solve, cholesky_inverse or triangular_solve (create_graph=True "
+                      "through CholeskySolveBackward0, CholeskyInverseBackward0 or TriangularSolveBackward0)")
 
 
 graph_helper("cholesky_solve_backward", _no_cholesky_double_backward)
 graph_helper("cholesky_inverse_backward", _no_cholesky_double_backward)
+graph_helper("triangular_solve_backward", _no_cholesky_double_backward)
 
 
 def install(method, function) -> None:
@@ -217,4 +306,7 @@ def install(method, function) -> None:
     method("cholesky_solve", lambda self, input2, upper=False: cholesky_solve(self, input2, upper))
     function("cholesky_solve", lambda input, input2, upper=False: cholesky_solve(input, input2, upper))
     method("cholesky_inverse", lambda self, upper=False: cholesky_inverse(self, upper))
+    method("triangular_solve", lambda self, A, upper=True, transpose=False, unitriangular=False: triangular_solve(
+        self, A, upper, transpose, unitriangular))
+    function("triangular_solve", triangular_solve)
     function("cholesky_inverse", lambda input, upper=False: cholesky_inverse(input, upper))

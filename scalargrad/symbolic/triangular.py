@@ -10,7 +10,7 @@ from __future__ import annotations
 from math import isqrt
 
 from .._ops import linalg_triangular as TS
-from .element_op import ElementOp
+from .element_op import ElementOp, Same
 from .graph import elements_of
 
 __all__ = ["TriangularSolveOf", "CholeskySolveOf", "CholeskyInverseOf"]
@@ -184,3 +184,24 @@ def _cholesky_inverse(v, vin, vals):
     size = n * n
     return [(CholeskyInverseOf, (r // n, r % n, upper), tuple((u, (e // size) * size + t) for t in range(size)))
             for e in range(len(vals)) for r in (e % size,)]
+
+
+@elements_of(TS.TriangularSolve)
+def _triangular_solve(v, vin, vals):
+    """The node's value holds every solution's elements, then every clone's: a solution element
+    is solve_triangular's of A (transposed, the other triangle, with ``transpose``) and a
+    column of b; a clone element is A's own."""
+    b, a = vin
+    c = v._c
+    n, k = c.n, c.cols
+    count = len(vals) // (n * k + n * n) if n else 0
+    up = (not c.upper) if c.transpose else c.upper
+    out = []
+    for m in range(count):
+        mat = tuple((a, m * n * n + ((t % n) * n + t // n if c.transpose else t)) for t in range(n * n))
+        for r in range(n * k):
+            i, j = divmod(r, k)
+            srcs = mat + tuple((b, m * n * k + t * k + j) for t in range(n))
+            out.append((TriangularSolveOf, (i, up, True, c.unitriangular), srcs))
+    out.extend((Same, None, ((a, e),)) for e in range(count * n * n))
+    return out
