@@ -297,7 +297,7 @@ def cholesky_backward(g, y: Tensor, c) -> Tensor:
 
 def _no_cholesky_double_backward(g, y, c):
     # PyTorch's grad-mode cholesky_backward ends in two linalg.solve_triangular calls
-    # (LinalgSolveTriangularBackward0), an op scalargrad does not have yet
+    # (LinalgSolveTriangularBackward0), whose own create_graph backward scalargrad refuses
     raise Unsupported("the double backward of cholesky (create_graph=True through its backward: PyTorch's "
                       "linalg.solve_triangular nodes)")
 
