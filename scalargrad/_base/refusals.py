@@ -102,6 +102,10 @@ _REASONS: dict[str, str] = {
                     SVD),
     # a general matrix's eigenvalues and eigenvectors are complex
     "torch.linalg.eig": COMPLEX, "torch.linalg.eigvals": COMPLEX,
+    # a symmetric matrix's eigenvectors: their signs are LAPACK's choice, as the singular vectors'
+    "torch.linalg.eigh": SVD.replace("singular vectors are whatever LAPACK's gesdd", "eigenvectors are whatever "
+                                     "LAPACK's syevd").replace("U and V", "they") + "; torch.linalg.eigvalsh gives "
+                                     "the eigenvalues",
     "torch.qint32": QUANTIZED, "torch.quint4x2": QUANTIZED, "torch.quint2x4": QUANTIZED,
     "torch.jagged": NESTED,
     "torch._higher_order_ops": COMPILED.format("a higher-order operator"),

@@ -18,7 +18,7 @@ from .._base.layout import column_major_strides
 from .._base.program_frame import program_stacklevel
 from .._base.warn_once import first_time
 from .._ops import linalg as LA
-from . import linalg_lu, linalg_qr
+from . import linalg_lu, linalg_qr, linalg_triangular
 from .comparison import where
 from .linalg_errors import LinAlgError
 from .linalg_outputs import check_versions, remember_versions, several_outputs
@@ -297,7 +297,7 @@ def cholesky_backward(g, y: Tensor, c) -> Tensor:
 
 def _no_cholesky_double_backward(g, y, c):
     # PyTorch's grad-mode cholesky_backward ends in two linalg.solve_triangular calls
-    # (LinalgSolveTriangularBackward0), an op scalargrad does not have yet
+    # (LinalgSolveTriangularBackward0), whose own create_graph backward scalargrad refuses
     raise Unsupported("the double backward of cholesky (create_graph=True through its backward: PyTorch's "
                       "linalg.solve_triangular nodes)")
 
@@ -455,3 +455,4 @@ def install(method, function) -> None:
     function("logdet", logdet)
     linalg_lu.install(method, function)
     linalg_qr.install(method, function)
+    linalg_triangular.install(method, function)

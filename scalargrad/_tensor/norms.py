@@ -1,5 +1,6 @@
 """Vector norms and ``dist``: ``Tensor.norm``/``torch.norm``, ``linalg.vector_norm``,
-``linalg.norm`` (vectors, and the Frobenius norm of matrices), ``dist``.
+``linalg.norm``, ``linalg.matrix_norm`` (composed of vector norms, amax/amin and singular
+values, as ATen composes it), ``dist``.
 
 Values: the float32 and float64 2-norm is ATen's CPU kernel's arithmetic, bit for bit
 (``kernel_norm_values``); the other orders are the p-norm in double (``_ops/norms.norm_value``: the
@@ -13,7 +14,7 @@ from __future__ import annotations
 import math
 from itertools import product
 
-from .._base.dtypes import TensorType, float32, float64
+from .._base.dtypes import TensorType, float32, float64, promote_types
 from .._base.errors import Unsupported
 from .._base.grad_mode import is_grad_enabled, no_grad
 from .._base.kernel_order import fma32, fma64
@@ -26,14 +27,16 @@ from .comparison import logical_or
 from .elementwise import binary, unary
 from .fill import masked_fill
 from .inplace import inplace
+from .linalg_svdvals import linalg_svdvals
 from .operands import broadcast_shapes, cast, positions, result_dtype
-from .reductions import _out_shape, _raw_dims, group_index, reduced_strides
+from .reductions import _out_shape, _raw_dims, amax, group_index, reduced_strides
 from .reductions import sum as tsum
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import as_tensor, helper
-from .views import expand, norm_dim, norm_dims, reshape, to_dtype
+from .views import expand, norm_dim, norm_dims, permute, reshape, to_dtype, unsqueeze
 
-__all__ = ["vector_norm", "aten_norm", "norm", "linalg_norm", "dist", "renorm", "cosine_similarity", "install"]
+__all__ = ["vector_norm", "aten_norm", "norm", "linalg_norm", "matrix_norm", "dist", "renorm", "cosine_similarity",
+           "install"]
 
 
 def _order(ord, what: str):  # PyTorch's name
@@ -225,13 +228,12 @@ def _count(shape: tuple, dims: tuple) -> int:
 
 
 def norm(x: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
-    """``torch.norm``/``Tensor.norm``: a number ``p`` or "fro" is ``linalg.vector_norm`` (the
-    Frobenius norm being the 2-norm of the elements); "nuc" is not implemented."""
+    """``torch.norm``/``Tensor.norm``: a number ``p``, or "fro" over at most two dims, is
+    ``linalg.vector_norm`` (the Frobenius norm being the 2-norm of the elements); any other
+    string is ``linalg.matrix_norm`` over ``dim`` (every dim without it), as torch.functional's."""
     if isinstance(p, str):
-        if p == "nuc":
-            raise Unsupported("the nuclear norm (p='nuc')")
-        if p != "fro":
-            raise RuntimeError(f"norm(): unsupported norm type '{p}'")
+        if p != "fro" or not (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return matrix_norm(x, p, list(range(x._t.ndim)) if dim is None else dim, keepdim, dtype=dtype)
         p = 2
     if p is None:
         p = 2
@@ -241,7 +243,7 @@ def norm(x: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Ten
 def linalg_norm(x: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """``linalg.norm``: with ``ord`` None the 2-norm of the elements (over ``dim``); a vector
     with a number ``ord``: ``vector_norm``; a matrix with "fro": the 2-norm over its two dims.
-    The other matrix norms (nuclear, spectral, max row/column sums) are not implemented."""
+    The other matrix orders: ``matrix_norm``."""
     if ord is None:
         return vector_norm(x, 2.0, dim, keepdim, dtype=dtype)
     dims = (dim,) if isinstance(dim, int) else (tuple(dim) if dim is not None else None)
@@ -254,12 +256,78 @@ def linalg_norm(x: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=N
         if len(dims) != 2:
             raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dims)}")
         if ord != "fro":
-            raise Unsupported(f"linalg.norm with ord={ord!r}")
+            return matrix_norm(x, ord, dims, keepdim, dtype=dtype)
         nd = x._t.ndim  # matrix_norm hands vector_norm its dims normalised
         return vector_norm(x, 2, tuple(d % nd if nd else d for d in dims), keepdim, dtype=dtype)
     if (dims is None and x._t.ndim == 2) or (dims is not None and len(dims) == 2):
-        raise Unsupported(f"linalg.norm of a matrix with ord={ord!r}")
+        return matrix_norm(x, ord, dims if dims is not None else (0, 1), keepdim, dtype=dtype)
     return vector_norm(x, ord, dim, keepdim, dtype=dtype)
+
+
+def _backshift(d0: int, d1: int, nd: int) -> list:
+    """ATen's ``create_dim_backshift_permutation``: the other dims in order, then d0, d1."""
+    return [d for d in range(nd) if d not in (d0, d1)] + [d0, d1]
+
+
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """``torch.linalg.matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None)``,
+    composed as ATen's: 'fro' the 2-norm of the elements (LinalgVectorNormBackward0); 1, -1, inf,
+    -inf the 1-norm along the columns (rows for +-inf) then amax/amin over the other dim; 2, -2
+    and 'nuc' the extreme singular value or their sum, from ``linalg.svdvals`` of ``A`` with its
+    dims moved last (machine-independent values; the gradient, through LinalgSvdBackward0, is
+    refused by name there)."""
+    if not isinstance(A, Tensor):
+        raise not_tensor(A, "linalg_matrix_norm", "A")
+    if out is not None:
+        raise Unsupported("torch.linalg.matrix_norm(out=...)")
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+        low_precision = ord != "nuc"
+    else:
+        ord = _order(ord, "linalg_matrix_norm")
+        if abs(float(ord)) not in (1.0, 2.0, math.inf):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+        low_precision = abs(float(ord)) != 2.0
+    nd = A._t.ndim
+    if nd < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    dt = A._t.dtype
+    if not dt.is_floating_point:
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {dt.short}")
+    if not low_precision and dt not in (float32, float64):
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got {dt.short}")
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dims)}")
+    d0, d1 = norm_dim(dims[0], nd), norm_dim(dims[1], nd)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
+    if dtype is not None:
+        if not dtype.is_floating_point:
+            raise RuntimeError(f"linalg.matrix_norm: dtype should be floating point or complex, but got "
+                               f"{dtype.short}")
+        if promote_types(dt, dtype) is not dtype:
+            raise RuntimeError(f"linalg.matrix_norm: the dtype of the input ({dt.short}) should be convertible "
+                               f"without narrowing to the specified dtype ({dtype.short})")
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
+    if ord == "nuc" or abs(float(ord)) == 2.0:
+        perm = _backshift(d0, d1, nd)
+        src = A if dtype is None else to_dtype(A, dtype)
+        values = linalg_svdvals(permute(src, *perm))
+        if ord == "nuc":
+            result = tsum(values, -1, keepdim=keepdim)
+        else:
+            result = amax(values, -1, keepdim, largest=float(ord) > 0)
+        if keepdim:
+            result = permute(unsqueeze(result, -1), *[perm.index(i) for i in range(nd)])
+        return result
+    if abs(float(ord)) == math.inf:  # the inf-norm is the 1-norm of the transpose
+        d0, d1 = d1, d0
+    if not keepdim and d0 < d1:  # the first reduction removes a dim before d1
+        d1 -= 1
+    return amax(vector_norm(A, 1.0, (d0,), keepdim, dtype=dtype), d1, keepdim, largest=float(ord) > 0)
 
 
 def dist(x: Tensor, other: Tensor, p=2) -> Tensor:

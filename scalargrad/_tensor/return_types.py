@@ -36,7 +36,8 @@ _FIELDS = {"slogdet": ("sign", "logabsdet"), "linalg_slogdet": ("sign", "logabsd
            "linalg_inv_ex": ("inverse", "info"),
            "_lu_with_info": ("LU", "pivots", "info"), "lu_unpack": ("P", "L", "U"), "linalg_lu": ("P", "L", "U"),
            "qr": ("Q", "R"), "linalg_qr": ("Q", "R"), "histogram": ("hist", "bin_edges"), "aminmax": ("min", "max"),
-           "histogramdd": ("hist", "bin_edges"), "frexp": ("mantissa", "exponent")}
+           "histogramdd": ("hist", "bin_edges"), "frexp": ("mantissa", "exponent"),
+           "triangular_solve": ("solution", "cloned_coefficient")}
 """The field names of the pairs that are not (values, indices)."""
 
 

@@ -25,10 +25,12 @@ from . import (
     combinatorics,
     comparison,
     complex_numbers,
+    contractions,
     conversion,
     convolution,
     correlation,
     counting,
+    distances,
     einsum,
     elementwise,
     factories,
@@ -85,7 +87,7 @@ FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, j
             scans, selection, scatter, einsum, moments, convolution, pooling, padding, shuffle, normalization, legacy,
             numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
             integration, quantiles, correlation, finite_differences, gamma, raw_storage, complex_numbers,
-            sparse_ops)
+            contractions, distances, sparse_ops)
 # sparse_ops last: it closes the sparse tensor's class over every dunder bound before it
 
 

@@ -60,6 +60,7 @@ from . import (
     attention,
     comparison,
     convolution,
+    distances,
     embedding,
     fold,
     gated,
@@ -80,6 +81,7 @@ from . import (
     selection,
     shuffle,
     softmax,
+    triangular,
     upsampling,
     views,
 )

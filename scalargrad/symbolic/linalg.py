@@ -8,13 +8,14 @@ from __future__ import annotations
 from math import isqrt
 
 from .._ops import linalg as LA
+from .._ops import linalg_eigh as EH
 from .._ops import linalg_qr as QR
 from .._tensor.operands import positions
 from .element_op import ElementOp
 from .graph import elements_of
 
 __all__ = ["DetOf", "CrossOf", "CholeskyOf", "InvOf", "LogAbsDetOf", "SignDetOf", "LuFactorOf", "LuSolveOf", "QrOf",
-           "SolveOf"]
+           "SolveOf", "EigvalshOf"]
 
 
 def _pytorch_partials(vals: list) -> list:
@@ -471,3 +472,56 @@ def _solve(v, vin, vals):
                     + tuple((b, m * n * k + t * k + j) for t in range(n)))
             out.append((SolveOf, i, srcs))
     return out
+
+
+class EigvalshOf(ElementOp):
+    """Eigenvalue k (ascending) of the symmetric matrix A's lower (``upper``: upper) triangle
+    spells (c = (k, upper)). The op table's form is the eigenvalue of (A + A^T) / 2, equal to
+    it on symmetric matrices, whose partials v_i v_j (v the k-th eigenvector) are PyTorch's
+    ``V diag(grad) V^T`` for a unit gradient at k, on A_ij and A_ji alike. Where A is not
+    symmetric PyTorch's gradient is that same matrix, a convention: calculus on the triangle
+    read gives 2 v_i v_j on it and 0 on the other."""
+
+    name = "eigvalsh"
+    c_kind = "object"
+
+    @staticmethod
+    def sympy(sp, args, c):
+        return EH.LinalgEigh.sympy(sp, *args, at=c[0])
+
+    @staticmethod
+    def value(vals, c):
+        n = isqrt(len(vals))
+        e, _ = EH.symmetric_eigen(vals, n, c[1])
+        return e[c[0]], max(abs(x) for x in e) + 1.0
+
+    @staticmethod
+    def partials(vals, c):
+        n = isqrt(len(vals))
+        _, v = EH.symmetric_eigen(vals, n, c[1])
+        g = [0.0] * n
+        g[c[0]] = 1.0
+        return EH.eigh_grad(v, g, n)
+
+    @staticmethod
+    def convention(vals, c):
+        n = isqrt(len(vals))
+        if any(vals[i * n + j] != vals[j * n + i] for i in range(n) for j in range(i)):
+            return ("eigvalsh(): A is not symmetric; PyTorch's gradient V diag(grad) V^T treats it as symmetric "
+                    "(A_ij and A_ji share v_i v_j), where calculus on the triangle read gives 2 v_i v_j there and 0 "
+                    "on the other", None)
+        return None
+
+    @staticmethod
+    def sample():
+        return [2.0, 0.75, 0.75, -1.0], (1, False)
+
+
+@elements_of(EH.LinalgEigh)
+def _eigvalsh(v, vin, vals):
+    u = vin[0]
+    n, upper = v._c.n, v._c.upper
+    size = n * n
+    return [(EigvalshOf, (e % n, upper), tuple((u, (e // n) * size + i) for i in range(size)))
+            for e in range(len(vals))]
+
