@@ -128,6 +128,8 @@ MOVES = {
     "iterate": lambda t: tuple(_Q(t)), "clone": lambda t: t.clone(_Q(t)), "detach": lambda t: _Q(t).detach(),
     "data": lambda t: _Q(t).data, "flip": lambda t: _Q(t).flip(0),
     "index_select": lambda t: _Q(t).index_select(1, t.tensor([2, 0])),
+    "cat": lambda t: t.cat([_Q(t), _Q(t).flip(1)], 1), "stack": lambda t: t.stack((_Q(t), _Q(t)), -1),
+    "concat": lambda t: t.concat([_Q(t)] * 3),
     "per channel clone": lambda t: _QC(t).clone(), "per channel detach": lambda t: _QC(t).detach(),
 }
 
@@ -255,6 +257,10 @@ ERRORS = {
     "item of many": lambda t: _Q(t).item(),
     "len of 0-d": lambda t: len(CASES["0-d"](t)),
     "dequantize a number": lambda t: t.dequantize(1.0),
+    "cat dtypes": lambda t: t.cat([_Q(t), t.quantize_per_tensor(t.tensor(X), 0.25, 3, t.quint8)]),
+    "cat with dense": lambda t: t.cat([_Q(t), t.tensor(X)]),
+    "cat per channel": lambda t: t.cat([_QC(t), _QC(t)]),
+    "cat sizes": lambda t: t.cat([_Q(t), _Q(t).t()]),
     "dequantize dense list": lambda t: t.dequantize([t.tensor([1.0])]),
 }
 
@@ -322,7 +328,10 @@ REFUSED = {
     "backward": (lambda q: q.backward(), "Tensor.backward on a quantized tensor"),
     "torch.exp": (lambda q: scalargrad.exp(q), "torch.exp on a quantized tensor"),
     "torch.relu": (lambda q: scalargrad.relu(q), "torch.relu on a quantized tensor"),
-    "torch.cat": (lambda q: scalargrad.cat([q, q]), "torch.cat on a quantized tensor"),
+    "torch.cat": (lambda q: scalargrad.cat([q, scalargrad.quantize_per_tensor(scalargrad.tensor(X), 0.5, 3,
+                                                                              scalargrad.qint8)]),
+                  "torch.cat of quantized tensors with different scales or zero points"),
+    "hstack": (lambda q: scalargrad.hstack([q, q]), "torch.hstack on a quantized tensor"),
     "dense + q": (lambda q: scalargrad.tensor(X) + q, "on a quantized tensor"),
     "mm(dense, q)": (lambda q: scalargrad.mm(scalargrad.tensor(X).t(), q), "torch.mm on a quantized tensor"),
     "linear": (lambda q: scalargrad.nn.functional.linear(q, scalargrad.ones(2, 3)), "on a quantized tensor"),

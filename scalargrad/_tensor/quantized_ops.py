@@ -20,6 +20,7 @@ from .._base.dtypes import QUANTIZED_INT, float32
 from .._base.errors import Unsupported
 from .._base.grad_mode import state as grad_state
 from .._base.program_frame import program_stacklevel
+from . import joins
 from . import quantized as Q
 from .factories import from_values
 from .quantized import (
@@ -351,14 +352,50 @@ def _reflected_equal(dense, q) -> bool:
     return False
 
 
+def _joined(op: str, stack: bool):
+    """``torch.cat``/``stack`` of quantized tensors: per tensor, one dtype and the same scale and
+    zero point, their stored integers joined (PyTorch requantizes tensors of other parameters to the
+    first one's: refused by name)."""
+
+    def join(tensors, dim=0, *, out=None):
+        if out is not None:
+            raise Unsupported(f"torch.{op}(out=...) of quantized tensors", HINT)
+        tensors = list(tensors)
+        first = tensors[0]
+        for t in tensors:
+            if not isinstance(t, QuantizedTensor):
+                raise NotImplementedError(_no_kernel_message("qscheme"))
+        if first._qs is not per_tensor_affine:
+            raise RuntimeError("Only per-tensor quantization is supported in 'cat'!")
+        for t in tensors[1:]:
+            if t._dt is not first._dt:
+                raise RuntimeError("All dtypes must be the same.")
+            if t._qs is not per_tensor_affine:
+                _need_per_tensor(t)
+            if (t._scale, t._zp) != (first._scale, first._zp):
+                raise Unsupported(f"torch.{op} of quantized tensors with different scales or zero points (PyTorch "
+                                  "requantizes them to the first one's)", HINT)
+        joined = (joins.stack if stack else joins.cat)([t._ir for t in tensors], dim)
+        return new_quantized(joined, first._dt, per_tensor_affine, first._scale, first._zp)
+
+    join.__name__ = op
+    return join
+
+
+def _need_per_tensor(q: QuantizedTensor) -> None:
+    q.q_scale()  # PyTorch's error for a per-channel tensor
+
+
 def dispatching(dense, quantized_fn, reflected=None):
-    """A ``torch.<op>`` that sends a quantized first operand to ``quantized_fn`` (and a quantized
-    second one to ``reflected(second, first)`` where there is one)."""
+    """A ``torch.<op>`` that sends a quantized first operand (or a list starting with one) to
+    ``quantized_fn`` (and a quantized second one to ``reflected(second, first)`` where there is one)."""
 
     @functools.wraps(dense)
     def function(*args, **kwargs):
         if args:
-            if args[0].__class__ is QuantizedTensor:
+            first = args[0]
+            if first.__class__ is QuantizedTensor or (first.__class__ in (list, tuple) and first
+                                                      and first[0].__class__ is QuantizedTensor):
                 return quantized_fn(*args, **kwargs)
             if reflected is not None and len(args) > 1 and args[1].__class__ is QuantizedTensor:
                 return reflected(args[1], args[0])
@@ -374,7 +411,8 @@ _TORCH_MOVES = ("reshape", "flatten", "transpose", "t", "permute", "unsqueeze", 
                 "split", "unbind", "clone", "detach", "flip", "index_select")
 DISPATCH = {**{op: _moved(op) for op in _TORCH_MOVES}, "equal": equal,
             "eq": _compare("eq"), "ne": _compare("ne"), "numel": QuantizedTensor.numel,
-            "is_floating_point": QuantizedTensor.is_floating_point, "is_complex": QuantizedTensor.is_complex}
+            "is_floating_point": QuantizedTensor.is_floating_point, "is_complex": QuantizedTensor.is_complex,
+            **{op: _joined(op, False) for op in ("cat", "concat", "concatenate")}, "stack": _joined("stack", True)}
 """torch functions that take a quantized first operand (surface.install wraps them with ``dispatching``)."""
 REFLECTED = {"equal": _reflected_equal}
 
