@@ -105,6 +105,13 @@ CASES = {
     "per channel qint32 3-d": lambda t: t.quantize_per_channel(t.arange(24.0).reshape(2, 3, 4) - 7.3,
                                                                t.tensor([0.5, 0.25, 0.125]), t.tensor([3, -1, 0]),
                                                                1, t.qint32),
+    "transposed input": lambda t: t.quantize_per_tensor((t.arange(6.0).reshape(2, 3) / 7).t(), 0.01, 2, t.quint8),
+    "channels last": lambda t: t.quantize_per_tensor(t.arange(12.0).reshape(2, 3, 2, 1).contiguous(
+        memory_format=t.channels_last), 0.5, 0, t.quint8),
+    "channels last per channel": lambda t: t.quantize_per_channel(t.arange(24.0).reshape(1, 2, 3, 4).contiguous(
+        memory_format=t.channels_last), t.tensor([0.5, 1.0]), t.tensor([0, 1]), 1, t.quint8),
+    "channels last 3d": lambda t: t.quantize_per_tensor(t.arange(16.0).reshape(1, 2, 2, 2, 2).contiguous(
+        memory_format=t.channels_last_3d), 0.5, 0, t.quint8),
     "per channel empty": lambda t: t.quantize_per_channel(t.zeros(2, 0), t.tensor([0.1, 0.2]), t.tensor([1, -2]), 0,
                                                           t.qint8),
 }
@@ -130,6 +137,7 @@ MOVES = {
     "index_select": lambda t: _Q(t).index_select(1, t.tensor([2, 0])),
     "cat": lambda t: t.cat([_Q(t), _Q(t).flip(1)], 1), "stack": lambda t: t.stack((_Q(t), _Q(t)), -1),
     "concat": lambda t: t.concat([_Q(t)] * 3),
+    "channels last permuted": lambda t: CASES["channels last"](t).permute(0, 2, 3, 1),
     "per channel clone": lambda t: _QC(t).clone(), "per channel detach": lambda t: _QC(t).detach(),
 }
 
@@ -142,7 +150,7 @@ def _facts(q, lib) -> list:
            q.stride(), q.storage_offset(), q.is_contiguous(), q.numel(), q.dim(), q.element_size(), q.itemsize,
            q.nbytes, q.is_floating_point(), q.is_complex(), q.requires_grad, q.grad_fn, q.is_leaf, q.type(),
            repr(q.device), repr(q.layout), repr(q.int_repr()), q.int_repr().stride(), repr(q.dequantize()),
-           repr(lib.dequantize(q)), repr(lib.int_repr(q))]
+           q.dequantize().stride(), repr(lib.dequantize(q)), repr(lib.int_repr(q))]
     if q.qscheme() is lib.per_tensor_affine:
         out += [q.q_scale(), type(q.q_scale()).__name__, q.q_zero_point(), lib.q_scale(q), lib.q_zero_point(q)]
     else:

@@ -41,12 +41,13 @@ from .._base.formatting import add_suffixes, format_data
 from .._base.layout import numel
 from .._base.refusals import QUANTIZED
 from .factories import device, from_values
+from .memory_formats import channels_last, channels_last_3d
 from .tensor import Tensor, flat
 
 __all__ = ["QuantizedTensor", "QuantizedRead", "qscheme", "per_tensor_affine", "per_channel_affine",
            "per_tensor_symmetric", "per_channel_symmetric", "per_channel_affine_float_qparams", "QSCHEMES",
            "new_quantized", "quantize_values", "dequantize_values", "refused", "finish", "limits", "HINT",
-           "per_channel_parameters"]
+           "per_channel_parameters", "in_format"]
 
 HINT = QUANTIZED + "; other ops need the float tensor: dequantize()"
 
@@ -234,12 +235,12 @@ class QuantizedTensor(Tensor):
         return self._axis
 
     def int_repr(self) -> Tensor:
-        """The stored integers: a new contiguous tensor of uint8, int8 or int32."""
-        return from_values(flat(self._ir), tuple(self._ir.shape), self._ir.dtype)
+        """The stored integers: a new tensor of uint8, int8 or int32 (in this one's memory format)."""
+        return in_format(flat(self._ir), self._ir, self._ir.dtype)
 
     def dequantize(self) -> Tensor:
-        """The real numbers the stored integers stand for, a new contiguous float32 tensor."""
-        return from_values(dequantize_values(self), tuple(self._ir.shape), float32)
+        """The real numbers the stored integers stand for, a new float32 tensor (in this one's memory format)."""
+        return in_format(dequantize_values(self), self._ir, float32)
 
     # ------------------------------------------------------------ elements
 
@@ -281,6 +282,17 @@ class QuantizedTensor(Tensor):
 QuantizedTensor.__name__ = QuantizedTensor.__qualname__ = "Tensor"
 QuantizedTensor.__module__ = "torch"
 _CPU = device("cpu")
+
+
+def in_format(values: list, like: Tensor, dt) -> Tensor:
+    """A new tensor of ``dt`` holding ``values`` (row-major) in ``like``'s memory format, as ATen's
+    ``suggest_memory_format``: contiguous, or channels-last where ``like`` is that and not contiguous."""
+    out = from_values(values, tuple(like.shape), dt)
+    if not like.is_contiguous():
+        for fmt, ndim in ((channels_last, 4), (channels_last_3d, 5)):
+            if like.ndim == ndim and like.is_contiguous(memory_format=fmt):
+                return out.contiguous(memory_format=fmt)
+    return out
 
 
 def _no_grad(flag, kinds: str) -> None:

@@ -22,7 +22,6 @@ from .._base.grad_mode import state as grad_state
 from .._base.program_frame import program_stacklevel
 from . import joins
 from . import quantized as Q
-from .factories import from_values
 from .quantized import (
     HINT,
     QuantizedRead,
@@ -162,8 +161,12 @@ def _per_tensor(x, scale: float, zp: int, dt) -> QuantizedTensor:
     _check_zero_point(zp, dt, "quantize_tensor_per_tensor_affine")
     _warn_deprecated()
     ints = quantize_values(flat(x), dt, scale, zp, fused=dt.itemsize == 1)
-    ir = from_values(ints, tuple(x.shape), QUANTIZED_INT[dt])
-    return new_quantized(ir, dt, per_tensor_affine, scale, zp)
+    return new_quantized(_stored(ints, x, dt), dt, per_tensor_affine, scale, zp)
+
+
+def _stored(ints: list, x: Tensor, dt) -> Tensor:
+    """The stored integers (row-major ``ints``) in ``x``'s memory format."""
+    return Q.in_format(ints, x, QUANTIZED_INT[dt])
 
 
 def quantize_per_channel(input, scales, zero_points, axis, dtype):  # PyTorch's parameter names
@@ -209,9 +212,8 @@ def quantize_per_channel(input, scales, zero_points, axis, dtype):  # PyTorch's 
     for i, v in enumerate(xs):
         c = (i // inner) % n
         ints += quantize_values([v], dtype, sv[c], zv[c], fused=False)
-    ir = from_values(ints, shape, QUANTIZED_INT[dtype])
     s_t, z_t = Q.per_channel_parameters(sv, zv)
-    return new_quantized(ir, dtype, per_channel_affine, s_t, z_t, axis)
+    return new_quantized(_stored(ints, x, dtype), dtype, per_channel_affine, s_t, z_t, axis)
 
 
 # ---------------------------------------------------------------- dequantize, and the accessors on any tensor
