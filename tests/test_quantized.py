@@ -112,6 +112,7 @@ CASES = {
         memory_format=t.channels_last), t.tensor([0.5, 1.0]), t.tensor([0, 1]), 1, t.quint8),
     "channels last 3d": lambda t: t.quantize_per_tensor(t.arange(16.0).reshape(1, 2, 2, 2, 2).contiguous(
         memory_format=t.channels_last_3d), 0.5, 0, t.quint8),
+    "dynamic": lambda t: t.quantize_per_tensor_dynamic(t.tensor([-1.0, 0.0, 1.0, 2.0]), t.quint8, False),
     "per channel empty": lambda t: t.quantize_per_channel(t.zeros(2, 0), t.tensor([0.1, 0.2]), t.tensor([1, -2]), 0,
                                                           t.qint8),
 }
@@ -212,6 +213,26 @@ def test_quantizing_random_numbers_matches_pytorch_where_every_kernel_agrees(tor
     assert compared > 2000
 
 
+def test_dynamic_parameters_as_pytorchs(torch_ref):
+    """quantize_per_tensor_dynamic's scale and zero point (ATen's ChooseQuantizationParams, double
+    and float arithmetic, every processor alike) on seeded random tensors of many magnitudes: all
+    positive, all negative, zeros, tiny (the small-scale cut-off), reduce_range."""
+    rng = random.Random(5)
+
+    def run(lib, xs, dt, rr):
+        q = _quiet(lib.quantize_per_tensor_dynamic, lib.tensor(xs), getattr(lib, dt), rr)
+        return q.q_scale(), q.q_zero_point(), q.int_repr().tolist()
+
+    for i in range(60):
+        xs = [rng.uniform(-1, 1) * 10 ** rng.randint(-7, 3) for _ in range(rng.randint(1, 6))]
+        xs = [[abs(v) for v in xs], [-abs(v) for v in xs], [0.0] * len(xs), xs][i % 4]
+        for dt in ("quint8", "qint8"):
+            for rr in (False, True):
+                assert run(scalargrad, xs, dt, rr) == run(torch_ref, xs, dt, rr), (xs, dt, rr)
+    assert repr(scalargrad.quantize_per_tensor_dynamic(scalargrad.tensor([1.0]), scalargrad.float16, False)) == \
+        repr(torch_ref.quantize_per_tensor_dynamic(torch_ref.tensor([1.0]), torch_ref.float16, False))
+
+
 def test_ties_round_to_even_after_adding_the_zero_point():
     """Hand-derived (x86-64 FBGEMM): x * inv = 0.5, 1.5, 2.5 exactly; with zero point 1 the per-tensor
     8-bit kernel rounds 1.5, 2.5, 3.5 to even (2, 2, 4); ATen's non-FBGEMM builds (ARM) round first
@@ -265,6 +286,10 @@ ERRORS = {
     "item of many": lambda t: _Q(t).item(),
     "len of 0-d": lambda t: len(CASES["0-d"](t)),
     "dequantize a number": lambda t: t.dequantize(1.0),
+    "dynamic qint32": lambda t: t.quantize_per_tensor_dynamic(t.tensor([1.0]), t.qint32, False),
+    "dynamic int input": lambda t: t.quantize_per_tensor_dynamic(t.tensor([1, 2]), t.qint8, False),
+    "dynamic nan": lambda t: t.quantize_per_tensor_dynamic(t.tensor([1.0, float("nan")]), t.qint8, False),
+    "dynamic inf": lambda t: t.quantize_per_tensor_dynamic(t.tensor([1.0, float("inf")]), t.qint8, False),
     "cat dtypes": lambda t: t.cat([_Q(t), t.quantize_per_tensor(t.tensor(X), 0.25, 3, t.quint8)]),
     "cat with dense": lambda t: t.cat([_Q(t), t.tensor(X)]),
     "cat per channel": lambda t: t.cat([_QC(t), _QC(t)]),
@@ -358,8 +383,6 @@ REFUSED = {
                         "quantizing a zero at scale 0"),
     "dense of qint8": (lambda q: scalargrad.zeros(2, dtype=scalargrad.qint8), "a dense tensor of torch.qint8"),
     "dense to qint8": (lambda q: scalargrad.tensor(X).to(scalargrad.qint8), "a dense tensor of torch.qint8"),
-    "dynamic": (lambda q: scalargrad.quantize_per_tensor_dynamic(scalargrad.tensor(X), scalargrad.quint8, False),
-                "torch.quantize_per_tensor_dynamic"),
     "ao": (lambda q: scalargrad.ao.quantization.QuantStub(), "torch.ao"),
 }
 

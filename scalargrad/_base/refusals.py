@@ -70,7 +70,7 @@ _REASONS: dict[str, str] = {
     "torch.utils.model_zoo": "it downloads weights from the network",
     # quantisation
     "torch.ao": QUANTIZED, "torch.quantization": QUANTIZED, "torch.backends.quantized": QUANTIZED,
-    "torch.quantize_per_tensor_dynamic": QUANTIZED, "torch.quantized_batch_norm": QUANTIZED,
+    "torch.quantized_batch_norm": QUANTIZED,
     "torch.quantized_max_pool1d": QUANTIZED, "torch.quantized_max_pool2d": QUANTIZED,
     "torch.fake_quantize_per_tensor_affine": QUANTIZED, "torch.fake_quantize_per_channel_affine": QUANTIZED,
     # measuring kernels

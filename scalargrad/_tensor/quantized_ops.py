@@ -13,10 +13,11 @@ are refused by name.
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 
 from .._base import dtypes, warn_once
-from .._base.dtypes import QUANTIZED_INT, float32
+from .._base.dtypes import QUANTIZED_INT, float32, round_f32
 from .._base.errors import Unsupported
 from .._base.grad_mode import state as grad_state
 from .._base.program_frame import program_stacklevel
@@ -33,7 +34,8 @@ from .quantized import (
 )
 from .tensor import Tensor, flat
 
-__all__ = ["quantize_per_tensor", "quantize_per_channel", "dequantize", "install", "DISPATCH", "dispatching"]
+__all__ = ["quantize_per_tensor", "quantize_per_channel", "quantize_per_tensor_dynamic", "dequantize", "install",
+           "DISPATCH", "dispatching"]
 
 _DEPRECATED = ("torch.quantize_per_tensor, torch.quantize_per_channel and other quantized tensor creation functions "
                "that produce tensors with dtype torch.quint8, torch.qint8, and torch.qint32 are deprecated and will "
@@ -167,6 +169,53 @@ def _per_tensor(x, scale: float, zp: int, dt) -> QuantizedTensor:
 def _stored(ints: list, x: Tensor, dt) -> Tensor:
     """The stored integers (row-major ``ints``) in ``x``'s memory format."""
     return Q.in_format(ints, x, QUANTIZED_INT[dt])
+
+
+def quantize_per_tensor_dynamic(input, dtype, reduce_range):  # PyTorch's parameter names
+    """``torch.quantize_per_tensor_dynamic``: ``quantize_per_tensor`` with the scale and zero point
+    ATen's ``quant_utils::ChooseQuantizationParams`` picks from the elements' min and max (float16:
+    the tensor as float16)."""
+    x = _check_input(input, "quantize_per_tensor_dynamic")
+    if dtype is dtypes.float16:
+        return x.to(dtypes.float16)
+    if dtype not in (dtypes.qint8, dtypes.quint8):
+        raise RuntimeError(f"dtype {dtype.short}not supported")
+    lo, hi = Q.limits(dtype)
+    if reduce_range:  # the x86 engine (fbgemm) honours it; QNNPACK's would not
+        lo, hi = int(lo / 2), int(hi / 2)  # C++'s division: toward zero
+    scale, zp = _choose_parameters(float(x.min()), float(x.max()), lo, hi)
+    return _per_tensor(x, scale, zp, dtype)
+
+
+_SMALL_SCALE = round_f32(6.1e-5)  # ATen's SMALL_SCALE_THRESHOLD, a float (fp16's smallest normal, about)
+
+
+def _choose_parameters(mn: float, mx: float, qmin: int, qmax: int) -> tuple:
+    """ATen's ``quant_utils::ChooseQuantizationParams`` (no sparsity, no power-of-two scale): the
+    double scale spanning [min(mn, 0), max(mx, 0)] and the zero point nudged to an integer."""
+    if not mn <= mx:
+        raise RuntimeError("In ChooseQuantizationParams, min should be less than or equal to max")
+    mn, mx = min(mn, 0.0), max(mx, 0.0)
+    scale = (mx - mn) / (qmax - qmin)  # in double, from float32 bounds
+    s32 = round_f32(scale)
+    if s32 == 0.0 or round_f32(1.0 / s32) == math.inf:
+        scale = 0.1
+    if scale < _SMALL_SCALE:
+        org = round_f32(scale)
+        scale = _SMALL_SCALE
+        if mn == 0.0:
+            mx = round_f32(_SMALL_SCALE * (qmax - qmin))
+        elif mx == 0.0:
+            mn = round_f32(-_SMALL_SCALE * (qmax - qmin))
+        else:
+            amplifier = round_f32(_SMALL_SCALE / org)
+            mn, mx = round_f32(mn * amplifier), round_f32(mx * amplifier)
+    from_min, from_max = qmin - mn / scale, qmax - mx / scale
+    initial = from_min if abs(qmin) - abs(mn / scale) < abs(qmax) - abs(mx / scale) else from_max
+    if initial != initial:  # an infinite element: nan, which x86's conversion makes INT_MIN (refused below)
+        return scale, -(1 << 31)
+    zp = qmin if initial < qmin else qmax if initial > qmax else round(initial)  # nearbyint: ties to even
+    return scale, zp
 
 
 def quantize_per_channel(input, scales, zero_points, axis, dtype):  # PyTorch's parameter names
@@ -437,6 +486,7 @@ def install(method, function) -> None:
     function("dequantize", dequantize, checked=False)
     function("quantize_per_tensor", quantize_per_tensor, checked=False)
     function("quantize_per_channel", quantize_per_channel, checked=False)
+    function("quantize_per_tensor_dynamic", quantize_per_tensor_dynamic, checked=False)
     for dt in (dtypes.quint8, dtypes.qint8, dtypes.qint32, dtypes.quint4x2, dtypes.quint2x4):
         function(dt.name, dt, checked=False)
     for qs in Q.QSCHEMES:
