@@ -22,7 +22,7 @@ SPARSE = ("scalargrad's sparse tensors are built, converted, printed, added, sca
           "dense matrix, and no more")
 NATIVE = "it loads or defines native (C++/CUDA) code, which scalargrad, pure Python, cannot run"
 QUANTIZED = ("it needs quantised (int8) kernels, which scalargrad does not have: its quantized tensors are made, "
-             "dequantized, read, printed, compared, viewed and indexed, and no more")
+             "dequantized, read, printed, compared, viewed, indexed and concatenated, and no more")
 PROFILER = "it measures PyTorch's kernels (time, memory), which scalargrad does not have"
 TRANSFORMS = ("it is one of functorch's transforms scalargrad does not implement (torch.func has grad, vjp, jvp, "
               "jacrev, jacfwd, hessian, vmap and functional_call)")
