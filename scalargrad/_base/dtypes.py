@@ -24,7 +24,8 @@ __all__ = ["dtype", "float32", "float64", "float16", "bfloat16", "int64", "int32
            "bool", "Size", "round_f32", "round_f32_list", "TensorType", "promote_types", "can_cast", "overflows",
            "check_fits", "check_scalar_fits", "by_name", "complex32", "complex64", "complex128",
            "set_kernels", "round_scaled", "round_complex", "round_values", "first_complex", "FLOAT32_MAX",
-           "FLOAT32_MIN_NORMAL", "finite_max", "not_a_default"]
+           "FLOAT32_MIN_NORMAL", "finite_max", "not_a_default", "quint8", "qint8", "qint32", "quint4x2", "quint2x4",
+           "QUANTIZED_INT"]
 
 _F32 = struct.Struct("f")
 FLOAT32_MAX = 3.4028234663852886e38
@@ -242,6 +243,48 @@ short = int16
 chalf = complex32
 cfloat = complex64
 cdouble = complex128
+
+class _QuantizedDtype(dtype):
+    """A quantized dtype (``torch.qint8``...): the element type of a quantized tensor only, whose
+    stored integers stand for ``scale * (q - zero_point)``. PyTorch asks no signedness of it."""
+
+    __slots__ = ()
+
+    @property
+    def is_signed(self):
+        raise RuntimeError("isSignedType not supported for quantized types")
+
+    @is_signed.setter
+    def is_signed(self, value) -> None:  # dtype.__init__ sets it
+        pass
+
+
+_QuantizedDtype.__name__ = _QuantizedDtype.__qualname__ = "dtype"
+_QuantizedDtype.__module__ = "torch"
+
+
+def _not_dense(name: str):
+    def refuse_quantized_value(x):
+        # the safety net, as for complex32: no dense op makes elements of a quantized dtype
+        raise Unsupported(f"a dense tensor of torch.{name} (quantized tensors are made by torch.quantize_per_tensor "
+                          "and torch.quantize_per_channel)")
+
+    return refuse_quantized_value
+
+
+quint8 = _QuantizedDtype("quint8", "q", 0, 1, _not_dense("quint8"), "c10::quint8", "torch.quantized.QUInt8Tensor")
+qint8 = _QuantizedDtype("qint8", "q", 0, 1, _not_dense("qint8"), "c10::qint8", "torch.quantized.QInt8Tensor")
+qint32 = _QuantizedDtype("qint32", "q", 0, 4, _not_dense("qint32"), "c10::qint32", "torch.quantized.QInt32Tensor")
+quint4x2 = _QuantizedDtype("quint4x2", "q", 0, 1, _not_dense("quint4x2"), "c10::quint4x2",
+                           "torch.quantized.QUInt4x2Tensor")
+quint2x4 = _QuantizedDtype("quint2x4", "q", 0, 1, _not_dense("quint2x4"), "c10::quint2x4",
+                           "torch.quantized.QUInt2x4Tensor")
+for _q, _short in ((quint8, "QUInt8"), (qint8, "QInt8"), (qint32, "QInt32"), (quint4x2, "QUInt4x2"),
+                   (quint2x4, "QUInt2x4")):
+    _q.short = _short
+QUANTIZED_INT = {quint8: uint8, qint8: int8, qint32: int32}
+"""The integer dtype holding a quantized dtype's stored values (``int_repr``'s dtype)."""
+
 
 _BY_NAME = {d.name: d for d in (float16, bfloat16, float32, float64, uint8, int8, int16, int32, int64, bool)}
 
@@ -467,6 +510,9 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     """The result dtype of a binary op between two tensors (PyTorch's promotion lattice)."""
     if a is b:
         return a
+    if a.kind == "q" or b.kind == "q":
+        raise RuntimeError("promoteTypes with quantized numbers is not handled yet; figure out what the correct "
+                           f"rules should be, offending types: {a.short} {b.short}")
     if a.kind == "c" or b.kind == "c":
         if complex32 in (a, b):
             raise Unsupported("torch.complex32 (ComplexHalf) tensors")

@@ -21,7 +21,8 @@ COMPLEX = ("it needs complex numbers beyond what scalargrad's complex64/complex1
 SPARSE = ("scalargrad's sparse tensors are built, converted, printed, added, scaled, summed and multiplied with a "
           "dense matrix, and no more")
 NATIVE = "it loads or defines native (C++/CUDA) code, which scalargrad, pure Python, cannot run"
-QUANTIZED = "it needs quantised (int8) kernels, which scalargrad does not have"
+QUANTIZED = ("it needs quantised (int8) kernels, which scalargrad does not have: its quantized tensors are made, "
+             "dequantized, read, printed, compared, viewed, indexed and concatenated, and no more")
 PROFILER = "it measures PyTorch's kernels (time, memory), which scalargrad does not have"
 TRANSFORMS = ("it is one of functorch's transforms scalargrad does not implement (torch.func has grad, vjp, jvp, "
               "jacrev, jacfwd, hessian, vmap and functional_call)")
@@ -69,9 +70,7 @@ _REASONS: dict[str, str] = {
     "torch.utils.model_zoo": "it downloads weights from the network",
     # quantisation
     "torch.ao": QUANTIZED, "torch.quantization": QUANTIZED, "torch.backends.quantized": QUANTIZED,
-    "torch.quantize_per_tensor": QUANTIZED, "torch.quantize_per_channel": QUANTIZED, "torch.qint8": QUANTIZED,
-    "torch.quint8": QUANTIZED, "torch.Tensor.dequantize": QUANTIZED, "torch.Tensor.int_repr": QUANTIZED,
-    "torch.quantize_per_tensor_dynamic": QUANTIZED, "torch.quantized_batch_norm": QUANTIZED,
+    "torch.quantized_batch_norm": QUANTIZED,
     "torch.quantized_max_pool1d": QUANTIZED, "torch.quantized_max_pool2d": QUANTIZED,
     "torch.fake_quantize_per_tensor_affine": QUANTIZED, "torch.fake_quantize_per_channel_affine": QUANTIZED,
     # measuring kernels
@@ -106,7 +105,6 @@ _REASONS: dict[str, str] = {
     "torch.linalg.eigh": SVD.replace("singular vectors are whatever LAPACK's gesdd", "eigenvectors are whatever "
                                      "LAPACK's syevd").replace("U and V", "they") + "; torch.linalg.eigvalsh gives "
                                      "the eigenvalues",
-    "torch.qint32": QUANTIZED, "torch.quint4x2": QUANTIZED, "torch.quint2x4": QUANTIZED,
     "torch.jagged": NESTED,
     "torch._higher_order_ops": COMPILED.format("a higher-order operator"),
 }

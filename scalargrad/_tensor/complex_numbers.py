@@ -49,6 +49,7 @@ from .._ops import arithmetic as AR
 from .._ops import unary as UN
 from . import elementwise, storage
 from .operands import broadcast_shapes, check_size, laid_out, positions, result_dtype
+from .quantized import QuantizedTensor
 from .sparse import SparseTensor
 from .storage import mem
 from .tensor import Tensor, flat, leaf
@@ -78,8 +79,8 @@ def _is_complex(x) -> bool:
 
 
 def _dtype(t: Tensor):
-    # a sparse tensor answers only its own names (its dense metadata ``_t`` refuses): ask it
-    return t.dtype if isinstance(t, SparseTensor) else t._t.dtype
+    # a sparse or quantized tensor answers only its own names (its dense metadata ``_t`` refuses): ask it
+    return t.dtype if isinstance(t, (SparseTensor, QuantizedTensor)) else t._t.dtype
 
 
 # ---------------------------------------------------------------- creation

@@ -56,6 +56,7 @@ from . import (
     predicates,
     products,
     quantiles,
+    quantized_ops,
     random_factories,
     ranges,
     raw_storage,
@@ -72,6 +73,7 @@ from . import (
 )
 from .arguments import check_input
 from .out_argument import call_with_out
+from .quantized import QuantizedRead
 from .sparse import SparseRead
 from .tensor import Tensor, leaf
 from .torch_names import TENSOR_ATTRIBUTES
@@ -87,8 +89,8 @@ FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, j
             scans, selection, scatter, einsum, moments, convolution, pooling, padding, shuffle, normalization, legacy,
             numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
             integration, quantiles, correlation, finite_differences, gamma, raw_storage, complex_numbers,
-            contractions, distances, sparse_ops)
-# sparse_ops last: it closes the sparse tensor's class over every dunder bound before it
+            contractions, distances, sparse_ops, quantized_ops)
+# sparse_ops and quantized_ops last: each closes its tensor's class over every dunder bound before it
 
 
 def _named(fn, name: str, qualname: str):
@@ -174,7 +176,7 @@ def _input_checked(name: str, fn):
             return fn(*args, **kwargs)
         except AttributeError as e:
             x = args[0] if args else kwargs.get(first or "input", e)
-            if isinstance(e, SparseRead):  # a sparse operand reached the dense kernel: name the op
+            if isinstance(e, (SparseRead, QuantizedRead)):  # a sparse or quantized operand reached the dense kernel
                 raise e.named("torch." + name) from None
             if isinstance(e, Unsupported) or x is e or isinstance(x, (Tensor, list, tuple)):
                 raise
@@ -287,6 +289,8 @@ def install() -> None:
     for name, fn in sparse_ops.DISPATCH.items():  # torch.mm(sparse, dense) and the like
         FUNCTIONS[name] = sparse_ops.dispatching(FUNCTIONS.get(name) or FUNCTIONS["mm"], fn,  # spmm: mm
                                                  sparse_ops.REFLECTED.get(name))
+    for name, fn in quantized_ops.DISPATCH.items():  # torch.flatten(quantized), torch.equal and the like
+        FUNCTIONS[name] = quantized_ops.dispatching(FUNCTIONS[name], fn, quantized_ops.REFLECTED.get(name))
     install_unsupported()
     _install_numpy_names()
 
