@@ -33,7 +33,7 @@ ARGS = {
     "logical_or": lambda L: (L.tensor([0, 0, 1]),), "logical_xor": lambda L: (L.tensor([True, False, True]),),
     "xlogy": lambda L: (L.tensor([2.0, 0.5, 3.0]),), "logit": lambda L: (0.1,),
     "heaviside": lambda L: (L.tensor([0.5, 0.5, 0.5]),),
-    "hypot": lambda L: (L.tensor([1.0, -2.0, 0.5]),),
+    "hypot": lambda L: (L.tensor([1.0, -2.0, 0.5]),), "nextafter": lambda L: (L.tensor([1.0, 0.7, -0.5]),),
     "unsqueeze": lambda L: (0,), "squeeze": lambda L: (), "transpose": lambda L: (0, 0),
     "cumsum": lambda L: (0,), "cumprod": lambda L: (0,),
     "scatter": lambda L: (0, L.tensor([2, 0]), L.tensor([1.5, 2.5])),

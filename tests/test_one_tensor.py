@@ -98,7 +98,7 @@ PATTERNS = {
     "movedim": [(0, -1), ((0,), (-1,))], "moveaxis": [(0, -1)],
     "permute": [(PERM,)], "transpose": [(0, -1)], "swapaxes": [(0, -1)], "swapdims": [(0, -1)],
     "transpose_": [(0, -1)], "swapaxes_": [(0, -1)], "swapdims_": [(0, -1)],
-    "narrow": [(0, 0, 1), (-1, 0, 1)], "select": [(0, 0), (-1, 0)],
+    "narrow": [(0, 0, 1), (-1, 0, 1)], "narrow_copy": [(0, 0, 1), (-1, 0, 1)], "select": [(0, 0), (-1, 0)],
     "split": [(1,), (1, -1), (1, 0)],
     "split_with_sizes": [([1, 1],), ([1],), ([1, 1], -1), ([1], -1)], "chunk": [(1,), (2,), (1, -1)],
     "masked_fill": [(MASK, 7.0)], "masked_fill_": [(MASK, 7.0)],

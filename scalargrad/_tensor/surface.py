@@ -29,6 +29,7 @@ from . import (
     convolution,
     correlation,
     counting,
+    dtype_views,
     einsum,
     elementwise,
     factories,
@@ -80,7 +81,7 @@ FUNCTIONS: dict = {}
 """name -> function of the torch namespace."""
 
 # the families, in the order their spellings are bound (a later one may read an earlier one's)
-FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
+FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, dtype_views, joins, indexing, attributes,
             conversion, fill, memory_formats, factories, random_factories, ranges, softmax, products, rounding, norms,
             scans, selection, scatter, einsum, moments, convolution, pooling, padding, shuffle, normalization, legacy,
             numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
