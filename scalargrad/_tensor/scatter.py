@@ -30,8 +30,8 @@ from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper, running
 from .views import expand, norm_dim, reshape, select
 
-__all__ = ["scatter", "scatter_add", "index_add", "index_copy", "index_fill", "masked_scatter", "diagonal_scatter",
-           "select_scatter", "slice_scatter", "install"]
+__all__ = ["scatter_writes", "scatter", "scatter_add", "index_add", "index_copy", "index_fill", "masked_scatter",
+           "diagonal_scatter", "select_scatter", "slice_scatter", "install"]
 
 
 _REDUCE_DEPRECATED = (
@@ -81,7 +81,7 @@ def _bad_scatter_args(name: str, dim, index, src) -> TypeError:
 # ---------------------------------------------------------------- the writes
 
 
-def _scatter_writes(name: str, x: Tensor, d: int, index: Tensor, src: Tensor | None) -> list:
+def scatter_writes(name: str, x: Tensor, d: int, index: Tensor, src: Tensor | None) -> list:
     """(output position, src position) for each index element, in index order (the CPU kernel
     walks each slice along ``dim`` in order, so the last of equal targets wins)."""
     if index._t.dtype not in (dtypes.int64, dtypes.int32):
@@ -196,7 +196,7 @@ def scatter(x: Tensor, dim, index, src=None, value=None, *, reduce=None, _inplac
             warnings.warn(_REDUCE_DEPRECATED, UserWarning, stacklevel=program_stacklevel())
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
-    writes = _scatter_writes("scatter", x, d, index, src if is_tensor else None)
+    writes = scatter_writes("scatter", x, d, index, src if is_tensor else None)
     if reduce is not None:
         if _inplace:
             op = W.ScatterReduceInplace if is_tensor else W.ScatterReduceValueInplace
@@ -218,7 +218,7 @@ def scatter_add(x: Tensor, dim, index, src) -> Tensor:
     if not isinstance(index, Tensor):
         raise not_tensor(index, 'scatter_add', 'index', 2)
     d = norm_dim(dim, x._t.ndim)
-    writes = _scatter_writes("scatter", x, d, index, src)  # PyTorch's checks name scatter
+    writes = scatter_writes("scatter", x, d, index, src)  # PyTorch's checks name scatter
     return _node(W.ScatterAdd, x, src, writes, tensors=index, d=d, dim=_uint(dim))
 
 

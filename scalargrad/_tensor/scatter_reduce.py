@@ -1,0 +1,148 @@
+"""``scatter_reduce`` (``Tensor.scatter_reduce(_)``, ``torch.scatter_reduce``): src's elements
+reduced into a copy of self at ``index`` along ``dim`` with sum, prod, mean, amax or amin, self's
+element included or not (``include_self``), as ATen's CPU kernel: with ``include_self=False``
+each written place starts from the reduction's identity (0, 1, -inf, +inf), the writes are
+folded in index order, each rounded to the dtype, and mean divides the sum by the count
+(integers: floor division). NaN wins amax and amin.
+
+The derivative is FunctionsManual's ``scatter_reduce_backward``, built here from the tensor ops it
+names, so a double backward records PyTorch's nodes; its amax/amin branch counts self among the
+tied maxima even with ``include_self=False`` (PyTorch's, kept). ``reduce='max'``/``'min'`` run
+forward as amax/amin and the backward refuses them with PyTorch's error.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .._base import dtypes
+from .._ops import scatter as W
+from .._ops.views import Layout
+from .arguments import not_tensor
+from .inplace import inplace
+from .scatter import scatter_writes
+from .tensor import Tensor, make
+from .tensor_kernel import helper
+from .views import norm_dim
+
+__all__ = ["scatter_reduce", "install"]
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+_ALIASES = {"max": "amax", "min": "amin"}  # ATen's kernel takes them; the derivative does not
+
+
+def _identity(reduce: str, dt):
+    if reduce in ("sum", "mean"):
+        return dt.round(0)
+    if reduce == "prod":
+        return dt.round(1)
+    if dt.is_floating_point:
+        return -math.inf if reduce == "amax" else math.inf
+    if dt is dtypes.bool:
+        return reduce == "amin"
+    bits = 8 * dt.itemsize
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dt.is_signed else (0, (1 << bits) - 1)
+    return lo if reduce == "amax" else hi
+
+
+def _combine(reduce: str, r, old, w):
+    if reduce in ("sum", "mean"):
+        return r(old + w)
+    if reduce == "prod":
+        return r(old * w)
+    if w != w:
+        return w
+    if reduce == "amax":
+        return old if not old < w else w  # std::max: the first unless it is smaller (nan stays)
+    return w if w < old else old  # std::min
+
+
+def _values(x: Tensor, src: Tensor, writes: list, reduce: str, include_self: bool) -> list:
+    dt = x._t.dtype
+    r = dt.round
+    out = list(x._val if x._t.ndim else [x._val])
+    sv = src._val if src._t.ndim else [src._val]
+    counts: dict = {}
+    for dest, _ in writes:
+        counts[dest] = counts.get(dest, 0) + 1
+    if not include_self:
+        for dest in counts:
+            out[dest] = _identity(reduce, dt)
+    for dest, s in writes:
+        out[dest] = _combine(reduce, r, out[dest], sv[s])
+    if reduce == "mean":
+        if dt is dtypes.bool:
+            raise NotImplementedError('"scatter_gather_tensor_cpu_reduce_mean" not implemented for \'Bool\'')
+        for dest, n in counts.items():
+            n += include_self
+            out[dest] = out[dest] // n if not dt.is_floating_point else r(out[dest] / n)
+    return out
+
+
+def scatter_reduce(x: Tensor, dim, index, src, reduce: str, *, include_self: bool = True) -> Tensor:
+    """``x.scatter_reduce(dim, index, src, reduce, include_self=True)`` (ScatterReduceBackward0)."""
+    if not isinstance(index, Tensor):
+        raise not_tensor(index, "scatter_reduce", "index", 2)
+    if not isinstance(src, Tensor):
+        raise not_tensor(src, "scatter_reduce", "src", 3)
+    if reduce not in _REDUCTIONS and reduce not in _ALIASES:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    d = norm_dim(dim, x._t.ndim)
+    writes = scatter_writes("scatter", x, d, index, src)  # ATen's checks name scatter
+    out = _values(x, src, writes, _ALIASES.get(reduce, reduce), bool(include_self))
+    layout = Layout(x._t.shape, x._t.dtype, map=writes, tensors=index)
+    layout.raw = {"reduce": reduce, "include_self": bool(include_self), "dim": dim + (1 << 64) if dim < 0 else dim}
+    layout.dim = d
+    op = W.ScatterReduceTwo if x._t.ndim or src._t.ndim else W.ScatterReduceTwo.tensor
+    return make(op, x._t, out if x._t.ndim else out[0], (x, src), layout)
+
+
+@helper
+def scatter_reduce_backward(k, g: Tensor, v: Tensor) -> tuple:
+    """FunctionsManual's scatter_reduce_backward: (grad_self, grad_src)."""
+    c = v._c
+    reduce, include_self, dim, index = c.raw["reduce"], c.raw["include_self"], c.dim, c.tensors
+    self, src = k.ins(v)
+    result = k.out(v)
+    if reduce == "sum":
+        grad_self, grad_src = g, g.gather(dim, index)
+    elif reduce == "prod":
+        # the products without each zero, computed apart: grad * result / x is nan or 0 there
+        masked_self = self.masked_fill(self == 0, 1)
+        masked_self_result = masked_self.scatter_reduce(dim, index, src, reduce, include_self=include_self)
+        grad_self = g * masked_self_result / masked_self
+        src_zero = src == 0
+        src_num_zeros = self.new_zeros(self.shape).scatter_add(dim, index, src_zero.to(self.dtype)).gather(dim, index)
+        src_single_zero = src_zero & (src_num_zeros == 1)
+        masked_src = src.masked_fill(src_single_zero, 1)
+        masked_src_result = self.scatter_reduce(dim, index, masked_src, reduce, include_self=include_self)
+        grad_src = ((g * masked_src_result).gather(dim, index)).where(
+            src_single_zero, (g * result).gather(dim, index) / src.masked_fill(src_zero, 1))
+    elif reduce == "mean":
+        n = (g.new_ones(g.shape) if include_self else g.new_zeros(g.shape)).scatter_add(
+            dim, index, src.new_ones(src.shape))
+        n = n.masked_fill(n == 0, 1)
+        grad_self = g / n
+        grad_src = g.gather(dim, index) / n.gather(dim, index)
+    elif reduce in ("amax", "amin"):
+        # the gradient shared evenly among the elements that reach the result
+        value = result.gather(dim, index)
+        self_is_result = (self == result).to(self.dtype)
+        src_is_result = (src == value).to(self.dtype)
+        distributed = g / self_is_result.scatter_add(dim, index, src_is_result)
+        grad_self = (self == result) * distributed
+        grad_src = (src == value) * distributed.gather(dim, index)
+    else:
+        raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but got {reduce}.")
+    if not include_self:
+        grad_self = grad_self.scatter(dim, index, 0)
+    return grad_self, grad_src
+
+
+def install(method, function) -> None:
+    """scatter_reduce, scatter_reduce_ and torch.scatter_reduce."""
+    method("scatter_reduce", scatter_reduce)
+    method("scatter_reduce_", lambda self, dim, index, src, reduce, *, include_self=True: inplace(
+        self, lambda t: scatter_reduce(t, dim, index, src, reduce, include_self=include_self)))
+    function("scatter_reduce", lambda input, dim, index, src, reduce, *, include_self=True, out=None: scatter_reduce(
+        input, dim, index, src, reduce, include_self=include_self))
