@@ -39,6 +39,8 @@ ARGS = {
     "scatter": lambda L: (0, L.tensor([2, 0]), L.tensor([1.5, 2.5])),
     "scatter_add": lambda L: (0, L.tensor([2, 2]), L.tensor([1.5, 2.5])),
     "index_add": lambda L: (0, L.tensor([2, 0]), L.tensor([1.5, -2.0])),
+    "scatter_reduce": lambda L: (0, L.tensor([2, 2, 0]), L.tensor([1.5, 2.5, -1.0]), "prod"),
+    "index_reduce": lambda L: (0, L.tensor([2, 0]), L.tensor([1.5, -2.0]), "amax"),
     "index_copy": lambda L: (0, L.tensor([1]), L.tensor([4.0])), "index_fill": lambda L: (0, L.tensor([0, 2]), -1.0),
     "masked_scatter": lambda L: (L.tensor([True, False, True]), L.tensor([7.0, 8.0, 9.0])),
     "baddbmm": lambda L: (L.tensor([[[1.0, -2.0]]]), L.tensor([[[0.5, 1.0, 1.5], [2.0, -1.0, 0.25]]])),

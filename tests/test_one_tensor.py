@@ -124,6 +124,10 @@ PATTERNS = {
     "scatter_": [(0, _Arg("IDXLIKE"), OTHER_T), (-1, _Arg("IDXLIKE"), 2.0)],
     "scatter_add": [(0, _Arg("IDXLIKE"), OTHER_T)], "scatter_add_": [(0, _Arg("IDXLIKE"), OTHER_T)],
     "index_add": [(0, _Arg("IDX0"), _Arg("ROW0"))], "index_add_": [(0, _Arg("IDX0"), _Arg("ROW0"))],
+    **{n: [(0, _Arg("IDXLIKE"), OTHER_T, r) for r in ("sum", "prod", "mean", "amax", "amin")]
+       for n in ("scatter_reduce", "scatter_reduce_")},
+    **{n: [(0, _Arg("IDX0"), _Arg("ROW0"), r) for r in ("prod", "mean", "amax", "amin")]
+       for n in ("index_reduce", "index_reduce_")},
     "index_copy": [(0, _Arg("IDX0"), _Arg("ROW0"))], "index_copy_": [(0, _Arg("IDX0"), _Arg("ROW0"))],
     "index_fill": [(0, _Arg("IDX0"), 7.0), (-1, _Arg("IDX0"), 7.0)],
     "index_fill_": [(0, _Arg("IDX0"), 7.0), (-1, _Arg("IDX0"), 7.0)],

@@ -11,6 +11,7 @@ import pytest
 from program_outcome import described
 
 import scalargrad
+from scalargrad.errors import Unsupported
 
 REDUCTIONS = ["sum", "prod", "mean", "amax", "amin"]
 
@@ -94,3 +95,77 @@ def test_double_backward_nodes(torch_ref):
         (gx.sum() + gs.sum()).backward()
         return gx, gs, x.grad, src.grad
     assert described(call, scalargrad) == described(call, torch_ref)
+
+
+def _index_case(t, reduce, include_self, dtype="float32", dim=0, zeros=False):
+    dt = getattr(t, dtype)
+    x = t.tensor([[0.1, 2.0, 3.0], [1.0, 1e-8, 3.3], [5.0, -6.0, 0.25]], dtype=dt)
+    source = t.tensor([[0.7, -1.0, 3.0], [1.0 / 3, 3.3, 5.0], [-2.0, 0.3, 0.25], [1.5, 2.0, 0.1]], dtype=dt)
+    if zeros:
+        source = t.tensor([[0.0, -1.0, 0.0], [0.0, 3.3, 5.0], [-2.0, 0.0, 0.0], [1.5, 2.0, 0.1]], dtype=dt)
+    if dim == 1:
+        source = source.t().contiguous()
+    index = t.tensor([0, 2, 0, 1] if dim == 0 else [2, 2, 0, 2])
+    if dt.is_floating_point:
+        x.requires_grad_()
+        source.requires_grad_()
+    out = x.index_reduce(dim, index, source, reduce, include_self=include_self)
+    node = out.grad_fn
+    saved = None if node is None else (node.name(), node._saved_dim, node._saved_include_self, node._saved_reduce)
+    if not dt.is_floating_point:
+        return out, saved
+    out.backward(t.arange(1.0, 10.0, dtype=dt).reshape(3, 3))
+    return out, saved, x.grad, source.grad
+
+
+INDEX_CASES = [pytest.param(r, s, marks=_QUIRK) if r in ("amax", "amin") and not s else (r, s)
+               for r in ("prod", "mean", "amax", "amin") for s in (True, False)]
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta")
+@pytest.mark.parametrize("reduce, include_self", INDEX_CASES)
+def test_index_reduce(torch_ref, reduce, include_self):
+    for kw in ({}, {"dim": 1}, {"dtype": "float64"}, {"zeros": True}, {"dtype": "int64"}):
+        def call(t, kw=kw):
+            return _index_case(t, reduce, include_self, **kw)
+        assert described(call, scalargrad) == described(call, torch_ref), kw
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta")
+def test_index_reduce_spellings_and_refusals(torch_ref):
+    from scalargrad._base.warn_once import forget
+
+    def call(t):
+        x = t.ones(3, 2)
+        r = x.index_reduce_(0, t.tensor([0, 2, 0]), t.tensor([[2.0, 3.0], [4.0, 5.0], [6.0, 7.0]]), "prod")
+        return r is x, x, x._version, t.index_reduce(t.ones(3), 0, t.tensor([1]), t.tensor([4.0]), reduce="mean")
+    assert described(call, scalargrad) == described(call, torch_ref)
+    x, i, s = (lambda t: t.ones(3, 2)), (lambda t: t.tensor([0, 2, 0, 1])), (lambda t: t.ones(4, 2))
+    for bad in (lambda t: x(t).index_reduce(0, i(t), s(t), "sum"),
+                lambda t: x(t).index_reduce(0, i(t).float(), s(t), "prod"),
+                lambda t: x(t).index_reduce(0, i(t).view(2, 2), s(t), "prod"),
+                lambda t: x(t).index_reduce(0, t.tensor([0, 9, 0, 0]), s(t), "prod"),
+                lambda t: x(t).index_reduce(0, i(t), s(t).double(), "prod"),
+                lambda t: x(t).index_reduce(0, i(t)[:3], s(t), "prod"),
+                lambda t: x(t).index_reduce(0, i(t), t.ones(4, 3), "prod"),
+                lambda t: x(t).index_reduce(0, i(t), 2.0, "prod")):
+        assert described(bad, scalargrad) == described(bad, torch_ref)
+    forget("index_reduce_beta")
+    with pytest.warns(UserWarning, match=r"^index_reduce\(\) is in beta and the API may change at any time\."):
+        scalargrad.ones(2).index_reduce(0, scalargrad.tensor([0]), scalargrad.ones(1), "amax")
+
+
+def test_prod_double_backward_with_two_zeros_in_one_place_refused(torch_ref):
+    def call(t):
+        x = t.tensor([1.0, 2.0], requires_grad=True)
+        src = t.tensor([0.0, 0.0, 3.0], requires_grad=True)
+        out = x.scatter_reduce(0, t.tensor([0, 0, 1]), src, "prod")
+        return out, t.autograd.grad(out.sum(), (x, src), create_graph=True)
+    _, grads = call(torch_ref)
+    with pytest.raises(RuntimeError, match="Double backward is unsupported for src when >1 zeros"):
+        grads[1].sum().backward()  # PyTorch: its DelayedError node, when the double backward reaches it
+    with pytest.raises(Unsupported, match="reduce='prod' where two zeros or more reach one place"):
+        call(scalargrad)
+    x = scalargrad.tensor([1.0, 2.0], requires_grad=True)  # a first backward alone is PyTorch's
+    x.scatter_reduce(0, scalargrad.tensor([0, 0, 1]), scalargrad.tensor([0.0, 0.0, 3.0]), "prod").sum().backward()
+    assert x.grad.tolist() == [0.0, 3.0]

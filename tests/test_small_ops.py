@@ -186,3 +186,27 @@ def test_einsum_sublist_format(torch_ref, call):
         out.sum().backward()
         return out, a.grad
     assert described(run, scalargrad) == described(run, torch_ref)
+
+
+POISSON_RATES = [0.0, 1e-3, 0.5, 3.0, 9.99, 10.0, 10.5, 37.2, 150.0, 1e4, 2.5e7]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 123])
+def test_poisson_continues_pytorchs_stream(torch_ref, seed):
+    # ATen's sample_poisson, element by element: the draws and what the generator gives next
+    def call(t):
+        g = t.Generator().manual_seed(seed)
+        rates = t.tensor(POISSON_RATES * 3)
+        out = (t.poisson(rates, g), t.poisson(rates.double().reshape(3, 11).t(), generator=g),
+               t.poisson(t.tensor(4.5), g))
+        return out + (t.rand(3, generator=g, dtype=t.float64),)
+    assert described(call, scalargrad) == described(call, torch_ref)
+
+
+def test_poisson_refusals(torch_ref):
+    for bad in (lambda t: t.poisson(t.tensor([1, 2])), lambda t: t.poisson(t.tensor([1.0, -1.0])),
+                lambda t: t.poisson(t.tensor([float("nan")])), lambda t: t.poisson(t.tensor([float("inf")])),
+                lambda t: t.poisson([1.0])):
+        assert described(bad, scalargrad) == described(bad, torch_ref)
+    with pytest.raises(Unsupported, match="torch.poisson of a tensor that requires grad"):
+        scalargrad.poisson(scalargrad.ones(2, requires_grad=True))

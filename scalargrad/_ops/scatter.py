@@ -21,7 +21,7 @@ from .table import Api, no_derivative, register
 from .views import Structural
 
 __all__ = ["Written", "Scatter", "ScatterValue", "ScatterAdd", "ScatterReduce", "ScatterReduceValue",
-           "ScatterReduceInplace", "ScatterReduceValueInplace", "ScatterReduceTwo", "IndexAdd",
+           "ScatterReduceInplace", "ScatterReduceValueInplace", "ScatterReduceTwo", "IndexReduce", "IndexAdd",
            "IndexCopy", "IndexFill", "IndexFillTensor", "MaskedScatter", "ViewScatter", "DiagonalScatter",
            "SelectScatter", "SliceScatter", "WRITES"]
 
@@ -130,6 +130,16 @@ class ScatterReduceTwo(Written):
              ("result", "result"), ("self", 0), ("src", 1))
     api = Api(method="scatter_reduce", inplace="scatter_reduce_", function="scatter_reduce")
     backward = staticmethod(lambda k, g, v: k.scatter_reduce_backward(g, v))
+
+
+@register
+class IndexReduce(ScatterReduceTwo):
+    """``index_reduce(dim, index, source, reduce, include_self=True)``: index_reduce_backward."""
+
+    name = "IndexReduceBackward0"
+    saved = (("dim", "c.dim"), ("include_self", "c.include_self"), ("index", "c.tensors"), ("reduce", "c.reduce"),
+             ("result", "result"), ("self", 0), ("source", 1))
+    api = Api(method="index_reduce", inplace="index_reduce_", function="index_reduce")
 
 
 @register
