@@ -210,3 +210,12 @@ def test_poisson_refusals(torch_ref):
         assert described(bad, scalargrad) == described(bad, torch_ref)
     with pytest.raises(Unsupported, match="torch.poisson of a tensor that requires grad"):
         scalargrad.poisson(scalargrad.ones(2, requires_grad=True))
+
+
+def test_new_empty_strided(torch_ref):
+    def call(t):
+        x = t.ones(2, dtype=t.float64, requires_grad=True)
+        a = x.new_empty_strided((2, 3), (1, 2))
+        b = x.new_empty_strided([2, 3], [3, 1], dtype=t.int32, requires_grad=False)
+        return a.shape, a.stride(), a.dtype, a.requires_grad, b.dtype, b.stride()
+    assert described(call, scalargrad) == described(call, torch_ref)

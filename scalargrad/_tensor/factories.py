@@ -770,3 +770,6 @@ def install(method, function) -> None:
     for name, value in (("new_zeros", 0), ("new_ones", 1), ("new_empty", 0)):
         method(name, _new_filled(value, name))
     method("new_full", _new_full)
+    method("new_empty_strided", lambda self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
+           requires_grad=False: empty_strided(size, stride, dtype=dtype or self._t.dtype, layout=layout,
+                                              device=device, requires_grad=requires_grad, pin_memory=pin_memory))
