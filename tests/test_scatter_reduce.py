@@ -169,3 +169,27 @@ def test_prod_double_backward_with_two_zeros_in_one_place_refused(torch_ref):
     x = scalargrad.tensor([1.0, 2.0], requires_grad=True)  # a first backward alone is PyTorch's
     x.scatter_reduce(0, scalargrad.tensor([0, 0, 1]), scalargrad.tensor([0.0, 0.0, 3.0]), "prod").sum().backward()
     assert x.grad.tolist() == [0.0, 3.0]
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta")
+def test_forward_mode_ad(torch_ref):
+    def call(t):
+        fa = t.autograd.forward_ad
+        out = []
+        with fa.dual_level():
+            for reduce in REDUCTIONS:
+                for include_self in (True, False):
+                    x = fa.make_dual(t.tensor([[1.0, 2.0, 3.0, 0.0], [0.1, 0.2, 0.3, 0.4]]),
+                                     t.tensor([[0.5, -1.0, 2.0, 3.0], [1.0, 1.0, 1.0, 1.0]]))
+                    src = fa.make_dual(t.tensor([[5.0, 0.0, 2.0, 2.0], [0.7, 0.2, 0.7, 0.1]]),
+                                       t.tensor([[1.0, 2.0, 3.0, 4.0], [0.3, 0.6, 0.9, 1.2]]))
+                    r = x.scatter_reduce(1, t.tensor([[0, 0, 1, 1], [3, 1, 3, 2]]), src, reduce,
+                                         include_self=include_self)
+                    out.append(fa.unpack_dual(r).tangent)
+            y = fa.make_dual(t.tensor([1.0, 2.0, 3.0]), t.ones(3))
+            try:
+                y.index_reduce(0, t.tensor([0, 0]), t.tensor([5.0, 6.0]), "prod")
+            except NotImplementedError as e:
+                out.append(str(e))
+        return tuple(out)
+    assert described(call, scalargrad) == described(call, torch_ref)

@@ -130,6 +130,7 @@ class ScatterReduceTwo(Written):
              ("result", "result"), ("self", 0), ("src", 1))
     api = Api(method="scatter_reduce", inplace="scatter_reduce_", function="scatter_reduce")
     backward = staticmethod(lambda k, g, v: k.scatter_reduce_backward(g, v))
+    jvp = staticmethod(lambda k, tangents, v: k.scatter_reduce_jvp(tangents, v))  # PyTorch's scatter_reduce_jvp
 
 
 @register
@@ -140,6 +141,7 @@ class IndexReduce(ScatterReduceTwo):
     saved = (("dim", "c.dim"), ("include_self", "c.include_self"), ("index", "c.tensors"), ("reduce", "c.reduce"),
              ("result", "result"), ("self", 0), ("source", 1))
     api = Api(method="index_reduce", inplace="index_reduce_", function="index_reduce")
+    jvp = None  # PyTorch has no forward-mode AD for it: index_reduce refuses a tangent with its error
 
 
 @register

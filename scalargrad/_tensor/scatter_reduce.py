@@ -27,6 +27,7 @@ from .._ops.views import Layout
 from .arguments import not_tensor
 from .inplace import inplace
 from .scatter import index_func_checks, scatter_writes, slice_writes
+from .storage import dual_memory
 from .tensor import Tensor, make
 from .tensor_kernel import helper
 from .views import norm_dim
@@ -118,6 +119,13 @@ def index_reduce(x: Tensor, dim, index, source, reduce: str, *, include_self: bo
     index_func_checks("index_reduce", x, d, index, source)
     if first_time("index_reduce_beta"):  # TORCH_WARN_ONCE
         warnings.warn(_BETA, UserWarning, stacklevel=program_stacklevel())
+    dual = dual_memory()
+    if dual is not None and any(dual[2](t) is not None for t in (x, source)):
+        raise NotImplementedError(
+            "Trying to use forward AD with index_reduce that does not support it because it has not been implemented "
+            "yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-"
+            "request.yml so that we can prioritize its implementation or submit a PR adding the implementation to "
+            "derivatives.yaml")
     idx = index._val if index._t.ndim else [index._val]
     size = x._t.shape[d] if x._t.ndim else 1
     if any(not 0 <= i < size for i in idx):
@@ -185,6 +193,28 @@ def scatter_reduce_backward(k, g: Tensor, v: Tensor) -> tuple:
     if not include_self:
         grad_self = grad_self.index_fill(dim, index, 0) if c.raw.get("index_op") else grad_self.scatter(dim, index, 0)
     return grad_self, grad_src
+
+
+@helper
+def scatter_reduce_jvp(k, tangents: list, v: Tensor):
+    """Forward-mode AD of scatter_reduce: sum and mean are linear (the op on the tangents); amax and
+    amin share the tangents of the elements reaching the result evenly; prod has none (PyTorch's
+    tangent is undefined: None)."""
+    c = v._c
+    reduce, include_self, dim, index = c.raw["reduce"], c.raw["include_self"], c.dim, c.tensors
+    self, src = k.ins(v)
+    result = k.out(v)
+    self_t, src_t = (t if t is not None else x.new_zeros(x.shape) for t, x in zip(tangents, (self, src)))
+    if reduce in ("sum", "mean"):
+        return self_t.scatter_reduce(dim, index, src_t, reduce, include_self=include_self)
+    if reduce in ("amax", "amin"):
+        value = result.gather(dim, index)
+        self_is_result = (self == result).to(self.dtype)
+        src_is_result = (src == value).to(self.dtype)
+        n = self_is_result.scatter_reduce(dim, index, src_is_result, "sum", include_self=include_self)
+        return (self_t * self_is_result).scatter_reduce(dim, index, src_t * src_is_result, "sum",
+                                                        include_self=include_self) / n
+    return None
 
 
 def install(method, function) -> None:
