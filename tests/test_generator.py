@@ -72,3 +72,21 @@ def test_bad_states_refused_as_pytorch(torch_ref, bad):
         return type(info.value).__name__, str(info.value)
 
     assert refusal(scalargrad) == refusal(torch_ref)
+
+
+def test_fork_rng(torch_ref):
+    def call(t):
+        t.manual_seed(3)
+        with t.random.fork_rng():
+            inside = t.rand(3, dtype=t.float64)
+            t.manual_seed(99)
+        after = t.rand(3, dtype=t.float64)
+        with t.random.fork_rng(enabled=False):
+            t.rand(2)
+        try:
+            with t.random.fork_rng(devices=[0]):
+                pass
+        except AssertionError as e:
+            refused = str(e)
+        return inside.tolist() == after.tolist(), t.rand(2, dtype=t.float64).tolist(), refused
+    assert call(scalargrad) == call(torch_ref)
