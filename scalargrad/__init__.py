@@ -58,7 +58,7 @@ from ._base.grad_mode import (
 )
 from ._base.missing_api import missing_attribute
 from ._base.presentation import present_as_torch
-from ._base.rng import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from ._base.rng import initial_seed, manual_seed, seed
 from ._base.threads import (
     get_float32_matmul_precision,
     get_num_interop_threads,
@@ -70,6 +70,7 @@ from ._base.threads import (
 from ._base.warn_once import is_warn_always_enabled, set_warn_always
 from ._tensor import complex_numbers as _complex_numbers
 from ._tensor import surface as _surface
+from ._tensor.generator import Generator, default_generator, get_rng_state, set_rng_state
 from ._tensor.operands import MAX_ELEMENTS
 from ._tensor.raw_storage import TypedStorage, UntypedStorage
 from ._tensor.tensor import Tensor, get_default_dtype, is_tensor, set_default_dtype

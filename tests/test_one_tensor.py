@@ -98,7 +98,7 @@ PATTERNS = {
     "movedim": [(0, -1), ((0,), (-1,))], "moveaxis": [(0, -1)],
     "permute": [(PERM,)], "transpose": [(0, -1)], "swapaxes": [(0, -1)], "swapdims": [(0, -1)],
     "transpose_": [(0, -1)], "swapaxes_": [(0, -1)], "swapdims_": [(0, -1)],
-    "narrow": [(0, 0, 1), (-1, 0, 1)], "select": [(0, 0), (-1, 0)],
+    "narrow": [(0, 0, 1), (-1, 0, 1)], "narrow_copy": [(0, 0, 1), (-1, 0, 1)], "select": [(0, 0), (-1, 0)],
     "split": [(1,), (1, -1), (1, 0)],
     "split_with_sizes": [([1, 1],), ([1],), ([1, 1], -1), ([1], -1)], "chunk": [(1,), (2,), (1, -1)],
     "masked_fill": [(MASK, 7.0)], "masked_fill_": [(MASK, 7.0)],
@@ -124,6 +124,10 @@ PATTERNS = {
     "scatter_": [(0, _Arg("IDXLIKE"), OTHER_T), (-1, _Arg("IDXLIKE"), 2.0)],
     "scatter_add": [(0, _Arg("IDXLIKE"), OTHER_T)], "scatter_add_": [(0, _Arg("IDXLIKE"), OTHER_T)],
     "index_add": [(0, _Arg("IDX0"), _Arg("ROW0"))], "index_add_": [(0, _Arg("IDX0"), _Arg("ROW0"))],
+    **{n: [(0, _Arg("IDXLIKE"), OTHER_T, r) for r in ("sum", "prod", "mean", "amax", "amin")]
+       for n in ("scatter_reduce", "scatter_reduce_")},
+    **{n: [(0, _Arg("IDX0"), _Arg("ROW0"), r) for r in ("prod", "mean", "amax", "amin")]
+       for n in ("index_reduce", "index_reduce_")},
     "index_copy": [(0, _Arg("IDX0"), _Arg("ROW0"))], "index_copy_": [(0, _Arg("IDX0"), _Arg("ROW0"))],
     "index_fill": [(0, _Arg("IDX0"), 7.0), (-1, _Arg("IDX0"), 7.0)],
     "index_fill_": [(0, _Arg("IDX0"), 7.0), (-1, _Arg("IDX0"), 7.0)],
@@ -141,7 +145,8 @@ PATTERNS = {
 # not called here: they need a graph, a hook, a device, randomness or uninitialised memory, and
 # have tests of their own
 NOT_CALLED = {"backward", "register_hook", "register_post_accumulate_grad_hook", "cuda", "numpy", "uniform_",
-              "normal_", "random_", "new_empty", "new", "data", "grad", "retain_grad", "detach_", "grad_fn"}
+              "normal_", "random_", "new_empty", "new_empty_strided", "new", "data", "grad", "retain_grad", "detach_",
+              "grad_fn"}
 # draws from the generator: compared with PyTorch under one seed in test_sampling.py
 NOT_CALLED |= {"bernoulli", "bernoulli_", "multinomial", "exponential_", "geometric_", "cauchy_", "log_normal_"}
 # integer and bool kernels alone (every call on this test's float tensors is refused): compared

@@ -369,11 +369,13 @@ def initial_seed() -> int:
 
 
 def get_rng_state() -> tuple[int, ...]:
-    return default_generator.get_state()
+    """The default generator's state bytes, as ints (the tensor layer's ``torch.get_rng_state`` wraps them)."""
+    return Generator.get_state(default_generator)
 
 
 def set_rng_state(new_state: Iterable[int]) -> None:
-    default_generator.set_state(new_state)
+    """Restore the default generator from state bytes ``get_rng_state()`` gave."""
+    Generator.set_state(default_generator, new_state)
 
 
 # --------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Bit-exact draws of PyTorch 2.13's CPU sampling kernels beyond uniform/normal (``rng.py``):
-``bernoulli``, ``exponential_``, ``geometric_``, ``cauchy_``, ``log_normal_`` and ``multinomial``.
+``bernoulli``, ``exponential_``, ``geometric_``, ``cauchy_``, ``log_normal_``, ``multinomial`` and ``poisson``.
 
 Each follows the serial kernel ATen runs on a CPU (measured against live PyTorch, tests/test_sampling.py):
 
@@ -16,6 +16,12 @@ Each follows the serial kernel ATen runs on a CPU (measured against live PyTorch
   cumulative value not below it. Without replacement, or for a single sample: ``p / q`` with ``q`` an
   ``exponential_`` draw in the dtype, then the indices of the largest values.
 
+* ``poisson``: ATen's ``sample_poisson`` per element in order, in double from 53-bit uniforms: below
+  a rate of 10, uniforms multiplied until the product drops to ``exp(-rate)``; from 10, Hoermann's
+  transformed rejection (two uniforms a try), whose last test calls ``lgamma`` (CPython's own
+  implementation, not libm's: they may differ in the last bits, which would change a draw only
+  when that test is decided within them).
+
 ``log1p``, ``log``, ``tan`` and ``exp`` are the host libm's, which ATen's serial kernels call too.
 """
 
@@ -24,11 +30,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from . import ieee
 from .errors import Unsupported
 from .rng import Generator, _f32, _gen, _uniform24, _uniform53, fma64, normal
 
 __all__ = ["bernoulli_tensor", "bernoulli_scalar", "exponential", "geometric", "cauchy", "log_normal",
-           "multinomial"]
+           "multinomial", "poisson"]
 
 
 def _round(values: list[float], dtype_name: str) -> list[float]:
@@ -163,3 +170,53 @@ def multinomial(rows: list[list[float]], dtype_name: str, n_sample: int, replace
         return _without_replacement(rows, n_sample, dtype_name, g)
     _check_rows(rows)
     return _with_replacement(rows, n_sample, _f32 if dtype_name == "float32" else float, g)
+
+
+_INT64_MIN = -(1 << 63)
+
+
+def _to_int64(x: float) -> int:
+    """C's ``(int64_t)`` of a double as x86's cvttsd2si does it: out of range or nan is INT64_MIN."""
+    return int(x) if x == x and -9.223372036854775808e18 <= x < 9.223372036854775808e18 else _INT64_MIN
+
+
+def _sample_poisson(lam: float, g: Generator) -> int:
+    if lam >= 10:  # transformed rejection (Hoermann, 1993), as ATen's
+        slam, loglam = math.sqrt(lam), math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = _uniform53(g) - 0.5
+            v = _uniform53(g)
+            us = 0.5 - abs(u)
+            t = (ieee.div(2 * a, us) + b) * u + lam + 0.43  # IEEE: us may be 0, lam inf
+            k = _to_int64(math.floor(t)) if math.isfinite(t) else _INT64_MIN
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            bound = -lam + k * loglam - math.lgamma(k + 1.0)
+            if ieee.log(v) + math.log(invalpha) - ieee.log(ieee.div(a, us * us) + b) <= bound:
+                return k
+    if lam == 0:
+        return 0
+    enlam, x, prod = math.exp(-lam), 0, 1.0
+    while True:
+        prod *= _uniform53(g)
+        if prod > enlam:
+            x += 1
+        else:
+            return x
+
+
+def poisson(rates: list[float], dtype_name: str, generator: Generator | None = None) -> list[float]:
+    """``torch.poisson(rates)``: one draw per rate, in order (a bad rate fails after the draws before it)."""
+    g = _gen(generator)
+    out = []
+    for lam in rates:
+        if not lam >= 0:
+            raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+        out.append(float(_sample_poisson(float(lam), g)))
+    return _round(out, dtype_name)

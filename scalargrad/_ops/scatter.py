@@ -21,7 +21,7 @@ from .table import Api, no_derivative, register
 from .views import Structural
 
 __all__ = ["Written", "Scatter", "ScatterValue", "ScatterAdd", "ScatterReduce", "ScatterReduceValue",
-           "ScatterReduceInplace", "ScatterReduceValueInplace", "IndexAdd",
+           "ScatterReduceInplace", "ScatterReduceValueInplace", "ScatterReduceTwo", "IndexReduce", "IndexAdd",
            "IndexCopy", "IndexFill", "IndexFillTensor", "MaskedScatter", "ViewScatter", "DiagonalScatter",
            "SelectScatter", "SliceScatter", "WRITES"]
 
@@ -116,6 +116,32 @@ class ScatterReduceInplace(ScatterReduce):
 @register
 class ScatterReduceValueInplace(ScatterReduceInplace):
     fills = True
+
+
+@register
+class ScatterReduceTwo(Written):
+    """``scatter_reduce(dim, index, src, reduce, include_self=True)``: self and src get
+    FunctionsManual's scatter_reduce_backward (``_tensor/scatter_reduce.py``). ``_c.raw`` holds
+    reduce and include_self."""
+
+    name = "ScatterReduceBackward0"
+    saves_inputs, saves_output = True, True
+    saved = (("dim", "c.dim"), ("include_self", "c.include_self"), ("index", "c.tensors"), ("reduce", "c.reduce"),
+             ("result", "result"), ("self", 0), ("src", 1))
+    api = Api(method="scatter_reduce", inplace="scatter_reduce_", function="scatter_reduce")
+    backward = staticmethod(lambda k, g, v: k.scatter_reduce_backward(g, v))
+    jvp = staticmethod(lambda k, tangents, v: k.scatter_reduce_jvp(tangents, v))  # PyTorch's scatter_reduce_jvp
+
+
+@register
+class IndexReduce(ScatterReduceTwo):
+    """``index_reduce(dim, index, source, reduce, include_self=True)``: index_reduce_backward."""
+
+    name = "IndexReduceBackward0"
+    saved = (("dim", "c.dim"), ("include_self", "c.include_self"), ("index", "c.tensors"), ("reduce", "c.reduce"),
+             ("result", "result"), ("self", 0), ("source", 1))
+    api = Api(method="index_reduce", inplace="index_reduce_", function="index_reduce")
+    jvp = None  # PyTorch has no forward-mode AD for it: index_reduce refuses a tangent with its error
 
 
 @register

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from .float_kernel import helper
 from .table import Api, register
-from .views import Structural
+from .views import Layout, Structural
 
 __all__ = ["Picked", "Gather", "IndexSelect", "MaskedSelect", "Take", "Sort", "SortStable", "Topk", "Kthvalue",
-           "Tril", "Triu", "Diagonal", "DiagonalCopy", "DiagEmbed", "Repeat", "Roll", "Unfold", "MaskedScatterGrad",
-           "Cummax", "Cummin", "SELECTION"]
+           "Tril", "Triu", "Diagonal", "NarrowCopy", "DiagonalCopy", "DiagEmbed", "Repeat", "Roll", "Unfold",
+           "MaskedScatterGrad", "Cummax", "Cummin", "SELECTION"]
 
 
 class Picked(Structural):
@@ -34,12 +34,14 @@ class Picked(Structural):
 _ADDING = ("ScatterAddBackward0", "IndexAddBackward0", "PutBackward0", "SumBackward1", "UnfoldBackwardBackward0")
 
 
-def _picked(cls_name: str, name: str, saved: tuple, api: Api | None, backward_name: str, saves: bool = False):
+def _picked(cls_name: str, name: str, saved: tuple, api: Api | None, backward_name: str, saves: bool = False,
+            backward=None):
     adds = backward_name in _ADDING
 
-    def backward(k, g, v):
+    def picked_backward(k, g, v):
         return (k.pick_backward(g, v._c, backward_name, adds),)
 
+    backward = backward or picked_backward
     return register(type(cls_name, (Picked,), {"name": name, "saved": saved, "api": api,
                                                "backward_name": backward_name, "saves": saves,
                                                "adds_into_zeros": adds, "saves_inputs": False,
@@ -66,6 +68,28 @@ Topk = _picked("Topk", "TopkBackward0", (("dim", "c.dim"), ("indices", "c.tensor
 Kthvalue = _picked("Kthvalue", "KthvalueBackward0", (("dim", "c.dim"), ("indices", "c.tensors"),
                                                      ("keepdim", "c.keepdim"), _SIZES),
                    Api(method="kthvalue", function="kthvalue"), "ValueSelectingReductionBackwardBackward0", saves=True)
+
+
+def _narrow_copy_backward(k, g, v):
+    """slice_backward_wrapper(grad, sizes, dim, start, start + length, 1), the gradient written into
+    zeros, with ``start`` as the caller gave it: ATen's slice wraps a negative start and a
+    non-negative end separately, so a window ending at or past 0 from a negative start slices
+    nothing, and copying the gradient into it fails (or, for length 1, broadcasts it away):
+    PyTorch's outcomes, kept."""
+    c = v._c
+    start, length = c.raw["start"], c.raw["length"]
+    if start < 0 <= start + length and length > 0:
+        if length > 1:
+            raise RuntimeError(f"The size of tensor a (0) must match the size of tensor b ({length}) at "
+                               f"non-singleton dimension {c.raw['dim'] % len(c.in_shape)}")
+        c = Layout(c.in_shape, c.in_dtype, map=[-1] * len(c.map))  # nothing written: zeros
+    return (k.pick_backward(g, c, "SliceBackwardBackward0", False),)
+
+
+NarrowCopy = _picked("NarrowCopy", "NarrowCopyBackward0", (("dim", "c.dim"), ("length", "c.length"), _SIZES,
+                                                         ("start", "c.start")),
+                     Api(method="narrow_copy", function="narrow_copy"), "SliceBackwardBackward0",
+                     backward=_narrow_copy_backward)
 Tril = _picked("Tril", "TrilBackward0", (("diagonal", "c.diagonal"),), Api(method="tril", inplace="tril_",
                                                                            function="tril"), "TrilBackward0")
 Triu = _picked("Triu", "TriuBackward0", (("diagonal", "c.diagonal"),), Api(method="triu", inplace="triu_",

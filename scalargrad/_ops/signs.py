@@ -1,20 +1,22 @@
-"""copysign and heaviside: results made of an operand's magnitude and a sign or a step, exact in
-every dtype (bit for bit with PyTorch on every machine).
+"""copysign, nextafter and heaviside: results made of an operand's magnitude and a sign or a
+step, exact in every dtype (bit for bit with PyTorch on every machine).
 
 copysign's derivative is derivatives.yaml's ``copysign_tensor_self_backward``: grad * (result /
-self), 0 where self is 0; ``other`` gets zeros. PyTorch declares no derivative for heaviside (a
+self), 0 where self is 0; ``other`` gets zeros. nextafter's (derivatives.yaml in 2.13): ``self`` gets
+``where(self != other, grad, 0)``, ``other`` zeros. PyTorch declares no derivative for heaviside (a
 ``NotImplemented`` node, with an edge for each input that requires grad).
 """
 
 from __future__ import annotations
 
 import math
+import struct
 
 from .arithmetic import step_function
 from .elementwise import NUMBER_OTHER, Binary, WithNumber, spellings
 from .table import inplace_without_derivative, no_derivative, register
 
-__all__ = ["Copysign", "CopysignC", "Heaviside"]
+__all__ = ["Copysign", "CopysignC", "Heaviside", "Nextafter"]
 
 
 def _copysign(r, a, b):
@@ -77,6 +79,64 @@ class CopysignC(WithNumber):
 
 
 Copysign.with_number = CopysignC
+
+
+# (pack, unpack) of a float's bits in each narrower format: the step is one unit of the integer
+_BITS = {"float32": (struct.Struct("<f"), struct.Struct("<I"), 0),
+         "float16": (struct.Struct("<e"), struct.Struct("<H"), 0),
+         "bfloat16": (struct.Struct("<f"), struct.Struct("<I"), 16)}  # bfloat16: float32's upper 16 bits
+
+
+def _format(r) -> str:
+    """The binary format ``r`` (the result dtype's rounding) rounds to: the shortest fraction it keeps."""
+    for name, bits in (("float64", 52), ("float32", 23), ("float16", 10)):
+        if r(1.0 + 2.0 ** -bits) != 1.0:
+            return name
+    return "bfloat16"
+
+
+def _nextafter(r, a, b):
+    """C's nextafter in the result's format: the neighbour of ``a`` toward ``b``; ``b`` if equal."""
+    if a != a or b != b:
+        return math.nan
+    if a == b:
+        return b
+    fmt = _format(r)
+    if fmt == "float64":
+        return math.nextafter(a, b)
+    value, word, shift = _BITS[fmt]
+    sign_bit = 1 << (8 * word.size - 1 - shift)
+    if a == 0:
+        bits = 1 | (sign_bit if b < 0 else 0)  # the smallest subnormal, toward b
+    else:
+        bits = word.unpack(value.pack(a))[0] >> shift
+        bits += 1 if (a < b) == (a > 0) else -1  # away from zero: one more unit of magnitude
+    return value.unpack(word.pack(bits << shift))[0]
+
+
+@register
+class Nextafter(Binary):
+    """The next representable number after ``self`` toward ``other`` (floating dtypes only)."""
+
+    name = "NextafterBackward0"
+    saved = (("other", 1), ("self", 0))
+    api = spellings("nextafter")
+    float_only_kernel = "nextafter_cpu"
+    other_tensor_only = True
+    forward = staticmethod(_nextafter)
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = k.a(v), k.b(v)
+        return k.where(k.le(a, b) & k.ge(a, b), k.zero(g), g), k.zero(g)
+
+    # one unit in the last place from self: the value is self's, to first order
+    sympy = staticmethod(lambda sp, a, b: a)
+
+    @staticmethod
+    def convention(a, b):
+        return ("nextafter: PyTorch's derivative is 0 where self == other (where(self != other, grad, 0))",
+                (0.0, 0.0)) if a == b else None
 
 
 @register

@@ -16,7 +16,7 @@ from .._base.meta_data import own_copy
 from .factories import device, strided, uninitialised, use_device
 from .joins import unbind
 from .make_hooks import batch_show
-from .memory_formats import channels_last, check_format, contiguous_format, is_contiguous_as
+from .memory_formats import channels_last, check_format, contiguous_format, is_contiguous_as, memory_format
 from .meta import is_meta, meta_repr, refuse_reading
 from .operands import check_size
 from .storage import alias, dual_memory, snapshot, write
@@ -207,22 +207,43 @@ def _is_contiguous(self, memory_format=None) -> bool:
                                                                                           self._t.strides, fmt)
 
 
+_DIM_ORDER_TYPE = "The ambiguity_check argument must be a bool or a list of memory formats."
+
+
 def dim_order(self, *, ambiguity_check=False) -> tuple:
     """The dims from the outermost in memory to the innermost (PyTorch's ``Tensor.dim_order``:
-    an insertion sort by stride, contiguous and channels-last layouts first)."""
-    if not isinstance(ambiguity_check, (bool, list)):
-        raise TypeError("ambiguity_check should be a bool or a list of memory formats.")
-    if ambiguity_check is not False:
-        raise Unsupported("Tensor.dim_order(ambiguity_check=...)")
+    an insertion sort by stride, contiguous and channels-last layouts first). ``ambiguity_check``
+    True (or a list of memory formats) raises RuntimeError where the order is not unique (a size-1
+    dim or two equal strides) unless exactly one listed format fits, and where the sort cannot
+    order two neighbours strictly, as torch/_tensor.py does."""
+    if not isinstance(ambiguity_check, bool):
+        if not isinstance(ambiguity_check, list) or not all(isinstance(f, memory_format) for f in ambiguity_check):
+            raise TypeError(_DIM_ORDER_TYPE)
     shape, strides = tuple(self._t.shape), tuple(self._t.strides)
+    check = ambiguity_check if isinstance(ambiguity_check, bool) else True
+    formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+    several = any(a == b for a, b in zip(strides, strides[1:])) or any(n == 1 for n in shape)
+    if check and several and sum(bool(_is_contiguous(self, f)) for f in formats) != 1:
+        raise RuntimeError("The tensor does not have unique dim order, or cannot map to exact one of the given "
+                           "memory formats.")
+    perm, sorted_ = _dim_order_perm(shape, strides)
+    # PyTorch verifies the sorted order only when ambiguity_check is truthy (an empty list is not)
+    if ambiguity_check and sorted_ is not None and any(_swap(shape, strides, sorted_[i], sorted_[i + 1]) != -1
+                                                       for i in range(len(sorted_) - 1)):
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return perm
+
+
+def _dim_order_perm(shape: tuple, strides: tuple) -> tuple:
+    """(dim order, the back-to-front order the sort made or None where a fast path answered)."""
     nd = len(shape)
     if nd < 2:
-        return tuple(range(nd))
+        return tuple(range(nd)), None
     cont, cl = is_contiguous(shape, strides), is_contiguous_as(shape, strides, channels_last)
     if cont and not cl:
-        return tuple(range(nd))
+        return tuple(range(nd)), None
     if cl and not cont:
-        return (0, *range(2, nd), 1)
+        return (0, *range(2, nd), 1), None
     perm = list(reversed(range(nd)))
     for i in range(1, nd):
         j = i
@@ -233,7 +254,7 @@ def dim_order(self, *, ambiguity_check=False) -> tuple:
                 j = k
             elif c < 0:
                 break
-    return tuple(reversed(perm))
+    return tuple(reversed(perm)), perm
 
 
 # what a lone tensor's memory still holds past its elements after resize_ made it smaller (PyTorch

@@ -15,7 +15,6 @@ BmmBackward0...) and the order of every addition (bmm's, sum's) follow from that
 
 from __future__ import annotations
 
-from .._base.errors import Unsupported
 from .._ops import arithmetic as AR
 from .elementwise import binary
 from .products import bmm
@@ -117,11 +116,36 @@ def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list) -> Tensor:
     return permute(view(bmm(a, b), *out_size), *operm)
 
 
+def _sublist_label(n) -> str:
+    """A sublist subscript as an equation label: 0-25 are A-Z, 26-51 a-z, ``...`` itself."""
+    if n is Ellipsis:
+        return "..."
+    if n >= 0 and n < 26:  # PyTorch's comparisons, in its order (its TypeError for a str or float)
+        return chr(ord("A") + n)
+    if n >= 26 and n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
+def _equation_and_operands(args: tuple) -> tuple:
+    """torch.functional.einsum's reading of its arguments: an equation then operands, or the
+    sublist format (operand, its subscripts, ..., optionally the output's subscripts)."""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
+    if not isinstance(args[0], Tensor):
+        if not isinstance(args[0], str):
+            raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {type(args[0]).__name__}")
+        return args[0], args[1:]
+    equation = ",".join("".join(_sublist_label(s) for s in sub) for sub in args[1::2])
+    if len(args) % 2 == 1:
+        return equation + "->" + "".join(_sublist_label(s) for s in args[-1]), args[:-1:2]
+    return equation, args[::2]
+
+
 def _checked_operands(equation, operands) -> tuple:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    if not isinstance(equation, str):
-        raise Unsupported("torch.einsum in sublist format")
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
     for t in operands:
@@ -294,10 +318,12 @@ def _contract(ops: list, dim_counts: list, out_num_dim: int, perm_index: int) ->
     return ops[0]
 
 
-def einsum(equation: str, *operands) -> Tensor:
-    """``torch.einsum(equation, *operands)``: operands contracted left to right (PyTorch 2.13
-    without opt_einsum, or with two operands or fewer), as ATen's ``einsum`` does it: labels
-    counted, the output's dimensions first, each operand aligned to them, then contracted."""
+def einsum(*args) -> Tensor:
+    """``torch.einsum(equation, *operands)`` or the sublist format ``einsum(a, [0, 1], b, [1, 2], [0, 2])``:
+    operands contracted left to right (PyTorch 2.13 without opt_einsum, or with two operands or
+    fewer), as ATen's ``einsum`` does it: labels counted, the output's dimensions first, each
+    operand aligned to them, then contracted."""
+    equation, operands = _equation_and_operands(args)
     operands = _checked_operands(equation, operands)
     num_ops = len(operands)
     arrow = equation.find("->")

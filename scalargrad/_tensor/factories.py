@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
-from .._base.layout import contiguous_strides
+from .._base.layout import contiguous_strides, is_non_overlapping_and_dense
 from .._base.meta_data import meta_refusal
 from .._base.numpy_types import array_values, is_ndarray, is_numpy_scalar, numpy_dtype, scalar_value
 from .._base.program_frame import program_stacklevel
@@ -32,7 +32,8 @@ from .views import to_dtype
 
 __all__ = ["install", "device", "use_device", "factory_device", "like_device", "meta_factory", "move_device",
            "in_layer_constructor", "layout", "strided", "tensor", "scalar_tensor", "as_tensor", "zeros", "ones",
-           "full", "empty", "empty_permuted", "zeros_like", "ones_like", "full_like", "empty_like", "from_values",
+           "full", "empty", "empty_permuted", "empty_strided", "zeros_like", "ones_like", "full_like", "empty_like",
+           "from_values",
            "repeated", "uninitialised_tensor", "parse_data", "shape_arg", "sizes", "check_dtype", "factory_options",
            "like_options", "refuse_out", "written_into", "default_device"]
 
@@ -637,6 +638,31 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     return laid_out(t, None if tuple(strides) == contiguous_strides(shape) else tuple(strides))
 
 
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False) -> Tensor:
+    """Uninitialised memory (zeros) of ``size`` with memory strides ``stride``. A layout where
+    elements overlap or leave gaps is refused by name: scalargrad's tensors own one slot per
+    element, so it cannot alias elements as PyTorch's storage would."""
+    factory_options("empty_strided", layout, pin_memory)
+    factory_device(device)
+    shape = shape_arg((tuple(size),), "empty_strided")
+    strides = tuple(stride)
+    for i, s in enumerate(strides):
+        if not isinstance(s, int) or isinstance(s, bool):
+            raise TypeError(f"empty_strided(): argument 'stride' (position 2) must be tuple of ints, but found element "
+                            f"of type {type(s).__name__} at pos {i}")
+    if len(strides) != len(shape):
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality of strides "
+                           f"({len(strides)})")
+    if any(s < 0 for s in strides):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} and strides={list(strides)}")
+    if not is_non_overlapping_and_dense(shape, strides):
+        raise Unsupported("torch.empty_strided with strides whose elements overlap or leave gaps in memory")
+    dt = check_dtype(dtype, "empty_strided") or defaults["dtype"]
+    t = uninitialised_tensor(uninitialised(math.prod(shape), dt), shape, dt, requires_grad, "empty_strided")
+    return laid_out(t, None if strides == contiguous_strides(shape) else strides)
+
+
 def _dtype_of_number(x):
     if isinstance(x, complex):
         return defaults["dtype"].to_complex()
@@ -738,9 +764,12 @@ def refuse_names(names, what: str) -> None:
 def install(method, function) -> None:
     """The torch factories (as they are: no input to check) and ``Tensor.new_*``."""
     for name in ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "full", "empty", "empty_permuted",
-                 "zeros_like", "ones_like", "full_like", "empty_like", "device", "layout", "strided"):
+                 "empty_strided", "zeros_like", "ones_like", "full_like", "empty_like", "device", "layout", "strided"):
         function(name, globals()[name], checked=False)
     method("new_tensor", _new_tensor)
     for name, value in (("new_zeros", 0), ("new_ones", 1), ("new_empty", 0)):
         method(name, _new_filled(value, name))
     method("new_full", _new_full)
+    method("new_empty_strided", lambda self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
+           requires_grad=False: empty_strided(size, stride, dtype=dtype or self._t.dtype, layout=layout,
+                                              device=device, requires_grad=requires_grad, pin_memory=pin_memory))

@@ -1,5 +1,5 @@
-"""Sampling ops (``_base/sampling.py`` draws the numbers): ``torch.multinomial``, ``torch.bernoulli``
-and ``Tensor.bernoulli``/``bernoulli_``, the in-place fills ``exponential_``, ``geometric_``,
+"""Sampling ops (``_base/sampling.py`` draws the numbers): ``torch.multinomial``, ``torch.bernoulli``,
+``torch.poisson`` and ``Tensor.bernoulli``/``bernoulli_``, the in-place fills ``exponential_``, ``geometric_``,
 ``cauchy_``, ``log_normal_``; no gradient flows through a draw."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .inplace import check_inplace, check_no_overlap
 from .storage import dual_memory, write
 from .tensor import Tensor, leaf
 
-__all__ = ["multinomial", "bernoulli", "refuse_graph", "install"]
+__all__ = ["multinomial", "bernoulli", "poisson", "refuse_graph", "install"]
 
 
 def _flat(t: Tensor) -> list:
@@ -115,6 +115,16 @@ def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
     return _result(input, sampling.bernoulli_scalar(input._t.numel, float(p), generator))
 
 
+def poisson(input, generator=None) -> Tensor:
+    """``torch.poisson(input, generator=None)``: a draw from Poisson(rate) for each element."""
+    check_input("poisson", input)
+    if not input._t.dtype.is_floating_point:
+        raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{input._t.dtype.short}'")
+    _refuse_grad(input, "torch.poisson")
+    name = _check_float(input, "torch.poisson")
+    return _result(input, sampling.poisson(_flat(input), name, generator))
+
+
 def refuse_graph(self: Tensor, what: str) -> None:
     """A draw written into a tensor of a graph would need a node whose gradient is zero
     (``NormalBackward0``...), which scalargrad does not record: refused, never a stale graph."""
@@ -169,6 +179,7 @@ def install(method, function) -> None:
     function("multinomial", multinomial)
     method("bernoulli", lambda self, p=None, *, generator=None: bernoulli(self, p, generator=generator))
     function("bernoulli", bernoulli)
+    function("poisson", poisson)
     method("bernoulli_", bernoulli_)
     method("exponential_", lambda self, lambd=1.0, *, generator=None: _continuous(
         self, "exponential_", lambda n, name, a: sampling.exponential(n, name, a, generator), ("lambd", lambd)))

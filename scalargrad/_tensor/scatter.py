@@ -30,8 +30,8 @@ from .tensor import Tensor, leaf, make
 from .tensor_kernel import helper, running
 from .views import expand, norm_dim, reshape, select
 
-__all__ = ["scatter", "scatter_add", "index_add", "index_copy", "index_fill", "masked_scatter", "diagonal_scatter",
-           "select_scatter", "slice_scatter", "install"]
+__all__ = ["scatter_writes", "slice_writes", "index_func_checks", "scatter", "scatter_add", "index_add", "index_copy",
+           "index_fill", "masked_scatter", "diagonal_scatter", "select_scatter", "slice_scatter", "install"]
 
 
 _REDUCE_DEPRECATED = (
@@ -81,7 +81,7 @@ def _bad_scatter_args(name: str, dim, index, src) -> TypeError:
 # ---------------------------------------------------------------- the writes
 
 
-def _scatter_writes(name: str, x: Tensor, d: int, index: Tensor, src: Tensor | None) -> list:
+def scatter_writes(name: str, x: Tensor, d: int, index: Tensor, src: Tensor | None) -> list:
     """(output position, src position) for each index element, in index order (the CPU kernel
     walks each slice along ``dim`` in order, so the last of equal targets wins)."""
     if index._t.dtype not in (dtypes.int64, dtypes.int32):
@@ -118,7 +118,7 @@ def _scatter_writes(name: str, x: Tensor, d: int, index: Tensor, src: Tensor | N
     return writes
 
 
-def _slice_writes(x: Tensor, d: int, idx: list, source_shape: tuple | None) -> list:
+def slice_writes(x: Tensor, d: int, idx: list, source_shape: tuple | None) -> list:
     """index_add/index_copy/index_fill: slice ``i`` of the source (or the number) into slice
     ``idx[i]`` of ``x`` along ``d``, slice after slice, each in memory order."""
     shape = tuple(x._t.shape) or (1,)
@@ -196,7 +196,7 @@ def scatter(x: Tensor, dim, index, src=None, value=None, *, reduce=None, _inplac
             warnings.warn(_REDUCE_DEPRECATED, UserWarning, stacklevel=program_stacklevel())
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
-    writes = _scatter_writes("scatter", x, d, index, src if is_tensor else None)
+    writes = scatter_writes("scatter", x, d, index, src if is_tensor else None)
     if reduce is not None:
         if _inplace:
             op = W.ScatterReduceInplace if is_tensor else W.ScatterReduceValueInplace
@@ -218,7 +218,7 @@ def scatter_add(x: Tensor, dim, index, src) -> Tensor:
     if not isinstance(index, Tensor):
         raise not_tensor(index, 'scatter_add', 'index', 2)
     d = norm_dim(dim, x._t.ndim)
-    writes = _scatter_writes("scatter", x, d, index, src)  # PyTorch's checks name scatter
+    writes = scatter_writes("scatter", x, d, index, src)  # PyTorch's checks name scatter
     return _node(W.ScatterAdd, x, src, writes, tensors=index, d=d, dim=_uint(dim))
 
 
@@ -235,9 +235,9 @@ def _source_slices(name: str, x: Tensor, d: int, index: Tensor, source: Tensor) 
     """The checks index_add and index_copy share on ``source``'s shape."""
     sshape, shape = tuple(source._t.shape), tuple(x._t.shape)
     n = index._t.numel
-    if name == "index_add":
+    if name in ("index_add", "index_reduce"):
         if sshape and n != sshape[d if d < len(sshape) else 0]:
-            raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to source.size(dim): "
+            raise RuntimeError(f"{name}_(): Number of indices ({n}) should be equal to source.size(dim): "
                                f"({sshape[d]}), for dim: {d}")
         if len(sshape) != len(shape) or any(a != b for k, (a, b) in enumerate(zip(sshape, shape)) if k != d):
             if shape or sshape:
@@ -253,6 +253,19 @@ def _source_slices(name: str, x: Tensor, d: int, index: Tensor, source: Tensor) 
                                f"slice shape: {b} at dimension {k} and source slice shape: {a} at dimension {k}.")
 
 
+def index_func_checks(name: str, x: Tensor, d: int, index: Tensor, source: Tensor) -> None:
+    """ATen's index_func_meta_impl checks, shared by index_add and index_reduce (``name``)."""
+    if index._t.ndim > 1:
+        raise IndexError(f"{name}_(): Index is supposed to be a vector, but got dim: {index._t.ndim} with type: "
+                         f"{index._t.dtype.short} and size: {list(index._t.shape)}")
+    if index._t.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"{name}_(): Expected dtype int32/int64 for index but got: {index._t.dtype.short}")
+    if source._t.dtype is not x._t.dtype:
+        raise RuntimeError(f"{name}_(): self ({x._t.dtype.short}) and source ({source._t.dtype.short}) must "
+                           f"have the same scalar type")
+    _source_slices(name, x, d, index, source)
+
+
 def index_add(x: Tensor, dim, index, source, *, alpha=1) -> Tensor:
     """``index_add(dim, index, source, alpha=1)``: ``alpha`` times source's slice ``i`` added to
     slice ``index[i]`` of ``x`` along ``dim`` (IndexAddBackward0)."""
@@ -260,22 +273,14 @@ def index_add(x: Tensor, dim, index, source, *, alpha=1) -> Tensor:
     if not isinstance(source, Tensor):
         raise not_tensor(source, 'index_add', 'source', 3)
     d = norm_dim(dim, x._t.ndim)
-    if index._t.ndim > 1:
-        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index._t.ndim} with type: "
-                         f"{index._t.dtype.short} and size: {list(index._t.shape)}")
-    if index._t.dtype not in (dtypes.int64, dtypes.int32):
-        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {index._t.dtype.short}")
-    if source._t.dtype is not x._t.dtype:
-        raise RuntimeError(f"index_add_(): self ({x._t.dtype.short}) and source ({source._t.dtype.short}) must "
-                           f"have the same scalar type")
-    _source_slices("index_add", x, d, index, source)
+    index_func_checks("index_add", x, d, index, source)
     size = x._t.shape[d] if x._t.ndim else 1
     for i in idx:
         if not 0 <= i < size:
             raise RuntimeError(f"index {i} is out of bounds for dimension {d} with size {size}")
     dt = x._t.dtype
     a = dt.round(alpha)  # ATen's scalar_t alpha
-    writes = _slice_writes(x, d, idx, tuple(source._t.shape))
+    writes = slice_writes(x, d, idx, tuple(source._t.shape))
     return _node(W.IndexAdd, x, source, writes, scale=a, tensors=index, d=d, dim=_uint(dim), alpha=alpha,
                  source_dim=source._t.ndim)
 
@@ -299,7 +304,7 @@ def index_copy(x: Tensor, dim, index, source) -> Tensor:
     for i in idx:
         if not 0 <= i < size:
             raise IndexError(f"index_copy_(): index {i} is out of bounds for dimension {d} with size {size}")
-    writes = _slice_writes(x, d, idx, tuple(source._t.shape))
+    writes = slice_writes(x, d, idx, tuple(source._t.shape))
     return _node(W.IndexCopy, x, source, writes, tensors=index, d=d, dim=_uint(dim), source_dim=source._t.ndim)
 
 
@@ -322,7 +327,7 @@ def index_fill(x: Tensor, dim, index, value) -> Tensor:
     for i in idx:
         if not -size <= i < size:
             raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
-    writes = _slice_writes(x, d, [i % size for i in idx], None)
+    writes = slice_writes(x, d, [i % size for i in idx], None)
     if isinstance(value, Tensor):
         writes = [(dest, 0) for dest, _ in writes]
         # a value of another dtype is its input as it is (the node rounds it, the engine casts its gradient)

@@ -26,7 +26,7 @@ from .views import expand, gather_index, make_view, norm_dim, offset_of, view
 
 __all__ = ["gather", "index_select", "masked_select", "take", "sort", "argsort", "topk", "kthvalue", "tril", "triu",
            "diagonal", "diag", "diagflat", "diag_embed", "repeat", "tile", "roll", "repeat_interleave", "unfold",
-           "cummax", "install"]
+           "cummax", "narrow_copy", "install"]
 
 
 def _uint(d: int) -> int:
@@ -46,6 +46,41 @@ def pick_elements(op, x: Tensor, shape, m: list, **saved) -> Tensor:
     layout = Layout(x._t.shape, x._t.dtype, map=list(m), tensors=saved.pop("tensors", None))
     layout.raw = saved
     return make(op, TensorType(x._t.dtype, shape), out if shape else out[0], (x,), layout)
+
+
+def _int_arg(value, name: str, arg: str, pos: int) -> int:
+    """An int argument (an integer tensor of one element too), or PyTorch's TypeError."""
+    if isinstance(value, Tensor) and not value._t.dtype.is_floating_point and value._t.numel == 1:
+        return int(value.item())
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if integer(value) is None:
+        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be int, not {type(value).__name__}")
+    return integer(value)
+
+
+def narrow_copy(x: Tensor, dim: int, start, length) -> Tensor:
+    """``narrow`` as a new contiguous tensor (NarrowCopyBackward0), with ATen's
+    narrow_copy_dense checks (a dim past the end is its bare TORCH_CHECK)."""
+    start, length = _int_arg(start, "narrow_copy", "start", 2), _int_arg(length, "narrow_copy", "length", 3)
+    shape = tuple(x._t.shape)
+    if not shape:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    raw = {"dim": dim, "start": start, "length": length}
+    if isinstance(dim, int) and dim >= len(shape):
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an enhancement request "
+                           "to PyTorch.)")
+    d = norm_dim(dim, len(shape))
+    size = shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    start += size if start < 0 else 0
+    if length < 0 or start > size - length:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    inner, outer = math.prod(shape[d + 1:]), math.prod(shape[:d])
+    m = [(o * size + start + j) * inner + i for o in range(outer) for j in range(length) for i in range(inner)]
+    return pick_elements(SE.NarrowCopy, x, shape[:d] + (length,) + shape[d + 1:], m, **raw)
 
 
 def _index_tensor(index, name: str, arg: str = "index", pos: int = 2) -> Tensor:
@@ -536,6 +571,8 @@ def install(method, function) -> None:
     function("msort", lambda input, *, out=None: sort(input, 0)[0])
     method("repeat", sizes_by_keyword(repeat, "repeat", "repeats"))
     method("unfold", unfold)
+    method("narrow_copy", narrow_copy)
+    function("narrow_copy", lambda input, dim, start, length, *, out=None: narrow_copy(input, dim, start, length))
     method("tile", tile)
     function("tile", lambda input, dims: tile(input, dims))
     method("tril_", lambda self, diagonal=0: inplace(self, lambda t: tril(t, diagonal), "tril_"))

@@ -31,6 +31,7 @@ from . import (
     correlation,
     counting,
     distances,
+    dtype_views,
     einsum,
     elementwise,
     factories,
@@ -65,6 +66,7 @@ from . import (
     sampling,
     scans,
     scatter,
+    scatter_reduce,
     selection,
     shuffle,
     softmax,
@@ -84,9 +86,10 @@ FUNCTIONS: dict = {}
 """name -> function of the torch namespace."""
 
 # the families, in the order their spellings are bound (a later one may read an earlier one's)
-FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, joins, indexing, attributes,
+FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, dtype_views, joins, indexing, attributes,
             conversion, fill, memory_formats, factories, random_factories, ranges, softmax, products, rounding, norms,
-            scans, selection, scatter, einsum, moments, convolution, pooling, padding, shuffle, normalization, legacy,
+            scans, selection, scatter, scatter_reduce, einsum, moments, convolution, pooling, padding, shuffle,
+            normalization, legacy,
             numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
             integration, quantiles, correlation, finite_differences, gamma, raw_storage, complex_numbers,
             contractions, distances, sparse_ops, quantized_ops)

@@ -23,7 +23,9 @@ from .._base.numpy_types import integer, is_numpy_scalar
 from .._base.warn_once import first_time
 from .._ops import views as S
 from .._ops.views import Layout
+from .arg_parser import parsed
 from .arguments import sizes_by_keyword
+from .dtype_views import view_dtype
 from .inplace import check_inplace, rebase
 from .memory_formats import (
     channels_last,
@@ -177,7 +179,7 @@ def infer_shape(shape: tuple, n: int) -> tuple:
 def view(x: Tensor, *shape) -> Tensor:
     """``x.view(*shape)``: the same elements in a new shape, sharing memory."""
     if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
-        raise Unsupported("Tensor.view(dtype)")
+        return view_dtype(x, shape[0], offset_of(x))
     new = infer_shape(sizes_arg(shape, "view"), x._t.numel)
     st = view_strides(x._t.shape, x._t.strides, new)
     if st is None:
@@ -360,9 +362,13 @@ def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = norm_dim(dim, x._t.ndim)
     size = x._t.shape[d]
+    if length < 0:  # ATen's narrow_symint checks, in its order
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if start < 0:
         start += size
-    if not 0 <= start <= size or length < 0 or start + length > size:
+    if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return basic_index(x, (slice(None),) * d + (slice(start, start + length),), force_slice=True,
                        raw={"dim": dim})
@@ -691,6 +697,9 @@ def movedim(input: Tensor, source, destination) -> Tensor:
     return permute(input, *[o if o >= 0 else next(rest) for o in order])
 
 
+_NARROW = ("(int dim, Tensor start, int length)", "(int dim, int start, int length)")  # PyTorch's parser's
+
+
 def install(method, function) -> None:
     """The view and copy spellings: view, reshape, flatten, squeeze/unsqueeze (and in place),
     expand, t/T/mT, transpose, permute, movedim/moveaxis, select, narrow, clone, contiguous, detach,
@@ -729,13 +738,13 @@ def install(method, function) -> None:
         method(name, movedim)
         function(name, movedim)
     method("select", select)
-    method("narrow", narrow)
+    method("narrow", parsed(narrow, "narrow", _NARROW, True))
+    function("narrow", parsed(narrow, "narrow", tuple("(Tensor input, " + t[1:] for t in _NARROW)))
     method("contiguous", contiguous)
     method("clone", clone)
     for name, fn in (("reshape", lambda input, shape: reshape(input, shape)), ("flatten", flatten),
                      ("squeeze", squeeze), ("unsqueeze", unsqueeze), ("t", t),
-                     ("permute", lambda input, dims: permute(input, dims)), ("select", select), ("narrow", narrow),
-                     ("clone", clone),
+                     ("permute", lambda input, dims: permute(input, dims)), ("select", select), ("clone", clone),
                      ("unflatten", unflatten), ("broadcast_shapes", _broadcast_shapes),
                      ("broadcast_tensors", _broadcast_tensors), ("detach", lambda input: detach(input)),
                      ("broadcast_to", lambda input, size: expand(input, size))):

@@ -10,7 +10,7 @@ from .._tensor.operands import positions
 from .element_op import Const, ElementOp, Same
 from .embedding import ScaledSumOf
 from .graph import elements_of, expanded_always
-from .reductions import SumOf
+from .reductions import MaxOf, MeanOf, MinOf, SumOf
 from .scans import ProdOf
 
 __all__ = ["LastOf"]
@@ -47,6 +47,10 @@ class LastOf(ElementOp):
         return [0.75], None
 
 
+_REDUCED = {"add": SumOf, "sum": SumOf, "multiply": ProdOf, "prod": ProdOf, "mean": MeanOf, "amax": MaxOf,
+            "max": MaxOf, "amin": MinOf, "min": MinOf}
+
+
 def _written(v, vin, vals):
     """scatter, index_add, masked_scatter...: each element is self's, or the src element
     written there last, or (scatter_add, index_add) self's plus the writes times alpha."""
@@ -58,7 +62,8 @@ def _written(v, vin, vals):
     for dest, k in c.map:
         at.setdefault(dest, []).append(k)
     alpha = c.raw.get("alpha", 1) if c.raw else 1
-    reduce = c.raw.get("reduce") if c.raw else None  # scatter(..., reduce=): no derivative, but a form
+    reduce = c.raw.get("reduce") if c.raw else None  # scatter(..., reduce=) and scatter_reduce
+    include_self = c.raw.get("include_self", True) if c.raw else True  # scatter_reduce's: self among the terms
     spec = []
     # self's element at each output position (out-of-place masked_scatter broadcasts self)
     out_shape = tuple(v._t.shape)
@@ -71,8 +76,8 @@ def _written(v, vin, vals):
             if src is None:
                 spec.append((Const, vals[j], ((old, mine[j]),)))  # self and a number: its value, a constant
             else:
-                spec.append((SumOf if reduce == "add" else ProdOf, None,
-                             ((old, mine[j]),) + tuple((src, k) for k in ks)))
+                mine_in = ((old, mine[j]),) if include_self else ()
+                spec.append((_REDUCED[reduce], None, mine_in + tuple((src, k) for k in ks)))
         elif op.accumulate:
             ins = ((old, mine[j]),) + tuple((src, k) for k in ks)
             if alpha == 1:

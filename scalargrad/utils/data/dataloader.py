@@ -79,18 +79,18 @@ class _Worker:
 
     def run(self, fn, *args):
         """``fn(*args)`` as this worker: its WorkerInfo, its generator and ``random`` states."""
-        main_torch = rng.default_generator.get_state()
+        main_torch = rng.get_rng_state()
         main_random = random.getstate()
-        rng.default_generator.set_state(self.torch_state)
+        rng.set_rng_state(self.torch_state)
         random.setstate(self.random_state)
         _current_worker[0] = self.info
         try:
             return fn(*args)
         finally:
             _current_worker[0] = None
-            self.torch_state = rng.default_generator.get_state()
+            self.torch_state = rng.get_rng_state()
             self.random_state = random.getstate()
-            rng.default_generator.set_state(main_torch)
+            rng.set_rng_state(main_torch)
             random.setstate(main_random)
 
     def restart(self) -> None:
