@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 
-from .._base import dtypes
+from .._base import dtypes, ieee
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.exact_sum import rounded_sum
@@ -310,7 +310,7 @@ def layer_norm(x: Tensor, normalized_shape, weight: Tensor | None, bias: Tensor 
         m_exact = math.fsum(vals) / row
         mean = r(m_exact)
         var = r(math.fsum([(a - m_exact) ** 2 for a in vals]) / row)
-        rstd = r(1.0 / math.sqrt(max(var, 0.0) + eps))
+        rstd = r(ieee.div(1.0, ieee.sqrt(max(var, 0.0) + eps)))
         means.append(mean)
         rstds.append(rstd)
         shift = r(-rstd * mean)
@@ -406,7 +406,7 @@ def group_norm(x: Tensor, num_groups: int, weight: Tensor | None, bias: Tensor |
         m_exact = math.fsum(vals) / row if row else math.nan
         mean = r(m_exact)
         var = r(math.fsum([(a - m_exact) ** 2 for a in vals]) / row) if row else math.nan
-        rstd = r(1.0 / math.sqrt(max(var, 0.0) + eps)) if row else math.nan
+        rstd = r(ieee.div(1.0, ieee.sqrt(max(var, 0.0) + eps))) if row else math.nan
         means.append(mean)
         rstds.append(rstd)
         for i in idx:
@@ -439,6 +439,11 @@ def group_norm_backward(g: Tensor, v: Tensor) -> tuple:
     gb_terms = [[] for _ in range(c)]
     for q, idx in enumerate(norm.groups):
         row = len(idx)
+        if not row:  # an empty group (no positions): nothing to normalise; ATen's weight gradient
+            # (ds - db * mean) * rstd is 0 * nan there (mean and rstd of no values are nan)
+            for ch in range(c):
+                gw_terms[ch].append(math.nan)
+            continue
         mean, rstd = norm.mean[q], norm.invstd[q]
         xhat = [(xv[i] - mean) * rstd for i in idx]
         dyw = [gv[i] * (wv[norm.param_of[i]] if wv is not None else 1.0) for i in idx]

@@ -1,0 +1,49 @@
+"""Defects the nn fuzz family (tests/fuzz/gen_nn.py, seed 11027) found, each against live PyTorch.
+
+Every case here is IEEE arithmetic on dyadic operands or an error, the same on every processor:
+compared bit for bit (nan for nan)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import scalargrad
+
+pytestmark = pytest.mark.live_torch
+
+
+def _bits(t) -> list:
+    return [("nan" if math.isnan(v) else v.hex()) for v in t.detach().reshape(-1).tolist()]
+
+
+def _both(torch_ref, build):
+    return [build(L) for L in (scalargrad, torch_ref)]
+
+
+def test_group_norm_with_eps_0_over_a_constant_group_is_nan_not_an_exception(torch_ref):
+    # nn:11027:631: rstd = 1 / sqrt(0 + 0) is inf in ATen (y = nan), a ZeroDivisionError here before
+    def build(L):
+        x = L.tensor([[2.25, 2.25]]).expand(3, 2).requires_grad_()
+        y = L.nn.GroupNorm(2, 2, eps=0.0)(x)
+        y.sum().backward()
+        return y, x.grad, L.nn.functional.layer_norm(L.tensor([[1.0, 1.0]]), (2,), eps=0.0)
+
+    for s, t in zip(*_both(torch_ref, build)):
+        assert _bits(s) == _bits(t)
+
+
+# the weight's gradient is ATen's 0 * nan over groups of no positions (nan), where SymPy's sum of
+# no terms is 0: not a derivative SymPy can confirm
+@pytest.mark.no_sympy_check
+def test_group_norm_backward_over_empty_groups(torch_ref):
+    # nn:11027:510: a (N, C, 0) input has groups without positions: its backward divided by 0
+    def build(L):
+        x = L.zeros((0, 4, 2), requires_grad=True).transpose(0, 2)
+        w, b = L.ones(4, requires_grad=True), L.ones(4, requires_grad=True)
+        y = L.nn.functional.group_norm(x, 2, w, b, 0.0)
+        return (y,) + L.autograd.grad((y * 2).sum(), [x, w, b])
+
+    for s, t in zip(*_both(torch_ref, build)):
+        assert tuple(s.shape) == tuple(t.shape) and _bits(s) == _bits(t)
