@@ -47,3 +47,20 @@ def test_group_norm_backward_over_empty_groups(torch_ref):
 
     for s, t in zip(*_both(torch_ref, build)):
         assert tuple(s.shape) == tuple(t.shape) and _bits(s) == _bits(t)
+
+
+def test_kl_div_target_gradient_adds_in_pytorchs_order(torch_ref):
+    # nn:11027:14: the target's three gradient terms (xlogy's two, the product's) are added in
+    # the order PyTorch's nodes were made: the product first (C++ evaluates the right operand
+    # first), so its gradient comes last; the other order rounds differently in float32 (xlogy's
+    # log is ATen's scalar std::log, the same on every processor; log_target's exp is not)
+    def build(L):
+        x = L.tensor([[0.75, 1.5, 1.0], [0.0, 1.0, 1.0]], requires_grad=True)
+        t0 = L.tensor([[0.75, 0.5, 1.25], [-1.0, 0.5, -2.75]], requires_grad=True)
+        t = t0.abs() + 0.0
+        y = L.nn.functional.kl_div(x, t, reduction="none")
+        (y * L.arange(1, 7).reshape(2, 3).float() / 4).sum().backward()
+        return y, x.grad, t0.grad
+
+    for s, t in zip(*_both(torch_ref, build)):
+        assert _bits(s) == _bits(t)
