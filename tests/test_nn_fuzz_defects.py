@@ -64,3 +64,18 @@ def test_kl_div_target_gradient_adds_in_pytorchs_order(torch_ref):
 
     for s, t in zip(*_both(torch_ref, build)):
         assert _bits(s) == _bits(t)
+
+
+def test_batch_norm_running_var_in_float64_is_atens_double_expression(torch_ref):
+    # nn:11027:177: float64's running_var = momentum * unbiased + (1 - momentum) * running_var,
+    # each product rounded (Normalization.cpp, no fused multiply-add), not a fused one
+    def build(L):
+        x = L.tensor([-0.5, 1.75, -1.5, 0.25], dtype=L.float64).reshape(2, 1, 1, 2, 1)
+        m = L.nn.BatchNorm3d(1, dtype=L.float64)
+        m(x)
+        m2 = L.nn.BatchNorm1d(2, momentum=0.3, dtype=L.float64)
+        m2(L.tensor([[0.25, -1.0], [1.5, 0.75], [-2.0, 0.5]], dtype=L.float64))
+        return m.running_mean, m.running_var, m2.running_mean, m2.running_var
+
+    for s, t in zip(*_both(torch_ref, build)):
+        assert _bits(s) == _bits(t)

@@ -131,8 +131,11 @@ def batch_norm(x: Tensor, running_mean: Tensor | None, running_var: Tensor | Non
                 new_mean.append(r(r(mom * m) + r(rest * _vals(running_mean)[ch])))
             if running_var is not None:
                 unbiased = r(var_sum / (count - 1)) if count > 1 else math.inf
-                # measured: this one is contracted, momentum * unbiased + (rounded product)
-                new_var.append(fma(mom, unbiased, r(rest * _vals(running_var)[ch]), f32))
+                # float32 (ATen's accscalar_t is double): as if contracted, momentum * unbiased +
+                # (rounded product), measured; float64: Normalization.cpp's plain double expression
+                # (fuzz nn:11027:177)
+                rv_old = _vals(running_var)[ch]
+                new_var.append(fma(mom, unbiased, r(rest * rv_old), f32) if f32 else mom * unbiased + rest * rv_old)
         if running_mean is not None:
             write(running_mean, new_mean)
         if running_var is not None:
