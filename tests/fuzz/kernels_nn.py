@@ -166,14 +166,13 @@ def _group_norm_backward_kernel() -> Kernel:
         r0 = _flat(rstd)[0]
         eps = min(_GROUP_NORM_EPS, key=lambda e: abs(1 / math.sqrt(var + e) - r0) if var + e > 0 else math.inf)
         xt = _to_sg(sg, x, rg=True)
-        wt = _to_sg(sg, w, rg=True) if w is not None else None
+        # a weight of ones where there is none (scalargrad takes a bias only beside a weight):
+        # multiplying by 1 changes no bit of the input's gradient
+        wt = _to_sg(sg, w, rg=True) if w is not None else sg.ones(C, dtype=xt.dtype, requires_grad=True)
         bt = sg.zeros(C, dtype=xt.dtype, requires_grad=True)
         with _grad(sg, True):
             y = sg.nn.functional.group_norm(xt, group, wt, bt, eps)
-            inputs = [t for t in (xt, wt, bt) if t is not None]
-            grads = list(sg.autograd.grad(y, inputs, _to_sg(sg, g), allow_unused=True))
-        if wt is None:
-            grads.insert(1, None)
+            grads = list(sg.autograd.grad(y, [xt, wt, bt], _to_sg(sg, g), allow_unused=True))
         return [None if not want or gr is None else _values(gr) for gr, want in zip(grads, mask)]
 
     def check(args, kwargs, k, i, value, dt, shape):
