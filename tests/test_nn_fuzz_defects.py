@@ -79,3 +79,32 @@ def test_batch_norm_running_var_in_float64_is_atens_double_expression(torch_ref)
 
     for s, t in zip(*_both(torch_ref, build)):
         assert _bits(s) == _bits(t)
+
+
+def _outcome(L, build):
+    try:
+        y = build(L)
+    except Exception as e:  # noqa: BLE001 - the error is what is compared
+        return type(e).__name__, str(e)
+    return tuple(y.shape), y.grad_fn.name() if y.grad_fn else None, _bits(y)
+
+
+@pytest.mark.parametrize("case", [
+    # nn:11027:103, :326: ATen's batch_norm clones an empty input (times weight[0], plus bias[0])
+    # before any check: no "more than 1 value", no running statistics' sizes
+    lambda L: L.nn.BatchNorm3d(1)(L.zeros((0, 1, 2, 1, 2), requires_grad=True).permute((2, 0, 4, 3, 1))),
+    lambda L: L.nn.BatchNorm3d(1)(L.zeros((0, 1, 2, 2, 1), dtype=L.float64)[:, :, ::2]),
+    lambda L: L.nn.functional.batch_norm(L.zeros(0, 3, requires_grad=True), None, None, training=True),
+    lambda L: L.nn.functional.batch_norm(L.zeros(0, 3), L.zeros(5), L.zeros(5), training=False),
+    lambda L: L.nn.BatchNorm1d(3, affine=False).eval()(L.zeros(0, 3, 2)),
+    # nn:11027:366: p = 1 needs no noise, so no "at least 2 dimensions"
+    lambda L: L.nn.FeatureAlphaDropout(1.0)(L.tensor([3.0, -0.25], requires_grad=True)),
+    lambda L: L.nn.functional.dropout2d(L.tensor([3.0, -0.25], requires_grad=True), 1.0),
+    lambda L: L.nn.functional.feature_alpha_dropout(L.tensor([3.0, -0.25]), 0.5, training=True),
+])
+def test_empty_batch_norm_and_feature_dropout_with_p_1(torch_ref, case):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _outcome(scalargrad, case) == _outcome(torch_ref, case)

@@ -81,6 +81,15 @@ def batch_norm(x: Tensor, running_mean: Tensor | None, running_var: Tensor | Non
     shape = tuple(x._t.shape)
     if x._t.ndim < 2:
         raise ValueError(f"Expected 2D or 3D input (got {x._t.ndim}D input)")
+    if x._t.numel == 0:
+        # ATen's batch_norm: an empty input is cloned, times weight[0], plus bias[0], before any
+        # check of the statistics' sizes ("don't return empty tensor: it would break the graph")
+        out = x.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
     n, c = shape[0], shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
