@@ -84,7 +84,7 @@ def test_batch_norm_running_var_in_float64_is_atens_double_expression(torch_ref)
 def _outcome(L, build):
     try:
         y = build(L)
-    except Exception as e:  # noqa: BLE001 - the error is what is compared
+    except Exception as e:
         return type(e).__name__, str(e)
     return tuple(y.shape), y.grad_fn.name() if y.grad_fn else None, _bits(y)
 
@@ -108,3 +108,15 @@ def test_empty_batch_norm_and_feature_dropout_with_p_1(torch_ref, case):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert _outcome(scalargrad, case) == _outcome(torch_ref, case)
+
+
+def test_cosine_similarity_module(torch_ref):
+    # nn:11027:2x: torch.nn.CosineSimilarity was refused as Unsupported (F.cosine_similarity was there)
+    def build(L):
+        a = L.tensor([[1.0, 2.0, -0.5], [0.25, 0.0, 3.0]], dtype=L.float64, requires_grad=True)
+        b = L.tensor([[2.0, 1.0, 0.5], [-1.0, 0.5, 0.75]], dtype=L.float64)
+        m = L.nn.CosineSimilarity(dim=0, eps=0.25)
+        y = m(a, b)
+        return repr(m), y.grad_fn.name(), tuple(y.shape), L.nn.CosineSimilarity()(a, b).shape
+
+    assert build(scalargrad) == build(torch_ref)

@@ -4,8 +4,6 @@ statistics (evaluation), with its weight and bias elements."""
 
 from __future__ import annotations
 
-import math
-
 from .._base import ieee
 from .._ops import normalization as NO
 from .element_op import ElementOp, exact_number, fsum

@@ -10,13 +10,15 @@ from ..._tensor.tensor import Tensor
 from .. import loss_functions as F
 from .. import margin_losses as M
 from .. import more_loss_functions as G
+from ..normalization_functions import cosine_similarity
 from .linear import Linear
 from .module import Module
 
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss",
            "CrossEntropyLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
            "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "TripletMarginLoss",
-           "TripletMarginWithDistanceLoss", "PairwiseDistance", "LinearCrossEntropyLoss", "SoftMarginLoss",
+           "TripletMarginWithDistanceLoss", "PairwiseDistance",
+           "CosineSimilarity", "LinearCrossEntropyLoss", "SoftMarginLoss",
            "MultiMarginLoss", "MultiLabelMarginLoss"]
 
 
@@ -260,6 +262,20 @@ class PairwiseDistance(Module):
 
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
         return G.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class CosineSimilarity(Module):
+    """``F.cosine_similarity`` of two inputs along ``dim``."""
+
+    __constants__ = ["dim", "eps"]
+
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim = dim
+        self.eps = eps
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return cosine_similarity(x1, x2, self.dim, self.eps)
 
 
 class TripletMarginWithDistanceLoss(_Loss):
