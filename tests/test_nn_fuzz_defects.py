@@ -120,3 +120,16 @@ def test_cosine_similarity_module(torch_ref):
         return repr(m), y.grad_fn.name(), tuple(y.shape), L.nn.CosineSimilarity()(a, b).shape
 
     assert build(scalargrad) == build(torch_ref)
+
+
+@pytest.mark.parametrize("case", [
+    # nn:11027:2: PyTorch's error on a wrong target, not the refusal of the gradient
+    lambda L: L.nn.functional.multilabel_margin_loss(L.ones(3, 2, requires_grad=True).t(),
+                                                     L.tensor([[1, 0], [1, 1], [0, -1]])),
+    lambda L: L.nn.functional.multilabel_margin_loss(L.ones(2, 3, requires_grad=True), L.tensor([[3, 0, -1]] * 2)),
+    lambda L: L.nn.functional.multi_margin_loss(L.ones(2, 3, requires_grad=True), L.tensor([0, 3])),
+    lambda L: L.nn.functional.multi_margin_loss(L.ones(2, 3, requires_grad=True), L.tensor([0, 1, 2])),
+])
+def test_margin_losses_check_the_target_before_refusing_the_gradient(torch_ref, case):
+    s, t = _outcome(scalargrad, case), _outcome(torch_ref, case)
+    assert s == t

@@ -34,14 +34,19 @@ def _frames(input: Tensor, target: Tensor, name: str) -> tuple:
                            f"{_shape(input.shape)}")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"{name}_cpu_kernel\" not implemented for '{input.dtype.short}'")
-    if input._rg and is_grad_enabled():
-        node = "MultiMarginLossBackward0" if name == "multi_margin_loss" else "MultilabelMarginLossBackward0"
-        raise Unsupported(f"the gradient of {name} ({node})")
     nd = input.dim()
     nframe, dim = (1, 1 if nd == 0 else input.size(0)) if nd <= 1 else (input.size(0), input.size(1))
     vals = input._val if nd else [input._val]
     tv = target._val if target.dim() else [target._val]
     return nframe, dim, vals, tv
+
+
+def _refuse_grad(input: Tensor, name: str) -> None:
+    """The refusal of an input that requires grad, made once the operands passed PyTorch's checks
+    (a wrong target is PyTorch's error, not a refusal)."""
+    if input._rg and is_grad_enabled():
+        node = "MultiMarginLossBackward0" if name == "multi_margin_loss" else "MultilabelMarginLossBackward0"
+        raise Unsupported(f"the gradient of {name} ({node})")
 
 
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
@@ -81,6 +86,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
                     h = r(h * w[y])
                 s = r(s + h)
         per.append(r(s / dim))
+    _refuse_grad(input, "multi_margin_loss")
     if red == "none" and target.dim() > 0:
         return leaf(per, TensorType(dt, (nframe,)))
     acc = 0.0
@@ -125,6 +131,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
                     if z > 0:
                         s += z
         per.append(r(s))
+    _refuse_grad(input, "multilabel_margin_loss")
     if red != "none" or target.dim() <= 1:
         acc = 0.0
         for s in per:
