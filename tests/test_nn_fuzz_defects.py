@@ -133,3 +133,12 @@ def test_cosine_similarity_module(torch_ref):
 def test_margin_losses_check_the_target_before_refusing_the_gradient(torch_ref, case):
     s, t = _outcome(scalargrad, case), _outcome(torch_ref, case)
     assert s == t
+
+
+@pytest.mark.parametrize("shape", [(3, 8, 0), (0, 8, 0), (8, 0)])
+def test_fold_message_on_empty_dimensions(torch_ref, shape):
+    # nn:11027:476: col2im's words ("tensor for input with possibly 0 batch size")
+    def case(L):
+        return L.nn.functional.fold(L.zeros(shape), (2, 2), (2, 2))
+
+    assert _outcome(scalargrad, case) == _outcome(torch_ref, case)
