@@ -129,6 +129,10 @@ def test_cosine_similarity_module(torch_ref):
     lambda L: L.nn.functional.multilabel_margin_loss(L.ones(2, 3, requires_grad=True), L.tensor([[3, 0, -1]] * 2)),
     lambda L: L.nn.functional.multi_margin_loss(L.ones(2, 3, requires_grad=True), L.tensor([0, 3])),
     lambda L: L.nn.functional.multi_margin_loss(L.ones(2, 3, requires_grad=True), L.tensor([0, 1, 2])),
+    # nn:14:82: a weight of another size than the classes
+    lambda L: L.nn.functional.multi_margin_loss(L.tensor([-0.5, -2.0], requires_grad=True)[::2], L.tensor(1),
+                                                weight=L.tensor([0.5, 1.0])),
+    lambda L: L.nn.functional.multi_margin_loss(L.ones(2, 3), L.tensor([0, 1]), weight=L.ones(1, 3)),
 ])
 def test_margin_losses_check_the_target_before_refusing_the_gradient(torch_ref, case):
     s, t = _outcome(scalargrad, case), _outcome(torch_ref, case)

@@ -65,6 +65,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
                            f"samples (batch size). Expected target size [{nframe}], but got {_shape(target.shape)}. "
                            f"Input has shape {_shape(input.shape)}.")
+    if weight is not None and (weight.dim() > 1 or weight.numel() != dim):
+        raise RuntimeError(f"inconsistent weight size, expected {dim} but got {_shape(weight.shape)}")
     dt = input.dtype
     r = dt.round
     m = r(float(margin))
