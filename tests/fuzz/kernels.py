@@ -868,7 +868,7 @@ KERNELS = UNARY + ("pow", "add", "sub", "addcmul", "addcdiv", "lerp", "tanh_back
                    "upsample_trilinear3d", "upsample_bicubic2d", "upsample_linear1d_backward",
                    "upsample_bilinear2d_backward", "upsample_trilinear3d_backward", "upsample_bicubic2d_backward",
                    "glu", "glu_backward", "group_norm", "group_norm_backward", "soft_margin_loss",
-                   "soft_margin_loss_backward")
+                   "soft_margin_loss_backward", "log_sigmoid", "log_sigmoid_backward")
 """The kernels the rule substitutes."""
 
 

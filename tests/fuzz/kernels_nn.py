@@ -7,6 +7,7 @@ the dispatch mode cannot reach inside it to substitute the math functions one by
 * ``native_group_norm`` and its backward: vectorised moments (``RowwiseMoments``, its order
   the vector width's) and ``scale * x + shift`` fused where the build has FMA;
 * ``soft_margin_loss`` and its backward: ``log1p(exp(-x * y))`` with the vectorised exp;
+* ``log_sigmoid_forward`` and its backward (``multilabel_soft_margin_loss``): the same exp;
 * ``norm.ScalarOpt_dim`` (``pairwise_distance``, the triplet losses): the vector norm's
   reduction, as ``linalg_vector_norm``'s entry in ``kernels.py``.
 
@@ -246,6 +247,39 @@ def _soft_margin_kernel(backward: bool) -> Kernel:
     return Kernel("soft_margin_loss_backward" if backward else "soft_margin_loss", sg_values, check)
 
 
+# ---------------------------------------------------------------- log_sigmoid
+
+
+def _log_sigmoid_kernel(backward: bool) -> Kernel:
+    """log_sigmoid_forward (its output; the buffer stays PyTorch's, which only its own backward
+    reads, substituted as well) and log_sigmoid_backward: ``g * sigmoid(-x)``."""
+
+    def sg_values(sg, args, kwargs):
+        if backward:
+            g, x = args[0], args[1]
+            xs = _to_sg(sg, x, rg=True)
+            with _grad(sg, True):
+                y = sg.nn.functional.logsigmoid(xs)
+                gx, = sg.autograd.grad(y, [xs], _to_sg(sg, g))
+            return [_values(gx)]
+        return [_values(sg.nn.functional.logsigmoid(_to_sg(sg, args[0])))]
+
+    def check(args, kwargs, k, i, value, dt, shape):
+        if backward:
+            g, x = _flat(args[0].expand(shape) if list(args[0].shape) != list(shape) else args[0]), _flat(args[1])
+            if not (math.isfinite(g[i]) and math.isfinite(x[i])):
+                return False
+            with mpmath.workprec(200):
+                return within(value, _sigmoid(-x[i], dt) * g[i])
+        x = _flat(args[0])[i]
+        if not math.isfinite(x):
+            return False
+        with mpmath.workprec(200):  # -(log1p(exp(-|x|)) + max(-x, 0))
+            return within(value, -(_log1p(Err(-abs(x), 0, dt).exp()) + max(-x, 0.0)))
+
+    return Kernel("log_sigmoid_backward" if backward else "log_sigmoid", sg_values, check)
+
+
 def nn_kernels(torch) -> dict:
     """{ATen op overload: (Kernel, "out")} of this module's kernels."""
     aten = torch.ops.aten
@@ -254,9 +288,11 @@ def nn_kernels(torch) -> dict:
             aten.native_group_norm_backward.default: (_group_norm_backward_kernel(), "out"),
             aten.soft_margin_loss.default: (_soft_margin_kernel(False), "out"),
             aten.soft_margin_loss_backward.default: (_soft_margin_kernel(True), "out"),
+            aten.log_sigmoid_forward.default: (_log_sigmoid_kernel(False), "out"),
+            aten.log_sigmoid_backward.default: (_log_sigmoid_kernel(True), "out"),
             aten.norm.ScalarOpt_dim: (_norm_kernel(), "out")}
 
 
 NN_KERNELS = ("glu", "glu_backward", "group_norm", "group_norm_backward", "soft_margin_loss",
-              "soft_margin_loss_backward")
+              "soft_margin_loss_backward", "log_sigmoid", "log_sigmoid_backward")
 """The names of this module's kernels (``norm.ScalarOpt_dim`` is the ``norm`` kernel's)."""
