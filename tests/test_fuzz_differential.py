@@ -180,15 +180,12 @@ MEASURED: dict = {
     # distances, GLU, fold, the random activations and dropouts, range/diagflat/float_power/put/
     # fill_diagonal_/masked_scatter); the new seed 11027's campaign is in TRIAGE.md. Left: the
     # refused gradients (multi_margin_loss, multilabel_margin_loss, put in a graph, the double
-    # backwards of batch_norm/group_norm/glu), multilabel_margin_loss on a batch of 0 (PyTorch's
-    # value is uninitialised memory there), create_graph graphs of composite nodes
+    # backwards of batch_norm/group_norm/glu), create_graph graphs of composite nodes
     "nn": {"agree": 126, "defect": 0, "raw": 0, "error": 0,
         "causes": [
             'create-graph-nodes',
             'diagonal-beyond-2d',
             'layout-strides',
-            'unclassified: refused | multilabel_margin_loss | RuntimeError: inconsistent target size: [N, N] '
-            'for input of size: [N, N] | -',
             'unsupported',
         ]},
 }

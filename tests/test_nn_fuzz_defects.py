@@ -146,3 +146,18 @@ def test_fold_message_on_empty_dimensions(torch_ref, shape):
         return L.nn.functional.fold(L.zeros(shape), (2, 2), (2, 2))
 
     assert _outcome(scalargrad, case) == _outcome(torch_ref, case)
+
+
+@pytest.mark.parametrize("which", ["multi_margin_loss", "multilabel_margin_loss"])
+def test_margin_losses_over_a_batch_of_0(torch_ref, which):
+    # nn:11027:212: multilabel_margin_loss refused an empty target; multi_margin_loss's 'mean'
+    # divided by 0 frames (ZeroDivisionError)
+    def case(L, reduction="none"):
+        target = L.zeros(0, dtype=L.int64) if which == "multi_margin_loss" else L.zeros(0, 3, dtype=L.int64)
+        return getattr(L.nn.functional, which)(L.zeros(0, 3, dtype=L.float64), target, reduction=reduction)
+
+    assert _outcome(scalargrad, case) == _outcome(torch_ref, case)
+    # 'sum' and 'mean' by hand: no terms (0) and 0 / 0 frames (nan); PyTorch 2.13 returns
+    # uninitialised memory for both
+    assert case(scalargrad, "sum").item() == 0.0
+    assert math.isnan(case(scalargrad, "mean").item())

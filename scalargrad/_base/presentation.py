@@ -28,6 +28,7 @@ WHERE = {
     "LazyBatchNorm1d": "torch.nn.modules.batchnorm", "LazyBatchNorm2d": "torch.nn.modules.batchnorm",
     "BatchNorm3d": "torch.nn.modules.batchnorm", "LazyBatchNorm3d": "torch.nn.modules.batchnorm",
     "_NormBase": "torch.nn.modules.batchnorm", "PairwiseDistance": "torch.nn.modules.distance",
+    "CosineSimilarity": "torch.nn.modules.distance",
     "MultiheadAttention": "torch.nn.modules.activation",
     "WeightedRandomSampler": "torch.utils.data.sampler", "DistributedSampler": "torch.utils.data.distributed",
 }

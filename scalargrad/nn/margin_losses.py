@@ -8,7 +8,7 @@ requires grad is refused by name, never given another graph.
 
 from __future__ import annotations
 
-from .._base import dtypes
+from .._base import dtypes, ieee
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import is_grad_enabled
@@ -95,7 +95,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     for s in per:
         acc += s  # accscalar_t: double
     if red == "mean":
-        acc /= nframe
+        acc = ieee.div(acc, nframe)  # 0 / 0 over a batch of 0 (PyTorch's is uninitialised memory)
     return leaf(r(acc), TensorType(dt, ()))
 
 
@@ -108,11 +108,11 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
         reduction = legacy_get_string(size_average, reduce)
     red = _reduction(reduction)
     nframe, dim, x, t = _frames(input, target, "multilabel_margin_loss")
-    ok = target.numel() > 0 and (target.dim() <= 1 and target.numel() == dim if input.dim() <= 1 else
-                                 target.dim() == 2 and tuple(target.shape) == (nframe, dim))
+    ok = (target.dim() <= 1 and target.numel() == dim if input.dim() <= 1 else
+          target.dim() == 2 and tuple(target.shape) == (nframe, dim))
     if not ok:
         raise RuntimeError(f"inconsistent target size: {_shape(target.shape)} for input of size: {_shape(input.shape)}")
-    if min(t) < -1 or max(t) >= dim:
+    if t and (min(t) < -1 or max(t) >= dim):
         raise RuntimeError("argument #2 'target' is out of range")
     dt = input.dtype
     r = dt.round
@@ -140,6 +140,6 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
             acc += s
         acc /= dim
         if red == "mean":
-            acc /= nframe
+            acc = ieee.div(acc, nframe)  # 0 / 0 over a batch of 0 (PyTorch's is uninitialised memory)
         return leaf(r(acc), TensorType(dt, ()))
     return leaf([r(s / dim) for s in per], TensorType(dt, (nframe,)))
