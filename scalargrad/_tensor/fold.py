@@ -92,8 +92,8 @@ def col2im(x: Tensor, output_size, kernel, dilation, padding, stride) -> Tensor:
     _settings_check(kernel, dilation, padding, stride)
     shape = tuple(x._t.shape)
     if len(shape) not in (2, 3) or 0 in shape[-2:]:
-        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor with possibly 0 batch size and non-zero "
-                           f"dimensions for input, but got: [{', '.join(str(s) for s in shape)}]")
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
+                           f"non-zero dimensions for input, but got: [{', '.join(str(s) for s in shape)}]")
     kk = kernel[0] * kernel[1]
     if shape[-2] % kk:
         raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "

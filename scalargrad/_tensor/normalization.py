@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 
-from .._base import dtypes
+from .._base import dtypes, ieee
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.exact_sum import rounded_sum
@@ -81,6 +81,15 @@ def batch_norm(x: Tensor, running_mean: Tensor | None, running_var: Tensor | Non
     shape = tuple(x._t.shape)
     if x._t.ndim < 2:
         raise ValueError(f"Expected 2D or 3D input (got {x._t.ndim}D input)")
+    if x._t.numel == 0:
+        # ATen's batch_norm: an empty input is cloned, times weight[0], plus bias[0], before any
+        # check of the statistics' sizes ("don't return empty tensor: it would break the graph")
+        out = x.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
     n, c = shape[0], shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
@@ -131,8 +140,11 @@ def batch_norm(x: Tensor, running_mean: Tensor | None, running_var: Tensor | Non
                 new_mean.append(r(r(mom * m) + r(rest * _vals(running_mean)[ch])))
             if running_var is not None:
                 unbiased = r(var_sum / (count - 1)) if count > 1 else math.inf
-                # measured: this one is contracted, momentum * unbiased + (rounded product)
-                new_var.append(fma(mom, unbiased, r(rest * _vals(running_var)[ch]), f32))
+                # float32 (ATen's accscalar_t is double): as if contracted, momentum * unbiased +
+                # (rounded product), measured; float64: Normalization.cpp's plain double expression
+                # (fuzz nn:11027:177)
+                rv_old = _vals(running_var)[ch]
+                new_var.append(fma(mom, unbiased, r(rest * rv_old), f32) if f32 else mom * unbiased + rest * rv_old)
         if running_mean is not None:
             write(running_mean, new_mean)
         if running_var is not None:
@@ -310,7 +322,7 @@ def layer_norm(x: Tensor, normalized_shape, weight: Tensor | None, bias: Tensor 
         m_exact = math.fsum(vals) / row
         mean = r(m_exact)
         var = r(math.fsum([(a - m_exact) ** 2 for a in vals]) / row)
-        rstd = r(1.0 / math.sqrt(max(var, 0.0) + eps))
+        rstd = r(ieee.div(1.0, ieee.sqrt(max(var, 0.0) + eps)))
         means.append(mean)
         rstds.append(rstd)
         shift = r(-rstd * mean)
@@ -406,7 +418,7 @@ def group_norm(x: Tensor, num_groups: int, weight: Tensor | None, bias: Tensor |
         m_exact = math.fsum(vals) / row if row else math.nan
         mean = r(m_exact)
         var = r(math.fsum([(a - m_exact) ** 2 for a in vals]) / row) if row else math.nan
-        rstd = r(1.0 / math.sqrt(max(var, 0.0) + eps)) if row else math.nan
+        rstd = r(ieee.div(1.0, ieee.sqrt(max(var, 0.0) + eps))) if row else math.nan
         means.append(mean)
         rstds.append(rstd)
         for i in idx:
@@ -439,6 +451,11 @@ def group_norm_backward(g: Tensor, v: Tensor) -> tuple:
     gb_terms = [[] for _ in range(c)]
     for q, idx in enumerate(norm.groups):
         row = len(idx)
+        if not row:  # an empty group (no positions): nothing to normalise; ATen's weight gradient
+            # (ds - db * mean) * rstd is 0 * nan there (mean and rstd of no values are nan)
+            for ch in range(c):
+                gw_terms[ch].append(math.nan)
+            continue
         mean, rstd = norm.mean[q], norm.invstd[q]
         xhat = [(xv[i] - mean) * rstd for i in idx]
         dyw = [gv[i] * (wv[norm.param_of[i]] if wv is not None else 1.0) for i in idx]

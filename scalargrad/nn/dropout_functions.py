@@ -83,7 +83,7 @@ def _dropout_impl(x: Tensor, p: float, train: bool, feature: bool, alpha: bool, 
     if p == 0 or not train or x._t.numel == 0:
         return x
     nd = x._t.ndim
-    if feature and nd < 2:
+    if feature and nd < 2 and p != 1:  # ATen checks it making the noise, which p = 1 needs not
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     dt = x._t.dtype
     shape = tuple(x._t.shape[:2]) + (1,) * (nd - 2) if feature else tuple(x._t.shape)

@@ -88,7 +88,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
         warnings.warn(_DROPOUT2D_3D, stacklevel=2)
     if not training or p == 0 or x._t.numel == 0:
         return x
-    if nd < 2:
+    if nd < 2 and p != 1:  # ATen checks it making the noise, which p = 1 needs not
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = tuple(x._t.shape[:2]) + (1,) * (nd - 2)
     t = TensorType(x._t.dtype, shape)

@@ -8,7 +8,7 @@ requires grad is refused by name, never given another graph.
 
 from __future__ import annotations
 
-from .._base import dtypes
+from .._base import dtypes, ieee
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import is_grad_enabled
@@ -34,14 +34,19 @@ def _frames(input: Tensor, target: Tensor, name: str) -> tuple:
                            f"{_shape(input.shape)}")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"{name}_cpu_kernel\" not implemented for '{input.dtype.short}'")
-    if input._rg and is_grad_enabled():
-        node = "MultiMarginLossBackward0" if name == "multi_margin_loss" else "MultilabelMarginLossBackward0"
-        raise Unsupported(f"the gradient of {name} ({node})")
     nd = input.dim()
     nframe, dim = (1, 1 if nd == 0 else input.size(0)) if nd <= 1 else (input.size(0), input.size(1))
     vals = input._val if nd else [input._val]
     tv = target._val if target.dim() else [target._val]
     return nframe, dim, vals, tv
+
+
+def _refuse_grad(input: Tensor, name: str) -> None:
+    """The refusal of an input that requires grad, made once the operands passed PyTorch's checks
+    (a wrong target is PyTorch's error, not a refusal)."""
+    if input._rg and is_grad_enabled():
+        node = "MultiMarginLossBackward0" if name == "multi_margin_loss" else "MultilabelMarginLossBackward0"
+        raise Unsupported(f"the gradient of {name} ({node})")
 
 
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
@@ -60,6 +65,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
                            f"samples (batch size). Expected target size [{nframe}], but got {_shape(target.shape)}. "
                            f"Input has shape {_shape(input.shape)}.")
+    if weight is not None and (weight.dim() > 1 or weight.numel() != dim):
+        raise RuntimeError(f"inconsistent weight size, expected {dim} but got {_shape(weight.shape)}")
     dt = input.dtype
     r = dt.round
     m = r(float(margin))
@@ -81,13 +88,14 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
                     h = r(h * w[y])
                 s = r(s + h)
         per.append(r(s / dim))
+    _refuse_grad(input, "multi_margin_loss")
     if red == "none" and target.dim() > 0:
         return leaf(per, TensorType(dt, (nframe,)))
     acc = 0.0
     for s in per:
         acc += s  # accscalar_t: double
     if red == "mean":
-        acc /= nframe
+        acc = ieee.div(acc, nframe)  # 0 / 0 over a batch of 0 (PyTorch's is uninitialised memory)
     return leaf(r(acc), TensorType(dt, ()))
 
 
@@ -100,11 +108,11 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
         reduction = legacy_get_string(size_average, reduce)
     red = _reduction(reduction)
     nframe, dim, x, t = _frames(input, target, "multilabel_margin_loss")
-    ok = target.numel() > 0 and (target.dim() <= 1 and target.numel() == dim if input.dim() <= 1 else
-                                 target.dim() == 2 and tuple(target.shape) == (nframe, dim))
+    ok = (target.dim() <= 1 and target.numel() == dim if input.dim() <= 1 else
+          target.dim() == 2 and tuple(target.shape) == (nframe, dim))
     if not ok:
         raise RuntimeError(f"inconsistent target size: {_shape(target.shape)} for input of size: {_shape(input.shape)}")
-    if min(t) < -1 or max(t) >= dim:
+    if t and (min(t) < -1 or max(t) >= dim):
         raise RuntimeError("argument #2 'target' is out of range")
     dt = input.dtype
     r = dt.round
@@ -125,12 +133,13 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
                     if z > 0:
                         s += z
         per.append(r(s))
+    _refuse_grad(input, "multilabel_margin_loss")
     if red != "none" or target.dim() <= 1:
         acc = 0.0
         for s in per:
             acc += s
         acc /= dim
         if red == "mean":
-            acc /= nframe
+            acc = ieee.div(acc, nframe)  # 0 / 0 over a batch of 0 (PyTorch's is uninitialised memory)
         return leaf(r(acc), TensorType(dt, ()))
     return leaf([r(s / dim) for s in per], TensorType(dt, (nframe,)))

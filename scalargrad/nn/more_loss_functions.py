@@ -79,10 +79,14 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
             raise RuntimeError("kl_div: Complex inputs not supported.")
         if not t.is_floating_point():
             raise RuntimeError("kl_div: Integral inputs not supported.")
+    # ATen's C++ evaluates the right operand first (GCC): its node is made first, so the
+    # engine runs it last, and a target that needs grad adds its gradients in that order
     if log_target:
-        output = FUNCTIONS["exp"](target) * (target - input)
+        diff = target - input
+        output = FUNCTIONS["exp"](target) * diff
     else:
-        output = FUNCTIONS["xlogy"](target, target) - target * input
+        product = target * input
+        output = FUNCTIONS["xlogy"](target, target) - product
     reduced = _reduce(output, reduction_enum)
     if reduction == "batchmean" and input.dim() != 0:
         reduced = reduced / input.size()[0]

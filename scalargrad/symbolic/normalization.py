@@ -4,8 +4,7 @@ statistics (evaluation), with its weight and bias elements."""
 
 from __future__ import annotations
 
-import math
-
+from .._base import ieee
 from .._ops import normalization as NO
 from .element_op import ElementOp, exact_number, fsum
 from .graph import elements_of
@@ -48,7 +47,7 @@ class NormalizedOf(ElementOp):
             n = len(group)
             mean = fsum(group) / n
             var = fsum([(a - mean) ** 2 for a in group]) / n
-            invstd = 1.0 / math.sqrt(var + eps)
+            invstd = ieee.div(1.0, ieee.sqrt(var + eps))  # inf at eps=0 over a constant group
         return group, x, w, b, mean, invstd
 
     @classmethod

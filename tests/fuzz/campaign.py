@@ -28,6 +28,7 @@ from .gen_inplace import generate_inplace
 from .gen_modes import generate_modes
 from .gen_modules import generate_module
 from .gen_newer import generate_newer
+from .gen_nn import generate_nn
 from .gen_ops import generate_ops
 from .gen_threads import generate_thread
 from .gen_training import generate_training
@@ -47,7 +48,8 @@ GENERATORS = {"graphs": generate_graph, "errors": generate_error, "modules": gen
 KINDS = list(GENERATORS)  # issue 14's families (the fixed mix)
 FAMILIES = {"views": generate_views, "indexing": generate_indexing, "inplace": generate_inplace,
             "hooks": generate_hooks, "functions": generate_functions, "modes": generate_modes, "ops": generate_ops,
-            "training": generate_training, "newer": generate_newer}
+            "training": generate_training, "newer": generate_newer,
+            "nn": generate_nn}
 """issue 22's families: programs over tensors of every shape, and training runs."""
 GENERATORS.update(FAMILIES)
 # the mix of kinds of a mixed campaign, per 50 programs: about issue 14's 20,000 / 5,000 / 3,000

@@ -866,7 +866,9 @@ KERNELS = UNARY + ("pow", "add", "sub", "addcmul", "addcdiv", "lerp", "tanh_back
                    "safe_softmax", "sdpa_flash", "sdpa_flash_backward", "cholesky", "inverse", "det",
                    "solve_triangular", "lu_solve", "upsample_linear1d", "upsample_bilinear2d",
                    "upsample_trilinear3d", "upsample_bicubic2d", "upsample_linear1d_backward",
-                   "upsample_bilinear2d_backward", "upsample_trilinear3d_backward", "upsample_bicubic2d_backward")
+                   "upsample_bilinear2d_backward", "upsample_trilinear3d_backward", "upsample_bicubic2d_backward",
+                   "glu", "glu_backward", "group_norm", "group_norm_backward", "soft_margin_loss",
+                   "soft_margin_loss_backward", "log_sigmoid", "log_sigmoid_backward")
 """The kernels the rule substitutes."""
 
 
@@ -915,11 +917,13 @@ def _table() -> dict:
     put(_uniform_kernel(), aten.uniform_.default)
     from .kernels_attention import attention_kernels  # those modules build on this one's helpers
     from .kernels_linalg import linalg_kernels
+    from .kernels_nn import nn_kernels
     from .kernels_upsample import upsample_kernels
 
     table.update(attention_kernels(torch))
     table.update(linalg_kernels(torch))
     table.update(upsample_kernels(torch))
+    table.update(nn_kernels(torch))
     return table
 
 
