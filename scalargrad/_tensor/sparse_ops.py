@@ -103,7 +103,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
 
 def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=None, *, dtype=None, layout=None,
                              device=None, pin_memory=False, requires_grad=False, check_invariants=None) -> SparseTensor:
-    """``torch.sparse_compressed_tensor`` (2-D here)."""
+    """``torch.sparse_compressed_tensor`` (two sparse dimensions and any dense ones; no batch)."""
     return _compressed_tensor(compressed_indices, plain_indices, values, size, dtype, layout, requires_grad,
                               check_invariants, "sparse_compressed_tensor", device)
 
@@ -119,17 +119,29 @@ def _compressed_tensor(compressed_indices, plain_indices, values, size, dtype, l
     comp, plain = index_tensor(compressed_indices, what), index_tensor(plain_indices, what)
     vals = dense_tensor(values, dtype, what)
     blocked = layout in BLOCKED
-    if comp._t.ndim != 1 or plain._t.ndim != 1 or vals._t.ndim != (3 if blocked else 1):
-        raise Unsupported(f"{what} with batch or dense dimensions", "scalargrad's compressed sparse tensors are 2-D")
-    bh, bw = tuple(vals._t.shape[1:]) if blocked else (1, 1)
+    if comp._t.ndim != 1 or plain._t.ndim != 1:
+        raise Unsupported(f"{what} with batch dimensions", "scalargrad's compressed sparse tensors have none")
+    if vals._t.ndim < (3 if blocked else 1):
+        raise RuntimeError(f"values must have dimensionality > sum of batch and block dimensionalities (=0 + "
+                           f"{2 if blocked else 0}) but got {vals._t.ndim}")
+    bh, bw = tuple(vals._t.shape[1:3]) if blocked else (1, 1)
+    dense = tuple(vals._t.shape[3 if blocked else 1:])
     row = layout in ROW_COMPRESSED
     if size is None:
         p = ints(plain)
         ncomp, nplain = comp._t.shape[0] - 1, max(p, default=-1) + 1
-        size = (ncomp * bh, nplain * bw) if row else (nplain * bh, ncomp * bw)
+        size = ((ncomp * bh, nplain * bw) if row else (nplain * bh, ncomp * bw)) + dense
     size = sparse_size(size, what)
-    if len(size) != 2:
-        raise Unsupported(f"{what} of size {size}", "scalargrad's compressed sparse tensors are 2-D")
+    if len(size) != 2 + len(dense):
+        if check_invariants:
+            raise RuntimeError(f"tensor dimensionality must be sum of batch, base, and dense dimensionalities (=0 + 2 "
+                               f"+ {len(dense)}) but got {len(size)}")
+        raise Unsupported(f"{what} of size {size} with values of shape {tuple(vals._t.shape)}",
+                          "scalargrad's compressed sparse tensors have no batch dimensions, and their size must "
+                          "match their values' (PyTorch accepts it unchecked)")
+    if tuple(size[2:]) != dense:
+        raise Unsupported(f"{what} whose size {size} does not end in the values' dense shape {dense}",
+                          "PyTorch accepts it unchecked")
     for d, b in enumerate((bh, bw)):
         if b and size[d] % b:
             raise RuntimeError(f"tensor shape[{d}] (={size[d]}) must be divisible with blocksize[{d}] (={b}) as "
@@ -151,28 +163,28 @@ def _compressed_tensor(compressed_indices, plain_indices, values, size, dtype, l
 
 def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None) -> SparseTensor:
-    """``torch.sparse_csr_tensor`` (2-D here)."""
+    """``torch.sparse_csr_tensor``: values ``(nnz, *dense_shape)``."""
     return _compressed_tensor(crow_indices, col_indices, values, size, dtype, S.sparse_csr, requires_grad,
                               check_invariants, "sparse_csr_tensor", device)
 
 
 def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None) -> SparseTensor:
-    """``torch.sparse_csc_tensor`` (2-D here)."""
+    """``torch.sparse_csc_tensor``: values ``(nnz, *dense_shape)``."""
     return _compressed_tensor(ccol_indices, row_indices, values, size, dtype, S.sparse_csc, requires_grad,
                               check_invariants, "sparse_csc_tensor", device)
 
 
 def sparse_bsr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None) -> SparseTensor:
-    """``torch.sparse_bsr_tensor`` (2-D here): values ``(nnz, block rows, block columns)``."""
+    """``torch.sparse_bsr_tensor``: values ``(nnz, block rows, block columns, *dense_shape)``."""
     return _compressed_tensor(crow_indices, col_indices, values, size, dtype, S.sparse_bsr, requires_grad,
                               check_invariants, "sparse_bsr_tensor", device)
 
 
 def sparse_bsc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None) -> SparseTensor:
-    """``torch.sparse_bsc_tensor`` (2-D here): values ``(nnz, block rows, block columns)``."""
+    """``torch.sparse_bsc_tensor``: values ``(nnz, block rows, block columns, *dense_shape)``."""
     return _compressed_tensor(ccol_indices, row_indices, values, size, dtype, S.sparse_bsc, requires_grad,
                               check_invariants, "sparse_bsc_tensor", device)
 
@@ -196,6 +208,9 @@ def mul(x: SparseTensor, other) -> SparseTensor:
     at their positions (the dense op on the values: its promotion and rounding); the structure
     and the coalesced flag kept."""
     if isinstance(other, Tensor) and not isinstance(other, SparseTensor) and other._t.ndim:
+        if x._lay in BLOCKED:
+            raise RuntimeError(f"empty_sparse_compressed expected sparse compressed (non-block) tensor layout but got "
+                               f"{C_NAME[x._lay.name]}")
         return S.with_values(x, x._vals * _gathered(x, other))
     return S.with_values(x, x._vals * _scalar(other, "mul", x))
 
@@ -213,15 +228,17 @@ def _gathered(x: SparseTensor, other: Tensor) -> Tensor:
     def at(pos: tuple) -> float:
         return ov[sum(p * st for p, st, n in zip(pos, ostrides, pad) if n != 1)]
 
+    sd = x.sparse_dim()
+    dense_shape = x._size[sd:]
+    inner = [tuple((q // st) % n for st, n in zip(contiguous_strides(dense_shape), dense_shape))
+             for q in range(numel(dense_shape))]
     if x._lay is sparse_coo:
-        sd = x.sparse_dim()
-        dense_shape = x._size[sd:]
-        inner = [tuple((q // st) % n for st, n in zip(contiguous_strides(dense_shape), dense_shape))
-                 for q in range(numel(dense_shape))]
         out = [at(index + rest) for index, _ in coo_entries(x) for rest in inner]
-    else:
-        bh, bw = S.block_shape(x)
-        out = [at((r * bh + i, c * bw + j)) for r, c, _ in compressed_blocks(x) for i in range(bh) for j in range(bw)]
+    else:  # CSR or CSC (PyTorch has no such product of a blocked layout)
+        if dense_shape and tuple(other._t.shape) != x._size:
+            raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size "
+                               f"{list(other._t.shape)} but mask has size {list(x._size)}")
+        out = [at((r, c) + rest) for r, c, _ in compressed_blocks(x) for rest in inner]
     return from_values(out, x._vals._t.shape, other._t.dtype)
 
 
@@ -261,7 +278,8 @@ def add(x: SparseTensor, other, *, alpha=1) -> SparseTensor:
         raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but {list(x._size)} != "
                            f"{list(other._size)}")
     if x.sparse_dim() != other.sparse_dim():
-        raise Unsupported("add of COO tensors with different sparse dimensions", S._HINT)
+        raise RuntimeError(f"add: expected 'self' and 'other' to have same density, but 'self' has {x.sparse_dim()} "
+                           f"sparse dimensions while 'other' has {other.sparse_dim()} sparse dimensions")
     dt = promote_types(x._dt, other._dt)
     strides = contiguous_strides(x._size[:x.sparse_dim()])
     a, b = coo_entries(x), coo_entries(other)
@@ -308,10 +326,18 @@ def _product(a: list, b: list, n: int, k: int, m: int, dt) -> list:
     return round_list(dt, [sum(a[r * k + c] * b[c * m + j] for c in live[r]) for r in range(n) for j in range(m)])
 
 
-def _check_product(x: SparseTensor, other, dense_first: bool) -> None:
+def _check_product(x: SparseTensor, other, dense_first: bool, op: str) -> None:
+    """PyTorch's refusals of a product (``op``: ``"mm"`` for mm/spmm/Tensor.mm, ``"matmul"`` for
+    matmul and ``@``, ``"sparse.mm"``), then scalargrad's of what it does not compute."""
     if isinstance(other, SparseTensor) or not isinstance(other, Tensor):
         raise Unsupported(f"a product of a torch.{x._lay.name} tensor and a {type(other).__name__} "
                           "(only sparse @ dense and dense @ sparse)", S._HINT)
+    if x.dense_dim() and other._t.ndim in (1, 2):
+        raise _hybrid_product_error(x, other._t.ndim, dense_first, op)
+    if op != "matmul" and not dense_first and other._t.ndim == 1 and x.ndim == 2:
+        if op == "sparse.mm" and x._lay is not sparse_coo:
+            raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if x.ndim != 2 or x.dense_dim() or other._t.ndim not in ((2,) if dense_first else (1, 2)):
         raise Unsupported(f"a product of a {x.ndim}-D torch.{x._lay.name} tensor and a {other._t.ndim}-D tensor",
                           S._HINT)
@@ -320,14 +346,41 @@ def _check_product(x: SparseTensor, other, dense_first: bool) -> None:
         raise Unsupported(f"a product of {dt!r} sparse tensors", S._HINT)
 
 
-def mm(x, other) -> Tensor:
-    """``sparse @ dense`` (``torch.mm``, ``matmul``, ``spmm``, ``@``; 2-D @ 1-D or 2-D): each
-    element the exact dot product rounded once (PyTorch's kernel accumulates in an order and with
-    fused multiply-adds that depend on the processor). A dense matrix that requires grad gets
-    PyTorch's MmBackward0 node (the sparse operand is a constant of it)."""
+def _hybrid_product_error(x: SparseTensor, other_ndim: int, dense_first: bool, op: str) -> Exception:
+    """PyTorch 2.13 multiplies no hybrid tensor (one with dense dimensions) with a dense one: its
+    error, which depends on the op, the side and the layout."""
+    nd, coo = x.ndim, x._lay is sparse_coo
+    if dense_first:
+        if coo:
+            return RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: "
+                                f"{x.sparse_dim()}, d0: {nd - 2}, d1: {nd - 1}")
+        if op == "matmul":
+            return RuntimeError("transpose(): hybrid sparse compressed tensors with dense dimensions are not supported")
+        return RuntimeError(f"mat2 must be a matrix, got {nd}-D tensor")
+    if op == "matmul":
+        if not coo:
+            return RuntimeError(f"Sparse {C_NAME[x._lay.name][6:].upper()} tensors do not have strides")
+        if nd > 2:
+            return RuntimeError("reshape is not implemented for sparse tensors")
+        return RuntimeError(f"addmm: matrices expected, got {x.sparse_dim()}D tensor")
+    if other_ndim == 1 and (coo or op != "sparse.mm"):
+        return IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if not coo:
+        return RuntimeError(f"mat1 must be a matrix, got {nd}-D tensor")
+    if x.sparse_dim() != 2:
+        return RuntimeError(f"addmm: matrices expected, got {x.sparse_dim()}D tensor")
+    return RuntimeError(f"addmm: scalar values expected, got {x.dense_dim()}D values")
+
+
+def mm(x, other, *, _op: str = "mm") -> Tensor:
+    """``sparse @ dense`` (``torch.mm``, ``spmm``, ``Tensor.mm``: 2-D @ 2-D; ``matmul`` and ``@``
+    also 2-D @ 1-D): each element the exact dot product rounded once (PyTorch's kernel
+    accumulates in an order and with fused multiply-adds that depend on the processor). A dense
+    matrix that requires grad gets PyTorch's MmBackward0 node (the sparse operand is a constant
+    of it)."""
     if not isinstance(x, SparseTensor):
         raise Unsupported("a product of these operands (only sparse @ dense and dense @ sparse)", S._HINT)
-    _check_product(x, other, False)
+    _check_product(x, other, False, _op)
     n, k = x._size
     if other._t.shape[0] != k:
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {k}, got {other._t.shape[0]}")
@@ -342,9 +395,14 @@ def mm(x, other) -> Tensor:
     return _node(out, (n, m), dense, other)
 
 
-def rmm(x: SparseTensor, other) -> Tensor:
+def matmul(x, other) -> Tensor:
+    """``torch.matmul``, ``Tensor.matmul``, ``@``: as ``mm``, with PyTorch's matmul refusals."""
+    return mm(x, other, _op="matmul")
+
+
+def rmm(x: SparseTensor, other, *, _op: str = "mm") -> Tensor:
     """``dense @ sparse`` (2-D): as ``mm``."""
-    _check_product(x, other, True)
+    _check_product(x, other, True, _op)
     n, k = other._t.shape
     m = x._size[1]
     if x._size[0] != k:
@@ -353,6 +411,11 @@ def rmm(x: SparseTensor, other) -> Tensor:
         raise RuntimeError(f"expected scalar type {other._t.dtype.short} but found {x._dt.short}")
     dense = to_dense(x)
     return _node(_product(flat(other), flat(dense), n, k, m, x._dt), (n, m), other, dense)
+
+
+def rmatmul(x: SparseTensor, other) -> Tensor:
+    """``dense @ sparse`` by ``matmul`` or ``@``."""
+    return rmm(x, other, _op="matmul")
 
 
 def _node(out: list, shape: tuple, a: Tensor, b: Tensor) -> Tensor:
@@ -368,7 +431,7 @@ def sparse_mm(mat1, mat2, reduce=None) -> Tensor:
         no_grad_input(mat2, "torch.sparse.mm")
     if reduce is not None and (reduce != "sum" or not isinstance(mat1, SparseTensor) or mat1._lay is not S.sparse_csr):
         raise Unsupported(f"torch.sparse.mm(reduce={reduce!r}) of this operand", S._HINT)
-    return mm(mat1, mat2)
+    return mm(mat1, mat2, _op="sparse.mm")
 
 
 def radd(x: SparseTensor, other, *, alpha=1) -> Tensor:
@@ -403,6 +466,8 @@ def transpose2d(x: SparseTensor) -> SparseTensor:
         i = ints(x._ind[0])
         n = len(i) // 2
         return new_sparse(sparse_coo, x._size[::-1], (from_values(i[n:] + i[:n], (2, n), int64),), x._vals)
+    if x.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
     if x._lay in BLOCKED:
         raise Unsupported(f"Tensor.t of a torch.{x._lay.name} tensor", S._HINT)
     return new_sparse(S.sparse_csc if x._lay is S.sparse_csr else S.sparse_csr, x._size[::-1], x._ind, x._vals)
@@ -512,18 +577,18 @@ _METHODS = {
     "to_dense": to_dense, "coalesce": coalesce, "to_sparse": to_sparse, "clone": clone, "__deepcopy__": deepcopy,
     "mul": mul, "__mul__": mul, "__rmul__": mul, "div": div, "__truediv__": div, "neg": neg, "__neg__": neg,
     "add": add, "__add__": add, "__radd__": radd, "sub": sub, "__sub__": sub, "__rsub__": rsub,
-    "mm": mm, "matmul": mm, "__matmul__": mm, "__rmatmul__": rmm, "sum": tensor_sum, "t": transpose2d,
+    "mm": mm, "matmul": matmul, "__matmul__": matmul, "__rmatmul__": rmatmul, "sum": tensor_sum, "t": transpose2d,
     "abs": sparse_abs, "relu": sparse_relu, "to": to, "item": item, "tolist": tolist, "is_contiguous": is_contiguous,
     **{n: _converted(n) for n in ("double", "float", "half", "bfloat16", "long", "int", "short", "char", "byte",
                                   "bool")},
 }
 """The sparse tensor's own methods and operators (besides its metadata and accessors, in ``sparse.py``)."""
 
-DISPATCH = {"mm": mm, "matmul": mm, "spmm": mm, "sum": tensor_sum, "add": add, "sub": sub, "mul": mul, "div": div,
+DISPATCH = {"mm": mm, "matmul": matmul, "spmm": mm, "sum": tensor_sum, "add": add, "sub": sub, "mul": mul, "div": div,
             "neg": neg, "clone": clone, "t": transpose2d, "abs": sparse_abs, "relu": sparse_relu,
             "numel": SparseTensor.numel, "is_floating_point": SparseTensor.is_floating_point}
 """torch functions that take a sparse first operand (surface.install wraps them with ``dispatching``)."""
-REFLECTED = {"mm": rmm, "matmul": rmm, "spmm": rmm, "add": radd, "sub": rsub, "mul": mul}
+REFLECTED = {"mm": rmm, "matmul": rmatmul, "spmm": rmm, "add": radd, "sub": rsub, "mul": mul}
 """... and a sparse second operand after a dense one."""
 
 
@@ -532,7 +597,13 @@ def install(method, function) -> None:
     and PyTorch's refusals of the sparse accessors on a dense tensor; then close the sparse class."""
     for name, fn in _METHODS.items():
         setattr(SparseTensor, name, fn)
-    for name in ("to_sparse_coo", "to_sparse_csr", "to_sparse_csc"):
+    def to_sparse_coo(self):
+        return to_layout(self, None, sparse_coo, None, None, "dense_to_sparse")
+
+    to_sparse_coo.__qualname__ = "Tensor.to_sparse_coo"  # named so in Python's TypeError for an argument
+    SparseTensor.to_sparse_coo = to_sparse_coo
+    method("to_sparse_coo", to_sparse_coo)
+    for name in ("to_sparse_csr", "to_sparse_csc"):
         lay = getattr(S, name[3:])
 
         def convert(self, dense_dim=None, _lay=lay):
