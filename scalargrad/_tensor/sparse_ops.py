@@ -206,11 +206,17 @@ def _scalar(other, what: str, x: SparseTensor):
 def mul(x: SparseTensor, other) -> SparseTensor:
     """``s * number`` and ``s * dense``: the values scaled, or multiplied by the dense elements
     at their positions (the dense op on the values: its promotion and rounding); the structure
-    and the coalesced flag kept."""
+    and the coalesced flag kept. Of the compressed layouts PyTorch multiplies only CSR by a dense
+    tensor, of the same shape."""
     if isinstance(other, Tensor) and not isinstance(other, SparseTensor) and other._t.ndim:
         if x._lay in BLOCKED:
             raise RuntimeError(f"empty_sparse_compressed expected sparse compressed (non-block) tensor layout but got "
                                f"{C_NAME[x._lay.name]}")
+        if x._lay is S.sparse_csc:
+            raise RuntimeError("Expected result Tensor to be of format CSR")
+        if x._lay is S.sparse_csr and tuple(other._t.shape) != x._size:  # PyTorch's CSR product does not broadcast
+            raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size "
+                               f"{list(other._t.shape)} but mask has size {list(x._size)}")
         return S.with_values(x, x._vals * _gathered(x, other))
     return S.with_values(x, x._vals * _scalar(other, "mul", x))
 
@@ -234,10 +240,7 @@ def _gathered(x: SparseTensor, other: Tensor) -> Tensor:
              for q in range(numel(dense_shape))]
     if x._lay is sparse_coo:
         out = [at(index + rest) for index, _ in coo_entries(x) for rest in inner]
-    else:  # CSR or CSC (PyTorch has no such product of a blocked layout)
-        if dense_shape and tuple(other._t.shape) != x._size:
-            raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size "
-                               f"{list(other._t.shape)} but mask has size {list(x._size)}")
+    else:  # CSR (PyTorch has this product of no other compressed layout)
         out = [at((r, c) + rest) for r, c, _ in compressed_blocks(x) for rest in inner]
     return from_values(out, x._vals._t.shape, other._t.dtype)
 

@@ -285,6 +285,9 @@ def install() -> None:
     for name, fn in sparse_ops.DISPATCH.items():  # torch.mm(sparse, dense) and the like
         FUNCTIONS[name] = sparse_ops.dispatching(FUNCTIONS.get(name) or FUNCTIONS["mm"], fn,  # spmm: mm
                                                  sparse_ops.REFLECTED.get(name))
+    for name in ("mm", "matmul"):  # dense.mm(sparse), dense.matmul(sparse): as torch.mm(dense, sparse)
+        setattr(Tensor, name, sparse_ops.dispatching(getattr(Tensor, name), sparse_ops.DISPATCH[name],
+                                                     sparse_ops.REFLECTED[name]))
     install_unsupported()
     _install_numpy_names()
 
