@@ -195,6 +195,17 @@ def test_hybrid_tensors_print_and_compute_as_pytorch(torch_ref, case):
     assert _run(scalargrad, CASES[case]) == _run(torch_ref, CASES[case])
 
 
+def test_item_of_a_compressed_tensor_is_pytorchs_missing_kernel(torch_ref):
+    for lib in (scalargrad, torch_ref):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for s in (lib.eye(1).to_sparse_csr(), lib.ones(1, 1, 1).to_sparse_bsr((1, 1), dense_dim=1)):
+                with pytest.raises(NotImplementedError, match=r"^Could not run 'aten::_local_scalar_dense' with "
+                                                              r"arguments from the 'SparseCsrCPU' backend\."):
+                    s.item()
+            assert lib.ones(1, 1, 1).to_sparse(1).item() == 1.0
+
+
 @pytest.mark.parametrize("case", list(ERRORS))
 def test_hybrid_errors_are_pytorchs(torch_ref, case):
     ours, theirs = _run(scalargrad, ERRORS[case]), _run(torch_ref, ERRORS[case])

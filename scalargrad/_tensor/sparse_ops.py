@@ -523,6 +523,9 @@ def to(x: SparseTensor, *args, **kwargs) -> SparseTensor:
 def item(x: SparseTensor):
     if x.numel() != 1:
         raise RuntimeError(f"a Tensor with {x.numel()} elements cannot be converted to Scalar")
+    if x._lay is not sparse_coo:  # PyTorch has no such kernel (its message goes on to list its backends)
+        raise NotImplementedError("Could not run 'aten::_local_scalar_dense' with arguments from the 'SparseCsrCPU' "
+                                  "backend.")
     return to_dense(x).item()
 
 
