@@ -148,6 +148,8 @@ ERRORS = {
     "bsr dense_dim too large": lambda t: t.tensor(D3).to_sparse_bsr((1, 1), dense_dim=2),
     "layout csr dense_dim range": lambda t: t.tensor(D3).to_sparse(layout=t.sparse_csr, dense_dim=2),
     "csr of a vector": lambda t: t.ones(2).to_sparse_csr(dense_dim=0),
+    "bsr of a vector": lambda t: t.ones(2).to_sparse_bsr((1, 1)),
+    "bsr of a number": lambda t: t.tensor(1.0).to_sparse_bsr((1, 1)),
     "hybrid blocksize": lambda t: t.ones(3, 2, 2).to_sparse_bsr((2, 1), dense_dim=1),
     "hybrid blocksize (to_sparse)": lambda t: t.ones(3, 2, 2).to_sparse(layout=t.sparse_bsr, blocksize=(2, 1),
                                                                         dense_dim=1),

@@ -134,9 +134,10 @@ def _dense_to_compressed(x: Tensor, layout, blocksize, dense_dim, what: str) -> 
     after them (no batch dimensions here); a block is stored where any of its numbers is nonzero."""
     name, nd = layout.name, x._t.ndim
     dd = 0 if dense_dim is None else dense_dim
-    if layout in BLOCKED and not -nd <= -2 - dd < max(nd, 1):  # PyTorch reads size(-2 - dense_dim) first
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(nd, 1)}, {max(nd, 1) - 1}], but "
-                         f"got {-2 - dd})")
+    if layout in BLOCKED and nd == 0:  # PyTorch reads size(-2 - dense_dim) first
+        raise IndexError(f"Dimension specified as {-2 - dd} but tensor has no dimensions")
+    if layout in BLOCKED and not -nd <= -2 - dd < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {-2 - dd})")
     if dense_dim is not None and not 0 <= dd <= nd - 2:
         raise RuntimeError(f"{what}: dense_dim argument must be in [0,{nd - 2}] range, but {dd} is given")
     if nd < 2:
