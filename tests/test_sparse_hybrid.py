@@ -117,6 +117,15 @@ CASES = {
                                  d4(t).to_sparse_bsc((2, 1), dense_dim=2).sum()),
     "dense.mm(sparse), dense.matmul(sparse)": lambda t: (t.ones(2, 3).mm(t.tensor(D3)[:, 1].to_sparse()),
                                                        t.ones(2, 3).matmul(t.tensor(D3)[:, 1].to_sparse_csr())),
+    "sparse_mask": lambda t: (t.arange(12.0).reshape(3, 2, 2).sparse_mask(t.sparse_coo_tensor([[2, 0, 2]],
+                                                                                            t.ones(3, 2, 2))),
+                              t.arange(12).reshape(3, 2, 2).sparse_mask(t.ones(3, 2, 2).to_sparse(2)),
+                              t.arange(12.0).reshape(3, 2, 2).sparse_mask(t.ones(3, 2, 2).to_sparse_csr(dense_dim=1)),
+                              t.arange(4.0).reshape(2, 2).sparse_mask(t.eye(2).to_sparse_csc()),
+                              t.arange(4.0).reshape(2, 2).sparse_mask(t.eye(2).to_sparse_bsr((1, 2))),
+                              t.ones(2, 2, dtype=t.int32).sparse_mask(t.eye(2).to_sparse()),
+                              [t.ones(3, 2, 2).sparse_mask(t.sparse_coo_tensor([[2, 0, 2]], t.ones(3, 2, 2)).coalesce())
+                               .is_coalesced()]),
     "csr * dense": lambda t: (csr3(t) * t.arange(8.0).reshape(2, 2, 2),
                               t.arange(12.0).reshape(3, 2, 2) * t.tensor(D3).to_sparse_csr(dense_dim=1)),
 }
@@ -158,6 +167,7 @@ ERRORS = {
     "ctor dimensionality (checked)": lambda t: t.sparse_csr_tensor([0, 1, 2], [0, 1], [[1.0, 2.0], [3.0, 4.0]],
                                                                    (2, 2), check_invariants=True),
     "add of different densities": lambda t: t.tensor(D3).to_sparse(1) + t.tensor(D3).to_sparse(2),
+    "sparse_mask sizes": lambda t: t.ones(3, 2, 2).sparse_mask(t.ones(3, 2).to_sparse()),
     "t of a hybrid csr": lambda t: d4(t).to_sparse_csr(dense_dim=2).t(),
     "t of a hybrid 3-D coo": lambda t: h3(t).t(),
     "div of a hybrid csr": lambda t: csr3(t) / 2,
@@ -197,6 +207,13 @@ def test_hybrid_tensors_print_and_compute_as_pytorch(torch_ref, case):
     assert _run(scalargrad, CASES[case]) == _run(torch_ref, CASES[case])
 
 
+def test_sparse_mask_of_a_dense_mask_is_pytorchs_missing_kernel(torch_ref):
+    for lib in (scalargrad, torch_ref):
+        with pytest.raises(NotImplementedError, match=r"^Could not run 'aten::sparse_mask' with arguments from the "
+                                                      r"'CPU' backend\."):
+            lib.ones(2).sparse_mask(lib.ones(2))
+
+
 def test_item_of_a_compressed_tensor_is_pytorchs_missing_kernel(torch_ref):
     for lib in (scalargrad, torch_ref):
         with warnings.catch_warnings():
@@ -228,6 +245,9 @@ REFUSED = {
     # PyTorch's sum of two hybrid CSR tensors flattens the values (garbage): refused
     "hybrid csr + csr": (lambda t: csr3(t) + csr3(t), "add of torch.sparse_csr and torch.sparse_csr tensors"),
     "sum over a dimension": (lambda t: t.sparse.sum(h3(t), 0), "sum over dimensions"),
+    "sparse_mask of a sparse tensor": (lambda t: h3(t).sparse_mask(h3(t)), "Tensor.sparse_mask on a torch.sparse_coo"),
+    "sparse_mask of a tensor that requires grad": (lambda t: t.ones(2, 2, 2, requires_grad=True).sparse_mask(h3(t)),
+                                                   "no sparse gradients"),
 }
 
 

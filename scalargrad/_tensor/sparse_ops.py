@@ -221,12 +221,12 @@ def mul(x: SparseTensor, other) -> SparseTensor:
     return S.with_values(x, x._vals * _scalar(other, "mul", x))
 
 
-def _gathered(x: SparseTensor, other: Tensor) -> Tensor:
+def _gathered(x: SparseTensor, other: Tensor, what: str = "mul") -> Tensor:
     """The elements of dense ``other`` (broadcast to ``x``'s shape) where ``x`` stores values,
     shaped as ``x``'s values."""
-    no_grad_input(other, "mul")
+    no_grad_input(other, what)
     if broadcast_shapes(other._t.shape, x._size) != x._size:  # PyTorch names the dense one a
-        raise Unsupported(f"mul of a torch.{x._lay.name} tensor by a dense tensor of more dimensions", S._HINT)
+        raise Unsupported(f"{what} of a torch.{x._lay.name} tensor by a dense tensor of more dimensions", S._HINT)
     pad = (1,) * (len(x._size) - other._t.ndim) + tuple(other._t.shape)
     ov = flat(other)
     ostrides = contiguous_strides(pad)
@@ -240,9 +240,25 @@ def _gathered(x: SparseTensor, other: Tensor) -> Tensor:
              for q in range(numel(dense_shape))]
     if x._lay is sparse_coo:
         out = [at(index + rest) for index, _ in coo_entries(x) for rest in inner]
-    else:  # CSR (PyTorch has this product of no other compressed layout)
-        out = [at((r, c) + rest) for r, c, _ in compressed_blocks(x) for rest in inner]
+    else:
+        bh, bw = S.block_shape(x)
+        out = [at((r * bh + i, c * bw + j) + rest) for r, c, _ in compressed_blocks(x) for i in range(bh)
+               for j in range(bw) for rest in inner]
     return from_values(out, x._vals._t.shape, other._t.dtype)
+
+
+def sparse_mask(self: Tensor, mask) -> SparseTensor:
+    """``dense.sparse_mask(mask)``: a sparse tensor of ``mask``'s layout and structure (its
+    indices, duplicates and coalesced flag kept) holding ``self``'s elements where ``mask`` stores
+    values (its values ignored)."""
+    if isinstance(self, SparseTensor):
+        raise Unsupported(f"Tensor.sparse_mask of a torch.{self._lay.name} tensor", S._HINT)
+    if not isinstance(mask, SparseTensor):  # PyTorch has no such kernel (its message goes on to list its backends)
+        raise NotImplementedError("Could not run 'aten::sparse_mask' with arguments from the 'CPU' backend.")
+    if tuple(self._t.shape) != mask._size:
+        raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(self._t.shape)} "
+                           f"but mask has size {list(mask._size)}")
+    return S.with_values(mask, _gathered(mask, self, "Tensor.sparse_mask"))
 
 
 def sub(x: SparseTensor, other, *, alpha=1) -> SparseTensor:
@@ -626,6 +642,7 @@ def install(method, function) -> None:
         setattr(SparseTensor, name, convert_blocked)
         method(name, convert_blocked)
     method("to_sparse", to_sparse)
+    method("sparse_mask", sparse_mask)
     method("to_dense", to_dense)
     for name in ("_nnz", "_indices", "_values"):
         method(name, _layout_refusal(name, None))
