@@ -46,7 +46,7 @@ from .tensor import Tensor, flat, make
 
 __all__ = ["sparse_coo_tensor", "sparse_compressed_tensor", "sparse_csr_tensor", "sparse_csc_tensor",
            "sparse_bsr_tensor", "sparse_bsc_tensor", "to_dense", "to_sparse", "coalesce", "mm", "rmm", "sparse_mm",
-           "sparse_sum", "install", "DISPATCH", "REFLECTED", "dispatching"]
+           "sparse_sum", "spdiags", "install", "DISPATCH", "REFLECTED", "dispatching"]
 
 
 def _check_requires_grad(requires_grad, what: str) -> None:
@@ -187,6 +187,58 @@ def sparse_bsc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
     """``torch.sparse_bsc_tensor``: values ``(nnz, block rows, block columns, *dense_shape)``."""
     return _compressed_tensor(ccol_indices, row_indices, values, size, dtype, S.sparse_bsc, requires_grad,
                               check_invariants, "sparse_bsc_tensor", device)
+
+
+def spdiags(diagonals, offsets, shape, layout=None) -> SparseTensor:
+    """``torch.sparse.spdiags``: row ``i`` of ``diagonals`` along diagonal ``offsets[i]`` (the
+    element of column ``c`` taken from ``diagonals[i, c]``), in PyTorch's order (diagonal by
+    diagonal, uncoalesced), with its length rule: ``min(offset + rows, len)`` below the main
+    diagonal, ``min(columns, len) - offset`` above it, which can reach past the shape (PyTorch
+    then stores those indices unchecked, as here: an op reading them refuses)."""
+    for name, pos, arg in (("diagonals", 1, diagonals), ("offsets", 2, offsets)):
+        if not isinstance(arg, Tensor):
+            raise TypeError(f"_spdiags(): argument '{name}' (position {pos}) must be Tensor, not {type(arg).__name__}")
+        if isinstance(arg, SparseTensor):
+            raise Unsupported(f"torch.sparse.spdiags of a torch.{arg._lay.name} {name} tensor", S._HINT)
+    if diagonals._t.ndim not in (1, 2):
+        raise RuntimeError("Diagonals must be vector or matrix")
+    if len(shape) != 2:
+        raise RuntimeError("Output shape must be 2d")
+    if offsets._t.ndim > 1:
+        raise RuntimeError("Offsets must be scalar or vector")
+    offs = ints(offsets) if offsets._t.dtype is int64 else flat(offsets)
+    n_diag, length = (1, diagonals._t.shape[0]) if diagonals._t.ndim == 1 else tuple(diagonals._t.shape)
+    if n_diag != len(offs):
+        raise RuntimeError(f"Number of diagonals ({n_diag}) does not match the number of offsets ({len(offs)})")
+    if layout is not None and layout not in (sparse_coo, S.sparse_csc, S.sparse_csr):
+        raise RuntimeError(f"Only output layouts (Sparse, SparseCsc, SparseCsr) are supported, got "
+                           f"{C_NAME[layout.name]}")
+    if offsets._t.dtype is not int64:
+        raise RuntimeError(f"Offset Tensor must have dtype Long but got {offsets._t.dtype.short}")
+    if len(set(offs)) != len(offs):
+        raise RuntimeError("Offset tensor contains duplicate values")
+    no_grad_input(diagonals, "torch.sparse.spdiags")
+    rows, cols = (int(n) for n in shape)
+    dt, dv = diagonals._t.dtype, flat(diagonals)
+    if rows == 0 or cols == 0:
+        counts = [0] * n_diag
+    else:
+        counts = [min(k + rows, length) if k <= 0 else min(cols, length) - k for k in offs]
+    if sum(counts) < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {sum(counts)}: [2, {sum(counts)}]")
+    if min(counts, default=0) < 0:  # PyTorch's kernel then writes outside its buffers
+        raise Unsupported("torch.sparse.spdiags with an offset outside the diagonals' reach",
+                          "PyTorch's result is unspecified")
+    r, c, v = [], [], []
+    for i, (k, n) in enumerate(zip(offs, counts)):
+        first = max(k, 0)
+        r += range(first - k, first - k + n)
+        c += range(first, first + n)
+        v += dv[i * length + first:i * length + first + n]
+    nnz = len(v)
+    s = new_sparse(sparse_coo, (rows, cols), (from_values(r + c, (2, nnz), int64),), from_values(v, (nnz,), dt),
+                   nnz < 2)
+    return s if layout in (None, sparse_coo) else to_layout(s, None, layout, None, None, "spdiags")
 
 
 # ---------------------------------------------------------------- arithmetic
