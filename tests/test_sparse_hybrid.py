@@ -126,6 +126,14 @@ CASES = {
                               t.ones(2, 2, dtype=t.int32).sparse_mask(t.eye(2).to_sparse()),
                               [t.ones(3, 2, 2).sparse_mask(t.sparse_coo_tensor([[2, 0, 2]], t.ones(3, 2, 2)).coalesce())
                                .is_coalesced()]),
+    "narrow_copy": lambda t: (t.arange(16).reshape(2, 2, 2, 2).to_sparse(2).narrow_copy(0, 0, 1),
+                              t.arange(16).reshape(2, 2, 2, 2).to_sparse(2).narrow_copy(3, 1, 1),
+                              t.sparse_coo_tensor(*UNCOALESCED, (3, 2)).narrow_copy(0, 1, 2),
+                              t.sparse_coo_tensor(*UNCOALESCED, (3, 2)).narrow_copy(0, 3, 0),
+                              t.sparse_coo_tensor(*UNCOALESCED, (3, 2)).narrow_copy(dim=0, start=t.tensor(1), length=1),
+                              [t.sparse_coo_tensor(*UNCOALESCED, (3, 2)).narrow_copy(0, d, 1).is_coalesced()
+                               for d in (0, 1)],
+                              t.sparse_coo_tensor(*UNCOALESCED, (3, 2)).coalesce().narrow_copy(1, 1, 1)),
     "csr * dense": lambda t: (csr3(t) * t.arange(8.0).reshape(2, 2, 2),
                               t.arange(12.0).reshape(3, 2, 2) * t.tensor(D3).to_sparse_csr(dense_dim=1)),
 }
@@ -168,6 +176,10 @@ ERRORS = {
                                                                    (2, 2), check_invariants=True),
     "add of different densities": lambda t: t.tensor(D3).to_sparse(1) + t.tensor(D3).to_sparse(2),
     "sparse_mask sizes": lambda t: t.ones(3, 2, 2).sparse_mask(t.ones(3, 2).to_sparse()),
+    **{f"narrow_copy {name}": (lambda t, args=args: t.sparse_coo_tensor(*UNCOALESCED, (3, 2)).narrow_copy(*args))
+       for name, args in (("negative dim", (-1, 1, 1)), ("dim", (2, 0, 1)), ("range", (0, 2, 2)),
+                          ("negative start", (0, -1, 1)), ("negative length", (0, 0, -1)))},
+    "narrow_copy of csr": lambda t: t.eye(2).to_sparse_csr().narrow_copy(0, 0, 1),
     "t of a hybrid csr": lambda t: d4(t).to_sparse_csr(dense_dim=2).t(),
     "t of a hybrid 3-D coo": lambda t: h3(t).t(),
     "div of a hybrid csr": lambda t: csr3(t) / 2,

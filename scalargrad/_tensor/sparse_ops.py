@@ -544,6 +544,35 @@ def transpose2d(x: SparseTensor) -> SparseTensor:
     return new_sparse(S.sparse_csc if x._lay is S.sparse_csr else S.sparse_csr, x._size[::-1], x._ind, x._vals)
 
 
+def narrow_copy(x: SparseTensor, dim: int, start, length) -> SparseTensor:
+    """``s.narrow_copy(dim, start, length)`` of a COO tensor: along a sparse dimension the
+    entries in range, their index shifted; along a dense one the values narrowed (copies; the
+    coalesced flag kept). PyTorch wraps neither a negative ``dim`` nor a negative ``start``."""
+    if x._lay is not sparse_coo:
+        if x._lay is S.sparse_csr:
+            raise RuntimeError("Sparse CSR tensors do not have strides")
+        raise Unsupported(f"Tensor.narrow_copy of a torch.{x._lay.name} tensor", S._HINT)
+    start, length = (int(flat(v)[0]) if isinstance(v, Tensor) else v for v in (start, length))
+    if not 0 <= dim < x.ndim:
+        raise RuntimeError(f"Dimension {dim} out of range. Expecting 0 <= dim < {x.ndim}.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start < 0 or start + length > x._size[dim]:
+        raise RuntimeError(f"Invalid range to narrow. range(start, start+length) must be a subset of range(0, "
+                           f"{x._size[dim]}).")
+    size = x._size[:dim] + (length,) + x._size[dim + 1:]
+    sd = x.sparse_dim()
+    if dim >= sd:
+        ind = clone(x)._ind
+        return new_sparse(sparse_coo, size, ind, x._vals.narrow(dim - sd + 1, start, length).clone(), x._coal)
+    kept = [(i[:dim] + (i[dim] - start,) + i[dim + 1:], vs) for i, vs in coo_entries(x)
+            if start <= i[dim] < start + length]
+    nnz = len(kept)
+    ind = from_values([e[0][d] for d in range(sd) for e in kept], (sd, nnz), int64)
+    vals = from_values([v for e in kept for v in e[1]], (nnz,) + tuple(x._size[sd:]), x._dt)
+    return new_sparse(sparse_coo, size, (ind,), vals, x._coal)
+
+
 def _values_op(name: str, coalesces: bool = True):
     """A zero-preserving unary op (``abs``, ``relu``): the dense op on the values (of the
     coalesced tensor for COO, as PyTorch's kernels coalesce first)."""
@@ -652,7 +681,8 @@ _METHODS = {
     "mul": mul, "__mul__": mul, "__rmul__": mul, "div": div, "__truediv__": div, "neg": neg, "__neg__": neg,
     "add": add, "__add__": add, "__radd__": radd, "sub": sub, "__sub__": sub, "__rsub__": rsub,
     "mm": mm, "matmul": matmul, "__matmul__": matmul, "__rmatmul__": rmatmul, "sum": tensor_sum, "t": transpose2d,
-    "abs": sparse_abs, "relu": sparse_relu, "to": to, "item": item, "tolist": tolist, "is_contiguous": is_contiguous,
+    "abs": sparse_abs, "relu": sparse_relu, "to": to, "narrow_copy": narrow_copy,
+    "item": item, "tolist": tolist, "is_contiguous": is_contiguous,
     **{n: _converted(n) for n in ("double", "float", "half", "bfloat16", "long", "int", "short", "char", "byte",
                                   "bool")},
 }
@@ -660,8 +690,10 @@ _METHODS = {
 
 DISPATCH = {"mm": mm, "matmul": matmul, "spmm": mm, "sum": tensor_sum, "add": add, "sub": sub, "mul": mul, "div": div,
             "neg": neg, "clone": clone, "t": transpose2d, "abs": sparse_abs, "relu": sparse_relu,
-            "numel": SparseTensor.numel, "is_floating_point": SparseTensor.is_floating_point}
-"""torch functions that take a sparse first operand (surface.install wraps them with ``dispatching``)."""
+            "numel": SparseTensor.numel, "is_floating_point": SparseTensor.is_floating_point,
+            "narrow_copy": narrow_copy}
+"""torch functions that take a sparse first operand (surface.install wraps them with ``dispatching``,
+those torch has: ``narrow_copy`` once its dense form exists)."""
 REFLECTED = {"mm": rmm, "matmul": rmatmul, "spmm": rmm, "add": radd, "sub": rsub, "mul": mul}
 """... and a sparse second operand after a dense one."""
 
