@@ -29,6 +29,11 @@ def d4(t):
     return t.arange(24.0).reshape(2, 3, 2, 2) * (t.arange(24) % 3 == 0).reshape(2, 3, 2, 2)
 
 
+def hsum(t):  # uncoalesced: summing dimension 0 adds three float32 rows (1 + 5 + 0.1)
+    return t.sparse_coo_tensor([[0, 1, 1, 0], [1, 0, 1, 1]], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [0.1, 0.2]],
+                               (2, 2, 2))
+
+
 def h2(t):
     return t.sparse_coo_tensor([[0, 1]], [[1.0, 2.0], [3.0, 4.0]], (2, 2))
 
@@ -69,7 +74,13 @@ CASES = {
     "dense + hybrid": lambda t: (t.ones(2, 3, 2) + t.sparse_coo_tensor(*H), t.ones(2, 2) - h2(t)),
     "hybrid * dense": lambda t: (t.sparse_coo_tensor([[0, 2]], [[1.0, 2.0], [3.0, 4.0]], (3, 2))
                                  * t.arange(6.0).reshape(3, 2), h2(t) * t.tensor([10.0, 100.0])),
-    "sum": lambda t: (t.sparse_coo_tensor(*H).sum(), t.sparse.sum(t.sparse_coo_tensor(*UNCOALESCED, (2, 2)))),
+    "sum": lambda t: (t.sparse_coo_tensor(*H).sum(), t.sparse.sum(t.sparse_coo_tensor(*UNCOALESCED, (2, 2))),
+                      h3(t).sum(dtype=t.float64)),
+    "sum over dimensions": lambda t: [t.sparse.sum(hsum(t), d) for d in (0, 1, 2, (0, 1), (0, 2), (0, 1, 2), -1, [1],
+                                                                       ())]
+    + [hsum(t).sum(0), t.sum(hsum(t), dim=1), t.sparse.sum(hsum(t), 0, dtype=t.float64),
+       t.sparse.sum(hsum(t).long(), 0), t.sparse.sum(hsum(t), 0).is_coalesced(),
+       t.sparse.sum(t.sparse_coo_tensor([[0, 1, 0], [1, 1, 1]], [1, 2, 3], (2, 2)), 0)],
     "dtype and clone": lambda t: (h2(t).double(), h2(t).to(t.float64), h2(t).clone()),
     "t of a hybrid matrix": lambda t: (h2(t).t(), h2(t).t().is_coalesced()),
     # compressed layouts with dense dimensions
@@ -175,6 +186,8 @@ ERRORS = {
     "ctor dimensionality (checked)": lambda t: t.sparse_csr_tensor([0, 1, 2], [0, 1], [[1.0, 2.0], [3.0, 4.0]],
                                                                    (2, 2), check_invariants=True),
     "add of different densities": lambda t: t.tensor(D3).to_sparse(1) + t.tensor(D3).to_sparse(2),
+    "sum dim range": lambda t: t.sparse.sum(h3(t), 3),
+    "sum dim twice": lambda t: t.sparse.sum(h3(t), (0, -3)),
     "sparse_mask sizes": lambda t: t.ones(3, 2, 2).sparse_mask(t.ones(3, 2).to_sparse()),
     **{f"narrow_copy {name}": (lambda t, args=args: t.sparse_coo_tensor(*UNCOALESCED, (3, 2)).narrow_copy(*args))
        for name, args in (("negative dim", (-1, 1, 1)), ("dim", (2, 0, 1)), ("range", (0, 2, 2)),
@@ -256,7 +269,8 @@ REFUSED = {
                                  r"sparse_bsr_tensor of size \(1, 1\) with values of shape"),
     # PyTorch's sum of two hybrid CSR tensors flattens the values (garbage): refused
     "hybrid csr + csr": (lambda t: csr3(t) + csr3(t), "add of torch.sparse_csr and torch.sparse_csr tensors"),
-    "sum over a dimension": (lambda t: t.sparse.sum(h3(t), 0), "sum over dimensions"),
+    "sum(keepdim=True)": (lambda t: h3(t).sum(0, keepdim=True), r"sum\(keepdim=True\)"),
+    "sum over a dimension of csr": (lambda t: csr3(t).sum(0), "sum over dimensions"),
     "sparse_mask of a sparse tensor": (lambda t: h3(t).sparse_mask(h3(t)), "Tensor.sparse_mask on a torch.sparse_coo"),
     "sparse_mask of a tensor that requires grad": (lambda t: t.ones(2, 2, 2, requires_grad=True).sparse_mask(h3(t)),
                                                    "no sparse gradients"),

@@ -372,7 +372,8 @@ def add(x: SparseTensor, other, *, alpha=1) -> SparseTensor:
 
 
 def sparse_sum(input: SparseTensor, dim=None, dtype=None) -> Tensor:
-    """``torch.sparse.sum(s)``: the sum of all elements, a dense 0-dim tensor (the values' sum)."""
+    """``torch.sparse.sum(s)``: the sum of all elements (a dense 0-dim tensor), or over ``dim``
+    (see ``tensor_sum``)."""
     if not isinstance(input, SparseTensor):
         raise RuntimeError("_sparse_sum expected sparse coordinate tensor layout but got Strided")
     input._need(sparse_coo, "coalesce")
@@ -380,10 +381,42 @@ def sparse_sum(input: SparseTensor, dim=None, dtype=None) -> Tensor:
 
 
 def tensor_sum(x: SparseTensor, dim=None, keepdim=False, dtype=None) -> Tensor:
-    """``s.sum()``: the sum of all stored values (dense)."""
-    if dim is not None or keepdim or dtype is not None:
-        raise Unsupported(f"sum over dimensions of a torch.{x._lay.name} tensor", S._HINT)
-    return coalesce(x)._vals.sum() if x._lay is sparse_coo else x._vals.sum()
+    """``s.sum()``: the sum of all stored values (dense; of the coalesced values). Over ``dim``
+    of a COO tensor, as PyTorch's ``_sparse_sum``: the dense dimensions summed in the values
+    (the dense op), then either every sparse dimension summed (the values' dense sum over their
+    rows, in storage order: a dense result) or the summed sparse indices dropped and the
+    duplicates this makes summed by ``coalesce`` (storage order, each sum rounded once)."""
+    if x._lay is not sparse_coo:
+        if dim is not None or keepdim or dtype is not None:
+            raise Unsupported(f"sum over dimensions of a torch.{x._lay.name} tensor", S._HINT)
+        return x._vals.sum()
+    if keepdim:
+        raise Unsupported("sum(keepdim=True) of a torch.sparse_coo tensor", S._HINT)
+    if dim is None:
+        vals = coalesce(x)._vals
+        return vals.sum() if dtype is None else vals.sum(dtype=dtype)
+    nd = x.ndim
+    dims = []
+    for d in ([dim] if isinstance(dim, int) else list(dim)):
+        if not -max(nd, 1) <= d < max(nd, 1):
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(nd, 1)}, {max(nd, 1) - 1}], "
+                             f"but got {d})")
+        d %= max(nd, 1)
+        if d in dims:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        dims.append(d)
+    if dtype is not None:
+        x = S.with_values(x, x._vals.to(dtype))
+    sd = x.sparse_dim()
+    dense = [d - sd + 1 for d in sorted(dims) if d >= sd]
+    vals = x._vals.sum(dense) if dense else x._vals
+    if all(d in dims for d in range(sd)):
+        return vals.sum(0)
+    keep = [d for d in range(sd) if d not in dims]
+    idx, nnz = ints(x._ind[0]), x._nnz()
+    ind = from_values([idx[d * nnz + k] for d in keep for k in range(nnz)], (len(keep), nnz), int64)
+    size = tuple(n for d, n in enumerate(x._size) if d not in dims)
+    return coalesce(new_sparse(sparse_coo, size, (ind,), vals, False))
 
 
 def _product(a: list, b: list, n: int, k: int, m: int, dt) -> list:
