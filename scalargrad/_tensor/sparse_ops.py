@@ -2,9 +2,11 @@
 the conversions of ``sparse_conversion.py`` bound as methods, and the ops that are exact and cheap:
 scaling by a number or by the dense elements at the stored positions, negation, ``abs``, ``relu``,
 dtype conversions, ``t()``, adding and subtracting two COO tensors, ``dense +/- sparse``,
-summing all elements, and products with a dense matrix either way (``torch.mm``, ``matmul``, ``@``,
-``spmm``, ``torch.sparse.mm``). The tensors themselves, their invariants and their print are in
-``sparse.py``; everything not here is refused there, by name.
+summing (all elements, or over dimensions of a COO tensor), ``narrow_copy``, ``dense.sparse_mask``,
+``torch.sparse.spdiags``, and products with a dense matrix either way (``torch.mm``, ``matmul``,
+``@``, ``spmm``, ``torch.sparse.mm``; PyTorch has none of a hybrid tensor, whose errors are
+reproduced). The tensors themselves, their invariants and their print are in ``sparse.py``;
+everything not here is refused there, by name.
 
 Arithmetic on values reuses the dense ops on the values tensor (``s * 2`` is ``values * 2``, with
 its dtype promotion and rounding); ``coalesce`` and ``+`` round each sum of two numbers once, as
