@@ -124,6 +124,10 @@ CASES = {
                                          (-d4(t).to_sparse_csr(dense_dim=2)).abs(),
                                          t.relu(-d4(t).to_sparse_bsr((1, 1), dense_dim=2)),
                                          d4(t).to_sparse_csr(dense_dim=2).double()),
+    # sparse to sparse with an argument PyTorch refuses: its message names the call
+    **{f"{src} to {dst} with {arg}": (lambda t, src=src, dst=dst, arg=arg: _convert(t, src, dst, arg))
+       for src in ("coo", "csr", "bsr") for dst in ("coo", "csr", "csc", "bsr") for arg in ("dense_dim", "blocksize")
+       if not (arg == "blocksize" and dst == "bsr")},
     "compressed sum": lambda t: (d4(t).to_sparse_csr(dense_dim=2).sum(),
                                  d4(t).to_sparse_bsc((2, 1), dense_dim=2).sum()),
     "dense.mm(sparse), dense.matmul(sparse)": lambda t: (t.ones(2, 3).mm(t.tensor(D3)[:, 1].to_sparse()),
@@ -170,6 +174,7 @@ ERRORS = {
     "coo to bsr with dense_dim": lambda t: t.eye(2).to_sparse().to_sparse_bsr((1, 1), dense_dim=0),
     "csr to bsr with dense_dim": lambda t: t.eye(2).to_sparse_csr().to_sparse_bsr((1, 1), dense_dim=0),
     "bsr to csr with dense_dim": lambda t: t.eye(2).to_sparse_bsr((1, 1)).to_sparse_csr(dense_dim=0),
+    "dense to csr with blocksize": lambda t: t.eye(2).to_sparse(layout=t.sparse_csr, blocksize=(1, 1)),
     "csr dense_dim range": lambda t: t.tensor(D3).to_sparse_csr(dense_dim=2),
     "csc dense_dim range": lambda t: t.tensor(D3).to_sparse_csc(dense_dim=3),
     "bsc dense_dim negative": lambda t: t.tensor(D3).to_sparse_bsc((1, 1), dense_dim=-1),
@@ -216,6 +221,24 @@ ERRORS = {
        for side, shape in (("sparse first", (2, 2)), ("dense first", (2, 2)), ("sparse first", (2,)))
        if not (side == "dense first" and op == "sparse.mm")},
 }
+
+
+def _convert(t, src: str, dst: str, arg: str):
+    """A sparse eye(2) of layout ``src`` to ``dst`` with ``arg`` given, by to_sparse(layout=)
+    and by to_sparse_<dst>() where it takes the argument: PyTorch names the two differently."""
+    s = {"coo": t.eye(2).to_sparse(), "csr": t.eye(2).to_sparse_csr(), "bsr": t.eye(2).to_sparse_bsr((1, 1))}[src]
+    given = {"dense_dim": 0} if arg == "dense_dim" else {"blocksize": (1, 1)}
+    layout = getattr(t, "sparse_coo" if dst == "coo" else f"sparse_{dst}")
+    calls = [lambda: s.to_sparse(layout=layout, **({"blocksize": (1, 1)} if dst == "bsr" else {}), **given)]
+    if dst != "coo":  # to_sparse_coo() takes neither
+        calls.append(lambda: getattr(s, f"to_sparse_{dst}")(*([(1, 1)] if dst == "bsr" else []), **given))
+    out = []
+    for call in calls:
+        try:
+            out.append(repr(call()))
+        except Exception as e:
+            out.append(f"{type(e).__name__}: {e}")
+    return out
 
 
 def _run(lib, fn):

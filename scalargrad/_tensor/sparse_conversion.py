@@ -189,13 +189,14 @@ def to_sparse(x: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_
     return to_layout(x, sparse_dim, sparse_coo if layout is None else layout, blocksize, dense_dim, "dense_to_sparse")
 
 
-def _convert_name(src, layout) -> str:
-    """How PyTorch's messages name the conversion from sparse layout ``src`` to ``layout``."""
-    if src is sparse_coo:
-        return "to_sparse" if layout is sparse_coo else f"coo_to_{layout.name}"
+def _convert_name(src, layout, via_to_sparse: bool) -> str:
+    """How PyTorch's messages name the conversion from sparse layout ``src`` to ``layout``,
+    called as ``to_sparse(layout=...)`` or as ``to_sparse_csr()`` and the like."""
+    target = "sparse" if via_to_sparse or layout is sparse_coo else layout.name
     if src is layout:
-        return f"to_{layout.name}"
-    return "sparse_compressed_to_" + ("sparse" if layout is sparse_coo else layout.name)
+        return f"to_{target}"
+    return f"{'sparse_coo' if via_to_sparse else 'coo'}_to_{target}" if src is sparse_coo else \
+        f"sparse_compressed_to_{target}"
 
 
 def to_layout(x: Tensor, sparse_dim, layout, blocksize, dense_dim, what: str) -> SparseTensor:
@@ -212,11 +213,17 @@ def to_layout(x: Tensor, sparse_dim, layout, blocksize, dense_dim, what: str) ->
         if layout in BLOCKED and blocksize is None:
             raise RuntimeError(f"{what}: conversion from Strided to {C_NAME[layout.name]} without blocksize "
                                "argument given is not supported")
+        if layout not in BLOCKED and blocksize is not None:
+            raise RuntimeError(f"{what}: conversion from Strided to {C_NAME[layout.name]} with blocksize argument "
+                               "given is not supported")
         return _dense_to_compressed(x, layout, blocksize, dense_dim, what)
     src = x._lay
-    convert = f"{_convert_name(src, layout)}: conversion from {C_NAME[src.name]} to {C_NAME[layout.name]}"
+    convert = (f"{_convert_name(src, layout, what == 'dense_to_sparse')}: conversion from {C_NAME[src.name]} to "
+               f"{C_NAME[layout.name]}")
     if dense_dim is not None:
         raise RuntimeError(f"{convert} with dense_dim argument given is not supported")
+    if blocksize is not None and layout not in BLOCKED:
+        raise RuntimeError(f"{convert} with blocksize argument given is not supported")
     if sparse_dim is not None and sparse_dim != x.sparse_dim():
         raise RuntimeError(f"{convert} with sparse_dim argument !={'self.sparse_dim()' if src is sparse_coo else 2} "
                            "is not supported")

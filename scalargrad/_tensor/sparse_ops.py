@@ -750,6 +750,7 @@ def install(method, function) -> None:
         def convert(self, dense_dim=None, _lay=lay):
             return to_layout(self, None, _lay, None, dense_dim, f"dense_to_{_lay.name}")
 
+        convert.__name__ = convert.__qualname__ = name  # how PyTorch's parser names it in a TypeError
         setattr(SparseTensor, name, convert)
         method(name, convert)
     for name in ("to_sparse_bsr", "to_sparse_bsc"):
@@ -758,6 +759,7 @@ def install(method, function) -> None:
         def convert_blocked(self, blocksize, dense_dim=None, _lay=lay):
             return to_layout(self, None, _lay, blocksize, dense_dim, f"dense_to_{_lay.name}")
 
+        convert_blocked.__name__ = convert_blocked.__qualname__ = name
         setattr(SparseTensor, name, convert_blocked)
         method(name, convert_blocked)
     method("to_sparse", to_sparse)
