@@ -149,6 +149,10 @@ CASES = {
                               [t.sparse_coo_tensor(*UNCOALESCED, (3, 2)).narrow_copy(0, d, 1).is_coalesced()
                                for d in (0, 1)],
                               t.sparse_coo_tensor(*UNCOALESCED, (3, 2)).coalesce().narrow_copy(1, 1, 1)),
+    "dense + csr, csc": lambda t: (t.ones(2, 2) + t.tensor([[0.1, 0.0], [0.0, 0.2]]).to_sparse_csr(),
+                                   t.ones(2, 2, dtype=t.float64) + t.tensor([[0.1, 0.0], [0.0, 0.2]]).to_sparse_csc(),
+                                   t.ones(2, 2, dtype=t.long) + t.tensor([[0.1, 0.0], [0.0, 0.2]]).to_sparse_csr(),
+                                   t.tensor([[1, 2], [3, 4]]) + t.tensor([[1, 0], [5, 2]]).to_sparse_csc()),
     "csr * dense": lambda t: (csr3(t) * t.arange(8.0).reshape(2, 2, 2),
                               t.arange(12.0).reshape(3, 2, 2) * t.tensor(D3).to_sparse_csr(dense_dim=1)),
 }
@@ -193,6 +197,9 @@ ERRORS = {
     "add of different densities": lambda t: t.tensor(D3).to_sparse(1) + t.tensor(D3).to_sparse(2),
     "sum dim range": lambda t: t.sparse.sum(h3(t), 3),
     "sum dim twice": lambda t: t.sparse.sum(h3(t), (0, -3)),
+    "dense + csr sizes": lambda t: t.ones(3, 3) + t.eye(2).to_sparse_csr(),
+    **{f"dense - {lay}": (lambda t, lay=lay: t.ones(2, 2) - getattr(t.eye(2), f"to_sparse_{lay}")(
+        *([(1, 1)] if lay.startswith("b") else []))) for lay in ("csr", "csc", "bsr", "bsc")},
     "sparse_mask sizes": lambda t: t.ones(3, 2, 2).sparse_mask(t.ones(3, 2).to_sparse()),
     **{f"narrow_copy {name}": (lambda t, args=args: t.sparse_coo_tensor(*UNCOALESCED, (3, 2)).narrow_copy(*args))
        for name, args in (("negative dim", (-1, 1, 1)), ("dim", (2, 0, 1)), ("range", (0, 2, 2)),
@@ -292,6 +299,8 @@ REFUSED = {
                                  r"sparse_bsr_tensor of size \(1, 1\) with values of shape"),
     # PyTorch's sum of two hybrid CSR tensors flattens the values (garbage): refused
     "hybrid csr + csr": (lambda t: csr3(t) + csr3(t), "add of torch.sparse_csr and torch.sparse_csr tensors"),
+    "dense + bsr": (lambda t: t.ones(2, 2) + t.eye(2).to_sparse_bsr((1, 1)), "dense \\+ a torch.sparse_bsr"),
+    "dense + hybrid csr": (lambda t: t.ones(2, 2, 2) + csr3(t), "dense \\+ a hybrid torch.sparse_csr"),
     "sum(keepdim=True)": (lambda t: h3(t).sum(0, keepdim=True), r"sum\(keepdim=True\)"),
     "sum over a dimension of csr": (lambda t: csr3(t).sum(0), "sum over dimensions"),
     "sparse_mask of a sparse tensor": (lambda t: h3(t).sparse_mask(h3(t)), "Tensor.sparse_mask on a torch.sparse_coo"),

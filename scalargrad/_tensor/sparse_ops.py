@@ -323,7 +323,9 @@ def sub(x: SparseTensor, other, *, alpha=1) -> SparseTensor:
 
 
 def rsub(x: SparseTensor, other) -> Tensor:
-    """``dense - s``: ``dense + (-s)``."""
+    """``dense - s``: ``dense + (-s)`` (PyTorch subtracts no compressed tensor from a dense one)."""
+    if isinstance(other, Tensor) and x._lay is not sparse_coo:
+        raise RuntimeError(f"unsupported tensor layout: {C_NAME[x._lay.name]}")
     return radd(neg(x), other)
 
 
@@ -541,18 +543,27 @@ def sparse_mm(mat1, mat2, reduce=None) -> Tensor:
 
 
 def radd(x: SparseTensor, other, *, alpha=1) -> Tensor:
-    """``dense + sparse``: a dense tensor, the values added in storage order, each sum rounded once."""
+    """``dense + sparse``: a dense tensor, the values added in storage order, each sum rounded once
+    (of the compressed layouts PyTorch adds CSR and CSC without dense dimensions)."""
     if alpha != 1:
         raise Unsupported("add of a dense and a sparse tensor with alpha", S._HINT)
-    if not isinstance(other, Tensor) or x._lay is not sparse_coo:
+    if not isinstance(other, Tensor):
         return add(x, other)
+    if x._lay is not sparse_coo and (x._lay in BLOCKED or x.dense_dim()):  # PyTorch: an internal assert, a crash
+        raise Unsupported(f"dense + a {'hybrid ' if x.dense_dim() else ''}torch.{x._lay.name} tensor", S._HINT)
     no_grad_input(other, "add")
     if tuple(other._t.shape) != x._size:
         raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
-                           f"{list(other._t.shape)} while other has size {list(x._size)} (FYI: dense-sparse "
-                           "addition does not currently support broadcasting)")
+                           f"{list(other._t.shape)} while other has size {list(x._size)} (FYI: "
+                           f"{'dense' if x._lay is sparse_coo else 'op2'}-sparse addition does not currently support "
+                           "broadcasting)")
     dt = promote_types(other._t.dtype, x._dt)
     out = round_list(dt, flat(other))
+    if x._lay is not sparse_coo:
+        ncols = x._size[1]
+        for r, c, vs in compressed_blocks(x):
+            out[r * ncols + c] = dt.round(out[r * ncols + c] + vs[0])
+        return from_values(out, x._size, dt)
     strides = contiguous_strides(x._size[:x.sparse_dim()])
     block = numel(x._size[x.sparse_dim():])
     for index, vs in coo_entries(x):
