@@ -156,9 +156,10 @@ NOT_CALLED |= {f"bitwise_{n}{s}" for n in ("and", "or", "xor", "not", "left_shif
 NOT_CALLED |= {"bincount"}
 # accessors of sparse tensors, refused on every dense one in PyTorch's words, and the conversions to
 # sparse tensors, which this test's description (tolist) cannot read: compared in test_sparse.py
+# (sparse_mask, which takes a sparse mask, in test_sparse_hybrid.py)
 NOT_CALLED |= {"ccol_indices", "col_indices", "crow_indices", "row_indices", "indices", "values", "coalesce",
                "is_coalesced", "to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr",
-               "to_sparse_bsc"}
+               "to_sparse_bsc", "sparse_mask"}
 # they take a src of the shape of a diagonal or a slice, which no argument pattern here has: compared
 # with PyTorch in test_scatter.py
 NOT_CALLED |= {"diagonal_scatter", "select_scatter"}

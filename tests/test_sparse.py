@@ -150,6 +150,20 @@ CASES = {
                                __import__("copy").deepcopy(t.sparse_coo_tensor(*DUP, (2, 2)))),
     "aliasing": lambda t: _aliasing(t),
     "type": lambda t: (type(t.eye(2).to_sparse()), type(t.eye(2).to_sparse_csr()).__name__),
+    "spdiags": lambda t: (t.sparse.spdiags(t.arange(9).reshape(3, 3), t.tensor([0, -1, -2]), (3, 3)),
+                          t.sparse.spdiags(t.arange(9).reshape(3, 3), t.tensor([0, -1, -2]), (3, 3)).to_dense(),
+                          t.sparse.spdiags(t.arange(9.0).reshape(3, 3), t.tensor([1, -1, 2]), (3, 4),
+                                           layout=t.sparse_csr),
+                          t.sparse.spdiags(t.arange(9).reshape(3, 3), t.tensor([0, 1, 2]), (3, 3),
+                                           layout=t.sparse_csc),
+                          t.sparse.spdiags(t.arange(4.0).reshape(2, 2), t.tensor([0, 1]), (3, 3)),
+                          t.sparse.spdiags(diagonals=t.arange(3), offsets=t.tensor(0), shape=[3, 3]),
+                          t.sparse.spdiags(t.arange(9).reshape(3, 3), t.tensor([0, 1, 2]), (3, 0),
+                                           layout=t.sparse_csr),
+                          [t.sparse.spdiags(t.arange(3)[None], t.tensor([2]), (3, 3)).is_coalesced(),
+                           t.sparse.spdiags(t.arange(9).reshape(3, 3), t.tensor([0, 1, 2]), (3, 3)).is_coalesced()]),
+    # PyTorch's length rule reaches past the shape here: it stores the index unchecked, as scalargrad does
+    "spdiags past the shape": lambda t: t.sparse.spdiags(t.arange(9.0).reshape(3, 3), t.tensor([1, -1, 2]), (4, 2)),
     "str and format": lambda t: (str(t.tensor(DENSE).to_sparse()), f"{t.tensor(DENSE).to_sparse_csc()}"),
 }
 
@@ -243,6 +257,16 @@ ERRORS = {
     "bool": lambda t: bool(t.eye(2).to_sparse()),
     "is_contiguous of csr": lambda t: t.eye(2).to_sparse_csr().is_contiguous(),
     "torch.sparse.sum of csr": lambda t: t.sparse.sum(t.eye(2).to_sparse_csr()),
+    **{f"spdiags {name}": (lambda t, args=args: t.sparse.spdiags(*args(t))) for name, args in (
+        ("duplicates", lambda t: (t.ones(3, 3), t.tensor([0, 0, 1]), (3, 3))),
+        ("count", lambda t: (t.ones(3, 3), t.tensor([0, 1]), (3, 3))),
+        ("layout", lambda t: (t.ones(3, 3), t.tensor([0, 1, 2]), (3, 3), t.sparse_bsr)),
+        ("shape", lambda t: (t.ones(3, 3), t.tensor([0, 1, 2]), (3, 3, 3))),
+        ("offset dtype", lambda t: (t.ones(3, 3), t.tensor([0.0, 1, 2]), (3, 3))),
+        ("offsets as a list", lambda t: (t.ones(3, 3), [0, 1, 2], (3, 3))),
+        ("negative size", lambda t: (t.ones(3, 3), t.tensor([5, -7, 2]), (3, 3))),
+        ("diagonals of 3 dims", lambda t: (t.ones(2, 2, 2), t.tensor([0, 1]), (3, 3))),
+        ("offsets of 2 dims", lambda t: (t.ones(3, 3), t.tensor([[0, 1, 2]]), (3, 3))))},
 }
 
 

@@ -62,7 +62,7 @@ _REASONS: dict[str, str] = {
     "torch.fft": COMPLEX, "torch.stft": COMPLEX, "torch.istft": COMPLEX, "torch.Tensor.chalf": COMPLEX,
     "torch.complex32": COMPLEX, "torch.chalf": COMPLEX,
     # sparse layouts
-    "torch.sparse": SPARSE, "torch.Tensor.sparse_mask": SPARSE, "torch.Tensor.sparse_resize_": SPARSE,
+    "torch.sparse": SPARSE, "torch.Tensor.sparse_resize_": SPARSE,
     "torch.Tensor.to_sparse_semi_structured": SPARSE, "torch.optim.SparseAdam": SPARSE,
     # native code
     "torch.utils.cpp_extension": NATIVE, "torch.library": NATIVE, "torch.ops": NATIVE, "torch.classes": NATIVE,

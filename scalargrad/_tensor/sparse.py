@@ -11,9 +11,12 @@ sparse tensors do have are in ``sparse_ops.py``, the conversions in ``sparse_con
 
 Like PyTorch (without ``check_invariants=True``), the constructors accept indices out of range;
 scalargrad then refuses any op that reads the elements (``to_dense``, ``coalesce``, arithmetic)
-with PyTorch's invariant message instead of PyTorch's unspecified result. Compressed layouts are
-2-D only here (no batch or dense dimensions): anything else is refused by name. Nothing sparse
-requires grad: scalargrad has no sparse gradients, and refuses ``requires_grad`` by name.
+with PyTorch's invariant message instead of PyTorch's unspecified result. A tensor may be hybrid
+(PyTorch's dense dimensions after the sparse ones: each stored element is a dense block, the values
+``(nnz, *dense_shape)``, or ``(nnz, block rows, block columns, *dense_shape)`` for BSR and BSC).
+Compressed layouts have two sparse dimensions and no batch dimensions here: batched ones are
+refused by name. Nothing sparse requires grad: scalargrad has no sparse gradients, and refuses
+``requires_grad`` by name.
 """
 
 from __future__ import annotations
@@ -34,8 +37,8 @@ from .tensor import Tensor, defaults, flat
 __all__ = ["SparseTensor", "SparseRead", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc",
            "LAYOUTS", "ROW_COMPRESSED", "COL_COMPRESSED", "BLOCKED", "C_NAME", "new_sparse", "coo_entries",
            "check_coo", "check_compressed", "compressed_blocks", "refused", "dense_tensor", "ints", "finish",
-           "layout_error", "index_tensor", "sparse_size", "with_values", "block_shape", "DEVICE", "warn_unchecked",
-           "warn_beta"]
+           "layout_error", "index_tensor", "sparse_size", "with_values", "block_shape", "dense_shape", "DEVICE",
+           "warn_unchecked", "warn_beta"]
 
 sparse_coo = layout("sparse_coo")
 sparse_csr = layout("sparse_csr")
@@ -180,7 +183,7 @@ class SparseTensor(Tensor):
         return self._ind[0]._t.shape[0] if self._lay is sparse_coo else 2
 
     def dense_dim(self) -> int:
-        return self._vals._t.ndim - 1 if self._lay is sparse_coo else 0
+        return self._vals._t.ndim - (3 if self._lay in BLOCKED else 1)
 
     def is_coalesced(self) -> bool:
         self._need(sparse_coo, "is_coalesced")
@@ -387,7 +390,12 @@ def coo_strides(s: SparseTensor) -> tuple:
 
 
 def block_shape(s: SparseTensor) -> tuple:
-    return tuple(s._vals._t.shape[1:]) if s._lay in BLOCKED else (1, 1)
+    return tuple(s._vals._t.shape[1:3]) if s._lay in BLOCKED else (1, 1)
+
+
+def dense_shape(s: SparseTensor) -> tuple:
+    """The shape of the dense part of each stored element (``()`` unless hybrid)."""
+    return tuple(s._vals._t.shape[3 if s._lay in BLOCKED else 1:])
 
 
 def check_compressed(s: SparseTensor) -> None:
@@ -416,13 +424,15 @@ def check_compressed(s: SparseTensor) -> None:
 
 
 def compressed_blocks(s: SparseTensor) -> list:
-    """[(block row, block column, block values)] in storage order; the invariants checked."""
+    """[(block row, block column, block values)] in storage order (a block's values row-major,
+    each element's dense part after it: ``bh * bw * numel(dense_shape)`` numbers); the invariants
+    checked."""
     check_compressed(s)
     row = s._lay in ROW_COMPRESSED
     comp, plain = ints(s._ind[0]), ints(s._ind[1])
     vs = flat(s._vals)
     bh, bw = block_shape(s)
-    n = bh * bw
+    n = bh * bw * numel(dense_shape(s))
     out = []
     for c in range(len(comp) - 1):
         for k in range(comp[c], comp[c + 1]):

@@ -290,8 +290,12 @@ def install() -> None:
         family.install(bind_method, bind_function)
     _install_inplace_functions()
     for name, fn in sparse_ops.DISPATCH.items():  # torch.mm(sparse, dense) and the like
-        FUNCTIONS[name] = sparse_ops.dispatching(FUNCTIONS.get(name) or FUNCTIONS["mm"], fn,  # spmm: mm
-                                                 sparse_ops.REFLECTED.get(name))
+        dense = FUNCTIONS.get(name) or (FUNCTIONS["mm"] if name == "spmm" else None)
+        if dense is not None:
+            FUNCTIONS[name] = sparse_ops.dispatching(dense, fn, sparse_ops.REFLECTED.get(name))
+    for name in ("mm", "matmul"):  # dense.mm(sparse), dense.matmul(sparse): as torch.mm(dense, sparse)
+        setattr(Tensor, name, sparse_ops.dispatching(getattr(Tensor, name), sparse_ops.DISPATCH[name],
+                                                     sparse_ops.REFLECTED[name]))
     for name, fn in quantized_ops.DISPATCH.items():  # torch.flatten(quantized), torch.equal and the like
         FUNCTIONS[name] = quantized_ops.dispatching(FUNCTIONS[name], fn, quantized_ops.REFLECTED.get(name))
     install_unsupported()
