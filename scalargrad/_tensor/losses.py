@@ -98,7 +98,7 @@ def nll_loss(x: Tensor, target: Tensor, weight: Tensor | None, reduction: str, i
         val = out
         out_t = TensorType(dt, (batch, shape[2], shape[3]) if spatial else (batch,))
     else:
-        loss_sum, total_weight = _cascade(xv, picked, weights, wv is not None, dt, numiter)
+        loss_sum, total_weight = _cascade(xv, picked, weights, wv is not None, dt, numiter, spatial)
         if reduction == "mean":
             loss_sum = r(ieee.div(loss_sum, total_weight))
         val = loss_sum
@@ -109,11 +109,13 @@ def nll_loss(x: Tensor, target: Tensor, weight: Tensor | None, reduction: str, i
     return make(LO.NllLoss2D if spatial else LO.NllLoss, out_t, val, (x,), c)
 
 
-def _cascade(xv: list, picked: list, weights: list, weighted: bool, dt, batch: int) -> tuple:
-    """ATen's cascaded sums of ``-data * weight`` and of the weights (nll_loss_out_frame)."""
+def _cascade(xv: list, picked: list, weights: list, weighted: bool, dt, batch: int, spatial: bool = False) -> tuple:
+    """ATen's cascaded sums of ``-data * weight`` and of the weights (nll_loss_out_frame; for
+    nll_loss2d, ``spatial``, its loop rounds the product before subtracting it: no fused
+    multiply-add there, measured against PyTorch 2.13)."""
     r = dt.round
     f32 = dt is dtypes.float32
-    fused = f32 or dt is dtypes.float64
+    fused = (f32 or dt is dtypes.float64) and not spatial
     levels, power = 8, 4
     mask0 = (1 << power) - 1
     loss = [0.0] * levels
@@ -125,8 +127,14 @@ def _cascade(xv: list, picked: list, weights: list, weighted: bool, dt, batch: i
             ignored += 1
             continue
         if weighted:
-            # loss -= data * weight: one fused multiply-add in ATen's scalar loop
-            loss[0] = fma(-xv[p], weights[b], loss[0], f32) if fused else r(loss[0] - xv[p] * weights[b])
+            # loss -= data * weight: one fused multiply-add in nll_loss's scalar loop; nll_loss2d's
+            # rounds the product first
+            if fused:
+                loss[0] = fma(-xv[p], weights[b], loss[0], f32)
+            elif spatial:
+                loss[0] = r(loss[0] - r(xv[p] * weights[b]))
+            else:
+                loss[0] = r(loss[0] - xv[p] * weights[b])
             wsum[0] = r(wsum[0] + weights[b])
         else:
             loss[0] = r(loss[0] - xv[p])
@@ -183,7 +191,7 @@ def nll_of_gradient(g: Tensor, c: LO.Nll) -> Tensor:
     if c.per_sample:
         out = [0.0 if p is None else r(-gv[p] * w) for p, w in zip(c.picked, c.weights)]
         return _nll_result(g, c, out, (c.shape[0], c.shape[2], c.shape[3]) if len(c.shape) == 4 else (numiter,))
-    total, _ = _cascade(gv, c.picked, c.weights, c.weight is not None, dt, numiter)
+    total, _ = _cascade(gv, c.picked, c.weights, c.weight is not None, dt, numiter, len(c.shape) == 4)
     if c.reduction == "mean":
         total = r(ieee.div(total, c.total_weight))
     return _nll_result(g, c, total, ())
