@@ -6,8 +6,8 @@ dtype), multiplies it by the element's weight (``loss.mul_(weight)``), and reduc
 ``apply_loss_reduction``: ``mean()`` (the sum in the order of ATen's sum kernel, then one
 division) or ``sum()``. ``nll_loss`` adds its picked elements in ATen's cascade
 (``nll_loss_out_frame``, ``nll_loss2d_forward_out_frame``: 8 levels of partial sums, flushed
-every 16 samples or positions), subtracting
-``data * weight`` with one fused multiply-add, and divides the sum by the total weight for a mean.
+every 16 samples or positions), subtracting ``data * weight`` with one fused multiply-add
+(nll_loss2d: the rounded product), and divides the sum by the total weight for a mean.
 """
 
 from __future__ import annotations
