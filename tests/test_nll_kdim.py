@@ -203,6 +203,8 @@ def _err(L, what):
         "weight dtype": lambda: F.nll_loss(x4, z(2, 4, 5), weight=L.ones(3, dtype=L.float64)),
         "2-D weight dtype": lambda: F.nll_loss(x3[:, :, 0], z(2), weight=L.ones(3, dtype=L.float64)),
         "integer input": lambda: F.nll_loss(x4.long(), z(2, 4, 5)),
+        "weight requires grad": lambda: F.nll_loss(x3, z(2, 4, dtype=L.float32), weight=L.ones(2, requires_grad=True)),
+        "2-D weight requires grad": lambda: F.nll_loss(x3[:, :, 0], z(2), weight=L.ones(3, requires_grad=True)),
         "cross_entropy target size": lambda: F.cross_entropy(x3, z(2, 5), label_smoothing=0.1),
         "cross_entropy 4-D": lambda: F.cross_entropy(x4, z(2, 4, 6)),
         "cross_entropy weight": lambda: F.cross_entropy(x4, z(2, 4, 5), weight=L.ones(2), label_smoothing=0.1),
@@ -227,6 +229,10 @@ ERRORS = {
     "weight dtype": (RuntimeError, "expected scalar type Float but found Double"),
     "2-D weight dtype": (RuntimeError, "expected scalar type Float but found Double"),
     "integer input": (NotImplementedError, "\"nll_loss2d_forward_out_frame\" not implemented for 'Long'"),
+    "weight requires grad": (RuntimeError, "The function 'nll_loss2d_forward' is not differentiable with respect to "
+                                           "argument 'weight'. This input cannot have requires_grad True."),
+    "2-D weight requires grad": (RuntimeError, "The function 'nll_loss_forward' is not differentiable with respect "
+                                               "to argument 'weight'. This input cannot have requires_grad True."),
     "cross_entropy target size": (RuntimeError, "Expected target size [2, 4], got [2, 5]"),
     "cross_entropy 4-D": (RuntimeError, "size mismatch (got input: [2, 3, 4, 5] , target: [2, 4, 6]"),
     "cross_entropy weight": (RuntimeError, "weight tensor should be defined either for all or no classes"),

@@ -284,7 +284,9 @@ def _nll_nd(x: Tensor, t: Tensor, weight: Tensor | None, reduction: str, ignore_
 
 
 def _nll(x: Tensor, t: Tensor, weight: Tensor | None, reduction: str, ignore_index: int) -> Tensor:
-    """nll_loss on a 1-D or 2-D input, after the checks of ATen's meta function."""
+    """nll_loss on a 1-D or 2-D input, after the checks of ATen's meta function (the weight's
+    requires_grad first: autograd's check comes before the kernel's)."""
+    _not_differentiable("nll_loss_forward", "weight", weight)
     if t._t.dtype not in (dtypes.int64, dtypes.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {t._t.dtype.short}")
     if t._t.ndim > 1:
@@ -302,7 +304,9 @@ def _nll(x: Tensor, t: Tensor, weight: Tensor | None, reduction: str, ignore_ind
 def _nll2d(x: Tensor, t: Tensor, weight: Tensor | None, reduction: str, ignore_index: int) -> Tensor:
     """nll_loss2d on an (N, C, H, W) input, after the checks of ATen (its order: the target's
     dtype, ``check_inputs_nll_loss2d``, the input's dtype, then the kernel's reads of the
-    weight and target, which must be of the input's dtype and int64)."""
+    weight and target, which must be of the input's dtype and int64); a weight that requires
+    grad is autograd's error before them."""
+    _not_differentiable("nll_loss2d_forward", "weight", weight)
     if t._t.dtype not in (dtypes.int64, dtypes.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {t._t.dtype.short}")
     if t._t.ndim != 3:
