@@ -262,6 +262,12 @@ def test_nll_loss_kdim_degenerate_cases(lib):
     assert math.isnan(F.nll_loss(lib.zeros(0, 3, 4), lib.zeros(0, 4, dtype=lib.int64)).item())
     assert F.nll_loss(lib.zeros(2, 3, 0, 4), lib.zeros(2, 0, 4, dtype=lib.int64), reduction="sum").item() == 0.0
     assert tuple(F.nll_loss(lib.zeros(2, 3, 0), lib.zeros(2, 0, dtype=lib.int64), reduction="none").shape) == (2, 0)
+    # class probabilities, empty: the sum filled with nan in place (FillBackward2), negated
+    e = lib.zeros(2, 3, 0, 2, requires_grad=True)
+    y = F.cross_entropy(e, lib.zeros(2, 3, 0, 2), weight=lib.ones(3))
+    assert math.isnan(y.item()) and _names(y.grad_fn)[:3] == ["NegBackward0", "FillBackward2", "SumBackward0"]
+    y.backward()
+    assert tuple(e.grad.shape) == (2, 3, 0, 2)
     # a byte target is refused by nll_loss2d's loop only when it reads it
     assert math.isnan(F.nll_loss(lib.zeros(2, 3, 0, 4), lib.zeros(2, 0, 4, dtype=lib.uint8)).item())
     # by hand: -(x[0, 2, 0] * 0.5 + x[1, 0, 3] * 1.0) / 1.5, every other target ignored
