@@ -54,6 +54,7 @@ def _nll_case(L, shape, dtype, weight, reduction, ignore, seed=5):
 SHAPES = [(2, 3, 4), (3, 5, 7), (2, 3, 4, 5), (2, 3, 2, 2, 3), (1, 4, 2, 3, 2, 3)]
 
 
+@pytest.mark.no_sympy_check  # 120 graphs; their formulas are proved in the SymPy tests below
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("weight", [False, True])
 def test_nll_loss_kdim_matches_pytorch_bit_for_bit(torch_ref, shape, weight):
@@ -70,9 +71,10 @@ def test_nll_loss_kdim_matches_pytorch_bit_for_bit(torch_ref, shape, weight):
 @pytest.mark.no_sympy_check  # 1,728 input elements; the same graphs are proved on small sizes above
 def test_nll_loss_kdim_cascade_past_256_positions_bit_for_bit(torch_ref):
     # 288 positions: the cascade's second level flushes (every 256), the float32 sum of rounded
-    # products (nll_loss2d does not fuse the multiply-add that nll_loss does)
-    for shape in ((2, 3, 16, 9), (1, 3, 300)):
-        for dtype in ("float32", "float16"):
+    # products (nll_loss2d does not fuse the multiply-add that nll_loss does); and on Half and
+    # BFloat16, whose products both loops round, nll_loss's too (a 2-D input)
+    for shape in ((2, 3, 16, 9), (1, 3, 300), (300, 3)):
+        for dtype in ("float32", "float16", "bfloat16"):
             a = _nll_case(scalargrad, shape, dtype, True, "sum", 2)
             b = _nll_case(torch_ref, shape, dtype, True, "sum", 2)
             assert all(map(same, a[1] + a[2], b[1] + b[2])), (shape, dtype)
@@ -158,6 +160,7 @@ def _ce_case(L, shape, weight, reduction, ignore, smoothing, probabilities):
     return tuple(y.shape), y.reshape(-1).tolist(), x.grad.reshape(-1).tolist(), _names(y.grad_fn)
 
 
+@pytest.mark.no_sympy_check  # 72 graphs; test_cross_entropy_kdim_is_proved_by_sympy proves the composition
 @pytest.mark.parametrize("shape", [(2, 3, 4), (2, 3, 2, 3), (2, 3, 2, 1, 2)])
 @pytest.mark.parametrize("smoothing", [0.0, 0.2])
 def test_cross_entropy_kdim_matches_pytorch(torch_ref, shape, smoothing):
@@ -177,8 +180,12 @@ def test_cross_entropy_kdim_is_proved_by_sympy():
     x, t = _values(scalargrad, (2, 3, 2, 2), "float64", 8)
     x.requires_grad_()
     w = scalargrad.tensor([1.0, 2.0, 0.5], dtype=scalargrad.float64)
-    y = scalargrad.nn.functional.cross_entropy(x, t, weight=w, ignore_index=2, label_smoothing=0.1)
+    F = scalargrad.nn.functional
+    y = F.cross_entropy(x, t, weight=w, ignore_index=2, label_smoothing=0.1)
     sympy_check(y, [x], raise_on_mismatch=True)
+    p = (scalargrad.arange(x.numel(), dtype=x.dtype).reshape(x.shape) * 0.37).sin().softmax(1)
+    z = F.cross_entropy(x, p, weight=w, label_smoothing=0.2, reduction="none") * scalargrad.arange(8.0).reshape(2, 2, 2)
+    sympy_check(z.sum() + F.cross_entropy(x, t, reduction="sum"), [x], raise_on_mismatch=True)
 
 
 def _err(L, what):

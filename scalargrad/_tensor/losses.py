@@ -112,7 +112,7 @@ def nll_loss(x: Tensor, target: Tensor, weight: Tensor | None, reduction: str, i
 def _cascade(xv: list, picked: list, weights: list, weighted: bool, dt, batch: int, spatial: bool = False) -> tuple:
     """ATen's cascaded sums of ``-data * weight`` and of the weights (nll_loss_out_frame; for
     nll_loss2d, ``spatial``, its loop rounds the product before subtracting it: no fused
-    multiply-add there, measured against PyTorch 2.13)."""
+    multiply-add there, measured against PyTorch 2.13; nor on float16/bfloat16)."""
     r = dt.round
     f32 = dt is dtypes.float32
     fused = (f32 or dt is dtypes.float64) and not spatial
@@ -127,14 +127,13 @@ def _cascade(xv: list, picked: list, weights: list, weighted: bool, dt, batch: i
             ignored += 1
             continue
         if weighted:
-            # loss -= data * weight: one fused multiply-add in nll_loss's scalar loop; nll_loss2d's
-            # rounds the product first
+            # loss -= data * weight: one fused multiply-add in nll_loss's float/double loop;
+            # nll_loss2d's, and any loop on Half/BFloat16 (whose operator* returns the type),
+            # round the product first
             if fused:
                 loss[0] = fma(-xv[p], weights[b], loss[0], f32)
-            elif spatial:
-                loss[0] = r(loss[0] - r(xv[p] * weights[b]))
             else:
-                loss[0] = r(loss[0] - xv[p] * weights[b])
+                loss[0] = r(loss[0] - r(xv[p] * weights[b]))
             wsum[0] = r(wsum[0] + weights[b])
         else:
             loss[0] = r(loss[0] - xv[p])
