@@ -11,7 +11,8 @@ element's parameters (``params(c, i)``).
 
 Their backward kernels (``mse_loss_backward``...) are elementwise ops of (grad, self, target)
 declared here too, with derivatives of their own (double backward). ``nll_loss`` picks one
-element per sample; its node keeps the targets.
+element per sample (per position of an (N, C, H, W) input for nll_loss2d); its node keeps the
+targets.
 """
 
 from __future__ import annotations
@@ -597,6 +598,11 @@ class Nll:
         return REDUCTIONS[self.reduction]
 
     @property
+    def per_sample(self) -> bool:
+        """One loss per sample (reduction 'none' on a batch: 2-D or 4-D input), not one number."""
+        return self.reduction == "none" and len(self.shape) != 1
+
+    @property
     def ignore_index_saved(self) -> int:
         """PyTorch shows the saved SymInt as an unsigned 64-bit number (-100 is 18446744073709551516)."""
         return self.ignore_index % (1 << 64)
@@ -645,6 +651,22 @@ class NllLossBackward(Op):
         return -w * g / total
 
 
+@register
+class NllLoss2D(NllLoss):
+    """nll_loss2d(input, target, weight) on an (N, C, H, W) input and (N, H, W) target: nll_loss
+    at each of the N * H * W positions (ATen's nll_loss2d; inputs of 3 or more than 4 dimensions
+    reach it through views), with nll_loss's formula and saved values."""
+
+    name = "NllLoss2DBackward0"
+
+
+@register
+class NllLoss2DBackward(NllLossBackward):
+    """nll_loss2d_backward: NllLossBackward's formula at each picked (N, C, H, W) position."""
+
+    name = "NllLoss2DBackwardBackward0"
+
+
 # ---------------------------------------------------------------- soft_margin_loss
 
 
@@ -691,4 +713,4 @@ class SoftMarginLoss(Op):
         return sp.log(1 + sp.exp(-a * t))
 
 
-LOSSES = POINTWISE_LOSSES + [NllLoss, SoftMarginLoss]
+LOSSES = POINTWISE_LOSSES + [NllLoss, NllLoss2D, SoftMarginLoss]

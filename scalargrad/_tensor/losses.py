@@ -5,8 +5,9 @@ A pointwise loss computes each element's term (its op's ``term``, every step rou
 dtype), multiplies it by the element's weight (``loss.mul_(weight)``), and reduces as
 ``apply_loss_reduction``: ``mean()`` (the sum in the order of ATen's sum kernel, then one
 division) or ``sum()``. ``nll_loss`` adds its picked elements in ATen's cascade
-(``nll_loss_out_frame``: 8 levels of partial sums, flushed every 16 samples), subtracting
-``data * weight`` with one fused multiply-add, and divides the sum by the total weight for a mean.
+(``nll_loss_out_frame``, ``nll_loss2d_forward_out_frame``: 8 levels of partial sums, flushed
+every 16 samples or positions), subtracting ``data * weight`` with one fused multiply-add
+(nll_loss2d: the rounded product), and divides the sum by the total weight for a mean.
 """
 
 from __future__ import annotations
@@ -61,39 +62,43 @@ def pointwise_loss(op, x: Tensor, y: Tensor, c: LO.Loss) -> Tensor:
 
 
 def nll_loss(x: Tensor, target: Tensor, weight: Tensor | None, reduction: str, ignore_index: int) -> Tensor:
-    """``nll_loss(x, target, weight, reduction, ignore_index)`` for a 1-D or 2-D ``x`` (the
-    checks of ATen's meta function are the caller's)."""
+    """``nll_loss(x, target, weight, reduction, ignore_index)`` for a 1-D or 2-D ``x``, and
+    ``nll_loss2d`` for a 4-D one (N, C, H, W) with an (N, H, W) target (the checks of ATen's
+    meta functions are the caller's): one pick per sample (per position), in ATen's order."""
     dt = x._t.dtype
     r = dt.round
     shape = tuple(x._t.shape)
-    n_classes = shape[-1]
+    spatial = len(shape) == 4
+    n_classes = shape[0] if len(shape) == 1 else shape[1]
     xv = x._val
     tv = target._val if target._t.ndim else [target._val]
     wv = None
     if weight is not None:
         wv = weight._val if weight._t.ndim else [weight._val]
-        if weight._t.dtype is not dt:
-            wv = [r(w) for w in wv]
     batch = 1 if len(shape) == 1 else shape[0]
+    map_size = shape[2] * shape[3] if spatial else 1
+    sample_size = n_classes * map_size
     picked: list = []
     weights: list = []
     for b in range(batch):
-        t = int(tv[b])
-        if t == ignore_index:
-            picked.append(None)
-            weights.append(0.0)
-            continue
-        if not 0 <= t < n_classes:
-            raise IndexError(f"Target {t} is out of bounds.")
-        picked.append(b * n_classes + t)
-        weights.append(wv[t] if wv is not None else 1.0)
-    if reduction == "none" and len(shape) == 2:
+        for e in range(map_size):
+            t = int(tv[b * map_size + e])
+            if t == ignore_index:
+                picked.append(None)
+                weights.append(0.0)
+                continue
+            if not 0 <= t < n_classes:
+                raise IndexError(f"Target {t} is out of bounds.")
+            picked.append(b * sample_size + t * map_size + e)
+            weights.append(wv[t] if wv is not None else 1.0)
+    numiter = len(picked)
+    if reduction == "none" and len(shape) != 1:
         out = [0.0 if p is None else r(-xv[p] * w) for p, w in zip(picked, weights)]
         total_weight = 0.0
         val = out
-        out_t = TensorType(dt, (batch,))
+        out_t = TensorType(dt, (batch, shape[2], shape[3]) if spatial else (batch,))
     else:
-        loss_sum, total_weight = _cascade(xv, picked, weights, wv is not None, dt, batch)
+        loss_sum, total_weight = _cascade(xv, picked, weights, wv is not None, dt, numiter, spatial)
         if reduction == "mean":
             loss_sum = r(ieee.div(loss_sum, total_weight))
         val = loss_sum
@@ -101,14 +106,16 @@ def nll_loss(x: Tensor, target: Tensor, weight: Tensor | None, reduction: str, i
     tw = leaf(r(total_weight), TensorType(dt, ()))
     c = LO.Nll(reduction, shape, [int(v) for v in tv], weights, picked, ignore_index, r(total_weight), target,
                weight, tw)
-    return make(LO.NllLoss, out_t, val, (x,), c)
+    return make(LO.NllLoss2D if spatial else LO.NllLoss, out_t, val, (x,), c)
 
 
-def _cascade(xv: list, picked: list, weights: list, weighted: bool, dt, batch: int) -> tuple:
-    """ATen's cascaded sums of ``-data * weight`` and of the weights (nll_loss_out_frame)."""
+def _cascade(xv: list, picked: list, weights: list, weighted: bool, dt, batch: int, spatial: bool = False) -> tuple:
+    """ATen's cascaded sums of ``-data * weight`` and of the weights (nll_loss_out_frame; for
+    nll_loss2d, ``spatial``, its loop rounds the product before subtracting it: no fused
+    multiply-add there, measured against PyTorch 2.13; nor on float16/bfloat16)."""
     r = dt.round
     f32 = dt is dtypes.float32
-    fused = f32 or dt is dtypes.float64
+    fused = (f32 or dt is dtypes.float64) and not spatial
     levels, power = 8, 4
     mask0 = (1 << power) - 1
     loss = [0.0] * levels
@@ -120,8 +127,13 @@ def _cascade(xv: list, picked: list, weights: list, weighted: bool, dt, batch: i
             ignored += 1
             continue
         if weighted:
-            # loss -= data * weight: one fused multiply-add in ATen's scalar loop
-            loss[0] = fma(-xv[p], weights[b], loss[0], f32) if fused else r(loss[0] - xv[p] * weights[b])
+            # loss -= data * weight: one fused multiply-add in nll_loss's float/double loop;
+            # nll_loss2d's, and any loop on Half/BFloat16 (whose operator* returns the type),
+            # round the product first
+            if fused:
+                loss[0] = fma(-xv[p], weights[b], loss[0], f32)
+            else:
+                loss[0] = r(loss[0] - r(xv[p] * weights[b]))
             wsum[0] = r(wsum[0] + weights[b])
         else:
             loss[0] = r(loss[0] - xv[p])
@@ -155,7 +167,7 @@ def nll_backward(g, x: Tensor, c: LO.Nll) -> Tensor:
     for s in c.shape:
         n *= s
     out = [0.0] * n
-    if c.reduction == "none" and len(c.shape) == 2:
+    if c.per_sample:
         for b, (p, w) in enumerate(zip(c.picked, c.weights)):
             if p is not None:
                 out[p] = r(-w * gv[b])
@@ -165,7 +177,8 @@ def nll_backward(g, x: Tensor, c: LO.Nll) -> Tensor:
         for p, w in zip(c.picked, c.weights):
             if p is not None:
                 out[p] = r(w * grad) if c.weight is not None else grad
-    return make(LO.NllLossBackward, TensorType(dt, c.shape), out, (g, x), c)
+    op = LO.NllLoss2DBackward if len(c.shape) == 4 else LO.NllLossBackward
+    return make(op, TensorType(dt, c.shape), out, (g, x), c)
 
 
 def nll_of_gradient(g: Tensor, c: LO.Nll) -> Tensor:
@@ -173,18 +186,18 @@ def nll_of_gradient(g: Tensor, c: LO.Nll) -> Tensor:
     dt = g._t.dtype
     gv = g._val
     r = dt.round
-    batch = len(c.picked)
-    if c.reduction == "none" and len(c.shape) == 2:
+    numiter = len(c.picked)
+    if c.per_sample:
         out = [0.0 if p is None else r(-gv[p] * w) for p, w in zip(c.picked, c.weights)]
-        return _nll_result(g, c, out, (batch,))
-    total, _ = _cascade(gv, c.picked, c.weights, c.weight is not None, dt, batch)
+        return _nll_result(g, c, out, (c.shape[0], c.shape[2], c.shape[3]) if len(c.shape) == 4 else (numiter,))
+    total, _ = _cascade(gv, c.picked, c.weights, c.weight is not None, dt, numiter, len(c.shape) == 4)
     if c.reduction == "mean":
         total = r(ieee.div(total, c.total_weight))
     return _nll_result(g, c, total, ())
 
 
 def _nll_result(g: Tensor, c: LO.Nll, val, shape: tuple) -> Tensor:
-    return make(LO.NllLoss, TensorType(g._t.dtype, shape), val, (g,), c)
+    return make(LO.NllLoss2D if len(c.shape) == 4 else LO.NllLoss, TensorType(g._t.dtype, shape), val, (g,), c)
 
 
 helper(nll_backward)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import warnings
 
 from .._base import dtypes
-from .._base.errors import Unsupported
 from .._base.grad_mode import is_grad_enabled
 from .._ops import arithmetic as AR
 from .._ops import losses as LO
@@ -28,7 +27,7 @@ from .._tensor.operands import broadcast_shapes, result_dtype
 from .._tensor.reductions import mean as _mean
 from .._tensor.reductions import sum as _sum
 from .._tensor.tensor import Tensor
-from .._tensor.views import expand, view
+from .._tensor.views import contiguous, expand, view
 
 __all__ = ["l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "nll_loss", "cross_entropy", "legacy_get_string", "get_enum"]
@@ -260,14 +259,33 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 
 
 def _nll_nd(x: Tensor, t: Tensor, weight: Tensor | None, reduction: str, ignore_index: int) -> Tensor:
+    """ATen's ``nll_loss_nd``: nll_loss for 1-D and 2-D inputs, nll_loss2d for 4-D ones; an input
+    of 3 or more than 4 dimensions is made contiguous and viewed as (N, C, 1, -1) (its target as
+    (N, 1, -1)) for nll_loss2d, whose unreduced result is viewed back to (N, d1, ..., dK)."""
     nd = x._t.ndim
     if nd < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {nd})")
     if nd != 1 and x._t.shape[0] != (t._t.shape[0] if t._t.ndim else None):
         raise ValueError(f"Expected input batch_size ({x._t.shape[0]}) to match target batch_size "
                          f"({t._t.shape[0] if t._t.ndim else 0}).")
-    if nd > 2:
-        raise Unsupported("nll_loss on inputs of 3 or more dimensions (nll_loss2d)")
+    if nd <= 2:
+        return _nll(x, t, weight, reduction, ignore_index)
+    if nd == 4:
+        return _nll2d(x, t, weight, reduction, ignore_index)
+    n, c = x._t.shape[0], x._t.shape[1]
+    out_size = (n, *x._t.shape[2:])
+    if tuple(t._t.shape[1:]) != tuple(x._t.shape[2:]):
+        raise RuntimeError(f"Expected target size {list(out_size)}, got {list(t._t.shape)}")
+    x4 = view(contiguous(x), (n, c, 1, -1) if x._t.numel else (n, c, 0, 0))
+    t3 = view(contiguous(t), (n, 1, -1) if t._t.numel else (n, 0, 0))
+    out = _nll2d(x4, t3, weight, reduction, ignore_index)
+    return out if reduction != "none" else view(out, out_size)
+
+
+def _nll(x: Tensor, t: Tensor, weight: Tensor | None, reduction: str, ignore_index: int) -> Tensor:
+    """nll_loss on a 1-D or 2-D input, after the checks of ATen's meta function (the weight's
+    requires_grad first: autograd's check comes before the kernel's)."""
+    _not_differentiable("nll_loss_forward", "weight", weight)
     if t._t.dtype not in (dtypes.int64, dtypes.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {t._t.dtype.short}")
     if t._t.ndim > 1:
@@ -278,7 +296,38 @@ def _nll_nd(x: Tensor, t: Tensor, weight: Tensor | None, reduction: str, ignore_
                            f"weight tensor of shape: {list(weight._t.shape)}")
     if not x._t.dtype.is_floating_point:
         raise NotImplementedError(f"\"nll_loss_out_frame\" not implemented for '{x._t.dtype.short}'")
+    _same_dtype(x, weight)
     return TL.nll_loss(x, t, weight, reduction, ignore_index)
+
+
+def _nll2d(x: Tensor, t: Tensor, weight: Tensor | None, reduction: str, ignore_index: int) -> Tensor:
+    """nll_loss2d on an (N, C, H, W) input, after the checks of ATen (its order: the target's
+    dtype, ``check_inputs_nll_loss2d``, the input's dtype, then the kernel's reads of the
+    weight and target, which must be of the input's dtype and int64); a weight that requires
+    grad is autograd's error before them."""
+    _not_differentiable("nll_loss2d_forward", "weight", weight)
+    if t._t.dtype not in (dtypes.int64, dtypes.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {t._t.dtype.short}")
+    if t._t.ndim != 3:
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
+                           f"{t._t.ndim}")
+    xs, ts = x._t.shape, t._t.shape
+    if weight is not None and weight._t.numel != xs[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if (xs[0], xs[2], xs[3]) != tuple(ts):
+        raise RuntimeError(f"size mismatch (got input: {list(xs)} , target: {list(ts)}")
+    if not x._t.dtype.is_floating_point:
+        raise NotImplementedError(f"\"nll_loss2d_forward_out_frame\" not implemented for '{x._t.dtype.short}'")
+    _same_dtype(x, weight)
+    if t._t.dtype is not dtypes.int64 and (reduction == "none" or t._t.numel):
+        raise RuntimeError(f"expected scalar type Long but found {t._t.dtype.short}")
+    return TL.nll_loss(x, t, weight, reduction, ignore_index)
+
+
+def _same_dtype(x: Tensor, weight: Tensor | None) -> None:
+    """The kernel reads the weight as the input's dtype: another dtype is ATen's error."""
+    if weight is not None and weight._t.dtype is not x._t.dtype:
+        raise RuntimeError(f"expected scalar type {x._t.dtype.short} but found {weight._t.dtype.short}")
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
@@ -329,8 +378,8 @@ def _cross_entropy_probabilities(x: Tensor, t: Tensor, weight, red: str, label_s
     if weight is not None:
         prod = prod * _class_weight(weight, logp._t.ndim, 1)
     if red == "mean":
-        if x._t.numel == 0:
-            raise Unsupported("cross_entropy with class probabilities on an empty input")
+        if x._t.numel == 0:  # a mean of nothing: ATen fills the empty sum with nan, in place
+            return -_sum(prod).fill_(float("nan"))
         return with_scalar(AR.DivScalar, -_sum(prod), x._t.numel // n_classes)
     if red == "sum":
         return -_sum(prod)

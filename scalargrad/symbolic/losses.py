@@ -1,6 +1,6 @@
 """The losses family's elements (``_ops/losses.py``): a pointwise loss is the sum (or mean) of its
 op's term over (input, target) pairs, one element per pair without reduction; ``nll_loss`` and its
-backward pick elements by their targets."""
+backward (and nll_loss2d's, the same per position) pick elements by their targets."""
 
 from __future__ import annotations
 
@@ -197,7 +197,7 @@ def _pointwise_loss(v, vin, vals):
 def _nll(v, vin, vals):
     u = vin[0]
     c = v._c
-    if c.reduction == "none" and len(c.shape) == 2:
+    if c.per_sample:
         return [(Const, 0.0, ()) if p is None else (NllOf, ([w], 1.0), ((u, p),))
                 for p, w in zip(c.picked, c.weights)]
     kept = [(p, w) for p, w in zip(c.picked, c.weights) if p is not None]
@@ -209,7 +209,7 @@ def _nll_backward(v, vin, vals):
     g = vin[0]
     c = v._c
     spec = [(Const, 0.0, ()) for _ in range(len(vals))]
-    per_sample = c.reduction == "none" and len(c.shape) == 2
+    per_sample = c.per_sample
     total = c.total_weight if c.reduction == "mean" else 1.0
     for b, (p, w) in enumerate(zip(c.picked, c.weights)):
         if p is not None:
@@ -218,6 +218,6 @@ def _nll_backward(v, vin, vals):
 
 
 elements_of(*LO.POINTWISE_LOSSES)(_pointwise_loss)
-elements_of(LO.NllLoss)(_nll)
+elements_of(LO.NllLoss, LO.NllLoss2D)(_nll)
 elements_of(LO.SoftMarginLoss)(_soft_margin)
-elements_of(LO.NllLossBackward)(_nll_backward)
+elements_of(LO.NllLossBackward, LO.NllLoss2DBackward)(_nll_backward)

@@ -5,6 +5,7 @@ construction (``_Loss`` keeps the reduction, turning the deprecated ``size_avera
 from __future__ import annotations
 
 import math
+import warnings
 
 from ..._tensor.tensor import Tensor
 from .. import loss_functions as F
@@ -18,7 +19,7 @@ __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWith
            "CrossEntropyLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
            "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "TripletMarginLoss",
            "TripletMarginWithDistanceLoss", "LinearCrossEntropyLoss", "SoftMarginLoss",
-           "MultiMarginLoss", "MultiLabelMarginLoss"]
+           "MultiMarginLoss", "MultiLabelMarginLoss", "NLLLoss2d"]
 
 
 class _Loss(Module):
@@ -118,6 +119,28 @@ class NLLLoss(_WeightedLoss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """NLLLoss under its deprecated name: constructing one, or subclassing it, warns
+    (FutureWarning), as PyTorch's ``@deprecated`` class does."""
+
+    def __init__(self, weight: Tensor | None = None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+    def __new__(cls, *args, **kwargs):
+        if cls is NLLLoss2d:
+            warnings.warn(_NLL2D_DEPRECATED, FutureWarning, stacklevel=2)
+        return super().__new__(cls)
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        warnings.warn(_NLL2D_DEPRECATED, FutureWarning, stacklevel=2)
+        super().__init_subclass__(**kwargs)
+
+
+_NLL2D_DEPRECATED = ("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and see "
+                     "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.")
 
 
 class CrossEntropyLoss(_WeightedLoss):
