@@ -21,6 +21,7 @@ A 0-dim result of 0-dim operands is one call of ``forward``, as the scalar graph
 from __future__ import annotations
 
 import inspect
+import operator
 from collections.abc import Sequence
 
 from .._base import dtypes
@@ -72,6 +73,10 @@ def compute(op, dt: dtypes.dtype, cols: list, n: int, c=None) -> list:
     if fast is not None and c is None and dt.is_floating_point:
         by_number = AR.BY_NUMBER.get(fast) if len(cols) == 2 else None
         if by_number is not None and (lists[0] is None) != (lists[1] is None):
+            if fast is operator.mul and (cols[0] if lists[0] is None else cols[1]) == 1.0:
+                # x * 1.0 is x, exactly, in every floating dtype (signed zeros, infs and nans
+                # included): the gradient of a sum() times a derivative (pow's backward)
+                return list(lists[0] if lists[1] is None else lists[1])
             try:
                 vals = by_number[0](cols[0], cols[1]) if lists[1] is None else by_number[1](cols[0], cols[1])
             except (ZeroDivisionError, OverflowError, ValueError):
@@ -224,6 +229,14 @@ def binary(op, a, b, alpha=None) -> Tensor:
 
 
 def column_cast(x: Tensor, dt, shape: tuple):
+    """Operand ``x``'s elements at each position of ``shape``, cast to ``dt``: a list, or one
+    number standing for all of them (``compute`` takes either). An expanded number (every
+    stride 0: ``sum()``'s gradient, ``expand``) is that number, so ``compute`` runs its
+    one-list comprehension instead of pairing two lists."""
+    t = x._t
+    if not t.contiguous and t.numel and not any(t.strides):
+        col = x._val[0]
+        return col if t.dtype is dt else dt.round(col)
     col = _column(x, shape, 0)
     if x._t.dtype is dt:
         return col
