@@ -44,6 +44,9 @@ from .tensor import Tensor, constant, defaults, impl, leaf, make, refuse_complex
 __all__ = ["binary", "unary", "elementwise", "compute", "column_cast", "with_number", "with_scalar", "install",
            "as_tensor_operand", "refuse_bool"]
 
+F32, F64 = dtypes.float32, dtypes.float64
+
+
 def _column(x, out_shape: tuple, n: int):
     """The elements of operand ``x`` at each position of ``out_shape``: a list, or the number
     itself for a 0-dim tensor or a Python number (repeated by the caller)."""
@@ -175,6 +178,18 @@ def binary(op, a, b, alpha=None) -> Tensor:
     """``a (op) b`` for tensors and Python numbers, broadcast, with PyTorch's promotion.
     ``alpha`` is add/sub's multiplier of ``b`` (None: 1). A complex operand goes to
     ``complex_numbers`` (registered in ``complex_ops``)."""
+    if alpha is None and isinstance(a, Tensor) and isinstance(b, Tensor):
+        sa, sb = a._t, b._t
+        dt = sa.dtype
+        if dt is sb.dtype and (dt is F32 or dt is F64) and op.result != "bool" and op.integer_kernel is None:
+            # two tensors of one real floating dtype: no promotion, no refusal applies (the checks
+            # below all pass), the dtype computed and returned
+            if not sa.ndim and not sb.ndim:
+                return make(op, sa, dt.round(op.forward(dt.round, a._val, b._val)), (a, b))
+            shape = broadcast_shapes(sa.shape, sb.shape)
+            n = check_size(shape)
+            vals = compute(op, dt, [column_cast(a, dt, shape), column_cast(b, dt, shape)], n)
+            return make(op, laid_out(dt, shape, (sa, sb)), vals, (a, b))
     if _complex(a) or _complex(b):
         return complex_ops["binary"](op, a, b, alpha)
     _bool_check(op, a, b)
