@@ -6,6 +6,11 @@ variable takes a later value (a register allocation): a 2,000-element sum keeps 
 intermediate floats alive instead of 2,000, which measured 30% faster in float64 and 16% in
 float32 (the intermediates stay in the cache and are freed as they go).
 
+Each lane's chain of additions (an input added to the running sum, 16 at a time in ATen's
+cascade) is one ``sum()`` of a slice in float64 where ``sum`` adds in plain double order (Python
+< 3.12), one small loop over the slice in float32: the same additions in less code, which under
+load matters more than the bytecode count (a 2,000-element float32 sum was 2,225 lines).
+
 float32 rounds each addition inline by Veltkamp splitting, exact in float32's normal range
 (``dtypes.round_f32``). ``F32Program`` runs a version without any range check when a bound shows
 that none is needed, and one that checks every result otherwise.
