@@ -407,6 +407,33 @@ def test_float32_sum_programs_round_every_addition_as_float32(shape, strides, di
     assert [v.hex() for v in f64(values)] == [regs[o].hex() for o in prog64.outs]
 
 
+@pytest.mark.parametrize("plain_sum", [True, False])
+@pytest.mark.parametrize("shape,strides,dims", [((2000,), (1,), (0,)), ((64, 97), (97, 1), (0,)),
+                                                ((128, 97), (1, 128), (1,))])
+def test_float64_sum_program_chains_add_in_the_programs_order(shape, strides, dims, plain_sum, monkeypatch):
+    # A lane's chain of additions compiles to one sum() of a slice where sum() adds in plain
+    # double order (Python < 3.12), to straight-line additions otherwise: both against the
+    # program's steps one at a time, signed zeros and infinities included.
+    import sys
+
+    from scalargrad._base import program_code
+    from scalargrad._base.kernel_order import sum_program
+
+    if plain_sum and sys.version_info >= (3, 12):
+        pytest.skip("sum() of floats is compensated from Python 3.12 on")
+    monkeypatch.setattr(program_code, "_PLAIN_SUM", plain_sum)
+    prog = sum_program(shape, strides, dims, "float64")
+    fn = program_code.compile_program(prog, False)
+    rng = random.Random(11)
+    pools = (([-0.0], False), ([-0.0, 0.0, 1e300, -1e300, 2.0**-1074], True), ([math.inf, -0.0, 1.5], False))
+    for pool, scale in pools:
+        values = [rng.choice(pool) * (rng.gauss(0.0, 1.0) if scale else 1.0) for _ in range(prog.n)]
+        regs = values + [0.0]
+        for a, b in prog.steps:
+            regs.append(regs[a] + regs[b])
+        assert [v.hex() for v in fn(values)] == [regs[o].hex() for o in prog.outs]
+
+
 @pytest.mark.parametrize("k", [16, 23, 2000])
 def test_float32_sdot_rounds_every_product_and_addition_as_float32(k):
     # mkl_sdot's float32 lanes are added by Veltkamp splitting when a bound says no lane can

@@ -84,6 +84,29 @@ def test_ieee_losses_match_pytorch_bit_for_bit(torch_ref, name, reduction):
             assert all(map(same, ours[1], theirs[1])), (dtype, n)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_gradient_of_one_multiplies_nothing_out(torch_ref, dtype):
+    # backward() of a sum-reduced loss spreads 1.0 over the elements: mse_loss's backward and
+    # pow's (the sum()'s expanded gradient times the derivative) skip that product, x * 1.0 = x;
+    # signed zeros, infinities, nan and subnormals must come out as PyTorch's.
+    xs = [1.5, -0.0, 0.0, math.inf, -math.inf, math.nan, 1e37, -1e37, 1e-40, 0.1, -2.5, 7.0]
+    ts = [0.5, 0.0, -0.0, 1.0, 2.0, 0.0, -1e37, 1e37, -1e-40, 0.2, 2.5, -7.0]
+
+    def run(L):
+        dt = getattr(L, dtype)
+        out = []
+        for reduction in ("sum", "mean"):
+            x = L.tensor(xs, dtype=dt, requires_grad=True)
+            L.nn.functional.mse_loss(x, L.tensor(ts, dtype=dt), reduction=reduction).backward()
+            out.append(x.grad.tolist())
+        x = L.tensor(xs, dtype=dt, requires_grad=True)
+        (x - L.tensor(ts, dtype=dt)).pow(2).sum().backward()
+        return out + [x.grad.tolist()]
+
+    for ours, theirs in zip(run(scalargrad), run(torch_ref)):
+        assert all(map(same, ours, theirs))
+
+
 def _nll_case(L, n, dtype, weight, reduction, ignore=-100, seed=3):
     rng = random.Random(seed)
     dt = getattr(L, dtype)

@@ -120,6 +120,8 @@ def _mse_backward_lists(dt, cols, n, c):
     g, x, t = cols
     d = round_list(dt, [a - b for a, b in zip(x, t)])
     nd = round_scaled(dt, [c.norm * e for e in d], c.norm)  # norm 2 (a sum): exact, unless it overflows
+    if g.count(1.0) == n:  # the gradient of the loss itself (1.0 spread over the elements): e * 1.0 is e
+        return nd
     return round_list(dt, [e * h for e, h in zip(nd, g)])
 
 

@@ -21,6 +21,7 @@ A 0-dim result of 0-dim operands is one call of ``forward``, as the scalar graph
 from __future__ import annotations
 
 import inspect
+import operator
 from collections.abc import Sequence
 
 from .._base import dtypes
@@ -42,6 +43,9 @@ from .tensor import Tensor, constant, defaults, impl, leaf, make, refuse_complex
 
 __all__ = ["binary", "unary", "elementwise", "compute", "column_cast", "with_number", "with_scalar", "install",
            "as_tensor_operand", "refuse_bool"]
+
+F32, F64 = dtypes.float32, dtypes.float64
+
 
 def _column(x, out_shape: tuple, n: int):
     """The elements of operand ``x`` at each position of ``out_shape``: a list, or the number
@@ -72,6 +76,10 @@ def compute(op, dt: dtypes.dtype, cols: list, n: int, c=None) -> list:
     if fast is not None and c is None and dt.is_floating_point:
         by_number = AR.BY_NUMBER.get(fast) if len(cols) == 2 else None
         if by_number is not None and (lists[0] is None) != (lists[1] is None):
+            if fast is operator.mul and (cols[0] if lists[0] is None else cols[1]) == 1.0:
+                # x * 1.0 is x, exactly, in every floating dtype (signed zeros, infs and nans
+                # included): the gradient of a sum() times a derivative (pow's backward)
+                return list(lists[0] if lists[1] is None else lists[1])
             try:
                 vals = by_number[0](cols[0], cols[1]) if lists[1] is None else by_number[1](cols[0], cols[1])
             except (ZeroDivisionError, OverflowError, ValueError):
@@ -170,6 +178,18 @@ def binary(op, a, b, alpha=None) -> Tensor:
     """``a (op) b`` for tensors and Python numbers, broadcast, with PyTorch's promotion.
     ``alpha`` is add/sub's multiplier of ``b`` (None: 1). A complex operand goes to
     ``complex_numbers`` (registered in ``complex_ops``)."""
+    if alpha is None and isinstance(a, Tensor) and isinstance(b, Tensor):
+        sa, sb = a._t, b._t
+        dt = sa.dtype
+        if dt is sb.dtype and (dt is F32 or dt is F64) and op.result != "bool" and op.integer_kernel is None:
+            # two tensors of one real floating dtype: no promotion, no refusal applies (the checks
+            # below all pass), the dtype computed and returned
+            if not sa.ndim and not sb.ndim:
+                return make(op, sa, dt.round(op.forward(dt.round, a._val, b._val)), (a, b))
+            shape = broadcast_shapes(sa.shape, sb.shape)
+            n = check_size(shape)
+            vals = compute(op, dt, [column_cast(a, dt, shape), column_cast(b, dt, shape)], n)
+            return make(op, laid_out(dt, shape, (sa, sb)), vals, (a, b))
     if _complex(a) or _complex(b):
         return complex_ops["binary"](op, a, b, alpha)
     _bool_check(op, a, b)
@@ -224,6 +244,14 @@ def binary(op, a, b, alpha=None) -> Tensor:
 
 
 def column_cast(x: Tensor, dt, shape: tuple):
+    """Operand ``x``'s elements at each position of ``shape``, cast to ``dt``: a list, or one
+    number standing for all of them (``compute`` takes either). An expanded number (every
+    stride 0: ``sum()``'s gradient, ``expand``) is that number, so ``compute`` runs its
+    one-list comprehension instead of pairing two lists."""
+    t = x._t
+    if not t.contiguous and t.numel and not any(t.strides):
+        col = x._val[0]
+        return col if t.dtype is dt else dt.round(col)
     col = _column(x, shape, 0)
     if x._t.dtype is dt:
         return col
