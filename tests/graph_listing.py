@@ -23,3 +23,14 @@ def first_edge_chain(t) -> list:
         names.append(f.name())
         f = f.next_functions[0][0] if f.next_functions else None
     return names
+
+
+def node_chain(t) -> list:
+    """The node class names from ``t.grad_fn`` down, following each node's first edge to a node
+    that is not a leaf's AccumulateGrad."""
+    out, fn = [], t.grad_fn
+    while fn is not None:
+        out.append(type(fn).__name__)
+        nxt = [f for f, _ in fn.next_functions if f is not None and type(f).__name__ != "AccumulateGrad"]
+        fn = nxt[0] if nxt else None
+    return out

@@ -14,24 +14,17 @@ import scalargrad as sg
 from scalargrad.errors import Unsupported
 from scalargrad.symbolic import sympy_check
 
+from graph_listing import node_chain
+
 X1 = [[0.0, 1.0], [2.0, 3.0], [4.0, -1.0]]
 X2 = [[1.0, 1.0], [0.0, 0.0]]
 ORDERS = [2.0, 1.0, 0.0, math.inf, 3.0, 0.5]
 
 
-def _chain(t) -> list:
-    out, fn = [], t.grad_fn
-    while fn is not None:
-        out.append(type(fn).__name__)
-        nxt = [f for f, _ in fn.next_functions if f is not None and type(f).__name__ != "AccumulateGrad"]
-        fn = nxt[0] if nxt else None
-    return out
-
-
 def _run(L, p, mode="use_mm_for_euclid_dist_if_necessary", x1=X1, x2=X2):
     a, b = L.tensor(x1, requires_grad=True), L.tensor(x2, requires_grad=True)
     d = L.cdist(a, b, p, compute_mode=mode)
-    meta = (_chain(d), tuple(d.shape), d.stride())
+    meta = (node_chain(d), tuple(d.shape), d.stride())
     (d * (L.arange(d.numel() * 1.0).reshape(d.shape) + 1)).sum().backward()
     return meta, d.flatten().tolist(), a.grad.flatten().tolist(), b.grad.flatten().tolist()
 

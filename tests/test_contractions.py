@@ -14,21 +14,14 @@ from program_outcome import described
 
 import scalargrad as sg
 
+from graph_listing import node_chain
+
 
 def _ints(L, *shape, start=0):
     n = 1
     for s in shape:
         n *= s
     return ((L.arange(n, dtype=L.float32) + start) % 7 - 3).reshape(shape)
-
-
-def _chain(t) -> list:
-    out, fn = [], t.grad_fn
-    while fn is not None:
-        out.append(type(fn).__name__)
-        nxt = [f for f, _ in fn.next_functions if f is not None and type(f).__name__ != "AccumulateGrad"]
-        fn = nxt[0] if nxt else None
-    return out
 
 
 TENSORDOT = {
@@ -53,7 +46,7 @@ def test_tensordot_as_pytorch(torch_ref, case):
         b = _ints(L, 3, 4, 5, start=2)
         r = TENSORDOT[case](L, a, b)
         (r * _ints(L, *r.shape, start=1)).sum().backward()
-        results.append((tuple(r.shape), r.tolist(), _chain(r), a.grad.tolist()))
+        results.append((tuple(r.shape), r.tolist(), node_chain(r), a.grad.tolist()))
     assert results[0] == results[1]
 
 
@@ -107,7 +100,7 @@ def test_multi_dot_as_pytorch(torch_ref, case):
             warnings.simplefilter("always")
             r = MULTI_DOT[case](L, mats)
         (r * _ints(L, *r.shape, start=1)).sum().backward()
-        results.append((tuple(r.shape), r.tolist(), _chain(r), x.grad.tolist()))
+        results.append((tuple(r.shape), r.tolist(), node_chain(r), x.grad.tolist()))
     assert results[0] == results[1]
 
 

@@ -14,6 +14,8 @@ from program_outcome import described
 import scalargrad as sg
 from scalargrad.errors import Unsupported
 
+from graph_listing import node_chain
+
 INF = math.inf
 ORDERS = ["fro", "nuc", INF, -INF, 1, -1, 2, -2]
 EXACT = {"fro", INF, -INF, 1, -1}
@@ -21,15 +23,6 @@ EXACT = {"fro", INF, -INF, 1, -1}
 
 def _a(L):
     return ((L.arange(24.0) % 7) - 3).reshape(2, 3, 4)
-
-
-def _chain(t) -> list:
-    out, fn = [], t.grad_fn
-    while fn is not None:
-        out.append(type(fn).__name__)
-        nxt = [f for f, _ in fn.next_functions if f is not None and type(f).__name__ != "AccumulateGrad"]
-        fn = nxt[0] if nxt else None
-    return out
 
 
 @pytest.mark.parametrize("keepdim", [False, True])
@@ -44,7 +37,7 @@ def test_as_pytorch(torch_ref, ord, dim, keepdim):
         if ord in EXACT:
             (r * (L.arange(r.numel() * 1.0).reshape(r.shape) + 1)).sum().backward()
             grad = a.grad.tolist()
-        got.append((tuple(r.shape), r.stride(), r.dtype.itemsize, _chain(r), grad, r.flatten().tolist()))
+        got.append((tuple(r.shape), r.stride(), r.dtype.itemsize, node_chain(r), grad, r.flatten().tolist()))
     if ord in EXACT:
         assert got[0] == got[1]
     else:
