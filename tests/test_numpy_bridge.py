@@ -128,6 +128,11 @@ CASES = [
     "(lambda a: (lambda t: (a.__setitem__(0, 9), t * 1)[1])(torch.Tensor(a)))(np.arange(3.))",
     "(lambda a: (lambda t: (a.__setitem__(0, 9), t * 1)[1])(torch.Tensor(a)))(np.arange(3., dtype=np.float32))",
     "(lambda a: (lambda t: (t.add_(1), a)[1])(torch.FloatTensor(a)))(np.ones(2, dtype=np.float32))",
+    # writes through a strided array's tensor land on the array's elements, and back
+    "(lambda a: (lambda t: (t.__setitem__((0, 1), 7.), t[:, 1].mul_(2), a)[2])(torch.from_numpy(a.T)))"
+    "(np.arange(6.).reshape(2, 3))",
+    "(lambda x: (lambda t: (t.add_(9), x.__setitem__((1, 0, 2), -1), t * 1)[2])(torch.LongTensor(x[:, 0])))"
+    "(np.arange(30).reshape(2, 5, 3))",
 ]
 
 
