@@ -146,3 +146,23 @@ def test_orthogonal_and_sparse_inits_are_pytorchs(torch_ref):
 
     for a, b, bound in zip(mine, theirs, (2e-6, 2e-6, 1e-14)):
         assert all(abs(p - q) <= bound * max(abs(q), 1.0) for p, q in zip(flat(a), flat(b)))
+
+
+def _zero_feature_linears(lib) -> list:
+    """Each zero-feature Linear's warnings (category, message, file name), then the next draw."""
+    lib.manual_seed(0)
+    out = []
+    for sizes in ((3, 0), (0, 3), (0, 0)):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            m = lib.nn.Linear(*sizes)
+        out.append([(x.category.__name__, str(x.message), x.filename.rsplit("/", 1)[-1]) for x in w])
+        out.append((tuple(m.weight.shape), m.bias.tolist()))
+    out.append(lib.rand(3).tolist())
+    return out
+
+
+def test_zero_feature_linear_warns_as_kaiming_uniform_does(torch_ref):
+    # PyTorch's Linear initialises its weight with init.kaiming_uniform_, which warns from linear.py
+    # and draws nothing for a zero-element weight; the bias of Linear(0, 3) draws on [-0, 0]
+    assert _zero_feature_linears(scalargrad) == _zero_feature_linears(torch_ref)

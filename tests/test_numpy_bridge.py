@@ -103,6 +103,36 @@ CASES = [
       for v in ("np.float64(5)", "np.int64(5)", "np.bool_(True)", "np.float32(5)", "np.array(5.)", "'a'")],
     "(lambda t: (t.__setitem__(np.array([True, False, True]), 5.), t)[1])(torch.ones(3))",
     "(lambda t: (t.__setitem__(0, torch.from_numpy(np.array([1., 2.]))), t)[1])(torch.zeros(2, 2))",
+    # an array's layout: a shared array's strides as they are (a slice's too, so view() refuses it),
+    # a copy's as .to(copy=True) makes them (dense kept, sliced made contiguous)
+    "torch.from_numpy(np.arange(6.).reshape(2, 3).T).stride()",
+    "torch.from_numpy(np.zeros((2, 3, 4)).transpose(2, 0, 1)).stride()",
+    "(lambda a: torch.from_numpy(a[:, 0]).stride())(np.arange(30).reshape(2, 5, 3))",
+    "(lambda a: torch.from_numpy(a[:, 0]).view(-1))(np.arange(30).reshape(2, 5, 3))",
+    "(lambda a: torch.from_numpy(a[:, 0]).reshape(-1))(np.arange(30).reshape(2, 5, 3))",
+    "torch.from_numpy(np.arange(6.).reshape(2, 3).T).view(-1)",
+    "torch.from_numpy(np.arange(6.).reshape(2, 3).T).contiguous().view(-1)",
+    "torch.tensor(np.arange(6.).reshape(2, 3).T).stride()",
+    "torch.tensor(np.arange(6.).reshape(2, 3)[:, ::2]).stride()",
+    "torch.as_tensor(np.arange(6.).reshape(2, 3)[:, ::2]).stride()",
+    "torch.tensor(np.arange(6.).reshape(2, 3).T).is_contiguous()",
+    # the legacy constructors share an array of their dtype (legacy_new_from_sequence), else copy it
+    "(lambda a: (torch.LongTensor(a[:, 0]).stride(), torch.LongTensor(a[:, 0]).is_contiguous()))"
+    "(np.arange(30).reshape(2, 5, 3))",
+    "(lambda a: torch.LongTensor(a[:, 0]).view(-1))(np.arange(30).reshape(2, 5, 3))",
+    "torch.DoubleTensor(np.arange(6.).reshape(2, 3)[:, ::2]).stride()",
+    "torch.FloatTensor(np.arange(6.).reshape(2, 3)[:, ::2]).stride()",
+    "torch.FloatTensor(np.arange(6.).reshape(2, 3).T).stride()",
+    "torch.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3).T).reshape(-1)",
+    "(lambda a: (lambda t: (a.__setitem__(0, 9), t * 1)[1])(torch.LongTensor(a)))(np.arange(3))",
+    "(lambda a: (lambda t: (a.__setitem__(0, 9), t * 1)[1])(torch.Tensor(a)))(np.arange(3.))",
+    "(lambda a: (lambda t: (a.__setitem__(0, 9), t * 1)[1])(torch.Tensor(a)))(np.arange(3., dtype=np.float32))",
+    "(lambda a: (lambda t: (t.add_(1), a)[1])(torch.FloatTensor(a)))(np.ones(2, dtype=np.float32))",
+    # writes through a strided array's tensor land on the array's elements, and back
+    "(lambda a: (lambda t: (t.__setitem__((0, 1), 7.), t[:, 1].mul_(2), a)[2])(torch.from_numpy(a.T)))"
+    "(np.arange(6.).reshape(2, 3))",
+    "(lambda x: (lambda t: (t.add_(9), x.__setitem__((1, 0, 2), -1), t * 1)[2])(torch.LongTensor(x[:, 0])))"
+    "(np.arange(30).reshape(2, 5, 3))",
 ]
 
 

@@ -121,6 +121,7 @@ CONFIGS = [
     ("LSTM", dict()),
     ("LSTM", dict(num_layers=2, bidirectional=True)),
     ("LSTM", dict(proj_size=2, bias=False)),
+    ("LSTM", dict(batch_first=True)),  # transposed back out of place (TransposeBackward0), unlike RNN/GRU
     ("GRU", dict()),
     ("GRU", dict(num_layers=2, bidirectional=True, batch_first=True, bias=False)),
 ]

@@ -18,7 +18,7 @@ import warnings
 
 from .._base import dtypes
 from .._base.errors import Unsupported
-from .._base.numpy_types import is_ndarray, is_numpy_scalar, numpy_type_name
+from .._base.numpy_types import is_ndarray, is_numpy_scalar, numpy_dtype, numpy_type_name
 from .._base.program_frame import program_stacklevel
 from .._base.warn_once import first_time
 from .factories import (
@@ -31,7 +31,7 @@ from .factories import (
     uninitialised_tensor,
     use_device,
 )
-from .numpy_bridge import array_tensor
+from .numpy_bridge import array_tensor, shared_tensor
 from .tensor import Tensor, defaults, impl, set_default_dtype
 from .views import basic_index
 
@@ -82,7 +82,11 @@ def construct(cls, args: tuple, kwargs: dict, dt=None) -> Tensor:
         if explicit and first._t.dtype is not dt:  # torch.Tensor(t) aliases t whatever its dtype
             raise TypeError(f"expected {_options(dt)} (got {_options(first._t.dtype)})")
         return basic_index(first, Ellipsis)  # Tensor.alias()
-    if len(args) == 1 and is_ndarray(first):  # a copy of the array, cast to the type's dtype
+    if len(args) == 1 and is_ndarray(first):
+        # PyTorch's legacy_new_from_sequence: the array's memory itself when its dtype is the
+        # type's (as from_numpy: strides kept, writes shared), else a copy cast to the dtype
+        if numpy_dtype(first) is dt:
+            return shared_tensor(first)
         return array_tensor(first, dt)
     if len(args) == 1 and isinstance(first, (list, tuple)) and not isinstance(first, dtypes.Size):
         values, shape, kind = parse_data(first)

@@ -25,6 +25,7 @@ from .._base.dtypes import TensorType, round_list
 from .._base.numpy_types import array_values, is_ndarray, is_numpy_scalar, numpy_type_name
 from .._base.program_frame import program_stacklevel
 from .._base.warn_once import first_time
+from .memory_formats import preserved_strides
 from .meta import refuse_reading
 from .operands import check_size
 from .storage import share_with_array
@@ -38,8 +39,26 @@ _NOT_WRITABLE = (
     "it writable before converting it to a tensor. This type of warning will be suppressed for the rest of this "
     "program. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_numpy.cpp:213.)")
 _REQUIRES_GRAD = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
-def array_tensor(a, dtype=None) -> Tensor:
-    """A new tensor holding a copy of the array ``a``, of ``a``'s dtype or ``dtype``."""
+def _array_strides(a) -> tuple | None:
+    """The array's strides in elements, as ``tensor_from_numpy`` reads them, or None: C order,
+    or a layout kept in C order here (a negative stride, which PyTorch refuses with its own
+    error, a zero stride of a broadcast dimension, a stride that is not a whole element)."""
+    if a.flags.c_contiguous or not a.size:
+        return None
+    item = a.itemsize
+    out = []
+    for n, st in zip(a.shape, a.strides):
+        if st < 0 or st % item or (st == 0 and n > 1):
+            return None
+        out.append(st // item)
+    return tuple(out)
+
+
+def array_tensor(a, dtype=None, shared: bool = False) -> Tensor:
+    """A new tensor holding a copy of the array ``a``, of ``a``'s dtype or ``dtype``. Its
+    strides are PyTorch's: the array's own when the tensor shares the array (``shared``:
+    ``from_numpy``, ``x[:, 0]`` of an array keeps strides (15, 1)), else those ``.to(copy=True)``
+    gives a copy (a transposed array's dense strides kept, a sliced one's made contiguous)."""
     values, shape, dt = array_values(a)
     check_size(shape)
     if dtype is not None and dtype is not dt:
@@ -47,14 +66,17 @@ def array_tensor(a, dtype=None) -> Tensor:
         dt = dtype
     else:
         values = round_list(dt, values)
-    return leaf(values if shape else values[0], TensorType(dt, shape))
+    strides = _array_strides(a)
+    if strides is not None and not shared:
+        strides = preserved_strides(shape, strides, None)
+    return leaf(values if shape else values[0], TensorType(dt, shape, strides))
 
 
 def shared_tensor(a) -> Tensor:
     """A tensor of ``a``'s dtype sharing the array's memory (see the module docstring)."""
     if not a.flags.writeable and first_time("numpy_not_writable"):  # TORCH_WARN_ONCE
         warnings.warn(_NOT_WRITABLE, UserWarning, stacklevel=program_stacklevel())
-    t = array_tensor(a)
+    t = array_tensor(a, shared=True)
     share_with_array(t, a)
     return t
 

@@ -328,7 +328,24 @@ def share_with_array(t: Tensor, arr) -> None:
         arr.flags.writeable = False
     # [array, positions of its elements in the store (None: the same order), writable before,
     #  its bytes when last equal to the store (None: read-only while shared)]
-    st.arrays.append([weakref.ref(arr), t._s.index, writable, copy])
+    # A view of another array (``a.T``, ``x[:, 0]``) is held as PyTorch's storage holds the array it
+    # was given: the program writes and reads that memory through the base array, so a temporary
+    # view must live as long as the store; an array without a base is observed only while the
+    # program holds it.
+    ref = weakref.ref(arr) if arr.base is None else _Held(arr)
+    st.arrays.append([ref, t._s.index, writable, copy])
+
+
+class _Held:
+    """A strong reference called as a ``weakref.ref`` is (``ref()`` -> the array)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array) -> None:
+        self.array = array
+
+    def __call__(self):
+        return self.array
 
 
 def _release_arrays(arrays: list) -> None:

@@ -17,6 +17,7 @@ from ..._tensor.factories import empty
 from ..._tensor.tensor import Tensor
 from ..._tensor.tensor import defaults as _defaults
 from .. import functional as F
+from ..init import zero_element_noop
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
@@ -53,11 +54,12 @@ class Linear(Module):
     def reset_parameters(self) -> None:
         """PyTorch's initialisation: kaiming_uniform_(weight, a=sqrt(5)), then the bias."""
         fan_in = _fan_in(self.weight)
-        # init.kaiming_uniform_: gain = calculate_gain("leaky_relu", sqrt(5)), computed as PyTorch does
-        gain = math.sqrt(2.0 / (1 + math.sqrt(5) ** 2))
-        std = gain / math.sqrt(fan_in) if fan_in else 0.0
-        bound = math.sqrt(3.0) * std
-        _uniform_(self.weight, -bound, bound)
+        if not zero_element_noop(self.weight):  # Linear(3, 0) warns as kaiming_uniform_ does
+            # init.kaiming_uniform_: gain = calculate_gain("leaky_relu", sqrt(5)), computed as PyTorch does
+            gain = math.sqrt(2.0 / (1 + math.sqrt(5) ** 2))
+            std = gain / math.sqrt(fan_in)
+            bound = math.sqrt(3.0) * std
+            _uniform_(self.weight, -bound, bound)
         if self.bias is not None:
             b = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             _uniform_(self.bias, -b, b)

@@ -181,7 +181,10 @@ class RNNBase(Module):
         result = R.run_layers(self.mode, x, hx, self._params(), self.num_layers, self.dropout, self.training,
                               self.bidirectional, sizes)
         if batch_sizes is None and self.batch_first:
-            result = (result[0].transpose_(0, 1), *result[1:])
+            # ATen's lstm transposes its output back out of place (TransposeBackward0), _rnn_impl
+            # (RNN, GRU) in place (TransposeBackward1)
+            out = result[0].transpose(0, 1) if self.mode == "LSTM" else result[0].transpose_(0, 1)
+            result = (out, *result[1:])
         return result
 
     def _zeros(self, batch: int, size: int, like: Tensor) -> Tensor:
