@@ -292,6 +292,28 @@ def test_a_large_shared_array_is_read_only_while_its_tensor_lives(monkeypatch):
     assert a.tolist() == [5., 2.]
 
 
+
+def test_the_array_a_large_shared_view_views_is_read_only_too(monkeypatch):
+    # from_numpy(big[:, 0]): a write through ``big`` changes the view's memory, which the tensor
+    # would not see (a large view's bytes are not compared); NumPy refuses it while the tensor lives,
+    # the tensor's own writes still reach both, and ``big`` is writable again afterwards
+    monkeypatch.setattr(storage, "WRITABLE_ARRAY_LIMIT", 1)
+    big = np.zeros((3, 2))
+    t = scalargrad.from_numpy(big[:, 0])
+    u = scalargrad.from_numpy(big[:, 1])  # a second view of the same array
+    with pytest.raises(ValueError, match="read-only"):
+        big[0, 0] = 5.
+    t[1] = 3.
+    assert big[:, 0].tolist() == [0., 3., 0.] and t.tolist() == [0., 3., 0.]
+    del t
+    gc.collect()
+    with pytest.raises(ValueError, match="read-only"):  # u still views it
+        big[0, 1] = 5.
+    del u
+    gc.collect()
+    big[0, 0] = 7.
+    assert big.flags.writeable and big[0, 0] == 7.
+
 def test_an_array_from_a_temporary_is_writable():
     layer = scalargrad.nn.Linear(2, 1)
     y = layer(scalargrad.ones(1, 2)).detach().numpy()

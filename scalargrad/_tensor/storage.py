@@ -324,16 +324,19 @@ def share_with_array(t: Tensor, arr) -> None:
             m = ref()
             if m is not None:
                 m.__class__ = _pulling_class(m.__class__)
-    else:
+    bases: list = []
+    if copy is None:
         arr.flags.writeable = False
+        bases = _lock_bases(arr)
     # [array, positions of its elements in the store (None: the same order), writable before,
-    #  its bytes when last equal to the store (None: read-only while shared)]
+    #  its bytes when last equal to the store (None: read-only while shared), the arrays it views
+    #  (read-only as long as it is)]
     # A view of another array (``a.T``, ``x[:, 0]``) is held as PyTorch's storage holds the array it
     # was given: the program writes and reads that memory through the base array, so a temporary
     # view must live as long as the store; an array without a base is observed only while the
     # program holds it.
     ref = weakref.ref(arr) if arr.base is None else _Held(arr)
-    st.arrays.append([ref, t._s.index, writable, copy])
+    st.arrays.append([ref, t._s.index, writable, copy, bases])
 
 
 class _Held:
@@ -348,8 +351,45 @@ class _Held:
         return self.array
 
 
+# The arrays a read-only shared view views (``big[:, 0]``'s ``big``), by id: [array, writable before, how
+# many shared views hold it read-only]. A write through ``big`` would change the view's memory unseen by
+# the tensor (its bytes are not compared, unlike a small array's), so NumPy is made to refuse it too.
+_LOCKED_BASES: dict[int, list] = {}
+
+
+def _lock_bases(arr) -> list:
+    bases, b = [], arr.base
+    while b is not None and hasattr(b, "flags") and hasattr(b, "base"):  # an ndarray, not bytes or mmap
+        rec = _LOCKED_BASES.get(id(b))
+        if rec is None:
+            rec = _LOCKED_BASES[id(b)] = [b, bool(b.flags.writeable), 0]
+        rec[2] += 1
+        b.flags.writeable = False
+        bases.append(b)
+        b = b.base
+    return bases
+
+
+def _set_writeable(arr, bases: list, flag: bool) -> None:
+    """Unlock (the outermost array first, as NumPy requires) or lock an array and what it views."""
+    if flag:
+        for b in reversed(bases):
+            b.flags.writeable = True
+        arr.flags.writeable = True
+    else:
+        arr.flags.writeable = False
+        for b in bases:
+            b.flags.writeable = False
+
+
 def _release_arrays(arrays: list) -> None:
-    for ref, _index, writable, copy in arrays:
+    for ref, _index, writable, copy, bases in arrays:
+        for b in reversed(bases):
+            rec = _LOCKED_BASES[id(b)]
+            rec[2] -= 1
+            if rec[2] == 0:
+                del _LOCKED_BASES[id(b)]
+                b.flags.writeable = rec[1]
         arr = ref()
         if arr is not None and writable and copy is None:
             arr.flags.writeable = True
@@ -358,7 +398,7 @@ def _release_arrays(arrays: list) -> None:
 def _check_arrays(st: Store) -> None:
     """PyTorch writes into an array it was given read-only (a warning at ``from_numpy``, then
     undefined behaviour); scalargrad refuses the write."""
-    for ref, _index, writable, _copy in st.arrays:
+    for ref, _index, writable, _copy, _bases in st.arrays:
         if not writable and ref() is not None:
             raise Unsupported(SHARED_READ_ONLY)
 
@@ -374,9 +414,9 @@ def _refresh_arrays(st: Store) -> None:
         live.append(entry)
         index = entry[1]
         if entry[3] is None:
-            arr.flags.writeable = True
+            _set_writeable(arr, entry[4], True)
             arr.flat[:] = data if index is None else [data[i] for i in index]
-            arr.flags.writeable = False
+            _set_writeable(arr, entry[4], False)
         else:
             arr.flat[:] = data if index is None else [data[i] for i in index]
             entry[3] = arr.tobytes()
