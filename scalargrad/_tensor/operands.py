@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from .._base import dtypes
 from .._base.dtypes import TensorType, promote_types
+from .._base.errors import Unsupported
 from .._base.layout import elementwise_strides, numel
 from .tensor import Tensor, defaults
 
@@ -21,7 +22,7 @@ MAX_ELEMENTS = 1 << 24
 """The largest tensor scalargrad builds (each element is a Python float in a list)."""
 
 _TOO_BIG = ("scalargrad keeps tensors as Python lists, so it refuses tensors of more than {limit} elements; "
-            "this one would have {n} (shape {shape}). Verify the computation on a smaller tensor.")
+            "this one would have {n} (shape {shape}). Verify the computation on a smaller tensor")
 
 
 def check_size(shape: Sequence[int]) -> int:
@@ -31,7 +32,8 @@ def check_size(shape: Sequence[int]) -> int:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
     n = numel(shape)
     if n > MAX_ELEMENTS:
-        raise RuntimeError(_TOO_BIG.format(limit=MAX_ELEMENTS, n=n, shape=list(shape)))
+        # a limit of scalargrad's, not an error of the program's: refused by name (exit status 3 under run)
+        raise Unsupported(f"a tensor of {n} elements", _TOO_BIG.format(limit=MAX_ELEMENTS, n=n, shape=list(shape)))
     return n
 
 
