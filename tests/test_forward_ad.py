@@ -218,14 +218,57 @@ def test_the_api_refuses_as_pytorch(torch_ref):
     assert _errors(sg) == _errors(torch_ref)
 
 
+def _tangent_views(T) -> list:
+    """Views of a dual tensor and their tangents (PyTorch's forward grad of a view is the same
+    view of the base's tangent: ``_base``, strides, offset), then in-place ops on a view and on
+    the base, which change the other's tangent through the shared memory."""
+    fw = T.autograd.forward_ad
+    out = []
+
+    def seen(t, base):
+        return t.tolist(), t._base is base, t.stride(), t.storage_offset(), t._is_view()
+
+    with fw.dual_level():
+        x = fw.make_dual(T.tensor([[1., 2.], [3., 4.]]), T.tensor([[.5, .25], [.125, 2.]]))
+        tx = fw.unpack_dual(x).tangent
+        for f in (lambda x: x.narrow(0, 1, 1), lambda x: x.t(), lambda x: x[1, 0], lambda x: x.view(4),
+                  lambda x: x.diagonal(), lambda x: x[1][1:], lambda x: x.unbind(1)[1], lambda x: x.expand(2, 2, 2)):
+            out.append(seen(fw.unpack_dual(f(x)).tangent, tx))
+        v = x[1]
+        v.mul_(T.tensor([2., 3.]))  # the base's tangent changes with the view's
+        out.append((fw.unpack_dual(x).tangent.tolist(), fw.unpack_dual(v).tangent.tolist(), x.tolist(),
+                    fw.unpack_dual(x).tangent is tx))
+        y = x * 1
+        w = y[0]
+        w.add_(fw.make_dual(T.tensor([1., 1.]), T.tensor([10., 20.])))  # a dual operand
+        y.mul_(2)  # and the view's tangent changes with its base's
+        out.append((fw.unpack_dual(y).tangent.tolist(), fw.unpack_dual(w).tangent.tolist(), w.tolist()))
+        z = fw.make_dual(T.tensor([1., 2., 3.], dtype=T.float64), T.tensor([1., 1., 1.], dtype=T.float64))
+        s = z[1:]
+        s.pow_(2)  # exact: 2 * x * t
+        out.append((fw.unpack_dual(z).tangent.tolist(), z.tolist()))
+    return out
+
+
+def test_a_views_tangent_is_a_view_of_its_base_tangent(torch_ref):
+    """Issue 22: the tangent of a view is the same view of its base's tangent, and in-place
+    ops on either are seen by the other (exact arithmetic: bit for bit)."""
+    got = _tangent_views(sg)
+    assert got[0][1] and got[2][3] == 2
+    assert got == _tangent_views(torch_ref)
+
+
 def test_an_alias_of_a_dual_tensor_is_not_changed_behind_its_tangent():
-    """In-place on a view whose base carries a tangent (or the reverse) would need PyTorch's
-    tangent views: refused by name, never a stale tangent."""
+    """In-place through memory a dual tensor shares, where the tangents do not share theirs (a
+    tangent laid out otherwise than its primal), or by item assignment: refused by name, never
+    a stale tangent."""
     with sgAD.dual_level():
-        x = sgAD.make_dual(sg.tensor([1.0, 2.0]), sg.tensor([1.0, 1.0])) * 1
+        x = sgAD.make_dual(sg.tensor([[1.0, 2.0], [3.0, 4.0]]), sg.tensor([[1.0, 2.0], [3.0, 4.0]]).t())
         v = x[0]
         with pytest.raises(Unsupported, match="forward-mode AD"):
             v.mul_(3)
+        assert sgAD.unpack_dual(x).tangent.tolist() == [[1.0, 3.0], [2.0, 4.0]] and x.tolist()[0] == [1.0, 2.0]
+        x = sgAD.make_dual(sg.tensor([1.0, 2.0]), sg.tensor([1.0, 1.0])) * 1
         with pytest.raises(Unsupported, match="forward-mode AD"):
             x[1] = 5.0
         assert sgAD.unpack_dual(x).tangent.tolist() == [1.0, 1.0]

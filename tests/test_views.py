@@ -306,3 +306,44 @@ def test_grad_steals_a_view_into_another_gradient(torch_ref):
     scatters' src gradient is a view of the incoming one, even of the user's ``backward(w)``,
     which then sees later accumulation (newer:9403:203, :626)."""
     assert _stolen_grads(torch) == _stolen_grads(torch_ref)
+
+
+def _zero_dim_gradient_views(lib) -> list:
+    """0-dim leaves whose gradient is a select of a larger one (stack's, unbind's and
+    select_scatter's backward): offset, view-ness, values and shared memory of what they get."""
+    def seen(t):
+        return t.tolist(), t.storage_offset(), t._is_view(), str(t.dtype)
+
+    out = []
+    a, b = lib.tensor(1., requires_grad=True), lib.tensor(2., requires_grad=True)
+    lib.stack([a, b]).mul(lib.tensor([3., 4.])).sum().backward()
+    out += [seen(a.grad), seen(b.grad)]
+    s, w = lib.tensor(5., requires_grad=True), lib.tensor([3., 4., 5.])
+    lib.select_scatter(lib.tensor([1., 2., 3.]), s, 0, 2).backward(w)
+    out.append(seen(s.grad))
+    s.grad.add_(1)  # AccumulateGrad stole w.select(0, 2): w sees it
+    out.append(w.tolist())
+    lib.select_scatter(lib.tensor([1., 2., 3.]), s, 0, 2).backward(lib.tensor([1., 7., 3.]))
+    out.append(seen(s.grad))  # accumulated in place, into w's memory
+    b = lib.tensor(2., requires_grad=True)
+    lib.stack([a, b, b * 2]).mul(lib.tensor([3., 4.1, 5.])).sum().backward()  # a view plus a number
+    out.append(seen(b.grad))
+    b, events = lib.tensor(2., requires_grad=True), []
+    b.register_hook(lambda g: events.append((g.tolist(), g.storage_offset())))
+    b.register_post_accumulate_grad_hook(lambda t: events.append(("post", t.grad.storage_offset())))
+    lib.stack([a, b]).mul(lib.tensor([3., 4.])).sum().backward()
+    out += [seen(b.grad), events]
+    x = lib.tensor([1., 2., 3.], dtype=lib.float64, requires_grad=True)
+    (x.unbind(0)[2] * 3).backward()
+    out.append(seen(x.grad))
+    b = lib.tensor(2., requires_grad=True)
+    out.append(seen(lib.autograd.grad(lib.stack([a, b]).mul(lib.tensor([3., 4.])).sum(), [b])[0]))
+    return out
+
+
+def test_zero_dim_gradient_keeps_its_view_offset(torch_ref):
+    """A 0-dim leaf's gradient that is a view into a larger one keeps its storage offset and
+    memory, as for tensors of any shape: the engine no longer turns it into a bare number."""
+    got = _zero_dim_gradient_views(torch)
+    assert got[1][1] == 1 and got[2][1] == 2
+    assert got == _zero_dim_gradient_views(torch_ref)

@@ -35,7 +35,7 @@ from .._base import anomaly, grad_mode
 from .._ops.table import saved_node_name, version_error
 from .._tensor import anomaly_trace
 from .._tensor.nodes import consumed_version, detached_since, saves_input
-from .._tensor.saved_hooks import hooks_state, restore_hooks_state, unpacked
+from .._tensor.saved_hooks import STAND_INS, hooks_state, restore_hooks_state, unpacked
 from .._tensor.storage import version_then
 from .._tensor.tensor import GRADLESS_VIEW, MANY, Tensor, ext, leaf, next_seq
 from .._tensor.tensor_kernel import GraphKernel, TensorKernel
@@ -62,7 +62,7 @@ def route(u: Tensor, v: Tensor, check: bool) -> Tensor:
     regenerated over its changed base keeps it in ``_c.prev``). With ``check``, a node that
     saved the tensor refuses (PyTorch's version error)."""
     w = consumed_version(u, v)
-    if check and _saves(v, u) and not _packed(v):
+    if check and u._op not in STAND_INS and _saves(v, u) and not _packed(v):  # a stand-in was never changed
         raise RuntimeError(DETACHED_SAVED) if detached_since(u, v) else _version_error(u, v)
     return w
 
@@ -574,7 +574,7 @@ def _graph_backward(v: Tensor, g, saved: Tensor):
         group, stack = [], [x]
         while stack:
             x = stack.pop()
-            if x._seq <= start or x in seen:
+            if x._seq <= start or x in seen or x._op in STAND_INS:  # a stand-in is its (older) input
                 continue
             seen.add(x)
             group.append(x)

@@ -32,7 +32,7 @@ from .._base import grad_mode
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._tensor.make_hooks import set_forward as set_dual
-from .._tensor.storage import set_dual_memory
+from .._tensor.storage import alias, pick, set_dual_memory
 from .._tensor.tensor import Tensor, leaf, next_seq
 from .._tensor.tensor_kernel import GraphKernel
 from .api import grad
@@ -89,7 +89,7 @@ def _resume() -> None:
     """Turn the hooks on while a tangent exists, off otherwise."""
     if _tangents:
         set_dual(_propagate)
-        set_dual_memory(_inplace, _written, tangent_of)
+        set_dual_memory(_inplace, _written, tangent_of, _viewed)
     else:
         set_dual(None)
         set_dual_memory(None)
@@ -254,6 +254,42 @@ def _propagate(v: Tensor, op, ins: tuple, c) -> None:
 _last = (None, ())  # the last result given a tangent, and its op's inputs (in-place ops read them)
 
 
+def _viewed(x: Tensor, v: Tensor) -> None:
+    """``v`` was made a view of ``x``: a tangent ``make`` gave it becomes the same view of
+    ``x``'s tangent, where it can (``_view_tangent``)."""
+    tv = tangent_of(v)
+    tx = tangent_of(x)
+    if tv is None or tx is None or tv._rg:
+        return
+    view = _view_tangent(v, x, tx)
+    if view is not None:
+        _store(v, view)
+
+
+def _view_tangent(v: Tensor, x: Tensor, tx: Tensor) -> Tensor | None:
+    """PyTorch's forward gradient of a view: the same view of its base's tangent (autograd_meta's
+    fw_grad, a view op's formula ``self_t.narrow(...)``), so that the view's tangent ``_base`` is
+    the base's and an in-place change of either tangent is seen by the other. None when ``v``
+    is not a view of ``x`` (no memory shared) or ``x``'s tangent is not laid out as ``x`` (nor of
+    its dtype, nor free of a graph): the double-vjp's values then, in a tensor of their own."""
+    vs, xs, ts = v._s, x._s, tx._s
+    if vs is None or xs is None or vs.store is None or vs.store is not xs.store or tx._rg or \
+            tx._t.dtype is not v._t.dtype or tx._t.shape != x._t.shape or tx.stride() != x.stride():
+        return None
+    positions = range(v._t.numel) if vs.index is None else vs.index  # in the shared memory
+    if xs.index is None:
+        idx = list(positions)
+    else:
+        where = {p: i for i, p in enumerate(xs.index)}
+        idx = [where.get(p) for p in positions]
+        if None in idx:
+            return None
+    vals = pick(tx._val if tx._t.ndim else [tx._val], idx)
+    t = TensorType(v._t.dtype, v._t.shape, v._t.strides if v._t.ndim else None)
+    offset = (0 if ts is None else ts.offset) + vs.offset - xs.offset
+    return alias(tx, leaf(vals if t.ndim else vals[0], t), idx, view=True, offset=offset)
+
+
 def _double_vjp(w: Tensor, ins: tuple, tans: list, graph: bool) -> Tensor:
     """``J t`` for node ``w``: the gradient, with respect to a cotangent ``u``, of ``<J^T u, t>``."""
     t = TensorType(w._t.dtype, w._t.shape)
@@ -314,11 +350,15 @@ def _inplace(t: Tensor, res: Tensor, apply, keep: bool = False) -> Tensor:
             _writing = None
     if new is None and old is None:
         return apply(t, res)  # no tangent here; write() refuses one left behind on an alias
-    for r, _ in list(_tangents.values()):
-        x = r()
-        if x is not None and x is not t and x is not res and _shares(x, t):
-            raise Unsupported("forward-mode AD through an in-place change of a tensor that shares memory with "
-                              "another dual tensor (a view and its base)", "clone() it first")
+    sharers = [x for x in (r() for r, _ in list(_tangents.values()))
+               if x is not None and x is not t and x is not res and _shares(x, t)]
+    if sharers and not (old is not None and _changeable(old, new)
+                        and all(_shares(tangent_of(x), old) for x in sharers)):
+        # a view and its base whose tangents are a view and its base too (``_view_tangent``)
+        # see the change through the tangent's memory, as in PyTorch; others would not
+        raise Unsupported("forward-mode AD through an in-place change of a tensor that shares memory with "
+                          "another dual tensor whose tangent does not share its tangent's memory",
+                          "clone() it first")
     if _last[0] is res and any(u is t for u in _last[1][1:]):
         raise Unsupported("forward-mode AD through an in-place op whose operand is the tensor it changes "
                           "(x.mul_(x))", "PyTorch's formula there reads the tangent it is changing: write "
@@ -331,8 +371,7 @@ def _inplace(t: Tensor, res: Tensor, apply, keep: bool = False) -> Tensor:
         out = apply(t, res)
         if new is None:
             new = leaf([0.0] * len(t._val) if t._t.ndim else 0.0, TensorType(t._t.dtype, t._t.shape))
-        if old is not None and not old._rg and not new._rg and old._t.dtype is new._t.dtype \
-                and old._t.shape == new._t.shape and not _in_grad_graph(old):
+        if old is not None and _changeable(old, new):
             with grad_mode.no_grad():
                 old.copy_(new)
         else:
@@ -341,6 +380,13 @@ def _inplace(t: Tensor, res: Tensor, apply, keep: bool = False) -> Tensor:
         _writing = None
         _resume()
     return out
+
+
+def _changeable(old: Tensor, new: Tensor | None) -> bool:
+    """Whether an in-place op can write its result's tangent ``new`` (None: zeros) into the
+    tangent ``old`` it changes, in place (no graph on either, the same dtype and shape)."""
+    return not old._rg and not _in_grad_graph(old) and (new is None or (
+        not new._rg and old._t.dtype is new._t.dtype and old._t.shape == new._t.shape))
 
 
 def _in_grad_graph(x: Tensor) -> bool:

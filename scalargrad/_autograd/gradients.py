@@ -72,6 +72,10 @@ def adapt(g, u: Tensor, v, graph: bool):
         if g._t.dtype is not t.dtype:
             g = views.to_dtype(g, t.dtype)
         if not graph and not t.ndim:
+            if u._op is None and type(g) is Tensor and g._s is not None and g._s.offset:
+                # a view into a larger gradient (the select of stack's, unbind's, select_scatter's
+                # backward): PyTorch hands the leaf that view, which AccumulateGrad keeps
+                return g
             return g._val
         return g
     if graph:
@@ -90,7 +94,7 @@ def fresh(g, t, steal: bool = False):
     if isinstance(g, Tensor):
         if (steal and type(g) is Tensor and g._s is not None and g._s.offset and not g._rg
                 and obeys_layout(g._t, t) and g._t.dtype is t.dtype and tuple(g._t.shape) == tuple(t.shape)):
-            return g
+            return g.detach()  # AccumulateGrad stores new_grad.detach(): the same memory, not a view
         if t.ndim and obeys_layout(g._t, t):
             t = TensorType(t.dtype, t.shape, g._t.strides)
         return leaf(list(g._val) if g._t.ndim else g._val, t)

@@ -56,7 +56,8 @@ def tensor_hooks(v: Tensor, g, graph: bool):
                 if gv is not None and tuple(res._t.shape) != tuple(gv._t.shape):
                     raise RuntimeError(f"hook '{name}' has changed the size of value")
                 gv = res
-        g = None if gv is None else (gv if graph else unwrap(gv, False))
+        # a tensor that came in as one goes on as one (a 0-dim leaf's view into a larger gradient)
+        g = None if gv is None else (gv if graph or gv is g else unwrap(gv, False))
     return g
 
 

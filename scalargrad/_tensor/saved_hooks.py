@@ -21,7 +21,7 @@ from .tensor import INFERENCE, Ext, Tensor, make, node_watchers, watch
 
 __all__ = ["saved_tensors_hooks", "saved_tensors_hooks_enabled", "save_on_cpu", "disable_saved_tensors_hooks",
            "watch_node", "unpacked", "unpack_one", "current_hooks", "SAVED_INFERENCE", "hooks_state",
-           "restore_hooks_state", "SAVED_FREED", "HOOKS_SET"]
+           "restore_hooks_state", "SAVED_FREED", "HOOKS_SET", "STAND_INS"]
 
 SAVED_INFERENCE = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
@@ -313,14 +313,36 @@ def _graph_read(original: Tensor, packed, unpack) -> Tensor:
     gradient reaches ``original``'s node itself, as PyTorch's unpacked tensor carries that
     node as its grad_fn (a copy of the node would run its backward a second time, apart: the
     gradients it sends would be summed in another order, and its saved tensors not unpacked
-    again). That is ``original`` when the hook gave its elements back, else an alias node of it
-    holding the unpacked elements."""
+    again). That is ``original`` when the hook gave its elements back, else a stand-in holding
+    the unpacked elements whose edges lead to ``original`` itself (``Unpacked``)."""
     if not original._rg:
         return unpack_one(original, packed, unpack)
     got = _call_unpack(packed, unpack)
     if got is original or _same_tensor(got, original):
         return original
-    return _alias_of(original, got)
+    return _stand_in(original, got)
+
+
+class Unpacked(Alias):
+    """The node of what a create_graph backward reads for a saved tensor that a pack hook
+    replaced: the unpacked elements over the saved tensor ``original``. PyTorch's
+    SavedVariable::unpack gives the unpacked tensor the saved one's own grad_fn (or grad
+    accumulator), so a node the backward records over it has an edge straight to that node.
+    Here the stand-in is numbered newer than any node (``NEWEST``): every reader of an edge
+    (the engine's walk and deliveries, ``next_functions``) then takes it for a tensor changed
+    in place after its consumer was made and follows it to the version consumed, its input
+    ``original`` (``consumed_version``). It is never a node of its own in the graph, and it was
+    never changed: the engine's version check lets it through (``route``)."""
+
+
+NEWEST = 1 << 62  # above every creation number next_seq() will hand out
+STAND_INS = frozenset((Unpacked, Unpacked.tensor))  # a stand-in's op: the class or its tensor variant
+
+
+def _stand_in(original: Tensor, got: Tensor) -> Tensor:
+    r = make(Unpacked, got._t, list(got._val) if got._t.ndim else got._val, (original,), Layout(original._t.shape))
+    r._seq = NEWEST
+    return r
 
 
 def _same_tensor(a: Tensor, b: Tensor) -> bool:

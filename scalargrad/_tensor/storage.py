@@ -157,6 +157,8 @@ def alias(t: Tensor, new: Tensor, index=None, share_version: bool = True, view: 
         # base's requires_grad, without a history (PyTorch records none in the mode)
         new._rg = view and t._rg
         new._c = GRADLESS_VIEW if new._rg else None
+    if view and _dual_memory is not None:
+        _dual_memory[3](t, new)
     return new
 
 
@@ -169,15 +171,16 @@ def version_then(t: Tensor, seq: int) -> int:
     return s.ver.n - after
 
 
-_dual_memory = None  # forward-mode AD's hooks: (inplace, written, tangent_of), or None
+_dual_memory = None  # forward-mode AD's hooks: (inplace, written, tangent_of, viewed), or None
 
 
-def set_dual_memory(inplace=None, written=None, tangent_of=None) -> None:
+def set_dual_memory(inplace=None, written=None, tangent_of=None, viewed=None) -> None:
     """Install forward-mode AD's hooks (while a tangent exists): ``inplace(t, res, apply)``, told
     that an in-place op makes ``t`` its result ``res`` by ``apply``; ``written(t)``, told of
-    any other write into ``t``'s memory; ``tangent_of(t)`` (for printing). None: off."""
+    any other write into ``t``'s memory; ``tangent_of(t)`` (for printing); ``viewed(t, new)``,
+    told that ``new`` became a view of ``t`` (its tangent becomes a view of ``t``'s). None: off."""
     global _dual_memory
-    _dual_memory = None if inplace is None else (inplace, written, tangent_of)
+    _dual_memory = None if inplace is None else (inplace, written, tangent_of, viewed)
 
 
 def dual_memory():
