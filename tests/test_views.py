@@ -306,3 +306,16 @@ def test_grad_steals_a_view_into_another_gradient(torch_ref):
     scatters' src gradient is a view of the incoming one, even of the user's ``backward(w)``,
     which then sees later accumulation (newer:9403:203, :626)."""
     assert _stolen_grads(torch) == _stolen_grads(torch_ref)
+
+
+def test_two_d_transposes_gather_by_column_slices_and_refresh_after_a_write():
+    # a transpose of 16 or more rows is gathered (and, as a view, refreshed after an in-place
+    # write to its base: an optimizer step on a Linear weight) a column slice at a time; the
+    # elements are the definition's, w.t()[j][i] = w[i][j], for a whole base, a column slice
+    # (strides (1, 40) over 17 columns) and a row slice (an offset) alike
+    w = scalargrad.arange(20 * 40.0).reshape(20, 40)
+    views = {(0, 20, 40): w.t(), (0, 20, 17): w[:, :17].t(), (2, 20, 40): w[2:].t(), (0, 3, 40): w[:3].t()}
+    for shift in (0.0, 1.0):
+        for (r0, r1, cols), v in views.items():
+            assert v.tolist() == [[40.0 * i + j + shift for i in range(r0, r1)] for j in range(cols)]
+        w.add_(1.0)
