@@ -319,3 +319,15 @@ def test_two_d_transposes_gather_by_column_slices_and_refresh_after_a_write():
         for (r0, r1, cols), v in views.items():
             assert v.tolist() == [[40.0 * i + j + shift for i in range(r0, r1)] for j in range(cols)]
         w.add_(1.0)
+
+
+def test_a_transposed_view_of_a_transposed_root_refreshes_in_the_roots_order():
+    # a root laid out column-major (an op on a transposed input keeps its layout) keeps its
+    # elements in logical order: r.t().t() has strides (1, 40) like a weight's transpose, yet
+    # reads r's elements in r's own order after a write
+    r = scalargrad.arange(800.0).reshape(20, 40).t() * 1
+    a, b = r.t().t(), r.t()
+    r.add_(1.0)
+    want = [[40.0 * i + j + 1.0 for i in range(20)] for j in range(40)]
+    assert r.tolist() == want and a.tolist() == want
+    assert b.tolist() == [list(col) for col in zip(*want)]

@@ -661,8 +661,7 @@ def _chains(vecs: list, scalars: list, length: int) -> list:
     exact (two-sum's error is not zero); those elements are redone with ``fma32``. A step whose
     scalar is zero (a ReLU's gradient) is skipped: the operands are finite (``_chain_in_range``),
     so x * 0 is a zero, and a chain from +0.0 that stays in the normal range never holds -0.0, so
-    acc + (+-0) is acc. The first step taken adds to +0.0: its double sums are the exact products
-    (two-sum's error zero), so the cast alone rounds them as fma32 does."""
+    acc + (+-0) is acc. The first step's sums (from +0.0) are exact: the cast alone rounds them."""
     pf, pd = struct.Struct(f"<{length}f"), struct.Struct(f"<{length}d")
     search, finditer = _HALFWAY.search, _HALFWAY.finditer
     acc = [0.0] * length
@@ -700,12 +699,9 @@ _SPLIT_25 = 268435457.0  # 2**28 + 1: c - (c - x) == x exactly when x fits in 25
 
 def _chain_one(a: Sequence, b: Sequence) -> float:
     """``fma_chain(a, b, True)`` for a chain that stays in float32's normal range (see
-    ``_chain_in_range``), with fma32's rounding written inline: each double sum s rounds
-    (Veltkamp) to the nearest float32, ties to even. That is the fused result unless s lies
-    exactly halfway between two float32 numbers without being the exact sum (two-sum's error not
-    zero), which is rare: the sums are kept, and only if one of them has a halfway bit pattern
-    (``_HALFWAY``, one C pass) is the chain redone deciding each step (``_chain_checked``). The
-    per-step check cost a third of the loop."""
+    ``_chain_in_range``): each double sum s rounds (Veltkamp) to the nearest float32, the fused
+    result unless s is halfway between two float32 numbers and not exact (rare): only if a kept
+    sum has a halfway bit pattern (one C pass) is the chain redone step by step."""
     acc = 0.0
     split = _SPLIT_F32
     sums: list = []
@@ -721,8 +717,8 @@ def _chain_one(a: Sequence, b: Sequence) -> float:
 
 
 def _chain_checked(a: Sequence, b: Sequence) -> float:
-    """``_chain_one`` deciding each step: s is halfway between two float32 numbers exactly when
-    it does not fit in 24 bits but fits in 25, and only then does two-sum's error pick the side."""
+    """``_chain_one`` step by step: s is halfway when it fits in 25 bits, not 24; two-sum's error
+    then picks the side."""
     acc = 0.0
     split, split25 = _SPLIT_F32, _SPLIT_25
     for x, y in zip(a, b):

@@ -112,14 +112,19 @@ def pick(values, index) -> list:
     return [values[i] for i in index]
 
 
-def _transposed(data: list, t) -> list | None:
-    """The elements of a view laid out (c, r) with strides (1, c) over a memory of r * c elements
-    (a Linear layer's ``weight.t()``, refreshed after each optimizer step), gathered a column
-    slice at a time (3-4 times as fast as ``pick`` for 16 or more rows); None for any other."""
-    shape = t.shape
-    if len(shape) != 2 or shape[1] < 16 or t.strides != (1, shape[0]) or len(data) != shape[0] * shape[1]:
+TRANSPOSES: dict = {}
+"""id(index) -> (index, columns): the index lists of 2-D transposes of 16 or more rows (made once
+and kept by ``views._permutation``), over a row-major memory of that many columns."""
+
+
+def _transposed(data: list, index: list) -> list | None:
+    """``pick(data, index)`` for a registered transpose (``TRANSPOSES``) of the whole memory (a
+    Linear layer's ``weight.t()``, refreshed after each optimizer step), gathered a column slice
+    at a time: 3-4 times as fast as ``pick``. None for any other index."""
+    entry = TRANSPOSES.get(id(index))
+    if entry is None or entry[0] is not index or len(index) != len(data):
         return None
-    c = shape[0]
+    c = entry[1]
     out: list = []
     for j in range(c):
         out.extend(data[j::c])
@@ -266,7 +271,7 @@ def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
         mi = ms.index
         if m._t.ndim:
             if mi is not None:
-                m._val[:] = _transposed(data, m._t) or pick(data, mi)
+                m._val[:] = _transposed(data, mi) or pick(data, mi)
             elif m._val is not data:  # a view with dimensions of a 0-dim root keeps its own list
                 m._val[:] = data
         else:

@@ -38,7 +38,7 @@ from .memory_formats import (
     suggest_format,
 )
 from .operands import broadcast_shapes, check_size, positions
-from .storage import alias, creation_meta, pick, write
+from .storage import TRANSPOSES, alias, creation_meta, pick, write
 from .tensor import INFERENCE, Tensor, flat, impl, leaf, make
 from .tensor_kernel import helper
 
@@ -288,6 +288,8 @@ def _permutation(shape: tuple, perm: list) -> list:
         lmap = gather_index([shape[d] for d in perm], [lst[d] for d in perm], 0)
         if len(_PERMUTATIONS) < 256:
             _PERMUTATIONS[key] = lmap
+            if key[1] == (1, 0) and shape[0] >= 16:  # kept alive here: its id stays its own
+                TRANSPOSES[id(lmap)] = (lmap, shape[1])
     return lmap
 
 
