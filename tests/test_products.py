@@ -251,6 +251,9 @@ def test_bulk_gemm_of_a_few_long_chains_is_the_exact_fused_chain(seed):
     a = [0.5] * 6 + [1.0 + 2.0**-23, 2.0**-24 * (1.0 + 2.0**-23)]
     b = [0.0] * 6 + [1.0, 1.0 - 2.0**-23]
     assert kernel_order.gemm_f32(a, b, 1, 8, 1, False) == [1.0 + 2.0**-23] == [_fused_chain_exact(a, b)]
+    # an exact tie (1 + 2**-24, two-sum's error zero) rounds to even, through the same re-check
+    a, b = [0.5] * 7 + [2.0**-24], [0.0] * 6 + [2.0, 1.0]
+    assert kernel_order.gemm_f32(a, b, 1, 8, 1, False) == [1.0] == [_fused_chain_exact(a, b)]
 
 
 def test_bulk_gemm_of_one_term_chains_is_the_exact_fused_rounding():

@@ -347,3 +347,28 @@ def test_zero_dim_gradient_keeps_its_view_offset(torch_ref):
     got = _zero_dim_gradient_views(torch)
     assert got[1][1] == 1 and got[2][1] == 2
     assert got == _zero_dim_gradient_views(torch_ref)
+
+
+def test_two_d_transposes_gather_by_column_slices_and_refresh_after_a_write():
+    # a transpose of 16 or more rows is gathered (and, as a view, refreshed after an in-place
+    # write to its base: an optimizer step on a Linear weight) a column slice at a time; the
+    # elements are the definition's, w.t()[j][i] = w[i][j], for a whole base, a column slice
+    # (strides (1, 40) over 17 columns) and a row slice (an offset) alike
+    w = scalargrad.arange(20 * 40.0).reshape(20, 40)
+    views = {(0, 20, 40): w.t(), (0, 20, 17): w[:, :17].t(), (2, 20, 40): w[2:].t(), (0, 3, 40): w[:3].t()}
+    for shift in (0.0, 1.0):
+        for (r0, r1, cols), v in views.items():
+            assert v.tolist() == [[40.0 * i + j + shift for i in range(r0, r1)] for j in range(cols)]
+        w.add_(1.0)
+
+
+def test_a_transposed_view_of_a_transposed_root_refreshes_in_the_roots_order():
+    # a root laid out column-major (an op on a transposed input keeps its layout) keeps its
+    # elements in logical order: r.t().t() has strides (1, 40) like a weight's transpose, yet
+    # reads r's elements in r's own order after a write
+    r = scalargrad.arange(800.0).reshape(20, 40).t() * 1
+    a, b = r.t().t(), r.t()
+    r.add_(1.0)
+    want = [[40.0 * i + j + 1.0 for i in range(20)] for j in range(40)]
+    assert r.tolist() == want and a.tolist() == want
+    assert b.tolist() == [list(col) for col in zip(*want)]

@@ -661,16 +661,21 @@ def _chains(vecs: list, scalars: list, length: int) -> list:
     exact (two-sum's error is not zero); those elements are redone with ``fma32``. A step whose
     scalar is zero (a ReLU's gradient) is skipped: the operands are finite (``_chain_in_range``),
     so x * 0 is a zero, and a chain from +0.0 that stays in the normal range never holds -0.0, so
-    acc + (+-0) is acc."""
+    acc + (+-0) is acc. The first step's sums (from +0.0) are exact: the cast alone rounds them."""
     pf, pd = struct.Struct(f"<{length}f"), struct.Struct(f"<{length}d")
     search, finditer = _HALFWAY.search, _HALFWAY.finditer
     acc = [0.0] * length
+    first = True
     for vec, y in zip(vecs, scalars):
         if not y:
             continue
         s = [x * y + a for x, a in zip(vec, acc)]
-        packed = pd.pack(*s)
         r = pf.unpack(pf.pack(*s))
+        if first:
+            first = False
+            acc = r
+            continue
+        packed = pd.pack(*s)
         hit = search(packed)
         if hit is not None:
             fixed = None
@@ -694,9 +699,26 @@ _SPLIT_25 = 268435457.0  # 2**28 + 1: c - (c - x) == x exactly when x fits in 25
 
 def _chain_one(a: Sequence, b: Sequence) -> float:
     """``fma_chain(a, b, True)`` for a chain that stays in float32's normal range (see
-    ``_chain_in_range``), with fma32's rounding written inline: a double sum s rounds (Veltkamp)
-    to r; s lies halfway between two float32 numbers exactly when it does not fit in 24 bits but
-    fits in 25, and only then does two-sum's error pick the side."""
+    ``_chain_in_range``): each double sum s rounds (Veltkamp) to the nearest float32, the fused
+    result unless s is halfway between two float32 numbers and not exact (rare): only if a kept
+    sum has a halfway bit pattern (one C pass) is the chain redone step by step."""
+    acc = 0.0
+    split = _SPLIT_F32
+    sums: list = []
+    keep = sums.append
+    for x, y in zip(a, b):
+        s = x * y + acc
+        keep(s)
+        c = split * s
+        acc = c - (c - s)
+    if _HALFWAY.search(struct.pack(f"<{len(sums)}d", *sums)) is None:
+        return acc
+    return _chain_checked(a, b)
+
+
+def _chain_checked(a: Sequence, b: Sequence) -> float:
+    """``_chain_one`` step by step: s is halfway when it fits in 25 bits, not 24; two-sum's error
+    then picks the side."""
     acc = 0.0
     split, split25 = _SPLIT_F32, _SPLIT_25
     for x, y in zip(a, b):

@@ -112,6 +112,25 @@ def pick(values, index) -> list:
     return [values[i] for i in index]
 
 
+TRANSPOSES: dict = {}
+"""id(index) -> (index, columns): the index lists of 2-D transposes of 16 or more rows (made once
+and kept by ``views._permutation``), over a row-major memory of that many columns."""
+
+
+def _transposed(data: list, index: list) -> list | None:
+    """``pick(data, index)`` for a registered transpose (``TRANSPOSES``) of the whole memory (a
+    Linear layer's ``weight.t()``, refreshed after each optimizer step), gathered a column slice
+    at a time: 3-4 times as fast as ``pick``. None for any other index."""
+    entry = TRANSPOSES.get(id(index))
+    if entry is None or entry[0] is not index or len(index) != len(data):
+        return None
+    c = entry[1]
+    out: list = []
+    for j in range(c):
+        out.extend(data[j::c])
+    return out
+
+
 _COMPOSED: dict = {}
 
 
@@ -255,7 +274,7 @@ def write(t: Tensor, values, keep=None, graph: bool = False) -> None:
         mi = ms.index
         if m._t.ndim:
             if mi is not None:
-                m._val[:] = pick(data, mi)
+                m._val[:] = _transposed(data, mi) or pick(data, mi)
             elif m._val is not data:  # a view with dimensions of a 0-dim root keeps its own list
                 m._val[:] = data
         else:

@@ -38,7 +38,7 @@ from .memory_formats import (
     suggest_format,
 )
 from .operands import broadcast_shapes, check_size, positions
-from .storage import alias, creation_meta, pick, write
+from .storage import TRANSPOSES, alias, creation_meta, pick, write
 from .tensor import INFERENCE, Tensor, flat, impl, leaf, make
 from .tensor_kernel import helper
 
@@ -117,14 +117,21 @@ def gather_index(shape: Sequence[int], strides: Sequence[int], offset: int) -> l
     return idx
 
 
-def make_view(src: Tensor, shape, mstrides, moffset: int, lmap, op, layout: Layout, copy: bool = False) -> Tensor:
+def make_view(src: Tensor, shape, mstrides, moffset: int, lmap, op, layout: Layout, copy: bool = False,
+              columns: int = 0) -> Tensor:
     """A view of ``src`` with ``shape``, laid out in memory as (mstrides, moffset), whose
     elements are ``src``'s at the flat logical positions ``lmap`` (None: the same order): a
-    node of ``op`` when recording, sharing ``src``'s memory unless ``copy``."""
+    node of ``op`` when recording, sharing ``src``'s memory unless ``copy``. ``columns`` (a 2-D
+    transpose of a source with that many columns) gathers them a column slice at a time."""
     shape = tuple(shape)
     check_size(shape)
     src_vals = flat(src)
-    vals = list(src_vals) if lmap is None else pick(src_vals, lmap)
+    if columns:  # the same elements as pick's, 3-4 times as fast for columns of 16 or more
+        vals = []
+        for j in range(columns):
+            vals.extend(src_vals[j::columns])
+    else:
+        vals = list(src_vals) if lmap is None else pick(src_vals, lmap)
     val = vals if shape else vals[0]
     t = TensorType(src._t.dtype, shape, None if mstrides is None else tuple(mstrides))
     layout.map = lmap
@@ -281,6 +288,8 @@ def _permutation(shape: tuple, perm: list) -> list:
         lmap = gather_index([shape[d] for d in perm], [lst[d] for d in perm], 0)
         if len(_PERMUTATIONS) < 256:
             _PERMUTATIONS[key] = lmap
+            if key[1] == (1, 0) and shape[0] >= 16:  # kept alive here: its id stays its own
+                TRANSPOSES[id(lmap)] = (lmap, shape[1])
     return lmap
 
 
@@ -289,7 +298,8 @@ def _permuted(x: Tensor, perm: list, op, layout: Layout) -> Tensor:
     new_shape = [shape[d] for d in perm]
     lmap = _permutation(shape, perm) if perm != sorted(perm) else None
     layout.perm = tuple(perm)
-    return make_view(x, new_shape, [x._t.strides[d] for d in perm], offset_of(x), lmap, op, layout)
+    cols = shape[1] if perm == [1, 0] and shape[0] >= 16 else 0
+    return make_view(x, new_shape, [x._t.strides[d] for d in perm], offset_of(x), lmap, op, layout, columns=cols)
 
 
 def t(x: Tensor) -> Tensor:
