@@ -393,8 +393,8 @@ def combine(report: dict) -> list[dict]:
 
 
 GROUP_TITLE = {"core": "in scope (hooks, custom Functions, Module API, load_state_dict)",
-               "ext": "extension files (autograd.functional, lr_scheduler, autograd extras, TestNN's layers and losses, "
-                "packed sequences, nn.init)"}
+               "ext": "extension files (autograd.functional, lr_scheduler, autograd extras, TestNN's layers and "
+                      "losses, packed sequences, nn.init)"}
 
 
 def markdown(report: dict, rows: list[dict]) -> str:
