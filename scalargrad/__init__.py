@@ -105,6 +105,8 @@ def __getattr__(name: str):
         return importlib.import_module(f".{name}", __name__)
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return __getattr__("func").vmap
+    if name == "pairwise_distance":  # torch.pairwise_distance is nn.functional.pairwise_distance
+        return __getattr__("nn").functional.pairwise_distance
     if name in ("save", "load", "from_file"):
         from . import serialization
 

@@ -212,3 +212,15 @@ def test_linear_cross_entropy_errors_are_pytorchs(torch_ref, fn):
         return None
 
     assert raised(scalargrad) == raised(torch_ref) is not None
+
+
+def test_torch_pairwise_distance_is_the_functional_one(torch_ref):
+    """``torch.pairwise_distance`` is ``nn.functional.pairwise_distance`` (PyTorch's TestNN triplet
+    loss tests compute their reference with it); p=1 with eps=0 on small integers is exact."""
+    out = []
+    for lib in (scalargrad, torch_ref):
+        a = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        b = lib.tensor([[0.0, 2.0, 5.0], [1.0, 1.0, 1.0]])
+        assert lib.pairwise_distance is lib.nn.functional.pairwise_distance
+        out.append([lib.pairwise_distance(a, b, 1, 0.0).tolist(), lib.pairwise_distance(a, b, 1, 0.0, True).tolist()])
+    assert out[0] == out[1] == [[3.0, 12.0], [[3.0], [12.0]]]

@@ -328,3 +328,19 @@ def test_rms_norm_is_torchs(torch_ref):
     for k, (a, b) in enumerate(zip(mine[0], theirs[0])):  # a mean and a reciprocal root: a few ulps
         dtype = "float64" if k >= 3 else "float32"
         assert max(ulps(p, q, dtype) for p, q in zip(a, b)) <= 8, k
+
+
+def test_batchnorm_meta_count_loads_as_a_real_zero(torch_ref):
+    """PyTorch's TestNN.test_batchnorm_load_state_dict: a state dict without ``num_batches_tracked``
+    keeps the module's own count, except a count on the meta device, which becomes a real 0."""
+    from collections import OrderedDict
+    for lib in (scalargrad, torch_ref):
+        bn = lib.nn.BatchNorm2d(3)
+        bn.num_batches_tracked = lib.tensor(10)
+        bn.load_state_dict(OrderedDict(), strict=False)
+        assert bn.state_dict()["num_batches_tracked"].item() == 10
+        with lib.device("meta"):
+            meta_bn = lib.nn.BatchNorm2d(3)
+        meta_bn.load_state_dict(OrderedDict(), assign=True, strict=False)
+        count = meta_bn.state_dict()["num_batches_tracked"]
+        assert (str(count.device), count.dtype, count.item()) == ("cpu", lib.int64, 0)

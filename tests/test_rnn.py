@@ -523,3 +523,21 @@ def _measure(seeds: int = 12) -> None:  # pragma: no cover - a report, run by ha
 if __name__ == "__main__":
     with mpmath.workdps(40):
         _measure()
+
+
+def test_packed_sequence_casts_and_the_empty_tensor_error(torch_ref):
+    """PyTorch's test_packed_sequence.py (test_type_casts, test_to, test_pack_padded_sequence): every
+    cast PackedSequence has converts the data and keeps the int64 batch sizes; packing an empty
+    tensor raises ATen's error before the lengths are looked at."""
+    def cast_dtypes(lib):
+        p = lib.nn.utils.rnn.pack_sequence([lib.tensor([1.0, 2.0]), lib.tensor([3.0])])
+        return [(str(getattr(p, c)().data.dtype), str(getattr(p, c)().batch_sizes.dtype))
+                for c in ("double", "float", "half", "long", "int", "short", "char", "byte")]
+
+    assert cast_dtypes(scalargrad) == cast_dtypes(torch_ref)
+    for lib in (scalargrad, torch_ref):
+        pack = lib.nn.utils.rnn.pack_padded_sequence
+        for args in ((lib.randn(0, 0), []), (lib.randn(0, 1, 10), lib.randn(11, 14, 14, 2), True),
+                     (lib.randn(0, 3, 2), [0, 0, 0])):
+            with pytest.raises(RuntimeError, match=r"^Cannot pack empty tensors\.$"):
+                pack(*args)

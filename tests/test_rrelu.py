@@ -3,8 +3,8 @@
 RreluWithNoiseBackward0 (RreluWithNoiseBackward1 in place) with PyTorch's saved attributes.
 In training the slopes are drawn from the default generator as ATen's kernel draws them (one
 random64 per element at or below 0): the same seed gives PyTorch's slopes, values, gradients and
-generator state, bit for bit (data movement, one product per element); its in-place form is
-refused."""
+generator state, bit for bit (data movement, one product per element), out of place and in
+place (RreluWithNoiseBackward1, the result saved: PyTorch's TestNN.test_inplace_thnn)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import struct
 import pytest
 
 import scalargrad
-from scalargrad._base.errors import Unsupported
 
 
 def _bits(t) -> list:
@@ -56,9 +55,26 @@ def test_rrelu_in_training_draws_pytorchs_slopes(torch_ref, dtype):
     assert _train(scalargrad, dtype) == _train(torch_ref, dtype)
 
 
-def test_rrelu_checks_and_refuses_training_in_place(torch_ref):
+def test_rrelu_checks_its_bounds(torch_ref):
     for L in (scalargrad, torch_ref):
         with pytest.raises(RuntimeError, match="Lower bound should be less than or equal to the upper bound"):
             L.nn.functional.rrelu(L.ones(2), 0.5, 0.1)
-    with pytest.raises(Unsupported, match="in training mode"):
-        scalargrad.nn.RReLU(inplace=True)(scalargrad.ones(3) * 1)
+
+
+def _train_in_place(L, dtype):
+    x = L.tensor([((7 * i) % 11 - 5) / 3.0 for i in range(20)], dtype=getattr(L, dtype)).reshape(4, 5)
+    x.requires_grad_()
+    L.manual_seed(7)
+    z = x * 1
+    y = L.nn.RReLU(0.1, 0.4, inplace=True)(z)
+    f = y.grad_fn
+    g = L.tensor([float(i % 7 - 3) for i in range(20)], dtype=getattr(L, dtype)).reshape(4, 5)
+    g_copy = g.clone()
+    saved = [f._saved_lower, f._saved_upper, f._saved_training, _bits(f._saved_noise), _bits(f._saved_result)]
+    y.backward(g)
+    return [y is z, f.name(), saved, _bits(y), _bits(x.grad), bool(L.equal(g, g_copy)), _bits(L.rand(3))]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rrelu_in_training_in_place_is_pytorchs(torch_ref, dtype):
+    assert _train_in_place(scalargrad, dtype) == _train_in_place(torch_ref, dtype)

@@ -1,13 +1,14 @@
 """rrelu in training: ``rrelu_with_noise(self, noise, lower, upper, training=True)``
 (RreluWithNoiseBackward0), one node over its input: each element at or below 0 times its own
 random slope, the slopes (1 above 0) the ``noise`` PyTorch saves; self: ``grad * noise``. (In
-evaluation rrelu is leaky_relu under this name: ``activations.RreluEval``.)"""
+evaluation rrelu is leaky_relu under this name: ``activations.RreluEval``.) In place
+(``rrelu_``), RreluWithNoiseBackward1 saves the result instead of self."""
 
 from __future__ import annotations
 
 from .table import Op, register
 
-__all__ = ["RreluNoise", "RreluTrain", "RRELU_OPS"]
+__all__ = ["RreluNoise", "RreluTrain", "RreluTrainInplace", "RRELU_OPS"]
 
 
 class RreluNoise:
@@ -34,4 +35,14 @@ class RreluTrain(Op):
         return a * noise
 
 
-RRELU_OPS = [RreluTrain]
+@register
+class RreluTrainInplace(RreluTrain):
+    """rrelu_with_noise_(self, noise, lower, upper, training=True) (RreluWithNoiseBackward1): the
+    same slopes and backward, the result saved in place of the overwritten input."""
+
+    name, saves_inputs, saves_output = "RreluWithNoiseBackward1", False, True
+    saved = (("lower", "c.lower"), ("noise", "c.noise"), ("result", "result"), ("training", "c.training"),
+             ("upper", "c.upper"))
+
+
+RRELU_OPS = [RreluTrain, RreluTrainInplace]

@@ -14,8 +14,9 @@ from .tensor import Tensor, leaf, make
 __all__ = ["rrelu_train"]
 
 
-def rrelu_train(x: Tensor, lower: float, upper: float) -> Tensor:
-    """The training form of rrelu (out of place, a contiguous input)."""
+def rrelu_train(x: Tensor, lower: float, upper: float, in_place: bool = False) -> Tensor:
+    """The training form of rrelu on a contiguous input: out of place, or (``in_place``) the
+    result ``_tensor/inplace.inplace`` writes back into ``x`` (RreluWithNoiseBackward1)."""
     if not x._t.contiguous:
         raise Unsupported("rrelu in training mode on a non-contiguous input")
     dt = x._t.dtype
@@ -27,4 +28,5 @@ def rrelu_train(x: Tensor, lower: float, upper: float) -> Tensor:
     t = TensorType(dt, tuple(x._t.shape))
     noise = leaf(slopes if t.ndim else slopes[0], t)
     out = [v if s == 1.0 and v > 0 else r(v * s) for v, s in zip(xv, slopes)]
-    return make(RR.RreluTrain, t, out if t.ndim else out[0], (x,), RR.RreluNoise(lower, upper, noise, slopes))
+    op = RR.RreluTrainInplace if in_place else RR.RreluTrain
+    return make(op, t, out if t.ndim else out[0], (x,), RR.RreluNoise(lower, upper, noise, slopes))

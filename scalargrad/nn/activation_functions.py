@@ -15,7 +15,6 @@ import sys
 import warnings
 
 from .._base import dtypes
-from .._base.errors import Unsupported
 from .._ops import activations as A
 from .._ops import unary as UN
 from .._tensor import gated as _gated
@@ -99,7 +98,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     _floating(x, "leaky_relu_cpu")
     if training:
         if inplace:
-            raise Unsupported("rrelu_ (in place) in training mode", "its out-of-place form is implemented")
+            return _inplace(x, lambda t: _rrelu.rrelu_train(t, lower, upper, in_place=True))
         return _rrelu.rrelu_train(x, lower, upper)
     slope = (lower + upper) / 2
     noise = _empty_like(x)  # PyTorch saves an uninitialised noise tensor in evaluation

@@ -15,3 +15,4 @@ def _rrelu(v, vin, vals):
 
 
 elements_of(RR.RreluTrain)(_rrelu)
+elements_of(RR.RreluTrainInplace)(_rrelu)

@@ -1,6 +1,7 @@
-"""A small stand-in for ``torch.testing._internal.common_nn`` (tools/pytorch_tests.py): NNTestCase
-and the ``_create_basic_net`` helper PyTorch's module tests use (a Layer with a parameter and a
-buffer, a Net holding one, and ``Sequential(net, net)``)."""
+"""A small stand-in for ``torch.testing._internal.common_nn`` (tools/pytorch_tests.py): NNTestCase,
+the ``_create_basic_net`` helper PyTorch's module tests use (a Layer with a parameter and a
+buffer, a Net holding one, and ``Sequential(net, net)``), and the ``loss_reference_fns`` entries
+TestNN's loss tests use (each loss from its documented formula, written here)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,38 @@ def _create_basic_net():
     layer = Layer()
     net = Net()
     return layer, net, nn.Sequential(net, net)
+
+
+def _reduce(out, reduction: str):
+    return out.mean() if reduction == "mean" else out.sum() if reduction == "sum" else out
+
+
+def _cosine_embedding(x1, x2, target, margin=0, reduction="mean"):
+    """1 - cos(x1, x2) where target is 1, else max(0, cos - margin); cos per row, each squared norm
+    plus 1e-12 (PyTorch's EPSILON) under the square root."""
+    rows = [((a * b).sum() / (((a * a).sum() + 1e-12) * ((b * b).sum() + 1e-12)) ** 0.5).reshape(1)
+            for a, b in zip(x1, x2)]
+    cos = torch.cat(rows)
+    return _reduce(torch.where(target == 1, 1 - cos, (cos - margin).clamp(min=0)), reduction)
+
+
+def _triplet_margin(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, reduction="mean"):
+    """max(0, margin + d(a, p) - d(a, n)), d the pairwise p-norm distance; with ``swap`` the
+    negative's distance is the smaller of d(a, n) and d(p, n)."""
+    d_pos = torch.pairwise_distance(anchor, positive, p, eps)
+    d_neg = torch.pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = torch.min(d_neg, torch.pairwise_distance(positive, negative, p, eps))
+    return _reduce(torch.clamp(margin + d_pos - d_neg, min=0.0), reduction)
+
+
+def _margin_ranking(x1, x2, target, margin=0, reduction="mean"):
+    """max(0, -target * (x1 - x2) + margin)."""
+    return _reduce((-target * (x1 - x2) + margin).clamp(min=0), reduction)
+
+
+loss_reference_fns = {"CosineEmbeddingLoss": _cosine_embedding, "TripletMarginLoss": _triplet_margin,
+                      "MarginRankingLoss": _margin_ranking}
 
 
 def __getattr__(name: str):

@@ -347,6 +347,17 @@ def disable_gc():
 
 
 @contextlib.contextmanager
+def set_default_dtype(dtype):
+    """The default dtype set for the block (or, as a decorator, the test), restored after."""
+    saved = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(saved)
+
+
+@contextlib.contextmanager
 def set_warn_always_context(new_val: bool):
     old = torch.is_warn_always_enabled()
     torch.set_warn_always(new_val)

@@ -56,12 +56,14 @@ class _NormBase(Module):
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs) -> None:
         """A state dict saved before version 2 (or without a version) has no ``num_batches_tracked``:
-        it loads with the module's own count, as PyTorch's _NormBase loads it."""
+        it loads with the module's own count, as PyTorch's _NormBase loads it; a count on the meta
+        device (no value) is replaced by a real 0."""
         version = local_metadata.get("version", None)
         key = prefix + "num_batches_tracked"
         if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
             own = self.num_batches_tracked
-            state_dict[key] = own if own is not None else tensor(0, dtype=dtypes.int64)
+            usable = own is not None and own.device.type != "meta"
+            state_dict[key] = own if usable else tensor(0, dtype=dtypes.int64)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                                       error_msgs)
 

@@ -52,11 +52,30 @@ class PackedSequence(PackedSequence_):
     def cpu(self) -> PackedSequence:
         return self
 
+    # the casts PyTorch's PackedSequence has, each ``to(dtype=...)`` of the data
     def double(self) -> PackedSequence:
         return self.to(dtype=dtypes.float64)
 
     def float(self) -> PackedSequence:
         return self.to(dtype=dtypes.float32)
+
+    def half(self) -> PackedSequence:
+        return self.to(dtype=dtypes.float16)
+
+    def long(self) -> PackedSequence:
+        return self.to(dtype=dtypes.int64)
+
+    def int(self) -> PackedSequence:
+        return self.to(dtype=dtypes.int32)
+
+    def short(self) -> PackedSequence:
+        return self.to(dtype=dtypes.int16)
+
+    def char(self) -> PackedSequence:
+        return self.to(dtype=dtypes.int8)
+
+    def byte(self) -> PackedSequence:
+        return self.to(dtype=dtypes.uint8)
 
     @property
     def is_cuda(self) -> bool:
@@ -91,6 +110,8 @@ def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False, enfo
     if not enforce_sorted:
         lengths, sorted_indices = lengths.sort(descending=True)
         input = input.index_select(0 if batch_first else 1, sorted_indices)
+    if input.numel() == 0:  # ATen's _pack_padded_sequence checks this before the lengths
+        raise RuntimeError("Cannot pack empty tensors.")
     if batch_first:
         input = input.transpose(0, 1)
     ls = lengths.tolist()
