@@ -22,9 +22,10 @@ from scalargrad._base.missing_api import missing_attribute
 from scalargrad._ops import arithmetic as AR
 from scalargrad._ops import bessel as BS
 from scalargrad._ops import error_functions as EF
+from scalargrad._ops import logarithms as LG
 from scalargrad._tensor import complex_numbers
 from scalargrad._tensor.arguments import check_input, not_tensor
-from scalargrad._tensor.elementwise import elementwise, with_number
+from scalargrad._tensor.elementwise import binary, elementwise, with_number
 from scalargrad._tensor.surface import FUNCTIONS
 from scalargrad._tensor.tensor import Tensor
 
@@ -80,11 +81,27 @@ def _own(op, name: str):
     return special
 
 
+def xlog1py(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``torch.special.xlog1py(input, other)``: input * log1p(other), 0 where input is 0
+    (SpecialXlog1PyBackward0; ``_ops/logarithms.py``). A Python number on either side is
+    PyTorch's Scalar overload (SpecialXlog1PyBackward1 number first, 2 number second)."""
+    numbers = (int, float)
+    if not isinstance(input, (Tensor, *numbers)) or isinstance(input, bool):
+        raise not_tensor(input, "special_xlog1py", "input", 1)
+    if not isinstance(other, (Tensor, *numbers)) or isinstance(other, bool):
+        raise not_tensor(other, "special_xlog1py", "other", 2)
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise not_tensor(other, "special_xlog1py", "other", 2)
+    if out is not None:
+        raise Unsupported("torch.special.xlog1py(out=...)", "the op is computed without an out= tensor")
+    return binary(LG.SpecialXlog1py, input, other)
+
+
 _OWN = {"i0e": BS.SpecialI0e, "i1": BS.SpecialI1, "i1e": BS.SpecialI1e, "erfcx": EF.SpecialErfcx,
         "log_ndtr": EF.SpecialLogNdtr, "ndtri": EF.SpecialNdtri, "entr": EF.SpecialEntr}
 globals().update({name: _own(op, name) for name, op in _OWN.items()})
 
-__all__ = sorted([*_ALIASES, *_OWN, "ndtr", "round"])
+__all__ = sorted([*_ALIASES, *_OWN, "ndtr", "round", "xlog1py"])
 complex_numbers.register_namespace(globals(), "torch.special.")  # complex operands: refused by name
 
 

@@ -98,6 +98,7 @@ ELEMENTWISE = {
     "pow_backward_self": (3, ()), "pow_backward_exponent": (4, ()), "zero_where_inf": (1, ()),
     "xlogy_self_backward": (3, ()), "nan_to_num_backward": (2, ()), "frexp_backward": (2, ()),
     "mvlgamma_backward": (2, (2,)), "i1_backward": (3, (False,)),
+    "xlog1py_self_backward": (3, ()),
 }
 del ELEMENTWISE["pow_pow_backward_self"]
 

@@ -71,6 +71,7 @@ CASES = {
     "ndtri": (lambda L, t: L.special.ndtri(t), [0.0, -0.0, 1e-30, 1e-5, 0.25, 0.5, 0.975, 1.0, -0.5, 2.0, NAN],
               4e-7),
     "entr": (lambda L, t: L.special.entr(t), WIDE + [1e-30, 3e38], 4e-7),
+    "xlog1py": (lambda L, t: L.special.xlog1py(t, t.flip(0)), WIDE + [-1.0, 0.0, -0.5, 1e-10], 4e-7),
     "round": (lambda L, t: L.special.round(t), [0.5, 1.5, 2.5, -0.5, -2.5, -0.0, 0.49999997, 1e20, INF, NAN], 0.0),
     "round_decimals": (lambda L, t: L.special.round(t, decimals=0), [0.5, 1.5, -2.5, 3.0, NAN], 0.0),
 }
@@ -118,7 +119,7 @@ def test_values_and_nodes_as_pytorch(torch_ref, name, dtype):
 @pytest.mark.parametrize("name", ["expit", "logit", "erf", "erfc", "erfinv", "digamma", "gammaln", "polygamma2",
                                   "multigammaln", "ndtr", "xlogy", "sinc", "exp2", "expm1", "log1p", "softmax",
                                   "log_softmax", "logsumexp", "i0", "i0e", "i1", "i1e", "erfcx", "log_ndtr", "ndtri",
-                                  "entr"])
+                                  "entr", "xlog1py"])
 def test_gradients_as_pytorch(torch_ref, name):
     """The backward of each alias is its op's (SymPy checks it too): gradients at ordinary points
     within the op's float64 bound of PyTorch's."""
