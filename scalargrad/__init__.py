@@ -99,7 +99,7 @@ present_as_torch(globals())  # <class 'torch.nn.modules.linear.Linear'>, as PyTo
 def __getattr__(name: str):
     # nn, optim, symbolic and the command line load on first use: building a graph does not need them
     if name in ("nn", "optim", "symbolic", "runner", "utils", "linalg", "special", "serialization", "distributions",
-                "func", "sparse"):
+                "func", "sparse", "signal"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

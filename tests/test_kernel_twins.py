@@ -97,7 +97,8 @@ ELEMENTWISE = {
     "threshold_backward": (2, (0.0,)), "sgn": (1, ()), "pow_pow_backward_self": None,  # placeholder, see below
     "pow_backward_self": (3, ()), "pow_backward_exponent": (4, ()), "zero_where_inf": (1, ()),
     "xlogy_self_backward": (3, ()), "nan_to_num_backward": (2, ()), "frexp_backward": (2, ()),
-    "mvlgamma_backward": (2, (2,)),
+    "mvlgamma_backward": (2, (2,)), "i1_backward": (3, (False,)),
+    "xlog1py_self_backward": (3, ()),
 }
 del ELEMENTWISE["pow_pow_backward_self"]
 
@@ -116,6 +117,20 @@ def test_elementwise_twins_agree_element_by_element(name, dtype, data):
     for i in range(N):
         f = getattr(fk, name)(*[c[i] for c in cols], *extra)
         assert _same(f, t, i), (name, dtype, [c[i] for c in cols], f, _elements(t)[i])
+
+
+@pytest.mark.parametrize("dtype", sorted(KERNELS))
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_i1e_backward_twins_agree(dtype, data):
+    """``i1_backward``'s scaled form (i1e's), which the table above calls unscaled."""
+    fk, dt = KERNELS[dtype]
+    cols = _columns(data.draw, 3, dt)
+    with scalargrad.no_grad():
+        t = TensorKernel.i1_backward(*[_vector(c, dt) for c in cols], True)
+    for i in range(N):
+        f = fk.i1_backward(*[c[i] for c in cols], True)
+        assert _same(f, t, i), (dtype, [c[i] for c in cols], f, _elements(t)[i])
 
 
 @pytest.mark.parametrize("dtype", sorted(KERNELS))

@@ -28,7 +28,7 @@ LAYERS = [
     ("_tensor",),
     ("_autograd",),
     ("autograd", "utils", "random", "cuda", "errors", "linalg", "special", "backends", "version", "torch_version",
-     "functional", "accelerator", "testing", "__future__", "_C", "func", "sparse", "hub"),
+     "functional", "accelerator", "testing", "__future__", "_C", "func", "sparse", "hub", "signal"),
     ("nn", "distributions"),
     ("optim", "serialization"),
     ("symbolic",),

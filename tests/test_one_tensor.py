@@ -215,7 +215,7 @@ NOT_CALLED |= {"float_power_"}
 TRANSCENDENTAL |= {n + s for n in ("tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "arcsin",
                                    "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "sinc", "log2", "log10", "exp2",
                                    "erf", "erfc", "erfinv", "logit", "logaddexp", "logaddexp2", "xlogy", "hypot",
-                                   "lgamma", "mvlgamma")
+                                   "lgamma", "mvlgamma", "i0")
                    for s in ("", "_")}
 # log|det| is a log kernel's result (MKL's VML under MKL_CBWR=COMPATIBLE rounds it otherwise)
 TRANSCENDENTAL |= {"logdet", "slogdet"}

@@ -6,12 +6,14 @@ from . import (
     activations,
     angles,
     arithmetic,
+    bessel,
     comparison,
     convolution,
     counting,
     distances,
     elementwise,
     embedding,
+    error_functions,
     fill,
     fold,
     gamma,
@@ -52,9 +54,9 @@ from .table import REGISTRY
 SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIVES + unary.SCALAR_DERIVATIVES
 """Every differentiable elementwise op with a non-trivial derivative, for the catalogue tests."""
 
-__all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
-           "counting", "distances", "elementwise", "embedding", "fill", "fold", "gamma", "gated", "indexing", "joins",
-           "linalg",
+__all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "bessel", "comparison",
+           "convolution", "counting", "distances", "elementwise", "embedding", "error_functions", "fill", "fold",
+           "gamma", "gated", "indexing", "joins", "linalg",
            "linalg_eigh", "linalg_qr", "linalg_triangular", "logarithms",
            "losses", "medians", "moments",
            "normalization", "norms", "padding", "pointwise", "pooling", "predicates", "products", "reductions",

@@ -1,5 +1,5 @@
 """Logarithms and exponentials in other bases and forms, and the error function: log2, log10,
-exp2, logit, logaddexp, logaddexp2, xlogy, erf, erfc, erfinv.
+exp2, logit, logaddexp, logaddexp2, xlogy (and torch.special's xlog1py), erf, erfc, erfinv.
 
 PyTorch's CPU kernels for these are MKL's vector math (log2, log10, erf, erfc, erfinv), SLEEF's
 u10 functions on AVX2/AVX512 and the C library under the generic code: machine-dependent in the
@@ -25,7 +25,7 @@ from .table import Api, register
 from .unary import Exp
 
 __all__ = ["Log2", "Log10", "Exp2", "Erf", "Erfc", "Erfinv", "Logit", "LogitBackward", "Logaddexp", "Logaddexp2",
-           "Xlogy", "LOGARITHMS", "erfinv_double"]
+           "Xlogy", "SpecialXlog1py", "LOGARITHMS", "erfinv_double"]
 
 _INF = math.inf
 _LN2 = 0.6931471805599453
@@ -339,5 +339,69 @@ def xlogy_self_backward(k, g, a, b):
     return 0.0 if (a == 0 and b <= 0) else k.pointwise(Xlogy, g, b)
 
 
-LOGARITHMS = [Log2, Log10, Exp2, Erf, Erfc, Erfinv, Logit, Logaddexp, Logaddexp2, Xlogy]
+def _xlog1py(r, a, b):
+    if b != b:
+        return math.nan
+    if a == 0:
+        return 0.0
+    return a * r(ieee.log1p(b))
+
+
+@register
+class SpecialXlog1py(Binary):
+    """``torch.special.xlog1py(self, other)``: self * log1p(other), 0 where self is 0 (unless
+    other is nan); a Python number on either side is its Scalar overload (below)."""
+
+    name = "SpecialXlog1PyBackward0"
+    saved = (("other", 1), ("self", 0))
+    api = None  # torch.special.xlog1py alone (special.py)
+    result = "float"
+    forward = staticmethod(_xlog1py)
+
+    @staticmethod
+    def backward(k, g, v):
+        a, b = k.a(v), k.b(v)
+        # self: at::xlog1py(grad, other).masked_fill((self == 0.) & (other <= -1.), 0.);
+        # other: grad * self / (other + 1)
+        return k.xlog1py_self_backward(g, a, b), k.div(k.mul(g, a), k.add(b, k.const(1.0)))
+
+    sympy = staticmethod(lambda sp, a, b: sp.Piecewise((0, sp.Eq(a, 0) & (b <= -1)), (a * sp.log(1 + b), True)))
+
+
+@register
+class SpecialXlog1pyC(WithNumber):
+    """xlog1py(tensor, number) (SpecialXlog1PyBackward2)."""
+
+    name = "SpecialXlog1PyBackward2"
+    saved = (("other", "c"), ("self", 0))
+    extra_none = 0
+    result = "float"
+    forward = staticmethod(lambda r, a, c: _xlog1py(r, a, c))
+    backward = staticmethod(lambda k, g, v: (k.xlog1py_self_backward(g, k.a(v), v._c),))
+    sympy = staticmethod(lambda sp, a, c: sp.Piecewise((0, sp.Eq(a, 0) & (c <= -1)), (a * sp.log(1 + c), True)))
+
+
+@register
+class RSpecialXlog1pyC(WithNumber):
+    """xlog1py(number, tensor) (SpecialXlog1PyBackward1): other's gradient grad * self / (other + 1)."""
+
+    name = "SpecialXlog1PyBackward1"
+    saved = (("other", 0), ("self", "c"))
+    extra_none = 0
+    result = "float"
+    forward = staticmethod(lambda r, a, c: _xlog1py(r, c, a))
+    backward = staticmethod(lambda k, g, v: (k.div(k.mul(g, k.const(v._c)), k.add(k.a(v), k.const(1.0))),))
+    sympy = staticmethod(lambda sp, a, c: sp.Piecewise((0, sp.Eq(c, 0) & (a <= -1)), (c * sp.log(1 + a), True)))
+
+
+SpecialXlog1py.with_number = SpecialXlog1pyC
+SpecialXlog1py.number_first = RSpecialXlog1pyC
+
+
+@helper
+def xlog1py_self_backward(k, g, a, b):
+    return 0.0 if (a == 0 and b <= -1) else k.pointwise(SpecialXlog1py, g, b)
+
+
+LOGARITHMS = [Log2, Log10, Exp2, Erf, Erfc, Erfinv, Logit, Logaddexp, Logaddexp2, Xlogy, SpecialXlog1py]
 """The ops of this family, for the tests."""

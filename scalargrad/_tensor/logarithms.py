@@ -11,7 +11,7 @@ from .inplace import inplace
 from .tensor import Tensor, leaf
 from .tensor_kernel import helper
 
-__all__ = ["logit", "install", "xlogy_self_backward"]
+__all__ = ["logit", "install", "xlogy_self_backward", "xlog1py_self_backward"]
 
 
 def _check_eps(eps, name: str, pos: int):
@@ -53,3 +53,11 @@ def xlogy_self_backward(g: Tensor, a: Tensor, b: Tensor) -> Tensor:
     if not isinstance(b, Tensor):  # xlogy(tensor, number): the number as a 0-dim tensor of grad's dtype
         b = leaf(g._t.dtype.round(b), TensorType(g._t.dtype, ()))
     return elementwise(LG.Xlogy, (g, b)).masked_fill((a == 0.0) & (b <= 0.0), 0.0)
+
+
+@helper
+def xlog1py_self_backward(g: Tensor, a: Tensor, b: Tensor) -> Tensor:
+    """xlog1py's gradient for self: ``at::xlog1py(grad, other).masked_fill((self == 0.) & (other <= -1.), 0.)``."""
+    if not isinstance(b, Tensor):  # xlog1py(tensor, number): the number as a 0-dim tensor of grad's dtype
+        b = leaf(g._t.dtype.round(b), TensorType(g._t.dtype, ()))
+    return elementwise(LG.SpecialXlog1py, (g, b)).masked_fill((a == 0.0) & (b <= -1.0), 0.0)

@@ -69,7 +69,7 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
         r = dt.round
         f32 = dt is dtypes.float32
         s, e = r(start), r(end)
-        step = r((e - s) / (steps - 1))
+        step = r(r(e - s) / (steps - 1))  # ATen: (end - start) in the dtype, then the division
         half = steps // 2
         out = [fma(step, r(float(i)), s, f32) if i < half else fma(-step, r(float(steps - i - 1)), e, f32)
                for i in range(steps)]

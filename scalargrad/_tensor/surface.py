@@ -22,6 +22,7 @@ from .._base.out_keyword import OUT_KEYWORD, OUT_SEVERAL
 from . import (
     arithmetic,
     attributes,
+    bessel,
     combinatorics,
     comparison,
     complex_numbers,
@@ -43,6 +44,7 @@ from . import (
     joins,
     legacy,
     linalg,
+    linalg_composites,
     logarithms,
     medians,
     memory_formats,
@@ -90,8 +92,9 @@ FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, d
             conversion, fill, memory_formats, factories, random_factories, ranges, softmax, products, rounding, norms,
             scans, selection, scatter, scatter_reduce, einsum, moments, convolution, pooling, padding, shuffle,
             normalization, legacy,
-            numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
-            integration, quantiles, correlation, finite_differences, gamma, raw_storage, complex_numbers,
+            numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg,
+            linalg_composites, combinatorics,
+            integration, quantiles, correlation, finite_differences, gamma, bessel, raw_storage, complex_numbers,
             contractions, distances, sparse_ops, quantized_ops)
 # sparse_ops and quantized_ops last: each closes its tensor's class over every dunder bound before it
 

@@ -10,6 +10,7 @@ import math
 import sympy as sp
 
 from .._base import dtypes
+from .._ops.bessel import bessel_double
 from .._ops.float_kernel import FloatKernel
 from .._ops.gamma import lgamma_double, polygamma_double
 from .._ops.logarithms import erfinv_double
@@ -37,7 +38,8 @@ def _dirac_delta(x, *order):
 
 
 _LAMBDIFY_EXTRA = {"DiracDelta": _dirac_delta, "erfinv": erfinv_double, "loggamma": lgamma_double,
-                   "polygamma": lambda n, x: polygamma_double(int(n), x)}
+                   "polygamma": lambda n, x: polygamma_double(int(n), x),
+                   "besseli": lambda n, x: bessel_double(int(n), False, x)}
 
 
 class Rule:
