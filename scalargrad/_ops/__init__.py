@@ -16,6 +16,7 @@ from . import (
     fold,
     gamma,
     gated,
+    grid_sampling,
     indexing,
     joins,
     linalg,
@@ -53,8 +54,8 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 """Every differentiable elementwise op with a non-trivial derivative, for the catalogue tests."""
 
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "comparison", "convolution",
-           "counting", "distances", "elementwise", "embedding", "fill", "fold", "gamma", "gated", "indexing", "joins",
-           "linalg",
+           "counting", "distances", "elementwise", "embedding", "fill", "fold", "gamma", "gated", "grid_sampling",
+           "indexing", "joins", "linalg",
            "linalg_eigh", "linalg_qr", "linalg_triangular", "logarithms",
            "losses", "medians", "moments",
            "normalization", "norms", "padding", "pointwise", "pooling", "predicates", "products", "reductions",
