@@ -5,7 +5,9 @@ in PyTorch's words, what is refused.
 The source coordinates, corners and weights are ATen's float32 steps; the sums are exact and
 rounded once, while ATen's vectorised CPU kernel adds in an order and with fused multiply-adds
 that depend on the processor: values within 2**-20 of the largest magnitude of the tensor
-compared (measured: at most 2.5e-7 under ATEN_CPU_CAPABILITY=default, avx2 and avx512). Nearest
+compared (measured: at most 2.5e-7 under ATEN_CPU_CAPABILITY=default, avx2 and avx512); bicubic
+within 2**-18 (ATen rounds its four row interpolations, partial sums of coefficients of both
+signs that can exceed the result: measured 8.7e-7). Nearest
 sampling moves data only: its output is bit-equal. Without PyTorch: an identity transform with
 align_corners=True samples every input element exactly (hand derivation)."""
 
@@ -24,11 +26,11 @@ F = scalargrad.nn.functional
 BOUND = 2.0 ** -20
 
 
-def _close(ours: list, theirs: list) -> None:
+def _close(ours: list, theirs: list, bound: float = BOUND) -> None:
     scale = max((abs(v) for v in theirs), default=0.0)
     assert len(ours) == len(theirs)
     for a, b in zip(ours, theirs):
-        assert abs(a - b) <= BOUND * scale, (a, b)
+        assert abs(a - b) <= bound * scale, (a, b)
 
 
 def _values(n: int, seed: int, lo: float, hi: float) -> list:
@@ -48,7 +50,7 @@ def _sample(L, mode, padding, align):
     return meta, y.flatten().tolist(), gx.flatten().tolist(), gg.flatten().tolist()
 
 
-@pytest.mark.parametrize("mode,padding,align", list(itertools.product(["bilinear", "nearest"],
+@pytest.mark.parametrize("mode,padding,align", list(itertools.product(["bilinear", "nearest", "bicubic"],
                                                                       ["zeros", "border", "reflection"],
                                                                       [False, True])))
 def test_grid_sample_as_pytorchs(torch_ref, mode, padding, align):
@@ -57,7 +59,7 @@ def test_grid_sample_as_pytorchs(torch_ref, mode, padding, align):
     if mode == "nearest":  # copies: the same bits; no gradient reaches the grid
         assert ours[1] == theirs[1] and ours[3] == theirs[3] == [0.0] * len(ours[3])
     for a, b in zip(ours[1:], theirs[1:]):
-        _close(a, b)
+        _close(a, b, 2.0 ** -18 if mode == "bicubic" else BOUND)
 
 
 def _affine(L, size, align):
@@ -107,7 +109,8 @@ def test_identity_transform_samples_the_input_exactly():
     x = scalargrad.arange(30.0).reshape(1, 2, 3, 5).requires_grad_()
     theta = scalargrad.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
     grid = F.affine_grid(theta, (1, 2, 3, 5), align_corners=True)
-    for mode in ("bilinear", "nearest"):
+    # (bicubic: fraction 0, so the cubic coefficients are exactly 0, 1, 0, 0)
+    for mode in ("bilinear", "nearest", "bicubic"):
         y = F.grid_sample(x, grid, mode=mode, align_corners=True)
         assert y.tolist() == x.tolist()
         g, = scalargrad.autograd.grad(y, x, scalargrad.full_like(y, 2.0))
@@ -159,8 +162,6 @@ def test_warnings_as_pytorchs(torch_ref):
 
 def test_what_is_refused_by_name():
     x, g = scalargrad.zeros(1, 1, 2, 2), scalargrad.zeros(1, 1, 1, 2)
-    with pytest.raises(Unsupported, match="mode='bicubic'"):
-        F.grid_sample(x, g, mode="bicubic", align_corners=False)
     with pytest.raises(Unsupported, match="5-D inputs"):
         F.grid_sample(scalargrad.zeros(1, 1, 2, 2, 2), scalargrad.zeros(1, 1, 1, 1, 3), align_corners=False)
     x.requires_grad_()

@@ -2,13 +2,14 @@
 
 affine_grid: ATen's base grid (``linspace(-1, 1, n)``, times ``(n - 1) / n`` without
 align_corners, as scalargrad's linspace and arithmetic give it) times theta's transpose; the
-gradient is the base grid's transpose times grad. grid_sample (bilinear, nearest; zeros, border,
-reflection padding): the source coordinates step by step in the dtype's arithmetic as ATen's
-vectorised CPU kernel computes them (unnormalize, clip, reflect, floor/round), so the corners read
-and the interpolation weights are ATen's. The sums (the output's four weighted corners, the
-bmm, the gradients' scatter-adds and channel sums) are exact, rounded once: ATen adds them in an
-order and with fused multiply-adds that depend on the processor (vector width, FMA contraction),
-so those values are within a few units in the last place of PyTorch's (tests/test_grid_sample.py
+gradient is the base grid's transpose times grad. grid_sample (bilinear, nearest, bicubic; zeros,
+border, reflection padding): the source coordinates step by step in the dtype's arithmetic as
+ATen's vectorised CPU kernel computes them (unnormalize, clip, reflect, floor/round; bicubic: its
+4 x 4 taps, each tap's padding, the cubic convolution coefficients), so the elements read and
+the interpolation weights are ATen's. The sums (the output's weighted taps, the bmm, the
+gradients' scatter-adds and channel sums) are exact, rounded once: ATen adds them in an order and
+with fused multiply-adds that depend on the processor (vector width, FMA contraction), so those
+values are within a few units in the last place of PyTorch's (tests/test_grid_sample.py
 measures them against live PyTorch)."""
 
 from __future__ import annotations
@@ -136,8 +137,6 @@ def _check(input: Tensor, grid: Tensor, mode: int) -> None:
         raise NotImplementedError(f"\"grid_sampler_2d_cpu_kernel_impl\" not implemented for '{dt.short}'")
     if dt not in (dtypes.float32, dtypes.float64):
         raise Unsupported(f"torch.nn.functional.grid_sample on {dt.name} tensors (ATen's scalar fallback kernel)")
-    if mode == 2:
-        raise Unsupported("torch.nn.functional.grid_sample with mode='bicubic'")
 
 
 class _Axis:
@@ -220,6 +219,59 @@ def _nearest(x: float, y: float, axes: tuple) -> int:
     return yi * ax_w.size + xi if 0 <= xi < ax_w.size and 0 <= yi < ax_h.size else -1
 
 
+A = -0.75  # the cubic convolution's constant, as ATen's (and upsample_bicubic2d's)
+
+
+def _cubic(t: float, r) -> list:
+    """ATen's ``get_cubic_coefficients`` at fraction t, each step in the dtype's arithmetic."""
+    def outer(x):
+        return r(r(r(r(r(A * x) - r(5 * A)) * x) + r(8 * A)) * x) - r(4 * A)
+
+    def inner(x):
+        return r(r(r(r(r((A + 2) * x) - (A + 3)) * x) * x) + 1)
+
+    return [r(outer(r(t + 1))), inner(t), inner(r(1 - t)), r(outer(r(2 - t)))]
+
+
+def _cubic_grad(t: float, r) -> list:
+    """ATen's ``get_cubic_coefficients_grad``: d coefficient / d t as its kernel writes it."""
+    x0, x1, x2, x3 = r(-1 - t), -t, r(1 - t), r(2 - t)
+    return [r(r(r(r(-3 * A * x0) - 10 * A) * x0) - 8 * A), r(r(r(-3 * (A + 2) * x1) - 2 * (A + 3)) * x1),
+            r(r(r(3 * (A + 2) * x2) - 2 * (A + 3)) * x2), r(r(r(r(3 * A * x3) - 10 * A) * x3) + 8 * A)]
+
+
+def _tap(axis: _Axis, v: float) -> int:
+    """ATen's ``compute_coordinates`` of a bicubic tap (border: clipped; reflection: reflected
+    and clipped), truncated to an index; -1 outside the input."""
+    if axis.padding == 2:
+        v = axis.clip(axis.reflect(v)[0])[0]
+    elif axis.padding == 1:
+        v = axis.clip(v)[0]
+    if not math.isfinite(v):
+        return -1
+    i = math.trunc(v)
+    return i if 0 <= i < axis.size else -1
+
+
+def _bicubic_taps(g_x: float, g_y: float, axes: tuple, r) -> tuple:
+    """[(flat spatial index or -1, cx[i], cy[j], cx'[i], cy'[j])] over the 4 x 4 taps, the
+    coordinates unnormalized only (the padding acts on each tap), or None at a non-finite one."""
+    ax_h, ax_w = axes
+    x, y = ax_w.unnormalize(g_x), ax_h.unnormalize(g_y)
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return None
+    ix, iy = math.floor(x), math.floor(y)
+    tx, ty = r(x - ix), r(y - iy)
+    cx, cy, dx, dy = _cubic(tx, r), _cubic(ty, r), _cubic_grad(tx, r), _cubic_grad(ty, r)
+    taps = []
+    for i in range(4):
+        col = _tap(ax_w, r(ix - 1.0 + i))
+        for j in range(4):
+            row = _tap(ax_h, r(iy - 1.0 + j))
+            taps.append((row * ax_w.size + col if col >= 0 and row >= 0 else -1, cx[i], cy[j], dx[i], dy[j]))
+    return taps
+
+
 def _positions(input: Tensor, grid: Tensor, c: GS.GridInfo) -> tuple:
     """Per batch and output position: (x, gx multiplier, y, gy multiplier)."""
     dt = input._t.dtype
@@ -247,9 +299,17 @@ def grid_sampler(input: Tensor, grid: Tensor, mode: int, padding: int, align_cor
     xv = input._val
     plane, per_b = h * w, ho * wo
     out = [0.0] * (nb * ch * per_b)
+    gv = grid._val
     for b in range(nb):
         for p in range(per_b):
             x, _, y, _ = pos[b * per_b + p]
+            if mode == 2:
+                taps = _bicubic_taps(gv[(b * per_b + p) * 2], gv[(b * per_b + p) * 2 + 1], axes, dt.round)
+                for k in range(ch):
+                    base = (b * ch + k) * plane
+                    out[(b * ch + k) * per_b + p] = math.nan if taps is None else dt.round(
+                        math.fsum(xv[base + s] * wx * wy for s, wx, wy, _, _ in taps if s >= 0))
+                continue
             if mode == 1:
                 s = _nearest(x, y, axes)
                 for k in range(ch):
@@ -280,9 +340,13 @@ def grid_sampler_2d_backward(g, input: Tensor, grid: Tensor, c) -> tuple:
     plane, per_b = h * w, ho * wo
     acc = [[] for _ in range(nb * ch * plane)]
     gg = [0.0] * (nb * per_b * 2)
+    gridv = grid._val
     for b in range(nb):
         for p in range(per_b):
             x, mx, y, my = pos[b * per_b + p]
+            if c.mode == 2:
+                _bicubic_backward(gridv, gv, xv, acc, gg, (b, p, ch, plane, per_b), axes, dt.round)
+                continue
             if c.mode == 1:
                 s = _nearest(x, y, axes)
                 if s >= 0:
@@ -309,6 +373,30 @@ def grid_sampler_2d_backward(g, input: Tensor, grid: Tensor, c) -> tuple:
             gg[(b * per_b + p) * 2 + 1] = dt.round(math.fsum(ty) * my)
     g_in = leaf([dt.round(math.fsum(a)) for a in acc], TensorType(dt, (nb, ch, h, w)))
     return g_in, leaf(gg, TensorType(dt, (nb, ho, wo, 2)))
+
+
+def _bicubic_backward(gridv, gv, xv, acc, gg, where, axes, r) -> None:
+    """One output position's bicubic gradients: each tap's input element collects
+    gOut * cx * cy; the grid's x and y minus the channel sums of value * gOut * cx' * cy (and
+    cx * cy'), times the scaling factor (ATen's bicubic backward takes no padding slope)."""
+    b, p, ch, plane, per_b = where
+    q = b * per_b + p
+    taps = _bicubic_taps(gridv[q * 2], gridv[q * 2 + 1], axes, r)
+    if taps is None:
+        gg[q * 2] = gg[q * 2 + 1] = math.nan
+        return
+    tx, ty = [], []
+    for k in range(ch):
+        base = (b * ch + k) * plane
+        go = gv[(b * ch + k) * per_b + p]
+        for s, wx, wy, dwx, dwy in taps:
+            if s >= 0:
+                acc[base + s].append(go * wx * wy)
+                val = xv[base + s]
+                tx.append(-val * go * dwx * wy)
+                ty.append(-val * go * dwy * wx)
+    gg[q * 2] = r(math.fsum(tx) * axes[1].scale)
+    gg[q * 2 + 1] = r(math.fsum(ty) * axes[0].scale)
 
 
 def _no_grid_double_backward(g, input, grid, c):

@@ -20,7 +20,7 @@ _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to a
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool | None = None) -> Tensor:
     """``input`` (N, C, H, W) sampled at ``grid`` (N, Ho, Wo, 2)'s normalised (x, y) positions:
-    (N, C, Ho, Wo). Modes bilinear and nearest; padding zeros, border, reflection."""
+    (N, C, Ho, Wo). Modes bilinear, nearest and bicubic; padding zeros, border, reflection."""
     if mode not in GRID.MODES:
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
                          f"got: '{mode}'")
