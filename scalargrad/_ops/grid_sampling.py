@@ -1,7 +1,8 @@
 """Spatial transformers: ``affine_grid_generator`` (``F.affine_grid``, AffineGridGeneratorBackward0)
-and ``grid_sampler_2d`` (``F.grid_sample`` on 4-D inputs, GridSampler2DBackward0), one node per
-call. The node's ``_c`` is a ``GridInfo``: the settings PyTorch saves (``size`` and
-``align_corners``; ``interpolation_mode``, ``padding_mode`` as ATen's enums). The tensor layer
+and ``grid_sampler_2d``/``grid_sampler_3d`` (``F.grid_sample`` on 4-D and 5-D inputs,
+GridSampler2DBackward0, GridSampler3DBackward0), one node per call. The node's ``_c`` is a
+``GridInfo``: the settings PyTorch saves (``size`` and ``align_corners``; ``interpolation_mode``,
+``padding_mode`` as ATen's enums). The tensor layer
 computes values and gradients (``_tensor/grid_sampling.py``).
 
 No SymPy form is declared: an output element of ``grid_sample`` is a piecewise function of the
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from .table import Op, register
 
-__all__ = ["GridInfo", "AffineGridGenerator", "GridSampler2D", "GRID_SAMPLING_OPS"]
+__all__ = ["GridInfo", "AffineGridGenerator", "GridSampler2D", "GridSampler3D", "GRID_SAMPLING_OPS"]
 
 
 class GridInfo:
@@ -50,4 +51,16 @@ class GridSampler2D(Op):
         return k.grid_sampler_2d_backward(g, ins[0], ins[1], v._c)
 
 
-GRID_SAMPLING_OPS = [AffineGridGenerator, GridSampler2D]
+@register
+class GridSampler3D(GridSampler2D):
+    """grid_sampler_3d (5-D input and grid); input, grid: grid_sampler_3d_backward(grad, ...)."""
+
+    name = "GridSampler3DBackward0"
+
+    @staticmethod
+    def backward(k, g, v):
+        ins = k.ins(v)
+        return k.grid_sampler_3d_backward(g, ins[0], ins[1], v._c)
+
+
+GRID_SAMPLING_OPS = [AffineGridGenerator, GridSampler2D, GridSampler3D]

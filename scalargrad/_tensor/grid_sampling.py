@@ -21,6 +21,7 @@ from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.grad_mode import no_grad
 from .._ops import grid_sampling as GS
+from .grid_sampling_3d import grid_sampler_3d
 from .ranges import linspace
 from .tensor import Tensor, leaf, make
 from .tensor_kernel import graph_helper, helper
@@ -127,14 +128,14 @@ def _check(input: Tensor, grid: Tensor, mode: int) -> None:
                                f"sizes {_sizes(input)} with dimension {i} being empty")
     if len(ish) == 5 and mode == 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-    if len(ish) == 5:
-        raise Unsupported("torch.nn.functional.grid_sample on 5-D inputs (grid_sampler_3d)")
-    if len(ish) != 4 or len(gsh) != 4:
-        raise RuntimeError(f"grid_sampler(): expected 4D input and grid with same number of dimensions, but got "
+    d = 5 if len(ish) == 5 else 4
+    if len(ish) != d or len(gsh) != d:
+        raise RuntimeError(f"grid_sampler(): expected {d}D input and grid with same number of dimensions, but got "
                            f"input with sizes {_sizes(input)} and grid with sizes {_sizes(grid)}")
     dt = input._t.dtype
     if not dt.is_floating_point or dt.is_complex:
-        raise NotImplementedError(f"\"grid_sampler_2d_cpu_kernel_impl\" not implemented for '{dt.short}'")
+        kernel = "grid_sampler3d_cpu" if d == 5 else "grid_sampler_2d_cpu_kernel_impl"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.short}'")
     if dt not in (dtypes.float32, dtypes.float64):
         raise Unsupported(f"torch.nn.functional.grid_sample on {dt.name} tensors (ATen's scalar fallback kernel)")
 
@@ -291,6 +292,8 @@ def grid_sampler(input: Tensor, grid: Tensor, mode: int, padding: int, align_cor
     """``torch.grid_sampler`` on a 4-D input (N, C, H, W) and grid (N, Ho, Wo, 2): each output
     element the input sampled at the grid's (x, y), bilinear or nearest."""
     _check(input, grid, mode)
+    if input._t.ndim == 5:
+        return grid_sampler_3d(input, grid, mode, padding, align_corners)
     dt = input._t.dtype
     nb, ch, h, w = input._t.shape
     _, ho, wo, _ = grid._t.shape
