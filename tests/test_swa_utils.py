@@ -12,7 +12,6 @@ import warnings
 import pytest
 
 import scalargrad
-from scalargrad.errors import Unsupported
 
 
 def _optimizer(L):
@@ -82,7 +81,3 @@ def test_state_dict_leaves_out_the_annealing_function_and_load_restores_it():
     other.load_state_dict(state)
     assert other.anneal_func(0.25) == 0.25 and other.state_dict() == state
 
-
-def test_averaged_model_is_refused_by_name():
-    with pytest.raises(Unsupported, match="torch.optim.swa_utils.AveragedModel"):
-        scalargrad.optim.swa_utils.AveragedModel(scalargrad.nn.Linear(1, 1))

@@ -18,6 +18,7 @@ from . import (
     fold,
     gamma,
     gated,
+    grid_sampling,
     indexing,
     joins,
     linalg,
@@ -56,7 +57,7 @@ SCALAR_DERIVATIVES = arithmetic.SCALAR_DERIVATIVES + comparison.SCALAR_DERIVATIV
 
 __all__ = ["REGISTRY", "SCALAR_DERIVATIVES", "activations", "angles", "arithmetic", "bessel", "comparison",
            "convolution", "counting", "distances", "elementwise", "embedding", "error_functions", "fill", "fold",
-           "gamma", "gated", "indexing", "joins", "linalg",
+           "gamma", "gated", "grid_sampling", "indexing", "joins", "linalg",
            "linalg_eigh", "linalg_qr", "linalg_triangular", "logarithms",
            "losses", "medians", "moments",
            "normalization", "norms", "padding", "pointwise", "pooling", "predicates", "products", "reductions",
