@@ -8,8 +8,8 @@ import warnings
 
 from .._base import ieee
 from .._base.dtypes import TensorType
-from .._base.layout import coalesce, contiguous_strides, is_contiguous, iteration_order
 from .._base.errors import Unsupported
+from .._base.layout import coalesce, contiguous_strides, is_contiguous, iteration_order
 from .._base.program_frame import program_stacklevel
 from .._ops import arithmetic as AR
 from .._ops import comparison as CM
