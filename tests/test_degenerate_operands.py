@@ -80,6 +80,18 @@ PROGRAMS = {
     "clamp bound past float32": "out = torch.clamp(torch.tensor([1.0, -2.0]), max=3.5e38)",
     "clamp bound past half": "out = torch.clamp(torch.tensor([1.0, -2.0]).half(), 0, 70000.0)",
     "clamp bound past int8": "out = torch.clamp(torch.tensor([1, 2], dtype=torch.int8), 300)",
+    # the fill value is converted checked (was written wrapped: -inf as int64's minimum, ops:12041:574)
+    "masked_fill of -inf into int64": "x = torch.tensor([1, 0, 2])\nout = x.masked_fill(x > 0, float('-inf'))",
+    "masked_fill_ of nan into int64": "x = torch.tensor([1, 0, 2])\nout = x.masked_fill_(x > 0, float('nan'))",
+    "masked_fill of a tensor past uint8": "x = torch.tensor([1, 2], dtype=torch.uint8)\n"
+                                          "out = x.masked_fill(x > 1, torch.tensor(300))",
+    "masked_fill past float32": "out = torch.tensor([1.0, 2.0]).masked_fill(torch.tensor([True, False]), 1e300)",
+    "masked_fill past half": "out = torch.tensor([1.0, 2.0]).half().masked_fill(torch.tensor([True, False]), 1e6)",
+    "masked_fill of inf into bool": "out = torch.tensor([True, False]).masked_fill(torch.tensor([True, False]), "
+                                    "float('inf'))",
+    "index_fill past int64": "out = torch.tensor([1, 0, 2]).index_fill(0, torch.tensor([1]), 9.3e18)",
+    "index_fill of a tensor nan into int8, before the index check":
+        "out = torch.tensor([1, 0], dtype=torch.int8).index_fill(0, torch.tensor([5]), torch.tensor(float('nan')))",
     "clamp bound in int64": "out = torch.clamp(torch.tensor([1, 2]), 2 ** 40)",
     "clamp with nan, backward": "x = torch.tensor([1.0, -2.0], requires_grad=True)\n"
                                 "torch.clamp(x, 0.0, float('nan')).sum().backward()\nout = x.grad",

@@ -157,6 +157,12 @@ CASES = [
     "torch.range(0, 1, 0.1, dtype=torch.float64).tolist()", "torch.range(1, 4, dtype=torch.int64)",
     "torch.range(0.5, 3.7, 1.2, dtype=torch.int32)", "torch.range(5, 1, -1.5)", "torch.range(1, 4, 0)",
     "torch.range(4, 1)", "torch.range(2, 2)", "torch.range(0, 3, requires_grad=True)",
+    # the Scalars converted checked to int64 first, then the bounds checked in double (was "step must be
+    # nonzero" for an int64 range with step -0.5, nn:12041:103; an OverflowError for inf), printed as %g
+    "torch.range(0, 1, -0.5, dtype=torch.int64)", "torch.range(1, 0, 0.5, dtype=torch.int64)",
+    "torch.range(0.0, 0.0, -1, dtype=torch.int64)", "torch.range(float('inf'), 1, dtype=torch.int64)",
+    "torch.range(0.5, float('-inf'), -1, dtype=torch.int64)", "torch.range(float('inf'), 1)",
+    "torch.range(0, float('nan'), dtype=torch.float64)", "torch.range(0, 1, 0.0)",
 ]
 
 

@@ -61,3 +61,29 @@ def test_an_output_of_split_changed_in_forward_is_a_multiple_views_error(L):
     with pytest.raises(RuntimeError, match=r"^a view of a leaf Variable that requires grad is being used in an "
                                            r"in-place operation\.$"):
         F.apply(a.view_as(a))
+
+
+@pytest.mark.parametrize("leaf_base", [True, False])
+def test_a_dirty_view_among_several_outputs_is_refused_first(L, leaf_base):
+    # set_history checks a view returned among several outputs before the rebase (whose
+    # view-of-a-leaf error scalargrad gave: fuzz functions:12041:216); the dirty view is counted
+    # as changed (the version moves on) though the call fails
+    class F(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            x.add_(1)
+            ctx.mark_dirty(x)
+            return x, y * 2
+
+        @staticmethod
+        def backward(ctx, a, b):
+            return a, b
+
+    v0 = L.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    base = v0 if leaf_base else v0 * 1
+    v = base[0]
+    with pytest.raises(RuntimeError, match=r"^If your Function modifies inplace an input that is a view of another "
+                                           r"Tensor, your Function cannot return more than one Tensor\. This is not "
+                                           r"supported by the current autograd engine\. You should either make sure"):
+        F.apply(v, L.tensor([1.0, 1.0], requires_grad=True))
+    assert (v._version, base._version, v.tolist()) == (2, 2, [2.0, 3.0])

@@ -442,3 +442,27 @@ def test_hooks_across_an_inplace_change_of_an_output_by_hand():
 def test_hooks_across_an_inplace_change_of_an_output_are_pytorchs(torch_ref):
     assert _hooks_across_an_inplace_change_of_an_output(torch) == \
         _hooks_across_an_inplace_change_of_an_output(torch_ref)
+
+
+def _gradient_for_an_input_without_grad(L) -> list:
+    # a gradient returned for an input that does not require grad is dropped unchecked, whatever
+    # its shape (validate_outputs skips an invalid edge; was "returned an invalid gradient":
+    # fuzz functions:12041:340)
+    class F(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return x * y
+
+        @staticmethod
+        def backward(ctx, g):
+            return (g * 2).sum(), g.double()
+
+    x = L.tensor([-1.25, 0.75, -1.75])
+    y = L.tensor([2.5, -3.0, -0.25], requires_grad=True)
+    F.apply(x * 1, y).sum().backward(create_graph=True)
+    return [x.grad, y.grad.dtype, y.grad.tolist()]
+
+
+def test_a_gradient_for_an_input_without_grad_is_dropped(torch_ref):
+    got, want = _gradient_for_an_input_without_grad(torch), _gradient_for_an_input_without_grad(torch_ref)
+    assert got[0] is None and want[0] is None and got[2] == want[2] and str(got[1]) == str(want[1])

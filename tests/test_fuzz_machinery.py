@@ -431,6 +431,10 @@ def test_rounding_to_float32_follows_ieee():
     assert libm.round_to(mpmath.mpf(1) / 3, "float32") == f32(1 / 3)
     assert libm.ulps_apart(1.0, next_f32(1.0), "float32") == 1
     assert libm.ulps_apart(-0.0, 0.0, "float32") == 0
+    # a float zero keeps its sign: the kernel rule's tanh_backward, g * (1 - y*y) at y = 1 with g < 0,
+    # is -0.0 as ATen's (it re-ran PyTorch with +0.0 and judged graphs:12041:920 a wrong gradient)
+    assert math.copysign(1.0, libm.round_to(-0.0, "float32")) == -1.0
+    assert math.copysign(1.0, libm.round_to(-2.41 * 0.0, "float32")) == -1.0
 
 
 def test_mpmath_derivatives_of_a_program_text():

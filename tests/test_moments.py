@@ -7,6 +7,7 @@ hand tests state the textbook values and var_backward's ``2 (x - mean) / (n - co
 
 from __future__ import annotations
 
+import math
 import random
 import struct
 import warnings
@@ -256,3 +257,32 @@ def _paired_moments(L) -> list:
 
 def test_var_mean_node_is_pytorchs(torch_ref):
     assert _paired_moments(sg) == _paired_moments(torch_ref)
+
+
+def _strided_moments(L) -> list:
+    # full reductions of permuted, expanded and sliced tensors: ATen walks the elements in memory
+    # order (TensorIterator sorts the dimensions by stride) and std_var_all_cpu sums the squared
+    # deviations per 2-D block of its loop (was row-major: 1 ulp off, fuzz ops:12041:1500)
+    rng = random.Random(5)
+    out = []
+    for _ in range(40):
+        nd = rng.choice([2, 3, 4])
+        shape = [rng.choice([1, 2, 3, 5]) for _ in range(nd)]
+        dt = rng.choice([L.float32, L.float64])
+        x = L.tensor([rng.uniform(-3, 3) for _ in range(math.prod(shape))], dtype=dt).reshape(shape)
+        p = list(range(nd))
+        rng.shuffle(p)
+        y = x.permute(p)
+        if rng.random() < 0.3:
+            y = y.unsqueeze(0).expand(2, *y.shape)
+        if rng.random() < 0.3 and y.shape[-1] > 1:
+            y = y[..., ::2]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out.append([float(v).hex() for v in (y.var().item(), y.std(correction=0).item(),
+                                                 L.var_mean(y)[0].item(), L.std_mean(y)[1].item())])
+    return out
+
+
+def test_full_moments_of_strided_tensors_are_pytorchs(torch_ref):
+    assert _strided_moments(sg) == _strided_moments(torch_ref)

@@ -78,3 +78,28 @@ def _train_in_place(L, dtype):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_rrelu_in_training_in_place_is_pytorchs(torch_ref, dtype):
     assert _train_in_place(scalargrad, dtype) == _train_in_place(torch_ref, dtype)
+
+
+def _double(L, dtype):
+    # create_graph: the gradient is one RreluWithNoiseBackwardBackward0 node (edges: grad_output,
+    # self), so it requires grad even when the incoming gradient does not, and its self derivative
+    # is zero (fuzz nn:12041:209 was refused: "element 0 of tensors does not require grad")
+    x = L.tensor([[0.75, -1.25, 0.0], [-0.5, 2.0, -3.0]], dtype=getattr(L, dtype), requires_grad=True)
+    out = []
+    for training, inplace in ((True, False), (False, False), (False, True)):
+        L.manual_seed(3)
+        y = x * 1 if inplace else x
+        y = L.nn.functional.rrelu(y, 0.125, 1 / 3, training=training, inplace=inplace)
+        g = L.tensor([0.25, 0.5, 0.75, 1.0, 1.25, 1.5], dtype=getattr(L, dtype)).reshape(2, 3)
+        gx = L.autograd.grad(y, [x], g, create_graph=True)[0]
+        f = gx.grad_fn
+        out += [f.name(), [None if a[0] is None else a[0].name() for a in f.next_functions], _bits(gx)]
+        if not inplace:
+            out += [f._saved_training, f._saved_lower, _bits(f._saved_self)]
+        out.append(_bits(L.autograd.grad(gx.square().sum(), [x])[0]))
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rrelu_double_backward_is_pytorchs_node(torch_ref, dtype):
+    assert _double(scalargrad, dtype) == _double(torch_ref, dtype)

@@ -207,8 +207,10 @@ class _FunctionOp(Op, variant=True):
 
 def _validated(name: str, i: int, r, u: Tensor):
     """A returned gradient made to fit its input, as PyTorch's engine validates a node's
-    outputs: summed down when the input's shape expands to it, cast to the input's dtype."""
-    if r is None:
+    outputs: summed down when the input's shape expands to it, cast to the input's dtype; for an
+    input that does not require grad (no edge) it is dropped unchecked, as validate_outputs skips
+    an invalid edge."""
+    if r is None or not u._rg:
         return None
     shape = tuple(u._t.shape)
     if tuple(r._t.shape) != shape:
@@ -401,7 +403,7 @@ class Function(metaclass=_FunctionMeta):
         outs = list(result) if is_tuple else [result]
         tensor_idx = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
         dirty = {id(t) for t in ctx._dirty}
-        _check_dirty(ctx, inputs, is_tuple, multi)
+        _check_dirty(ctx, inputs, is_tuple, multi, outs)
         if not tensor_idx:
             _bump_dirty(ctx)
             _remember_versions(ctx)
@@ -572,11 +574,12 @@ def _multi_view(t: Tensor) -> bool:
             and (s.no_grad == "multi" or (t._ext is not None and t._ext.pick is not None)))
 
 
-def _check_dirty(ctx: FunctionCtx, inputs: tuple, is_tuple: bool, multi: dict) -> None:
+def _check_dirty(ctx: FunctionCtx, inputs: tuple, is_tuple: bool, multi: dict, outs: list) -> None:
     """PyTorch's refusals of the tensors forward marked dirty: a view made inside forward, a leaf
-    that requires grad, an output of unbind/split (``multi``: its message, made before forward),
-    a view of a leaf (counted as changed first); a view that is not the only output and first
-    input is beyond what scalargrad rebases (PyTorch: CopySlices over the Function's node)."""
+    that requires grad, a view returned among several outputs (counted as changed first), an
+    output of unbind/split (``multi``: its message, made before forward), a view of a leaf
+    (counted as changed first); a view that is not the only output and first input is beyond
+    what scalargrad rebases (PyTorch: CopySlices over the Function's node)."""
     for t in ctx._dirty:
         base = t._s.base if t._s is not None else None
         if not any(t is u for u in inputs):
@@ -585,6 +588,9 @@ def _check_dirty(ctx: FunctionCtx, inputs: tuple, is_tuple: bool, multi: dict) -
             warnings.warn(_DIRTY_NOT_INPUT, UserWarning, stacklevel=3)
         if t._op is None and t._rg:
             raise RuntimeError(_LEAF_DIRTY)
+        if base is not None and len(outs) > 1 and any(t is o for o in outs):  # set_history, before the rebase
+            _bump_dirty(ctx)
+            raise RuntimeError(_DIRTY_VIEW_MULTI)
         if id(t) in multi:  # handle_view_on_rebase checks the CreationMeta before the leaf
             raise RuntimeError(multi[id(t)])
         if base is not None and base._rg and base._op is None:
@@ -598,6 +604,12 @@ def _check_dirty(ctx: FunctionCtx, inputs: tuple, is_tuple: bool, multi: dict) -
 _DIRTY_NOT_INPUT = ("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have been "
                     "mutated should be passed to ctx.mark_dirty().")
 _LEAF_DIRTY = "a leaf Variable that requires grad has been used in an in-place operation."
+_DIRTY_VIEW_MULTI = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot return more "
+    "than one Tensor. This is not supported by the current autograd engine. You should either make sure the input is "
+    "not a view (using .clone() for example) or make your Function only return one Tensor (potentially splitting it "
+    "into two Functions: one doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do this change.")
 
 
 def _bump_dirty(ctx: FunctionCtx) -> None:

@@ -31,7 +31,7 @@ from . import unary as UN
 from .elementwise import Binary, Elementwise, Unary, spellings
 from .table import register
 
-__all__ = ["ACTIVATIONS", "Activation", "LeakyParams", "RreluParams", "EluParams", "SoftplusParams", "HardtanhParams",
+__all__ = ["ACTIVATIONS", "Activation", "LeakyParams", "EluParams", "SoftplusParams", "HardtanhParams",
            "ThresholdParams", "ShrinkParams", "SQRT1_2", "GELU_BETA", "GELU_KAPPA", "GELU_PDF"]
 
 SQRT1_2 = 0.70710678118654752440  # M_SQRT1_2
@@ -42,8 +42,6 @@ GELU_PDF = (2.0 / math.sqrt(math.pi)) * SQRT1_2 * 0.5  # M_2_SQRTPI * M_SQRT1_2 
 LeakyParams = namedtuple("LeakyParams", "slope negative_slope")
 
 
-class RreluParams(LeakyParams):
-    """rrelu in evaluation: leaky_relu's; PyTorch's saved lower, upper, training, noise as attributes."""
 # negcoef = alpha * scale, poscoef = scale, negiptcoef = input_scale (ATen's names), each in the
 # dtype; then is_result (the backward reads the result, for the in-place op) and the Scalars
 EluParams = namedtuple("EluParams", "negcoef poscoef negiptcoef is_result alpha scale input_scale")
@@ -116,24 +114,6 @@ class LeakyReluInplace(LeakyRelu):
         if v._c.slope < 0:
             raise RuntimeError(NEGATIVE_SLOPE_INPLACE)
         return (k.pointwise(LeakyReluBackward, g, k.out(v), c=v._c),)
-
-
-@register
-class RreluEval(LeakyRelu):
-    """rrelu_with_noise(x, noise, lower, upper, training=False): leaky_relu, slope (lower + upper) / 2."""
-
-    name = "RreluWithNoiseBackward0"
-    saved = (("lower", "c.lower"), ("noise", "c.noise"), ("self", 0), ("training", "c.training"),
-             ("upper", "c.upper"))
-
-
-@register
-class RreluEvalInplace(LeakyReluInplace):
-    """rrelu_with_noise_(x, ...) in evaluation: the backward reads the result."""
-
-    name = "RreluWithNoiseBackward1"
-    saved = (("lower", "c.lower"), ("noise", "c.noise"), ("result", "result"), ("training", "c.training"),
-             ("upper", "c.upper"))
 
 
 # ---------------------------------------------------------------- elu, selu, celu
@@ -794,7 +774,7 @@ class PreluKernel(Binary):
     sympy = staticmethod(lambda sp, a, b: sp.Piecewise((a, a > 0), (b * a, True)))
 
 
-ACTIVATIONS = [LeakyRelu, LeakyReluInplace, RreluEval, RreluEvalInplace, Elu, EluInplace, Celu, CeluInplace, Gelu,
+ACTIVATIONS = [LeakyRelu, LeakyReluInplace, Elu, EluInplace, Celu, CeluInplace, Gelu,
                GeluTanh, Silu, Mish, Softplus, Hardtanh, Hardsigmoid, Hardswish, Threshold, ThresholdInplace,
                Softshrink, Hardshrink, LogSigmoid, PreluKernel]
 """Every activation op a program may call (through ``nn.functional``)."""

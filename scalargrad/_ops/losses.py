@@ -28,8 +28,8 @@ from . import unary as UN
 from .elementwise import Elementwise
 from .table import Op, needed_inputs, register
 
-__all__ = ["Loss", "Nll", "SoftMargin", "SoftMarginLoss", "soft_margin_term", "LossBackward", "LOSSES", "REDUCTIONS",
-           "POINTWISE_LOSSES", "BCE_EPSILON"]
+__all__ = ["Loss", "Nll", "SoftMargin", "SoftMarginBackward", "SoftMarginLoss", "SoftMarginLossBackward",
+           "soft_margin_term", "LossBackward", "LOSSES", "REDUCTIONS", "POINTWISE_LOSSES", "BCE_EPSILON"]
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 BCE_EPSILON = 9.999999960041972e-13  # ATen's constexpr float EPSILON = 1e-12, a float32 number
@@ -692,6 +692,51 @@ def soft_margin_term(a: float, t: float) -> float:
     return z + math.log1p(math.exp(-z)) if z > 30 else math.log1p(math.exp(z))
 
 
+SoftMarginBackward = namedtuple("SoftMarginBackward", "neg_norm numel reduction_enum")
+"""The parameters of soft_margin_loss_backward: -norm in the dtype (ATen's ``mul_(-norm)`` with
+norm = 1 / numel for a mean, 1 otherwise, a double cast to the tensor's dtype), the number of
+elements for a mean (0 otherwise: the double backward divides by it) and the reduction as
+PyTorch saves it."""
+
+
+def _soft_margin_backward(r, g, x, t, c):
+    # ATen's soft_margin_loss_backward_out: z = exp(-target * input);
+    # mul_out(gi, target, z).mul_(-norm); z.add_(1); gi.div_(z).mul_(grad_output)
+    z = r(ieee.exp(r(-t * x)))
+    return r(r(r(t * z) * c.neg_norm) / r(z + 1.0)) * g
+
+
+@register
+class SoftMarginLossBackward(Elementwise):
+    """soft_margin_loss_backward(grad_output, self, target, reduction): one node, as PyTorch's
+    (SoftMarginLossBackwardBackward0, edges to grad_output and self only: the target is not
+    differentiable)."""
+
+    name = "SoftMarginLossBackwardBackward0"
+    arity = 3
+    uses_c = True
+    edges = 2
+    saved = (("grad_output", 0), ("reduction", "c.reduction_enum"), ("self", 1), ("target", 2))
+    forward = staticmethod(_soft_margin_backward)
+
+    @staticmethod
+    def backward(k, g, v):
+        go, x, t = k.ins(v)
+        c = v._c
+        # grad_output: soft_margin_loss_double_backward_grad_output: soft_margin_loss_backward(grad,
+        # ...) ('none'), else that of ones times grad, summed (the engine sums to grad_output's shape;
+        # times 1 is exact); self: soft_margin_loss_double_backward(grad * grad_output, ...):
+        # grad * (target * target) * z / (zplus1 * zplus1), z = exp(input * -target), / numel for a mean
+        z = k.exp(k.mul(x, k.neg(t)))
+        zp1 = k.add(z, k.const(1.0))
+        gx = k.div(k.mul(k.mul(k.mul(g, go), k.mul(t, t)), z), k.mul(zp1, zp1))
+        if c.numel:
+            gx = k.div(gx, k.const(float(c.numel)))
+        return k.pointwise(SoftMarginLossBackward, g, x, t, c=c), gx, None
+
+    sympy = staticmethod(lambda sp, g, x, t, c: c[0] * t * sp.exp(-t * x) / (sp.exp(-t * x) + 1) * g)
+
+
 @register
 class SoftMarginLoss(Op):
     """soft_margin_loss(input, target): ``log1p(exp(-input * target))`` per element, reduced; one
@@ -702,13 +747,13 @@ class SoftMarginLoss(Op):
 
     @staticmethod
     def backward(k, g, v):
-        # soft_margin_loss_backward: z = exp(-target * input); target * z * -norm / (z + 1) * grad
+        # soft_margin_loss_backward (one node under create_graph); norm = 1. / numel, a double
+        # (inf for a mean of no elements, as ATen's)
         c = v._c
-        t = k.held(c.target)
-        z = k.exp(k.mul(k.neg(t), k.a(v)))
-        norm = 1.0 / c.numel if c.reduction == "mean" else 1.0
-        gi = k.div(k.mul(k.mul(t, z), k.const(-norm)), k.add(z, k.const(1.0)))
-        return (k.mul(gi, g),)
+        norm = ieee.div(1.0, float(c.numel)) if c.reduction == "mean" else 1.0
+        p = SoftMarginBackward(v._t.dtype.round(-norm), c.numel if c.reduction == "mean" else 0,
+                               c.reduction_enum)
+        return (k.pointwise(SoftMarginLossBackward, g, k.a(v), k.held(c.target), c=p),)
 
     @staticmethod
     def sympy(sp, a, t):

@@ -128,6 +128,7 @@ class Op:
     saves_output = False  # backward reads the op's result: changing it in place is an error
     extra_none = 0  # PyTorch lists the Python-number operand as a (None, 0) next function
     grad_edges_only = False  # next_functions lists only the inputs that require grad (NotImplemented)
+    edges: int | None = None  # next_functions lists only the first ``edges`` inputs (the rest not differentiable)
     older_in_c = False  # the node's older version is ``_c.prev``, not its first input (regenerated views)
     runs_user_code = False  # backward calls user code (a custom Function's backward)
     differentiable = True  # False: the result never requires grad (comparisons, argmax)

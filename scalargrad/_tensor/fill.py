@@ -188,6 +188,8 @@ def masked_fill(self, mask, value, in_place: bool = False):
     mv = mask._val if mask._t.ndim else [mask._val]
     m = [mv[i] for i in positions(mask._t.shape, full)] if tuple(mask._t.shape) != full else list(mv)
     dt = self._t.dtype
+    if dt is not dtypes.bool:  # ATen's kernel converts the Scalar checked: -inf into int64 is an error
+        dtypes.check_scalar_fits(dt, value)
     c = dt.round(value)
     old = self._val if self._t.ndim else [self._val]
     if full != shape:

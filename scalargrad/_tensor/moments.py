@@ -9,6 +9,7 @@ import warnings
 from .._base import ieee
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
+from .._base.layout import coalesce, contiguous_strides, is_contiguous, iteration_order
 from .._base.program_frame import program_stacklevel
 from .._ops import arithmetic as AR
 from .._ops import comparison as CM
@@ -40,16 +41,32 @@ def _finish(total: float, divisor: float, take_sqrt: bool) -> float:
 
 
 def _all_path(vals: list, x: Tensor, shift: float, take_sqrt: bool) -> float:
-    """std_var_all_cpu: the dtype's mean (PyTorch's sum order), then double arithmetic."""
+    """std_var_all_cpu: the dtype's mean (PyTorch's sum order), then the squared deviations in
+    double, in memory order (``vals``), summed per block of the iterator's two innermost
+    (coalesced) dimensions and the blocks' sums added (its loop's ``local_sum``)."""
     dt = x._t.dtype
     n = len(vals)
     s = sum_values(x, tuple(range(x._t.ndim)), dt)[0] if x._t.ndim else x._val
     mean = dt.round(s / n) if n else math.nan
+    block = _block(tuple(x._t.shape), tuple(x._t.strides)) or 1
     total = 0.0
-    for v in vals:
-        d = v - mean
-        total += d * d
+    for b in range(0, n, block):
+        local = 0.0
+        for v in vals[b:b + block]:
+            d = v - mean
+            local += d * d
+        total += local
     return _finish(total, max(0.0, n - shift), take_sqrt)
+
+
+def _block(shape: tuple, strides: tuple) -> int:
+    """The elements of one call of TensorIterator's 2-D loop over a tensor: its two innermost
+    dimensions once sorted by stride and coalesced (all of a contiguous or permuted tensor)."""
+    if len(shape) <= 1 or is_contiguous(shape, strides):
+        return math.prod(shape)
+    perm = iteration_order(shape, [(strides, False)])
+    cshape, _ = coalesce([shape[d] for d in perm], [[strides[d] for d in perm]])
+    return cshape[0] * (cshape[1] if len(cshape) > 1 else 1)
 
 
 def _welford(vals: list, shift: float, take_sqrt: bool) -> float:
@@ -94,11 +111,25 @@ def _groups(x: Tensor, dim, keepdim: bool, shift: float, name: str) -> tuple:
     if count - shift <= 0:
         warnings.warn(_DOF_WARNING.format(name=name), UserWarning, stacklevel=program_stacklevel())
     if n_out <= 1:  # an empty result (a dimension of size 0 kept) has no group at all
-        return given, dims, full, out_shape, [vals] if n_out else []
+        return given, dims, full, out_shape, [_memory_order(vals, shape, tuple(x._t.strides))] if n_out else []
     groups: list = [[] for _ in range(n_out)]
     for i, o in enumerate(group_index(shape, dims)):
         groups[o].append(vals[i])
     return given, dims, full, out_shape, groups
+
+
+def _memory_order(vals: list, shape: tuple, strides: tuple) -> list:
+    """The elements of a reduction to one number in the order ATen's TensorIterator walks them:
+    its dimensions sorted by stride (``iteration_order``), so a permuted tensor's in memory order
+    (the sum of squared deviations, or Welford's updates, then round in that order)."""
+    if len(shape) <= 1 or is_contiguous(shape, strides):
+        return vals
+    perm = iteration_order(shape, [(strides, False)])  # fastest-moving first
+    cs = contiguous_strides(shape)
+    idx = [0]
+    for d in perm[::-1]:  # the slowest dimension outermost
+        idx = [i + k * cs[d] for i in idx for k in range(shape[d])]
+    return [vals[i] for i in idx]
 
 
 def var_std(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None,

@@ -107,7 +107,7 @@ class Node(abc.ABC):  # noqa: B024 - an ABC so that isinstance() recognises ever
         out = []
         v = self._v
         only_grad = v._op.grad_edges_only
-        for u in v._in:
+        for u in v._in[: v._op.edges]:
             if u._seq > v._seq:  # changed in place since: the version v consumed
                 u = consumed_version(u, v)
             if not u._rg:

@@ -159,13 +159,22 @@ def range_(start, end, step=1, *, out=None, dtype=None, layout=None, device=None
     factory_device(device)
     dt = check_dtype(dtype, "range") or defaults["dtype"]
     acc = float if dt.is_floating_point else int
-    xs, xe, xst = (acc(x.item() if isinstance(x, Tensor) else x) for x in (start, end, step))
-    if xst == 0:
+    given = [x.item() if isinstance(x, Tensor) else x for x in (start, end, step)]
+    if acc is int:  # the Scalars converted checked to the accumulation type (int64) first
+        for x in given:
+            dtypes.check_fits(dtypes.int64, x)
+    # then arange_check_bounds, in double (an int64 range with step -0.5 is inconsistent, not a
+    # zero step); C++ prints the doubles as %g does
+    ds, de, dst = (float(x) for x in given)
+    if dst == 0:
         raise RuntimeError("step must be nonzero")
-    if not (math.isfinite(xs) and math.isfinite(xe)):
-        raise RuntimeError(f"unsupported range: {xs} -> {xe}")
-    if not ((xst > 0 and xe >= xs) or (xst < 0 and xe <= xs)):
+    if not (math.isfinite(ds) and math.isfinite(de)):
+        raise RuntimeError(f"unsupported range: {ds:g} -> {de:g}")
+    if not ((dst > 0 and de >= ds) or (dst < 0 and de <= ds)):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    xs, xe, xst = (acc(x) for x in given)
+    if xst == 0:  # a step truncated to 0 (PyTorch 2.13 divides by it: SIGFPE); its older check
+        raise RuntimeError("step must be nonzero")
     q = (xe - xs) / xst if acc is float else abs(xe - xs) // abs(xst)  # C++'s division: truncated
     n = int(q + 1)
     check_size((n,))

@@ -323,6 +323,8 @@ def index_fill(x: Tensor, dim, index, value) -> Tensor:
                            f"{value._t.ndim} dimension(s).")
     if not isinstance(value, Tensor) and value.__class__ not in (int, float, bool):
         raise TypeError(f"index_fill(): argument 'value' (position 3) must be Number, not {type(value).__name__}")
+    if x._t.dtype is not dtypes.bool:  # the kernel converts the value (a tensor's item()) checked, first
+        dtypes.check_scalar_fits(x._t.dtype, value.item() if isinstance(value, Tensor) else value)
     size = x._t.shape[d] if x._t.ndim else 1
     for i in idx:
         if not -size <= i < size:

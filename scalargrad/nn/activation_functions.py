@@ -16,6 +16,7 @@ import warnings
 
 from .._base import dtypes
 from .._ops import activations as A
+from .._ops import rrelu as RR
 from .._ops import unary as UN
 from .._tensor import gated as _gated
 from .._tensor import rrelu as _rrelu
@@ -102,9 +103,9 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         return _rrelu.rrelu_train(x, lower, upper)
     slope = (lower + upper) / 2
     noise = _empty_like(x)  # PyTorch saves an uninitialised noise tensor in evaluation
-    c = A.RreluParams(x._t.dtype.round(slope), slope)
+    c = RR.RreluParams(x._t.dtype.round(slope), slope)
     c.lower, c.upper, c.training, c.noise = lower, upper, False, noise
-    return _apply(A.RreluEval, x, c, inplace, A.RreluEvalInplace)
+    return _apply(RR.RreluEval, x, c, inplace, RR.RreluEvalInplace)
 
 
 def _empty_like(x: Tensor) -> Tensor:

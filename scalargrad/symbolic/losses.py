@@ -36,7 +36,7 @@ class PointwiseLossOf(ElementOp, listed=False):
         m = len(vals) // 2
         terms = [cls.loss.value(a, b, *p) for a, b, p in zip(vals[:m], vals[m:], ps)]
         total, scale = fsum(terms), fsum([abs(t) for t in terms])
-        return (total / n, scale / n) if reduction == "mean" else (total, scale)
+        return (ieee.div(total, n), ieee.div(scale, n)) if reduction == "mean" else (total, scale)
 
     @classmethod
     def partials(cls, vals, c):
@@ -159,7 +159,7 @@ class SoftMarginOf(ElementOp):
         ts, reduction, n = c
         terms = [LO.soft_margin_term(a, t) for a, t in zip(vals, ts)]
         total = fsum(terms)
-        return (total / n, total / n) if reduction == "mean" else (total, total)
+        return (ieee.div(total, n), ieee.div(total, n)) if reduction == "mean" else (total, total)
 
     @staticmethod
     def partials(vals, c):

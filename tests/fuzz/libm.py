@@ -25,8 +25,8 @@ _PREC = 256
 def round_to(x, dtype: str) -> float:
     """An mpmath number (or float) rounded to nearest-even in float32 or float64."""
     if isinstance(x, float):
-        if dtype == "float64" or not math.isfinite(x):
-            return x
+        if dtype == "float64" or not math.isfinite(x) or x == 0:
+            return x  # a zero keeps its sign (mpmath has no -0: g * (1 - y*y) at y = 1, g < 0, is -0)
         x = mpmath.mpf(x)
     if mpmath.isnan(x):
         return math.nan
