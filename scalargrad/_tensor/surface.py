@@ -25,6 +25,7 @@ from . import (
     combinatorics,
     comparison,
     complex_numbers,
+    complex_ops,
     contractions,
     conversion,
     convolution,
@@ -92,7 +93,7 @@ FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, d
             normalization, legacy,
             numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
             integration, quantiles, correlation, finite_differences, gamma, raw_storage, complex_numbers,
-            contractions, distances, sparse_ops, quantized_ops)
+            complex_ops, contractions, distances, sparse_ops, quantized_ops)
 # sparse_ops and quantized_ops last: each closes its tensor's class over every dunder bound before it
 
 
