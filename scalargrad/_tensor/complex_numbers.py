@@ -7,7 +7,8 @@ PyTorch 2.13 has it: ``torch.complex``, ``torch.polar``, ``real``/``imag``, ``vi
 ``resolve_conj``, the negative bit of a conjugate's imaginary part (``is_neg``, ``resolve_neg``;
 like ``is_conj``, set on that tensor only: a view of it answers False where PyTorch says True),
 ``abs``, ``angle``, ``+ - * /`` with tensors and Python numbers (``neg`` too), ``sum``/``mean``
-(over dims too), ``cfloat()``/``cdouble()``; the factories, ``to`` and the repr know complex dtypes where they are (``factories``, ``dtypes.cast_values``, ``formatting``).
+(over dims too), ``cfloat()``/``cdouble()``; the factories, ``to`` and the repr know complex
+dtypes where they are (``factories``, ``dtypes.cast_values``, ``formatting``).
 
 ``complex_ops`` adds ``==``/``!=``, ``isreal``, ``sgn`` and ``vdot`` through ``complex_case``.
 
