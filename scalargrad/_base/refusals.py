@@ -72,7 +72,6 @@ _REASONS: dict[str, str] = {
     "torch.ao": QUANTIZED, "torch.quantization": QUANTIZED, "torch.backends.quantized": QUANTIZED,
     "torch.quantized_batch_norm": QUANTIZED,
     "torch.quantized_max_pool1d": QUANTIZED, "torch.quantized_max_pool2d": QUANTIZED,
-    "torch.fake_quantize_per_tensor_affine": QUANTIZED, "torch.fake_quantize_per_channel_affine": QUANTIZED,
     # measuring kernels
     "torch.profiler": PROFILER, "torch.autograd.profiler": PROFILER, "torch.utils.benchmark": PROFILER,
     "torch.cuda.memory": PROFILER, "torch._logging": "it configures the logs of TorchDynamo and Inductor",

@@ -36,6 +36,7 @@ from . import (
     einsum,
     elementwise,
     factories,
+    fake_quantize,
     fill,
     finite_differences,
     gamma,
@@ -93,7 +94,7 @@ FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, d
             normalization, legacy,
             numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg, combinatorics,
             integration, quantiles, correlation, finite_differences, gamma, raw_storage, complex_numbers,
-            complex_ops, contractions, distances, sparse_ops, quantized_ops)
+            complex_ops, contractions, distances, fake_quantize, sparse_ops, quantized_ops)
 # sparse_ops and quantized_ops last: each closes its tensor's class over every dunder bound before it
 
 
