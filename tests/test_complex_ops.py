@@ -118,3 +118,17 @@ def test_negative_bit_of_a_conjugates_imaginary_part(torch_ref):
                      x.imag.is_neg(), x.conj().real.is_neg(), x.conj().conj().imag.is_neg(),
                      z.resolve_neg() is z, a.resolve_neg() is a, a.is_neg()))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("src", [
+    "torch.isreal(torch.tensor([1, 1+1j, 2+0j]))",
+    "torch.sgn(torch.tensor([0j, 2+0j]))",
+    "torch.eq(torch.tensor([1j, 2]), torch.tensor([1j, 3]))",
+    "torch.ne(torch.tensor([1j, 2]), 2), torch.not_equal(torch.tensor([1j]), 1j)",
+])
+def test_functions_looked_up_before_the_first_complex_tensor(torch_ref, src):
+    """``torch.isreal`` is looked up before its argument, the process's first complex tensor, is
+    made (the gate is not up yet): the elementwise path reaches the complex case too."""
+    complex_numbers.uninstall_gate()
+    ours, theirs = _both(torch_ref, src)
+    assert repr(ours) == repr(theirs)

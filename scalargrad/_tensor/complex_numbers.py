@@ -287,6 +287,9 @@ _KERNELS = {AR.Add: _add, AR.Sub: _sub, AR.Mul: _mul, AR.Div: _div}
 
 def binary(op, a, b, alpha=None) -> Tensor:
     """``a (op) b`` where an operand is complex (elementwise.binary sends it here)."""
+    case = _BINARY_CASES.get(op)
+    if case is not None and alpha is None:
+        return case(a, b)
     kernel = _KERNELS.get(op)
     dt = result_dtype((a, b))
     name = op.api.method if getattr(op, "api", None) else op.__name__.lower()
@@ -321,6 +324,9 @@ def unary(op, a: Tensor) -> Tensor:
     """A unary op of a complex tensor (elementwise.unary sends it here): neg, abs and angle."""
     if a._rg:
         raise Unsupported(f"autograd through an op with {a._t.dtype!r} operands (requires_grad)")
+    case = _UNARY_CASES.get(op)
+    if case is not None:
+        return case(a)
     if op is UN.Neg:
         return _made([-z for z in flat(a)], tuple(a._t.shape), a._t.dtype, _strides(a))
     rd = a._t.dtype.to_real()
@@ -402,10 +408,18 @@ _ALLOWED_FUNCTIONS = frozenset({
 _COMPLEX_CASE = {"sum": sum_, "mean": mean}
 
 
-def complex_case(cases: dict) -> None:
-    """Add complex cases (name -> function called when the first operand is complex) to the
-    gate's table; before the gate is installed (at import, by the modules that compute them)."""
+def complex_case(cases: dict, unary: dict, binary: dict) -> None:
+    """Add complex cases: ``cases`` (name -> function called when the first operand is complex)
+    to the gate's table, before the gate is installed (at import, by the modules that compute
+    them); ``unary``/``binary`` (op table class -> function of the operands) for the elementwise
+    paths that reach ``unary``/``binary`` here (a function looked up before the gate went up)."""
     _COMPLEX_CASE.update(cases)
+    _UNARY_CASES.update(unary)
+    _BINARY_CASES.update(binary)
+
+
+_UNARY_CASES: dict = {}
+_BINARY_CASES: dict = {}
 
 
 _namespaces: list = []  # (namespace dict, how its names are printed, the allowed names)

@@ -21,6 +21,9 @@ import math
 from .._base import dtypes
 from .._base.dtypes import TensorType, round_complex
 from .._base.errors import Unsupported
+from .._ops import comparison as CMP
+from .._ops import predicates as PR
+from .._ops import unary as UN
 from . import complex_numbers as C
 from .operands import broadcast_shapes, check_size, laid_out, result_dtype
 from .products import dot_checks
@@ -41,6 +44,8 @@ def _compare(name: str, input, other, out, equal: bool) -> Tensor:
     if not isinstance(other, (Tensor, bool, int, float, complex)):
         raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
     dt = result_dtype((input, other))
+    if not isinstance(input, Tensor):  # a number on the left (reached through the elementwise path)
+        input = leaf(input, TensorType(dt, ()))
     b = other if isinstance(other, Tensor) else leaf(other, TensorType(dt, ()))
     shape = broadcast_shapes(input._t.shape, b._t.shape)
     n = check_size(shape)
@@ -94,4 +99,8 @@ def vdot(input, other, *, out=None) -> Tensor:
 
 def install(method, function) -> None:
     """The complex cases, into the complex gate's table (nothing is bound here: the real ops stay)."""
-    C.complex_case({"eq": eq, "__eq__": eq, "ne": ne, "__ne__": ne, "isreal": isreal, "sgn": sgn, "vdot": vdot})
+    C.complex_case({"eq": eq, "__eq__": eq, "ne": ne, "__ne__": ne, "not_equal": ne, "isreal": isreal, "sgn": sgn,
+                    "vdot": vdot},
+                   unary={UN.Sgn: sgn, PR.Isreal: isreal},
+                   binary={CMP.Eq: lambda a, b: _compare("eq", a, b, None, True),
+                           CMP.Ne: lambda a, b: _compare("ne", a, b, None, False)})
