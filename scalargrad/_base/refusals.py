@@ -92,8 +92,8 @@ _REASONS: dict[str, str] = {
     "torch.frombuffer": NUMPY,
     "torch.set_flush_denormal": "it sets the processor's flush-denormal mode, which scalargrad's emulated float "
                                 "arithmetic does not model: it keeps subnormal numbers, as PyTorch does by default",
-    **dict.fromkeys(("torch.as_strided", "torch.as_strided_copy", "torch.as_strided_scatter", "torch.Tensor.as_strided",
-                     "torch.Tensor.as_strided_", "torch.Tensor.as_strided_scatter"), AS_STRIDED),
+    **dict.fromkeys(("torch.as_strided", "torch.as_strided_copy", "torch.Tensor.as_strided",
+                     "torch.Tensor.as_strided_"), AS_STRIDED),
     "torch.from_dlpack": NUMPY.replace("a raw buffer", "another library's array (DLPack)"),
     "torch.utils.dlpack": NUMPY.replace("a raw buffer", "another library's array (DLPack)"),
     **dict.fromkeys(("torch.svd", "torch.Tensor.svd", "torch.linalg.svd", "torch.svd_lowrank", "torch.pca_lowrank"),
