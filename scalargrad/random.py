@@ -12,7 +12,8 @@ from ._base.rng import bernoulli_mask, dropout_scale, initial_seed, manual_seed,
 from ._tensor.generator import Generator, default_generator, get_rng_state, set_rng_state
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
-           "set_rng_state", "fork_rng", "uniform", "normal", "bernoulli_mask", "dropout_scale", "randint"]
+           "set_rng_state", "fork_rng", "thread_safe_generator", "uniform", "normal", "bernoulli_mask",
+           "dropout_scale", "randint"]
 
 
 @contextlib.contextmanager
@@ -38,3 +39,9 @@ def fork_rng(devices=None, enabled: bool = True, _caller: str = "fork_rng", _dev
         set_rng_state(cpu_rng_state)
         for device, state in zip(devices, device_rng_states):
             cuda.set_rng_state(state, device)
+
+
+def thread_safe_generator() -> Generator | None:
+    """``torch.random.thread_safe_generator()``: a DataLoader thread worker's generator, else None
+    (the default generator is used). scalargrad's DataLoader has no thread workers, so None."""
+    return None

@@ -90,3 +90,16 @@ def test_fork_rng(torch_ref):
             refused = str(e)
         return inside.tolist() == after.tolist(), t.rand(2, dtype=t.float64).tolist(), refused
     assert call(scalargrad) == call(torch_ref)
+
+
+def test_thread_safe_generator_outside_a_thread_worker_is_none(torch_ref):
+    """torch.random.thread_safe_generator's docstring example: None in the main process, so
+    randint draws from the default generator (PyTorch's stream)."""
+    from scalargrad.random import thread_safe_generator
+
+    outs = []
+    for L, tsg in ((scalargrad, thread_safe_generator), (torch_ref, torch_ref.random.thread_safe_generator)):
+        L.manual_seed(0)
+        g = tsg()
+        outs.append((g, L.randint(0, 10, (5,), generator=g).tolist()))
+    assert outs[0] == outs[1] == (None, outs[1][1])

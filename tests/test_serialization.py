@@ -327,3 +327,10 @@ def test_safe_globals_are_recorded_and_need_nothing():
     serialization.add_safe_globals([dict])
     assert serialization.get_safe_globals() == [dict]
     serialization.clear_safe_globals()
+
+
+def test_a_name_of_torch_serialization_not_built_is_unsupported_by_name():
+    """torch.serialization.skip_data (a docstring example) is named, not a bare AttributeError."""
+    with pytest.raises(Unsupported, match=r"torch\.serialization\.skip_data"):
+        torch.serialization.skip_data()
+    assert not hasattr(torch.serialization, "__no_such_dunder__")

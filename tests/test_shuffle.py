@@ -11,6 +11,7 @@ import pytest
 
 import scalargrad
 from scalargrad import symbolic
+from scalargrad.errors import Unsupported
 
 from faithfulness import same
 
@@ -96,3 +97,25 @@ def test_shuffle_errors_are_pytorchs(torch_ref, call):
             call(L.nn.functional, L)
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+def test_native_channel_shuffle_is_channel_shuffle_without_a_derivative(torch_ref):
+    """nn.functional.native_channel_shuffle (torch.native_channel_shuffle's docstring example): the
+    same elements as channel_shuffle; PyTorch has no derivative for it, so a graph is refused."""
+    for name in ("nn.functional.native_channel_shuffle", "native_channel_shuffle"):
+        outs = []
+        for L in (scalargrad, torch_ref):
+            fn = L.nn.functional.native_channel_shuffle if name.startswith("nn") else L.native_channel_shuffle
+            x = _rand(L, (2, 6, 2, 3), 5)
+            y = fn(x, 3)
+            outs.append((repr(y), y.stride(), y.grad_fn is None, y.is_contiguous()))
+            with L.no_grad():
+                assert fn(_rand(L, (1, 4, 2), 6).requires_grad_(), 2).grad_fn is None
+        assert outs[0] == outs[1]
+    with pytest.raises(Unsupported, match="native_channel_shuffle"):
+        scalargrad.native_channel_shuffle(_rand(scalargrad, (1, 4, 2), 6).requires_grad_(), 2)
+    with pytest.raises(RuntimeError, match="divisible by groups") as e:
+        scalargrad.nn.functional.native_channel_shuffle(scalargrad.zeros(1, 4, 2), 3)
+    with pytest.raises(RuntimeError) as t:
+        torch_ref.nn.functional.native_channel_shuffle(torch_ref.zeros(1, 4, 2), 3)
+    assert str(e.value) == str(t.value)

@@ -96,7 +96,7 @@ def test_torch_functional_outside_scalargrad_run(tmp_path):
     # names PyTorch's docstring examples use (DEV pool, issue 23)
     (lambda t: t.tensor([1.0]).sparse_resize_, "scalargrad's sparse tensors"),
     (lambda t: t.optim.SparseAdam([t.ones(1)]), "scalargrad's sparse tensors"),
-    (lambda t: t.quantized_batch_norm, "quantised"), (lambda t: t.fake_quantize_per_channel_affine, "quantised"),
+    (lambda t: t.quantized_batch_norm, "quantised"),
     (lambda t: t.quantized_max_pool2d, "quantised"), (lambda t: t.set_flush_denormal(True), "flush-denormal"),
 ])
 def test_refusals_carry_their_reason(use, reason):

@@ -72,7 +72,6 @@ _REASONS: dict[str, str] = {
     "torch.ao": QUANTIZED, "torch.quantization": QUANTIZED, "torch.backends.quantized": QUANTIZED,
     "torch.quantized_batch_norm": QUANTIZED,
     "torch.quantized_max_pool1d": QUANTIZED, "torch.quantized_max_pool2d": QUANTIZED,
-    "torch.fake_quantize_per_tensor_affine": QUANTIZED, "torch.fake_quantize_per_channel_affine": QUANTIZED,
     # measuring kernels
     "torch.profiler": PROFILER, "torch.autograd.profiler": PROFILER, "torch.utils.benchmark": PROFILER,
     "torch.cuda.memory": PROFILER, "torch._logging": "it configures the logs of TorchDynamo and Inductor",
@@ -93,8 +92,8 @@ _REASONS: dict[str, str] = {
     "torch.frombuffer": NUMPY,
     "torch.set_flush_denormal": "it sets the processor's flush-denormal mode, which scalargrad's emulated float "
                                 "arithmetic does not model: it keeps subnormal numbers, as PyTorch does by default",
-    **dict.fromkeys(("torch.as_strided", "torch.as_strided_copy", "torch.as_strided_scatter", "torch.Tensor.as_strided",
-                     "torch.Tensor.as_strided_", "torch.Tensor.as_strided_scatter"), AS_STRIDED),
+    **dict.fromkeys(("torch.as_strided", "torch.as_strided_copy", "torch.Tensor.as_strided",
+                     "torch.Tensor.as_strided_"), AS_STRIDED),
     "torch.from_dlpack": NUMPY.replace("a raw buffer", "another library's array (DLPack)"),
     "torch.utils.dlpack": NUMPY.replace("a raw buffer", "another library's array (DLPack)"),
     **dict.fromkeys(("torch.svd", "torch.Tensor.svd", "torch.linalg.svd", "torch.svd_lowrank", "torch.pca_lowrank"),

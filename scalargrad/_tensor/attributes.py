@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy as _copy
 import weakref
 
+from .._base import dtypes
 from .._base.dtypes import TensorType
 from .._base.errors import Unsupported
 from .._base.formatting import tensor_repr
@@ -39,6 +40,18 @@ def _grad_dtype(self):
     if self._op is not None:
         raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
     return self._t.dtype
+
+
+def _set_grad_dtype(self, value) -> None:
+    """``t.grad_dtype = d``: PyTorch's checks; the tensor's own dtype (the default) is kept, any
+    other value (None too) is refused by name, as the engine does not cast gradients to it."""
+    if value is not None and not isinstance(value, dtypes.dtype):
+        raise RuntimeError(f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}")
+    if self._op is not None:
+        raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+    if value is not self._t.dtype:
+        raise Unsupported("setting Tensor.grad_dtype to another dtype or None (the autograd engine casting or "
+                          "keeping gradients of another dtype)")
 
 
 def _iter(self):
@@ -373,7 +386,7 @@ def install(method, function) -> None:
     Tensor.layout = property(lambda self: strided)
     Tensor.device = property(lambda self: device("meta" if is_meta(self) else "cpu"))
     Tensor.output_nr = property(lambda self: self._ext.pick[1] if self._ext is not None and self._ext.pick else 0)
-    Tensor.grad_dtype = property(_grad_dtype)
+    Tensor.grad_dtype = property(_grad_dtype, _set_grad_dtype)
     method("get_device", lambda self: -1)
     method("cpu", lambda self, memory_format=None: refuse_reading(self, "cpu") or self)
     method("cuda", lambda self, *a, **k: use_device("cuda"))

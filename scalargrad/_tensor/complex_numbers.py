@@ -4,9 +4,13 @@ A complex tensor's elements are Python complex numbers whose two parts are of it
 (complex64: each part a float32, rounded by ``dtypes.round_complex``). What is built here, as
 PyTorch 2.13 has it: ``torch.complex``, ``torch.polar``, ``real``/``imag``, ``view_as_real``/
 ``view_as_complex``, ``conj`` (with the conjugate bit ``is_conj``), ``conj_physical``,
-``resolve_conj``, ``abs``, ``angle``, ``+ - * /`` with tensors and Python numbers (``neg`` too),
-``sum``/``mean`` (over dims too), ``cfloat()``/``cdouble()``; the factories, ``to`` and the
-repr know complex dtypes where they are (``factories``, ``dtypes.cast_values``, ``formatting``).
+``resolve_conj``, the negative bit of a conjugate's imaginary part (``is_neg``, ``resolve_neg``;
+like ``is_conj``, set on that tensor only: a view of it answers False where PyTorch says True),
+``abs``, ``angle``, ``+ - * /`` with tensors and Python numbers (``neg`` too), ``sum``/``mean``
+(over dims too), ``cfloat()``/``cdouble()``; the factories, ``to`` and the repr know complex
+dtypes where they are (``factories``, ``dtypes.cast_values``, ``formatting``).
+
+``complex_ops`` adds ``==``/``!=``, ``isreal``, ``sgn`` and ``vdot`` through ``complex_case``.
 
 Everything else refuses a complex operand at one gate: when the first complex tensor is made,
 ``install_gate`` wraps every other Tensor method and property and every function of the
@@ -55,12 +59,14 @@ from .storage import mem
 from .tensor import Tensor, flat, leaf
 from .views import norm_dims
 
-__all__ = ["install", "install_gate", "uninstall_gate", "register_namespace", "gate_installed"]
+__all__ = ["install", "install_gate", "complex_case", "uninstall_gate", "register_namespace", "gate_installed"]
 
 # by id (a tensor's == is elementwise): results of conj() of a complex tensor (PyTorch's conjugate
 # bit), and the part views (written through, they are refused)
 _CONJ: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _PARTS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+# the imaginary parts of conjugate views: PyTorch's negative bit (``is_neg``), cleared by resolve_neg
+_NEG: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 def _in(marks, t) -> bool:
@@ -154,7 +160,10 @@ def imag(input) -> Tensor:
     """``torch.imag``/``Tensor.imag``: the imaginary parts of a complex tensor."""
     if not _is_complex(input):
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return _part(input, lambda z: z.imag, 1, "imag")
+    v = _part(input, lambda z: z.imag, 1, "imag")
+    if _in(_CONJ, input):  # conj's imaginary part is the negated view of the tensor's
+        _NEG[id(v)] = v
+    return v
 
 
 def view_as_real(input) -> Tensor:
@@ -220,6 +229,13 @@ def resolve_conj(input) -> Tensor:
     return _made(list(flat(input)), tuple(input._t.shape), input._t.dtype, _strides(input))
 
 
+def resolve_neg(input) -> Tensor:
+    """``resolve_neg()``: a tensor with the negative bit (``is_neg``) materialized; any other itself."""
+    if not _in(_NEG, input):
+        return input
+    return _made(list(flat(input)), tuple(input._t.shape), input._t.dtype, _strides(input))
+
+
 def _strides(x: Tensor):
     return None if x._t.contiguous else x._t.strides
 
@@ -271,6 +287,9 @@ _KERNELS = {AR.Add: _add, AR.Sub: _sub, AR.Mul: _mul, AR.Div: _div}
 
 def binary(op, a, b, alpha=None) -> Tensor:
     """``a (op) b`` where an operand is complex (elementwise.binary sends it here)."""
+    case = _BINARY_CASES.get(op)
+    if case is not None and alpha is None:
+        return case(a, b)
     kernel = _KERNELS.get(op)
     dt = result_dtype((a, b))
     name = op.api.method if getattr(op, "api", None) else op.__name__.lower()
@@ -305,6 +324,9 @@ def unary(op, a: Tensor) -> Tensor:
     """A unary op of a complex tensor (elementwise.unary sends it here): neg, abs and angle."""
     if a._rg:
         raise Unsupported(f"autograd through an op with {a._t.dtype!r} operands (requires_grad)")
+    case = _UNARY_CASES.get(op)
+    if case is not None:
+        return case(a)
     if op is UN.Neg:
         return _made([-z for z in flat(a)], tuple(a._t.shape), a._t.dtype, _strides(a))
     rd = a._t.dtype.to_real()
@@ -384,6 +406,22 @@ _ALLOWED_FUNCTIONS = frozenset({
 })
 # names whose complex case is computed here, the real one by the function it wraps
 _COMPLEX_CASE = {"sum": sum_, "mean": mean}
+
+
+def complex_case(cases: dict, unary: dict, binary: dict) -> None:
+    """Add complex cases: ``cases`` (name -> function called when the first operand is complex)
+    to the gate's table, before the gate is installed (at import, by the modules that compute
+    them); ``unary``/``binary`` (op table class -> function of the operands) for the elementwise
+    paths that reach ``unary``/``binary`` here (a function looked up before the gate went up)."""
+    _COMPLEX_CASE.update(cases)
+    _UNARY_CASES.update(unary)
+    _BINARY_CASES.update(binary)
+
+
+_UNARY_CASES: dict = {}
+_BINARY_CASES: dict = {}
+
+
 _namespaces: list = []  # (namespace dict, how its names are printed, the allowed names)
 _installed = [False]
 
@@ -548,12 +586,14 @@ def install(method, function) -> None:
     method("adjoint", lambda self: _adjoint(self, "adjoint()"))
     for name, fn in (("complex", complex_), ("polar", polar), ("real", real), ("imag", imag),
                      ("view_as_real", view_as_real), ("view_as_complex", view_as_complex), ("conj", conj),
-                     ("conj_physical", conj_physical), ("resolve_conj", resolve_conj),
+                     ("conj_physical", conj_physical), ("resolve_conj", resolve_conj), ("resolve_neg", resolve_neg),
                      ("adjoint", lambda input: _adjoint(input, "adjoint()"))):
         function(name, fn)
     for name, fn in (("conj", conj), ("conj_physical", lambda self: conj_physical(self)),
-                     ("resolve_conj", resolve_conj)):
+                     ("resolve_conj", resolve_conj), ("resolve_neg", resolve_neg)):
         method(name, fn)
+    method("is_neg", lambda self: _in(_NEG, self))
+    function("is_neg", lambda input: _in(_NEG, input))
     method("is_conj", lambda self: _in(_CONJ, self))
     function("is_conj", lambda input: _in(_CONJ, input))
     method("is_complex", lambda self: self._t.dtype.kind == "c")

@@ -32,7 +32,7 @@ from .tensor_kernel import helper
 from .views import contiguous, expand, flatten, make_view, mT, permute, reshape, select, squeeze, t, unsqueeze, view
 from .views import transpose as transpose_view
 
-__all__ = ["matmul", "mm", "mv", "dot", "vdot", "addmv",
+__all__ = ["matmul", "mm", "mv", "dot", "vdot", "dot_checks", "addmv",
            "inner", "addmm", "linear", "outer", "bmm", "baddbmm", "addbmm", "install"]
 
 
@@ -275,6 +275,13 @@ def _tensor_arguments(fn: str, **named) -> None:
 
 
 def _dot(a: Tensor, b: Tensor, op) -> Tensor:
+    dot_checks(a, b)
+    val = _dot_value(_elements(a), _elements(b), a._t.dtype, "dot")
+    return make(op, TensorType(a._t.dtype, ()), val, (a, b))
+
+
+def dot_checks(a: Tensor, b: Tensor) -> None:
+    """ATen's dot/vdot checks (one dimension each, one dtype, one length), in its order."""
     if a._t.ndim != 1 or b._t.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a._t.ndim}D and {b._t.ndim}D tensors")
     _same_dtype(a, b, "dot")
@@ -282,8 +289,6 @@ def _dot(a: Tensor, b: Tensor, op) -> Tensor:
     if ka != kb:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{ka}] and src [{kb}] to have the same "
                            f"number of elements, but got {ka} and {kb} elements respectively")
-    val = _dot_value(_elements(a), _elements(b), a._t.dtype, "dot")
-    return make(op, TensorType(a._t.dtype, ()), val, (a, b))
 
 
 def dot(input: Tensor, tensor: Tensor) -> Tensor:

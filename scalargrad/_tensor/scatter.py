@@ -7,6 +7,7 @@ node computes the values from them."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 
@@ -476,6 +477,72 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = 
     return _slice_scatter(input, src, dim, start, end, step, 2)
 
 
+def as_strided_scatter(input: Tensor, src: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
+    """A copy of ``input`` (its strides kept) with ``src`` written at the memory positions
+    ``storage_offset + sum(i_k * stride_k)`` of the copy, cast to ``input``'s dtype; ``input``
+    must be all of its storage (dense, offset 0). No graph: AsStridedScatterBackward0 is refused."""
+    if not isinstance(input, Tensor):
+        raise not_tensor(input, "as_strided_scatter", "input", 1)
+    if not isinstance(src, Tensor):
+        raise not_tensor(src, "as_strided_scatter", "src", 2)
+    if is_grad_enabled() and (input.requires_grad or src.requires_grad):
+        raise Unsupported("autograd through torch.as_strided_scatter (AsStridedScatterBackward0)")
+    size, stride = tuple(int(v) for v in size), tuple(int(v) for v in stride)
+    offset = 0 if storage_offset is None else int(storage_offset)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    t = input._t
+    shape, n = tuple(t.shape), t.numel
+    strides = tuple(t.strides)
+    base = input._base
+    if not _dense(shape, strides) or input.storage_offset() or (base is not None and base.numel() != n):
+        # ATen's output copies the input's whole storage (offset and strides included), and the
+        # positions are in that storage: built for a tensor that is all of its storage
+        raise Unsupported("torch.as_strided_scatter of a tensor that is not all of its storage (a view of a part "
+                          "of another, or not dense)")
+    where = {}  # memory position -> logical (row-major) index of the copy
+    for i, idx in enumerate(_indices(shape)):
+        where[sum(k * st for k, st in zip(idx, strides))] = i
+    if any(v < 0 for v in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {list(size)}")
+    if all(size):
+        need = offset + sum((sz - 1) * st for sz, st in zip(size, stride)) + 1
+        if need > n:
+            item = t.dtype.itemsize
+            raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+                               f"and itemsize {item} requiring a storage size of {need * item} are out of bounds "
+                               f"for storage of size {n * item}")
+    if tuple(src._t.shape) != size:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src._t.shape)}, slice size = {list(size)}")
+    positions_ = [offset + sum(k * st for k, st in zip(idx, stride)) for idx in _indices(size)]
+    if len(set(positions_)) != len(positions_):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
+                           "memory location. Please clone() the tensor before performing the operation.")
+    vals = list(_flat(input))
+    for p, v in zip(positions_, _flat(src.detach().to(t.dtype))):
+        vals[where[p]] = v
+    return leaf(vals if shape else vals[0], TensorType(t.dtype, shape, strides))
+
+
+def _dense(shape: tuple, strides: tuple) -> bool:
+    """Whether the elements of (shape, strides) fill 0..numel-1 once each (ATen's non-overlapping and dense)."""
+    dims = sorted((st, sz) for sz, st in zip(shape, strides) if sz != 1)
+    expect = 1
+    for st, sz in dims:
+        if st != expect:
+            return False
+        expect *= sz
+    return True
+
+
+def _indices(shape: tuple):
+    """The multi-indices of ``shape`` in row-major order."""
+    return itertools.product(*(range(s) for s in shape))
+
+
 _VIEW_SCATTERS = {W.DiagonalScatter: diagonal_scatter, W.SelectScatter: select_scatter,
                   W.SliceScatter: slice_scatter}
 
@@ -600,6 +667,8 @@ def install(method, function) -> None:
     method("slice_scatter", lambda self, src, dim=0, start=None, end=None, step=1: _slice_scatter(
         self, src, dim, start, end, step, 1))
     function("diagonal_scatter", diagonal_scatter)
+    method("as_strided_scatter", as_strided_scatter)
+    function("as_strided_scatter", as_strided_scatter)
     function("select_scatter", select_scatter)
     function("slice_scatter", lambda input, src, dim=0, start=None, end=None, step=1, *, out=None: slice_scatter(
         input, src, dim, start, end, step))

@@ -5,13 +5,15 @@ the input's elements in another order, with ATen's checks (``PixelShuffle.cpp``,
 from __future__ import annotations
 
 from .._base.dtypes import TensorType
+from .._base.errors import Unsupported
+from .._base.grad_mode import is_grad_enabled
 from .._ops import shuffle as SH
 from .arguments import not_tensor
 from .memory_formats import channels_last_input, in_format
 from .tensor import Tensor, make
 from .tensor_kernel import helper
 
-__all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "install"]
+__all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "install"]
 
 
 def _lead(shape: tuple, upto: int) -> int:
@@ -114,9 +116,18 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     return _shuffled(SH.ChannelShuffle, input, groups, shape, source)
 
 
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """``torch.native_channel_shuffle`` (and ``nn.functional``'s): channel_shuffle's checks and
+    elements, without a derivative (PyTorch records a NotImplemented node whose backward raises)."""
+    if isinstance(input, Tensor) and input.requires_grad and is_grad_enabled():
+        raise Unsupported("autograd through native_channel_shuffle (PyTorch's has no derivative: its backward "
+                          "raises)")
+    return channel_shuffle(input, groups)
+
+
 def install(method, function) -> None:
     """torch.pixel_shuffle, torch.pixel_unshuffle, torch.channel_shuffle, torch.native_channel_shuffle."""
     function("pixel_shuffle", lambda input, upscale_factor: pixel_shuffle(input, upscale_factor))
     function("pixel_unshuffle", lambda input, downscale_factor: pixel_unshuffle(input, downscale_factor))
     function("channel_shuffle", lambda input, groups: channel_shuffle(input, groups))
-    function("native_channel_shuffle", lambda input, groups: channel_shuffle(input, groups))
+    function("native_channel_shuffle", lambda input, groups: native_channel_shuffle(input, groups))

@@ -26,6 +26,7 @@ from . import (
     combinatorics,
     comparison,
     complex_numbers,
+    complex_ops,
     contractions,
     conversion,
     convolution,
@@ -36,6 +37,7 @@ from . import (
     einsum,
     elementwise,
     factories,
+    fake_quantize,
     fill,
     finite_differences,
     gamma,
@@ -95,7 +97,7 @@ FAMILIES = (elementwise, arithmetic, comparison, pointwise, reductions, views, d
             numpy_bridge, counting, logarithms, predicates, nan_reductions, sampling, medians, linalg,
             linalg_composites, combinatorics,
             integration, quantiles, correlation, finite_differences, gamma, bessel, raw_storage, complex_numbers,
-            contractions, distances, sparse_ops, quantized_ops)
+            complex_ops, contractions, distances, fake_quantize, sparse_ops, quantized_ops)
 # sparse_ops and quantized_ops last: each closes its tensor's class over every dunder bound before it
 
 

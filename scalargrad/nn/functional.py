@@ -247,11 +247,12 @@ __all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
 from .fold_functions import fold, unfold  # noqa: E402
 from .grid_sampling_functions import affine_grid, grid_sample  # noqa: E402
 from .padding_functions import pad  # noqa: E402
-from .shuffle_functions import channel_shuffle, pixel_shuffle, pixel_unshuffle  # noqa: E402
+from .shuffle_functions import channel_shuffle, native_channel_shuffle, pixel_shuffle, pixel_unshuffle  # noqa: E402
 from .upsampling_functions import interpolate  # noqa: E402
 
 __all__ += ["affine_grid", "grid_sample"]
-__all__ += ["fold", "unfold", "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "interpolate"]
+__all__ += ["fold", "unfold", "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle",
+            "interpolate"]
 
 
 from .margin_losses import multi_margin_loss, multilabel_margin_loss  # noqa: E402

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .._tensor import shuffle as SH
 from .._tensor.tensor import Tensor
 
-__all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle"]
+__all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
@@ -22,3 +22,8 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """(N, C, *) with its channels read as (groups, C / groups) and written transposed."""
     return SH.channel_shuffle(input, groups)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """``channel_shuffle`` without a derivative (``torch.native_channel_shuffle``)."""
+    return SH.native_channel_shuffle(input, groups)

@@ -30,6 +30,7 @@ from contextlib import contextmanager
 
 from .._base.dtypes import by_name
 from .._base.errors import Unsupported
+from .._base.missing_api import missing_attribute
 from .._tensor.factories import device
 from . import archive
 from .element_bytes import from_bytes, to_bytes
@@ -194,3 +195,8 @@ def safe_globals(safe_globals: list):
         yield
     finally:
         _safe[:] = before
+
+
+def __getattr__(name: str):
+    # a name of torch.serialization scalargrad does not define (skip_data...): Unsupported naming it
+    return missing_attribute("torch.serialization", name)
