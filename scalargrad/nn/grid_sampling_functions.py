@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 
 from .._base.errors import Unsupported
+from .._base.program_frame import program_stacklevel
 from .._tensor import grid_sampling as GRID
 from .._tensor.tensor import Tensor
 
@@ -28,7 +29,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
     if align_corners is None:
-        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        warnings.warn(_ALIGN_WARNING, stacklevel=program_stacklevel())
         align_corners = False
     return GRID.grid_sampler(input, grid, GRID.MODES[mode], GRID.PADDINGS[padding_mode], bool(align_corners))
 
@@ -37,7 +38,7 @@ def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tenso
     """The sampling grid (N, H, W, 2) or (N, D, H, W, 3) of the affine maps ``theta`` (N, 2, 3)
     or (N, 3, 4) over an output of ``size`` (N, C, H, W) or (N, C, D, H, W)."""
     if align_corners is None:
-        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        warnings.warn(_ALIGN_WARNING, stacklevel=program_stacklevel())
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
@@ -58,7 +59,7 @@ def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tenso
     if align_corners and min(spatial_size) == 1:
         warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
                       "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
-                      "of affine_grid for details.", stacklevel=2)
+                      "of affine_grid for details.", stacklevel=program_stacklevel())
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
     if theta.dtype.is_complex:
