@@ -524,9 +524,14 @@ def test_a_wrong_partial_of_a_product_element_is_caught(monkeypatch):
     assert any("AddmmBackward0" in f and "its backward" in f for f in report.failures), report.failures
 
 
+# ops whose elements the proof does not know yet: their nodes' inputs are reported unverifiable (never
+# "ok"); each is a named gap (README, "How faithful it is"), not a silent one
+NO_ELEMENT_FORM_YET = {"AffineGridGenerator", "GridSampler2D", "GridSampler3D"}
+
+
 def test_every_op_of_the_table_has_its_elements_expanded():
     # an op added to the table without an element expansion would be opaque to the proof
-    assert [name for name, op in REGISTRY.items() if not covers(op)] == []
+    assert sorted(name for name, op in REGISTRY.items() if not covers(op)) == sorted(NO_ELEMENT_FORM_YET)
 
 
 def test_every_structural_element_op_is_proved_by_sympy():

@@ -208,10 +208,12 @@ class _FunctionOp(Op, variant=True):
 def _validated(name: str, i: int, r, u: Tensor):
     """A returned gradient made to fit its input, as PyTorch's engine validates a node's
     outputs: summed down when the input's shape expands to it, cast to the input's dtype; for an
-    input that does not require grad (no edge) it is dropped unchecked, as validate_outputs skips
-    an invalid edge."""
-    if r is None or not u._rg:
+    input that does not require grad (no edge) it goes on unchecked, as validate_outputs skips an
+    invalid edge (no edge takes it; a module's full backward hook still reads it)."""
+    if r is None:
         return None
+    if not u._rg:
+        return r
     shape = tuple(u._t.shape)
     if tuple(r._t.shape) != shape:
         got = list(r._t.shape)
