@@ -484,18 +484,25 @@ def generate_newer(seed: int, index: int) -> Program:
     name = rng.choices(list(NEWER), [w for _, w in NEWER.values()])[0]
     out, _ = NEWER[name][0](b, dtype)
     if out is not None and out.rg:
-        z = b.probe(f"({out.name} * torch.arange(1, {out.name}.numel() + 1).reshape({out.name}.shape)"
-                    f".to({out.name}.dtype) / 4).sum()", "reduce")
-        names = [n for n, m in b.models.items() if m.leaf and m.rg]
-        r = rng.random()
-        if r < 0.5 or not names:
-            b.do(f"{z}.backward()", "backward", guard=True)
-        elif r < 0.8:
-            b.probe(f"torch.autograd.grad({z}, [{', '.join(names)}], allow_unused=True)", "autograd.grad", GRAD)
-        else:
-            g = b.probe(f"torch.autograd.grad({z}, [{names[0]}], create_graph=True, allow_unused=True)[0]",
-                        "grad_create_graph", GRAD)
-            b.do(f"{g}.square().sum().backward()", "double_backward", guard=True)
-        for n in names:
-            b.let(f"{n}.grad", "read_grad", GRAD, show=False)
+        differentiate(b, out, 0.5, 0.8)
     return b.program(note=name)
+
+
+def differentiate(b: Builder, out: Model, p_backward: float, p_grad: float) -> None:
+    """A program's last steps: a weighted sum of ``out``, then (one draw) ``backward()`` with
+    probability ``p_backward``, ``autograd.grad`` of the leaves up to ``p_grad``, else a
+    create_graph gradient of the first leaf and a backward through it; every leaf's ``.grad`` read."""
+    z = b.probe(f"({out.name} * torch.arange(1, {out.name}.numel() + 1).reshape({out.name}.shape)"
+                f".to({out.name}.dtype) / 4).sum()", "reduce")
+    names = [n for n, m in b.models.items() if m.leaf and m.rg]
+    r = b.rng.random()
+    if r < p_backward or not names:
+        b.do(f"{z}.backward()", "backward", guard=True)
+    elif r < p_grad:
+        b.probe(f"torch.autograd.grad({z}, [{', '.join(names)}], allow_unused=True)", "autograd.grad", GRAD)
+    else:
+        g = b.probe(f"torch.autograd.grad({z}, [{names[0]}], create_graph=True, allow_unused=True)[0]",
+                    "grad_create_graph", GRAD)
+        b.do(f"{g}.square().sum().backward()", "double_backward", guard=True)
+    for n in names:
+        b.let(f"{n}.grad", "read_grad", GRAD, show=False)

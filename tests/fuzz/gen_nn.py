@@ -22,7 +22,7 @@ code go through the kernel rule (``kernels.py``) as everywhere else.
 
 from __future__ import annotations
 
-from . import gen_newer  # noqa: F401  (registers the dyadic_params helper)
+from . import gen_newer  # also registers the dyadic_params helper
 from .program import GRAD, Program, lit
 from .shaped import Builder, Model
 
@@ -508,18 +508,5 @@ def generate_nn(seed: int, index: int) -> Program:
     if out is not None:
         out.dtype = dtype
     if out is not None and out.name:
-        z = b.probe(f"({out.name} * torch.arange(1, {out.name}.numel() + 1).reshape({out.name}.shape)"
-                    f".to({out.name}.dtype) / 4).sum()", "reduce")
-        names = [n for n, m in b.models.items() if m.leaf and m.rg]
-        r = rng.random()
-        if r < 0.45 or not names:
-            b.do(f"{z}.backward()", "backward", guard=True)
-        elif r < 0.7:
-            b.probe(f"torch.autograd.grad({z}, [{', '.join(names)}], allow_unused=True)", "autograd.grad", GRAD)
-        else:
-            g = b.probe(f"torch.autograd.grad({z}, [{names[0]}], create_graph=True, allow_unused=True)[0]",
-                        "grad_create_graph", GRAD)
-            b.do(f"{g}.square().sum().backward()", "double_backward", guard=True)
-        for n in names:
-            b.let(f"{n}.grad", "read_grad", GRAD, show=False)
+        gen_newer.differentiate(b, out, 0.45, 0.7)
     return b.program(note=name)
