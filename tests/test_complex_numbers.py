@@ -15,25 +15,11 @@ import struct
 import warnings
 
 import pytest
+from complex_cases import both, gate_removed_after  # noqa: F401  (the fixture is autouse)
 
 import scalargrad
 from scalargrad._tensor import complex_numbers
 from scalargrad.errors import Unsupported
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _gate_removed_after():
-    """The gate goes up with the first complex element; later test modules get the process back."""
-    yield
-    complex_numbers.uninstall_gate()
-
-
-def _both(torch_ref, src: str):
-    """``src`` evaluated with ``torch`` as scalargrad and as PyTorch."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return eval(src, {"torch": scalargrad, "math": math}), eval(src, {"torch": torch_ref, "math": math})
-
 
 REPRS = [
     "torch.tensor([1+2j, 3-1j])",
@@ -102,7 +88,7 @@ def test_data_movement_is_pytorchs(torch_ref, src):
 
 @pytest.mark.parametrize("src", REPRS)
 def test_repr_is_pytorchs(torch_ref, src):
-    ours, theirs = _both(torch_ref, src)
+    ours, theirs = both(torch_ref, src)
     assert repr(ours) == repr(theirs)
 
 
@@ -131,7 +117,7 @@ EXACT = [
 
 @pytest.mark.parametrize("src", EXACT)
 def test_exact_values_are_bit_equal(torch_ref, src):
-    ours, theirs = _both(torch_ref, src)
+    ours, theirs = both(torch_ref, src)
     assert ours.dtype.name == str(theirs.dtype).split(".")[1]
     assert tuple(ours.shape) == tuple(theirs.shape)
     assert _bits(ours) == _bits(theirs)
@@ -164,7 +150,7 @@ def _ulp(x: float, single: bool) -> float:
 @pytest.mark.parametrize("src", BOUNDED)
 def test_rounded_values_are_within_a_bound(torch_ref, src):
     """Within 4 ulps of the largest part (of the result's dtype) of PyTorch's figure."""
-    ours, theirs = _both(torch_ref, src)
+    ours, theirs = both(torch_ref, src)
     for a, b in zip(ours if isinstance(ours, tuple) else (ours,), theirs if isinstance(theirs, tuple) else (theirs,)):
         assert a.dtype.name == str(b.dtype).split(".")[1]
         single = a.dtype.name in ("complex64", "float32")
@@ -179,7 +165,7 @@ def test_rounded_values_are_within_a_bound(torch_ref, src):
 
 
 def test_item_tolist_and_attributes(torch_ref):
-    z, zt = _both(torch_ref, "torch.tensor([[1+2j, 3-1j]])")
+    z, zt = both(torch_ref, "torch.tensor([[1+2j, 3-1j]])")
     assert z[0, 1].item() == zt[0, 1].item() and isinstance(z[0, 1].item(), complex)
     assert z.tolist() == zt.tolist()
     for attr in ("is_complex()", "is_floating_point()", "conj().is_conj()", "is_conj()", "real.stride()",
@@ -191,7 +177,7 @@ def test_item_tolist_and_attributes(torch_ref):
     for src in ("(z.t() + z.t()).stride()", "(z.t() * 2).stride()", "z.t().abs().stride()", "(-z.t()).stride()"):
         ours, theirs = (eval(src, {"z": lib.tensor([[1j, 2], [3, 4]])}) for lib in (scalargrad, torch_ref))
         assert ours == theirs, src
-    v, vt = _both(torch_ref, "torch.view_as_real(torch.tensor([[1+2j, 3-1j]]))")
+    v, vt = both(torch_ref, "torch.view_as_real(torch.tensor([[1+2j, 3-1j]]))")
     assert tuple(v.stride()) == tuple(vt.stride())
     assert scalargrad.is_complex(z) and not scalargrad.is_complex(z.real)
     assert f"{z[0, 0]}" == f"{zt[0, 0]}"
@@ -286,7 +272,7 @@ def test_complex_randn_is_pytorchs_stream(torch_ref, n, dtype, exact):
     PyTorch's. float32 blocks of 16 use AVX2's log/sincos (rng.py), and the default capability
     libm's logf/cosf/sinf, tens of float32 ulps apart: those are compared within 1e-5."""
     src = f"(torch.manual_seed(5), torch.randn({n}, dtype=torch.{dtype}), torch.randn(3, dtype=torch.float64))[1:]"
-    (ours, after), (theirs, after_t) = _both(torch_ref, src)
+    (ours, after), (theirs, after_t) = both(torch_ref, src)
     assert repr(after) == repr(after_t) and _bits(after) == _bits(after_t)
     if exact:
         assert _bits(ours) == _bits(theirs)

@@ -9,25 +9,12 @@ complex division and BLAS's cdotc order differ per processor).
 from __future__ import annotations
 
 import math
-import warnings
 
 import pytest
+from complex_cases import both, gate_removed_after  # noqa: F401  (the fixture is autouse)
 
 import scalargrad
 from scalargrad._tensor import complex_numbers
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _gate_removed_after():
-    yield
-    complex_numbers.uninstall_gate()
-
-
-def _both(torch_ref, src: str):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return eval(src, {"torch": scalargrad, "math": math}), eval(src, {"torch": torch_ref, "math": math})
-
 
 EXACT = [
     "torch.tensor([1+2j, 3-1j]) == torch.tensor([1+2j, 3+1j])",
@@ -55,7 +42,7 @@ def _bits(x) -> list:
 
 @pytest.mark.parametrize("src", EXACT)
 def test_exact_results_are_pytorchs(torch_ref, src):
-    ours, theirs = _both(torch_ref, src)
+    ours, theirs = both(torch_ref, src)
     for a, b in zip(ours if isinstance(ours, tuple) else (ours,), theirs if isinstance(theirs, tuple) else (theirs,)):
         assert repr(a) == repr(b)
         assert a.dtype.name == str(b.dtype).split(".")[1]
@@ -76,7 +63,7 @@ def _ulp(x: float, single: bool) -> float:
 ])
 def test_rounded_results_are_within_a_bound(torch_ref, src):
     """Within 4 ulps of the largest part of PyTorch's figure (a part's dtype)."""
-    ours, theirs = _both(torch_ref, src)
+    ours, theirs = both(torch_ref, src)
     assert ours.dtype.name == str(theirs.dtype).split(".")[1]
     assert tuple(ours.shape) == tuple(theirs.shape)
     single = ours.dtype.name == "complex64"
@@ -130,5 +117,5 @@ def test_functions_looked_up_before_the_first_complex_tensor(torch_ref, src):
     """``torch.isreal`` is looked up before its argument, the process's first complex tensor, is
     made (the gate is not up yet): the elementwise path reaches the complex case too."""
     complex_numbers.uninstall_gate()
-    ours, theirs = _both(torch_ref, src)
+    ours, theirs = both(torch_ref, src)
     assert repr(ours) == repr(theirs)
