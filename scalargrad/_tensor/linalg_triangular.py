@@ -111,6 +111,26 @@ def _batch_of(x: Tensor) -> tuple:
     return tuple(x._t.shape[:-2])
 
 
+def _linear_solve_checks(b: Tensor, A: Tensor, name: str) -> tuple[int, int]:
+    """ATen's ``linearSolveCheckInputs`` and the CPU kernel's dtype dispatch, in that order: the
+    same dtype, square A, b's rows A's size, a float of at least 32 bits. Returns A's size and b's
+    column count."""
+    if b._t.dtype is not A._t.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {b._t.dtype.short} and A "
+                           f"of type {A._t.dtype.short} instead.")
+    n, m = A._t.shape[-2:]
+    if n != m:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {n} by {m} matrices")
+    rows, k = b._t.shape[-2:]
+    if rows != n:
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {n} by {n} but each b "
+                           f"matrix is {rows} by {k}")
+    dt = A._t.dtype
+    if not dt.is_floating_point or dt.itemsize < 4:
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{dt.short}'")
+    return n, k
+
+
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
     """``torch.cholesky_solve(B, L, upper=False)``: X with A X = B, A = L L^T (``upper``: U^T U)
     from the factor's triangle; CholeskySolveBackward0, X column-major as LAPACK's potrs."""
@@ -123,19 +143,8 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
         raise RuntimeError(f"b should have at least 2 dimensions, but has {B._t.ndim} dimensions instead")
     if L._t.ndim < 2:
         raise RuntimeError(f"u should have at least 2 dimensions, but has {L._t.ndim} dimensions instead")
-    if B._t.dtype is not L._t.dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {B._t.dtype.short} and A "
-                           f"of type {L._t.dtype.short} instead.")
-    n, m = L._t.shape[-2:]
-    if n != m:
-        raise RuntimeError(f"A must be batches of square matrices, but they are {n} by {m} matrices")
-    rows, k = B._t.shape[-2:]
-    if rows != n:
-        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {n} by {n} but each b "
-                           f"matrix is {rows} by {k}")
+    n, k = _linear_solve_checks(B, L, "cholesky_solve")
     dt = B._t.dtype
-    if not dt.is_floating_point or dt.itemsize < 4:
-        raise NotImplementedError(f"\"cholesky_solve_cpu\" not implemented for '{dt.short}'")
     batch = broadcast_shapes(_batch_of(B), _batch_of(L))
     if any(_batch_of(x) != batch for x in (B, L)):
         if is_grad_enabled() and (B._rg or L._rg):
@@ -235,19 +244,8 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
     if A._t.ndim < 2:
         raise RuntimeError(f"torch.triangular_solve: Expected A to have at least 2 dimensions, but it has "
                            f"{A._t.ndim} dimensions instead")
-    if b._t.dtype is not A._t.dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {b._t.dtype.short} and A "
-                           f"of type {A._t.dtype.short} instead.")
-    n, m = A._t.shape[-2:]
-    if n != m:
-        raise RuntimeError(f"A must be batches of square matrices, but they are {n} by {m} matrices")
-    rows, k = b._t.shape[-2:]
-    if rows != n:
-        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is {n} by {n} but each b "
-                           f"matrix is {rows} by {k}")
+    n, k = _linear_solve_checks(b, A, "triangular_solve")
     dt = A._t.dtype
-    if not dt.is_floating_point or dt.itemsize < 4:
-        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{dt.short}'")
     batch = _batch_of(A)
     if _batch_of(b) != batch:
         raise Unsupported("torch.triangular_solve with broadcast batch dimensions")
